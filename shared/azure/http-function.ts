@@ -1,0 +1,36 @@
+import type { HttpHandler, HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
+import { createPipeline, type ApiRequest, type Handle } from "../http/pipeline";
+import type { RouteGroup } from "../http/route";
+import { getServices, type Services } from "../services";
+
+/** Every method, so that the shared router (not the host) decides 405. */
+export const ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
+
+/**
+ * Adapts one route group to an Azure Functions HTTP handler. Services are built on the first
+ * invocation, not at import, so that a configuration error is reported per request, not as a host crash.
+ */
+export function httpHandler(group: RouteGroup, services: () => Services = getServices): HttpHandler {
+  let handle: Handle | undefined;
+  return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
+    const svc = services();
+    handle ??= createPipeline(group.routes, svc);
+    const { response, outcome } = await handle(toApiRequest(request));
+    context.log(JSON.stringify({ message: "request", ...outcome }));
+    return { status: response.status, headers: response.headers, body: response.body };
+  };
+}
+
+function toApiRequest(request: HttpRequest): ApiRequest {
+  const url = new URL(request.url);
+  return {
+    method: request.method.toUpperCase(),
+    url,
+    header: (name) => request.headers.get(name) ?? undefined,
+    body: async () => Buffer.from(await request.arrayBuffer()),
+    // Behind the Functions front end the socket is the front end's; the client is the first hop.
+    clientAddress: request.headers.get("x-forwarded-for")?.split(",")[0]?.trim() || "unknown",
+    // The Functions host gives no per-request abort signal to the Node worker.
+    signal: new AbortController().signal,
+  };
+}

@@ -1,0 +1,91 @@
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+
+const bool = z
+  .enum(["true", "false", "1", "0"])
+  .transform((v) => v === "true" || v === "1");
+
+/** A key given as base64 (or hex) of at least 32 bytes. */
+const key = z
+  .string()
+  .transform((v) => Buffer.from(v, /^[0-9a-fA-F]+$/.test(v) ? "hex" : "base64"))
+  .refine((b) => b.length >= 32, "must encode at least 32 bytes (base64 or hex)");
+
+const positiveInt = z.coerce.number().int().positive();
+
+/**
+ * Every setting the service reads, validated once at start. The README's configuration table lists
+ * the same names, defaults and meanings.
+ */
+const envSchema = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(7071),
+    STORE: z.enum(["memory", "cosmos"]).default("memory"),
+    COSMOS_ENDPOINT: z.url().optional(),
+    COSMOS_KEY: z.string().min(1).optional(),
+    COSMOS_DATABASE: z.string().min(1).default("secops"),
+    COSMOS_TRUST_SELF_SIGNED: bool.default(false),
+    SECRET_HASH_KEY: key.optional(),
+    PAGE_TOKEN_KEY: key.optional(),
+    RATE_LIMIT_BURST: positiveInt.default(100),
+    RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(10),
+    PRINCIPAL_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
+    LOCAL_ADMIN_CLIENT_ID: z.guid().optional(),
+    LOCAL_ADMIN_CLIENT_SECRET: z.string().min(32).optional(),
+    DEMO_SEED: z.string().min(1).default("secops-demo"),
+    LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  })
+  .superRefine((env, ctx) => {
+    if (env.STORE !== "cosmos") return;
+    if (!env.COSMOS_ENDPOINT) ctx.addIssue({ code: "custom", path: ["COSMOS_ENDPOINT"], message: "required when STORE=cosmos" });
+    // With a durable store, hashes and page tokens outlive the process and span instances: the keys
+    // must be stable and shared, so they cannot be generated at start.
+    for (const name of ["SECRET_HASH_KEY", "PAGE_TOKEN_KEY"] as const) {
+      if (!env[name]) ctx.addIssue({ code: "custom", path: [name], message: "required when STORE=cosmos" });
+    }
+  });
+
+export interface Config {
+  port: number;
+  store: "memory" | "cosmos";
+  cosmos: { endpoint?: string; key?: string; database: string; trustSelfSigned: boolean };
+  secretHashKey: Buffer;
+  pageTokenKey: Buffer;
+  rateLimit: { burst: number; perSecond: number };
+  principalCacheTtlMs: number;
+  localAdmin: { clientId?: string; clientSecret?: string };
+  demoSeed: string;
+  logLevel: "debug" | "info" | "warn" | "error";
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Azure app settings that are empty strings mean "not set".
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".") || "(config)"}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    store: e.STORE,
+    cosmos: {
+      endpoint: e.COSMOS_ENDPOINT,
+      key: e.COSMOS_KEY,
+      database: e.COSMOS_DATABASE,
+      trustSelfSigned: e.COSMOS_TRUST_SELF_SIGNED,
+    },
+    secretHashKey: e.SECRET_HASH_KEY ?? randomBytes(32),
+    pageTokenKey: e.PAGE_TOKEN_KEY ?? randomBytes(32),
+    rateLimit: { burst: e.RATE_LIMIT_BURST, perSecond: e.RATE_LIMIT_PER_SECOND },
+    principalCacheTtlMs: e.PRINCIPAL_CACHE_TTL_MS,
+    localAdmin: { clientId: e.LOCAL_ADMIN_CLIENT_ID, clientSecret: e.LOCAL_ADMIN_CLIENT_SECRET },
+    demoSeed: e.DEMO_SEED,
+    logLevel: e.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,80 @@
+import type { z } from "zod";
+import type { Scope } from "../auth/scopes";
+import type { Principal } from "../auth/principal";
+import type { Services } from "../services";
+
+/** What a handler returns: data for the envelope, or a raw body (documents, assets). */
+export type HandlerResult =
+  | { data: unknown; status?: 200 | 201; headers?: Record<string, string>; pagination?: Pagination }
+  | { status: 204; headers?: Record<string, string> }
+  | { raw: string | Buffer; contentType: string; headers?: Record<string, string> };
+
+export interface Pagination {
+  continuationToken?: string;
+  hasMore: boolean;
+}
+
+export interface HandlerInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  /** Null only on public routes. */
+  principal: Principal;
+  services: Services;
+  requestId: string;
+  /** Request header lookup, lower-case names. */
+  header(name: string): string | undefined;
+  /** `scheme://host` of the request, for absolute links. */
+  origin: string;
+  signal: AbortSignal;
+}
+
+type Schema = z.ZodType;
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/**
+ * One endpoint: method, path (relative to /api/v2, `{name}` for parameters), who may call it,
+ * the zod schemas of its inputs and output, and a plain async handler. The same entry is served in
+ * Azure and locally and documented in the OpenAPI document.
+ */
+export interface RouteDef<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined> {
+  method: HttpMethod;
+  path: string;
+  summary: string;
+  tag: string;
+  /** Required scope, or "public" for unauthenticated routes. */
+  auth: Scope | "public";
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Schema of `data` (or of the raw body for documents); documentation only. */
+  response?: Schema;
+  /** Success status for documentation; the handler's result decides at run time. */
+  successStatus?: 200 | 201 | 204;
+  paginated?: boolean;
+  /** Hidden from the OpenAPI document (documentation assets). */
+  hidden?: boolean;
+  handler(input: HandlerInput<Out<P>, Out<Q>, Out<B>>): Promise<HandlerResult>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Route = RouteDef<any, any, any>;
+
+/** Identity function that keeps the handler's input types tied to the route's schemas. */
+export function defineRoute<
+  P extends Schema | undefined = undefined,
+  Q extends Schema | undefined = undefined,
+  B extends Schema | undefined = undefined,
+>(route: RouteDef<P, Q, B>): Route {
+  return route;
+}
+
+/** The routes of one endpoint group and the Azure route prefix its HTTP function listens on. */
+export interface RouteGroup {
+  name: string;
+  /** Azure Functions route template, relative to the `api` route prefix of host.json. */
+  azureRoute: string;
+  routes: Route[];
+}

@@ -1,0 +1,40 @@
+import type { z } from "zod";
+import { ApiError, type FieldErrors } from "./api-error";
+
+/** Parses with zod; a failure becomes 400 VALIDATION_ERROR with errors keyed by JSON property path. */
+export function validate<S extends z.ZodType>(schema: S, input: unknown, pathPrefix: string[] = []): z.output<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw validationError(result.error.issues, pathPrefix);
+}
+
+export function validationError(issues: readonly z.core.$ZodIssue[], pathPrefix: string[] = []): ApiError {
+  const errors: FieldErrors = {};
+  const add = (path: PropertyKey[], message: string) => {
+    const key = jsonPath([...pathPrefix, ...path]);
+    (errors[key] ??= []).push(message);
+  };
+  for (const issue of issues) {
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) add([...issue.path, key], "Unknown field; only the documented fields are accepted.");
+    } else if (issue.code === "invalid_type" && issue.input === undefined) {
+      add(issue.path, "This field is required.");
+    } else {
+      add(issue.path, issue.message);
+    }
+  }
+  const fields = Object.keys(errors).filter((k) => k !== "");
+  const detail =
+    fields.length > 0 ? `The request has invalid fields: ${fields.join(", ")}.` : "The request is invalid.";
+  return new ApiError("VALIDATION_ERROR", detail, { errors, target: fields.length === 1 ? fields[0] : undefined });
+}
+
+/** `["a", 0, "b"]` → `a[0].b`; the empty path is the object itself (""). */
+export function jsonPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const part of path) {
+    if (typeof part === "number") out += `[${part}]`;
+    else out += out.length === 0 ? String(part) : `.${String(part)}`;
+  }
+  return out;
+}

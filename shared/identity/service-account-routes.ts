@@ -1,0 +1,341 @@
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { generateSecret, hashSecret } from "../auth/secrets";
+import type { Scope } from "../auth/scopes";
+import { ApiError, isApiError, notFound } from "../http/api-error";
+import { checkIfMatch } from "../http/etag";
+import { pageRequest, pagination } from "../http/paging";
+import { defineRoute, type HandlerInput, type RouteGroup } from "../http/route";
+import type { Versioned } from "../store/ports";
+import type { CredentialRecord, ServiceAccountRecord } from "../store/records";
+import { assertGrantable, credentialExpiry, resolveAssignments } from "./grants";
+import {
+  createCredentialBody,
+  createdCredentialView,
+  createdServiceAccountView,
+  createServiceAccountBody,
+  credentialParams,
+  listServiceAccountsQuery,
+  serviceAccountIdParams,
+  serviceAccountView,
+  updateServiceAccountBody,
+} from "./service-account-schemas";
+import { toCredentialView, toServiceAccountView } from "./service-account-view";
+
+/** Active credentials one service account may hold, so that rotation never needs more. */
+export const MAX_ACTIVE_CREDENTIALS = 5;
+
+type Ctx = HandlerInput<unknown, unknown, unknown>;
+
+const tag = "Service accounts";
+const LIST_BINDING = "service-accounts";
+
+export const serviceAccountRoutes: RouteGroup = {
+  name: "service-accounts",
+  azureRoute: "v2/service-accounts/{*rest}",
+  routes: [
+    defineRoute({
+      method: "GET",
+      path: "/service-accounts",
+      summary: "List the service accounts of your organization",
+      tag,
+      auth: "org:service-accounts:read",
+      query: listServiceAccountsQuery,
+      response: z.array(serviceAccountView),
+      paginated: true,
+      async handler(input) {
+        const { stores, now } = input.services;
+        const page = await stores.serviceAccounts.list(
+          input.principal.organizationAccountIds,
+          pageRequest(input, input.query, LIST_BINDING),
+        );
+        const workspaces = await workspaceNames(input);
+        return {
+          data: page.items.map((sa) => toServiceAccountView(sa, workspaces, now())),
+          pagination: pagination(input, page, LIST_BINDING),
+        };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/service-accounts/{id}",
+      summary: "Get one service account",
+      tag,
+      auth: "org:service-accounts:read",
+      params: serviceAccountIdParams,
+      response: serviceAccountView,
+      async handler(input) {
+        const found = await visibleServiceAccount(input, input.params.id);
+        return { data: await view(input, found.value), headers: { ETag: found.etag } };
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/service-accounts",
+      summary: "Create a service account and its first credential",
+      tag,
+      auth: "org:service-accounts:manage",
+      body: createServiceAccountBody,
+      response: createdServiceAccountView,
+      successStatus: 201,
+      async handler(input) {
+        const { body, principal, services } = input;
+        const scopes = unique(body.scopes);
+        assertGrantable(principal, scopes, body.organizationalRole);
+        await resolveAssignments(services.stores.workspaces, principal, body.workspaceAssignments);
+        const now = services.now();
+        const stamp = now.toISOString();
+        const { credential, secret } = newCredential(input, scopes, credentialExpiry(body.expirationDate, now));
+        const record: ServiceAccountRecord = {
+          id: randomUUID(),
+          accountId: principal.accountId,
+          name: body.name,
+          description: body.description,
+          isActive: true,
+          isPlatformManaged: false,
+          organizationalRole: body.organizationalRole,
+          workspaceAssignments: body.workspaceAssignments.map((a) => ({ workspaceId: a.workspaceId.toLowerCase(), role: a.role })),
+          credentials: [credential],
+          lastUsedAt: null,
+          createdAt: stamp,
+          lastModifiedAt: stamp,
+        };
+        const created = await services.stores.serviceAccounts.create(record);
+        await services.audit.record(principal, {
+          activityType: "ServiceAccountCreated",
+          activityAction: "Create",
+          targetResourceType: "ServiceAccount",
+          targetResourceId: record.id,
+          targetResourceName: record.name,
+          metadata: { organizationalRole: record.organizationalRole, scopes, workspaceAssignments: record.workspaceAssignments },
+        });
+        return {
+          status: 201,
+          data: { ...(await view(input, created.value)), clientId: record.id, clientSecret: secret },
+          headers: { Location: `${input.origin}/api/v2/service-accounts/${record.id}`, ETag: created.etag },
+        };
+      },
+    }),
+    defineRoute({
+      method: "PUT",
+      path: "/service-accounts/{id}",
+      summary: "Update a service account (omitted fields keep their values)",
+      tag,
+      auth: "org:service-accounts:manage",
+      params: serviceAccountIdParams,
+      body: updateServiceAccountBody,
+      response: serviceAccountView,
+      async handler(input) {
+        const { body, principal, services } = input;
+        if (body.workspaceAssignments) await resolveAssignments(services.stores.workspaces, principal, body.workspaceAssignments);
+        const changed = Object.keys(body);
+        const updated = await modifyServiceAccount(input, input.params.id, (sa) => {
+          assertNotPlatformManaged(sa);
+          if (body.isActive === false) assertNotSelf(input, sa, "deactivate");
+          if (body.organizationalRole && body.organizationalRole !== sa.organizationalRole) {
+            assertGrantable(principal, [], body.organizationalRole);
+          }
+          sa.name = body.name ?? sa.name;
+          sa.description = body.description ?? sa.description;
+          sa.organizationalRole = body.organizationalRole ?? sa.organizationalRole;
+          sa.isActive = body.isActive ?? sa.isActive;
+          if (body.workspaceAssignments) {
+            sa.workspaceAssignments = body.workspaceAssignments.map((a) => ({ workspaceId: a.workspaceId.toLowerCase(), role: a.role }));
+          }
+        });
+        await services.audit.record(principal, {
+          activityType: "ServiceAccountUpdated",
+          activityAction: "Update",
+          targetResourceType: "ServiceAccount",
+          targetResourceId: updated.value.id,
+          targetResourceName: updated.value.name,
+          metadata: { changed, ...body },
+          accountId: updated.value.accountId,
+        });
+        return { data: await view(input, updated.value), headers: { ETag: updated.etag } };
+      },
+    }),
+    defineRoute({
+      method: "DELETE",
+      path: "/service-accounts/{id}",
+      summary: "Delete a service account; its credentials stop working at once",
+      tag,
+      auth: "org:service-accounts:manage",
+      params: serviceAccountIdParams,
+      successStatus: 204,
+      async handler(input) {
+        const { services, principal } = input;
+        const found = await visibleServiceAccount(input, input.params.id);
+        checkIfMatch(input.header("if-match"), found.etag);
+        assertNotPlatformManaged(found.value);
+        assertNotSelf(input, found.value, "delete");
+        await services.stores.serviceAccounts.delete(found.value.id, found.etag);
+        services.auth.evict(found.value.id);
+        await services.audit.record(principal, {
+          activityType: "ServiceAccountDeleted",
+          activityAction: "Delete",
+          targetResourceType: "ServiceAccount",
+          targetResourceId: found.value.id,
+          targetResourceName: found.value.name,
+          accountId: found.value.accountId,
+        });
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/service-accounts/{id}/credentials",
+      summary: "Add a credential (its secret is shown once)",
+      tag,
+      auth: "org:service-accounts:manage",
+      params: serviceAccountIdParams,
+      body: createCredentialBody,
+      response: createdCredentialView,
+      successStatus: 201,
+      async handler(input) {
+        const { body, principal, services } = input;
+        const scopes = unique(body.scopes);
+        assertGrantable(principal, scopes);
+        const now = services.now();
+        const { credential, secret } = newCredential(input, scopes, credentialExpiry(body.expirationDate, now));
+        const updated = await modifyServiceAccount(input, input.params.id, (sa) => {
+          const active = sa.credentials.filter((c) => c.status === "Active" && Date.parse(c.expirationDate) > now.getTime());
+          if (active.length >= MAX_ACTIVE_CREDENTIALS) {
+            throw new ApiError(
+              "CONFLICT",
+              `A service account holds at most ${MAX_ACTIVE_CREDENTIALS} active credentials; revoke one first.`,
+              { target: "credentials" },
+            );
+          }
+          sa.credentials.push(credential);
+        });
+        await services.audit.record(principal, {
+          activityType: "ServiceAccountCredentialCreated",
+          activityAction: "Create",
+          targetResourceType: "ServiceAccountCredential",
+          targetResourceId: credential.id,
+          targetResourceName: updated.value.name,
+          metadata: { serviceAccountId: updated.value.id, scopes, expirationDate: credential.expirationDate },
+          accountId: updated.value.accountId,
+        });
+        return {
+          status: 201,
+          data: { clientId: updated.value.id, clientSecret: secret, ...toCredentialView(credential, now) },
+        };
+      },
+    }),
+    defineRoute({
+      method: "DELETE",
+      path: "/service-accounts/{id}/credentials/{credentialId}",
+      summary: "Revoke a credential; it stops working at once",
+      tag,
+      auth: "org:service-accounts:manage",
+      params: credentialParams,
+      successStatus: 204,
+      async handler(input) {
+        const { services, principal } = input;
+        const credentialId = input.params.credentialId.toLowerCase();
+        const updated = await modifyServiceAccount(input, input.params.id, (sa) => {
+          const credential = sa.credentials.find((c) => c.id === credentialId);
+          if (!credential) throw notFound("The credential", "credentialId");
+          if (credential.status === "Revoked") {
+            throw new ApiError("CONFLICT", "The credential is already revoked.", { target: "credentialId" });
+          }
+          credential.status = "Revoked";
+          credential.revokedAt = services.now().toISOString();
+        });
+        await services.audit.record(principal, {
+          activityType: "ServiceAccountCredentialRevoked",
+          activityAction: "Delete",
+          targetResourceType: "ServiceAccountCredential",
+          targetResourceId: credentialId,
+          targetResourceName: updated.value.name,
+          metadata: { serviceAccountId: updated.value.id },
+          accountId: updated.value.accountId,
+        });
+        return { status: 204 };
+      },
+    }),
+  ],
+};
+
+/** A service account of the caller's organization; any other id is 404, never a hint that it exists. */
+async function visibleServiceAccount(input: Ctx, id: string): Promise<Versioned<ServiceAccountRecord>> {
+  const found = await input.services.stores.serviceAccounts.get(id.toLowerCase());
+  if (!found || !input.principal.organizationAccountIds.includes(found.value.accountId)) {
+    throw notFound("The service account", "id");
+  }
+  return found;
+}
+
+/**
+ * Read-modify-write with optimistic concurrency. With `If-Match` the caller's version must still be
+ * current (409 otherwise); without it a lost race is retried on a fresh read, so no update is lost.
+ */
+async function modifyServiceAccount(
+  input: Ctx,
+  id: string,
+  mutate: (sa: ServiceAccountRecord) => void,
+): Promise<Versioned<ServiceAccountRecord>> {
+  const ifMatch = input.header("if-match");
+  const store = input.services.stores.serviceAccounts;
+  for (let attempt = 1; ; attempt++) {
+    const current = await visibleServiceAccount(input, id);
+    checkIfMatch(ifMatch, current.etag);
+    mutate(current.value);
+    current.value.lastModifiedAt = input.services.now().toISOString();
+    try {
+      const saved = await store.replace(current.value, current.etag);
+      input.services.auth.evict(saved.value.id);
+      return saved;
+    } catch (error) {
+      const lostRace = isApiError(error) && error.code === "CONFLICT";
+      if (!lostRace || ifMatch !== undefined || attempt >= 5) throw error;
+    }
+  }
+}
+
+function newCredential(input: Ctx, scopes: Scope[], expirationDate: string): { credential: CredentialRecord; secret: string } {
+  const { secret, prefix } = generateSecret();
+  return {
+    secret,
+    credential: {
+      id: randomUUID(),
+      secretHash: hashSecret(input.services.config.secretHashKey, secret),
+      clientSecretPrefix: prefix,
+      status: "Active",
+      expirationDate,
+      lastUsedAt: null,
+      createdAt: input.services.now().toISOString(),
+      revokedAt: null,
+      scopes,
+    },
+  };
+}
+
+function assertNotPlatformManaged(sa: ServiceAccountRecord): void {
+  if (sa.isPlatformManaged) {
+    throw new ApiError("FORBIDDEN", "Platform-managed service accounts cannot be changed or deleted through the API.", {
+      target: "id",
+    });
+  }
+}
+
+function assertNotSelf(input: Ctx, sa: ServiceAccountRecord, action: string): void {
+  if (sa.id === input.principal.serviceAccountId) {
+    throw new ApiError("FORBIDDEN", `A service account cannot ${action} itself.`, { target: "id" });
+  }
+}
+
+async function workspaceNames(input: Ctx) {
+  const list = await input.services.stores.workspaces.listByAccounts(input.principal.organizationAccountIds);
+  return new Map(list.map((w) => [w.id, w] as const));
+}
+
+async function view(input: Ctx, sa: ServiceAccountRecord) {
+  return toServiceAccountView(sa, await workspaceNames(input), input.services.now());
+}
+
+function unique<T>(items: readonly T[]): T[] {
+  return [...new Set(items)];
+}

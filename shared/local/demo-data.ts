@@ -1,0 +1,93 @@
+import { createHash } from "node:crypto";
+import { ensureAdminAccount, type AdminAccountResult } from "../identity/admin-account";
+import type { Services } from "../services";
+import type { AccountRecord, UserRecord, WorkspaceRecord } from "../store/records";
+
+/**
+ * A GUID derived from the seed and a name, so that every start with the same DEMO_SEED gives the same
+ * ids (RFC 9562 version 8: "custom", here SHA-256 based).
+ */
+export function demoId(seed: string, name: string): string {
+  const h = createHash("sha256").update(`${seed}/${name}`).digest();
+  h[6] = (h[6]! & 0x0f) | 0x80;
+  h[8] = (h[8]! & 0x3f) | 0x80;
+  const hex = h.subarray(0, 16).toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+export interface DemoData {
+  provider: AccountRecord;
+  customers: AccountRecord[];
+  workspaces: WorkspaceRecord[];
+  users: UserRecord[];
+}
+
+export function buildDemoData(seed: string, now: Date): DemoData {
+  const id = (name: string) => demoId(seed, name);
+  const stamp = now.toISOString();
+  const provider: AccountRecord = { id: id("account/provider"), name: "Contoso Managed Security", kind: "ServiceProvider", managedByAccountId: null };
+  const customers: AccountRecord[] = [
+    { id: id("account/fabrikam"), name: "Fabrikam Retail", kind: "Customer", managedByAccountId: provider.id },
+    { id: id("account/northwind"), name: "Northwind Health", kind: "Customer", managedByAccountId: provider.id },
+  ];
+  const [fabrikam, northwind] = customers as [AccountRecord, AccountRecord];
+  const workspace = (key: string, name: string, account: AccountRecord): WorkspaceRecord => ({
+    id: id(`workspace/${key}`),
+    name,
+    tenantId: id(`tenant/${account.id}`),
+    accountId: account.id,
+  });
+  const workspaces = [
+    workspace("fabrikam-prod", "fabrikam-sentinel-prod", fabrikam),
+    workspace("fabrikam-stores", "fabrikam-sentinel-stores", fabrikam),
+    workspace("northwind-prod", "northwind-sentinel-prod", northwind),
+    workspace("northwind-clinics", "northwind-sentinel-clinics", northwind),
+    workspace("contoso-soc", "contoso-soc-internal", provider),
+  ];
+  const user = (key: string, displayName: string, email: string, account: AccountRecord, role: UserRecord["organizationalRole"]): UserRecord => ({
+    id: id(`user/${key}`),
+    accountId: account.id,
+    displayName,
+    email,
+    tenantId: id(`tenant/${account.id}`),
+    organizationalRole: role,
+    isActive: true,
+    createdAt: stamp,
+    lastModifiedAt: stamp,
+  });
+  const users = [
+    user("amira", "Amira Haddad", "amira.haddad@contoso-mssp.example", provider, "Admin"),
+    user("jonas", "Jonas Becker", "jonas.becker@contoso-mssp.example", provider, "WorkspaceAdmin"),
+    user("li", "Li Wei", "li.wei@contoso-mssp.example", provider, "Member"),
+    user("maria", "María García", "maria.garcia@fabrikam.example", fabrikam, "UserAdmin"),
+    user("tom", "Tom O'Neill", "tom.oneill@fabrikam.example", fabrikam, "Member"),
+    user("priya", "Priya Natarajan", "priya.natarajan@northwind.example", northwind, "Member"),
+  ];
+  return { provider, customers, workspaces, users };
+}
+
+export interface SeedResult {
+  data: DemoData;
+  admin: AdminAccountResult;
+}
+
+/** Writes the demo organization (idempotently: the same ids every time) and its admin service account. */
+export async function seedDemoData(services: Services): Promise<SeedResult> {
+  const { stores, config } = services;
+  const data = buildDemoData(config.demoSeed, services.now());
+  for (const account of [data.provider, ...data.customers]) await stores.accounts.upsert(account);
+  for (const workspace of data.workspaces) await stores.workspaces.upsert(workspace);
+  for (const user of data.users) {
+    const existing = await stores.users.find([user.accountId], user.id);
+    if (existing) await stores.users.replace({ ...user, createdAt: existing.value.createdAt }, existing.etag);
+    else await stores.users.create(user);
+  }
+  const admin = await ensureAdminAccount(services, {
+    accountId: data.provider.id,
+    name: "Local admin",
+    workspaceIds: data.workspaces.map((w) => w.id),
+    clientId: config.localAdmin.clientId ?? demoId(config.demoSeed, "service-account/local-admin"),
+    clientSecret: config.localAdmin.clientSecret,
+  });
+  return { data, admin };
+}

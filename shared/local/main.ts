@@ -1,0 +1,46 @@
+import { ConfigError, loadConfig } from "../config";
+import { createServices } from "../services";
+import { allRoutes } from "../route-groups";
+import { ensureContainers } from "../store/cosmos/containers";
+import { createCosmosClient } from "../store/cosmos/cosmos-client";
+import { seedDemoData } from "./demo-data";
+import { startLocalServer } from "./local-server";
+
+/** `npm start`: the API on the embedded default (or Cosmos when configured), with demo data. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  if (config.store === "cosmos" && config.cosmos.key) {
+    // Key auth can create containers; in Azure, Bicep creates them and managed identity only uses them.
+    await ensureContainers(createCosmosClient(config.cosmos), config.cosmos.database);
+  }
+  const services = createServices(config);
+  const { admin, data } = await seedDemoData(services);
+  const { url, close } = await startLocalServer(services, allRoutes(), config.port, process.env.HOST ?? "127.0.0.1");
+
+  const base = `${url}/api/v2`;
+  const lines = [
+    "",
+    `Security Operations Management API v2 — listening on ${base} (store: ${config.store})`,
+    `  Reference: ${base}/docs    OpenAPI: ${base}/openapi.json`,
+    `  Demo organization: ${data.provider.name} managing ${data.customers.map((c) => c.name).join(" and ")}; ${data.workspaces.length} workspaces`,
+    `  Admin service account (shown once; set LOCAL_ADMIN_CLIENT_ID/LOCAL_ADMIN_CLIENT_SECRET to fix it):`,
+    `    clientId:     ${admin.clientId}`,
+    `    clientSecret: ${config.localAdmin.clientSecret ? "(from LOCAL_ADMIN_CLIENT_SECRET)" : admin.clientSecret}`,
+    `  Try: curl -u '${admin.clientId}:<clientSecret>' ${base}/service-accounts/${admin.clientId}`,
+    "",
+  ];
+  process.stdout.write(lines.join("\n") + "\n");
+  services.logger.info("listening", { url: base, store: config.store });
+
+  const stop = (signal: string) => {
+    services.logger.info("stopping", { signal });
+    void close().then(() => process.exit(0));
+  };
+  process.once("SIGINT", () => stop("SIGINT"));
+  process.once("SIGTERM", () => stop("SIGTERM"));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write((error instanceof ConfigError ? error.message : String((error as Error)?.stack ?? error)) + "\n");
+  process.exit(1);
+});

@@ -1,0 +1,13 @@
+import type { Route, RouteGroup } from "./http/route";
+import { serviceAccountRoutes } from "./identity/service-account-routes";
+import { userRoutes } from "./identity/user-routes";
+import { metaRoutes } from "./meta/meta-routes";
+
+/** Every endpoint group of the API. A new group is one line here and one file in functions/. */
+export const apiGroups: RouteGroup[] = [serviceAccountRoutes, userRoutes];
+
+export const metaGroup: RouteGroup = metaRoutes(() => allRoutes());
+
+export function allRoutes(): Route[] {
+  return [...apiGroups, metaGroup].flatMap((g) => g.routes);
+}

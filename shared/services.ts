@@ -1,0 +1,64 @@
+import { AuditTrail } from "./audit/audit-trail";
+import { Authenticator } from "./auth/authenticator";
+import { loadConfig, type Config } from "./config";
+import { PageTokens } from "./http/page-token";
+import { RateLimiter } from "./http/rate-limit";
+import { createJsonLogger, type Logger } from "./logger";
+import { createCosmosClient } from "./store/cosmos/cosmos-client";
+import { createCosmosStores } from "./store/cosmos/cosmos-stores";
+import { createMemoryStores } from "./store/memory/memory-stores";
+import type { Stores } from "./store/ports";
+
+/** Everything a handler may use. Built once per process by the composition root below. */
+export interface Services {
+  config: Config;
+  now: () => Date;
+  logger: Logger;
+  stores: Stores;
+  auth: Authenticator;
+  rateLimiter: RateLimiter;
+  pageTokens: PageTokens;
+  audit: AuditTrail;
+}
+
+export interface ServiceOverrides {
+  now?: () => Date;
+  logger?: Logger;
+  stores?: Stores;
+}
+
+export function createServices(config: Config, overrides: ServiceOverrides = {}): Services {
+  const now = overrides.now ?? (() => new Date());
+  const logger = overrides.logger ?? createJsonLogger(config.logLevel);
+  const stores = overrides.stores ?? createStores(config);
+  return {
+    config,
+    now,
+    logger,
+    stores,
+    auth: new Authenticator({
+      stores,
+      secretHashKey: config.secretHashKey,
+      cacheTtlMs: config.principalCacheTtlMs,
+      now,
+      logger,
+    }),
+    rateLimiter: new RateLimiter({ capacity: config.rateLimit.burst, refillPerSecond: config.rateLimit.perSecond }),
+    pageTokens: new PageTokens(config.pageTokenKey),
+    audit: new AuditTrail(stores.audit, now, logger),
+  };
+}
+
+function createStores(config: Config): Stores {
+  if (config.store === "memory") return createMemoryStores();
+  const client = createCosmosClient(config.cosmos);
+  return createCosmosStores(client.database(config.cosmos.database));
+}
+
+let singleton: Services | undefined;
+
+/** The process-wide services of the Azure Functions host, built on first use from the environment. */
+export function getServices(): Services {
+  singleton ??= createServices(loadConfig());
+  return singleton;
+}

@@ -1,0 +1,66 @@
+import { alreadyExists, concurrentWrite, missingDocument } from "../conflict";
+import type { Page, PageRequest, Versioned } from "../ports";
+
+/**
+ * A map of documents with Cosmos-like etags. Values are cloned in and out so that a caller can
+ * never change stored state without a write, as with a real database.
+ */
+export class VersionedMap<T extends { id: string }> {
+  private readonly entries = new Map<string, { value: T; etag: string }>();
+  private version = 0;
+
+  constructor(private readonly kind: string) {}
+
+  get(key: string): Versioned<T> | undefined {
+    const entry = this.entries.get(key);
+    return entry && { value: structuredClone(entry.value), etag: entry.etag };
+  }
+
+  values(): T[] {
+    return [...this.entries.values()].map((e) => structuredClone(e.value));
+  }
+
+  create(key: string, value: T): Versioned<T> {
+    if (this.entries.has(key)) throw alreadyExists(this.kind, value.id);
+    return this.write(key, value);
+  }
+
+  upsert(key: string, value: T): Versioned<T> {
+    return this.write(key, value);
+  }
+
+  replace(key: string, value: T, etag: string): Versioned<T> {
+    this.check(key, etag);
+    return this.write(key, value);
+  }
+
+  delete(key: string, etag: string): void {
+    this.check(key, etag);
+    this.entries.delete(key);
+  }
+
+  private check(key: string, etag: string): void {
+    const current = this.entries.get(key);
+    if (!current) throw missingDocument(this.kind);
+    if (current.etag !== etag) throw concurrentWrite(this.kind);
+  }
+
+  private write(key: string, value: T): Versioned<T> {
+    const etag = `"${++this.version}"`;
+    this.entries.set(key, { value: structuredClone(value), etag });
+    return { value: structuredClone(value), etag };
+  }
+}
+
+/** Keyset paging over items already filtered: sorted by id, after the cursor. */
+export function pageById<T extends { id: string }>(items: T[], page: PageRequest): Page<T> {
+  const sorted = items.filter((i) => page.after === undefined || i.id > page.after).sort((a, b) => cmp(a.id, b.id));
+  const slice = sorted.slice(0, page.limit);
+  const more = sorted.length > page.limit;
+  return { items: slice, nextAfter: more ? slice[slice.length - 1]?.id : undefined };
+}
+
+/** Ordinal string comparison, the same order Cosmos uses for ORDER BY on strings. */
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

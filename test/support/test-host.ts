@@ -1,0 +1,127 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { loadConfig } from "../../shared/config";
+import type { Route } from "../../shared/http/route";
+import { seedDemoData, type DemoData } from "../../shared/local/demo-data";
+import { startLocalServer } from "../../shared/local/local-server";
+import type { Logger } from "../../shared/logger";
+import { allRoutes } from "../../shared/route-groups";
+import { createServices, type Services } from "../../shared/services";
+import { createCosmosClient } from "../../shared/store/cosmos/cosmos-client";
+import { ensureContainers } from "../../shared/store/cosmos/containers";
+import { createCosmosStores } from "../../shared/store/cosmos/cosmos-stores";
+import type { Stores } from "../../shared/store/ports";
+import { startCosmosServer } from "./cosmos-server";
+
+export type StoreKind = "memory" | "cosmos";
+
+/** Which adapter the API suite runs on: the vitest project sets TEST_STORE. */
+export const storeKind: StoreKind = process.env.TEST_STORE === "cosmos" ? "cosmos" : "memory";
+
+export interface TestHostOptions {
+  env?: Record<string, string>;
+  now?: () => Date;
+  /** Routes added beside the real ones, to drive pipeline paths no real endpoint reaches yet. */
+  extraRoutes?: Route[];
+}
+
+export interface LogLine {
+  level: string;
+  message: string;
+  fields: Record<string, unknown>;
+}
+
+export interface TestHost {
+  base: string;
+  services: Services;
+  demo: DemoData;
+  admin: { clientId: string; clientSecret: string };
+  logs: LogLine[];
+  /** Basic header for a client id and secret. */
+  basic(clientId: string, clientSecret: string): string;
+  /** fetch against /api/v2 as the admin unless `auth` says otherwise (null: no header). */
+  call(method: string, path: string, options?: CallOptions): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export interface CallOptions {
+  auth?: { clientId: string; clientSecret: string } | null;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+let cosmosServer: Promise<Awaited<ReturnType<typeof startCosmosServer>>> | undefined;
+
+/** One Cosmos-protocol server per test file (worker), shared by its hosts, each with its own database. */
+async function cosmosStores(): Promise<{ stores: Stores; env: Record<string, string> }> {
+  cosmosServer ??= startCosmosServer();
+  const server = await cosmosServer;
+  const cosmos = { endpoint: server.endpoint, key: server.key, database: `test-${randomUUID()}`, trustSelfSigned: true };
+  const client = createCosmosClient(cosmos);
+  await ensureContainers(client, cosmos.database);
+  return {
+    stores: createCosmosStores(client.database(cosmos.database)),
+    env: { STORE: "cosmos", COSMOS_ENDPOINT: server.endpoint, COSMOS_KEY: server.key, COSMOS_DATABASE: cosmos.database, COSMOS_TRUST_SELF_SIGNED: "true" },
+  };
+}
+
+export async function startTestHost(options: TestHostOptions = {}): Promise<TestHost> {
+  const logs: LogLine[] = [];
+  const logger: Logger = Object.fromEntries(
+    (["debug", "info", "warn", "error"] as const).map((level) => [
+      level,
+      (message: string, fields: Record<string, unknown> = {}) => logs.push({ level, message, fields }),
+    ]),
+  ) as unknown as Logger;
+
+  const cosmos = storeKind === "cosmos" ? await cosmosStores() : undefined;
+  const config = loadConfig({
+    RATE_LIMIT_BURST: "100000",
+    RATE_LIMIT_PER_SECOND: "100000",
+    SECRET_HASH_KEY: randomBytes(32).toString("base64"),
+    PAGE_TOKEN_KEY: randomBytes(32).toString("base64"),
+    LOCAL_ADMIN_CLIENT_SECRET: "soms_" + randomBytes(32).toString("base64url"),
+    ...cosmos?.env,
+    ...options.env,
+  });
+  const services = createServices(config, { logger, now: options.now, stores: cosmos?.stores });
+  const { admin, data } = await seedDemoData(services);
+  const server = await startLocalServer(services, [...allRoutes(), ...(options.extraRoutes ?? [])], 0);
+  const base = `${server.url}/api/v2`;
+  const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString("base64")}`;
+
+  return {
+    base,
+    services,
+    demo: data,
+    admin: { clientId: admin.clientId, clientSecret: admin.clientSecret },
+    logs,
+    basic,
+    async call(method, path, callOptions = {}) {
+      const auth = callOptions.auth === undefined ? admin : callOptions.auth;
+      const headers: Record<string, string> = { ...callOptions.headers };
+      if (auth) headers.authorization ??= basic(auth.clientId, auth.clientSecret);
+      let body: string | undefined;
+      if (callOptions.body !== undefined) {
+        body = typeof callOptions.body === "string" ? callOptions.body : JSON.stringify(callOptions.body);
+        headers["content-type"] ??= "application/json";
+      }
+      return fetch(base + path, { method, headers, body });
+    },
+    close: server.close,
+  };
+}
+
+/** Creates a service account through the API and returns its credential. */
+export async function createServiceAccount(
+  host: TestHost,
+  body: Record<string, unknown>,
+  as?: { clientId: string; clientSecret: string },
+): Promise<{ clientId: string; clientSecret: string; data: Record<string, unknown> }> {
+  const res = await host.call("POST", "/service-accounts", {
+    auth: as,
+    body: { name: "test account", organizationalRole: "Member", ...body },
+  });
+  const json = (await res.json()) as { data: Record<string, unknown> };
+  if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(json)}`);
+  return { clientId: json.data.clientId as string, clientSecret: json.data.clientSecret as string, data: json.data };
+}

@@ -1,0 +1,25 @@
+import https from "node:https";
+import { CosmosClient } from "@azure/cosmos";
+import { DefaultAzureCredential } from "@azure/identity";
+import { ConfigError, type Config } from "../../config";
+
+/**
+ * A Cosmos client for the configured account: key auth when a key is given (local runs, tests),
+ * otherwise Entra ID through `DefaultAzureCredential` (managed identity in Azure). The caller keeps
+ * one client per process: the client holds the connection pool and the endpoint cache.
+ *
+ * @example
+ * const client = createCosmosClient(loadConfig().cosmos);
+ */
+export function createCosmosClient(config: Config["cosmos"]): CosmosClient {
+  if (!config.endpoint) throw new ConfigError("COSMOS_ENDPOINT is required for the Cosmos store.");
+  return new CosmosClient({
+    endpoint: config.endpoint,
+    ...(config.key ? { key: config.key } : { aadCredentials: new DefaultAzureCredential() }),
+    // Only for a local Cosmos-protocol server with a self-signed certificate. The relaxed agent is
+    // this client's alone; TLS checks stay on for every other connection of the process.
+    ...(config.trustSelfSigned && {
+      agent: new https.Agent({ keepAlive: true, rejectUnauthorized: false }),
+    }),
+  });
+}

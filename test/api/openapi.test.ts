@@ -1,0 +1,62 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { API_PREFIX } from "../../shared/http/router";
+import { allRoutes } from "../../shared/route-groups";
+import { startTestHost, type TestHost } from "../support/test-host";
+
+let host: TestHost;
+beforeAll(async () => {
+  host = await startTestHost();
+});
+afterAll(async () => host?.close());
+
+describe("the machine-readable contract", () => {
+  it("is a valid OpenAPI 3.1 document labelled 2.0, served without authentication", async () => {
+    const res = await host.call("GET", "/openapi.json", { auth: null });
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(doc.openapi).toBe("3.1.0");
+    expect(doc.info.version).toBe("2.0");
+    const validator = new Validator();
+    const result = await validator.validate(doc);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe("3.1");
+  });
+
+  it("documents every route of the tables with its method, scope and parameters", async () => {
+    const doc = (await (await host.call("GET", "/openapi.json", { auth: null })).json()) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const routes = allRoutes().filter((r) => !r.hidden);
+    expect(routes.length).toBeGreaterThan(10);
+    for (const route of routes) {
+      const op = doc.paths[API_PREFIX + route.path]?.[route.method.toLowerCase()];
+      expect(op, `${route.method} ${route.path}`).toBeDefined();
+      if (route.auth !== "public") expect(op["x-required-scope"]).toBe(route.auth);
+      for (const name of [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1])) {
+        expect(op.parameters.some((p: { name: string; in: string }) => p.name === name && p.in === "path")).toBe(true);
+      }
+    }
+    const documented = Object.values(doc.paths).reduce((n: number, item) => n + Object.keys(item as object).length, 0);
+    expect(documented).toBe(routes.length);
+  });
+
+  it("has a readable reference page whose assets all come from the service itself", async () => {
+    const res = await host.call("GET", "/docs", { auth: null });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/html");
+    expect(res.headers.get("content-security-policy")).toContain("default-src 'self'");
+    const html = await res.text();
+    const refs = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(refs.length).toBeGreaterThanOrEqual(3);
+    for (const ref of refs) {
+      expect(ref.startsWith("/api/v2/")).toBe(true);
+      const asset = await fetch(new URL(ref, host.base));
+      expect(asset.status, ref).toBe(200);
+      expect((await asset.arrayBuffer()).byteLength).toBeGreaterThan(0);
+    }
+    const init = await (await fetch(new URL("/api/v2/docs/assets/init.js", host.base))).text();
+    expect(init).toContain("/api/v2/openapi.json");
+    expect((await host.call("GET", "/docs/assets/package.json", { auth: null })).status).toBe(404);
+    expect((await host.call("GET", "/docs/assets/..%2F..%2Fpackage.json", { auth: null })).status).toBe(404);
+  });
+});

@@ -1,0 +1,519 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ApiError, type ErrorCode } from "../../shared/http/api-error";
+import type { Page, Stores } from "../../shared/store/ports";
+import type {
+  AccountRecord,
+  AuditEventRecord,
+  ServiceAccountRecord,
+  UserRecord,
+  WorkspaceRecord,
+} from "../../shared/store/records";
+
+export interface StoreFixture {
+  stores: Stores;
+  teardown(): Promise<void>;
+}
+
+/**
+ * The behaviour every store adapter must have, pinned once and run against each adapter. `setup`
+ * gives every test empty stores of its own.
+ */
+export function describeStoreContract(name: string, setup: () => Promise<StoreFixture>): void {
+  describe(`${name} stores`, () => {
+    let stores: Stores;
+    let teardown: (() => Promise<void>) | undefined;
+
+    beforeEach(async () => {
+      ({ stores, teardown } = await setup());
+    });
+    afterEach(async () => {
+      await teardown?.();
+      teardown = undefined;
+    });
+
+    describe("accounts", () => {
+      it("returns undefined for an unknown id", async () => {
+        expect(await stores.accounts.get("acct-missing")).toBeUndefined();
+      });
+
+      it("returns an upserted account exactly as written", async () => {
+        const provider = account("acct-sp", { kind: "ServiceProvider" });
+        await stores.accounts.upsert(provider);
+        expect(await stores.accounts.get("acct-sp")).toStrictEqual(provider);
+      });
+
+      it("upsert overwrites the existing account", async () => {
+        await stores.accounts.upsert(account("acct-1", { name: "Before" }));
+        await stores.accounts.upsert(account("acct-1", { name: "After" }));
+        expect((await stores.accounts.get("acct-1"))?.name).toBe("After");
+      });
+
+      it("listManagedBy returns exactly the accounts managed by that provider", async () => {
+        await stores.accounts.upsert(account("acct-sp1", { kind: "ServiceProvider" }));
+        await stores.accounts.upsert(account("acct-c2", { managedByAccountId: "acct-sp1" }));
+        await stores.accounts.upsert(account("acct-c1", { managedByAccountId: "acct-sp1" }));
+        await stores.accounts.upsert(account("acct-c3", { managedByAccountId: "acct-sp2" }));
+        await stores.accounts.upsert(account("acct-c4"));
+
+        expect(ids(await stores.accounts.listManagedBy("acct-sp1")).sort()).toEqual(["acct-c1", "acct-c2"]);
+        expect(ids(await stores.accounts.listManagedBy("acct-sp2"))).toEqual(["acct-c3"]);
+        expect(await stores.accounts.listManagedBy("acct-c1")).toEqual([]);
+      });
+
+      it("keeps the stored account when the caller later changes its objects", async () => {
+        const written = account("acct-1", { name: "Original" });
+        await stores.accounts.upsert(written);
+        written.name = "Changed after upsert";
+        const read = await stores.accounts.get("acct-1");
+        if (read) read.name = "Changed after get";
+        expect((await stores.accounts.get("acct-1"))?.name).toBe("Original");
+      });
+    });
+
+    describe("workspaces", () => {
+      it("returns undefined for an unknown id, and an upserted workspace exactly as written", async () => {
+        expect(await stores.workspaces.get("ws-1")).toBeUndefined();
+        const ws = workspace("ws-1", "acct-1");
+        await stores.workspaces.upsert(ws);
+        expect(await stores.workspaces.get("ws-1")).toStrictEqual(ws);
+      });
+
+      it("upsert overwrites the existing workspace", async () => {
+        await stores.workspaces.upsert(workspace("ws-1", "acct-1", { name: "Before" }));
+        await stores.workspaces.upsert(workspace("ws-1", "acct-2", { name: "After" }));
+        expect(await stores.workspaces.get("ws-1")).toMatchObject({ name: "After", accountId: "acct-2" });
+      });
+
+      it("listByAccounts returns the workspaces of the given accounts only", async () => {
+        await stores.workspaces.upsert(workspace("ws-3", "acct-1"));
+        await stores.workspaces.upsert(workspace("ws-1", "acct-1"));
+        await stores.workspaces.upsert(workspace("ws-2", "acct-2"));
+        await stores.workspaces.upsert(workspace("ws-4", "acct-3"));
+
+        expect(ids(await stores.workspaces.listByAccounts(["acct-1", "acct-3"])).sort()).toEqual(["ws-1", "ws-3", "ws-4"]);
+        expect(ids(await stores.workspaces.listByAccounts(["acct-2"]))).toEqual(["ws-2"]);
+        expect(await stores.workspaces.listByAccounts(["acct-9"])).toEqual([]);
+        expect(await stores.workspaces.listByAccounts([])).toEqual([]);
+      });
+
+      it("keeps the stored workspace when the caller later changes its objects", async () => {
+        const written = workspace("ws-1", "acct-1", { name: "Original" });
+        await stores.workspaces.upsert(written);
+        written.name = "Changed after upsert";
+        const [listed] = await stores.workspaces.listByAccounts(["acct-1"]);
+        if (listed) listed.name = "Changed after list";
+        expect((await stores.workspaces.get("ws-1"))?.name).toBe("Original");
+      });
+    });
+
+    describe("service accounts", () => {
+      it("create returns the record with an etag, and get returns the same", async () => {
+        const record = serviceAccount("sa-1", "acct-1");
+        const created = await stores.serviceAccounts.create(record);
+        expect(created.value).toStrictEqual(record);
+        expect(created.etag).toEqual(expect.any(String));
+        expect(created.etag).not.toBe("");
+        expect(await stores.serviceAccounts.get("sa-1")).toStrictEqual(created);
+      });
+
+      it("get returns undefined for an unknown id", async () => {
+        expect(await stores.serviceAccounts.get("sa-missing")).toBeUndefined();
+      });
+
+      it("create of an existing id fails with CONFLICT and keeps the first", async () => {
+        await stores.serviceAccounts.create(serviceAccount("sa-1", "acct-1", { name: "First" }));
+        await expectApiError(stores.serviceAccounts.create(serviceAccount("sa-1", "acct-2", { name: "Second" })), "CONFLICT");
+        expect((await stores.serviceAccounts.get("sa-1"))?.value).toMatchObject({ name: "First", accountId: "acct-1" });
+      });
+
+      it("replace with the current etag stores the new record under a new etag", async () => {
+        const created = await stores.serviceAccounts.create(serviceAccount("sa-1", "acct-1"));
+        const changed = serviceAccount("sa-1", "acct-1", { name: "Renamed", isActive: false });
+        const replaced = await stores.serviceAccounts.replace(changed, created.etag);
+        expect(replaced.value).toStrictEqual(changed);
+        expect(replaced.etag).not.toBe(created.etag);
+        expect(await stores.serviceAccounts.get("sa-1")).toStrictEqual(replaced);
+      });
+
+      it("the etag changes on every write", async () => {
+        const v1 = await stores.serviceAccounts.create(serviceAccount("sa-1", "acct-1"));
+        const v2 = await stores.serviceAccounts.replace(serviceAccount("sa-1", "acct-1", { name: "Two" }), v1.etag);
+        // An unchanged document written again still gets a new version.
+        const v3 = await stores.serviceAccounts.replace(serviceAccount("sa-1", "acct-1", { name: "Two" }), v2.etag);
+        expect(new Set([v1.etag, v2.etag, v3.etag]).size).toBe(3);
+      });
+
+      it("replace with a stale etag fails with CONFLICT and leaves the record as it was", async () => {
+        const v1 = await stores.serviceAccounts.create(serviceAccount("sa-1", "acct-1", { name: "One" }));
+        const v2 = await stores.serviceAccounts.replace(serviceAccount("sa-1", "acct-1", { name: "Two" }), v1.etag);
+        await expectApiError(
+          stores.serviceAccounts.replace(serviceAccount("sa-1", "acct-1", { name: "Lost update" }), v1.etag),
+          "CONFLICT",
+        );
+        expect(await stores.serviceAccounts.get("sa-1")).toStrictEqual(v2);
+      });
+
+      it("replace of an unknown id fails with NOT_FOUND and creates nothing", async () => {
+        const other = await stores.serviceAccounts.create(serviceAccount("sa-1", "acct-1"));
+        await expectApiError(stores.serviceAccounts.replace(serviceAccount("sa-2", "acct-1"), other.etag), "NOT_FOUND");
+        expect(await stores.serviceAccounts.get("sa-2")).toBeUndefined();
+      });
+
+      it("delete with a stale etag fails with CONFLICT and keeps the record", async () => {
+        const v1 = await stores.serviceAccounts.create(serviceAccount("sa-1", "acct-1"));
+        const v2 = await stores.serviceAccounts.replace(serviceAccount("sa-1", "acct-1", { name: "Two" }), v1.etag);
+        await expectApiError(stores.serviceAccounts.delete("sa-1", v1.etag), "CONFLICT");
+        expect(await stores.serviceAccounts.get("sa-1")).toStrictEqual(v2);
+      });
+
+      it("delete with the current etag removes the record and frees its id", async () => {
+        const created = await stores.serviceAccounts.create(serviceAccount("sa-1", "acct-1"));
+        await stores.serviceAccounts.delete("sa-1", created.etag);
+        expect(await stores.serviceAccounts.get("sa-1")).toBeUndefined();
+        expect((await stores.serviceAccounts.list(["acct-1"], { limit: 10 })).items).toEqual([]);
+        const again = await stores.serviceAccounts.create(serviceAccount("sa-1", "acct-2"));
+        expect((await stores.serviceAccounts.get("sa-1"))?.value.accountId).toBe("acct-2");
+        expect(again.etag).not.toBe(created.etag);
+      });
+
+      it("delete of an unknown id fails with NOT_FOUND", async () => {
+        const other = await stores.serviceAccounts.create(serviceAccount("sa-1", "acct-1"));
+        await expectApiError(stores.serviceAccounts.delete("sa-2", other.etag), "NOT_FOUND");
+        expect(await stores.serviceAccounts.get("sa-1")).toStrictEqual(other);
+      });
+
+      it("list pages through the account's records by id: 3 + 3 + 1, no repeats, no gaps", async () => {
+        const inAccount = ["sa-05", "sa-02", "sa-07", "sa-01", "sa-04", "sa-06", "sa-03"];
+        for (const id of inAccount) await stores.serviceAccounts.create(serviceAccount(id, "acct-1"));
+        await stores.serviceAccounts.create(serviceAccount("sa-00", "acct-2"));
+        await stores.serviceAccounts.create(serviceAccount("sa-08", "acct-2"));
+
+        const pages = await allPages((after) => stores.serviceAccounts.list(["acct-1"], { limit: 3, after }));
+
+        expect(pages.map((p) => p.items.length)).toEqual([3, 3, 1]);
+        expect(pages.flatMap((p) => ids(p.items))).toEqual([...inAccount].sort());
+        expect(pages.map((p) => p.nextAfter)).toEqual(["sa-03", "sa-06", undefined]);
+        expect(pages[0]?.items[0]).toStrictEqual(serviceAccount("sa-01", "acct-1"));
+      });
+
+      it("list has no next page when the items exactly fill the limit", async () => {
+        for (const id of ["sa-3", "sa-1", "sa-2"]) await stores.serviceAccounts.create(serviceAccount(id, "acct-1"));
+        const page = await stores.serviceAccounts.list(["acct-1"], { limit: 3 });
+        expect(ids(page.items)).toEqual(["sa-1", "sa-2", "sa-3"]);
+        expect(page.nextAfter).toBeUndefined();
+      });
+
+      it("list continues after a cursor that is not itself a stored id", async () => {
+        for (const id of ["sa-1", "sa-3", "sa-5"]) await stores.serviceAccounts.create(serviceAccount(id, "acct-1"));
+        const page = await stores.serviceAccounts.list(["acct-1"], { limit: 10, after: "sa-2" });
+        expect(ids(page.items)).toEqual(["sa-3", "sa-5"]);
+      });
+
+      it("list returns only records of the given accounts", async () => {
+        await stores.serviceAccounts.create(serviceAccount("sa-1", "acct-1"));
+        await stores.serviceAccounts.create(serviceAccount("sa-2", "acct-2"));
+        await stores.serviceAccounts.create(serviceAccount("sa-3", "acct-3"));
+
+        expect(ids((await stores.serviceAccounts.list(["acct-1", "acct-3"], { limit: 10 })).items)).toEqual([
+          "sa-1",
+          "sa-3",
+        ]);
+        expect(ids((await stores.serviceAccounts.list(["acct-2"], { limit: 10 })).items)).toEqual(["sa-2"]);
+        expect(await stores.serviceAccounts.list([], { limit: 10 })).toEqual({ items: [] });
+      });
+
+      it("keeps the stored record when the caller later changes its objects", async () => {
+        const written = serviceAccount("sa-1", "acct-1");
+        const snapshot = structuredClone(written);
+        const created = await stores.serviceAccounts.create(written);
+        written.name = "Changed after create";
+        written.credentials[0]!.status = "Revoked";
+        written.workspaceAssignments.push({ workspaceId: "ws-9", role: "Owner" });
+        created.value.credentials[0]!.scopes.push("changed:after-create");
+        const read = await stores.serviceAccounts.get("sa-1");
+        read!.value.workspaceAssignments.length = 0;
+
+        expect((await stores.serviceAccounts.get("sa-1"))?.value).toStrictEqual(snapshot);
+
+        const replacement = serviceAccount("sa-1", "acct-1", { name: "Replaced" });
+        await stores.serviceAccounts.replace(replacement, created.etag);
+        replacement.name = "Changed after replace";
+        expect((await stores.serviceAccounts.get("sa-1"))?.value.name).toBe("Replaced");
+      });
+    });
+
+    describe("users", () => {
+      it("create returns the user with an etag, and find returns the same", async () => {
+        const record = user("u-1", "acct-1");
+        const created = await stores.users.create(record);
+        expect(created.value).toStrictEqual(record);
+        expect(created.etag).toEqual(expect.any(String));
+        expect(await stores.users.find(["acct-1"], "u-1")).toStrictEqual(created);
+      });
+
+      it("find looks in every given account and nowhere else", async () => {
+        await stores.users.create(user("u-1", "acct-2"));
+        expect((await stores.users.find(["acct-1", "acct-2"], "u-1"))?.value.accountId).toBe("acct-2");
+        expect(await stores.users.find(["acct-1", "acct-3"], "u-1")).toBeUndefined();
+        expect(await stores.users.find(["acct-2"], "u-missing")).toBeUndefined();
+        expect(await stores.users.find([], "u-1")).toBeUndefined();
+      });
+
+      it("users with the same id in two accounts are distinct records", async () => {
+        const inFirst = await stores.users.create(user("u-1", "acct-1", { displayName: "First" }));
+        const inSecond = await stores.users.create(user("u-1", "acct-2", { displayName: "Second" }));
+
+        expect((await stores.users.find(["acct-1"], "u-1"))?.value.displayName).toBe("First");
+        expect((await stores.users.find(["acct-2"], "u-1"))?.value.displayName).toBe("Second");
+        const both = (await stores.users.list(["acct-1", "acct-2"], {}, { limit: 10 })).items;
+        expect(both.map((u) => u.displayName).sort()).toEqual(["First", "Second"]);
+
+        await stores.users.replace(user("u-1", "acct-1", { displayName: "First renamed" }), inFirst.etag);
+        expect(await stores.users.find(["acct-2"], "u-1")).toStrictEqual(inSecond);
+
+        const renamed = await stores.users.find(["acct-1"], "u-1");
+        await stores.users.delete("acct-1", "u-1", renamed!.etag);
+        expect(await stores.users.find(["acct-1"], "u-1")).toBeUndefined();
+        expect(await stores.users.find(["acct-2"], "u-1")).toStrictEqual(inSecond);
+      });
+
+      it("create of an id that exists in the same account fails with CONFLICT", async () => {
+        await stores.users.create(user("u-1", "acct-1", { displayName: "First" }));
+        await expectApiError(stores.users.create(user("u-1", "acct-1", { displayName: "Second" })), "CONFLICT");
+        expect((await stores.users.find(["acct-1"], "u-1"))?.value.displayName).toBe("First");
+      });
+
+      it("replace and delete check the etag: stale fails with CONFLICT, current succeeds", async () => {
+        const v1 = await stores.users.create(user("u-1", "acct-1"));
+        const v2 = await stores.users.replace(user("u-1", "acct-1", { organizationalRole: "Admin" }), v1.etag);
+        expect(v2.value.organizationalRole).toBe("Admin");
+        expect(v2.etag).not.toBe(v1.etag);
+
+        await expectApiError(stores.users.replace(user("u-1", "acct-1", { isActive: false }), v1.etag), "CONFLICT");
+        await expectApiError(stores.users.delete("acct-1", "u-1", v1.etag), "CONFLICT");
+        expect(await stores.users.find(["acct-1"], "u-1")).toStrictEqual(v2);
+
+        await stores.users.delete("acct-1", "u-1", v2.etag);
+        expect(await stores.users.find(["acct-1"], "u-1")).toBeUndefined();
+      });
+
+      it("replace and delete of an unknown user fail with NOT_FOUND", async () => {
+        const other = await stores.users.create(user("u-1", "acct-1"));
+        await expectApiError(stores.users.replace(user("u-1", "acct-2"), other.etag), "NOT_FOUND");
+        await expectApiError(stores.users.delete("acct-1", "u-2", other.etag), "NOT_FOUND");
+        expect(await stores.users.find(["acct-2"], "u-1")).toBeUndefined();
+      });
+
+      it("findByEmail matches the email case-insensitively within the one account", async () => {
+        await stores.users.create(user("u-1", "acct-1", { email: "Alice.Smith@Example.com" }));
+        await stores.users.create(user("u-2", "acct-2", { email: "bob@example.com" }));
+
+        expect((await stores.users.findByEmail("acct-1", "alice.smith@EXAMPLE.COM"))?.id).toBe("u-1");
+        expect(await stores.users.findByEmail("acct-1", "Alice.Smith@Example.com")).toStrictEqual(
+          user("u-1", "acct-1", { email: "Alice.Smith@Example.com" }),
+        );
+        expect(await stores.users.findByEmail("acct-1", "bob@example.com")).toBeUndefined();
+        expect(await stores.users.findByEmail("acct-1", "alice.smith@example.co")).toBeUndefined();
+      });
+
+      it("list filters by email case-insensitively, by role, and by both", async () => {
+        await stores.users.create(user("u-1", "acct-1", { email: "Ann@Example.com", organizationalRole: "Admin" }));
+        await stores.users.create(user("u-2", "acct-1", { email: "ben@example.com", organizationalRole: "Member" }));
+        await stores.users.create(user("u-3", "acct-1", { email: "cat@example.com", organizationalRole: "Admin" }));
+        await stores.users.create(user("u-4", "acct-2", { email: "ann@example.com", organizationalRole: "Admin" }));
+
+        const list = async (filter: Parameters<Stores["users"]["list"]>[1]) =>
+          ids((await stores.users.list(["acct-1"], filter, { limit: 10 })).items);
+        expect(await list({ email: "ANN@example.COM" })).toEqual(["u-1"]);
+        expect(await list({ role: "Admin" })).toEqual(["u-1", "u-3"]);
+        expect(await list({ role: "Member" })).toEqual(["u-2"]);
+        expect(await list({ email: "ann@example.com", role: "Member" })).toEqual([]);
+        expect(await list({ email: "cat@example.com", role: "Admin" })).toEqual(["u-3"]);
+        expect(await list({ role: "UserAdmin" })).toEqual([]);
+        expect(await list({})).toEqual(["u-1", "u-2", "u-3"]);
+      });
+
+      it("list returns only users of the given accounts", async () => {
+        await stores.users.create(user("u-1", "acct-1"));
+        await stores.users.create(user("u-2", "acct-2"));
+        await stores.users.create(user("u-3", "acct-3"));
+        expect(ids((await stores.users.list(["acct-3", "acct-1"], {}, { limit: 10 })).items)).toEqual([
+          "u-1",
+          "u-3",
+        ]);
+        expect(await stores.users.list([], {}, { limit: 10 })).toEqual({ items: [] });
+      });
+
+      it("list pages by id across accounts: 3 + 3 + 1, filters applied on every page", async () => {
+        const members = ["u-04", "u-07", "u-01", "u-06", "u-02", "u-05", "u-03"];
+        for (const [i, id] of members.entries()) {
+          await stores.users.create(user(id, i % 2 === 0 ? "acct-1" : "acct-2", { organizationalRole: "Member" }));
+        }
+        await stores.users.create(user("u-025", "acct-1", { organizationalRole: "Admin" }));
+        await stores.users.create(user("u-00", "acct-3", { organizationalRole: "Member" }));
+
+        const pages = await allPages((after) =>
+          stores.users.list(["acct-1", "acct-2"], { role: "Member" }, { limit: 3, after }),
+        );
+
+        expect(pages.map((p) => p.items.length)).toEqual([3, 3, 1]);
+        expect(pages.flatMap((p) => ids(p.items))).toEqual([...members].sort());
+        expect(pages.map((p) => p.nextAfter)).toEqual(["u-03", "u-06", undefined]);
+      });
+
+      it("keeps the stored user when the caller later changes its objects", async () => {
+        const written = user("u-1", "acct-1", { displayName: "Original" });
+        const created = await stores.users.create(written);
+        written.displayName = "Changed after create";
+        created.value.displayName = "Changed the returned value";
+        const [listed] = (await stores.users.list(["acct-1"], {}, { limit: 1 })).items;
+        listed!.displayName = "Changed after list";
+        expect((await stores.users.find(["acct-1"], "u-1"))?.value.displayName).toBe("Original");
+      });
+    });
+
+    describe("audit", () => {
+      it("listRecent returns the account's newest events first, at most limit", async () => {
+        for (const [id, minute] of [["ev-a", 10], ["ev-b", 40], ["ev-c", 20], ["ev-d", 50], ["ev-e", 30]] as const) {
+          await stores.audit.append(auditEvent(id, "acct-1", minute));
+        }
+        expect(ids(await stores.audit.listRecent("acct-1", 3))).toEqual(["ev-d", "ev-b", "ev-e"]);
+        expect(ids(await stores.audit.listRecent("acct-1", 10))).toEqual(["ev-d", "ev-b", "ev-e", "ev-c", "ev-a"]);
+      });
+
+      it("listRecent returns events exactly as appended", async () => {
+        const event = auditEvent("ev-1", "acct-1", 5, { workspaceId: "ws-1", metadata: '{"k":"v"}' });
+        await stores.audit.append(event);
+        expect(await stores.audit.listRecent("acct-1", 1)).toStrictEqual([event]);
+      });
+
+      it("listRecent shows an account only its own events", async () => {
+        await stores.audit.append(auditEvent("ev-1", "acct-1", 1));
+        await stores.audit.append(auditEvent("ev-2", "acct-2", 2));
+        await stores.audit.append(auditEvent("ev-3", "acct-1", 3));
+        expect(ids(await stores.audit.listRecent("acct-1", 10))).toEqual(["ev-3", "ev-1"]);
+        expect(ids(await stores.audit.listRecent("acct-2", 10))).toEqual(["ev-2"]);
+        expect(await stores.audit.listRecent("acct-3", 10)).toEqual([]);
+      });
+
+      it("keeps the stored event when the caller later changes its objects", async () => {
+        const written = auditEvent("ev-1", "acct-1", 1, { activityAction: "Create" });
+        await stores.audit.append(written);
+        written.activityAction = "Changed after append";
+        const [read] = await stores.audit.listRecent("acct-1", 1);
+        read!.activityAction = "Changed after list";
+        expect((await stores.audit.listRecent("acct-1", 1))[0]?.activityAction).toBe("Create");
+      });
+    });
+  });
+}
+
+async function expectApiError(promise: Promise<unknown>, code: ErrorCode): Promise<void> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ApiError);
+  expect((error as ApiError).code).toBe(code);
+}
+
+/** Ids in the order returned; sort them where the port promises no order. */
+function ids(items: readonly { id: string }[]): string[] {
+  return items.map((i) => i.id);
+}
+
+/** Follows `nextAfter` to the end; stops after 20 pages so that a broken cursor fails, not hangs. */
+async function allPages<T>(fetch: (after: string | undefined) => Promise<Page<T>>): Promise<Page<T>[]> {
+  const pages: Page<T>[] = [];
+  let after: string | undefined;
+  do {
+    const page = await fetch(after);
+    pages.push(page);
+    after = page.nextAfter;
+  } while (after !== undefined && pages.length < 20);
+  return pages;
+}
+
+const created = "2025-01-15T09:30:00.000Z";
+
+function account(id: string, overrides: Partial<AccountRecord> = {}): AccountRecord {
+  return { id, name: `Account ${id}`, kind: "Customer", managedByAccountId: null, ...overrides };
+}
+
+function workspace(id: string, accountId: string, overrides: Partial<WorkspaceRecord> = {}): WorkspaceRecord {
+  return { id, name: `Workspace ${id}`, tenantId: "tenant-1", accountId, ...overrides };
+}
+
+function serviceAccount(
+  id: string,
+  accountId: string,
+  overrides: Partial<ServiceAccountRecord> = {},
+): ServiceAccountRecord {
+  return {
+    id,
+    accountId,
+    name: `Service account ${id}`,
+    description: "",
+    isActive: true,
+    isPlatformManaged: false,
+    organizationalRole: "Member",
+    workspaceAssignments: [{ workspaceId: "ws-1", role: "Analyst" }],
+    credentials: [
+      {
+        id: `cred-${id}`,
+        secretHash: "ab".repeat(32),
+        clientSecretPrefix: "abcd",
+        status: "Active",
+        expirationDate: "2026-01-15T09:30:00.000Z",
+        lastUsedAt: null,
+        createdAt: created,
+        revokedAt: null,
+        scopes: ["incidents:read", "incidents:write"],
+      },
+    ],
+    lastUsedAt: null,
+    createdAt: created,
+    lastModifiedAt: created,
+    ...overrides,
+  };
+}
+
+function user(id: string, accountId: string, overrides: Partial<UserRecord> = {}): UserRecord {
+  return {
+    id,
+    accountId,
+    displayName: `User ${id}`,
+    email: `${id}@example.com`,
+    tenantId: "tenant-1",
+    organizationalRole: "Member",
+    isActive: true,
+    createdAt: created,
+    lastModifiedAt: created,
+    ...overrides,
+  };
+}
+
+function auditEvent(
+  id: string,
+  accountId: string,
+  minute: number,
+  overrides: Partial<AuditEventRecord> = {},
+): AuditEventRecord {
+  return {
+    id,
+    accountId,
+    timeGenerated: new Date(Date.UTC(2025, 0, 15, 9, minute)).toISOString(),
+    workspaceId: null,
+    discriminator: "ServiceAccount",
+    activityType: "ServiceAccount",
+    activityAction: "Update",
+    actorId: "sa-admin",
+    actorName: "Admin",
+    actorEmail: "admin@example.com",
+    targetResourceType: "ServiceAccount",
+    targetResourceId: "sa-1",
+    targetResourceName: "Service account sa-1",
+    metadata: "{}",
+    ...overrides,
+  };
+}

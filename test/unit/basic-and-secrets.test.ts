@@ -1,0 +1,38 @@
+import { randomBytes } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { parseBasic } from "../../shared/auth/basic";
+import { generateSecret, hashSecret, hashesEqual } from "../../shared/auth/secrets";
+
+const b64 = (s: string) => Buffer.from(s).toString("base64");
+
+describe("Basic credentials", () => {
+  it("parses id and secret, splitting at the first colon", () => {
+    expect(parseBasic(`Basic ${b64("id:se:cret")}`)).toEqual({ clientId: "id", clientSecret: "se:cret" });
+    expect(parseBasic(`basic ${b64("id:s")}`)).toEqual({ clientId: "id", clientSecret: "s" });
+  });
+
+  it("refuses absent, other-scheme and malformed headers", () => {
+    for (const h of [undefined, "", "Bearer abc", "Basic", "Basic !!!", `Basic ${b64("nocolon")}`, `Basic ${b64(":secret")}`, `Basic ${b64("id:")}`]) {
+      expect(parseBasic(h)).toBeUndefined();
+    }
+  });
+});
+
+describe("secrets", () => {
+  it("carry 256 random bits and a display prefix", () => {
+    const a = generateSecret();
+    const b = generateSecret();
+    expect(a.secret).not.toBe(b.secret);
+    expect(Buffer.from(a.secret.slice(5), "base64url")).toHaveLength(32);
+    expect(a.secret.startsWith(a.prefix)).toBe(true);
+  });
+
+  it("are compared by keyed hash", () => {
+    const key = randomBytes(32);
+    const { secret } = generateSecret();
+    const stored = hashSecret(key, secret);
+    expect(hashesEqual(stored, hashSecret(key, secret))).toBe(true);
+    expect(hashesEqual(stored, hashSecret(key, secret + "x"))).toBe(false);
+    expect(hashesEqual(stored, hashSecret(randomBytes(32), secret))).toBe(false);
+  });
+});

@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../shared/config";
+import { buildDemoData } from "../../shared/local/demo-data";
+
+describe("configuration", () => {
+  it("has embedded defaults that need no setting at all", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ port: 7071, store: "memory", principalCacheTtlMs: 30_000 });
+    expect(config.secretHashKey).toHaveLength(32);
+  });
+
+  it("refuses a Cosmos store without its endpoint and stable keys, naming each setting", () => {
+    expect(() => loadConfig({ STORE: "cosmos" })).toThrow(ConfigError);
+    try {
+      loadConfig({ STORE: "cosmos" });
+    } catch (error) {
+      expect((error as Error).message).toMatch(/COSMOS_ENDPOINT/);
+      expect((error as Error).message).toMatch(/SECRET_HASH_KEY/);
+      expect((error as Error).message).toMatch(/PAGE_TOKEN_KEY/);
+    }
+  });
+
+  it("refuses short keys and malformed values", () => {
+    expect(() => loadConfig({ SECRET_HASH_KEY: "c2hvcnQ=" })).toThrow(/SECRET_HASH_KEY/);
+    expect(() => loadConfig({ PORT: "http" })).toThrow(/PORT/);
+    expect(() => loadConfig({ LOCAL_ADMIN_CLIENT_ID: "admin" })).toThrow(/LOCAL_ADMIN_CLIENT_ID/);
+  });
+
+  it("derives the same demo ids from the same seed, and other ids from another", () => {
+    const a = buildDemoData("seed-1", new Date());
+    const b = buildDemoData("seed-1", new Date(0));
+    const c = buildDemoData("seed-2", new Date());
+    const ids = (d: typeof a) => [d.provider.id, ...d.customers.map((x) => x.id), ...d.workspaces.map((w) => w.id), ...d.users.map((u) => u.id)];
+    expect(ids(a)).toEqual(ids(b));
+    expect(ids(a).filter((id) => ids(c).includes(id))).toEqual([]);
+    expect(a.workspaces.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(a.workspaces.map((w) => w.accountId)).size).toBeGreaterThanOrEqual(2);
+    for (const id of ids(a)) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+});

@@ -1,0 +1,79 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import * as azure from "@azure/functions";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { apiGroups, metaGroup } from "../../shared/route-groups";
+import { seedDemoData } from "../../shared/local/demo-data";
+import { getServices } from "../../shared/services";
+
+const functionsDir = join(__dirname, "../../functions");
+type Registration = { name: string; options: azure.HttpFunctionOptions };
+const registrations: Registration[] = [];
+
+beforeAll(async () => {
+  process.env.LOCAL_ADMIN_CLIENT_SECRET ??= "soms_" + randomBytes(32).toString("base64url");
+  vi.spyOn(azure.app, "http").mockImplementation((name: string, options: azure.HttpFunctionOptions) => {
+    registrations.push({ name, options });
+  });
+  for (const file of readdirSync(functionsDir).filter((f) => f.endsWith(".ts"))) {
+    await import(join(functionsDir, file));
+  }
+});
+afterAll(() => vi.restoreAllMocks());
+
+describe("Azure Functions registration", () => {
+  it("registers every endpoint group and the API catch-all, each on a catch-all route with every method", () => {
+    const expected = [...apiGroups, metaGroup];
+    expect(registrations.map((r) => r.name).sort()).toEqual(expected.map((g) => g.name).sort());
+    for (const group of expected) {
+      const reg = registrations.find((r) => r.name === group.name)!;
+      expect(reg.options.route).toBe(group.azureRoute);
+      expect(reg.options.route).toMatch(/\{\*\w+\}$/);
+      expect(reg.options.authLevel).toBe("anonymous");
+      expect([...(reg.options.methods ?? [])].sort()).toEqual(["DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"]);
+    }
+  });
+
+  it("host.json serves the functions under /api", () => {
+    const host = JSON.parse(readFileSync(join(__dirname, "../../host.json"), "utf8"));
+    expect(host.extensions.http.routePrefix).toBe("api");
+  });
+
+  it("a registered handler answers an Azure HttpRequest through the same pipeline", async () => {
+    const { admin } = await seedDemoData(getServices());
+    const reg = registrations.find((r) => r.name === "service-accounts")!;
+    const request = new azure.HttpRequest({
+      method: "GET",
+      url: `https://example.azurewebsites.net/api/v2/service-accounts/${admin.clientId}`,
+      headers: { authorization: `Basic ${Buffer.from(`${admin.clientId}:${admin.clientSecret}`).toString("base64")}` },
+    });
+    const context = new azure.InvocationContext({ functionName: "service-accounts" });
+    const logs: unknown[] = [];
+    vi.spyOn(context, "log").mockImplementation((...args: unknown[]) => void logs.push(args));
+    const response = (await reg.options.handler(request, context)) as azure.HttpResponseInit;
+    expect(response.status).toBe(200);
+    const body = JSON.parse(response.body as string);
+    expect(body.data.id).toBe(admin.clientId);
+    expect((response.headers as Record<string, string>)["X-Request-Id"]).toBe(body.meta.requestId);
+    expect(JSON.stringify(logs)).toContain(body.meta.requestId);
+  });
+
+  it("the catch-all answers unknown paths with a 404 problem and wrong verbs with 405", async () => {
+    const reg = registrations.find((r) => r.name === metaGroup.name)!;
+    const context = new azure.InvocationContext({ functionName: "meta" });
+    vi.spyOn(context, "log").mockImplementation(() => {});
+    const notFound = (await reg.options.handler(
+      new azure.HttpRequest({ method: "GET", url: "https://example.azurewebsites.net/api/v2/nothing-here" }),
+      context,
+    )) as azure.HttpResponseInit;
+    expect(notFound.status).toBe(404);
+    expect((notFound.headers as Record<string, string>)["Content-Type"]).toBe("application/problem+json");
+    const wrongVerb = (await reg.options.handler(
+      new azure.HttpRequest({ method: "DELETE", url: "https://example.azurewebsites.net/api/v2/users" }),
+      context,
+    )) as azure.HttpResponseInit;
+    expect(wrongVerb.status).toBe(405);
+    expect((wrongVerb.headers as Record<string, string>).Allow).toBe("GET, PUT");
+  });
+});

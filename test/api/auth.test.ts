@@ -15,7 +15,7 @@ async function unauthorizedShape(res: Response) {
   const { requestId, timestamp, ...stable } = body;
   expect(requestId).toBe(res.headers.get("x-request-id"));
   expect(typeof timestamp).toBe("string");
-  return { ...stable, wwwAuthenticate: res.headers.get("www-authenticate") };
+  return { ...stable, wwwAuthenticate: res.headers.get("www-authenticate") } as Record<string, unknown>;
 }
 
 describe("authentication", () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineRoute } from "../../shared/http/route";
+import { ensureAdminAccount } from "../../shared/identity/admin-account";
 import { startTestHost, type TestHost } from "../support/test-host";
 
 /** Routes that exist only in this test, to reach pipeline paths no real endpoint reaches on demand. */
@@ -262,7 +263,6 @@ describe("rate limiting", () => {
 
 /** A second credential made directly in the store, so that making it spends no API budget. */
 async function limitedAccount(h: TestHost) {
-  const { ensureAdminAccount } = await import("../../shared/identity/admin-account");
   const made = await ensureAdminAccount(h.services, { accountId: h.demo.provider.id, name: "second", workspaceIds: [] });
   return { clientId: made.clientId, clientSecret: made.clientSecret };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INVALID_PAGE_TOKEN_MESSAGE } from "../../shared/http/api-error";
+import { ensureAdminAccount } from "../../shared/identity/admin-account";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
 
 let host: TestHost;
@@ -18,7 +19,6 @@ async function foreignOrganization(h: TestHost) {
   await h.services.stores.accounts.upsert({ id: accountId, name: "Unrelated Co", kind: "Customer", managedByAccountId: null });
   const workspaceId = randomUUID();
   await h.services.stores.workspaces.upsert({ id: workspaceId, name: "unrelated-ws", tenantId: randomUUID(), accountId });
-  const { ensureAdminAccount } = await import("../../shared/identity/admin-account");
   const admin = await ensureAdminAccount(h.services, { accountId, name: "Unrelated admin", workspaceIds: [workspaceId] });
   return { accountId, workspaceId, admin: { clientId: admin.clientId, clientSecret: admin.clientSecret } };
 }
@@ -272,7 +272,7 @@ describe("changing service accounts", () => {
 
   it("revoking twice is 409 and an unknown credential is 404", async () => {
     const account = await createServiceAccount(host, { scopes: ["org:users:read"] });
-    const credentialId = account.data.credentials[0].id as string;
+    const credentialId = (account.data.credentials as { id: string }[])[0]!.id;
     const path = `/service-accounts/${account.clientId}/credentials/${credentialId}`;
     expect((await host.call("DELETE", path)).status).toBe(204);
     expect((await host.call("DELETE", path)).status).toBe(409);

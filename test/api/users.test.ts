@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INVALID_PAGE_TOKEN_MESSAGE } from "../../shared/http/api-error";
+import { ensureAdminAccount } from "../../shared/identity/admin-account";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
 
 let host: TestHost;
@@ -33,7 +34,6 @@ describe("users", () => {
 
   it("a customer account sees only its own users", async () => {
     const customer = host.demo.customers[0]!;
-    const { ensureAdminAccount } = await import("../../shared/identity/admin-account");
     const admin = await ensureAdminAccount(host.services, { accountId: customer.id, name: "Fabrikam admin", workspaceIds: [] });
     const body = await json(await host.call("GET", "/users?pageSize=200", { auth: { clientId: admin.clientId, clientSecret: admin.clientSecret } }));
     const expected = host.demo.users.filter((u) => u.accountId === customer.id).map((u) => u.id).sort();

@@ -20,6 +20,7 @@ const positiveInt = z.coerce.number().int().positive();
 const envSchema = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65535).default(7071),
+    HOST: z.string().min(1).default("127.0.0.1"),
     STORE: z.enum(["memory", "cosmos"]).default("memory"),
     COSMOS_ENDPOINT: z.url().optional(),
     COSMOS_KEY: z.string().min(1).optional(),
@@ -47,6 +48,7 @@ const envSchema = z
 
 export interface Config {
   port: number;
+  host: string;
   store: "memory" | "cosmos";
   cosmos: { endpoint?: string; key?: string; database: string; trustSelfSigned: boolean };
   secretHashKey: Buffer;
@@ -73,6 +75,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   return {
     port: e.PORT,
+    host: e.HOST,
     store: e.STORE,
     cosmos: {
       endpoint: e.COSMOS_ENDPOINT,

@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   }
   const services = createServices(config);
   const { admin, data } = await seedDemoData(services);
-  const { url, close } = await startLocalServer(services, allRoutes(), config.port, process.env.HOST ?? "127.0.0.1");
+  const { url, close } = await startLocalServer(services, allRoutes(), config.port, config.host);
 
   const base = `${url}/api/v2`;
   const lines = [

@@ -62,13 +62,15 @@ export class Authenticator {
     this.cache.delete(serviceAccountId);
   }
 
-  private async load(clientId: string): Promise<CacheEntry | undefined> {
+  private async load(rawClientId: string): Promise<CacheEntry | undefined> {
+    // GUIDs compare case-insensitively; one spelling per account keeps eviction effective.
+    const clientId = rawClientId.toLowerCase();
     const nowMs = Date.now();
     const cached = this.cache.get(clientId);
     if (cached && nowMs - cached.loadedAt < this.options.cacheTtlMs) return cached;
     // A client id that is not a GUID cannot name a service account; do not ask the store.
     if (!/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(clientId)) return undefined;
-    const found = await this.options.stores.serviceAccounts.get(clientId.toLowerCase());
+    const found = await this.options.stores.serviceAccounts.get(clientId);
     if (!found) {
       this.cache.delete(clientId);
       return undefined;

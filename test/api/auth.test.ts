@@ -71,6 +71,15 @@ describe("authentication", () => {
     expect((await host.call("GET", "/users", { auth: account })).status).toBe(401);
   });
 
+  it("a revocation also stops a caller that spells its client id in upper case", async () => {
+    const account = await createServiceAccount(host, { scopes: ["org:users:read"] });
+    const upper = { clientId: account.clientId.toUpperCase(), clientSecret: account.clientSecret };
+    expect((await host.call("GET", "/users", { auth: upper })).status).toBe(200);
+    const credentialId = (account.data.credentials as { id: string }[])[0]!.id;
+    expect((await host.call("DELETE", `/service-accounts/${account.clientId}/credentials/${credentialId}`)).status).toBe(204);
+    expect((await host.call("GET", "/users", { auth: upper })).status).toBe(401);
+  });
+
   it("deleting a service account stops its credentials at once", async () => {
     const account = await createServiceAccount(host, { scopes: ["org:users:read"] });
     expect((await host.call("GET", "/users", { auth: account })).status).toBe(200);

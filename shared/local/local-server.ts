@@ -46,8 +46,10 @@ export async function startLocalServer(
         outcome = { ...outcome, status: 499 };
         return;
       }
-      res.writeHead(result.response.status, result.response.headers);
-      res.end(result.response.body);
+      const { status, headers, body } = result.response;
+      // An explicit length: without it Node sends chunked encoding, an extra write per response.
+      res.writeHead(status, { ...headers, "Content-Length": body === undefined ? 0 : Buffer.byteLength(body) });
+      res.end(body);
     } catch (error) {
       // The pipeline turns every error into a problem; reaching here means the socket itself failed.
       services.logger.error("local host failed to answer", { error: String(error) });

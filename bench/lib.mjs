@@ -1,0 +1,224 @@
+// Helpers shared by the benchmark scenarios in bench/run.mjs: child-process servers, ports, load
+// generation and statistics. Nothing here knows about a particular endpoint.
+
+import { spawn } from "node:child_process";
+import http from "node:http";
+import net from "node:net";
+import os from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
+import autocannon from "autocannon";
+
+/** Keeps only the last `limit` characters of a stream, so a chatty child cannot grow our memory. */
+function tail(stream, limit = 16_384) {
+  let text = "";
+  stream.setEncoding("utf8");
+  // Reading the pipe is also what keeps the child from blocking on a full stdout/stderr buffer.
+  stream.on("data", (chunk) => {
+    text = (text + chunk).slice(-limit);
+  });
+  return () => text;
+}
+
+/**
+ * Asks the OS for a free port on the loopback interface. There is a small window between closing
+ * this probe and the child binding the port, which is acceptable on a bench machine.
+ */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.unref();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * One GET with a fresh connection (agent: false), so polling leaves no keep-alive sockets behind
+ * in the process that later generates load. Resolves with status, headers and the raw body bytes.
+ */
+export function httpGet(url, headers = {}, timeoutMs = 2_000) {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { headers, agent: false, timeout: timeoutMs }, (res) => {
+      const chunks = [];
+      res.on("data", (c) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on("error", reject);
+    });
+    req.on("timeout", () => req.destroy(new Error(`GET ${url} timed out after ${timeoutMs} ms`)));
+    req.on("error", reject);
+  });
+}
+
+// Every child we start, so they can be killed however the bench ends (error, Ctrl-C, exit).
+const children = new Set();
+process.on("exit", () => {
+  for (const child of children) child.kill("SIGKILL");
+});
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.once(signal, () => {
+    for (const child of children) child.kill("SIGKILL");
+    process.exit(128 + os.constants.signals[signal]);
+  });
+}
+
+/**
+ * Starts `node <script> ...args` as a child process and waits until `readyUrl` answers 200 to a
+ * GET with `headers`. Servers always run outside the bench process, so autocannon's own CPU use
+ * never competes with the server inside one event loop.
+ *
+ * Rejects (after killing the child) if it exits early or is not ready within `timeoutMs`; the
+ * error message carries the tail of the child's stderr and stdout, which is usually the reason.
+ *
+ * Resolves with { name, child, ready (the 200 response), output(), exited(), stop() }.
+ */
+export async function startServer({ name, script, args = [], env, cwd, readyUrl, headers = {}, timeoutMs = 30_000 }) {
+  const child = spawn(process.execPath, [script, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  children.add(child);
+  const stdout = tail(child.stdout);
+  const stderr = tail(child.stderr);
+  let exit = null;
+  const exitPromise = new Promise((resolve) => {
+    child.once("exit", (code, signal) => {
+      exit = { code, signal };
+      children.delete(child);
+      resolve(exit);
+    });
+    // A spawn failure (e.g. bad cwd) emits "error" and possibly no "exit".
+    child.once("error", (err) => {
+      exit = { code: null, signal: null, error: err.message };
+      children.delete(child);
+      resolve(exit);
+    });
+  });
+
+  const output = () =>
+    [`--- ${name} stderr ---`, stderr().trimEnd() || "(empty)", `--- ${name} stdout ---`, stdout().trimEnd() || "(empty)"].join("\n");
+
+  const stop = async () => {
+    if (exit) return exit;
+    child.kill("SIGTERM");
+    // Give it a moment to close cleanly, then insist.
+    const timer = setTimeout(() => child.kill("SIGKILL"), 3_000);
+    await exitPromise;
+    clearTimeout(timer);
+    return exit;
+  };
+
+  const deadline = Date.now() + timeoutMs;
+  let lastProblem = "no attempt yet";
+  while (Date.now() < deadline) {
+    if (exit) {
+      throw new Error(`${name} exited before it was ready (${describeExit(exit)})\n${output()}`);
+    }
+    try {
+      const res = await httpGet(readyUrl, headers);
+      if (res.status === 200) {
+        return { name, child, ready: res, output, exited: () => exit, stop };
+      }
+      // A non-200 from a live server (e.g. 401 because the admin account is not seeded yet) is
+      // worth showing if we give up; keep polling in case it is still starting.
+      lastProblem = `HTTP ${res.status}: ${res.body.toString("utf8").slice(0, 300)}`;
+    } catch (err) {
+      lastProblem = err.message;
+    }
+    await sleep(100);
+  }
+  await stop();
+  throw new Error(`${name} was not ready at ${readyUrl} within ${timeoutMs} ms (last: ${lastProblem})\n${output()}`);
+}
+
+export function describeExit(exit) {
+  if (exit.error) return `spawn error: ${exit.error}`;
+  return exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
+}
+
+/** Nearest-rank percentile of an ascending typed array; NaN when empty. */
+function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
+}
+
+/**
+ * Runs autocannon in this process against `url` and returns
+ * { rps, p50, p99, errors, timeouts, non2xx, requests, durationS, statusCodes }.
+ *
+ * rps counts completed responses over the measured duration. Latencies come from our own
+ * per-response record rather than autocannon's histogram, which truncates to whole milliseconds:
+ * a bare server's p50 is well under 1 ms and would otherwise read as 0. Like autocannon, only 2xx
+ * latencies are kept (a fast 401 must not flatter the numbers).
+ */
+export async function runLoad({ url, headers = {}, connections, durationS, pipelining = 1 }) {
+  let latencies = new Float64Array(1 << 16);
+  let count = 0;
+  const instance = autocannon({ url, method: "GET", headers, connections, pipelining, duration: durationS });
+  instance.on("response", (_client, statusCode, _bytes, responseTimeMs) => {
+    if (statusCode < 200 || statusCode > 299) return;
+    if (count === latencies.length) {
+      const bigger = new Float64Array(latencies.length * 2);
+      bigger.set(latencies);
+      latencies = bigger;
+    }
+    latencies[count++] = responseTimeMs;
+  });
+  const result = await instance;
+  const sorted = latencies.subarray(0, count).sort();
+  return {
+    rps: result.duration > 0 ? result.requests.total / result.duration : 0,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    errors: result.errors, // socket errors and timeouts (autocannon counts timeouts in both)
+    timeouts: result.timeouts,
+    non2xx: result.non2xx,
+    requests: result.requests.total,
+    durationS: result.duration,
+    statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count])),
+  };
+}
+
+/** Median of a list of numbers (mean of the middle two for an even count); NaN when empty. */
+export function median(values) {
+  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/**
+ * Combines the rounds of one target into a single row: the median of each metric taken
+ * separately (medians resist the odd round spoiled by a noisy neighbour), and the totals of
+ * errors and non-2xx responses, since any of those means the measurement is not trustworthy.
+ */
+export function summarizeRounds(label, rounds) {
+  return {
+    label,
+    rps: median(rounds.map((r) => r.rps)),
+    p50: median(rounds.map((r) => r.p50)),
+    p99: median(rounds.map((r) => r.p99)),
+    errors: rounds.reduce((n, r) => n + r.errors, 0),
+    non2xx: rounds.reduce((n, r) => n + r.non2xx, 0),
+    rounds,
+  };
+}
+
+/** A fixed-width text table of summarized rows, for the terminal. */
+export function formatLoadTable(rows) {
+  const header = ["target", "req/s", "p50 ms", "p99 ms", "errors", "non-2xx", "req/s per round"];
+  const body = rows.map((r) => [
+    r.label,
+    r.rps.toFixed(0),
+    r.p50.toFixed(2),
+    r.p99.toFixed(2),
+    String(r.errors),
+    String(r.non2xx),
+    r.rounds.map((x) => x.rps.toFixed(0)).join(" / "),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
+  // Left-align the label and the free-form last column, right-align the numbers.
+  const line = (cells) =>
+    cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ").trimEnd();
+  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)].join("\n");
+}

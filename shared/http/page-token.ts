@@ -10,6 +10,14 @@ interface TokenPayload {
   c: unknown;
 }
 
+/** 400 VALIDATION_ERROR with the contract's fixed text, for any token that is not one we issued. */
+export function invalidPageToken(target = "continuationToken"): ApiError {
+  return new ApiError("VALIDATION_ERROR", INVALID_PAGE_TOKEN_MESSAGE, {
+    target,
+    errors: { [target]: [INVALID_PAGE_TOKEN_MESSAGE] },
+  });
+}
+
 /**
  * Opaque page tokens: base64url(JSON) + "." + base64url(HMAC-SHA256). Bound to the calling principal
  * and to the listing they came from, so a token that was modified, built by hand or issued to someone
@@ -25,11 +33,7 @@ export class PageTokens {
 
   /** Returns the cursor, or throws 400 VALIDATION_ERROR with the fixed message. */
   read(token: string, principalId: string, binding: string, target = "continuationToken"): unknown {
-    const invalid = () =>
-      new ApiError("VALIDATION_ERROR", INVALID_PAGE_TOKEN_MESSAGE, {
-        target,
-        errors: { [target]: [INVALID_PAGE_TOKEN_MESSAGE] },
-      });
+    const invalid = () => invalidPageToken(target);
     const [bodyPart, sigPart, extra] = token.split(".");
     if (!bodyPart || !sigPart || extra !== undefined) throw invalid();
     const body = Buffer.from(bodyPart, "base64url");

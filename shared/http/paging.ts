@@ -1,9 +1,8 @@
 import { z } from "zod";
-import { ApiError, INVALID_PAGE_TOKEN_MESSAGE } from "./api-error";
 import type { Page, PageRequest } from "../store/ports";
 import type { Pagination } from "./route";
 import type { Principal } from "../auth/principal";
-import type { PageTokens } from "./page-token";
+import { invalidPageToken, type PageTokens } from "./page-token";
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
@@ -32,11 +31,7 @@ export function pageRequest(
 ): PageRequest {
   if (query.continuationToken === undefined) return { limit: query.pageSize };
   const cursor = ctx.services.pageTokens.read(query.continuationToken, ctx.principal.serviceAccountId, binding);
-  if (typeof cursor !== "string") {
-    throw new ApiError("VALIDATION_ERROR", INVALID_PAGE_TOKEN_MESSAGE, {
-      errors: { continuationToken: [INVALID_PAGE_TOKEN_MESSAGE] },
-    });
-  }
+  if (typeof cursor !== "string") throw invalidPageToken();
   return { limit: query.pageSize, after: cursor };
 }
 

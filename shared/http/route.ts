@@ -18,7 +18,7 @@ export interface HandlerInput<P, Q, B> {
   params: P;
   query: Q;
   body: B;
-  /** Null only on public routes. */
+  /** The authenticated caller; not set on public routes, which must not read it. */
   principal: Principal;
   services: Services;
   requestId: string;

@@ -21,6 +21,8 @@ interface CacheEntry {
   account: ServiceAccountRecord;
   organizationAccountIds: string[];
   loadedAt: number;
+  /** Principals built from this load, per credential id: the account is a frozen snapshot, so they stay valid. */
+  principals: Map<string, Principal>;
 }
 
 /** `lastUsedAt` is written at most this often per credential, so reads stay reads. */
@@ -54,7 +56,12 @@ export class Authenticator {
     if (!entry) hashesEqual(DECOY_HASH, presented);
     if (!entry || !match || !entry.account.isActive || !isUsable(match, now)) throw unauthorized();
     this.recordUse(entry.account.id, match.id, now);
-    return toPrincipal(entry, match);
+    let principal = entry.principals.get(match.id);
+    if (!principal) {
+      principal = toPrincipal(entry, match);
+      entry.principals.set(match.id, principal);
+    }
+    return principal;
   }
 
   /** Drops the cached copy of a service account after a change, so it takes effect at once. */
@@ -79,6 +86,7 @@ export class Authenticator {
       account: found.value,
       organizationAccountIds: await organizationAccountIds(this.options.stores.accounts, found.value.accountId),
       loadedAt: nowMs,
+      principals: new Map(),
     };
     if (this.options.cacheTtlMs > 0) this.cache.set(clientId, entry);
     return entry;
@@ -98,12 +106,14 @@ export class Authenticator {
     const store = this.options.stores.serviceAccounts;
     for (let attempt = 0; attempt < 3; attempt++) {
       const current = await store.get(serviceAccountId);
-      const credential = current?.value.credentials.find((c) => c.id === credentialId);
-      if (!current || !credential) return;
+      if (!current) return;
+      const draft = structuredClone(current.value);
+      const credential = draft.credentials.find((c) => c.id === credentialId);
+      if (!credential) return;
       credential.lastUsedAt = at;
-      current.value.lastUsedAt = at;
+      draft.lastUsedAt = at;
       try {
-        await store.replace(current.value, current.etag);
+        await store.replace(draft, current.etag);
         return;
       } catch (error) {
         // Someone else wrote the account meanwhile: read it again and reapply.

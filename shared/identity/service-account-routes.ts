@@ -49,7 +49,7 @@ export const serviceAccountRoutes: RouteGroup = {
           input.principal.organizationAccountIds,
           pageRequest(input, input.query, LIST_BINDING),
         );
-        const workspaces = await workspaceNames(input);
+        const workspaces = await assignedWorkspaces(input, page.items);
         return {
           data: page.items.map((sa) => toServiceAccountView(sa, workspaces, now())),
           pagination: pagination(input, page, LIST_BINDING),
@@ -282,10 +282,11 @@ async function modifyServiceAccount(
   for (let attempt = 1; ; attempt++) {
     const current = await visibleServiceAccount(input, id);
     checkIfMatch(ifMatch, current.etag);
-    mutate(current.value);
-    current.value.lastModifiedAt = input.services.now().toISOString();
+    const draft = structuredClone(current.value);
+    mutate(draft);
+    draft.lastModifiedAt = input.services.now().toISOString();
     try {
-      const saved = await store.replace(current.value, current.etag);
+      const saved = await store.replace(draft, current.etag);
       input.services.auth.evict(saved.value.id);
       return saved;
     } catch (error) {
@@ -327,13 +328,15 @@ function assertNotSelf(input: Ctx, sa: ServiceAccountRecord, action: string): vo
   }
 }
 
-async function workspaceNames(input: Ctx) {
-  const list = await input.services.stores.workspaces.listByAccounts(input.principal.organizationAccountIds);
+/** The workspaces these service accounts are assigned to, for their names: only those are read. */
+async function assignedWorkspaces(input: Ctx, accounts: readonly ServiceAccountRecord[]) {
+  const ids = accounts.flatMap((sa) => sa.workspaceAssignments.map((a) => a.workspaceId));
+  const list = await input.services.stores.workspaces.getMany(ids);
   return new Map(list.map((w) => [w.id, w] as const));
 }
 
 async function view(input: Ctx, sa: ServiceAccountRecord) {
-  return toServiceAccountView(sa, await workspaceNames(input), input.services.now());
+  return toServiceAccountView(sa, await assignedWorkspaces(input, [sa]), input.services.now());
 }
 
 function unique<T>(items: readonly T[]): T[] {

@@ -7,7 +7,11 @@ import type {
   WorkspaceRecord,
 } from "./records";
 
-/** A document with its version tag, for optimistic concurrency (Cosmos `_etag`). */
+/**
+ * A document with its version tag, for optimistic concurrency (Cosmos `_etag`). Values read from a
+ * store are snapshots that may be shared and frozen (the memory adapter hands out its own frozen
+ * copy): to change one, copy it (`structuredClone`) and write the copy.
+ */
 export interface Versioned<T> {
   value: T;
   etag: string;
@@ -37,6 +41,8 @@ export interface AccountStore {
 
 export interface WorkspaceStore {
   get(id: string): Promise<WorkspaceRecord | undefined>;
+  /** The workspaces among these ids that exist, in no particular order. */
+  getMany(ids: readonly string[]): Promise<WorkspaceRecord[]>;
   listByAccounts(accountIds: readonly string[]): Promise<WorkspaceRecord[]>;
   upsert(workspace: WorkspaceRecord): Promise<void>;
 }

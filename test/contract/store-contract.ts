@@ -65,7 +65,9 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
         await stores.accounts.upsert(written);
         written.name = "Changed after upsert";
         const read = await stores.accounts.get("acct-1");
-        if (read) read.name = "Changed after get";
+        attemptToChange(() => {
+          if (read) read.name = "Changed after get";
+        });
         expect((await stores.accounts.get("acct-1"))?.name).toBe("Original");
       });
     });
@@ -96,12 +98,24 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
         expect(await stores.workspaces.listByAccounts([])).toEqual([]);
       });
 
+      it("getMany returns the existing workspaces among the ids, each once", async () => {
+        await stores.workspaces.upsert(workspace("ws-1", "acct-1"));
+        await stores.workspaces.upsert(workspace("ws-2", "acct-2"));
+        await stores.workspaces.upsert(workspace("ws-3", "acct-1"));
+
+        expect(ids(await stores.workspaces.getMany(["ws-3", "ws-1", "ws-missing", "ws-1"])).sort()).toEqual(["ws-1", "ws-3"]);
+        expect(await stores.workspaces.getMany([])).toEqual([]);
+      });
+
       it("keeps the stored workspace when the caller later changes its objects", async () => {
         const written = workspace("ws-1", "acct-1", { name: "Original" });
         await stores.workspaces.upsert(written);
         written.name = "Changed after upsert";
         const [listed] = await stores.workspaces.listByAccounts(["acct-1"]);
-        if (listed) listed.name = "Changed after list";
+        // A snapshot may be frozen (memory) or a private copy (Cosmos): either way the store is untouched.
+        attemptToChange(() => {
+          if (listed) listed.name = "Changed after list";
+        });
         expect((await stores.workspaces.get("ws-1"))?.name).toBe("Original");
       });
     });
@@ -229,9 +243,9 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
         written.name = "Changed after create";
         written.credentials[0]!.status = "Revoked";
         written.workspaceAssignments.push({ workspaceId: "ws-9", role: "Owner" });
-        created.value.credentials[0]!.scopes.push("changed:after-create");
+        attemptToChange(() => created.value.credentials[0]!.scopes.push("changed:after-create"));
         const read = await stores.serviceAccounts.get("sa-1");
-        read!.value.workspaceAssignments.length = 0;
+        attemptToChange(() => (read!.value.workspaceAssignments.length = 0));
 
         expect((await stores.serviceAccounts.get("sa-1"))?.value).toStrictEqual(snapshot);
 
@@ -365,9 +379,9 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
         const written = user("u-1", "acct-1", { displayName: "Original" });
         const created = await stores.users.create(written);
         written.displayName = "Changed after create";
-        created.value.displayName = "Changed the returned value";
+        attemptToChange(() => (created.value.displayName = "Changed the returned value"));
         const [listed] = (await stores.users.list(["acct-1"], {}, { limit: 1 })).items;
-        listed!.displayName = "Changed after list";
+        attemptToChange(() => (listed!.displayName = "Changed after list"));
         expect((await stores.users.find(["acct-1"], "u-1"))?.value.displayName).toBe("Original");
       });
     });
@@ -516,4 +530,13 @@ function auditEvent(
     metadata: "{}",
     ...overrides,
   };
+}
+
+/** Runs a change to a value read from a store; a frozen snapshot refusing it is as good as a copy. */
+function attemptToChange(change: () => void): void {
+  try {
+    change();
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+  }
 }

@@ -53,6 +53,10 @@ function cosmosWorkspaces(workspaces: Collection<WorkspaceRecord>): WorkspaceSto
     async get(id) {
       return (await workspaces.read(id, id))?.value;
     },
+    async getMany(ids) {
+      if (ids.length === 0) return [];
+      return workspaces.query("SELECT * FROM c WHERE ARRAY_CONTAINS(@ids, c.id)", { "@ids": [...new Set(ids)] });
+    },
     async listByAccounts(accountIds) {
       if (accountIds.length === 0) return [];
       return workspaces.query("SELECT * FROM c WHERE ARRAY_CONTAINS(@accountIds, c.accountId) ORDER BY c.id", {

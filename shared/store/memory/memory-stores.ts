@@ -34,6 +34,9 @@ function memoryWorkspaces(): WorkspaceStore {
     async get(id) {
       return map.get(id)?.value;
     },
+    async getMany(ids) {
+      return [...new Set(ids)].flatMap((id) => map.get(id)?.value ?? []);
+    },
     async listByAccounts(accountIds) {
       return map.values().filter((w) => accountIds.includes(w.accountId));
     },

@@ -2,8 +2,9 @@ import { alreadyExists, concurrentWrite, missingDocument } from "../conflict";
 import type { Page, PageRequest, Versioned } from "../ports";
 
 /**
- * A map of documents with Cosmos-like etags. Values are cloned in and out so that a caller can
- * never change stored state without a write, as with a real database.
+ * A map of documents with Cosmos-like etags. A written value is copied and deep-frozen, and reads
+ * hand out that frozen snapshot: no caller can change stored state without a write (as with a real
+ * database), yet a read costs no copy. Read-modify-write callers copy first (see `Versioned`).
  */
 export class VersionedMap<T extends { id: string }> {
   private readonly entries = new Map<string, { value: T; etag: string }>();
@@ -13,11 +14,11 @@ export class VersionedMap<T extends { id: string }> {
 
   get(key: string): Versioned<T> | undefined {
     const entry = this.entries.get(key);
-    return entry && { value: structuredClone(entry.value), etag: entry.etag };
+    return entry && { value: entry.value, etag: entry.etag };
   }
 
   values(): T[] {
-    return [...this.entries.values()].map((e) => structuredClone(e.value));
+    return [...this.entries.values()].map((e) => e.value);
   }
 
   create(key: string, value: T): Versioned<T> {
@@ -47,8 +48,9 @@ export class VersionedMap<T extends { id: string }> {
 
   private write(key: string, value: T): Versioned<T> {
     const etag = `"${++this.version}"`;
-    this.entries.set(key, { value: structuredClone(value), etag });
-    return { value: structuredClone(value), etag };
+    const stored = deepFreeze(structuredClone(value));
+    this.entries.set(key, { value: stored, etag });
+    return { value: stored, etag };
   }
 }
 
@@ -63,4 +65,12 @@ export function pageById<T extends { id: string }>(items: T[], page: PageRequest
 /** Ordinal string comparison, the same order Cosmos uses for ORDER BY on strings. */
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }

@@ -1,7 +1,10 @@
 import type {
   AccountRecord,
   AuditEventRecord,
+  GamebookRunRecord,
+  IncidentStateRecord,
   OrganizationalRole,
+  OutboxEventRecord,
   ServiceAccountRecord,
   UserRecord,
   WorkspaceRecord,
@@ -81,10 +84,37 @@ export interface AuditStore {
   listRecent(accountId: string, limit: number): Promise<AuditEventRecord[]>;
 }
 
+/**
+ * The service's state of vendor incidents and the outbox of the events its changes produce. A state
+ * change and its events are one commit (a Cosmos transactional batch in the workspace's partition),
+ * so an accepted change never loses its events.
+ */
+export interface IncidentStateStore {
+  get(workspaceId: string, stateId: string): Promise<Versioned<IncidentStateRecord> | undefined>;
+  /** The states among these ids in one workspace, in no particular order. */
+  getMany(workspaceId: string, stateIds: readonly string[]): Promise<IncidentStateRecord[]>;
+  /**
+   * Writes the state and appends the events, all or nothing. `etag` null creates the state (CONFLICT
+   * when it exists); otherwise the state must still carry that etag (CONFLICT when it changed).
+   */
+  commit(state: IncidentStateRecord, etag: string | null, events: readonly OutboxEventRecord[]): Promise<Versioned<IncidentStateRecord>>;
+  /** Events not yet published, oldest first, at most `limit` (the outbox sweep). */
+  listUnpublished(limit: number): Promise<OutboxEventRecord[]>;
+  markPublished(workspaceId: string, eventId: string, at: string): Promise<void>;
+}
+
+export interface GamebookRunStore {
+  /** The newest run for an incident, by creationDate. */
+  latestForIncident(workspaceId: string, source: string, incidentId: string): Promise<GamebookRunRecord | undefined>;
+  upsert(run: GamebookRunRecord): Promise<void>;
+}
+
 export interface Stores {
   accounts: AccountStore;
   workspaces: WorkspaceStore;
   serviceAccounts: ServiceAccountStore;
   users: UserStore;
   audit: AuditStore;
+  incidents: IncidentStateStore;
+  gamebookRuns: GamebookRunStore;
 }

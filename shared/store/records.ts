@@ -1,3 +1,6 @@
+import type { Classification, PublicStatus } from "../sources/gateway";
+import type { Source } from "../sources/source";
+
 /**
  * The documents the service keeps. Stores hold these; endpoint groups map them to API views.
  * Timestamps are ISO 8601 strings so that the same document goes to memory and to Cosmos.
@@ -88,4 +91,121 @@ export interface AuditEventRecord {
   targetResourceId: string;
   targetResourceName: string;
   metadata: string;
+}
+
+/** Statuses that exist only inside the service: they pause the SLA clock and never reach a vendor. */
+export const internalStatuses = ["OnHold", "WaitingOnCustomer"] as const;
+export type InternalStatus = (typeof internalStatuses)[number];
+
+export interface IncidentAssignee {
+  userId: string | null;
+  email: string | null;
+  name: string | null;
+  isAgent: boolean;
+}
+
+/** Time-to-resolve clock: runs from creation, paused while in an internal status, stopped at close. */
+export interface SlaClockRecord {
+  startedAt: string;
+  /** Set while paused. */
+  pausedAt: string | null;
+  /** Paused time already accrued, before the current pause. */
+  pausedMs: number;
+  /** Set while closed; a reopen clears it and the time closed counts as paused. */
+  stoppedAt: string | null;
+}
+
+/**
+ * The service's own state of one vendor incident: what the service adds to the vendor's record
+ * (assignee, internal status, SLA clock) and what it last knew of it. Lives in the workspace's
+ * partition together with the outbox events written with it.
+ */
+export interface IncidentStateRecord {
+  /** `state-<source>-<base64url(incidentId)>`: unique in the partition and safe as a Cosmos id. */
+  id: string;
+  docType: "incidentState";
+  workspaceId: string;
+  accountId: string;
+  source: Source;
+  incidentId: string;
+  /** The public status as the service last wrote or saw it. */
+  status: PublicStatus;
+  internalStatus: InternalStatus | null;
+  classification: Classification | null;
+  assignee: IncidentAssignee | null;
+  sla: SlaClockRecord;
+  /** Closings so far; a new closing of a reopened incident is a new `incident.closed.v1` subject. */
+  closeCount: number;
+  vendorLastModificationTime: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** An event written in the same transaction as the state change it reports; published after commit. */
+export interface OutboxEventRecord {
+  /** `event-<eventId>`. */
+  id: string;
+  docType: "outboxEvent";
+  workspaceId: string;
+  /** The account the event belongs to, for routing to webhooks. */
+  accountId: string;
+  eventId: string;
+  type: string;
+  occurredAt: string;
+  /** The delivery envelope `{id, type, occurredAt, data}`, exactly as it will be sent. */
+  envelope: { id: string; type: string; occurredAt: string; data: Record<string, unknown> };
+  publishedAt: string | null;
+}
+
+/** Contract 2.6 gamebook run, as the gamebooks work writes it and the incident endpoints read it. */
+export interface GamebookRunRecord {
+  id: string;
+  tracingId: string;
+  incidentId: string;
+  source: Source;
+  incidentTitle: string;
+  incidentNumber: number;
+  isOcr: boolean;
+  isRecover: boolean;
+  isAdminRequired: boolean;
+  isAutoRun: boolean;
+  isRetryGamebook: boolean;
+  isQueued: boolean;
+  triggedByUserId: string;
+  displayName: string;
+  modificationDate: string;
+  creationDate: string;
+  status: string;
+  title: string;
+  summary: string;
+  workspaceId: string;
+  workspaceName: string;
+  tenantId: string;
+  originalGamebookId: string;
+  originalGamebookTitle: string;
+  playbooks: PlaybookEntryRecord[];
+}
+
+export interface PlaybookEntryRecord {
+  id: string;
+  referenceId: string;
+  entityId: string;
+  name: string;
+  description: string;
+  affectedEntity: string;
+  tracingId: string;
+  userObjectId: string;
+  userPrincipalName: string;
+  internetMessageId: string;
+  entityType: string;
+  isRecommended: boolean;
+  isAdminRequired: boolean;
+  status: string;
+  errorMessage: string;
+  sequence: number;
+  modificationDate: string;
+  startingDate: string;
+  finishingDate: string;
+  executionTime: string;
+  parameters: Record<string, unknown>;
 }

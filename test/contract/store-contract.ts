@@ -4,6 +4,9 @@ import type { Page, Stores } from "../../shared/store/ports";
 import type {
   AccountRecord,
   AuditEventRecord,
+  GamebookRunRecord,
+  IncidentStateRecord,
+  OutboxEventRecord,
   ServiceAccountRecord,
   UserRecord,
   WorkspaceRecord,
@@ -419,6 +422,62 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
         expect((await stores.audit.listRecent("acct-1", 1))[0]?.activityAction).toBe("Create");
       });
     });
+
+    describe("incident state and outbox", () => {
+      it("commit with a null etag creates the state and its events together", async () => {
+        const saved = await stores.incidents.commit(incidentState("ws-1", "s-1"), null, [outboxEvent("ws-1", "e-1", 1)]);
+        expect(saved.etag).toEqual(expect.any(String));
+        expect(await stores.incidents.get("ws-1", "s-1")).toStrictEqual(saved);
+        expect((await stores.incidents.listUnpublished(10)).map((e) => e.eventId)).toEqual(["e-1"]);
+      });
+
+      it("a second create of the same state fails with CONFLICT and writes none of its events", async () => {
+        await stores.incidents.commit(incidentState("ws-1", "s-1"), null, []);
+        await expectApiError(stores.incidents.commit(incidentState("ws-1", "s-1"), null, [outboxEvent("ws-1", "e-2", 2)]), "CONFLICT");
+        expect(await stores.incidents.listUnpublished(10)).toEqual([]);
+      });
+
+      it("commit with a stale etag fails with CONFLICT, keeps the state and writes no events", async () => {
+        const first = await stores.incidents.commit(incidentState("ws-1", "s-1", { status: "New" }), null, []);
+        const second = await stores.incidents.commit(incidentState("ws-1", "s-1", { status: "Active" }), first.etag, [outboxEvent("ws-1", "e-1", 1)]);
+        expect(second.etag).not.toBe(first.etag);
+        await expectApiError(
+          stores.incidents.commit(incidentState("ws-1", "s-1", { status: "Closed" }), first.etag, [outboxEvent("ws-1", "e-2", 2)]),
+          "CONFLICT",
+        );
+        expect((await stores.incidents.get("ws-1", "s-1"))?.value.status).toBe("Active");
+        expect((await stores.incidents.listUnpublished(10)).map((e) => e.eventId)).toEqual(["e-1"]);
+      });
+
+      it("getMany returns the states among the ids of one workspace only", async () => {
+        await stores.incidents.commit(incidentState("ws-1", "s-1"), null, []);
+        await stores.incidents.commit(incidentState("ws-1", "s-2"), null, []);
+        await stores.incidents.commit(incidentState("ws-2", "s-3"), null, []);
+        expect(ids(await stores.incidents.getMany("ws-1", ["s-2", "s-1", "s-3", "s-9"])).sort()).toEqual(["s-1", "s-2"]);
+        expect(await stores.incidents.getMany("ws-1", [])).toEqual([]);
+      });
+
+      it("lists unpublished events oldest first, and a published event leaves the list", async () => {
+        await stores.incidents.commit(incidentState("ws-1", "s-1"), null, [outboxEvent("ws-1", "e-b", 2)]);
+        await stores.incidents.commit(incidentState("ws-2", "s-2"), null, [outboxEvent("ws-2", "e-a", 1), outboxEvent("ws-2", "e-c", 3)]);
+        expect((await stores.incidents.listUnpublished(10)).map((e) => e.eventId)).toEqual(["e-a", "e-b", "e-c"]);
+        expect((await stores.incidents.listUnpublished(2)).map((e) => e.eventId)).toEqual(["e-a", "e-b"]);
+        await stores.incidents.markPublished("ws-2", "e-a", created);
+        await stores.incidents.markPublished("ws-2", "e-missing", created);
+        expect((await stores.incidents.listUnpublished(10)).map((e) => e.eventId)).toEqual(["e-b", "e-c"]);
+      });
+    });
+
+    describe("gamebook runs", () => {
+      it("latestForIncident returns the newest run of that incident only", async () => {
+        await stores.gamebookRuns.upsert(gamebookRun("run-1", "ws-1", "SourceA", "inc-1", 1));
+        await stores.gamebookRuns.upsert(gamebookRun("run-2", "ws-1", "SourceA", "inc-1", 3));
+        await stores.gamebookRuns.upsert(gamebookRun("run-3", "ws-1", "SourceB", "inc-1", 5));
+        await stores.gamebookRuns.upsert(gamebookRun("run-4", "ws-2", "SourceA", "inc-1", 6));
+        expect((await stores.gamebookRuns.latestForIncident("ws-1", "SourceA", "inc-1"))?.id).toBe("run-2");
+        expect(await stores.gamebookRuns.latestForIncident("ws-1", "SourceA", "inc-9")).toBeUndefined();
+      });
+    });
   });
 }
 
@@ -539,4 +598,51 @@ function attemptToChange(change: () => void): void {
   } catch (error) {
     if (!(error instanceof TypeError)) throw error;
   }
+}
+
+function incidentState(workspaceId: string, id: string, overrides: Partial<IncidentStateRecord> = {}): IncidentStateRecord {
+  return {
+    id,
+    docType: "incidentState",
+    workspaceId,
+    accountId: "acct-1",
+    source: "SourceA",
+    incidentId: `inc-${id}`,
+    status: "New",
+    internalStatus: null,
+    classification: null,
+    assignee: null,
+    sla: { startedAt: created, pausedAt: null, pausedMs: 0, stoppedAt: null },
+    closeCount: 0,
+    vendorLastModificationTime: created,
+    createdAt: created,
+    updatedAt: created,
+    ...overrides,
+  };
+}
+
+function outboxEvent(workspaceId: string, eventId: string, minute: number): OutboxEventRecord {
+  const occurredAt = new Date(Date.parse(created) + minute * 60_000).toISOString();
+  return {
+    id: `event-${eventId}`,
+    docType: "outboxEvent",
+    workspaceId,
+    accountId: "acct-1",
+    eventId,
+    type: "incident.status.changed.v1",
+    occurredAt,
+    envelope: { id: eventId, type: "incident.status.changed.v1", occurredAt, data: { status: "Active" } },
+    publishedAt: null,
+  };
+}
+
+function gamebookRun(id: string, workspaceId: string, source: "SourceA" | "SourceB", incidentId: string, minute: number): GamebookRunRecord {
+  const at = new Date(Date.parse(created) + minute * 60_000).toISOString();
+  return {
+    id, tracingId: `trace-${id}`, incidentId, source, incidentTitle: "Phishing", incidentNumber: 7,
+    isOcr: false, isRecover: false, isAdminRequired: false, isAutoRun: true, isRetryGamebook: false, isQueued: false,
+    triggedByUserId: "u-1", displayName: "Automation", modificationDate: at, creationDate: at, status: "Completed",
+    title: "Contain phishing", summary: "", workspaceId, workspaceName: "ws", tenantId: "t-1",
+    originalGamebookId: "gb-1", originalGamebookTitle: "Contain phishing", playbooks: [],
+  };
 }

@@ -25,6 +25,10 @@ export const containers = {
   users: { name: "users", partitionKeyPath: "/accountId" },
   // Audit is read per account, newest first.
   audit: { name: "audit", partitionKeyPath: "/accountId" },
+  // Incident state and its outbox events: one workspace is one partition, so a change and its events
+  // commit in one transactional batch. TTL on, per item: published events expire, state never does.
+  incidents: { name: "incidents", partitionKeyPath: "/workspaceId", defaultTtl: -1 },
+  gamebookRuns: { name: "gamebookRuns", partitionKeyPath: "/workspaceId" },
 } as const satisfies Record<keyof Stores, ContainerSpec>;
 
 /**

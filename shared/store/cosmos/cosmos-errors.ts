@@ -1,7 +1,7 @@
 import { ApiError } from "../../http/api-error";
 import { alreadyExists, concurrentWrite, missingDocument } from "../conflict";
 
-export type CosmosOperation = "read" | "query" | "create" | "upsert" | "replace" | "delete";
+export type CosmosOperation = "read" | "query" | "create" | "upsert" | "replace" | "delete" | "batch";
 
 export interface CosmosErrorContext {
   operation: CosmosOperation;
@@ -27,7 +27,7 @@ export function translateCosmosError(error: unknown, context: CosmosErrorContext
       return concurrentWrite(kind, error);
     case 409:
       // Without unique-key policies, only a create can collide (on the id).
-      return operation === "create" ? alreadyExists(kind, context.id ?? "(unknown id)", error) : error;
+      return operation === "create" || operation === "batch" ? alreadyExists(kind, context.id ?? "(unknown id)", error) : error;
     case 404:
       // On a conditional write, 404 means the document is gone. On a read or query it means the
       // database or container is missing, which is a deployment defect, not the caller's problem.

@@ -1,5 +1,23 @@
-import type { AccountStore, AuditStore, ServiceAccountStore, Stores, UserStore, WorkspaceStore } from "../ports";
-import type { AccountRecord, AuditEventRecord, ServiceAccountRecord, UserRecord, WorkspaceRecord } from "../records";
+import type {
+  AccountStore,
+  AuditStore,
+  GamebookRunStore,
+  IncidentStateStore,
+  ServiceAccountStore,
+  Stores,
+  UserStore,
+  WorkspaceStore,
+} from "../ports";
+import type {
+  AccountRecord,
+  AuditEventRecord,
+  GamebookRunRecord,
+  IncidentStateRecord,
+  OutboxEventRecord,
+  ServiceAccountRecord,
+  UserRecord,
+  WorkspaceRecord,
+} from "../records";
 import { VersionedMap, pageById } from "./versioned-map";
 
 /** The embedded default: every store in this process's memory. */
@@ -10,6 +28,58 @@ export function createMemoryStores(): Stores {
     serviceAccounts: memoryServiceAccounts(),
     users: memoryUsers(),
     audit: memoryAudit(),
+    incidents: memoryIncidents(),
+    gamebookRuns: memoryGamebookRuns(),
+  };
+}
+
+function memoryIncidents(): IncidentStateStore {
+  const states = new VersionedMap<IncidentStateRecord>("incident state");
+  const outbox = new Map<string, OutboxEventRecord>();
+  const key = (workspaceId: string, stateId: string) => `${workspaceId}|${stateId}`;
+  return {
+    async get(workspaceId, stateId) {
+      return states.get(key(workspaceId, stateId));
+    },
+    async getMany(workspaceId, stateIds) {
+      return [...new Set(stateIds)].flatMap((id) => states.get(key(workspaceId, id))?.value ?? []);
+    },
+    async commit(state, etag, events) {
+      const k = key(state.workspaceId, state.id);
+      // Synchronous from the check to the last write: nothing interleaves, so this is all or nothing.
+      const saved = etag === null ? states.create(k, state) : states.replace(k, state, etag);
+      for (const event of events) {
+        outbox.delete(event.eventId);
+        outbox.set(event.eventId, Object.freeze(structuredClone(event)));
+      }
+      return saved;
+    },
+    async listUnpublished(limit) {
+      const pending = [...outbox.values()].filter((e) => e.publishedAt === null);
+      // Stable sort: events of one commit with the same time keep their commit order.
+      return pending.sort((a, b) => (a.occurredAt < b.occurredAt ? -1 : a.occurredAt > b.occurredAt ? 1 : 0)).slice(0, limit);
+    },
+    async markPublished(_workspaceId, eventId, at) {
+      const event = outbox.get(eventId);
+      if (event) outbox.set(eventId, Object.freeze({ ...event, publishedAt: at }));
+    },
+  };
+}
+
+function memoryGamebookRuns(): GamebookRunStore {
+  const map = new VersionedMap<GamebookRunRecord>("gamebook run");
+  return {
+    async latestForIncident(workspaceId, source, incidentId) {
+      let latest: GamebookRunRecord | undefined;
+      for (const run of map.values()) {
+        if (run.workspaceId !== workspaceId || run.source !== source || run.incidentId !== incidentId) continue;
+        if (!latest || run.creationDate > latest.creationDate) latest = run;
+      }
+      return latest;
+    },
+    async upsert(run) {
+      map.upsert(`${run.workspaceId}|${run.id}`, run);
+    },
   };
 }
 

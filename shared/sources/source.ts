@@ -1,0 +1,39 @@
+import { z } from "zod";
+
+/**
+ * The incident sources, in the order of the contract's list. These are the wire values: renaming
+ * them to the vendors' product names is an edit of this table and nothing else.
+ */
+export const sources = ["SourceA", "SourceB", "SourceC", "SourceD", "SourceE", "SourceF", "SourceG"] as const;
+export type Source = (typeof sources)[number];
+
+/** Most incident paths take every source; the comments paths take A to F (contract 2.3). */
+export const sourcesAtoG: readonly Source[] = sources;
+export const sourcesAtoF: readonly Source[] = sources.slice(0, 6);
+/** The sources whose vendors can list by last-modified time (contract 4.2, `filterByLastModified`). */
+export const lastModifiedSources: readonly Source[] = ["SourceA", "SourceB"];
+
+const byLowerCase = new Map<string, Source>(sources.map((s) => [s.toLowerCase(), s]));
+
+/** The canonical value for a case-insensitive spelling, e.g. a webhook event's lower-case `source`. */
+export function parseSource(value: string): Source | undefined {
+  return byLowerCase.get(value.toLowerCase());
+}
+
+/**
+ * A zod schema for a source accepted case-insensitively and returned in its canonical PascalCase.
+ * A value outside `accepted` fails with a message naming every accepted value.
+ */
+export function sourceSchema(accepted: readonly Source[] = sourcesAtoG) {
+  const message = `Must be one of ${accepted.join(", ")} (case-insensitive).`;
+  return z
+    .string()
+    .transform((value, ctx) => {
+      const source = parseSource(value);
+      if (source && accepted.includes(source)) return source;
+      ctx.addIssue({ code: "custom", message });
+      return z.NEVER;
+    })
+    .pipe(z.enum(accepted as [Source, ...Source[]]))
+    .describe(message);
+}

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
+import { sources, type Source } from "./sources/source";
 
 const bool = z
   .enum(["true", "false", "1", "0"])
@@ -12,6 +13,17 @@ const key = z
   .refine((b) => b.length >= 32, "must encode at least 32 bytes (base64 or hex)");
 
 const positiveInt = z.coerce.number().int().positive();
+
+const sourceLetters = ["A", "B", "C", "D", "E", "F", "G"] as const;
+
+/** Per source: SOURCE_<X>_URL selects the generic HTTP vendor adapter instead of the simulated vendor. */
+const sourceEnv = Object.fromEntries(
+  sourceLetters.flatMap((x) => [
+    [`SOURCE_${x}_URL`, z.url({ protocol: /^https?$/ }).optional()],
+    [`SOURCE_${x}_AUTH_HEADER`, z.string().min(1).optional()],
+    [`SOURCE_${x}_TIMEOUT_MS`, positiveInt.default(10_000)],
+  ]),
+) as Record<string, z.ZodType>;
 
 /**
  * Every setting the service reads, validated once at start. The README's configuration table lists
@@ -34,6 +46,9 @@ const envSchema = z
     LOCAL_ADMIN_CLIENT_ID: z.guid().optional(),
     LOCAL_ADMIN_CLIENT_SECRET: z.string().min(32).optional(),
     DEMO_SEED: z.string().min(1).default("secops-demo"),
+    DEMO_WORKSPACES: z.coerce.number().int().min(5).max(1000).default(5),
+    SIMULATED_INCIDENTS_PER_WORKSPACE: z.coerce.number().int().min(0).max(100_000).default(300),
+    ...sourceEnv,
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   })
   .superRefine((env, ctx) => {
@@ -57,6 +72,10 @@ export interface Config {
   principalCacheTtlMs: number;
   localAdmin: { clientId?: string; clientSecret?: string };
   demoSeed: string;
+  demoWorkspaces: number;
+  simulatedIncidentsPerWorkspace: number;
+  /** Sources bridged over HTTP; every other source is served by the simulated vendor. */
+  httpSources: Partial<Record<Source, { baseUrl: string; authHeader?: string; timeoutMs: number }>>;
   logLevel: "debug" | "info" | "warn" | "error";
 }
 
@@ -89,6 +108,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     principalCacheTtlMs: e.PRINCIPAL_CACHE_TTL_MS,
     localAdmin: { clientId: e.LOCAL_ADMIN_CLIENT_ID, clientSecret: e.LOCAL_ADMIN_CLIENT_SECRET },
     demoSeed: e.DEMO_SEED,
+    demoWorkspaces: e.DEMO_WORKSPACES,
+    simulatedIncidentsPerWorkspace: e.SIMULATED_INCIDENTS_PER_WORKSPACE,
+    httpSources: httpSourcesOf(e as unknown as Record<string, unknown>),
     logLevel: e.LOG_LEVEL,
   };
+}
+
+function httpSourcesOf(env: Record<string, unknown>): Config["httpSources"] {
+  const out: Config["httpSources"] = {};
+  sourceLetters.forEach((x, i) => {
+    const baseUrl = env[`SOURCE_${x}_URL`] as string | undefined;
+    if (!baseUrl) return;
+    out[sources[i]!] = {
+      baseUrl,
+      authHeader: env[`SOURCE_${x}_AUTH_HEADER`] as string | undefined,
+      timeoutMs: env[`SOURCE_${x}_TIMEOUT_MS`] as number,
+    };
+  });
+  return out;
 }

@@ -8,6 +8,8 @@ import { createCosmosClient } from "./store/cosmos/cosmos-client";
 import { createCosmosStores } from "./store/cosmos/cosmos-stores";
 import { createMemoryStores } from "./store/memory/memory-stores";
 import type { Stores } from "./store/ports";
+import { buildDemoData } from "./local/demo-data";
+import { createSourceRegistry, type SourceRegistry } from "./sources/source-registry";
 
 /** Everything a handler may use. Built once per process by the composition root below. */
 export interface Services {
@@ -19,12 +21,14 @@ export interface Services {
   rateLimiter: RateLimiter;
   pageTokens: PageTokens;
   audit: AuditTrail;
+  sources: SourceRegistry;
 }
 
 export interface ServiceOverrides {
   now?: () => Date;
   logger?: Logger;
   stores?: Stores;
+  sources?: SourceRegistry;
 }
 
 export function createServices(config: Config, overrides: ServiceOverrides = {}): Services {
@@ -46,6 +50,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     rateLimiter: new RateLimiter({ capacity: config.rateLimit.burst, refillPerSecond: config.rateLimit.perSecond }),
     pageTokens: new PageTokens(config.pageTokenKey),
     audit: new AuditTrail(stores.audit, now, logger),
+    sources: overrides.sources ?? createSourceRegistry(config, simulatedWorld(config, now()), now),
   };
 }
 
@@ -53,6 +58,16 @@ function createStores(config: Config): Stores {
   if (config.store === "memory") return createMemoryStores();
   const client = createCosmosClient(config.cosmos);
   return createCosmosStores(client.database(config.cosmos.database));
+}
+
+/** The simulated vendors serve the demo organization's workspaces, owned by its users. */
+function simulatedWorld(config: Config, now: Date) {
+  const demo = buildDemoData(config.demoSeed, now, config.demoWorkspaces);
+  return {
+    seed: config.demoSeed,
+    workspaces: demo.workspaces,
+    owners: demo.users.map((u) => ({ userId: u.id, email: u.email, name: u.displayName })),
+  };
 }
 
 let singleton: Services | undefined;

@@ -22,7 +22,8 @@ export interface DemoData {
   users: UserRecord[];
 }
 
-export function buildDemoData(seed: string, now: Date): DemoData {
+/** The demo organization; `workspaceCount` above five adds workspaces (for benchmarks), alternating customers. */
+export function buildDemoData(seed: string, now: Date, workspaceCount = 5): DemoData {
   const id = (name: string) => demoId(seed, name);
   const stamp = now.toISOString();
   const provider: AccountRecord = { id: id("account/provider"), name: "Contoso Managed Security", kind: "ServiceProvider", managedByAccountId: null };
@@ -44,6 +45,11 @@ export function buildDemoData(seed: string, now: Date): DemoData {
     workspace("northwind-clinics", "northwind-sentinel-clinics", northwind),
     workspace("contoso-soc", "contoso-soc-internal", provider),
   ];
+  for (let n = workspaces.length + 1; n <= workspaceCount; n++) {
+    const customer = n % 2 === 0 ? fabrikam : northwind;
+    const key = `${customer === fabrikam ? "fabrikam" : "northwind"}-${String(n).padStart(3, "0")}`;
+    workspaces.push(workspace(key, `${key}-sentinel`, customer));
+  }
   const user = (key: string, displayName: string, email: string, account: AccountRecord, role: UserRecord["organizationalRole"]): UserRecord => ({
     id: id(`user/${key}`),
     accountId: account.id,
@@ -74,7 +80,7 @@ export interface SeedResult {
 /** Writes the demo organization (idempotently: the same ids every time) and its admin service account. */
 export async function seedDemoData(services: Services): Promise<SeedResult> {
   const { stores, config } = services;
-  const data = buildDemoData(config.demoSeed, services.now());
+  const data = buildDemoData(config.demoSeed, services.now(), config.demoWorkspaces);
   for (const account of [data.provider, ...data.customers]) await stores.accounts.upsert(account);
   for (const workspace of data.workspaces) await stores.workspaces.upsert(workspace);
   for (const user of data.users) {

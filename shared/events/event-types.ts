@@ -1,0 +1,22 @@
+/** Every event type the service emits (contract 6.1). `webhook.test.v1` is not subscribable. */
+export const eventTypes = [
+  "incident.created.v1",
+  "incident.closed.v1",
+  "incident.status.changed.v1",
+  "incident.assignee.changed.v1",
+  "incident.comment.added.v1",
+  "gamebook.run.v1",
+  "agent.investigation.completed.v1",
+  "webhook.test.v1",
+] as const;
+export type EventType = (typeof eventTypes)[number];
+
+export const subscribableEventTypes = eventTypes.filter((t) => t !== "webhook.test.v1");
+
+/** Who made a change an event reports (`changedBy` / `closedBy`). */
+export interface ChangeOrigin {
+  /** `api`: through this API; `upstream`: found by reconciliation of a vendor-console change. */
+  origin: "api" | "upstream" | "agent" | "gamebook" | "portal";
+  serviceAccountId: string | null;
+  name: string | null;
+}

@@ -1,0 +1,308 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { ApiError, INVALID_PAGE_TOKEN_MESSAGE } from "../http/api-error";
+import { invalidPageToken } from "../http/page-token";
+import type { Principal } from "../auth/principal";
+import type { Services } from "../services";
+import { publicStatuses, severities, type IncidentFilters, type VendorIncident } from "../sources/gateway";
+import { lastModifiedSources, parseSource, sourceSchema, sources, type Source } from "../sources/source";
+import type { WorkspaceRecord } from "../store/records";
+import { initialState, stateIdOf } from "./incident-state";
+import { toIncidentSummary, type IncidentSummaryView } from "./incident-view";
+
+/** Incidents per call the listing aims at, spread over the streams (workspace × source) still paging. */
+export const LISTING_PAGE_TARGET = 200;
+const MIN_PER_STREAM = 5;
+const MAX_PER_STREAM = 50;
+/** `filterByLastModified`: most incidents one workspace contributes to one call ("several hundred"). */
+export const LAST_MODIFIED_CAP = 500;
+/** Vendor calls in flight at once for one listing call. */
+const VENDOR_CONCURRENCY = 16;
+
+const timeFilterTypes = ["ThreeHours", "SixHours", "TwelveHours", "TwentyFourHours", "FortyEightHours", "Custom"] as const;
+const hoursOf: Record<Exclude<(typeof timeFilterTypes)[number], "Custom">, number> = {
+  ThreeHours: 3,
+  SixHours: 6,
+  TwelveHours: 12,
+  TwentyFourHours: 24,
+  FortyEightHours: 48,
+};
+const timestamp = z.iso.datetime({ offset: true });
+
+export const acrossWorkspacesBody = z
+  .object({
+    severities: z.array(z.enum(severities)).max(severities.length).default([]),
+    statuses: z.array(z.enum(publicStatuses)).max(publicStatuses.length).default([]),
+    sources: z
+      .array(sourceSchema())
+      .max(sources.length)
+      .default([])
+      .describe("Empty: every source, or SourceA and SourceB with filterByLastModified."),
+    timeFilterSelection: z
+      .object({
+        type: z.enum(timeFilterTypes),
+        customStartUtc: timestamp.optional(),
+        customEndUtc: timestamp.optional(),
+      })
+      .strict()
+      .optional()
+      .describe("Absent: no time bound."),
+    isFirstCall: z.boolean(),
+    workspacePageTokens: z
+      .array(z.object({ workspaceId: z.guid(), sourceTokens: z.record(z.string(), z.string().min(1).max(4096)) }).strict())
+      .max(5000)
+      .default([]),
+    query: z.string().trim().min(1).max(256).optional().describe("Case-insensitive text in the title, the number or an entity name."),
+    assigneeEmails: z.array(z.string().trim().min(1).max(320)).max(100).default([]),
+    includeUnassigned: z.boolean().default(false),
+    filterByLastModified: z.boolean().default(false),
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    const t = body.timeFilterSelection;
+    if (t?.type === "Custom") {
+      if (!t.customStartUtc) ctx.addIssue({ code: "custom", path: ["timeFilterSelection", "customStartUtc"], message: "Required with Custom." });
+      if (!t.customEndUtc) ctx.addIssue({ code: "custom", path: ["timeFilterSelection", "customEndUtc"], message: "Required with Custom." });
+      if (t.customStartUtc && t.customEndUtc && Date.parse(t.customStartUtc) >= Date.parse(t.customEndUtc)) {
+        ctx.addIssue({ code: "custom", path: ["timeFilterSelection", "customEndUtc"], message: "Must be after customStartUtc." });
+      }
+    } else if (t && (t.customStartUtc || t.customEndUtc)) {
+      ctx.addIssue({ code: "custom", path: ["timeFilterSelection", "type"], message: "customStartUtc and customEndUtc go with type Custom." });
+    }
+    if (body.filterByLastModified) {
+      const unsupported = body.sources.filter((s) => !lastModifiedSources.includes(s));
+      if (unsupported.length > 0) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["sources"],
+          message: `filterByLastModified supports ${lastModifiedSources.join(" and ")} only, not ${unsupported.join(", ")}.`,
+        });
+      }
+    }
+    if (body.isFirstCall && body.workspacePageTokens.length > 0) {
+      ctx.addIssue({ code: "custom", path: ["workspacePageTokens"], message: "Must be empty when isFirstCall is true." });
+    }
+    if (!body.isFirstCall && body.workspacePageTokens.length === 0) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["workspacePageTokens"],
+        message: "Send the previous response's sourcePageTokens unchanged, or start over with isFirstCall true.",
+      });
+    }
+  });
+
+export type AcrossWorkspacesBody = z.output<typeof acrossWorkspacesBody>;
+
+export interface AcrossWorkspacesResult {
+  incidents: IncidentSummaryView[];
+  sourcePageTokens: { workspaceId: string; sourceTokens: Partial<Record<Source, string>> }[];
+  moreIncidentsAvailable: boolean;
+}
+
+/** What a stream token carries: where it pages and the window frozen at the first call. */
+interface StreamCursor {
+  w: string;
+  s: Source;
+  /** The vendor adapter's cursor; null before the stream's first page. */
+  k: string | null;
+  from: string;
+  to: string;
+}
+
+interface Stream {
+  workspace: WorkspaceRecord;
+  source: Source;
+  cursor: string | null;
+  from: string;
+  to: string;
+}
+
+interface ListingContext {
+  services: Services;
+  principal: Principal;
+  signal: AbortSignal;
+}
+
+/** `POST /incidents/across-workspaces` (contract 4.2). */
+export async function listAcrossWorkspaces(ctx: ListingContext, body: AcrossWorkspacesBody): Promise<AcrossWorkspacesResult> {
+  const workspaces = await mappedWorkspaces(ctx);
+  const chosenSources = body.sources.length > 0 ? [...new Set(body.sources)] : body.filterByLastModified ? lastModifiedSources : sources;
+  const filters: IncidentFilters = {
+    severities: body.severities.length > 0 ? body.severities : undefined,
+    statuses: body.statuses.length > 0 ? body.statuses : undefined,
+    query: body.query,
+    assigneeEmails: body.assigneeEmails.length > 0 ? body.assigneeEmails : undefined,
+    includeUnassigned: body.includeUnassigned || undefined,
+  };
+  const window = resolveWindow(body, ctx.services.now());
+  if (body.filterByLastModified) return lastModifiedListing(ctx, workspaces, chosenSources, filters, window);
+
+  const binding = bindingOf(body);
+  const streams = body.isFirstCall
+    ? workspaces.flatMap((workspace) => chosenSources.map((source) => ({ workspace, source, cursor: null, ...window })))
+    : readStreams(ctx, body, binding, workspaces, chosenSources);
+
+  const perStream = Math.min(MAX_PER_STREAM, Math.max(MIN_PER_STREAM, Math.floor(LISTING_PAGE_TARGET / Math.max(1, streams.length))));
+  const pages = await mapLimited(streams, VENDOR_CONCURRENCY, (stream) =>
+    ctx.services.sources.gateway(stream.source).listIncidents(
+      {
+        workspaceId: stream.workspace.id,
+        field: "createdAt",
+        from: stream.from,
+        to: stream.to,
+        limit: perStream,
+        cursor: stream.cursor ?? undefined,
+        filters,
+      },
+      ctx.signal,
+    ),
+  );
+
+  const incidents: IncidentSummaryView[] = [];
+  const tokens = new Map<string, Partial<Record<Source, string>>>();
+  for (let i = 0; i < streams.length; i++) {
+    const stream = streams[i]!;
+    const page = pages[i]!;
+    incidents.push(...(await summaries(ctx, stream.workspace, page.items)));
+    if (page.cursor === undefined) continue; // finished: drops out of the tokens (rule 4)
+    const cursor: StreamCursor = { w: stream.workspace.id, s: stream.source, k: page.cursor, from: stream.from, to: stream.to };
+    const entry = tokens.get(stream.workspace.id) ?? {};
+    entry[stream.source] = ctx.services.pageTokens.issue(ctx.principal.credentialId, binding, cursor);
+    tokens.set(stream.workspace.id, entry);
+  }
+  return {
+    incidents,
+    sourcePageTokens: [...tokens].map(([workspaceId, sourceTokens]) => ({ workspaceId, sourceTokens })),
+    moreIncidentsAvailable: tokens.size > 0,
+  };
+}
+
+/**
+ * Last-modified mode: each workspace's whole window in one call, ordered by lastModificationTime
+ * descending, up to the cap per workspace; past the cap, `moreIncidentsAvailable` says to narrow the
+ * window (rule 3). There is nothing to continue, so no tokens are issued.
+ */
+async function lastModifiedListing(
+  ctx: ListingContext,
+  workspaces: WorkspaceRecord[],
+  chosenSources: readonly Source[],
+  filters: IncidentFilters,
+  window: { from: string; to: string },
+): Promise<AcrossWorkspacesResult> {
+  const pairs = workspaces.flatMap((workspace) => chosenSources.map((source) => ({ workspace, source })));
+  const pages = await mapLimited(pairs, VENDOR_CONCURRENCY, ({ workspace, source }) =>
+    ctx.services.sources
+      .gateway(source)
+      .listIncidents({ workspaceId: workspace.id, field: "lastModificationTime", ...window, limit: LAST_MODIFIED_CAP + 1, filters }, ctx.signal),
+  );
+  let capped = false;
+  const incidents: IncidentSummaryView[] = [];
+  for (const workspace of workspaces) {
+    // Each source was asked for one more than the cap: more than the cap in all means the window is too wide.
+    const found = pairs.flatMap((p, i) => (p.workspace === workspace ? pages[i]!.items : [])).sort(byLastModifiedDesc);
+    if (found.length > LAST_MODIFIED_CAP) capped = true;
+    incidents.push(...(await summaries(ctx, workspace, found.slice(0, LAST_MODIFIED_CAP))));
+  }
+  incidents.sort((a, b) => (a.lastModificationTime < b.lastModificationTime ? 1 : a.lastModificationTime > b.lastModificationTime ? -1 : 0));
+  return { incidents, sourcePageTokens: [], moreIncidentsAvailable: capped };
+}
+
+function byLastModifiedDesc(a: VendorIncident, b: VendorIncident): number {
+  return a.lastModificationTime < b.lastModificationTime ? 1 : a.lastModificationTime > b.lastModificationTime ? -1 : a.id < b.id ? -1 : 1;
+}
+
+/** The workspaces the credential holds a role on, that exist, in a stable order. */
+async function mappedWorkspaces(ctx: ListingContext): Promise<WorkspaceRecord[]> {
+  const found = await ctx.services.stores.workspaces.getMany([...ctx.principal.workspaceRoles.keys()]);
+  return found.sort((a, b) => (a.id < b.id ? -1 : 1));
+}
+
+/**
+ * The streams the previous response left open, from its tokens. Every token must be one this
+ * service issued to this credential for this very query, placed where it was issued; anything else
+ * is the contract's fixed 400. A workspace the credential lost its role on since is left out.
+ */
+function readStreams(
+  ctx: ListingContext,
+  body: AcrossWorkspacesBody,
+  binding: string,
+  workspaces: WorkspaceRecord[],
+  chosenSources: readonly Source[],
+): Stream[] {
+  const byId = new Map(workspaces.map((w) => [w.id, w]));
+  const seen = new Set<string>();
+  const streams: Stream[] = [];
+  body.workspacePageTokens.forEach((entry, i) => {
+    const workspaceId = entry.workspaceId.toLowerCase();
+    for (const [key, token] of Object.entries(entry.sourceTokens)) {
+      const target = `workspacePageTokens[${i}].sourceTokens.${key}`;
+      const source = parseSource(key);
+      let cursor: StreamCursor;
+      try {
+        cursor = ctx.services.pageTokens.read(token, ctx.principal.credentialId, binding, target) as StreamCursor;
+      } catch {
+        throw invalidTokens(target);
+      }
+      if (!source || cursor.w !== workspaceId || cursor.s !== source || !chosenSources.includes(source) || seen.has(`${workspaceId}/${source}`)) {
+        throw invalidTokens(target);
+      }
+      seen.add(`${workspaceId}/${source}`);
+      const workspace = byId.get(workspaceId);
+      if (workspace) streams.push({ workspace, source, cursor: cursor.k, from: cursor.from, to: cursor.to });
+    }
+  });
+  return streams;
+}
+
+function invalidTokens(target: string): ApiError {
+  const error = invalidPageToken(target);
+  return new ApiError("VALIDATION_ERROR", INVALID_PAGE_TOKEN_MESSAGE, { target: "workspacePageTokens", errors: error.errors });
+}
+
+/** The absolute window [from, to): relative types end now; no selection means no bound. */
+function resolveWindow(body: AcrossWorkspacesBody, now: Date): { from: string; to: string } {
+  const t = body.timeFilterSelection;
+  if (!t) return { from: new Date(0).toISOString(), to: new Date(now.getTime() + 1).toISOString() };
+  if (t.type === "Custom") return { from: new Date(t.customStartUtc!).toISOString(), to: new Date(t.customEndUtc!).toISOString() };
+  return { from: new Date(now.getTime() - hoursOf[t.type] * 3_600_000).toISOString(), to: new Date(now.getTime() + 1).toISOString() };
+}
+
+/**
+ * What a token is valid for: the query's filters (not the tokens themselves). A token replayed with
+ * other filters would page a different listing, so it is rejected. Relative windows are frozen in
+ * the tokens, so the type (not the clock) is what binds.
+ */
+function bindingOf(body: AcrossWorkspacesBody): string {
+  const { workspacePageTokens: _tokens, isFirstCall: _first, ...query } = body;
+  const normalised = {
+    ...query,
+    severities: [...query.severities].sort(),
+    statuses: [...query.statuses].sort(),
+    sources: [...new Set(query.sources)].sort(),
+    assigneeEmails: query.assigneeEmails.map((e) => e.toLowerCase()).sort(),
+    query: query.query?.toLowerCase(),
+  };
+  return `incidents-across:${createHash("sha256").update(JSON.stringify(normalised)).digest("base64url")}`;
+}
+
+async function summaries(ctx: ListingContext, workspace: WorkspaceRecord, items: VendorIncident[]): Promise<IncidentSummaryView[]> {
+  if (items.length === 0) return [];
+  const states = await ctx.services.stores.incidents.getMany(workspace.id, items.map((i) => stateIdOf(i.source, i.id)));
+  const byId = new Map(states.map((s) => [s.id, s]));
+  const now = ctx.services.now();
+  return items.map((i) => toIncidentSummary(i, byId.get(stateIdOf(i.source, i.id)) ?? initialState(i, workspace.accountId, now), now));
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight, results in input order. */
+async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

@@ -1,0 +1,101 @@
+import { deterministicEventId, freshEventId } from "../events/event-ids";
+import type { ChangeOrigin, EventType } from "../events/event-types";
+import type { PublicStatus, VendorIncident } from "../sources/gateway";
+import type { IncidentAssignee, IncidentStateRecord, InternalStatus, OutboxEventRecord } from "../store/records";
+
+/** Fields every incident event carries about its incident (contract 6.5); null fields are left out. */
+function incidentBlock(incident: VendorIncident, state: IncidentStateRecord): Record<string, unknown> {
+  return withoutNulls({
+    incidentId: incident.id,
+    // Lower-case on the wire; the API accepts it back as a path segment (contract 2.3).
+    source: incident.source.toLowerCase(),
+    sourceDisplayName: incident.source,
+    workspaceId: incident.workspaceId,
+    accountId: state.accountId,
+    incidentNumber: incident.number,
+    title: incident.title,
+    severity: incident.severity,
+    status: incident.status,
+    vendorIdentifiers: incident.vendorIdentifiers,
+  });
+}
+
+function outboxEvent(
+  type: EventType,
+  eventId: string,
+  state: IncidentStateRecord,
+  occurredAt: string,
+  data: Record<string, unknown>,
+): OutboxEventRecord {
+  return {
+    id: `event-${eventId}`,
+    docType: "outboxEvent",
+    workspaceId: state.workspaceId,
+    accountId: state.accountId,
+    eventId,
+    type,
+    occurredAt,
+    envelope: { id: eventId, type, occurredAt, data },
+    publishedAt: null,
+  };
+}
+
+/**
+ * The events of a status transition: `incident.status.changed.v1` always (fresh id), and
+ * `incident.closed.v1` when it closes (id from the subject: incident plus which closing this is).
+ */
+export function statusEvents(
+  incident: VendorIncident,
+  before: IncidentStateRecord,
+  after: IncidentStateRecord,
+  changedBy: ChangeOrigin,
+  closingComment: string | null,
+  now: Date,
+): OutboxEventRecord[] {
+  const at = now.toISOString();
+  const block = incidentBlock(incident, after);
+  const events = [
+    outboxEvent("incident.status.changed.v1", freshEventId(), after, at, {
+      ...block,
+      status: after.status,
+      previousStatus: before.status,
+      serviceStatus: after.internalStatus ?? after.status,
+      previousServiceStatus: before.internalStatus ?? before.status,
+      changedBy,
+    }),
+  ];
+  const closesNow = after.status === "Closed" && (before.status !== "Closed" || after.closeCount > before.closeCount);
+  if (closesNow) {
+    const subject = `${incident.workspaceId}/${incident.source}/${incident.id}/close/${after.closeCount}`;
+    events.push(
+      outboxEvent("incident.closed.v1", deterministicEventId("incident.closed.v1", subject), after, at, {
+        ...block,
+        classification: after.classification,
+        closingComment,
+        closedBy: changedBy,
+      }),
+    );
+  }
+  return events;
+}
+
+export function assigneeEvent(
+  incident: VendorIncident,
+  previous: IncidentAssignee | null,
+  after: IncidentStateRecord,
+  changedBy: ChangeOrigin,
+  now: Date,
+): OutboxEventRecord {
+  return outboxEvent("incident.assignee.changed.v1", freshEventId(), after, now.toISOString(), {
+    ...incidentBlock(incident, after),
+    assignee: after.assignee,
+    previousAssignee: previous,
+    changedBy,
+  });
+}
+
+export type StatusTarget = PublicStatus | InternalStatus;
+
+function withoutNulls(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== null && v !== undefined));
+}

@@ -1,0 +1,192 @@
+import { z } from "zod";
+import { ApiError, notFound } from "../http/api-error";
+import { defineRoute, type RouteGroup } from "../http/route";
+import type { EntityQuery } from "../sources/gateway";
+import { initialState, stateIdOf } from "./incident-state";
+import { loadIncident, workspaceOf } from "./incident-access";
+import {
+  byEntityQuery,
+  commentListParams,
+  commentParams,
+  commentView,
+  deleteCommentQuery,
+  incidentParams,
+  sourceParams,
+  updateAssigneeBody,
+  updateStatusBody,
+} from "./incident-schemas";
+import { changeAssignee, changeStatus } from "./incident-writes";
+import { incidentEtag, incidentSummaryView, incidentView, toIncidentSummary, toIncidentView } from "./incident-view";
+
+const tag = "Incidents";
+const BY_ENTITY_LIMIT = 50;
+const base = "/workspaces/{workspaceId}/incidents/{source}";
+
+export const incidentRoutes: RouteGroup = {
+  name: "incidents",
+  azureRoute: "v2/workspaces/{workspaceId}/incidents/{*rest}",
+  routes: [
+    defineRoute({
+      method: "GET",
+      path: `${base}/by-entity`,
+      summary: "Incidents of the workspace related to an entity",
+      tag,
+      auth: "incidents:read",
+      params: sourceParams,
+      query: byEntityQuery,
+      response: z.array(incidentSummaryView),
+      async handler(input) {
+        const { params, query, services } = input;
+        const workspace = await workspaceOf(input, params.workspaceId);
+        const entityQuery: EntityQuery = {
+          workspaceId: workspace.id,
+          incidentId: query.IncidentId,
+          entityKind: query.EntityType ?? query.EntityKind,
+          entityFilter: query.EntityFilter,
+          entityName: query.EntityName,
+          timeField: query.TimeFilteringType === "LastModifiedTime" ? "lastModificationTime" : "createdAt",
+          startDate: query.StartDate && new Date(query.StartDate).toISOString(),
+          endDate: query.EndDate && new Date(query.EndDate).toISOString(),
+          limit: BY_ENTITY_LIMIT,
+        };
+        const related = await services.sources.gateway(params.source).relatedByEntity(entityQuery, input.signal);
+        const states = await services.stores.incidents.getMany(workspace.id, related.map((i) => stateIdOf(i.source, i.id)));
+        const byId = new Map(states.map((s) => [s.id, s]));
+        const now = services.now();
+        return {
+          data: related.map((i) => toIncidentSummary(i, byId.get(stateIdOf(i.source, i.id)) ?? initialState(i, workspace.accountId, now), now)),
+        };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: `${base}/{incidentId}`,
+      summary: "Get an incident, live from its source, with the service's state of it",
+      tag,
+      auth: "incidents:read",
+      params: incidentParams,
+      response: incidentView,
+      async handler(input) {
+        const { params } = input;
+        const loaded = await loadIncident(input, params.workspaceId, params.source, params.incidentId);
+        const evidence = await loaded.gateway.getEvidence(loaded.workspace.id, loaded.incident.id, input.signal);
+        return {
+          data: toIncidentView(loaded.incident, loaded.state, evidence, input.services.now()),
+          headers: { ETag: incidentEtag(loaded.incident, loaded.stateEtag) },
+        };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: `${base}/{incidentId}/evidence`,
+      summary: "The evidence table of an incident",
+      tag,
+      auth: "incidents:read",
+      params: incidentParams,
+      response: z.object({ rows: z.array(z.record(z.string(), z.unknown())) }),
+      async handler(input) {
+        const { params } = input;
+        const workspace = await workspaceOf(input, params.workspaceId);
+        return { data: await input.services.sources.gateway(params.source).getEvidence(workspace.id, params.incidentId, input.signal) };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: `${base}/{incidentId}/last-gamebook`,
+      summary: "The last gamebook run on an incident (404 when none has run)",
+      tag,
+      auth: "incidents:read",
+      params: incidentParams,
+      response: z.record(z.string(), z.unknown()).describe("Gamebook run (contract 2.6)."),
+      async handler(input) {
+        const { params } = input;
+        const workspace = await workspaceOf(input, params.workspaceId);
+        // The incident must exist at its source: a run of a deleted incident is not shown.
+        await input.services.sources.gateway(params.source).getIncident(workspace.id, params.incidentId, input.signal);
+        const run = await input.services.stores.gamebookRuns.latestForIncident(workspace.id, params.source, params.incidentId);
+        if (!run) throw new ApiError("NOT_FOUND", "No gamebook has run on this incident.", { target: "incidentId" });
+        return { data: run };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: `${base}/{incidentId}/comments`,
+      summary: "The comments of an incident, oldest first",
+      tag,
+      auth: "incidents:read",
+      params: commentListParams,
+      response: z.array(commentView),
+      async handler(input) {
+        const { params } = input;
+        const workspace = await workspaceOf(input, params.workspaceId);
+        const comments = await input.services.sources.gateway(params.source).listComments(workspace.id, params.incidentId, input.signal);
+        // The owning integration is internal to the vendor record; the contract's fields only.
+        return { data: comments.map(({ extensionId: _owner, ...comment }) => comment) };
+      },
+    }),
+    defineRoute({
+      method: "DELETE",
+      path: `${base}/{incidentId}/comments/{commentId}`,
+      summary: "Delete a comment written by your integration",
+      tag,
+      auth: "incidents:comments",
+      params: commentParams,
+      query: deleteCommentQuery,
+      successStatus: 204,
+      async handler(input) {
+        const { params, query, services } = input;
+        const workspace = await workspaceOf(input, params.workspaceId);
+        const gateway = services.sources.gateway(params.source);
+        const comments = await gateway.listComments(workspace.id, params.incidentId, input.signal);
+        const comment = comments.find((c) => c.id === params.commentId);
+        if (!comment) throw notFound("The comment", "commentId");
+        // The caller can already see the comment (GET comments), so 404 would hide nothing: say why.
+        if (comment.extensionId === null || comment.extensionId.toLowerCase() !== query.extensionId.toLowerCase()) {
+          throw new ApiError("FORBIDDEN", "Only the integration that wrote a comment may delete it.", { target: "extensionId" });
+        }
+        await gateway.deleteComment(workspace.id, params.incidentId, params.commentId, input.signal);
+        await services.audit.record(input.principal, {
+          activityType: "IncidentComment",
+          activityAction: "Delete",
+          targetResourceType: "IncidentComment",
+          targetResourceId: `${params.source}/${params.incidentId}/${params.commentId}`,
+          targetResourceName: comment.message.slice(0, 100),
+          metadata: { extensionId: query.extensionId },
+          workspaceId: workspace.id,
+          accountId: workspace.accountId,
+        });
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: "PUT",
+      path: `${base}/{incidentId}/status`,
+      summary: "Change an incident's status",
+      tag,
+      auth: "incidents:write",
+      params: incidentParams,
+      body: updateStatusBody,
+      successStatus: 204,
+      async handler(input) {
+        const { params, body } = input;
+        await changeStatus(input, { ...params, ifMatch: input.header("if-match") }, body);
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: "PUT",
+      path: `${base}/{incidentId}/assignee`,
+      summary: "Assign, reassign or (both fields null) unassign an incident",
+      tag,
+      auth: "incidents:write",
+      params: incidentParams,
+      body: updateAssigneeBody,
+      successStatus: 204,
+      async handler(input) {
+        const { params, body } = input;
+        await changeAssignee(input, { ...params, ifMatch: input.header("if-match") }, body);
+        return { status: 204 };
+      },
+    }),
+  ],
+};

@@ -1,0 +1,183 @@
+import { setTimeout } from "node:timers/promises";
+import { ApiError, isApiError } from "../http/api-error";
+import { checkIfMatch } from "../http/etag";
+import type { ChangeOrigin } from "../events/event-types";
+import type { Classification, PublicStatus, VendorIncident } from "../sources/gateway";
+import type { Source } from "../sources/source";
+import type { IncidentAssignee, IncidentStateRecord, InternalStatus, OutboxEventRecord } from "../store/records";
+import { loadIncident, type IncidentContext, type LoadedIncident } from "./incident-access";
+import { assigneeEvent, statusEvents } from "./incident-events";
+import { initialState, nextSla, stateIdOf } from "./incident-state";
+import { incidentEtag } from "./incident-view";
+
+/**
+ * A lost race on the state is retried on a fresh read, after a short random pause that spreads the
+ * contenders out, this many times before giving up with 409 (each round lets at least one through).
+ */
+const MAX_COMMIT_ATTEMPTS = 25;
+
+export interface IncidentTarget {
+  workspaceId: string;
+  source: Source;
+  incidentId: string;
+  /** `If-Match` as sent: checked against the incident's ETag before anything is written. */
+  ifMatch?: string;
+}
+
+export interface StatusChange {
+  status: PublicStatus | InternalStatus;
+  classification?: Classification;
+  closingComment?: string;
+}
+
+export interface AssigneeChange {
+  userId: string | null;
+  email: string | null;
+}
+
+/**
+ * Changes an incident's status. A public status goes to the vendor first; only when the vendor has
+ * accepted it does the service commit its state together with the events, so an accepted change
+ * never loses its events and a refused one emits none. Internal statuses never reach the vendor.
+ */
+export async function changeStatus(ctx: IncidentContext, target: IncidentTarget, change: StatusChange): Promise<void> {
+  const loaded = await loadChecked(ctx, target);
+  const internal = change.status === "OnHold" || change.status === "WaitingOnCustomer";
+  if (internal && loaded.incident.status === "Closed") {
+    throw new ApiError("VALIDATION_ERROR", `A closed incident cannot be put ${change.status}; reopen it first.`, {
+      target: "status",
+      errors: { status: [`${change.status} needs an open incident.`] },
+    });
+  }
+  const incident = internal
+    ? loaded.incident
+    : await loaded.gateway.setStatus(
+        loaded.workspace.id,
+        loaded.incident.id,
+        { status: change.status as PublicStatus, classification: change.classification, closingComment: change.closingComment },
+        ctx.signal,
+      );
+  const now = ctx.services.now();
+  const changedBy = origin(ctx);
+
+  const saved = await commitWithRetry(ctx, loaded, incident, (before) => {
+    const after: IncidentStateRecord = {
+      ...before,
+      vendorLastModificationTime: incident.lastModificationTime,
+      updatedAt: now.toISOString(),
+      sla: nextSla(before.sla, change.status, now),
+    };
+    if (internal) {
+      after.internalStatus = change.status as InternalStatus;
+    } else {
+      after.status = change.status as PublicStatus;
+      after.internalStatus = null;
+      after.classification = change.status === "Closed" ? (change.classification ?? null) : null;
+      if (change.status === "Closed" && before.status !== "Closed") after.closeCount = before.closeCount + 1;
+    }
+    const moved = after.status !== before.status || after.internalStatus !== before.internalStatus;
+    return { after, events: moved ? statusEvents(incident, before, after, changedBy, change.closingComment ?? null, now) : [] };
+  });
+
+  await ctx.services.audit.record(ctx.principal, {
+    activityType: "IncidentStatus",
+    activityAction: "Update",
+    targetResourceType: "Incident",
+    targetResourceId: `${target.source}/${incident.id}`,
+    targetResourceName: incident.title,
+    metadata: { status: change.status, classification: change.classification ?? null, serviceStatus: saved.internalStatus ?? saved.status },
+    workspaceId: loaded.workspace.id,
+    accountId: loaded.workspace.accountId,
+  });
+}
+
+/** Assigns (or with both fields null, unassigns) an incident: vendor owner first, then state and event. */
+export async function changeAssignee(ctx: IncidentContext, target: IncidentTarget, change: AssigneeChange): Promise<void> {
+  const loaded = await loadChecked(ctx, target);
+  const assignee = change.email === null && change.userId === null ? null : await resolveAssignee(ctx, loaded, change);
+  const incident = await loaded.gateway.setOwner(
+    loaded.workspace.id,
+    loaded.incident.id,
+    assignee && { userId: assignee.userId, email: assignee.email, name: assignee.name },
+    ctx.signal,
+  );
+  const now = ctx.services.now();
+  const changedBy = origin(ctx);
+
+  await commitWithRetry(ctx, loaded, incident, (before) => {
+    const after: IncidentStateRecord = {
+      ...before,
+      assignee,
+      vendorLastModificationTime: incident.lastModificationTime,
+      updatedAt: now.toISOString(),
+    };
+    const moved = !sameAssignee(before.assignee, assignee);
+    return { after, events: moved ? [assigneeEvent(incident, before.assignee, after, changedBy, now)] : [] };
+  });
+
+  await ctx.services.audit.record(ctx.principal, {
+    activityType: "IncidentAssignee",
+    activityAction: "Update",
+    targetResourceType: "Incident",
+    targetResourceId: `${target.source}/${incident.id}`,
+    targetResourceName: incident.title,
+    metadata: { assigneeEmail: assignee?.email ?? null, assigneeUserId: assignee?.userId ?? null },
+    workspaceId: loaded.workspace.id,
+    accountId: loaded.workspace.accountId,
+  });
+}
+
+async function loadChecked(ctx: IncidentContext, target: IncidentTarget): Promise<LoadedIncident> {
+  const loaded = await loadIncident(ctx, target.workspaceId, target.source, target.incidentId);
+  checkIfMatch(target.ifMatch, incidentEtag(loaded.incident, loaded.stateEtag));
+  return loaded;
+}
+
+/**
+ * Applies a change to the freshest state and commits it with its events. A concurrent writer makes
+ * the commit fail with CONFLICT; the change is then re-applied to what that writer stored, so no
+ * update is lost. (`If-Match` was checked once, before the vendor write.)
+ */
+async function commitWithRetry(
+  ctx: IncidentContext,
+  loaded: LoadedIncident,
+  incident: VendorIncident,
+  apply: (before: IncidentStateRecord) => { after: IncidentStateRecord; events: OutboxEventRecord[] },
+): Promise<IncidentStateRecord> {
+  const store = ctx.services.stores.incidents;
+  let before = loaded.state;
+  let etag = loaded.stateEtag;
+  for (let attempt = 1; ; attempt++) {
+    const { after, events } = apply(before);
+    try {
+      return (await store.commit(after, etag, events)).value;
+    } catch (error) {
+      if (!(isApiError(error) && error.code === "CONFLICT") || attempt >= MAX_COMMIT_ATTEMPTS) throw error;
+      await setTimeout(Math.random() * Math.min(50, 2 * attempt));
+      const fresh = await store.get(loaded.workspace.id, stateIdOf(incident.source, incident.id));
+      before = fresh?.value ?? initialState(incident, loaded.workspace.accountId, ctx.services.now());
+      etag = fresh?.etag ?? null;
+    }
+  }
+}
+
+/** The assignee with a display name from the organization's users when the e-mail is known there. */
+async function resolveAssignee(ctx: IncidentContext, loaded: LoadedIncident, change: AssigneeChange): Promise<IncidentAssignee> {
+  const email = change.email!;
+  const accounts = [loaded.workspace.accountId, ...ctx.principal.organizationAccountIds.filter((a) => a !== loaded.workspace.accountId)];
+  let user;
+  for (const accountId of accounts) {
+    user = await ctx.services.stores.users.findByEmail(accountId, email);
+    if (user) break;
+  }
+  return { userId: change.userId ?? user?.id ?? null, email, name: user?.displayName ?? null, isAgent: false };
+}
+
+function sameAssignee(a: IncidentAssignee | null, b: IncidentAssignee | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.userId === b.userId && a.email?.toLowerCase() === b.email?.toLowerCase();
+}
+
+function origin(ctx: IncidentContext): ChangeOrigin {
+  return { origin: "api", serviceAccountId: ctx.principal.serviceAccountId, name: ctx.principal.name };
+}

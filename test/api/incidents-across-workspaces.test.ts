@@ -1,0 +1,209 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { INVALID_PAGE_TOKEN_MESSAGE } from "../../shared/http/api-error";
+import { LAST_MODIFIED_CAP } from "../../shared/incidents/cross-workspace-listing";
+import { sources, type Source } from "../../shared/sources/source";
+import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const json = async (res: Response) => (await res.json()) as Json;
+
+// A controllable clock: the simulated vendors and the service read the same one.
+let clock = Date.parse("2026-11-20T12:00:00.000Z");
+const now = () => new Date(clock);
+
+let host: TestHost;
+let caller: { clientId: string; clientSecret: string };
+let mapped: string[];
+beforeAll(async () => {
+  host = await startTestHost({ now, env: { SIMULATED_INCIDENTS_PER_WORKSPACE: "120" } });
+  mapped = [host.demo.workspaces[0]!.id, host.demo.workspaces[2]!.id];
+  caller = await createServiceAccount(host, {
+    workspaceAssignments: mapped.map((workspaceId) => ({ workspaceId, role: "Analyst" })),
+    scopes: ["incidents:read", "incidents:write"],
+  });
+});
+afterAll(async () => host?.close());
+
+const list = (body: Json, auth: { clientId: string; clientSecret: string } | undefined = caller) =>
+  host.call("POST", "/incidents/across-workspaces", { body, auth });
+
+/** Every incident the vendors hold for a workspace and source, straight from the gateway. */
+async function vendorCount(workspaceId: string, source: Source): Promise<number> {
+  let count = 0;
+  let cursor: string | undefined;
+  do {
+    const page = await host.services.sources.gateway(source).listIncidents({
+      workspaceId, field: "createdAt", from: new Date(0).toISOString(), to: new Date(clock + 1).toISOString(), limit: 500, cursor,
+    });
+    count += page.items.length;
+    cursor = page.cursor;
+  } while (cursor);
+  return count;
+}
+
+/** Pages through a listing the way the contract says, returning every incident and the number of calls. */
+async function pageThrough(first: Json) {
+  const seen: Json[] = [];
+  let body = await json(await list({ ...first, isFirstCall: true, workspacePageTokens: [] }));
+  let calls = 1;
+  for (;;) {
+    expect(body.data).toBeDefined();
+    seen.push(...body.data.incidents);
+    if (!body.data.moreIncidentsAvailable) {
+      expect(body.data.sourcePageTokens).toEqual([]);
+      return { seen, calls };
+    }
+    body = await json(await list({ ...first, isFirstCall: false, workspacePageTokens: body.data.sourcePageTokens }));
+    calls++;
+  }
+}
+
+describe("POST /incidents/across-workspaces", () => {
+  it("pages through every incident of the mapped workspaces exactly once, and only theirs", async () => {
+    const { seen, calls } = await pageThrough({});
+    let expected = 0;
+    for (const w of mapped) for (const s of sources) expected += await vendorCount(w, s);
+    expect(expected).toBeGreaterThan(0);
+    expect(seen.length).toBe(expected);
+    expect(new Set(seen.map((i) => `${i.incident.workspaceId}/${i.source}/${i.incident.id}`)).size).toBe(expected);
+    expect(new Set(seen.map((i) => i.incident.workspaceId))).toEqual(new Set(mapped));
+    expect(calls).toBeGreaterThan(1);
+  });
+
+  it("a finished workspace/source drops out of the tokens; the tokens name only mapped workspaces", async () => {
+    const first = await json(await list({ isFirstCall: true, workspacePageTokens: [], sources: ["SourceG"] }));
+    for (const entry of first.data.sourcePageTokens) {
+      expect(mapped).toContain(entry.workspaceId);
+      expect(Object.keys(entry.sourceTokens)).toEqual(["SourceG"]);
+    }
+  });
+
+  it("filters by severity, status, source, text and assignee", async () => {
+    const { seen } = await pageThrough({ severities: ["High"], statuses: ["New", "Active"], sources: ["sourcea", "SourceB"] });
+    expect(seen.length).toBeGreaterThan(0);
+    for (const i of seen) {
+      expect(i.incident.severity).toBe("High");
+      expect(["New", "Active"]).toContain(i.incident.status);
+      expect(["SourceA", "SourceB"]).toContain(i.source);
+    }
+    const email = "filter.target@contoso-mssp.example";
+    const target = host.services.sources.simulatedConsole.createIncident("SourceB", mapped[0]!, { title: "Quasar exfiltration beacon", severity: "Low" });
+    expect((await host.call("PUT", `/workspaces/${mapped[0]}/incidents/SourceB/${target.id}/assignee`, { body: { userId: null, email } })).status).toBe(204);
+    const byText = await pageThrough({ query: "quasar exfiltration" });
+    expect(byText.seen.map((i) => i.incident.id)).toEqual([target.id]);
+    const byAssignee = await pageThrough({ assigneeEmails: [email.toUpperCase()] });
+    expect(byAssignee.seen.map((i) => i.incident.id)).toEqual([target.id]);
+    expect(byAssignee.seen[0]!.assignee.email).toBe(email);
+    const unassigned = await pageThrough({ includeUnassigned: true, sources: ["SourceB"] });
+    expect(unassigned.seen.every((i) => i.assignee === null)).toBe(true);
+  });
+
+  it("bounds the creation time with the relative and Custom windows", async () => {
+    const { seen } = await pageThrough({ timeFilterSelection: { type: "FortyEightHours" } });
+    for (const i of seen) expect(Date.parse(i.incident.createdAt)).toBeGreaterThanOrEqual(clock - 48 * 3600_000);
+    const start = new Date(clock - 10 * 24 * 3600_000).toISOString();
+    const end = new Date(clock - 5 * 24 * 3600_000).toISOString();
+    const custom = await pageThrough({ timeFilterSelection: { type: "Custom", customStartUtc: start, customEndUtc: end } });
+    expect(custom.seen.length).toBeGreaterThan(0);
+    for (const i of custom.seen) {
+      expect(i.incident.createdAt >= start && i.incident.createdAt < end).toBe(true);
+    }
+  });
+
+  it("rejects bad bodies with 400 VALIDATION_ERROR naming the field", async () => {
+    const cases: [Json, string | string[]][] = [
+      [{ isFirstCall: true, timeFilterSelection: { type: "SevenDays" } }, "timeFilterSelection.type"],
+      [{ isFirstCall: true, timeFilterSelection: { type: "Custom" } }, ["timeFilterSelection.customStartUtc", "timeFilterSelection.customEndUtc"]],
+      [{ isFirstCall: true, timeFilterSelection: { type: "Custom", customStartUtc: "2026-01-02T00:00:00Z", customEndUtc: "2026-01-01T00:00:00Z" } }, "timeFilterSelection.customEndUtc"],
+      [{ isFirstCall: true, filterByLastModified: true, sources: ["SourceA", "SourceC"] }, "sources"],
+      [{ isFirstCall: true, sources: ["SourceX"] }, "sources[0]"],
+      [{ isFirstCall: true, workspacePageTokens: [{ workspaceId: mapped[0], sourceTokens: { SourceA: "x" } }] }, "workspacePageTokens"],
+      [{ isFirstCall: false, workspacePageTokens: [] }, "workspacePageTokens"],
+      [{ isFirstCall: true, pageSize: 10 }, "pageSize"],
+    ];
+    for (const [body, field] of cases) {
+      const problem = await json(await list(body));
+      expect([JSON.stringify(body), problem.code, Object.keys(problem.errors ?? {})]).toEqual([JSON.stringify(body), "VALIDATION_ERROR", [field].flat()]);
+    }
+  });
+
+  it("a modified, hand-built, foreign or misplaced token is 400 with the fixed message", async () => {
+    const first = await json(await list({ isFirstCall: true, workspacePageTokens: [] }));
+    const tokens = first.data.sourcePageTokens as Json[];
+    expect(tokens.length).toBeGreaterThan(0);
+    const [entry] = tokens as [Json];
+    const [source, token] = Object.entries(entry.sourceTokens)[0] as [string, string];
+    const variants: Json[][] = [
+      [{ workspaceId: entry.workspaceId, sourceTokens: { [source]: token.slice(0, -2) + (token.endsWith("A") ? "BB" : "AA") } }],
+      [{ workspaceId: entry.workspaceId, sourceTokens: { [source]: Buffer.from(JSON.stringify({ w: entry.workspaceId, s: source, k: "0" })).toString("base64url") } }],
+      [{ workspaceId: mapped.find((w) => w !== entry.workspaceId), sourceTokens: { [source]: token } }],
+      [{ workspaceId: entry.workspaceId, sourceTokens: { [source === "SourceA" ? "SourceB" : "SourceA"]: token } }],
+    ];
+    for (const workspacePageTokens of variants) {
+      const problem = await json(await list({ isFirstCall: false, workspacePageTokens }));
+      expect(problem.code).toBe("VALIDATION_ERROR");
+      expect(problem.detail).toBe(INVALID_PAGE_TOKEN_MESSAGE);
+    }
+    // Replayed with other filters, or by another credential.
+    expect((await json(await list({ isFirstCall: false, workspacePageTokens: tokens, severities: ["Low"] }))).detail).toBe(INVALID_PAGE_TOKEN_MESSAGE);
+    const stranger = await createServiceAccount(host, { workspaceAssignments: mapped.map((workspaceId) => ({ workspaceId, role: "Analyst" })), scopes: ["incidents:read"] });
+    expect((await json(await list({ isFirstCall: false, workspacePageTokens: tokens }, stranger))).detail).toBe(INVALID_PAGE_TOKEN_MESSAGE);
+  });
+
+  it("needs incidents:read", async () => {
+    const sa = await createServiceAccount(host, { workspaceAssignments: [{ workspaceId: mapped[0], role: "Analyst" }], scopes: ["gamebooks:read"] });
+    expect((await json(await list({ isFirstCall: true }, sa))).code).toBe("INSUFFICIENT_SCOPE");
+  });
+});
+
+describe("filterByLastModified", () => {
+  it("defaults to SourceA and SourceB, bounds lastModificationTime and orders by it, newest first", async () => {
+    const start = new Date(clock - 3 * 24 * 3600_000).toISOString();
+    const end = new Date(clock + 1000).toISOString();
+    const body = await json(await list({ isFirstCall: true, filterByLastModified: true, timeFilterSelection: { type: "Custom", customStartUtc: start, customEndUtc: end } }));
+    const { incidents, sourcePageTokens, moreIncidentsAvailable } = body.data;
+    expect(moreIncidentsAvailable).toBe(false);
+    expect(sourcePageTokens).toEqual([]);
+    expect(incidents.length).toBeGreaterThan(0);
+    expect(new Set(incidents.map((i: Json) => i.source))).toEqual(new Set(["SourceA", "SourceB"]));
+    const times = incidents.map((i: Json) => i.lastModificationTime);
+    expect([...times].sort().reverse()).toEqual(times);
+    for (const t of times) expect(t >= start && t < end).toBe(true);
+  });
+
+  it("an incident created inside a bounded window and modified after its end matches the creation-time query only", async () => {
+    const windowStart = new Date(clock).toISOString();
+    clock += 60_000;
+    const incident = host.services.sources.simulatedConsole.createIncident("SourceA", mapped[1]!, { title: "Created in the window", severity: "Medium" });
+    clock += 60_000;
+    const windowEnd = new Date(clock).toISOString();
+    clock += 60_000;
+    expect((await host.call("PUT", `/workspaces/${mapped[1]}/incidents/SourceA/${incident.id}/status`, { auth: caller, body: { status: "Active" } })).status).toBe(204);
+
+    const window = { type: "Custom", customStartUtc: windowStart, customEndUtc: windowEnd };
+    const ids = (b: Json) => b.data.incidents.map((i: Json) => i.incident.id);
+    const byLastModified = await json(await list({ isFirstCall: true, filterByLastModified: true, timeFilterSelection: window }));
+    expect(ids(byLastModified)).not.toContain(incident.id);
+    const byCreation = await pageThrough({ timeFilterSelection: window });
+    expect(byCreation.seen.map((i) => i.incident.id)).toContain(incident.id);
+    // The incident is returned as it is now.
+    const later = await json(await list({ isFirstCall: true, filterByLastModified: true, timeFilterSelection: { type: "ThreeHours" } }));
+    expect(later.data.incidents.find((i: Json) => i.incident.id === incident.id)?.incident.status).toBe("Active");
+  });
+});
+
+describe("the last-modified page cap", () => {
+  let big: TestHost;
+  beforeAll(async () => {
+    big = await startTestHost({ env: { SIMULATED_INCIDENTS_PER_WORKSPACE: "4000" } });
+  });
+  afterAll(async () => big?.close());
+
+  it("a window beyond the cap returns the cap per workspace and says to narrow it", async () => {
+    const body = await json(await big.call("POST", "/incidents/across-workspaces", { body: { isFirstCall: true, filterByLastModified: true } }));
+    expect(body.data.moreIncidentsAvailable).toBe(true);
+    const perWorkspace = new Map<string, number>();
+    for (const i of body.data.incidents) perWorkspace.set(i.incident.workspaceId, (perWorkspace.get(i.incident.workspaceId) ?? 0) + 1);
+    expect(Math.max(...perWorkspace.values())).toBe(LAST_MODIFIED_CAP);
+  });
+});

@@ -4,6 +4,7 @@ import { allRoutes } from "../route-groups";
 import { ensureContainers } from "../store/cosmos/containers";
 import { createCosmosClient } from "../store/cosmos/cosmos-client";
 import { seedDemoData } from "./demo-data";
+import { seedDemoGamebookRuns } from "./demo-gamebook-runs";
 import { startLocalServer } from "./local-server";
 
 /** `npm start`: the API on the embedded default (or Cosmos when configured), with demo data. */
@@ -15,6 +16,10 @@ async function main(): Promise<void> {
   }
   const services = createServices(config);
   const { admin, data } = await seedDemoData(services);
+  await seedDemoGamebookRuns(services, data.workspaces).catch((error: unknown) => {
+    // A bridged SourceA that is down must not stop the service from starting.
+    services.logger.warn("demo gamebook runs not seeded", { error: String(error) });
+  });
   const { url, close } = await startLocalServer(services, allRoutes(), config.port, config.host);
 
   const base = `${url}/api/v2`;
@@ -27,6 +32,7 @@ async function main(): Promise<void> {
     `    clientId:     ${admin.clientId}`,
     `    clientSecret: ${config.localAdmin.clientSecret ? "(from LOCAL_ADMIN_CLIENT_SECRET)" : admin.clientSecret}`,
     `  Try: curl -u '${admin.clientId}:<clientSecret>' ${base}/service-accounts/${admin.clientId}`,
+    `  Workspaces: ${data.workspaces.map((w) => `${w.name} ${w.id}`).slice(0, 5).join("\n              ")}${data.workspaces.length > 5 ? `\n              (+${data.workspaces.length - 5} more)` : ""}`,
     "",
   ];
   process.stdout.write(lines.join("\n") + "\n");

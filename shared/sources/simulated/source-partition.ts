@@ -156,13 +156,6 @@ export class SourcePartition {
     return this.seededCount + this.created.length;
   }
 
-  /** Live (not deleted) incidents: seeded plus created minus deleted. */
-  get liveCount(): number {
-    let deleted = 0;
-    for (const change of this.changes.values()) if (change.deleted) deleted++;
-    return this.total - deleted;
-  }
-
   private createdAtOf(index: number): number {
     return index < this.seededCount ? this.createdAt[index]! : this.created[index - this.seededCount]!.createdAt;
   }

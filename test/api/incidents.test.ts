@@ -207,6 +207,8 @@ describe("PUT status", () => {
     expect(changed!.data).toMatchObject({ incidentId: incident.id, source: "sourcea", status: "Closed", previousStatus: "New", changedBy: { origin: "api" } });
     expect(closed!.data).toMatchObject({ classification: "TruePositive", closingComment: "Contained and reset.", closedBy: { origin: "api", serviceAccountId: host.admin.clientId } });
     expect(closed!.data.vendorIdentifiers).toEqual(expect.any(Object));
+    const comments = (await json(await host.call("GET", path(incident, "/comments")))).data;
+    expect(comments.at(-1)).toMatchObject({ message: "Contained and reset.", isClosingComment: true });
   });
 
   it("a reopened incident closed again is a new closed event (a new subject, a new id)", async () => {

@@ -333,6 +333,23 @@ export class SourcePartition {
     change.status = status;
     change.classification = status === "Closed" ? classification! : null;
     change.closingComment = status === "Closed" ? closingComment ?? null : null;
+    // Vendors keep the closing note in the incident's comment thread too, flagged as such.
+    if (status === "Closed" && closingComment) {
+      change.comments.push({
+        id: this.nextGuid(),
+        message: closingComment,
+        createdTime: iso(nowMs),
+        authorEmail: "",
+        authorName: "Closing comment",
+        isActivityComment: false,
+        isAgentComment: false,
+        agentName: null,
+        isClosingComment: true,
+        ticketNoteId: null,
+        ticketId: null,
+        extensionId: null,
+      });
+    }
   }
 
   setOwner(index: number, owner: VendorOwner | null, nowMs: number): void {

@@ -5,6 +5,8 @@ import type {
   IncidentStateRecord,
   OrganizationalRole,
   OutboxEventRecord,
+  DeliveryLogRecord,
+  WebhookRecord,
   ServiceAccountRecord,
   UserRecord,
   WorkspaceRecord,
@@ -109,6 +111,38 @@ export interface GamebookRunStore {
   upsert(run: GamebookRunRecord): Promise<void>;
 }
 
+export interface WebhookStore {
+  get(id: string): Promise<Versioned<WebhookRecord> | undefined>;
+  /** Webhooks owned by any of these accounts, by id. */
+  listByAccounts(accountIds: readonly string[]): Promise<WebhookRecord[]>;
+  create(record: WebhookRecord): Promise<Versioned<WebhookRecord>>;
+  replace(record: WebhookRecord, etag: string): Promise<Versioned<WebhookRecord>>;
+  delete(id: string, etag: string): Promise<void>;
+}
+
+/** A delivery-log page cursor: entries strictly older than (createdAt, id), newest first. */
+export interface DeliveryLogCursor {
+  createdAt: string;
+  id: string;
+}
+
+export interface DeliveryLogStore {
+  /** Writes an entry (a later write of the same id and createdAt replaces it: Pending → final). */
+  put(entry: DeliveryLogRecord): Promise<void>;
+  /** A point read; the createdAt names the partition. Expired entries are not returned. */
+  get(webhookId: string, id: string, createdAt: string): Promise<DeliveryLogRecord | undefined>;
+  /**
+   * A webhook's entries with from <= createdAt < to, newest first, at most `limit`, after `cursor`;
+   * entries older than `notBefore` (expired) are never returned.
+   */
+  list(
+    webhookId: string,
+    range: { from: string; to: string; notBefore: string },
+    limit: number,
+    cursor?: DeliveryLogCursor,
+  ): Promise<{ items: DeliveryLogRecord[]; next?: DeliveryLogCursor }>;
+}
+
 export interface Stores {
   accounts: AccountStore;
   workspaces: WorkspaceStore;
@@ -117,4 +151,6 @@ export interface Stores {
   audit: AuditStore;
   incidents: IncidentStateStore;
   gamebookRuns: GamebookRunStore;
+  webhooks: WebhookStore;
+  deliveryLogs: DeliveryLogStore;
 }

@@ -209,3 +209,80 @@ export interface PlaybookEntryRecord {
   executionTime: string;
   parameters: Record<string, unknown>;
 }
+
+export const webhookStatuses = ["Active", "Paused", "Disabled"] as const;
+export type WebhookStatus = (typeof webhookStatuses)[number];
+export const webhookAuthenticationTypes = ["None", "Bearer", "Basic", "ApiKey"] as const;
+export type WebhookAuthenticationType = (typeof webhookAuthenticationTypes)[number];
+
+/** A signing key, sealed at rest. The newest is first; a rotated-out key is kept until `retiresAt`. */
+export interface SealedSigningKey {
+  sealed: string;
+  createdAt: string;
+  retiresAt: string | null;
+}
+
+/** Contract 2.8, plus what delivery needs (sealed secrets, the rolling failure record). */
+export interface WebhookRecord {
+  id: string;
+  /** The owning account: its events (and, for a provider, its managed accounts') are delivered. */
+  targetAccountId: string;
+  targetAccountName: string;
+  serviceProviderId: string;
+  workspaceId: string | null;
+  name: string;
+  url: string;
+  status: WebhookStatus;
+  eventTypes: string[];
+  monitoredAccountIds: string[];
+  authenticationType: WebhookAuthenticationType;
+  /** The endpoint credential (`token`), sealed; null with authenticationType None. */
+  sealedToken: string | null;
+  signingKeys: SealedSigningKey[];
+  disableReason: string | null;
+  disabledAt: string | null;
+  /** Final delivery failures of the last 24 hours, per incident, for auto-disable (contract 6.6.5). */
+  finalFailures: { incidentKey: string; at: string }[];
+  createdAt: string;
+  lastModifiedAt: string;
+}
+
+export const deliveryStatuses = ["Pending", "Succeeded", "Failed"] as const;
+export type DeliveryStatus = (typeof deliveryStatuses)[number];
+
+/** The incident a delivery was about, so that opening the entry can show it as it stands now. */
+export interface IncidentRef {
+  workspaceId: string;
+  source: Source;
+  incidentId: string;
+}
+
+/**
+ * One delivery attempt (contract 2.9): metadata, never a copy of the event. Partitioned by webhook and
+ * UTC day of `createdAt` (DESIGN §3), expiring by `ttl`.
+ */
+export interface DeliveryLogRecord {
+  id: string;
+  /** `<webhookId>:<yyyy-mm-dd>` of createdAt. */
+  partitionKey: string;
+  webhookConfigurationId: string;
+  eventId: string;
+  eventType: string;
+  status: DeliveryStatus;
+  /** 0 when no HTTP response was received (see `error`). */
+  httpStatusCode: number;
+  success: boolean;
+  requestUrl: string;
+  /** As sent, with credentials and signatures redacted. */
+  requestHeaders: Record<string, string>;
+  durationMs: number;
+  createdAt: string;
+  redelivered: boolean;
+  attempt: number;
+  isTest: boolean;
+  incident: IncidentRef | null;
+  /** What went wrong without a response (timeout, connection, blocked address), or why it stopped. */
+  error: string | null;
+  /** Seconds until the store may drop it. */
+  ttl: number;
+}

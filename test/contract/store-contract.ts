@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ApiError, type ErrorCode } from "../../shared/http/api-error";
+import { deliveryLogPartition } from "../../shared/store/delivery-log-partition";
 import type { Page, Stores } from "../../shared/store/ports";
 import type {
   AccountRecord,
@@ -7,6 +8,8 @@ import type {
   GamebookRunRecord,
   IncidentStateRecord,
   OutboxEventRecord,
+  DeliveryLogRecord,
+  WebhookRecord,
   ServiceAccountRecord,
   UserRecord,
   WorkspaceRecord,
@@ -468,6 +471,64 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
       });
     });
 
+    describe("webhooks", () => {
+      it("create, get with etag, replace with a stale etag is CONFLICT, delete", async () => {
+        const created = await stores.webhooks.create(webhook("wh-1", "acct-1"));
+        expect(await stores.webhooks.get("wh-1")).toStrictEqual(created);
+        const replaced = await stores.webhooks.replace({ ...created.value, status: "Paused" }, created.etag);
+        await expectApiError(stores.webhooks.replace({ ...created.value, status: "Disabled" }, created.etag), "CONFLICT");
+        expect((await stores.webhooks.get("wh-1"))?.value.status).toBe("Paused");
+        await expectApiError(stores.webhooks.delete("wh-1", created.etag), "CONFLICT");
+        await stores.webhooks.delete("wh-1", replaced.etag);
+        expect(await stores.webhooks.get("wh-1")).toBeUndefined();
+      });
+
+      it("listByAccounts returns the webhooks of those accounts only, by id", async () => {
+        await stores.webhooks.create(webhook("wh-2", "acct-1"));
+        await stores.webhooks.create(webhook("wh-1", "acct-2"));
+        await stores.webhooks.create(webhook("wh-3", "acct-1"));
+        expect(ids(await stores.webhooks.listByAccounts(["acct-1"]))).toEqual(["wh-2", "wh-3"]);
+        expect(ids(await stores.webhooks.listByAccounts(["acct-1", "acct-2"]))).toEqual(["wh-1", "wh-2", "wh-3"]);
+        expect(await stores.webhooks.listByAccounts([])).toEqual([]);
+      });
+    });
+
+    describe("delivery logs", () => {
+      const day1 = "2026-03-01T23:59:00.000Z";
+      const day2 = "2026-03-02T00:01:00.000Z";
+      const range = { from: "2026-03-01T00:00:00.000Z", to: "2026-03-03T00:00:00.000Z", notBefore: "2026-01-01T00:00:00.000Z" };
+
+      it("a point read needs the right createdAt; a later put of the same entry replaces it", async () => {
+        await stores.deliveryLogs.put(deliveryLog("log-1", "wh-1", day1, { status: "Pending" }));
+        expect((await stores.deliveryLogs.get("wh-1", "log-1", day1))?.status).toBe("Pending");
+        expect(await stores.deliveryLogs.get("wh-1", "log-1", day2)).toBeUndefined();
+        expect(await stores.deliveryLogs.get("wh-2", "log-1", day1)).toBeUndefined();
+        await stores.deliveryLogs.put(deliveryLog("log-1", "wh-1", day1, { status: "Succeeded" }));
+        expect((await stores.deliveryLogs.get("wh-1", "log-1", day1))?.status).toBe("Succeeded");
+      });
+
+      it("lists newest first across days, pages by cursor without repeats, and stays within the webhook and range", async () => {
+        const times = ["2026-03-01T10:00:00.000Z", day1, day2, "2026-03-02T12:00:00.000Z", "2026-03-02T12:00:00.000Z", "2026-03-04T00:00:00.000Z"];
+        for (const [i, at] of times.entries()) await stores.deliveryLogs.put(deliveryLog(`log-${i}`, "wh-1", at));
+        await stores.deliveryLogs.put(deliveryLog("other", "wh-2", day2));
+        const seen: string[] = [];
+        let cursor;
+        do {
+          const page = await stores.deliveryLogs.list("wh-1", range, 2, cursor);
+          seen.push(...page.items.map((e) => e.id));
+          cursor = page.next;
+        } while (cursor);
+        expect(seen).toEqual(["log-4", "log-3", "log-2", "log-1", "log-0"]);
+      });
+
+      it("never returns entries older than notBefore (expired), whatever the store still holds", async () => {
+        await stores.deliveryLogs.put(deliveryLog("old", "wh-1", "2026-03-01T01:00:00.000Z"));
+        await stores.deliveryLogs.put(deliveryLog("new", "wh-1", "2026-03-02T01:00:00.000Z"));
+        const page = await stores.deliveryLogs.list("wh-1", { ...range, notBefore: "2026-03-02T00:00:00.000Z" }, 10);
+        expect(page.items.map((e) => e.id)).toEqual(["new"]);
+      });
+    });
+
     describe("gamebook runs", () => {
       it("latestForIncident returns the newest run of that incident only", async () => {
         await stores.gamebookRuns.upsert(gamebookRun("run-1", "ws-1", "SourceA", "inc-1", 1));
@@ -644,5 +705,24 @@ function gamebookRun(id: string, workspaceId: string, source: "SourceA" | "Sourc
     triggedByUserId: "u-1", displayName: "Automation", modificationDate: at, creationDate: at, status: "Completed",
     title: "Contain phishing", summary: "", workspaceId, workspaceName: "ws", tenantId: "t-1",
     originalGamebookId: "gb-1", originalGamebookTitle: "Contain phishing", playbooks: [],
+  };
+}
+
+function webhook(id: string, accountId: string): WebhookRecord {
+  return {
+    id, targetAccountId: accountId, targetAccountName: "Account", serviceProviderId: accountId, workspaceId: null,
+    name: `hook ${id}`, url: "https://hooks.example.com/in", status: "Active", eventTypes: ["incident.created.v1"],
+    monitoredAccountIds: [], authenticationType: "None", sealedToken: null,
+    signingKeys: [{ sealed: "sealed", createdAt: created, retiresAt: null }], disableReason: null, disabledAt: null,
+    finalFailures: [], createdAt: created, lastModifiedAt: created,
+  };
+}
+
+function deliveryLog(id: string, webhookId: string, createdAt: string, overrides: Partial<DeliveryLogRecord> = {}): DeliveryLogRecord {
+  return {
+    id, partitionKey: deliveryLogPartition(webhookId, createdAt), webhookConfigurationId: webhookId, eventId: `ev-${id}`,
+    eventType: "incident.created.v1", status: "Succeeded", httpStatusCode: 200, success: true, requestUrl: "https://hooks.example.com/in",
+    requestHeaders: { "content-type": "application/json" }, durationMs: 12, createdAt, redelivered: false, attempt: 1, isTest: false,
+    incident: null, error: null, ttl: 30 * 86400, ...overrides,
   };
 }

@@ -29,6 +29,21 @@ export const containers = {
   // commit in one transactional batch. TTL on, per item: published events expire, state never does.
   incidents: { name: "incidents", partitionKeyPath: "/workspaceId", defaultTtl: -1 },
   gamebookRuns: { name: "gamebookRuns", partitionKeyPath: "/workspaceId" },
+  webhooks: { name: "webhooks", partitionKeyPath: "/id" },
+  // One partition per webhook and day (DESIGN §3); entries expire by their own `ttl`.
+  deliveryLogs: {
+    name: "deliveryLogs",
+    partitionKeyPath: "/partitionKey",
+    defaultTtl: -1,
+    indexingPolicy: {
+      compositeIndexes: [
+        [
+          { path: "/createdAt", order: "descending" },
+          { path: "/id", order: "descending" },
+        ],
+      ],
+    },
+  },
 } as const satisfies Record<keyof Stores, ContainerSpec>;
 
 /**

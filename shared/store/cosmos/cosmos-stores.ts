@@ -7,7 +7,8 @@ import type {
   UserStore,
   WorkspaceStore,
 } from "../ports";
-import type { AccountRecord, AuditEventRecord, GamebookRunRecord, ServiceAccountRecord, UserRecord, WorkspaceRecord } from "../records";
+import { cosmosDeliveryLogs, cosmosWebhooks } from "./cosmos-webhook-stores";
+import type { AccountRecord, AuditEventRecord, DeliveryLogRecord, GamebookRunRecord, WebhookRecord, ServiceAccountRecord, UserRecord, WorkspaceRecord } from "../records";
 import { containers } from "./containers";
 import { Collection, type Document, type Parameters } from "./collection";
 import { cosmosGamebookRuns, cosmosIncidents } from "./cosmos-incident-stores";
@@ -28,6 +29,10 @@ export function createCosmosStores(database: Database): Stores {
     users: cosmosUsers(collection<UserRecord>(containers.users.name, "user", (u) => u.accountId)),
     audit: cosmosAudit(collection<AuditEventRecord>(containers.audit.name, "audit event", (e) => e.accountId)),
     incidents: cosmosIncidents(database.container(containers.incidents.name)),
+    webhooks: cosmosWebhooks(collection<WebhookRecord>(containers.webhooks.name, "webhook", (w) => w.id)),
+    deliveryLogs: cosmosDeliveryLogs(
+      collection<DeliveryLogRecord>(containers.deliveryLogs.name, "delivery log entry", (e) => e.partitionKey),
+    ),
     gamebookRuns: cosmosGamebookRuns(
       collection<GamebookRunRecord>(containers.gamebookRuns.name, "gamebook run", (r) => r.workspaceId),
     ),

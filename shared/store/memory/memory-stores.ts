@@ -3,6 +3,8 @@ import type {
   AuditStore,
   GamebookRunStore,
   IncidentStateStore,
+  DeliveryLogStore,
+  WebhookStore,
   ServiceAccountStore,
   Stores,
   UserStore,
@@ -14,10 +16,13 @@ import type {
   GamebookRunRecord,
   IncidentStateRecord,
   OutboxEventRecord,
+  DeliveryLogRecord,
+  WebhookRecord,
   ServiceAccountRecord,
   UserRecord,
   WorkspaceRecord,
 } from "../records";
+import { deliveryLogPartition } from "../delivery-log-partition";
 import { VersionedMap, pageById } from "./versioned-map";
 
 /** The embedded default: every store in this process's memory. */
@@ -30,6 +35,63 @@ export function createMemoryStores(): Stores {
     audit: memoryAudit(),
     incidents: memoryIncidents(),
     gamebookRuns: memoryGamebookRuns(),
+    webhooks: memoryWebhooks(),
+    deliveryLogs: memoryDeliveryLogs(),
+  };
+}
+
+function memoryWebhooks(): WebhookStore {
+  const map = new VersionedMap<WebhookRecord>("webhook");
+  return {
+    async get(id) {
+      return map.get(id);
+    },
+    async listByAccounts(accountIds) {
+      return map
+        .values()
+        .filter((w) => accountIds.includes(w.targetAccountId))
+        .sort((a, b) => (a.id < b.id ? -1 : 1));
+    },
+    async create(record) {
+      return map.create(record.id, record);
+    },
+    async replace(record, etag) {
+      return map.replace(record.id, record, etag);
+    },
+    async delete(id, etag) {
+      map.delete(id, etag);
+    },
+  };
+}
+
+function memoryDeliveryLogs(): DeliveryLogStore {
+  const entries = new Map<string, DeliveryLogRecord>();
+  const key = (partitionKey: string, id: string) => `${partitionKey}|${id}`;
+  let writes = 0;
+  // What Cosmos does by TTL: drop expired entries, here now and then on write.
+  const prune = () => {
+    const now = Date.now();
+    for (const [k, e] of entries) if (Date.parse(e.createdAt) + e.ttl * 1000 < now) entries.delete(k);
+  };
+  return {
+    async put(entry) {
+      if (++writes % 1000 === 0) prune();
+      entries.set(key(entry.partitionKey, entry.id), Object.freeze(structuredClone(entry)));
+    },
+    async get(webhookId, id, createdAt) {
+      const found = entries.get(key(deliveryLogPartition(webhookId, createdAt), id));
+      return found && found.createdAt === createdAt ? found : undefined;
+    },
+    async list(webhookId, range, limit, cursor) {
+      const lower = range.from > range.notBefore ? range.from : range.notBefore;
+      const matching = [...entries.values()]
+        .filter((e) => e.webhookConfigurationId === webhookId && e.createdAt >= lower && e.createdAt < range.to)
+        .filter((e) => !cursor || e.createdAt < cursor.createdAt || (e.createdAt === cursor.createdAt && e.id < cursor.id))
+        .sort((a, b) => (a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : a.id < b.id ? 1 : -1));
+      const items = matching.slice(0, limit);
+      const last = items.at(-1);
+      return { items, next: matching.length > limit && last ? { createdAt: last.createdAt, id: last.id } : undefined };
+    },
   };
 }
 

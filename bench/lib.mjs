@@ -2,6 +2,7 @@
 // generation and statistics. Nothing here knows about a particular endpoint.
 
 import { spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
 import http from "node:http";
 import net from "node:net";
 import os from "node:os";
@@ -130,13 +131,27 @@ export async function startServer({ name, script, args = [], env, cwd, readyUrl,
   throw new Error(`${name} was not ready at ${readyUrl} within ${timeoutMs} ms (last: ${lastProblem})\n${output()}`);
 }
 
+/**
+ * Resident memory of a process in MB, now and at its peak, from /proc (Linux only); null
+ * elsewhere or once the process is gone. Good enough to spot a host that balloons under load.
+ */
+export async function processMemoryMb(pid) {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, "utf8");
+    const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1]);
+    return { rssMb: kb("VmRSS") / 1024, peakRssMb: kb("VmHWM") / 1024 };
+  } catch {
+    return null;
+  }
+}
+
 export function describeExit(exit) {
   if (exit.error) return `spawn error: ${exit.error}`;
   return exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
 }
 
-/** Nearest-rank percentile of an ascending typed array; NaN when empty. */
-function percentile(sorted, p) {
+/** Nearest-rank percentile of an ascending (typed or plain) array; NaN when empty. */
+export function percentile(sorted, p) {
   if (sorted.length === 0) return NaN;
   const rank = Math.ceil((p / 100) * sorted.length);
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];

@@ -6,8 +6,9 @@
 // a server that would not start or died, socket errors, or non-2xx responses.
 //
 // Knobs (env): BENCH_DURATION_S (default 8), BENCH_CONNECTIONS (10), BENCH_ROUNDS (3),
-// BENCH_WARMUP_S (3). To add a benchmark, write a function like serviceAccountRead and append it to
-// `scenarios`.
+// BENCH_WARMUP_S (3), BENCH_PAGING_BUDGET_S (600: longest a full paging-through may take before it
+// is cut short with a note). To add a benchmark, write a function like serviceAccountRead and
+// append it to `scenarios`.
 
 import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
@@ -15,7 +16,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { describeExit, formatLoadTable, freePort, median, runLoad, startServer, summarizeRounds } from "./lib.mjs";
+import { describeExit, formatLoadTable, freePort, median, percentile, processMemoryMb, runLoad, startServer, summarizeRounds } from "./lib.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const API_HOST = path.join(ROOT, "dist/shared/local/main.js");
@@ -39,6 +40,7 @@ const settings = {
   connections: numberFromEnv("BENCH_CONNECTIONS", 10, { integer: true }),
   rounds: numberFromEnv("BENCH_ROUNDS", 3, { integer: true }),
   warmupS: numberFromEnv("BENCH_WARMUP_S", 3, { min: 0 }),
+  pagingBudgetS: numberFromEnv("BENCH_PAGING_BUDGET_S", 600),
   // One request in flight per connection, like real clients; pipelining would mostly measure
   // how well each server batches writes.
   pipelining: 1,
@@ -63,8 +65,11 @@ const withoutKeys = (obj, keys) => Object.fromEntries(Object.entries(obj).filter
  * Starts the local API host with a freshly generated admin service account and waits until that
  * account can be read with its own credentials, which proves the host is listening, seeded and
  * authenticating. Later scenarios can reuse this and then seed what they need through the API.
+ *
+ * `env` adds to (or overrides) the host's fixed environment, e.g. DEMO_WORKSPACES for a bigger
+ * demo world; `readyTimeoutMs` leaves room for seeding such a world.
  */
-async function startApiHost() {
+async function startApiHost({ env = {}, readyTimeoutMs } = {}) {
   if (!existsSync(API_HOST)) {
     throw new Error(`${path.relative(ROOT, API_HOST)} does not exist; run \`npm run build\` (npm run bench does).`);
   }
@@ -87,9 +92,11 @@ async function startApiHost() {
       RATE_LIMIT_PER_SECOND: "100000000",
       // Per-request info logs would turn the benchmark into a logging benchmark.
       LOG_LEVEL: "warn",
+      ...env,
     }),
     readyUrl: accountUrl,
     headers: authHeaders,
+    ...(readyTimeoutMs === undefined ? {} : { timeoutMs: readyTimeoutMs }),
   });
   return { server, baseUrl, authHeaders, clientId, accountUrl };
 }
@@ -205,12 +212,239 @@ async function serviceAccountRead({ log }) {
   }
 }
 
+/**
+ * One POST /incidents/across-workspaces with plain fetch (Node's global fetch keeps connections
+ * alive). The latency runs from sending the request to the last byte of the response, so it covers
+ * the server's work and the transfer, not our JSON parsing.
+ */
+async function postListing(api, body) {
+  const payload = JSON.stringify(body);
+  const started = performance.now();
+  const res = await fetch(`${api.baseUrl}/incidents/across-workspaces`, {
+    method: "POST",
+    headers: { ...api.authHeaders, "Content-Type": "application/json" },
+    body: payload,
+  });
+  const bytes = Buffer.from(await res.arrayBuffer());
+  const ms = performance.now() - started;
+  if (res.status !== 200) throw new Error(`HTTP ${res.status} from the listing: ${bytes.toString("utf8").slice(0, 300)}`);
+  return { ms, bytes: bytes.length, data: JSON.parse(bytes.toString("utf8")).data };
+}
+
+/**
+ * Pages through the whole listing as the contract says (each call sends the previous response's
+ * sourcePageTokens) and checks on the way that every incident comes exactly once. Stops early,
+ * marked `complete: false`, when the paging budget runs out.
+ */
+async function pageThrough(api, budgetMs) {
+  const seen = new Set();
+  const workspaces = new Set();
+  const pages = [];
+  const problems = [];
+  let duplicates = 0;
+  let cutShort = false;
+  let body = { isFirstCall: true, workspacePageTokens: [] };
+  const started = performance.now();
+  for (;;) {
+    const page = await postListing(api, body);
+    for (const item of page.data.incidents) {
+      const key = `${item.incident.workspaceId}/${item.source}/${item.incident.id}`;
+      if (seen.has(key)) duplicates++;
+      else seen.add(key);
+      workspaces.add(item.incident.workspaceId);
+    }
+    pages.push({ ms: page.ms, incidents: page.data.incidents.length, bytes: page.bytes });
+    if (!page.data.moreIncidentsAvailable) break;
+    if (page.data.sourcePageTokens.length === 0) {
+      problems.push(`page ${pages.length} says more incidents are available but returns no tokens to continue with`);
+      break;
+    }
+    if (performance.now() - started > budgetMs) {
+      cutShort = true;
+      break;
+    }
+    body = { isFirstCall: false, workspacePageTokens: page.data.sourcePageTokens };
+  }
+  const totalMs = performance.now() - started;
+  const complete = problems.length === 0 && !cutShort;
+  return { pages, totalMs, incidents: seen.size + duplicates, distinct: seen.size, duplicates, workspaces: workspaces.size, problems, complete };
+}
+
+/**
+ * Issue requirement: POST /incidents/across-workspaces over 50 workspaces × 2,000 incidents, and the
+ * same with 10× the incidents (50 × 20,000), on the embedded default. A page is built from a fixed
+ * slice of every stream (workspace × source) still paging, so its cost should follow its size, not
+ * the total behind it: targets are first-page latency and mean page latency at 10× both <= 2× the
+ * 1× figures. Paging through everything also verifies the listing: each incident exactly once, and
+ * 50 × incidentsPerWorkspace in all.
+ *
+ * Both hosts run at once and the first-page samples alternate between them (as in compareTargets),
+ * so slow drift on the machine lands on both volumes; the full paging runs one volume after the other.
+ */
+async function crossWorkspaceListing({ log, settings }) {
+  const WORKSPACES = 50;
+  const FIRST_PAGE_SAMPLES = 5;
+  const TARGET_RATIO = 2;
+  const volumes = [
+    { label: "1x", perWorkspace: 2_000 },
+    { label: "10x", perWorkspace: 20_000 },
+  ];
+  const problems = [];
+  const notes = [];
+  const started = [];
+  const failed = (v, phase, err) => {
+    const exit = v.api?.server.exited();
+    problems.push(`${v.label} ${phase}: ${err.message}${exit ? `\n${v.label} host exited (${describeExit(exit)})\n${v.api.server.output()}` : ""}`);
+  };
+  try {
+    for (const v of volumes) {
+      const t0 = performance.now();
+      v.api = await startApiHost({
+        env: { DEMO_WORKSPACES: String(WORKSPACES), SIMULATED_INCIDENTS_PER_WORKSPACE: String(v.perWorkspace) },
+        readyTimeoutMs: 90_000,
+      });
+      started.push(v.api.server);
+      v.readyMs = performance.now() - t0;
+      v.expected = WORKSPACES * v.perWorkspace;
+      v.memoryAtReady = await processMemoryMb(v.api.server.child.pid);
+      log(`  ${v.label.padEnd(3)} host: ${WORKSPACES} workspaces x ${v.perWorkspace} incidents, ready in ${(v.readyMs / 1000).toFixed(1)} s, RSS ${v.memoryAtReady?.rssMb.toFixed(0) ?? "?"} MB`);
+    }
+
+    // First page: one warm-up call each, then fresh first calls alternating between the volumes.
+    for (const v of volumes) {
+      v.firstPage = [];
+      try {
+        const warm = await postListing(v.api, { isFirstCall: true, workspacePageTokens: [] });
+        log(`  ${v.label.padEnd(3)} warm-up first page: ${warm.ms.toFixed(1)} ms, ${warm.data.incidents.length} incidents, ${(warm.bytes / 1024).toFixed(0)} KiB`);
+        v.firstPageIncidents = warm.data.incidents.length;
+        v.firstPageBytes = warm.bytes;
+      } catch (err) {
+        failed(v, "first-page warm-up", err);
+      }
+    }
+    for (let i = 0; i < FIRST_PAGE_SAMPLES && problems.length === 0; i++) {
+      for (const v of i % 2 === 0 ? volumes : [...volumes].reverse()) {
+        try {
+          v.firstPage.push((await postListing(v.api, { isFirstCall: true, workspacePageTokens: [] })).ms);
+        } catch (err) {
+          failed(v, `first-page sample ${i + 1}`, err);
+        }
+      }
+    }
+    if (problems.length > 0) return { checks: [], notes, problems };
+    for (const v of volumes) log(`  ${v.label.padEnd(3)} first page samples: ${v.firstPage.map((ms) => ms.toFixed(1)).join(", ")} ms`);
+
+    // Everything, one volume after the other (the idle host costs nothing meanwhile).
+    for (const v of volumes) {
+      try {
+        v.paging = await pageThrough(v.api, settings.pagingBudgetS * 1000);
+      } catch (err) {
+        failed(v, "paging", err);
+        continue;
+      }
+      const p = v.paging;
+      v.memoryAfterPaging = await processMemoryMb(v.api.server.child.pid);
+      log(`  ${v.label.padEnd(3)} paged ${p.incidents} incidents in ${p.pages.length} pages, ${(p.totalMs / 1000).toFixed(1)} s${p.complete ? "" : " (cut short)"}; host RSS ${v.memoryAfterPaging?.rssMb.toFixed(0) ?? "?"} MB, peak ${v.memoryAfterPaging?.peakRssMb.toFixed(0) ?? "?"} MB`);
+      for (const problem of p.problems) problems.push(`${v.label}: ${problem}`);
+      if (p.duplicates > 0) problems.push(`${v.label}: ${p.duplicates} incidents came more than once`);
+      if (p.complete) {
+        if (p.incidents !== v.expected) problems.push(`${v.label}: paging returned ${p.incidents} incidents (${p.distinct} distinct), expected ${WORKSPACES} x ${v.perWorkspace} = ${v.expected}`);
+        if (p.workspaces !== WORKSPACES) problems.push(`${v.label}: incidents came from ${p.workspaces} workspaces, expected ${WORKSPACES}`);
+      } else if (p.problems.length === 0) {
+        notes.push(
+          `${v.label}: full paging cut short after ${settings.pagingBudgetS} s (BENCH_PAGING_BUDGET_S) at page ${p.pages.length}, ` +
+            `${p.incidents} of ${v.expected} incidents; page figures cover the pages fetched, the total is not verified`,
+        );
+      }
+    }
+    if (volumes.some((v) => !v.paging)) return { checks: [], notes, problems };
+
+    const rows = volumes.map((v) => {
+      const p = v.paging;
+      const ms = p.pages.map((x) => x.ms).sort((a, b) => a - b);
+      const sumMs = ms.reduce((a, b) => a + b, 0);
+      const counts = p.pages.map((x) => x.incidents);
+      return {
+        label: v.label,
+        workspaces: WORKSPACES,
+        incidentsPerWorkspace: v.perWorkspace,
+        expectedIncidents: v.expected,
+        readySeconds: v.readyMs / 1000,
+        memoryAtReady: v.memoryAtReady,
+        memoryAfterPaging: v.memoryAfterPaging,
+        firstPage: { medianMs: median(v.firstPage), samplesMs: v.firstPage, incidents: v.firstPageIncidents, bytes: v.firstPageBytes },
+        paging: {
+          complete: p.complete,
+          pages: p.pages.length,
+          incidents: p.incidents,
+          duplicates: p.duplicates,
+          totalSeconds: p.totalMs / 1000,
+          meanPageMs: sumMs / ms.length,
+          p50PageMs: percentile(ms, 50),
+          p95PageMs: percentile(ms, 95),
+          maxPageMs: ms.at(-1),
+          incidentsPerPage: { mean: p.incidents / p.pages.length, min: Math.min(...counts), max: Math.max(...counts) },
+          msPer1000Incidents: (sumMs / p.incidents) * 1000,
+          meanPageKiB: p.pages.reduce((n, x) => n + x.bytes, 0) / p.pages.length / 1024,
+        },
+      };
+    });
+
+    const [one, ten] = rows;
+    const ratio = (f) => f(ten) / f(one);
+    const fmt = (x, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : "?");
+    const table = [
+      ["", "1x", "10x", "10x / 1x"],
+      ["incidents (50 workspaces x)", String(one.incidentsPerWorkspace), String(ten.incidentsPerWorkspace), "10"],
+      ["host ready (seeding), s", fmt(one.readySeconds), fmt(ten.readySeconds), fmt(ratio((r) => r.readySeconds), 2)],
+      ["host RSS after paging, MB", fmt(one.memoryAfterPaging?.rssMb, 0), fmt(ten.memoryAfterPaging?.rssMb, 0), ""],
+      ["host peak RSS, MB", fmt(one.memoryAfterPaging?.peakRssMb, 0), fmt(ten.memoryAfterPaging?.peakRssMb, 0), ""],
+      [`first page, ms (median of ${FIRST_PAGE_SAMPLES})`, fmt(one.firstPage.medianMs), fmt(ten.firstPage.medianMs), fmt(ratio((r) => r.firstPage.medianMs), 2)],
+      ["first page, incidents", String(one.firstPage.incidents), String(ten.firstPage.incidents), ""],
+      ["first page, KiB", fmt(one.firstPage.bytes / 1024, 0), fmt(ten.firstPage.bytes / 1024, 0), ""],
+      ["pages", String(one.paging.pages), String(ten.paging.pages), fmt(ratio((r) => r.paging.pages), 2)],
+      ["incidents paged", String(one.paging.incidents), String(ten.paging.incidents), ""],
+      ["page through everything, s", fmt(one.paging.totalSeconds), fmt(ten.paging.totalSeconds) + (ten.paging.complete ? "" : " (cut)"), fmt(ratio((r) => r.paging.totalSeconds), 2)],
+      ["page latency mean, ms", fmt(one.paging.meanPageMs), fmt(ten.paging.meanPageMs), fmt(ratio((r) => r.paging.meanPageMs), 2)],
+      ["page latency p50, ms", fmt(one.paging.p50PageMs), fmt(ten.paging.p50PageMs), fmt(ratio((r) => r.paging.p50PageMs), 2)],
+      ["page latency p95, ms", fmt(one.paging.p95PageMs), fmt(ten.paging.p95PageMs), fmt(ratio((r) => r.paging.p95PageMs), 2)],
+      ["page latency max, ms", fmt(one.paging.maxPageMs), fmt(ten.paging.maxPageMs), ""],
+      ["incidents per page mean (min-max)", `${fmt(one.paging.incidentsPerPage.mean, 0)} (${one.paging.incidentsPerPage.min}-${one.paging.incidentsPerPage.max})`, `${fmt(ten.paging.incidentsPerPage.mean, 0)} (${ten.paging.incidentsPerPage.min}-${ten.paging.incidentsPerPage.max})`, ""],
+      ["ms per 1,000 incidents", fmt(one.paging.msPer1000Incidents, 2), fmt(ten.paging.msPer1000Incidents, 2), fmt(ratio((r) => r.paging.msPer1000Incidents), 2)],
+    ];
+    const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
+    const line = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ").trimEnd();
+    log("");
+    for (const [i, row] of table.entries()) {
+      log(`  ${line(row)}`);
+      if (i === 0) log(`  ${widths.map((w) => "-".repeat(w)).join("  ")}`);
+    }
+    log("");
+    for (const note of notes) log(`  note: ${note}`);
+
+    const firstRatio = ratio((r) => r.firstPage.medianMs);
+    const meanRatio = ratio((r) => r.paging.meanPageMs);
+    return {
+      rows,
+      checks: [
+        { name: "first-page latency ratio (10x / 1x)", value: firstRatio, target: `<= ${TARGET_RATIO}`, pass: firstRatio <= TARGET_RATIO },
+        { name: "mean page latency ratio (10x / 1x)", value: meanRatio, target: `<= ${TARGET_RATIO}`, pass: meanRatio <= TARGET_RATIO },
+      ],
+      notes,
+      problems,
+    };
+  } finally {
+    await Promise.all(started.map((s) => s.stop()));
+  }
+}
+
 // Each scenario: a name for the table and the JSON, and a function that returns
 // { rows?, checks: [{ name, value, target, pass }], problems: [] , ...details }. Throwing counts
 // as a broken run; so does a non-empty `problems`.
 const scenarios = [
   { name: "service-account read vs bare node:http", run: serviceAccountRead },
-  // Later: cross-workspace listing, webhook delivery, reconciler.
+  { name: "cross-workspace incident listing", run: crossWorkspaceListing },
+  // Later: webhook delivery, reconciler.
 ];
 
 const log = (line = "") => console.log(line);

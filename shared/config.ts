@@ -45,6 +45,12 @@ const envSchema = z
     PRINCIPAL_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
     LOCAL_ADMIN_CLIENT_ID: z.guid().optional(),
     LOCAL_ADMIN_CLIENT_SECRET: z.string().min(32).optional(),
+    WEBHOOK_SECRETS_KEY: key.optional(),
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
+    WEBHOOK_RETRY_BACKOFF_MS: positiveInt.default(30_000),
+    WEBHOOK_RETRY_WINDOW_MS: positiveInt.default(300_000),
+    WEBHOOK_TIMEOUT_MS: positiveInt.default(30_000),
+    DELIVERY_LOG_TTL_DAYS: positiveInt.max(3650).default(30),
     DEMO_SEED: z.string().min(1).default("secops-demo"),
     DEMO_WORKSPACES: z.coerce.number().int().min(5).max(1000).default(5),
     SIMULATED_INCIDENTS_PER_WORKSPACE: z.coerce.number().int().min(0).max(100_000).default(300),
@@ -56,7 +62,7 @@ const envSchema = z
     if (!env.COSMOS_ENDPOINT) ctx.addIssue({ code: "custom", path: ["COSMOS_ENDPOINT"], message: "required when STORE=cosmos" });
     // With a durable store, hashes and page tokens outlive the process and span instances: the keys
     // must be stable and shared, so they cannot be generated at start.
-    for (const name of ["SECRET_HASH_KEY", "PAGE_TOKEN_KEY"] as const) {
+    for (const name of ["SECRET_HASH_KEY", "PAGE_TOKEN_KEY", "WEBHOOK_SECRETS_KEY"] as const) {
       if (!env[name]) ctx.addIssue({ code: "custom", path: [name], message: "required when STORE=cosmos" });
     }
   });
@@ -69,6 +75,16 @@ export interface Config {
   secretHashKey: Buffer;
   pageTokenKey: Buffer;
   rateLimit: { burst: number; perSecond: number };
+  webhooks: {
+    /** Seals signing keys and endpoint tokens at rest. */
+    secretsKey: Buffer;
+    /** Local testing only: allow loopback and private targets (HTTPS still required). */
+    allowPrivateTargets: boolean;
+    retryBackoffMs: number;
+    retryWindowMs: number;
+    timeoutMs: number;
+    deliveryLogTtlDays: number;
+  };
   principalCacheTtlMs: number;
   localAdmin: { clientId?: string; clientSecret?: string };
   demoSeed: string;
@@ -105,6 +121,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretHashKey: e.SECRET_HASH_KEY ?? randomBytes(32),
     pageTokenKey: e.PAGE_TOKEN_KEY ?? randomBytes(32),
     rateLimit: { burst: e.RATE_LIMIT_BURST, perSecond: e.RATE_LIMIT_PER_SECOND },
+    webhooks: {
+      secretsKey: e.WEBHOOK_SECRETS_KEY ?? randomBytes(32),
+      allowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      retryBackoffMs: e.WEBHOOK_RETRY_BACKOFF_MS,
+      retryWindowMs: e.WEBHOOK_RETRY_WINDOW_MS,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      deliveryLogTtlDays: e.DELIVERY_LOG_TTL_DAYS,
+    },
     principalCacheTtlMs: e.PRINCIPAL_CACHE_TTL_MS,
     localAdmin: { clientId: e.LOCAL_ADMIN_CLIENT_ID, clientSecret: e.LOCAL_ADMIN_CLIENT_SECRET },
     demoSeed: e.DEMO_SEED,

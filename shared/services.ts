@@ -9,6 +9,7 @@ import { createCosmosStores } from "./store/cosmos/cosmos-stores";
 import { createMemoryStores } from "./store/memory/memory-stores";
 import type { Stores } from "./store/ports";
 import { buildDemoData } from "./local/demo-data";
+import { SecretBox } from "./webhooks/secret-box";
 import { createSourceRegistry, type SourceRegistry } from "./sources/source-registry";
 
 /** Everything a handler may use. Built once per process by the composition root below. */
@@ -22,6 +23,7 @@ export interface Services {
   pageTokens: PageTokens;
   audit: AuditTrail;
   sources: SourceRegistry;
+  secretBox: SecretBox;
 }
 
 export interface ServiceOverrides {
@@ -51,6 +53,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     pageTokens: new PageTokens(config.pageTokenKey),
     audit: new AuditTrail(stores.audit, now, logger),
     sources: overrides.sources ?? createSourceRegistry(config, simulatedWorld(config, now()), now),
+    secretBox: new SecretBox(config.webhooks.secretsKey),
   };
 }
 

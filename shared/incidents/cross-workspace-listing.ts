@@ -10,7 +10,7 @@ import type { WorkspaceRecord } from "../store/records";
 import { initialState, stateIdOf } from "./incident-state";
 import { toIncidentSummary, type IncidentSummaryView } from "./incident-view";
 
-/** Incidents per call the listing aims at, spread over the streams (workspace × source) still paging. */
+/** Incidents per call the listing aims at, taken from the streams (workspace × source) still paging. */
 export const LISTING_PAGE_TARGET = 200;
 const MIN_PER_STREAM = 5;
 const MAX_PER_STREAM = 50;
@@ -142,8 +142,12 @@ export async function listAcrossWorkspaces(ctx: ListingContext, body: AcrossWork
     ? workspaces.flatMap((workspace) => chosenSources.map((source) => ({ workspace, source, cursor: null, ...window })))
     : readStreams(ctx, body, binding, workspaces, chosenSources);
 
+  // A page holds about LISTING_PAGE_TARGET incidents: up to that many streams advance by a few each,
+  // and the rest keep their tokens, moved to the front so the next call serves them first.
   const perStream = Math.min(MAX_PER_STREAM, Math.max(MIN_PER_STREAM, Math.floor(LISTING_PAGE_TARGET / Math.max(1, streams.length))));
-  const pages = await mapLimited(streams, VENDOR_CONCURRENCY, (stream) =>
+  const served = streams.slice(0, Math.ceil(LISTING_PAGE_TARGET / perStream));
+  const waiting = streams.slice(served.length);
+  const pages = await mapLimited(served, VENDOR_CONCURRENCY, (stream) =>
     ctx.services.sources.gateway(stream.source).listIncidents(
       {
         workspaceId: stream.workspace.id,
@@ -158,17 +162,21 @@ export async function listAcrossWorkspaces(ctx: ListingContext, body: AcrossWork
     ),
   );
 
-  const incidents: IncidentSummaryView[] = [];
   const tokens = new Map<string, Partial<Record<Source, string>>>();
-  for (let i = 0; i < streams.length; i++) {
-    const stream = streams[i]!;
-    const page = pages[i]!;
-    incidents.push(...(await summaries(ctx, stream.workspace, page.items)));
-    if (page.cursor === undefined) continue; // finished: drops out of the tokens (rule 4)
-    const cursor: StreamCursor = { w: stream.workspace.id, s: stream.source, k: page.cursor, from: stream.from, to: stream.to };
+  const keep = (stream: Stream, adapterCursor: string | null) => {
+    const cursor: StreamCursor = { w: stream.workspace.id, s: stream.source, k: adapterCursor, from: stream.from, to: stream.to };
     const entry = tokens.get(stream.workspace.id) ?? {};
     entry[stream.source] = ctx.services.pageTokens.issue(ctx.principal.credentialId, binding, cursor);
     tokens.set(stream.workspace.id, entry);
+  };
+  for (const stream of waiting) keep(stream, stream.cursor);
+  const incidents: IncidentSummaryView[] = [];
+  for (let i = 0; i < served.length; i++) {
+    const stream = served[i]!;
+    const page = pages[i]!;
+    incidents.push(...(await summaries(ctx, stream.workspace, page.items)));
+    // A finished stream drops out of the tokens (rule 4).
+    if (page.cursor !== undefined) keep(stream, page.cursor);
   }
   return {
     incidents,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INVALID_PAGE_TOKEN_MESSAGE } from "../../shared/http/api-error";
-import { LAST_MODIFIED_CAP } from "../../shared/incidents/cross-workspace-listing";
+import { LAST_MODIFIED_CAP, LISTING_PAGE_TARGET } from "../../shared/incidents/cross-workspace-listing";
 import { sources, type Source } from "../../shared/sources/source";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
 
@@ -48,6 +48,7 @@ async function pageThrough(first: Json) {
   let calls = 1;
   for (;;) {
     expect(body.data).toBeDefined();
+    expect(body.data.incidents.length).toBeLessThanOrEqual(LISTING_PAGE_TARGET);
     seen.push(...body.data.incidents);
     if (!body.data.moreIncidentsAvailable) {
       expect(body.data.sourcePageTokens).toEqual([]);
@@ -192,12 +193,26 @@ describe("filterByLastModified", () => {
   });
 });
 
-describe("the last-modified page cap", () => {
+describe("many workspaces, many incidents", () => {
   let big: TestHost;
   beforeAll(async () => {
-    big = await startTestHost({ env: { SIMULATED_INCIDENTS_PER_WORKSPACE: "4000" } });
+    big = await startTestHost({ env: { SIMULATED_INCIDENTS_PER_WORKSPACE: "4000", DEMO_WORKSPACES: "8" } });
   });
   afterAll(async () => big?.close());
+
+  it("with more streams than a page can serve, pages stay at the target size and every incident comes once", async () => {
+    const seen = new Set<string>();
+    let body = await json(await big.call("POST", "/incidents/across-workspaces", { body: { isFirstCall: true, workspacePageTokens: [] } }));
+    // 8 workspaces x 7 sources: every stream has a token from the first call, served or waiting.
+    expect(body.data.sourcePageTokens.flatMap((e: Json) => Object.keys(e.sourceTokens)).length).toBe(8 * sources.length);
+    for (;;) {
+      expect(body.data.incidents.length).toBeLessThanOrEqual(LISTING_PAGE_TARGET);
+      for (const i of body.data.incidents) seen.add(`${i.incident.workspaceId}/${i.source}/${i.incident.id}`);
+      if (!body.data.moreIncidentsAvailable) break;
+      body = await json(await big.call("POST", "/incidents/across-workspaces", { body: { isFirstCall: false, workspacePageTokens: body.data.sourcePageTokens } }));
+    }
+    expect(seen.size).toBe(8 * 4000);
+  }, 120_000);
 
   it("a window beyond the cap returns the cap per workspace and says to narrow it", async () => {
     const body = await json(await big.call("POST", "/incidents/across-workspaces", { body: { isFirstCall: true, filterByLastModified: true } }));

@@ -79,6 +79,7 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
     RATE_LIMIT_PER_SECOND: "100000",
     SECRET_HASH_KEY: randomBytes(32).toString("base64"),
     PAGE_TOKEN_KEY: randomBytes(32).toString("base64"),
+    WEBHOOK_SECRETS_KEY: randomBytes(32).toString("base64"),
     LOCAL_ADMIN_CLIENT_SECRET: "soms_" + randomBytes(32).toString("base64url"),
     ...cosmos?.env,
     ...options.env,

@@ -20,6 +20,7 @@ beforeAll(async () => {
     COSMOS_TRUST_SELF_SIGNED: "true",
     SECRET_HASH_KEY: randomBytes(32).toString("base64"),
     PAGE_TOKEN_KEY: randomBytes(32).toString("base64"),
+    WEBHOOK_SECRETS_KEY: randomBytes(32).toString("base64"),
   };
 });
 afterAll(async () => cosmos?.close());

@@ -17,6 +17,7 @@ describe("configuration", () => {
       expect((error as Error).message).toMatch(/COSMOS_ENDPOINT/);
       expect((error as Error).message).toMatch(/SECRET_HASH_KEY/);
       expect((error as Error).message).toMatch(/PAGE_TOKEN_KEY/);
+      expect((error as Error).message).toMatch(/WEBHOOK_SECRETS_KEY/);
     }
   });
 

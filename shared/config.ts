@@ -45,6 +45,9 @@ const envSchema = z
     PRINCIPAL_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
     LOCAL_ADMIN_CLIENT_ID: z.guid().optional(),
     LOCAL_ADMIN_CLIENT_SECRET: z.string().min(32).optional(),
+    QUEUE: z.enum(["inprocess", "servicebus"]).default("inprocess"),
+    SERVICEBUS: z.string().min(1).optional(),
+    SERVICEBUS__fullyQualifiedNamespace: z.string().min(1).optional(),
     WEBHOOK_SECRETS_KEY: key.optional(),
     WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
     WEBHOOK_RETRY_BACKOFF_MS: positiveInt.default(30_000),
@@ -58,6 +61,9 @@ const envSchema = z
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   })
   .superRefine((env, ctx) => {
+    if (env.QUEUE === "servicebus" && !env.SERVICEBUS && !env.SERVICEBUS__fullyQualifiedNamespace) {
+      ctx.addIssue({ code: "custom", path: ["SERVICEBUS__fullyQualifiedNamespace"], message: "required (or SERVICEBUS) when QUEUE=servicebus" });
+    }
     if (env.STORE !== "cosmos") return;
     if (!env.COSMOS_ENDPOINT) ctx.addIssue({ code: "custom", path: ["COSMOS_ENDPOINT"], message: "required when STORE=cosmos" });
     // With a durable store, hashes and page tokens outlive the process and span instances: the keys
@@ -75,6 +81,10 @@ export interface Config {
   secretHashKey: Buffer;
   pageTokenKey: Buffer;
   rateLimit: { burst: number; perSecond: number };
+  queue: {
+    kind: "inprocess" | "servicebus";
+    serviceBus: { connectionString?: string; fullyQualifiedNamespace?: string };
+  };
   webhooks: {
     /** Seals signing keys and endpoint tokens at rest. */
     secretsKey: Buffer;
@@ -121,6 +131,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretHashKey: e.SECRET_HASH_KEY ?? randomBytes(32),
     pageTokenKey: e.PAGE_TOKEN_KEY ?? randomBytes(32),
     rateLimit: { burst: e.RATE_LIMIT_BURST, perSecond: e.RATE_LIMIT_PER_SECOND },
+    queue: {
+      kind: e.QUEUE,
+      serviceBus: { connectionString: e.SERVICEBUS, fullyQualifiedNamespace: e.SERVICEBUS__fullyQualifiedNamespace },
+    },
     webhooks: {
       secretsKey: e.WEBHOOK_SECRETS_KEY ?? randomBytes(32),
       allowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,

@@ -3,10 +3,11 @@ import { serviceAccountRoutes } from "./identity/service-account-routes";
 import { userRoutes } from "./identity/user-routes";
 import { incidentsAcrossWorkspacesRoutes } from "./incidents/across-workspaces-routes";
 import { incidentRoutes } from "./incidents/incident-routes";
+import { webhookRoutes } from "./webhooks/webhook-routes";
 import { metaRoutes } from "./meta/meta-routes";
 
 /** Every endpoint group of the API. A new group is one line here and one file in functions/. */
-export const apiGroups: RouteGroup[] = [serviceAccountRoutes, userRoutes, incidentRoutes, incidentsAcrossWorkspacesRoutes];
+export const apiGroups: RouteGroup[] = [serviceAccountRoutes, userRoutes, incidentRoutes, incidentsAcrossWorkspacesRoutes, webhookRoutes];
 
 export const metaGroup: RouteGroup = metaRoutes(() => allRoutes());
 

@@ -10,6 +10,9 @@ import { createMemoryStores } from "./store/memory/memory-stores";
 import type { Stores } from "./store/ports";
 import { buildDemoData } from "./local/demo-data";
 import { SecretBox } from "./webhooks/secret-box";
+import { createEventPipeline, type EventPipeline } from "./events/event-pipeline";
+import type { OutboxRelay } from "./events/outbox-relay";
+import { resolveAllAddresses, type HostResolver } from "./delivery/address-policy";
 import { createSourceRegistry, type SourceRegistry } from "./sources/source-registry";
 
 /** Everything a handler may use. Built once per process by the composition root below. */
@@ -24,6 +27,12 @@ export interface Services {
   audit: AuditTrail;
   sources: SourceRegistry;
   secretBox: SecretBox;
+  /** Name → addresses, for checking webhook URLs (tests point names at chosen addresses). */
+  resolveHost: HostResolver;
+  /** Events and webhook delivery: queues, outbox relay, fan-out and delivery handlers. */
+  pipeline: EventPipeline;
+  /** Shorthand for `pipeline.outbox`: incident writes publish through it after each commit. */
+  outbox: OutboxRelay;
 }
 
 export interface ServiceOverrides {
@@ -31,12 +40,18 @@ export interface ServiceOverrides {
   logger?: Logger;
   stores?: Stores;
   sources?: SourceRegistry;
+  resolveHost?: HostResolver;
+  /** Extra CA certificates the webhook sender trusts (tests' self-signed receivers). */
+  webhookCa?: string;
 }
 
 export function createServices(config: Config, overrides: ServiceOverrides = {}): Services {
   const now = overrides.now ?? (() => new Date());
   const logger = overrides.logger ?? createJsonLogger(config.logLevel);
   const stores = overrides.stores ?? createStores(config);
+  const secretBox = new SecretBox(config.webhooks.secretsKey);
+  const resolveHost = overrides.resolveHost ?? resolveAllAddresses;
+  const pipeline = createEventPipeline({ config, stores, secretBox, now, logger, lookup: overrides.resolveHost, ca: overrides.webhookCa });
   return {
     config,
     now,
@@ -53,7 +68,10 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     pageTokens: new PageTokens(config.pageTokenKey),
     audit: new AuditTrail(stores.audit, now, logger),
     sources: overrides.sources ?? createSourceRegistry(config, simulatedWorld(config, now()), now),
-    secretBox: new SecretBox(config.webhooks.secretsKey),
+    secretBox,
+    resolveHost,
+    pipeline,
+    outbox: pipeline.outbox,
   };
 }
 

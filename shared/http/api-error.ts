@@ -31,6 +31,11 @@ export interface ApiErrorOptions {
   /** Field or identifier concerned. */
   target?: string;
   errors?: FieldErrors;
+  /**
+   * Overrides the code's usual status. Only where the contract itself pairs a code with another
+   * status: `redeliver` of a non-redeliverable event type is 422 VALIDATION_ERROR (contract 3).
+   */
+  status?: 422;
   /** Extra response headers, e.g. `Allow` on 405 or `Retry-After` on 429. */
   headers?: Record<string, string>;
   cause?: unknown;
@@ -47,7 +52,7 @@ export class ApiError extends Error {
     super(detail, { cause: options.cause });
     this.name = "ApiError";
     this.code = code;
-    this.status = errorCodes[code].status;
+    this.status = options.status ?? errorCodes[code].status;
     this.target = options.target;
     this.errors = options.errors;
     this.headers = options.headers ?? {};

@@ -5,7 +5,7 @@ import type { Services } from "../services";
 
 /** What a handler returns: data for the envelope, or a raw body (documents, assets). */
 export type HandlerResult =
-  | { data: unknown; status?: 200 | 201; headers?: Record<string, string>; pagination?: Pagination }
+  | { data: unknown; status?: 200 | 201 | 202; headers?: Record<string, string>; pagination?: Pagination }
   | { status: 204; headers?: Record<string, string> }
   | { raw: string | Buffer; contentType: string; headers?: Record<string, string> };
 
@@ -52,7 +52,7 @@ export interface RouteDef<P extends Schema | undefined, Q extends Schema | undef
   /** Schema of `data` (or of the raw body for documents); documentation only. */
   response?: Schema;
   /** Success status for documentation; the handler's result decides at run time. */
-  successStatus?: 200 | 201 | 204;
+  successStatus?: 200 | 201 | 202 | 204;
   paginated?: boolean;
   /** Hidden from the OpenAPI document (documentation assets). */
   hidden?: boolean;

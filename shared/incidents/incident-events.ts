@@ -94,6 +94,32 @@ export function assigneeEvent(
   });
 }
 
+/**
+ * `incident.created.v1` data (contract 6.5): null fields left out, `vendorIdentifiers` carried, the
+ * top-level `incidentId` the id at the source the incident was ingested from.
+ */
+export function incidentCreatedData(incident: VendorIncident, accountId: string, assignee: IncidentAssignee | null): Record<string, unknown> {
+  return withoutNulls({
+    incidentId: incident.id,
+    source: incident.source.toLowerCase(),
+    sourceDisplayName: incident.source,
+    workspaceId: incident.workspaceId,
+    accountId,
+    incidentNumber: incident.number,
+    title: incident.title,
+    description: incident.description,
+    severity: incident.severity,
+    status: incident.status,
+    createdAt: incident.createdAt,
+    lastActivityAt: incident.lastActivityTime,
+    lastModificationTime: incident.lastModificationTime,
+    owner: assignee,
+    alertCount: incident.alerts.length,
+    entityCount: incident.entities.length,
+    vendorIdentifiers: incident.vendorIdentifiers,
+  });
+}
+
 export type StatusTarget = PublicStatus | InternalStatus;
 
 function withoutNulls(record: Record<string, unknown>): Record<string, unknown> {

@@ -134,7 +134,7 @@ async function loadChecked(ctx: IncidentContext, target: IncidentTarget): Promis
 }
 
 /**
- * Applies a change to the freshest state and commits it with its events. A concurrent writer makes
+ * Applies a change to the freshest state, commits it with its events, then publishes them. A concurrent writer makes
  * the commit fail with CONFLICT; the change is then re-applied to what that writer stored, so no
  * update is lost. (`If-Match` was checked once, before the vendor write.)
  */
@@ -150,7 +150,11 @@ async function commitWithRetry(
   for (let attempt = 1; ; attempt++) {
     const { after, events } = apply(before);
     try {
-      return (await store.commit(after, etag, events)).value;
+      const saved = (await store.commit(after, etag, events)).value;
+      // Committed: the events are safe in the outbox. Publishing now is the fast path; a failure
+      // here only delays them until the sweep.
+      await ctx.services.outbox.publish(events);
+      return saved;
     } catch (error) {
       if (!(isApiError(error) && error.code === "CONFLICT") || attempt >= MAX_COMMIT_ATTEMPTS) throw error;
       await setTimeout(Math.random() * Math.min(50, 2 * attempt));

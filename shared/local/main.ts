@@ -7,6 +7,8 @@ import { seedDemoData } from "./demo-data";
 import { seedDemoGamebookRuns } from "./demo-gamebook-runs";
 import { startLocalServer } from "./local-server";
 
+const OUTBOX_SWEEP_INTERVAL_MS = 60_000;
+
 /** `npm start`: the API on the embedded default (or Cosmos when configured), with demo data. */
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -36,6 +38,13 @@ async function main(): Promise<void> {
     "",
   ];
   process.stdout.write(lines.join("\n") + "\n");
+  if (config.webhooks.allowPrivateTargets) {
+    services.logger.warn("WEBHOOK_ALLOW_PRIVATE_TARGETS is on: webhooks may target loopback and private addresses. For local testing only.");
+  }
+  // Events are published right after each commit; the sweep picks up any a crash left behind.
+  const sweep = () => void services.outbox.sweep().catch((error: unknown) => services.logger.warn("outbox sweep failed", { error: String(error) }));
+  sweep();
+  setInterval(sweep, OUTBOX_SWEEP_INTERVAL_MS).unref();
   services.logger.info("listening", { url: base, store: config.store });
 
   const stop = (signal: string) => {

@@ -103,6 +103,8 @@ export interface IncidentStateStore {
   /** Events not yet published, oldest first, at most `limit` (the outbox sweep). */
   listUnpublished(limit: number): Promise<OutboxEventRecord[]>;
   markPublished(workspaceId: string, eventId: string, at: string): Promise<void>;
+  /** A workspace's outbox events, published or not, oldest first, at most `limit` (diagnosis and tests). */
+  listEvents(workspaceId: string, limit: number): Promise<OutboxEventRecord[]>;
 }
 
 export interface GamebookRunStore {

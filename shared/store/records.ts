@@ -268,6 +268,7 @@ export interface DeliveryLogRecord {
   webhookConfigurationId: string;
   eventId: string;
   eventType: string;
+  eventOccurredAt: string;
   status: DeliveryStatus;
   /** 0 when no HTTP response was received (see `error`). */
   httpStatusCode: number;

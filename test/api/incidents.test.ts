@@ -25,7 +25,7 @@ const path = (i: VendorIncident, suffix = "") => `/workspaces/${i.workspaceId}/i
 
 type OutboxEvent = Omit<OutboxEventRecord, "envelope"> & { envelope: Json };
 async function eventsOf(incident: VendorIncident): Promise<OutboxEvent[]> {
-  const all = await host.services.stores.incidents.listUnpublished(100_000);
+  const all = await host.services.stores.incidents.listEvents(incident.workspaceId, 100_000);
   return all.filter((e) => e.envelope.data.incidentId === incident.id) as OutboxEvent[];
 }
 

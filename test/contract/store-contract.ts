@@ -468,6 +468,11 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
         await stores.incidents.markPublished("ws-2", "e-a", created);
         await stores.incidents.markPublished("ws-2", "e-missing", created);
         expect((await stores.incidents.listUnpublished(10)).map((e) => e.eventId)).toEqual(["e-b", "e-c"]);
+        // Published or not, a workspace's events stay listable (until they expire).
+        expect((await stores.incidents.listEvents("ws-2", 10)).map((e) => [e.eventId, e.publishedAt !== null])).toEqual([
+          ["e-a", true],
+          ["e-c", false],
+        ]);
       });
     });
 
@@ -721,7 +726,7 @@ function webhook(id: string, accountId: string): WebhookRecord {
 function deliveryLog(id: string, webhookId: string, createdAt: string, overrides: Partial<DeliveryLogRecord> = {}): DeliveryLogRecord {
   return {
     id, partitionKey: deliveryLogPartition(webhookId, createdAt), webhookConfigurationId: webhookId, eventId: `ev-${id}`,
-    eventType: "incident.created.v1", status: "Succeeded", httpStatusCode: 200, success: true, requestUrl: "https://hooks.example.com/in",
+    eventType: "incident.created.v1", eventOccurredAt: createdAt, status: "Succeeded", httpStatusCode: 200, success: true, requestUrl: "https://hooks.example.com/in",
     requestHeaders: { "content-type": "application/json" }, durationMs: 12, createdAt, redelivered: false, attempt: 1, isTest: false,
     incident: null, error: null, ttl: 30 * 86400, ...overrides,
   };

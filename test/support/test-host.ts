@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { loadConfig } from "../../shared/config";
+import type { HostResolver } from "../../shared/delivery/address-policy";
 import type { Route } from "../../shared/http/route";
 import { seedDemoData, type DemoData } from "../../shared/local/demo-data";
 import { startLocalServer } from "../../shared/local/local-server";
@@ -20,6 +21,10 @@ export const storeKind: StoreKind = process.env.TEST_STORE === "cosmos" ? "cosmo
 export interface TestHostOptions {
   env?: Record<string, string>;
   now?: () => Date;
+  /** Name → addresses for webhook URL checks; default: the fake public DNS below. */
+  resolveHost?: HostResolver;
+  /** Extra CA the webhook sender trusts: the test receiver's self-signed certificate. */
+  webhookCa?: string;
   /** Routes added beside the real ones, to drive pipeline paths no real endpoint reaches yet. */
   extraRoutes?: Route[];
 }
@@ -84,7 +89,7 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
     ...cosmos?.env,
     ...options.env,
   });
-  const services = createServices(config, { logger, now: options.now, stores: cosmos?.stores });
+  const services = createServices(config, { logger, now: options.now, stores: cosmos?.stores, resolveHost: options.resolveHost ?? fakeDns, webhookCa: options.webhookCa });
   const { admin, data } = await seedDemoData(services);
   const server = await startLocalServer(services, [...allRoutes(), ...(options.extraRoutes ?? [])], 0);
   const base = `${server.url}/api/v2`;
@@ -111,6 +116,16 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
     close: server.close,
   };
 }
+
+/**
+ * Tests never ask the real DNS: `*.example.com` names are public (one of example.com's addresses),
+ * `*.internal.test` names resolve to a private address, anything else does not resolve.
+ */
+export const fakeDns: HostResolver = async (host) => {
+  if (host.endsWith(".internal.test")) return ["10.1.2.3"];
+  if (host === "example.com" || host.endsWith(".example.com")) return ["93.184.215.14"];
+  throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: "ENOTFOUND" });
+};
 
 /** Creates a service account through the API and returns its credential. */
 export async function createServiceAccount(

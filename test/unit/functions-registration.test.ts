@@ -10,11 +10,19 @@ import { getServices } from "../../shared/services";
 const functionsDir = join(__dirname, "../../functions");
 type Registration = { name: string; options: azure.HttpFunctionOptions };
 const registrations: Registration[] = [];
+const queueTriggers: { name: string; options: azure.ServiceBusQueueFunctionOptions }[] = [];
+const timers: { name: string; options: azure.TimerFunctionOptions }[] = [];
 
 beforeAll(async () => {
   process.env.LOCAL_ADMIN_CLIENT_SECRET ??= "soms_" + randomBytes(32).toString("base64url");
   vi.spyOn(azure.app, "http").mockImplementation((name: string, options: azure.HttpFunctionOptions) => {
     registrations.push({ name, options });
+  });
+  vi.spyOn(azure.app, "serviceBusQueue").mockImplementation((name: string, options: azure.ServiceBusQueueFunctionOptions) => {
+    queueTriggers.push({ name, options });
+  });
+  vi.spyOn(azure.app, "timer").mockImplementation((name: string, options: azure.TimerFunctionOptions) => {
+    timers.push({ name, options });
   });
   for (const file of readdirSync(functionsDir).filter((f) => f.endsWith(".ts"))) {
     await import(join(functionsDir, file));
@@ -33,6 +41,14 @@ describe("Azure Functions registration", () => {
       expect(reg.options.authLevel).toBe("anonymous");
       expect([...(reg.options.methods ?? [])].sort()).toEqual(["DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"]);
     }
+  });
+
+  it("registers the event fan-out and delivery workers on their Service Bus queues, and the outbox sweep timer", () => {
+    expect(queueTriggers.map((t) => [t.name, t.options.queueName, t.options.connection]).sort()).toEqual([
+      ["event-fan-out", "events", "SERVICEBUS"],
+      ["webhook-delivery", "deliveries", "SERVICEBUS"],
+    ]);
+    expect(timers.map((t) => [t.name, t.options.schedule])).toEqual([["outbox-sweep", "0 * * * * *"]]);
   });
 
   it("host.json serves the functions under /api", () => {

@@ -60,6 +60,14 @@ export function cosmosIncidents(container: Container): IncidentStateStore {
         { "@top": limit },
       );
     },
+    async listEvents(workspaceId, limit) {
+      if (limit <= 0) return [];
+      return outbox.query(
+        "SELECT TOP @top * FROM c WHERE c.workspaceId = @ws AND c.docType = 'outboxEvent' ORDER BY c.occurredAt",
+        { "@top": limit, "@ws": workspaceId },
+        workspaceId,
+      );
+    },
     async markPublished(workspaceId, eventId, at) {
       const found = await outbox.read(`event-${eventId}`, workspaceId);
       if (!found || found.value.publishedAt !== null) return;

@@ -121,6 +121,12 @@ function memoryIncidents(): IncidentStateStore {
       // Stable sort: events of one commit with the same time keep their commit order.
       return pending.sort((a, b) => (a.occurredAt < b.occurredAt ? -1 : a.occurredAt > b.occurredAt ? 1 : 0)).slice(0, limit);
     },
+    async listEvents(workspaceId, limit) {
+      return [...outbox.values()]
+        .filter((e) => e.workspaceId === workspaceId)
+        .sort((a, b) => (a.occurredAt < b.occurredAt ? -1 : a.occurredAt > b.occurredAt ? 1 : 0))
+        .slice(0, limit);
+    },
     async markPublished(_workspaceId, eventId, at) {
       const event = outbox.get(eventId);
       if (event) outbox.set(eventId, Object.freeze({ ...event, publishedAt: at }));

@@ -1,0 +1,28 @@
+import type { IncidentRef } from "../store/records";
+
+/** A message on the `deliveries` queue: one attempt to deliver one event to one webhook. */
+export interface DeliveryMessage {
+  webhookId: string;
+  eventId: string;
+  eventType: string;
+  /** The event's `occurredAt`, kept so a redelivery can rebuild the event with it. */
+  occurredAt: string;
+  /** The exact body to send, fixed at fan-out: every attempt signs and sends the same bytes. */
+  body: string;
+  /** 1 for the first attempt; a retry is a new scheduled message with the next number. */
+  attempt: number;
+  /** When attempt 1 was made; the 5-minute window counts from here. Null before it. */
+  firstAttemptAt: string | null;
+  incident: IncidentRef | null;
+  isTest: boolean;
+  /** Sent again through `redeliver`; each redelivery has its own id, so it is never taken for a duplicate. */
+  redelivered: boolean;
+  redeliveryId?: string;
+  /** When the delivery was first held by a paused webhook: its Pending log entry's time. */
+  heldAt?: string;
+}
+
+/** The message id of an attempt: duplicate detection drops a second copy of the same attempt. */
+export function deliveryMessageId(m: Pick<DeliveryMessage, "eventId" | "webhookId" | "attempt" | "redeliveryId">): string {
+  return `${m.eventId}:${m.webhookId}:${m.redeliveryId ? `r-${m.redeliveryId}:` : ""}${m.attempt}`;
+}

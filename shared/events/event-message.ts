@@ -1,0 +1,24 @@
+import type { IncidentRef } from "../store/records";
+
+/** The delivery envelope (DESIGN §5): `{id, type, occurredAt, data}`, plus `isTest` on test events. */
+export interface EventEnvelope {
+  id: string;
+  type: string;
+  occurredAt: string;
+  data: Record<string, unknown>;
+  isTest?: true;
+}
+
+/** A message on the `events` queue: one domain event, to be fanned out to the webhooks that get it. */
+export interface EventMessage {
+  envelope: EventEnvelope;
+  /** The account the event belongs to; its managing provider's webhooks may get it too. */
+  accountId: string;
+  /** The incident it is about, when it is about one (auto-disable counts incidents). */
+  incident: IncidentRef | null;
+  /**
+   * Manual trigger (contract 6.1): only these webhooks, whether or not they subscribe to the type;
+   * `monitoredAccountIds` still applies.
+   */
+  onlyWebhookIds?: string[];
+}

@@ -1,0 +1,58 @@
+import { deliveryMessageId, type DeliveryMessage } from "../delivery/delivery-message";
+import type { Logger } from "../logger";
+import type { MessageHandler, QueueSender } from "../queue/queue";
+import type { AccountStore, WebhookStore } from "../store/ports";
+import type { WebhookRecord } from "../store/records";
+import type { EventMessage } from "./event-message";
+
+export interface FanOutDeps {
+  accounts: AccountStore;
+  webhooks: WebhookStore;
+  deliveries: QueueSender<DeliveryMessage>;
+  logger: Logger;
+}
+
+/**
+ * Routing (contract 6.2): a webhook gets an event when it subscribes to the type, is not disabled,
+ * and its account is the event's account or the provider managing it — a provider webhook with
+ * monitoredAccountIds only for the accounts listed. Paused webhooks get the message too: the worker
+ * holds it as Pending until resume.
+ */
+export function routeEvent(event: EventMessage, providerId: string | null, webhook: WebhookRecord): boolean {
+  if (webhook.status === "Disabled") return false;
+  if (event.onlyWebhookIds ? !event.onlyWebhookIds.includes(webhook.id) : !webhook.eventTypes.includes(event.envelope.type)) return false;
+  if (webhook.targetAccountId === event.accountId) return true;
+  if (providerId === null || webhook.targetAccountId !== providerId) return false;
+  return webhook.monitoredAccountIds.length === 0 || webhook.monitoredAccountIds.includes(event.accountId);
+}
+
+/** The `events` queue handler: one delivery message per webhook that gets the event. */
+export function createFanOutHandler(deps: FanOutDeps): MessageHandler<EventMessage> {
+  return async ({ body: event }) => {
+    const account = await deps.accounts.get(event.accountId);
+    const providerId = account?.managedByAccountId ?? null;
+    const candidates = await deps.webhooks.listByAccounts(providerId ? [event.accountId, providerId] : [event.accountId]);
+    const targets = candidates.filter((w) => routeEvent(event, providerId, w));
+    if (targets.length === 0) return;
+    const body = JSON.stringify(event.envelope);
+    const messages = targets.map((w) => {
+      const message: DeliveryMessage = {
+        webhookId: w.id,
+        eventId: event.envelope.id,
+        eventType: event.envelope.type,
+        occurredAt: event.envelope.occurredAt,
+        body,
+        attempt: 1,
+        firstAttemptAt: null,
+        incident: event.incident,
+        isTest: event.envelope.isTest === true,
+        redelivered: false,
+      };
+      return { messageId: deliveryMessageId(message), body: message };
+    });
+    // Throwing abandons the event message: it comes back and fans out again; duplicate detection
+    // on the delivery message ids keeps that from doubling deliveries.
+    await deps.deliveries.send(messages);
+    deps.logger.debug("event fanned out", { eventId: event.envelope.id, type: event.envelope.type, webhooks: targets.length });
+  };
+}

@@ -1,0 +1,12 @@
+/**
+ * The service's queues. Constants, not settings: a Functions trigger names its queue when the module
+ * is loaded, before any configuration is read, and the Bicep templates must create the same names.
+ */
+export const queueNames = {
+  /** Domain events from the outbox, fanned out to webhook deliveries. */
+  events: "events",
+  /** One message per webhook delivery attempt; retries are scheduled onto it. */
+  deliveries: "deliveries",
+} as const;
+
+export type QueueName = (typeof queueNames)[keyof typeof queueNames];

@@ -1,0 +1,225 @@
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { deliveryMessageId, type DeliveryMessage } from "../delivery/delivery-message";
+import { ApiError, isApiError, notFound } from "../http/api-error";
+import { pageQueryFields } from "../http/paging";
+import { defineRoute, type HandlerInput } from "../http/route";
+import { incidentCreatedData } from "../incidents/incident-events";
+import { initialState, stateIdOf } from "../incidents/incident-state";
+import { toIncidentSummary } from "../incidents/incident-view";
+import type { DeliveryLogRecord, WebhookRecord } from "../store/records";
+import { visibleWebhook } from "./webhook-access";
+
+type Ctx = HandlerInput<unknown, unknown, unknown>;
+const tag = "Webhooks";
+const timestamp = z.iso.datetime({ offset: true });
+
+export const deliveryLogView = z.object({
+  id: z.string(),
+  webhookConfigurationId: z.guid(),
+  eventId: z.string(),
+  eventType: z.string(),
+  status: z.enum(["Pending", "Succeeded", "Failed"]),
+  httpStatusCode: z.number().int().describe("0 when no HTTP response was received; see `error`."),
+  success: z.boolean(),
+  requestUrl: z.string(),
+  requestHeaders: z.record(z.string(), z.string()).describe("As sent; credentials and signatures redacted."),
+  requestBody: z.string().describe("Always empty: the entry is delivery metadata, not a copy of the event."),
+  responseBody: z.string().describe("Always empty."),
+  eventPayload: z.record(z.string(), z.unknown()).nullable().describe("List: always null. One entry: the incident as it stands now, or null when it no longer exists."),
+  durationMs: z.number().int(),
+  createdAt: z.string(),
+  redelivered: z.boolean(),
+  attempt: z.number().int(),
+  isTest: z.boolean(),
+  error: z.string().nullable(),
+});
+
+const listQuery = z
+  .object({
+    from: timestamp.optional().describe("Oldest createdAt; default: the start of the retention period."),
+    to: timestamp.optional().describe("Entries created before this; default: now."),
+    ...pageQueryFields,
+  })
+  .strict()
+  .refine((q) => !q.from || !q.to || Date.parse(q.from) < Date.parse(q.to), { path: ["to"], message: "Must be after from." });
+
+const entryParams = z.object({ id: z.guid(), logId: z.string().min(1).max(200) });
+const entryQuery = z.object({ createdAt: timestamp.describe("The entry's createdAt, as listed: it locates the entry.") }).strict();
+
+/** Delivery-log endpoints of the webhook group (contract 4.3). */
+export const deliveryLogRoutes = [
+  defineRoute({
+    method: "GET",
+    path: "/webhooks/{id}/delivery-logs",
+    summary: "A webhook's delivery attempts, newest first",
+    tag,
+    auth: "webhooks:read",
+    params: z.object({ id: z.guid() }),
+    query: listQuery,
+    response: z.array(deliveryLogView),
+    paginated: true,
+    async handler(input) {
+      const { services, query } = input;
+      const webhook = (await visibleWebhook(input, input.params.id)).value;
+      const now = services.now();
+      const notBefore = new Date(now.getTime() - services.config.webhooks.deliveryLogTtlDays * 86_400_000).toISOString();
+      const range = { from: iso(query.from) ?? notBefore, to: iso(query.to) ?? new Date(now.getTime() + 1).toISOString(), notBefore };
+      const binding = `delivery-logs:${webhook.id}:${query.from ?? ""}:${query.to ?? ""}`;
+      let cursor: { createdAt: string; id: string } | undefined;
+      if (query.continuationToken !== undefined) {
+        cursor = services.pageTokens.read(query.continuationToken, input.principal.serviceAccountId, binding) as typeof cursor;
+      }
+      const page = await services.stores.deliveryLogs.list(webhook.id, range, query.pageSize, cursor);
+      return {
+        data: page.items.map((e) => toLogView(e, null)),
+        pagination: page.next
+          ? { hasMore: true, continuationToken: services.pageTokens.issue(input.principal.serviceAccountId, binding, page.next) }
+          : { hasMore: false },
+      };
+    },
+  }),
+  defineRoute({
+    method: "GET",
+    path: "/webhooks/{id}/delivery-logs/{logId}",
+    summary: "One delivery attempt, with the incident as it stands now",
+    tag,
+    auth: "webhooks:read",
+    params: entryParams,
+    query: entryQuery,
+    response: deliveryLogView,
+    async handler(input) {
+      const entry = await findEntry(input, input.params.id, input.params.logId, input.query.createdAt);
+      return { data: toLogView(entry, await liveIncident(input, entry)) };
+    },
+  }),
+  defineRoute({
+    method: "POST",
+    path: "/webhooks/{id}/delivery-logs/{logId}/redeliver",
+    summary: "Deliver a failed incident.created.v1 again, rebuilt from the current incident, same event id",
+    tag,
+    auth: "webhooks:manage",
+    params: entryParams,
+    query: entryQuery,
+    successStatus: 202,
+    response: z.object({ eventId: z.string(), status: z.literal("Pending") }),
+    async handler(input) {
+      const { services } = input;
+      const webhook = (await visibleWebhook(input, input.params.id)).value;
+      const entry = await findEntry(input, webhook.id, input.params.logId, input.query.createdAt);
+      if (entry.status !== "Failed") {
+        throw new ApiError("CONFLICT", `Only a Failed delivery can be redelivered; this one is ${entry.status}.`, { target: "logId" });
+      }
+      if (entry.eventType !== "incident.created.v1" || !entry.incident) {
+        throw new ApiError("VALIDATION_ERROR", `Only incident.created.v1 deliveries can be redelivered, not ${entry.eventType}.`, {
+          status: 422,
+          target: "logId",
+          errors: { "": [`${entry.eventType} cannot be redelivered.`] },
+        });
+      }
+      const body = await rebuildCreated(input, webhook, entry);
+      const message: DeliveryMessage = {
+        webhookId: webhook.id,
+        eventId: entry.eventId,
+        eventType: entry.eventType,
+        occurredAt: entry.eventOccurredAt,
+        body,
+        attempt: 1,
+        firstAttemptAt: null,
+        incident: entry.incident,
+        isTest: false,
+        redelivered: true,
+        redeliveryId: randomUUID(),
+      };
+      await services.pipeline.deliveries.send([{ messageId: deliveryMessageId(message), body: message }]);
+      await services.audit.record(input.principal, {
+        activityType: "WebhookDelivery",
+        activityAction: "Create",
+        targetResourceType: "Webhook",
+        targetResourceId: webhook.id,
+        targetResourceName: webhook.name,
+        metadata: { redeliverOf: entry.id, eventId: entry.eventId },
+        accountId: webhook.targetAccountId,
+      });
+      return { status: 202, data: { eventId: entry.eventId, status: "Pending" as const } };
+    },
+  }),
+];
+
+async function findEntry(input: Ctx, webhookId: string, logId: string, createdAt: string): Promise<DeliveryLogRecord> {
+  const { services } = input;
+  const webhook = (await visibleWebhook(input, webhookId)).value;
+  const notBefore = services.now().getTime() - services.config.webhooks.deliveryLogTtlDays * 86_400_000;
+  const entry = await services.stores.deliveryLogs.get(webhook.id, logId, new Date(createdAt).toISOString());
+  // Expired entries may linger in the store until TTL removes them; they are gone as far as callers know.
+  if (!entry || Date.parse(entry.createdAt) < notBefore) throw notFound("The delivery log entry", "logId");
+  return entry;
+}
+
+/** The incident as it stands now, or null when the source no longer has it. */
+async function liveIncident(input: Ctx, entry: DeliveryLogRecord): Promise<Record<string, unknown> | null> {
+  if (!entry.incident) return null;
+  const { services } = input;
+  const { workspaceId, source, incidentId } = entry.incident;
+  try {
+    const incident = await services.sources.gateway(source).getIncident(workspaceId, incidentId, input.signal);
+    const workspace = await services.stores.workspaces.get(workspaceId);
+    const state = (await services.stores.incidents.get(workspaceId, stateIdOf(source, incidentId)))?.value;
+    const now = services.now();
+    return toIncidentSummary(incident, state ?? initialState(incident, workspace?.accountId ?? "", now), now);
+  } catch (error) {
+    if (isApiError(error) && error.code === "NOT_FOUND") return null;
+    throw error;
+  }
+}
+
+/** `incident.created.v1` rebuilt from the current incident, keeping the event id and occurredAt. */
+async function rebuildCreated(input: Ctx, webhook: WebhookRecord, entry: DeliveryLogRecord): Promise<string> {
+  const { services } = input;
+  const { workspaceId, source, incidentId } = entry.incident!;
+  let incident;
+  try {
+    incident = await services.sources.gateway(source).getIncident(workspaceId, incidentId, input.signal);
+  } catch (error) {
+    if (isApiError(error) && error.code === "NOT_FOUND") {
+      throw new ApiError("CONFLICT", "The incident no longer exists at its source, so the event cannot be rebuilt.", { target: "logId" });
+    }
+    throw error;
+  }
+  const workspace = await services.stores.workspaces.get(workspaceId);
+  const state = (await services.stores.incidents.get(workspaceId, stateIdOf(source, incidentId)))?.value;
+  const accountId = workspace?.accountId ?? webhook.targetAccountId;
+  return JSON.stringify({
+    id: entry.eventId,
+    type: entry.eventType,
+    occurredAt: entry.eventOccurredAt,
+    data: incidentCreatedData(incident, accountId, state?.assignee ?? null),
+  });
+}
+
+function toLogView(e: DeliveryLogRecord, eventPayload: Record<string, unknown> | null): z.output<typeof deliveryLogView> {
+  return {
+    id: e.id,
+    webhookConfigurationId: e.webhookConfigurationId,
+    eventId: e.eventId,
+    eventType: e.eventType,
+    status: e.status,
+    httpStatusCode: e.httpStatusCode,
+    success: e.success,
+    requestUrl: e.requestUrl,
+    requestHeaders: e.requestHeaders,
+    requestBody: "",
+    responseBody: "",
+    eventPayload,
+    durationMs: e.durationMs,
+    createdAt: e.createdAt,
+    redelivered: e.redelivered,
+    attempt: e.attempt,
+    isTest: e.isTest,
+    error: e.error,
+  };
+}
+
+function iso(value: string | undefined): string | undefined {
+  return value === undefined ? undefined : new Date(value).toISOString();
+}

@@ -1,0 +1,250 @@
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { checkWebhookUrl } from "../delivery/address-policy";
+import { generateSigningSecret } from "../delivery/signer";
+import { ApiError, isApiError } from "../http/api-error";
+import { checkIfMatch } from "../http/etag";
+import { defineRoute, type HandlerInput, type RouteGroup } from "../http/route";
+import type { Versioned } from "../store/ports";
+import type { SealedSigningKey, WebhookRecord, WebhookStatus } from "../store/records";
+import { createWebhookBody, updateCredentialsBody, updateWebhookBody, webhookIdParams, webhookView } from "./webhook-schemas";
+import { toWebhookView } from "./webhook-view";
+import { visibleWebhook } from "./webhook-access";
+import { deliveryLogRoutes } from "./delivery-log-routes";
+import { testEventRoute } from "./webhook-test-event";
+
+type Ctx = HandlerInput<unknown, unknown, unknown>;
+
+const tag = "Webhooks";
+/** A rotated-out signing key keeps signing alongside the new one this long, so receivers can switch. */
+export const SIGNING_KEY_OVERLAP_MS = 24 * 3600_000;
+
+const createdWebhookView = webhookView.extend({
+  signingSecret: z.string().optional().describe("Shown once: the generated signing secret (absent when you supplied signingToken)."),
+});
+
+export const webhookRoutes: RouteGroup = {
+  name: "webhooks",
+  azureRoute: "v2/webhooks/{*rest}",
+  routes: [
+    defineRoute({
+      method: "GET",
+      path: "/webhooks",
+      summary: "List the webhook configurations of your organization",
+      tag,
+      auth: "webhooks:read",
+      response: z.array(webhookView),
+      async handler(input) {
+        const all = await input.services.stores.webhooks.listByAccounts(input.principal.organizationAccountIds);
+        return { data: all.map(toWebhookView) };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/webhooks/{id}",
+      summary: "Get one webhook configuration",
+      tag,
+      auth: "webhooks:read",
+      params: webhookIdParams,
+      response: webhookView,
+      async handler(input) {
+        const found = await visibleWebhook(input, input.params.id);
+        return { data: toWebhookView(found.value), headers: { ETag: found.etag } };
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/webhooks",
+      summary: "Create a webhook; its signing secret is shown once",
+      tag,
+      auth: "webhooks:manage",
+      body: createWebhookBody,
+      response: createdWebhookView,
+      successStatus: 201,
+      async handler(input) {
+        const { body, principal, services } = input;
+        await checkTarget(input, body.url, body.monitoredAccountIds);
+        const account = await services.stores.accounts.get(principal.accountId);
+        if (!account) throw new Error(`The caller's account ${principal.accountId} does not exist.`);
+        const stamp = services.now().toISOString();
+        const generated = body.signingToken === undefined ? generateSigningSecret() : undefined;
+        const record: WebhookRecord = {
+          id: randomUUID(),
+          targetAccountId: account.id,
+          targetAccountName: account.name,
+          serviceProviderId: account.kind === "ServiceProvider" ? account.id : (account.managedByAccountId ?? account.id),
+          workspaceId: null,
+          name: body.name,
+          url: body.url,
+          status: "Active",
+          eventTypes: body.eventTypes,
+          monitoredAccountIds: body.monitoredAccountIds.map((a) => a.toLowerCase()),
+          authenticationType: body.authenticationType,
+          sealedToken: body.token === undefined ? null : services.secretBox.seal(body.token),
+          signingKeys: [{ sealed: services.secretBox.seal(body.signingToken ?? generated!), createdAt: stamp, retiresAt: null }],
+          disableReason: null,
+          disabledAt: null,
+          finalFailures: [],
+          createdAt: stamp,
+          lastModifiedAt: stamp,
+        };
+        const created = await services.stores.webhooks.create(record);
+        await audit(input, created.value, "Create", { url: record.url, eventTypes: record.eventTypes, authenticationType: record.authenticationType });
+        return {
+          status: 201,
+          data: { ...toWebhookView(created.value), ...(generated ? { signingSecret: generated } : {}) },
+          headers: { ETag: created.etag },
+        };
+      },
+    }),
+    defineRoute({
+      method: "PUT",
+      path: "/webhooks/{id}",
+      summary: "Replace a webhook's name, URL, event types and monitored accounts",
+      tag,
+      auth: "webhooks:manage",
+      params: webhookIdParams,
+      body: updateWebhookBody,
+      response: webhookView,
+      async handler(input) {
+        const { body } = input;
+        await checkTarget(input, body.url, body.monitoredAccountIds);
+        const saved = await modifyWebhook(input, input.params.id, (w) => {
+          w.name = body.name;
+          w.url = body.url;
+          w.eventTypes = body.eventTypes;
+          w.monitoredAccountIds = body.monitoredAccountIds.map((a) => a.toLowerCase());
+        });
+        await audit(input, saved.value, "Update", { url: body.url, eventTypes: body.eventTypes, monitoredAccountIds: body.monitoredAccountIds });
+        return { data: toWebhookView(saved.value), headers: { ETag: saved.etag } };
+      },
+    }),
+    defineRoute({
+      method: "DELETE",
+      path: "/webhooks/{id}",
+      summary: "Delete a webhook; nothing more is delivered to it",
+      tag,
+      auth: "webhooks:manage",
+      params: webhookIdParams,
+      successStatus: 204,
+      async handler(input) {
+        const found = await visibleWebhook(input, input.params.id);
+        checkIfMatch(input.header("if-match"), found.etag);
+        await input.services.stores.webhooks.delete(found.value.id, found.etag);
+        await audit(input, found.value, "Delete", {});
+        return { status: 204 };
+      },
+    }),
+    stateRoute("pause", "Pause delivery; new deliveries are held as Pending until resume", "Active", "Paused"),
+    stateRoute("resume", "Resume a paused webhook; held deliveries are sent", "Paused", "Active"),
+    stateRoute("enable", "Re-enable a webhook that was disabled after repeated failures", "Disabled", "Active"),
+    defineRoute({
+      method: "POST",
+      path: "/webhooks/{id}/credentials",
+      summary: "Change the endpoint credentials and, optionally, rotate the signing secret",
+      tag,
+      auth: "webhooks:manage",
+      params: webhookIdParams,
+      body: updateCredentialsBody,
+      response: createdWebhookView,
+      async handler(input) {
+        const { body, services } = input;
+        const rotate = body.rotateSigningSecret || body.signingToken !== undefined;
+        const generated = rotate && body.signingToken === undefined ? generateSigningSecret() : undefined;
+        const now = services.now();
+        const saved = await modifyWebhook(input, input.params.id, (w) => {
+          w.authenticationType = body.authenticationType;
+          w.sealedToken = body.token === undefined ? null : services.secretBox.seal(body.token);
+          if (rotate) w.signingKeys = rotatedKeys(w.signingKeys, services.secretBox.seal(body.signingToken ?? generated!), now);
+        });
+        await audit(input, saved.value, "Update", { credentials: true, authenticationType: body.authenticationType, signingSecretRotated: rotate });
+        return {
+          data: { ...toWebhookView(saved.value), ...(generated ? { signingSecret: generated } : {}) },
+          headers: { ETag: saved.etag },
+        };
+      },
+    }),
+    testEventRoute,
+    ...deliveryLogRoutes,
+  ],
+};
+
+/** pause / resume / enable: one state to another; from any other state the call is 409 CONFLICT. */
+function stateRoute(action: "pause" | "resume" | "enable", summary: string, from: WebhookStatus, to: WebhookStatus) {
+  return defineRoute({
+    method: "POST",
+    path: `/webhooks/{id}/${action}`,
+    summary,
+    tag,
+    auth: "webhooks:manage",
+    params: webhookIdParams,
+    response: webhookView,
+    async handler(input) {
+      const saved = await modifyWebhook(input, input.params.id, (w) => {
+        if (w.status !== from) {
+          throw new ApiError("CONFLICT", `The webhook is ${w.status}; only a ${from} webhook can be ${action}d.`, { target: "status" });
+        }
+        w.status = to;
+        if (to === "Active") {
+          w.disableReason = null;
+          w.disabledAt = null;
+          // A re-enabled webhook starts a fresh failure count.
+          if (from === "Disabled") w.finalFailures = [];
+        }
+      });
+      await audit(input, saved.value, "Update", { status: { from, to } });
+      return { data: toWebhookView(saved.value), headers: { ETag: saved.etag } };
+    },
+  });
+}
+
+/** The new key first; keys already retired drop out; the previous current key retires in 24 hours. */
+function rotatedKeys(keys: SealedSigningKey[], sealed: string, now: Date): SealedSigningKey[] {
+  const stamp = now.toISOString();
+  const retiresAt = new Date(now.getTime() + SIGNING_KEY_OVERLAP_MS).toISOString();
+  const kept = keys
+    .filter((k) => k.retiresAt === null || k.retiresAt > stamp)
+    .map((k) => (k.retiresAt === null ? { ...k, retiresAt } : k));
+  return [{ sealed, createdAt: stamp, retiresAt: null }, ...kept];
+}
+
+/** Read-modify-write with optimistic concurrency; without If-Match a lost race is retried. */
+async function modifyWebhook(input: Ctx, id: string, mutate: (w: WebhookRecord) => void): Promise<Versioned<WebhookRecord>> {
+  const ifMatch = input.header("if-match");
+  for (let attempt = 1; ; attempt++) {
+    const current = await visibleWebhook(input, id);
+    checkIfMatch(ifMatch, current.etag);
+    const draft = structuredClone(current.value);
+    mutate(draft);
+    draft.lastModifiedAt = input.services.now().toISOString();
+    try {
+      return await input.services.stores.webhooks.replace(draft, current.etag);
+    } catch (error) {
+      if (!(isApiError(error) && error.code === "CONFLICT") || ifMatch !== undefined || attempt >= 5) throw error;
+    }
+  }
+}
+
+/** The URL must be an HTTPS endpoint on public addresses; monitored accounts must be the caller's organization's. */
+async function checkTarget(input: Ctx, url: string, monitoredAccountIds: readonly string[]): Promise<void> {
+  const { config, resolveHost } = input.services;
+  const problem = await checkWebhookUrl(url, { allowPrivateTargets: config.webhooks.allowPrivateTargets, resolve: resolveHost });
+  if (problem) throw new ApiError("VALIDATION_ERROR", problem, { target: "url", errors: { url: [problem] } });
+  const foreign = monitoredAccountIds.filter((a) => !input.principal.organizationAccountIds.includes(a.toLowerCase()));
+  if (foreign.length > 0) {
+    const message = `Not accounts of your organization: ${foreign.join(", ")}.`;
+    throw new ApiError("VALIDATION_ERROR", message, { target: "monitoredAccountIds", errors: { monitoredAccountIds: [message] } });
+  }
+}
+
+async function audit(input: Ctx, webhook: WebhookRecord, action: "Create" | "Update" | "Delete", metadata: Record<string, unknown>): Promise<void> {
+  await input.services.audit.record(input.principal, {
+    activityType: "Webhook",
+    activityAction: action,
+    targetResourceType: "Webhook",
+    targetResourceId: webhook.id,
+    targetResourceName: webhook.name,
+    metadata,
+    accountId: webhook.targetAccountId,
+  });
+}

@@ -54,6 +54,7 @@ const envSchema = z
     WEBHOOK_RETRY_WINDOW_MS: positiveInt.default(300_000),
     WEBHOOK_TIMEOUT_MS: positiveInt.default(30_000),
     DELIVERY_LOG_TTL_DAYS: positiveInt.max(3650).default(30),
+    RECONCILE_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
     DEMO_SEED: z.string().min(1).default("secops-demo"),
     DEMO_WORKSPACES: z.coerce.number().int().min(5).max(1000).default(5),
     SIMULATED_INCIDENTS_PER_WORKSPACE: z.coerce.number().int().min(0).max(100_000).default(300),
@@ -97,6 +98,8 @@ export interface Config {
   };
   principalCacheTtlMs: number;
   localAdmin: { clientId?: string; clientSecret?: string };
+  /** Local host: how often the reconciler runs; 0 turns the timer off (passes run on demand). */
+  reconcileIntervalMs: number;
   demoSeed: string;
   demoWorkspaces: number;
   simulatedIncidentsPerWorkspace: number;
@@ -145,6 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     principalCacheTtlMs: e.PRINCIPAL_CACHE_TTL_MS,
     localAdmin: { clientId: e.LOCAL_ADMIN_CLIENT_ID, clientSecret: e.LOCAL_ADMIN_CLIENT_SECRET },
+    reconcileIntervalMs: e.RECONCILE_INTERVAL_MS,
     demoSeed: e.DEMO_SEED,
     demoWorkspaces: e.DEMO_WORKSPACES,
     simulatedIncidentsPerWorkspace: e.SIMULATED_INCIDENTS_PER_WORKSPACE,

@@ -47,7 +47,7 @@ export type Handle = (request: ApiRequest) => Promise<{ response: ApiResponse; o
  * The request pipeline of every endpoint: request id → route match → authenticate → rate limit →
  * scope → workspace role → validate → handler → envelope, with every failure turned into a problem.
  */
-export function createPipeline(routes: Route[], services: Services): Handle {
+export function createPipeline(routes: Route[], services: Services, prefix: string = API_PREFIX): Handle {
   const router = new Router(routes);
 
   return async (request) => {
@@ -61,8 +61,8 @@ export function createPipeline(routes: Route[], services: Services): Handle {
     let code: string | undefined;
 
     try {
-      const match = path === API_PREFIX || path.startsWith(API_PREFIX + "/")
-        ? router.match(request.method, path.slice(API_PREFIX.length) || "/")
+      const match = path === prefix || path.startsWith(prefix + "/")
+        ? router.match(request.method, path.slice(prefix.length) || "/")
         : ({ kind: "not-found" } as const);
       const route = match.kind === "found" ? match.route : undefined;
 

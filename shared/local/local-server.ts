@@ -5,6 +5,8 @@ import { MAX_BODY_BYTES } from "../http/request-body";
 import type { Route } from "../http/route";
 import type { Services } from "../services";
 
+export const LOCAL_CONTROLS_PREFIX = "/_local";
+
 /**
  * Serves the route tables over node:http, as the Azure Functions host serves them in Azure.
  * Returns once listening; `close()` stops it.
@@ -14,8 +16,13 @@ export async function startLocalServer(
   routes: Route[],
   port: number,
   host = "127.0.0.1",
+  localControls: Route[] = [],
 ): Promise<{ server: Server; url: string; close(): Promise<void> }> {
-  const handle = createPipeline(routes, services);
+  const api = createPipeline(routes, services);
+  // The local controls (acting "in the vendor console", running a reconciler pass) live under
+  // /_local, outside the API, and only this host serves them.
+  const controls = createPipeline(localControls, services, LOCAL_CONTROLS_PREFIX);
+  const handle: typeof api = (request) => (request.url.pathname.startsWith(LOCAL_CONTROLS_PREFIX + "/") ? controls(request) : api(request));
   const server = createServer((req, res) => {
     void serve(req, res);
   });

@@ -6,6 +6,8 @@ import { createCosmosClient } from "../store/cosmos/cosmos-client";
 import { seedDemoData } from "./demo-data";
 import { seedDemoGamebookRuns } from "./demo-gamebook-runs";
 import { startLocalServer } from "./local-server";
+import { localControlRoutes } from "./local-controls";
+import { reconcile } from "../reconciler/reconciler";
 
 const OUTBOX_SWEEP_INTERVAL_MS = 60_000;
 
@@ -22,13 +24,13 @@ async function main(): Promise<void> {
     // A bridged SourceA that is down must not stop the service from starting.
     services.logger.warn("demo gamebook runs not seeded", { error: String(error) });
   });
-  const { url, close } = await startLocalServer(services, allRoutes(), config.port, config.host);
+  const { url, close } = await startLocalServer(services, allRoutes(), config.port, config.host, localControlRoutes());
 
   const base = `${url}/api/v2`;
   const lines = [
     "",
     `Security Operations Management API v2 — listening on ${base} (store: ${config.store})`,
-    `  Reference: ${base}/docs    OpenAPI: ${base}/openapi.json`,
+    `  Reference: ${base}/docs    OpenAPI: ${base}/openapi.json    Local controls: ${url}/_local/ (see README)`,
     `  Demo organization: ${data.provider.name} managing ${data.customers.map((c) => c.name).join(" and ")}; ${data.workspaces.length} workspaces`,
     `  Admin service account (shown once; set LOCAL_ADMIN_CLIENT_ID/LOCAL_ADMIN_CLIENT_SECRET to fix it):`,
     `    clientId:     ${admin.clientId}`,
@@ -45,6 +47,17 @@ async function main(): Promise<void> {
   const sweep = () => void services.outbox.sweep().catch((error: unknown) => services.logger.warn("outbox sweep failed", { error: String(error) }));
   sweep();
   setInterval(sweep, OUTBOX_SWEEP_INTERVAL_MS).unref();
+  if (config.reconcileIntervalMs > 0) {
+    // One pass at a time from this timer; the leases keep it apart from passes started by /_local/reconcile.
+    let running = false;
+    setInterval(() => {
+      if (running) return;
+      running = true;
+      reconcile(services)
+        .catch((error: unknown) => services.logger.error("reconciler pass failed", { error: String(error) }))
+        .finally(() => (running = false));
+    }, config.reconcileIntervalMs).unref();
+  }
   services.logger.info("listening", { url: base, store: config.store });
 
   const stop = (signal: string) => {

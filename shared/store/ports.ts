@@ -6,6 +6,7 @@ import type {
   OrganizationalRole,
   OutboxEventRecord,
   DeliveryLogRecord,
+  ReconcilerStateRecord,
   WebhookRecord,
   ServiceAccountRecord,
   UserRecord,
@@ -49,6 +50,8 @@ export interface WorkspaceStore {
   /** The workspaces among these ids that exist, in no particular order. */
   getMany(ids: readonly string[]): Promise<WorkspaceRecord[]>;
   listByAccounts(accountIds: readonly string[]): Promise<WorkspaceRecord[]>;
+  /** Every workspace, by id (the reconciler's round). */
+  listAll(): Promise<WorkspaceRecord[]>;
   upsert(workspace: WorkspaceRecord): Promise<void>;
 }
 
@@ -145,6 +148,15 @@ export interface DeliveryLogStore {
   ): Promise<{ items: DeliveryLogRecord[]; next?: DeliveryLogCursor }>;
 }
 
+/** Per workspace: the reconciler's lease and its watermark per source. */
+export interface ReconcilerStore {
+  get(workspaceId: string): Promise<Versioned<ReconcilerStateRecord> | undefined>;
+  /** CONFLICT when it exists already (another pass created it first). */
+  create(record: ReconcilerStateRecord): Promise<Versioned<ReconcilerStateRecord>>;
+  /** CONFLICT when it changed since read: another pass took the lease or moved the watermark. */
+  replace(record: ReconcilerStateRecord, etag: string): Promise<Versioned<ReconcilerStateRecord>>;
+}
+
 export interface Stores {
   accounts: AccountStore;
   workspaces: WorkspaceStore;
@@ -155,4 +167,5 @@ export interface Stores {
   gamebookRuns: GamebookRunStore;
   webhooks: WebhookStore;
   deliveryLogs: DeliveryLogStore;
+  reconciler: ReconcilerStore;
 }

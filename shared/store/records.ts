@@ -287,3 +287,20 @@ export interface DeliveryLogRecord {
   /** Seconds until the store may drop it. */
   ttl: number;
 }
+
+/** The reconciler's bookkeeping for one workspace. */
+export interface ReconcilerStateRecord {
+  /** The workspace id. */
+  id: string;
+  workspaceId: string;
+  /** Who holds the pass on this workspace, until when; a lease that ran out may be taken over. */
+  leaseOwner: string | null;
+  leaseUntil: string | null;
+  /**
+   * When the reconciler first looked at the workspace: incidents created before it were there
+   * already and are recorded without an `incident.created.v1`.
+   */
+  baselineAt: string;
+  /** Per source: the end of the last completed window; the next starts at it minus the overlap. */
+  watermarks: Partial<Record<Source, string>>;
+}

@@ -534,6 +534,24 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
       });
     });
 
+    describe("reconciler state", () => {
+      it("create once, then replace only with the current etag", async () => {
+        const record = { id: "ws-1", workspaceId: "ws-1", leaseOwner: "pass-a", leaseUntil: created, baselineAt: created, watermarks: {} };
+        const first = await stores.reconciler.create(record);
+        await expectApiError(stores.reconciler.create({ ...record, leaseOwner: "pass-b" }), "CONFLICT");
+        const moved = await stores.reconciler.replace({ ...record, watermarks: { SourceA: created } }, first.etag);
+        await expectApiError(stores.reconciler.replace({ ...record, leaseOwner: "pass-b" }, first.etag), "CONFLICT");
+        expect(await stores.reconciler.get("ws-1")).toStrictEqual(moved);
+        expect(await stores.reconciler.get("ws-2")).toBeUndefined();
+      });
+
+      it("workspaces.listAll returns every workspace by id", async () => {
+        await stores.workspaces.upsert(workspace("ws-2", "acct-2"));
+        await stores.workspaces.upsert(workspace("ws-1", "acct-1"));
+        expect(ids(await stores.workspaces.listAll())).toEqual(["ws-1", "ws-2"]);
+      });
+    });
+
     describe("gamebook runs", () => {
       it("latestForIncident returns the newest run of that incident only", async () => {
         await stores.gamebookRuns.upsert(gamebookRun("run-1", "ws-1", "SourceA", "inc-1", 1));

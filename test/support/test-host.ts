@@ -4,6 +4,7 @@ import type { HostResolver } from "../../shared/delivery/address-policy";
 import type { Route } from "../../shared/http/route";
 import { seedDemoData, type DemoData } from "../../shared/local/demo-data";
 import { startLocalServer } from "../../shared/local/local-server";
+import { localControlRoutes } from "../../shared/local/local-controls";
 import type { Logger } from "../../shared/logger";
 import { allRoutes } from "../../shared/route-groups";
 import { createServices, type Services } from "../../shared/services";
@@ -45,6 +46,8 @@ export interface TestHost {
   basic(clientId: string, clientSecret: string): string;
   /** fetch against /api/v2 as the admin unless `auth` says otherwise (null: no header). */
   call(method: string, path: string, options?: CallOptions): Promise<Response>;
+  /** A local control under /_local (no authentication). */
+  local(method: string, path: string, body?: unknown): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -91,8 +94,9 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
   });
   const services = createServices(config, { logger, now: options.now, stores: cosmos?.stores, resolveHost: options.resolveHost ?? fakeDns, webhookCa: options.webhookCa });
   const { admin, data } = await seedDemoData(services);
-  const server = await startLocalServer(services, [...allRoutes(), ...(options.extraRoutes ?? [])], 0);
+  const server = await startLocalServer(services, [...allRoutes(), ...(options.extraRoutes ?? [])], 0, "127.0.0.1", localControlRoutes());
   const base = `${server.url}/api/v2`;
+  const origin = server.url;
   const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString("base64")}`;
 
   return {
@@ -102,6 +106,13 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
     admin: { clientId: admin.clientId, clientSecret: admin.clientSecret },
     logs,
     basic,
+    local(method, path, body) {
+      return fetch(`${origin}/_local${path}`, {
+        method,
+        headers: body === undefined ? {} : { "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    },
     async call(method, path, callOptions = {}) {
       const auth = callOptions.auth === undefined ? admin : callOptions.auth;
       const headers: Record<string, string> = { ...callOptions.headers };

@@ -43,12 +43,15 @@ describe("Azure Functions registration", () => {
     }
   });
 
-  it("registers the event fan-out and delivery workers on their Service Bus queues, and the outbox sweep timer", () => {
+  it("registers the event fan-out and delivery workers on their Service Bus queues, the outbox sweep and the reconciler timers", () => {
     expect(queueTriggers.map((t) => [t.name, t.options.queueName, t.options.connection]).sort()).toEqual([
       ["event-fan-out", "events", "SERVICEBUS"],
       ["webhook-delivery", "deliveries", "SERVICEBUS"],
     ]);
-    expect(timers.map((t) => [t.name, t.options.schedule])).toEqual([["outbox-sweep", "0 * * * * *"]]);
+    expect(timers.map((t) => [t.name, t.options.schedule]).sort()).toEqual([
+      ["outbox-sweep", "0 * * * * *"],
+      ["reconciler", "30 * * * * *"],
+    ]);
   });
 
   it("host.json serves the functions under /api", () => {

@@ -30,6 +30,8 @@ export const containers = {
   incidents: { name: "incidents", partitionKeyPath: "/workspaceId", defaultTtl: -1 },
   gamebookRuns: { name: "gamebookRuns", partitionKeyPath: "/workspaceId" },
   webhooks: { name: "webhooks", partitionKeyPath: "/id" },
+  // One small document per workspace: the reconciler's lease (etag) and watermarks.
+  reconciler: { name: "reconciler", partitionKeyPath: "/workspaceId" },
   // One partition per webhook and day (DESIGN §3); entries expire by their own `ttl`.
   deliveryLogs: {
     name: "deliveryLogs",

@@ -6,9 +6,10 @@ import type {
   Stores,
   UserStore,
   WorkspaceStore,
+  ReconcilerStore,
 } from "../ports";
 import { cosmosDeliveryLogs, cosmosWebhooks } from "./cosmos-webhook-stores";
-import type { AccountRecord, AuditEventRecord, DeliveryLogRecord, GamebookRunRecord, WebhookRecord, ServiceAccountRecord, UserRecord, WorkspaceRecord } from "../records";
+import type { AccountRecord, AuditEventRecord, DeliveryLogRecord, ReconcilerStateRecord, GamebookRunRecord, WebhookRecord, ServiceAccountRecord, UserRecord, WorkspaceRecord } from "../records";
 import { containers } from "./containers";
 import { Collection, type Document, type Parameters } from "./collection";
 import { cosmosGamebookRuns, cosmosIncidents } from "./cosmos-incident-stores";
@@ -32,6 +33,9 @@ export function createCosmosStores(database: Database): Stores {
     webhooks: cosmosWebhooks(collection<WebhookRecord>(containers.webhooks.name, "webhook", (w) => w.id)),
     deliveryLogs: cosmosDeliveryLogs(
       collection<DeliveryLogRecord>(containers.deliveryLogs.name, "delivery log entry", (e) => e.partitionKey),
+    ),
+    reconciler: cosmosReconciler(
+      collection<ReconcilerStateRecord>(containers.reconciler.name, "reconciler state", (r) => r.workspaceId),
     ),
     gamebookRuns: cosmosGamebookRuns(
       collection<GamebookRunRecord>(containers.gamebookRuns.name, "gamebook run", (r) => r.workspaceId),
@@ -69,6 +73,9 @@ function cosmosWorkspaces(workspaces: Collection<WorkspaceRecord>): WorkspaceSto
       return workspaces.query("SELECT * FROM c WHERE ARRAY_CONTAINS(@accountIds, c.accountId) ORDER BY c.id", {
         "@accountIds": [...accountIds],
       });
+    },
+    async listAll() {
+      return workspaces.query("SELECT * FROM c ORDER BY c.id", {});
     },
     async upsert(workspace) {
       await workspaces.upsert(workspace);
@@ -140,5 +147,13 @@ function cosmosAudit(audit: Collection<AuditEventRecord>): AuditStore {
         accountId,
       );
     },
+  };
+}
+
+function cosmosReconciler(states: Collection<ReconcilerStateRecord>): ReconcilerStore {
+  return {
+    get: (workspaceId) => states.read(workspaceId, workspaceId),
+    create: (record) => states.create(record),
+    replace: (record, etag) => states.replace(record, etag),
   };
 }

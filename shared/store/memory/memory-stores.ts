@@ -4,6 +4,7 @@ import type {
   GamebookRunStore,
   IncidentStateStore,
   DeliveryLogStore,
+  ReconcilerStore,
   WebhookStore,
   ServiceAccountStore,
   Stores,
@@ -17,6 +18,7 @@ import type {
   IncidentStateRecord,
   OutboxEventRecord,
   DeliveryLogRecord,
+  ReconcilerStateRecord,
   WebhookRecord,
   ServiceAccountRecord,
   UserRecord,
@@ -37,6 +39,22 @@ export function createMemoryStores(): Stores {
     gamebookRuns: memoryGamebookRuns(),
     webhooks: memoryWebhooks(),
     deliveryLogs: memoryDeliveryLogs(),
+    reconciler: memoryReconciler(),
+  };
+}
+
+function memoryReconciler(): ReconcilerStore {
+  const map = new VersionedMap<ReconcilerStateRecord>("reconciler state");
+  return {
+    async get(workspaceId) {
+      return map.get(workspaceId);
+    },
+    async create(record) {
+      return map.create(record.id, record);
+    },
+    async replace(record, etag) {
+      return map.replace(record.id, record, etag);
+    },
   };
 }
 
@@ -177,6 +195,9 @@ function memoryWorkspaces(): WorkspaceStore {
     },
     async listByAccounts(accountIds) {
       return map.values().filter((w) => accountIds.includes(w.accountId));
+    },
+    async listAll() {
+      return map.values().sort((a, b) => (a.id < b.id ? -1 : 1));
     },
     async upsert(workspace) {
       map.upsert(workspace.id, workspace);

@@ -1,0 +1,13 @@
+import { app } from "@azure/functions";
+import { reconcile } from "../shared/reconciler/reconciler";
+import { getServices } from "../shared/services";
+
+// Every minute: poll the vendors by last-modified window, ingest new incidents, detect console
+// closes, and sweep the outbox. Overlapping runs (lease loss, several instances) are safe.
+app.timer("reconciler", {
+  schedule: "30 * * * * *",
+  handler: async (_timer, context) => {
+    const summary = await reconcile(getServices());
+    context.log(`reconciler pass: ${JSON.stringify(summary)}`);
+  },
+});

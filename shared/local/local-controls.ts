@@ -1,0 +1,70 @@
+import { z } from "zod";
+import { defineRoute, type Route } from "../http/route";
+import { reconcile } from "../reconciler/reconciler";
+import { classifications, severities } from "../sources/gateway";
+import { sourceSchema } from "../sources/source";
+
+const tag = "Local controls";
+const incidentPath = z.object({ source: sourceSchema(), workspaceId: z.guid(), incidentId: z.string().min(1).max(256) });
+
+/**
+ * Local host only (never registered in Azure): act "in the vendor console" and run the reconciler,
+ * so that a person or a test can watch incidents be ingested and webhooks fire without Azure. Served
+ * under /_local without authentication, like a vendor's own console on the developer's machine; the
+ * local host listens on loopback by default.
+ */
+export function localControlRoutes(): Route[] {
+  return [
+    defineRoute({
+      method: "POST",
+      path: "/sources/{source}/workspaces/{workspaceId}/incidents",
+      summary: "Create an incident in the simulated vendor (not yet ingested)",
+      tag,
+      auth: "public",
+      params: z.object({ source: sourceSchema(), workspaceId: z.guid() }),
+      body: z.object({ title: z.string().trim().min(1).max(300), severity: z.enum(severities).default("Medium") }).strict(),
+      successStatus: 201,
+      async handler({ params, body, services }) {
+        const incident = services.sources.simulatedConsole.createIncident(params.source, params.workspaceId.toLowerCase(), body);
+        return { status: 201, data: { id: incident.id } };
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/sources/{source}/workspaces/{workspaceId}/incidents/{incidentId}/close",
+      summary: "Close an incident in the simulated vendor's console",
+      tag,
+      auth: "public",
+      params: incidentPath,
+      body: z.object({ classification: z.enum(classifications), closingComment: z.string().trim().min(1).max(4000).optional() }).strict(),
+      successStatus: 204,
+      async handler({ params, body, services }) {
+        services.sources.simulatedConsole.close(params.source, params.workspaceId.toLowerCase(), params.incidentId, body.classification, body.closingComment);
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: "DELETE",
+      path: "/sources/{source}/workspaces/{workspaceId}/incidents/{incidentId}",
+      summary: "Delete an incident in the simulated vendor",
+      tag,
+      auth: "public",
+      params: incidentPath,
+      successStatus: 204,
+      async handler({ params, services }) {
+        services.sources.simulatedConsole.deleteIncident(params.source, params.workspaceId.toLowerCase(), params.incidentId);
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/reconcile",
+      summary: "Run one reconciler pass now and return its summary",
+      tag,
+      auth: "public",
+      async handler({ services }) {
+        return { data: await reconcile(services) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,203 @@
+import { randomUUID } from "node:crypto";
+import { isApiError } from "../http/api-error";
+import { deterministicEventId } from "../events/event-ids";
+import type { ChangeOrigin } from "../events/event-types";
+import { incidentCreatedData, statusEvents } from "../incidents/incident-events";
+import { initialState, nextSla, stateIdOf } from "../incidents/incident-state";
+import type { Services } from "../services";
+import { normalizeClassification } from "../sources/classification";
+import type { VendorIncident } from "../sources/gateway";
+import { lastModifiedSources, type Source } from "../sources/source";
+import type { Versioned } from "../store/ports";
+import type { IncidentStateRecord, OutboxEventRecord, ReconcilerStateRecord, WorkspaceRecord } from "../store/records";
+
+/** Each window starts this long before the previous one ended (contract 4.2: one to two minutes). */
+export const RECONCILE_OVERLAP_MS = 90_000;
+/** A pass holds a workspace this long; a pass that dies lets another take over after it. */
+const LEASE_MS = 5 * 60_000;
+/** Vendor page size while reconciling. */
+const PAGE_SIZE = 500;
+
+export interface PassSummary {
+  passId: string;
+  workspaces: number;
+  /** Workspaces another pass held. */
+  skipped: number;
+  /** Workspaces whose pass stopped on an error; they are covered again next time. */
+  failed: number;
+  incidentsSeen: number;
+  created: number;
+  closed: number;
+  updated: number;
+  vendorCalls: number;
+  eventsPublished: number;
+  durationMs: number;
+}
+
+const upstream: ChangeOrigin = { origin: "upstream", serviceAccountId: null, name: null };
+
+/**
+ * One reconciler pass: for every workspace and every source that can list by last-modified time, it
+ * reads the window since the last pass (minus an overlap) and brings the service's state up to date:
+ * new incidents are stored with `incident.created.v1`, closes made in the vendor console become
+ * `Closed` with both close events (origin `upstream`), other changes are recorded silently.
+ *
+ * Safe to overlap: a lease per workspace (etag) keeps passes apart, state commits are etag-checked,
+ * and event ids of created and closed events come from their subject, so a repeat publishes nothing new.
+ */
+export async function reconcile(services: Services): Promise<PassSummary> {
+  const started = performance.now();
+  const summary: PassSummary = { passId: randomUUID(), workspaces: 0, skipped: 0, failed: 0, incidentsSeen: 0, created: 0, closed: 0, updated: 0, vendorCalls: 0, eventsPublished: 0, durationMs: 0 };
+  for (const workspace of await services.stores.workspaces.listAll()) {
+    const lease = await takeLease(services, workspace, summary.passId);
+    if (!lease) {
+      summary.skipped++;
+      continue;
+    }
+    summary.workspaces++;
+    try {
+      await reconcileWorkspace(services, workspace, lease, summary);
+    } catch (error) {
+      // One workspace failing (its vendor down, its lease lost) must not stop the others; its
+      // watermark did not move, so the next pass covers the same window again.
+      summary.failed++;
+      services.logger.warn("reconciler skipped a workspace after an error", { workspaceId: workspace.id, error: String(error) });
+    }
+  }
+  summary.eventsPublished += await services.outbox.sweep();
+  summary.durationMs = Math.round(performance.now() - started);
+  services.logger.info("reconciler pass", { ...summary });
+  return summary;
+}
+
+async function reconcileWorkspace(
+  services: Services,
+  workspace: WorkspaceRecord,
+  lease: Versioned<ReconcilerStateRecord>,
+  summary: PassSummary,
+): Promise<void> {
+  let state = lease;
+  for (const source of lastModifiedSources) {
+    const windowEnd = services.now().toISOString();
+    const watermark = state.value.watermarks[source] ?? state.value.baselineAt;
+    const from = new Date(Date.parse(watermark) - RECONCILE_OVERLAP_MS).toISOString();
+    await reconcileWindow(services, workspace, source, from, windowEnd, state.value.baselineAt, summary);
+    state = await services.stores.reconciler.replace({ ...state.value, watermarks: { ...state.value.watermarks, [source]: windowEnd } }, state.etag);
+  }
+  await services.stores.reconciler.replace({ ...state.value, leaseOwner: null, leaseUntil: null }, state.etag);
+}
+
+async function reconcileWindow(
+  services: Services,
+  workspace: WorkspaceRecord,
+  source: Source,
+  from: string,
+  to: string,
+  baselineAt: string,
+  summary: PassSummary,
+): Promise<void> {
+  const gateway = services.sources.gateway(source);
+  let cursor: string | undefined;
+  do {
+    summary.vendorCalls++;
+    const page = await gateway.listIncidents({ workspaceId: workspace.id, field: "lastModificationTime", from, to, limit: PAGE_SIZE, cursor });
+    cursor = page.cursor;
+    summary.incidentsSeen += page.items.length;
+    const stored = await services.stores.incidents.getMany(workspace.id, page.items.map((i) => stateIdOf(i.source, i.id)));
+    const byId = new Map(stored.map((s) => [s.id, s]));
+    for (const incident of page.items) {
+      const known = byId.get(stateIdOf(incident.source, incident.id));
+      // Unchanged since the stored copy (the overlap brings some back): nothing to do.
+      if (known && known.vendorLastModificationTime === incident.lastModificationTime) continue;
+      await reconcileIncident(services, workspace, incident, baselineAt, summary);
+    }
+  } while (cursor);
+}
+
+/** Applies one vendor incident to the service's state; retried on a fresh read when a writer raced it. */
+async function reconcileIncident(services: Services, workspace: WorkspaceRecord, incident: VendorIncident, baselineAt: string, summary: PassSummary): Promise<void> {
+  const store = services.stores.incidents;
+  const id = stateIdOf(incident.source, incident.id);
+  for (let attempt = 1; attempt <= 5; attempt++) {
+    const current = await store.get(workspace.id, id);
+    const now = services.now();
+    const change = current ? changeOf(current.value, incident, now) : arrivalOf(workspace, incident, baselineAt, now);
+    if (!change) return;
+    try {
+      await store.commit(change.state, current?.etag ?? null, change.events);
+      summary.eventsPublished += await services.outbox.publish(change.events);
+      summary[change.kind]++;
+      return;
+    } catch (error) {
+      if (!(isApiError(error) && error.code === "CONFLICT")) throw error;
+    }
+  }
+  services.logger.warn("reconciler gave up on a contended incident; the next pass retries it", { workspaceId: workspace.id, incidentId: incident.id });
+}
+
+type Change = { kind: "created" | "closed" | "updated"; state: IncidentStateRecord; events: OutboxEventRecord[] };
+
+/** An incident the service has no state for: new (with its created event) or there before the baseline. */
+function arrivalOf(workspace: WorkspaceRecord, incident: VendorIncident, baselineAt: string, now: Date): Change {
+  const state = initialState(incident, workspace.accountId, now);
+  if (incident.createdAt < baselineAt) return { kind: "updated", state, events: [] };
+  const subject = `${workspace.id}/${incident.source}/${incident.id}`;
+  const eventId = deterministicEventId("incident.created.v1", subject);
+  const occurredAt = now.toISOString();
+  const events: OutboxEventRecord[] = [
+    {
+      id: `event-${eventId}`,
+      docType: "outboxEvent",
+      workspaceId: workspace.id,
+      accountId: workspace.accountId,
+      eventId,
+      type: "incident.created.v1",
+      occurredAt,
+      envelope: { id: eventId, type: "incident.created.v1", occurredAt, data: incidentCreatedData(incident, workspace.accountId, state.assignee) },
+      publishedAt: null,
+    },
+  ];
+  return { kind: "created", state, events };
+}
+
+/** A known incident that changed at the vendor: a console close emits both close events. */
+function changeOf(before: IncidentStateRecord, incident: VendorIncident, now: Date): Change | undefined {
+  if (before.vendorLastModificationTime === incident.lastModificationTime) return undefined;
+  const after: IncidentStateRecord = { ...before, vendorLastModificationTime: incident.lastModificationTime, updatedAt: now.toISOString() };
+  if (incident.status === "Closed" && before.status !== "Closed") {
+    after.status = "Closed";
+    after.internalStatus = null;
+    after.classification = normalizeClassification(incident.classification);
+    after.closeCount = before.closeCount + 1;
+    after.sla = nextSla(before.sla, "Closed", now);
+    const closed = { ...incident, classification: after.classification };
+    return { kind: "closed", state: after, events: statusEvents(closed, before, after, upstream, incident.closingComment, now) };
+  }
+  if (incident.status !== "Closed" && before.status === "Closed") {
+    // Reopened in the console: follow it (the next close is a new closing), without an event.
+    after.status = incident.status;
+    after.classification = null;
+    after.sla = nextSla(before.sla, incident.status, now);
+  }
+  return { kind: "updated", state: after, events: [] };
+}
+
+/** The workspace's lease for this pass, or undefined when another live pass holds it. */
+async function takeLease(services: Services, workspace: WorkspaceRecord, passId: string): Promise<Versioned<ReconcilerStateRecord> | undefined> {
+  const store = services.stores.reconciler;
+  const now = services.now();
+  const leaseUntil = new Date(now.getTime() + LEASE_MS).toISOString();
+  try {
+    const current = await store.get(workspace.id);
+    if (!current) {
+      return await store.create({ id: workspace.id, workspaceId: workspace.id, leaseOwner: passId, leaseUntil, baselineAt: now.toISOString(), watermarks: {} });
+    }
+    const held = current.value.leaseOwner !== null && current.value.leaseUntil !== null && current.value.leaseUntil > now.toISOString();
+    if (held) return undefined;
+    return await store.replace({ ...current.value, leaseOwner: passId, leaseUntil }, current.etag);
+  } catch (error) {
+    // Another pass got there between our read and write.
+    if (isApiError(error) && error.code === "CONFLICT") return undefined;
+    throw error;
+  }
+}

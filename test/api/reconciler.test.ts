@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { reconcile } from "../../shared/reconciler/reconciler";
+import { startHttpsReceiver, type HttpsReceiver } from "../support/https-receiver";
+import { startTestHost, type TestHost } from "../support/test-host";
+
+vi.setConfig({ testTimeout: 60_000 });
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const json = async (res: Response) => (await res.json()) as Json;
+
+// A clock the test moves: the simulated vendors, the service and the reconciler all read it.
+let clock = Date.parse("2026-11-20T12:00:00.000Z");
+const now = () => new Date(clock);
+const advance = (ms: number) => (clock += ms);
+
+let receiver: HttpsReceiver;
+let host: TestHost;
+let ws: string;
+let webhook: Json;
+beforeAll(async () => {
+  receiver = await startHttpsReceiver();
+  host = await startTestHost({ now, webhookCa: receiver.certificate, env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true", SIMULATED_INCIDENTS_PER_WORKSPACE: "60" } });
+  ws = host.demo.workspaces[0]!.id;
+  const res = await host.call("POST", "/webhooks", {
+    body: { name: "ingest", url: receiver.url("/reconciler", "127.0.0.1"), eventTypes: ["incident.created.v1", "incident.closed.v1", "incident.status.changed.v1"] },
+  });
+  webhook = (await json(res)).data;
+  // The first pass sets every workspace's baseline: incidents already there are not "new".
+  await json(await host.local("POST", "/reconcile"));
+  advance(60_000);
+});
+afterAll(async () => {
+  await host?.close();
+  await receiver?.close();
+});
+beforeEach(() => receiver.reset());
+
+async function settle(): Promise<void> {
+  await host.services.pipeline.inProcess!.events.idle({ timeoutMs: 10_000 });
+  await host.services.pipeline.inProcess!.deliveries.idle({ timeoutMs: 10_000 });
+}
+const delivered = (type: string, incidentId: string) =>
+  receiver.requests.map((r) => JSON.parse(r.body)).filter((e) => e.type === type && e.data.incidentId === incidentId);
+
+async function createInConsole(title: string): Promise<string> {
+  const res = await host.local("POST", `/sources/SourceB/workspaces/${ws}/incidents`, { title, severity: "High" });
+  expect(res.status).toBe(201);
+  return (await json(res)).data.id;
+}
+
+describe("reconciler", () => {
+  it("ingests a new incident with exactly one incident.created.v1 across overlapping passes", async () => {
+    const id = await createInConsole("Ransomware note dropped on FILESRV-02");
+    advance(30_000);
+    const first = (await json(await host.local("POST", "/reconcile"))).data;
+    expect(first.created).toBe(1);
+    advance(30_000); // inside the overlap: the next window sees the incident again
+    const second = (await json(await host.local("POST", "/reconcile"))).data;
+    expect(second.created).toBe(0);
+    await settle();
+    const created = delivered("incident.created.v1", id);
+    expect(created.length).toBe(1);
+    expect(created[0].data).toMatchObject({ incidentId: id, source: "sourceb", workspaceId: ws, title: "Ransomware note dropped on FILESRV-02" });
+    expect(created[0].data).not.toHaveProperty("owner");
+    expect(created[0].data.vendorIdentifiers.sourceB).toBeDefined();
+    // Republishing the same subject keeps the id (deterministic), so a receiver dedupes it.
+    expect(first.passId).not.toBe(second.passId);
+  });
+
+  it("a close made in the vendor console fires status.changed and closed with upstream origins and different ids", async () => {
+    const id = await createInConsole("Impossible travel for CFO");
+    advance(10_000);
+    await host.local("POST", "/reconcile");
+    advance(10_000);
+    const close = await host.local("POST", `/sources/SourceB/workspaces/${ws}/incidents/${id}/close`, { classification: "FalsePositive", closingComment: "VPN egress." });
+    expect(close.status).toBe(204);
+    advance(10_000);
+    const pass = (await json(await host.local("POST", "/reconcile"))).data;
+    expect(pass.closed).toBe(1);
+    await settle();
+    const [changed] = delivered("incident.status.changed.v1", id);
+    const [closed] = delivered("incident.closed.v1", id);
+    expect(changed.data).toMatchObject({ status: "Closed", changedBy: { origin: "upstream" } });
+    expect(closed.data).toMatchObject({ classification: "FalsePositive", closingComment: "VPN egress.", closedBy: { origin: "upstream" } });
+    expect(changed.id).not.toBe(closed.id);
+    const view = (await json(await host.call("GET", `/workspaces/${ws}/incidents/SourceB/${id}`))).data;
+    expect(view).toMatchObject({ incident: { status: "Closed" }, serviceStatus: "Closed", sla: { state: "Stopped" } });
+  });
+
+  it("a close made through the API and then seen by the reconciler fires nothing twice", async () => {
+    const id = await createInConsole("Mass download from SharePoint");
+    advance(10_000);
+    await host.local("POST", "/reconcile");
+    expect((await host.call("PUT", `/workspaces/${ws}/incidents/SourceB/${id}/status`, { body: { status: "Closed", classification: "TruePositive" } })).status).toBe(204);
+    advance(10_000);
+    const pass = (await json(await host.local("POST", "/reconcile"))).data;
+    expect(pass.closed).toBe(0);
+    await settle();
+    expect(delivered("incident.closed.v1", id).length).toBe(1);
+    expect(delivered("incident.status.changed.v1", id).length).toBe(1);
+    expect(delivered("incident.closed.v1", id)[0].data.closedBy.origin).toBe("api");
+  });
+
+  it("a crash between store and publish is repaired by the next pass", async () => {
+    const id = await createInConsole("Credential dumping via LSASS access");
+    advance(10_000);
+    const relay = host.services.outbox;
+    const publish = vi.spyOn(relay, "publish").mockResolvedValue(0); // the process "dies" before publishing
+    await host.local("POST", "/reconcile");
+    publish.mockRestore();
+    await settle();
+    expect(delivered("incident.created.v1", id)).toEqual([]);
+    advance(10_000);
+    await host.local("POST", "/reconcile"); // its sweep publishes what the outbox still holds
+    await settle();
+    expect(delivered("incident.created.v1", id).length).toBe(1);
+  });
+
+  it("two passes run concurrently produce no duplicate state or events", async () => {
+    const ids = await Promise.all(["A", "B", "C"].map((n) => createInConsole(`Concurrent ingestion ${n}`)));
+    advance(10_000);
+    const passes = await Promise.all([reconcile(host.services), reconcile(host.services), reconcile(host.services)]);
+    expect(passes.reduce((n, p) => n + p.created, 0)).toBe(3);
+    await settle();
+    for (const id of ids) expect(delivered("incident.created.v1", id).length).toBe(1);
+    const events = await host.services.stores.incidents.listEvents(ws, 100_000);
+    for (const id of ids) expect(events.filter((e) => e.type === "incident.created.v1" && e.envelope.data.incidentId === id).length).toBe(1);
+  });
+
+  it("local controls validate their input and answer 404 for unknown incidents", async () => {
+    expect((await json(await host.local("POST", `/sources/SourceZ/workspaces/${ws}/incidents`, { title: "x" }))).code).toBe("VALIDATION_ERROR");
+    expect((await json(await host.local("POST", `/sources/SourceB/workspaces/${ws}/incidents/nope/close`, { classification: "TruePositive" }))).code).toBe("NOT_FOUND");
+    expect((await host.local("DELETE", `/sources/SourceB/workspaces/${ws}/incidents/nope`)).status).toBe(404);
+    expect((await host.local("GET", "/nothing")).status).toBe(404);
+  });
+});

@@ -24,6 +24,9 @@ async function main(): Promise<void> {
     // A bridged SourceA that is down must not stop the service from starting.
     services.logger.warn("demo gamebook runs not seeded", { error: String(error) });
   });
+  // The first pass sets each workspace's baseline: the demo incidents are there already, and only
+  // incidents that appear from now on are "new" (incident.created.v1).
+  await reconcile(services);
   const { url, close } = await startLocalServer(services, allRoutes(), config.port, config.host, localControlRoutes());
 
   const base = `${url}/api/v2`;

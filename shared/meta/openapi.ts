@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { API_KEY_HEADER } from "../delivery/delivery-worker";
+import { eventCatalogue, eventEnvelopeOf, webhookHeaders } from "../events/event-catalogue";
+import { eventTypes } from "../events/event-types";
 import { errorCodes, type ErrorCode } from "../http/api-error";
 import { paginationSchema } from "../http/paging";
 import { ERROR_REFERENCE_PATH } from "../http/problem";
@@ -34,8 +37,9 @@ export function buildOpenApi(routes: readonly Route[], origin: string): JsonSche
     servers: [{ url: origin }],
     security: [{ basicAuth: [] }],
     paths,
+    webhooks: eventWebhooks(),
     components: {
-      securitySchemes: { basicAuth: { type: "http", scheme: "basic" } },
+      securitySchemes: { basicAuth: { type: "http", scheme: "basic" }, ...WEBHOOK_SECURITY_SCHEMES },
       schemas: { Problem: problemSchema(), Meta: metaSchema() },
     },
   };
@@ -121,6 +125,65 @@ function schemaOf(schema: z.ZodType, io: "input" | "output"): JsonSchema {
   const json = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;
   delete json.$schema;
   return json;
+}
+
+/** How the service authenticates to a webhook endpoint, per its `authenticationType` (None: nothing). */
+const WEBHOOK_SECURITY_SCHEMES: Record<string, JsonSchema> = {
+  webhookBearer: { type: "http", scheme: "bearer", description: "authenticationType Bearer: `Authorization: Bearer <token>`." },
+  webhookBasic: { type: "http", scheme: "basic", description: "authenticationType Basic: `Authorization: Basic base64(<token>)`, the token being `user:password`." },
+  webhookApiKey: { type: "apiKey", in: "header", name: API_KEY_HEADER, description: "authenticationType ApiKey: the token in this header." },
+};
+
+/** Headers described by the security schemes rather than as parameters. */
+const WEBHOOK_SECURITY_HEADERS = new Set(["authorization", API_KEY_HEADER.toLowerCase()]);
+
+const WEBHOOK_DESCRIPTION = [
+  "Sent by the service to the webhook's HTTPS endpoint as signed JSON: the envelope `{id, type, occurredAt, data}` (plus `isTest: true` on test events). Fields may be added within a version: ignore unknown fields.",
+  "",
+  "Signatures (both schemes on every delivery; verify either, over the exact raw body, envelope included):",
+  '- `X-Svc-Timestamp: <unix seconds>`, `X-Svc-Signature: v1=<hex HMAC-SHA256(key, "<ts>.<raw body>")>`;',
+  '- Standard Webhooks: `webhook-id` (= event id), `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256(key, "<id>.<ts>.<raw body>")>`.',
+  "The key is the base64-decoded part of the `whsec_` secret shown once at creation, or the UTF-8 bytes of an override signing token. During a rotation both keys sign and each signature header carries two space-separated entries.",
+  "",
+  "Also sent: `X-Svc-Event-Id` (same on every retry; deduplicate on it), `X-Svc-Event-Type`, `X-Svc-Schema` (ignore unknown values), `X-Svc-Test: true` on test events, and the endpoint credential: `Authorization: Bearer <token>` (Bearer), `Authorization: Basic base64(user:password)` (Basic) or `X-Api-Key: <token>` (ApiKey).",
+  "",
+  "Delivery is at-least-once: up to 10 attempts within 5 minutes, 30 s apart (a longer `Retry-After` is honoured), on 408, 429, 500, 502, 503, 504, timeouts and connection errors. Redirects are not followed. Answer within 30 seconds.",
+].join("\n");
+
+/** Contract 6: every event type as an OpenAPI 3.1 webhook whose body is the envelope with that type's data. */
+function eventWebhooks(): Record<string, JsonSchema> {
+  const out: Record<string, JsonSchema> = {};
+  for (const type of eventTypes) {
+    const schema = z.toJSONSchema(eventEnvelopeOf(type), {
+      io: "output",
+      unrepresentable: "any",
+      // The catalogue is strict to keep itself complete; receivers must still accept added fields.
+      override: (ctx) => {
+        if (ctx.jsonSchema.additionalProperties === false) delete ctx.jsonSchema.additionalProperties;
+        // `format: date-time` says it; zod's long regex beside it only makes the document harder to read.
+        if (ctx.jsonSchema.format === "date-time") delete ctx.jsonSchema.pattern;
+      },
+    }) as JsonSchema;
+    delete schema.$schema;
+    out[type] = {
+      post: {
+        operationId: "event" + type.replace(/(^|[.])(\w)/g, (_, __, c: string) => c.toUpperCase()),
+        summary: eventCatalogue[type].summary,
+        description: WEBHOOK_DESCRIPTION,
+        tags: ["Events"],
+        security: [{}, { webhookBearer: [] }, { webhookBasic: [] }, { webhookApiKey: [] }],
+        parameters: webhookHeaders
+          .filter((h) => !WEBHOOK_SECURITY_HEADERS.has(h.name.toLowerCase()))
+          .map((h) => ({ name: h.name, in: "header", required: h.required, description: h.description, schema: { type: "string" } })),
+        requestBody: { required: true, content: { "application/json": { schema } } },
+        responses: {
+          "2XX": { description: "Received. Any 2xx ends the delivery; the body is read up to 1 MB and discarded." },
+          default: { description: "408, 429, 500, 502, 503 and 504 are retried; any other status, 3xx included, fails the delivery." },
+        },
+      },
+    };
+  }
+  return out;
 }
 
 function operationId(route: Route): string {

@@ -1,0 +1,119 @@
+// The Functions app on a Flex Consumption plan (Linux), running as the user-assigned identity.
+
+param planName string
+param appName string
+param location string
+param tags object = {}
+
+@description('Resource id of the user-assigned identity the app runs as.')
+param identityResourceId string
+
+@description('Client id of that identity: tells each identity-based connection which identity to use.')
+param identityClientId string
+
+param storageAccountName string
+
+@description('Blob container holding the deployment package.')
+param deploymentContainerName string
+
+param appInsightsName string
+
+@minValue(1)
+@maxValue(1000)
+param maximumInstanceCount int
+
+@allowed([
+  512
+  2048
+  4096
+])
+param instanceMemoryMB int
+
+@description('The settings the code reads (main.bicep). The host\'s own settings are added here.')
+param appSettings object
+
+resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
+  name: storageAccountName
+}
+
+resource appInsights 'Microsoft.Insights/components@2020-02-02' existing = {
+  name: appInsightsName
+}
+
+// What the Functions host itself needs, as identity-based connections: no connection string, no key.
+var hostSettings = {
+  AzureWebJobsStorage__accountName: storage.name
+  AzureWebJobsStorage__credential: 'managedidentity'
+  AzureWebJobsStorage__clientId: identityClientId
+  APPLICATIONINSIGHTS_CONNECTION_STRING: appInsights.properties.ConnectionString
+  // Application Insights accepts only Entra ID-authenticated telemetry (local auth is off).
+  APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'ClientId=${identityClientId};Authorization=AAD'
+}
+
+resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
+  name: planName
+  location: location
+  tags: tags
+  kind: 'functionapp'
+  sku: {
+    tier: 'FlexConsumption'
+    name: 'FC1'
+  }
+  properties: {
+    reserved: true // Linux
+  }
+}
+
+resource app 'Microsoft.Web/sites@2024-04-01' = {
+  name: appName
+  location: location
+  tags: tags
+  kind: 'functionapp,linux'
+  identity: {
+    type: 'UserAssigned'
+    userAssignedIdentities: {
+      '${identityResourceId}': {}
+    }
+  }
+  properties: {
+    serverFarmId: plan.id
+    httpsOnly: true
+    // Key Vault references resolve as this identity; the default would be a system-assigned one,
+    // which this app does not have.
+    keyVaultReferenceIdentity: identityResourceId
+    functionAppConfig: {
+      deployment: {
+        storage: {
+          type: 'blobContainer'
+          value: '${storage.properties.primaryEndpoints.blob}${deploymentContainerName}'
+          authentication: {
+            type: 'UserAssignedIdentity'
+            userAssignedIdentityResourceId: identityResourceId
+          }
+        }
+      }
+      scaleAndConcurrency: {
+        maximumInstanceCount: maximumInstanceCount
+        instanceMemoryMB: instanceMemoryMB
+      }
+      // On Flex Consumption the language and its version are set here; the app settings
+      // FUNCTIONS_WORKER_RUNTIME and WEBSITE_NODE_DEFAULT_VERSION are not accepted.
+      // Node 22: Node 20 is past its end of life; the code stays Node 20-clean for local runs.
+      runtime: {
+        name: 'node'
+        version: '22'
+      }
+    }
+  }
+}
+
+// A config resource rather than siteConfig.appSettings: it takes an object, so the two sets merge with
+// union() and no loop over values known only during the deployment is needed.
+resource settings 'Microsoft.Web/sites/config@2024-04-01' = {
+  parent: app
+  name: 'appsettings'
+  properties: union(appSettings, hostSettings)
+}
+
+output name string = app.name
+output defaultHostName string = app.properties.defaultHostName

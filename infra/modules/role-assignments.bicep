@@ -1,0 +1,104 @@
+// Every Azure RBAC grant in one place, so that what the app's identity may do can be read at a glance.
+// All are data-plane roles on one resource each; none lets the app change or delete a resource.
+// (The Cosmos data role is a sqlRoleAssignment and lives in cosmos.bicep.)
+
+@description('Principal (object) id of the app\'s user-assigned identity.')
+param appPrincipalId string
+
+@description('Principal id of the operator who sets the Key Vault secrets. Empty: no operator grant.')
+param operatorPrincipalId string = ''
+
+param storageAccountName string
+param serviceBusNamespaceName string
+param keyVaultName string
+param appInsightsName string
+
+// Built-in role definition ids: https://learn.microsoft.com/azure/role-based-access-control/built-in-roles
+var roles = {
+  storageBlobDataOwner: 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b'
+  serviceBusDataSender: '69a216fc-b8fb-44d8-bc22-1f3c2cd27a39'
+  serviceBusDataReceiver: '4f6d3b9b-027b-4f4c-9142-0e5a2a2247e0'
+  keyVaultSecretsUser: '4633458b-17de-408a-b874-0445c86b69e6'
+  keyVaultSecretsOfficer: 'b86a8fe4-44ce-4948-aee5-eccb2c155cd7'
+  monitoringMetricsPublisher: '3913510d-42f4-4e42-8a64-420c390055eb'
+}
+
+resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
+  name: storageAccountName
+}
+
+resource serviceBus 'Microsoft.ServiceBus/namespaces@2024-01-01' existing = {
+  name: serviceBusNamespaceName
+}
+
+resource keyVault 'Microsoft.KeyVault/vaults@2023-07-01' existing = {
+  name: keyVaultName
+}
+
+resource appInsights 'Microsoft.Insights/components@2020-02-02' existing = {
+  name: appInsightsName
+}
+
+// The Functions host keeps timer-trigger locks and host keys in blobs (AzureWebJobsStorage), and Flex
+// Consumption reads the deployment package from a blob container. Blobs only: no queue or table use.
+resource storageBlobDataOwner 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(storage.id, appPrincipalId, roles.storageBlobDataOwner)
+  scope: storage
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roles.storageBlobDataOwner)
+    principalId: appPrincipalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
+// Send: outbox publish, fan-out and scheduled retries. Receive: the two Service Bus triggers.
+// Not Data Owner: it could also create and delete queues. The price is that the scale controller
+// cannot read queue lengths and scales on less exact signals; grant Data Owner if that matters more.
+resource serviceBusData 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
+  for roleId in [
+    roles.serviceBusDataSender
+    roles.serviceBusDataReceiver
+  ]: {
+    name: guid(serviceBus.id, appPrincipalId, roleId)
+    scope: serviceBus
+    properties: {
+      roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleId)
+      principalId: appPrincipalId
+      principalType: 'ServicePrincipal'
+    }
+  }
+]
+
+// Read the three keys through Key Vault references; cannot list other vault content or write.
+resource keyVaultSecretsUser 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(keyVault.id, appPrincipalId, roles.keyVaultSecretsUser)
+  scope: keyVault
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roles.keyVaultSecretsUser)
+    principalId: appPrincipalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
+// Application Insights takes Entra ID-authenticated telemetry only (local auth is off).
+resource monitoringMetricsPublisher 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(appInsights.id, appPrincipalId, roles.monitoringMetricsPublisher)
+  scope: appInsights
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roles.monitoringMetricsPublisher)
+    principalId: appPrincipalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
+// The operator sets the secrets (README "Deploy") and reads them back for the bootstrap. In an RBAC
+// vault even a subscription owner cannot do that without a data-plane role. No principalType: the
+// operator may be a user, a group or a pipeline's service principal.
+resource operatorSecretsOfficer 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (!empty(operatorPrincipalId)) {
+  name: guid(keyVault.id, operatorPrincipalId, roles.keyVaultSecretsOfficer)
+  scope: keyVault
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roles.keyVaultSecretsOfficer)
+    principalId: operatorPrincipalId
+  }
+}

@@ -1,0 +1,49 @@
+// Service Bus: the namespace and the service's queues, all with the same guarantees the in-process
+// queue (shared/queue/in-process-queue.ts) gives locally.
+
+@description('Namespace name (globally unique).')
+param namespaceName string
+
+param location string
+
+param tags object = {}
+
+@description('Queue names. main.bicep passes its copy of shared/queue/queue-names.ts.')
+param queueNames string[]
+
+resource namespace 'Microsoft.ServiceBus/namespaces@2024-01-01' = {
+  name: namespaceName
+  location: location
+  tags: tags
+  // Standard, not Basic: Basic has no duplicate detection, which the code relies on (below).
+  sku: {
+    name: 'Standard'
+    tier: 'Standard'
+  }
+  properties: {
+    // Entra ID only: no SAS keys or connection strings exist to leak.
+    disableLocalAuth: true
+    minimumTlsVersion: '1.2'
+  }
+}
+
+resource queues 'Microsoft.ServiceBus/namespaces/queues@2024-01-01' = [
+  for name in queueNames: {
+    parent: namespace
+    name: name
+    properties: {
+      // Message ids are derived, not random: a send repeated after a partial failure, or an outbox
+      // sweep overlapping a publish, is dropped as a duplicate within the window.
+      requiresDuplicateDetection: true
+      duplicateDetectionHistoryTimeWindow: 'PT10M'
+      // A message abandoned this many times goes to the dead-letter queue, where someone can look at it.
+      maxDeliveryCount: 10
+      // The Functions host renews the lock while a handler runs; a crashed instance frees it in a minute.
+      lockDuration: 'PT1M'
+    }
+  }
+]
+
+output name string = namespace.name
+@description('<namespace>.servicebus.windows.net, taken from the endpoint so that it is right in every cloud.')
+output fullyQualifiedNamespace string = split(split(namespace.properties.serviceBusEndpoint, '//')[1], ':')[0]

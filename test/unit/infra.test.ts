@@ -1,0 +1,466 @@
+/**
+ * Bicep cannot be compiled here, so these tests read the templates as text and hold them to the code's
+ * single sources: the Cosmos containers, the queue names and the settings the code reads. A small scan
+ * turns Bicep object and array literals into plain values; anything that is not a literal (a reference,
+ * a function call) comes back as an `Expr` holding its text.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { queueNames } from "../../shared/queue/queue-names";
+import { SERVICE_BUS_CONNECTION } from "../../shared/queue/service-bus-trigger";
+import { containers, type ContainerSpec } from "../../shared/store/cosmos/containers";
+
+const infraDir = path.resolve(__dirname, "../../infra");
+
+function readInfra(relativePath: string): string {
+  return stripComments(readFileSync(path.join(infraDir, relativePath), "utf8"));
+}
+
+const main = readInfra("main.bicep");
+const cosmosModule = readInfra("modules/cosmos.bicep");
+const serviceBusModule = readInfra("modules/service-bus.bicep");
+const functionAppModule = readInfra("modules/function-app.bicep");
+const roleAssignmentsModule = readInfra("modules/role-assignments.bicep");
+
+/** Every template and parameter file under infra/, comments removed. */
+const allInfraFiles = listFiles(infraDir)
+  .filter((file) => /\.bicep(param)?$/.test(file))
+  .map((file) => ({ file: path.relative(infraDir, file), text: stripComments(readFileSync(file, "utf8")) }));
+
+describe("infra: Cosmos DB containers", () => {
+  const inBicep = literalAfter(main, "var cosmosContainers =") as BicepObject[];
+  const specs: readonly ContainerSpec[] = Object.values(containers);
+
+  it("declares exactly the containers of containers.ts, each once", () => {
+    const names = inBicep.map((c) => c.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect([...names].sort()).toEqual(specs.map((s) => s.name).sort());
+  });
+
+  it.each(specs.map((s) => [s.name, s] as const))("gives %s the partition key path and defaultTtl of containers.ts", (name, spec) => {
+    const container = inBicep.find((c) => c.name === name);
+    expect(container, `container ${name} in main.bicep`).toBeDefined();
+    expect(container!.partitionKeyPath).toBe(spec.partitionKeyPath);
+    // Absent means TTL off, in both places.
+    expect(container!.defaultTtl).toBe(spec.defaultTtl);
+  });
+
+  it("declares the composite indexes of containers.ts wherever the code declares them", () => {
+    for (const spec of specs) {
+      const container = inBicep.find((c) => c.name === spec.name)!;
+      const policy = container.indexingPolicy as BicepObject | undefined;
+      if (!spec.indexingPolicy?.compositeIndexes) {
+        expect(policy?.compositeIndexes, `${spec.name} has no composite index in the code`).toBeUndefined();
+        continue;
+      }
+      expect(policy?.compositeIndexes, spec.name).toEqual(spec.indexingPolicy.compositeIndexes);
+    }
+    expect(containers.deliveryLogs.indexingPolicy.compositeIndexes).toEqual([
+      [
+        { path: "/createdAt", order: "descending" },
+        { path: "/id", order: "descending" },
+      ],
+    ]);
+  });
+
+  it("keeps everything indexed where a container declares its own indexing policy", () => {
+    // An ARM indexing policy replaces the default one; without "/*" only the composite index would exist.
+    for (const container of inBicep.filter((c) => c.indexingPolicy !== undefined)) {
+      const policy = container.indexingPolicy as BicepObject;
+      expect(policy.includedPaths, String(container.name)).toEqual([{ path: "/*" }]);
+      expect(policy.indexingMode).toBe("consistent");
+    }
+  });
+
+  it("hands that list to the Cosmos module, which creates every entry with its key, TTL and policy", () => {
+    expect(main).toMatch(/\bcontainers:\s*cosmosContainers\b/);
+    expect(cosmosModule).toMatch(/resource \w+ 'Microsoft\.DocumentDB\/databaseAccounts\/sqlDatabases\/containers@[\w-]+' = \[\s*for (\w+) in containers:/);
+    expect(cosmosModule).toMatch(/paths:\s*\[\s*\w+\.partitionKeyPath\s*\]/);
+    expect(cosmosModule).toMatch(/defaultTtl:\s*\w+\.\?defaultTtl\b/);
+    expect(cosmosModule).toMatch(/indexingPolicy:\s*\w+\.\?indexingPolicy\b/);
+  });
+
+  it("gives the database name to the app as COSMOS_DATABASE and to the Cosmos module", () => {
+    const settings = literalAfter(main, "var appSettings =") as BicepObject;
+    expect(settings.COSMOS_DATABASE).toEqual(new Expr("cosmosDatabaseName"));
+    expect(main).toMatch(/\bdatabaseName:\s*cosmosDatabaseName\b/);
+  });
+
+  it("grants the app's identity the built-in Data Contributor role through sqlRoleAssignments", () => {
+    expect(cosmosModule).toContain("Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@");
+    expect(cosmosModule).toContain("'00000000-0000-0000-0000-000000000002'");
+    expect(main).toMatch(/dataContributorPrincipalIds:\s*concat\(\[identity\.outputs\.principalId\]/);
+  });
+});
+
+describe("infra: Service Bus queues", () => {
+  it("declares exactly the queues of queue-names.ts and hands them to the Service Bus module", () => {
+    const inBicep = literalAfter(main, "var queueNames =") as string[];
+    expect([...inBicep].sort()).toEqual(Object.values(queueNames).sort());
+    expect(main).toMatch(/\bqueueNames:\s*queueNames\b/);
+    expect(serviceBusModule).toMatch(/resource \w+ 'Microsoft\.ServiceBus\/namespaces\/queues@[\w-]+' = \[\s*for \w+ in queueNames:/);
+  });
+
+  it("configures every queue with duplicate detection, 10 deliveries and a one-minute lock", () => {
+    const properties = literalAfter(serviceBusModule, "'Microsoft.ServiceBus/namespaces/queues@", "properties:") as BicepObject;
+    expect(properties).toMatchObject({
+      requiresDuplicateDetection: true,
+      duplicateDetectionHistoryTimeWindow: "PT10M",
+      maxDeliveryCount: 10,
+      lockDuration: "PT1M",
+    });
+  });
+
+  it("uses the Standard tier, which has duplicate detection, and no SAS keys", () => {
+    const sku = literalAfter(serviceBusModule, "'Microsoft.ServiceBus/namespaces@", "sku:") as BicepObject;
+    expect(sku).toEqual({ name: "Standard", tier: "Standard" });
+    const properties = literalAfter(serviceBusModule, "'Microsoft.ServiceBus/namespaces@", "properties:") as BicepObject;
+    expect(properties.disableLocalAuth).toBe(true);
+  });
+
+  it("grants the app's identity Data Sender and Data Receiver on the namespace", () => {
+    expect(roleAssignmentsModule).toContain("serviceBusDataSender: '69a216fc-b8fb-44d8-bc22-1f3c2cd27a39'");
+    expect(roleAssignmentsModule).toContain("serviceBusDataReceiver: '4f6d3b9b-027b-4f4c-9142-0e5a2a2247e0'");
+    expect(roleAssignmentsModule).toMatch(/for roleId in \[\s*roles\.serviceBusDataSender\s+roles\.serviceBusDataReceiver\s*\]/);
+  });
+});
+
+describe("infra: app settings", () => {
+  const settings = literalAfter(main, "var appSettings =") as BicepObject;
+  const keyNames = ["SECRET_HASH_KEY", "PAGE_TOKEN_KEY", "WEBHOOK_SECRETS_KEY"] as const;
+
+  it("sets every setting the code needs to run on Cosmos and Service Bus", () => {
+    expect(settings.STORE).toBe("cosmos");
+    expect(settings.QUEUE).toBe("servicebus");
+    for (const name of ["COSMOS_ENDPOINT", "COSMOS_DATABASE", `${SERVICE_BUS_CONNECTION}__fullyQualifiedNamespace`, ...keyNames]) {
+      expect(settings[name], name).toBeDefined();
+    }
+    expect(settings.COSMOS_ENDPOINT).toEqual(new Expr("cosmos.outputs.endpoint"));
+    expect(settings[`${SERVICE_BUS_CONNECTION}__fullyQualifiedNamespace`]).toEqual(new Expr("serviceBus.outputs.fullyQualifiedNamespace"));
+  });
+
+  it("makes the code and the Service Bus triggers sign in as the user-assigned identity", () => {
+    expect(settings.AZURE_CLIENT_ID).toEqual(new Expr("identity.outputs.clientId"));
+    expect(settings[`${SERVICE_BUS_CONNECTION}__credential`]).toBe("managedidentity");
+    expect(settings[`${SERVICE_BUS_CONNECTION}__clientId`]).toEqual(new Expr("identity.outputs.clientId"));
+  });
+
+  it("takes the three keys from Key Vault references, one secret each", () => {
+    const secrets = literalAfter(main, "var secretNames =") as BicepObject;
+    for (const name of keyNames) {
+      expect(settings[name], name).toBe(`@Microsoft.KeyVault(VaultName=\${keyVault.outputs.name};SecretName=\${secretNames.${name}})`);
+      expect(secrets[name], name).toMatch(/^[0-9a-zA-Z-]{1,127}$/);
+    }
+    expect(new Set(keyNames.map((n) => secrets[n])).size).toBe(keyNames.length);
+  });
+
+  it("never sets a key or connection string the code would prefer over managed identity", () => {
+    expect(settings).not.toHaveProperty("COSMOS_KEY");
+    expect(settings).not.toHaveProperty(SERVICE_BUS_CONNECTION);
+    expect(settings).not.toHaveProperty("COSMOS_TRUST_SELF_SIGNED");
+    expect(settings).not.toHaveProperty("WEBHOOK_ALLOW_PRIVATE_TARGETS");
+  });
+
+  it("reaches the app merged with identity-based host storage and Application Insights", () => {
+    expect(main).toMatch(/\bappSettings:\s*appSettings\b/);
+    expect(functionAppModule).toMatch(/name: 'appsettings'\s+properties:\s*union\(appSettings, hostSettings\)/);
+    const host = literalAfter(functionAppModule, "var hostSettings =") as BicepObject;
+    expect(host.AzureWebJobsStorage__credential).toBe("managedidentity");
+    expect(host).toHaveProperty("AzureWebJobsStorage__accountName");
+    expect(host).toHaveProperty("AzureWebJobsStorage__clientId");
+    expect(host).not.toHaveProperty("AzureWebJobsStorage");
+    expect(host).toHaveProperty("APPLICATIONINSIGHTS_CONNECTION_STRING");
+  });
+
+  it("lets Key Vault references resolve as the user-assigned identity", () => {
+    expect(functionAppModule).toMatch(/keyVaultReferenceIdentity:\s*identityResourceId\b/);
+    expect(roleAssignmentsModule).toContain("keyVaultSecretsUser: '4633458b-17de-408a-b874-0445c86b69e6'");
+    expect(roleAssignmentsModule).toMatch(/roleDefinitions', roles\.keyVaultSecretsUser\)\s+principalId: appPrincipalId/);
+  });
+});
+
+describe("infra: function app", () => {
+  it("runs Node.js 22 on a Linux Flex Consumption plan", () => {
+    expect(literalAfter(functionAppModule, "functionAppConfig:", "runtime:")).toEqual({ name: "node", version: "22" });
+    expect(literalAfter(functionAppModule, "'Microsoft.Web/serverfarms@", "sku:")).toEqual({ tier: "FlexConsumption", name: "FC1" });
+    expect(functionAppModule).toContain("kind: 'functionapp,linux'");
+  });
+
+  it("sets no app setting that Flex Consumption rejects (the runtime is in functionAppConfig)", () => {
+    for (const { file, text } of allInfraFiles) {
+      expect(text, file).not.toMatch(/FUNCTIONS_WORKER_RUNTIME|FUNCTIONS_EXTENSION_VERSION|WEBSITE_NODE_DEFAULT_VERSION|WEBSITE_RUN_FROM_PACKAGE/);
+    }
+  });
+});
+
+describe("infra: no secrets in the templates", () => {
+  it("reads no keys or connection strings of any resource", () => {
+    for (const { file, text } of allInfraFiles) {
+      expect(text, file).not.toMatch(/\blist\w*\(|listKeys|listConnectionStrings|AccountKey=|SharedAccessKey|DefaultEndpointsProtocol=/i);
+    }
+  });
+
+  it("takes no secure parameters and creates no Key Vault secrets: the operator sets them", () => {
+    for (const { file, text } of allInfraFiles) {
+      expect(text, file).not.toMatch(/@secure\(\)/);
+      expect(text, file).not.toContain("Microsoft.KeyVault/vaults/secrets");
+      expect(text, file).not.toMatch(/^\s*secrets:/m);
+    }
+  });
+
+  it("holds no literal that looks like key material", () => {
+    for (const { file, text } of allInfraFiles) {
+      for (const literal of stringLiterals(text)) {
+        expect(looksLikeKeyMaterial(literal), `${file}: '${literal}'`).toBe(false);
+      }
+    }
+  });
+
+  it("disables key-based access on Cosmos DB, Service Bus, Storage and Application Insights", () => {
+    expect(cosmosModule).toMatch(/disableLocalAuth:\s*true/);
+    expect(serviceBusModule).toMatch(/disableLocalAuth:\s*true/);
+    expect(main).toMatch(/allowSharedKeyAccess:\s*false/);
+    expect(literalAfter(main, "module appInsights", "params:")).toMatchObject({ disableLocalAuth: true });
+  });
+});
+
+describe("infra test helpers", () => {
+  it("scan Bicep literals: objects, arrays, strings with interpolation, numbers and expressions", () => {
+    const text = stripComments(`var x = {
+      a: 'it\\'s // not a comment' // a comment
+      b: -1
+      c: [
+        { p: '/x', q: true }
+        null
+      ]
+      d: '\${f('}')}-y'
+      e: cond ? {} : concat([1], [2])
+    }`);
+    expect(literalAfter(text, "var x =")).toEqual({
+      a: "it's // not a comment",
+      b: -1,
+      c: [{ p: "/x", q: true }, null],
+      d: "${f('}')}-y",
+      e: new Expr("cond ? {} : concat([1], [2])"),
+    });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// A small scanner for Bicep literals. It knows strings (with `${…}` interpolation), objects, arrays,
+// numbers, booleans and null; anything else up to the end of its line is an expression.
+// ---------------------------------------------------------------------------------------------------
+
+class Expr {
+  constructor(readonly text: string) {}
+}
+type BicepValue = string | number | boolean | null | Expr | BicepValue[] | BicepObject;
+interface BicepObject {
+  [key: string]: BicepValue | undefined;
+}
+
+/** The literal after the last of `markers`, each searched from where the previous one was found. */
+function literalAfter(text: string, ...markers: string[]): BicepValue {
+  let at = 0;
+  for (const marker of markers) {
+    const found = text.indexOf(marker, at);
+    if (found < 0) throw new Error(`"${marker}" not found`);
+    at = found + marker.length;
+  }
+  return new Scanner(text, at).value();
+}
+
+class Scanner {
+  constructor(
+    private readonly s: string,
+    private i: number,
+  ) {}
+
+  value(): BicepValue {
+    this.skip(false);
+    const start = this.i;
+    const ch = this.s[this.i];
+    let value: BicepValue;
+    if (ch === "{") value = this.object();
+    else if (ch === "[") value = this.array();
+    else if (ch === "'") value = this.string();
+    else {
+      const word = /^(-?\d+|true|false|null)(?=[\s,\]}]|$)/.exec(this.s.slice(this.i));
+      if (word?.[1]) {
+        this.i += word[1].length;
+        value = word[1] === "true" ? true : word[1] === "false" ? false : word[1] === "null" ? null : Number(word[1]);
+      } else value = new Expr("");
+    }
+    // Whatever follows on the same line makes it an expression (`'a' == b`, `x.y`, `f(…)`).
+    this.skip(false);
+    if (value instanceof Expr || !this.atEndOfValue()) {
+      this.i = start;
+      this.skipExpression();
+      return new Expr(this.s.slice(start, this.i).trim());
+    }
+    return value;
+  }
+
+  private object(): BicepObject {
+    const out: BicepObject = {};
+    this.i++; // {
+    for (;;) {
+      this.skip(true);
+      if (this.s[this.i] === "}") return (this.i++, out);
+      out[this.key()] = this.value();
+    }
+  }
+
+  private key(): string {
+    if (this.s[this.i] === "'") return this.colon(this.string());
+    const word = /^\w+/.exec(this.s.slice(this.i))?.[0];
+    if (!word) throw new Error(`object key expected at ${this.i}: ${this.s.slice(this.i, this.i + 40)}`);
+    this.i += word.length;
+    return this.colon(word);
+  }
+
+  private colon(key: string): string {
+    this.skip(false);
+    if (this.s[this.i] !== ":") throw new Error(`":" expected after ${key} at ${this.i}`);
+    this.i++;
+    return key;
+  }
+
+  private array(): BicepValue[] {
+    const out: BicepValue[] = [];
+    this.i++; // [
+    for (;;) {
+      this.skip(true);
+      if (this.s[this.i] === "]") return (this.i++, out);
+      out.push(this.value());
+    }
+  }
+
+  /** A quoted string, returned with its `${…}` interpolations as written. */
+  private string(): string {
+    const start = ++this.i;
+    let text = "";
+    while (this.i < this.s.length) {
+      const ch = this.s[this.i]!;
+      if (ch === "\\") {
+        text += this.s[this.i + 1];
+        this.i += 2;
+      } else if (ch === "'") {
+        this.i++;
+        return text;
+      } else if (this.s.startsWith("${", this.i)) {
+        const from = this.i;
+        this.i += 2;
+        this.skipBalanced("}");
+        text += this.s.slice(from, this.i);
+      } else {
+        text += ch;
+        this.i++;
+      }
+    }
+    throw new Error(`unterminated string from ${start}`);
+  }
+
+  /** Up to the closing `close`, past nested brackets and strings; leaves the index after it. */
+  private skipBalanced(close: string): void {
+    while (this.i < this.s.length) {
+      const ch = this.s[this.i]!;
+      if (ch === close) return void this.i++;
+      if (ch === "'") this.string();
+      else if (ch === "{") (this.i++, this.skipBalanced("}"));
+      else if (ch === "[") (this.i++, this.skipBalanced("]"));
+      else if (ch === "(") (this.i++, this.skipBalanced(")"));
+      else this.i++;
+    }
+    throw new Error(`missing "${close}"`);
+  }
+
+  /** An expression ends at a line break, a comma or a closing bracket outside any nesting. */
+  private skipExpression(): void {
+    while (this.i < this.s.length) {
+      const ch = this.s[this.i]!;
+      if (ch === "\n" || ch === "," || ch === "}" || ch === "]") return;
+      if (ch === "'") this.string();
+      else if (ch === "{") (this.i++, this.skipBalanced("}"));
+      else if (ch === "[") (this.i++, this.skipBalanced("]"));
+      else if (ch === "(") (this.i++, this.skipBalanced(")"));
+      else this.i++;
+    }
+  }
+
+  private atEndOfValue(): boolean {
+    const ch = this.s[this.i];
+    return ch === undefined || ch === "\n" || ch === "\r" || ch === "," || ch === "}" || ch === "]";
+  }
+
+  /** Spaces, and with `newlines` also line breaks and the commas of single-line literals. */
+  private skip(newlines: boolean): void {
+    const skippable = newlines ? /[\s,]/ : /[ \t]/;
+    while (this.i < this.s.length && skippable.test(this.s[this.i]!)) this.i++;
+  }
+}
+
+/** Removes `//` and `/* *\/` comments, leaving strings (which may hold `//`, as URLs do) alone. */
+function stripComments(source: string): string {
+  let out = "";
+  for (let i = 0; i < source.length; ) {
+    if (source[i] === "'") {
+      const end = endOfString(source, i);
+      out += source.slice(i, end);
+      i = end;
+    } else if (source.startsWith("//", i)) {
+      while (i < source.length && source[i] !== "\n") i++;
+    } else if (source.startsWith("/*", i)) {
+      const end = source.indexOf("*/", i + 2);
+      i = end < 0 ? source.length : end + 2;
+    } else out += source[i++];
+  }
+  return out;
+}
+
+/**
+ * 32 bytes or more in base64 (43+ characters mixing digits and both cases, unlike a resource type such
+ * as 'Microsoft.DocumentDB/databaseAccounts/...') or in hex, or the service's own secret formats.
+ */
+function looksLikeKeyMaterial(literal: string): boolean {
+  const base64 = literal.match(/[A-Za-z0-9+/]{43,}={0,2}/g) ?? [];
+  return (
+    base64.some((run) => /\d/.test(run) && /[a-z]/.test(run) && /[A-Z]/.test(run)) ||
+    /[0-9a-fA-F]{64,}/.test(literal) ||
+    /whsec_|soms_/.test(literal)
+  );
+}
+
+/** Every string literal's text (interpolations included). */
+function stringLiterals(source: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < source.length; ) {
+    if (source[i] === "'") {
+      const end = endOfString(source, i);
+      out.push(source.slice(i + 1, end - 1));
+      i = end;
+    } else i++;
+  }
+  return out;
+}
+
+/** Index after the string starting at `start`, past escapes and `${…}` holding strings of their own. */
+function endOfString(source: string, start: number): number {
+  let depth = 0;
+  for (let i = start + 1; i < source.length; i++) {
+    const ch = source[i];
+    if (ch === "\\") i++;
+    else if (depth === 0 && ch === "'") return i + 1;
+    else if (source.startsWith("${", i)) (depth++, i++);
+    else if (depth > 0 && ch === "}") depth--;
+    else if (depth > 0 && ch === "'") i = endOfString(source, i) - 1;
+  }
+  return source.length;
+}
+
+function listFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? listFiles(path.join(dir, entry.name)) : [path.join(dir, entry.name)],
+  );
+}

@@ -47,7 +47,7 @@ export function createDeliveryHandler(deps: DeliveryWorkerDeps): MessageHandler<
     }
     const webhook = found.value;
     if (webhook.status === "Disabled" && !message.isTest) {
-      await writeLog(deps, message, webhook, { status: "Failed", error: "Not sent: the webhook is disabled.", createdAt: deps.now() });
+      await writeLog(deps, message, webhook, { status: "Failed", error: "Not sent: the webhook is disabled; dead-lettered.", createdAt: deps.now() });
       return;
     }
     if (webhook.status === "Paused" && !message.isTest) return hold(deps, message, webhook);

@@ -1,7 +1,7 @@
 // Helpers shared by the benchmark scenarios in bench/run.mjs: child-process servers, ports, load
 // generation and statistics. Nothing here knows about a particular endpoint.
 
-import { spawn } from "node:child_process";
+import { fork, spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import http from "node:http";
 import net from "node:net";
@@ -132,6 +132,80 @@ export async function startServer({ name, script, args = [], env, cwd, readyUrl,
 }
 
 /**
+ * Starts `node <script>` as a child with an IPC channel (child_process.fork) and waits for its first
+ * message, which must be `{ type: "ready", ... }`. For helpers that are not HTTP servers the bench
+ * can poll, such as the HTTPS webhook receiver. Tracked like startServer's children, so it is killed
+ * however the bench ends.
+ *
+ * Resolves with { name, child, ready (that message), call(message) (sends it with an `id` and
+ * resolves with the child's `{ replyTo: id, ... }` answer), output(), exited(), stop() }.
+ */
+export async function startIpcChild({ name, script, args = [], env, cwd, timeoutMs = 30_000 }) {
+  const child = fork(script, args, { cwd, env, stdio: ["ignore", "pipe", "pipe", "ipc"] });
+  children.add(child);
+  const stdout = tail(child.stdout);
+  const stderr = tail(child.stderr);
+  const output = () =>
+    [`--- ${name} stderr ---`, stderr().trimEnd() || "(empty)", `--- ${name} stdout ---`, stdout().trimEnd() || "(empty)"].join("\n");
+  let exit = null;
+  const pending = new Map();
+  let nextId = 1;
+  const exitPromise = new Promise((resolve) => {
+    const done = (value) => {
+      if (exit) return;
+      exit = value;
+      children.delete(child);
+      for (const { reject } of pending.values()) reject(new Error(`${name} exited (${describeExit(exit)})\n${output()}`));
+      pending.clear();
+      resolve(exit);
+    };
+    child.once("exit", (code, signal) => done({ code, signal }));
+    child.once("error", (err) => done({ code: null, signal: null, error: err.message }));
+  });
+  const ready = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} was not ready within ${timeoutMs} ms\n${output()}`)), timeoutMs);
+    child.on("message", (msg) => {
+      if (msg?.type === "ready") {
+        clearTimeout(timer);
+        resolve(msg);
+        return;
+      }
+      const waiter = pending.get(msg?.replyTo);
+      if (!waiter) return;
+      pending.delete(msg.replyTo);
+      waiter.resolve(msg);
+    });
+    exitPromise.then((e) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited before it was ready (${describeExit(e)})\n${output()}`));
+    });
+  });
+  const stop = async () => {
+    if (exit) return exit;
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 3_000);
+    await exitPromise;
+    clearTimeout(timer);
+    return exit;
+  };
+  let readyMessage;
+  try {
+    readyMessage = await ready;
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  const call = (message) =>
+    new Promise((resolve, reject) => {
+      if (exit) return reject(new Error(`${name} has exited (${describeExit(exit)})\n${output()}`));
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      child.send({ ...message, id });
+    });
+  return { name, child, ready: readyMessage, call, output, exited: () => exit, stop };
+}
+
+/**
  * Resident memory of a process in MB, now and at its peak, from /proc (Linux only); null
  * elsewhere or once the process is gone. Good enough to spot a host that balloons under load.
  */
@@ -140,6 +214,23 @@ export async function processMemoryMb(pid) {
     const status = await readFile(`/proc/${pid}/status`, "utf8");
     const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1]);
     return { rssMb: kb("VmRSS") / 1024, peakRssMb: kb("VmHWM") / 1024 };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU time a process has used so far (user + system, all its threads), in ms, from /proc (Linux
+ * only; clock ticks of 10 ms on the usual CLK_TCK of 100); null elsewhere or once it is gone. The
+ * difference over a measurement shows which process the time went to.
+ */
+export async function processCpuMs(pid) {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name (which may contain spaces) in parentheses; utime and stime are
+    // fields 14 and 15 of the line, i.e. 12th and 13th after it.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
   } catch {
     return null;
   }

@@ -1,5 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 
+const MAX_OPENED = 1000;
+
 /**
  * Seals the webhook secrets the service must use again (the signing key and the endpoint's token)
  * with AES-256-GCM under a server key from configuration. Unlike client secrets, these cannot be
@@ -8,6 +10,12 @@ import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
  */
 export class SecretBox {
   private readonly key: Buffer;
+  /**
+   * Opened values by sealed form: every delivery needs the signing key and the endpoint token, and
+   * authenticated decryption per delivery was a measurable share of its cost. Bounded; the values
+   * are in this process's memory while in use anyway.
+   */
+  private readonly opened = new Map<string, string>();
 
   constructor(key: Buffer) {
     if (key.length < 32) throw new Error("The webhook secrets key must be at least 32 bytes.");
@@ -23,6 +31,15 @@ export class SecretBox {
 
   /** Throws when the value was not sealed under this key or was altered. */
   open(sealed: string): string {
+    const cached = this.opened.get(sealed);
+    if (cached !== undefined) return cached;
+    const value = this.decrypt(sealed);
+    if (this.opened.size >= MAX_OPENED) this.opened.clear();
+    this.opened.set(sealed, value);
+    return value;
+  }
+
+  private decrypt(sealed: string): string {
     const [version, iv, tag, ciphertext] = sealed.split(".");
     if (version !== "v1" || !iv || !tag || ciphertext === undefined) throw new Error("Not a sealed secret.");
     const decipher = createDecipheriv("aes-256-gcm", this.key, Buffer.from(iv, "base64url"));

@@ -5,6 +5,7 @@ import type { DeliveryLogRecord } from "../../shared/store/records";
 import type { VendorIncident } from "../../shared/sources/gateway";
 import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest, type ReceiverScript } from "../support/https-receiver";
 import { fakeDns, startTestHost, type TestHost } from "../support/test-host";
+import { waitFor } from "../support/wait-for";
 
 /*
  * The failure paths of webhook delivery, end to end: the real API, the in-process queues, the guarded
@@ -121,16 +122,6 @@ async function logsOf(webhook: Json, on: TestHost = host): Promise<Json[]> {
     token = page.pagination?.hasMore ? page.pagination.continuationToken : undefined;
   } while (token);
   return all.sort((a, b) => a.attempt - b.attempt || a.createdAt.localeCompare(b.createdAt));
-}
-
-async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** Polls a webhook's log until `done` holds for it. */

@@ -4,6 +4,7 @@ import { verifyWebhookSignature } from "../../shared/delivery/verify-webhook-sig
 import { incidentCreatedData } from "../../shared/incidents/incident-events";
 import type { VendorIncident } from "../../shared/sources/gateway";
 import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from "../support/https-receiver";
+import { waitFor } from "../support/wait-for";
 import { startTestHost, type TestHost } from "../support/test-host";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -32,16 +33,6 @@ afterAll(async () => {
   await receiver?.close();
 });
 beforeEach(() => receiver.reset());
-
-async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 async function createWebhook(over: Json = {}): Promise<Json> {
   const res = await host.call("POST", "/webhooks", {

@@ -29,6 +29,8 @@ export interface PassSummary {
   created: number;
   closed: number;
   updated: number;
+  /** Open incidents recorded at a workspace's first pass (no events). */
+  baselined: number;
   vendorCalls: number;
   eventsPublished: number;
   durationMs: number;
@@ -47,7 +49,7 @@ const upstream: ChangeOrigin = { origin: "upstream", serviceAccountId: null, nam
  */
 export async function reconcile(services: Services): Promise<PassSummary> {
   const started = performance.now();
-  const summary: PassSummary = { passId: randomUUID(), workspaces: 0, skipped: 0, failed: 0, incidentsSeen: 0, created: 0, closed: 0, updated: 0, vendorCalls: 0, eventsPublished: 0, durationMs: 0 };
+  const summary: PassSummary = { passId: randomUUID(), workspaces: 0, skipped: 0, failed: 0, incidentsSeen: 0, created: 0, closed: 0, updated: 0, baselined: 0, vendorCalls: 0, eventsPublished: 0, durationMs: 0 };
   for (const workspace of await services.stores.workspaces.listAll()) {
     const lease = await takeLease(services, workspace, summary.passId);
     if (!lease) {
@@ -77,6 +79,10 @@ async function reconcileWorkspace(
   summary: PassSummary,
 ): Promise<void> {
   let state = lease;
+  if (!state.value.baselineRecorded) {
+    await recordBaseline(services, workspace, state.value.baselineAt, summary);
+    state = await services.stores.reconciler.replace({ ...state.value, baselineRecorded: true }, state.etag);
+  }
   for (const source of lastModifiedSources) {
     const windowEnd = services.now().toISOString();
     const watermark = state.value.watermarks[source] ?? state.value.baselineAt;
@@ -85,6 +91,43 @@ async function reconcileWorkspace(
     state = await services.stores.reconciler.replace({ ...state.value, watermarks: { ...state.value.watermarks, [source]: windowEnd } }, state.etag);
   }
   await services.stores.reconciler.replace({ ...state.value, leaseOwner: null, leaseUntil: null }, state.etag);
+}
+
+/**
+ * Records, without events, every incident open at the baseline: they are not new, but a close of one
+ * of them in the vendor console must later be recognised as a close of an incident the service holds
+ * open. Runs once per workspace (again after a crash midway: an existing state is left alone).
+ */
+async function recordBaseline(services: Services, workspace: WorkspaceRecord, baselineAt: string, summary: PassSummary): Promise<void> {
+  for (const source of lastModifiedSources) {
+    const gateway = services.sources.gateway(source);
+    let cursor: string | undefined;
+    do {
+      summary.vendorCalls++;
+      const page = await gateway.listIncidents({
+        workspaceId: workspace.id,
+        field: "createdAt",
+        from: new Date(0).toISOString(),
+        to: baselineAt,
+        limit: PAGE_SIZE,
+        cursor,
+        filters: { statuses: ["New", "Active"] },
+      });
+      cursor = page.cursor;
+      const stored = await services.stores.incidents.getMany(workspace.id, page.items.map((i) => stateIdOf(i.source, i.id)));
+      const known = new Set(stored.map((s) => s.id));
+      for (const incident of page.items) {
+        if (known.has(stateIdOf(incident.source, incident.id))) continue;
+        try {
+          await services.stores.incidents.commit(initialState(incident, workspace.accountId, services.now()), null, []);
+          summary.baselined++;
+        } catch (error) {
+          // Written meanwhile by an API change or another pass: that state is newer; keep it.
+          if (!(isApiError(error) && error.code === "CONFLICT")) throw error;
+        }
+      }
+    } while (cursor);
+  }
 }
 
 async function reconcileWindow(
@@ -190,7 +233,15 @@ async function takeLease(services: Services, workspace: WorkspaceRecord, passId:
   try {
     const current = await store.get(workspace.id);
     if (!current) {
-      return await store.create({ id: workspace.id, workspaceId: workspace.id, leaseOwner: passId, leaseUntil, baselineAt: now.toISOString(), watermarks: {} });
+      return await store.create({
+        id: workspace.id,
+        workspaceId: workspace.id,
+        leaseOwner: passId,
+        leaseUntil,
+        baselineAt: now.toISOString(),
+        baselineRecorded: false,
+        watermarks: {},
+      });
     }
     const held = current.value.leaseOwner !== null && current.value.leaseUntil !== null && current.value.leaseUntil > now.toISOString();
     if (held) return undefined;

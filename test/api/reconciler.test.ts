@@ -87,6 +87,22 @@ describe("reconciler", () => {
     expect(view).toMatchObject({ incident: { status: "Closed" }, serviceStatus: "Closed", sla: { state: "Stopped" } });
   });
 
+  it("a console close of an incident that was already open when the service first looked is a close too", async () => {
+    const page = await host.services.sources.gateway("SourceA").listIncidents({
+      workspaceId: ws, field: "createdAt", from: new Date(0).toISOString(), to: now().toISOString(), limit: 1, filters: { statuses: ["New", "Active"] },
+    });
+    const old = page.items[0]!;
+    expect(old.createdAt < now().toISOString()).toBe(true);
+    advance(10_000);
+    await host.local("POST", `/sources/SourceA/workspaces/${ws}/incidents/${old.id}/close`, { classification: "TruePositive" });
+    advance(10_000);
+    const pass = (await json(await host.local("POST", "/reconcile"))).data;
+    expect(pass.closed).toBe(1);
+    await settle();
+    expect(delivered("incident.closed.v1", old.id).map((e) => e.data.closedBy.origin)).toEqual(["upstream"]);
+    expect(delivered("incident.created.v1", old.id)).toEqual([]);
+  });
+
   it("a close made through the API and then seen by the reconciler fires nothing twice", async () => {
     const id = await createInConsole("Mass download from SharePoint");
     advance(10_000);

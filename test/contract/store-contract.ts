@@ -536,7 +536,7 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
 
     describe("reconciler state", () => {
       it("create once, then replace only with the current etag", async () => {
-        const record = { id: "ws-1", workspaceId: "ws-1", leaseOwner: "pass-a", leaseUntil: created, baselineAt: created, watermarks: {} };
+        const record = { id: "ws-1", workspaceId: "ws-1", leaseOwner: "pass-a", leaseUntil: created, baselineAt: created, baselineRecorded: false, watermarks: {} };
         const first = await stores.reconciler.create(record);
         await expectApiError(stores.reconciler.create({ ...record, leaseOwner: "pass-b" }), "CONFLICT");
         const moved = await stores.reconciler.replace({ ...record, watermarks: { SourceA: created } }, first.etag);

@@ -29,6 +29,8 @@ export interface PassSummary {
   created: number;
   closed: number;
   updated: number;
+  /** Incidents the vendor deleted whose stored state is now marked so. */
+  deleted: number;
   /** Open incidents recorded at a workspace's first pass (no events). */
   baselined: number;
   vendorCalls: number;
@@ -49,7 +51,7 @@ const upstream: ChangeOrigin = { origin: "upstream", serviceAccountId: null, nam
  */
 export async function reconcile(services: Services): Promise<PassSummary> {
   const started = performance.now();
-  const summary: PassSummary = { passId: randomUUID(), workspaces: 0, skipped: 0, failed: 0, incidentsSeen: 0, created: 0, closed: 0, updated: 0, baselined: 0, vendorCalls: 0, eventsPublished: 0, durationMs: 0 };
+  const summary: PassSummary = { passId: randomUUID(), workspaces: 0, skipped: 0, failed: 0, incidentsSeen: 0, created: 0, closed: 0, updated: 0, deleted: 0, baselined: 0, vendorCalls: 0, eventsPublished: 0, durationMs: 0 };
   for (const workspace of await services.stores.workspaces.listAll()) {
     const lease = await takeLease(services, workspace, summary.passId);
     if (!lease) {
@@ -143,7 +145,15 @@ async function reconcileWindow(
   let cursor: string | undefined;
   do {
     summary.vendorCalls++;
-    const page = await gateway.listIncidents({ workspaceId: workspace.id, field: "lastModificationTime", from, to, limit: PAGE_SIZE, cursor });
+    const page = await gateway.listIncidents({
+      workspaceId: workspace.id,
+      field: "lastModificationTime",
+      from,
+      to,
+      limit: PAGE_SIZE,
+      cursor,
+      includeDeleted: true,
+    });
     cursor = page.cursor;
     summary.incidentsSeen += page.items.length;
     const stored = await services.stores.incidents.getMany(workspace.id, page.items.map((i) => stateIdOf(i.source, i.id)));
@@ -164,7 +174,11 @@ async function reconcileIncident(services: Services, workspace: WorkspaceRecord,
   for (let attempt = 1; attempt <= 5; attempt++) {
     const current = await store.get(workspace.id, id);
     const now = services.now();
-    const change = current ? changeOf(current.value, incident, now) : arrivalOf(workspace, incident, baselineAt, now);
+    const change = incident.deletedAt
+      ? current && deletionOf(current.value, incident, now)
+      : current
+        ? changeOf(current.value, incident, now)
+        : arrivalOf(workspace, incident, baselineAt, now);
     if (!change) return;
     try {
       await store.commit(change.state, current?.etag ?? null, change.events);
@@ -178,7 +192,7 @@ async function reconcileIncident(services: Services, workspace: WorkspaceRecord,
   services.logger.warn("reconciler gave up on a contended incident; the next pass retries it", { workspaceId: workspace.id, incidentId: incident.id });
 }
 
-type Change = { kind: "created" | "closed" | "updated"; state: IncidentStateRecord; events: OutboxEventRecord[] };
+type Change = { kind: "created" | "closed" | "updated" | "deleted"; state: IncidentStateRecord; events: OutboxEventRecord[] };
 
 /** An incident the service has no state for: new (with its created event) or there before the baseline. */
 function arrivalOf(workspace: WorkspaceRecord, incident: VendorIncident, baselineAt: string, now: Date): Change {
@@ -201,6 +215,13 @@ function arrivalOf(workspace: WorkspaceRecord, incident: VendorIncident, baselin
     },
   ];
   return { kind: "created", state, events };
+}
+
+/** Deleted at the vendor: the stored state is marked; an incident the service never stored is left alone. */
+function deletionOf(before: IncidentStateRecord, incident: VendorIncident, now: Date): Change | undefined {
+  if (before.deletedAt !== null) return undefined;
+  const after = { ...before, deletedAt: incident.deletedAt!, vendorLastModificationTime: incident.lastModificationTime, updatedAt: now.toISOString() };
+  return { kind: "deleted", state: after, events: [] };
 }
 
 /** A known incident that changed at the vendor: a console close emits both close events. */

@@ -113,6 +113,11 @@ export interface VendorIncident {
    * SourceB incident the SourceA block may be absent right after creation.
    */
   vendorIdentifiers: Record<string, Record<string, string>>;
+  /**
+   * Set only on tombstones: a deleted incident listed with `includeDeleted`, at the position of its
+   * deletion time (its `lastModificationTime`).
+   */
+  deletedAt?: string;
 }
 
 export interface VendorStatusChange {
@@ -135,6 +140,8 @@ export interface IncidentWindowQuery {
   /** Opaque to the service: the adapter's own resume point from the previous page. */
   cursor?: string;
   filters?: IncidentFilters;
+  /** With field lastModificationTime: also list incidents deleted in the window, as tombstones. */
+  includeDeleted?: boolean;
 }
 
 export interface IncidentFilters {

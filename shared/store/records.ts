@@ -137,6 +137,8 @@ export interface IncidentStateRecord {
   /** Closings so far; a new closing of a reopened incident is a new `incident.closed.v1` subject. */
   closeCount: number;
   vendorLastModificationTime: string | null;
+  /** When the reconciler saw the vendor delete the incident; reads are 404 from then on. */
+  deletedAt: string | null;
   createdAt: string;
   updatedAt: string;
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { stateIdOf } from "../../shared/incidents/incident-state";
 import { reconcile } from "../../shared/reconciler/reconciler";
 import { startHttpsReceiver, type HttpsReceiver } from "../support/https-receiver";
 import { startTestHost, type TestHost } from "../support/test-host";
@@ -141,6 +142,22 @@ describe("reconciler", () => {
     for (const id of ids) expect(delivered("incident.created.v1", id).length).toBe(1);
     const events = await host.services.stores.incidents.listEvents(ws, 100_000);
     for (const id of ids) expect(events.filter((e) => e.type === "incident.created.v1" && e.envelope.data.incidentId === id).length).toBe(1);
+  });
+
+  it("a deletion in the vendor is recorded on the stored state; later reads are 404", async () => {
+    const id = await createInConsole("Suspicious inbox rule");
+    advance(10_000);
+    await host.local("POST", "/reconcile");
+    advance(10_000);
+    expect((await host.local("DELETE", `/sources/SourceB/workspaces/${ws}/incidents/${id}`)).status).toBe(204);
+    advance(10_000);
+    const pass = (await json(await host.local("POST", "/reconcile"))).data;
+    expect(pass.deleted).toBe(1);
+    const stored = await host.services.stores.incidents.get(ws, stateIdOf("SourceB", id));
+    expect(stored?.value.deletedAt).toEqual(expect.any(String));
+    expect((await json(await host.call("GET", `/workspaces/${ws}/incidents/SourceB/${id}`))).code).toBe("NOT_FOUND");
+    advance(10_000);
+    expect((await json(await host.local("POST", "/reconcile"))).data.deleted).toBe(0);
   });
 
   it("local controls validate their input and answer 404 for unknown incidents", async () => {

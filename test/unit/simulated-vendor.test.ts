@@ -425,6 +425,19 @@ describe("simulated vendor: console, deletion and errors", () => {
     expect(relatedAfter.map((i) => i.id)).not.toContain(victim.id);
   });
 
+  it("lists a deleted incident as a tombstone at its deletion time only when asked (includeDeleted, last-modified)", async () => {
+    const { a, vendors, clock } = world();
+    const victim = (await everything(a))[5]!;
+    clock.now += 60_000;
+    vendors.console.deleteIncident("SourceA", WS, victim.id);
+    const window = { workspaceId: WS, from: new Date(clock.now - 1000).toISOString(), to: new Date(clock.now + 1000).toISOString(), limit: 10 };
+    const tombstones = await a.listIncidents({ ...window, field: "lastModificationTime", includeDeleted: true });
+    expect(tombstones.items.map((i) => [i.id, i.deletedAt])).toEqual([[victim.id, new Date(clock.now).toISOString()]]);
+    expect(tombstones.items[0]!.lastModificationTime).toBe(new Date(clock.now).toISOString());
+    expect((await a.listIncidents({ ...window, field: "lastModificationTime" })).items).toEqual([]);
+    expect((await a.listIncidents({ ...window, field: "createdAt", includeDeleted: true })).items).toEqual([]);
+  });
+
   it("answers NOT_FOUND for unknown incidents, workspaces and ids of another source or workspace", async () => {
     const { a, b, vendors } = world();
     const known = (await everything(a))[0]!;

@@ -160,6 +160,7 @@ export function createHttpVendorGateway(options: HttpVendorOptions): SourceGatew
             ["query", f.query],
             ...(f.assigneeEmails ?? []).map((v): [string, QueryValue] => ["assigneeEmail", v]),
             ["includeUnassigned", f.includeUnassigned],
+            ["includeDeleted", query.includeDeleted],
           ]),
         what: `listing the incidents of workspace ${query.workspaceId}`,
       };

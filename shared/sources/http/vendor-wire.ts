@@ -71,6 +71,8 @@ export const vendorIncidentSchema: z.ZodType<VendorIncident> = z.object({
   alerts: z.array(alert),
   gamebookCatalog: z.record(z.string(), z.unknown()),
   vendorIdentifiers: z.record(z.string(), z.record(z.string(), z.string())),
+  /** Only on tombstones, when the listing asked for `includeDeleted`. */
+  deletedAt: timestamp.optional(),
 });
 
 /** A cursor is opaque but must be usable: null and "" both mean "no further page". */

@@ -129,7 +129,7 @@ export function createSimulatedVendors(options: SimulatedVendorOptions): Simulat
     },
     deleteIncident(source, workspaceId, incidentId) {
       const partition = partitionOf(source, workspaceId);
-      partition.delete(partition.require(incidentId));
+      partition.delete(partition.require(incidentId), nowMs());
     },
     addAlert(source, workspaceId, incidentId, alert) {
       const partition = partitionOf(source, workspaceId);
@@ -182,8 +182,14 @@ class SimulatedGateway implements SourceGateway {
         if (after.t < to) before = after;
       }
       const now = this.nowMs();
-      const { matches, more } = partition.scan(query.field, from, before, limit, filterOf(partition, query.filters));
-      const items = matches.map((m) => partition.read(m.index, now));
+      const tombstones = query.includeDeleted === true && query.field === "lastModificationTime";
+      const filter = filterOf(partition, query.filters);
+      const accept = (index: number) => (partition.isDeleted(index) ? tombstones : filter(index));
+      const { matches, more } = partition.scan(query.field, from, before, limit, accept);
+      const items = matches.map((m) => {
+        const incident = partition.read(m.index, now);
+        return partition.isDeleted(m.index) ? { ...incident, deletedAt: incident.lastModificationTime } : incident;
+      });
       const last = matches[matches.length - 1];
       return more && last ? { items, cursor: encodeCursor(query.field, last.key) } : { items };
     });

@@ -415,10 +415,15 @@ export class SourcePartition {
     return index;
   }
 
-  delete(index: number): void {
-    this.changesOf(index).deleted = true;
+  /** Gone from every read; kept in the last-modified order as a tombstone for `includeDeleted`. */
+  delete(index: number, nowMs: number): void {
+    const change = this.touch(index, nowMs);
+    change.deleted = true;
     this.byCreated.remove(index);
-    this.byModified.remove(index);
+  }
+
+  isDeleted(index: number): boolean {
+    return this.changes.get(index)?.deleted === true;
   }
 
   addAlert(index: number, title: string, severity: Severity, nowMs: number): void {

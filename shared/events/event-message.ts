@@ -16,9 +16,8 @@ export interface EventMessage {
   accountId: string;
   /** The incident it is about, when it is about one (auto-disable counts incidents). */
   incident: IncidentRef | null;
-  /**
-   * Manual trigger (contract 6.1): only these webhooks, whether or not they subscribe to the type;
-   * `monitoredAccountIds` still applies.
-   */
+  /** Manual trigger (contract 6.1): delivered whether or not a webhook subscribes to the type. */
+  bypassSubscription?: boolean;
+  /** Only these webhooks (a trigger aimed at one); account scope and `monitoredAccountIds` still apply. */
   onlyWebhookIds?: string[];
 }

@@ -20,7 +20,8 @@ export interface FanOutDeps {
  */
 export function routeEvent(event: EventMessage, providerId: string | null, webhook: WebhookRecord): boolean {
   if (webhook.status === "Disabled") return false;
-  if (event.onlyWebhookIds ? !event.onlyWebhookIds.includes(webhook.id) : !webhook.eventTypes.includes(event.envelope.type)) return false;
+  if (event.onlyWebhookIds && !event.onlyWebhookIds.includes(webhook.id)) return false;
+  if (!event.bypassSubscription && !webhook.eventTypes.includes(event.envelope.type)) return false;
   if (webhook.targetAccountId === event.accountId) return true;
   if (providerId === null || webhook.targetAccountId !== providerId) return false;
   return webhook.monitoredAccountIds.length === 0 || webhook.monitoredAccountIds.includes(event.accountId);

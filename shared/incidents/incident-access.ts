@@ -13,7 +13,7 @@ export interface IncidentContext {
 }
 
 /** The workspace of a workspace-scoped route. The pipeline has already checked the caller's role on it. */
-export async function workspaceOf(ctx: IncidentContext, workspaceId: string): Promise<WorkspaceRecord> {
+export async function workspaceOf(ctx: Pick<IncidentContext, "services">, workspaceId: string): Promise<WorkspaceRecord> {
   const workspace = await ctx.services.stores.workspaces.get(workspaceId.toLowerCase());
   if (!workspace) throw notFound("The workspace", "workspaceId");
   return workspace;

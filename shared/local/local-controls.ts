@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { defineRoute, type Route } from "../http/route";
+import { addServiceComment } from "../incidents/service-comments";
+import { triggerIncidentCreated } from "../incidents/manual-trigger";
 import { reconcile } from "../reconciler/reconciler";
 import { classifications, severities } from "../sources/gateway";
 import { sourceSchema } from "../sources/source";
@@ -54,6 +56,39 @@ export function localControlRoutes(): Route[] {
       async handler({ params, services }) {
         services.sources.simulatedConsole.deleteIncident(params.source, params.workspaceId.toLowerCase(), params.incidentId);
         return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/sources/{source}/workspaces/{workspaceId}/incidents/{incidentId}/comments",
+      summary: "Add a comment as an agent or a gamebook would, through the service (incident.comment.added.v1)",
+      tag,
+      auth: "public",
+      params: incidentPath,
+      body: z
+        .object({
+          message: z.string().trim().min(1).max(4000),
+          origin: z.enum(["agent", "gamebook"]).default("agent"),
+          name: z.string().trim().min(1).max(200).default("Triage agent"),
+        })
+        .strict(),
+      successStatus: 201,
+      async handler({ params, body, services }) {
+        const { comment, eventId } = await addServiceComment(services, { ...params, message: body.message, by: { origin: body.origin, name: body.name } });
+        return { status: 201, data: { commentId: comment.id, eventId } };
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/sources/{source}/workspaces/{workspaceId}/incidents/{incidentId}/trigger",
+      summary: "Fire incident.created.v1 for this incident, as the portal's Trigger-webhook action does",
+      tag,
+      auth: "public",
+      params: incidentPath,
+      body: z.object({ webhookId: z.guid().optional() }).strict().default({}),
+      successStatus: 202,
+      async handler({ params, body, services }) {
+        return { status: 202, data: await triggerIncidentCreated(services, { ...params, webhookId: body.webhookId }) };
       },
     }),
     defineRoute({

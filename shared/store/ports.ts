@@ -103,6 +103,11 @@ export interface IncidentStateStore {
    * when it exists); otherwise the state must still carry that etag (CONFLICT when it changed).
    */
   commit(state: IncidentStateRecord, etag: string | null, events: readonly OutboxEventRecord[]): Promise<Versioned<IncidentStateRecord>>;
+  /**
+   * Appends events that come with no state change (a comment added through the service), all or
+   * nothing; an event id already there is replaced, so a repeat is harmless.
+   */
+  appendEvents(workspaceId: string, events: readonly OutboxEventRecord[]): Promise<void>;
   /** Events not yet published, oldest first, at most `limit` (the outbox sweep). */
   listUnpublished(limit: number): Promise<OutboxEventRecord[]>;
   markPublished(workspaceId: string, eventId: string, at: string): Promise<void>;

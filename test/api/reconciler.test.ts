@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { stateIdOf } from "../../shared/incidents/incident-state";
+import { incidentCommentAddedData } from "../../shared/events/event-catalogue";
 import { reconcile } from "../../shared/reconciler/reconciler";
 import { startHttpsReceiver, type HttpsReceiver } from "../support/https-receiver";
 import { startTestHost, type TestHost } from "../support/test-host";
@@ -158,6 +159,47 @@ describe("reconciler", () => {
     expect((await json(await host.call("GET", `/workspaces/${ws}/incidents/SourceB/${id}`))).code).toBe("NOT_FOUND");
     advance(10_000);
     expect((await json(await host.local("POST", "/reconcile"))).data.deleted).toBe(0);
+  });
+
+  it("a comment added through the service by an agent fires incident.comment.added.v1 with the incident block", async () => {
+    const commentHook = (await json(await host.call("POST", "/webhooks", {
+      body: { name: "comments", url: receiver.url("/comments", "127.0.0.1"), eventTypes: ["incident.comment.added.v1"] },
+    }))).data;
+    const id = await createInConsole("Phishing reported by user");
+    const res = await host.local("POST", `/sources/SourceB/workspaces/${ws}/incidents/${id}/comments`, { message: "Sender domain is 3 days old.", origin: "agent", name: "Triage agent" });
+    expect(res.status).toBe(201);
+    const { eventId, commentId } = (await json(res)).data;
+    await settle();
+    const got = receiver.requests.filter((r) => r.url === "/comments").map((r) => JSON.parse(r.body));
+    expect(got.map((e) => e.id)).toEqual([eventId]);
+    const data = incidentCommentAddedData.parse(got[0].data);
+    expect(data).toMatchObject({ incidentId: id, source: "sourceb", comment: { id: commentId, isAgentComment: true, agentName: "Triage agent" }, addedBy: { origin: "agent" } });
+    expect(data.incident).toMatchObject({ title: "Phishing reported by user", sourceDisplayName: "SourceB" });
+    const comments = (await json(await host.call("GET", `/workspaces/${ws}/incidents/SourceB/${id}/comments`))).data;
+    expect(comments.map((c: Json) => c.id)).toContain(commentId);
+    await host.call("DELETE", `/webhooks/${commentHook.id}`);
+  });
+
+  it("the manual trigger fires incident.created.v1 past subscriptions, with a fresh id per fire, within monitoredAccountIds", async () => {
+    const statusOnly = (await json(await host.call("POST", "/webhooks", {
+      body: { name: "status only", url: receiver.url("/status-only", "127.0.0.1"), eventTypes: ["incident.status.changed.v1"] },
+    }))).data;
+    const otherCustomer = host.demo.customers.find((c) => c.id !== host.demo.workspaces[0]!.accountId)!;
+    const elsewhere = (await json(await host.call("POST", "/webhooks", {
+      body: { name: "other customer", url: receiver.url("/elsewhere", "127.0.0.1"), eventTypes: ["incident.created.v1"], monitoredAccountIds: [otherCustomer.id] },
+    }))).data;
+    const id = await createInConsole("Manual trigger target");
+    const fire = async () => (await json(await host.local("POST", `/sources/SourceB/workspaces/${ws}/incidents/${id}/trigger`, {}))).data.eventId;
+    const first = await fire();
+    const second = await fire();
+    expect(first).not.toBe(second);
+    await settle();
+    const to = (path: string) => receiver.requests.filter((r) => r.url === path).map((r) => JSON.parse(r.body));
+    expect(to("/status-only").map((e) => e.type)).toEqual(["incident.created.v1", "incident.created.v1"]);
+    expect(new Set(to("/status-only").map((e) => e.id))).toEqual(new Set([first, second]));
+    expect(to("/elsewhere")).toEqual([]);
+    await host.call("DELETE", `/webhooks/${statusOnly.id}`);
+    await host.call("DELETE", `/webhooks/${elsewhere.id}`);
   });
 
   it("local controls validate their input and answer 404 for unknown incidents", async () => {

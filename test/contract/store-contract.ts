@@ -452,6 +452,13 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
         expect((await stores.incidents.listUnpublished(10)).map((e) => e.eventId)).toEqual(["e-1"]);
       });
 
+      it("appendEvents adds events without a state change; the same event id again replaces it", async () => {
+        await stores.incidents.appendEvents("ws-1", [outboxEvent("ws-1", "e-1", 1), outboxEvent("ws-1", "e-2", 2)]);
+        await stores.incidents.appendEvents("ws-1", [outboxEvent("ws-1", "e-1", 1)]);
+        expect((await stores.incidents.listEvents("ws-1", 10)).map((e) => e.eventId)).toEqual(["e-1", "e-2"]);
+        expect((await stores.incidents.listUnpublished(10)).map((e) => e.eventId)).toEqual(["e-1", "e-2"]);
+      });
+
       it("getMany returns the states among the ids of one workspace only", async () => {
         await stores.incidents.commit(incidentState("ws-1", "s-1"), null, []);
         await stores.incidents.commit(incidentState("ws-1", "s-2"), null, []);

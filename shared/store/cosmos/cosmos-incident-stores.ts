@@ -52,6 +52,18 @@ export function cosmosIncidents(container: Container): IncidentStateStore {
       if (!first.eTag) throw new Error("Cosmos acknowledged a batch write without an etag.");
       return { value: state, etag: first.eTag };
     },
+    async appendEvents(workspaceId, events) {
+      if (events.length === 0) return;
+      const operations: OperationInput[] = events.map((e) => ({ operationType: "Upsert", partitionKey: workspaceId, resourceBody: e as unknown as JSONObject }));
+      let results;
+      try {
+        results = (await container.items.batch(operations, workspaceId)).result ?? [];
+      } catch (error) {
+        throw translateCosmosError(error, { operation: "batch", kind: "outbox event" });
+      }
+      const failed = results.find((r) => r.statusCode >= 400);
+      if (failed || results.length !== events.length) throw new Error(`Cosmos transactional batch failed with status ${failed?.statusCode ?? "unknown"}.`);
+    },
     async listUnpublished(limit) {
       if (limit <= 0) return [];
       // Cross-partition by nature: the sweep looks at every workspace.

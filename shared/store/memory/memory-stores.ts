@@ -134,6 +134,12 @@ function memoryIncidents(): IncidentStateStore {
       }
       return saved;
     },
+    async appendEvents(_workspaceId, events) {
+      for (const event of events) {
+        outbox.delete(event.eventId);
+        outbox.set(event.eventId, Object.freeze(structuredClone(event)));
+      }
+    },
     async listUnpublished(limit) {
       const pending = [...outbox.values()].filter((e) => e.publishedAt === null);
       // Stable sort: events of one commit with the same time keep their commit order.

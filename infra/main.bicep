@@ -103,6 +103,11 @@ var cosmosContainers = [
     partitionKeyPath: '/workspaceId'
   }
   {
+    // One document per workspace: the agent's classification cards and the webhooks they name.
+    name: 'agentConfigurations'
+    partitionKeyPath: '/workspaceId'
+  }
+  {
     // One partition per webhook and day; entries expire by their own ttl (the retention).
     name: 'deliveryLogs'
     partitionKeyPath: '/partitionKey'

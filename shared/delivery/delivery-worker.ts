@@ -114,7 +114,7 @@ function requestHeaders(deps: DeliveryWorkerDeps, webhook: WebhookRecord, messag
   return headers;
 }
 
-interface LogInput {
+export interface LogInput {
   status: DeliveryStatus;
   createdAt: Date;
   outcome?: SendOutcome;
@@ -123,6 +123,11 @@ interface LogInput {
 }
 
 async function writeLog(deps: DeliveryWorkerDeps, message: DeliveryMessage, webhook: WebhookRecord, input: LogInput): Promise<void> {
+  await deps.logs.put(deliveryLogEntry(message, webhook, input, deps.logTtlSeconds));
+}
+
+/** The delivery-log entry of one attempt (or of a delivery that was never attempted, with why). */
+export function deliveryLogEntry(message: DeliveryMessage, webhook: WebhookRecord, input: LogInput, ttlSeconds: number): DeliveryLogRecord {
   const createdAt = input.createdAt.toISOString();
   const response = input.outcome?.kind === "response" ? input.outcome : undefined;
   const entry: DeliveryLogRecord = {
@@ -144,9 +149,9 @@ async function writeLog(deps: DeliveryWorkerDeps, message: DeliveryMessage, webh
     isTest: message.isTest,
     incident: message.incident,
     error: input.error,
-    ttl: deps.logTtlSeconds,
+    ttl: ttlSeconds,
   };
-  await deps.logs.put(entry);
+  return entry;
 }
 
 /** One entry per attempt; the same attempt delivered twice (after a crash) rewrites its entry. */

@@ -20,4 +20,10 @@ export interface EventMessage {
   bypassSubscription?: boolean;
   /** Only these webhooks (a trigger aimed at one); account scope and `monitoredAccountIds` still apply. */
   onlyWebhookIds?: string[];
+  /**
+   * `agent.investigation.completed.v1` (contract 6.2.2): the webhooks the classification's card names.
+   * Each gets it only if it also subscribes to the type; one that is bound but not subscribed has the
+   * delivery recorded as Failed.
+   */
+  boundWebhookIds?: string[];
 }

@@ -70,7 +70,16 @@ export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
     lookup: deps.lookup,
     ca: deps.ca,
   });
-  const fanOutHandler = createFanOutHandler({ accounts: stores.accounts, webhooks: stores.webhooks, deliveries, logger });
+  const logTtlSeconds = config.webhooks.deliveryLogTtlDays * 86_400;
+  const fanOutHandler = createFanOutHandler({
+    accounts: stores.accounts,
+    webhooks: stores.webhooks,
+    deliveries,
+    logs: stores.deliveryLogs,
+    now,
+    logTtlSeconds,
+    logger,
+  });
   const deliveryHandler = createDeliveryHandler({
     webhooks: stores.webhooks,
     logs: stores.deliveryLogs,
@@ -81,7 +90,7 @@ export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
     logger,
     backoffMs: config.webhooks.retryBackoffMs,
     windowMs: config.webhooks.retryWindowMs,
-    logTtlSeconds: config.webhooks.deliveryLogTtlDays * 86_400,
+    logTtlSeconds,
   });
   if (inProcess) {
     inProcess.events.subscribe(fanOutHandler);

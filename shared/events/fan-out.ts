@@ -1,7 +1,8 @@
 import { deliveryMessageId, type DeliveryMessage } from "../delivery/delivery-message";
 import type { Logger } from "../logger";
 import type { MessageHandler, QueueSender } from "../queue/queue";
-import type { AccountStore, WebhookStore } from "../store/ports";
+import { deliveryLogEntry } from "../delivery/delivery-worker";
+import type { AccountStore, DeliveryLogStore, WebhookStore } from "../store/ports";
 import type { WebhookRecord } from "../store/records";
 import type { EventMessage } from "./event-message";
 
@@ -9,6 +10,9 @@ export interface FanOutDeps {
   accounts: AccountStore;
   webhooks: WebhookStore;
   deliveries: QueueSender<DeliveryMessage>;
+  logs: DeliveryLogStore;
+  now: () => Date;
+  logTtlSeconds: number;
   logger: Logger;
 }
 
@@ -21,6 +25,7 @@ export interface FanOutDeps {
 export function routeEvent(event: EventMessage, providerId: string | null, webhook: WebhookRecord): boolean {
   if (webhook.status === "Disabled") return false;
   if (event.onlyWebhookIds && !event.onlyWebhookIds.includes(webhook.id)) return false;
+  if (event.boundWebhookIds && !event.boundWebhookIds.includes(webhook.id)) return false;
   if (!event.bypassSubscription && !webhook.eventTypes.includes(event.envelope.type)) return false;
   if (webhook.targetAccountId === event.accountId) return true;
   if (providerId === null || webhook.targetAccountId !== providerId) return false;
@@ -34,21 +39,32 @@ export function createFanOutHandler(deps: FanOutDeps): MessageHandler<EventMessa
     const providerId = account?.managedByAccountId ?? null;
     const candidates = await deps.webhooks.listByAccounts(providerId ? [event.accountId, providerId] : [event.accountId]);
     const targets = candidates.filter((w) => routeEvent(event, providerId, w));
-    if (targets.length === 0) return;
     const body = JSON.stringify(event.envelope);
+    const messageFor = (w: WebhookRecord): DeliveryMessage => ({
+      webhookId: w.id,
+      eventId: event.envelope.id,
+      eventType: event.envelope.type,
+      occurredAt: event.envelope.occurredAt,
+      body,
+      attempt: 1,
+      firstAttemptAt: null,
+      incident: event.incident,
+      isTest: event.envelope.isTest === true,
+      redelivered: false,
+    });
+    if (event.boundWebhookIds) {
+      // Bound on the card but no longer subscribed: recorded as a failed delivery, never sent.
+      const unsubscribed = candidates.filter(
+        (w) => event.boundWebhookIds!.includes(w.id) && w.status !== "Disabled" && !w.eventTypes.includes(event.envelope.type) && routeEvent({ ...event, bypassSubscription: true }, providerId, w),
+      );
+      for (const w of unsubscribed) {
+        const error = `Not sent: the webhook is bound on the agent's classification card but not subscribed to ${event.envelope.type}.`;
+        await deps.logs.put(deliveryLogEntry(messageFor(w), w, { status: "Failed", error, createdAt: deps.now() }, deps.logTtlSeconds));
+      }
+    }
+    if (targets.length === 0) return;
     const messages = targets.map((w) => {
-      const message: DeliveryMessage = {
-        webhookId: w.id,
-        eventId: event.envelope.id,
-        eventType: event.envelope.type,
-        occurredAt: event.envelope.occurredAt,
-        body,
-        attempt: 1,
-        firstAttemptAt: null,
-        incident: event.incident,
-        isTest: event.envelope.isTest === true,
-        redelivered: false,
-      };
+      const message = messageFor(w);
       return { messageId: deliveryMessageId(message), body: message };
     });
     // Throwing abandons the event message: it comes back and fans out again; duplicate detection

@@ -2,6 +2,8 @@ import { z } from "zod";
 import { defineRoute, type Route } from "../http/route";
 import { addServiceComment } from "../incidents/service-comments";
 import { triggerIncidentCreated } from "../incidents/manual-trigger";
+import { agentConfiguration, completeInvestigation } from "../incidents/agent-investigations";
+import { workspaceOf } from "../incidents/incident-access";
 import { reconcile } from "../reconciler/reconciler";
 import { classifications, severities } from "../sources/gateway";
 import { sourceSchema } from "../sources/source";
@@ -89,6 +91,45 @@ export function localControlRoutes(): Route[] {
       successStatus: 202,
       async handler({ params, body, services }) {
         return { status: 202, data: await triggerIncidentCreated(services, { ...params, webhookId: body.webhookId }) };
+      },
+    }),
+    defineRoute({
+      method: "PUT",
+      path: "/workspaces/{workspaceId}/agent-configuration",
+      summary: "Set the workspace's agent configuration: per classification, the webhooks its card names",
+      tag,
+      auth: "public",
+      params: z.object({ workspaceId: z.guid() }),
+      body: z
+        .object({
+          agentName: z.string().trim().min(1).max(200).default("Triage agent"),
+          cards: z.array(z.object({ classification: z.enum(classifications), webhookIds: z.array(z.guid()).max(20) }).strict()).max(4),
+        })
+        .strict(),
+      successStatus: 204,
+      async handler({ params, body, services }) {
+        const workspace = await workspaceOf({ services }, params.workspaceId);
+        await services.stores.agentConfigurations.upsert(agentConfiguration(workspace.id, body.agentName, body.cards, services.now()));
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/sources/{source}/workspaces/{workspaceId}/incidents/{incidentId}/investigation",
+      summary: "Complete an agent investigation of this incident (agent.investigation.completed.v1 per the agent configuration)",
+      tag,
+      auth: "public",
+      params: incidentPath,
+      body: z
+        .object({
+          classification: z.enum(classifications),
+          maliciousScore: z.int().min(0).max(100).nullable().default(null),
+          summary: z.string().trim().min(1).max(4000).nullable().default(null),
+        })
+        .strict(),
+      successStatus: 202,
+      async handler({ params, body, services }) {
+        return { status: 202, data: await completeInvestigation(services, { ...params, ...body }) };
       },
     }),
     defineRoute({

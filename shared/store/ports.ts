@@ -7,6 +7,7 @@ import type {
   OutboxEventRecord,
   DeliveryLogRecord,
   ReconcilerStateRecord,
+  AgentConfigurationRecord,
   WebhookRecord,
   ServiceAccountRecord,
   UserRecord,
@@ -162,6 +163,11 @@ export interface ReconcilerStore {
   replace(record: ReconcilerStateRecord, etag: string): Promise<Versioned<ReconcilerStateRecord>>;
 }
 
+export interface AgentConfigurationStore {
+  get(workspaceId: string): Promise<AgentConfigurationRecord | undefined>;
+  upsert(record: AgentConfigurationRecord): Promise<void>;
+}
+
 export interface Stores {
   accounts: AccountStore;
   workspaces: WorkspaceStore;
@@ -173,4 +179,5 @@ export interface Stores {
   webhooks: WebhookStore;
   deliveryLogs: DeliveryLogStore;
   reconciler: ReconcilerStore;
+  agentConfigurations: AgentConfigurationStore;
 }

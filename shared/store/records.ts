@@ -311,3 +311,13 @@ export interface ReconcilerStateRecord {
   /** Per source: the end of the last completed window; the next starts at it minus the overlap. */
   watermarks: Partial<Record<Source, string>>;
 }
+
+/** A workspace's agent configuration: per classification, the webhooks its card names as a custom action. */
+export interface AgentConfigurationRecord {
+  /** The workspace id. */
+  id: string;
+  workspaceId: string;
+  agentName: string;
+  cards: { classification: Classification; webhookIds: string[] }[];
+  updatedAt: string;
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { stateIdOf } from "../../shared/incidents/incident-state";
-import { incidentCommentAddedData } from "../../shared/events/event-catalogue";
+import { agentInvestigationCompletedData, incidentCommentAddedData } from "../../shared/events/event-catalogue";
 import { reconcile } from "../../shared/reconciler/reconciler";
 import { startHttpsReceiver, type HttpsReceiver } from "../support/https-receiver";
 import { startTestHost, type TestHost } from "../support/test-host";
@@ -200,6 +200,47 @@ describe("reconciler", () => {
     expect(to("/elsewhere")).toEqual([]);
     await host.call("DELETE", `/webhooks/${statusOnly.id}`);
     await host.call("DELETE", `/webhooks/${elsewhere.id}`);
+  });
+
+  it("an agent investigation reaches the webhooks its classification card names that subscribe; a bound unsubscribed one is recorded Failed", async () => {
+    const mk = async (name: string, eventTypes: string[]) =>
+      (await json(await host.call("POST", "/webhooks", { body: { name, url: receiver.url(`/${name}`, "127.0.0.1"), eventTypes } }))).data;
+    const bound = await mk("agent-bound", ["agent.investigation.completed.v1"]);
+    const boundUnsubscribed = await mk("agent-unsubscribed", ["incident.closed.v1"]);
+    const subscribedNotBound = await mk("agent-not-bound", ["agent.investigation.completed.v1"]);
+    const onOtherCard = await mk("agent-other-card", ["agent.investigation.completed.v1"]);
+    expect((await host.local("PUT", `/workspaces/${ws}/agent-configuration`, {
+      agentName: "Triage agent",
+      cards: [
+        { classification: "TruePositive", webhookIds: [bound.id, boundUnsubscribed.id] },
+        { classification: "FalsePositive", webhookIds: [onOtherCard.id] },
+      ],
+    })).status).toBe(204);
+    const id = await createInConsole("Beacon to rare domain");
+    const res = await host.local("POST", `/sources/SourceB/workspaces/${ws}/incidents/${id}/investigation`, { classification: "TruePositive", maliciousScore: 87, summary: "C2 beaconing confirmed." });
+    expect(res.status).toBe(202);
+    const { eventId } = (await json(res)).data;
+    await settle();
+    const to = (w: Json) => receiver.requests.filter((r) => r.url === `/${w.name}`).map((r) => JSON.parse(r.body));
+    const [delivered] = to(bound);
+    expect(delivered.id).toBe(eventId);
+    expect(agentInvestigationCompletedData.parse(delivered.data)).toMatchObject({ classificationBucket: "TruePositive", verdict: { maliciousScore: 87 }, incidentId: id });
+    expect(to(boundUnsubscribed)).toEqual([]);
+    expect(to(subscribedNotBound)).toEqual([]);
+    expect(to(onOtherCard)).toEqual([]);
+    const logs = (await json(await host.call("GET", `/webhooks/${boundUnsubscribed.id}/delivery-logs`))).data;
+    expect(logs).toHaveLength(1);
+    expect(logs[0]).toMatchObject({ status: "Failed", eventType: "agent.investigation.completed.v1", httpStatusCode: 0 });
+    expect(logs[0].error).toContain("not subscribed");
+
+    // The legacy agent path has no score: the key is there, null.
+    await host.local("POST", `/sources/SourceB/workspaces/${ws}/incidents/${id}/investigation`, { classification: "TruePositive" });
+    await settle();
+    expect(to(bound)[1].data.verdict).toEqual({ maliciousScore: null, summary: null });
+    // A classification without a card sends nothing.
+    const none = (await json(await host.local("POST", `/sources/SourceB/workspaces/${ws}/incidents/${id}/investigation`, { classification: "Undetermined" }))).data;
+    expect(none.eventId).toBeNull();
+    for (const w of [bound, boundUnsubscribed, subscribedNotBound, onOtherCard]) await host.call("DELETE", `/webhooks/${w.id}`);
   });
 
   it("local controls validate their input and answer 404 for unknown incidents", async () => {

@@ -32,6 +32,7 @@ export const containers = {
   webhooks: { name: "webhooks", partitionKeyPath: "/id" },
   // One small document per workspace: the reconciler's lease (etag) and watermarks.
   reconciler: { name: "reconciler", partitionKeyPath: "/workspaceId" },
+  agentConfigurations: { name: "agentConfigurations", partitionKeyPath: "/workspaceId" },
   // One partition per webhook and day (DESIGN §3); entries expire by their own `ttl`.
   deliveryLogs: {
     name: "deliveryLogs",

@@ -7,9 +7,10 @@ import type {
   UserStore,
   WorkspaceStore,
   ReconcilerStore,
+  AgentConfigurationStore,
 } from "../ports";
 import { cosmosDeliveryLogs, cosmosWebhooks } from "./cosmos-webhook-stores";
-import type { AccountRecord, AuditEventRecord, DeliveryLogRecord, ReconcilerStateRecord, GamebookRunRecord, WebhookRecord, ServiceAccountRecord, UserRecord, WorkspaceRecord } from "../records";
+import type { AccountRecord, AgentConfigurationRecord, AuditEventRecord, DeliveryLogRecord, ReconcilerStateRecord, GamebookRunRecord, WebhookRecord, ServiceAccountRecord, UserRecord, WorkspaceRecord } from "../records";
 import { containers } from "./containers";
 import { Collection, type Document, type Parameters } from "./collection";
 import { cosmosGamebookRuns, cosmosIncidents } from "./cosmos-incident-stores";
@@ -33,6 +34,9 @@ export function createCosmosStores(database: Database): Stores {
     webhooks: cosmosWebhooks(collection<WebhookRecord>(containers.webhooks.name, "webhook", (w) => w.id)),
     deliveryLogs: cosmosDeliveryLogs(
       collection<DeliveryLogRecord>(containers.deliveryLogs.name, "delivery log entry", (e) => e.partitionKey),
+    ),
+    agentConfigurations: cosmosAgentConfigurations(
+      collection<AgentConfigurationRecord>(containers.agentConfigurations.name, "agent configuration", (r) => r.workspaceId),
     ),
     reconciler: cosmosReconciler(
       collection<ReconcilerStateRecord>(containers.reconciler.name, "reconciler state", (r) => r.workspaceId),
@@ -155,5 +159,12 @@ function cosmosReconciler(states: Collection<ReconcilerStateRecord>): Reconciler
     get: (workspaceId) => states.read(workspaceId, workspaceId),
     create: (record) => states.create(record),
     replace: (record, etag) => states.replace(record, etag),
+  };
+}
+
+function cosmosAgentConfigurations(configurations: Collection<AgentConfigurationRecord>): AgentConfigurationStore {
+  return {
+    get: async (workspaceId) => (await configurations.read(workspaceId, workspaceId))?.value,
+    upsert: (record) => configurations.upsert(record),
   };
 }

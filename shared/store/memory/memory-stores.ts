@@ -5,6 +5,7 @@ import type {
   IncidentStateStore,
   DeliveryLogStore,
   ReconcilerStore,
+  AgentConfigurationStore,
   WebhookStore,
   ServiceAccountStore,
   Stores,
@@ -19,6 +20,7 @@ import type {
   OutboxEventRecord,
   DeliveryLogRecord,
   ReconcilerStateRecord,
+  AgentConfigurationRecord,
   WebhookRecord,
   ServiceAccountRecord,
   UserRecord,
@@ -40,6 +42,19 @@ export function createMemoryStores(): Stores {
     webhooks: memoryWebhooks(),
     deliveryLogs: memoryDeliveryLogs(),
     reconciler: memoryReconciler(),
+    agentConfigurations: memoryAgentConfigurations(),
+  };
+}
+
+function memoryAgentConfigurations(): AgentConfigurationStore {
+  const map = new VersionedMap<AgentConfigurationRecord>("agent configuration");
+  return {
+    async get(workspaceId) {
+      return map.get(workspaceId)?.value;
+    },
+    async upsert(record) {
+      map.upsert(record.id, record);
+    },
   };
 }
 

@@ -1,0 +1,75 @@
+import { randomUUID } from "node:crypto";
+import { deterministicEventId } from "../events/event-ids";
+import type { EventMessage } from "../events/event-message";
+import type { Services } from "../services";
+import type { Classification } from "../sources/gateway";
+import type { Source } from "../sources/source";
+import type { AgentConfigurationRecord } from "../store/records";
+import { workspaceOf } from "./incident-access";
+
+export interface InvestigationResult {
+  workspaceId: string;
+  source: Source;
+  incidentId: string;
+  classification: Classification;
+  /** 0–100, high is more malicious; null on the legacy agent path. */
+  maliciousScore: number | null;
+  summary: string | null;
+}
+
+/**
+ * An agent investigation completed (contract 6.1, 6.2.2): when the workspace's agent configuration
+ * has a card for the classification naming webhooks, `agent.investigation.completed.v1` goes to those
+ * webhooks — each only if it also subscribes to the type; one bound but not subscribed gets a Failed
+ * delivery record. Without such a card nothing is sent. The id comes from the investigation, so a
+ * repeat of the same completion is the same event.
+ */
+export async function completeInvestigation(services: Services, input: InvestigationResult): Promise<{ investigationId: string; eventId: string | null; webhookIds: string[] }> {
+  const workspace = await workspaceOf({ services }, input.workspaceId);
+  const incident = await services.sources.gateway(input.source).getIncident(workspace.id, input.incidentId);
+  const configuration = await services.stores.agentConfigurations.get(workspace.id);
+  const card = configuration?.cards.find((c) => c.classification === input.classification);
+  const investigationId = randomUUID();
+  if (!configuration || !card || card.webhookIds.length === 0) return { investigationId, eventId: null, webhookIds: [] };
+
+  const eventId = deterministicEventId("agent.investigation.completed.v1", `${workspace.id}/investigation/${investigationId}`);
+  const completedAt = services.now().toISOString();
+  const message: EventMessage = {
+    envelope: {
+      id: eventId,
+      type: "agent.investigation.completed.v1",
+      occurredAt: completedAt,
+      data: {
+        investigationId,
+        incidentId: incident.id,
+        source: incident.source.toLowerCase(),
+        sourceDisplayName: incident.source,
+        workspaceId: workspace.id,
+        accountId: workspace.accountId,
+        incidentNumber: incident.number,
+        title: incident.title,
+        severity: incident.severity,
+        agentName: configuration.agentName,
+        completedAt,
+        classificationBucket: input.classification,
+        // The key is always there: null on the legacy path, which has no score.
+        verdict: { maliciousScore: input.maliciousScore, summary: input.summary },
+      },
+    },
+    accountId: workspace.accountId,
+    incident: { workspaceId: workspace.id, source: incident.source, incidentId: incident.id },
+    boundWebhookIds: card.webhookIds,
+  };
+  await services.pipeline.events.send([{ messageId: eventId, body: message }]);
+  return { investigationId, eventId, webhookIds: card.webhookIds };
+}
+
+export function agentConfiguration(workspaceId: string, agentName: string, cards: AgentConfigurationRecord["cards"], now: Date): AgentConfigurationRecord {
+  return {
+    id: workspaceId,
+    workspaceId,
+    agentName,
+    cards: cards.map((c) => ({ classification: c.classification, webhookIds: c.webhookIds.map((id) => id.toLowerCase()) })),
+    updatedAt: now.toISOString(),
+  };
+}

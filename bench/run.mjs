@@ -1072,7 +1072,7 @@ async function reconcilerPass({ log, settings }) {
     if (baseline) {
       log(
         `  baseline pass at start: ${baseline.durationMs} ms, ${baseline.vendorCalls} vendor calls, ${baseline.incidentsSeen} incidents seen ` +
-          `(created ${baseline.created}, closed ${baseline.closed}, updated ${baseline.updated}): the service holds state for only these`,
+          `(created ${baseline.created}, closed ${baseline.closed}, updated ${baseline.updated}); open incidents recorded as the baseline: ${baseline.baselined ?? "n/a"}`,
       );
     }
 
@@ -1273,9 +1273,9 @@ async function reconcilerPass({ log, settings }) {
         `host CPU / wall over the 1% pass ${breakdown.hostCpuPerWall1pct.toFixed(2)} (CPU from /proc in 10 ms ticks, GC threads included).`,
     );
     const note =
-      "the service held state only for the incidents of the baseline pass, so a console close of an older incident arrives as one the service " +
-      "never stored: it is stored already Closed and counted as updated (no incident.closed.v1), not closed, because the service did not hold it open; " +
-      "closed counts only closes of incidents it held open. Check per pass: created = incidents created in the console, closed + updated = closes made.";
+      "the first pass records every incident open at the baseline, so console closes of existing incidents count as closed (two events each); " +
+      "a close of an incident the service never stored would count as updated. Check per pass: created = incidents created in the console, " +
+      "closed + updated = closes made.";
     notes.push(note);
     notes.push(
       `"re-read" = incidents seen minus the changes since the previous pass: incidents inside the window's ${RECONCILE_OVERLAP_MS / 1000} s overlap that the ` +

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { stateIdOf } from "../../shared/incidents/incident-state";
 import { agentInvestigationCompletedData, incidentCommentAddedData } from "../../shared/events/event-catalogue";
-import { reconcile } from "../../shared/reconciler/reconciler";
 import { startHttpsReceiver, type HttpsReceiver } from "../support/https-receiver";
 import { startTestHost, type TestHost } from "../support/test-host";
 
@@ -137,8 +136,11 @@ describe("reconciler", () => {
   it("two passes run concurrently produce no duplicate state or events", async () => {
     const ids = await Promise.all(["A", "B", "C"].map((n) => createInConsole(`Concurrent ingestion ${n}`)));
     advance(10_000);
-    const passes = await Promise.all([reconcile(host.services), reconcile(host.services), reconcile(host.services)]);
+    // Three passes at once, as a doubled timer or a second instance would start them.
+    const passes = (await Promise.all([1, 2, 3].map(() => host.local("POST", "/reconcile").then(json)))).map((b) => b.data as Json);
     expect(passes.reduce((n, p) => n + p.created, 0)).toBe(3);
+    // The leases kept them apart: each workspace was reconciled by one pass, skipped by the others.
+    expect(passes.reduce((n, p) => n + p.workspaces, 0) + passes.reduce((n, p) => n + p.skipped, 0)).toBe(3 * host.demo.workspaces.length);
     await settle();
     for (const id of ids) expect(delivered("incident.created.v1", id).length).toBe(1);
     const events = await host.services.stores.incidents.listEvents(ws, 100_000);

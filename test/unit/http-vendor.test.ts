@@ -173,6 +173,11 @@ describe("HTTP vendor adapter: happy paths", () => {
     expect(last().headers.accept).toBe("application/json");
   });
 
+  it("maps a vendor's own close-reason spelling to the canonical classification", async () => {
+    override = (_req, res) => send(res, 200, { ...incident(WS, INC), status: "Closed", classification: "Malicious" });
+    expect((await gateway().getIncident(WS, INC)).classification).toBe("TruePositive");
+  });
+
   it("lists a window with every filter in the query string, and pages with the cursor", async () => {
     const gw = gateway();
     const query = {

@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { normalizeClassification } from "../classification";
 import {
-  classifications,
   entityKinds,
   publicStatuses,
   severities,
@@ -61,7 +61,11 @@ export const vendorIncidentSchema: z.ZodType<VendorIncident> = z.object({
   description: z.string(),
   severity: z.enum(severities),
   status: z.enum(publicStatuses),
-  classification: z.enum(classifications).nullable(),
+  // Vendors spell close reasons their own way; the service speaks the four canonical values.
+  classification: z
+    .string()
+    .nullable()
+    .transform((value) => (value === null ? null : normalizeClassification(value))),
   closingComment: z.string().nullable(),
   owner: owner.nullable(),
   createdAt: timestamp,

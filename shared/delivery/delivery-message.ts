@@ -20,6 +20,8 @@ export interface DeliveryMessage {
   redeliveryId?: string;
   /** When the delivery was first held by a paused webhook: its Pending log entry's time. */
   heldAt?: string;
+  /** How many times a paused webhook has been looked at for this delivery (for the hold loop's ids). */
+  heldChecks?: number;
 }
 
 /** The message id of an attempt: duplicate detection drops a second copy of the same attempt. */

@@ -65,8 +65,8 @@ export function createDeliveryHandler(deps: DeliveryWorkerDeps): MessageHandler<
       windowMs: deps.windowMs,
       maxAttempts: DEFAULT_MAX_ATTEMPTS,
     });
-    // A held delivery's first attempt completes the Pending entry made when it was held.
-    const createdAt = message.attempt === 1 && message.heldAt ? new Date(message.heldAt) : now;
+    // A held delivery's attempt completes the Pending entry made when it was held (same id and time).
+    const createdAt = message.heldAt ? new Date(message.heldAt) : now;
     await writeLog(deps, message, webhook, {
       status: decision.action === "succeeded" ? "Succeeded" : "Failed",
       outcome,
@@ -76,7 +76,7 @@ export function createDeliveryHandler(deps: DeliveryWorkerDeps): MessageHandler<
     });
 
     if (decision.action === "retry") {
-      const next: DeliveryMessage = { ...message, attempt: message.attempt + 1, firstAttemptAt: firstAttemptAt.toISOString(), heldAt: undefined };
+      const next: DeliveryMessage = { ...message, attempt: message.attempt + 1, firstAttemptAt: firstAttemptAt.toISOString(), heldAt: undefined, heldChecks: undefined };
       await deps.deliveries.schedule([{ messageId: deliveryMessageId(next), body: next }], decision.at);
     } else if (decision.action === "fail" && !message.isTest && message.incident) {
       await countFinalFailure(deps, webhook.id, incidentKey(message));
@@ -88,9 +88,12 @@ export function createDeliveryHandler(deps: DeliveryWorkerDeps): MessageHandler<
 async function hold(deps: DeliveryWorkerDeps, message: DeliveryMessage, webhook: WebhookRecord): Promise<void> {
   const heldAt = message.heldAt ? new Date(message.heldAt) : deps.now();
   if (!message.heldAt) await writeLog(deps, message, webhook, { status: "Pending", error: "Held: the webhook is paused.", createdAt: heldAt });
-  const again: DeliveryMessage = { ...message, heldAt: heldAt.toISOString() };
+  const again: DeliveryMessage = { ...message, heldAt: heldAt.toISOString(), heldChecks: (message.heldChecks ?? 0) + 1 };
   const at = new Date(deps.now().getTime() + Math.min(deps.backoffMs, 60_000));
-  await deps.deliveries.schedule([{ messageId: `${deliveryMessageId(again)}:held:${at.getTime()}`, body: again }], at);
+  // A fixed-length id per look (message ids are at most 128 characters), the same if this look is
+  // repeated after a lost lock, so duplicate detection keeps a single hold loop going.
+  const id = createHash("sha256").update(deliveryMessageId(message)).digest("hex").slice(0, 40);
+  await deps.deliveries.schedule([{ messageId: `held:${id}:${again.heldChecks}`, body: again }], at);
 }
 
 function requestHeaders(deps: DeliveryWorkerDeps, webhook: WebhookRecord, message: DeliveryMessage, now: Date): Record<string, string> {

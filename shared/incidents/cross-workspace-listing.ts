@@ -135,7 +135,11 @@ export async function listAcrossWorkspaces(ctx: ListingContext, body: AcrossWork
     includeUnassigned: body.includeUnassigned || undefined,
   };
   const window = resolveWindow(body, ctx.services.now());
-  if (body.filterByLastModified) return lastModifiedListing(ctx, workspaces, chosenSources, filters, window);
+  if (body.filterByLastModified) {
+    // Last-modified mode issues no tokens, so any token sent back is not one of ours (rule 5).
+    if (body.workspacePageTokens.length > 0) throw invalidTokens("workspacePageTokens[0]");
+    return lastModifiedListing(ctx, workspaces, chosenSources, filters, window);
+  }
 
   const binding = bindingOf(body);
   const streams = body.isFirstCall

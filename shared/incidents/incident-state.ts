@@ -34,6 +34,7 @@ export function initialState(incident: VendorIncident, accountId: string, now: D
     },
     closeCount: incident.status === "Closed" ? 1 : 0,
     vendorLastModificationTime: incident.lastModificationTime,
+    ingestedAt: null,
     deletedAt: null,
     createdAt: stamp,
     updatedAt: stamp,

@@ -60,7 +60,12 @@ export async function changeStatus(ctx: IncidentContext, target: IncidentTarget,
   const now = ctx.services.now();
   const changedBy = origin(ctx);
 
-  const saved = await commitWithRetry(ctx, loaded, incident, (before) => {
+  // What the transition is from: the vendor's status just before this write. The stored state can lag
+  // the vendor (a console change not reconciled yet, a source the reconciler does not poll).
+  const vendorBefore = loaded.incident.status;
+
+  const saved = await commitWithRetry(ctx, loaded, incident, (stored) => {
+    const before: IncidentStateRecord = { ...stored, status: vendorBefore };
     const after: IncidentStateRecord = {
       ...before,
       vendorLastModificationTime: incident.lastModificationTime,
@@ -73,9 +78,10 @@ export async function changeStatus(ctx: IncidentContext, target: IncidentTarget,
       after.status = change.status as PublicStatus;
       after.internalStatus = null;
       after.classification = change.status === "Closed" ? (change.classification ?? null) : null;
-      if (change.status === "Closed" && before.status !== "Closed") after.closeCount = before.closeCount + 1;
+      // Every closing is a new subject (a new incident.closed.v1 id), however the reopening happened.
+      if (change.status === "Closed" && vendorBefore !== "Closed") after.closeCount = stored.closeCount + 1;
     }
-    const moved = after.status !== before.status || after.internalStatus !== before.internalStatus;
+    const moved = after.status !== before.status || after.internalStatus !== stored.internalStatus;
     return { after, events: moved ? statusEvents(incident, before, after, changedBy, change.closingComment ?? null, now) : [] };
   });
 

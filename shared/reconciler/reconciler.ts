@@ -53,17 +53,17 @@ export async function reconcile(services: Services): Promise<PassSummary> {
   const started = performance.now();
   const summary: PassSummary = { passId: randomUUID(), workspaces: 0, skipped: 0, failed: 0, incidentsSeen: 0, created: 0, closed: 0, updated: 0, deleted: 0, baselined: 0, vendorCalls: 0, eventsPublished: 0, durationMs: 0 };
   for (const workspace of await services.stores.workspaces.listAll()) {
-    const lease = await takeLease(services, workspace, summary.passId);
-    if (!lease) {
-      summary.skipped++;
-      continue;
-    }
-    summary.workspaces++;
     try {
+      const lease = await takeLease(services, workspace, summary.passId);
+      if (!lease) {
+        summary.skipped++;
+        continue;
+      }
+      summary.workspaces++;
       await reconcileWorkspace(services, workspace, lease, summary);
     } catch (error) {
-      // One workspace failing (its vendor down, its lease lost) must not stop the others; its
-      // watermark did not move, so the next pass covers the same window again.
+      // One workspace failing (its vendor or store down, its lease lost) must not stop the others;
+      // its watermark did not move past what was done, so the next pass covers the rest again.
       summary.failed++;
       services.logger.warn("reconciler skipped a workspace after an error", { workspaceId: workspace.id, error: String(error) });
     }
@@ -81,18 +81,23 @@ async function reconcileWorkspace(
   summary: PassSummary,
 ): Promise<void> {
   let state = lease;
-  if (!state.value.baselineRecorded) {
-    await recordBaseline(services, workspace, state.value.baselineAt, summary);
-    state = await services.stores.reconciler.replace({ ...state.value, baselineRecorded: true }, state.etag);
+  try {
+    if (!state.value.baselineRecorded) {
+      await recordBaseline(services, workspace, state.value.baselineAt, summary);
+      state = await services.stores.reconciler.replace({ ...state.value, baselineRecorded: true }, state.etag);
+    }
+    for (const source of lastModifiedSources) {
+      const windowEnd = services.now().toISOString();
+      const watermark = state.value.watermarks[source] ?? state.value.baselineAt;
+      const from = new Date(Date.parse(watermark) - RECONCILE_OVERLAP_MS).toISOString();
+      const complete = await reconcileWindow(services, workspace, source, from, windowEnd, state.value.baselineAt, summary);
+      // An incident given up on (contended) keeps the watermark where it was: the next pass retries it.
+      if (complete) state = await services.stores.reconciler.replace({ ...state.value, watermarks: { ...state.value.watermarks, [source]: windowEnd } }, state.etag);
+    }
+  } finally {
+    // Release the lease even after an error, so the next pass need not wait for it to run out.
+    await services.stores.reconciler.replace({ ...state.value, leaseOwner: null, leaseUntil: null }, state.etag).catch(() => undefined);
   }
-  for (const source of lastModifiedSources) {
-    const windowEnd = services.now().toISOString();
-    const watermark = state.value.watermarks[source] ?? state.value.baselineAt;
-    const from = new Date(Date.parse(watermark) - RECONCILE_OVERLAP_MS).toISOString();
-    await reconcileWindow(services, workspace, source, from, windowEnd, state.value.baselineAt, summary);
-    state = await services.stores.reconciler.replace({ ...state.value, watermarks: { ...state.value.watermarks, [source]: windowEnd } }, state.etag);
-  }
-  await services.stores.reconciler.replace({ ...state.value, leaseOwner: null, leaseUntil: null }, state.etag);
 }
 
 /**
@@ -121,7 +126,7 @@ async function recordBaseline(services: Services, workspace: WorkspaceRecord, ba
       for (const incident of page.items) {
         if (known.has(stateIdOf(incident.source, incident.id))) continue;
         try {
-          await services.stores.incidents.commit(initialState(incident, workspace.accountId, services.now()), null, []);
+          await services.stores.incidents.commit({ ...initialState(incident, workspace.accountId, services.now()), ingestedAt: baselineAt }, null, []);
           summary.baselined++;
         } catch (error) {
           // Written meanwhile by an API change or another pass: that state is newer; keep it.
@@ -140,8 +145,9 @@ async function reconcileWindow(
   to: string,
   baselineAt: string,
   summary: PassSummary,
-): Promise<void> {
+): Promise<boolean> {
   const gateway = services.sources.gateway(source);
+  let complete = true;
   let cursor: string | undefined;
   do {
     summary.vendorCalls++;
@@ -160,15 +166,16 @@ async function reconcileWindow(
     const byId = new Map(stored.map((s) => [s.id, s]));
     for (const incident of page.items) {
       const known = byId.get(stateIdOf(incident.source, incident.id));
-      // Unchanged since the stored copy (the overlap brings some back): nothing to do.
-      if (known && known.vendorLastModificationTime === incident.lastModificationTime) continue;
-      await reconcileIncident(services, workspace, incident, baselineAt, summary);
+      // Unchanged since the stored copy (the overlap brings some back), nothing due: nothing to do.
+      if (known && known.vendorLastModificationTime === incident.lastModificationTime && !createdEventDue(known, incident, baselineAt)) continue;
+      complete = (await reconcileIncident(services, workspace, incident, baselineAt, summary)) && complete;
     }
   } while (cursor);
+  return complete;
 }
 
 /** Applies one vendor incident to the service's state; retried on a fresh read when a writer raced it. */
-async function reconcileIncident(services: Services, workspace: WorkspaceRecord, incident: VendorIncident, baselineAt: string, summary: PassSummary): Promise<void> {
+async function reconcileIncident(services: Services, workspace: WorkspaceRecord, incident: VendorIncident, baselineAt: string, summary: PassSummary): Promise<boolean> {
   const store = services.stores.incidents;
   const id = stateIdOf(incident.source, incident.id);
   for (let attempt = 1; attempt <= 5; attempt++) {
@@ -177,45 +184,23 @@ async function reconcileIncident(services: Services, workspace: WorkspaceRecord,
     const change = incident.deletedAt
       ? current && deletionOf(current.value, incident, now)
       : current
-        ? changeOf(current.value, incident, now)
+        ? changeOf(workspace, current.value, incident, baselineAt, now)
         : arrivalOf(workspace, incident, baselineAt, now);
-    if (!change) return;
+    if (!change) return true;
     try {
       await store.commit(change.state, current?.etag ?? null, change.events);
       summary.eventsPublished += await services.outbox.publish(change.events);
       summary[change.kind]++;
-      return;
+      return true;
     } catch (error) {
       if (!(isApiError(error) && error.code === "CONFLICT")) throw error;
     }
   }
   services.logger.warn("reconciler gave up on a contended incident; the next pass retries it", { workspaceId: workspace.id, incidentId: incident.id });
+  return false;
 }
 
 type Change = { kind: "created" | "closed" | "updated" | "deleted"; state: IncidentStateRecord; events: OutboxEventRecord[] };
-
-/** An incident the service has no state for: new (with its created event) or there before the baseline. */
-function arrivalOf(workspace: WorkspaceRecord, incident: VendorIncident, baselineAt: string, now: Date): Change {
-  const state = initialState(incident, workspace.accountId, now);
-  if (incident.createdAt < baselineAt) return { kind: "updated", state, events: [] };
-  const subject = `${workspace.id}/${incident.source}/${incident.id}`;
-  const eventId = deterministicEventId("incident.created.v1", subject);
-  const occurredAt = now.toISOString();
-  const events: OutboxEventRecord[] = [
-    {
-      id: `event-${eventId}`,
-      docType: "outboxEvent",
-      workspaceId: workspace.id,
-      accountId: workspace.accountId,
-      eventId,
-      type: "incident.created.v1",
-      occurredAt,
-      envelope: { id: eventId, type: "incident.created.v1", occurredAt, data: incidentCreatedData(incident, workspace.accountId, state.assignee) },
-      publishedAt: null,
-    },
-  ];
-  return { kind: "created", state, events };
-}
 
 /** Deleted at the vendor: the stored state is marked; an incident the service never stored is left alone. */
 function deletionOf(before: IncidentStateRecord, incident: VendorIncident, now: Date): Change | undefined {
@@ -224,10 +209,56 @@ function deletionOf(before: IncidentStateRecord, incident: VendorIncident, now: 
   return { kind: "deleted", state: after, events: [] };
 }
 
-/** A known incident that changed at the vendor: a console close emits both close events. */
-function changeOf(before: IncidentStateRecord, incident: VendorIncident, now: Date): Change | undefined {
-  if (before.vendorLastModificationTime === incident.lastModificationTime) return undefined;
-  const after: IncidentStateRecord = { ...before, vendorLastModificationTime: incident.lastModificationTime, updatedAt: now.toISOString() };
+/** The incident was created after the baseline and its incident.created.v1 has not gone out yet. */
+function createdEventDue(state: IncidentStateRecord | undefined, incident: VendorIncident, baselineAt: string): boolean {
+  return (state === undefined || state.ingestedAt === null) && incident.createdAt >= baselineAt;
+}
+
+function createdEvent(workspace: WorkspaceRecord, incident: VendorIncident, state: IncidentStateRecord, now: Date): OutboxEventRecord {
+  const eventId = deterministicEventId("incident.created.v1", `${workspace.id}/${incident.source}/${incident.id}`);
+  const occurredAt = now.toISOString();
+  return {
+    id: `event-${eventId}`,
+    docType: "outboxEvent",
+    workspaceId: workspace.id,
+    accountId: workspace.accountId,
+    eventId,
+    type: "incident.created.v1",
+    occurredAt,
+    envelope: { id: eventId, type: "incident.created.v1", occurredAt, data: incidentCreatedData(incident, workspace.accountId, state.assignee) },
+    publishedAt: null,
+  };
+}
+
+/**
+ * An incident the service has no state for: new (its created event, and its close events too when it
+ * was closed before this pass saw it — a close by any route is delivered) or there before the baseline.
+ */
+function arrivalOf(workspace: WorkspaceRecord, incident: VendorIncident, baselineAt: string, now: Date): Change {
+  const state: IncidentStateRecord = { ...initialState(incident, workspace.accountId, now), ingestedAt: now.toISOString() };
+  if (!createdEventDue(undefined, incident, baselineAt)) return { kind: "updated", state, events: [] };
+  const events = [createdEvent(workspace, incident, state, now)];
+  if (incident.status === "Closed") {
+    state.classification = normalizeClassification(incident.classification);
+    const opened: IncidentStateRecord = { ...state, status: "New", classification: null, closeCount: 0 };
+    events.push(...statusEvents({ ...incident, classification: state.classification }, opened, state, upstream, incident.closingComment, now));
+  }
+  return { kind: "created", state, events };
+}
+
+/**
+ * A known incident that changed at the vendor: a console close emits both close events; a created
+ * event still due (the service wrote to the incident before the reconciler first saw it) goes out now.
+ */
+function changeOf(workspace: WorkspaceRecord, before: IncidentStateRecord, incident: VendorIncident, baselineAt: string, now: Date): Change | undefined {
+  const createdDue = createdEventDue(before, incident, baselineAt);
+  // A listing snapshot older than what the service already holds (an API write landed since) says nothing new.
+  const stale = before.vendorLastModificationTime !== null && incident.lastModificationTime <= before.vendorLastModificationTime;
+  if (stale && !createdDue) return undefined;
+  const after: IncidentStateRecord = { ...before, updatedAt: now.toISOString(), ingestedAt: before.ingestedAt ?? now.toISOString() };
+  const events: OutboxEventRecord[] = createdDue ? [createdEvent(workspace, incident, after, now)] : [];
+  if (stale) return { kind: "created", state: after, events };
+  after.vendorLastModificationTime = incident.lastModificationTime;
   if (incident.status === "Closed" && before.status !== "Closed") {
     after.status = "Closed";
     after.internalStatus = null;
@@ -235,7 +266,8 @@ function changeOf(before: IncidentStateRecord, incident: VendorIncident, now: Da
     after.closeCount = before.closeCount + 1;
     after.sla = nextSla(before.sla, "Closed", now);
     const closed = { ...incident, classification: after.classification };
-    return { kind: "closed", state: after, events: statusEvents(closed, before, after, upstream, incident.closingComment, now) };
+    events.push(...statusEvents(closed, before, after, upstream, incident.closingComment, now));
+    return { kind: createdDue ? "created" : "closed", state: after, events };
   }
   if (incident.status !== "Closed" && before.status === "Closed") {
     // Reopened in the console: follow it (the next close is a new closing), without an event.
@@ -243,7 +275,7 @@ function changeOf(before: IncidentStateRecord, incident: VendorIncident, now: Da
     after.classification = null;
     after.sla = nextSla(before.sla, incident.status, now);
   }
-  return { kind: "updated", state: after, events: [] };
+  return { kind: createdDue ? "created" : "updated", state: after, events };
 }
 
 /** The workspace's lease for this pass, or undefined when another live pass holds it. */

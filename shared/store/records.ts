@@ -137,6 +137,11 @@ export interface IncidentStateRecord {
   /** Closings so far; a new closing of a reopened incident is a new `incident.closed.v1` subject. */
   closeCount: number;
   vendorLastModificationTime: string | null;
+  /**
+   * When the reconciler took the incident in (with its incident.created.v1, or as already there at
+   * the baseline); null while only API writes have touched it, so its created event is still due.
+   */
+  ingestedAt: string | null;
   /** When the reconciler saw the vendor delete the incident; reads are 404 from then on. */
   deletedAt: string | null;
   createdAt: string;

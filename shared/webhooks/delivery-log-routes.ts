@@ -44,7 +44,7 @@ const listQuery = z
   .strict()
   .refine((q) => !q.from || !q.to || Date.parse(q.from) < Date.parse(q.to), { path: ["to"], message: "Must be after from." });
 
-const entryParams = z.object({ id: z.guid(), logId: z.string().min(1).max(200) });
+const entryParams = z.object({ id: z.guid(), logId: z.guid().describe("The entry's id, as listed.") });
 const entryQuery = z.object({ createdAt: timestamp.describe("The entry's createdAt, as listed: it locates the entry.") }).strict();
 
 /** Delivery-log endpoints of the webhook group (contract 4.3). */
@@ -64,7 +64,10 @@ export const deliveryLogRoutes = [
       const webhook = (await visibleWebhook(input, input.params.id)).value;
       const now = services.now();
       const notBefore = new Date(now.getTime() - services.config.webhooks.deliveryLogTtlDays * 86_400_000).toISOString();
-      const range = { from: iso(query.from) ?? notBefore, to: iso(query.to) ?? new Date(now.getTime() + 1).toISOString(), notBefore };
+      // Nothing is logged in the future: a later `to` is now, so a listing never walks days that cannot hold entries.
+      const latest = new Date(now.getTime() + 1).toISOString();
+      const to = iso(query.to);
+      const range = { from: iso(query.from) ?? notBefore, to: to === undefined || to > latest ? latest : to, notBefore };
       const binding = `delivery-logs:${webhook.id}:${query.from ?? ""}:${query.to ?? ""}`;
       let cursor: { createdAt: string; id: string } | undefined;
       if (query.continuationToken !== undefined) {

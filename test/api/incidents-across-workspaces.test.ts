@@ -145,6 +145,8 @@ describe("POST /incidents/across-workspaces", () => {
       expect(problem.code).toBe("VALIDATION_ERROR");
       expect(problem.detail).toBe(INVALID_PAGE_TOKEN_MESSAGE);
     }
+    // Last-modified mode issues no tokens: any token sent with it is not one of ours.
+    expect((await json(await list({ isFirstCall: false, filterByLastModified: true, workspacePageTokens: tokens }))).detail).toBe(INVALID_PAGE_TOKEN_MESSAGE);
     // Replayed with other filters, or by another credential.
     expect((await json(await list({ isFirstCall: false, workspacePageTokens: tokens, severities: ["Low"] }))).detail).toBe(INVALID_PAGE_TOKEN_MESSAGE);
     const stranger = await createServiceAccount(host, { workspaceAssignments: mapped.map((workspaceId) => ({ workspaceId, role: "Analyst" })), scopes: ["incidents:read"] });

@@ -222,6 +222,20 @@ describe("PUT status", () => {
     expect(closed[0]!.eventId).not.toBe(closed[1]!.eventId);
   });
 
+  it("a transition is judged from the vendor's status: close, reopened at the vendor, close again is a second close", async () => {
+    // SourceC is not reconciled: the service's state only learns of the reopening through this write.
+    const incident = host.services.sources.simulatedConsole.createIncident("SourceC", ws, { title: "Reopened at the vendor", severity: "Low" });
+    const status = (body: object) => host.call("PUT", `/workspaces/${ws}/incidents/SourceC/${encodeURIComponent(incident.id)}/status`, { body });
+    expect((await status({ status: "Closed", classification: "TruePositive" })).status).toBe(204);
+    await host.services.sources.gateway("SourceC").setStatus(ws, incident.id, { status: "Active" });
+    expect((await status({ status: "Closed", classification: "TruePositive" })).status).toBe(204);
+    const events = await eventsOf(incident);
+    const closed = events.filter((e) => e.type === "incident.closed.v1");
+    expect(closed).toHaveLength(2);
+    expect(closed[0]!.eventId).not.toBe(closed[1]!.eventId);
+    expect(events.filter((e) => e.type === "incident.status.changed.v1").map((e) => e.envelope.data.previousStatus)).toEqual(["New", "Active"]);
+  });
+
   it("OnHold pauses the SLA clock without touching the vendor; Active resumes it", async () => {
     const incident = newIncident();
     const before = (await json(await host.call("GET", path(incident)))).data;

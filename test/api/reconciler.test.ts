@@ -245,6 +245,31 @@ describe("reconciler", () => {
     for (const w of [bound, boundUnsubscribed, subscribedNotBound, onOtherCard]) await host.call("DELETE", `/webhooks/${w.id}`);
   });
 
+  it("an incident written through the API before the reconciler first saw it still gets its one incident.created.v1", async () => {
+    const id = await createInConsole("Assigned before ingestion");
+    expect((await host.call("PUT", `/workspaces/${ws}/incidents/SourceB/${id}/assignee`, { body: { userId: null, email: "first.responder@contoso-mssp.example" } })).status).toBe(204);
+    advance(10_000);
+    await host.local("POST", "/reconcile");
+    advance(10_000);
+    await host.local("POST", "/reconcile");
+    await settle();
+    const created = delivered("incident.created.v1", id);
+    expect(created).toHaveLength(1);
+    expect(created[0].data.owner.email).toBe("first.responder@contoso-mssp.example");
+  });
+
+  it("an incident created and closed in the console between two passes gets created, status.changed and closed", async () => {
+    const id = await createInConsole("Auto-closed by the vendor");
+    await host.local("POST", `/sources/SourceB/workspaces/${ws}/incidents/${id}/close`, { classification: "BenignPositive", closingComment: "Auto-resolved." });
+    advance(10_000);
+    const pass = (await json(await host.local("POST", "/reconcile"))).data;
+    expect(pass.created).toBe(1);
+    await settle();
+    expect(delivered("incident.created.v1", id)).toHaveLength(1);
+    expect(delivered("incident.status.changed.v1", id)[0].data).toMatchObject({ status: "Closed", changedBy: { origin: "upstream" } });
+    expect(delivered("incident.closed.v1", id)[0].data).toMatchObject({ classification: "BenignPositive", closingComment: "Auto-resolved.", closedBy: { origin: "upstream" } });
+  });
+
   it("local controls validate their input and answer 404 for unknown incidents", async () => {
     expect((await json(await host.local("POST", `/sources/SourceZ/workspaces/${ws}/incidents`, { title: "x" }))).code).toBe("VALIDATION_ERROR");
     expect((await json(await host.local("POST", `/sources/SourceB/workspaces/${ws}/incidents/nope/close`, { classification: "TruePositive" }))).code).toBe("NOT_FOUND");

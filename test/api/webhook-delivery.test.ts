@@ -208,6 +208,32 @@ describe("pause, test events, redelivery", () => {
     expect(logs[0]!.id).toBe(held.id);
   });
 
+  it("a redelivery to a paused webhook is held and sent after resume", async () => {
+    const webhook = await createWebhook({ eventTypes: ["incident.created.v1"] });
+    receiver.respondWith((r) => (webhook.url.endsWith(r.url) ? { status: 400 } : {}));
+    const incident = newIncident();
+    const envelope = { id: "0c7f3f2e-58a1-4c7a-9b0e-3d2f1a6b8c90", type: "incident.created.v1", occurredAt: "2026-11-20T11:00:00.000Z", data: incidentCreatedData(incident, host.demo.workspaces[0]!.accountId, null) };
+    await host.services.pipeline.events.send([{ messageId: envelope.id, body: { envelope, accountId: host.demo.workspaces[0]!.accountId, incident: { workspaceId: ws, source: "SourceA", incidentId: incident.id } } }]);
+    const [failed] = await waitFor(async () => {
+      const l = await logsOf(webhook);
+      return l.length === 1 && l[0]!.status === "Failed" && l;
+    }, "the failed entry");
+    receiver.respondWith({});
+    expect((await host.call("POST", `/webhooks/${webhook.id}/pause`)).status).toBe(200);
+    expect((await host.call("POST", `/webhooks/${webhook.id}/delivery-logs/${failed!.id}/redeliver?createdAt=${encodeURIComponent(failed!.createdAt)}`)).status).toBe(202);
+    await waitFor(async () => (await logsOf(webhook)).some((e) => e.redelivered && e.status === "Pending"), "the held redelivery");
+    expect((await host.call("POST", `/webhooks/${webhook.id}/resume`)).status).toBe(200);
+    await waitFor(async () => (await logsOf(webhook)).some((e) => e.redelivered && e.status === "Succeeded"), "the redelivery after resume");
+    expect(host.services.pipeline.inProcess!.deliveries.deadLetters()).toEqual([]);
+  });
+
+  it("delivery logs: a far-future `to` is now, a malformed log id is 400", async () => {
+    const webhook = await createWebhook();
+    const res = await host.call("GET", `/webhooks/${webhook.id}/delivery-logs?to=9999-12-31T00:00:00Z`);
+    expect(res.status).toBe(200);
+    expect((await json(await host.call("GET", `/webhooks/${webhook.id}/delivery-logs/not%23a-guid?createdAt=2026-01-01T00:00:00Z`))).code).toBe("VALIDATION_ERROR");
+  });
+
   it("POST /test sends webhook.test.v1 with isTest and X-Svc-Test, to that webhook only", async () => {
     const webhook = await createWebhook({ eventTypes: ["incident.closed.v1"] });
     const accepted = await json(await host.call("POST", `/webhooks/${webhook.id}/test`));

@@ -706,6 +706,7 @@ function incidentState(workspaceId: string, id: string, overrides: Partial<Incid
     sla: { startedAt: created, pausedAt: null, pausedMs: 0, stoppedAt: null },
     closeCount: 0,
     vendorLastModificationTime: created,
+    ingestedAt: null,
     deletedAt: null,
     createdAt: created,
     updatedAt: created,

@@ -62,6 +62,7 @@ function state(overrides: Partial<IncidentStateRecord> = {}): IncidentStateRecor
     sla: { startedAt: "2026-08-31T08:00:00.000Z", pausedAt: null, pausedMs: 0, stoppedAt: null },
     closeCount: 0,
     vendorLastModificationTime: "2026-09-01T09:30:00.000Z",
+    ingestedAt: null,
     deletedAt: null,
     createdAt: "2026-08-31T08:00:00.000Z",
     updatedAt: "2026-09-01T09:30:00.000Z",

@@ -18,14 +18,21 @@ export class OutboxRelay {
     private readonly logger: Logger,
   ) {}
 
-  /** Never throws: an event that fails to publish stays in the outbox for the sweep. */
+  /**
+   * Never throws: an event that fails to publish stays in the outbox for the sweep. When a batch fails
+   * the events go one at a time, so one event the queue refuses (too large, say) holds up only itself.
+   */
   async publish(records: readonly OutboxEventRecord[]): Promise<number> {
     if (records.length === 0) return 0;
     try {
       await this.events.send(records.map((r) => ({ messageId: r.eventId, body: toMessage(r) })));
     } catch (error) {
-      this.logger.warn("outbox publish failed; the sweep will retry", { eventIds: records.map((r) => r.eventId), error: String(error) });
-      return 0;
+      if (records.length === 1) {
+        this.logger.warn("outbox publish failed; the sweep will retry", { eventId: records[0]!.eventId, error: String(error) });
+        return 0;
+      }
+      const each = await Promise.all(records.map(async (r) => ((await this.publish([r])) === 1 ? r : undefined)));
+      return each.filter((r) => r !== undefined).length;
     }
     const at = this.now().toISOString();
     for (const r of records) {

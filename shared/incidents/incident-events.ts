@@ -71,7 +71,7 @@ export function statusEvents(
       outboxEvent("incident.closed.v1", deterministicEventId("incident.closed.v1", subject), after, at, {
         ...block,
         classification: after.classification,
-        closingComment,
+        closingComment: closingComment === null ? null : clipText(closingComment),
         closedBy: changedBy,
       }),
     );
@@ -107,7 +107,7 @@ export function incidentCreatedData(incident: VendorIncident, accountId: string,
     accountId,
     incidentNumber: incident.number,
     title: incident.title,
-    description: incident.description,
+    description: clipText(incident.description),
     severity: incident.severity,
     status: incident.status,
     createdAt: incident.createdAt,
@@ -121,6 +121,16 @@ export function incidentCreatedData(incident: VendorIncident, accountId: string,
 }
 
 export type StatusTarget = PublicStatus | InternalStatus;
+
+/**
+ * Vendor texts are unbounded; a queue message is not (Service Bus Standard: 256 KB). Events carry at
+ * most this much of a free text, marked when cut; the full text stays at the vendor.
+ */
+export const MAX_EVENT_TEXT = 32_000;
+
+export function clipText(text: string): string {
+  return text.length <= MAX_EVENT_TEXT ? text : `${text.slice(0, MAX_EVENT_TEXT - 1)}…`;
+}
 
 function withoutNulls(record: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== null && v !== undefined));

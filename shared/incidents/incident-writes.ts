@@ -162,12 +162,36 @@ async function commitWithRetry(
       await ctx.services.outbox.publish(events);
       return saved;
     } catch (error) {
-      if (!(isApiError(error) && error.code === "CONFLICT") || attempt >= MAX_COMMIT_ATTEMPTS) throw error;
+      if (!(isApiError(error) && error.code === "CONFLICT") || attempt >= MAX_COMMIT_ATTEMPTS) {
+        // The vendor already has the change: its events must not be lost with the state write.
+        await rescueEvents(ctx, loaded.workspace.id, events);
+        throw error;
+      }
       await setTimeout(Math.random() * Math.min(50, 2 * attempt));
       const fresh = await store.get(loaded.workspace.id, stateIdOf(incident.source, incident.id));
       before = fresh?.value ?? initialState(incident, loaded.workspace.accountId, ctx.services.now());
       etag = fresh?.etag ?? null;
     }
+  }
+}
+
+/**
+ * Last resort when the state cannot be written after the vendor accepted a change: the events go to
+ * the outbox on their own (and out), so receivers still learn of it. If the store is down for this
+ * too, the failure is logged with the event ids; the caller gets the original error either way.
+ */
+async function rescueEvents(ctx: IncidentContext, workspaceId: string, events: OutboxEventRecord[]): Promise<void> {
+  if (events.length === 0) return;
+  try {
+    await ctx.services.stores.incidents.appendEvents(workspaceId, events);
+    await ctx.services.outbox.publish(events);
+  } catch (error) {
+    ctx.services.logger.error("events of a change the vendor accepted could not be stored", {
+      workspaceId,
+      eventIds: events.map((e) => e.eventId),
+      types: events.map((e) => e.type),
+      error: String(error),
+    });
   }
 }
 

@@ -5,6 +5,7 @@ import type { VendorComment, VendorIncident } from "../sources/gateway";
 import type { Source } from "../sources/source";
 import type { OutboxEventRecord } from "../store/records";
 import { workspaceOf } from "./incident-access";
+import { clipText } from "./incident-events";
 
 export interface ServiceComment {
   workspaceId: string;
@@ -62,7 +63,7 @@ export async function addServiceComment(services: Services, input: ServiceCommen
         accountId: workspace.accountId,
         comment: {
           id: comment.id,
-          message: comment.message,
+          message: clipText(comment.message),
           createdTime: comment.createdTime,
           authorEmail: comment.authorEmail,
           authorName: comment.authorName,

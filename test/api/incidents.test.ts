@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { VendorIncident } from "../../shared/sources/gateway";
 import { sourcesAtoF, sourcesAtoG } from "../../shared/sources/source";
 import type { GamebookRunRecord, OutboxEventRecord } from "../../shared/store/records";
@@ -234,6 +234,16 @@ describe("PUT status", () => {
     expect(closed).toHaveLength(2);
     expect(closed[0]!.eventId).not.toBe(closed[1]!.eventId);
     expect(events.filter((e) => e.type === "incident.status.changed.v1").map((e) => e.envelope.data.previousStatus)).toEqual(["New", "Active"]);
+  });
+
+  it("when the state cannot be written after the vendor accepted the change, its events are still kept", async () => {
+    const incident = newIncident();
+    const commit = vi.spyOn(host.services.stores.incidents, "commit").mockRejectedValueOnce(new Error("store unavailable"));
+    const res = await host.call("PUT", path(incident, "/status"), { body: { status: "Active" } });
+    commit.mockRestore();
+    expect(res.status).toBe(500);
+    expect((await host.services.sources.gateway("SourceA").getIncident(ws, incident.id)).status).toBe("Active");
+    expect((await eventsOf(incident)).map((e) => [e.type, e.envelope.data.status])).toEqual([["incident.status.changed.v1", "Active"]]);
   });
 
   it("OnHold pauses the SLA clock without touching the vendor; Active resumes it", async () => {

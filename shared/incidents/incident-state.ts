@@ -41,11 +41,6 @@ export function initialState(incident: VendorIncident, accountId: string, now: D
   };
 }
 
-/** The status the service shows for itself: an internal status when one is set, else the public one. */
-export function serviceStatusOf(state: IncidentStateRecord): PublicStatus | InternalStatus {
-  return state.internalStatus ?? state.status;
-}
-
 /**
  * The SLA clock after a status change. Internal statuses pause it, `Closed` stops it, and a public
  * open status resumes it; time spent paused or closed does not count.

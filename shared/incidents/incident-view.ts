@@ -3,7 +3,7 @@ import { z } from "zod";
 import { publicStatuses, severities, type VendorIncident } from "../sources/gateway";
 import { sources } from "../sources/source";
 import { internalStatuses, type IncidentStateRecord } from "../store/records";
-import { serviceStatusOf, slaView } from "./incident-state";
+import { slaView } from "./incident-state";
 
 const assigneeView = z.object({
   userId: z.string().nullable(),
@@ -71,7 +71,8 @@ export function toIncidentSummary(incident: VendorIncident, state: IncidentState
     lastActivityTime: incident.lastActivityTime,
     classification: incident.status === "Closed" ? incident.classification : null,
     assignee: state.assignee,
-    serviceStatus: serviceStatusOf(state),
+    // The public status is the vendor's, read live; the service only adds its internal statuses.
+    serviceStatus: state.internalStatus ?? incident.status,
     sla: slaView(state.sla, now),
     vendorIdentifiers: incident.vendorIdentifiers,
   };

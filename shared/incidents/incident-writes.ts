@@ -2,6 +2,7 @@ import { setTimeout } from "node:timers/promises";
 import { ApiError, isApiError } from "../http/api-error";
 import { checkIfMatch } from "../http/etag";
 import type { ChangeOrigin } from "../events/event-types";
+import { normalizeClassification } from "../sources/classification";
 import type { Classification, PublicStatus, VendorIncident } from "../sources/gateway";
 import type { Source } from "../sources/source";
 import type { IncidentAssignee, IncidentStateRecord, InternalStatus, OutboxEventRecord } from "../store/records";
@@ -153,8 +154,11 @@ async function commitWithRetry(
   const store = ctx.services.stores.incidents;
   let before = loaded.state;
   let etag = loaded.stateEtag;
+  // Set when another writer's later vendor result got committed first: the state must end on it.
+  let latest: VendorIncident | undefined;
   for (let attempt = 1; ; attempt++) {
     const { after, events } = apply(before);
+    if (latest) followVendor(after, latest);
     try {
       const saved = (await store.commit(after, etag, events)).value;
       // Committed: the events are safe in the outbox. Publishing now is the fast path; a failure
@@ -171,8 +175,23 @@ async function commitWithRetry(
       const fresh = await store.get(loaded.workspace.id, stateIdOf(incident.source, incident.id));
       before = fresh?.value ?? initialState(incident, loaded.workspace.accountId, ctx.services.now());
       etag = fresh?.etag ?? null;
+      const freshVendorTime = fresh?.value.vendorLastModificationTime ?? null;
+      if (freshVendorTime !== null && freshVendorTime > incident.lastModificationTime) {
+        latest = await loaded.gateway.getIncident(loaded.workspace.id, incident.id).catch(() => latest);
+      }
     }
   }
+}
+
+/**
+ * Our vendor write was overtaken by a later one that another writer committed first: our change and
+ * its events stand (they happened), but the state ends on what the vendor holds now.
+ */
+function followVendor(state: IncidentStateRecord, vendor: VendorIncident): void {
+  if (state.vendorLastModificationTime !== null && vendor.lastModificationTime <= state.vendorLastModificationTime) return;
+  state.status = vendor.status;
+  state.classification = vendor.status === "Closed" ? normalizeClassification(vendor.classification) : null;
+  state.vendorLastModificationTime = vendor.lastModificationTime;
 }
 
 /**

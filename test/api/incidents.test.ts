@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { stateIdOf } from "../../shared/incidents/incident-state";
 import type { VendorIncident } from "../../shared/sources/gateway";
 import { sourcesAtoF, sourcesAtoG } from "../../shared/sources/source";
 import type { GamebookRunRecord, OutboxEventRecord } from "../../shared/store/records";
@@ -244,6 +245,16 @@ describe("PUT status", () => {
     expect(res.status).toBe(500);
     expect((await host.services.sources.gateway("SourceA").getIncident(ws, incident.id)).status).toBe("Active");
     expect((await eventsOf(incident)).map((e) => [e.type, e.envelope.data.status])).toEqual([["incident.status.changed.v1", "Active"]]);
+  });
+
+  it("racing status writes leave the stored state on the vendor's final status", async () => {
+    const incident = newIncident();
+    const bodies = Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? { status: "Closed", classification: "TruePositive" } : { status: "Active" }));
+    const responses = await Promise.all(bodies.map((body) => host.call("PUT", path(incident, "/status"), { body })));
+    expect(responses.map((r) => r.status)).toEqual(bodies.map(() => 204));
+    const vendor = await host.services.sources.gateway("SourceA").getIncident(ws, incident.id);
+    const stored = (await host.services.stores.incidents.get(ws, stateIdOf("SourceA", incident.id)))!.value;
+    expect([stored.status, stored.vendorLastModificationTime]).toEqual([vendor.status, vendor.lastModificationTime]);
   });
 
   it("OnHold pauses the SLA clock without touching the vendor; Active resumes it", async () => {

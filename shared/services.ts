@@ -11,7 +11,6 @@ import type { Stores } from "./store/ports";
 import { buildDemoData } from "./local/demo-data";
 import { SecretBox } from "./webhooks/secret-box";
 import { createEventPipeline, type EventPipeline } from "./events/event-pipeline";
-import type { OutboxRelay } from "./events/outbox-relay";
 import { resolveAllAddresses, type HostResolver } from "./delivery/address-policy";
 import { createSourceRegistry, type SourceRegistry } from "./sources/source-registry";
 
@@ -31,8 +30,6 @@ export interface Services {
   resolveHost: HostResolver;
   /** Events and webhook delivery: queues, outbox relay, fan-out and delivery handlers. */
   pipeline: EventPipeline;
-  /** Shorthand for `pipeline.outbox`: incident writes publish through it after each commit. */
-  outbox: OutboxRelay;
 }
 
 export interface ServiceOverrides {
@@ -71,7 +68,6 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     secretBox,
     resolveHost,
     pipeline,
-    outbox: pipeline.outbox,
   };
 }
 

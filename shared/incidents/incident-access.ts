@@ -30,7 +30,12 @@ export interface LoadedIncident {
 }
 
 /** Reads an incident live from its vendor together with the service's state of it. */
-export async function loadIncident(ctx: IncidentContext, workspaceId: string, source: Source, incidentId: string): Promise<LoadedIncident> {
+export async function loadIncident(
+  ctx: Pick<IncidentContext, "services"> & { signal?: AbortSignal },
+  workspaceId: string,
+  source: Source,
+  incidentId: string,
+): Promise<LoadedIncident> {
   const workspace = await workspaceOf(ctx, workspaceId);
   const gateway = ctx.services.sources.gateway(source);
   const [incident, stored] = await Promise.all([

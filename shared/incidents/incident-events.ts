@@ -1,7 +1,7 @@
 import { deterministicEventId, freshEventId } from "../events/event-ids";
 import type { ChangeOrigin, EventType } from "../events/event-types";
-import type { PublicStatus, VendorIncident } from "../sources/gateway";
-import type { IncidentAssignee, IncidentStateRecord, InternalStatus, OutboxEventRecord } from "../store/records";
+import type { VendorIncident } from "../sources/gateway";
+import type { IncidentAssignee, IncidentStateRecord, OutboxEventRecord } from "../store/records";
 
 /** Fields every incident event carries about its incident (contract 6.5); null fields are left out. */
 function incidentBlock(incident: VendorIncident, state: IncidentStateRecord): Record<string, unknown> {
@@ -20,18 +20,19 @@ function incidentBlock(incident: VendorIncident, state: IncidentStateRecord): Re
   });
 }
 
-function outboxEvent(
+/** The outbox record of one event: the delivery envelope plus where it belongs, not yet published. */
+export function outboxEvent(
   type: EventType,
   eventId: string,
-  state: IncidentStateRecord,
+  owner: { workspaceId: string; accountId: string },
   occurredAt: string,
   data: Record<string, unknown>,
 ): OutboxEventRecord {
   return {
     id: `event-${eventId}`,
     docType: "outboxEvent",
-    workspaceId: state.workspaceId,
-    accountId: state.accountId,
+    workspaceId: owner.workspaceId,
+    accountId: owner.accountId,
     eventId,
     type,
     occurredAt,
@@ -119,8 +120,6 @@ export function incidentCreatedData(incident: VendorIncident, accountId: string,
     vendorIdentifiers: incident.vendorIdentifiers,
   });
 }
-
-export type StatusTarget = PublicStatus | InternalStatus;
 
 /**
  * Vendor texts are unbounded; a queue message is not (Service Bus Standard: 256 KB). Events carry at

@@ -163,7 +163,7 @@ async function commitWithRetry(
       const saved = (await store.commit(after, etag, events)).value;
       // Committed: the events are safe in the outbox. Publishing now is the fast path; a failure
       // here only delays them until the sweep.
-      await ctx.services.outbox.publish(events);
+      await ctx.services.pipeline.outbox.publish(events);
       return saved;
     } catch (error) {
       if (!(isApiError(error) && error.code === "CONFLICT") || attempt >= MAX_COMMIT_ATTEMPTS) {
@@ -203,7 +203,7 @@ async function rescueEvents(ctx: IncidentContext, workspaceId: string, events: O
   if (events.length === 0) return;
   try {
     await ctx.services.stores.incidents.appendEvents(workspaceId, events);
-    await ctx.services.outbox.publish(events);
+    await ctx.services.pipeline.outbox.publish(events);
   } catch (error) {
     ctx.services.logger.error("events of a change the vendor accepted could not be stored", {
       workspaceId,

@@ -2,9 +2,8 @@ import { freshEventId } from "../events/event-ids";
 import type { EventMessage } from "../events/event-message";
 import type { Services } from "../services";
 import type { Source } from "../sources/source";
-import { workspaceOf } from "./incident-access";
+import { loadIncident } from "./incident-access";
 import { incidentCreatedData } from "./incident-events";
-import { stateIdOf } from "./incident-state";
 
 /**
  * The portal's "Trigger webhook" action (contract 6.1): `incident.created.v1` for one incident as it
@@ -16,16 +15,14 @@ export async function triggerIncidentCreated(
   services: Services,
   input: { workspaceId: string; source: Source; incidentId: string; webhookId?: string },
 ): Promise<{ eventId: string }> {
-  const workspace = await workspaceOf({ services }, input.workspaceId);
-  const incident = await services.sources.gateway(input.source).getIncident(workspace.id, input.incidentId);
-  const state = (await services.stores.incidents.get(workspace.id, stateIdOf(input.source, input.incidentId)))?.value;
+  const { workspace, incident, state } = await loadIncident({ services }, input.workspaceId, input.source, input.incidentId);
   const eventId = freshEventId();
   const message: EventMessage = {
     envelope: {
       id: eventId,
       type: "incident.created.v1",
       occurredAt: services.now().toISOString(),
-      data: incidentCreatedData(incident, workspace.accountId, state?.assignee ?? null),
+      data: incidentCreatedData(incident, workspace.accountId, state.assignee),
     },
     accountId: workspace.accountId,
     incident: { workspaceId: workspace.id, source: input.source, incidentId: incident.id },

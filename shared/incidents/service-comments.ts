@@ -3,9 +3,8 @@ import type { ChangeOrigin } from "../events/event-types";
 import type { Services } from "../services";
 import type { VendorComment, VendorIncident } from "../sources/gateway";
 import type { Source } from "../sources/source";
-import type { OutboxEventRecord } from "../store/records";
 import { workspaceOf } from "./incident-access";
-import { clipText } from "./incident-events";
+import { clipText, outboxEvent } from "./incident-events";
 
 export interface ServiceComment {
   workspaceId: string;
@@ -44,45 +43,31 @@ export async function addServiceComment(services: Services, input: ServiceCommen
   const eventId = deterministicEventId("incident.comment.added.v1", subject);
   const occurredAt = services.now().toISOString();
   const addedBy: ChangeOrigin = { origin: input.by.origin, serviceAccountId: null, name: input.by.name };
-  const event: OutboxEventRecord = {
-    id: `event-${eventId}`,
-    docType: "outboxEvent",
+  const data = {
+    incidentId: input.incidentId,
+    source: input.source.toLowerCase(),
     workspaceId: workspace.id,
     accountId: workspace.accountId,
-    eventId,
-    type: "incident.comment.added.v1",
-    occurredAt,
-    envelope: {
-      id: eventId,
-      type: "incident.comment.added.v1",
-      occurredAt,
-      data: {
-        incidentId: input.incidentId,
-        source: input.source.toLowerCase(),
-        workspaceId: workspace.id,
-        accountId: workspace.accountId,
-        comment: {
-          id: comment.id,
-          message: clipText(comment.message),
-          createdTime: comment.createdTime,
-          authorEmail: comment.authorEmail,
-          authorName: comment.authorName,
-          isAgentComment: comment.isAgentComment,
-          agentName: comment.agentName,
-        },
-        addedBy,
-        incident: {
-          incidentNumber: incident?.number ?? null,
-          title: incident?.title ?? null,
-          severity: incident?.severity ?? null,
-          sourceDisplayName: incident ? incident.source : null,
-          vendorIdentifiers: incident?.vendorIdentifiers ?? null,
-        },
-      },
+    comment: {
+      id: comment.id,
+      message: clipText(comment.message),
+      createdTime: comment.createdTime,
+      authorEmail: comment.authorEmail,
+      authorName: comment.authorName,
+      isAgentComment: comment.isAgentComment,
+      agentName: comment.agentName,
     },
-    publishedAt: null,
+    addedBy,
+    incident: {
+      incidentNumber: incident?.number ?? null,
+      title: incident?.title ?? null,
+      severity: incident?.severity ?? null,
+      sourceDisplayName: incident ? incident.source : null,
+      vendorIdentifiers: incident?.vendorIdentifiers ?? null,
+    },
   };
+  const event = outboxEvent("incident.comment.added.v1", eventId, { workspaceId: workspace.id, accountId: workspace.accountId }, occurredAt, data);
   await services.stores.incidents.appendEvents(workspace.id, [event]);
-  await services.outbox.publish([event]);
+  await services.pipeline.outbox.publish([event]);
   return { comment, eventId };
 }

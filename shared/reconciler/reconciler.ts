@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { isApiError } from "../http/api-error";
 import { deterministicEventId } from "../events/event-ids";
 import type { ChangeOrigin } from "../events/event-types";
-import { incidentCreatedData, statusEvents } from "../incidents/incident-events";
+import { incidentCreatedData, outboxEvent, statusEvents } from "../incidents/incident-events";
 import { initialState, nextSla, stateIdOf } from "../incidents/incident-state";
 import type { Services } from "../services";
 import { normalizeClassification } from "../sources/classification";
@@ -68,7 +68,7 @@ export async function reconcile(services: Services): Promise<PassSummary> {
       services.logger.warn("reconciler skipped a workspace after an error", { workspaceId: workspace.id, error: String(error) });
     }
   }
-  summary.eventsPublished += await services.outbox.sweep();
+  summary.eventsPublished += await services.pipeline.outbox.sweep();
   summary.durationMs = Math.round(performance.now() - started);
   services.logger.info("reconciler pass", { ...summary });
   return summary;
@@ -189,7 +189,7 @@ async function reconcileIncident(services: Services, workspace: WorkspaceRecord,
     if (!change) return true;
     try {
       await store.commit(change.state, current?.etag ?? null, change.events);
-      summary.eventsPublished += await services.outbox.publish(change.events);
+      summary.eventsPublished += await services.pipeline.outbox.publish(change.events);
       summary[change.kind]++;
       return true;
     } catch (error) {
@@ -216,18 +216,7 @@ function createdEventDue(state: IncidentStateRecord | undefined, incident: Vendo
 
 function createdEvent(workspace: WorkspaceRecord, incident: VendorIncident, state: IncidentStateRecord, now: Date): OutboxEventRecord {
   const eventId = deterministicEventId("incident.created.v1", `${workspace.id}/${incident.source}/${incident.id}`);
-  const occurredAt = now.toISOString();
-  return {
-    id: `event-${eventId}`,
-    docType: "outboxEvent",
-    workspaceId: workspace.id,
-    accountId: workspace.accountId,
-    eventId,
-    type: "incident.created.v1",
-    occurredAt,
-    envelope: { id: eventId, type: "incident.created.v1", occurredAt, data: incidentCreatedData(incident, workspace.accountId, state.assignee) },
-    publishedAt: null,
-  };
+  return outboxEvent("incident.created.v1", eventId, { workspaceId: workspace.id, accountId: workspace.accountId }, now.toISOString(), incidentCreatedData(incident, workspace.accountId, state.assignee));
 }
 
 /**

@@ -5,7 +5,7 @@ import { ApiError, isApiError, notFound } from "../http/api-error";
 import { pageQueryFields } from "../http/paging";
 import { defineRoute, type HandlerInput } from "../http/route";
 import { incidentCreatedData } from "../incidents/incident-events";
-import { initialState, stateIdOf } from "../incidents/incident-state";
+import { loadIncident } from "../incidents/incident-access";
 import { toIncidentSummary } from "../incidents/incident-view";
 import type { DeliveryLogRecord, WebhookRecord } from "../store/records";
 import { visibleWebhook } from "./webhook-access";
@@ -92,7 +92,8 @@ export const deliveryLogRoutes = [
     query: entryQuery,
     response: deliveryLogView,
     async handler(input) {
-      const entry = await findEntry(input, input.params.id, input.params.logId, input.query.createdAt);
+      const webhook = (await visibleWebhook(input, input.params.id)).value;
+      const entry = await findEntry(input, webhook, input.params.logId, input.query.createdAt);
       return { data: toLogView(entry, await liveIncident(input, entry)) };
     },
   }),
@@ -109,7 +110,7 @@ export const deliveryLogRoutes = [
     async handler(input) {
       const { services } = input;
       const webhook = (await visibleWebhook(input, input.params.id)).value;
-      const entry = await findEntry(input, webhook.id, input.params.logId, input.query.createdAt);
+      const entry = await findEntry(input, webhook, input.params.logId, input.query.createdAt);
       if (entry.status !== "Failed") {
         throw new ApiError("CONFLICT", `Only a Failed delivery can be redelivered; this one is ${entry.status}.`, { target: "logId" });
       }
@@ -120,7 +121,7 @@ export const deliveryLogRoutes = [
           errors: { "": [`${entry.eventType} cannot be redelivered.`] },
         });
       }
-      const body = await rebuildCreated(input, webhook, entry);
+      const body = await rebuildCreated(input, entry);
       const message: DeliveryMessage = {
         webhookId: webhook.id,
         eventId: entry.eventId,
@@ -149,9 +150,8 @@ export const deliveryLogRoutes = [
   }),
 ];
 
-async function findEntry(input: Ctx, webhookId: string, logId: string, createdAt: string): Promise<DeliveryLogRecord> {
+async function findEntry(input: Ctx, webhook: WebhookRecord, logId: string, createdAt: string): Promise<DeliveryLogRecord> {
   const { services } = input;
-  const webhook = (await visibleWebhook(input, webhookId)).value;
   const notBefore = services.now().getTime() - services.config.webhooks.deliveryLogTtlDays * 86_400_000;
   const entry = await services.stores.deliveryLogs.get(webhook.id, logId, new Date(createdAt).toISOString());
   // Expired entries may linger in the store until TTL removes them; they are gone as far as callers know.
@@ -162,14 +162,10 @@ async function findEntry(input: Ctx, webhookId: string, logId: string, createdAt
 /** The incident as it stands now, or null when the source no longer has it. */
 async function liveIncident(input: Ctx, entry: DeliveryLogRecord): Promise<Record<string, unknown> | null> {
   if (!entry.incident) return null;
-  const { services } = input;
   const { workspaceId, source, incidentId } = entry.incident;
   try {
-    const incident = await services.sources.gateway(source).getIncident(workspaceId, incidentId, input.signal);
-    const workspace = await services.stores.workspaces.get(workspaceId);
-    const state = (await services.stores.incidents.get(workspaceId, stateIdOf(source, incidentId)))?.value;
-    const now = services.now();
-    return toIncidentSummary(incident, state ?? initialState(incident, workspace?.accountId ?? "", now), now);
+    const { incident, state } = await loadIncident(input, workspaceId, source, incidentId);
+    return toIncidentSummary(incident, state, input.services.now());
   } catch (error) {
     if (isApiError(error) && error.code === "NOT_FOUND") return null;
     throw error;
@@ -177,26 +173,22 @@ async function liveIncident(input: Ctx, entry: DeliveryLogRecord): Promise<Recor
 }
 
 /** `incident.created.v1` rebuilt from the current incident, keeping the event id and occurredAt. */
-async function rebuildCreated(input: Ctx, webhook: WebhookRecord, entry: DeliveryLogRecord): Promise<string> {
-  const { services } = input;
+async function rebuildCreated(input: Ctx, entry: DeliveryLogRecord): Promise<string> {
   const { workspaceId, source, incidentId } = entry.incident!;
-  let incident;
+  let loaded;
   try {
-    incident = await services.sources.gateway(source).getIncident(workspaceId, incidentId, input.signal);
+    loaded = await loadIncident(input, workspaceId, source, incidentId);
   } catch (error) {
     if (isApiError(error) && error.code === "NOT_FOUND") {
       throw new ApiError("CONFLICT", "The incident no longer exists at its source, so the event cannot be rebuilt.", { target: "logId" });
     }
     throw error;
   }
-  const workspace = await services.stores.workspaces.get(workspaceId);
-  const state = (await services.stores.incidents.get(workspaceId, stateIdOf(source, incidentId)))?.value;
-  const accountId = workspace?.accountId ?? webhook.targetAccountId;
   return JSON.stringify({
     id: entry.eventId,
     type: entry.eventType,
     occurredAt: entry.eventOccurredAt,
-    data: incidentCreatedData(incident, accountId, state?.assignee ?? null),
+    data: incidentCreatedData(loaded.incident, loaded.workspace.accountId, loaded.state.assignee),
   });
 }
 

@@ -13,6 +13,14 @@ const PUBLISHED_EVENT_TTL_SECONDS = 7 * 24 * 3600;
  * that a state change and its events are one transactional batch.
  */
 export function cosmosIncidents(container: Container): IncidentStateStore {
+  /** One transactional batch in a workspace's partition; operation failures come back as results. */
+  const batch = async (partitionKey: string, operations: OperationInput[], id?: string) => {
+    try {
+      return (await container.items.batch(operations, partitionKey)).result ?? [];
+    } catch (error) {
+      throw translateCosmosError(error, { operation: "batch", kind: "incident state", id });
+    }
+  };
   const states = new Collection<IncidentStateRecord>(container, "incident state", (s) => s.workspaceId);
   const outbox = new Collection<OutboxEventRecord>(container, "outbox event", (e) => e.workspaceId);
   return {
@@ -31,38 +39,21 @@ export function cosmosIncidents(container: Container): IncidentStateStore {
       // The state operation goes first: when its precondition fails, the batch fails before any event.
       // Each operation names the partition too: real Cosmos accepts it, and cosmosdb-server needs it.
       const partitionKey = state.workspaceId;
-      const operations: OperationInput[] = [
+      const stateOperation: OperationInput =
         etag === null
           ? { operationType: "Create", partitionKey, resourceBody: state as unknown as JSONObject }
-          : { operationType: "Replace", partitionKey, id: state.id, resourceBody: state as unknown as JSONObject, ifMatch: etag },
-        // Upsert: a deterministic event id republished by a later commit replaces its earlier copy.
-        ...events.map((e): OperationInput => ({ operationType: "Upsert", partitionKey, resourceBody: e as unknown as JSONObject })),
-      ];
-      let results;
-      try {
-        results = (await container.items.batch(operations, state.workspaceId)).result ?? [];
-      } catch (error) {
-        throw translateCosmosError(error, { operation: "batch", kind: "incident state", id: state.id });
-      }
+          : { operationType: "Replace", partitionKey, id: state.id, resourceBody: state as unknown as JSONObject, ifMatch: etag };
+      const results = await batch(partitionKey, [stateOperation, ...eventUpserts(partitionKey, events)], state.id);
       const first = results[0];
       if (!first || first.statusCode === 412) throw concurrentWrite("incident state");
       if (first.statusCode === 409) throw alreadyExists("incident state", state.id);
-      const failed = results.find((r) => r.statusCode >= 400);
-      if (failed) throw new Error(`Cosmos transactional batch failed with status ${failed.statusCode}.`);
+      assertAllApplied(results, 1 + events.length);
       if (!first.eTag) throw new Error("Cosmos acknowledged a batch write without an etag.");
       return { value: state, etag: first.eTag };
     },
     async appendEvents(workspaceId, events) {
       if (events.length === 0) return;
-      const operations: OperationInput[] = events.map((e) => ({ operationType: "Upsert", partitionKey: workspaceId, resourceBody: e as unknown as JSONObject }));
-      let results;
-      try {
-        results = (await container.items.batch(operations, workspaceId)).result ?? [];
-      } catch (error) {
-        throw translateCosmosError(error, { operation: "batch", kind: "outbox event" });
-      }
-      const failed = results.find((r) => r.statusCode >= 400);
-      if (failed || results.length !== events.length) throw new Error(`Cosmos transactional batch failed with status ${failed?.statusCode ?? "unknown"}.`);
+      assertAllApplied(await batch(workspaceId, eventUpserts(workspaceId, events)), events.length);
     },
     async listUnpublished(limit) {
       if (limit <= 0) return [];
@@ -107,4 +98,17 @@ export function cosmosGamebookRuns(runs: Collection<GamebookRunRecord>): Gameboo
       await runs.upsert(run);
     },
   };
+}
+
+/** Each operation names the partition too: real Cosmos accepts it, and cosmosdb-server needs it. */
+function eventUpserts(partitionKey: string, events: readonly OutboxEventRecord[]): OperationInput[] {
+  // Upsert: a deterministic event id republished by a later write replaces its earlier copy.
+  return events.map((e) => ({ operationType: "Upsert", partitionKey, resourceBody: e as unknown as JSONObject }));
+}
+
+function assertAllApplied(results: readonly { statusCode: number }[], expected: number): void {
+  const failed = results.find((r) => r.statusCode >= 400);
+  if (failed || results.length !== expected) {
+    throw new Error(`Cosmos transactional batch failed with status ${failed?.statusCode ?? "unknown"}.`);
+  }
 }

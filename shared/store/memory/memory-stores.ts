@@ -131,6 +131,13 @@ function memoryDeliveryLogs(): DeliveryLogStore {
 function memoryIncidents(): IncidentStateStore {
   const states = new VersionedMap<IncidentStateRecord>("incident state");
   const outbox = new Map<string, OutboxEventRecord>();
+  // An event id written again replaces its earlier copy (and goes to the end, as a new write).
+  const putEvents = (events: readonly OutboxEventRecord[]) => {
+    for (const event of events) {
+      outbox.delete(event.eventId);
+      outbox.set(event.eventId, Object.freeze(structuredClone(event)));
+    }
+  };
   const key = (workspaceId: string, stateId: string) => `${workspaceId}|${stateId}`;
   return {
     async get(workspaceId, stateId) {
@@ -143,17 +150,11 @@ function memoryIncidents(): IncidentStateStore {
       const k = key(state.workspaceId, state.id);
       // Synchronous from the check to the last write: nothing interleaves, so this is all or nothing.
       const saved = etag === null ? states.create(k, state) : states.replace(k, state, etag);
-      for (const event of events) {
-        outbox.delete(event.eventId);
-        outbox.set(event.eventId, Object.freeze(structuredClone(event)));
-      }
+      putEvents(events);
       return saved;
     },
     async appendEvents(_workspaceId, events) {
-      for (const event of events) {
-        outbox.delete(event.eventId);
-        outbox.set(event.eventId, Object.freeze(structuredClone(event)));
-      }
+      putEvents(events);
     },
     async listUnpublished(limit) {
       const pending = [...outbox.values()].filter((e) => e.publishedAt === null);

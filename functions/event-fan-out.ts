@@ -1,7 +1,7 @@
 import { app } from "@azure/functions";
 import { queueNames } from "../shared/queue/queue-names";
 import { SERVICE_BUS_CONNECTION, serviceBusTriggerHandler } from "../shared/queue/service-bus-trigger";
-import { getServices } from "../shared/services";
+import { getServices } from "../shared/composition";
 
 // One domain event → one delivery message per webhook that gets it. Throwing abandons the event,
 // which comes back and fans out again; delivery message ids make that harmless.

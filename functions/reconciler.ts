@@ -1,6 +1,6 @@
 import { app } from "@azure/functions";
 import { reconcile } from "../shared/reconciler/reconciler";
-import { getServices } from "../shared/services";
+import { getServices } from "../shared/composition";
 
 // Every minute: poll the vendors by last-modified window, ingest new incidents, detect console
 // closes, and sweep the outbox. Overlapping runs (lease loss, several instances) are safe.

@@ -1,7 +1,7 @@
 import { app } from "@azure/functions";
 import { queueNames } from "../shared/queue/queue-names";
 import { SERVICE_BUS_CONNECTION, serviceBusTriggerHandler } from "../shared/queue/service-bus-trigger";
-import { getServices } from "../shared/services";
+import { getServices } from "../shared/composition";
 
 // Resolving completes the message; throwing abandons it, so Service Bus redelivers it and, past the
 // queue's maxDeliveryCount, dead-letters it. Retries with a delay are scheduled messages, not abandons.

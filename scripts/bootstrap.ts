@@ -11,7 +11,7 @@ import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "../shared/config";
 import { ensureAdminAccount } from "../shared/identity/admin-account";
 import { organizationAccountIds } from "../shared/organizations/organization-scope";
-import { createServices } from "../shared/services";
+import { createServices } from "../shared/composition";
 import { createCosmosClient } from "../shared/store/cosmos/cosmos-client";
 import { ensureContainers } from "../shared/store/cosmos/containers";
 import { createCosmosStores } from "../shared/store/cosmos/cosmos-stores";

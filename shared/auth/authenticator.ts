@@ -1,4 +1,4 @@
-import { ApiError, isApiError } from "../http/api-error";
+import { ApiError, isApiError } from "../errors/api-error";
 import type { Logger } from "../logger";
 import { organizationAccountIds } from "../organizations/organization-scope";
 import type { Stores } from "../store/ports";

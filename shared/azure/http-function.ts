@@ -1,7 +1,8 @@
 import type { HttpHandler, HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import { createPipeline, type ApiRequest, type Handle } from "../http/pipeline";
 import type { RouteGroup } from "../http/route";
-import { getServices, type Services } from "../services";
+import { getServices } from "../composition";
+import type { Services } from "../services";
 
 /** Every method, so that the shared router (not the host) decides 405. */
 export const ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;

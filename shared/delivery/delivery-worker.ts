@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { isApiError } from "../http/api-error";
+import { isApiError } from "../errors/api-error";
+import { derivedGuid } from "../ids/derived-guid";
 import type { Logger } from "../logger";
 import type { MessageHandler, QueueSender } from "../queue/queue";
 import type { DeliveryLogStore, WebhookStore } from "../store/ports";
@@ -159,8 +160,7 @@ export function deliveryLogEntry(message: DeliveryMessage, webhook: WebhookRecor
 
 /** One entry per attempt; the same attempt delivered twice (after a crash) rewrites its entry. */
 export function deliveryLogId(m: Pick<DeliveryMessage, "eventId" | "webhookId" | "attempt" | "redeliveryId">): string {
-  const h = createHash("sha256").update(deliveryMessageId(m)).digest("hex");
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+  return derivedGuid(deliveryMessageId(m));
 }
 
 function redact(headers: Record<string, string>): Record<string, string> {

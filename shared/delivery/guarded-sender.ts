@@ -3,6 +3,7 @@ import { isIP, type LookupFunction } from "node:net";
 import { performance } from "node:perf_hooks";
 import { rootCertificates } from "node:tls";
 import { Agent, request } from "undici";
+import { errorChain, isTimeout } from "../upstream/transport-errors";
 import { bareHostname, isPublicAddress, resolveAllAddresses, type HostResolver } from "./address-policy";
 
 /** The result of one delivery attempt; `retry-policy.ts` decides what happens next. */
@@ -107,23 +108,12 @@ function guardedLookup(resolve: HostResolver, allowPrivateTargets: boolean): Loo
 
 // OpenSSL verification codes as Node reports them, besides the ERR_TLS_* / ERR_SSL_* families.
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|HOSTNAME_MISMATCH$|INVALID_CA$|PATH_LENGTH_EXCEEDED$|INVALID_PURPOSE$)/;
-const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ETIMEDOUT"]);
-
-function errorChain(error: unknown): Array<{ name?: string; code?: string; message?: string }> {
-  const chain: Array<{ name?: string; code?: string; message?: string }> = [];
-  let current: unknown = error;
-  while (current && typeof current === "object" && chain.length < 5) {
-    chain.push(current as { name?: string; code?: string; message?: string });
-    current = (current as { cause?: unknown }).cause;
-  }
-  return chain;
-}
 
 function classify(error: unknown, timedOut: boolean, timeoutMs: number): { error: SendErrorKind; message: string } {
   const chain = errorChain(error);
   const blocked = chain.find((e) => e instanceof BlockedAddressError);
   if (blocked) return { error: "blocked-address", message: blocked.message ?? "blocked address" };
-  if (timedOut || chain.some((e) => e.name === "TimeoutError" || (e.code !== undefined && TIMEOUT_CODES.has(e.code)))) {
+  if (timedOut || isTimeout(error)) {
     return { error: "timeout", message: `The endpoint did not answer within ${timeoutMs} ms.` };
   }
   const tls = chain.find((e) => typeof e.code === "string" && TLS_CODE.test(e.code));

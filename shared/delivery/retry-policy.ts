@@ -1,3 +1,4 @@
+import { parseRetryAfter } from "../upstream/retry-after";
 import type { SendOutcome } from "./guarded-sender";
 
 export const DEFAULT_BACKOFF_MS = 30_000;
@@ -23,22 +24,6 @@ export type RetryDecision =
   | { action: "succeeded" }
   | { action: "retry"; at: Date }
   | { action: "fail"; reason: "permanent" | "exhausted" };
-
-/**
- * Milliseconds from `now` that a `Retry-After` value asks for: delta-seconds or an HTTP-date (a
- * date in the past means 0). Undefined when absent or unreadable, so the caller keeps its backoff.
- */
-export function parseRetryAfter(value: string | undefined, now: Date): number | undefined {
-  const text = value?.trim();
-  if (!text) return undefined;
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  // Date.parse reads all three HTTP-date forms; requiring a letter keeps it from taking a bare or
-  // signed number ("-5") as a year.
-  if (!/[a-z]/i.test(text)) return undefined;
-  const at = Date.parse(text);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - now.getTime());
-}
 
 // The sender lower-cases header names; an outcome built elsewhere may not have.
 function retryAfterHeader(headers: Record<string, string>): string | undefined {

@@ -1,4 +1,5 @@
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
+import { derivedGuid } from "../ids/derived-guid";
 import type { EventType } from "./event-types";
 
 /**
@@ -8,11 +9,7 @@ import type { EventType } from "./event-types";
  * @example deterministicEventId("incident.closed.v1", `${workspaceId}/${source}/${incidentId}/close/1`)
  */
 export function deterministicEventId(type: EventType, subject: string): string {
-  const h = createHash("sha256").update(`${type}\n${subject}`).digest();
-  h[6] = (h[6]! & 0x0f) | 0x80;
-  h[8] = (h[8]! & 0x3f) | 0x80;
-  const hex = h.subarray(0, 16).toString("hex");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+  return derivedGuid(`${type}\n${subject}`);
 }
 
 /** Status and assignee transitions, test events and manual fires: a fresh id each time. */

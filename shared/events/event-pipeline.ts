@@ -7,7 +7,6 @@ import type { Logger } from "../logger";
 import { InProcessQueue } from "../queue/in-process-queue";
 import type { MessageHandler, QueueSender } from "../queue/queue";
 import { queueNames } from "../queue/queue-names";
-import { createServiceBusClient, createServiceBusQueueSender } from "../queue/service-bus-queue";
 import type { Stores } from "../store/ports";
 import type { SecretBox } from "../webhooks/secret-box";
 import type { EventMessage } from "./event-message";
@@ -33,8 +32,26 @@ export interface EventPipeline {
   inProcess?: { events: InProcessQueue<EventMessage>; deliveries: InProcessQueue<DeliveryMessage> };
 }
 
+/** The two queues of the pipeline: in-process on the embedded default, Service Bus in Azure. */
+export interface EventQueues {
+  events: QueueSender<EventMessage>;
+  deliveries: QueueSender<DeliveryMessage>;
+  /** Set when the queues run in this process: the handlers are subscribed to them here. */
+  inProcess?: { events: InProcessQueue<EventMessage>; deliveries: InProcessQueue<DeliveryMessage> };
+}
+
+/** In-process queues, for the embedded default and tests. */
+export function inProcessEventQueues(now: () => Date, logger: Logger): EventQueues {
+  const inProcess = {
+    events: new InProcessQueue<EventMessage>({ name: queueNames.events, now, logger }),
+    deliveries: new InProcessQueue<DeliveryMessage>({ name: queueNames.deliveries, now, logger }),
+  };
+  return { ...inProcess, inProcess };
+}
+
 export interface EventPipelineDeps {
   config: Config;
+  queues: EventQueues;
   stores: Stores;
   secretBox: SecretBox;
   now: () => Date;
@@ -47,22 +64,7 @@ export interface EventPipelineDeps {
 
 export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
   const { config, stores, logger, now } = deps;
-  const inProcess =
-    config.queue.kind === "inprocess"
-      ? {
-          events: new InProcessQueue<EventMessage>({ name: queueNames.events, now, logger }),
-          deliveries: new InProcessQueue<DeliveryMessage>({ name: queueNames.deliveries, now, logger }),
-        }
-      : undefined;
-  let events: QueueSender<EventMessage>;
-  let deliveries: QueueSender<DeliveryMessage>;
-  if (inProcess) {
-    ({ events, deliveries } = inProcess);
-  } else {
-    const client = createServiceBusClient(config.queue.serviceBus);
-    events = createServiceBusQueueSender<EventMessage>(client, queueNames.events);
-    deliveries = createServiceBusQueueSender<DeliveryMessage>(client, queueNames.deliveries);
-  }
+  const { events, deliveries, inProcess } = deps.queues;
   const sender = createGuardedSender({
     timeoutMs: config.webhooks.timeoutMs,
     maxResponseBytes: MAX_RESPONSE_BYTES,

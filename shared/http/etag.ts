@@ -1,4 +1,4 @@
-import { ApiError } from "./api-error";
+import { ApiError } from "../errors/api-error";
 
 /**
  * Checks an optional `If-Match` against the current etag. A mismatch is 409 CONFLICT (the contract's

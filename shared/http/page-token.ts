@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { ApiError, INVALID_PAGE_TOKEN_MESSAGE } from "./api-error";
+import { invalidPageToken } from "../errors/api-error";
 
 interface TokenPayload {
   /** Principal the token was issued to. */
@@ -8,14 +8,6 @@ interface TokenPayload {
   b: string;
   /** Adapter cursor. */
   c: unknown;
-}
-
-/** 400 VALIDATION_ERROR with the contract's fixed text, for any token that is not one we issued. */
-export function invalidPageToken(target = "continuationToken"): ApiError {
-  return new ApiError("VALIDATION_ERROR", INVALID_PAGE_TOKEN_MESSAGE, {
-    target,
-    errors: { [target]: [INVALID_PAGE_TOKEN_MESSAGE] },
-  });
 }
 
 /**

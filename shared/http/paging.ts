@@ -2,7 +2,8 @@ import { z } from "zod";
 import type { Page, PageRequest } from "../store/ports";
 import type { Pagination } from "./route";
 import type { Principal } from "../auth/principal";
-import { invalidPageToken, type PageTokens } from "./page-token";
+import { invalidPageToken } from "../errors/api-error";
+import type { PageTokens } from "./page-token";
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Principal } from "../auth/principal";
 import type { Services } from "../services";
-import { ApiError, isApiError } from "./api-error";
+import { ApiError, isApiError } from "../errors/api-error";
 import { envelope } from "./envelope";
 import { PROBLEM_CONTENT_TYPE, toProblem } from "./problem";
 import { rateLimitHeaders, type RateLimitDecision } from "./rate-limit";

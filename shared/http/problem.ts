@@ -1,4 +1,4 @@
-import { ApiError, errorCodes, type ErrorCode, type FieldErrors } from "./api-error";
+import { ApiError, errorCodes, type ErrorCode, type FieldErrors } from "../errors/api-error";
 
 /** RFC 7807 problem document, exactly the fields of contract section 7. */
 export interface Problem {

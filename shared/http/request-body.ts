@@ -1,4 +1,4 @@
-import { ApiError } from "./api-error";
+import { ApiError } from "../errors/api-error";
 
 /** Bodies above this size are refused before parsing. */
 export const MAX_BODY_BYTES = 1024 * 1024;

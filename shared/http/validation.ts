@@ -1,5 +1,6 @@
 import type { z } from "zod";
-import { ApiError, type FieldErrors } from "./api-error";
+import { ApiError, type FieldErrors } from "../errors/api-error";
+import { jsonPath } from "../errors/json-path";
 
 /** Parses with zod; a failure becomes 400 VALIDATION_ERROR with errors keyed by JSON property path. */
 export function validate<S extends z.ZodType>(schema: S, input: unknown, pathPrefix: string[] = []): z.output<S> {
@@ -27,14 +28,4 @@ export function validationError(issues: readonly z.core.$ZodIssue[], pathPrefix:
   const detail =
     fields.length > 0 ? `The request has invalid fields: ${fields.join(", ")}.` : "The request is invalid.";
   return new ApiError("VALIDATION_ERROR", detail, { errors, target: fields.length === 1 ? fields[0] : undefined });
-}
-
-/** `["a", 0, "b"]` → `a[0].b`; the empty path is the object itself (""). */
-export function jsonPath(path: readonly PropertyKey[]): string {
-  let out = "";
-  for (const part of path) {
-    if (typeof part === "number") out += `[${part}]`;
-    else out += out.length === 0 ? String(part) : `.${String(part)}`;
-  }
-  return out;
 }

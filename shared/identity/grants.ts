@@ -1,4 +1,4 @@
-import { ApiError } from "../http/api-error";
+import { ApiError } from "../errors/api-error";
 import type { Principal } from "../auth/principal";
 import type { Scope } from "../auth/scopes";
 import type { WorkspaceStore } from "../store/ports";

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { generateSecret, hashSecret } from "../auth/secrets";
 import type { Scope } from "../auth/scopes";
-import { ApiError, isApiError, notFound } from "../http/api-error";
+import { ApiError, isApiError, notFound } from "../errors/api-error";
 import { checkIfMatch } from "../http/etag";
 import { pageRequest, pagination } from "../http/paging";
 import { defineRoute, type HandlerInput, type RouteGroup } from "../http/route";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApiError, notFound } from "../http/api-error";
+import { ApiError, notFound } from "../errors/api-error";
 import { pageQueryFields, pageRequest, pagination } from "../http/paging";
 import { defineRoute, type RouteGroup } from "../http/route";
 import type { OrganizationalRole, UserRecord } from "../store/records";

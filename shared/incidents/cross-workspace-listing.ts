@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { ApiError, INVALID_PAGE_TOKEN_MESSAGE } from "../http/api-error";
-import { invalidPageToken } from "../http/page-token";
+import { ApiError, INVALID_PAGE_TOKEN_MESSAGE, invalidPageToken } from "../errors/api-error";
 import type { Principal } from "../auth/principal";
 import type { Services } from "../services";
 import { publicStatuses, severities, type IncidentFilters, type VendorIncident } from "../sources/gateway";

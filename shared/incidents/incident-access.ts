@@ -1,5 +1,5 @@
 import type { Principal } from "../auth/principal";
-import { notFound } from "../http/api-error";
+import { notFound } from "../errors/api-error";
 import type { Services } from "../services";
 import type { SourceGateway, VendorIncident } from "../sources/gateway";
 import type { Source } from "../sources/source";

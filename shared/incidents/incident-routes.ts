@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApiError, notFound } from "../http/api-error";
+import { ApiError, notFound } from "../errors/api-error";
 import { defineRoute, type RouteGroup } from "../http/route";
 import type { EntityQuery } from "../sources/gateway";
 import { initialState, stateIdOf } from "./incident-state";

@@ -1,5 +1,5 @@
 import { setTimeout } from "node:timers/promises";
-import { ApiError, isApiError } from "../http/api-error";
+import { ApiError, isApiError } from "../errors/api-error";
 import { checkIfMatch } from "../http/etag";
 import type { ChangeOrigin } from "../events/event-types";
 import { normalizeClassification } from "../sources/classification";

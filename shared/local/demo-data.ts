@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { derivedGuid } from "../ids/derived-guid";
 import { ensureAdminAccount, type AdminAccountResult } from "../identity/admin-account";
 import type { Services } from "../services";
 import type { AccountRecord, UserRecord, WorkspaceRecord } from "../store/records";
@@ -8,11 +8,7 @@ import type { AccountRecord, UserRecord, WorkspaceRecord } from "../store/record
  * ids (RFC 9562 version 8: "custom", here SHA-256 based).
  */
 export function demoId(seed: string, name: string): string {
-  const h = createHash("sha256").update(`${seed}/${name}`).digest();
-  h[6] = (h[6]! & 0x0f) | 0x80;
-  h[8] = (h[8]! & 0x3f) | 0x80;
-  const hex = h.subarray(0, 16).toString("hex");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+  return derivedGuid(`${seed}/${name}`);
 }
 
 export interface DemoData {

@@ -7,6 +7,7 @@ import { workspaceOf } from "../incidents/incident-access";
 import { reconcile } from "../reconciler/reconciler";
 import { classifications, severities } from "../sources/gateway";
 import { sourceSchema } from "../sources/source";
+import type { SimulatedSystems } from "./local-services";
 
 const tag = "Local controls";
 const incidentPath = z.object({ source: sourceSchema(), workspaceId: z.guid(), incidentId: z.string().min(1).max(256) });
@@ -17,7 +18,7 @@ const incidentPath = z.object({ source: sourceSchema(), workspaceId: z.guid(), i
  * under /_local without authentication, like a vendor's own console on the developer's machine; the
  * local host listens on loopback by default.
  */
-export function localControlRoutes(): Route[] {
+export function localControlRoutes(simulated: SimulatedSystems): Route[] {
   return [
     defineRoute({
       method: "POST",
@@ -29,7 +30,7 @@ export function localControlRoutes(): Route[] {
       body: z.object({ title: z.string().trim().min(1).max(300), severity: z.enum(severities).default("Medium") }).strict(),
       successStatus: 201,
       async handler({ params, body, services }) {
-        const incident = services.sources.simulatedConsole.createIncident(params.source, params.workspaceId.toLowerCase(), body);
+        const incident = simulated.vendors.createIncident(params.source, params.workspaceId.toLowerCase(), body);
         return { status: 201, data: { id: incident.id } };
       },
     }),
@@ -43,7 +44,7 @@ export function localControlRoutes(): Route[] {
       body: z.object({ classification: z.enum(classifications), closingComment: z.string().trim().min(1).max(4000).optional() }).strict(),
       successStatus: 204,
       async handler({ params, body, services }) {
-        services.sources.simulatedConsole.close(params.source, params.workspaceId.toLowerCase(), params.incidentId, body.classification, body.closingComment);
+        simulated.vendors.close(params.source, params.workspaceId.toLowerCase(), params.incidentId, body.classification, body.closingComment);
         return { status: 204 };
       },
     }),
@@ -56,7 +57,7 @@ export function localControlRoutes(): Route[] {
       params: incidentPath,
       successStatus: 204,
       async handler({ params, services }) {
-        services.sources.simulatedConsole.deleteIncident(params.source, params.workspaceId.toLowerCase(), params.incidentId);
+        simulated.vendors.deleteIncident(params.source, params.workspaceId.toLowerCase(), params.incidentId);
         return { status: 204 };
       },
     }),

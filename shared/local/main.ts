@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from "../config";
-import { createServices } from "../services";
+import { createLocalServices } from "./local-services";
 import { allRoutes } from "../route-groups";
 import { ensureContainers } from "../store/cosmos/containers";
 import { createCosmosClient } from "../store/cosmos/cosmos-client";
@@ -18,7 +18,7 @@ async function main(): Promise<void> {
     // Key auth can create containers; in Azure, Bicep creates them and managed identity only uses them.
     await ensureContainers(createCosmosClient(config.cosmos), config.cosmos.database);
   }
-  const services = createServices(config);
+  const { services, simulated } = createLocalServices(config);
   const { admin, data } = await seedDemoData(services);
   await seedDemoGamebookRuns(services, data.workspaces).catch((error: unknown) => {
     // A bridged SourceA that is down must not stop the service from starting.
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   // The first pass sets each workspace's baseline: the demo incidents are there already, and only
   // incidents that appear from now on are "new" (incident.created.v1).
   await reconcile(services);
-  const { url, close } = await startLocalServer(services, allRoutes(), config.port, config.host, localControlRoutes());
+  const { url, close } = await startLocalServer(services, allRoutes(), config.port, config.host, localControlRoutes(simulated));
 
   const base = `${url}/api/v2`;
   const lines = [

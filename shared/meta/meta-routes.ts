@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { errorCodes } from "../http/api-error";
-import { notFound } from "../http/api-error";
+import { errorCodes } from "../errors/api-error";
+import { notFound } from "../errors/api-error";
 import { defineRoute, type Route, type RouteGroup } from "../http/route";
 import { API_PREFIX } from "../http/router";
 import { buildOpenApi } from "./openapi";

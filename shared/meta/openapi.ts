@@ -2,7 +2,7 @@ import { z } from "zod";
 import { API_KEY_HEADER } from "../delivery/delivery-worker";
 import { eventCatalogue, eventEnvelopeOf, webhookHeaders } from "../events/event-catalogue";
 import { eventTypes } from "../events/event-types";
-import { errorCodes, type ErrorCode } from "../http/api-error";
+import { errorCodes, type ErrorCode } from "../errors/api-error";
 import { paginationSchema } from "../http/paging";
 import { ERROR_REFERENCE_PATH } from "../http/problem";
 import type { Route } from "../http/route";

@@ -1,5 +1,4 @@
-import { isServiceBusError } from "@azure/service-bus";
-import { ApiError, isApiError } from "../http/api-error";
+import { ApiError, isApiError } from "../errors/api-error";
 
 /**
  * Translates a Service Bus SDK failure (after the SDK's own retries) into the contract's code:
@@ -12,6 +11,8 @@ import { ApiError, isApiError } from "../http/api-error";
  */
 export function translateServiceBusError(error: unknown): unknown {
   if (isApiError(error) || error instanceof TypeError) return error;
+  // The SDK is loaded by then: only a Service Bus sender produces these errors.
+  const { isServiceBusError } = require("@azure/service-bus") as typeof import("@azure/service-bus");
   if (isServiceBusError(error)) {
     switch (error.code) {
       case "ServiceBusy":

@@ -1,7 +1,6 @@
-import { DefaultAzureCredential } from "@azure/identity";
-import { ServiceBusClient, type ServiceBusMessage, type ServiceBusMessageBatch, type ServiceBusSender } from "@azure/service-bus";
+import type { ServiceBusClient, ServiceBusMessage, ServiceBusMessageBatch, ServiceBusSender } from "@azure/service-bus";
 import { ConfigError } from "../config";
-import { ApiError } from "../http/api-error";
+import { ApiError } from "../errors/api-error";
 import type { OutgoingMessage, QueueSender } from "./queue";
 import { translateServiceBusError } from "./service-bus-errors";
 
@@ -25,6 +24,9 @@ export interface ServiceBusConnection {
  * const events = createServiceBusQueueSender<EventMessage>(client, queueNames.events);
  */
 export function createServiceBusClient(connection: ServiceBusConnection): ServiceBusClient {
+  // Loaded here, on first use, not at import: every cold start pays for what the function modules import.
+  const { ServiceBusClient } = require("@azure/service-bus") as typeof import("@azure/service-bus");
+  const { DefaultAzureCredential } = require("@azure/identity") as typeof import("@azure/identity");
   if (connection.connectionString) return new ServiceBusClient(connection.connectionString);
   if (connection.fullyQualifiedNamespace) {
     return new ServiceBusClient(connection.fullyQualifiedNamespace, new DefaultAzureCredential());

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { isApiError } from "../http/api-error";
+import { isApiError } from "../errors/api-error";
 import { deterministicEventId } from "../events/event-ids";
 import type { ChangeOrigin } from "../events/event-types";
 import { incidentCreatedData, outboxEvent, statusEvents } from "../incidents/incident-events";

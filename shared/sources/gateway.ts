@@ -28,6 +28,13 @@ export interface SourceGateway {
   relatedByEntity(query: EntityQuery, signal?: AbortSignal): Promise<VendorIncident[]>;
 }
 
+/** Every source's gateway. A source may be disabled (no bridge configured in a deployment). */
+export interface SourceRegistry {
+  gateway(source: Source): SourceGateway;
+  /** False when the deployment has no system behind the source: its endpoints answer EXTENSION_NOT_ENABLED. */
+  isEnabled(source: Source): boolean;
+}
+
 export type Severity = "Informational" | "Low" | "Medium" | "High";
 export const severities = ["Informational", "Low", "Medium", "High"] as const satisfies readonly Severity[];
 

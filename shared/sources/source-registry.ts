@@ -1,38 +1,49 @@
+import { ApiError } from "../errors/api-error";
 import type { Config } from "../config";
-import type { SourceGateway } from "./gateway";
+import type { SourceGateway, SourceRegistry } from "./gateway";
 import { createHttpVendorGateway } from "./http/http-vendor";
-import { createSimulatedVendors, type SimulatedConsole } from "./simulated/simulated-vendor";
 import { sources, type Source } from "./source";
 
-/** The gateway of every source: bridged over HTTP where configured, simulated otherwise. */
-export interface SourceRegistry {
-  gateway(source: Source): SourceGateway;
-  /** The simulated vendors' console, for local controls and tests. */
-  simulatedConsole: SimulatedConsole;
-}
-
-export interface SimulatedWorld {
-  seed: string;
-  workspaces: readonly { id: string; name: string; tenantId: string }[];
-  owners: readonly { userId: string; email: string; name: string }[];
-}
-
-export function createSourceRegistry(config: Config, world: SimulatedWorld, now: () => Date): SourceRegistry {
-  const simulated = createSimulatedVendors({
-    seed: world.seed,
-    workspaces: world.workspaces,
-    owners: world.owners,
-    incidentsPerWorkspace: config.simulatedIncidentsPerWorkspace,
-    now,
-  });
+/**
+ * The gateway of every source: the HTTP bridge where `SOURCE_<X>_URL` is set, otherwise `fallback`.
+ * In Azure the fallback is a disabled source (a deployment never serves simulated data); the local
+ * host passes its simulated vendors.
+ */
+export function createSourceRegistry(config: Config, fallback: (source: Source) => SourceGateway = disabledSource): SourceRegistry {
   const gateways = new Map<Source, SourceGateway>(
     sources.map((source) => {
       const http = config.httpSources[source];
-      return [source, http ? createHttpVendorGateway({ source, ...http }) : simulated.gateway(source)];
+      return [source, http ? createHttpVendorGateway({ source, ...http }) : fallback(source)];
     }),
   );
   return {
     gateway: (source) => gateways.get(source)!,
-    simulatedConsole: simulated.console,
+    isEnabled: (source) => !disabled.has(gateways.get(source)!),
   };
+}
+
+const disabled = new WeakSet<SourceGateway>();
+
+/**
+ * A source with no bridge configured: every call is 400 EXTENSION_NOT_ENABLED naming it, and the
+ * reconciler passes it over.
+ */
+export function disabledSource(source: Source): SourceGateway {
+  const refuse = async (): Promise<never> => {
+    throw new ApiError("EXTENSION_NOT_ENABLED", `The ${source} integration is not enabled for this deployment.`, { target: "source" });
+  };
+  const gateway: SourceGateway = {
+    source,
+    getIncident: refuse,
+    listIncidents: refuse,
+    setStatus: refuse,
+    setOwner: refuse,
+    listComments: refuse,
+    addComment: refuse,
+    deleteComment: refuse,
+    getEvidence: refuse,
+    relatedByEntity: refuse,
+  };
+  disabled.add(gateway);
+  return gateway;
 }

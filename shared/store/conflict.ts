@@ -1,4 +1,4 @@
-import { ApiError } from "../http/api-error";
+import { ApiError } from "../errors/api-error";
 
 /*
  * The errors every store adapter raises, built in one place so that the memory and Cosmos adapters

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { deliveryMessageId, type DeliveryMessage } from "../delivery/delivery-message";
-import { ApiError, isApiError, notFound } from "../http/api-error";
+import { ApiError, isApiError, notFound } from "../errors/api-error";
 import { pageQueryFields } from "../http/paging";
 import { defineRoute, type HandlerInput } from "../http/route";
 import { incidentCreatedData } from "../incidents/incident-events";

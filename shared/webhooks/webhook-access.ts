@@ -1,4 +1,4 @@
-import { notFound } from "../http/api-error";
+import { notFound } from "../errors/api-error";
 import type { HandlerInput } from "../http/route";
 import type { Versioned } from "../store/ports";
 import type { WebhookRecord } from "../store/records";

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { checkWebhookUrl } from "../delivery/address-policy";
 import { generateSigningSecret } from "../delivery/signer";
-import { ApiError, isApiError } from "../http/api-error";
+import { ApiError, isApiError } from "../errors/api-error";
 import { checkIfMatch } from "../http/etag";
 import { defineRoute, type HandlerInput, type RouteGroup } from "../http/route";
 import type { Versioned } from "../store/ports";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { INVALID_PAGE_TOKEN_MESSAGE } from "../../shared/http/api-error";
+import { INVALID_PAGE_TOKEN_MESSAGE } from "../../shared/errors/api-error";
 import { LAST_MODIFIED_CAP, LISTING_PAGE_TARGET } from "../../shared/incidents/cross-workspace-listing";
 import { sources, type Source } from "../../shared/sources/source";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
@@ -88,7 +88,7 @@ describe("POST /incidents/across-workspaces", () => {
       expect(["SourceA", "SourceB"]).toContain(i.source);
     }
     const email = "filter.target@contoso-mssp.example";
-    const target = host.services.sources.simulatedConsole.createIncident("SourceB", mapped[0]!, { title: "Quasar exfiltration beacon", severity: "Low" });
+    const target = host.simulated.vendors.createIncident("SourceB", mapped[0]!, { title: "Quasar exfiltration beacon", severity: "Low" });
     expect((await host.call("PUT", `/workspaces/${mapped[0]}/incidents/SourceB/${target.id}/assignee`, { body: { userId: null, email } })).status).toBe(204);
     const byText = await pageThrough({ query: "quasar exfiltration" });
     expect(byText.seen.map((i) => i.incident.id)).toEqual([target.id]);
@@ -177,7 +177,7 @@ describe("filterByLastModified", () => {
   it("an incident created inside a bounded window and modified after its end matches the creation-time query only", async () => {
     const windowStart = new Date(clock).toISOString();
     clock += 60_000;
-    const incident = host.services.sources.simulatedConsole.createIncident("SourceA", mapped[1]!, { title: "Created in the window", severity: "Medium" });
+    const incident = host.simulated.vendors.createIncident("SourceA", mapped[1]!, { title: "Created in the window", severity: "Medium" });
     clock += 60_000;
     const windowEnd = new Date(clock).toISOString();
     clock += 60_000;

@@ -20,7 +20,7 @@ afterAll(async () => host?.close());
 
 /** A fresh vendor incident made "in the console", so each test owns its incident. */
 function newIncident(source: "SourceA" | "SourceB" | "SourceG" = "SourceA", workspaceId = ws): VendorIncident {
-  return host.services.sources.simulatedConsole.createIncident(source, workspaceId, { title: "Suspicious sign-in from TOR exit node", severity: "High" });
+  return host.simulated.vendors.createIncident(source, workspaceId, { title: "Suspicious sign-in from TOR exit node", severity: "High" });
 }
 const path = (i: VendorIncident, suffix = "") => `/workspaces/${i.workspaceId}/incidents/${i.source}/${encodeURIComponent(i.id)}${suffix}`;
 
@@ -77,7 +77,7 @@ describe("GET incident", () => {
   it("is 404 NOT_FOUND for an incident the source does not have, and after the vendor deletes it", async () => {
     expect((await json(await host.call("GET", `/workspaces/${ws}/incidents/SourceA/no-such-incident`))).code).toBe("NOT_FOUND");
     const incident = newIncident();
-    host.services.sources.simulatedConsole.deleteIncident("SourceA", ws, incident.id);
+    host.simulated.vendors.deleteIncident("SourceA", ws, incident.id);
     expect((await host.call("GET", path(incident))).status).toBe(404);
   });
 
@@ -225,7 +225,7 @@ describe("PUT status", () => {
 
   it("a transition is judged from the vendor's status: close, reopened at the vendor, close again is a second close", async () => {
     // SourceC is not reconciled: the service's state only learns of the reopening through this write.
-    const incident = host.services.sources.simulatedConsole.createIncident("SourceC", ws, { title: "Reopened at the vendor", severity: "Low" });
+    const incident = host.simulated.vendors.createIncident("SourceC", ws, { title: "Reopened at the vendor", severity: "Low" });
     const status = (body: object) => host.call("PUT", `/workspaces/${ws}/incidents/SourceC/${encodeURIComponent(incident.id)}/status`, { body });
     expect((await status({ status: "Closed", classification: "TruePositive" })).status).toBe(204);
     await host.services.sources.gateway("SourceC").setStatus(ws, incident.id, { status: "Active" });

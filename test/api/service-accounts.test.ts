@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { INVALID_PAGE_TOKEN_MESSAGE } from "../../shared/http/api-error";
+import { INVALID_PAGE_TOKEN_MESSAGE } from "../../shared/errors/api-error";
 import { ensureAdminAccount } from "../../shared/identity/admin-account";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
 

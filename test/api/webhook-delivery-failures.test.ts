@@ -97,7 +97,7 @@ async function createWebhook(label: string, over: Json = {}, on: TestHost = host
 }
 
 function newIncident(on: TestHost = host, workspaceId = on === host ? ws : on.demo.workspaces[0]!.id): VendorIncident {
-  return on.services.sources.simulatedConsole.createIncident("SourceA", workspaceId, { title: "Beaconing to known C2", severity: "High" });
+  return on.simulated.vendors.createIncident("SourceA", workspaceId, { title: "Beaconing to known C2", severity: "High" });
 }
 const statusPath = (i: VendorIncident) => `/workspaces/${i.workspaceId}/incidents/SourceA/${i.id}/status`;
 

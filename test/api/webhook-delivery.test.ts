@@ -47,7 +47,7 @@ const requestsTo = (webhook: Json) => receiver.requests.filter((r) => webhook.ur
 const typeOf = (r: ReceivedRequest) => JSON.parse(r.body).type as string;
 
 function newIncident(workspaceId = ws): VendorIncident {
-  return host.services.sources.simulatedConsole.createIncident("SourceA", workspaceId, { title: "Beaconing to known C2", severity: "High" });
+  return host.simulated.vendors.createIncident("SourceA", workspaceId, { title: "Beaconing to known C2", severity: "High" });
 }
 const statusPath = (i: VendorIncident) => `/workspaces/${i.workspaceId}/incidents/SourceA/${i.id}/status`;
 

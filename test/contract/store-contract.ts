@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ApiError, type ErrorCode } from "../../shared/http/api-error";
+import { ApiError, type ErrorCode } from "../../shared/errors/api-error";
 import { deliveryLogPartition } from "../../shared/store/delivery-log-partition";
 import type { Page, Stores } from "../../shared/store/ports";
 import type {

@@ -7,7 +7,8 @@ import { startLocalServer } from "../../shared/local/local-server";
 import { localControlRoutes } from "../../shared/local/local-controls";
 import type { Logger } from "../../shared/logger";
 import { allRoutes } from "../../shared/route-groups";
-import { createServices, type Services } from "../../shared/services";
+import { createLocalServices, type SimulatedSystems } from "../../shared/local/local-services";
+import type { Services } from "../../shared/services";
 import { createCosmosClient } from "../../shared/store/cosmos/cosmos-client";
 import { ensureContainers } from "../../shared/store/cosmos/containers";
 import { createCosmosStores } from "../../shared/store/cosmos/cosmos-stores";
@@ -39,6 +40,8 @@ export interface LogLine {
 export interface TestHost {
   base: string;
   services: Services;
+  /** The simulated external systems' consoles (act "in the vendor console"). */
+  simulated: SimulatedSystems;
   demo: DemoData;
   admin: { clientId: string; clientSecret: string };
   logs: LogLine[];
@@ -92,9 +95,9 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
     ...cosmos?.env,
     ...options.env,
   });
-  const services = createServices(config, { logger, now: options.now, stores: cosmos?.stores, resolveHost: options.resolveHost ?? fakeDns, webhookCa: options.webhookCa });
+  const { services, simulated } = createLocalServices(config, { logger, now: options.now, stores: cosmos?.stores, resolveHost: options.resolveHost ?? fakeDns, webhookCa: options.webhookCa });
   const { admin, data } = await seedDemoData(services);
-  const server = await startLocalServer(services, [...allRoutes(), ...(options.extraRoutes ?? [])], 0, "127.0.0.1", localControlRoutes());
+  const server = await startLocalServer(services, [...allRoutes(), ...(options.extraRoutes ?? [])], 0, "127.0.0.1", localControlRoutes(simulated));
   const base = `${server.url}/api/v2`;
   const origin = server.url;
   const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString("base64")}`;
@@ -102,6 +105,7 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
   return {
     base,
     services,
+    simulated,
     demo: data,
     admin: { clientId: admin.clientId, clientSecret: admin.clientSecret },
     logs,

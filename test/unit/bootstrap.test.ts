@@ -5,7 +5,7 @@ import { loadConfig } from "../../shared/config";
 import { startLocalServer } from "../../shared/local/local-server";
 import { silentLogger } from "../../shared/logger";
 import { allRoutes } from "../../shared/route-groups";
-import { createServices } from "../../shared/services";
+import { createServices } from "../../shared/composition";
 import { startCosmosServer, type CosmosServer } from "../support/cosmos-server";
 
 let cosmos: CosmosServer;

@@ -5,7 +5,7 @@ import * as azure from "@azure/functions";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { apiGroups, metaGroup } from "../../shared/route-groups";
 import { seedDemoData } from "../../shared/local/demo-data";
-import { getServices } from "../../shared/services";
+import { getServices } from "../../shared/composition";
 
 const functionsDir = join(__dirname, "../../functions");
 type Registration = { name: string; options: azure.HttpFunctionOptions };

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { INVALID_PAGE_TOKEN_MESSAGE, isApiError } from "../../shared/http/api-error";
+import { INVALID_PAGE_TOKEN_MESSAGE, isApiError } from "../../shared/errors/api-error";
 import { PageTokens } from "../../shared/http/page-token";
 
 const tokens = new PageTokens(randomBytes(32));

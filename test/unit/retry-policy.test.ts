@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SendErrorKind, SendOutcome } from "../../shared/delivery/guarded-sender";
-import { decideRetry, parseRetryAfter } from "../../shared/delivery/retry-policy";
+import { decideRetry } from "../../shared/delivery/retry-policy";
 
 const first = new Date("2026-09-01T10:00:00.000Z");
 const at = (ms: number) => new Date(first.getTime() + ms);
@@ -174,28 +174,5 @@ describe("decideRetry", () => {
       starts.push(decision.at.getTime() - first.getTime());
     }
     expect(starts).toEqual([0, 60_000, 120_000, 180_000, 240_000, 300_000]);
-  });
-});
-
-describe("parseRetryAfter", () => {
-  const now = new Date("2026-09-01T10:00:00.000Z");
-
-  it("reads delta-seconds", () => {
-    expect(parseRetryAfter("0", now)).toBe(0);
-    expect(parseRetryAfter("120", now)).toBe(120_000);
-    expect(parseRetryAfter(" 30 ", now)).toBe(30_000);
-  });
-
-  it("reads the three HTTP-date forms relative to now, and a past date as 0", () => {
-    expect(parseRetryAfter("Tue, 01 Sep 2026 10:01:00 GMT", now)).toBe(60_000);
-    expect(parseRetryAfter("Tuesday, 01-Sep-26 10:01:00 GMT", now)).toBe(60_000);
-    expect(parseRetryAfter("Tue Sep  1 10:01:00 2026", now)).toBeTypeOf("number");
-    expect(parseRetryAfter("Mon, 31 Aug 2026 10:00:00 GMT", now)).toBe(0);
-  });
-
-  it("gives undefined for absent or unreadable values", () => {
-    for (const value of [undefined, "", "  ", "-5", "1.5", "soon", "12abc", "Xyz, 99 Foo 2026"]) {
-      expect(parseRetryAfter(value, now)).toBeUndefined();
-    }
   });
 });

@@ -7,7 +7,7 @@ import {
 } from "@azure/service-bus";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ConfigError } from "../../shared/config";
-import { ApiError } from "../../shared/http/api-error";
+import { ApiError } from "../../shared/errors/api-error";
 import type { ReceivedMessage } from "../../shared/queue/queue";
 import { queueNames } from "../../shared/queue/queue-names";
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isApiError } from "../../shared/http/api-error";
+import { isApiError } from "../../shared/errors/api-error";
 import type { IncidentFilters, IncidentWindowQuery, SourceGateway, VendorIncident } from "../../shared/sources/gateway";
 import { entityKinds } from "../../shared/sources/gateway";
 import { createSimulatedVendors, type SimulatedVendorOptions } from "../../shared/sources/simulated/simulated-vendor";

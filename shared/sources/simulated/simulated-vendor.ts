@@ -1,5 +1,4 @@
-import { ApiError, isApiError, notFound } from "../../http/api-error";
-import { invalidPageToken } from "../../http/page-token";
+import { ApiError, invalidPageToken, isApiError, notFound } from "../../errors/api-error";
 import type {
   Classification,
   EntityQuery,

@@ -1,4 +1,4 @@
-import { ApiError, notFound } from "../../http/api-error";
+import { ApiError, notFound } from "../../errors/api-error";
 import type {
   Alert,
   Classification,

@@ -1,6 +1,5 @@
 import https from "node:https";
-import { CosmosClient } from "@azure/cosmos";
-import { DefaultAzureCredential } from "@azure/identity";
+import type { CosmosClient } from "@azure/cosmos";
 import { ConfigError, type Config } from "../../config";
 
 /**
@@ -13,6 +12,9 @@ import { ConfigError, type Config } from "../../config";
  */
 export function createCosmosClient(config: Config["cosmos"]): CosmosClient {
   if (!config.endpoint) throw new ConfigError("COSMOS_ENDPOINT is required for the Cosmos store.");
+  // Loaded here, on first use, not at import: every cold start pays for what the function modules import.
+  const { CosmosClient } = require("@azure/cosmos") as typeof import("@azure/cosmos");
+  const { DefaultAzureCredential } = require("@azure/identity") as typeof import("@azure/identity");
   return new CosmosClient({
     endpoint: config.endpoint,
     ...(config.key ? { key: config.key } : { aadCredentials: new DefaultAzureCredential() }),

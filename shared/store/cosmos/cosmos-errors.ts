@@ -1,4 +1,4 @@
-import { ApiError } from "../../http/api-error";
+import { ApiError } from "../../errors/api-error";
 import { alreadyExists, concurrentWrite, missingDocument } from "../conflict";
 
 export type CosmosOperation = "read" | "query" | "create" | "upsert" | "replace" | "delete" | "batch";

@@ -70,3 +70,11 @@ export const INVALID_PAGE_TOKEN_MESSAGE =
 export function notFound(what: string, target?: string): ApiError {
   return new ApiError("NOT_FOUND", `${what} was not found.`, { target });
 }
+
+/** 400 VALIDATION_ERROR with the contract's fixed text, for any token that is not one we issued. */
+export function invalidPageToken(target = "continuationToken"): ApiError {
+  return new ApiError("VALIDATION_ERROR", INVALID_PAGE_TOKEN_MESSAGE, {
+    target,
+    errors: { [target]: [INVALID_PAGE_TOKEN_MESSAGE] },
+  });
+}

@@ -1,0 +1,41 @@
+import { createServices, type ServiceOverrides } from "../composition";
+import type { Config } from "../config";
+import type { Services } from "../services";
+import { createSimulatedVendors, type SimulatedConsole } from "../sources/simulated/simulated-vendor";
+import { createSourceRegistry } from "../sources/source-registry";
+import { buildDemoData, type DemoData } from "./demo-data";
+
+/** The simulated external systems of the local host, and the consoles that act "inside" them. */
+export interface SimulatedSystems {
+  /** The demo organization the simulated systems serve. */
+  demo: DemoData;
+  /** The vendors' consoles: create, close and delete incidents as an analyst would at the vendor. */
+  vendors: SimulatedConsole;
+}
+
+export interface LocalServices {
+  services: Services;
+  simulated: SimulatedSystems;
+}
+
+/**
+ * The local host's composition: the same services as in Azure, with every external system that has
+ * no real adapter configured served by its simulated adapter over the demo organization.
+ */
+export function createLocalServices(config: Config, overrides: ServiceOverrides = {}): LocalServices {
+  const now = overrides.now ?? (() => new Date());
+  const demo = buildDemoData(config.demoSeed, now(), config.demoWorkspaces);
+  const vendors = createSimulatedVendors({
+    seed: config.demoSeed,
+    workspaces: demo.workspaces,
+    owners: demo.users.map((u) => ({ userId: u.id, email: u.email, name: u.displayName })),
+    incidentsPerWorkspace: config.simulatedIncidentsPerWorkspace,
+    now,
+  });
+  const services = createServices(config, {
+    ...overrides,
+    now,
+    sources: overrides.sources ?? createSourceRegistry(config, (source) => vendors.gateway(source)),
+  });
+  return { services, simulated: { demo, vendors: vendors.console } };
+}

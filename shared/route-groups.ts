@@ -6,7 +6,7 @@ import { incidentRoutes } from "./incidents/incident-routes";
 import { webhookRoutes } from "./webhooks/webhook-routes";
 import { metaRoutes } from "./meta/meta-routes";
 
-/** Every endpoint group of the API. A new group is one line here and one file in functions/. */
+/** Every endpoint group of the API. A new group is one line here; `functions/http-api.ts` registers each. */
 export const apiGroups: RouteGroup[] = [serviceAccountRoutes, userRoutes, incidentRoutes, incidentsAcrossWorkspacesRoutes, webhookRoutes];
 
 export const metaGroup: RouteGroup = metaRoutes(() => allRoutes());

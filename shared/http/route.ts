@@ -71,10 +71,11 @@ export function defineRoute<
   return route;
 }
 
-/** The routes of one endpoint group and the Azure route prefix its HTTP function listens on. */
+/**
+ * The routes of one endpoint group: one HTTP function in Azure, whose route template is derived from
+ * the paths (`azure/azure-routes.ts`). A new group is one entry in `route-groups.ts`.
+ */
 export interface RouteGroup {
   name: string;
-  /** Azure Functions route template, relative to the `api` route prefix of host.json. */
-  azureRoute: string;
   routes: Route[];
 }

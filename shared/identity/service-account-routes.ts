@@ -32,7 +32,6 @@ const LIST_BINDING = "service-accounts";
 
 export const serviceAccountRoutes: RouteGroup = {
   name: "service-accounts",
-  azureRoute: "v2/service-accounts/{*rest}",
   routes: [
     defineRoute({
       method: "GET",

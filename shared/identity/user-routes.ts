@@ -38,7 +38,6 @@ const deleteUserParams = z.object({ id: z.guid() });
 
 export const userRoutes: RouteGroup = {
   name: "users",
-  azureRoute: "v2/users/{*rest}",
   routes: [
     defineRoute({
       method: "GET",

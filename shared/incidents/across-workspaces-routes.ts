@@ -5,7 +5,6 @@ import { incidentSummaryView } from "./incident-view";
 
 export const incidentsAcrossWorkspacesRoutes: RouteGroup = {
   name: "incidents-across-workspaces",
-  azureRoute: "v2/incidents/{*rest}",
   routes: [
     defineRoute({
       method: "POST",

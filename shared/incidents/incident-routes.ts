@@ -24,7 +24,6 @@ const base = "/workspaces/{workspaceId}/incidents/{source}";
 
 export const incidentRoutes: RouteGroup = {
   name: "incidents",
-  azureRoute: "v2/workspaces/{workspaceId}/incidents/{*rest}",
   routes: [
     defineRoute({
       method: "GET",

@@ -28,9 +28,8 @@ export function metaRoutes(documented: () => readonly Route[]): RouteGroup {
   const assetCache = new Map<string, Buffer>();
   return {
     name: "meta",
-    // The catch-all of the whole API: Azure routes here whatever no other group claims, so the
-    // shared router (not the host) answers 404 and 405 as problems.
-    azureRoute: "v2/{*rest}",
+    // Its paths share no prefix, so its Azure route is the API-wide catch-all `v2/{*rest}`: Azure
+    // routes here whatever no other group claims, and the shared router answers 404 and 405 as problems.
     routes: [
       defineRoute({
         method: "GET",

@@ -25,7 +25,6 @@ const createdWebhookView = webhookView.extend({
 
 export const webhookRoutes: RouteGroup = {
   name: "webhooks",
-  azureRoute: "v2/webhooks/{*rest}",
   routes: [
     defineRoute({
       method: "GET",

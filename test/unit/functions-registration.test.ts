@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import * as azure from "@azure/functions";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { azureRouteOf, compareSpecificity, templateMatches } from "../../shared/azure/azure-routes";
 import { apiGroups, metaGroup } from "../../shared/route-groups";
 import { seedDemoData } from "../../shared/local/demo-data";
 import { getServices } from "../../shared/composition";
@@ -36,7 +37,7 @@ describe("Azure Functions registration", () => {
     expect(registrations.map((r) => r.name).sort()).toEqual(expected.map((g) => g.name).sort());
     for (const group of expected) {
       const reg = registrations.find((r) => r.name === group.name)!;
-      expect(reg.options.route).toBe(group.azureRoute);
+      expect(reg.options.route).toBe(azureRouteOf(group));
       expect(reg.options.route).toMatch(/\{\*\w+\}$/);
       expect(reg.options.authLevel).toBe("anonymous");
       expect([...(reg.options.methods ?? [])].sort()).toEqual(["DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"]);
@@ -52,6 +53,27 @@ describe("Azure Functions registration", () => {
       ["outbox-sweep", "0 * * * * *"],
       ["reconciler", "30 * * * * *"],
     ]);
+  });
+
+  it("routes every path to its own group's function: the most specific matching template is its group's", () => {
+    const groups = [...apiGroups, metaGroup];
+    const templates = groups.map((g) => ({ name: g.name, route: azureRouteOf(g) }));
+    expect(new Set(templates.map((t) => t.route)).size).toBe(templates.length);
+    for (const group of groups) {
+      for (const route of group.routes) {
+        const path = "v2" + route.path.replace(/\{\w+\}/g, "x");
+        const matching = templates.filter((t) => templateMatches(t.route, path)).sort((a, b) => compareSpecificity(a.route, b.route));
+        expect(matching[0]?.name, `${route.method} ${route.path}`).toBe(group.name);
+      }
+    }
+  });
+
+  it("orders templates as the host does: a literal beats a parameter, which beats a catch-all", () => {
+    expect(compareSpecificity("v2/workspaces/{workspaceId}/incidents/{*rest}", "v2/workspaces/{workspaceId}/{*rest}")).toBeLessThan(0);
+    expect(compareSpecificity("v2/{*rest}", "v2/webhooks/{*rest}")).toBeGreaterThan(0);
+    expect(templateMatches("v2/webhooks/{*rest}", "v2/webhooks")).toBe(true);
+    expect(templateMatches("v2/webhooks/{*rest}", "v2/webhooksx")).toBe(false);
+    expect(templateMatches("v2/workspaces/{workspaceId}/incidents/{*rest}", "v2/workspaces/w/incidents/SourceA/1")).toBe(true);
   });
 
   it("host.json serves the functions under /api", () => {

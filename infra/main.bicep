@@ -60,57 +60,59 @@ param tags object = {}
 // What must match the code
 // ---------------------------------------------------------------------------------------------------
 
-// shared/store/cosmos/containers.ts, container for container. A partition key is fixed for the
-// container's lifetime: changing one here means a new container and a data migration.
+// shared/store/cosmos/containers.ts, container for container. Every container is partitioned on
+// `/pk`, which the code sets on each document, so that a document and the outbox records committed
+// with it share a partition. A partition key is fixed for the container's lifetime: changing one here
+// means a new container and a data migration.
 var cosmosContainers = [
   {
     name: 'accounts'
-    partitionKeyPath: '/id'
+    partitionKeyPath: '/pk'
   }
   {
     name: 'workspaces'
-    partitionKeyPath: '/id'
+    partitionKeyPath: '/pk'
   }
   {
+    // With its outbox: carried-out records expire by their own ttl.
     name: 'serviceAccounts'
-    partitionKeyPath: '/id'
-  }
-  {
-    name: 'users'
-    partitionKeyPath: '/accountId'
-  }
-  {
-    name: 'audit'
-    partitionKeyPath: '/accountId'
-  }
-  {
-    // Incident state and its outbox events; published events expire by their own ttl.
-    name: 'incidents'
-    partitionKeyPath: '/workspaceId'
+    partitionKeyPath: '/pk'
     defaultTtl: -1
   }
   {
-    name: 'gamebookRuns'
-    partitionKeyPath: '/workspaceId'
+    name: 'users'
+    partitionKeyPath: '/pk'
+    defaultTtl: -1
+  }
+  {
+    name: 'audit'
+    partitionKeyPath: '/pk'
+  }
+  {
+    // Per workspace: incident state, gamebook runs and their outbox records.
+    name: 'workspaceItems'
+    partitionKeyPath: '/pk'
+    defaultTtl: -1
   }
   {
     name: 'webhooks'
-    partitionKeyPath: '/id'
+    partitionKeyPath: '/pk'
+    defaultTtl: -1
   }
   {
     // One small document per workspace: the reconciler's lease and watermarks.
     name: 'reconciler'
-    partitionKeyPath: '/workspaceId'
+    partitionKeyPath: '/pk'
   }
   {
     // One document per workspace: the agent's classification cards and the webhooks they name.
     name: 'agentConfigurations'
-    partitionKeyPath: '/workspaceId'
+    partitionKeyPath: '/pk'
   }
   {
     // One partition per webhook and day; entries expire by their own ttl (the retention).
     name: 'deliveryLogs'
-    partitionKeyPath: '/partitionKey'
+    partitionKeyPath: '/pk'
     defaultTtl: -1
     // Declaring a policy replaces the default one, so it restates "index everything" and adds the
     // composite index that the newest-first listing (ORDER BY createdAt DESC, id DESC) requires.

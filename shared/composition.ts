@@ -1,4 +1,3 @@
-import { AuditTrail } from "./audit/audit-trail";
 import { Authenticator } from "./auth/authenticator";
 import { loadConfig, type Config } from "./config";
 import { resolveAllAddresses, type HostResolver } from "./delivery/address-policy";
@@ -42,7 +41,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
   const secretBox = new SecretBox(config.webhooks.secretsKey);
   const resolveHost = overrides.resolveHost ?? resolveAllAddresses;
   const queues = config.queue.kind === "inprocess" ? inProcessEventQueues(now, logger) : serviceBusQueues(config);
-  const pipeline = createEventPipeline({ config, queues, stores, secretBox, now, logger, lookup: overrides.resolveHost, ca: overrides.webhookCa });
+  const events = createEventPipeline({ config, queues, stores, secretBox, now, logger, lookup: overrides.resolveHost, ca: overrides.webhookCa });
   return {
     config,
     now,
@@ -57,11 +56,10 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     }),
     rateLimiter: new RateLimiter({ capacity: config.rateLimit.burst, refillPerSecond: config.rateLimit.perSecond }),
     pageTokens: new PageTokens(config.pageTokenKey),
-    audit: new AuditTrail(stores.audit, now, logger),
     sources: overrides.sources ?? createSourceRegistry(config),
     secretBox,
     resolveHost,
-    pipeline,
+    events,
   };
 }
 

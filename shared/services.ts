@@ -1,4 +1,3 @@
-import type { AuditTrail } from "./audit/audit-trail";
 import type { Authenticator } from "./auth/authenticator";
 import type { Config } from "./config";
 import type { PageTokens } from "./http/page-token";
@@ -23,12 +22,11 @@ export interface Services {
   auth: Authenticator;
   rateLimiter: RateLimiter;
   pageTokens: PageTokens;
-  audit: AuditTrail;
   sources: SourceRegistry;
   secretBox: SecretBox;
   /** Name → addresses, for checking webhook URLs (tests point names at chosen addresses). */
   resolveHost: HostResolver;
-  /** Events and webhook delivery: queues, outbox relay, fan-out and delivery handlers. */
-  pipeline: EventPipeline;
+  /** Events and webhook delivery: the outbox relay, the queues, the fan-out and delivery handlers. */
+  events: EventPipeline;
 }
 

@@ -9,7 +9,7 @@ import type { MessageHandler, QueueSender } from "../queue/queue";
 import { queueNames } from "../queue/queue-names";
 import type { Stores } from "../store/ports";
 import type { SecretBox } from "../webhooks/secret-box";
-import type { EventMessage } from "./event-message";
+import type { EventMessage } from "../store/records";
 import { createFanOutHandler } from "./fan-out";
 import { OutboxRelay } from "./outbox-relay";
 
@@ -101,7 +101,7 @@ export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
   return {
     events,
     deliveries,
-    outbox: new OutboxRelay(stores.incidents, events, now, logger),
+    outbox: new OutboxRelay({ outbox: stores.outbox, events, audit: stores.audit, now, logger }),
     fanOutHandler,
     deliveryHandler,
     sender,

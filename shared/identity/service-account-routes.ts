@@ -2,12 +2,15 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { generateSecret, hashSecret } from "../auth/secrets";
 import type { Scope } from "../auth/scopes";
-import { ApiError, isApiError, notFound } from "../errors/api-error";
+import { auditRecord, type AuditEntry } from "../audit/audit-record";
+import { ApiError, notFound } from "../errors/api-error";
 import { checkIfMatch } from "../http/etag";
 import { pageRequest, pagination } from "../http/paging";
 import { defineRoute, type HandlerInput, type RouteGroup } from "../http/route";
+import { outboxScope } from "../store/outbox-scope";
 import type { Versioned } from "../store/ports";
-import type { CredentialRecord, ServiceAccountRecord } from "../store/records";
+import { modifyDocument } from "../store/read-modify-write";
+import type { CredentialRecord, OutboxRecord, ServiceAccountRecord } from "../store/records";
 import { assertGrantable, credentialExpiry, resolveAssignments } from "./grants";
 import {
   createCredentialBody,
@@ -99,15 +102,18 @@ export const serviceAccountRoutes: RouteGroup = {
           createdAt: stamp,
           lastModifiedAt: stamp,
         };
-        const created = await services.stores.serviceAccounts.create(record);
-        await services.audit.record(principal, {
-          activityType: "ServiceAccountCreated",
-          activityAction: "Create",
-          targetResourceType: "ServiceAccount",
-          targetResourceId: record.id,
-          targetResourceName: record.name,
-          metadata: { organizationalRole: record.organizationalRole, scopes, workspaceAssignments: record.workspaceAssignments },
-        });
+        const audit = [
+          auditOf(input, record, {
+            activityType: "ServiceAccountCreated",
+            activityAction: "Create",
+            targetResourceType: "ServiceAccount",
+            targetResourceId: record.id,
+            targetResourceName: record.name,
+            metadata: { organizationalRole: record.organizationalRole, scopes, workspaceAssignments: record.workspaceAssignments },
+          }),
+        ];
+        const created = await services.stores.serviceAccounts.create(record, audit);
+        await services.events.outbox.publish(audit);
         return {
           status: 201,
           data: { ...(await view(input, created.value)), clientId: record.id, clientSecret: secret },
@@ -128,7 +134,12 @@ export const serviceAccountRoutes: RouteGroup = {
         const { body, principal, services } = input;
         if (body.workspaceAssignments) await resolveAssignments(services.stores.workspaces, principal, body.workspaceAssignments);
         const changed = Object.keys(body);
-        const updated = await modifyServiceAccount(input, input.params.id, (sa) => {
+        const updated = await modifyServiceAccount(input, input.params.id, {
+          activityType: "ServiceAccountUpdated",
+          activityAction: "Update",
+          targetResourceType: "ServiceAccount",
+          metadata: { changed, ...body },
+        }, (sa) => {
           assertNotPlatformManaged(sa);
           if (body.isActive === false) assertNotSelf(input, sa, "deactivate");
           if (body.organizationalRole && body.organizationalRole !== sa.organizationalRole) {
@@ -142,15 +153,6 @@ export const serviceAccountRoutes: RouteGroup = {
             sa.workspaceAssignments = body.workspaceAssignments.map((a) => ({ workspaceId: a.workspaceId.toLowerCase(), role: a.role }));
           }
         });
-        await services.audit.record(principal, {
-          activityType: "ServiceAccountUpdated",
-          activityAction: "Update",
-          targetResourceType: "ServiceAccount",
-          targetResourceId: updated.value.id,
-          targetResourceName: updated.value.name,
-          metadata: { changed, ...body },
-          accountId: updated.value.accountId,
-        });
         return { data: await view(input, updated.value), headers: { ETag: updated.etag } };
       },
     }),
@@ -163,21 +165,23 @@ export const serviceAccountRoutes: RouteGroup = {
       params: serviceAccountIdParams,
       successStatus: 204,
       async handler(input) {
-        const { services, principal } = input;
+        const { services } = input;
         const found = await visibleServiceAccount(input, input.params.id);
         checkIfMatch(input.header("if-match"), found.etag);
         assertNotPlatformManaged(found.value);
         assertNotSelf(input, found.value, "delete");
-        await services.stores.serviceAccounts.delete(found.value.id, found.etag);
+        const audit = [
+          auditOf(input, found.value, {
+            activityType: "ServiceAccountDeleted",
+            activityAction: "Delete",
+            targetResourceType: "ServiceAccount",
+            targetResourceId: found.value.id,
+            targetResourceName: found.value.name,
+          }),
+        ];
+        await services.stores.serviceAccounts.delete(found.value.id, found.etag, audit);
         services.auth.evict(found.value.id);
-        await services.audit.record(principal, {
-          activityType: "ServiceAccountDeleted",
-          activityAction: "Delete",
-          targetResourceType: "ServiceAccount",
-          targetResourceId: found.value.id,
-          targetResourceName: found.value.name,
-          accountId: found.value.accountId,
-        });
+        await services.events.outbox.publish(audit);
         return { status: 204 };
       },
     }),
@@ -197,7 +201,13 @@ export const serviceAccountRoutes: RouteGroup = {
         assertGrantable(principal, scopes);
         const now = services.now();
         const { credential, secret } = newCredential(input, scopes, credentialExpiry(body.expirationDate, now));
-        const updated = await modifyServiceAccount(input, input.params.id, (sa) => {
+        const updated = await modifyServiceAccount(input, input.params.id, {
+          activityType: "ServiceAccountCredentialCreated",
+          activityAction: "Create",
+          targetResourceType: "ServiceAccountCredential",
+          targetResourceId: credential.id,
+          metadata: { scopes, expirationDate: credential.expirationDate },
+        }, (sa) => {
           const active = sa.credentials.filter((c) => c.status === "Active" && Date.parse(c.expirationDate) > now.getTime());
           if (active.length >= MAX_ACTIVE_CREDENTIALS) {
             throw new ApiError(
@@ -207,15 +217,6 @@ export const serviceAccountRoutes: RouteGroup = {
             );
           }
           sa.credentials.push(credential);
-        });
-        await services.audit.record(principal, {
-          activityType: "ServiceAccountCredentialCreated",
-          activityAction: "Create",
-          targetResourceType: "ServiceAccountCredential",
-          targetResourceId: credential.id,
-          targetResourceName: updated.value.name,
-          metadata: { serviceAccountId: updated.value.id, scopes, expirationDate: credential.expirationDate },
-          accountId: updated.value.accountId,
         });
         return {
           status: 201,
@@ -232,9 +233,15 @@ export const serviceAccountRoutes: RouteGroup = {
       params: credentialParams,
       successStatus: 204,
       async handler(input) {
-        const { services, principal } = input;
+        const { services } = input;
         const credentialId = input.params.credentialId.toLowerCase();
-        const updated = await modifyServiceAccount(input, input.params.id, (sa) => {
+        await modifyServiceAccount(input, input.params.id, {
+          activityType: "ServiceAccountCredentialRevoked",
+          activityAction: "Delete",
+          targetResourceType: "ServiceAccountCredential",
+          targetResourceId: credentialId,
+          metadata: {},
+        }, (sa) => {
           const credential = sa.credentials.find((c) => c.id === credentialId);
           if (!credential) throw notFound("The credential", "credentialId");
           if (credential.status === "Revoked") {
@@ -242,15 +249,6 @@ export const serviceAccountRoutes: RouteGroup = {
           }
           credential.status = "Revoked";
           credential.revokedAt = services.now().toISOString();
-        });
-        await services.audit.record(principal, {
-          activityType: "ServiceAccountCredentialRevoked",
-          activityAction: "Delete",
-          targetResourceType: "ServiceAccountCredential",
-          targetResourceId: credentialId,
-          targetResourceName: updated.value.name,
-          metadata: { serviceAccountId: updated.value.id },
-          accountId: updated.value.accountId,
         });
         return { status: 204 };
       },
@@ -267,32 +265,44 @@ async function visibleServiceAccount(input: Ctx, id: string): Promise<Versioned<
   return found;
 }
 
+type ServiceAccountAudit = Omit<AuditEntry, "targetResourceName" | "accountId" | "targetResourceId"> & { targetResourceId?: string };
+
 /**
- * Read-modify-write with optimistic concurrency. With `If-Match` the caller's version must still be
- * current (409 otherwise); without it a lost race is retried on a fresh read, so no update is lost.
+ * Read-modify-write with optimistic concurrency, its audit event committed with it. With `If-Match`
+ * the caller's version must still be current (409 otherwise); without it a lost race is retried on a
+ * fresh read, so no update is lost.
  */
 async function modifyServiceAccount(
   input: Ctx,
   id: string,
+  audit: ServiceAccountAudit,
   mutate: (sa: ServiceAccountRecord) => void,
 ): Promise<Versioned<ServiceAccountRecord>> {
   const ifMatch = input.header("if-match");
   const store = input.services.stores.serviceAccounts;
-  for (let attempt = 1; ; attempt++) {
-    const current = await visibleServiceAccount(input, id);
-    checkIfMatch(ifMatch, current.etag);
-    const draft = structuredClone(current.value);
-    mutate(draft);
-    draft.lastModifiedAt = input.services.now().toISOString();
-    try {
-      const saved = await store.replace(draft, current.etag);
-      input.services.auth.evict(saved.value.id);
-      return saved;
-    } catch (error) {
-      const lostRace = isApiError(error) && error.code === "CONFLICT";
-      if (!lostRace || ifMatch !== undefined || attempt >= 5) throw error;
-    }
-  }
+  let records: OutboxRecord[] = [];
+  const saved = await modifyDocument({
+    read: () => visibleServiceAccount(input, id),
+    expectEtag: (etag) => checkIfMatch(ifMatch, etag),
+    retry: ifMatch === undefined,
+    mutate(draft) {
+      mutate(draft);
+      draft.lastModifiedAt = input.services.now().toISOString();
+    },
+    write(draft, etag) {
+      const entry = { targetResourceId: draft.id, ...audit, targetResourceName: draft.name };
+      records = [auditOf(input, draft, { ...entry, metadata: { serviceAccountId: draft.id, ...audit.metadata } })];
+      return store.replace(draft, etag, records);
+    },
+  });
+  input.services.auth.evict(saved.value.id);
+  await input.services.events.outbox.publish(records);
+  return saved;
+}
+
+/** The audit event of a write to a service account, in the trail of the account that owns it. */
+function auditOf(input: Ctx, sa: ServiceAccountRecord, entry: Omit<AuditEntry, "accountId">): OutboxRecord {
+  return auditRecord(input.actor, { ...entry, accountId: sa.accountId }, outboxScope.serviceAccount(sa.id), input.services.now());
 }
 
 function newCredential(input: Ctx, scopes: Scope[], expirationDate: string): { credential: CredentialRecord; secret: string } {

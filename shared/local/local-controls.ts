@@ -3,7 +3,8 @@ import { defineRoute, type Route } from "../http/route";
 import { addServiceComment } from "../incidents/service-comments";
 import { triggerIncidentCreated } from "../incidents/manual-trigger";
 import { agentConfiguration, completeInvestigation } from "../incidents/agent-investigations";
-import { workspaceOf } from "../incidents/incident-access";
+import { findWorkspace } from "../incidents/incident-access";
+import { serviceActor } from "../operation-context";
 import { reconcile } from "../reconciler/reconciler";
 import { classifications, severities } from "../sources/gateway";
 import { sourceSchema } from "../sources/source";
@@ -77,7 +78,9 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
         .strict(),
       successStatus: 201,
       async handler({ params, body, services }) {
-        const { comment, eventId } = await addServiceComment(services, { ...params, message: body.message, by: { origin: body.origin, name: body.name } });
+        const workspace = await findWorkspace(services, params.workspaceId);
+        const ctx = { services, actor: serviceActor(body.origin, body.name) };
+        const { comment, eventId } = await addServiceComment(ctx, { ...params, workspace, message: body.message });
         return { status: 201, data: { commentId: comment.id, eventId } };
       },
     }),
@@ -91,7 +94,8 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
       body: z.object({ webhookId: z.guid().optional() }).strict().default({}),
       successStatus: 202,
       async handler({ params, body, services }) {
-        return { status: 202, data: await triggerIncidentCreated(services, { ...params, webhookId: body.webhookId }) };
+        const workspace = await findWorkspace(services, params.workspaceId);
+        return { status: 202, data: await triggerIncidentCreated(services, { ...params, workspace, webhookId: body.webhookId }) };
       },
     }),
     defineRoute({
@@ -109,7 +113,7 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
         .strict(),
       successStatus: 204,
       async handler({ params, body, services }) {
-        const workspace = await workspaceOf({ services }, params.workspaceId);
+        const workspace = await findWorkspace(services, params.workspaceId);
         await services.stores.agentConfigurations.upsert(agentConfiguration(workspace.id, body.agentName, body.cards, services.now()));
         return { status: 204 };
       },
@@ -130,7 +134,8 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
         .strict(),
       successStatus: 202,
       async handler({ params, body, services }) {
-        return { status: 202, data: await completeInvestigation(services, { ...params, ...body }) };
+        const workspace = await findWorkspace(services, params.workspaceId);
+        return { status: 202, data: await completeInvestigation(services, { ...params, workspace, ...body }) };
       },
     }),
     defineRoute({

@@ -1,13 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { deliveryMessageId, type DeliveryMessage } from "../delivery/delivery-message";
+import { auditRecord } from "../audit/audit-record";
+import { firstAttempt, outgoingDelivery } from "../delivery/delivery-message";
 import { ApiError, isApiError, notFound } from "../errors/api-error";
 import { pageQueryFields } from "../http/paging";
 import { defineRoute, type HandlerInput } from "../http/route";
 import { incidentCreatedData } from "../incidents/incident-events";
-import { loadIncident } from "../incidents/incident-access";
+import { findWorkspace, loadIncident } from "../incidents/incident-access";
+import { outboxScope } from "../store/outbox-scope";
 import { toIncidentSummary } from "../incidents/incident-view";
-import type { DeliveryLogRecord, WebhookRecord } from "../store/records";
+import type { DeliveryLogRecord, EventEnvelope, WebhookRecord } from "../store/records";
 import { visibleWebhook } from "./webhook-access";
 
 type Ctx = HandlerInput<unknown, unknown, unknown>;
@@ -121,30 +123,24 @@ export const deliveryLogRoutes = [
           errors: { "": [`${entry.eventType} cannot be redelivered.`] },
         });
       }
-      const body = await rebuildCreated(input, entry);
-      const message: DeliveryMessage = {
-        webhookId: webhook.id,
-        eventId: entry.eventId,
-        eventType: entry.eventType,
-        occurredAt: entry.eventOccurredAt,
-        body,
-        attempt: 1,
-        firstAttemptAt: null,
-        incident: entry.incident,
-        isTest: false,
-        redelivered: true,
-        redeliveryId: randomUUID(),
-      };
-      await services.pipeline.deliveries.send([{ messageId: deliveryMessageId(message), body: message }]);
-      await services.audit.record(input.principal, {
-        activityType: "WebhookDelivery",
-        activityAction: "Create",
-        targetResourceType: "Webhook",
-        targetResourceId: webhook.id,
-        targetResourceName: webhook.name,
-        metadata: { redeliverOf: entry.id, eventId: entry.eventId },
-        accountId: webhook.targetAccountId,
-      });
+      const envelope = await rebuildCreated(input, entry);
+      await services.events.deliveries.send([outgoingDelivery(firstAttempt(webhook.id, { envelope, incident: entry.incident }, { redeliveryId: randomUUID() }))]);
+      await services.events.outbox.record([
+        auditRecord(
+          input.actor,
+          {
+            activityType: "WebhookDelivery",
+            activityAction: "Create",
+            targetResourceType: "Webhook",
+            targetResourceId: webhook.id,
+            targetResourceName: webhook.name,
+            metadata: { redeliverOf: entry.id, eventId: entry.eventId },
+            accountId: webhook.targetAccountId,
+          },
+          outboxScope.webhook(webhook.id),
+          services.now(),
+        ),
+      ]);
       return { status: 202, data: { eventId: entry.eventId, status: "Pending" as const } };
     },
   }),
@@ -164,7 +160,7 @@ async function liveIncident(input: Ctx, entry: DeliveryLogRecord): Promise<Recor
   if (!entry.incident) return null;
   const { workspaceId, source, incidentId } = entry.incident;
   try {
-    const { incident, state } = await loadIncident(input, workspaceId, source, incidentId);
+    const { incident, state } = await loadIncident(input, await findWorkspace(input.services, workspaceId), source, incidentId);
     return toIncidentSummary(incident, state, input.services.now());
   } catch (error) {
     if (isApiError(error) && error.code === "NOT_FOUND") return null;
@@ -173,23 +169,23 @@ async function liveIncident(input: Ctx, entry: DeliveryLogRecord): Promise<Recor
 }
 
 /** `incident.created.v1` rebuilt from the current incident, keeping the event id and occurredAt. */
-async function rebuildCreated(input: Ctx, entry: DeliveryLogRecord): Promise<string> {
+async function rebuildCreated(input: Ctx, entry: DeliveryLogRecord): Promise<EventEnvelope> {
   const { workspaceId, source, incidentId } = entry.incident!;
   let loaded;
   try {
-    loaded = await loadIncident(input, workspaceId, source, incidentId);
+    loaded = await loadIncident(input, await findWorkspace(input.services, workspaceId), source, incidentId);
   } catch (error) {
     if (isApiError(error) && error.code === "NOT_FOUND") {
       throw new ApiError("CONFLICT", "The incident no longer exists at its source, so the event cannot be rebuilt.", { target: "logId" });
     }
     throw error;
   }
-  return JSON.stringify({
+  return {
     id: entry.eventId,
     type: entry.eventType,
     occurredAt: entry.eventOccurredAt,
     data: incidentCreatedData(loaded.incident, loaded.workspace.accountId, loaded.state.assignee),
-  });
+  };
 }
 
 function toLogView(e: DeliveryLogRecord, eventPayload: Record<string, unknown> | null): z.output<typeof deliveryLogView> {

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { stateIdOf } from "../../shared/incidents/incident-state";
 import type { VendorIncident } from "../../shared/sources/gateway";
 import { sourcesAtoF, sourcesAtoG } from "../../shared/sources/source";
-import type { GamebookRunRecord, OutboxEventRecord } from "../../shared/store/records";
+import type { GamebookRunRecord } from "../../shared/store/records";
+import { outboxEvents } from "../support/outbox";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -24,10 +25,10 @@ function newIncident(source: "SourceA" | "SourceB" | "SourceG" = "SourceA", work
 }
 const path = (i: VendorIncident, suffix = "") => `/workspaces/${i.workspaceId}/incidents/${i.source}/${encodeURIComponent(i.id)}${suffix}`;
 
-type OutboxEvent = Omit<OutboxEventRecord, "envelope"> & { envelope: Json };
+type OutboxEvent = { type: string; eventId: string; envelope: Json };
 async function eventsOf(incident: VendorIncident): Promise<OutboxEvent[]> {
-  const all = await host.services.stores.incidents.listEvents(incident.workspaceId, 100_000);
-  return all.filter((e) => e.envelope.data.incidentId === incident.id) as OutboxEvent[];
+  const all = await outboxEvents(host.services, incident.workspaceId);
+  return all.filter((e) => e.data.incidentId === incident.id).map((e) => ({ type: e.type, eventId: e.id, envelope: e as Json }));
 }
 
 describe("GET incident", () => {

@@ -1,4 +1,5 @@
 import type { Database } from "@azure/cosmos";
+import { isApiError } from "../../errors/api-error";
 import type {
   AccountStore,
   AuditStore,
@@ -10,7 +11,9 @@ import type {
   AgentConfigurationStore,
 } from "../ports";
 import { cosmosDeliveryLogs, cosmosWebhooks } from "./cosmos-webhook-stores";
-import type { AccountRecord, AgentConfigurationRecord, AuditEventRecord, DeliveryLogRecord, ReconcilerStateRecord, GamebookRunRecord, WebhookRecord, ServiceAccountRecord, UserRecord, WorkspaceRecord } from "../records";
+import type { AccountRecord, AgentConfigurationRecord, AuditEventRecord, DeliveryLogRecord, IncidentStateRecord, ReconcilerStateRecord, WebhookRecord, ServiceAccountRecord, UserRecord, WorkspaceRecord } from "../records";
+import { assertScope, outboxScope } from "../outbox-scope";
+import { cosmosOutbox } from "./cosmos-outbox";
 import { containers } from "./containers";
 import { Collection, type Document, type Parameters } from "./collection";
 import { cosmosGamebookRuns, cosmosIncidents } from "./cosmos-incident-stores";
@@ -22,6 +25,7 @@ import { cosmosGamebookRuns, cosmosIncidents } from "./cosmos-incident-stores";
 export function createCosmosStores(database: Database): Stores {
   const collection = <T extends Document>(name: string, kind: string, partitionKeyOf: (doc: T) => string) =>
     new Collection<T>(database.container(name), kind, partitionKeyOf);
+  const workspaceItems = database.container(containers.workspaceItems.name);
   return {
     accounts: cosmosAccounts(collection<AccountRecord>(containers.accounts.name, "account", (a) => a.id)),
     workspaces: cosmosWorkspaces(collection<WorkspaceRecord>(containers.workspaces.name, "workspace", (w) => w.id)),
@@ -30,7 +34,13 @@ export function createCosmosStores(database: Database): Stores {
     ),
     users: cosmosUsers(collection<UserRecord>(containers.users.name, "user", (u) => u.accountId)),
     audit: cosmosAudit(collection<AuditEventRecord>(containers.audit.name, "audit event", (e) => e.accountId)),
-    incidents: cosmosIncidents(database.container(containers.incidents.name)),
+    incidents: cosmosIncidents(new Collection<IncidentStateRecord>(workspaceItems, "incident state", (s) => s.workspaceId)),
+    outbox: cosmosOutbox({
+      workspace: workspaceItems,
+      "service-account": database.container(containers.serviceAccounts.name),
+      users: database.container(containers.users.name),
+      webhook: database.container(containers.webhooks.name),
+    }),
     webhooks: cosmosWebhooks(collection<WebhookRecord>(containers.webhooks.name, "webhook", (w) => w.id)),
     deliveryLogs: cosmosDeliveryLogs(
       collection<DeliveryLogRecord>(containers.deliveryLogs.name, "delivery log entry", (e) => e.partitionKey),
@@ -41,9 +51,7 @@ export function createCosmosStores(database: Database): Stores {
     reconciler: cosmosReconciler(
       collection<ReconcilerStateRecord>(containers.reconciler.name, "reconciler state", (r) => r.workspaceId),
     ),
-    gamebookRuns: cosmosGamebookRuns(
-      collection<GamebookRunRecord>(containers.gamebookRuns.name, "gamebook run", (r) => r.workspaceId),
-    ),
+    gamebookRuns: cosmosGamebookRuns(new Collection(workspaceItems, "gamebook run", (r) => r.workspaceId)),
   };
 }
 
@@ -94,9 +102,18 @@ function cosmosServiceAccounts(serviceAccounts: Collection<ServiceAccountRecord>
       if (accountIds.length === 0) return { items: [] };
       return serviceAccounts.page(["ARRAY_CONTAINS(@accountIds, c.accountId)"], { "@accountIds": [...accountIds] }, page);
     },
-    create: (record) => serviceAccounts.create(record),
-    replace: (record, etag) => serviceAccounts.replace(record, etag),
-    delete: (id, etag) => serviceAccounts.delete(id, id, etag),
+    create: async (record, outbox = []) => {
+      assertScope(outbox, outboxScope.serviceAccount(record.id));
+      return serviceAccounts.create(record, outbox);
+    },
+    replace: async (record, etag, outbox = []) => {
+      assertScope(outbox, outboxScope.serviceAccount(record.id));
+      return serviceAccounts.replace(record, etag, outbox);
+    },
+    delete: async (id, etag, outbox = []) => {
+      assertScope(outbox, outboxScope.serviceAccount(id));
+      return serviceAccounts.delete(id, id, etag, outbox);
+    },
   };
 }
 
@@ -131,17 +148,31 @@ function cosmosUsers(users: Collection<UserRecord>): UserStore {
       // One account (the usual case) is one partition: no fan-out.
       return users.page(where, parameters, page, accountIds.length === 1 ? accountIds[0] : undefined);
     },
-    create: (record) => users.create(record),
-    replace: (record, etag) => users.replace(record, etag),
-    delete: (accountId, id, etag) => users.delete(id, accountId, etag),
+    create: async (record, outbox = []) => {
+      assertScope(outbox, outboxScope.users(record.accountId));
+      return users.create(record, outbox);
+    },
+    replace: async (record, etag, outbox = []) => {
+      assertScope(outbox, outboxScope.users(record.accountId));
+      return users.replace(record, etag, outbox);
+    },
+    delete: async (accountId, id, etag, outbox = []) => {
+      assertScope(outbox, outboxScope.users(accountId));
+      return users.delete(id, accountId, etag, outbox);
+    },
   };
 }
 
 function cosmosAudit(audit: Collection<AuditEventRecord>): AuditStore {
   return {
     async append(event) {
-      // Create, not upsert: an audit event is never overwritten.
-      await audit.create(event);
+      // Create, not upsert: an audit event is never overwritten. The relay may append the same event
+      // twice (a crash between append and mark): the second create finds it there, which is done.
+      try {
+        await audit.create(event);
+      } catch (error) {
+        if (!(isApiError(error) && error.code === "CONFLICT")) throw error;
+      }
     },
     async listRecent(accountId, limit) {
       if (limit <= 0) return [];

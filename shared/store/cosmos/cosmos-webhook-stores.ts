@@ -1,6 +1,7 @@
 import type { DeliveryLogStore, WebhookStore } from "../ports";
 import type { DeliveryLogRecord, WebhookRecord } from "../records";
 import { deliveryLogPartition, deliveryLogPartitions } from "../delivery-log-partition";
+import { assertScope, outboxScope } from "../outbox-scope";
 import type { Collection } from "./collection";
 
 export function cosmosWebhooks(webhooks: Collection<WebhookRecord>): WebhookStore {
@@ -12,9 +13,18 @@ export function cosmosWebhooks(webhooks: Collection<WebhookRecord>): WebhookStor
         "@accountIds": [...accountIds],
       });
     },
-    create: (record) => webhooks.create(record),
-    replace: (record, etag) => webhooks.replace(record, etag),
-    delete: (id, etag) => webhooks.delete(id, id, etag),
+    create: async (record, outbox = []) => {
+      assertScope(outbox, outboxScope.webhook(record.id));
+      return webhooks.create(record, outbox);
+    },
+    replace: async (record, etag, outbox = []) => {
+      assertScope(outbox, outboxScope.webhook(record.id));
+      return webhooks.replace(record, etag, outbox);
+    },
+    delete: async (id, etag, outbox = []) => {
+      assertScope(outbox, outboxScope.webhook(id));
+      return webhooks.delete(id, id, etag, outbox);
+    },
   };
 }
 
@@ -40,7 +50,7 @@ export function cosmosDeliveryLogs(logs: Collection<DeliveryLogRecord>): Deliver
       const items: DeliveryLogRecord[] = [];
       for (const partitionKey of deliveryLogPartitions(webhookId, lower, cursor ? new Date(Date.parse(upper) + 1).toISOString() : upper)) {
         const want = limit + 1 - items.length;
-        const conditions = ["c.partitionKey = @pk", "c.createdAt >= @lower", "c.createdAt < @to"];
+        const conditions = ["c.pk = @pk", "c.createdAt >= @lower", "c.createdAt < @to"];
         const parameters: Record<string, string | number> = { "@pk": partitionKey, "@lower": lower, "@to": range.to, "@top": want };
         if (cursor) {
           conditions.push("(c.createdAt < @cAt OR (c.createdAt = @cAt AND c.id < @cId))");

@@ -17,7 +17,6 @@ import type {
   AuditEventRecord,
   GamebookRunRecord,
   IncidentStateRecord,
-  OutboxEventRecord,
   DeliveryLogRecord,
   ReconcilerStateRecord,
   AgentConfigurationRecord,
@@ -27,19 +26,23 @@ import type {
   WorkspaceRecord,
 } from "../records";
 import { deliveryLogPartition } from "../delivery-log-partition";
+import { outboxScope, assertScope } from "../outbox-scope";
+import { MemoryOutbox } from "./memory-outbox";
 import { VersionedMap, pageById } from "./versioned-map";
 
 /** The embedded default: every store in this process's memory. */
 export function createMemoryStores(): Stores {
+  const outbox = new MemoryOutbox();
   return {
     accounts: memoryAccounts(),
     workspaces: memoryWorkspaces(),
-    serviceAccounts: memoryServiceAccounts(),
-    users: memoryUsers(),
+    serviceAccounts: memoryServiceAccounts(outbox),
+    users: memoryUsers(outbox),
     audit: memoryAudit(),
-    incidents: memoryIncidents(),
+    incidents: memoryIncidents(outbox),
+    outbox,
     gamebookRuns: memoryGamebookRuns(),
-    webhooks: memoryWebhooks(),
+    webhooks: memoryWebhooks(outbox),
     deliveryLogs: memoryDeliveryLogs(),
     reconciler: memoryReconciler(),
     agentConfigurations: memoryAgentConfigurations(),
@@ -73,7 +76,7 @@ function memoryReconciler(): ReconcilerStore {
   };
 }
 
-function memoryWebhooks(): WebhookStore {
+function memoryWebhooks(outbox: MemoryOutbox): WebhookStore {
   const map = new VersionedMap<WebhookRecord>("webhook");
   return {
     async get(id) {
@@ -85,14 +88,22 @@ function memoryWebhooks(): WebhookStore {
         .filter((w) => accountIds.includes(w.targetAccountId))
         .sort((a, b) => (a.id < b.id ? -1 : 1));
     },
-    async create(record) {
-      return map.create(record.id, record);
+    async create(record, records = []) {
+      assertScope(records, outboxScope.webhook(record.id));
+      const saved = map.create(record.id, record);
+      outbox.put(records);
+      return saved;
     },
-    async replace(record, etag) {
-      return map.replace(record.id, record, etag);
+    async replace(record, etag, records = []) {
+      assertScope(records, outboxScope.webhook(record.id));
+      const saved = map.replace(record.id, record, etag);
+      outbox.put(records);
+      return saved;
     },
-    async delete(id, etag) {
+    async delete(id, etag, records = []) {
+      assertScope(records, outboxScope.webhook(id));
       map.delete(id, etag);
+      outbox.put(records);
     },
   };
 }
@@ -128,16 +139,8 @@ function memoryDeliveryLogs(): DeliveryLogStore {
   };
 }
 
-function memoryIncidents(): IncidentStateStore {
+function memoryIncidents(outbox: MemoryOutbox): IncidentStateStore {
   const states = new VersionedMap<IncidentStateRecord>("incident state");
-  const outbox = new Map<string, OutboxEventRecord>();
-  // An event id written again replaces its earlier copy (and goes to the end, as a new write).
-  const putEvents = (events: readonly OutboxEventRecord[]) => {
-    for (const event of events) {
-      outbox.delete(event.eventId);
-      outbox.set(event.eventId, Object.freeze(structuredClone(event)));
-    }
-  };
   const key = (workspaceId: string, stateId: string) => `${workspaceId}|${stateId}`;
   return {
     async get(workspaceId, stateId) {
@@ -146,30 +149,13 @@ function memoryIncidents(): IncidentStateStore {
     async getMany(workspaceId, stateIds) {
       return [...new Set(stateIds)].flatMap((id) => states.get(key(workspaceId, id))?.value ?? []);
     },
-    async commit(state, etag, events) {
+    async commit(state, etag, records) {
+      assertScope(records, outboxScope.workspace(state.workspaceId));
       const k = key(state.workspaceId, state.id);
       // Synchronous from the check to the last write: nothing interleaves, so this is all or nothing.
       const saved = etag === null ? states.create(k, state) : states.replace(k, state, etag);
-      putEvents(events);
+      outbox.put(records);
       return saved;
-    },
-    async appendEvents(_workspaceId, events) {
-      putEvents(events);
-    },
-    async listUnpublished(limit) {
-      const pending = [...outbox.values()].filter((e) => e.publishedAt === null);
-      // Stable sort: events of one commit with the same time keep their commit order.
-      return pending.sort((a, b) => (a.occurredAt < b.occurredAt ? -1 : a.occurredAt > b.occurredAt ? 1 : 0)).slice(0, limit);
-    },
-    async listEvents(workspaceId, limit) {
-      return [...outbox.values()]
-        .filter((e) => e.workspaceId === workspaceId)
-        .sort((a, b) => (a.occurredAt < b.occurredAt ? -1 : a.occurredAt > b.occurredAt ? 1 : 0))
-        .slice(0, limit);
-    },
-    async markPublished(_workspaceId, eventId, at) {
-      const event = outbox.get(eventId);
-      if (event) outbox.set(eventId, Object.freeze({ ...event, publishedAt: at }));
     },
   };
 }
@@ -227,7 +213,7 @@ function memoryWorkspaces(): WorkspaceStore {
   };
 }
 
-function memoryServiceAccounts(): ServiceAccountStore {
+function memoryServiceAccounts(outbox: MemoryOutbox): ServiceAccountStore {
   const map = new VersionedMap<ServiceAccountRecord>("service account");
   return {
     async get(id) {
@@ -239,19 +225,27 @@ function memoryServiceAccounts(): ServiceAccountStore {
         page,
       );
     },
-    async create(record) {
-      return map.create(record.id, record);
+    async create(record, records = []) {
+      assertScope(records, outboxScope.serviceAccount(record.id));
+      const saved = map.create(record.id, record);
+      outbox.put(records);
+      return saved;
     },
-    async replace(record, etag) {
-      return map.replace(record.id, record, etag);
+    async replace(record, etag, records = []) {
+      assertScope(records, outboxScope.serviceAccount(record.id));
+      const saved = map.replace(record.id, record, etag);
+      outbox.put(records);
+      return saved;
     },
-    async delete(id, etag) {
+    async delete(id, etag, records = []) {
+      assertScope(records, outboxScope.serviceAccount(id));
       map.delete(id, etag);
+      outbox.put(records);
     },
   };
 }
 
-function memoryUsers(): UserStore {
+function memoryUsers(outbox: MemoryOutbox): UserStore {
   const map = new VersionedMap<UserRecord>("user");
   const key = (accountId: string, id: string) => `${accountId}/${id}`;
   return {
@@ -280,22 +274,33 @@ function memoryUsers(): UserStore {
         page,
       );
     },
-    async create(record) {
-      return map.create(key(record.accountId, record.id), record);
+    async create(record, records = []) {
+      assertScope(records, outboxScope.users(record.accountId));
+      const saved = map.create(key(record.accountId, record.id), record);
+      outbox.put(records);
+      return saved;
     },
-    async replace(record, etag) {
-      return map.replace(key(record.accountId, record.id), record, etag);
+    async replace(record, etag, records = []) {
+      assertScope(records, outboxScope.users(record.accountId));
+      const saved = map.replace(key(record.accountId, record.id), record, etag);
+      outbox.put(records);
+      return saved;
     },
-    async delete(accountId, id, etag) {
+    async delete(accountId, id, etag, records = []) {
+      assertScope(records, outboxScope.users(accountId));
       map.delete(key(accountId, id), etag);
+      outbox.put(records);
     },
   };
 }
 
 function memoryAudit(): AuditStore {
   const events: AuditEventRecord[] = [];
+  const ids = new Set<string>();
   return {
     async append(event) {
+      if (ids.has(event.id)) return;
+      ids.add(event.id);
       events.push(structuredClone(event));
     },
     async listRecent(accountId, limit) {

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { auditRecord } from "../audit/audit-record";
 import { firstAttempt, outgoingDelivery } from "../delivery/delivery-message";
 import { ApiError, isApiError, notFound } from "../errors/api-error";
-import { pageQueryFields } from "../http/paging";
+import { issuePageToken, pageQueryFields, readPageToken } from "../http/paging";
 import { defineRoute, type HandlerInput } from "../http/route";
 import { incidentCreatedData } from "../incidents/incident-events";
 import { findWorkspace, loadIncident } from "../incidents/incident-access";
@@ -46,6 +46,9 @@ const listQuery = z
   .strict()
   .refine((q) => !q.from || !q.to || Date.parse(q.from) < Date.parse(q.to), { path: ["to"], message: "Must be after from." });
 
+/** Where a page of entries stops: the last entry's time and id (newest first). */
+const logCursor = z.object({ createdAt: z.iso.datetime(), id: z.string().min(1) }).strict();
+
 const entryParams = z.object({ id: z.guid(), logId: z.guid().describe("The entry's id, as listed.") });
 const entryQuery = z.object({ createdAt: timestamp.describe("The entry's createdAt, as listed: it locates the entry.") }).strict();
 
@@ -70,17 +73,12 @@ export const deliveryLogRoutes = [
       const latest = new Date(now.getTime() + 1).toISOString();
       const to = iso(query.to);
       const range = { from: iso(query.from) ?? notBefore, to: to === undefined || to > latest ? latest : to, notBefore };
-      const binding = `delivery-logs:${webhook.id}:${query.from ?? ""}:${query.to ?? ""}`;
-      let cursor: { createdAt: string; id: string } | undefined;
-      if (query.continuationToken !== undefined) {
-        cursor = services.pageTokens.read(query.continuationToken, input.principal.serviceAccountId, binding) as typeof cursor;
-      }
+      const listing = `delivery-logs:${webhook.id}:${query.from ?? ""}:${query.to ?? ""}`;
+      const cursor = query.continuationToken === undefined ? undefined : readPageToken(input, query.continuationToken, listing, logCursor, "continuationToken");
       const page = await services.stores.deliveryLogs.list(webhook.id, range, query.pageSize, cursor);
       return {
         data: page.items.map((e) => toLogView(e, null)),
-        pagination: page.next
-          ? { hasMore: true, continuationToken: services.pageTokens.issue(input.principal.serviceAccountId, binding, page.next) }
-          : { hasMore: false },
+        pagination: page.next ? { hasMore: true, continuationToken: issuePageToken(input, listing, page.next) } : { hasMore: false },
       };
     },
   }),

@@ -1,7 +1,11 @@
 import { Authenticator } from "./auth/authenticator";
 import { loadConfig, type Config } from "./config";
 import { resolveAllAddresses, type HostResolver } from "./delivery/address-policy";
-import { createEventPipeline, inProcessEventQueues, type EventQueues } from "./events/event-pipeline";
+import { createGuardedSender } from "./delivery/guarded-sender";
+import { createEventPipeline, type EventQueues } from "./events/event-pipeline";
+import type { EventMessage } from "./store/records";
+import type { DeliveryMessage } from "./delivery/delivery-message";
+import { InProcessQueue } from "./queue/in-process-queue";
 import { PageTokens } from "./http/page-token";
 import { RateLimiter } from "./http/rate-limit";
 import { createJsonLogger, type Logger } from "./logger";
@@ -14,7 +18,7 @@ import { createCosmosClient } from "./store/cosmos/cosmos-client";
 import { createCosmosStores } from "./store/cosmos/cosmos-stores";
 import { createMemoryStores } from "./store/memory/memory-stores";
 import type { Stores } from "./store/ports";
-import { SecretBox } from "./webhooks/secret-box";
+import { SecretBox } from "./delivery/secret-box";
 
 /** What a caller may put in place of the configured adapters: tests, and the local host's simulated systems. */
 export interface ServiceOverrides {
@@ -41,7 +45,14 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
   const secretBox = new SecretBox(config.webhooks.secretsKey);
   const resolveHost = overrides.resolveHost ?? resolveAllAddresses;
   const queues = config.queue.kind === "inprocess" ? inProcessEventQueues(now, logger) : serviceBusQueues(config);
-  const events = createEventPipeline({ config, queues, stores, secretBox, now, logger, lookup: overrides.resolveHost, ca: overrides.webhookCa });
+  const sender = createGuardedSender({
+    timeoutMs: config.webhooks.timeoutMs,
+    maxResponseBytes: MAX_WEBHOOK_RESPONSE_BYTES,
+    allowPrivateTargets: config.webhooks.allowPrivateTargets,
+    lookup: overrides.resolveHost,
+    ca: overrides.webhookCa,
+  });
+  const events = createEventPipeline({ config, queues, stores, secretBox, sender, now, logger });
   return {
     config,
     now,
@@ -66,6 +77,18 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
 function createStores(config: Config): Stores {
   if (config.store === "memory") return createMemoryStores();
   return createCosmosStores(createCosmosClient(config.cosmos).database(config.cosmos.database));
+}
+
+/** Response bytes read from a webhook receiver before the rest is dropped (contract 8: 1 MB). */
+const MAX_WEBHOOK_RESPONSE_BYTES = 1024 * 1024;
+
+/** In-process queues, for the embedded default and tests: the handlers run in this process. */
+function inProcessEventQueues(now: () => Date, logger: Logger): EventQueues {
+  const inProcess = {
+    events: new InProcessQueue<EventMessage>({ name: queueNames.events, now, logger }),
+    deliveries: new InProcessQueue<DeliveryMessage>({ name: queueNames.deliveries, now, logger }),
+  };
+  return { ...inProcess, inProcess };
 }
 
 function serviceBusQueues(config: Config): EventQueues {

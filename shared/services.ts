@@ -4,7 +4,7 @@ import type { PageTokens } from "./http/page-token";
 import type { RateLimiter } from "./http/rate-limit";
 import type { Logger } from "./logger";
 import type { Stores } from "./store/ports";
-import type { SecretBox } from "./webhooks/secret-box";
+import type { SecretBox } from "./delivery/secret-box";
 import type { EventPipeline } from "./events/event-pipeline";
 import type { HostResolver } from "./delivery/address-policy";
 import type { SourceRegistry } from "./sources/gateway";

@@ -6,7 +6,7 @@ import type { DeliveryLogStore, WebhookStore } from "../store/ports";
 import { deliveryLogPartition } from "../store/delivery-log-partition";
 import { retryOnConflict } from "../store/read-modify-write";
 import type { DeliveryLogRecord, DeliveryStatus, WebhookRecord } from "../store/records";
-import type { SecretBox } from "../webhooks/secret-box";
+import type { SecretBox } from "./secret-box";
 import { deliveryMessageId, type DeliveryMessage } from "./delivery-message";
 import type { GuardedSender, SendOutcome } from "./guarded-sender";
 import { decideRetry, DEFAULT_MAX_ATTEMPTS, type RetryDecision } from "./retry-policy";

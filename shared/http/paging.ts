@@ -1,8 +1,7 @@
 import { z } from "zod";
-import type { Principal } from "../auth/principal";
 import type { Page, PageRequest } from "../store/ports";
-import type { PageTokens, TokenBinding } from "./page-token";
-import type { Pagination } from "./route";
+import type { TokenBinding } from "./page-token";
+import type { Pagination, RequestContext } from "./route";
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
@@ -15,11 +14,8 @@ export const pageQueryFields = {
     .describe("The `pagination.continuationToken` of the previous page, unmodified."),
 };
 
-/** Who is paging: the caller and the token keys. A handler's input is one. */
-export interface PagingContext {
-  principal: Principal;
-  services: { pageTokens: PageTokens };
-}
+/** Who is paging: the caller, and the token keys among the services. */
+type PagingContext = Pick<RequestContext, "principal" | "services">;
 
 /**
  * The one binding of every page token: the service account, because what a listing shows follows

@@ -43,6 +43,9 @@ export interface HandlerInput<P, Q, B> extends OperationContext {
   signal: AbortSignal;
 }
 
+/** A handler's input when its parameters do not matter: what helpers of a route group take. */
+export type RequestContext = HandlerInput<unknown, unknown, unknown>;
+
 type Schema = z.ZodType;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
@@ -89,7 +92,7 @@ export function defineRoute<
 
 /**
  * The routes of one endpoint group: one HTTP function in Azure, whose route template is derived from
- * the paths (`azure/azure-routes.ts`). A new group is one entry in `route-groups.ts`.
+ * the paths (`azure/route-templates.ts`). A new group is one entry in `route-groups.ts`.
  */
 export interface RouteGroup {
   name: string;

@@ -2,14 +2,14 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { generateSecret, hashSecret } from "../auth/secrets";
 import type { Scope } from "../auth/scopes";
-import { auditRecord, type AuditEntry } from "../audit/audit-record";
+import { auditRecord, type AuditEntry } from "../events/audit-record";
 import { ApiError, notFound } from "../errors/api-error";
 import { checkIfMatch } from "../http/etag";
+import { changeResource } from "../http/resource-change";
 import { pageRequest, pagination } from "../http/paging";
-import { defineRoute, type HandlerInput, type RouteGroup } from "../http/route";
+import { defineRoute, type RequestContext, type RouteGroup } from "../http/route";
 import { outboxScope } from "../store/outbox-scope";
 import type { Versioned } from "../store/ports";
-import { modifyDocument } from "../store/read-modify-write";
 import type { CredentialRecord, OutboxRecord, ServiceAccountRecord } from "../store/records";
 import { assertGrantable, credentialExpiry, resolveAssignments } from "./grants";
 import {
@@ -28,7 +28,6 @@ import { toCredentialView, toServiceAccountView } from "./service-account-view";
 /** Active credentials one service account may hold, so that rotation never needs more. */
 export const MAX_ACTIVE_CREDENTIALS = 5;
 
-type Ctx = HandlerInput<unknown, unknown, unknown>;
 
 const tag = "Service accounts";
 const LIST_BINDING = "service-accounts";
@@ -257,7 +256,7 @@ export const serviceAccountRoutes: RouteGroup = {
 };
 
 /** A service account of the caller's organization; any other id is 404, never a hint that it exists. */
-async function visibleServiceAccount(input: Ctx, id: string): Promise<Versioned<ServiceAccountRecord>> {
+async function visibleServiceAccount(input: RequestContext, id: string): Promise<Versioned<ServiceAccountRecord>> {
   const found = await input.services.stores.serviceAccounts.get(id.toLowerCase());
   if (!found || !input.principal.organizationAccountIds.includes(found.value.accountId)) {
     throw notFound("The service account", "id");
@@ -267,45 +266,30 @@ async function visibleServiceAccount(input: Ctx, id: string): Promise<Versioned<
 
 type ServiceAccountAudit = Omit<AuditEntry, "targetResourceName" | "accountId" | "targetResourceId"> & { targetResourceId?: string };
 
-/**
- * Read-modify-write with optimistic concurrency, its audit event committed with it. With `If-Match`
- * the caller's version must still be current (409 otherwise); without it a lost race is retried on a
- * fresh read, so no update is lost.
- */
+/** A change to a service account (its audit event committed with it); its cached copy is dropped at once. */
 async function modifyServiceAccount(
-  input: Ctx,
+  input: RequestContext,
   id: string,
   audit: ServiceAccountAudit,
   mutate: (sa: ServiceAccountRecord) => void,
 ): Promise<Versioned<ServiceAccountRecord>> {
-  const ifMatch = input.header("if-match");
-  const store = input.services.stores.serviceAccounts;
-  let records: OutboxRecord[] = [];
-  const saved = await modifyDocument({
+  const saved = await changeResource(input, {
     read: () => visibleServiceAccount(input, id),
-    expectEtag: (etag) => checkIfMatch(ifMatch, etag),
-    retry: ifMatch === undefined,
-    mutate(draft) {
-      mutate(draft);
-      draft.lastModifiedAt = input.services.now().toISOString();
-    },
-    write(draft, etag) {
-      const entry = { targetResourceId: draft.id, ...audit, targetResourceName: draft.name };
-      records = [auditOf(input, draft, { ...entry, metadata: { serviceAccountId: draft.id, ...audit.metadata } })];
-      return store.replace(draft, etag, records);
-    },
+    mutate,
+    audit: (sa) =>
+      auditOf(input, sa, { targetResourceId: sa.id, ...audit, targetResourceName: sa.name, metadata: { serviceAccountId: sa.id, ...audit.metadata } }),
+    replace: (sa, etag, outbox) => input.services.stores.serviceAccounts.replace(sa, etag, outbox),
   });
   input.services.auth.evict(saved.value.id);
-  await input.services.events.outbox.publish(records);
   return saved;
 }
 
 /** The audit event of a write to a service account, in the trail of the account that owns it. */
-function auditOf(input: Ctx, sa: ServiceAccountRecord, entry: Omit<AuditEntry, "accountId">): OutboxRecord {
+function auditOf(input: RequestContext, sa: ServiceAccountRecord, entry: Omit<AuditEntry, "accountId">): OutboxRecord {
   return auditRecord(input.actor, { ...entry, accountId: sa.accountId }, outboxScope.serviceAccount(sa.id), input.services.now());
 }
 
-function newCredential(input: Ctx, scopes: Scope[], expirationDate: string): { credential: CredentialRecord; secret: string } {
+function newCredential(input: RequestContext, scopes: Scope[], expirationDate: string): { credential: CredentialRecord; secret: string } {
   const { secret, prefix } = generateSecret();
   return {
     secret,
@@ -331,20 +315,20 @@ function assertNotPlatformManaged(sa: ServiceAccountRecord): void {
   }
 }
 
-function assertNotSelf(input: Ctx, sa: ServiceAccountRecord, action: string): void {
+function assertNotSelf(input: RequestContext, sa: ServiceAccountRecord, action: string): void {
   if (sa.id === input.principal.serviceAccountId) {
     throw new ApiError("FORBIDDEN", `A service account cannot ${action} itself.`, { target: "id" });
   }
 }
 
 /** The workspaces these service accounts are assigned to, for their names: only those are read. */
-async function assignedWorkspaces(input: Ctx, accounts: readonly ServiceAccountRecord[]) {
+async function assignedWorkspaces(input: RequestContext, accounts: readonly ServiceAccountRecord[]) {
   const ids = accounts.flatMap((sa) => sa.workspaceAssignments.map((a) => a.workspaceId));
   const list = await input.services.stores.workspaces.getMany(ids);
   return new Map(list.map((w) => [w.id, w] as const));
 }
 
-async function view(input: Ctx, sa: ServiceAccountRecord) {
+async function view(input: RequestContext, sa: ServiceAccountRecord) {
   return toServiceAccountView(sa, await assignedWorkspaces(input, [sa]), input.services.now());
 }
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { auditRecord } from "../audit/audit-record";
+import { auditRecord } from "../events/audit-record";
 import { outboxScope } from "../store/outbox-scope";
 import { ApiError, notFound } from "../errors/api-error";
 import { pageQueryFields, pageRequest, pagination } from "../http/paging";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { eventRecord } from "../events/event-record";
-import type { Services } from "../services";
+import type { OperationContext } from "../operation-context";
 import type { Classification } from "../sources/gateway";
 import type { Source } from "../sources/source";
 import { outboxScope } from "../store/outbox-scope";
@@ -23,7 +23,8 @@ export interface InvestigationResult {
  * delivery record. Without such a card nothing is sent. The id comes from the investigation, so a
  * repeat of the same completion is the same event.
  */
-export async function completeInvestigation(services: Services, input: InvestigationResult): Promise<{ investigationId: string; eventId: string | null; webhookIds: string[] }> {
+export async function completeInvestigation(ctx: OperationContext, input: InvestigationResult): Promise<{ investigationId: string; eventId: string | null; webhookIds: string[] }> {
+  const { services } = ctx;
   const { workspace } = input;
   const incident = await services.sources.gateway(input.source).getIncident(workspace.id, input.incidentId);
   const configuration = await services.stores.agentConfigurations.get(workspace.id);

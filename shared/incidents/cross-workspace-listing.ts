@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { ApiError, INVALID_PAGE_TOKEN_MESSAGE, invalidPageToken, isApiError } from "../errors/api-error";
 import { issuePageToken, readPageToken } from "../http/paging";
-import type { HandlerInput } from "../http/route";
+import type { RequestContext } from "../http/route";
 import { publicStatuses, severities, type IncidentFilters, type VendorIncident } from "../sources/gateway";
 import { lastModifiedSources, parseSource, sourceSchema, sources, type Source } from "../sources/source";
 import type { WorkspaceRecord } from "../store/records";
@@ -120,10 +120,9 @@ interface Stream {
   to: string;
 }
 
-type ListingContext = Pick<HandlerInput<unknown, unknown, unknown>, "services" | "principal" | "signal">;
 
 /** `POST /incidents/across-workspaces` (contract 4.2). */
-export async function listAcrossWorkspaces(ctx: ListingContext, body: AcrossWorkspacesBody): Promise<AcrossWorkspacesResult> {
+export async function listAcrossWorkspaces(ctx: RequestContext, body: AcrossWorkspacesBody): Promise<AcrossWorkspacesResult> {
   const workspaces = await mappedWorkspaces(ctx);
   const chosenSources = body.sources.length > 0 ? [...new Set(body.sources)] : body.filterByLastModified ? lastModifiedSources : sources;
   const filters: IncidentFilters = {
@@ -194,7 +193,7 @@ export async function listAcrossWorkspaces(ctx: ListingContext, body: AcrossWork
  * window (rule 3). There is nothing to continue, so no tokens are issued.
  */
 async function lastModifiedListing(
-  ctx: ListingContext,
+  ctx: RequestContext,
   workspaces: WorkspaceRecord[],
   chosenSources: readonly Source[],
   filters: IncidentFilters,
@@ -223,7 +222,7 @@ function byLastModifiedDesc(a: VendorIncident, b: VendorIncident): number {
 }
 
 /** The workspaces the credential holds a role on, that exist, in a stable order. */
-async function mappedWorkspaces(ctx: ListingContext): Promise<WorkspaceRecord[]> {
+async function mappedWorkspaces(ctx: RequestContext): Promise<WorkspaceRecord[]> {
   const found = await ctx.services.stores.workspaces.getMany([...ctx.principal.workspaceRoles.keys()]);
   return found.sort((a, b) => (a.id < b.id ? -1 : 1));
 }
@@ -234,7 +233,7 @@ async function mappedWorkspaces(ctx: ListingContext): Promise<WorkspaceRecord[]>
  * is the contract's fixed 400. A workspace the credential lost its role on since is left out.
  */
 function readStreams(
-  ctx: ListingContext,
+  ctx: RequestContext,
   body: AcrossWorkspacesBody,
   binding: string,
   workspaces: WorkspaceRecord[],
@@ -300,7 +299,7 @@ function bindingOf(body: AcrossWorkspacesBody): string {
   return `incidents-across:${createHash("sha256").update(JSON.stringify(normalised)).digest("base64url")}`;
 }
 
-async function summaries(ctx: ListingContext, workspace: WorkspaceRecord, items: VendorIncident[]): Promise<IncidentSummaryView[]> {
+async function summaries(ctx: RequestContext, workspace: WorkspaceRecord, items: VendorIncident[]): Promise<IncidentSummaryView[]> {
   if (items.length === 0) return [];
   const states = await ctx.services.stores.incidents.getMany(workspace.id, items.map((i) => stateIdOf(i.source, i.id)));
   const byId = new Map(states.map((s) => [s.id, s]));

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { auditRecord } from "../audit/audit-record";
+import { auditRecord } from "../events/audit-record";
 import { ApiError, notFound } from "../errors/api-error";
 import { defineRoute, type RouteGroup } from "../http/route";
 import type { EntityQuery } from "../sources/gateway";

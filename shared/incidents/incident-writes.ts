@@ -1,4 +1,4 @@
-import { auditRecord, type AuditEntry } from "../audit/audit-record";
+import { auditRecord, type AuditEntry } from "../events/audit-record";
 import { ApiError } from "../errors/api-error";
 import { checkIfMatch } from "../http/etag";
 import type { OperationContext } from "../operation-context";

@@ -1,4 +1,4 @@
-import type { Services } from "../services";
+import type { OperationContext } from "../operation-context";
 import type { Source } from "../sources/source";
 import type { WorkspaceRecord } from "../store/records";
 import { loadIncident } from "./incident-access";
@@ -11,10 +11,11 @@ import { createdEvent } from "./incident-events";
  * Accepted once it is in the outbox.
  */
 export async function triggerIncidentCreated(
-  services: Services,
+  ctx: OperationContext,
   input: { workspace: WorkspaceRecord; source: Source; incidentId: string; webhookId?: string },
 ): Promise<{ eventId: string }> {
-  const { workspace, incident, state } = await loadIncident({ services }, input.workspace, input.source, input.incidentId);
+  const { services } = ctx;
+  const { workspace, incident, state } = await loadIncident(ctx, input.workspace, input.source, input.incidentId);
   const record = createdEvent(incident, workspace.accountId, state.assignee, services.now(), {
     manual: true,
     routing: input.webhookId ? { onlyWebhookIds: [input.webhookId.toLowerCase()] } : {},

@@ -30,7 +30,7 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
       params: z.object({ source: sourceSchema(), workspaceId: z.guid() }),
       body: z.object({ title: z.string().trim().min(1).max(300), severity: z.enum(severities).default("Medium") }).strict(),
       successStatus: 201,
-      async handler({ params, body, services }) {
+      async handler({ params, body }) {
         const incident = simulated.vendors.createIncident(params.source, params.workspaceId.toLowerCase(), body);
         return { status: 201, data: { id: incident.id } };
       },
@@ -44,7 +44,7 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
       params: incidentPath,
       body: z.object({ classification: z.enum(classifications), closingComment: z.string().trim().min(1).max(4000).optional() }).strict(),
       successStatus: 204,
-      async handler({ params, body, services }) {
+      async handler({ params, body }) {
         simulated.vendors.close(params.source, params.workspaceId.toLowerCase(), params.incidentId, body.classification, body.closingComment);
         return { status: 204 };
       },
@@ -57,7 +57,7 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
       auth: "public",
       params: incidentPath,
       successStatus: 204,
-      async handler({ params, services }) {
+      async handler({ params }) {
         simulated.vendors.deleteIncident(params.source, params.workspaceId.toLowerCase(), params.incidentId);
         return { status: 204 };
       },
@@ -95,7 +95,8 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
       successStatus: 202,
       async handler({ params, body, services }) {
         const workspace = await findWorkspace(services, params.workspaceId);
-        return { status: 202, data: await triggerIncidentCreated(services, { ...params, workspace, webhookId: body.webhookId }) };
+        const ctx = { services, actor: serviceActor("portal", "Trigger webhook") };
+        return { status: 202, data: await triggerIncidentCreated(ctx, { ...params, workspace, webhookId: body.webhookId }) };
       },
     }),
     defineRoute({
@@ -135,7 +136,9 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
       successStatus: 202,
       async handler({ params, body, services }) {
         const workspace = await findWorkspace(services, params.workspaceId);
-        return { status: 202, data: await completeInvestigation(services, { ...params, workspace, ...body }) };
+        // The agent's name comes from the workspace's agent configuration, read by the operation.
+        const ctx = { services, actor: serviceActor("agent", "Triage agent") };
+        return { status: 202, data: await completeInvestigation(ctx, { ...params, workspace, ...body }) };
       },
     }),
     defineRoute({

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { auditRecord } from "../audit/audit-record";
+import { auditRecord } from "../events/audit-record";
 import { firstAttempt, outgoingDelivery } from "../delivery/delivery-message";
 import { ApiError, isApiError, notFound } from "../errors/api-error";
 import { issuePageToken, pageQueryFields, readPageToken } from "../http/paging";
-import { defineRoute, type HandlerInput } from "../http/route";
+import { defineRoute, type RequestContext } from "../http/route";
 import { incidentCreatedData } from "../incidents/incident-events";
 import { findWorkspace, loadIncident } from "../incidents/incident-access";
 import { outboxScope } from "../store/outbox-scope";
@@ -12,7 +12,6 @@ import { toIncidentSummary } from "../incidents/incident-view";
 import type { DeliveryLogRecord, EventEnvelope, WebhookRecord } from "../store/records";
 import { visibleWebhook } from "./webhook-access";
 
-type Ctx = HandlerInput<unknown, unknown, unknown>;
 const tag = "Webhooks";
 const timestamp = z.iso.datetime({ offset: true });
 
@@ -144,7 +143,7 @@ export const deliveryLogRoutes = [
   }),
 ];
 
-async function findEntry(input: Ctx, webhook: WebhookRecord, logId: string, createdAt: string): Promise<DeliveryLogRecord> {
+async function findEntry(input: RequestContext, webhook: WebhookRecord, logId: string, createdAt: string): Promise<DeliveryLogRecord> {
   const { services } = input;
   const notBefore = services.now().getTime() - services.config.webhooks.deliveryLogTtlDays * 86_400_000;
   const entry = await services.stores.deliveryLogs.get(webhook.id, logId, new Date(createdAt).toISOString());
@@ -154,7 +153,7 @@ async function findEntry(input: Ctx, webhook: WebhookRecord, logId: string, crea
 }
 
 /** The incident as it stands now, or null when the source no longer has it. */
-async function liveIncident(input: Ctx, entry: DeliveryLogRecord): Promise<Record<string, unknown> | null> {
+async function liveIncident(input: RequestContext, entry: DeliveryLogRecord): Promise<Record<string, unknown> | null> {
   if (!entry.incident) return null;
   const { workspaceId, source, incidentId } = entry.incident;
   try {
@@ -167,7 +166,7 @@ async function liveIncident(input: Ctx, entry: DeliveryLogRecord): Promise<Recor
 }
 
 /** `incident.created.v1` rebuilt from the current incident, keeping the event id and occurredAt. */
-async function rebuildCreated(input: Ctx, entry: DeliveryLogRecord): Promise<EventEnvelope> {
+async function rebuildCreated(input: RequestContext, entry: DeliveryLogRecord): Promise<EventEnvelope> {
   const { workspaceId, source, incidentId } = entry.incident!;
   let loaded;
   try {

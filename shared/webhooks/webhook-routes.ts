@@ -2,13 +2,13 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { checkWebhookUrl } from "../delivery/address-policy";
 import { generateSigningSecret } from "../delivery/signer";
-import { auditRecord } from "../audit/audit-record";
+import { auditRecord } from "../events/audit-record";
 import { ApiError } from "../errors/api-error";
 import { checkIfMatch } from "../http/etag";
-import { defineRoute, type HandlerInput, type RouteGroup } from "../http/route";
+import { changeResource } from "../http/resource-change";
+import { defineRoute, type RequestContext, type RouteGroup } from "../http/route";
 import { outboxScope } from "../store/outbox-scope";
 import type { Versioned } from "../store/ports";
-import { modifyDocument } from "../store/read-modify-write";
 import type { OutboxRecord, SealedSigningKey, WebhookRecord, WebhookStatus } from "../store/records";
 import { createWebhookBody, updateCredentialsBody, updateWebhookBody, webhookIdParams, webhookView } from "./webhook-schemas";
 import { toWebhookView } from "./webhook-view";
@@ -16,7 +16,6 @@ import { visibleWebhook } from "./webhook-access";
 import { deliveryLogRoutes } from "./delivery-log-routes";
 import { testEventRoute } from "./webhook-test-event";
 
-type Ctx = HandlerInput<unknown, unknown, unknown>;
 
 const tag = "Webhooks";
 /** A rotated-out signing key keeps signing alongside the new one this long, so receivers can switch. */
@@ -210,37 +209,18 @@ function rotatedKeys(keys: SealedSigningKey[], sealed: string, now: Date): Seale
   return [{ sealed, createdAt: stamp, retiresAt: null }, ...kept];
 }
 
-/**
- * Read-modify-write with optimistic concurrency, its audit event committed with it; without
- * If-Match a lost race is retried.
- */
-async function modifyWebhook(
-  input: Ctx,
-  id: string,
-  metadata: Record<string, unknown>,
-  mutate: (w: WebhookRecord) => void,
-): Promise<Versioned<WebhookRecord>> {
-  const ifMatch = input.header("if-match");
-  let records: OutboxRecord[] = [];
-  const saved = await modifyDocument({
+/** A change to a webhook, its audit event committed with it (see `changeResource`). */
+function modifyWebhook(input: RequestContext, id: string, metadata: Record<string, unknown>, mutate: (w: WebhookRecord) => void): Promise<Versioned<WebhookRecord>> {
+  return changeResource(input, {
     read: () => visibleWebhook(input, id),
-    expectEtag: (etag) => checkIfMatch(ifMatch, etag),
-    retry: ifMatch === undefined,
-    mutate(draft) {
-      mutate(draft);
-      draft.lastModifiedAt = input.services.now().toISOString();
-    },
-    write(draft, etag) {
-      records = [auditOf(input, draft, "Update", metadata)];
-      return input.services.stores.webhooks.replace(draft, etag, records);
-    },
+    mutate,
+    audit: (w) => auditOf(input, w, "Update", metadata),
+    replace: (w, etag, outbox) => input.services.stores.webhooks.replace(w, etag, outbox),
   });
-  await input.services.events.outbox.publish(records);
-  return saved;
 }
 
 /** The URL must be an HTTPS endpoint on public addresses; monitored accounts must be the caller's organization's. */
-async function checkTarget(input: Ctx, url: string, monitoredAccountIds: readonly string[]): Promise<void> {
+async function checkTarget(input: RequestContext, url: string, monitoredAccountIds: readonly string[]): Promise<void> {
   const { config, resolveHost } = input.services;
   const problem = await checkWebhookUrl(url, { allowPrivateTargets: config.webhooks.allowPrivateTargets, resolve: resolveHost });
   if (problem) throw new ApiError("VALIDATION_ERROR", problem, { target: "url", errors: { url: [problem] } });
@@ -252,7 +232,7 @@ async function checkTarget(input: Ctx, url: string, monitoredAccountIds: readonl
 }
 
 /** The audit event of a write to a webhook, committed with it, in the trail of the account that owns it. */
-function auditOf(input: Ctx, webhook: WebhookRecord, action: "Create" | "Update" | "Delete", metadata: Record<string, unknown>): OutboxRecord {
+function auditOf(input: RequestContext, webhook: WebhookRecord, action: "Create" | "Update" | "Delete", metadata: Record<string, unknown>): OutboxRecord {
   return auditRecord(
     input.actor,
     {

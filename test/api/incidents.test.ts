@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { stateIdOf } from "../../shared/incidents/incident-state";
 import type { VendorIncident } from "../../shared/sources/gateway";
-import { sourcesAtoF, sourcesAtoG } from "../../shared/sources/source";
+import { commentPathSources, sources } from "../../shared/sources/source";
 import type { GamebookRunRecord } from "../../shared/store/records";
 import { outboxEvents } from "../support/outbox";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
@@ -65,13 +65,13 @@ describe("GET incident", () => {
     const body = await json(await host.call("GET", `/workspaces/${ws}/incidents/SourceZ/abc`));
     expect(body.status).toBe(400);
     expect(body.code).toBe("VALIDATION_ERROR");
-    for (const s of sourcesAtoG) expect(body.errors.source.join(" ")).toContain(s);
+    for (const s of sources) expect(body.errors.source.join(" ")).toContain(s);
   });
 
   it("the comments path accepts SourceA to SourceF only", async () => {
     const body = await json(await host.call("GET", `/workspaces/${ws}/incidents/SourceG/abc/comments`));
     expect(body.code).toBe("VALIDATION_ERROR");
-    expect(body.errors.source[0]).toContain(sourcesAtoF.join(", "));
+    expect(body.errors.source[0]).toContain(commentPathSources.join(", "));
     expect(body.errors.source[0]).not.toContain("SourceG");
   });
 

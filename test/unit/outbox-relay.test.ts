@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { auditRecord } from "../../shared/audit/audit-record";
+import { auditRecord } from "../../shared/events/audit-record";
 import { eventRecord } from "../../shared/events/event-record";
 import { OutboxRelay } from "../../shared/events/outbox-relay";
 import { silentLogger } from "../../shared/logger";

@@ -1,7 +1,8 @@
 import type { Container, FeedOptions, ItemDefinition, JSONObject, OperationInput, PartitionKey, SqlParameter } from "@azure/cosmos";
 import { alreadyExists, concurrentWrite, missingDocument } from "../conflict";
 import type { Page, PageRequest, Versioned } from "../ports";
-import type { OutboxRecord } from "../records";
+import { assertScope } from "../outbox-scope";
+import type { OutboxRecord, OutboxScope } from "../records";
 import { translateCosmosError, type CosmosOperation } from "./cosmos-errors";
 
 export type Document = { id: string };
@@ -25,6 +26,8 @@ export class Collection<T extends Document> {
     readonly container: Container,
     private readonly kind: string,
     private readonly partitionKeyOf: (doc: T) => string,
+    /** For documents that commit outbox records: the scope of a partition, which records must carry. */
+    private readonly outboxScopeOf?: (partitionKey: string) => OutboxScope,
   ) {}
 
   async read(id: string, partitionKey: string): Promise<Versioned<T> | undefined> {
@@ -76,6 +79,8 @@ export class Collection<T extends Document> {
    * fails the batch fails before any record is written. Returns the document's new etag.
    */
   private async transaction(partitionKey: string, operation: OperationInput, outbox: readonly OutboxRecord[], id: string): Promise<string> {
+    if (!this.outboxScopeOf) throw new Error(`A ${this.kind} commits no outbox records.`);
+    assertScope(outbox, this.outboxScopeOf(partitionKey));
     let results;
     try {
       // Each operation names the partition too: real Cosmos accepts it, and cosmosdb-server needs it.

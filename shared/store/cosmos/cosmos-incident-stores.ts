@@ -1,5 +1,4 @@
 import type { GamebookRunStore, IncidentStateStore } from "../ports";
-import { assertScope, outboxScope } from "../outbox-scope";
 import type { GamebookRunRecord, IncidentStateRecord } from "../records";
 import type { Collection } from "./collection";
 
@@ -20,10 +19,7 @@ export function cosmosIncidents(states: Collection<IncidentStateRecord>): Incide
         workspaceId,
       );
     },
-    async commit(state, etag, outbox) {
-      assertScope(outbox, outboxScope.workspace(state.workspaceId));
-      return etag === null ? states.create(state, outbox) : states.replace(state, etag, outbox);
-    },
+    commit: (state, etag, outbox) => (etag === null ? states.create(state, outbox) : states.replace(state, etag, outbox)),
   };
 }
 

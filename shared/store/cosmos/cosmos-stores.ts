@@ -11,8 +11,9 @@ import type {
   AgentConfigurationStore,
 } from "../ports";
 import { cosmosDeliveryLogs, cosmosWebhooks } from "./cosmos-webhook-stores";
+import type { OutboxScope } from "../records";
 import type { AccountRecord, AgentConfigurationRecord, AuditEventRecord, DeliveryLogRecord, IncidentStateRecord, ReconcilerStateRecord, WebhookRecord, ServiceAccountRecord, UserRecord, WorkspaceRecord } from "../records";
-import { assertScope, outboxScope } from "../outbox-scope";
+import { outboxScope } from "../outbox-scope";
 import { cosmosOutbox } from "./cosmos-outbox";
 import { containers } from "./containers";
 import { Collection, type Document, type Parameters } from "./collection";
@@ -23,25 +24,25 @@ import { cosmosGamebookRuns, cosmosIncidents } from "./cosmos-incident-stores";
  * The containers must exist: `ensureContainers` locally, Bicep in Azure.
  */
 export function createCosmosStores(database: Database): Stores {
-  const collection = <T extends Document>(name: string, kind: string, partitionKeyOf: (doc: T) => string) =>
-    new Collection<T>(database.container(name), kind, partitionKeyOf);
+  const collection = <T extends Document>(name: string, kind: string, partitionKeyOf: (doc: T) => string, outboxScopeOf?: (pk: string) => OutboxScope) =>
+    new Collection<T>(database.container(name), kind, partitionKeyOf, outboxScopeOf);
   const workspaceItems = database.container(containers.workspaceItems.name);
   return {
     accounts: cosmosAccounts(collection<AccountRecord>(containers.accounts.name, "account", (a) => a.id)),
     workspaces: cosmosWorkspaces(collection<WorkspaceRecord>(containers.workspaces.name, "workspace", (w) => w.id)),
     serviceAccounts: cosmosServiceAccounts(
-      collection<ServiceAccountRecord>(containers.serviceAccounts.name, "service account", (s) => s.id),
+      collection<ServiceAccountRecord>(containers.serviceAccounts.name, "service account", (s) => s.id, outboxScope.serviceAccount),
     ),
-    users: cosmosUsers(collection<UserRecord>(containers.users.name, "user", (u) => u.accountId)),
+    users: cosmosUsers(collection<UserRecord>(containers.users.name, "user", (u) => u.accountId, outboxScope.users)),
     audit: cosmosAudit(collection<AuditEventRecord>(containers.audit.name, "audit event", (e) => e.accountId)),
-    incidents: cosmosIncidents(new Collection<IncidentStateRecord>(workspaceItems, "incident state", (s) => s.workspaceId)),
+    incidents: cosmosIncidents(new Collection<IncidentStateRecord>(workspaceItems, "incident state", (s) => s.workspaceId, outboxScope.workspace)),
     outbox: cosmosOutbox({
       workspace: workspaceItems,
       "service-account": database.container(containers.serviceAccounts.name),
       users: database.container(containers.users.name),
       webhook: database.container(containers.webhooks.name),
     }),
-    webhooks: cosmosWebhooks(collection<WebhookRecord>(containers.webhooks.name, "webhook", (w) => w.id)),
+    webhooks: cosmosWebhooks(collection<WebhookRecord>(containers.webhooks.name, "webhook", (w) => w.id, outboxScope.webhook)),
     deliveryLogs: cosmosDeliveryLogs(
       collection<DeliveryLogRecord>(containers.deliveryLogs.name, "delivery log entry", (e) => e.partitionKey),
     ),
@@ -102,18 +103,9 @@ function cosmosServiceAccounts(serviceAccounts: Collection<ServiceAccountRecord>
       if (accountIds.length === 0) return { items: [] };
       return serviceAccounts.page(["ARRAY_CONTAINS(@accountIds, c.accountId)"], { "@accountIds": [...accountIds] }, page);
     },
-    create: async (record, outbox = []) => {
-      assertScope(outbox, outboxScope.serviceAccount(record.id));
-      return serviceAccounts.create(record, outbox);
-    },
-    replace: async (record, etag, outbox = []) => {
-      assertScope(outbox, outboxScope.serviceAccount(record.id));
-      return serviceAccounts.replace(record, etag, outbox);
-    },
-    delete: async (id, etag, outbox = []) => {
-      assertScope(outbox, outboxScope.serviceAccount(id));
-      return serviceAccounts.delete(id, id, etag, outbox);
-    },
+    create: (record, outbox = []) => serviceAccounts.create(record, outbox),
+    replace: (record, etag, outbox = []) => serviceAccounts.replace(record, etag, outbox),
+    delete: (id, etag, outbox = []) => serviceAccounts.delete(id, id, etag, outbox),
   };
 }
 
@@ -148,18 +140,9 @@ function cosmosUsers(users: Collection<UserRecord>): UserStore {
       // One account (the usual case) is one partition: no fan-out.
       return users.page(where, parameters, page, accountIds.length === 1 ? accountIds[0] : undefined);
     },
-    create: async (record, outbox = []) => {
-      assertScope(outbox, outboxScope.users(record.accountId));
-      return users.create(record, outbox);
-    },
-    replace: async (record, etag, outbox = []) => {
-      assertScope(outbox, outboxScope.users(record.accountId));
-      return users.replace(record, etag, outbox);
-    },
-    delete: async (accountId, id, etag, outbox = []) => {
-      assertScope(outbox, outboxScope.users(accountId));
-      return users.delete(id, accountId, etag, outbox);
-    },
+    create: (record, outbox = []) => users.create(record, outbox),
+    replace: (record, etag, outbox = []) => users.replace(record, etag, outbox),
+    delete: (accountId, id, etag, outbox = []) => users.delete(id, accountId, etag, outbox),
   };
 }
 

@@ -1,7 +1,6 @@
 import type { DeliveryLogStore, WebhookStore } from "../ports";
 import type { DeliveryLogRecord, WebhookRecord } from "../records";
 import { deliveryLogPartition, deliveryLogPartitions } from "../delivery-log-partition";
-import { assertScope, outboxScope } from "../outbox-scope";
 import type { Collection } from "./collection";
 
 export function cosmosWebhooks(webhooks: Collection<WebhookRecord>): WebhookStore {
@@ -13,18 +12,9 @@ export function cosmosWebhooks(webhooks: Collection<WebhookRecord>): WebhookStor
         "@accountIds": [...accountIds],
       });
     },
-    create: async (record, outbox = []) => {
-      assertScope(outbox, outboxScope.webhook(record.id));
-      return webhooks.create(record, outbox);
-    },
-    replace: async (record, etag, outbox = []) => {
-      assertScope(outbox, outboxScope.webhook(record.id));
-      return webhooks.replace(record, etag, outbox);
-    },
-    delete: async (id, etag, outbox = []) => {
-      assertScope(outbox, outboxScope.webhook(id));
-      return webhooks.delete(id, id, etag, outbox);
-    },
+    create: (record, outbox = []) => webhooks.create(record, outbox),
+    replace: (record, etag, outbox = []) => webhooks.replace(record, etag, outbox),
+    delete: (id, etag, outbox = []) => webhooks.delete(id, id, etag, outbox),
   };
 }
 

@@ -1,5 +1,7 @@
-import type { OutboxStore } from "../ports";
+import { assertScope } from "../outbox-scope";
+import type { OutboxStore, Versioned } from "../ports";
 import type { OutboxRecord, OutboxScope } from "../records";
+import type { VersionedMap } from "./versioned-map";
 
 /**
  * The outbox of every memory store. Aggregate stores call `put` in the same synchronous stretch as
@@ -44,4 +46,35 @@ function keyOf(record: Pick<OutboxRecord, "id" | "scope">): string {
 /** Stable: records of one commit with the same time keep their commit order. */
 function oldestFirst(records: OutboxRecord[]): OutboxRecord[] {
   return records.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+}
+
+/**
+ * The writes of an aggregate whose outbox records commit with it: each checks the records' scope,
+ * writes the document (which may refuse: a stale etag, a taken id) and only then the records.
+ */
+export class OutboxedWrites<T extends { id: string }> {
+  constructor(
+    private readonly map: VersionedMap<T>,
+    private readonly outbox: MemoryOutbox,
+  ) {}
+
+  create(key: string, value: T, scope: OutboxScope, records: readonly OutboxRecord[] = []): Versioned<T> {
+    assertScope(records, scope);
+    const saved = this.map.create(key, value);
+    this.outbox.put(records);
+    return saved;
+  }
+
+  replace(key: string, value: T, etag: string, scope: OutboxScope, records: readonly OutboxRecord[] = []): Versioned<T> {
+    assertScope(records, scope);
+    const saved = this.map.replace(key, value, etag);
+    this.outbox.put(records);
+    return saved;
+  }
+
+  delete(key: string, etag: string, scope: OutboxScope, records: readonly OutboxRecord[] = []): void {
+    assertScope(records, scope);
+    this.map.delete(key, etag);
+    this.outbox.put(records);
+  }
 }

@@ -26,8 +26,8 @@ import type {
   WorkspaceRecord,
 } from "../records";
 import { deliveryLogPartition } from "../delivery-log-partition";
-import { outboxScope, assertScope } from "../outbox-scope";
-import { MemoryOutbox } from "./memory-outbox";
+import { outboxScope } from "../outbox-scope";
+import { MemoryOutbox, OutboxedWrites } from "./memory-outbox";
 import { VersionedMap, pageById } from "./versioned-map";
 
 /** The embedded default: every store in this process's memory. */
@@ -78,6 +78,7 @@ function memoryReconciler(): ReconcilerStore {
 
 function memoryWebhooks(outbox: MemoryOutbox): WebhookStore {
   const map = new VersionedMap<WebhookRecord>("webhook");
+  const writes = new OutboxedWrites(map, outbox);
   return {
     async get(id) {
       return map.get(id);
@@ -88,23 +89,9 @@ function memoryWebhooks(outbox: MemoryOutbox): WebhookStore {
         .filter((w) => accountIds.includes(w.targetAccountId))
         .sort((a, b) => (a.id < b.id ? -1 : 1));
     },
-    async create(record, records = []) {
-      assertScope(records, outboxScope.webhook(record.id));
-      const saved = map.create(record.id, record);
-      outbox.put(records);
-      return saved;
-    },
-    async replace(record, etag, records = []) {
-      assertScope(records, outboxScope.webhook(record.id));
-      const saved = map.replace(record.id, record, etag);
-      outbox.put(records);
-      return saved;
-    },
-    async delete(id, etag, records = []) {
-      assertScope(records, outboxScope.webhook(id));
-      map.delete(id, etag);
-      outbox.put(records);
-    },
+    create: async (record, records) => writes.create(record.id, record, outboxScope.webhook(record.id), records),
+    replace: async (record, etag, records) => writes.replace(record.id, record, etag, outboxScope.webhook(record.id), records),
+    delete: async (id, etag, records) => writes.delete(id, etag, outboxScope.webhook(id), records),
   };
 }
 
@@ -141,6 +128,7 @@ function memoryDeliveryLogs(): DeliveryLogStore {
 
 function memoryIncidents(outbox: MemoryOutbox): IncidentStateStore {
   const states = new VersionedMap<IncidentStateRecord>("incident state");
+  const writes = new OutboxedWrites(states, outbox);
   const key = (workspaceId: string, stateId: string) => `${workspaceId}|${stateId}`;
   return {
     async get(workspaceId, stateId) {
@@ -150,12 +138,9 @@ function memoryIncidents(outbox: MemoryOutbox): IncidentStateStore {
       return [...new Set(stateIds)].flatMap((id) => states.get(key(workspaceId, id))?.value ?? []);
     },
     async commit(state, etag, records) {
-      assertScope(records, outboxScope.workspace(state.workspaceId));
       const k = key(state.workspaceId, state.id);
-      // Synchronous from the check to the last write: nothing interleaves, so this is all or nothing.
-      const saved = etag === null ? states.create(k, state) : states.replace(k, state, etag);
-      outbox.put(records);
-      return saved;
+      const scope = outboxScope.workspace(state.workspaceId);
+      return etag === null ? writes.create(k, state, scope, records) : writes.replace(k, state, etag, scope, records);
     },
   };
 }
@@ -215,6 +200,7 @@ function memoryWorkspaces(): WorkspaceStore {
 
 function memoryServiceAccounts(outbox: MemoryOutbox): ServiceAccountStore {
   const map = new VersionedMap<ServiceAccountRecord>("service account");
+  const writes = new OutboxedWrites(map, outbox);
   return {
     async get(id) {
       return map.get(id);
@@ -225,28 +211,15 @@ function memoryServiceAccounts(outbox: MemoryOutbox): ServiceAccountStore {
         page,
       );
     },
-    async create(record, records = []) {
-      assertScope(records, outboxScope.serviceAccount(record.id));
-      const saved = map.create(record.id, record);
-      outbox.put(records);
-      return saved;
-    },
-    async replace(record, etag, records = []) {
-      assertScope(records, outboxScope.serviceAccount(record.id));
-      const saved = map.replace(record.id, record, etag);
-      outbox.put(records);
-      return saved;
-    },
-    async delete(id, etag, records = []) {
-      assertScope(records, outboxScope.serviceAccount(id));
-      map.delete(id, etag);
-      outbox.put(records);
-    },
+    create: async (record, records) => writes.create(record.id, record, outboxScope.serviceAccount(record.id), records),
+    replace: async (record, etag, records) => writes.replace(record.id, record, etag, outboxScope.serviceAccount(record.id), records),
+    delete: async (id, etag, records) => writes.delete(id, etag, outboxScope.serviceAccount(id), records),
   };
 }
 
 function memoryUsers(outbox: MemoryOutbox): UserStore {
   const map = new VersionedMap<UserRecord>("user");
+  const writes = new OutboxedWrites(map, outbox);
   const key = (accountId: string, id: string) => `${accountId}/${id}`;
   return {
     async find(accountIds, id) {
@@ -274,23 +247,9 @@ function memoryUsers(outbox: MemoryOutbox): UserStore {
         page,
       );
     },
-    async create(record, records = []) {
-      assertScope(records, outboxScope.users(record.accountId));
-      const saved = map.create(key(record.accountId, record.id), record);
-      outbox.put(records);
-      return saved;
-    },
-    async replace(record, etag, records = []) {
-      assertScope(records, outboxScope.users(record.accountId));
-      const saved = map.replace(key(record.accountId, record.id), record, etag);
-      outbox.put(records);
-      return saved;
-    },
-    async delete(accountId, id, etag, records = []) {
-      assertScope(records, outboxScope.users(accountId));
-      map.delete(key(accountId, id), etag);
-      outbox.put(records);
-    },
+    create: async (record, records) => writes.create(key(record.accountId, record.id), record, outboxScope.users(record.accountId), records),
+    replace: async (record, etag, records) => writes.replace(key(record.accountId, record.id), record, etag, outboxScope.users(record.accountId), records),
+    delete: async (accountId, id, etag, records) => writes.delete(key(accountId, id), etag, outboxScope.users(accountId), records),
   };
 }
 

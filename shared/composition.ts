@@ -7,6 +7,8 @@ import type { EventMessage } from "./store/records";
 import type { DeliveryMessage } from "./delivery/delivery-message";
 import { InProcessQueue } from "./queue/in-process-queue";
 import { PageTokens } from "./http/page-token";
+import { createPlaybookActions } from "./playbook-actions/configured-playbook-actions";
+import type { PlaybookActions } from "./playbook-actions/playbook-action-port";
 import { RateLimiter } from "./http/rate-limit";
 import { createJsonLogger, type Logger } from "./logger";
 import { queueNames } from "./queue/queue-names";
@@ -26,6 +28,7 @@ export interface ServiceOverrides {
   logger?: Logger;
   stores?: Stores;
   sources?: SourceRegistry;
+  playbookActions?: PlaybookActions;
   resolveHost?: HostResolver;
   /** Extra CA certificates the webhook sender trusts (tests' self-signed receivers). */
   webhookCa?: string;
@@ -68,6 +71,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     rateLimiter: new RateLimiter({ capacity: config.rateLimit.burst, refillPerSecond: config.rateLimit.perSecond }),
     pageTokens: new PageTokens(config.pageTokenKey),
     sources: overrides.sources ?? createSourceRegistry(config),
+    playbookActions: overrides.playbookActions ?? createPlaybookActions(config),
     secretBox,
     resolveHost,
     events,

@@ -59,6 +59,12 @@ const envSchema = z
     DEMO_WORKSPACES: z.coerce.number().int().min(5).max(1000).default(5),
     SIMULATED_INCIDENTS_PER_WORKSPACE: z.coerce.number().int().min(0).max(100_000).default(300),
     ...sourceEnv,
+    PLAYBOOK_AUTOMATION_URL: z.url({ protocol: /^https?$/ }).optional(),
+    PLAYBOOK_AUTOMATION_AUTH_HEADER: z.string().min(1).optional(),
+    PLAYBOOK_AUTOMATION_TIMEOUT_MS: positiveInt.default(10_000),
+    PLAYBOOK_AUTOMATION_POLL_MS: positiveInt.default(2_000),
+    PLAYBOOK_AUTOMATION_STEP_WAIT_MS: positiveInt.default(240_000),
+    SIMULATED_PLAYBOOK_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(100),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   })
   .superRefine((env, ctx) => {
@@ -105,6 +111,10 @@ export interface Config {
   simulatedIncidentsPerWorkspace: number;
   /** Sources bridged over HTTP; every other source is served by the simulated vendor. */
   httpSources: Partial<Record<Source, { baseUrl: string; authHeader?: string; timeoutMs: number }>>;
+  /** The automation bridge that runs playbook steps; without it they are simulated locally and disabled in Azure. */
+  playbookAutomation?: { baseUrl: string; authHeader?: string; timeoutMs: number; pollIntervalMs: number; stepWaitMs: number };
+  /** Local host: real time each simulated playbook step takes. */
+  simulatedPlaybookDelayMs: number;
   logLevel: "debug" | "info" | "warn" | "error";
 }
 
@@ -153,6 +163,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     demoWorkspaces: e.DEMO_WORKSPACES,
     simulatedIncidentsPerWorkspace: e.SIMULATED_INCIDENTS_PER_WORKSPACE,
     httpSources: httpSourcesOf(e as unknown as Record<string, unknown>),
+    playbookAutomation: e.PLAYBOOK_AUTOMATION_URL
+      ? {
+          baseUrl: e.PLAYBOOK_AUTOMATION_URL,
+          authHeader: e.PLAYBOOK_AUTOMATION_AUTH_HEADER,
+          timeoutMs: e.PLAYBOOK_AUTOMATION_TIMEOUT_MS,
+          pollIntervalMs: e.PLAYBOOK_AUTOMATION_POLL_MS,
+          stepWaitMs: e.PLAYBOOK_AUTOMATION_STEP_WAIT_MS,
+        }
+      : undefined,
+    simulatedPlaybookDelayMs: e.SIMULATED_PLAYBOOK_DELAY_MS,
     logLevel: e.LOG_LEVEL,
   };
 }

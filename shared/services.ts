@@ -8,6 +8,7 @@ import type { SecretBox } from "./delivery/secret-box";
 import type { EventPipeline } from "./events/event-pipeline";
 import type { HostResolver } from "./delivery/address-policy";
 import type { SourceRegistry } from "./sources/gateway";
+import type { PlaybookActions } from "./playbook-actions/playbook-action-port";
 
 /**
  * Everything a handler may use: ports and the service's own mechanisms, never an adapter by name.
@@ -23,6 +24,8 @@ export interface Services {
   rateLimiter: RateLimiter;
   pageTokens: PageTokens;
   sources: SourceRegistry;
+  /** The automation backend that runs playbook steps against users, hosts, addresses... */
+  playbookActions: PlaybookActions;
   secretBox: SecretBox;
   /** Name → addresses, for checking webhook URLs (tests point names at chosen addresses). */
   resolveHost: HostResolver;

@@ -1,5 +1,7 @@
 import { createServices, type ServiceOverrides } from "../composition";
 import type { Config } from "../config";
+import { createPlaybookActions } from "../playbook-actions/configured-playbook-actions";
+import { createSimulatedPlaybookActions, type SimulatedAutomationConsole } from "../playbook-actions/simulated/simulated-playbook-actions";
 import type { Services } from "../services";
 import { createSimulatedVendors, type SimulatedConsole } from "../sources/simulated/simulated-vendor";
 import { createSourceRegistry } from "../sources/source-registry";
@@ -11,6 +13,8 @@ export interface SimulatedSystems {
   demo: DemoData;
   /** The vendors' consoles: create, close and delete incidents as an analyst would at the vendor. */
   vendors: SimulatedConsole;
+  /** The automation backend's console: the steps it carried out, and outcomes forced for a playbook. */
+  automation: SimulatedAutomationConsole;
 }
 
 export interface LocalServices {
@@ -32,10 +36,12 @@ export function createLocalServices(config: Config, overrides: ServiceOverrides 
     incidentsPerWorkspace: config.simulatedIncidentsPerWorkspace,
     now,
   });
+  const automation = createSimulatedPlaybookActions({ seed: config.demoSeed, delayMs: config.simulatedPlaybookDelayMs });
   const services = createServices(config, {
     ...overrides,
     now,
     sources: overrides.sources ?? createSourceRegistry(config, (source) => vendors.gateway(source)),
+    playbookActions: overrides.playbookActions ?? createPlaybookActions(config, () => automation.actions),
   });
-  return { services, simulated: { demo, vendors: vendors.console } };
+  return { services, simulated: { demo, vendors: vendors.console, automation: automation.console } };
 }

@@ -1,5 +1,7 @@
 import { AuditTrail } from "./audit/audit-trail";
 import { Authenticator } from "./auth/authenticator";
+import { createCloudInventory } from "./cloud-inventory/configured-inventory";
+import type { CloudInventory } from "./cloud-inventory/cloud-inventory";
 import { loadConfig, type Config } from "./config";
 import { resolveAllAddresses, type HostResolver } from "./delivery/address-policy";
 import { createEventPipeline, inProcessEventQueues, type EventQueues } from "./events/event-pipeline";
@@ -23,6 +25,7 @@ export interface ServiceOverrides {
   logger?: Logger;
   stores?: Stores;
   sources?: SourceRegistry;
+  cloud?: CloudInventory;
   resolveHost?: HostResolver;
   /** Extra CA certificates the webhook sender trusts (tests' self-signed receivers). */
   webhookCa?: string;
@@ -59,6 +62,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     pageTokens: new PageTokens(config.pageTokenKey),
     audit: new AuditTrail(stores.audit, now, logger),
     sources: overrides.sources ?? createSourceRegistry(config),
+    cloud: overrides.cloud ?? createCloudInventory(config),
     secretBox,
     resolveHost,
     pipeline,

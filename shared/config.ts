@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
+import { checkCloudEnv, cloudConfigOf, cloudEnv, type CloudConfig } from "./cloud-inventory/cloud-config";
 import { sources, type Source } from "./sources/source";
 
 const bool = z
@@ -59,9 +60,11 @@ const envSchema = z
     DEMO_WORKSPACES: z.coerce.number().int().min(5).max(1000).default(5),
     SIMULATED_INCIDENTS_PER_WORKSPACE: z.coerce.number().int().min(0).max(100_000).default(300),
     ...sourceEnv,
+    ...cloudEnv,
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   })
   .superRefine((env, ctx) => {
+    checkCloudEnv(env, ctx);
     if (env.QUEUE === "servicebus" && !env.SERVICEBUS && !env.SERVICEBUS__fullyQualifiedNamespace) {
       ctx.addIssue({ code: "custom", path: ["SERVICEBUS__fullyQualifiedNamespace"], message: "required (or SERVICEBUS) when QUEUE=servicebus" });
     }
@@ -105,6 +108,8 @@ export interface Config {
   simulatedIncidentsPerWorkspace: number;
   /** Sources bridged over HTTP; every other source is served by the simulated vendor. */
   httpSources: Partial<Record<Source, { baseUrl: string; authHeader?: string; timeoutMs: number }>>;
+  /** Cloud-resource lookups: which inventory, and which subscriptions each account may see. */
+  cloud: CloudConfig;
   logLevel: "debug" | "info" | "warn" | "error";
 }
 
@@ -153,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     demoWorkspaces: e.DEMO_WORKSPACES,
     simulatedIncidentsPerWorkspace: e.SIMULATED_INCIDENTS_PER_WORKSPACE,
     httpSources: httpSourcesOf(e as unknown as Record<string, unknown>),
+    cloud: cloudConfigOf(e),
     logLevel: e.LOG_LEVEL,
   };
 }

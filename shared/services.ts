@@ -9,6 +9,7 @@ import type { SecretBox } from "./webhooks/secret-box";
 import type { EventPipeline } from "./events/event-pipeline";
 import type { HostResolver } from "./delivery/address-policy";
 import type { SourceRegistry } from "./sources/gateway";
+import type { CloudInventory } from "./cloud-inventory/cloud-inventory";
 
 /**
  * Everything a handler may use: ports and the service's own mechanisms, never an adapter by name.
@@ -25,6 +26,8 @@ export interface Services {
   pageTokens: PageTokens;
   audit: AuditTrail;
   sources: SourceRegistry;
+  /** Subscriptions, resource groups, workspaces and network security groups (organization lookups). */
+  cloud: CloudInventory;
   secretBox: SecretBox;
   /** Name → addresses, for checking webhook URLs (tests point names at chosen addresses). */
   resolveHost: HostResolver;

@@ -1,3 +1,6 @@
+import { createCloudInventory } from "../cloud-inventory/configured-inventory";
+import { buildSimulatedEstate, type SimulatedEstate } from "../cloud-inventory/simulated/simulated-estate";
+import { createSimulatedCloudInventory } from "../cloud-inventory/simulated/simulated-cloud-inventory";
 import { createServices, type ServiceOverrides } from "../composition";
 import type { Config } from "../config";
 import type { Services } from "../services";
@@ -11,6 +14,8 @@ export interface SimulatedSystems {
   demo: DemoData;
   /** The vendors' consoles: create, close and delete incidents as an analyst would at the vendor. */
   vendors: SimulatedConsole;
+  /** The demo organization's cloud estate (subscriptions, groups, workspaces, network security groups). */
+  cloud: SimulatedEstate;
 }
 
 export interface LocalServices {
@@ -32,10 +37,12 @@ export function createLocalServices(config: Config, overrides: ServiceOverrides 
     incidentsPerWorkspace: config.simulatedIncidentsPerWorkspace,
     now,
   });
+  const cloud = buildSimulatedEstate({ seed: config.demoSeed, accounts: [demo.provider, ...demo.customers], workspaces: demo.workspaces });
   const services = createServices(config, {
     ...overrides,
     now,
     sources: overrides.sources ?? createSourceRegistry(config, (source) => vendors.gateway(source)),
+    cloud: overrides.cloud ?? createCloudInventory(config, () => createSimulatedCloudInventory(cloud, config.cloud.subscriptions)),
   });
-  return { services, simulated: { demo, vendors: vendors.console } };
+  return { services, simulated: { demo, vendors: vendors.console, cloud } };
 }

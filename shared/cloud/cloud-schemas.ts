@@ -17,15 +17,21 @@ const subscriptionId = z
 
 /**
  * Azure's rule for resource group names: 1 to 90 letters, digits, underscores, hyphens, periods and
- * parentheses (Unicode letters and digits included), not ending with a period.
+ * parentheses (Unicode letters and digits included), not ending with a period. Checked by a
+ * refinement rather than a regex check, because a regex check is published as the schema's `pattern`
+ * and this one needs Unicode classes, which a reference page's "try it" form would apply without the
+ * Unicode flag and so refuse ordinary names.
  */
+const RESOURCE_GROUP_NAME = /^[-\p{L}\p{Mn}\p{Nd}\p{Pc}.()]{0,89}[-\p{L}\p{Mn}\p{Nd}\p{Pc}()]$/u;
 const resourceGroup = z
   .string()
-  .regex(
-    /^[-\p{L}\p{Mn}\p{Nd}\p{Pc}.()]{0,89}[-\p{L}\p{Mn}\p{Nd}\p{Pc}()]$/u,
+  .refine(
+    (name) => RESOURCE_GROUP_NAME.test(name),
     "A resource group name is 1 to 90 letters, digits, underscores, hyphens, periods and parentheses, and does not end with a period.",
   )
-  .describe("The resource group's name; compared without regard to case, as Azure does.")
+  .describe(
+    "The resource group's name, compared without regard to case as Azure does: 1 to 90 letters, digits, underscores, hyphens, periods and parentheses, not ending with a period.",
+  )
   .meta({ examples: [GROUP] });
 
 /** Log Analytics workspace names: 4 to 63 letters, digits and hyphens, starting and ending with a letter or digit. */

@@ -287,7 +287,11 @@ describe("cloud resources: the OpenAPI document", () => {
       expect(op.tags).toEqual(["Cloud resources"]);
       const data = op.responses["200"].content["application/json"].schema.properties.data;
       expect(data.examples, path).toBeDefined();
-      for (const p of op.parameters) expect(p.schema.examples, `${path} ${p.name}`).toHaveLength(1);
+      for (const p of op.parameters) {
+        expect(p.schema.examples, `${path} ${p.name}`).toHaveLength(1);
+        // A reference page's "try it" form applies a published pattern as a plain (non-Unicode) RegExp.
+        if (p.schema.pattern) expect(new RegExp(p.schema.pattern).test(p.schema.examples[0]), `${path} ${p.name}`).toBe(true);
+      }
       expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["400", "401", "403", "404"]));
 
       // The examples are what the local host answers for the example parameters.

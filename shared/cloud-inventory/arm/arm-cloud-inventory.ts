@@ -17,7 +17,7 @@ import { ARM_SYSTEM, armFailure, armStatus, isArmRestError } from "./arm-errors"
  * Every list follows ARM's `nextLink` to the last page before answering. One deadline covers an
  * operation end to end (all its pages and calls). Throttling is not slept on: ARM's 429 reaches the
  * caller as RATE_LIMITED with ARM's Retry-After, since a synchronous lookup must not hang for as
- * long as ARM asks; transient 5xx and dropped connections are retried twice, briefly.
+ * long as ARM asks; a transient 5xx or 408 is retried twice, briefly.
  *
  * @example
  * const cloud = createArmCloudInventory({ access, endpoint: "https://management.azure.com", timeoutMs: 15_000 });
@@ -31,7 +31,7 @@ export interface ArmCloudInventoryOptions {
   timeoutMs: number;
   /** Default: DefaultAzureCredential. */
   credential?: TokenCredential;
-  /** A CA certificate (PEM) these clients trust besides the system's: a test's self-signed fake. */
+  /** A CA certificate (PEM) these clients trust instead of the system's: a test's self-signed fake. */
   ca?: string;
   now?: () => Date;
   /** Onboarding checks in flight at once while listing a group's workspaces. */
@@ -228,8 +228,8 @@ export function createArmCloudInventory(options: ArmCloudInventoryOptions): Clou
 
 /**
  * Replaces the SDK's default retry policy, which sleeps for as long as a 429's Retry-After asks
- * before retrying, with one that retries only transient failures (5xx without Retry-After, 408,
- * connection resets) twice within about a second. A 429 then reaches our caller at once.
+ * before retrying, with one that retries only transient answers (5xx without Retry-After, 408) twice
+ * within about a second. A 429 then reaches our caller at once.
  */
 function withoutThrottlingWaits<C extends { pipeline: Pipeline }>(client: C): C {
   const { exponentialRetryPolicy } = require("@azure/core-rest-pipeline") as typeof import("@azure/core-rest-pipeline");
@@ -240,8 +240,8 @@ function withoutThrottlingWaits<C extends { pipeline: Pipeline }>(client: C): C 
 
 /**
  * `map` with at most `limit` calls in flight, results in input order. The first failure stops the
- * rest (in-flight calls are aborted) and is thrown once every call has settled, so that nothing is
- * still talking to ARM after the operation has answered.
+ * rest (no more start, those in flight are aborted) and is thrown once every call has settled, so
+ * that no call outlives the operation's answer.
  */
 async function mapConcurrently<T, R>(
   items: readonly T[],

@@ -56,6 +56,9 @@ param instanceMemoryMB int = 2048
 
 param tags object = {}
 
+@description('Cloud-resource lookups: account id → the subscription ids that account\'s organization may see, e.g. { \'<account id>\': [ \'<subscription id>\' ] }. Becomes the app setting CLOUD_SUBSCRIPTIONS, and the app\'s identity gets Reader on every subscription listed. Empty: the lookups answer EXTENSION_NOT_ENABLED.')
+param cloudSubscriptions object = {}
+
 // ---------------------------------------------------------------------------------------------------
 // What must match the code
 // ---------------------------------------------------------------------------------------------------
@@ -158,6 +161,9 @@ var secretNames = {
   WEBHOOK_SECRETS_KEY: 'webhook-secrets-key'
 }
 
+// Every subscription cloudSubscriptions names, once: each gets a Reader assignment below.
+var cloudSubscriptionIds = union(map(flatten(map(items(cloudSubscriptions), entry => entry.value)), id => toLower(id)), [])
+
 // The settings shared/config.ts reads, as the app sees them in Azure. The Functions host's own
 // settings (AzureWebJobsStorage, Application Insights) are added by modules/function-app.bicep.
 var appSettings = {
@@ -177,6 +183,9 @@ var appSettings = {
   SECRET_HASH_KEY: '@Microsoft.KeyVault(VaultName=${keyVault.outputs.name};SecretName=${secretNames.SECRET_HASH_KEY})'
   PAGE_TOKEN_KEY: '@Microsoft.KeyVault(VaultName=${keyVault.outputs.name};SecretName=${secretNames.PAGE_TOKEN_KEY})'
   WEBHOOK_SECRETS_KEY: '@Microsoft.KeyVault(VaultName=${keyVault.outputs.name};SecretName=${secretNames.WEBHOOK_SECRETS_KEY})'
+  // Cloud-resource lookups through Azure Resource Manager as the identity above, when any subscription is named.
+  CLOUD_INVENTORY: empty(cloudSubscriptionIds) ? 'disabled' : 'azure'
+  CLOUD_SUBSCRIPTIONS: string(cloudSubscriptions)
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -313,6 +322,19 @@ module access 'modules/role-assignments.bicep' = {
     appInsightsName: appInsights.outputs.name
   }
 }
+
+// Reader on each subscription the cloud-resource lookups read. A subscription-wide role assignment is
+// deployed at that subscription's scope, hence one small module per subscription. The deploying
+// principal needs the right to assign roles there (Owner or User Access Administrator).
+module subscriptionReaders 'modules/subscription-reader.bicep' = [
+  for subscriptionId in cloudSubscriptionIds: {
+    name: 'reader-${uniqueString(resourceGroup().id, subscriptionId)}'
+    scope: subscription(subscriptionId)
+    params: {
+      principalId: identity.outputs.principalId
+    }
+  }
+]
 
 module functionApp 'modules/function-app.bicep' = {
   name: 'function-app'

@@ -1,4 +1,6 @@
 import { Authenticator } from "./auth/authenticator";
+import { createCloudInventory } from "./cloud-inventory/configured-inventory";
+import type { CloudInventory } from "./cloud-inventory/cloud-inventory";
 import { loadConfig, type Config } from "./config";
 import { resolveAllAddresses, type HostResolver } from "./delivery/address-policy";
 import { createGuardedSender } from "./delivery/guarded-sender";
@@ -29,6 +31,7 @@ export interface ServiceOverrides {
   stores?: Stores;
   sources?: SourceRegistry;
   playbookActions?: PlaybookActions;
+  cloud?: CloudInventory;
   resolveHost?: HostResolver;
   /** Extra CA certificates the webhook sender trusts (tests' self-signed receivers). */
   webhookCa?: string;
@@ -72,6 +75,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     pageTokens: new PageTokens(config.pageTokenKey),
     sources: overrides.sources ?? createSourceRegistry(config),
     playbookActions: overrides.playbookActions ?? createPlaybookActions(config),
+    cloud: overrides.cloud ?? createCloudInventory(config),
     secretBox,
     resolveHost,
     events,

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
+import { checkCloudEnv, cloudConfigOf, cloudEnv, type CloudConfig } from "./cloud-inventory/cloud-config";
 import { sources, type Source } from "./sources/source";
 
 const bool = z
@@ -65,9 +66,11 @@ const envSchema = z
     PLAYBOOK_AUTOMATION_POLL_MS: positiveInt.default(2_000),
     PLAYBOOK_AUTOMATION_STEP_WAIT_MS: positiveInt.default(240_000),
     SIMULATED_PLAYBOOK_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(100),
+    ...cloudEnv,
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   })
   .superRefine((env, ctx) => {
+    checkCloudEnv(env, ctx);
     if (env.QUEUE === "servicebus" && !env.SERVICEBUS && !env.SERVICEBUS__fullyQualifiedNamespace) {
       ctx.addIssue({ code: "custom", path: ["SERVICEBUS__fullyQualifiedNamespace"], message: "required (or SERVICEBUS) when QUEUE=servicebus" });
     }
@@ -115,6 +118,8 @@ export interface Config {
   playbookAutomation?: { baseUrl: string; authHeader?: string; timeoutMs: number; pollIntervalMs: number; stepWaitMs: number };
   /** Local host: real time each simulated playbook step takes. */
   simulatedPlaybookDelayMs: number;
+  /** Cloud-resource lookups: which inventory, and which subscriptions each account may see. */
+  cloud: CloudConfig;
   logLevel: "debug" | "info" | "warn" | "error";
 }
 
@@ -173,6 +178,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         }
       : undefined,
     simulatedPlaybookDelayMs: e.SIMULATED_PLAYBOOK_DELAY_MS,
+    cloud: cloudConfigOf(e),
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -9,6 +9,7 @@ import type { EventPipeline } from "./events/event-pipeline";
 import type { HostResolver } from "./delivery/address-policy";
 import type { SourceRegistry } from "./sources/gateway";
 import type { PlaybookActions } from "./playbook-actions/playbook-action-port";
+import type { CloudInventory } from "./cloud-inventory/cloud-inventory";
 
 /**
  * Everything a handler may use: ports and the service's own mechanisms, never an adapter by name.
@@ -26,6 +27,8 @@ export interface Services {
   sources: SourceRegistry;
   /** The automation backend that runs playbook steps against users, hosts, addresses... */
   playbookActions: PlaybookActions;
+  /** Subscriptions, resource groups, workspaces and network security groups (organization lookups). */
+  cloud: CloudInventory;
   secretBox: SecretBox;
   /** Name → addresses, for checking webhook URLs (tests point names at chosen addresses). */
   resolveHost: HostResolver;

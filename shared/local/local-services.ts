@@ -1,3 +1,6 @@
+import { createCloudInventory } from "../cloud-inventory/configured-inventory";
+import { buildSimulatedEstate, type SimulatedEstate } from "../cloud-inventory/simulated/simulated-estate";
+import { createSimulatedCloudInventory } from "../cloud-inventory/simulated/simulated-cloud-inventory";
 import { createServices, type ServiceOverrides } from "../composition";
 import type { Config } from "../config";
 import { createPlaybookActions } from "../playbook-actions/configured-playbook-actions";
@@ -15,6 +18,8 @@ export interface SimulatedSystems {
   vendors: SimulatedConsole;
   /** The automation backend's console: the steps it carried out, and outcomes forced for a playbook. */
   automation: SimulatedAutomationConsole;
+  /** The demo organization's cloud estate (subscriptions, groups, workspaces, network security groups). */
+  cloud: SimulatedEstate;
 }
 
 export interface LocalServices {
@@ -37,11 +42,13 @@ export function createLocalServices(config: Config, overrides: ServiceOverrides 
     now,
   });
   const automation = createSimulatedPlaybookActions({ seed: config.demoSeed, delayMs: config.simulatedPlaybookDelayMs });
+  const cloud = buildSimulatedEstate({ seed: config.demoSeed, accounts: [demo.provider, ...demo.customers], workspaces: demo.workspaces });
   const services = createServices(config, {
     ...overrides,
     now,
     sources: overrides.sources ?? createSourceRegistry(config, (source) => vendors.gateway(source)),
     playbookActions: overrides.playbookActions ?? createPlaybookActions(config, () => automation.actions),
+    cloud: overrides.cloud ?? createCloudInventory(config, () => createSimulatedCloudInventory(cloud, config.cloud.subscriptions)),
   });
-  return { services, simulated: { demo, vendors: vendors.console, automation: automation.console } };
+  return { services, simulated: { demo, vendors: vendors.console, automation: automation.console, cloud } };
 }

@@ -17,8 +17,8 @@ import { HOUR_MS, type DataConnector, type IngestionSeries } from "./log-analyti
  *    VolumeSpike: above p90 and at least `spikeRatio` times p50, by at least `minAbsoluteMb`.
  *    The absolute floor keeps tiny tables (a few kB an hour) from paging anyone.
  * 4. Weekly rhythm. A drop or spike is dropped when the same hour one week earlier (the seventh
- *    sample) was just as far outside the usual range and the hour is within `weeklyTolerance` of it:
- *    a Sunday-night lull or a weekly batch job is a pattern, not an incident.
+ *    sample) was on the same side of p50 and the hour is within `weeklyTolerance` of it: a weekend
+ *    lull or a weekly batch job is a pattern, not an incident.
  * 5. Latency. The hour's median ingestion delay exceeds both `latencyFloorSeconds` and
  *    `latencyRatio` times the median of the preceding 24 hours' delays (at least six measured).
  * 6. Consecutive hours of one kind on one table form one anomaly: `observed` is their total (MB; for
@@ -187,7 +187,7 @@ function judgeSeries(series: IngestionSeries, start: number, end: number, o: Thr
       const lastWeek = volume.get(hour - BASELINE_DAYS * 24 * HOUR_MS);
       const weekly = (below: boolean) =>
         lastWeek !== undefined &&
-        (below ? lastWeek < expected.p10 : lastWeek > expected.p90) &&
+        (below ? lastWeek < expected.p50 : lastWeek > expected.p50) &&
         Math.abs(observed - lastWeek) <= o.weeklyTolerance * Math.max(lastWeek, observed);
       if (observed === 0 && expected.p10 > 0) verdict = { ...base, kind: "NoData" };
       else if (observed < expected.p10 && observed <= expected.p50 * (1 - o.dropRatio) && expected.p50 - observed >= o.minAbsoluteMb && !weekly(true)) {

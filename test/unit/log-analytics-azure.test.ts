@@ -155,7 +155,7 @@ describe("Azure log analytics adapter", () => {
     expect(new URL(armCall.url, "https://fake").searchParams.get("api-version")).toBe("2024-09-01");
     const lastLogQuery = fake.requests.map((r) => r.body).find((b) => b.includes("LastLog"))!;
     expect(JSON.parse(lastLogQuery).query).toContain("union withsource=TableName isfuzzy=true AWSCloudTrail, CommonSecurityLog, OfficeActivity");
-    expect(tokenScopes).toContainEqual([`${fake.origin}/.default`]);
+    expect(tokenScopes).toContainEqual(`${fake.origin}/.default`);
   });
 
   it("builds hourly series from the Usage table, zero-filled, attributed to the one connector writing each table", async () => {

@@ -16,6 +16,13 @@ import { createCosmosStores } from "./store/cosmos/cosmos-stores";
 import { createMemoryStores } from "./store/memory/memory-stores";
 import type { Stores } from "./store/ports";
 import { SecretBox } from "./webhooks/secret-box";
+import { createTicketingBridge } from "./ticketing/ticketing-bridge";
+import { disabledTicketing, type TicketingSystem } from "./ticketing/ticketing";
+import { createGraphDirectoryLogs } from "./directory-logs/graph-directory-logs";
+import { disabledDirectoryLogs, type DirectoryLogs } from "./directory-logs/directory-logs";
+import { createAzureLogAnalytics } from "./log-analytics/azure-log-analytics";
+import { disabledLogAnalytics, type LogAnalytics } from "./log-analytics/log-analytics";
+import { lazyDefaultAzureCredential } from "./upstream/azure-credential";
 
 /** What a caller may put in place of the configured adapters: tests, and the local host's simulated systems. */
 export interface ServiceOverrides {
@@ -23,6 +30,9 @@ export interface ServiceOverrides {
   logger?: Logger;
   stores?: Stores;
   sources?: SourceRegistry;
+  ticketing?: TicketingSystem;
+  directoryLogs?: DirectoryLogs;
+  logAnalytics?: LogAnalytics;
   resolveHost?: HostResolver;
   /** Extra CA certificates the webhook sender trusts (tests' self-signed receivers). */
   webhookCa?: string;
@@ -59,6 +69,9 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     pageTokens: new PageTokens(config.pageTokenKey),
     audit: new AuditTrail(stores.audit, now, logger),
     sources: overrides.sources ?? createSourceRegistry(config),
+    ticketing: overrides.ticketing ?? createTicketing(config),
+    directoryLogs: overrides.directoryLogs ?? createDirectoryLogs(config),
+    logAnalytics: overrides.logAnalytics ?? createLogAnalytics(config),
     secretBox,
     resolveHost,
     pipeline,
@@ -68,6 +81,31 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
 function createStores(config: Config): Stores {
   if (config.store === "memory") return createMemoryStores();
   return createCosmosStores(createCosmosClient(config.cosmos).database(config.cosmos.database));
+}
+
+function createTicketing(config: Config): TicketingSystem {
+  return config.ticketing ? createTicketingBridge(config.ticketing) : disabledTicketing();
+}
+
+function createDirectoryLogs(config: Config): DirectoryLogs {
+  const graph = config.directoryLogs;
+  if (!graph) return disabledDirectoryLogs();
+  // Tokens for other tenants than the identity's own need a multi-tenant app registration.
+  const credential = lazyDefaultAzureCredential({ additionallyAllowedTenants: graph.tenants === "*" ? ["*"] : graph.tenants });
+  return createGraphDirectoryLogs({ credential, baseUrl: graph.graphBaseUrl, tenants: graph.tenants, timeoutMs: graph.timeoutMs });
+}
+
+function createLogAnalytics(config: Config): LogAnalytics {
+  const la = config.logAnalytics;
+  if (!la) return disabledLogAnalytics();
+  return createAzureLogAnalytics({
+    credential: lazyDefaultAzureCredential(),
+    workspaces: new Map(Object.entries(la.workspaces)),
+    connectorSources: la.connectorSources,
+    armEndpoint: la.armEndpoint,
+    logsEndpoint: la.logsEndpoint,
+    timeoutMs: la.timeoutMs,
+  });
 }
 
 function serviceBusQueues(config: Config): EventQueues {

@@ -23,6 +23,13 @@ import { createCosmosStores } from "./store/cosmos/cosmos-stores";
 import { createMemoryStores } from "./store/memory/memory-stores";
 import type { Stores } from "./store/ports";
 import { SecretBox } from "./delivery/secret-box";
+import { createTicketingBridge } from "./ticketing/ticketing-bridge";
+import { disabledTicketing, type TicketingSystem } from "./ticketing/ticketing";
+import { createGraphDirectoryLogs } from "./directory-logs/graph-directory-logs";
+import { disabledDirectoryLogs, type DirectoryLogs } from "./directory-logs/directory-logs";
+import { createAzureLogAnalytics } from "./log-analytics/azure-log-analytics";
+import { disabledLogAnalytics, type LogAnalytics } from "./log-analytics/log-analytics";
+import { lazyDefaultAzureCredential } from "./upstream/azure-credential";
 
 /** What a caller may put in place of the configured adapters: tests, and the local host's simulated systems. */
 export interface ServiceOverrides {
@@ -32,6 +39,9 @@ export interface ServiceOverrides {
   sources?: SourceRegistry;
   playbookActions?: PlaybookActions;
   cloud?: CloudInventory;
+  ticketing?: TicketingSystem;
+  directoryLogs?: DirectoryLogs;
+  logAnalytics?: LogAnalytics;
   resolveHost?: HostResolver;
   /** Extra CA certificates the webhook sender trusts (tests' self-signed receivers). */
   webhookCa?: string;
@@ -76,6 +86,9 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     sources: overrides.sources ?? createSourceRegistry(config),
     playbookActions: overrides.playbookActions ?? createPlaybookActions(config),
     cloud: overrides.cloud ?? createCloudInventory(config),
+    ticketing: overrides.ticketing ?? createTicketing(config),
+    directoryLogs: overrides.directoryLogs ?? createDirectoryLogs(config),
+    logAnalytics: overrides.logAnalytics ?? createLogAnalytics(config),
     secretBox,
     resolveHost,
     events,
@@ -97,6 +110,31 @@ function inProcessEventQueues(now: () => Date, logger: Logger): EventQueues {
     deliveries: new InProcessQueue<DeliveryMessage>({ name: queueNames.deliveries, now, logger }),
   };
   return { ...inProcess, inProcess };
+}
+
+function createTicketing(config: Config): TicketingSystem {
+  return config.ticketing ? createTicketingBridge(config.ticketing) : disabledTicketing();
+}
+
+function createDirectoryLogs(config: Config): DirectoryLogs {
+  const graph = config.directoryLogs;
+  if (!graph) return disabledDirectoryLogs();
+  // Tokens for other tenants than the identity's own need a multi-tenant app registration.
+  const credential = lazyDefaultAzureCredential({ additionallyAllowedTenants: graph.tenants === "*" ? ["*"] : graph.tenants });
+  return createGraphDirectoryLogs({ credential, baseUrl: graph.graphBaseUrl, tenants: graph.tenants, timeoutMs: graph.timeoutMs });
+}
+
+function createLogAnalytics(config: Config): LogAnalytics {
+  const la = config.logAnalytics;
+  if (!la) return disabledLogAnalytics();
+  return createAzureLogAnalytics({
+    credential: lazyDefaultAzureCredential(),
+    workspaces: new Map(Object.entries(la.workspaces)),
+    connectorSources: la.connectorSources,
+    armEndpoint: la.armEndpoint,
+    logsEndpoint: la.logsEndpoint,
+    timeoutMs: la.timeoutMs,
+  });
 }
 
 function serviceBusQueues(config: Config): EventQueues {

@@ -10,6 +10,9 @@ import type { HostResolver } from "./delivery/address-policy";
 import type { SourceRegistry } from "./sources/gateway";
 import type { PlaybookActions } from "./playbook-actions/playbook-action-port";
 import type { CloudInventory } from "./cloud-inventory/cloud-inventory";
+import type { TicketingSystem } from "./ticketing/ticketing";
+import type { DirectoryLogs } from "./directory-logs/directory-logs";
+import type { LogAnalytics } from "./log-analytics/log-analytics";
 
 /**
  * Everything a handler may use: ports and the service's own mechanisms, never an adapter by name.
@@ -29,6 +32,12 @@ export interface Services {
   playbookActions: PlaybookActions;
   /** Subscriptions, resource groups, workspaces and network security groups (organization lookups). */
   cloud: CloudInventory;
+  /** The ITSM tickets are escalated to. */
+  ticketing: TicketingSystem;
+  /** Sign-in and directory audit logs of the workspaces' tenants. */
+  directoryLogs: DirectoryLogs;
+  /** Data connectors, ingestion volumes and tables of the workspaces' Log Analytics workspaces. */
+  logAnalytics: LogAnalytics;
   secretBox: SecretBox;
   /** Name → addresses, for checking webhook URLs (tests point names at chosen addresses). */
   resolveHost: HostResolver;

@@ -152,6 +152,7 @@ var cosmosContainers = [
 var queueNames = [
   'events'
   'deliveries'
+  'reconcile'
 ]
 
 // One Key Vault secret per key the code requires with STORE=cosmos (app setting name: secret name).

@@ -48,6 +48,7 @@ export function createLocalServices(config: Config, overrides: ServiceOverrides 
     workspaces: demo.workspaces,
     owners: demo.users.map((u) => ({ userId: u.id, email: u.email, name: u.displayName })),
     incidentsPerWorkspace: config.simulatedIncidentsPerWorkspace,
+    latencyMs: config.simulatedVendorLatencyMs,
     now,
   });
   const automation = createSimulatedPlaybookActions({ seed: config.demoSeed, delayMs: config.simulatedPlaybookDelayMs });
@@ -59,7 +60,7 @@ export function createLocalServices(config: Config, overrides: ServiceOverrides 
   const services = createServices(config, {
     ...overrides,
     now,
-    sources: overrides.sources ?? createSourceRegistry(config, (source) => vendors.gateway(source)),
+    sources: overrides.sources ?? createSourceRegistry(config, (source) => vendors.gateway(source), now),
     playbookActions: overrides.playbookActions ?? createPlaybookActions(config, () => automation.actions),
     cloud: overrides.cloud ?? createCloudInventory(config, () => createSimulatedCloudInventory(cloud, config.cloud.subscriptions)),
     // A configured real system wins over its simulation (undefined lets the composition build it).

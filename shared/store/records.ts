@@ -344,9 +344,6 @@ export interface ReconcilerStateRecord {
   /** The workspace id. */
   id: string;
   workspaceId: string;
-  /** Who holds the pass on this workspace, until when; a lease that ran out may be taken over. */
-  leaseOwner: string | null;
-  leaseUntil: string | null;
   /**
    * When the reconciler first looked at the workspace: incidents created before it were there
    * already and are recorded without an `incident.created.v1`.

@@ -32,10 +32,12 @@ export interface ApiErrorOptions {
   target?: string;
   errors?: FieldErrors;
   /**
-   * Overrides the code's usual status. Only where the contract itself pairs a code with another
-   * status: `redeliver` of a non-redeliverable event type is 422 VALIDATION_ERROR (contract 3).
+   * Overrides the code's usual status where HTTP needs a more precise one than the contract's table
+   * gives: `redeliver` of a non-redeliverable event type is 422 VALIDATION_ERROR (contract 6.6.7);
+   * an oversized body (413), an unmet `Expect` (417), a request that timed out before it was
+   * complete (408) and oversized headers (431) are BAD_REQUEST problems with those statuses.
    */
-  status?: 422;
+  status?: 408 | 413 | 417 | 422 | 431;
   /** Extra response headers, e.g. `Allow` on 405 or `Retry-After` on 429. */
   headers?: Record<string, string>;
   cause?: unknown;
@@ -71,10 +73,19 @@ export function notFound(what: string, target?: string): ApiError {
   return new ApiError("NOT_FOUND", `${what} was not found.`, { target });
 }
 
-/** 400 VALIDATION_ERROR with the contract's fixed text, for any token that is not one we issued. */
-export function invalidPageToken(target = "continuationToken"): ApiError {
-  return new ApiError("VALIDATION_ERROR", INVALID_PAGE_TOKEN_MESSAGE, {
-    target,
-    errors: { [target]: [INVALID_PAGE_TOKEN_MESSAGE] },
-  });
+/**
+ * Beside the fixed text, for a token that is well formed but whose signature no longer verifies:
+ * most likely issued before a restart or a key change, so the way on is the first page again.
+ */
+export const STALE_PAGE_TOKEN_HINT =
+  "If this token came unmodified from an earlier response, it is no longer valid (for example after a restart or a key change): start again from the first page.";
+
+/**
+ * 400 VALIDATION_ERROR with the contract's fixed text, for any token that is not one we issued; a
+ * `hint` is added as a second message under the same field, never in place of the fixed `detail`.
+ */
+export function invalidPageToken(target = "continuationToken", hint?: string): ApiError {
+  const errors = Object.create(null) as FieldErrors;
+  errors[target] = hint ? [INVALID_PAGE_TOKEN_MESSAGE, hint] : [INVALID_PAGE_TOKEN_MESSAGE];
+  return new ApiError("VALIDATION_ERROR", INVALID_PAGE_TOKEN_MESSAGE, { target, errors });
 }

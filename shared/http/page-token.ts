@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { invalidPageToken } from "../errors/api-error";
+import { invalidPageToken, STALE_PAGE_TOKEN_HINT } from "../errors/api-error";
 
 interface TokenPayload {
   /** Principal the token was issued to. */
@@ -31,7 +31,9 @@ export class PageTokens {
     const body = Buffer.from(bodyPart, "base64url");
     const signature = Buffer.from(sigPart, "base64url");
     const expected = this.sign(body);
-    if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) throw invalid();
+    if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) {
+      throw wellFormed(body) ? invalidPageToken(target, STALE_PAGE_TOKEN_HINT) : invalid();
+    }
     let payload: TokenPayload;
     try {
       payload = JSON.parse(body.toString("utf8")) as TokenPayload;
@@ -44,5 +46,15 @@ export class PageTokens {
 
   private sign(body: Buffer): Buffer {
     return createHmac("sha256", this.key).update(body).digest();
+  }
+}
+
+/** The payload has the shape this class issues: a token from an earlier key, or a careful forgery. */
+function wellFormed(body: Buffer): boolean {
+  try {
+    const payload = JSON.parse(body.toString("utf8")) as Partial<TokenPayload> | null;
+    return typeof payload === "object" && payload !== null && typeof payload.p === "string" && typeof payload.b === "string" && "c" in payload;
+  } catch {
+    return false;
   }
 }

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { ApiError, INVALID_PAGE_TOKEN_MESSAGE, invalidPageToken } from "../errors/api-error";
+import { ApiError, INVALID_PAGE_TOKEN_MESSAGE, invalidPageToken, isApiError } from "../errors/api-error";
 import type { Principal } from "../auth/principal";
 import type { Services } from "../services";
 import { publicStatuses, severities, type IncidentFilters, type VendorIncident } from "../sources/gateway";
@@ -251,8 +251,9 @@ function readStreams(
       let cursor: StreamCursor;
       try {
         cursor = ctx.services.pageTokens.read(token, ctx.principal.credentialId, binding, target) as StreamCursor;
-      } catch {
-        throw invalidTokens(target);
+      } catch (error) {
+        // Keeps the reader's own messages (a stale token says to start again from the first page).
+        throw invalidTokens(target, isApiError(error) ? error : undefined);
       }
       if (!source || cursor.w !== workspaceId || cursor.s !== source || !chosenSources.includes(source) || seen.has(`${workspaceId}/${source}`)) {
         throw invalidTokens(target);
@@ -265,8 +266,8 @@ function readStreams(
   return streams;
 }
 
-function invalidTokens(target: string): ApiError {
-  const error = invalidPageToken(target);
+function invalidTokens(target: string, cause?: ApiError): ApiError {
+  const error = cause ?? invalidPageToken(target);
   return new ApiError("VALIDATION_ERROR", INVALID_PAGE_TOKEN_MESSAGE, { target: "workspacePageTokens", errors: error.errors });
 }
 

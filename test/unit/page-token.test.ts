@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { INVALID_PAGE_TOKEN_MESSAGE, isApiError } from "../../shared/errors/api-error";
+import { INVALID_PAGE_TOKEN_MESSAGE, isApiError, STALE_PAGE_TOKEN_HINT } from "../../shared/errors/api-error";
 import { PageTokens } from "../../shared/http/page-token";
 
 const tokens = new PageTokens(randomBytes(32));
@@ -10,6 +10,16 @@ function rejection(fn: () => unknown) {
     fn();
   } catch (error) {
     if (isApiError(error)) return { code: error.code, detail: error.message };
+    throw error;
+  }
+  throw new Error("expected a rejection");
+}
+
+function messages(fn: () => unknown): { detail: string; errors: Record<string, string[]> } {
+  try {
+    fn();
+  } catch (error) {
+    if (isApiError(error)) return { detail: error.message, errors: { ...error.errors } };
     throw error;
   }
   throw new Error("expected a rejection");
@@ -33,6 +43,19 @@ describe("page tokens", () => {
     }
     for (const junk of ["", ".", "a.b.c", "%%%", "eyJ9.AAAA"]) {
       expect(rejection(() => tokens.read(junk, "p1", "users::"))).toEqual(expected);
+    }
+  });
+
+  it("a well-formed token that no longer verifies (a restart or a key change) keeps the fixed detail and says to start again", () => {
+    const token = new PageTokens(randomBytes(32)).issue("p1", "users::", "abc");
+    const error = messages(() => tokens.read(token, "p1", "users::"));
+    expect(error.detail).toBe(INVALID_PAGE_TOKEN_MESSAGE);
+    expect(error.errors.continuationToken).toEqual([INVALID_PAGE_TOKEN_MESSAGE, STALE_PAGE_TOKEN_HINT]);
+  });
+
+  it("a token that is not one of ours at all gets only the fixed text", () => {
+    for (const junk of ["hand-built", "e30.AAAA", Buffer.from("[1]").toString("base64url") + "." + "A".repeat(43)]) {
+      expect(messages(() => tokens.read(junk, "p1", "users::")).errors.continuationToken).toEqual([INVALID_PAGE_TOKEN_MESSAGE]);
     }
   });
 });

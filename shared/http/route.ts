@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { Scope } from "../auth/scopes";
 import type { Principal } from "../auth/principal";
 import type { Services } from "../services";
+import type { ErrorCode } from "../errors/api-error";
 
 /** What a handler returns: data for the envelope, or a raw body (documents, assets). */
 export type HandlerResult =
@@ -33,6 +34,7 @@ type Schema = z.ZodType;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+export type SuccessStatus = 200 | 201 | 202 | 204;
 
 /**
  * One endpoint: method, path (relative to /api/v2, `{name}` for parameters), who may call it,
@@ -51,8 +53,13 @@ export interface RouteDef<P extends Schema | undefined, Q extends Schema | undef
   body?: B;
   /** Schema of `data` (or of the raw body for documents); documentation only. */
   response?: Schema;
-  /** Success status for documentation; the handler's result decides at run time. */
-  successStatus?: 200 | 201 | 202 | 204;
+  /** Success status (or statuses) for documentation; the handler's result decides at run time. */
+  successStatus?: SuccessStatus | readonly SuccessStatus[];
+  /**
+   * Problems this operation answers beyond those every operation may (documentation only), with
+   * the status when it is not the code's usual one, e.g. `{ code: "VALIDATION_ERROR", status: 422 }`.
+   */
+  problems?: readonly (ErrorCode | { code: ErrorCode; status: number })[];
   paginated?: boolean;
   /** Hidden from the OpenAPI document (documentation assets). */
   hidden?: boolean;

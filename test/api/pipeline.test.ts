@@ -115,7 +115,7 @@ describe("problems and envelopes", () => {
   });
 
   it("a body without Content-Type is 415", async () => {
-    const res = await fetch(`${host.base}/service-accounts`, {
+    const res = await host.fetch(`${host.base}/service-accounts`, {
       method: "POST",
       headers: { authorization: host.basic(host.admin.clientId, host.admin.clientSecret) },
       body: new Uint8Array(Buffer.from('{"name":"x"}')),

@@ -67,7 +67,10 @@ beforeAll(async () => {
       return res.ok && res.headers.get("content-type")?.includes("json") ? res.json() : undefined;
     },
     exclude,
-    (op: Operation) => fc.sample(valueOf(op.body, schemaCtx), { seed, numRuns: 4 }),
+    (op: Operation) => [
+      ...fc.sample(valueOf(op.body, { ...schemaCtx, minimal: true }), { seed, numRuns: 6 }),
+      ...fc.sample(valueOf(op.body, schemaCtx), { seed, numRuns: 6 }),
+    ],
   );
   ctx = { resolve: schemaCtx.resolve, pool, authorization };
 }, 120_000);

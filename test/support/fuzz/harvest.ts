@@ -24,14 +24,14 @@ export async function harvestValues(
       if (!path || visited.has(key)) continue;
       visited.add(key);
       if (op.method === "GET") {
-        // One item per page, so listings issue a continuation token to tamper with.
-        const query = op.queryParams.some((p) => p.name === "pageSize") ? "?pageSize=1" : "";
-        const body = await request("GET", path + query);
+        const body = await request("GET", path);
         collect(pool, body, exclude);
         const data = (body as { data?: unknown } | undefined)?.data;
         if (Array.isArray(data)) {
           for (const item of data) if (typeof (item as { id?: unknown })?.id === "string") add(pool, `@${op.template}`, (item as { id: string }).id, exclude);
         }
+        // Then one item per page, so that listings issue a continuation token to tamper with.
+        if (op.queryParams.some((p) => p.name === "pageSize")) collect(pool, await request("GET", `${path}?pageSize=1`), exclude);
       } else {
         // Searches and creations answer with records (incidents, ids) no GET lists.
         for (const body of sampleBodies(op)) collect(pool, await request("POST", path, body), exclude);

@@ -10,6 +10,8 @@ export interface SchemaContext {
   /** Resolves `#/components/...` references of the document. */
   resolve(ref: string): JsonSchema;
   pool: ValuePool;
+  /** Objects with their required properties only: the likeliest to be accepted as a whole. */
+  minimal?: boolean;
 }
 
 const SAFE_TEXT = fc.string({ unit: "grapheme-ascii", minLength: 1, maxLength: 24 });
@@ -52,7 +54,9 @@ function objectOf(schema: JsonSchema, ctx: SchemaContext, depth: number): fc.Arb
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set<string>(schema.required ?? []);
   const fields: Record<string, fc.Arbitrary<unknown>> = {};
-  for (const [key, child] of Object.entries(properties)) fields[key] = valueOf(child, ctx, key, depth + 1);
+  for (const [key, child] of Object.entries(properties)) {
+    if (!ctx.minimal || required.has(key)) fields[key] = valueOf(child, ctx, key, depth + 1);
+  }
   const record = fc.record(fields, { requiredKeys: [...required].filter((k) => k in fields) });
   if (schema.additionalProperties && typeof schema.additionalProperties === "object" && Object.keys(properties).length === 0) {
     return fc.dictionary(SAFE_TEXT, valueOf(schema.additionalProperties, ctx, "", depth + 1), { maxKeys: 3 });

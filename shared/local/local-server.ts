@@ -80,7 +80,7 @@ export async function startLocalServer(
   }
 
   /** A problem answered outside the pipeline (an unmet expectation, a body announced too large). */
-  function refuse(req: IncomingMessage, res: ServerResponse, error: ApiError): void {
+  function refuse(req: IncomingMessage, res: ServerResponse, error: ApiError, drainFirst = true): void {
     const url = requestUrl(req.url, req.headers.host, fallbackHost);
     const requestId = randomUUID();
     const problem = toProblem(error, { origin: url.origin, instance: url.pathname + url.search, requestId, now: services.now() });
@@ -89,12 +89,13 @@ export async function startLocalServer(
       status: error.status,
       headers: { "Content-Type": PROBLEM_CONTENT_TYPE, "X-Request-Id": requestId, "Cache-Control": "no-store" },
       body: JSON.stringify(problem),
-    }, true).catch(() => res.destroy());
+    }, true, drainFirst).catch(() => res.destroy());
   }
 
   // `Expect: 100-continue` with a body announced over the limit is refused before the client sends it.
   server.on("checkContinue", (req, res) => {
-    if (Number(req.headers["content-length"]) > maxBodyBytes) return refuse(req, res, bodyTooLarge(maxBodyBytes));
+    // The client waits for 100 Continue before it sends the body: nothing to drain.
+    if (Number(req.headers["content-length"]) > maxBodyBytes) return refuse(req, res, bodyTooLarge(maxBodyBytes), false);
     res.writeContinue();
     void serve(req, res);
   });
@@ -151,10 +152,11 @@ export async function startLocalServer(
 /**
  * Writes a response. Any part of the request body still unread is read and discarded first (up to
  * DRAIN_MAX_BYTES), because closing a socket with unread input resets it and the client would lose
- * the answer. `close` asks for the connection to be closed after the answer.
+ * the answer. `close` asks for the connection to be closed after the answer; so does an answer given
+ * without draining (`drainFirst` false) or with input still unread.
  */
-async function answer(req: IncomingMessage, res: ServerResponse, response: ApiResponse, close: boolean): Promise<void> {
-  const drained = await drain(req);
+async function answer(req: IncomingMessage, res: ServerResponse, response: ApiResponse, close: boolean, drainFirst = true): Promise<void> {
+  const drained = drainFirst ? await drain(req) : false;
   if (res.destroyed) return;
   const { status, headers, body } = response;
   // An explicit length: without it Node sends chunked encoding, an extra write per response.

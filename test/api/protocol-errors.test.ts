@@ -33,6 +33,8 @@ const malformed: [string, string, number][] = [
   ["a CONNECT request", "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n", 400],
   ["headers over Node's limit", `GET /api/v2/users HTTP/1.1\r\nHost: h\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`, 431],
   ["a body announced too large with Expect: 100-continue", "PUT /api/v2/users HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: 99999999\r\n\r\n", 413],
+  // Refused before the client sends the body, so the answer does not wait for it.
+  ["a body announced a little too large with Expect: 100-continue", "PUT /api/v2/users HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\n\r\n", 413],
 ];
 
 describe("protocol errors", () => {

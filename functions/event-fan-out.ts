@@ -8,5 +8,5 @@ import { getServices } from "../shared/composition";
 app.serviceBusQueue("event-fan-out", {
   connection: SERVICE_BUS_CONNECTION,
   queueName: queueNames.events,
-  handler: serviceBusTriggerHandler(() => getServices().pipeline.fanOutHandler),
+  handler: serviceBusTriggerHandler(() => getServices().events.fanOutHandler),
 });

@@ -6,7 +6,7 @@ import { getServices } from "../shared/composition";
 app.timer("outbox-sweep", {
   schedule: "0 * * * * *",
   handler: async (_timer, context) => {
-    const published = await getServices().pipeline.outbox.sweep();
+    const published = await getServices().events.outbox.sweep();
     if (published > 0) context.log(`outbox sweep published ${published} events`);
   },
 });

@@ -8,5 +8,5 @@ import { getServices } from "../shared/composition";
 app.serviceBusQueue("webhook-delivery", {
   connection: SERVICE_BUS_CONNECTION,
   queueName: queueNames.deliveries,
-  handler: serviceBusTriggerHandler(() => getServices().pipeline.deliveryHandler),
+  handler: serviceBusTriggerHandler(() => getServices().events.deliveryHandler),
 });

@@ -16,3 +16,12 @@ param operatorPrincipalId = readEnvironmentVariable('OPERATOR_PRINCIPAL_ID', '')
 param maximumInstanceCount = 100
 
 param instanceMemoryMB = 2048
+
+// Cloud-resource lookups (README, "Cloud resources"): account id → the subscription ids that account's
+// organization may see. Every subscription listed gets Reader for the app's identity; a provider's
+// organization also sees its customers' subscriptions. For example:
+//   param cloudSubscriptions = {
+//     '<Fabrikam account id>': [ '<subscription id>', '<subscription id>' ]
+//   }
+// Empty: the lookups answer EXTENSION_NOT_ENABLED.
+param cloudSubscriptions = {}

@@ -1,21 +1,38 @@
-import { AuditTrail } from "./audit/audit-trail";
 import { Authenticator } from "./auth/authenticator";
+import { createCloudInventory } from "./cloud-inventory/configured-inventory";
+import type { CloudInventory } from "./cloud-inventory/cloud-inventory";
 import { loadConfig, type Config } from "./config";
 import { resolveAllAddresses, type HostResolver } from "./delivery/address-policy";
-import { createEventPipeline, inProcessEventQueues, type EventQueues } from "./events/event-pipeline";
+import { createGuardedSender } from "./delivery/guarded-sender";
+import { createEventPipeline, type EventQueues } from "./events/event-pipeline";
+import type { EventMessage } from "./store/records";
+import type { DeliveryMessage } from "./delivery/delivery-message";
+import { InProcessQueue } from "./queue/in-process-queue";
+import type { ReconcileMessage, Reconciler } from "./reconciler/reconciler-port";
+import { ReconcileRunner } from "./reconciler/reconcile-runner";
 import { PageTokens } from "./http/page-token";
+import { createPlaybookActions } from "./playbook-actions/configured-playbook-actions";
+import type { PlaybookActions } from "./playbook-actions/playbook-action-port";
 import { RateLimiter } from "./http/rate-limit";
 import { createJsonLogger, type Logger } from "./logger";
 import { queueNames } from "./queue/queue-names";
 import type { Services } from "./services";
 import type { SourceRegistry } from "./sources/gateway";
 import { createSourceRegistry } from "./sources/source-registry";
+import type { ServiceBusClient } from "@azure/service-bus";
 import { createServiceBusClient, createServiceBusQueueSender } from "./queue/service-bus-queue";
 import { createCosmosClient } from "./store/cosmos/cosmos-client";
 import { createCosmosStores } from "./store/cosmos/cosmos-stores";
 import { createMemoryStores } from "./store/memory/memory-stores";
 import type { Stores } from "./store/ports";
-import { SecretBox } from "./webhooks/secret-box";
+import { SecretBox } from "./delivery/secret-box";
+import { createTicketingBridge } from "./ticketing/ticketing-bridge";
+import { disabledTicketing, type TicketingSystem } from "./ticketing/ticketing";
+import { createGraphDirectoryLogs } from "./directory-logs/graph-directory-logs";
+import { disabledDirectoryLogs, type DirectoryLogs } from "./directory-logs/directory-logs";
+import { createAzureLogAnalytics } from "./log-analytics/azure-log-analytics";
+import { disabledLogAnalytics, type LogAnalytics } from "./log-analytics/log-analytics";
+import { lazyDefaultAzureCredential } from "./upstream/azure-credential";
 
 /** What a caller may put in place of the configured adapters: tests, and the local host's simulated systems. */
 export interface ServiceOverrides {
@@ -23,6 +40,11 @@ export interface ServiceOverrides {
   logger?: Logger;
   stores?: Stores;
   sources?: SourceRegistry;
+  playbookActions?: PlaybookActions;
+  cloud?: CloudInventory;
+  ticketing?: TicketingSystem;
+  directoryLogs?: DirectoryLogs;
+  logAnalytics?: LogAnalytics;
   resolveHost?: HostResolver;
   /** Extra CA certificates the webhook sender trusts (tests' self-signed receivers). */
   webhookCa?: string;
@@ -41,9 +63,18 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
   const stores = overrides.stores ?? createStores(config);
   const secretBox = new SecretBox(config.webhooks.secretsKey);
   const resolveHost = overrides.resolveHost ?? resolveAllAddresses;
-  const queues = config.queue.kind === "inprocess" ? inProcessEventQueues(now, logger) : serviceBusQueues(config);
-  const pipeline = createEventPipeline({ config, queues, stores, secretBox, now, logger, lookup: overrides.resolveHost, ca: overrides.webhookCa });
-  return {
+  // One Service Bus client per process: it owns the AMQP connection every sender shares.
+  const serviceBus = config.queue.kind === "servicebus" ? createServiceBusClient(config.queue.serviceBus) : undefined;
+  const queues = serviceBus ? serviceBusQueues(serviceBus) : inProcessEventQueues(now, logger);
+  const sender = createGuardedSender({
+    timeoutMs: config.webhooks.timeoutMs,
+    maxResponseBytes: MAX_WEBHOOK_RESPONSE_BYTES,
+    allowPrivateTargets: config.webhooks.allowPrivateTargets,
+    lookup: overrides.resolveHost,
+    ca: overrides.webhookCa,
+  });
+  const events = createEventPipeline({ config, queues, stores, secretBox, sender, now, logger });
+  const services: Services = {
     config,
     now,
     logger,
@@ -57,12 +88,28 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     }),
     rateLimiter: new RateLimiter({ capacity: config.rateLimit.burst, refillPerSecond: config.rateLimit.perSecond }),
     pageTokens: new PageTokens(config.pageTokenKey),
-    audit: new AuditTrail(stores.audit, now, logger),
-    sources: overrides.sources ?? createSourceRegistry(config),
+    sources: overrides.sources ?? createSourceRegistry(config, undefined, now),
+    playbookActions: overrides.playbookActions ?? createPlaybookActions(config),
+    cloud: overrides.cloud ?? createCloudInventory(config),
+    ticketing: overrides.ticketing ?? createTicketing(config),
+    directoryLogs: overrides.directoryLogs ?? createDirectoryLogs(config),
+    logAnalytics: overrides.logAnalytics ?? createLogAnalytics(config),
     secretBox,
     resolveHost,
-    pipeline,
+    events,
+    reconciler: undefined as unknown as Reconciler,
   };
+  services.reconciler = createReconciler(config, serviceBus, () => services, now, logger);
+  return services;
+}
+
+/** The reconciler's queue: in-process with bounded concurrency on the embedded default, Service Bus otherwise. */
+function createReconciler(config: Config, serviceBus: ServiceBusClient | undefined, services: () => Services, now: () => Date, logger: Logger): ReconcileRunner {
+  if (serviceBus) return new ReconcileRunner(services, createServiceBusQueueSender<ReconcileMessage>(serviceBus, queueNames.reconcile));
+  const queue = new InProcessQueue<ReconcileMessage>({ name: queueNames.reconcile, now, logger, maxConcurrentCalls: config.reconcileConcurrency });
+  const runner = new ReconcileRunner(services, queue);
+  queue.subscribe(runner.handler);
+  return runner;
 }
 
 function createStores(config: Config): Stores {
@@ -70,8 +117,44 @@ function createStores(config: Config): Stores {
   return createCosmosStores(createCosmosClient(config.cosmos).database(config.cosmos.database));
 }
 
-function serviceBusQueues(config: Config): EventQueues {
-  const client = createServiceBusClient(config.queue.serviceBus);
+/** Response bytes read from a webhook receiver before the rest is dropped (contract 8: 1 MB). */
+const MAX_WEBHOOK_RESPONSE_BYTES = 1024 * 1024;
+
+/** In-process queues, for the embedded default and tests: the handlers run in this process. */
+function inProcessEventQueues(now: () => Date, logger: Logger): EventQueues {
+  const inProcess = {
+    events: new InProcessQueue<EventMessage>({ name: queueNames.events, now, logger }),
+    deliveries: new InProcessQueue<DeliveryMessage>({ name: queueNames.deliveries, now, logger }),
+  };
+  return { ...inProcess, inProcess };
+}
+
+function createTicketing(config: Config): TicketingSystem {
+  return config.ticketing ? createTicketingBridge(config.ticketing) : disabledTicketing();
+}
+
+function createDirectoryLogs(config: Config): DirectoryLogs {
+  const graph = config.directoryLogs;
+  if (!graph) return disabledDirectoryLogs();
+  // Tokens for other tenants than the identity's own need a multi-tenant app registration.
+  const credential = lazyDefaultAzureCredential({ additionallyAllowedTenants: graph.tenants === "*" ? ["*"] : graph.tenants });
+  return createGraphDirectoryLogs({ credential, baseUrl: graph.graphBaseUrl, tenants: graph.tenants, timeoutMs: graph.timeoutMs });
+}
+
+function createLogAnalytics(config: Config): LogAnalytics {
+  const la = config.logAnalytics;
+  if (!la) return disabledLogAnalytics();
+  return createAzureLogAnalytics({
+    credential: lazyDefaultAzureCredential(),
+    workspaces: new Map(Object.entries(la.workspaces)),
+    connectorSources: la.connectorSources,
+    armEndpoint: la.armEndpoint,
+    logsEndpoint: la.logsEndpoint,
+    timeoutMs: la.timeoutMs,
+  });
+}
+
+function serviceBusQueues(client: ServiceBusClient): EventQueues {
   return {
     events: createServiceBusQueueSender(client, queueNames.events),
     deliveries: createServiceBusQueueSender(client, queueNames.deliveries),

@@ -73,19 +73,10 @@ export function notFound(what: string, target?: string): ApiError {
   return new ApiError("NOT_FOUND", `${what} was not found.`, { target });
 }
 
-/**
- * Beside the fixed text, for a token that is well formed but whose signature no longer verifies:
- * most likely issued before a restart or a key change, so the way on is the first page again.
- */
-export const STALE_PAGE_TOKEN_HINT =
-  "If this token came unmodified from an earlier response, it is no longer valid (for example after a restart or a key change): start again from the first page.";
-
-/**
- * 400 VALIDATION_ERROR with the contract's fixed text, for any token that is not one we issued; a
- * `hint` is added as a second message under the same field, never in place of the fixed `detail`.
- */
-export function invalidPageToken(target = "continuationToken", hint?: string): ApiError {
-  const errors = Object.create(null) as FieldErrors;
-  errors[target] = hint ? [INVALID_PAGE_TOKEN_MESSAGE, hint] : [INVALID_PAGE_TOKEN_MESSAGE];
-  return new ApiError("VALIDATION_ERROR", INVALID_PAGE_TOKEN_MESSAGE, { target, errors });
+/** 400 VALIDATION_ERROR with the contract's fixed text, for any token that is not one we issued. */
+export function invalidPageToken(target = "continuationToken"): ApiError {
+  return new ApiError("VALIDATION_ERROR", INVALID_PAGE_TOKEN_MESSAGE, {
+    target,
+    errors: { [target]: [INVALID_PAGE_TOKEN_MESSAGE] },
+  });
 }

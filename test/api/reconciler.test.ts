@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vites
 import { stateIdOf } from "../../shared/incidents/incident-state";
 import { agentInvestigationCompletedData, incidentCommentAddedData } from "../../shared/events/event-catalogue";
 import { startHttpsReceiver, type HttpsReceiver } from "../support/https-receiver";
+import { outboxEvents } from "../support/outbox";
 import { startTestHost, type TestHost } from "../support/test-host";
 
 vi.setConfig({ testTimeout: 60_000 });
@@ -35,8 +36,8 @@ afterAll(async () => {
 beforeEach(() => receiver.reset());
 
 async function settle(): Promise<void> {
-  await host.services.pipeline.inProcess!.events.idle({ timeoutMs: 10_000 });
-  await host.services.pipeline.inProcess!.deliveries.idle({ timeoutMs: 10_000 });
+  await host.services.events.inProcess!.events.idle({ timeoutMs: 10_000 });
+  await host.services.events.inProcess!.deliveries.idle({ timeoutMs: 10_000 });
 }
 const delivered = (type: string, incidentId: string) =>
   receiver.requests.map((r) => JSON.parse(r.body)).filter((e) => e.type === type && e.data.incidentId === incidentId);
@@ -63,8 +64,8 @@ describe("reconciler", () => {
     expect(created[0].data).not.toHaveProperty("owner");
     expect(created[0].data.vendorIdentifiers.sourceB).toBeDefined();
     // One event in the outbox too: a repeat of the same subject would have the same id and replace it.
-    const events = await host.services.stores.incidents.listEvents(ws, 100_000);
-    expect(events.filter((e) => e.type === "incident.created.v1" && e.envelope.data.incidentId === id)).toHaveLength(1);
+    const events = await outboxEvents(host.services, ws);
+    expect(events.filter((e) => e.type === "incident.created.v1" && e.data.incidentId === id)).toHaveLength(1);
   });
 
   it("a close made in the vendor console fires status.changed and closed with upstream origins and different ids", async () => {
@@ -120,7 +121,7 @@ describe("reconciler", () => {
   it("a crash between store and publish is repaired by the next pass", async () => {
     const id = await createInConsole("Credential dumping via LSASS access");
     advance(10_000);
-    const relay = host.services.pipeline.outbox;
+    const relay = host.services.events.outbox;
     const publish = vi.spyOn(relay, "publish").mockResolvedValue(0); // the process "dies" before publishing
     await host.local("POST", "/reconcile");
     publish.mockRestore();
@@ -138,12 +139,57 @@ describe("reconciler", () => {
     // Three passes at once, as a doubled timer or a second instance would start them.
     const passes = (await Promise.all([1, 2, 3].map(() => host.local("POST", "/reconcile").then(json)))).map((b) => b.data as Json);
     expect(passes.reduce((n, p) => n + p.created, 0)).toBe(3);
-    // The leases kept them apart: each workspace was reconciled by one pass, skipped by the others.
-    expect(passes.reduce((n, p) => n + p.workspaces, 0) + passes.reduce((n, p) => n + p.skipped, 0)).toBe(3 * host.demo.workspaces.length);
+    // Each pass covered every workspace; the etag-checked commits and the ids from the subject kept
+    // the overlapping passes from storing or sending anything twice.
+    for (const pass of passes) expect([pass.workspaces, pass.failed]).toEqual([host.demo.workspaces.length, 0]);
     await settle();
     for (const id of ids) expect(delivered("incident.created.v1", id).length).toBe(1);
-    const events = await host.services.stores.incidents.listEvents(ws, 100_000);
-    for (const id of ids) expect(events.filter((e) => e.type === "incident.created.v1" && e.envelope.data.incidentId === id).length).toBe(1);
+    const events = await outboxEvents(host.services, ws);
+    for (const id of ids) expect(events.filter((e) => e.type === "incident.created.v1" && e.data.incidentId === id).length).toBe(1);
+  });
+
+  it("a pass in which nothing changed reads each workspace's reconciler document once and writes nothing", async () => {
+    // Take in whatever the earlier tests left, then let their changes leave the windows' overlap.
+    for (let i = 0; i < 3; i++) {
+      advance(100_000);
+      await host.local("POST", "/reconcile");
+    }
+    advance(60_000);
+    const stores = host.services.stores;
+    const spies = {
+      reads: vi.spyOn(stores.reconciler, "get"),
+      creates: vi.spyOn(stores.reconciler, "create"),
+      replaces: vi.spyOn(stores.reconciler, "replace"),
+      commits: vi.spyOn(stores.incidents, "commit"),
+      stateReads: vi.spyOn(stores.incidents, "getMany"),
+    };
+    const pass = (await json(await host.local("POST", "/reconcile"))).data;
+    const counts = Object.fromEntries(Object.entries(spies).map(([name, spy]) => [name, spy.mock.calls.length]));
+    Object.values(spies).forEach((spy) => spy.mockRestore());
+    const workspaces = host.demo.workspaces.length;
+    expect(counts).toEqual({ reads: workspaces, creates: 0, replaces: 0, commits: 0, stateReads: 0 });
+    expect(pass).toMatchObject({ workspaces, failed: 0, incidentsSeen: 0, watermarkWrites: 0, vendorCalls: 2 * workspaces, workspacesBehind: 0 });
+    expect(pass.lagMs).toBe(0);
+  });
+
+  it("a vendor that throttles holds up only its own source; its windows are covered once it lets the service back in", async () => {
+    advance(60_000);
+    await host.local("POST", "/reconcile");
+    const a = (await json(await host.local("POST", `/sources/SourceA/workspaces/${ws}/incidents`, { title: "Token theft via AiTM proxy", severity: "High" }))).data.id;
+    const b = await createInConsole("Mass download from SharePoint");
+    advance(10_000);
+    host.simulated.vendors.rateLimit("SourceA", 120);
+    const throttled = (await json(await host.local("POST", "/reconcile"))).data;
+    // SourceB went on; every workspace's SourceA window was left for later, so those shares failed.
+    expect(throttled).toMatchObject({ created: 1, failed: host.demo.workspaces.length });
+    advance(60_000); // still throttled: the limiter answers for the vendor, which is not called
+    expect((await json(await host.local("POST", "/reconcile"))).data).toMatchObject({ created: 0, failed: host.demo.workspaces.length });
+    advance(61_000); // past the Retry-After
+    const recovered = (await json(await host.local("POST", "/reconcile"))).data;
+    expect(recovered).toMatchObject({ created: 1, failed: 0 });
+    await settle();
+    expect(delivered("incident.created.v1", a)).toHaveLength(1);
+    expect(delivered("incident.created.v1", b)).toHaveLength(1);
   });
 
   it("a deletion in the vendor is recorded on the stored state; later reads are 404", async () => {

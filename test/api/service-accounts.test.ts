@@ -186,7 +186,6 @@ describe("reading service accounts", () => {
       const body = await json(res);
       expect(body.code).toBe("VALIDATION_ERROR");
       expect(body.detail).toBe(INVALID_PAGE_TOKEN_MESSAGE);
-      // The fixed text comes first; a well-formed token may carry a second message saying how to go on.
       expect(body.errors.continuationToken[0]).toBe(INVALID_PAGE_TOKEN_MESSAGE);
     }
   });

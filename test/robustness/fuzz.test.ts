@@ -106,6 +106,7 @@ describe("fuzz suite generated from the OpenAPI document", () => {
     } finally {
       const summary = {
         seed,
+        operations: operations.length,
         cases,
         seconds: Math.round((performance.now() - started) / 100) / 10,
         "5xx": verdicts.get("5xx") ?? 0,

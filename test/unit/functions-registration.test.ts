@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import * as azure from "@azure/functions";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { azureRouteOf, compareSpecificity, templateMatches } from "../../shared/azure/azure-routes";
+import { azureRouteOf, compareSpecificity, templateMatches } from "../../shared/azure/route-templates";
 import { apiGroups, metaGroup } from "../../shared/route-groups";
 import { seedDemoData } from "../../shared/local/demo-data";
 import { getServices } from "../../shared/composition";
@@ -44,9 +44,10 @@ describe("Azure Functions registration", () => {
     }
   });
 
-  it("registers the event fan-out and delivery workers on their Service Bus queues, the outbox sweep and the reconciler timers", () => {
+  it("registers the event fan-out, delivery and reconcile workers on their Service Bus queues, the outbox sweep and the reconciler timers", () => {
     expect(queueTriggers.map((t) => [t.name, t.options.queueName, t.options.connection]).sort()).toEqual([
       ["event-fan-out", "events", "SERVICEBUS"],
+      ["reconcile-workspace", "reconcile", "SERVICEBUS"],
       ["webhook-delivery", "deliveries", "SERVICEBUS"],
     ]);
     expect(timers.map((t) => [t.name, t.options.schedule]).sort()).toEqual([

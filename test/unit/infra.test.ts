@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { queueNames } from "../../shared/queue/queue-names";
 import { SERVICE_BUS_CONNECTION } from "../../shared/queue/service-bus-trigger";
 import { containers, type ContainerSpec } from "../../shared/store/cosmos/containers";
+import { loadConfig } from "../../shared/config";
 
 const infraDir = path.resolve(__dirname, "../../infra");
 
@@ -22,6 +23,8 @@ const cosmosModule = readInfra("modules/cosmos.bicep");
 const serviceBusModule = readInfra("modules/service-bus.bicep");
 const functionAppModule = readInfra("modules/function-app.bicep");
 const roleAssignmentsModule = readInfra("modules/role-assignments.bicep");
+const subscriptionReaderModule = readInfra("modules/subscription-reader.bicep");
+const parameters = readInfra("main.bicepparam");
 
 /** Every template and parameter file under infra/, comments removed. */
 const allInfraFiles = listFiles(infraDir)
@@ -222,6 +225,51 @@ describe("infra: no secrets in the templates", () => {
     expect(serviceBusModule).toMatch(/disableLocalAuth:\s*true/);
     expect(main).toMatch(/allowSharedKeyAccess:\s*false/);
     expect(literalAfter(main, "module appInsights", "params:")).toMatchObject({ disableLocalAuth: true });
+  });
+});
+
+describe("infra: cloud-resource lookups", () => {
+  const settings = literalAfter(main, "var appSettings =") as BicepObject;
+
+  it("takes the account → subscriptions map as one parameter, empty by default, and sets it in main.bicepparam", () => {
+    expect(main).toMatch(/^param cloudSubscriptions object = \{\}$/m);
+    expect(parameters).toMatch(/^param cloudSubscriptions = \{/m);
+  });
+
+  it("hands the map to the app as CLOUD_SUBSCRIPTIONS and turns Azure Resource Manager on only when a subscription is named", () => {
+    expect(settings.CLOUD_SUBSCRIPTIONS).toEqual(new Expr("string(cloudSubscriptions)"));
+    expect(settings.CLOUD_INVENTORY).toEqual(new Expr("empty(cloudSubscriptionIds) ? 'disabled' : 'azure'"));
+    // Both values, and what string() makes of an empty and a filled map, are settings the code accepts.
+    const account = "6f0c2a8e-5d7b-4c1e-9a6f-2b8d4e6f1a3c";
+    const subscription = "2b1d4c6e-8f0a-4b2c-9d3e-5f6a7b8c9d0e";
+    expect(loadConfig({ CLOUD_INVENTORY: "disabled", CLOUD_SUBSCRIPTIONS: "{}" }).cloud.inventory).toBe("disabled");
+    const on = loadConfig({ CLOUD_INVENTORY: "azure", CLOUD_SUBSCRIPTIONS: JSON.stringify({ [account]: [subscription] }) });
+    expect(on.cloud).toMatchObject({ inventory: "azure", subscriptions: { [account]: [subscription] } });
+    // The app uses the public cloud's endpoint unless told otherwise; the template does not change it.
+    expect(settings).not.toHaveProperty("CLOUD_ARM_ENDPOINT");
+  });
+
+  it("grants the app's identity Reader on every subscription named, each once, at that subscription's scope", () => {
+    expect(literalAfter(main, "var cloudSubscriptionIds =")).toEqual(
+      new Expr("union(map(flatten(map(items(cloudSubscriptions), entry => entry.value)), id => toLower(id)), [])"),
+    );
+    expect(main).toMatch(
+      /module \w+ 'modules\/subscription-reader\.bicep' = \[\s*for (\w+) in cloudSubscriptionIds: \{[^]*?scope: subscription\(\1\)[^]*?principalId: identity\.outputs\.principalId/,
+    );
+    // One deployment name per resource group and subscription: two deployments of the template can read the same subscription.
+    expect(main).toMatch(/name: 'reader-\$\{uniqueString\(resourceGroup\(\)\.id, (\w+)\)\}'/);
+    expect(subscriptionReaderModule).toMatch(/^targetScope = 'subscription'$/m);
+    expect(subscriptionReaderModule).toContain("readerRoleId = 'acdd72a7-3385-48ef-bd42-f606fba81ae7'");
+    expect(subscriptionReaderModule).toMatch(/roleDefinitions', readerRoleId\)\s+principalId: principalId\s+principalType: 'ServicePrincipal'/);
+    expect(subscriptionReaderModule).toMatch(/name: guid\(subscription\(\)\.id, principalId, readerRoleId\)/);
+  });
+
+  it("grants nothing but Reader there: one role assignment, no other resource", () => {
+    const resources = [...subscriptionReaderModule.matchAll(/^resource \w+ '([^']+)'/gm)].map((m) => m[1]);
+    expect(resources).toEqual(["Microsoft.Authorization/roleAssignments@2022-04-01"]);
+    expect([...subscriptionReaderModule.matchAll(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g)].map((m) => m[0])).toEqual([
+      "acdd72a7-3385-48ef-bd42-f606fba81ae7",
+    ]);
   });
 });
 

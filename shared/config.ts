@@ -64,6 +64,7 @@ const envSchema = z
     COSMOS_TRUST_SELF_SIGNED: bool.default(false),
     SECRET_HASH_KEY: key.optional(),
     PAGE_TOKEN_KEY: key.optional(),
+    MAX_REQUEST_BODY_BYTES: positiveInt.default(1024 * 1024),
     RATE_LIMIT_BURST: positiveInt.default(100),
     RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(10),
     PRINCIPAL_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
@@ -131,6 +132,8 @@ export interface Config {
   secretHashKey: Buffer;
   pageTokenKey: Buffer;
   rateLimit: { burst: number; perSecond: number };
+  /** Request bodies above this size are refused with 413 before they are parsed. */
+  maxRequestBodyBytes: number;
   queue: {
     kind: "inprocess" | "servicebus";
     serviceBus: { connectionString?: string; fullyQualifiedNamespace?: string };
@@ -201,6 +204,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretHashKey: e.SECRET_HASH_KEY ?? randomBytes(32),
     pageTokenKey: e.PAGE_TOKEN_KEY ?? randomBytes(32),
     rateLimit: { burst: e.RATE_LIMIT_BURST, perSecond: e.RATE_LIMIT_PER_SECOND },
+    maxRequestBodyBytes: e.MAX_REQUEST_BODY_BYTES,
     queue: {
       kind: e.QUEUE,
       serviceBus: { connectionString: e.SERVICEBUS, fullyQualifiedNamespace: e.SERVICEBUS__fullyQualifiedNamespace },

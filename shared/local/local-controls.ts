@@ -9,6 +9,7 @@ import { reconcile } from "../reconciler/reconciler";
 import { classifications, severities } from "../sources/gateway";
 import { sourceSchema } from "../sources/source";
 import type { SimulatedSystems } from "./local-services";
+import { workspaceDataControlRoutes } from "./workspace-data-controls";
 
 const tag = "Local controls";
 const incidentPath = z.object({ source: sourceSchema(), workspaceId: z.guid(), incidentId: z.string().min(1).max(256) });
@@ -151,5 +152,6 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
         return { data: await reconcile(services) };
       },
     }),
+    ...workspaceDataControlRoutes(simulated),
   ];
 }

@@ -70,6 +70,9 @@ function responses(route: Route): JsonSchema {
     out[status] = { description: "Done; no body." };
   } else if (route.auth === "public" && route.response === undefined) {
     out[status] = { description: "A document." };
+  } else if (route.bare) {
+    // Contract 2.1's exception: the body is the response schema itself, with no envelope.
+    out[status] = { description: "Success (no envelope)", content: { "application/json": { schema: route.response ? schemaOf(route.response, "output") : {} } } };
   } else {
     const envelope: JsonSchema = {
       type: "object",

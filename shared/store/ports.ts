@@ -100,8 +100,11 @@ export interface AuditStore {
   append(event: AuditEventRecord): Promise<void>;
   /** The newest events of an account (every trail of it), newest first. */
   listRecent(accountId: string, limit: number): Promise<AuditEventRecord[]>;
-  /** A workspace's events with sequence > `afterSequence`, in sequence order, at most `limit`. */
-  listWorkspaceTrail(workspaceId: string, afterSequence: number, limit: number): Promise<SequencedAuditEvent[]>;
+  /**
+   * A workspace's events with sequence > `afterSequence` (and, when given, timeGenerated >= `notBefore`),
+   * in sequence order, at most `limit`.
+   */
+  listWorkspaceTrail(workspaceId: string, afterSequence: number, limit: number, notBefore?: string): Promise<SequencedAuditEvent[]>;
 }
 
 /** The service's state of vendor incidents, in the workspace's scope. */

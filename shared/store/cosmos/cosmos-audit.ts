@@ -66,12 +66,13 @@ export function cosmosAudit(container: Container): AuditStore {
       );
       return found.map(plain);
     },
-    async listWorkspaceTrail(workspaceId, afterSequence, limit) {
+    async listWorkspaceTrail(workspaceId, afterSequence, limit, notBefore) {
       if (limit <= 0) return [];
       const trail = workspaceAuditTrail(workspaceId);
+      const since = notBefore === undefined ? "" : " AND c.timeGenerated >= @notBefore";
       const found = await events.query(
-        "SELECT TOP @top * FROM c WHERE c.pk = @trail AND c.docType = 'auditEvent' AND c.sequence > @after ORDER BY c.sequence",
-        { "@top": limit, "@trail": trail, "@after": afterSequence },
+        `SELECT TOP @top * FROM c WHERE c.pk = @trail AND c.docType = 'auditEvent' AND c.sequence > @after${since} ORDER BY c.sequence`,
+        { "@top": limit, "@trail": trail, "@after": afterSequence, ...(notBefore === undefined ? {} : { "@notBefore": notBefore }) },
         trail,
       );
       return found.map((e) => ({ sequence: e.sequence, event: plain(e) }));

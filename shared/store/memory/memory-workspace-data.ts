@@ -29,10 +29,14 @@ export function memoryAudit(): AuditStore {
         .slice(0, Math.max(0, limit))
         .map(copy);
     },
-    async listWorkspaceTrail(workspaceId, afterSequence, limit) {
+    async listWorkspaceTrail(workspaceId, afterSequence, limit, notBefore) {
       const entries = trails.get(workspaceAuditTrail(workspaceId)) ?? [];
       // Sequences start at 1 and have no gaps here: the next one is at index afterSequence.
-      return entries.slice(Math.max(0, afterSequence), Math.max(0, afterSequence) + Math.max(0, limit)).map((e) => ({ sequence: e.sequence, event: copy(e.event) }));
+      return entries
+        .slice(Math.max(0, afterSequence))
+        .filter((e) => notBefore === undefined || e.event.timeGenerated >= notBefore)
+        .slice(0, Math.max(0, limit))
+        .map((e) => ({ sequence: e.sequence, event: copy(e.event) }));
     },
   };
 }

@@ -5,7 +5,7 @@ import { sourceSchema, sources } from "../sources/source";
 
 const timestamp = z.string().describe("UTC ISO 8601 timestamp.");
 // The default DEMO_SEED's fabrikam-sentinel-prod and contoso-soc-internal workspaces.
-const EXAMPLE_WORKSPACES = ["WS1", "WS2"];
+const EXAMPLE_WORKSPACES = ["33873265-ff9f-864c-b501-d00077f35d2a", "6aeb3a86-6df2-8a52-9183-256be7af30dc"];
 
 export const workspaceParams = z.object({ workspaceId: z.guid() }).strict();
 

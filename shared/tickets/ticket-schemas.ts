@@ -2,11 +2,11 @@ import { z } from "zod";
 import { sourceSchema, sources } from "../sources/source";
 import { ticketPriorities, ticketStates } from "../ticketing/ticketing";
 
-// Examples are the local host's own data for the default DEMO_SEED (workspace fabrikam-sentinel-prod,
-// its ServiceNow-style desk); test/api/tickets.test.ts sends them to the local host.
-export const EXAMPLE_WORKSPACE_ID = "00000000-0000-0000-0000-000000000000";
-export const EXAMPLE_INCIDENT_ID = "INCIDENT";
-export const EXAMPLE_TICKET = { ticketId: "TICKETID", ticketNumber: "TICKETNUMBER", groupingId: "GROUPING" };
+// Examples are the local host's own data for the default DEMO_SEED and incident count (workspace
+// fabrikam-sentinel-prod, its Jira-style desk); test/api/tickets.test.ts sends them to the local host.
+export const EXAMPLE_WORKSPACE_ID = "33873265-ff9f-864c-b501-d00077f35d2a";
+export const EXAMPLE_INCIDENT_ID = "67ad2f09-8df1-8539-bb5d-4fe70e2b6f00";
+export const EXAMPLE_TICKET = { ticketId: "12219", ticketNumber: "SEC-2219", groupingId: "case-b0d15480" };
 
 const timestamp = z.string().describe("UTC ISO 8601 timestamp.");
 const incidentId = z.string().trim().min(1).max(256).describe("The source's own incident id.");

@@ -58,7 +58,12 @@ function operation(route: Route): JsonSchema {
   if (isPublic) op.security = [];
   else op["x-required-scope"] = route.auth;
   if (route.body) {
-    op.requestBody = { required: true, content: { "application/json": { schema: schemaOf(route.body, "input") } } };
+    const schema = schemaOf(route.body, "input");
+    // zod leaves a schema's examples out of its input form when a field transforms (a case-insensitive
+    // source); the examples are of what a caller sends, so they belong there.
+    const examples = (route.body.meta() as { examples?: unknown[] } | undefined)?.examples;
+    if (schema.examples === undefined && examples !== undefined) schema.examples = examples;
+    op.requestBody = { required: true, content: { "application/json": { schema } } };
   }
   return op;
 }

@@ -22,7 +22,7 @@ describe("data sources of a workspace", () => {
     expect(res.status).toBe(200);
     const data = (await json(res)).data as Json[];
     // The same connectors the port reports, by name (times left out: the simulation's clock moves on).
-    const timeless = (c: Json) => ({ ...c, lastLogReceivedAt: typeof c.lastLogReceivedAt, health: { ...c.health, checkedAt: typeof c.health.checkedAt } });
+    const timeless = (c: Json): Json => ({ ...c, lastLogReceivedAt: typeof c.lastLogReceivedAt, health: { ...c.health, checkedAt: typeof c.health.checkedAt } });
     const expected = (await host.services.logAnalytics.listDataConnectors(WS)).map(timeless).sort((a, b) => (a.name < b.name ? -1 : 1));
     expect(data.map(timeless)).toEqual(expected);
     expect(data.map((c) => c.kind)).toContain("AzureActiveDirectory");

@@ -88,11 +88,12 @@ var cosmosContainers = [
     defaultTtl: -1
   }
   {
+    // One partition per audit trail (workspace:<id> or account:<id>) with its sequence counter.
     name: 'audit'
     partitionKeyPath: '/pk'
   }
   {
-    // Per workspace: incident state, gamebook runs and their outbox records.
+    // Per workspace: incident state, gamebook runs, ticket links, integration switches and their outbox records.
     name: 'workspaceItems'
     partitionKeyPath: '/pk'
     defaultTtl: -1

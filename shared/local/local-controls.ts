@@ -8,6 +8,7 @@ import { serviceActor } from "../operation-context";
 import { classifications, severities } from "../sources/gateway";
 import { sourceSchema } from "../sources/source";
 import type { SimulatedSystems } from "./local-services";
+import { workspaceDataControlRoutes } from "./workspace-data-controls";
 
 const tag = "Local controls";
 const incidentPath = z.object({ source: sourceSchema(), workspaceId: z.guid(), incidentId: z.string().min(1).max(256) });
@@ -150,5 +151,6 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
         return { data: await services.reconciler.runPass() };
       },
     }),
+    ...workspaceDataControlRoutes(simulated),
   ];
 }

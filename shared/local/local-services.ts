@@ -53,8 +53,8 @@ export function createLocalServices(config: Config, overrides: ServiceOverrides 
   });
   const automation = createSimulatedPlaybookActions({ seed: config.demoSeed, delayMs: config.simulatedPlaybookDelayMs });
   const cloud = buildSimulatedEstate({ seed: config.demoSeed, accounts: [demo.provider, ...demo.customers], workspaces: demo.workspaces });
-  // One demo workspace starts without ticketing, so that EXTENSION_NOT_ENABLED can be seen locally.
-  const itsm = createSimulatedItsm({ seed: config.demoSeed, workspaces: demo.workspaces, disabledWorkspaceIds: [demo.workspaces[3]!.id], now });
+  // Every demo workspace has a desk; which workspaces use ticketing is their own setting (demo-data.ts).
+  const itsm = createSimulatedItsm({ seed: config.demoSeed, workspaces: demo.workspaces, now });
   const directory = createSimulatedDirectoryLogs({ seed: config.demoSeed, tenants: demoTenants(demo), now });
   const logAnalytics = createSimulatedLogAnalytics({ seed: config.demoSeed, workspaces: demo.workspaces, now });
   const services = createServices(config, {

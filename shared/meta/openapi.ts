@@ -83,7 +83,12 @@ function operation(route: Route, renames: Map<string, string>): JsonSchema {
   if (isPublic) op.security = [];
   else op["x-required-scope"] = route.auth;
   if (route.body) {
-    op.requestBody = { required: true, content: { "application/json": { schema: schemaOf(route.body, "input") } } };
+    const schema = schemaOf(route.body, "input");
+    // zod leaves a schema's examples out of its input form when a field transforms (a case-insensitive
+    // source); the examples are of what a caller sends, so they belong there.
+    const examples = (route.body.meta() as { examples?: unknown[] } | undefined)?.examples;
+    if (schema.examples === undefined && examples !== undefined) schema.examples = examples;
+    op.requestBody = { required: true, content: { "application/json": { schema } } };
   }
   return op;
 }
@@ -108,6 +113,8 @@ function responses(route: Route): JsonSchema {
 function success(route: Route, status: number): JsonSchema {
   if (status === 204) return { description: "Done; no body." };
   if (route.auth === "public" && route.response === undefined) return { description: "A document." };
+  // Contract 2.1's exception: the body is the response schema itself, with no envelope.
+  if (route.bare) return { description: "Success (no envelope)", content: { "application/json": { schema: route.response ? schemaOf(route.response, "output") : {} } } };
   const envelope: JsonSchema = {
     type: "object",
     properties: {

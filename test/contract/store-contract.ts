@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ApiError, type ErrorCode } from "../../shared/errors/api-error";
 import { deliveryLogPartition } from "../../shared/store/delivery-log-partition";
 import { outboxScope } from "../../shared/store/outbox-scope";
+import { workspaceDataCases } from "./workspace-data-contract";
 import type { Page, Stores } from "../../shared/store/ports";
 import type {
   AccountRecord,
@@ -427,6 +428,8 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
         expect((await stores.audit.listRecent("acct-1", 1))[0]?.activityAction).toBe("Create");
       });
     });
+
+    workspaceDataCases(() => stores);
 
     describe("incident state and outbox", () => {
       const ws1 = outboxScope.workspace("ws-1");

@@ -7,7 +7,7 @@ import type { CredentialRecord, ServiceAccountRecord } from "../store/records";
 import { parseBasic } from "./basic";
 import type { Principal } from "./principal";
 import type { Scope } from "./scopes";
-import { hashSecret, hashesEqual } from "./secrets";
+import { digestsEqual, secretDigest } from "./secrets";
 
 export interface AuthenticatorOptions {
   stores: Stores;
@@ -20,17 +20,26 @@ export interface AuthenticatorOptions {
 
 interface CacheEntry {
   account: ServiceAccountRecord;
+  /** The account's credentials, in its order, with what each request compares worked out once per load. */
+  credentials: LoadedCredential[];
   organizationAccountIds: string[];
   loadedAt: number;
   /** Principals built from this load, per credential id: the account is a frozen snapshot, so they stay valid. */
   principals: Map<string, Principal>;
 }
 
+interface LoadedCredential {
+  record: CredentialRecord;
+  /** The stored hash as bytes. */
+  hash: Buffer;
+  expiresAtMs: number;
+}
+
 /** `lastUsedAt` is written at most this often per credential, so reads stay reads. */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
 /** A hash compared when the client id is unknown, so that an unknown id costs as much as a known one. */
-const DECOY_HASH = "0".repeat(64);
+const DECOY_HASH = Buffer.alloc(32);
 
 /**
  * HTTP Basic authentication of service accounts. Every failure is the same 401, whatever the cause
@@ -47,20 +56,23 @@ export class Authenticator {
   async authenticate(authorization: string | undefined): Promise<Principal> {
     const basic = parseBasic(authorization);
     if (!basic) throw unauthorized();
-    const entry = await this.load(basic.clientId);
-    const presented = hashSecret(this.options.secretHashKey, basic.clientSecret);
+    // GUIDs compare case-insensitively; one spelling per account keeps eviction effective.
+    const clientId = basic.clientId.toLowerCase();
+    const cached = this.cache.get(clientId);
+    const entry = cached && Date.now() - cached.loadedAt < this.options.cacheTtlMs ? cached : await this.load(clientId);
+    const presented = secretDigest(this.options.secretHashKey, basic.clientSecret);
     const now = this.options.now();
-    let match: CredentialRecord | undefined;
-    for (const credential of entry?.account.credentials ?? []) {
-      if (hashesEqual(credential.secretHash, presented)) match = credential;
+    let match: LoadedCredential | undefined;
+    for (const credential of entry?.credentials ?? []) {
+      if (digestsEqual(credential.hash, presented)) match = credential;
     }
-    if (!entry) hashesEqual(DECOY_HASH, presented);
+    if (!entry) digestsEqual(DECOY_HASH, presented);
     if (!entry || !match || !entry.account.isActive || !isUsable(match, now)) throw unauthorized();
-    this.recordUse(entry.account.id, match.id, now);
-    let principal = entry.principals.get(match.id);
+    this.recordUse(entry.account.id, match.record.id, now);
+    let principal = entry.principals.get(match.record.id);
     if (!principal) {
-      principal = toPrincipal(entry, match);
-      entry.principals.set(match.id, principal);
+      principal = toPrincipal(entry, match.record);
+      entry.principals.set(match.record.id, principal);
     }
     return principal;
   }
@@ -70,14 +82,10 @@ export class Authenticator {
     this.cache.delete(serviceAccountId);
   }
 
-  private async load(rawClientId: string): Promise<CacheEntry | undefined> {
-    // GUIDs compare case-insensitively; one spelling per account keeps eviction effective.
-    const clientId = rawClientId.toLowerCase();
-    const nowMs = Date.now();
-    const cached = this.cache.get(clientId);
-    if (cached && nowMs - cached.loadedAt < this.options.cacheTtlMs) return cached;
+  private async load(clientId: string): Promise<CacheEntry | undefined> {
     // A client id that is not a GUID cannot name a service account; do not ask the store.
     if (!/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(clientId)) return undefined;
+    const loadedAt = Date.now();
     const found = await this.options.stores.serviceAccounts.get(clientId);
     if (!found) {
       this.cache.delete(clientId);
@@ -85,8 +93,13 @@ export class Authenticator {
     }
     const entry: CacheEntry = {
       account: found.value,
+      credentials: found.value.credentials.map((record) => ({
+        record,
+        hash: Buffer.from(record.secretHash, "hex"),
+        expiresAtMs: Date.parse(record.expirationDate),
+      })),
       organizationAccountIds: await organizationAccountIds(this.options.stores.accounts, found.value.accountId),
-      loadedAt: nowMs,
+      loadedAt,
       principals: new Map(),
     };
     if (this.options.cacheTtlMs > 0) this.cache.set(clientId, entry);
@@ -122,8 +135,9 @@ export class Authenticator {
   }
 }
 
-function isUsable(credential: CredentialRecord, now: Date): boolean {
-  return credential.status === "Active" && Date.parse(credential.expirationDate) > now.getTime();
+function isUsable(credential: LoadedCredential, now: Date): boolean {
+  // An unparseable expiry is NaN, which is never later than now: not usable.
+  return credential.record.status === "Active" && credential.expiresAtMs > now.getTime();
 }
 
 function toPrincipal(entry: CacheEntry, credential: CredentialRecord): Principal {
@@ -134,6 +148,7 @@ function toPrincipal(entry: CacheEntry, credential: CredentialRecord): Principal
     accountId: account.accountId,
     organizationalRole: account.organizationalRole,
     credentialId: credential.id,
+    rateLimitKey: `credential:${credential.id}`,
     scopes: new Set(credential.scopes as Scope[]),
     workspaceRoles: new Map(account.workspaceAssignments.map((a) => [a.workspaceId, a.role])),
     organizationAccountIds: entry.organizationAccountIds,

@@ -8,6 +8,8 @@ export interface Principal {
   accountId: string;
   organizationalRole: OrganizationalRole;
   credentialId: string;
+  /** The key of this credential's token bucket (each credential is limited on its own). */
+  rateLimitKey: string;
   scopes: ReadonlySet<Scope>;
   workspaceRoles: ReadonlyMap<string, WorkspaceRole>;
   /** The caller's organization: its own account and the customer accounts it manages. */

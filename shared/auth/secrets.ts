@@ -26,11 +26,19 @@ export function displayPrefix(secret: string): string {
  * slow password hash here, and it keeps authentication cheap on every request.
  */
 export function hashSecret(key: Buffer, secret: string): string {
-  return createHmac("sha256", key).update(secret, "utf8").digest("hex");
+  return secretDigest(key, secret).toString("hex");
+}
+
+/** `hashSecret` as bytes, for comparing with stored hashes decoded once (`digestsEqual`). */
+export function secretDigest(key: Buffer, secret: string): Buffer {
+  return createHmac("sha256", key).update(secret, "utf8").digest();
 }
 
 export function hashesEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a, "hex");
-  const y = Buffer.from(b, "hex");
-  return x.length === y.length && timingSafeEqual(x, y);
+  return digestsEqual(Buffer.from(a, "hex"), Buffer.from(b, "hex"));
+}
+
+/** Constant-time comparison of two digests. */
+export function digestsEqual(a: Buffer, b: Buffer): boolean {
+  return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -28,7 +28,9 @@ function toApiRequest(request: HttpRequest): ApiRequest {
   const url = new URL(request.url);
   return {
     method: request.method.toUpperCase(),
-    url,
+    path: url.pathname,
+    search: url.search,
+    origin: url.origin,
     header: (name) => request.headers.get(name) ?? undefined,
     body: async (maxBytes) => {
       // A body announced too large is refused without reading it.

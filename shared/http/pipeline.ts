@@ -1,29 +1,33 @@
 import { randomUUID } from "node:crypto";
 import type { Principal } from "../auth/principal";
-import { actorOf } from "../operation-context";
+import { actorOf, type Actor } from "../operation-context";
 import type { Services } from "../services";
 import type { WorkspaceRecord, WorkspaceRole } from "../store/records";
 import { ApiError, isApiError, notFound } from "../errors/api-error";
-import { envelope } from "./envelope";
 import { PROBLEM_CONTENT_TYPE, toProblem } from "./problem";
-import { rateLimitHeaders, type RateLimitDecision } from "./rate-limit";
+import { rateLimitHeaders, setRateLimitHeaders, type RateLimitDecision } from "./rate-limit";
 import { parseJsonBody } from "./request-body";
-import type { HandlerResult, Route } from "./route";
+import type { HandlerInput, HandlerResult, Route } from "./route";
 import { API_PREFIX, Router } from "./router";
-import { validate } from "./validation";
+import { validate, validateFlat } from "./validation";
 
 /** A request as every host sees it: the Azure Functions host and the local node:http host adapt to this. */
 export interface ApiRequest {
   method: string;
-  url: URL;
+  /** The path, percent-encoded as received, normalized as the WHATWG URL parser does (dot segments resolved). */
+  path: string;
+  /** The query string with its `?`, or "" when there is none. */
+  search: string;
+  /** `scheme://host` of the request, for absolute links; a host may work it out on first read. */
+  readonly origin: string;
   /** Lower-case header name → value. */
   header(name: string): string | undefined;
   /** The raw body, at most `maxBytes` (413 past it); read once, only for routes that take one. */
   body(maxBytes: number): Promise<Buffer>;
   /** The caller's address, for limiting unauthenticated traffic. */
-  clientAddress: string;
-  /** Aborted when the client goes away. */
-  signal: AbortSignal;
+  readonly clientAddress: string;
+  /** Aborted when the client goes away; a host may create it on first read. */
+  readonly signal: AbortSignal;
 }
 
 export interface ApiResponse {
@@ -32,8 +36,8 @@ export interface ApiResponse {
   body?: string | Buffer;
 }
 
-/** What the access log records of each request. */
-export interface RequestOutcome {
+/** What the access log records of each request (a type, not an interface: it is the log line's fields as they are). */
+export type RequestOutcome = {
   requestId: string;
   method: string;
   path: string;
@@ -41,9 +45,11 @@ export interface RequestOutcome {
   durationMs: number;
   serviceAccountId?: string;
   code?: string;
-}
+};
 
 export type Handle = (request: ApiRequest) => Promise<{ response: ApiResponse; outcome: RequestOutcome }>;
+
+const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
 
 /**
  * The request pipeline of every endpoint: request id → route match → authenticate → rate limit →
@@ -56,7 +62,7 @@ export function createPipeline(routes: Route[], services: Services, prefix: stri
     const started = performance.now();
     const requestId = randomUUID();
     const now = services.now();
-    const path = request.url.pathname;
+    const path = request.path;
     let principal: Principal | undefined;
     let limit: RateLimitDecision | undefined;
     let response: ApiResponse;
@@ -76,7 +82,7 @@ export function createPipeline(routes: Route[], services: Services, prefix: stri
           limit = enforceLimit(services, `address:${request.clientAddress}`);
           throw error;
         }
-        limit = enforceLimit(services, `credential:${principal.credentialId}`);
+        limit = enforceLimit(services, principal.rateLimitKey);
       } else {
         limit = enforceLimit(services, `address:${request.clientAddress}`);
       }
@@ -90,47 +96,36 @@ export function createPipeline(routes: Route[], services: Services, prefix: stri
 
       const r = match.route;
       const workspaceRole = principal && r.auth !== "public" ? authorize(r, principal, match.params) : undefined;
-      const params = r.params ? validate(r.params, match.params) : match.params;
-      const query = r.query ? validate(r.query, queryObject(request.url.searchParams)) : undefined;
+      // Router parameters are flat strings under the route's own names: no prototype keys to look for.
+      const params = r.params ? validateFlat(r.params, match.params) : match.params;
+      const query = r.query ? validate(r.query, queryObject(request.search)) : undefined;
       const maxBytes = r.maxBodyBytes ?? services.config.maxRequestBodyBytes;
       const body = r.body ? validate(r.body, parseJsonBody(await request.body(maxBytes), request.header("content-type"), maxBytes)) : undefined;
       const workspace = workspaceRole ? await findWorkspace(services, match.params.workspaceId!) : undefined;
 
-      const result = await r.handler({
-        params,
-        query,
-        body,
-        principal: principal as Principal,
-        actor: principal ? actorOf(principal) : (undefined as never),
-        workspace: workspace as WorkspaceRecord,
-        workspaceRole: workspaceRole as WorkspaceRole,
-        services,
-        requestId,
-        header: request.header,
-        origin: request.url.origin,
-        signal: request.signal,
-      });
+      const result = await r.handler(new RouteInput(request, services, requestId, principal, params, query, body, workspace, workspaceRole));
       response = render(result, requestId, now);
     } catch (error) {
       const apiError = asApiError(error, services, requestId);
       code = apiError.code;
       const problem = toProblem(apiError, {
-        origin: request.url.origin,
-        instance: path + request.url.search,
+        origin: request.origin,
+        instance: path + request.search,
         requestId,
         now,
       });
       response = {
         status: apiError.status,
-        headers: { "Content-Type": PROBLEM_CONTENT_TYPE, ...apiError.headers },
+        headers: Object.assign({ "Content-Type": PROBLEM_CONTENT_TYPE }, apiError.headers),
         body: JSON.stringify(problem),
       };
     }
 
-    response.headers["X-Request-Id"] = requestId;
-    if (limit) Object.assign(response.headers, rateLimitHeaders(limit));
+    const headers = response.headers;
+    headers["X-Request-Id"] = requestId;
+    if (limit) setRateLimitHeaders(headers, limit);
     // Responses carry credentials and tenant data: never let an intermediary keep them.
-    response.headers["Cache-Control"] ??= "no-store";
+    headers["Cache-Control"] ??= "no-store";
     return {
       response,
       outcome: {
@@ -144,6 +139,55 @@ export function createPipeline(routes: Route[], services: Services, prefix: stri
       },
     };
   };
+}
+
+/**
+ * A handler's input. The request's own parts (origin, abort signal, headers) are read from the
+ * request when a handler asks for them, so that a request pays only for what its handler uses.
+ */
+class RouteInput implements HandlerInput<unknown, unknown, unknown> {
+  private actorOfCaller?: Actor;
+
+  constructor(
+    private readonly request: ApiRequest,
+    readonly services: Services,
+    readonly requestId: string,
+    private readonly caller: Principal | undefined,
+    readonly params: unknown,
+    readonly query: unknown,
+    readonly body: unknown,
+    private readonly workspaceFound: WorkspaceRecord | undefined,
+    private readonly role: WorkspaceRole | undefined,
+  ) {}
+
+  /** Not set on public routes, which must not read it. */
+  get principal(): Principal {
+    return this.caller as Principal;
+  }
+
+  get actor(): Actor {
+    return (this.actorOfCaller ??= this.caller ? actorOf(this.caller) : (undefined as never));
+  }
+
+  get workspace(): WorkspaceRecord {
+    return this.workspaceFound as WorkspaceRecord;
+  }
+
+  get workspaceRole(): WorkspaceRole {
+    return this.role as WorkspaceRole;
+  }
+
+  get origin(): string {
+    return this.request.origin;
+  }
+
+  get signal(): AbortSignal {
+    return this.request.signal;
+  }
+
+  header(name: string): string | undefined {
+    return this.request.header(name);
+  }
 }
 
 function enforceLimit(services: Services, key: string): RateLimitDecision {
@@ -179,20 +223,37 @@ async function findWorkspace(services: Services, workspaceId: string): Promise<W
   return workspace;
 }
 
+/**
+ * The response of a handler's result. The contract 2.1 envelope `{data, meta, pagination?}` is
+ * written around the serialized data rather than built as an object and serialized whole: the
+ * request id is a GUID and the timestamp an ISO date, neither needs escaping, and the bytes are the
+ * same as `JSON.stringify({data, meta, pagination})`.
+ */
 function render(result: HandlerResult, requestId: string, now: Date): ApiResponse {
-  const headers = { ...result.headers };
-  if ("raw" in result) {
-    headers["Content-Type"] = result.contentType;
-    return { status: 200, headers, body: result.raw };
+  if ("raw" in result) return { status: 200, headers: headersOf(result.headers, result.contentType), body: result.raw };
+  if ("bare" in result) return { status: 200, headers: headersOf(result.headers, JSON_CONTENT_TYPE), body: JSON.stringify(result.bare) };
+  if (result.status === 204) return { status: 204, headers: headersOf(result.headers) };
+  const data = JSON.stringify(result.data);
+  const meta = `"meta":{"requestId":"${requestId}","timestamp":"${now.toISOString()}"}`;
+  let body: string;
+  if (data === undefined) {
+    // No data (undefined, a function): JSON.stringify leaves the member out.
+    body = result.pagination ? `{${meta},"pagination":${JSON.stringify(result.pagination)}}` : `{${meta}}`;
+  } else {
+    body = result.pagination ? `{"data":${data},${meta},"pagination":${JSON.stringify(result.pagination)}}` : `{"data":${data},${meta}}`;
   }
-  if ("bare" in result) {
-    headers["Content-Type"] = "application/json; charset=utf-8";
-    return { status: 200, headers, body: JSON.stringify(result.bare) };
-  }
-  if (result.status === 204) return { status: 204, headers };
-  headers["Content-Type"] = "application/json; charset=utf-8";
-  const meta = { requestId, timestamp: now.toISOString() };
-  return { status: result.status ?? 200, headers, body: JSON.stringify(envelope(result.data, meta, result.pagination)) };
+  return { status: result.status ?? 200, headers: headersOf(result.headers, JSON_CONTENT_TYPE), body };
+}
+
+/**
+ * A response's own headers object: a copy of the handler's, with the content type. Copied with
+ * Object.assign, not spread: a spread copy becomes a slow dictionary object once the pipeline adds
+ * its headers, which costs microseconds per response.
+ */
+function headersOf(handlerHeaders: Record<string, string> | undefined, contentType?: string): Record<string, string> {
+  const headers: Record<string, string> = handlerHeaders ? Object.assign({}, handlerHeaders) : {};
+  if (contentType !== undefined) headers["Content-Type"] = contentType;
+  return headers;
 }
 
 function asApiError(error: unknown, services: Services, requestId: string): ApiError {
@@ -208,7 +269,8 @@ function asApiError(error: unknown, services: Services, requestId: string): ApiE
  * Query string → object; a repeated name becomes an array (e.g. `workspaceIds`). Without a prototype,
  * so a name such as `__proto__` or `constructor` is an ordinary (unknown) key.
  */
-function queryObject(params: URLSearchParams): Record<string, string | string[]> {
+function queryObject(search: string): Record<string, string | string[]> {
+  const params = new URLSearchParams(search);
   const out = Object.create(null) as Record<string, string | string[]>;
   for (const key of new Set(params.keys())) {
     const all = params.getAll(key);

@@ -66,11 +66,14 @@ export class RateLimiter {
 }
 
 export function rateLimitHeaders(d: RateLimitDecision): Record<string, string> {
-  const headers: Record<string, string> = {
-    "RateLimit-Limit": String(d.limit),
-    "RateLimit-Remaining": String(d.remaining),
-    "RateLimit-Reset": String(d.resetSeconds),
-  };
+  return setRateLimitHeaders({}, d);
+}
+
+/** Adds the RateLimit headers (and Retry-After when refused) to a response's headers. */
+export function setRateLimitHeaders(headers: Record<string, string>, d: RateLimitDecision): Record<string, string> {
+  headers["RateLimit-Limit"] = String(d.limit);
+  headers["RateLimit-Remaining"] = String(d.remaining);
+  headers["RateLimit-Reset"] = String(d.resetSeconds);
   if (!d.allowed) headers["Retry-After"] = String(d.retryAfterSeconds);
   return headers;
 }

@@ -10,7 +10,7 @@ import { pageRequest, pagination } from "../http/paging";
 import { defineRoute, type RequestContext, type RouteGroup } from "../http/route";
 import { outboxScope } from "../store/outbox-scope";
 import type { Versioned } from "../store/ports";
-import type { CredentialRecord, OutboxRecord, ServiceAccountRecord } from "../store/records";
+import type { CredentialRecord, OutboxRecord, ServiceAccountRecord, WorkspaceRecord } from "../store/records";
 import { assertGrantable, credentialExpiry, resolveAssignments } from "./grants";
 import {
   createCredentialBody,
@@ -323,9 +323,12 @@ function assertNotSelf(input: RequestContext, sa: ServiceAccountRecord, action: 
 
 /** The workspaces these service accounts are assigned to, for their names: only those are read. */
 async function assignedWorkspaces(input: RequestContext, accounts: readonly ServiceAccountRecord[]) {
-  const ids = accounts.flatMap((sa) => sa.workspaceAssignments.map((a) => a.workspaceId));
-  const list = await input.services.stores.workspaces.getMany(ids);
-  return new Map(list.map((w) => [w.id, w] as const));
+  const ids: string[] = [];
+  for (const sa of accounts) for (const a of sa.workspaceAssignments) ids.push(a.workspaceId);
+  const byId = new Map<string, WorkspaceRecord>();
+  if (ids.length === 0) return byId;
+  for (const w of await input.services.stores.workspaces.getMany(ids)) byId.set(w.id, w);
+  return byId;
 }
 
 async function view(input: RequestContext, sa: ServiceAccountRecord) {

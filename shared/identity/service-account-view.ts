@@ -25,8 +25,9 @@ export function toServiceAccountView(
   workspaces: ReadonlyMap<string, WorkspaceRecord>,
   now: Date,
 ): z.infer<typeof serviceAccountView> {
+  const credentials = sa.credentials.map((c) => toCredentialView(c, now));
   const newestActive = sa.credentials
-    .filter((c) => credentialStatus(c, now) === "Active")
+    .filter((_, i) => credentials[i]!.status === "Active")
     .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1))[0];
   return {
     id: sa.id,
@@ -43,7 +44,7 @@ export function toServiceAccountView(
       workspaceName: workspaces.get(a.workspaceId)?.name ?? "",
       role: a.role,
     })),
-    credentials: sa.credentials.map((c) => toCredentialView(c, now)),
+    credentials,
     lastUsedAt: sa.lastUsedAt,
     createdAt: sa.createdAt,
     lastModifiedAt: sa.lastModifiedAt,

@@ -7,7 +7,7 @@ import { PROBLEM_CONTENT_TYPE, toProblem } from "../http/problem";
 import { bodyTooLarge } from "../http/request-body";
 import type { Route } from "../http/route";
 import type { Services } from "../services";
-import { requestUrl } from "./request-url";
+import { requestOrigin, requestTarget, requestUrl } from "./request-url";
 
 export const LOCAL_CONTROLS_PREFIX = "/_local";
 
@@ -34,7 +34,7 @@ export async function startLocalServer(
   // The local controls (acting "in the vendor console", running a reconciler pass) live under
   // /_local, outside the API, and only this host serves them.
   const controls = createPipeline(localControls, services, LOCAL_CONTROLS_PREFIX);
-  const handle: typeof api = (request) => (request.url.pathname.startsWith(LOCAL_CONTROLS_PREFIX + "/") ? controls(request) : api(request));
+  const handle: typeof api = (request) => (request.path.startsWith(LOCAL_CONTROLS_PREFIX + "/") ? controls(request) : api(request));
   // Before routing, a body is judged against the largest limit any route has; each route's own
   // limit applies once the request is routed.
   const maxBodyBytes = Math.max(services.config.maxRequestBodyBytes, ...routes.map((r) => r.maxBodyBytes ?? 0));
@@ -46,38 +46,27 @@ export async function startLocalServer(
   let fallbackHost = `${host}:${port}`;
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const aborted = new AbortController();
-    // 'close' before the response finished means the client went away mid-request.
-    res.once("close", () => {
-      if (!res.writableFinished) aborted.abort();
-    });
-    const body = { tooLarge: false };
-    const request: ApiRequest = {
-      method: (req.method ?? "GET").toUpperCase(),
-      url: requestUrl(req.url, req.headers.host, fallbackHost),
-      header: (name) => {
-        const v = req.headers[name];
-        return Array.isArray(v) ? v.join(", ") : v;
-      },
-      body: (maxBytes) => readBody(req, maxBytes, body),
-      clientAddress: req.socket.remoteAddress ?? "unknown",
-      signal: aborted.signal,
-    };
+    const request = new NodeRequest(req, res, fallbackHost);
     let outcome: RequestOutcome | undefined;
     try {
       const result = await handle(request);
       outcome = result.outcome;
-      if (aborted.signal.aborted) {
-        outcome = { ...outcome, status: 499 };
+      if (request.clientGone()) {
+        outcome.status = 499;
         return;
       }
-      await answer(req, res, result.response, body.tooLarge);
+      // A request read to its end (every GET) is answered at once; otherwise its unread input is drained first.
+      if (req.complete && !request.bodyTooLarge) write(res, result.response, false);
+      else await answer(req, res, result.response, request.bodyTooLarge);
     } catch (error) {
       // The pipeline turns every error into a problem; reaching here means the socket itself failed.
       services.logger.error("local host failed to answer", { error: String(error) });
       if (!res.headersSent) res.destroy();
     } finally {
-      accessLog(services, outcome, aborted.signal.aborted);
+      if (outcome) {
+        if (request.clientGone()) outcome.status = 499;
+        services.logger.info("request", outcome);
+      }
     }
   }
 
@@ -126,7 +115,7 @@ export async function startLocalServer(
       socket.destroy();
       return;
     }
-    refuseRaw(socket, protocolError(error), requestTarget(error.rawPacket), { parserError: error.code });
+    refuseRaw(socket, protocolError(error), rawRequestTarget(error.rawPacket), { parserError: error.code });
   });
   // Without a listener Node drops a CONNECT request's connection without a word.
   server.on("connect", (req: IncomingMessage, socket: Socket) => {
@@ -160,13 +149,15 @@ export async function startLocalServer(
 async function answer(req: IncomingMessage, res: ServerResponse, response: ApiResponse, close: boolean, drainFirst = true): Promise<void> {
   const drained = drainFirst ? await drain(req) : false;
   if (res.destroyed) return;
+  write(res, response, close || !drained);
+}
+
+function write(res: ServerResponse, response: ApiResponse, close: boolean): void {
   const { status, headers, body } = response;
   // An explicit length: without it Node sends chunked encoding, an extra write per response.
-  res.writeHead(status, {
-    ...headers,
-    "Content-Length": body === undefined ? 0 : Buffer.byteLength(body),
-    ...(close || !drained ? { Connection: "close" } : {}),
-  });
+  headers["Content-Length"] = String(body === undefined ? 0 : Buffer.byteLength(body));
+  if (close) headers.Connection = "close";
+  res.writeHead(status, headers);
   res.end(body);
 }
 
@@ -192,19 +183,71 @@ function drain(req: IncomingMessage): Promise<boolean> {
   });
 }
 
-function accessLog(services: Services, outcome: RequestOutcome | undefined, aborted: boolean): void {
-  if (!outcome) return;
-  const entry = aborted ? { ...outcome, status: 499 } : outcome;
-  services.logger.info("request", { ...entry });
+/**
+ * A node:http request as the pipeline sees it. What a request may not need is worked out when first
+ * read: the origin (from the Host header), the client's address, the abort signal.
+ */
+class NodeRequest implements ApiRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly search: string;
+  /** Set when the body was refused as too large: the answer then closes the connection. */
+  bodyTooLarge = false;
+  private originOfRequest?: string;
+  private aborted?: AbortController;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    private readonly fallbackHost: string,
+  ) {
+    this.method = (req.method ?? "GET").toUpperCase();
+    const target = requestTarget(req.url);
+    this.path = target.path;
+    this.search = target.search;
+  }
+
+  /** Asked of the socket only when needed (public routes, failed authentication): it is a system call. */
+  get clientAddress(): string {
+    return this.req.socket.remoteAddress ?? "unknown";
+  }
+
+  get origin(): string {
+    return (this.originOfRequest ??= requestOrigin(this.req.headers.host, this.fallbackHost));
+  }
+
+  get signal(): AbortSignal {
+    if (!this.aborted) {
+      const aborted = (this.aborted = new AbortController());
+      // 'close' before the response finished means the client went away mid-request.
+      if (this.clientGone()) aborted.abort();
+      else this.res.once("close", () => this.clientGone() && aborted.abort());
+    }
+    return this.aborted.signal;
+  }
+
+  /** Whether the client went away before the answer was written. */
+  clientGone(): boolean {
+    return this.res.destroyed && !this.res.writableFinished;
+  }
+
+  header(name: string): string | undefined {
+    const v = this.req.headers[name];
+    return Array.isArray(v) ? v.join(", ") : v;
+  }
+
+  body(maxBytes: number): Promise<Buffer> {
+    return readBody(this.req, maxBytes, this);
+  }
 }
 
 /**
  * The body, or 413 BAD_REQUEST as soon as it is known to be over the limit: from Content-Length
  * before anything is read, or from the bytes received. The rest is drained by `answer`.
  */
-function readBody(req: IncomingMessage, maxBytes: number, state: { tooLarge: boolean }): Promise<Buffer> {
+function readBody(req: IncomingMessage, maxBytes: number, state: { bodyTooLarge: boolean }): Promise<Buffer> {
   if (Number(req.headers["content-length"]) > maxBytes) {
-    state.tooLarge = true;
+    state.bodyTooLarge = true;
     return Promise.reject(bodyTooLarge(maxBytes));
   }
   return new Promise((resolve, reject) => {
@@ -215,7 +258,7 @@ function readBody(req: IncomingMessage, maxBytes: number, state: { tooLarge: boo
       size += chunk.length;
       if (size > maxBytes) {
         stop();
-        state.tooLarge = true;
+        state.bodyTooLarge = true;
         reject(bodyTooLarge(maxBytes));
         return;
       }
@@ -253,7 +296,7 @@ function protocolError(error: ParserError): ApiError {
 }
 
 /** The path of the failing request when its request line is readable; "/" otherwise. */
-function requestTarget(raw: Buffer | undefined): string {
+function rawRequestTarget(raw: Buffer | undefined): string {
   const line = raw?.subarray(0, 2048).toString("latin1").split("\r\n", 1)[0] ?? "";
   const target = /^[A-Za-z]+ (\/[\x21-\x7e]*) HTTP\/1\.[01]$/.exec(line)?.[1];
   return target ?? "/";

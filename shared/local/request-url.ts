@@ -36,3 +36,31 @@ function validHost(header: string | undefined): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * Characters the URL parser leaves as they are in a path and a query (no percent-encoding, no
+ * backslash or dot-segment rewriting of their own): a target made only of them, with no dot
+ * segment, is its own path and query.
+ */
+const PLAIN_TARGET = /^\/[A-Za-z0-9\-._~!$&()*+,;=:@/%]*(?:\?[A-Za-z0-9\-._~!$&()*+,;=:@/%?]*)?$/;
+/** A `.` or `..` segment, also percent-encoded, which the URL parser resolves. */
+const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
+
+/**
+ * The path and query of a request target, exactly as `requestUrl(target, …)` gives them, without
+ * building a URL for the usual target that the URL parser would leave unchanged.
+ */
+export function requestTarget(target: string | undefined): { path: string; search: string } {
+  if (target !== undefined && PLAIN_TARGET.test(target)) {
+    const q = target.indexOf("?");
+    const path = q < 0 ? target : target.slice(0, q);
+    if (!DOT_SEGMENT.test(path)) return { path, search: q < 0 || q === target.length - 1 ? "" : target.slice(q) };
+  }
+  const url = requestUrl(target, undefined, "localhost");
+  return { path: url.pathname, search: url.search };
+}
+
+/** `scheme://host` of a request, as `requestUrl(…, hostHeader, fallbackHost).origin` gives it. */
+export function requestOrigin(hostHeader: string | undefined, fallbackHost: string): string {
+  return new URL(`http://${validHost(hostHeader) ?? fallbackHost}`).origin;
+}

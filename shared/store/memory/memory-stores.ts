@@ -185,7 +185,12 @@ function memoryWorkspaces(): WorkspaceStore {
       return map.get(id)?.value;
     },
     async getMany(ids) {
-      return [...new Set(ids)].flatMap((id) => map.get(id)?.value ?? []);
+      const found: WorkspaceRecord[] = [];
+      for (const id of new Set(ids)) {
+        const workspace = map.get(id)?.value;
+        if (workspace) found.push(workspace);
+      }
+      return found;
     },
     async listByAccounts(accountIds) {
       return map.values().filter((w) => accountIds.includes(w.accountId));

@@ -7,14 +7,14 @@ import type { Page, PageRequest, Versioned } from "../ports";
  * database), yet a read costs no copy. Read-modify-write callers copy first (see `Versioned`).
  */
 export class VersionedMap<T extends { id: string }> {
-  private readonly entries = new Map<string, { value: T; etag: string }>();
+  /** Frozen entries, handed out as they are. */
+  private readonly entries = new Map<string, Versioned<T>>();
   private version = 0;
 
   constructor(private readonly kind: string) {}
 
   get(key: string): Versioned<T> | undefined {
-    const entry = this.entries.get(key);
-    return entry && { value: entry.value, etag: entry.etag };
+    return this.entries.get(key);
   }
 
   values(): T[] {
@@ -48,9 +48,9 @@ export class VersionedMap<T extends { id: string }> {
 
   private write(key: string, value: T): Versioned<T> {
     const etag = `"${++this.version}"`;
-    const stored = deepFreeze(structuredClone(value));
-    this.entries.set(key, { value: stored, etag });
-    return { value: stored, etag };
+    const entry = Object.freeze({ value: deepFreeze(structuredClone(value)), etag });
+    this.entries.set(key, entry);
+    return entry;
   }
 }
 

@@ -1,12 +1,12 @@
 import { app } from "@azure/functions";
-import { getServices } from "../shared/composition";
+import { lazyServices } from "../shared/azure/lazy-services";
 
 // Events are published right after their commit; this republishes any that a crash between commit
 // and publish left in the outbox. Duplicates are dropped by message id, so overlapping runs are safe.
 app.timer("outbox-sweep", {
   schedule: "0 * * * * *",
   handler: async (_timer, context) => {
-    const published = await getServices().events.outbox.sweep();
+    const published = await (await lazyServices()).events.outbox.sweep();
     if (published > 0) context.log(`outbox sweep published ${published} events`);
   },
 });

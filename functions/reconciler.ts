@@ -1,5 +1,5 @@
 import { app } from "@azure/functions";
-import { getServices } from "../shared/composition";
+import { lazyServices } from "../shared/azure/lazy-services";
 import { queueNames } from "../shared/queue/queue-names";
 import { SERVICE_BUS_CONNECTION, serviceBusTriggerHandler } from "../shared/queue/service-bus-trigger";
 
@@ -10,7 +10,7 @@ app.timer("reconciler", {
   handler: async (_timer, context) => {
     const minute = new Date();
     minute.setUTCSeconds(0, 0);
-    const pass = await getServices().reconciler.startPass(minute.toISOString());
+    const pass = await (await lazyServices()).reconciler.startPass(minute.toISOString());
     context.log(JSON.stringify({ message: "reconciler pass enqueued", passId: pass.passId, workspaces: pass.workspaceIds.length }));
   },
 });
@@ -20,5 +20,5 @@ app.timer("reconciler", {
 app.serviceBusQueue("reconcile-workspace", {
   connection: SERVICE_BUS_CONNECTION,
   queueName: queueNames.reconcile,
-  handler: serviceBusTriggerHandler(() => getServices().reconciler.handler),
+  handler: serviceBusTriggerHandler(async () => (await lazyServices()).reconciler.handler),
 });

@@ -2,12 +2,10 @@ import type { HttpHandler, HttpRequest, HttpResponseInit, InvocationContext } fr
 import { createPipeline, type ApiRequest, type Handle } from "../http/pipeline";
 import { bodyTooLarge } from "../http/request-body";
 import type { RouteGroup } from "../http/route";
+import { allRoutes, apiGroups, metaGroup } from "../route-groups";
 import { getServices } from "../composition";
 import { platformClientAddress } from "./client-address";
 import type { Services } from "../services";
-
-/** Every method, so that the shared router (not the host) decides 405. */
-export const ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
 
 /**
  * Adapts one route group to an Azure Functions HTTP handler. Services are built on the first
@@ -22,6 +20,18 @@ export function httpHandler(group: RouteGroup, services: () => Services = getSer
     context.log(JSON.stringify({ message: "request", ...outcome }));
     return { status: response.status, headers: response.headers, body: response.body };
   };
+}
+
+/**
+ * The handler of the HTTP function named `name` (`http-functions.ts`): its endpoint group, or for the
+ * API catch-all (`meta`) the whole route table, so that any path no other function claims still gets
+ * the shared router's 404 or 405.
+ */
+export function groupHttpHandler(name: string): HttpHandler {
+  if (name === metaGroup.name) return httpHandler({ ...metaGroup, routes: allRoutes() });
+  const group = apiGroups.find((g) => g.name === name);
+  if (!group) throw new Error(`No endpoint group is named ${name}.`);
+  return httpHandler(group);
 }
 
 function toApiRequest(request: HttpRequest): ApiRequest {

@@ -20,14 +20,14 @@ export type ServiceBusTriggerFunction = (message: unknown, context: InvocationCo
  * app.serviceBusQueue("deliveries", {
  *   connection: SERVICE_BUS_CONNECTION,
  *   queueName: queueNames.deliveries,
- *   handler: serviceBusTriggerHandler(() => getServices().deliveryHandler),
+ *   handler: serviceBusTriggerHandler(async () => (await lazyServices()).events.deliveryHandler),
  * });
  */
-export function serviceBusTriggerHandler<T>(getHandler: () => MessageHandler<T>): ServiceBusTriggerFunction {
+export function serviceBusTriggerHandler<T>(getHandler: () => MessageHandler<T> | Promise<MessageHandler<T>>): ServiceBusTriggerFunction {
   return async (message: unknown, context: InvocationContext): Promise<void> => {
     const received = toReceivedMessage<T>(message, context);
     try {
-      await getHandler()(received);
+      await (await getHandler())(received);
     } catch (error) {
       context.warn(
         JSON.stringify({

@@ -1,0 +1,113 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import ts from "typescript";
+import { beforeAll, describe, expect, it } from "vitest";
+
+/*
+ * What a cold start pays: the Functions worker imports every module matched by package.json `main`
+ * (dist/functions/*.js). These tests compile the app as the build does (file by file, with the
+ * project's compiler options), import the function modules in a fresh Node process, and read
+ * `require.cache` there: what a module pulls in at import is in it, whatever the machine's speed.
+ */
+
+const root = join(__dirname, "../..");
+const out = join(root, ".test-results/cold-start-build");
+
+/** Every .ts file under functions/ and shared/, transpiled to `out` with tsconfig.build.json's options. */
+function compileApp(): void {
+  const configFile = ts.readConfigFile(join(root, "tsconfig.build.json"), (p) => ts.sys.readFile(p));
+  const { options } = ts.parseJsonConfigFileContent(configFile.config, ts.sys, root);
+  rmSync(out, { recursive: true, force: true });
+  const walk = (dir: string): string[] =>
+    readdirSync(dir).flatMap((name) => {
+      const path = join(dir, name);
+      return statSync(path).isDirectory() ? walk(path) : path.endsWith(".ts") ? [path] : [];
+    });
+  for (const file of [...walk(join(root, "functions")), ...walk(join(root, "shared"))]) {
+    const { outputText } = ts.transpileModule(readFileSync(file, "utf8"), { compilerOptions: { ...options, sourceMap: false }, fileName: file });
+    const target = join(out, relative(root, file)).replace(/\.ts$/, ".js");
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, outputText);
+  }
+}
+
+/**
+ * Runs in a fresh process: captures the registrations, imports every function module, reports which
+ * packages are loaded; then invokes one HTTP function (an unauthenticated GET: the services are built,
+ * the answer is 401) and reports again.
+ */
+const probe = `
+const { readdirSync } = require("node:fs");
+const { join } = require("node:path");
+const azure = require("@azure/functions");
+const http = [];
+azure.app.http = (name, options) => http.push({ name, options });
+azure.app.serviceBusQueue = () => {};
+azure.app.timer = () => {};
+const loaded = () => {
+  const files = Object.keys(require.cache);
+  const has = (part) => files.some((f) => f.includes(part));
+  return {
+    cosmos: has("/node_modules/@azure/cosmos/"),
+    serviceBus: has("/node_modules/@azure/service-bus/"),
+    identity: has("/node_modules/@azure/identity/"),
+    undici: has("/node_modules/undici/"),
+    zod: has("/node_modules/zod/"),
+    routeTable: has("/shared/route-groups.js"),
+    composition: has("/shared/composition.js"),
+    modules: files.length,
+  };
+};
+const dir = process.argv[1];
+for (const file of readdirSync(dir).filter((f) => f.endsWith(".js"))) require(join(dir, file));
+const atImport = loaded();
+const fn = http.find((r) => r.name === "service-accounts");
+fn.options
+  .handler(new azure.HttpRequest({ method: "GET", url: "https://app.example/api/v2/service-accounts/" + "0".repeat(8) }), new azure.InvocationContext({ functionName: fn.name }))
+  .then((response) => console.log(JSON.stringify({ atImport, status: response.status, afterHandler: loaded() })));
+`;
+
+let report: { atImport: Record<string, unknown>; status: number; afterHandler: Record<string, unknown> };
+
+beforeAll(() => {
+  compileApp();
+  const key = Buffer.alloc(32, 1).toString("base64");
+  const stdout = execFileSync(process.execPath, ["-e", probe, join(out, "functions")], {
+    cwd: root,
+    // As in Azure: Cosmos and Service Bus with managed identity, which is what loads @azure/identity.
+    env: {
+      PATH: process.env.PATH,
+      STORE: "cosmos",
+      COSMOS_ENDPOINT: "https://127.0.0.1:1",
+      QUEUE: "servicebus",
+      SERVICEBUS__fullyQualifiedNamespace: "app.servicebus.windows.net",
+      SECRET_HASH_KEY: key,
+      PAGE_TOKEN_KEY: key,
+      WEBHOOK_SECRETS_KEY: key,
+      LOG_LEVEL: "error",
+    },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  report = JSON.parse(stdout.trim().split("\n").at(-1)!);
+}, 120_000);
+
+describe("cold start", () => {
+  it("importing the function modules loads no Azure SDK, no HTTP client, no schema and no route table", () => {
+    expect(report.atImport).toMatchObject({
+      cosmos: false,
+      serviceBus: false,
+      identity: false,
+      undici: false,
+      zod: false,
+      routeTable: false,
+      composition: false,
+    });
+  });
+
+  it("the first invocation loads them: the services are built on first use", () => {
+    expect(report.status).toBe(401);
+    expect(report.afterHandler).toMatchObject({ cosmos: true, serviceBus: true, identity: true, zod: true, routeTable: true, composition: true });
+  });
+});

@@ -3,7 +3,7 @@ import { createCloudInventory } from "./cloud-inventory/configured-inventory";
 import type { CloudInventory } from "./cloud-inventory/cloud-inventory";
 import { loadConfig, type Config } from "./config";
 import { resolveAllAddresses, type HostResolver } from "./delivery/address-policy";
-import { createGuardedSender } from "./delivery/guarded-sender";
+import { createGuardedSender, type GuardedSender } from "./delivery/guarded-sender";
 import { createEventPipeline, type EventQueues } from "./events/event-pipeline";
 import type { EventMessage } from "./store/records";
 import type { DeliveryMessage } from "./delivery/delivery-message";
@@ -48,6 +48,8 @@ export interface ServiceOverrides {
   resolveHost?: HostResolver;
   /** Extra CA certificates the webhook sender trusts (tests' self-signed receivers). */
   webhookCa?: string;
+  /** The webhook sender itself (probes that count the service's own operations, not the receiver's). */
+  webhookSender?: GuardedSender;
 }
 
 /**
@@ -66,7 +68,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
   // One Service Bus client per process: it owns the AMQP connection every sender shares.
   const serviceBus = config.queue.kind === "servicebus" ? createServiceBusClient(config.queue.serviceBus) : undefined;
   const queues = serviceBus ? serviceBusQueues(serviceBus) : inProcessEventQueues(now, logger);
-  const sender = createGuardedSender({
+  const sender = overrides.webhookSender ?? createGuardedSender({
     timeoutMs: config.webhooks.timeoutMs,
     maxResponseBytes: MAX_WEBHOOK_RESPONSE_BYTES,
     allowPrivateTargets: config.webhooks.allowPrivateTargets,

@@ -5,7 +5,7 @@ import { issuePageToken, readPageToken } from "../http/paging";
 import type { RequestContext } from "../http/route";
 import { publicStatuses, severities, type IncidentFilters, type VendorIncident } from "../sources/gateway";
 import { lastModifiedSources, parseSource, sourceSchema, sources, type Source } from "../sources/source";
-import type { WorkspaceRecord } from "../store/records";
+import type { IncidentStateRecord, WorkspaceRecord } from "../store/records";
 import { initialState, stateIdOf } from "./incident-state";
 import { toIncidentSummary, type IncidentSummaryView } from "./incident-view";
 
@@ -191,11 +191,23 @@ export async function listAcrossWorkspaces(ctx: RequestContext, body: AcrossWork
     if ("token" in stream) put(stream.workspace.id, stream.source, stream.token);
     else issue(stream, null);
   }
+  // The service's state of the page's incidents: one read per workspace on the page (the states of a
+  // workspace share its partition), not one per stream, and the workspaces' reads in parallel.
+  const onPage = new Map<string, { workspace: WorkspaceRecord; items: VendorIncident[] }>();
+  served.forEach((stream, i) => {
+    const entry = onPage.get(stream.workspace.id) ?? { workspace: stream.workspace, items: [] };
+    entry.items.push(...pages[i]!.items);
+    onPage.set(stream.workspace.id, entry);
+  });
+  const states = new Map(
+    await mapLimited([...onPage.values()], VENDOR_CONCURRENCY, async ({ workspace, items }) => [workspace.id, await statesOf(ctx, workspace, items)] as const),
+  );
+  const now = ctx.services.now();
   const incidents: IncidentSummaryView[] = [];
   for (let i = 0; i < served.length; i++) {
     const stream = served[i]!;
     const page = pages[i]!;
-    incidents.push(...(await summaries(ctx, stream.workspace, page.items)));
+    incidents.push(...summariesOf(stream.workspace, page.items, states.get(stream.workspace.id)!, now));
     // A finished stream drops out of the tokens (rule 4).
     if (page.cursor !== undefined) issue(stream, page.cursor);
   }
@@ -327,11 +339,18 @@ function bindingOf(body: AcrossWorkspacesBody): string {
 }
 
 async function summaries(ctx: RequestContext, workspace: WorkspaceRecord, items: VendorIncident[]): Promise<IncidentSummaryView[]> {
-  if (items.length === 0) return [];
+  return summariesOf(workspace, items, await statesOf(ctx, workspace, items), ctx.services.now());
+}
+
+/** The stored states of these incidents of one workspace, by state id: one store read (none for no items). */
+async function statesOf(ctx: RequestContext, workspace: WorkspaceRecord, items: VendorIncident[]): Promise<Map<string, IncidentStateRecord>> {
+  if (items.length === 0) return new Map();
   const states = await ctx.services.stores.incidents.getMany(workspace.id, items.map((i) => stateIdOf(i.source, i.id)));
-  const byId = new Map(states.map((s) => [s.id, s]));
-  const now = ctx.services.now();
-  return items.map((i) => toIncidentSummary(i, byId.get(stateIdOf(i.source, i.id)) ?? initialState(i, workspace.accountId, now), now));
+  return new Map(states.map((s) => [s.id, s]));
+}
+
+function summariesOf(workspace: WorkspaceRecord, items: VendorIncident[], states: Map<string, IncidentStateRecord>, now: Date): IncidentSummaryView[] {
+  return items.map((i) => toIncidentSummary(i, states.get(stateIdOf(i.source, i.id)) ?? initialState(i, workspace.accountId, now), now));
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight, results in input order. */

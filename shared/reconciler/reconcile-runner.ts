@@ -19,7 +19,8 @@ export class ReconcileRunner implements Reconciler {
 
   constructor(
     private readonly services: () => Services,
-    private readonly queue: QueueSender<ReconcileMessage>,
+    /** The `reconcile` queue (public for probes that count its messages). */
+    readonly queue: QueueSender<ReconcileMessage>,
   ) {}
 
   /** Enqueues the pass; `passId` defaults to a fresh one (the Azure timer passes its minute). */

@@ -1,0 +1,230 @@
+/**
+ * `node dist/scripts/operation-counts.js` (run by `npm run bench`): what one request costs the
+ * stores and the queues, counted, on the local host's services (simulated vendors, 50 demo
+ * workspaces, a fake clock). On Cosmos DB serverless and Service Bus these counts are the bill.
+ *
+ * - GET /service-accounts/{id} on a warm instance (its caller authenticated before);
+ * - one status change (PUT .../status) delivered to one webhook: the request, the event fan-out and
+ *   the delivery, until the queues are idle (the receiver answers 200; its HTTP POST is not counted);
+ * - the first page of POST /incidents/across-workspaces over 50 workspaces;
+ * - a reconciler pass in which nothing changed.
+ *
+ * A store operation is one call of a store port's method; a message is one message sent or scheduled
+ * on a queue. `test/unit/operation-counts.test.ts` pins the counts, so a change that adds a round
+ * trip fails it.
+ */
+import { randomBytes } from "node:crypto";
+import { loadConfig } from "../shared/config";
+import type { GuardedSender } from "../shared/delivery/guarded-sender";
+import { createPipeline, type ApiRequest } from "../shared/http/pipeline";
+import { seedDemoData } from "../shared/local/demo-data";
+import { createLocalServices } from "../shared/local/local-services";
+import type { QueueSender } from "../shared/queue/queue";
+import { ReconcileRunner } from "../shared/reconciler/reconcile-runner";
+import { allRoutes } from "../shared/route-groups";
+import type { Services } from "../shared/services";
+import { createMemoryStores } from "../shared/store/memory/memory-stores";
+import type { Stores } from "../shared/store/ports";
+
+export interface OperationCount {
+  /** Store port calls. */
+  storeOperations: number;
+  /** Messages sent or scheduled on any queue. */
+  queueMessages: number;
+  /** Per `store.method` and per `queue:name`. */
+  detail: Record<string, number>;
+}
+
+export interface OperationCounts {
+  authenticatedGet: OperationCount;
+  statusChangeDelivered: OperationCount;
+  crossWorkspacePage: OperationCount & { workspaces: number; incidents: number };
+  reconcilerPassUnchanged: OperationCount & { workspaces: number };
+}
+
+export interface MeasureOptions {
+  /** Stores to count on (default: the embedded memory stores). */
+  stores?: Stores;
+  /** Extra environment for the configuration (e.g. a Cosmos store). */
+  env?: Record<string, string>;
+}
+
+const WORKSPACES = 50;
+
+/** Counts every store call and every queue message from `reset()` on. */
+class Counter {
+  private counts = new Map<string, number>();
+
+  add(key: string, n = 1): void {
+    this.counts.set(key, (this.counts.get(key) ?? 0) + n);
+  }
+
+  reset(): void {
+    this.counts = new Map();
+  }
+
+  snapshot(): OperationCount {
+    const detail = Object.fromEntries([...this.counts].sort(([a], [b]) => a.localeCompare(b)));
+    const sum = (queue: boolean) => [...this.counts].filter(([k]) => k.startsWith("queue:") === queue).reduce((n, [, v]) => n + v, 0);
+    return { storeOperations: sum(false), queueMessages: sum(true), detail };
+  }
+
+  /** The same stores, each method counted under `store.method` (own methods and a class's alike). */
+  stores(stores: Stores): Stores {
+    const counted: Record<string, unknown> = {};
+    for (const [name, store] of Object.entries(stores) as [string, object][]) {
+      const wrappers = new Map<PropertyKey, unknown>();
+      counted[name] = new Proxy(store, {
+        get: (target, key) => {
+          const member: unknown = Reflect.get(target, key);
+          if (typeof member !== "function") return member;
+          if (!wrappers.has(key)) {
+            wrappers.set(key, (...args: unknown[]) => {
+              this.add(`${name}.${String(key)}`);
+              return (member as (...a: unknown[]) => unknown).apply(target, args);
+            });
+          }
+          return wrappers.get(key);
+        },
+      });
+    }
+    return counted as unknown as Stores;
+  }
+
+  /** Counts the messages a queue sender sends or schedules, in place (its users hold this object). */
+  queue(sender: QueueSender<unknown>): void {
+    const send = sender.send.bind(sender);
+    const schedule = sender.schedule.bind(sender);
+    Object.assign(sender, {
+      send: (messages: readonly unknown[]) => {
+        this.add(`queue:${sender.queueName}`, messages.length);
+        return send(messages as never);
+      },
+      schedule: (messages: readonly unknown[], at: Date) => {
+        this.add(`queue:${sender.queueName}`, messages.length);
+        return schedule(messages as never, at);
+      },
+    });
+  }
+}
+
+/** A receiver that takes every delivery: the service's own work is what is counted. */
+const acceptingReceiver: GuardedSender = {
+  async send() {
+    return { kind: "response", status: 200, headers: {}, durationMs: 1, snippet: "", responseBytesRead: 0, truncated: false };
+  },
+  async close() {},
+};
+
+export async function measureOperations(options: MeasureOptions = {}): Promise<OperationCounts> {
+  const counter = new Counter();
+  let clock = Date.parse("2026-03-02T09:00:00.000Z");
+  const now = () => new Date(clock);
+  const config = loadConfig({
+    DEMO_WORKSPACES: String(WORKSPACES),
+    LOCAL_ADMIN_CLIENT_SECRET: "soms_" + randomBytes(32).toString("base64url"),
+    RATE_LIMIT_BURST: "1000000",
+    RATE_LIMIT_PER_SECOND: "1000000",
+    RECONCILE_INTERVAL_MS: "0",
+    LOG_LEVEL: "error",
+    ...options.env,
+  });
+  const { services } = createLocalServices(config, {
+    now,
+    stores: counter.stores(options.stores ?? createMemoryStores()),
+    webhookSender: acceptingReceiver,
+    resolveHost: async () => ["93.184.215.14"],
+  });
+  const inProcess = services.events.inProcess!;
+  counter.queue(inProcess.events);
+  counter.queue(inProcess.deliveries);
+  if (services.reconciler instanceof ReconcileRunner) counter.queue(services.reconciler.queue);
+  const settle = async () => {
+    await inProcess.events.idle();
+    await inProcess.deliveries.idle();
+  };
+
+  const { admin } = await seedDemoData(services);
+  const call = requestMaker(services, `Basic ${Buffer.from(`${admin.clientId}:${admin.clientSecret}`).toString("base64")}`);
+  // The first pass records each workspace's baseline, as the local host does at start.
+  await services.reconciler.runPass();
+  await settle();
+
+  // (a) The caller authenticated once before: the instance is warm.
+  await call("GET", `/service-accounts/${admin.clientId}`);
+  counter.reset();
+  await call("GET", `/service-accounts/${admin.clientId}`);
+  const authenticatedGet = counter.snapshot();
+
+  // (c) The first page over every workspace of the caller.
+  counter.reset();
+  const page = (await call("POST", "/incidents/across-workspaces", { isFirstCall: true, workspacePageTokens: [] })) as {
+    data: { incidents: { incident: { workspaceId: string; id: string; status: string }; source: string }[] };
+  };
+  const crossWorkspacePage = {
+    ...counter.snapshot(),
+    workspaces: new Set(page.data.incidents.map((i) => i.incident.workspaceId)).size,
+    incidents: page.data.incidents.length,
+  };
+
+  // (b) One status change, delivered to the one webhook subscribed to it.
+  await call("POST", "/webhooks", { name: "operations probe", url: "https://receiver.example.com/hook", eventTypes: ["incident.status.changed.v1"], authenticationType: "None" });
+  const open = page.data.incidents.find((i) => i.source === "SourceA" && (i.incident.status === "New" || i.incident.status === "Active"));
+  if (!open) throw new Error("no open SourceA incident on the first page");
+  await settle();
+  counter.reset();
+  const to = open.incident.status === "New" ? "Active" : "New";
+  await call("PUT", `/workspaces/${open.incident.workspaceId}/incidents/SourceA/${open.incident.id}/status`, { status: to });
+  await settle();
+  const statusChangeDelivered = counter.snapshot();
+
+  // (d) Nothing changed: the changes above have left the windows' overlap.
+  for (let i = 0; i < 3; i++) {
+    clock += 100_000;
+    await services.reconciler.runPass();
+  }
+  await settle();
+  clock += 60_000;
+  counter.reset();
+  const pass = await services.reconciler.runPass();
+  await settle();
+  const reconcilerPassUnchanged = { ...counter.snapshot(), workspaces: pass.workspaces };
+
+  await inProcess.events.close();
+  await inProcess.deliveries.close();
+  return { authenticatedGet, statusChangeDelivered, crossWorkspacePage, reconcilerPassUnchanged };
+}
+
+/** Calls the API's pipeline in this process as the given caller; resolves with the JSON answer, or throws on a non-2xx. */
+function requestMaker(services: Services, authorization: string) {
+  const handle = createPipeline(allRoutes(), services);
+  const signal = new AbortController().signal;
+  return async (method: string, path: string, body?: unknown): Promise<unknown> => {
+    const raw = body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(body));
+    const headers: Record<string, string> = { authorization, ...(body === undefined ? {} : { "content-type": "application/json" }) };
+    const request: ApiRequest = {
+      method,
+      path: `/api/v2${path}`,
+      search: "",
+      origin: "http://127.0.0.1",
+      header: (name) => headers[name],
+      body: async () => raw,
+      clientAddress: "127.0.0.1",
+      signal,
+    };
+    const { response } = await handle(request);
+    const text = response.body === undefined ? "" : response.body.toString();
+    if (response.status < 200 || response.status > 299) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
+    return text ? (JSON.parse(text) as unknown) : undefined;
+  };
+}
+
+if (require.main === module) {
+  measureOperations().then(
+    (counts) => process.stdout.write(JSON.stringify(counts) + "\n"),
+    (error: unknown) => {
+      process.stderr.write(String((error as Error)?.stack ?? error) + "\n");
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,65 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { measureOperations, type OperationCounts } from "../../scripts/operation-counts";
+
+/*
+ * What a request costs the stores and the queues (scripts/operation-counts.ts, also printed by
+ * `npm run bench`): on Cosmos DB serverless and Service Bus these counts are the bill, so a change
+ * that adds a round trip must fail here. Each expectation is the least the design allows; the
+ * reasons are in docs/decisions.md (Performance).
+ */
+let counts: OperationCounts;
+beforeAll(async () => {
+  counts = await measureOperations();
+}, 120_000);
+
+describe("operations per request", () => {
+  it("an authenticated GET on a warm instance reads the service account and its workspaces' names: two store reads, no message", () => {
+    expect(counts.authenticatedGet).toEqual({
+      storeOperations: 2,
+      queueMessages: 0,
+      detail: { "serviceAccounts.get": 1, "workspaces.getMany": 1 },
+    });
+  });
+
+  it("one status change delivered to one webhook: ten store operations and two messages, from the request to the delivery log", () => {
+    expect(counts.statusChangeDelivered).toEqual({
+      storeOperations: 10,
+      queueMessages: 2,
+      detail: {
+        // The request: the workspace, the incident's state, the state with its outbox records in one commit.
+        "workspaces.get": 1,
+        "incidents.get": 1,
+        "incidents.commit": 1,
+        // The relay: the audit event to its trail, both records marked carried out, the event on the queue.
+        "audit.append": 1,
+        "outbox.markPublished": 2,
+        "queue:events": 1,
+        // The fan-out: the account's provider and the webhooks that may get the event; one delivery message.
+        "accounts.get": 1,
+        "webhooks.listByAccounts": 1,
+        "queue:deliveries": 1,
+        // The delivery: the webhook as it is now, and the attempt's log entry.
+        "webhooks.get": 1,
+        "deliveryLogs.put": 1,
+      },
+    });
+  });
+
+  it("the first cross-workspace page of 200 over 50 workspaces reads the caller's workspaces once and the states once per workspace on the page", () => {
+    const page = counts.crossWorkspacePage;
+    expect(page.incidents).toBe(200);
+    expect(page.detail).toEqual({ "workspaces.getMany": 1, "incidents.getMany": page.workspaces });
+    expect(page.queueMessages).toBe(0);
+  });
+
+  it("a reconciler pass in which nothing changed sends one message per workspace and only reads: the workspace and its reconciler document", () => {
+    const pass = counts.reconcilerPassUnchanged;
+    expect(pass.workspaces).toBe(50);
+    expect(pass).toEqual({
+      workspaces: 50,
+      storeOperations: 2 + 2 * 50,
+      queueMessages: 50,
+      detail: { "workspaces.listAll": 1, "workspaces.get": 50, "reconciler.get": 50, "outbox.listUnpublished": 1, "queue:reconcile": 50 },
+    });
+  });
+});

@@ -14,15 +14,18 @@
 // BENCH_ONLY=webhook; the results file then holds only those). To add a benchmark, write a function
 // like serviceAccountRead and append it to `scenarios`.
 
+import { execFile } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { existsSync, readdirSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { rootCertificates } from "node:tls";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { promisify } from "node:util";
 import { Agent, request } from "undici";
+import { topSelfTime } from "./profile-top.mjs";
 import { describeExit, formatLoadTable, freePort, median, percentile, processCpuMs, processMemoryMb, runLoad, startIpcChild, startServer, summarizeRounds } from "./lib.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -32,7 +35,11 @@ const FASTIFY_REFERENCE = path.join(ROOT, "bench/fastify-reference.mjs");
 const HTTPS_RECEIVER = path.join(ROOT, "bench/https-receiver.mjs");
 const SIGNER = path.join(ROOT, "dist/shared/delivery/signer.js");
 const RECONCILER = path.join(ROOT, "dist/shared/reconciler/reconciler.js");
+const PIPELINE_INPROCESS = path.join(ROOT, "bench/pipeline-inprocess.mjs");
+const OPERATION_COUNTS = path.join(ROOT, "dist/scripts/operation-counts.js");
+const FUNCTIONS_DIR = path.join(ROOT, "dist/functions");
 const RESULTS_FILE = path.join(ROOT, "bench/results/latest.json");
+const run = promisify(execFile);
 
 /** Reads a numeric env override, refusing nonsense rather than silently benchmarking with it. */
 function numberFromEnv(name, fallback, { integer = false, min = 1 } = {}) {
@@ -308,7 +315,7 @@ async function pageThrough(api, budgetMs, { query = {}, onItem } = {}) {
  * Issue requirement: POST /incidents/across-workspaces over 50 workspaces × 2,000 incidents, and the
  * same with 10× the incidents (50 × 20,000), on the embedded default. A page is built from a fixed
  * slice of every stream (workspace × source) still paging, so its cost should follow its size, not
- * the total behind it: targets are first-page latency and mean page latency at 10× both <= 2× the
+ * the total behind it: targets are first-page latency at 10× <= 1.2× and mean page latency <= 2× the
  * 1× figures. Paging through everything also verifies the listing: each incident exactly once, and
  * 50 × incidentsPerWorkspace in all.
  *
@@ -319,6 +326,8 @@ async function crossWorkspaceListing({ log, settings }) {
   const WORKSPACES = 50;
   const FIRST_PAGE_SAMPLES = 5;
   const TARGET_RATIO = 2;
+  // The first page is a fixed slice of the streams, so 10x the data behind it must barely show.
+  const TARGET_FIRST_PAGE_RATIO = 1.2;
   const volumes = [
     { label: "1x", perWorkspace: 2_000 },
     { label: "10x", perWorkspace: 20_000 },
@@ -461,7 +470,7 @@ async function crossWorkspaceListing({ log, settings }) {
     return {
       rows,
       checks: [
-        { name: "first-page latency ratio (10x / 1x)", value: firstRatio, target: `<= ${TARGET_RATIO}`, pass: firstRatio <= TARGET_RATIO },
+        { name: "first-page latency ratio (10x / 1x)", value: firstRatio, target: `<= ${TARGET_FIRST_PAGE_RATIO}`, pass: firstRatio <= TARGET_FIRST_PAGE_RATIO },
         { name: "mean page latency ratio (10x / 1x)", value: meanRatio, target: `<= ${TARGET_RATIO}`, pass: meanRatio <= TARGET_RATIO },
       ],
       notes,
@@ -642,7 +651,8 @@ async function settleReceiver(receiver, expected, stallMs, hostExited) {
 /**
  * Issue requirement: events/s from a status change to a verified delivery at a local receiver, and
  * first-attempt p50/p99 latency, side by side with raw undici POSTs of the same signed body to the
- * same receiver in the same run. Target: e2e events/s >= 0.5 x raw POSTs/s.
+ * same receiver in the same run. Targets: e2e events/s >= 0.35 x raw POSTs/s, and the API host's CPU
+ * per delivered event <= 0.30 ms (its /proc CPU time over a round / the events of the round).
  *
  * - Receiver: bench/https-receiver.mjs in its own process (self-signed certificate made at start;
  *   it verifies both signature schemes of every request, answers 200, stamps each event's arrival).
@@ -667,7 +677,9 @@ async function settleReceiver(receiver, expected, stallMs, hostExited) {
  * at the receiver (or one nobody sent), a child process exiting. Duplicates are only noted.
  */
 async function webhookDelivery({ log, settings }) {
-  const TARGET_RATIO = 0.5;
+  const TARGET_RATIO = 0.35;
+  // API-host CPU per delivered event: the PUT, the commit, the relay, the fan-out, signing and sending.
+  const TARGET_HOST_CPU_MS = 0.3;
   const EVENTS = settings.webhookEvents;
   const WARMUP_BATCH = Math.max(200, Math.round(EVENTS / 5));
   const CONCURRENCY = settings.connections;
@@ -1052,11 +1064,15 @@ async function webhookDelivery({ log, settings }) {
           `e2e p50 ${fmt(u.p50)} ms p99 ${fmt(u.p99)} ms (PUT round trip p50 ${fmt(u.clientP50)} ms; arrival after the 204 p50 ${fmt(u.afterResponseMs.p50)} ms p99 ${fmt(u.afterResponseMs.p99)} ms)`,
       );
     }
+    const hostCpuPerEvent = median(e2e.rounds.map((r) => r.cpuMsPerEvent.host));
     log(`  e2e / raw events/s = ${ratio.toFixed(3)} (medians); per round ${roundRatios.map((x) => x.toFixed(3)).join(", ")}, median ${median(roundRatios).toFixed(3)}`);
     const hostMemory = await processMemoryMb(api.server.child.pid);
     return {
       rows,
-      checks: [{ name: "e2e events/s / raw POSTs/s", value: ratio, target: `>= ${TARGET_RATIO}`, pass: ratio >= TARGET_RATIO, perRound: roundRatios, medianPerRound: median(roundRatios) }],
+      checks: [
+        { name: "e2e events/s / raw POSTs/s", value: ratio, target: `>= ${TARGET_RATIO}`, pass: ratio >= TARGET_RATIO, perRound: roundRatios, medianPerRound: median(roundRatios) },
+        { name: "API-host CPU per delivered event (ms, median of rounds)", value: hostCpuPerEvent, target: `<= ${TARGET_HOST_CPU_MS}`, pass: hostCpuPerEvent <= TARGET_HOST_CPU_MS, perRound: e2e.rounds.map((r) => r.cpuMsPerEvent.host) },
+      ],
       notes,
       problems,
       unloaded,
@@ -1478,11 +1494,99 @@ async function reconcilerScale({ log }) {
   };
 }
 
+/**
+ * The request pipeline alone, no socket: CPU per authenticated GET /service-accounts/{id} through
+ * createPipeline in its own process (bench/pipeline-inprocess.mjs), every thread's CPU counted (the
+ * garbage collector's too). Target: <= 12 us. Then one more run under --cpu-prof, whose functions with
+ * the most self time are printed (the profile is kept in bench/results/).
+ */
+async function pipelineInProcess({ log }) {
+  const TARGET_US = 12;
+  const child = async (nodeArgs, args) => JSON.parse((await run(process.execPath, [...nodeArgs, PIPELINE_INPROCESS, ...args], { cwd: ROOT, env: childEnv({}), maxBuffer: 1 << 20 })).stdout.trim().split("\n").at(-1));
+  const measured = await child([], ["--requests", "200000", "--rounds", "5"]);
+  const cpu = measured.rounds.map((r) => r.cpuUs);
+  const wall = measured.rounds.map((r) => r.wallUs);
+  log(`  ${measured.requests} requests per round, body ${measured.bodyBytes} bytes; CPU per request per round ${cpu.map((x) => x.toFixed(2)).join(", ")} us; wall ${wall.map((x) => x.toFixed(2)).join(", ")} us`);
+  const profileDir = path.join(ROOT, "bench/results");
+  await mkdir(profileDir, { recursive: true });
+  const profileName = "pipeline-inprocess.cpuprofile";
+  await rm(path.join(profileDir, profileName), { force: true });
+  await child(["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${profileName}`], ["--requests", "100000", "--rounds", "1"]);
+  const top = topSelfTime(JSON.parse(await readFile(path.join(profileDir, profileName), "utf8")), 12);
+  log(`  profile (self time, whole run incl. start-up), bench/results/${profileName}:`);
+  for (const e of top) log(`    ${e.percent.toFixed(1).padStart(5)}%  ${e.name}  ${e.where}`);
+  const value = median(cpu);
+  return {
+    checks: [{ name: "pipeline CPU per authenticated GET, in-process (us, median of rounds)", value, target: `<= ${TARGET_US}`, pass: value <= TARGET_US, perRound: cpu }],
+    problems: [],
+    rounds: measured.rounds,
+    profileTop: top,
+  };
+}
+
+/**
+ * A cold start as the Functions worker does it: a fresh Node process imports every module matched
+ * by package.json main (dist/functions/*.js), ten times; the time is measured inside each process
+ * around the imports. Target: median <= 150 ms. Also reports what the imports loaded.
+ */
+async function coldStart({ log }) {
+  const TARGET_MS = 150;
+  const PROCESSES = 10;
+  const files = readdirSync(FUNCTIONS_DIR).filter((f) => f.endsWith(".js")).map((f) => path.join(FUNCTIONS_DIR, f));
+  const probe = `
+    const t0 = performance.now();
+    for (const file of ${JSON.stringify(files)}) require(file);
+    const ms = performance.now() - t0;
+    const loaded = Object.keys(require.cache);
+    const has = (part) => loaded.some((f) => f.includes(part));
+    console.log(JSON.stringify({ ms, modules: loaded.length, cosmos: has("/@azure/cosmos/"), serviceBus: has("/@azure/service-bus/"), identity: has("/@azure/identity/"), undici: has("/undici/"), zod: has("/zod/") }));`;
+  const samples = [];
+  for (let i = 0; i < PROCESSES; i++) {
+    const { stdout } = await run(process.execPath, ["-e", probe], { cwd: ROOT, env: childEnv({}) });
+    samples.push(JSON.parse(stdout.trim().split("\n").at(-1)));
+  }
+  const ms = samples.map((x) => x.ms);
+  const { ms: _ms, ...loaded } = samples[0];
+  log(`  ${files.length} function modules; import ms per process ${ms.map((x) => x.toFixed(1)).join(", ")}; loaded ${JSON.stringify(loaded)}`);
+  const value = median(ms);
+  return {
+    checks: [{ name: `importing every function module in a fresh process (ms, median of ${PROCESSES})`, value, target: `<= ${TARGET_MS}`, pass: value <= TARGET_MS, samples: ms }],
+    problems: [],
+    loaded,
+  };
+}
+
+/**
+ * Store operations and queue messages per request (dist/scripts/operation-counts.js; pinned by
+ * test/unit/operation-counts.test.ts). Deterministic: no target here, the test holds them.
+ */
+async function operationsPerRequest({ log }) {
+  if (!existsSync(OPERATION_COUNTS)) throw new Error(`${path.relative(ROOT, OPERATION_COUNTS)} does not exist; run \`npm run build\`.`);
+  const { stdout } = await run(process.execPath, [OPERATION_COUNTS], { cwd: ROOT, env: childEnv({}), maxBuffer: 1 << 20 });
+  const counts = JSON.parse(stdout.trim().split("\n").at(-1));
+  const rows = [
+    ["authenticated GET, warm instance", counts.authenticatedGet],
+    ["status change delivered to 1 webhook", counts.statusChangeDelivered],
+    [`cross-workspace page (${counts.crossWorkspacePage.incidents} incidents, ${counts.crossWorkspacePage.workspaces} workspaces on it, 50 in all)`, counts.crossWorkspacePage],
+    [`reconciler pass, nothing changed (${counts.reconcilerPassUnchanged.workspaces} workspaces)`, counts.reconcilerPassUnchanged],
+  ];
+  const width = Math.max(...rows.map(([label]) => label.length));
+  log(`  ${"request".padEnd(width)}  store ops  messages  detail`);
+  for (const [label, c] of rows) {
+    log(`  ${label.padEnd(width)}  ${String(c.storeOperations).padStart(9)}  ${String(c.queueMessages).padStart(8)}  ${Object.entries(c.detail).map(([k, v]) => `${k} ${v}`).join(", ")}`);
+  }
+  log("  (gamebook run of 5 playbooks: not measured, the gamebook endpoints are not on this branch)");
+  return { checks: [], problems: [], counts };
+}
+
 // Each scenario: a name for the table and the JSON, and a function that returns
 // { rows?, checks: [{ name, value, target, pass }], problems: [] , ...details }. Throwing counts
 // as a broken run; so does a non-empty `problems`.
 const scenarios = [
   { name: "service-account read vs Fastify and bare node:http", run: serviceAccountRead },
+  { name: "pipeline in-process (authenticated GET)", run: pipelineInProcess },
+  { name: "cold start (function modules)", run: coldStart },
+  { name: "operations per request", run: operationsPerRequest },
   { name: "cross-workspace incident listing", run: crossWorkspaceListing },
   { name: "end-to-end webhook delivery", run: webhookDelivery },
   { name: "reconciler pass", run: reconcilerPass },

@@ -1,0 +1,57 @@
+// The request pipeline alone, in this process (no socket): GET /api/v2/service-accounts/{id} as an
+// authenticated caller, through createPipeline over the whole route table, on the local host's
+// services with the demo data. Reports the CPU time per request (process.cpuUsage: every thread,
+// the garbage collector's included) and the wall time, per round.
+//
+// Usage: node bench/pipeline-inprocess.mjs [--requests N] [--rounds R]; `--cpu-prof` on the node
+// command line profiles it. Prints one JSON line: { rounds: [{ cpuUs, wallUs }], requests }.
+
+import { createRequire } from "node:module";
+import { parseArgs } from "node:util";
+
+const require = createRequire(import.meta.url);
+const dist = new URL("../dist/shared/", import.meta.url).pathname;
+const { loadConfig } = require(dist + "config.js");
+const { createLocalServices } = require(dist + "local/local-services.js");
+const { seedDemoData } = require(dist + "local/demo-data.js");
+const { createPipeline } = require(dist + "http/pipeline.js");
+const { allRoutes } = require(dist + "route-groups.js");
+
+const { values: args } = parseArgs({ options: { requests: { type: "string", default: "200000" }, rounds: { type: "string", default: "5" } } });
+const requests = Number(args.requests);
+const roundsWanted = Number(args.rounds);
+
+const config = loadConfig({
+  LOG_LEVEL: "warn",
+  RATE_LIMIT_BURST: "100000000",
+  RATE_LIMIT_PER_SECOND: "100000000",
+  RECONCILE_INTERVAL_MS: "0",
+  LOCAL_ADMIN_CLIENT_SECRET: "soms_" + "b".repeat(43),
+});
+const { services } = createLocalServices(config);
+const { admin } = await seedDemoData(services);
+const handle = createPipeline(allRoutes(), services);
+
+// What a host hands the pipeline: the parsed request line, a header lookup, the client's address.
+const headers = { authorization: `Basic ${Buffer.from(`${admin.clientId}:${admin.clientSecret}`).toString("base64")}`, host: "127.0.0.1:7071" };
+const path = `/api/v2/service-accounts/${admin.clientId}`;
+const signal = new AbortController().signal;
+const header = (name) => headers[name];
+const noBody = async () => Buffer.alloc(0);
+const request = () => ({ method: "GET", path, search: "", origin: "http://127.0.0.1:7071", header, body: noBody, clientAddress: "127.0.0.1", signal });
+
+const first = await handle(request());
+if (first.response.status !== 200) throw new Error(`GET ${path}: ${first.response.status} ${first.response.body}`);
+
+// Warm-up: the JIT and the heap settle before anything is measured.
+for (let i = 0; i < Math.min(50_000, requests); i++) await handle(request());
+const rounds = [];
+for (let r = 0; r < roundsWanted; r++) {
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  for (let i = 0; i < requests; i++) await handle(request());
+  const wallUs = ((performance.now() - t0) * 1000) / requests;
+  const cpu = process.cpuUsage(cpu0);
+  rounds.push({ cpuUs: (cpu.user + cpu.system) / requests, wallUs });
+}
+console.log(JSON.stringify({ requests, rounds, bodyBytes: Buffer.byteLength(first.response.body) }));

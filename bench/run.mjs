@@ -11,7 +11,9 @@
 // delivery scenario, whose warm-up sends batches of a fifth of that, at least 200, for
 // BENCH_WARMUP_S per path),
 // BENCH_ONLY (run only the scenarios whose name contains this text, case-insensitive; e.g.
-// BENCH_ONLY=webhook; the results file then holds only those). To add a benchmark, write a function
+// BENCH_ONLY=webhook; the results file then holds only those), BENCH_CPU_PROF_DIR (run every API
+// host under node --cpu-prof, writing its profile to that folder when the scenario stops it; read one
+// with `node bench/profile-top.mjs FILE`). To add a benchmark, write a function
 // like serviceAccountRead and append it to `scenarios`.
 
 import { execFile } from "node:child_process";
@@ -99,9 +101,11 @@ async function startApiHost({ env = {}, readyTimeoutMs } = {}) {
   const baseUrl = `http://127.0.0.1:${port}/api/v2`;
   const authHeaders = { Authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString("base64")}` };
   const accountUrl = `${baseUrl}/service-accounts/${clientId}`;
+  // BENCH_CPU_PROF_DIR: each API host runs under --cpu-prof and writes its profile there when stopped.
+  const profileDir = process.env.BENCH_CPU_PROF_DIR;
   const server = await startServer({
     name: "api host",
-    script: API_HOST,
+    ...(profileDir ? { script: "--cpu-prof", args: [`--cpu-prof-dir=${path.resolve(profileDir)}`, API_HOST] } : { script: API_HOST }),
     cwd: ROOT,
     env: childEnv({
       PORT: String(port),

@@ -1,5 +1,8 @@
 import { ApiError } from "../errors/api-error";
 
+/** Decodes whole bodies only (never `stream: true`), so one decoder serves every request. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
 /** The default of `MAX_REQUEST_BODY_BYTES`. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -26,7 +29,7 @@ export function parseJsonBody(raw: Buffer, contentType: string | undefined, maxB
   // Bytes that are not UTF-8 would otherwise become U+FFFD and be accepted as some other text.
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(raw);
+    text = UTF8.decode(raw);
   } catch {
     throw new ApiError("BAD_REQUEST", "The request body is not valid UTF-8.");
   }

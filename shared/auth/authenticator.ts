@@ -7,7 +7,7 @@ import type { CredentialRecord, ServiceAccountRecord } from "../store/records";
 import { parseBasic } from "./basic";
 import type { Principal } from "./principal";
 import type { Scope } from "./scopes";
-import { digestsEqual, secretDigest } from "./secrets";
+import { digestsEqual, SecretHasher } from "./secrets";
 
 export interface AuthenticatorOptions {
   stores: Stores;
@@ -50,8 +50,11 @@ const DECOY_HASH = Buffer.alloc(32);
 export class Authenticator {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly lastUsedWritten = new Map<string, number>();
+  private readonly hasher: SecretHasher;
 
-  constructor(private readonly options: AuthenticatorOptions) {}
+  constructor(private readonly options: AuthenticatorOptions) {
+    this.hasher = new SecretHasher(options.secretHashKey);
+  }
 
   async authenticate(authorization: string | undefined): Promise<Principal> {
     const basic = parseBasic(authorization);
@@ -60,7 +63,7 @@ export class Authenticator {
     const clientId = basic.clientId.toLowerCase();
     const cached = this.cache.get(clientId);
     const entry = cached && Date.now() - cached.loadedAt < this.options.cacheTtlMs ? cached : await this.load(clientId);
-    const presented = secretDigest(this.options.secretHashKey, basic.clientSecret);
+    const presented = this.hasher.digest(basic.clientSecret);
     const now = this.options.now();
     let match: LoadedCredential | undefined;
     for (const credential of entry?.credentials ?? []) {

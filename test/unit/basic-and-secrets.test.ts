@@ -1,7 +1,8 @@
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseBasic } from "../../shared/auth/basic";
-import { generateSecret, hashSecret, hashesEqual } from "../../shared/auth/secrets";
+import { generateSecret, hashSecret, hashesEqual, SecretHasher } from "../../shared/auth/secrets";
 
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 
@@ -34,5 +35,27 @@ describe("secrets", () => {
     expect(hashesEqual(stored, hashSecret(key, secret))).toBe(true);
     expect(hashesEqual(stored, hashSecret(key, secret + "x"))).toBe(false);
     expect(hashesEqual(stored, hashSecret(randomBytes(32), secret))).toBe(false);
+  });
+});
+
+describe("the request-path secret hasher", () => {
+  it("is HMAC-SHA256 for any key and secret, one secret after another through the same hasher", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 100 }), fc.array(fc.oneof(fc.string({ maxLength: 80 }), fc.string({ unit: "binary", maxLength: 600 })), { minLength: 1, maxLength: 6 }), (key, secrets) => {
+        const hasher = new SecretHasher(Buffer.from(key));
+        for (const secret of secrets) {
+          expect(hasher.digest(secret).toString("hex")).toBe(createHmac("sha256", Buffer.from(key)).update(secret, "utf8").digest("hex"));
+        }
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it("matches the stored hash of a generated secret, and not of another", () => {
+    const key = randomBytes(32);
+    const hasher = new SecretHasher(key);
+    const { secret } = generateSecret();
+    expect(hasher.digest(secret).toString("hex")).toBe(hashSecret(key, secret));
+    expect(hasher.digest(secret + "x").toString("hex")).not.toBe(hashSecret(key, secret));
   });
 });

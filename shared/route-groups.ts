@@ -1,5 +1,7 @@
 import type { Route, RouteGroup } from "./http/route";
 import { cloudRoutes } from "./cloud/cloud-routes";
+import { gamebookRoutes } from "./gamebooks/gamebook-routes";
+import { gamebooksAcrossWorkspacesRoutes } from "./gamebooks/gamebooks-across-workspaces-routes";
 import { serviceAccountRoutes } from "./identity/service-account-routes";
 import { userRoutes } from "./identity/user-routes";
 import { incidentsAcrossWorkspacesRoutes } from "./incidents/across-workspaces-routes";
@@ -8,7 +10,7 @@ import { webhookRoutes } from "./webhooks/webhook-routes";
 import { metaRoutes } from "./meta/meta-routes";
 
 /** Every endpoint group of the API. A new group is one line here; `functions/http-api.ts` registers each. */
-export const apiGroups: RouteGroup[] = [serviceAccountRoutes, userRoutes, incidentRoutes, incidentsAcrossWorkspacesRoutes, webhookRoutes, cloudRoutes];
+export const apiGroups: RouteGroup[] = [serviceAccountRoutes, userRoutes, incidentRoutes, incidentsAcrossWorkspacesRoutes, webhookRoutes, cloudRoutes, gamebookRoutes, gamebooksAcrossWorkspacesRoutes];
 
 export const metaGroup: RouteGroup = metaRoutes(() => allRoutes());
 

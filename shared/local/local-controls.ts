@@ -9,6 +9,7 @@ import { reconcile } from "../reconciler/reconciler";
 import { classifications, severities } from "../sources/gateway";
 import { sourceSchema } from "../sources/source";
 import type { SimulatedSystems } from "./local-services";
+import { gamebookControlRoutes } from "./gamebook-controls";
 
 const tag = "Local controls";
 const incidentPath = z.object({ source: sourceSchema(), workspaceId: z.guid(), incidentId: z.string().min(1).max(256) });
@@ -141,6 +142,7 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
         return { status: 202, data: await completeInvestigation(ctx, { ...params, workspace, ...body }) };
       },
     }),
+    ...gamebookControlRoutes(),
     defineRoute({
       method: "POST",
       path: "/reconcile",

@@ -51,7 +51,7 @@ function operation(route: Route): JsonSchema {
     operationId: operationId(route),
     summary: route.summary,
     tags: [route.tag],
-    description: isPublic ? "No authentication." : `Scope: \`${route.auth}\`.`,
+    description: [isPublic ? "No authentication." : `Scope: \`${route.auth}\`.`, route.description].filter(Boolean).join("\n\n"),
     parameters: [...parameters(route.params, "path"), ...parameters(route.query, "query")],
     responses: responses(route),
   };

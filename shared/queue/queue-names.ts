@@ -7,6 +7,8 @@ export const queueNames = {
   events: "events",
   /** One message per webhook delivery attempt; retries are scheduled onto it. */
   deliveries: "deliveries",
+  /** One message per dispatched gamebook run: the executor carries it out (and resumes it after a crash). */
+  gamebookRuns: "gamebook-runs",
 } as const;
 
 export type QueueName = (typeof queueNames)[keyof typeof queueNames];

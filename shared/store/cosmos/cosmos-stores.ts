@@ -17,7 +17,7 @@ import { outboxScope } from "../outbox-scope";
 import { cosmosOutbox } from "./cosmos-outbox";
 import { containers } from "./containers";
 import { Collection, type Document, type Parameters } from "./collection";
-import { cosmosGamebookRuns, cosmosIncidents } from "./cosmos-incident-stores";
+import { cosmosGamebookRuns, cosmosIncidents, cosmosPlaybookCatalogues } from "./cosmos-incident-stores";
 
 /**
  * Every store on Cosmos DB, with the memory adapter's semantics (the contract suite runs on both).
@@ -52,7 +52,8 @@ export function createCosmosStores(database: Database): Stores {
     reconciler: cosmosReconciler(
       collection<ReconcilerStateRecord>(containers.reconciler.name, "reconciler state", (r) => r.workspaceId),
     ),
-    gamebookRuns: cosmosGamebookRuns(new Collection(workspaceItems, "gamebook run", (r) => r.workspaceId)),
+    gamebookRuns: cosmosGamebookRuns(new Collection(workspaceItems, "gamebook run", (r) => r.workspaceId, outboxScope.workspace)),
+    playbookCatalogues: cosmosPlaybookCatalogues(new Collection(workspaceItems, "playbook catalogue", (c) => c.workspaceId)),
   };
 }
 

@@ -139,7 +139,7 @@ function summaryOf(run: GamebookRunRecord): string {
       return `${head}${skipped > 0 ? ` and ${plural(skipped, "playbook")} after it ${skipped === 1 ? "was" : "were"} skipped` : ""}.`;
     }
     case "Denied":
-      return `Denied${run.approval.decidedBy ? ` by ${run.approval.decidedBy}` : ""}${run.approval.comment ? `: ${run.approval.comment}` : ""}; nothing ran.`;
+      return `Denied${run.approval.decidedBy ? ` by ${run.approval.decidedBy}` : ""}; nothing ran.${run.approval.comment ? ` Reason: ${run.approval.comment}` : ""}`;
     case "Cancelled":
       return `Cancelled after ${plural(succeeded, "playbook")} succeeded.`;
   }

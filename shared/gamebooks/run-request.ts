@@ -96,7 +96,7 @@ export function planPlaybooks(request: RunGamebookRequest, catalogue: PlaybookCa
     } else {
       entity = entities.get(requested.entityId) ?? null;
       if (!entity) add(`playbooks[${i}].entityId`, "Not an entity of the incident (see investigationDetails.entities of the incident).");
-      else if (!actsOn(playbook, entity)) add(`playbooks[${i}].entityId`, `${playbook.name} acts on ${playbook.entityType} entities; this entity is ${entity.kind === "Account" ? "an" : "a"} ${entity.kind}.`);
+      else if (!actsOn(playbook, entity)) add(`playbooks[${i}].entityId`, `${playbook.name} acts on ${playbook.entityType} entities; this entity is ${/^[AEIOU]/.test(entity.kind) ? "an" : "a"} ${entity.kind}.`);
     }
     const parameters = checkParameters(playbook.parameters, requested.parameters);
     if (!parameters.ok) {

@@ -124,6 +124,10 @@ function objectShape(schema: z.ZodType): Record<string, z.ZodType> {
 function schemaOf(schema: z.ZodType, io: "input" | "output"): JsonSchema {
   const json = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;
   delete json.$schema;
+  // zod drops a schema's own metadata when a transform sits anywhere inside it (a case-insensitive
+  // source field, say): the examples of a body or a response are put back here.
+  const examples = z.globalRegistry.get(schema)?.examples;
+  if (examples !== undefined && json.examples === undefined) json.examples = examples;
   return json;
 }
 

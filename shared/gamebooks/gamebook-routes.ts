@@ -2,7 +2,7 @@ import { z } from "zod";
 import { notFound } from "../errors/api-error";
 import { defineRoute, type RouteGroup } from "../http/route";
 import { commentPathSources, sourceSchema } from "../sources/source";
-import { gamebookRunExample, playbookEntryExample, playbookRuleExample, runRequestExample, runSubmittedExample } from "./gamebook-examples";
+import { EXAMPLE_WORKSPACE_ID, gamebookRunExample, playbookEntryExample, playbookRuleExample, runRequestExample, runSubmittedExample } from "./gamebook-examples";
 import { catalogueOf } from "./gamebook-settings";
 import { gamebookRunView, playbookEntryView, playbookRuleView, RUN_STATES_DESCRIPTION, runSubmittedView, toGamebookRunView, toPlaybookEntryView } from "./gamebook-views";
 import { matchingRules } from "./playbook-rules";
@@ -63,10 +63,10 @@ export const gamebookRoutes: RouteGroup = {
       summary: "The playbooks of one gamebook run, in sequence order",
       tag,
       auth: "gamebooks:read",
-      params: z.object({ workspaceId, gamebookId: z.string().trim().min(1).max(256).describe("The run's `id`.") }),
+      params: z.object({ workspaceId, gamebookId: z.guid().describe("The run's `id`.") }),
       response: z.array(playbookEntryView).meta({ examples: [[playbookEntryExample]] }),
       async handler(input) {
-        const found = await input.services.stores.gamebookRuns.get(input.workspace.id, input.params.gamebookId);
+        const found = await input.services.stores.gamebookRuns.get(input.workspace.id, input.params.gamebookId.toLowerCase());
         if (!found) throw notFound("The gamebook run", "gamebookId");
         return { data: [...found.value.playbooks].sort((a, b) => a.sequence - b.sequence).map(toPlaybookEntryView) };
       },
@@ -93,7 +93,7 @@ export const gamebookRoutes: RouteGroup = {
       description: RUN_DESCRIPTION,
       tag,
       auth: "gamebooks:execute",
-      params: z.object({ workspaceId }),
+      params: z.object({ workspaceId: workspaceId.meta({ examples: [EXAMPLE_WORKSPACE_ID] }) }),
       body: runGamebookBody.meta({ examples: [runRequestExample] }),
       response: runSubmittedView.meta({ examples: [runSubmittedExample] }),
       async handler(input) {

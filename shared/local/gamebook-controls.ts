@@ -8,7 +8,7 @@ import { findWorkspace } from "../incidents/incident-access";
 import { serviceActor } from "../operation-context";
 
 const tag = "Local controls";
-const runPath = z.object({ workspaceId: z.guid(), runId: z.string().trim().min(1).max(256) });
+const runPath = z.object({ workspaceId: z.guid(), runId: z.guid() });
 const person = z.string().trim().min(1).max(200);
 const note = z.string().trim().min(1).max(2000);
 const partnerSetting = z.object({ mode: z.enum(approvalModes), accountIds: z.array(z.guid()) });
@@ -33,7 +33,7 @@ export function gamebookControlRoutes(): Route[] {
         const workspace = await findWorkspace(services, params.workspaceId);
         const run = await decideRun({ services, actor: { ...serviceActor("portal", body.approvedBy), accountId: workspace.accountId } }, {
           workspace,
-          runId: params.runId,
+          runId: params.runId.toLowerCase(),
           approve: true,
           comment: body.comment ?? null,
         });
@@ -53,7 +53,7 @@ export function gamebookControlRoutes(): Route[] {
         const workspace = await findWorkspace(services, params.workspaceId);
         const run = await decideRun({ services, actor: { ...serviceActor("portal", body.deniedBy), accountId: workspace.accountId } }, {
           workspace,
-          runId: params.runId,
+          runId: params.runId.toLowerCase(),
           approve: false,
           comment: body.reason ?? null,
         });

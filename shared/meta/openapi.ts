@@ -112,6 +112,8 @@ function parameters(schema: z.ZodType | undefined, where: "path" | "query"): Jso
       schema: schemaOf(field, "input"),
     };
     if (field.description) param.description = field.description;
+    const examples = z.globalRegistry.get(field)?.examples;
+    if (Array.isArray(examples) && examples.length > 0) param.example = examples[0];
     return param;
   });
 }

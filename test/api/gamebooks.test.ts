@@ -402,7 +402,7 @@ describe("approval", () => {
     expect(await runEvents(clinics, id)).toEqual([]);
     expect((await auditsOf(clinics, id)).map((a) => a.audit.activityType)).toEqual(["GamebookRun", "GamebookApproval"]);
     expect((await json(await host.local("POST", `/workspaces/${clinics}/gamebooks/runs/${id}/approve`, {}))).code).toBe("CONFLICT");
-    expect((await json(await host.local("POST", `/workspaces/${clinics}/gamebooks/runs/no-such-run/approve`, {}))).code).toBe("NOT_FOUND");
+    expect((await json(await host.local("POST", `/workspaces/${clinics}/gamebooks/runs/7d1c3f0e-5a2b-4c8d-9e6f-1a2b3c4d5e6f/approve`, {}))).code).toBe("NOT_FOUND");
   });
 
   it("isQueued true asks for approval where nothing requires it; isQueued false never waives a policy", async () => {
@@ -531,7 +531,9 @@ describe("reading runs", () => {
     );
     const account = incident.entities.find((e) => e.kind === "Account")!;
     expect(data[0]).toMatchObject({ referenceId: (await playbook(ws, "revoke-sessions")).id, entityId: account.id, entityType: "User", userPrincipalName: account.name, affectedEntity: account.name });
-    expect((await json(await host.call("GET", `/workspaces/${ws}/gamebooks/history/no-such-run/playbooks`))).code).toBe("NOT_FOUND");
+    expect((await json(await host.call("GET", `/workspaces/${ws}/gamebooks/history/7d1c3f0e-5a2b-4c8d-9e6f-1a2b3c4d5e6f/playbooks`))).code).toBe("NOT_FOUND");
+    expect((await json(await host.call("GET", `/workspaces/${ws}/gamebooks/history/no-such-run/playbooks`))).code).toBe("VALIDATION_ERROR");
+    expect((await host.call("GET", `/workspaces/${ws}/gamebooks/history/${id.toUpperCase()}/playbooks`)).status).toBe(200);
     expect((await json(await host.call("GET", `/workspaces/${clinics}/gamebooks/history/${id}/playbooks`))).code).toBe("NOT_FOUND");
   });
 
@@ -674,6 +676,7 @@ describe("seeded runs and the OpenAPI example", () => {
     expect(op.description).toContain("PartiallySucceeded");
     expect(op.requestBody.content["application/json"].schema.properties.source.description).toContain("unnamed");
     expect(op.responses["200"].content["application/json"].schema.properties.data.examples).toHaveLength(1);
+    expect(op.parameters.find((p: Json) => p.name === "workspaceId").example).toBe(EXAMPLE_WORKSPACE_ID);
     const { status, body } = await submit(EXAMPLE_WORKSPACE_ID, example);
     expect([status, body.data?.status]).toEqual([200, "Pending"]);
     const run = await finished(EXAMPLE_WORKSPACE_ID, body.data.id);

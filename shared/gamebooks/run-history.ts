@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ApiError } from "../errors/api-error";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, issuePageToken, readPageToken } from "../http/paging";
 import type { Pagination, RequestContext } from "../http/route";
-import { gamebookRunStatuses, type GamebookRunRecord, type GamebookRunStatus } from "../store/gamebook-records";
+import { gamebookRunStatuses, type GamebookRunRecord } from "../store/gamebook-records";
 import type { GamebookRunCursor, GamebookRunFilter } from "../store/ports";
 import type { WorkspaceRecord } from "../store/records";
 import { searchTerm } from "./run-record";
@@ -202,5 +202,3 @@ async function mapLimited<T>(items: readonly T[], limit: number, fn: (item: T) =
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
-
-export type { GamebookRunStatus };

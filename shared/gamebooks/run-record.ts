@@ -1,3 +1,4 @@
+import { derivedGuid } from "../ids/derived-guid";
 import type { VendorIncident } from "../sources/gateway";
 import type { GamebookRunRecord, PlaybookCatalogueRecord, PlaybookEntryRecord, RunSubmitter } from "../store/gamebook-records";
 import type { WorkspaceRecord } from "../store/records";
@@ -74,7 +75,8 @@ export function newRunRecord(input: NewRun): GamebookRunRecord {
     isAutoRun: input.isAutoRun,
     isRetryGamebook: false,
     isQueued: state.isQueued,
-    triggedByUserId: input.submitter.serviceAccountId ?? input.submitter.name,
+    // The service account; for the service acting on its own (an automation rule), the same GUID its audit events carry.
+    triggedByUserId: input.submitter.serviceAccountId ?? derivedGuid(`actor/${input.submitter.origin}/${input.submitter.name}`),
     displayName,
     modificationDate: at,
     creationDate: at,

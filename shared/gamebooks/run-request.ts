@@ -117,5 +117,5 @@ export function planPlaybooks(request: RunGamebookRequest, catalogue: PlaybookCa
 
 /** What an entity playbook addresses (the UPN, host, address, domain...), as the run shows it. */
 export function affectedEntityOf(planned: PlannedPlaybook, incident: VendorIncident): string {
-  return planned.entity ? affectedEntityName(planned.playbook.entityType, planned.entity) : `${incident.source} ${incident.id}`;
+  return planned.entity ? affectedEntityName(planned.playbook.entityType, planned.entity) : `${incident.source} incident ${incident.number}`;
 }

@@ -4,6 +4,7 @@ import { runRequestExample, EXAMPLE_WORKSPACE_ID } from "../../shared/gamebooks/
 import { actsOn } from "../../shared/gamebooks/playbook-catalogue";
 import { runSubject } from "../../shared/gamebooks/run-records";
 import { seedDemoGamebookRuns } from "../../shared/local/demo-gamebook-runs";
+import { allRoutes } from "../../shared/route-groups";
 import type { Entity, EntityKind, VendorIncident } from "../../shared/sources/gateway";
 import type { Source } from "../../shared/sources/source";
 import { outboxScope } from "../../shared/store/outbox-scope";
@@ -576,6 +577,29 @@ describe("reading runs", () => {
     const replayed = await json(await host.call("GET", `/workspaces/${stores}/gamebooks/history?query=other&pageToken=${first.pagination.continuationToken}`));
     expect([replayed.code, Object.keys(replayed.errors)]).toEqual(["VALIDATION_ERROR", ["pageToken"]]);
     expect((await json(await host.call("GET", `/workspaces/${stores}/gamebooks/history?pageToken=abc`))).code).toBe("VALIDATION_ERROR");
+  });
+});
+
+describe("responses", () => {
+  it("every gamebook route answers what its documented response schema says", async () => {
+    const incident = incidentWith(ws, ["Account"]);
+    const { id } = await submitted(incident, [{ ref: "revoke-sessions" }, { ref: "add-comment", parameters: { message: "checked" } }]);
+    await finished(ws, id);
+    const calls: [string, string, string][] = [
+      ["GET", "/workspaces/{workspaceId}/gamebooks/rules/{incidentTitle}", `/workspaces/${ws}/gamebooks/rules/${encodeURIComponent(incident.title)}`],
+      ["GET", "/workspaces/{workspaceId}/gamebooks/history", `/workspaces/${ws}/gamebooks/history?pageSize=5`],
+      ["GET", "/workspaces/{workspaceId}/gamebooks/history/{gamebookId}/playbooks", `/workspaces/${ws}/gamebooks/history/${id}/playbooks`],
+      ["GET", "/workspaces/{workspaceId}/gamebooks/by-incident/{incidentId}", `/workspaces/${ws}/gamebooks/by-incident/${incident.id}`],
+      ["GET", "/gamebooks/across-workspaces/history", "/gamebooks/across-workspaces/history"],
+      ["GET", "/workspaces/{workspaceId}/incidents/{source}/{incidentId}/last-gamebook", `/workspaces/${ws}/incidents/SourceA/${incident.id}/last-gamebook`],
+    ];
+    for (const [method, template, path] of calls) {
+      const route = allRoutes().find((r) => r.method === method && r.path === template)!;
+      const res = await host.call(method, path);
+      expect([template, res.status]).toEqual([template, 200]);
+      const parsed = route.response!.safeParse((await json(res)).data);
+      expect(parsed.error?.issues ?? [], template).toEqual([]);
+    }
   });
 });
 

@@ -10,10 +10,11 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown, pathPre
 }
 
 export function validationError(issues: readonly z.core.$ZodIssue[], pathPrefix: string[] = []): ApiError {
-  const errors: FieldErrors = {};
+  // A Map, not an object literal: a caller's field may be called `constructor` or `__proto__`.
+  const byPath = new Map<string, string[]>();
   const add = (path: PropertyKey[], message: string) => {
     const key = jsonPath([...pathPrefix, ...path]);
-    (errors[key] ??= []).push(message);
+    byPath.set(key, [...(byPath.get(key) ?? []), message]);
   };
   for (const issue of issues) {
     if (issue.code === "unrecognized_keys") {
@@ -24,7 +25,8 @@ export function validationError(issues: readonly z.core.$ZodIssue[], pathPrefix:
       add(issue.path, issue.message);
     }
   }
-  const fields = Object.keys(errors).filter((k) => k !== "");
+  const errors: FieldErrors = Object.fromEntries(byPath);
+  const fields = [...byPath.keys()].filter((k) => k !== "");
   const detail =
     fields.length > 0 ? `The request has invalid fields: ${fields.join(", ")}.` : "The request is invalid.";
   return new ApiError("VALIDATION_ERROR", detail, { errors, target: fields.length === 1 ? fields[0] : undefined });

@@ -194,6 +194,11 @@ describe("POST /gamebooks/run: what is refused", () => {
     expect(status).toBe(400);
     expect(problem.code).toBe("VALIDATION_ERROR");
     for (const field of [...Object.keys(extra), "playbooks[0].status"]) expect(problem.errors[field], field).toBeDefined();
+    // Field names that are also names of Object's own members are named like any other.
+    const raw = JSON.stringify(body).replace(/^\{/, '{"constructor":1,"__proto__":{"x":1},"toString":"x",');
+    const odd = await submit(ws, raw);
+    expect([odd.status, odd.body.code]).toEqual([400, "VALIDATION_ERROR"]);
+    expect(Object.keys(odd.body.errors).sort()).toEqual(["__proto__", "constructor", "toString"]);
   });
 
   it("the body's fields are checked: a non-empty title, a source A to G, 1 to 50 playbooks", async () => {

@@ -88,11 +88,13 @@ var cosmosContainers = [
     defaultTtl: -1
   }
   {
+    // One partition per audit trail (workspace:<id> or account:<id>) with its sequence counter.
     name: 'audit'
     partitionKeyPath: '/pk'
   }
   {
-    // Per workspace: incident state, gamebook runs, the playbook catalogue and their outbox records.
+    // Per workspace: incident state, gamebook runs, the playbook catalogue, ticket links, integration
+    // switches and their outbox records.
     name: 'workspaceItems'
     partitionKeyPath: '/pk'
     defaultTtl: -1
@@ -194,6 +196,7 @@ var cosmosContainers = [
 var queueNames = [
   'events'
   'deliveries'
+  'reconcile'
   'gamebook-runs'
 ]
 

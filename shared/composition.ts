@@ -9,6 +9,8 @@ import type { EventMessage, GamebookRunMessage } from "./store/records";
 import { createRunExecutor } from "./gamebooks/run-executor";
 import type { DeliveryMessage } from "./delivery/delivery-message";
 import { InProcessQueue } from "./queue/in-process-queue";
+import type { ReconcileMessage, Reconciler } from "./reconciler/reconciler-port";
+import { ReconcileRunner } from "./reconciler/reconcile-runner";
 import { PageTokens } from "./http/page-token";
 import { createPlaybookActions } from "./playbook-actions/configured-playbook-actions";
 import type { PlaybookActions } from "./playbook-actions/playbook-action-port";
@@ -18,12 +20,20 @@ import { queueNames } from "./queue/queue-names";
 import type { Services } from "./services";
 import type { SourceRegistry } from "./sources/gateway";
 import { createSourceRegistry } from "./sources/source-registry";
+import type { ServiceBusClient } from "@azure/service-bus";
 import { createServiceBusClient, createServiceBusQueueSender } from "./queue/service-bus-queue";
 import { createCosmosClient } from "./store/cosmos/cosmos-client";
 import { createCosmosStores } from "./store/cosmos/cosmos-stores";
 import { createMemoryStores } from "./store/memory/memory-stores";
 import type { Stores } from "./store/ports";
 import { SecretBox } from "./delivery/secret-box";
+import { createTicketingBridge } from "./ticketing/ticketing-bridge";
+import { disabledTicketing, type TicketingSystem } from "./ticketing/ticketing";
+import { createGraphDirectoryLogs } from "./directory-logs/graph-directory-logs";
+import { disabledDirectoryLogs, type DirectoryLogs } from "./directory-logs/directory-logs";
+import { createAzureLogAnalytics } from "./log-analytics/azure-log-analytics";
+import { disabledLogAnalytics, type LogAnalytics } from "./log-analytics/log-analytics";
+import { lazyDefaultAzureCredential } from "./upstream/azure-credential";
 
 /** What a caller may put in place of the configured adapters: tests, and the local host's simulated systems. */
 export interface ServiceOverrides {
@@ -33,6 +43,9 @@ export interface ServiceOverrides {
   sources?: SourceRegistry;
   playbookActions?: PlaybookActions;
   cloud?: CloudInventory;
+  ticketing?: TicketingSystem;
+  directoryLogs?: DirectoryLogs;
+  logAnalytics?: LogAnalytics;
   resolveHost?: HostResolver;
   /** Extra CA certificates the webhook sender trusts (tests' self-signed receivers). */
   webhookCa?: string;
@@ -51,7 +64,9 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
   const stores = overrides.stores ?? createStores(config);
   const secretBox = new SecretBox(config.webhooks.secretsKey);
   const resolveHost = overrides.resolveHost ?? resolveAllAddresses;
-  const queues = config.queue.kind === "inprocess" ? inProcessEventQueues(now, logger) : serviceBusQueues(config);
+  // One Service Bus client per process: it owns the AMQP connection every sender shares.
+  const serviceBus = config.queue.kind === "servicebus" ? createServiceBusClient(config.queue.serviceBus) : undefined;
+  const queues = serviceBus ? serviceBusQueues(serviceBus) : inProcessEventQueues(now, logger);
   const sender = createGuardedSender({
     timeoutMs: config.webhooks.timeoutMs,
     maxResponseBytes: MAX_WEBHOOK_RESPONSE_BYTES,
@@ -74,16 +89,30 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     }),
     rateLimiter: new RateLimiter({ capacity: config.rateLimit.burst, refillPerSecond: config.rateLimit.perSecond }),
     pageTokens: new PageTokens(config.pageTokenKey),
-    sources: overrides.sources ?? createSourceRegistry(config),
+    sources: overrides.sources ?? createSourceRegistry(config, undefined, now),
     playbookActions: overrides.playbookActions ?? createPlaybookActions(config),
     cloud: overrides.cloud ?? createCloudInventory(config),
+    ticketing: overrides.ticketing ?? createTicketing(config),
+    directoryLogs: overrides.directoryLogs ?? createDirectoryLogs(config),
+    logAnalytics: overrides.logAnalytics ?? createLogAnalytics(config),
     secretBox,
     resolveHost,
     events,
+    reconciler: undefined as unknown as Reconciler,
   };
+  services.reconciler = createReconciler(config, serviceBus, () => services, now, logger);
   // In Azure the executor is the `gamebook-executor` Service Bus trigger; here it runs in process.
   queues.inProcess?.gamebookRuns.subscribe(createRunExecutor({ services }).handle);
   return services;
+}
+
+/** The reconciler's queue: in-process with bounded concurrency on the embedded default, Service Bus otherwise. */
+function createReconciler(config: Config, serviceBus: ServiceBusClient | undefined, services: () => Services, now: () => Date, logger: Logger): ReconcileRunner {
+  if (serviceBus) return new ReconcileRunner(services, createServiceBusQueueSender<ReconcileMessage>(serviceBus, queueNames.reconcile));
+  const queue = new InProcessQueue<ReconcileMessage>({ name: queueNames.reconcile, now, logger, maxConcurrentCalls: config.reconcileConcurrency });
+  const runner = new ReconcileRunner(services, queue);
+  queue.subscribe(runner.handler);
+  return runner;
 }
 
 function createStores(config: Config): Stores {
@@ -106,8 +135,32 @@ function inProcessEventQueues(now: () => Date, logger: Logger): EventQueues {
   return { ...inProcess, inProcess };
 }
 
-function serviceBusQueues(config: Config): EventQueues {
-  const client = createServiceBusClient(config.queue.serviceBus);
+function createTicketing(config: Config): TicketingSystem {
+  return config.ticketing ? createTicketingBridge(config.ticketing) : disabledTicketing();
+}
+
+function createDirectoryLogs(config: Config): DirectoryLogs {
+  const graph = config.directoryLogs;
+  if (!graph) return disabledDirectoryLogs();
+  // Tokens for other tenants than the identity's own need a multi-tenant app registration.
+  const credential = lazyDefaultAzureCredential({ additionallyAllowedTenants: graph.tenants === "*" ? ["*"] : graph.tenants });
+  return createGraphDirectoryLogs({ credential, baseUrl: graph.graphBaseUrl, tenants: graph.tenants, timeoutMs: graph.timeoutMs });
+}
+
+function createLogAnalytics(config: Config): LogAnalytics {
+  const la = config.logAnalytics;
+  if (!la) return disabledLogAnalytics();
+  return createAzureLogAnalytics({
+    credential: lazyDefaultAzureCredential(),
+    workspaces: new Map(Object.entries(la.workspaces)),
+    connectorSources: la.connectorSources,
+    armEndpoint: la.armEndpoint,
+    logsEndpoint: la.logsEndpoint,
+    timeoutMs: la.timeoutMs,
+  });
+}
+
+function serviceBusQueues(client: ServiceBusClient): EventQueues {
   return {
     events: createServiceBusQueueSender(client, queueNames.events),
     deliveries: createServiceBusQueueSender(client, queueNames.deliveries),

@@ -25,8 +25,13 @@ const isRouteFile = (file: string) => file.endsWith("-routes.ts");
 const groups = new Set([...graph.keys()].filter((f) => isRouteFile(f) && folderOf(f) !== "local").map(folderOf));
 /** The service's own mechanisms, below every endpoint group. */
 const core = new Set(["errors", "ids", "upstream", "http", "auth", "store", "queue", "events", "delivery"]);
-/** Adapters: an SDK's client, an in-process stand-in, a simulated system, an HTTP bridge. */
-const adapterPatterns = [/\/memory\//, /\/cosmos\//, /\/simulated\//, /^shared\/sources\/http\//, /\/(simulated|in-process|service-bus|guarded)-[^/]*\.ts$/];
+/**
+ * Adapters: an SDK's client, an in-process stand-in, a simulated system, an HTTP bridge. Known by
+ * where they live (memory/, cosmos/, simulated/, arm/, a port folder's http/), by their name
+ * (simulated-, in-process-, service-bus-, guarded-, graph-, azure-, arm-, http- …, … -bridge), or by
+ * importing an SDK.
+ */
+const adapterPatterns = [/\/memory\//, /\/cosmos\//, /\/simulated\//, /\/arm\//, /^shared\/[^/]+\/http\//, /\/(simulated|in-process|service-bus|guarded|graph|azure|arm|http)-[^/]*\.ts$/, /-bridge\.ts$/];
 const isSdk = (specifier: string) => (specifier.startsWith("@azure/") && specifier !== "@azure/functions") || specifier === "undici" || specifier.startsWith("@microsoft/");
 const sdkUsers = new Set(edges.filter((e) => e.external && isSdk(e.to) && !e.typeOnly).map((e) => e.from));
 const isAdapter = (file: string) => sdkUsers.has(file) || adapterPatterns.some((p) => p.test(file));

@@ -52,7 +52,10 @@ const upstream: ChangeOrigin = { origin: "upstream", serviceAccountId: null, nam
 export async function reconcile(services: Services): Promise<PassSummary> {
   const started = performance.now();
   const summary: PassSummary = { passId: randomUUID(), workspaces: 0, skipped: 0, failed: 0, incidentsSeen: 0, created: 0, closed: 0, updated: 0, deleted: 0, baselined: 0, vendorCalls: 0, eventsPublished: 0, durationMs: 0 };
-  for (const workspace of await services.stores.workspaces.listAll()) {
+  // With no source to read (a deployment with no bridge configured) no workspace is leased or
+  // baselined, so enabling a source later starts its workspaces from a real first pass.
+  const workspaces = reconciledSources(services).length === 0 ? [] : await services.stores.workspaces.listAll();
+  for (const workspace of workspaces) {
     try {
       const lease = await takeLease(services, workspace, summary.passId);
       if (!lease) {
@@ -74,6 +77,11 @@ export async function reconcile(services: Services): Promise<PassSummary> {
   return summary;
 }
 
+/** The sources a pass reads: those that list by last-modified time and are enabled in this deployment. */
+function reconciledSources(services: Services): readonly Source[] {
+  return lastModifiedSources.filter((source) => services.sources.isEnabled(source));
+}
+
 async function reconcileWorkspace(
   services: Services,
   workspace: WorkspaceRecord,
@@ -86,7 +94,7 @@ async function reconcileWorkspace(
       await recordBaseline(services, workspace, state.value.baselineAt, summary);
       state = await services.stores.reconciler.replace({ ...state.value, baselineRecorded: true }, state.etag);
     }
-    for (const source of lastModifiedSources) {
+    for (const source of reconciledSources(services)) {
       const windowEnd = services.now().toISOString();
       const watermark = state.value.watermarks[source] ?? state.value.baselineAt;
       const from = new Date(Date.parse(watermark) - RECONCILE_OVERLAP_MS).toISOString();
@@ -106,7 +114,7 @@ async function reconcileWorkspace(
  * open. Runs once per workspace (again after a crash midway: an existing state is left alone).
  */
 async function recordBaseline(services: Services, workspace: WorkspaceRecord, baselineAt: string, summary: PassSummary): Promise<void> {
-  for (const source of lastModifiedSources) {
+  for (const source of reconciledSources(services)) {
     const gateway = services.sources.gateway(source);
     let cursor: string | undefined;
     do {

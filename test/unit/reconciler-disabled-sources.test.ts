@@ -1,0 +1,60 @@
+import { describe, expect, it, vi } from "vitest";
+import { createServices } from "../../shared/composition";
+import { loadConfig } from "../../shared/config";
+import { buildDemoData, seedDemoData } from "../../shared/local/demo-data";
+import { silentLogger } from "../../shared/logger";
+import { reconcile } from "../../shared/reconciler/reconciler";
+import { createSimulatedVendors } from "../../shared/sources/simulated/simulated-vendor";
+import { createSourceRegistry, disabledSource } from "../../shared/sources/source-registry";
+import type { Source } from "../../shared/sources/source";
+
+// In Azure a source with no bridge configured is disabled (shared/composition.ts): a pass must not
+// call it, count it as a failure or take leases for it.
+
+const config = loadConfig({ SIMULATED_INCIDENTS_PER_WORKSPACE: "20" });
+
+function servicesWith(enabled: readonly Source[]) {
+  const now = () => new Date("2025-06-01T12:00:00Z");
+  const demo = buildDemoData(config.demoSeed, now());
+  const vendors = createSimulatedVendors({ seed: config.demoSeed, workspaces: demo.workspaces, incidentsPerWorkspace: 20, owners: [], now });
+  const calls: Source[] = [];
+  // Every gateway counts its listings, in place: a disabled gateway is known by its identity.
+  const sources = createSourceRegistry(config, (source) => {
+    const gateway = enabled.includes(source) ? vendors.gateway(source) : disabledSource(source);
+    const list = gateway.listIncidents.bind(gateway);
+    gateway.listIncidents = (query) => (calls.push(source), list(query));
+    return gateway;
+  });
+  const services = createServices(config, { now, logger: silentLogger, sources });
+  return { services, calls, seed: async () => (await seedDemoData(services)).data };
+}
+
+describe("reconciler and disabled sources", () => {
+  it("passes over a disabled source: no call to it, no failure, the enabled source is reconciled", async () => {
+    const { services, calls, seed } = servicesWith(["SourceA"]);
+    const data = await seed();
+    expect(services.sources.isEnabled("SourceB")).toBe(false);
+
+    const pass = await reconcile(services);
+
+    expect(pass.failed).toBe(0);
+    expect(pass.workspaces).toBe(data.workspaces.length);
+    expect(pass.vendorCalls).toBeGreaterThan(0);
+    expect(new Set(calls)).toEqual(new Set(["SourceA"]));
+    const state = await services.stores.reconciler.get(data.workspaces[0]!.id);
+    expect(Object.keys(state!.value.watermarks)).toEqual(["SourceA"]);
+  });
+
+  it("with every source disabled, leases and baselines nothing, so a source enabled later starts from a real first pass", async () => {
+    const { services, calls, seed } = servicesWith([]);
+    const data = await seed();
+    const listAll = vi.spyOn(services.stores.workspaces, "listAll");
+
+    const pass = await reconcile(services);
+
+    expect(pass).toMatchObject({ workspaces: 0, skipped: 0, failed: 0, vendorCalls: 0, baselined: 0 });
+    expect(calls).toEqual([]);
+    expect(listAll).not.toHaveBeenCalled();
+    expect(await services.stores.reconciler.get(data.workspaces[0]!.id)).toBeUndefined();
+  });
+});

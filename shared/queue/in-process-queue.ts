@@ -126,6 +126,11 @@ export class InProcessQueue<T> implements QueueSender<T> {
     this.dispatch();
   }
 
+  /** Fails once the queue is closed, as a send would. */
+  async ping(): Promise<void> {
+    this.assertOpen();
+  }
+
   /** Starts delivery. One handler per queue, as one trigger function per Service Bus queue. */
   subscribe(handler: MessageHandler<T>): void {
     this.assertOpen();

@@ -78,8 +78,15 @@ export function retryNumberOf(messageId: string): number {
  * same id, so duplicate detection keeps one.
  */
 export function retryMessageId(messageId: string, retry: number): string {
+  return suffixedMessageId(messageId, `|retry:${retry}`);
+}
+
+/**
+ * A message's id without its retry number, followed by `suffix`; the id is replaced by a hash of
+ * itself when the result would be longer than Service Bus accepts.
+ */
+export function suffixedMessageId(messageId: string, suffix: string): string {
   const base = messageId.replace(RETRY_SUFFIX, "");
-  const suffix = `|retry:${retry}`;
   const fitting = base.length + suffix.length <= MAX_MESSAGE_ID_LENGTH ? base : `sha256:${createHash("sha256").update(base).digest("hex").slice(0, 40)}`;
   return fitting + suffix;
 }

@@ -5,7 +5,7 @@
  *
  * The dead-letter queues of the deployment's Service Bus queues: what used up its deliveries, why,
  * and putting it back. The namespace comes from `--namespace`, `SERVICE_BUS_NAMESPACE` (an output of
- * `azd provision`: `eval "$(azd env get-values)"`) or the app's own `SERVICEBUS__fullyQualifiedNamespace`
+ * `azd provision`: `set -a; eval "$(azd env get-values)"; set +a`) or the app's own `SERVICEBUS__fullyQualifiedNamespace`
  * / `SERVICEBUS`; sign-in is DefaultAzureCredential (azd or az login), which needs Service Bus Data
  * Receiver and Sender on the namespace (the Bicep grants them to the deployer).
  */

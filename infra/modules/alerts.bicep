@@ -87,7 +87,8 @@ resource deadLetters 'Microsoft.Insights/metricAlerts@2018-03-01' = {
           ]
           operator: 'GreaterThan'
           threshold: 0
-          timeAggregation: 'Maximum'
+          // The metric is a count the queue holds; any average above zero means some are there.
+          timeAggregation: 'Average'
         }
       ]
     }

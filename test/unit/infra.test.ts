@@ -58,7 +58,7 @@ describe("infra: Cosmos DB containers", () => {
 
   it.each(specs.map((s) => [s.name, s] as const))("gives %s the partition key path and defaultTtl of containers.ts", (name, spec) => {
     const container = inBicep.find((c) => c.name === name);
-    expect(container, `container ${name} in main.bicep`).toBeDefined();
+    expect(container, `container ${name} in resources.bicep`).toBeDefined();
     expect(container!.partitionKeyPath).toBe(spec.partitionKeyPath);
     // Absent means TTL off, in both places.
     expect(container!.defaultTtl).toBe(spec.defaultTtl);

@@ -402,6 +402,13 @@ describe("infra: monitoring", () => {
     }
   });
 
+  it("lets the app's identity publish telemetry to Application Insights, which takes Entra ID-authenticated telemetry only", () => {
+    expect(roleAssignmentsModule).toContain("monitoringMetricsPublisher: '3913510d-42f4-4e42-8a64-420c390055eb'");
+    expect(roleAssignmentsModule).toMatch(/scope: appInsights\s+properties: \{\s+roleDefinitionId: subscriptionResourceId\('Microsoft\.Authorization\/roleDefinitions', roles\.monitoringMetricsPublisher\)\s+principalId: appPrincipalId/);
+    // The worker's exporters read the same setting as the host to pick the identity.
+    expect(readRepo("shared/azure/telemetry.ts")).toContain("env.APPLICATIONINSIGHTS_AUTHENTICATION_STRING");
+  });
+
   it("runs the Functions host's telemetry as OpenTelemetry, as the worker does", () => {
     expect(JSON.parse(readRepo("host.json")).telemetryMode).toBe("OpenTelemetry");
     expect(readRepo("functions/telemetry.ts")).toContain("startTelemetry()");

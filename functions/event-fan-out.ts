@@ -9,7 +9,7 @@ app.serviceBusQueue("event-fan-out", {
   connection: SERVICE_BUS_CONNECTION,
   queueName: queueNames.events,
   handler: serviceBusTriggerHandler(() => {
-    const { pipeline, logger } = getServices();
-    return { handler: pipeline.fanOutHandler, retries: pipeline.events, logger };
+    const { events, logger } = getServices();
+    return { handler: events.fanOutHandler, retries: events.events, logger };
   }),
 });

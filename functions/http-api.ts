@@ -1,5 +1,5 @@
 import { app } from "@azure/functions";
-import { azureRouteOf } from "../shared/azure/azure-routes";
+import { azureRouteOf } from "../shared/azure/route-templates";
 import { ALL_METHODS, httpHandler } from "../shared/azure/http-function";
 import { allRoutes, apiGroups, metaGroup } from "../shared/route-groups";
 

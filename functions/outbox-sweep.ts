@@ -5,8 +5,8 @@ import { getServices } from "../shared/composition";
 // and publish left in the outbox. Duplicates are dropped by message id, so overlapping runs are safe.
 app.timer("outbox-sweep", {
   schedule: "0 * * * * *",
-  // The relay logs what it published ("outbox sweep published events", with its count).
+  // The relay logs what it carried out ("outbox sweep carried out records", with its count).
   handler: async () => {
-    await getServices().pipeline.outbox.sweep();
+    await getServices().events.outbox.sweep();
   },
 });

@@ -10,7 +10,7 @@ app.serviceBusQueue("webhook-delivery", {
   connection: SERVICE_BUS_CONNECTION,
   queueName: queueNames.deliveries,
   handler: serviceBusTriggerHandler(() => {
-    const { pipeline, logger } = getServices();
-    return { handler: pipeline.deliveryHandler, retries: pipeline.deliveries, logger };
+    const { events, logger } = getServices();
+    return { handler: events.deliveryHandler, retries: events.deliveries, logger };
   }),
 });

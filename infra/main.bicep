@@ -61,6 +61,9 @@ param sourceEUrl string = ''
 param sourceFUrl string = ''
 param sourceGUrl string = ''
 
+@description('Cloud-resource lookups (README, "Cloud resources"): account id → the subscription ids that account\'s organization may see, e.g. { \'<account id>\': [ \'<subscription id>\' ] }, from CLOUD_SUBSCRIPTIONS in the azd environment (JSON). Every subscription listed gets Reader for the app\'s identity. Empty: the lookups answer EXTENSION_NOT_ENABLED.')
+param cloudSubscriptions object = {}
+
 var tags = {
   'azd-env-name': environmentName
 }
@@ -84,6 +87,7 @@ module resources 'resources.bicep' = {
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
     keyVaultCreateMode: keyVaultCreateMode
+    cloudSubscriptions: cloudSubscriptions
     sourceBridgeUrls: {
       A: sourceAUrl
       B: sourceBUrl

@@ -65,61 +65,66 @@ param keyVaultCreateMode string = 'default'
 @description('Base URL of each source\'s vendor bridge, by letter (A..G); empty: the source is disabled.')
 param sourceBridgeUrls object = {}
 
+@description('Cloud-resource lookups: account id → the subscription ids that account\'s organization may see, e.g. { \'<account id>\': [ \'<subscription id>\' ] }. Becomes the app setting CLOUD_SUBSCRIPTIONS, and the app\'s identity gets Reader on every subscription listed. Empty: the lookups answer EXTENSION_NOT_ENABLED.')
+param cloudSubscriptions object = {}
+
 // ---------------------------------------------------------------------------------------------------
 // What must match the code
 // ---------------------------------------------------------------------------------------------------
 
-// shared/store/cosmos/containers.ts, container for container. A partition key is fixed for the
-// container's lifetime: changing one here means a new container and a data migration.
+// shared/store/cosmos/containers.ts, container for container. Every container is partitioned on
+// `/pk`, which the code sets on each document, so that a document and the outbox records committed
+// with it share a partition. A partition key is fixed for the container's lifetime: changing one here
+// means a new container and a data migration.
 var cosmosContainers = [
   {
     name: 'accounts'
-    partitionKeyPath: '/id'
+    partitionKeyPath: '/pk'
   }
   {
     name: 'workspaces'
-    partitionKeyPath: '/id'
+    partitionKeyPath: '/pk'
   }
   {
+    // With its outbox: carried-out records expire by their own ttl.
     name: 'serviceAccounts'
-    partitionKeyPath: '/id'
-  }
-  {
-    name: 'users'
-    partitionKeyPath: '/accountId'
-  }
-  {
-    name: 'audit'
-    partitionKeyPath: '/accountId'
-  }
-  {
-    // Incident state and its outbox events; published events expire by their own ttl.
-    name: 'incidents'
-    partitionKeyPath: '/workspaceId'
+    partitionKeyPath: '/pk'
     defaultTtl: -1
   }
   {
-    name: 'gamebookRuns'
-    partitionKeyPath: '/workspaceId'
+    name: 'users'
+    partitionKeyPath: '/pk'
+    defaultTtl: -1
+  }
+  {
+    name: 'audit'
+    partitionKeyPath: '/pk'
+  }
+  {
+    // Per workspace: incident state, gamebook runs and their outbox records.
+    name: 'workspaceItems'
+    partitionKeyPath: '/pk'
+    defaultTtl: -1
   }
   {
     name: 'webhooks'
-    partitionKeyPath: '/id'
+    partitionKeyPath: '/pk'
+    defaultTtl: -1
   }
   {
     // One small document per workspace: the reconciler's lease and watermarks.
     name: 'reconciler'
-    partitionKeyPath: '/workspaceId'
+    partitionKeyPath: '/pk'
   }
   {
     // One document per workspace: the agent's classification cards and the webhooks they name.
     name: 'agentConfigurations'
-    partitionKeyPath: '/workspaceId'
+    partitionKeyPath: '/pk'
   }
   {
     // One partition per webhook and day; entries expire by their own ttl (the retention).
     name: 'deliveryLogs'
-    partitionKeyPath: '/partitionKey'
+    partitionKeyPath: '/pk'
     defaultTtl: -1
     // Declaring a policy replaces the default one, so it restates "index everything" and adds the
     // composite index that the newest-first listing (ORDER BY createdAt DESC, id DESC) requires.
@@ -165,6 +170,9 @@ var secretNames = {
   WEBHOOK_SECRETS_KEY: 'webhook-secrets-key'
 }
 
+// Every subscription cloudSubscriptions names, once: each gets a Reader assignment below.
+var cloudSubscriptionIds = union(map(flatten(map(items(cloudSubscriptions), entry => entry.value)), id => toLower(id)), [])
+
 // The settings shared/config.ts reads, as the app sees them in Azure (and the vendor bridges, below).
 // The Functions host's own settings (AzureWebJobsStorage, Application Insights) are added by
 // modules/function-app.bicep.
@@ -185,6 +193,9 @@ var appSettings = {
   SECRET_HASH_KEY: '@Microsoft.KeyVault(VaultName=${keyVault.outputs.name};SecretName=${secretNames.SECRET_HASH_KEY})'
   PAGE_TOKEN_KEY: '@Microsoft.KeyVault(VaultName=${keyVault.outputs.name};SecretName=${secretNames.PAGE_TOKEN_KEY})'
   WEBHOOK_SECRETS_KEY: '@Microsoft.KeyVault(VaultName=${keyVault.outputs.name};SecretName=${secretNames.WEBHOOK_SECRETS_KEY})'
+  // Cloud-resource lookups through Azure Resource Manager as the identity above, when any subscription is named.
+  CLOUD_INVENTORY: empty(cloudSubscriptionIds) ? 'disabled' : 'azure'
+  CLOUD_SUBSCRIPTIONS: string(cloudSubscriptions)
 }
 
 // SOURCE_<X>_URL for each source with a bridge, and its Authorization header from the Key Vault
@@ -342,6 +353,19 @@ module access 'modules/role-assignments.bicep' = {
     appInsightsName: appInsights.outputs.name
   }
 }
+
+// Reader on each subscription the cloud-resource lookups read. A subscription-wide role assignment is
+// deployed at that subscription's scope, hence one small module per subscription. The deploying
+// principal needs the right to assign roles there (Owner or User Access Administrator).
+module subscriptionReaders 'modules/subscription-reader.bicep' = [
+  for subscriptionId in cloudSubscriptionIds: {
+    name: 'reader-${uniqueString(resourceGroup().id, subscriptionId)}'
+    scope: subscription(subscriptionId)
+    params: {
+      principalId: identity.outputs.principalId
+    }
+  }
+]
 
 module functionApp 'modules/function-app.bicep' = {
   name: 'function-app'

@@ -1,10 +1,17 @@
-import { AuditTrail } from "./audit/audit-trail";
 import { activeTelemetry } from "./azure/telemetry";
 import { Authenticator } from "./auth/authenticator";
+import { createCloudInventory } from "./cloud-inventory/configured-inventory";
+import type { CloudInventory } from "./cloud-inventory/cloud-inventory";
 import { loadConfig, type Config } from "./config";
 import { resolveAllAddresses, type HostResolver } from "./delivery/address-policy";
-import { createEventPipeline, inProcessEventQueues, type EventQueues } from "./events/event-pipeline";
+import { createGuardedSender } from "./delivery/guarded-sender";
+import { createEventPipeline, type EventQueues } from "./events/event-pipeline";
+import type { EventMessage } from "./store/records";
+import type { DeliveryMessage } from "./delivery/delivery-message";
+import { InProcessQueue } from "./queue/in-process-queue";
 import { PageTokens } from "./http/page-token";
+import { createPlaybookActions } from "./playbook-actions/configured-playbook-actions";
+import type { PlaybookActions } from "./playbook-actions/playbook-action-port";
 import { RateLimiter } from "./http/rate-limit";
 import { createJsonLogger, type Logger } from "./logger";
 import { queueNames } from "./queue/queue-names";
@@ -16,7 +23,14 @@ import { createCosmosClient } from "./store/cosmos/cosmos-client";
 import { createCosmosStores } from "./store/cosmos/cosmos-stores";
 import { createMemoryStores } from "./store/memory/memory-stores";
 import type { Stores } from "./store/ports";
-import { SecretBox } from "./webhooks/secret-box";
+import { SecretBox } from "./delivery/secret-box";
+import { createTicketingBridge } from "./ticketing/ticketing-bridge";
+import { disabledTicketing, type TicketingSystem } from "./ticketing/ticketing";
+import { createGraphDirectoryLogs } from "./directory-logs/graph-directory-logs";
+import { disabledDirectoryLogs, type DirectoryLogs } from "./directory-logs/directory-logs";
+import { createAzureLogAnalytics } from "./log-analytics/azure-log-analytics";
+import { disabledLogAnalytics, type LogAnalytics } from "./log-analytics/log-analytics";
+import { lazyDefaultAzureCredential } from "./upstream/azure-credential";
 
 /** What a caller may put in place of the configured adapters: tests, and the local host's simulated systems. */
 export interface ServiceOverrides {
@@ -24,6 +38,11 @@ export interface ServiceOverrides {
   logger?: Logger;
   stores?: Stores;
   sources?: SourceRegistry;
+  playbookActions?: PlaybookActions;
+  cloud?: CloudInventory;
+  ticketing?: TicketingSystem;
+  directoryLogs?: DirectoryLogs;
+  logAnalytics?: LogAnalytics;
   resolveHost?: HostResolver;
   /** Extra CA certificates the webhook sender trusts (tests' self-signed receivers). */
   webhookCa?: string;
@@ -44,7 +63,14 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
   const secretBox = new SecretBox(config.webhooks.secretsKey);
   const resolveHost = overrides.resolveHost ?? resolveAllAddresses;
   const queues = config.queue.kind === "inprocess" ? inProcessEventQueues(now, logger) : serviceBusQueues(config);
-  const pipeline = createEventPipeline({ config, queues, stores, secretBox, now, logger, lookup: overrides.resolveHost, ca: overrides.webhookCa });
+  const sender = createGuardedSender({
+    timeoutMs: config.webhooks.timeoutMs,
+    maxResponseBytes: MAX_WEBHOOK_RESPONSE_BYTES,
+    allowPrivateTargets: config.webhooks.allowPrivateTargets,
+    lookup: overrides.resolveHost,
+    ca: overrides.webhookCa,
+  });
+  const events = createEventPipeline({ config, queues, stores, secretBox, sender, now, logger });
   return {
     config,
     now,
@@ -59,17 +85,58 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     }),
     rateLimiter: new RateLimiter({ capacity: config.rateLimit.burst, refillPerSecond: config.rateLimit.perSecond }),
     pageTokens: new PageTokens(config.pageTokenKey),
-    audit: new AuditTrail(stores.audit, now, logger),
     sources: overrides.sources ?? createSourceRegistry(config),
+    playbookActions: overrides.playbookActions ?? createPlaybookActions(config),
+    cloud: overrides.cloud ?? createCloudInventory(config),
+    ticketing: overrides.ticketing ?? createTicketing(config),
+    directoryLogs: overrides.directoryLogs ?? createDirectoryLogs(config),
+    logAnalytics: overrides.logAnalytics ?? createLogAnalytics(config),
     secretBox,
     resolveHost,
-    pipeline,
+    events,
   };
 }
 
 function createStores(config: Config): Stores {
   if (config.store === "memory") return createMemoryStores();
   return createCosmosStores(createCosmosClient(config.cosmos).database(config.cosmos.database));
+}
+
+/** Response bytes read from a webhook receiver before the rest is dropped (contract 8: 1 MB). */
+const MAX_WEBHOOK_RESPONSE_BYTES = 1024 * 1024;
+
+/** In-process queues, for the embedded default and tests: the handlers run in this process. */
+function inProcessEventQueues(now: () => Date, logger: Logger): EventQueues {
+  const inProcess = {
+    events: new InProcessQueue<EventMessage>({ name: queueNames.events, now, logger }),
+    deliveries: new InProcessQueue<DeliveryMessage>({ name: queueNames.deliveries, now, logger }),
+  };
+  return { ...inProcess, inProcess };
+}
+
+function createTicketing(config: Config): TicketingSystem {
+  return config.ticketing ? createTicketingBridge(config.ticketing) : disabledTicketing();
+}
+
+function createDirectoryLogs(config: Config): DirectoryLogs {
+  const graph = config.directoryLogs;
+  if (!graph) return disabledDirectoryLogs();
+  // Tokens for other tenants than the identity's own need a multi-tenant app registration.
+  const credential = lazyDefaultAzureCredential({ additionallyAllowedTenants: graph.tenants === "*" ? ["*"] : graph.tenants });
+  return createGraphDirectoryLogs({ credential, baseUrl: graph.graphBaseUrl, tenants: graph.tenants, timeoutMs: graph.timeoutMs });
+}
+
+function createLogAnalytics(config: Config): LogAnalytics {
+  const la = config.logAnalytics;
+  if (!la) return disabledLogAnalytics();
+  return createAzureLogAnalytics({
+    credential: lazyDefaultAzureCredential(),
+    workspaces: new Map(Object.entries(la.workspaces)),
+    connectorSources: la.connectorSources,
+    armEndpoint: la.armEndpoint,
+    logsEndpoint: la.logsEndpoint,
+    timeoutMs: la.timeoutMs,
+  });
 }
 
 function serviceBusQueues(config: Config): EventQueues {

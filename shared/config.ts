@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
+import { checkCloudEnv, cloudConfigOf, cloudEnv, type CloudConfig } from "./cloud-inventory/cloud-config";
 import { sources, type Source } from "./sources/source";
 
 const bool = z
@@ -13,6 +14,27 @@ const key = z
   .refine((b) => b.length >= 32, "must encode at least 32 bytes (base64 or hex)");
 
 const positiveInt = z.coerce.number().int().positive();
+
+/** `key=value,key=value` into an object; every key and value checked, at least one pair. */
+function pairs<V extends string>(keySchema: z.ZodType<string>, valueSchema: z.ZodType<V>) {
+  return z.string().transform((text, ctx) => {
+    const out: Record<string, V> = {};
+    for (const pair of text.split(",").map((p) => p.trim()).filter(Boolean)) {
+      const at = pair.indexOf("=");
+      const key = keySchema.safeParse(pair.slice(0, Math.max(0, at)).trim());
+      const value = valueSchema.safeParse(pair.slice(at + 1).trim());
+      if (at < 1 || !key.success || !value.success) {
+        ctx.addIssue({ code: "custom", message: `"${pair.slice(0, 80)}" is not a valid key=value pair` });
+        return z.NEVER;
+      }
+      out[key.data] = value.data;
+    }
+    if (Object.keys(out).length === 0) ctx.addIssue({ code: "custom", message: "give at least one key=value pair" });
+    return out;
+  });
+}
+
+const WORKSPACE_RESOURCE_ID = /^\/subscriptions\/[0-9a-fA-F-]{36}\/resourceGroups\/[-\w._()]{1,90}\/providers\/Microsoft\.OperationalInsights\/workspaces\/[-\w]{4,63}$/i;
 
 const sourceLetters = ["A", "B", "C", "D", "E", "F", "G"] as const;
 
@@ -59,9 +81,32 @@ const envSchema = z
     DEMO_WORKSPACES: z.coerce.number().int().min(5).max(1000).default(5),
     SIMULATED_INCIDENTS_PER_WORKSPACE: z.coerce.number().int().min(0).max(100_000).default(300),
     ...sourceEnv,
+    PLAYBOOK_AUTOMATION_URL: z.url({ protocol: /^https?$/ }).optional(),
+    PLAYBOOK_AUTOMATION_AUTH_HEADER: z.string().min(1).optional(),
+    PLAYBOOK_AUTOMATION_TIMEOUT_MS: positiveInt.default(10_000),
+    PLAYBOOK_AUTOMATION_POLL_MS: positiveInt.default(2_000),
+    PLAYBOOK_AUTOMATION_STEP_WAIT_MS: positiveInt.default(240_000),
+    SIMULATED_PLAYBOOK_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(100),
+    ...cloudEnv,
+    TICKETING_URL: z.url({ protocol: /^https?$/ }).optional(),
+    TICKETING_AUTH_HEADER: z.string().min(1).optional(),
+    TICKETING_TIMEOUT_MS: positiveInt.default(10_000),
+    DIRECTORY_LOGS_TENANT_IDS: z
+      .string()
+      .transform((v) => (v.trim() === "*" ? ("*" as const) : v.split(",").map((t) => t.trim()).filter(Boolean)))
+      .pipe(z.union([z.literal("*"), z.array(z.guid()).min(1)]))
+      .optional(),
+    GRAPH_BASE_URL: z.url({ protocol: /^https?$/ }).default("https://graph.microsoft.com"),
+    DIRECTORY_LOGS_TIMEOUT_MS: positiveInt.default(30_000),
+    LOG_ANALYTICS_WORKSPACES: pairs(z.guid(), z.string().regex(WORKSPACE_RESOURCE_ID, "must be a Log Analytics workspace resource id")).optional(),
+    LOG_ANALYTICS_CONNECTOR_SOURCES: pairs(z.string().min(1), z.enum(sources)).optional(),
+    ARM_ENDPOINT: z.url({ protocol: /^https$/ }).default("https://management.azure.com"),
+    LOG_ANALYTICS_ENDPOINT: z.url({ protocol: /^https$/ }).default("https://api.loganalytics.io/v1"),
+    LOG_ANALYTICS_TIMEOUT_MS: positiveInt.default(60_000),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   })
   .superRefine((env, ctx) => {
+    checkCloudEnv(env, ctx);
     if (env.QUEUE === "servicebus" && !env.SERVICEBUS && !env.SERVICEBUS__fullyQualifiedNamespace) {
       ctx.addIssue({ code: "custom", path: ["SERVICEBUS__fullyQualifiedNamespace"], message: "required (or SERVICEBUS) when QUEUE=servicebus" });
     }
@@ -105,6 +150,18 @@ export interface Config {
   simulatedIncidentsPerWorkspace: number;
   /** Sources bridged over HTTP; every other source is served by the simulated vendor. */
   httpSources: Partial<Record<Source, { baseUrl: string; authHeader?: string; timeoutMs: number }>>;
+  /** The automation bridge that runs playbook steps; without it they are simulated locally and disabled in Azure. */
+  playbookAutomation?: { baseUrl: string; authHeader?: string; timeoutMs: number; pollIntervalMs: number; stepWaitMs: number };
+  /** Local host: real time each simulated playbook step takes. */
+  simulatedPlaybookDelayMs: number;
+  /** Cloud-resource lookups: which inventory, and which subscriptions each account may see. */
+  cloud: CloudConfig;
+  /** The ticketing bridge; absent: ticketing is disabled (Azure) or simulated (local host). */
+  ticketing?: { baseUrl: string; authHeader?: string; timeoutMs: number };
+  /** Microsoft Graph for sign-in and directory audit logs of these tenants ("*": any). */
+  directoryLogs?: { tenants: string[] | "*"; graphBaseUrl: string; timeoutMs: number };
+  /** Service workspace id → Log Analytics workspace resource id, and connector kind or name → source. */
+  logAnalytics?: { workspaces: Record<string, string>; connectorSources: Record<string, Source>; armEndpoint: string; logsEndpoint: string; timeoutMs: number };
   logLevel: "debug" | "info" | "warn" | "error";
 }
 
@@ -153,6 +210,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     demoWorkspaces: e.DEMO_WORKSPACES,
     simulatedIncidentsPerWorkspace: e.SIMULATED_INCIDENTS_PER_WORKSPACE,
     httpSources: httpSourcesOf(e as unknown as Record<string, unknown>),
+    playbookAutomation: e.PLAYBOOK_AUTOMATION_URL
+      ? {
+          baseUrl: e.PLAYBOOK_AUTOMATION_URL,
+          authHeader: e.PLAYBOOK_AUTOMATION_AUTH_HEADER,
+          timeoutMs: e.PLAYBOOK_AUTOMATION_TIMEOUT_MS,
+          pollIntervalMs: e.PLAYBOOK_AUTOMATION_POLL_MS,
+          stepWaitMs: e.PLAYBOOK_AUTOMATION_STEP_WAIT_MS,
+        }
+      : undefined,
+    simulatedPlaybookDelayMs: e.SIMULATED_PLAYBOOK_DELAY_MS,
+    cloud: cloudConfigOf(e),
+    ticketing: e.TICKETING_URL ? { baseUrl: e.TICKETING_URL, authHeader: e.TICKETING_AUTH_HEADER, timeoutMs: e.TICKETING_TIMEOUT_MS } : undefined,
+    directoryLogs: e.DIRECTORY_LOGS_TENANT_IDS ? { tenants: e.DIRECTORY_LOGS_TENANT_IDS, graphBaseUrl: e.GRAPH_BASE_URL, timeoutMs: e.DIRECTORY_LOGS_TIMEOUT_MS } : undefined,
+    logAnalytics: e.LOG_ANALYTICS_WORKSPACES
+      ? {
+          workspaces: e.LOG_ANALYTICS_WORKSPACES,
+          connectorSources: e.LOG_ANALYTICS_CONNECTOR_SOURCES ?? {},
+          armEndpoint: e.ARM_ENDPOINT,
+          logsEndpoint: e.LOG_ANALYTICS_ENDPOINT,
+          timeoutMs: e.LOG_ANALYTICS_TIMEOUT_MS,
+        }
+      : undefined,
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -1,4 +1,5 @@
 import type { Route, RouteGroup } from "./http/route";
+import { cloudRoutes } from "./cloud/cloud-routes";
 import { serviceAccountRoutes } from "./identity/service-account-routes";
 import { userRoutes } from "./identity/user-routes";
 import { incidentsAcrossWorkspacesRoutes } from "./incidents/across-workspaces-routes";
@@ -7,7 +8,7 @@ import { webhookRoutes } from "./webhooks/webhook-routes";
 import { metaRoutes } from "./meta/meta-routes";
 
 /** Every endpoint group of the API. A new group is one line here; `functions/http-api.ts` registers each. */
-export const apiGroups: RouteGroup[] = [serviceAccountRoutes, userRoutes, incidentRoutes, incidentsAcrossWorkspacesRoutes, webhookRoutes];
+export const apiGroups: RouteGroup[] = [serviceAccountRoutes, userRoutes, incidentRoutes, incidentsAcrossWorkspacesRoutes, webhookRoutes, cloudRoutes];
 
 export const metaGroup: RouteGroup = metaRoutes(() => allRoutes());
 

@@ -1,14 +1,18 @@
-import type { AuditTrail } from "./audit/audit-trail";
 import type { Authenticator } from "./auth/authenticator";
 import type { Config } from "./config";
 import type { PageTokens } from "./http/page-token";
 import type { RateLimiter } from "./http/rate-limit";
 import type { Logger } from "./logger";
 import type { Stores } from "./store/ports";
-import type { SecretBox } from "./webhooks/secret-box";
+import type { SecretBox } from "./delivery/secret-box";
 import type { EventPipeline } from "./events/event-pipeline";
 import type { HostResolver } from "./delivery/address-policy";
 import type { SourceRegistry } from "./sources/gateway";
+import type { PlaybookActions } from "./playbook-actions/playbook-action-port";
+import type { CloudInventory } from "./cloud-inventory/cloud-inventory";
+import type { TicketingSystem } from "./ticketing/ticketing";
+import type { DirectoryLogs } from "./directory-logs/directory-logs";
+import type { LogAnalytics } from "./log-analytics/log-analytics";
 
 /**
  * Everything a handler may use: ports and the service's own mechanisms, never an adapter by name.
@@ -23,12 +27,21 @@ export interface Services {
   auth: Authenticator;
   rateLimiter: RateLimiter;
   pageTokens: PageTokens;
-  audit: AuditTrail;
   sources: SourceRegistry;
+  /** The automation backend that runs playbook steps against users, hosts, addresses... */
+  playbookActions: PlaybookActions;
+  /** Subscriptions, resource groups, workspaces and network security groups (organization lookups). */
+  cloud: CloudInventory;
+  /** The ITSM tickets are escalated to. */
+  ticketing: TicketingSystem;
+  /** Sign-in and directory audit logs of the workspaces' tenants. */
+  directoryLogs: DirectoryLogs;
+  /** Data connectors, ingestion volumes and tables of the workspaces' Log Analytics workspaces. */
+  logAnalytics: LogAnalytics;
   secretBox: SecretBox;
   /** Name → addresses, for checking webhook URLs (tests point names at chosen addresses). */
   resolveHost: HostResolver;
-  /** Events and webhook delivery: queues, outbox relay, fan-out and delivery handlers. */
-  pipeline: EventPipeline;
+  /** Events and webhook delivery: the outbox relay, the queues, the fan-out and delivery handlers. */
+  events: EventPipeline;
 }
 

@@ -1,7 +1,8 @@
-import { ApiError, isApiError } from "../errors/api-error";
+import { ApiError } from "../errors/api-error";
 import type { Logger } from "../logger";
 import { organizationAccountIds } from "../organizations/organization-scope";
 import type { Stores } from "../store/ports";
+import { retryOnConflict } from "../store/read-modify-write";
 import type { CredentialRecord, ServiceAccountRecord } from "../store/records";
 import { parseBasic } from "./basic";
 import type { Principal } from "./principal";
@@ -104,22 +105,20 @@ export class Authenticator {
 
   private async writeLastUsed(serviceAccountId: string, credentialId: string, at: string): Promise<void> {
     const store = this.options.stores.serviceAccounts;
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const current = await store.get(serviceAccountId);
-      if (!current) return;
-      const draft = structuredClone(current.value);
-      const credential = draft.credentials.find((c) => c.id === credentialId);
-      if (!credential) return;
-      credential.lastUsedAt = at;
-      draft.lastUsedAt = at;
-      try {
+    // Someone else may write the account meanwhile: a lost race is read again and reapplied.
+    await retryOnConflict(
+      async () => {
+        const current = await store.get(serviceAccountId);
+        if (!current) return;
+        const draft = structuredClone(current.value);
+        const credential = draft.credentials.find((c) => c.id === credentialId);
+        if (!credential) return;
+        credential.lastUsedAt = at;
+        draft.lastUsedAt = at;
         await store.replace(draft, current.etag);
-        return;
-      } catch (error) {
-        // Someone else wrote the account meanwhile: read it again and reapply.
-        if (!(isApiError(error) && error.code === "CONFLICT")) throw error;
-      }
-    }
+      },
+      { maxAttempts: 3 },
+    );
   }
 }
 

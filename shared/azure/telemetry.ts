@@ -28,7 +28,11 @@ export function activeTelemetry(): Telemetry | undefined {
   return active;
 }
 
-/** Starts telemetry once per process when the environment names an Application Insights resource. */
+/**
+ * Starts telemetry once per process when the environment names an Application Insights resource.
+ * The Functions instrumentation patches `@azure/functions` when that is next required, which the
+ * caller (functions/telemetry.ts, where the Functions runtime belongs) does right after.
+ */
 export function startTelemetry(env: NodeJS.ProcessEnv = process.env): Telemetry | undefined {
   if (active) return active;
   const connectionString = env.APPLICATIONINSIGHTS_CONNECTION_STRING;
@@ -58,9 +62,6 @@ export function startTelemetry(env: NodeJS.ProcessEnv = process.env): Telemetry 
     loggerProvider,
     instrumentations: [new AzureFunctionsInstrumentation(), createAzureSdkInstrumentation(), new HttpInstrumentation(), new UndiciInstrumentation()],
   });
-  // The instrumentation patches @azure/functions when it is next required: the function files may
-  // have loaded it already.
-  const functions = require("@azure/functions") as typeof import("@azure/functions");
 
   const otelLogger = loggerProvider.getLogger("secops-management-api");
   active = {
@@ -70,8 +71,6 @@ export function startTelemetry(env: NodeJS.ProcessEnv = process.env): Telemetry 
       await Promise.allSettled([tracerProvider.forceFlush(), loggerProvider.forceFlush()]);
     },
   };
-  const telemetry = active;
-  functions.app.hook.appTerminate(() => telemetry.flush());
   return active;
 }
 

@@ -1,4 +1,5 @@
-import type { IncidentRef } from "../store/records";
+import type { EventEnvelope, IncidentRef } from "../store/records";
+import type { OutgoingMessage } from "../queue/queue";
 
 /** A message on the `deliveries` queue: one attempt to deliver one event to one webhook. */
 export interface DeliveryMessage {
@@ -27,4 +28,33 @@ export interface DeliveryMessage {
 /** The message id of an attempt: duplicate detection drops a second copy of the same attempt. */
 export function deliveryMessageId(m: Pick<DeliveryMessage, "eventId" | "webhookId" | "attempt" | "redeliveryId">): string {
   return `${m.eventId}:${m.webhookId}:${m.redeliveryId ? `r-${m.redeliveryId}:` : ""}${m.attempt}`;
+}
+
+/**
+ * The one way a delivery starts: attempt 1 of an event to one webhook, with the exact body every
+ * attempt will sign and send. Fan-out, test events and redeliveries all build it here.
+ */
+export function firstAttempt(
+  webhookId: string,
+  event: { envelope: EventEnvelope; incident: IncidentRef | null },
+  options: { redeliveryId?: string } = {},
+): DeliveryMessage {
+  return {
+    webhookId,
+    eventId: event.envelope.id,
+    eventType: event.envelope.type,
+    occurredAt: event.envelope.occurredAt,
+    body: JSON.stringify(event.envelope),
+    attempt: 1,
+    firstAttemptAt: null,
+    incident: event.incident,
+    isTest: event.envelope.isTest === true,
+    redelivered: options.redeliveryId !== undefined,
+    ...(options.redeliveryId !== undefined && { redeliveryId: options.redeliveryId }),
+  };
+}
+
+/** A delivery message as sent: its id lets duplicate detection drop a second copy of the same attempt. */
+export function outgoingDelivery(message: DeliveryMessage): OutgoingMessage<DeliveryMessage> {
+  return { messageId: deliveryMessageId(message), body: message };
 }

@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
-import { isApiError } from "../errors/api-error";
 import { derivedGuid } from "../ids/derived-guid";
 import type { Logger } from "../logger";
 import type { MessageHandler, QueueSender } from "../queue/queue";
 import type { DeliveryLogStore, WebhookStore } from "../store/ports";
 import { deliveryLogPartition } from "../store/delivery-log-partition";
+import { retryOnConflict } from "../store/read-modify-write";
 import type { DeliveryLogRecord, DeliveryStatus, WebhookRecord } from "../store/records";
-import type { SecretBox } from "../webhooks/secret-box";
+import type { SecretBox } from "./secret-box";
 import { deliveryMessageId, type DeliveryMessage } from "./delivery-message";
 import type { GuardedSender, SendOutcome } from "./guarded-sender";
 import { decideRetry, DEFAULT_MAX_ATTEMPTS, type RetryDecision } from "./retry-policy";
@@ -181,7 +181,7 @@ function incidentKey(message: DeliveryMessage): string {
 
 /** Records a final failure; the fifth distinct incident within 24 hours disables the webhook. */
 async function countFinalFailure(deps: DeliveryWorkerDeps, webhookId: string, key: string): Promise<void> {
-  for (let attempt = 1; attempt <= 5; attempt++) {
+  await retryOnConflict(async () => {
     const current = await deps.webhooks.get(webhookId);
     if (!current || current.value.status === "Disabled") return;
     const now = deps.now();
@@ -194,12 +194,7 @@ async function countFinalFailure(deps: DeliveryWorkerDeps, webhookId: string, ke
       draft.disabledAt = now.toISOString();
       draft.disableReason = `Final delivery failed for ${distinct} distinct incidents within 24 hours.`;
     }
-    try {
-      await deps.webhooks.replace(draft, current.etag);
-      if (draft.status === "Disabled") deps.logger.warn("webhook auto-disabled", { webhookId, incidents: distinct });
-      return;
-    } catch (error) {
-      if (!(isApiError(error) && error.code === "CONFLICT")) throw error;
-    }
-  }
+    await deps.webhooks.replace(draft, current.etag);
+    if (draft.status === "Disabled") deps.logger.warn("webhook auto-disabled", { webhookId, incidents: distinct });
+  });
 }

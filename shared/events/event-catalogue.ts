@@ -125,13 +125,7 @@ export const incidentAssigneeChangedData = z
   })
   .describe("The incident was assigned, reassigned or unassigned through the service.");
 
-// ---------------------------------------------------------------------------------------------
-// Not built yet. The three schemas below are written from the contract's facts (6.1, 6.5): they are
-// the shape the later work must emit, and its builders must parse with them (add them to
-// test/unit/event-catalogue.test.ts when they land).
-// ---------------------------------------------------------------------------------------------
-
-/** The shape the later work must emit: the incident block, read at build time; every field null when that read failed. */
+/** The incident block of a comment event, read at build time; every field null when that read failed. */
 const commentIncidentBlock = z
   .strictObject({
     incidentNumber: z.int().nullable().describe("The vendor's human-facing incident number; null when the read failed."),
@@ -142,7 +136,7 @@ const commentIncidentBlock = z
   })
   .describe("The incident, read when the event was built; every field is null when that read failed.");
 
-/** The shape the later work must emit (contract 6.5: `incidentId`, `source`, `comment` always present). */
+/** Contract 6.5: `incidentId`, `source`, `comment` always present. */
 export const incidentCommentAddedData = z
   .strictObject({
     incidentId,
@@ -165,7 +159,7 @@ export const incidentCommentAddedData = z
   })
   .describe("A comment was added through the service (vendor-console comments are not detected; a closing comment travels on incident.closed.v1).");
 
-/** The shape the later work must emit (contract 2.6 run and playbook entries, summarised). */
+/** Contract 2.6 run and playbook entries, summarised. */
 export const gamebookRunData = z
   .strictObject({
     runId: z.string().describe("The gamebook run's id (the `id` of the run record)."),
@@ -200,7 +194,7 @@ export const gamebookRunData = z
   })
   .describe("A gamebook was dispatched to the executor (not while it waits for approval).");
 
-/** The shape the later work must emit (contract 6.5: `classificationBucket`, `verdict.maliciousScore`). */
+/** Contract 6.5: `classificationBucket`, `verdict.maliciousScore`. */
 export const agentInvestigationCompletedData = z
   .strictObject({
     investigationId: z.string().describe("The investigation's id."),
@@ -239,7 +233,7 @@ export interface CatalogueEntry {
   data: z.ZodType;
 }
 
-export const eventCatalogue: Record<EventType, CatalogueEntry> = {
+export const eventCatalogue = {
   "incident.created.v1": {
     summary: "A new incident was ingested into a monitored workspace, or the manual Trigger-webhook action fired.",
     data: incidentCreatedData,
@@ -272,7 +266,10 @@ export const eventCatalogue: Record<EventType, CatalogueEntry> = {
     summary: "A test event sent by POST /webhooks/{id}/test; not subscribable.",
     data: webhookTestData,
   },
-};
+} satisfies Record<EventType, CatalogueEntry>;
+
+/** The `data` of an event type, as its schema in the catalogue says: what an emitter must build. */
+export type EventData<T extends EventType> = z.output<(typeof eventCatalogue)[T]["data"]>;
 
 const envelopeFields = {
   id: z.string().describe("The event id, also sent as `X-Svc-Event-Id` and `webhook-id`; the same across retries. Deduplicate on it."),

@@ -1,20 +1,15 @@
 import type { Config } from "../config";
 import { createDeliveryHandler } from "../delivery/delivery-worker";
 import type { DeliveryMessage } from "../delivery/delivery-message";
-import { createGuardedSender, type GuardedSender } from "../delivery/guarded-sender";
-import type { HostResolver } from "../delivery/address-policy";
+import type { GuardedSender } from "../delivery/guarded-sender";
 import type { Logger } from "../logger";
-import { InProcessQueue } from "../queue/in-process-queue";
+import type { InProcessQueue } from "../queue/in-process-queue";
 import type { MessageHandler, QueueSender } from "../queue/queue";
-import { queueNames } from "../queue/queue-names";
 import type { Stores } from "../store/ports";
-import type { SecretBox } from "../webhooks/secret-box";
-import type { EventMessage } from "./event-message";
+import type { SecretBox } from "../delivery/secret-box";
+import type { EventMessage } from "../store/records";
 import { createFanOutHandler } from "./fan-out";
 import { OutboxRelay } from "./outbox-relay";
-
-/** Response bytes read from a receiver before the rest is dropped (contract 8: 1 MB). */
-const MAX_RESPONSE_BYTES = 1024 * 1024;
 
 /**
  * Outbox → `events` → fan-out → `deliveries` → delivery worker (DESIGN §5). With in-process queues
@@ -40,38 +35,21 @@ export interface EventQueues {
   inProcess?: { events: InProcessQueue<EventMessage>; deliveries: InProcessQueue<DeliveryMessage> };
 }
 
-/** In-process queues, for the embedded default and tests. */
-export function inProcessEventQueues(now: () => Date, logger: Logger): EventQueues {
-  const inProcess = {
-    events: new InProcessQueue<EventMessage>({ name: queueNames.events, now, logger }),
-    deliveries: new InProcessQueue<DeliveryMessage>({ name: queueNames.deliveries, now, logger }),
-  };
-  return { ...inProcess, inProcess };
-}
-
 export interface EventPipelineDeps {
   config: Config;
   queues: EventQueues;
   stores: Stores;
   secretBox: SecretBox;
+  /** The SSRF-guarded HTTPS sender the delivery worker sends with. */
+  sender: GuardedSender;
   now: () => Date;
   logger: Logger;
-  /** Connect-time name resolution of the sender (tests point names at chosen addresses). */
-  lookup?: HostResolver;
-  /** Extra CA certificates the sender trusts (tests' self-signed receivers). */
-  ca?: string;
 }
 
 export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
   const { config, stores, logger, now } = deps;
   const { events, deliveries, inProcess } = deps.queues;
-  const sender = createGuardedSender({
-    timeoutMs: config.webhooks.timeoutMs,
-    maxResponseBytes: MAX_RESPONSE_BYTES,
-    allowPrivateTargets: config.webhooks.allowPrivateTargets,
-    lookup: deps.lookup,
-    ca: deps.ca,
-  });
+  const { sender } = deps;
   const logTtlSeconds = config.webhooks.deliveryLogTtlDays * 86_400;
   const fanOutHandler = createFanOutHandler({
     accounts: stores.accounts,
@@ -101,7 +79,7 @@ export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
   return {
     events,
     deliveries,
-    outbox: new OutboxRelay(stores.incidents, events, now, logger),
+    outbox: new OutboxRelay({ outbox: stores.outbox, events, audit: stores.audit, now, logger }),
     fanOutHandler,
     deliveryHandler,
     sender,

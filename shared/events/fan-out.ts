@@ -1,10 +1,10 @@
-import { deliveryMessageId, type DeliveryMessage } from "../delivery/delivery-message";
+import { firstAttempt, outgoingDelivery, type DeliveryMessage } from "../delivery/delivery-message";
 import type { Logger } from "../logger";
 import type { MessageHandler, QueueSender } from "../queue/queue";
 import { deliveryLogEntry } from "../delivery/delivery-worker";
 import type { AccountStore, DeliveryLogStore, WebhookStore } from "../store/ports";
 import type { WebhookRecord } from "../store/records";
-import type { EventMessage } from "./event-message";
+import type { EventMessage } from "../store/records";
 
 export interface FanOutDeps {
   accounts: AccountStore;
@@ -39,19 +39,7 @@ export function createFanOutHandler(deps: FanOutDeps): MessageHandler<EventMessa
     const providerId = account?.managedByAccountId ?? null;
     const candidates = await deps.webhooks.listByAccounts(providerId ? [event.accountId, providerId] : [event.accountId]);
     const targets = candidates.filter((w) => routeEvent(event, providerId, w));
-    const body = JSON.stringify(event.envelope);
-    const messageFor = (w: WebhookRecord): DeliveryMessage => ({
-      webhookId: w.id,
-      eventId: event.envelope.id,
-      eventType: event.envelope.type,
-      occurredAt: event.envelope.occurredAt,
-      body,
-      attempt: 1,
-      firstAttemptAt: null,
-      incident: event.incident,
-      isTest: event.envelope.isTest === true,
-      redelivered: false,
-    });
+    const messageFor = (w: WebhookRecord): DeliveryMessage => firstAttempt(w.id, event);
     if (event.boundWebhookIds) {
       // Bound on the card but no longer subscribed: recorded as a failed delivery, never sent.
       const unsubscribed = candidates.filter(
@@ -63,10 +51,7 @@ export function createFanOutHandler(deps: FanOutDeps): MessageHandler<EventMessa
       }
     }
     if (targets.length === 0) return;
-    const messages = targets.map((w) => {
-      const message = messageFor(w);
-      return { messageId: deliveryMessageId(message), body: message };
-    });
+    const messages = targets.map((w) => outgoingDelivery(messageFor(w)));
     // Throwing abandons the event message: it comes back and fans out again; duplicate detection
     // on the delivery message ids keeps that from doubling deliveries.
     await deps.deliveries.send(messages);

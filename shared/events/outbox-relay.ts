@@ -1,65 +1,88 @@
 import type { Logger } from "../logger";
 import type { QueueSender } from "../queue/queue";
-import { parseSource } from "../sources/source";
-import type { IncidentStateStore } from "../store/ports";
-import type { IncidentRef, OutboxEventRecord } from "../store/records";
-import type { EventMessage } from "./event-message";
+import type { AuditStore, OutboxStore } from "../store/ports";
+import type { EventMessage, OutboxAuditRecord, OutboxEventRecord, OutboxRecord } from "../store/records";
+
+export interface OutboxRelayOptions {
+  outbox: OutboxStore;
+  events: QueueSender<EventMessage>;
+  audit: AuditStore;
+  now: () => Date;
+  logger: Logger;
+}
 
 /**
- * Moves committed outbox events onto the `events` queue. `publish` runs right after a commit; the
- * sweep republishes whatever a crash between commit and publish left behind. The event id is the
- * message id, so a republish is dropped by duplicate detection, and receivers deduplicate anyway.
+ * Carries out committed outbox records: events go to the `events` queue, audit events to the trail.
+ * `publish` runs right after a commit; the sweep carries out whatever a crash between commit and
+ * publish left behind. Both are idempotent: the event id is the message id (duplicate detection,
+ * and receivers deduplicate anyway), and the trail keeps one copy of an audit id.
+ *
+ * @example
+ * await stores.incidents.commit(state, etag, records);
+ * await services.events.outbox.publish(records);
  */
 export class OutboxRelay {
-  constructor(
-    private readonly store: IncidentStateStore,
-    private readonly events: QueueSender<EventMessage>,
-    private readonly now: () => Date,
-    private readonly logger: Logger,
-  ) {}
+  constructor(private readonly options: OutboxRelayOptions) {}
+
+  /** Records with no aggregate write beside them: appended to the outbox, then carried out. */
+  async record(records: readonly OutboxRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    await this.options.outbox.append(records);
+    await this.publish(records);
+  }
 
   /**
-   * Never throws: an event that fails to publish stays in the outbox for the sweep. When a batch fails
-   * the events go one at a time, so one event the queue refuses (too large, say) holds up only itself.
+   * Never throws: a record that fails stays in the outbox for the sweep. When a batch of events
+   * fails they go one at a time, so one event the queue refuses (too large, say) holds up only itself.
    */
-  async publish(records: readonly OutboxEventRecord[]): Promise<number> {
-    if (records.length === 0) return 0;
-    try {
-      await this.events.send(records.map((r) => ({ messageId: r.eventId, body: toMessage(r) })));
-    } catch (error) {
-      if (records.length === 1) {
-        this.logger.warn("outbox publish failed; the sweep will retry", { eventId: records[0]!.eventId, error: String(error) });
-        return 0;
-      }
-      const each = await Promise.all(records.map(async (r) => ((await this.publish([r])) === 1 ? r : undefined)));
-      return each.filter((r) => r !== undefined).length;
-    }
-    const at = this.now().toISOString();
-    for (const r of records) {
-      await this.store.markPublished(r.workspaceId, r.eventId, at).catch((error: unknown) => {
-        // Published but not marked: the sweep sends it again, which duplicate detection absorbs.
-        this.logger.warn("outbox mark failed", { eventId: r.eventId, error: String(error) });
+  async publish(records: readonly OutboxRecord[]): Promise<number> {
+    const events = records.filter((r): r is OutboxEventRecord => r.kind === "event");
+    const audits = records.filter((r): r is OutboxAuditRecord => r.kind === "audit");
+    const done = [...(await this.sendEvents(events)), ...(await this.appendAudits(audits))];
+    const at = this.options.now().toISOString();
+    for (const r of done) {
+      await this.options.outbox.markPublished(r, at).catch((error: unknown) => {
+        // Carried out but not marked: the sweep does it again, which is harmless.
+        this.options.logger.warn("outbox mark failed", { recordId: r.id, error: String(error) });
       });
     }
-    return records.length;
+    return done.length;
   }
 
-  /** Publishes unpublished events, oldest first; returns how many went out. */
+  /** Carries out pending records, oldest first; returns how many were carried out. */
   async sweep(limit = 500): Promise<number> {
-    const pending = await this.store.listUnpublished(limit);
+    const pending = await this.options.outbox.listUnpublished(limit);
     const published = await this.publish(pending);
-    if (published > 0) this.logger.info("outbox sweep published events", { count: published });
+    if (published > 0) this.options.logger.info("outbox sweep carried out records", { count: published });
     return published;
   }
-}
 
-function toMessage(record: OutboxEventRecord): EventMessage {
-  return { envelope: record.envelope, accountId: record.accountId, incident: incidentOf(record) };
-}
+  private async sendEvents(records: readonly OutboxEventRecord[]): Promise<OutboxEventRecord[]> {
+    if (records.length === 0) return [];
+    try {
+      await this.options.events.send(records.map((r) => ({ messageId: r.message.envelope.id, body: r.message })));
+      return [...records];
+    } catch (error) {
+      if (records.length === 1) {
+        this.options.logger.warn("outbox publish failed; the sweep will retry", { eventId: records[0]!.message.envelope.id, error: String(error) });
+        return [];
+      }
+      return (await Promise.all(records.map((r) => this.sendEvents([r])))).flat();
+    }
+  }
 
-function incidentOf(record: OutboxEventRecord): IncidentRef | null {
-  const data = record.envelope.data;
-  const source = typeof data.source === "string" ? parseSource(data.source) : undefined;
-  if (!source || typeof data.incidentId !== "string" || typeof data.workspaceId !== "string") return null;
-  return { workspaceId: data.workspaceId, source, incidentId: data.incidentId };
+  private async appendAudits(records: readonly OutboxAuditRecord[]): Promise<OutboxAuditRecord[]> {
+    const results = await Promise.all(
+      records.map(async (r) => {
+        try {
+          await this.options.audit.append(r.audit);
+          return r;
+        } catch (error) {
+          this.options.logger.warn("audit append failed; the sweep will retry", { auditId: r.audit.id, error: String(error) });
+          return undefined;
+        }
+      }),
+    );
+    return results.filter((r): r is OutboxAuditRecord => r !== undefined);
+  }
 }

@@ -1,47 +1,55 @@
 import { z } from "zod";
 import type { Page, PageRequest } from "../store/ports";
-import type { Pagination } from "./route";
-import type { Principal } from "../auth/principal";
-import { invalidPageToken } from "../errors/api-error";
-import type { PageTokens } from "./page-token";
+import type { TokenBinding } from "./page-token";
+import type { Pagination, RequestContext } from "./route";
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
 
-/** Query fields of every paginated list. Spread into the route's query schema. */
+/** Query fields of every list paged with `continuationToken`. Spread into the route's query schema. */
 export const pageQueryFields = {
   pageSize: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE)
     .describe(`Items per page, 1 to ${MAX_PAGE_SIZE}.`),
-  continuationToken: z.string().min(1).optional()
+  continuationToken: z.string().min(1).max(4096).optional()
     .describe("The `pagination.continuationToken` of the previous page, unmodified."),
 };
 
-interface PagingContext {
-  principal: Principal;
-  services: { pageTokens: PageTokens };
-}
+/** Who is paging: the caller, and the token keys among the services. */
+type PagingContext = Pick<RequestContext, "principal" | "services">;
 
 /**
- * Turns a list's query into a store page request. `binding` names the listing and its filters, so a
- * token from one listing cannot be replayed against another.
+ * The one binding of every page token: the service account, because what a listing shows follows
+ * the account's organization and workspace roles (scopes are checked on every call anyway), and a
+ * stored token must survive a credential rotation; and the listing with its filters, so a token
+ * cannot be replayed against another listing.
  */
-export function pageRequest(
-  ctx: PagingContext,
-  query: { pageSize: number; continuationToken?: string },
-  binding: string,
-): PageRequest {
-  if (query.continuationToken === undefined) return { limit: query.pageSize };
-  const cursor = ctx.services.pageTokens.read(query.continuationToken, ctx.principal.serviceAccountId, binding);
-  if (typeof cursor !== "string") throw invalidPageToken();
-  return { limit: query.pageSize, after: cursor };
+export function bindingOf(ctx: PagingContext, listing: string): TokenBinding {
+  return { identity: ctx.principal.serviceAccountId, listing };
 }
 
-export function pagination<T>(ctx: PagingContext, page: Page<T>, binding: string): Pagination {
+/** A token for the next page of `listing`, whatever its parameter is called. */
+export function issuePageToken(ctx: PagingContext, listing: string, cursor: unknown): string {
+  return ctx.services.pageTokens.issue(bindingOf(ctx, listing), cursor);
+}
+
+/** The cursor of a token this service issued for `listing`, checked by `schema`; else the contract's 400 at `target`. */
+export function readPageToken<S extends z.ZodType>(ctx: PagingContext, token: string, listing: string, schema: S, target: string): z.output<S> {
+  return ctx.services.pageTokens.read(token, bindingOf(ctx, listing), schema, target);
+}
+
+const afterCursor = z.object({ after: z.string().min(1) }).strict();
+
+/** A `continuationToken` list's query as a store's keyset page request. */
+export function pageRequest(ctx: PagingContext, query: { pageSize: number; continuationToken?: string }, listing: string): PageRequest {
+  if (query.continuationToken === undefined) return { limit: query.pageSize };
+  const { after } = readPageToken(ctx, query.continuationToken, listing, afterCursor, "continuationToken");
+  return { limit: query.pageSize, after };
+}
+
+/** The envelope's `pagination` for a store page. */
+export function pagination<T>(ctx: PagingContext, page: Page<T>, listing: string): Pagination {
   if (page.nextAfter === undefined) return { hasMore: false };
-  return {
-    hasMore: true,
-    continuationToken: ctx.services.pageTokens.issue(ctx.principal.serviceAccountId, binding, page.nextAfter),
-  };
+  return { hasMore: true, continuationToken: issuePageToken(ctx, listing, { after: page.nextAfter }) };
 }
 
 /** Schema of the `pagination` object, for documentation. */

@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { Principal } from "../auth/principal";
+import { actorOf } from "../operation-context";
 import type { Services } from "../services";
-import { ApiError, isApiError } from "../errors/api-error";
+import type { WorkspaceRecord, WorkspaceRole } from "../store/records";
+import { ApiError, isApiError, notFound } from "../errors/api-error";
 import { envelope } from "./envelope";
 import { PROBLEM_CONTENT_TYPE, toProblem } from "./problem";
 import { rateLimitHeaders, type RateLimitDecision } from "./rate-limit";
@@ -87,16 +89,20 @@ export function createPipeline(routes: Route[], services: Services, prefix: stri
       }
 
       const r = match.route;
-      if (principal && r.auth !== "public") authorize(r, principal, match.params);
+      const workspaceRole = principal && r.auth !== "public" ? authorize(r, principal, match.params) : undefined;
       const params = r.params ? validate(r.params, match.params) : match.params;
       const query = r.query ? validate(r.query, queryObject(request.url.searchParams)) : undefined;
       const body = r.body ? validate(r.body, parseJsonBody(await request.body(), request.header("content-type"))) : undefined;
+      const workspace = workspaceRole ? await findWorkspace(services, match.params.workspaceId!) : undefined;
 
       const result = await r.handler({
         params,
         query,
         body,
         principal: principal as Principal,
+        actor: principal ? actorOf(principal) : (undefined as never),
+        workspace: workspace as WorkspaceRecord,
+        workspaceRole: workspaceRole as WorkspaceRole,
         services,
         requestId,
         header: request.header,
@@ -149,16 +155,27 @@ function enforceLimit(services: Services, key: string): RateLimitDecision {
   return decision;
 }
 
-function authorize(route: Route, principal: Principal, rawParams: Record<string, string>): void {
+/** Scope, then the role on the route's workspace (returned, for workspace routes). */
+function authorize(route: Route, principal: Principal, rawParams: Record<string, string>): WorkspaceRole | undefined {
   if (route.auth !== "public" && !principal.scopes.has(route.auth)) {
     throw new ApiError("INSUFFICIENT_SCOPE", `This operation needs the scope ${route.auth}.`, { target: route.auth });
   }
   const workspaceId = rawParams.workspaceId?.toLowerCase();
-  if (workspaceId !== undefined && !principal.workspaceRoles.has(workspaceId)) {
+  if (workspaceId === undefined) return undefined;
+  const role = principal.workspaceRoles.get(workspaceId);
+  if (role === undefined) {
     throw new ApiError("INSUFFICIENT_WORKSPACE_ROLE", "The service account has no role on this workspace.", {
       target: "workspaceId",
     });
   }
+  return role;
+}
+
+/** The workspace of a workspace route: the caller holds a role on it, but it may have been removed since. */
+async function findWorkspace(services: Services, workspaceId: string): Promise<WorkspaceRecord> {
+  const workspace = await services.stores.workspaces.get(workspaceId.toLowerCase());
+  if (!workspace) throw notFound("The workspace", "workspaceId");
+  return workspace;
 }
 
 function render(result: HandlerResult, requestId: string, now: Date): ApiResponse {
@@ -166,6 +183,10 @@ function render(result: HandlerResult, requestId: string, now: Date): ApiRespons
   if ("raw" in result) {
     headers["Content-Type"] = result.contentType;
     return { status: 200, headers, body: result.raw };
+  }
+  if ("bare" in result) {
+    headers["Content-Type"] = "application/json; charset=utf-8";
+    return { status: 200, headers, body: JSON.stringify(result.bare) };
   }
   if (result.status === 204) return { status: 204, headers };
   headers["Content-Type"] = "application/json; charset=utf-8";

@@ -1,11 +1,16 @@
 import type { z } from "zod";
 import type { Scope } from "../auth/scopes";
 import type { Principal } from "../auth/principal";
-import type { Services } from "../services";
+import type { OperationContext } from "../operation-context";
+import type { WorkspaceRecord, WorkspaceRole } from "../store/records";
 
-/** What a handler returns: data for the envelope, or a raw body (documents, assets). */
+/**
+ * What a handler returns: data for the envelope; a bare JSON body (contract 2.1's one exception,
+ * the audit export's top-level `value` and `nextPageToken`); or a raw body (documents, assets).
+ */
 export type HandlerResult =
   | { data: unknown; status?: 200 | 201 | 202; headers?: Record<string, string>; pagination?: Pagination }
+  | { bare: unknown; headers?: Record<string, string> }
   | { status: 204; headers?: Record<string, string> }
   | { raw: string | Buffer; contentType: string; headers?: Record<string, string> };
 
@@ -14,13 +19,22 @@ export interface Pagination {
   hasMore: boolean;
 }
 
-export interface HandlerInput<P, Q, B> {
+/**
+ * A handler's input: the operation context (services, the acting caller, the abort signal) with the
+ * request's validated parameters. Domain functions take it as an `OperationContext`.
+ */
+export interface HandlerInput<P, Q, B> extends OperationContext {
   params: P;
   query: Q;
   body: B;
   /** The authenticated caller; not set on public routes, which must not read it. */
   principal: Principal;
-  services: Services;
+  /**
+   * On routes with `{workspaceId}`: the workspace, found and the caller's role on it checked by the
+   * pipeline (404 and 403 come from there). Not set on other routes, which must not read it.
+   */
+  workspace: WorkspaceRecord;
+  workspaceRole: WorkspaceRole;
   requestId: string;
   /** Request header lookup, lower-case names. */
   header(name: string): string | undefined;
@@ -28,6 +42,9 @@ export interface HandlerInput<P, Q, B> {
   origin: string;
   signal: AbortSignal;
 }
+
+/** A handler's input when its parameters do not matter: what helpers of a route group take. */
+export type RequestContext = HandlerInput<unknown, unknown, unknown>;
 
 type Schema = z.ZodType;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -54,6 +71,8 @@ export interface RouteDef<P extends Schema | undefined, Q extends Schema | undef
   /** Success status for documentation; the handler's result decides at run time. */
   successStatus?: 200 | 201 | 202 | 204;
   paginated?: boolean;
+  /** The response is a bare JSON body (`{bare}`), not the `{data, meta}` envelope. */
+  bare?: boolean;
   /** Hidden from the OpenAPI document (documentation assets). */
   hidden?: boolean;
   handler(input: HandlerInput<Out<P>, Out<Q>, Out<B>>): Promise<HandlerResult>;
@@ -73,7 +92,7 @@ export function defineRoute<
 
 /**
  * The routes of one endpoint group: one HTTP function in Azure, whose route template is derived from
- * the paths (`azure/azure-routes.ts`). A new group is one entry in `route-groups.ts`.
+ * the paths (`azure/route-templates.ts`). A new group is one entry in `route-groups.ts`.
  */
 export interface RouteGroup {
   name: string;

@@ -2,12 +2,15 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { generateSecret, hashSecret } from "../auth/secrets";
 import type { Scope } from "../auth/scopes";
-import { ApiError, isApiError, notFound } from "../errors/api-error";
+import { auditRecord, type AuditEntry } from "../events/audit-record";
+import { ApiError, notFound } from "../errors/api-error";
 import { checkIfMatch } from "../http/etag";
+import { changeResource } from "../http/resource-change";
 import { pageRequest, pagination } from "../http/paging";
-import { defineRoute, type HandlerInput, type RouteGroup } from "../http/route";
+import { defineRoute, type RequestContext, type RouteGroup } from "../http/route";
+import { outboxScope } from "../store/outbox-scope";
 import type { Versioned } from "../store/ports";
-import type { CredentialRecord, ServiceAccountRecord } from "../store/records";
+import type { CredentialRecord, OutboxRecord, ServiceAccountRecord } from "../store/records";
 import { assertGrantable, credentialExpiry, resolveAssignments } from "./grants";
 import {
   createCredentialBody,
@@ -25,7 +28,6 @@ import { toCredentialView, toServiceAccountView } from "./service-account-view";
 /** Active credentials one service account may hold, so that rotation never needs more. */
 export const MAX_ACTIVE_CREDENTIALS = 5;
 
-type Ctx = HandlerInput<unknown, unknown, unknown>;
 
 const tag = "Service accounts";
 const LIST_BINDING = "service-accounts";
@@ -99,15 +101,18 @@ export const serviceAccountRoutes: RouteGroup = {
           createdAt: stamp,
           lastModifiedAt: stamp,
         };
-        const created = await services.stores.serviceAccounts.create(record);
-        await services.audit.record(principal, {
-          activityType: "ServiceAccountCreated",
-          activityAction: "Create",
-          targetResourceType: "ServiceAccount",
-          targetResourceId: record.id,
-          targetResourceName: record.name,
-          metadata: { organizationalRole: record.organizationalRole, scopes, workspaceAssignments: record.workspaceAssignments },
-        });
+        const audit = [
+          auditOf(input, record, {
+            activityType: "ServiceAccountCreated",
+            activityAction: "Create",
+            targetResourceType: "ServiceAccount",
+            targetResourceId: record.id,
+            targetResourceName: record.name,
+            metadata: { organizationalRole: record.organizationalRole, scopes, workspaceAssignments: record.workspaceAssignments },
+          }),
+        ];
+        const created = await services.stores.serviceAccounts.create(record, audit);
+        await services.events.outbox.publish(audit);
         return {
           status: 201,
           data: { ...(await view(input, created.value)), clientId: record.id, clientSecret: secret },
@@ -128,7 +133,12 @@ export const serviceAccountRoutes: RouteGroup = {
         const { body, principal, services } = input;
         if (body.workspaceAssignments) await resolveAssignments(services.stores.workspaces, principal, body.workspaceAssignments);
         const changed = Object.keys(body);
-        const updated = await modifyServiceAccount(input, input.params.id, (sa) => {
+        const updated = await modifyServiceAccount(input, input.params.id, {
+          activityType: "ServiceAccountUpdated",
+          activityAction: "Update",
+          targetResourceType: "ServiceAccount",
+          metadata: { changed, ...body },
+        }, (sa) => {
           assertNotPlatformManaged(sa);
           if (body.isActive === false) assertNotSelf(input, sa, "deactivate");
           if (body.organizationalRole && body.organizationalRole !== sa.organizationalRole) {
@@ -142,15 +152,6 @@ export const serviceAccountRoutes: RouteGroup = {
             sa.workspaceAssignments = body.workspaceAssignments.map((a) => ({ workspaceId: a.workspaceId.toLowerCase(), role: a.role }));
           }
         });
-        await services.audit.record(principal, {
-          activityType: "ServiceAccountUpdated",
-          activityAction: "Update",
-          targetResourceType: "ServiceAccount",
-          targetResourceId: updated.value.id,
-          targetResourceName: updated.value.name,
-          metadata: { changed, ...body },
-          accountId: updated.value.accountId,
-        });
         return { data: await view(input, updated.value), headers: { ETag: updated.etag } };
       },
     }),
@@ -163,21 +164,23 @@ export const serviceAccountRoutes: RouteGroup = {
       params: serviceAccountIdParams,
       successStatus: 204,
       async handler(input) {
-        const { services, principal } = input;
+        const { services } = input;
         const found = await visibleServiceAccount(input, input.params.id);
         checkIfMatch(input.header("if-match"), found.etag);
         assertNotPlatformManaged(found.value);
         assertNotSelf(input, found.value, "delete");
-        await services.stores.serviceAccounts.delete(found.value.id, found.etag);
+        const audit = [
+          auditOf(input, found.value, {
+            activityType: "ServiceAccountDeleted",
+            activityAction: "Delete",
+            targetResourceType: "ServiceAccount",
+            targetResourceId: found.value.id,
+            targetResourceName: found.value.name,
+          }),
+        ];
+        await services.stores.serviceAccounts.delete(found.value.id, found.etag, audit);
         services.auth.evict(found.value.id);
-        await services.audit.record(principal, {
-          activityType: "ServiceAccountDeleted",
-          activityAction: "Delete",
-          targetResourceType: "ServiceAccount",
-          targetResourceId: found.value.id,
-          targetResourceName: found.value.name,
-          accountId: found.value.accountId,
-        });
+        await services.events.outbox.publish(audit);
         return { status: 204 };
       },
     }),
@@ -197,7 +200,13 @@ export const serviceAccountRoutes: RouteGroup = {
         assertGrantable(principal, scopes);
         const now = services.now();
         const { credential, secret } = newCredential(input, scopes, credentialExpiry(body.expirationDate, now));
-        const updated = await modifyServiceAccount(input, input.params.id, (sa) => {
+        const updated = await modifyServiceAccount(input, input.params.id, {
+          activityType: "ServiceAccountCredentialCreated",
+          activityAction: "Create",
+          targetResourceType: "ServiceAccountCredential",
+          targetResourceId: credential.id,
+          metadata: { scopes, expirationDate: credential.expirationDate },
+        }, (sa) => {
           const active = sa.credentials.filter((c) => c.status === "Active" && Date.parse(c.expirationDate) > now.getTime());
           if (active.length >= MAX_ACTIVE_CREDENTIALS) {
             throw new ApiError(
@@ -207,15 +216,6 @@ export const serviceAccountRoutes: RouteGroup = {
             );
           }
           sa.credentials.push(credential);
-        });
-        await services.audit.record(principal, {
-          activityType: "ServiceAccountCredentialCreated",
-          activityAction: "Create",
-          targetResourceType: "ServiceAccountCredential",
-          targetResourceId: credential.id,
-          targetResourceName: updated.value.name,
-          metadata: { serviceAccountId: updated.value.id, scopes, expirationDate: credential.expirationDate },
-          accountId: updated.value.accountId,
         });
         return {
           status: 201,
@@ -232,9 +232,15 @@ export const serviceAccountRoutes: RouteGroup = {
       params: credentialParams,
       successStatus: 204,
       async handler(input) {
-        const { services, principal } = input;
+        const { services } = input;
         const credentialId = input.params.credentialId.toLowerCase();
-        const updated = await modifyServiceAccount(input, input.params.id, (sa) => {
+        await modifyServiceAccount(input, input.params.id, {
+          activityType: "ServiceAccountCredentialRevoked",
+          activityAction: "Delete",
+          targetResourceType: "ServiceAccountCredential",
+          targetResourceId: credentialId,
+          metadata: {},
+        }, (sa) => {
           const credential = sa.credentials.find((c) => c.id === credentialId);
           if (!credential) throw notFound("The credential", "credentialId");
           if (credential.status === "Revoked") {
@@ -243,15 +249,6 @@ export const serviceAccountRoutes: RouteGroup = {
           credential.status = "Revoked";
           credential.revokedAt = services.now().toISOString();
         });
-        await services.audit.record(principal, {
-          activityType: "ServiceAccountCredentialRevoked",
-          activityAction: "Delete",
-          targetResourceType: "ServiceAccountCredential",
-          targetResourceId: credentialId,
-          targetResourceName: updated.value.name,
-          metadata: { serviceAccountId: updated.value.id },
-          accountId: updated.value.accountId,
-        });
         return { status: 204 };
       },
     }),
@@ -259,7 +256,7 @@ export const serviceAccountRoutes: RouteGroup = {
 };
 
 /** A service account of the caller's organization; any other id is 404, never a hint that it exists. */
-async function visibleServiceAccount(input: Ctx, id: string): Promise<Versioned<ServiceAccountRecord>> {
+async function visibleServiceAccount(input: RequestContext, id: string): Promise<Versioned<ServiceAccountRecord>> {
   const found = await input.services.stores.serviceAccounts.get(id.toLowerCase());
   if (!found || !input.principal.organizationAccountIds.includes(found.value.accountId)) {
     throw notFound("The service account", "id");
@@ -267,35 +264,32 @@ async function visibleServiceAccount(input: Ctx, id: string): Promise<Versioned<
   return found;
 }
 
-/**
- * Read-modify-write with optimistic concurrency. With `If-Match` the caller's version must still be
- * current (409 otherwise); without it a lost race is retried on a fresh read, so no update is lost.
- */
+type ServiceAccountAudit = Omit<AuditEntry, "targetResourceName" | "accountId" | "targetResourceId"> & { targetResourceId?: string };
+
+/** A change to a service account (its audit event committed with it); its cached copy is dropped at once. */
 async function modifyServiceAccount(
-  input: Ctx,
+  input: RequestContext,
   id: string,
+  audit: ServiceAccountAudit,
   mutate: (sa: ServiceAccountRecord) => void,
 ): Promise<Versioned<ServiceAccountRecord>> {
-  const ifMatch = input.header("if-match");
-  const store = input.services.stores.serviceAccounts;
-  for (let attempt = 1; ; attempt++) {
-    const current = await visibleServiceAccount(input, id);
-    checkIfMatch(ifMatch, current.etag);
-    const draft = structuredClone(current.value);
-    mutate(draft);
-    draft.lastModifiedAt = input.services.now().toISOString();
-    try {
-      const saved = await store.replace(draft, current.etag);
-      input.services.auth.evict(saved.value.id);
-      return saved;
-    } catch (error) {
-      const lostRace = isApiError(error) && error.code === "CONFLICT";
-      if (!lostRace || ifMatch !== undefined || attempt >= 5) throw error;
-    }
-  }
+  const saved = await changeResource(input, {
+    read: () => visibleServiceAccount(input, id),
+    mutate,
+    audit: (sa) =>
+      auditOf(input, sa, { targetResourceId: sa.id, ...audit, targetResourceName: sa.name, metadata: { serviceAccountId: sa.id, ...audit.metadata } }),
+    replace: (sa, etag, outbox) => input.services.stores.serviceAccounts.replace(sa, etag, outbox),
+  });
+  input.services.auth.evict(saved.value.id);
+  return saved;
 }
 
-function newCredential(input: Ctx, scopes: Scope[], expirationDate: string): { credential: CredentialRecord; secret: string } {
+/** The audit event of a write to a service account, in the trail of the account that owns it. */
+function auditOf(input: RequestContext, sa: ServiceAccountRecord, entry: Omit<AuditEntry, "accountId">): OutboxRecord {
+  return auditRecord(input.actor, { ...entry, accountId: sa.accountId }, outboxScope.serviceAccount(sa.id), input.services.now());
+}
+
+function newCredential(input: RequestContext, scopes: Scope[], expirationDate: string): { credential: CredentialRecord; secret: string } {
   const { secret, prefix } = generateSecret();
   return {
     secret,
@@ -321,20 +315,20 @@ function assertNotPlatformManaged(sa: ServiceAccountRecord): void {
   }
 }
 
-function assertNotSelf(input: Ctx, sa: ServiceAccountRecord, action: string): void {
+function assertNotSelf(input: RequestContext, sa: ServiceAccountRecord, action: string): void {
   if (sa.id === input.principal.serviceAccountId) {
     throw new ApiError("FORBIDDEN", `A service account cannot ${action} itself.`, { target: "id" });
   }
 }
 
 /** The workspaces these service accounts are assigned to, for their names: only those are read. */
-async function assignedWorkspaces(input: Ctx, accounts: readonly ServiceAccountRecord[]) {
+async function assignedWorkspaces(input: RequestContext, accounts: readonly ServiceAccountRecord[]) {
   const ids = accounts.flatMap((sa) => sa.workspaceAssignments.map((a) => a.workspaceId));
   const list = await input.services.stores.workspaces.getMany(ids);
   return new Map(list.map((w) => [w.id, w] as const));
 }
 
-async function view(input: Ctx, sa: ServiceAccountRecord) {
+async function view(input: RequestContext, sa: ServiceAccountRecord) {
   return toServiceAccountView(sa, await assignedWorkspaces(input, [sa]), input.services.now());
 }
 

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { auditRecord } from "../events/audit-record";
+import { outboxScope } from "../store/outbox-scope";
 import { ApiError, notFound } from "../errors/api-error";
 import { pageQueryFields, pageRequest, pagination } from "../http/paging";
 import { defineRoute, type RouteGroup } from "../http/route";
@@ -110,18 +112,26 @@ export const userRoutes: RouteGroup = {
           createdAt: existing?.value.createdAt ?? stamp,
           lastModifiedAt: stamp,
         };
+        const audit = [
+          auditRecord(
+            input.actor,
+            {
+              activityType: existing ? "UserUpdated" : "UserCreated",
+              activityAction: existing ? "Update" : "Create",
+              targetResourceType: "User",
+              targetResourceId: userId,
+              targetResourceName: record.displayName,
+              metadata: { email: record.email, organizationalRole: role, tenantId: record.tenantId },
+              accountId,
+            },
+            outboxScope.users(accountId),
+            services.now(),
+          ),
+        ];
         // A concurrent change between the read and this write surfaces as 409 rather than being overwritten.
-        if (existing) await users.replace(record, existing.etag);
-        else await users.create(record);
-        await services.audit.record(principal, {
-          activityType: existing ? "UserUpdated" : "UserCreated",
-          activityAction: existing ? "Update" : "Create",
-          targetResourceType: "User",
-          targetResourceId: userId,
-          targetResourceName: record.displayName,
-          metadata: { email: record.email, organizationalRole: role, tenantId: record.tenantId },
-          accountId,
-        });
+        if (existing) await users.replace(record, existing.etag, audit);
+        else await users.create(record, audit);
+        await services.events.outbox.publish(audit);
         return { data: true, status: existing ? 200 : 201 };
       },
     }),
@@ -137,16 +147,24 @@ export const userRoutes: RouteGroup = {
         const { principal, services } = input;
         const found = await services.stores.users.find(principal.organizationAccountIds, input.params.id.toLowerCase());
         if (!found) throw notFound("The user", "id");
-        await services.stores.users.delete(found.value.accountId, found.value.id, found.etag);
-        await services.audit.record(principal, {
-          activityType: "UserDeleted",
-          activityAction: "Delete",
-          targetResourceType: "User",
-          targetResourceId: found.value.id,
-          targetResourceName: found.value.displayName,
-          metadata: { email: found.value.email },
-          accountId: found.value.accountId,
-        });
+        const audit = [
+          auditRecord(
+            input.actor,
+            {
+              activityType: "UserDeleted",
+              activityAction: "Delete",
+              targetResourceType: "User",
+              targetResourceId: found.value.id,
+              targetResourceName: found.value.displayName,
+              metadata: { email: found.value.email },
+              accountId: found.value.accountId,
+            },
+            outboxScope.users(found.value.accountId),
+            services.now(),
+          ),
+        ];
+        await services.stores.users.delete(found.value.accountId, found.value.id, found.etag, audit);
+        await services.events.outbox.publish(audit);
         return { data: true };
       },
     }),

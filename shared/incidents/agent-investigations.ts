@@ -1,14 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { deterministicEventId } from "../events/event-ids";
-import type { EventMessage } from "../events/event-message";
-import type { Services } from "../services";
+import { eventRecord } from "../events/event-record";
+import type { OperationContext } from "../operation-context";
 import type { Classification } from "../sources/gateway";
 import type { Source } from "../sources/source";
-import type { AgentConfigurationRecord } from "../store/records";
-import { workspaceOf } from "./incident-access";
+import { outboxScope } from "../store/outbox-scope";
+import type { AgentConfigurationRecord, WorkspaceRecord } from "../store/records";
 
 export interface InvestigationResult {
-  workspaceId: string;
+  workspace: WorkspaceRecord;
   source: Source;
   incidentId: string;
   classification: Classification;
@@ -24,43 +23,45 @@ export interface InvestigationResult {
  * delivery record. Without such a card nothing is sent. The id comes from the investigation, so a
  * repeat of the same completion is the same event.
  */
-export async function completeInvestigation(services: Services, input: InvestigationResult): Promise<{ investigationId: string; eventId: string | null; webhookIds: string[] }> {
-  const workspace = await workspaceOf({ services }, input.workspaceId);
+export async function completeInvestigation(ctx: OperationContext, input: InvestigationResult): Promise<{ investigationId: string; eventId: string | null; webhookIds: string[] }> {
+  const { services } = ctx;
+  const { workspace } = input;
   const incident = await services.sources.gateway(input.source).getIncident(workspace.id, input.incidentId);
   const configuration = await services.stores.agentConfigurations.get(workspace.id);
   const card = configuration?.cards.find((c) => c.classification === input.classification);
   const investigationId = randomUUID();
   if (!configuration || !card || card.webhookIds.length === 0) return { investigationId, eventId: null, webhookIds: [] };
 
-  const eventId = deterministicEventId("agent.investigation.completed.v1", `${workspace.id}/investigation/${investigationId}`);
   const completedAt = services.now().toISOString();
-  const message: EventMessage = {
-    envelope: {
-      id: eventId,
-      type: "agent.investigation.completed.v1",
+  const record = eventRecord(
+    "agent.investigation.completed.v1",
+    {
+      scope: outboxScope.workspace(workspace.id),
+      accountId: workspace.accountId,
       occurredAt: completedAt,
-      data: {
-        investigationId,
-        incidentId: incident.id,
-        source: incident.source.toLowerCase(),
-        sourceDisplayName: incident.source,
-        workspaceId: workspace.id,
-        accountId: workspace.accountId,
-        incidentNumber: incident.number,
-        title: incident.title,
-        severity: incident.severity,
-        agentName: configuration.agentName,
-        completedAt,
-        classificationBucket: input.classification,
-        // The key is always there: null on the legacy path, which has no score.
-        verdict: { maliciousScore: input.maliciousScore, summary: input.summary },
-      },
+      subject: `${workspace.id}/investigation/${investigationId}`,
+      incident: { workspaceId: workspace.id, source: incident.source, incidentId: incident.id },
+      routing: { boundWebhookIds: card.webhookIds },
     },
-    accountId: workspace.accountId,
-    incident: { workspaceId: workspace.id, source: incident.source, incidentId: incident.id },
-    boundWebhookIds: card.webhookIds,
-  };
-  await services.pipeline.events.send([{ messageId: eventId, body: message }]);
+    {
+      investigationId,
+      incidentId: incident.id,
+      source: incident.source.toLowerCase(),
+      sourceDisplayName: incident.source,
+      workspaceId: workspace.id,
+      accountId: workspace.accountId,
+      incidentNumber: incident.number,
+      title: incident.title,
+      severity: incident.severity,
+      agentName: configuration.agentName,
+      completedAt,
+      classificationBucket: input.classification,
+      // The key is always there: null on the legacy path, which has no score.
+      verdict: { maliciousScore: input.maliciousScore, summary: input.summary },
+    },
+  );
+  await services.events.outbox.record([record]);
+  const eventId = record.message.envelope.id;
   return { investigationId, eventId, webhookIds: card.webhookIds };
 }
 

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { ApiError, INVALID_PAGE_TOKEN_MESSAGE, invalidPageToken } from "../errors/api-error";
-import type { Principal } from "../auth/principal";
-import type { Services } from "../services";
+import { ApiError, INVALID_PAGE_TOKEN_MESSAGE, invalidPageToken, isApiError } from "../errors/api-error";
+import { issuePageToken, readPageToken } from "../http/paging";
+import type { RequestContext } from "../http/route";
 import { publicStatuses, severities, type IncidentFilters, type VendorIncident } from "../sources/gateway";
 import { lastModifiedSources, parseSource, sourceSchema, sources, type Source } from "../sources/source";
 import type { WorkspaceRecord } from "../store/records";
@@ -98,15 +98,19 @@ export interface AcrossWorkspacesResult {
   moreIncidentsAvailable: boolean;
 }
 
-/** What a stream token carries: where it pages and the window frozen at the first call. */
-interface StreamCursor {
-  w: string;
-  s: Source;
-  /** The vendor adapter's cursor; null before the stream's first page. */
-  k: string | null;
-  from: string;
-  to: string;
-}
+/**
+ * What a stream token carries: the vendor adapter's cursor (null before the stream's first page) and
+ * the window frozen at the first call. Which workspace and source it pages is where the token sits
+ * in the request; that, the caller and the query are signed into the token, not copied into it.
+ */
+const streamCursor = z
+  .object({
+    k: z.string().min(1).nullable(),
+    from: z.iso.datetime(),
+    to: z.iso.datetime(),
+  })
+  .strict();
+type StreamCursor = z.output<typeof streamCursor>;
 
 interface Stream {
   workspace: WorkspaceRecord;
@@ -116,14 +120,9 @@ interface Stream {
   to: string;
 }
 
-interface ListingContext {
-  services: Services;
-  principal: Principal;
-  signal: AbortSignal;
-}
 
 /** `POST /incidents/across-workspaces` (contract 4.2). */
-export async function listAcrossWorkspaces(ctx: ListingContext, body: AcrossWorkspacesBody): Promise<AcrossWorkspacesResult> {
+export async function listAcrossWorkspaces(ctx: RequestContext, body: AcrossWorkspacesBody): Promise<AcrossWorkspacesResult> {
   const workspaces = await mappedWorkspaces(ctx);
   const chosenSources = body.sources.length > 0 ? [...new Set(body.sources)] : body.filterByLastModified ? lastModifiedSources : sources;
   const filters: IncidentFilters = {
@@ -167,9 +166,9 @@ export async function listAcrossWorkspaces(ctx: ListingContext, body: AcrossWork
 
   const tokens = new Map<string, Partial<Record<Source, string>>>();
   const keep = (stream: Stream, adapterCursor: string | null) => {
-    const cursor: StreamCursor = { w: stream.workspace.id, s: stream.source, k: adapterCursor, from: stream.from, to: stream.to };
+    const cursor: StreamCursor = { k: adapterCursor, from: stream.from, to: stream.to };
     const entry = tokens.get(stream.workspace.id) ?? {};
-    entry[stream.source] = ctx.services.pageTokens.issue(ctx.principal.credentialId, binding, cursor);
+    entry[stream.source] = issuePageToken(ctx, streamListing(binding, stream.workspace.id, stream.source), cursor);
     tokens.set(stream.workspace.id, entry);
   };
   for (const stream of waiting) keep(stream, stream.cursor);
@@ -194,7 +193,7 @@ export async function listAcrossWorkspaces(ctx: ListingContext, body: AcrossWork
  * window (rule 3). There is nothing to continue, so no tokens are issued.
  */
 async function lastModifiedListing(
-  ctx: ListingContext,
+  ctx: RequestContext,
   workspaces: WorkspaceRecord[],
   chosenSources: readonly Source[],
   filters: IncidentFilters,
@@ -223,7 +222,7 @@ function byLastModifiedDesc(a: VendorIncident, b: VendorIncident): number {
 }
 
 /** The workspaces the credential holds a role on, that exist, in a stable order. */
-async function mappedWorkspaces(ctx: ListingContext): Promise<WorkspaceRecord[]> {
+async function mappedWorkspaces(ctx: RequestContext): Promise<WorkspaceRecord[]> {
   const found = await ctx.services.stores.workspaces.getMany([...ctx.principal.workspaceRoles.keys()]);
   return found.sort((a, b) => (a.id < b.id ? -1 : 1));
 }
@@ -234,7 +233,7 @@ async function mappedWorkspaces(ctx: ListingContext): Promise<WorkspaceRecord[]>
  * is the contract's fixed 400. A workspace the credential lost its role on since is left out.
  */
 function readStreams(
-  ctx: ListingContext,
+  ctx: RequestContext,
   body: AcrossWorkspacesBody,
   binding: string,
   workspaces: WorkspaceRecord[],
@@ -248,14 +247,12 @@ function readStreams(
     for (const [key, token] of Object.entries(entry.sourceTokens)) {
       const target = `workspacePageTokens[${i}].sourceTokens.${key}`;
       const source = parseSource(key);
+      if (!source || !chosenSources.includes(source) || seen.has(`${workspaceId}/${source}`)) throw invalidTokens(target);
       let cursor: StreamCursor;
       try {
-        cursor = ctx.services.pageTokens.read(token, ctx.principal.credentialId, binding, target) as StreamCursor;
-      } catch {
-        throw invalidTokens(target);
-      }
-      if (!source || cursor.w !== workspaceId || cursor.s !== source || !chosenSources.includes(source) || seen.has(`${workspaceId}/${source}`)) {
-        throw invalidTokens(target);
+        cursor = readPageToken(ctx, token, streamListing(binding, workspaceId, source), streamCursor, target);
+      } catch (error) {
+        throw invalidTokens(target, error);
       }
       seen.add(`${workspaceId}/${source}`);
       const workspace = byId.get(workspaceId);
@@ -265,9 +262,15 @@ function readStreams(
   return streams;
 }
 
-function invalidTokens(target: string): ApiError {
-  const error = invalidPageToken(target);
-  return new ApiError("VALIDATION_ERROR", INVALID_PAGE_TOKEN_MESSAGE, { target: "workspacePageTokens", errors: error.errors });
+/** The contract's fixed 400 for the token at `target`, keeping a hint the token check gave. */
+function invalidTokens(target: string, cause?: unknown): ApiError {
+  const errors = isApiError(cause) && cause.errors ? cause.errors : invalidPageToken(target).errors;
+  return new ApiError("VALIDATION_ERROR", INVALID_PAGE_TOKEN_MESSAGE, { target: "workspacePageTokens", errors });
+}
+
+/** The listing one stream's token pages: the query, and the workspace and source the token sits at. */
+function streamListing(binding: string, workspaceId: string, source: Source): string {
+  return `${binding}:${workspaceId}:${source}`;
 }
 
 /** The absolute window [from, to): relative types end now; no selection means no bound. */
@@ -296,7 +299,7 @@ function bindingOf(body: AcrossWorkspacesBody): string {
   return `incidents-across:${createHash("sha256").update(JSON.stringify(normalised)).digest("base64url")}`;
 }
 
-async function summaries(ctx: ListingContext, workspace: WorkspaceRecord, items: VendorIncident[]): Promise<IncidentSummaryView[]> {
+async function summaries(ctx: RequestContext, workspace: WorkspaceRecord, items: VendorIncident[]): Promise<IncidentSummaryView[]> {
   if (items.length === 0) return [];
   const states = await ctx.services.stores.incidents.getMany(workspace.id, items.map((i) => stateIdOf(i.source, i.id)));
   const byId = new Map(states.map((s) => [s.id, s]));

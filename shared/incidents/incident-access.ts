@@ -1,20 +1,17 @@
-import type { Principal } from "../auth/principal";
 import { notFound } from "../errors/api-error";
+import type { OperationContext } from "../operation-context";
 import type { Services } from "../services";
 import type { SourceGateway, VendorIncident } from "../sources/gateway";
 import type { Source } from "../sources/source";
 import type { IncidentStateRecord, WorkspaceRecord } from "../store/records";
 import { initialState, stateIdOf } from "./incident-state";
 
-export interface IncidentContext {
-  services: Services;
-  principal: Principal;
-  signal: AbortSignal;
-}
-
-/** The workspace of a workspace-scoped route. The pipeline has already checked the caller's role on it. */
-export async function workspaceOf(ctx: Pick<IncidentContext, "services">, workspaceId: string): Promise<WorkspaceRecord> {
-  const workspace = await ctx.services.stores.workspaces.get(workspaceId.toLowerCase());
+/**
+ * A workspace by id, for work that does not come through a workspace route (where the pipeline has
+ * resolved it already): queue workers, local controls, delivery-log entries.
+ */
+export async function findWorkspace(services: Services, workspaceId: string): Promise<WorkspaceRecord> {
+  const workspace = await services.stores.workspaces.get(workspaceId.toLowerCase());
   if (!workspace) throw notFound("The workspace", "workspaceId");
   return workspace;
 }
@@ -31,12 +28,11 @@ export interface LoadedIncident {
 
 /** Reads an incident live from its vendor together with the service's state of it. */
 export async function loadIncident(
-  ctx: Pick<IncidentContext, "services"> & { signal?: AbortSignal },
-  workspaceId: string,
+  ctx: Pick<OperationContext, "services" | "signal">,
+  workspace: WorkspaceRecord,
   source: Source,
   incidentId: string,
 ): Promise<LoadedIncident> {
-  const workspace = await workspaceOf(ctx, workspaceId);
   const gateway = ctx.services.sources.gateway(source);
   const [incident, stored] = await Promise.all([
     gateway.getIncident(workspace.id, incidentId, ctx.signal),

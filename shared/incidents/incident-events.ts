@@ -1,44 +1,45 @@
-import { deterministicEventId, freshEventId } from "../events/event-ids";
-import type { ChangeOrigin, EventType } from "../events/event-types";
+import type { EventData } from "../events/event-catalogue";
+import { eventRecord } from "../events/event-record";
+import { changeOriginOf, type Actor } from "../operation-context";
 import type { VendorIncident } from "../sources/gateway";
+import { outboxScope } from "../store/outbox-scope";
 import type { IncidentAssignee, IncidentStateRecord, OutboxEventRecord } from "../store/records";
 
-/** Fields every incident event carries about its incident (contract 6.5); null fields are left out. */
-function incidentBlock(incident: VendorIncident, state: IncidentStateRecord): Record<string, unknown> {
-  return withoutNulls({
+type IncidentBlock = Pick<
+  EventData<"incident.status.changed.v1">,
+  "incidentId" | "source" | "sourceDisplayName" | "workspaceId" | "accountId" | "incidentNumber" | "title" | "severity" | "status" | "vendorIdentifiers"
+>;
+
+/** Fields every incident event carries about its incident (contract 6.5). */
+function incidentBlock(incident: VendorIncident, accountId: string): IncidentBlock {
+  return {
     incidentId: incident.id,
     // Lower-case on the wire; the API accepts it back as a path segment (contract 2.3).
     source: incident.source.toLowerCase(),
     sourceDisplayName: incident.source,
     workspaceId: incident.workspaceId,
-    accountId: state.accountId,
+    accountId,
     incidentNumber: incident.number,
     title: incident.title,
     severity: incident.severity,
     status: incident.status,
     vendorIdentifiers: incident.vendorIdentifiers,
-  });
+  };
 }
 
-/** The outbox record of one event: the delivery envelope plus where it belongs, not yet published. */
-export function outboxEvent(
-  type: EventType,
-  eventId: string,
-  owner: { workspaceId: string; accountId: string },
-  occurredAt: string,
-  data: Record<string, unknown>,
-): OutboxEventRecord {
+/** Where an incident's events commit (its workspace) and what they are about. */
+function about(incident: VendorIncident, accountId: string, at: string) {
   return {
-    id: `event-${eventId}`,
-    docType: "outboxEvent",
-    workspaceId: owner.workspaceId,
-    accountId: owner.accountId,
-    eventId,
-    type,
-    occurredAt,
-    envelope: { id: eventId, type, occurredAt, data },
-    publishedAt: null,
+    scope: outboxScope.workspace(incident.workspaceId),
+    accountId,
+    occurredAt: at,
+    incident: { workspaceId: incident.workspaceId, source: incident.source, incidentId: incident.id },
   };
+}
+
+/** The subject of an incident's events: `workspace/source/id`. */
+export function incidentSubject(incident: Pick<VendorIncident, "workspaceId" | "source" | "id">): string {
+  return `${incident.workspaceId}/${incident.source}/${incident.id}`;
 }
 
 /**
@@ -49,14 +50,15 @@ export function statusEvents(
   incident: VendorIncident,
   before: IncidentStateRecord,
   after: IncidentStateRecord,
-  changedBy: ChangeOrigin,
+  actor: Actor,
   closingComment: string | null,
   now: Date,
 ): OutboxEventRecord[] {
   const at = now.toISOString();
-  const block = incidentBlock(incident, after);
+  const block = incidentBlock(incident, after.accountId);
+  const changedBy = changeOriginOf(actor);
   const events = [
-    outboxEvent("incident.status.changed.v1", freshEventId(), after, at, {
+    eventRecord("incident.status.changed.v1", about(incident, after.accountId, at), {
       ...block,
       status: after.status,
       previousStatus: before.status,
@@ -67,14 +69,17 @@ export function statusEvents(
   ];
   const closesNow = after.status === "Closed" && (before.status !== "Closed" || after.closeCount > before.closeCount);
   if (closesNow) {
-    const subject = `${incident.workspaceId}/${incident.source}/${incident.id}/close/${after.closeCount}`;
     events.push(
-      outboxEvent("incident.closed.v1", deterministicEventId("incident.closed.v1", subject), after, at, {
-        ...block,
-        classification: after.classification,
-        closingComment: closingComment === null ? null : clipText(closingComment),
-        closedBy: changedBy,
-      }),
+      eventRecord(
+        "incident.closed.v1",
+        { ...about(incident, after.accountId, at), subject: `${incidentSubject(incident)}/close/${after.closeCount}` },
+        {
+          ...block,
+          classification: after.classification,
+          closingComment: closingComment === null ? null : clipText(closingComment),
+          closedBy: changedBy,
+        },
+      ),
     );
   }
   return events;
@@ -84,23 +89,40 @@ export function assigneeEvent(
   incident: VendorIncident,
   previous: IncidentAssignee | null,
   after: IncidentStateRecord,
-  changedBy: ChangeOrigin,
+  actor: Actor,
   now: Date,
 ): OutboxEventRecord {
-  return outboxEvent("incident.assignee.changed.v1", freshEventId(), after, now.toISOString(), {
-    ...incidentBlock(incident, after),
+  return eventRecord("incident.assignee.changed.v1", about(incident, after.accountId, now.toISOString()), {
+    ...incidentBlock(incident, after.accountId),
     assignee: after.assignee,
     previousAssignee: previous,
-    changedBy,
+    changedBy: changeOriginOf(actor),
   });
+}
+
+/**
+ * `incident.created.v1` of an ingested incident: its id comes from the incident, so every pass that
+ * finds it again republishes the same event. The manual trigger fires it with a fresh id instead.
+ */
+export function createdEvent(
+  incident: VendorIncident,
+  accountId: string,
+  assignee: IncidentAssignee | null,
+  now: Date,
+  fire?: { manual: true; routing: { onlyWebhookIds?: string[] } },
+): OutboxEventRecord {
+  const where = about(incident, accountId, now.toISOString());
+  const data = incidentCreatedData(incident, accountId, assignee);
+  if (fire) return eventRecord("incident.created.v1", { ...where, freshId: true, routing: { bypassSubscription: true, ...fire.routing } }, data);
+  return eventRecord("incident.created.v1", { ...where, subject: incidentSubject(incident) }, data);
 }
 
 /**
  * `incident.created.v1` data (contract 6.5): null fields left out, `vendorIdentifiers` carried, the
  * top-level `incidentId` the id at the source the incident was ingested from.
  */
-export function incidentCreatedData(incident: VendorIncident, accountId: string, assignee: IncidentAssignee | null): Record<string, unknown> {
-  return withoutNulls({
+export function incidentCreatedData(incident: VendorIncident, accountId: string, assignee: IncidentAssignee | null): EventData<"incident.created.v1"> {
+  return {
     incidentId: incident.id,
     source: incident.source.toLowerCase(),
     sourceDisplayName: incident.source,
@@ -112,13 +134,13 @@ export function incidentCreatedData(incident: VendorIncident, accountId: string,
     severity: incident.severity,
     status: incident.status,
     createdAt: incident.createdAt,
-    lastActivityAt: incident.lastActivityTime,
+    ...(incident.lastActivityTime ? { lastActivityAt: incident.lastActivityTime } : {}),
     lastModificationTime: incident.lastModificationTime,
-    owner: assignee,
+    ...(assignee ? { owner: assignee } : {}),
     alertCount: incident.alerts.length,
     entityCount: incident.entities.length,
     vendorIdentifiers: incident.vendorIdentifiers,
-  });
+  };
 }
 
 /**
@@ -129,8 +151,4 @@ export const MAX_EVENT_TEXT = 32_000;
 
 export function clipText(text: string): string {
   return text.length <= MAX_EVENT_TEXT ? text : `${text.slice(0, MAX_EVENT_TEXT - 1)}…`;
-}
-
-function withoutNulls(record: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== null && v !== undefined));
 }

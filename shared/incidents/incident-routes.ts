@@ -1,9 +1,11 @@
 import { z } from "zod";
+import { auditRecord } from "../events/audit-record";
 import { ApiError, notFound } from "../errors/api-error";
 import { defineRoute, type RouteGroup } from "../http/route";
 import type { EntityQuery } from "../sources/gateway";
 import { initialState, stateIdOf } from "./incident-state";
-import { loadIncident, workspaceOf } from "./incident-access";
+import { outboxScope } from "../store/outbox-scope";
+import { loadIncident } from "./incident-access";
 import {
   byEntityQuery,
   commentListParams,
@@ -35,8 +37,7 @@ export const incidentRoutes: RouteGroup = {
       query: byEntityQuery,
       response: z.array(incidentSummaryView),
       async handler(input) {
-        const { params, query, services } = input;
-        const workspace = await workspaceOf(input, params.workspaceId);
+        const { params, query, services, workspace } = input;
         const entityQuery: EntityQuery = {
           workspaceId: workspace.id,
           incidentId: query.IncidentId,
@@ -67,7 +68,7 @@ export const incidentRoutes: RouteGroup = {
       response: incidentView,
       async handler(input) {
         const { params } = input;
-        const loaded = await loadIncident(input, params.workspaceId, params.source, params.incidentId);
+        const loaded = await loadIncident(input, input.workspace, params.source, params.incidentId);
         const evidence = await loaded.gateway.getEvidence(loaded.workspace.id, loaded.incident.id, input.signal);
         return {
           data: toIncidentView(loaded.incident, loaded.state, evidence, input.services.now()),
@@ -84,8 +85,7 @@ export const incidentRoutes: RouteGroup = {
       params: incidentParams,
       response: z.object({ rows: z.array(z.record(z.string(), z.unknown())) }),
       async handler(input) {
-        const { params } = input;
-        const workspace = await workspaceOf(input, params.workspaceId);
+        const { params, workspace } = input;
         return { data: await input.services.sources.gateway(params.source).getEvidence(workspace.id, params.incidentId, input.signal) };
       },
     }),
@@ -98,8 +98,7 @@ export const incidentRoutes: RouteGroup = {
       params: incidentParams,
       response: z.record(z.string(), z.unknown()).describe("Gamebook run (contract 2.6)."),
       async handler(input) {
-        const { params } = input;
-        const workspace = await workspaceOf(input, params.workspaceId);
+        const { params, workspace } = input;
         // The incident must exist at its source: a run of a deleted incident is not shown.
         await input.services.sources.gateway(params.source).getIncident(workspace.id, params.incidentId, input.signal);
         const run = await input.services.stores.gamebookRuns.latestForIncident(workspace.id, params.source, params.incidentId);
@@ -116,8 +115,7 @@ export const incidentRoutes: RouteGroup = {
       params: commentListParams,
       response: z.array(commentView),
       async handler(input) {
-        const { params } = input;
-        const workspace = await workspaceOf(input, params.workspaceId);
+        const { params, workspace } = input;
         const comments = await input.services.sources.gateway(params.source).listComments(workspace.id, params.incidentId, input.signal);
         // The owning integration is internal to the vendor record; the contract's fields only.
         return { data: comments.map(({ extensionId: _owner, ...comment }) => comment) };
@@ -133,8 +131,7 @@ export const incidentRoutes: RouteGroup = {
       query: deleteCommentQuery,
       successStatus: 204,
       async handler(input) {
-        const { params, query, services } = input;
-        const workspace = await workspaceOf(input, params.workspaceId);
+        const { params, query, services, workspace } = input;
         const gateway = services.sources.gateway(params.source);
         const comments = await gateway.listComments(workspace.id, params.incidentId, input.signal);
         const comment = comments.find((c) => c.id === params.commentId);
@@ -144,16 +141,24 @@ export const incidentRoutes: RouteGroup = {
           throw new ApiError("FORBIDDEN", "Only the integration that wrote a comment may delete it.", { target: "extensionId" });
         }
         await gateway.deleteComment(workspace.id, params.incidentId, params.commentId, input.signal);
-        await services.audit.record(input.principal, {
-          activityType: "IncidentComment",
-          activityAction: "Delete",
-          targetResourceType: "IncidentComment",
-          targetResourceId: `${params.source}/${params.incidentId}/${params.commentId}`,
-          targetResourceName: comment.message.slice(0, 100),
-          metadata: { extensionId: query.extensionId },
-          workspaceId: workspace.id,
-          accountId: workspace.accountId,
-        });
+        // The write happened at the vendor: its audit event goes to the workspace's outbox on its own.
+        await services.events.outbox.record([
+          auditRecord(
+            input.actor,
+            {
+              activityType: "IncidentComment",
+              activityAction: "Delete",
+              targetResourceType: "IncidentComment",
+              targetResourceId: `${params.source}/${params.incidentId}/${params.commentId}`,
+              targetResourceName: comment.message.slice(0, 100),
+              metadata: { extensionId: query.extensionId },
+              workspaceId: workspace.id,
+              accountId: workspace.accountId,
+            },
+            outboxScope.workspace(workspace.id),
+            services.now(),
+          ),
+        ]);
         return { status: 204 };
       },
     }),
@@ -168,7 +173,7 @@ export const incidentRoutes: RouteGroup = {
       successStatus: 204,
       async handler(input) {
         const { params, body } = input;
-        await changeStatus(input, { ...params, ifMatch: input.header("if-match") }, body);
+        await changeStatus(input, { ...params, workspace: input.workspace, ifMatch: input.header("if-match") }, body);
         return { status: 204 };
       },
     }),
@@ -183,7 +188,7 @@ export const incidentRoutes: RouteGroup = {
       successStatus: 204,
       async handler(input) {
         const { params, body } = input;
-        await changeAssignee(input, { ...params, ifMatch: input.header("if-match") }, body);
+        await changeAssignee(input, { ...params, workspace: input.workspace, ifMatch: input.header("if-match") }, body);
         return { status: 204 };
       },
     }),

@@ -1,19 +1,19 @@
 import { z } from "zod";
 import { classifications, entityKinds } from "../sources/gateway";
-import { sourceSchema, sourcesAtoF, sourcesAtoG } from "../sources/source";
+import { commentPathSources, sourceSchema, sources } from "../sources/source";
 
 const timestamp = z.iso.datetime({ offset: true });
 const incidentId = z.string().min(1).max(256).describe("The source's own incident id.");
 
-export const incidentParams = z.object({ workspaceId: z.guid(), source: sourceSchema(sourcesAtoG), incidentId });
-export const commentListParams = z.object({ workspaceId: z.guid(), source: sourceSchema(sourcesAtoF), incidentId });
+export const incidentParams = z.object({ workspaceId: z.guid(), source: sourceSchema(sources), incidentId });
+export const commentListParams = z.object({ workspaceId: z.guid(), source: sourceSchema(commentPathSources), incidentId });
 export const commentParams = z.object({
   workspaceId: z.guid(),
-  source: sourceSchema(sourcesAtoF),
+  source: sourceSchema(commentPathSources),
   incidentId,
   commentId: z.string().min(1).max(256),
 });
-export const sourceParams = z.object({ workspaceId: z.guid(), source: sourceSchema(sourcesAtoG) });
+export const sourceParams = z.object({ workspaceId: z.guid(), source: sourceSchema(sources) });
 
 export const deleteCommentQuery = z
   .object({ extensionId: z.string().trim().min(1).max(256).describe("The integration that owns the comment.") })

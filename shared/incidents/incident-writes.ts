@@ -1,12 +1,14 @@
-import { setTimeout } from "node:timers/promises";
-import { ApiError, isApiError } from "../errors/api-error";
+import { auditRecord, type AuditEntry } from "../events/audit-record";
+import { ApiError } from "../errors/api-error";
 import { checkIfMatch } from "../http/etag";
-import type { ChangeOrigin } from "../events/event-types";
+import type { OperationContext } from "../operation-context";
 import { normalizeClassification } from "../sources/classification";
 import type { Classification, PublicStatus, VendorIncident } from "../sources/gateway";
 import type { Source } from "../sources/source";
-import type { IncidentAssignee, IncidentStateRecord, InternalStatus, OutboxEventRecord } from "../store/records";
-import { loadIncident, type IncidentContext, type LoadedIncident } from "./incident-access";
+import { outboxScope } from "../store/outbox-scope";
+import { retryOnConflict } from "../store/read-modify-write";
+import type { IncidentAssignee, IncidentStateRecord, InternalStatus, OutboxRecord, WorkspaceRecord } from "../store/records";
+import { loadIncident, type LoadedIncident } from "./incident-access";
 import { assigneeEvent, statusEvents } from "./incident-events";
 import { initialState, nextSla, stateIdOf } from "./incident-state";
 import { incidentEtag } from "./incident-view";
@@ -18,7 +20,7 @@ import { incidentEtag } from "./incident-view";
 const MAX_COMMIT_ATTEMPTS = 25;
 
 export interface IncidentTarget {
-  workspaceId: string;
+  workspace: WorkspaceRecord;
   source: Source;
   incidentId: string;
   /** `If-Match` as sent: checked against the incident's ETag before anything is written. */
@@ -41,7 +43,7 @@ export interface AssigneeChange {
  * accepted it does the service commit its state together with the events, so an accepted change
  * never loses its events and a refused one emits none. Internal statuses never reach the vendor.
  */
-export async function changeStatus(ctx: IncidentContext, target: IncidentTarget, change: StatusChange): Promise<void> {
+export async function changeStatus(ctx: OperationContext, target: IncidentTarget, change: StatusChange): Promise<void> {
   const loaded = await loadChecked(ctx, target);
   const internal = change.status === "OnHold" || change.status === "WaitingOnCustomer";
   if (internal && loaded.incident.status === "Closed") {
@@ -59,13 +61,12 @@ export async function changeStatus(ctx: IncidentContext, target: IncidentTarget,
         ctx.signal,
       );
   const now = ctx.services.now();
-  const changedBy = origin(ctx);
 
   // What the transition is from: the vendor's status just before this write. The stored state can lag
   // the vendor (a console change not reconciled yet, a source the reconciler does not poll).
   const vendorBefore = loaded.incident.status;
 
-  const saved = await commitWithRetry(ctx, loaded, incident, (stored) => {
+  await commitWithRetry(ctx, loaded, incident, (stored) => {
     const before: IncidentStateRecord = { ...stored, status: vendorBefore };
     const after: IncidentStateRecord = {
       ...before,
@@ -83,23 +84,16 @@ export async function changeStatus(ctx: IncidentContext, target: IncidentTarget,
       if (change.status === "Closed" && vendorBefore !== "Closed") after.closeCount = stored.closeCount + 1;
     }
     const moved = after.status !== before.status || after.internalStatus !== stored.internalStatus;
-    return { after, events: moved ? statusEvents(incident, before, after, changedBy, change.closingComment ?? null, now) : [] };
-  });
-
-  await ctx.services.audit.record(ctx.principal, {
-    activityType: "IncidentStatus",
-    activityAction: "Update",
-    targetResourceType: "Incident",
-    targetResourceId: `${target.source}/${incident.id}`,
-    targetResourceName: incident.title,
-    metadata: { status: change.status, classification: change.classification ?? null, serviceStatus: saved.internalStatus ?? saved.status },
-    workspaceId: loaded.workspace.id,
-    accountId: loaded.workspace.accountId,
+    const audit = incidentAudit(ctx, loaded, incident, now, {
+      activityType: "IncidentStatus",
+      metadata: { status: change.status, classification: change.classification ?? null, serviceStatus: after.internalStatus ?? after.status },
+    });
+    return { after, outbox: [...(moved ? statusEvents(incident, before, after, ctx.actor, change.closingComment ?? null, now) : []), audit] };
   });
 }
 
 /** Assigns (or with both fields null, unassigns) an incident: vendor owner first, then state and event. */
-export async function changeAssignee(ctx: IncidentContext, target: IncidentTarget, change: AssigneeChange): Promise<void> {
+export async function changeAssignee(ctx: OperationContext, target: IncidentTarget, change: AssigneeChange): Promise<void> {
   const loaded = await loadChecked(ctx, target);
   const assignee = change.email === null && change.userId === null ? null : await resolveAssignee(ctx, loaded, change);
   const incident = await loaded.gateway.setOwner(
@@ -109,7 +103,6 @@ export async function changeAssignee(ctx: IncidentContext, target: IncidentTarge
     ctx.signal,
   );
   const now = ctx.services.now();
-  const changedBy = origin(ctx);
 
   await commitWithRetry(ctx, loaded, incident, (before) => {
     const after: IncidentStateRecord = {
@@ -119,67 +112,89 @@ export async function changeAssignee(ctx: IncidentContext, target: IncidentTarge
       updatedAt: now.toISOString(),
     };
     const moved = !sameAssignee(before.assignee, assignee);
-    return { after, events: moved ? [assigneeEvent(incident, before.assignee, after, changedBy, now)] : [] };
-  });
-
-  await ctx.services.audit.record(ctx.principal, {
-    activityType: "IncidentAssignee",
-    activityAction: "Update",
-    targetResourceType: "Incident",
-    targetResourceId: `${target.source}/${incident.id}`,
-    targetResourceName: incident.title,
-    metadata: { assigneeEmail: assignee?.email ?? null, assigneeUserId: assignee?.userId ?? null },
-    workspaceId: loaded.workspace.id,
-    accountId: loaded.workspace.accountId,
+    const audit = incidentAudit(ctx, loaded, incident, now, {
+      activityType: "IncidentAssignee",
+      metadata: { assigneeEmail: assignee?.email ?? null, assigneeUserId: assignee?.userId ?? null },
+    });
+    return { after, outbox: [...(moved ? [assigneeEvent(incident, before.assignee, after, ctx.actor, now)] : []), audit] };
   });
 }
 
-async function loadChecked(ctx: IncidentContext, target: IncidentTarget): Promise<LoadedIncident> {
-  const loaded = await loadIncident(ctx, target.workspaceId, target.source, target.incidentId);
+/** The audit event of a write to an incident, committed with the state (or rescued with its events). */
+function incidentAudit(
+  ctx: OperationContext,
+  loaded: LoadedIncident,
+  incident: VendorIncident,
+  now: Date,
+  entry: Pick<AuditEntry, "activityType" | "metadata">,
+): OutboxRecord {
+  return auditRecord(
+    ctx.actor,
+    {
+      ...entry,
+      activityAction: "Update",
+      targetResourceType: "Incident",
+      targetResourceId: `${incident.source}/${incident.id}`,
+      targetResourceName: incident.title,
+      workspaceId: loaded.workspace.id,
+      accountId: loaded.workspace.accountId,
+    },
+    outboxScope.workspace(loaded.workspace.id),
+    now,
+  );
+}
+
+async function loadChecked(ctx: OperationContext, target: IncidentTarget): Promise<LoadedIncident> {
+  const loaded = await loadIncident(ctx, target.workspace, target.source, target.incidentId);
   checkIfMatch(target.ifMatch, incidentEtag(loaded.incident, loaded.stateEtag));
   return loaded;
 }
 
 /**
- * Applies a change to the freshest state, commits it with its events, then publishes them. A concurrent writer makes
- * the commit fail with CONFLICT; the change is then re-applied to what that writer stored, so no
- * update is lost. (`If-Match` was checked once, before the vendor write.)
+ * Applies a change to the freshest state, commits it with its outbox records (events, audit), then
+ * publishes them. A concurrent writer makes the commit fail with CONFLICT; the change is then
+ * re-applied to what that writer stored, so no update is lost. (`If-Match` was checked once, before
+ * the vendor write.)
  */
 async function commitWithRetry(
-  ctx: IncidentContext,
+  ctx: OperationContext,
   loaded: LoadedIncident,
   incident: VendorIncident,
-  apply: (before: IncidentStateRecord) => { after: IncidentStateRecord; events: OutboxEventRecord[] },
+  apply: (before: IncidentStateRecord) => { after: IncidentStateRecord; outbox: OutboxRecord[] },
 ): Promise<IncidentStateRecord> {
   const store = ctx.services.stores.incidents;
   let before = loaded.state;
   let etag = loaded.stateEtag;
   // Set when another writer's later vendor result got committed first: the state must end on it.
   let latest: VendorIncident | undefined;
-  for (let attempt = 1; ; attempt++) {
-    const { after, events } = apply(before);
-    if (latest) followVendor(after, latest);
-    try {
-      const saved = (await store.commit(after, etag, events)).value;
-      // Committed: the events are safe in the outbox. Publishing now is the fast path; a failure
-      // here only delays them until the sweep.
-      await ctx.services.pipeline.outbox.publish(events);
-      return saved;
-    } catch (error) {
-      if (!(isApiError(error) && error.code === "CONFLICT") || attempt >= MAX_COMMIT_ATTEMPTS) {
-        // The vendor already has the change: its events must not be lost with the state write.
-        await rescueEvents(ctx, loaded.workspace.id, events);
-        throw error;
-      }
-      await setTimeout(Math.random() * Math.min(50, 2 * attempt));
-      const fresh = await store.get(loaded.workspace.id, stateIdOf(incident.source, incident.id));
-      before = fresh?.value ?? initialState(incident, loaded.workspace.accountId, ctx.services.now());
-      etag = fresh?.etag ?? null;
-      const freshVendorTime = fresh?.value.vendorLastModificationTime ?? null;
-      if (freshVendorTime !== null && freshVendorTime > incident.lastModificationTime) {
-        latest = await loaded.gateway.getIncident(loaded.workspace.id, incident.id).catch(() => latest);
-      }
-    }
+  let outbox: OutboxRecord[] = [];
+  try {
+    return await retryOnConflict(
+      async (attempt) => {
+        if (attempt > 1) {
+          const fresh = await store.get(loaded.workspace.id, stateIdOf(incident.source, incident.id));
+          before = fresh?.value ?? initialState(incident, loaded.workspace.accountId, ctx.services.now());
+          etag = fresh?.etag ?? null;
+          const freshVendorTime = fresh?.value.vendorLastModificationTime ?? null;
+          if (freshVendorTime !== null && freshVendorTime > incident.lastModificationTime) {
+            latest = await loaded.gateway.getIncident(loaded.workspace.id, incident.id).catch(() => latest);
+          }
+        }
+        const change = apply(before);
+        outbox = change.outbox;
+        if (latest) followVendor(change.after, latest);
+        const saved = (await store.commit(change.after, etag, outbox)).value;
+        // Committed: the records are safe in the outbox. Publishing now is the fast path; a failure
+        // here only delays them until the sweep.
+        await ctx.services.events.outbox.publish(outbox);
+        return saved;
+      },
+      { maxAttempts: MAX_COMMIT_ATTEMPTS, pauseMs: (attempt) => Math.random() * Math.min(50, 2 * attempt) },
+    );
+  } catch (error) {
+    // The vendor already has the change: its events and audit event must not be lost with the state write.
+    await rescueRecords(ctx, loaded.workspace.id, outbox);
+    throw error;
   }
 }
 
@@ -195,29 +210,29 @@ function followVendor(state: IncidentStateRecord, vendor: VendorIncident): void 
 }
 
 /**
- * Last resort when the state cannot be written after the vendor accepted a change: the events go to
- * the outbox on their own (and out), so receivers still learn of it. If the store is down for this
- * too, the failure is logged with the event ids; the caller gets the original error either way.
+ * Last resort when the state cannot be written after the vendor accepted a change: the records go to
+ * the outbox on their own (and out), so receivers and the audit trail still learn of it. If the store
+ * is down for this too, the failure is logged with the record ids; the caller gets the original
+ * error either way.
  */
-async function rescueEvents(ctx: IncidentContext, workspaceId: string, events: OutboxEventRecord[]): Promise<void> {
-  if (events.length === 0) return;
+async function rescueRecords(ctx: OperationContext, workspaceId: string, records: OutboxRecord[]): Promise<void> {
+  if (records.length === 0) return;
   try {
-    await ctx.services.stores.incidents.appendEvents(workspaceId, events);
-    await ctx.services.pipeline.outbox.publish(events);
+    await ctx.services.events.outbox.record(records);
   } catch (error) {
-    ctx.services.logger.error("events of a change the vendor accepted could not be stored", {
+    ctx.services.logger.error("outbox records of a change the vendor accepted could not be stored", {
       workspaceId,
-      eventIds: events.map((e) => e.eventId),
-      types: events.map((e) => e.type),
+      recordIds: records.map((r) => r.id),
       error: String(error),
     });
   }
 }
 
 /** The assignee with a display name from the organization's users when the e-mail is known there. */
-async function resolveAssignee(ctx: IncidentContext, loaded: LoadedIncident, change: AssigneeChange): Promise<IncidentAssignee> {
+async function resolveAssignee(ctx: OperationContext, loaded: LoadedIncident, change: AssigneeChange): Promise<IncidentAssignee> {
   const email = change.email!;
-  const accounts = [loaded.workspace.accountId, ...ctx.principal.organizationAccountIds.filter((a) => a !== loaded.workspace.accountId)];
+  // The workspace's own account first, then the actor's (a provider's analysts work its customers' incidents).
+  const accounts = [...new Set([loaded.workspace.accountId, ...(ctx.actor.accountId ? [ctx.actor.accountId] : [])])];
   let user;
   for (const accountId of accounts) {
     user = await ctx.services.stores.users.findByEmail(accountId, email);
@@ -229,8 +244,4 @@ async function resolveAssignee(ctx: IncidentContext, loaded: LoadedIncident, cha
 function sameAssignee(a: IncidentAssignee | null, b: IncidentAssignee | null): boolean {
   if (a === null || b === null) return a === b;
   return a.userId === b.userId && a.email?.toLowerCase() === b.email?.toLowerCase();
-}
-
-function origin(ctx: IncidentContext): ChangeOrigin {
-  return { origin: "api", serviceAccountId: ctx.principal.serviceAccountId, name: ctx.principal.name };
 }

@@ -1,35 +1,37 @@
-import { deterministicEventId } from "../events/event-ids";
-import type { ChangeOrigin } from "../events/event-types";
-import type { Services } from "../services";
+import { eventRecord } from "../events/event-record";
+import { changeOriginOf, type OperationContext } from "../operation-context";
 import type { VendorComment, VendorIncident } from "../sources/gateway";
 import type { Source } from "../sources/source";
-import { workspaceOf } from "./incident-access";
-import { clipText, outboxEvent } from "./incident-events";
+import { outboxScope } from "../store/outbox-scope";
+import type { WorkspaceRecord } from "../store/records";
+import { clipText, incidentSubject } from "./incident-events";
 
 export interface ServiceComment {
-  workspaceId: string;
+  workspace: WorkspaceRecord;
   source: Source;
   incidentId: string;
   message: string;
-  /** Who writes it: an agent or a gamebook (analysts have no comment create in v2). */
-  by: { origin: "agent" | "gamebook"; name: string; email?: string };
+  /** The author's address, when the actor has one. */
+  authorEmail?: string;
 }
 
 /**
- * A comment added through the service (contract 6.1): written to the vendor, then
- * `incident.comment.added.v1` goes to the outbox with an id from its subject (the comment), so a
- * repeat is the same event. The `incident` block is read when the event is built; when that read
- * fails its fields are null, and the event still goes out (contract 6.5).
+ * A comment added through the service by an agent or a gamebook (the actor; analysts have no comment
+ * create in v2, contract 6.1): written to the vendor, then `incident.comment.added.v1` goes to the
+ * outbox with an id from its subject (the comment), so a repeat is the same event. The `incident`
+ * block is read when the event is built; when that read fails its fields are null, and the event
+ * still goes out (contract 6.5).
  */
-export async function addServiceComment(services: Services, input: ServiceComment): Promise<{ comment: VendorComment; eventId: string }> {
-  const workspace = await workspaceOf({ services }, input.workspaceId);
+export async function addServiceComment(ctx: OperationContext, input: ServiceComment): Promise<{ comment: VendorComment; eventId: string }> {
+  const { services, actor } = ctx;
+  const { workspace } = input;
   const gateway = services.sources.gateway(input.source);
   const comment = await gateway.addComment(workspace.id, input.incidentId, {
     message: input.message,
-    authorEmail: input.by.email ?? "",
-    authorName: input.by.name,
-    isAgentComment: input.by.origin === "agent",
-    agentName: input.by.origin === "agent" ? input.by.name : null,
+    authorEmail: input.authorEmail ?? "",
+    authorName: actor.name,
+    isAgentComment: actor.origin === "agent",
+    agentName: actor.origin === "agent" ? actor.name : null,
     isClosingComment: false,
     extensionId: null,
   });
@@ -39,35 +41,41 @@ export async function addServiceComment(services: Services, input: ServiceCommen
   } catch (error) {
     services.logger.warn("comment event built without its incident block", { incidentId: input.incidentId, error: String(error) });
   }
-  const subject = `${workspace.id}/${input.source}/${input.incidentId}/comment/${comment.id}`;
-  const eventId = deterministicEventId("incident.comment.added.v1", subject);
   const occurredAt = services.now().toISOString();
-  const addedBy: ChangeOrigin = { origin: input.by.origin, serviceAccountId: null, name: input.by.name };
-  const data = {
-    incidentId: input.incidentId,
-    source: input.source.toLowerCase(),
-    workspaceId: workspace.id,
-    accountId: workspace.accountId,
-    comment: {
-      id: comment.id,
-      message: clipText(comment.message),
-      createdTime: comment.createdTime,
-      authorEmail: comment.authorEmail,
-      authorName: comment.authorName,
-      isAgentComment: comment.isAgentComment,
-      agentName: comment.agentName,
+  const subject = `${incidentSubject({ workspaceId: workspace.id, source: input.source, id: input.incidentId })}/comment/${comment.id}`;
+  const record = eventRecord(
+    "incident.comment.added.v1",
+    {
+      scope: outboxScope.workspace(workspace.id),
+      accountId: workspace.accountId,
+      occurredAt,
+      subject,
+      incident: { workspaceId: workspace.id, source: input.source, incidentId: input.incidentId },
     },
-    addedBy,
-    incident: {
-      incidentNumber: incident?.number ?? null,
-      title: incident?.title ?? null,
-      severity: incident?.severity ?? null,
-      sourceDisplayName: incident ? incident.source : null,
-      vendorIdentifiers: incident?.vendorIdentifiers ?? null,
+    {
+      incidentId: input.incidentId,
+      source: input.source.toLowerCase(),
+      workspaceId: workspace.id,
+      accountId: workspace.accountId,
+      comment: {
+        id: comment.id,
+        message: clipText(comment.message),
+        createdTime: comment.createdTime,
+        authorEmail: comment.authorEmail,
+        authorName: comment.authorName,
+        isAgentComment: comment.isAgentComment,
+        agentName: comment.agentName,
+      },
+      addedBy: changeOriginOf(actor),
+      incident: {
+        incidentNumber: incident?.number ?? null,
+        title: incident?.title ?? null,
+        severity: incident?.severity ?? null,
+        sourceDisplayName: incident ? incident.source : null,
+        vendorIdentifiers: incident?.vendorIdentifiers ?? null,
+      },
     },
-  };
-  const event = outboxEvent("incident.comment.added.v1", eventId, { workspaceId: workspace.id, accountId: workspace.accountId }, occurredAt, data);
-  await services.stores.incidents.appendEvents(workspace.id, [event]);
-  await services.pipeline.outbox.publish([event]);
-  return { comment, eventId };
+  );
+  await services.events.outbox.record([record]);
+  return { comment, eventId: record.message.envelope.id };
 }

@@ -1,9 +1,17 @@
+import { createCloudInventory } from "../cloud-inventory/configured-inventory";
+import { buildSimulatedEstate, type SimulatedEstate } from "../cloud-inventory/simulated/simulated-estate";
+import { createSimulatedCloudInventory } from "../cloud-inventory/simulated/simulated-cloud-inventory";
 import { createServices, type ServiceOverrides } from "../composition";
 import type { Config } from "../config";
+import { createPlaybookActions } from "../playbook-actions/configured-playbook-actions";
+import { createSimulatedPlaybookActions, type SimulatedAutomationConsole } from "../playbook-actions/simulated/simulated-playbook-actions";
 import type { Services } from "../services";
 import { createSimulatedVendors, type SimulatedConsole } from "../sources/simulated/simulated-vendor";
 import { createSourceRegistry } from "../sources/source-registry";
 import { buildDemoData, type DemoData } from "./demo-data";
+import { createSimulatedItsm, type ItsmConsole } from "../ticketing/simulated-itsm";
+import { createSimulatedDirectoryLogs, type DirectoryConsole } from "../directory-logs/simulated-directory-logs";
+import { createSimulatedLogAnalytics, type LogAnalyticsConsole } from "../log-analytics/simulated-log-analytics";
 
 /** The simulated external systems of the local host, and the consoles that act "inside" them. */
 export interface SimulatedSystems {
@@ -11,6 +19,16 @@ export interface SimulatedSystems {
   demo: DemoData;
   /** The vendors' consoles: create, close and delete incidents as an analyst would at the vendor. */
   vendors: SimulatedConsole;
+  /** The automation backend's console: the steps it carried out, and outcomes forced for a playbook. */
+  automation: SimulatedAutomationConsole;
+  /** The demo organization's cloud estate (subscriptions, groups, workspaces, network security groups). */
+  cloud: SimulatedEstate;
+  /** The ITSM: raise tickets, write notes as a resolver, switch ticketing per workspace. */
+  itsm: ItsmConsole;
+  /** The tenants' directories: sign-ins and audit events happening now. */
+  directory: DirectoryConsole;
+  /** The workspaces' ingestion: outages, drops, spikes and delays per connector. */
+  logAnalytics: LogAnalyticsConsole;
 }
 
 export interface LocalServices {
@@ -32,10 +50,42 @@ export function createLocalServices(config: Config, overrides: ServiceOverrides 
     incidentsPerWorkspace: config.simulatedIncidentsPerWorkspace,
     now,
   });
+  const automation = createSimulatedPlaybookActions({ seed: config.demoSeed, delayMs: config.simulatedPlaybookDelayMs });
+  const cloud = buildSimulatedEstate({ seed: config.demoSeed, accounts: [demo.provider, ...demo.customers], workspaces: demo.workspaces });
+  // One demo workspace starts without ticketing, so that EXTENSION_NOT_ENABLED can be seen locally.
+  const itsm = createSimulatedItsm({ seed: config.demoSeed, workspaces: demo.workspaces, disabledWorkspaceIds: [demo.workspaces[3]!.id], now });
+  const directory = createSimulatedDirectoryLogs({ seed: config.demoSeed, tenants: demoTenants(demo), now });
+  const logAnalytics = createSimulatedLogAnalytics({ seed: config.demoSeed, workspaces: demo.workspaces, now });
   const services = createServices(config, {
     ...overrides,
     now,
     sources: overrides.sources ?? createSourceRegistry(config, (source) => vendors.gateway(source)),
+    playbookActions: overrides.playbookActions ?? createPlaybookActions(config, () => automation.actions),
+    cloud: overrides.cloud ?? createCloudInventory(config, () => createSimulatedCloudInventory(cloud, config.cloud.subscriptions)),
+    // A configured real system wins over its simulation (undefined lets the composition build it).
+    ticketing: overrides.ticketing ?? (config.ticketing ? undefined : itsm.system),
+    directoryLogs: overrides.directoryLogs ?? (config.directoryLogs ? undefined : directory.logs),
+    logAnalytics: overrides.logAnalytics ?? (config.logAnalytics ? undefined : logAnalytics.system),
   });
-  return { services, simulated: { demo, vendors: vendors.console } };
+  return {
+    services,
+    simulated: {
+      demo,
+      vendors: vendors.console,
+      automation: automation.console,
+      cloud,
+      itsm: itsm.console,
+      directory: directory.console,
+      logAnalytics: logAnalytics.console,
+    },
+  };
+}
+
+/** Each workspace's tenant with the demo users who belong to it (their e-mail is their sign-in name). */
+function demoTenants(demo: DemoData) {
+  const tenantIds = [...new Set(demo.workspaces.map((w) => w.tenantId))];
+  return tenantIds.map((tenantId) => ({
+    tenantId,
+    users: demo.users.filter((u) => u.tenantId === tenantId).map((u) => ({ id: u.id, displayName: u.displayName, userPrincipalName: u.email })),
+  }));
 }

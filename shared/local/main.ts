@@ -47,7 +47,7 @@ async function main(): Promise<void> {
     services.logger.warn("WEBHOOK_ALLOW_PRIVATE_TARGETS is on: webhooks may target loopback and private addresses. For local testing only.");
   }
   // Events are published right after each commit; the sweep picks up any a crash left behind.
-  const sweep = () => void services.pipeline.outbox.sweep().catch((error: unknown) => services.logger.warn("outbox sweep failed", { error: String(error) }));
+  const sweep = () => void services.events.outbox.sweep().catch((error: unknown) => services.logger.warn("outbox sweep failed", { error: String(error) }));
   sweep();
   setInterval(sweep, OUTBOX_SWEEP_INTERVAL_MS).unref();
   if (config.reconcileIntervalMs > 0) {

@@ -98,7 +98,7 @@ const probes = new WeakMap<Services, HealthProbe>();
 export function healthProbeOf(services: Services): HealthProbe {
   let probe = probes.get(services);
   if (!probe) {
-    const { events, deliveries } = services.pipeline;
+    const { events, deliveries } = services.events;
     probe = new HealthProbe({
       store: async () => void (await services.stores.accounts.get(PROBE_ID)),
       queue: async () => void (await Promise.all([events.ping?.(), deliveries.ping?.()])),

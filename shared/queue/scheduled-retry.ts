@@ -33,7 +33,7 @@ export interface ScheduledRetryOptions<T> {
  * falls back to the same abandon.
  *
  * @example
- * const handler = withScheduledRetries(services.pipeline.deliveryHandler, { queue: services.pipeline.deliveries, logger });
+ * const handler = withScheduledRetries(services.events.deliveryHandler, { queue: services.events.deliveries, logger });
  */
 export function withScheduledRetries<T>(handler: MessageHandler<T>, options: ScheduledRetryOptions<T>): MessageHandler<T> {
   const delays = options.delaysMs ?? HANDLER_RETRY_DELAYS_MS;

@@ -1,14 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { isApiError } from "../errors/api-error";
-import { deterministicEventId } from "../events/event-ids";
-import type { ChangeOrigin } from "../events/event-types";
-import { incidentCreatedData, outboxEvent, statusEvents } from "../incidents/incident-events";
+import { createdEvent, statusEvents } from "../incidents/incident-events";
 import { initialState, nextSla, stateIdOf } from "../incidents/incident-state";
 import type { Services } from "../services";
 import { normalizeClassification } from "../sources/classification";
 import type { VendorIncident } from "../sources/gateway";
 import { lastModifiedSources, type Source } from "../sources/source";
+import { serviceActor } from "../operation-context";
 import type { Versioned } from "../store/ports";
+import { retryOnConflict } from "../store/read-modify-write";
 import type { IncidentStateRecord, OutboxEventRecord, ReconcilerStateRecord, WorkspaceRecord } from "../store/records";
 
 /** Each window starts this long before the previous one ended (contract 4.2: one to two minutes). */
@@ -38,7 +38,8 @@ export interface PassSummary {
   durationMs: number;
 }
 
-const upstream: ChangeOrigin = { origin: "upstream", serviceAccountId: null, name: null };
+/** Changes found in the vendors' consoles: `changedBy.origin` is `upstream`. */
+const upstream = serviceActor("upstream", "Reconciler");
 
 /**
  * One reconciler pass: for every workspace and every source that can list by last-modified time, it
@@ -71,7 +72,7 @@ export async function reconcile(services: Services): Promise<PassSummary> {
       services.logger.warn("reconciler skipped a workspace after an error", { workspaceId: workspace.id, error: String(error) });
     }
   }
-  summary.eventsPublished += await services.pipeline.outbox.sweep();
+  summary.eventsPublished += await services.events.outbox.sweep();
   summary.durationMs = Math.round(performance.now() - started);
   services.logger.info("reconciler pass", { ...summary });
   return summary;
@@ -186,26 +187,26 @@ async function reconcileWindow(
 async function reconcileIncident(services: Services, workspace: WorkspaceRecord, incident: VendorIncident, baselineAt: string, summary: PassSummary): Promise<boolean> {
   const store = services.stores.incidents;
   const id = stateIdOf(incident.source, incident.id);
-  for (let attempt = 1; attempt <= 5; attempt++) {
-    const current = await store.get(workspace.id, id);
-    const now = services.now();
-    const change = incident.deletedAt
-      ? current && deletionOf(current.value, incident, now)
-      : current
-        ? changeOf(workspace, current.value, incident, baselineAt, now)
-        : arrivalOf(workspace, incident, baselineAt, now);
-    if (!change) return true;
-    try {
+  try {
+    await retryOnConflict(async () => {
+      const current = await store.get(workspace.id, id);
+      const now = services.now();
+      const change = incident.deletedAt
+        ? current && deletionOf(current.value, incident, now)
+        : current
+          ? changeOf(workspace, current.value, incident, baselineAt, now)
+          : arrivalOf(workspace, incident, baselineAt, now);
+      if (!change) return;
       await store.commit(change.state, current?.etag ?? null, change.events);
-      summary.eventsPublished += await services.pipeline.outbox.publish(change.events);
+      summary.eventsPublished += await services.events.outbox.publish(change.events);
       summary[change.kind]++;
-      return true;
-    } catch (error) {
-      if (!(isApiError(error) && error.code === "CONFLICT")) throw error;
-    }
+    });
+    return true;
+  } catch (error) {
+    if (!(isApiError(error) && error.code === "CONFLICT")) throw error;
+    services.logger.warn("reconciler gave up on a contended incident; the next pass retries it", { workspaceId: workspace.id, incidentId: incident.id });
+    return false;
   }
-  services.logger.warn("reconciler gave up on a contended incident; the next pass retries it", { workspaceId: workspace.id, incidentId: incident.id });
-  return false;
 }
 
 type Change = { kind: "created" | "closed" | "updated" | "deleted"; state: IncidentStateRecord; events: OutboxEventRecord[] };
@@ -222,11 +223,6 @@ function createdEventDue(state: IncidentStateRecord | undefined, incident: Vendo
   return (state === undefined || state.ingestedAt === null) && incident.createdAt >= baselineAt;
 }
 
-function createdEvent(workspace: WorkspaceRecord, incident: VendorIncident, state: IncidentStateRecord, now: Date): OutboxEventRecord {
-  const eventId = deterministicEventId("incident.created.v1", `${workspace.id}/${incident.source}/${incident.id}`);
-  return outboxEvent("incident.created.v1", eventId, { workspaceId: workspace.id, accountId: workspace.accountId }, now.toISOString(), incidentCreatedData(incident, workspace.accountId, state.assignee));
-}
-
 /**
  * An incident the service has no state for: new (its created event, and its close events too when it
  * was closed before this pass saw it — a close by any route is delivered) or there before the baseline.
@@ -234,7 +230,7 @@ function createdEvent(workspace: WorkspaceRecord, incident: VendorIncident, stat
 function arrivalOf(workspace: WorkspaceRecord, incident: VendorIncident, baselineAt: string, now: Date): Change {
   const state: IncidentStateRecord = { ...initialState(incident, workspace.accountId, now), ingestedAt: now.toISOString() };
   if (!createdEventDue(undefined, incident, baselineAt)) return { kind: "updated", state, events: [] };
-  const events = [createdEvent(workspace, incident, state, now)];
+  const events = [createdEvent(incident, workspace.accountId, state.assignee, now)];
   if (incident.status === "Closed") {
     state.classification = normalizeClassification(incident.classification);
     const opened: IncidentStateRecord = { ...state, status: "New", classification: null, closeCount: 0 };
@@ -253,7 +249,7 @@ function changeOf(workspace: WorkspaceRecord, before: IncidentStateRecord, incid
   const stale = before.vendorLastModificationTime !== null && incident.lastModificationTime <= before.vendorLastModificationTime;
   if (stale && !createdDue) return undefined;
   const after: IncidentStateRecord = { ...before, updatedAt: now.toISOString(), ingestedAt: before.ingestedAt ?? now.toISOString() };
-  const events: OutboxEventRecord[] = createdDue ? [createdEvent(workspace, incident, after, now)] : [];
+  const events: OutboxEventRecord[] = createdDue ? [createdEvent(incident, workspace.accountId, after.assignee, now)] : [];
   if (stale) return { kind: "created", state: after, events };
   after.vendorLastModificationTime = incident.lastModificationTime;
   if (incident.status === "Closed" && before.status !== "Closed") {

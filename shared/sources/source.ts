@@ -7,9 +7,11 @@ import { z } from "zod";
 export const sources = ["SourceA", "SourceB", "SourceC", "SourceD", "SourceE", "SourceF", "SourceG"] as const;
 export type Source = (typeof sources)[number];
 
-/** Most incident paths take every source; the comments paths take A to F (contract 2.3). */
-export const sourcesAtoG: readonly Source[] = sources;
-export const sourcesAtoF: readonly Source[] = sources.slice(0, 6);
+/**
+ * Contract 2.3: the comments paths (and the gamebooks' by-incident path) take only the first six
+ * sources; every other source path takes all seven.
+ */
+export const commentPathSources: readonly Source[] = sources.slice(0, 6);
 /** The sources whose vendors can list by last-modified time (contract 4.2, `filterByLastModified`). */
 export const lastModifiedSources: readonly Source[] = ["SourceA", "SourceB"];
 
@@ -24,7 +26,7 @@ export function parseSource(value: string): Source | undefined {
  * A zod schema for a source accepted case-insensitively and returned in its canonical PascalCase.
  * A value outside `accepted` fails with a message naming every accepted value.
  */
-export function sourceSchema(accepted: readonly Source[] = sourcesAtoG) {
+export function sourceSchema(accepted: readonly Source[] = sources) {
   const message = `Must be one of ${accepted.join(", ")} (case-insensitive).`;
   return z
     .string()

@@ -4,7 +4,8 @@ import type {
   GamebookRunRecord,
   IncidentStateRecord,
   OrganizationalRole,
-  OutboxEventRecord,
+  OutboxRecord,
+  OutboxScope,
   DeliveryLogRecord,
   ReconcilerStateRecord,
   AgentConfigurationRecord,
@@ -58,14 +59,15 @@ export interface WorkspaceStore {
 
 /**
  * Writes that carry an etag fail with ApiError CONFLICT when the document changed since it was read;
- * create fails with CONFLICT when the id exists.
+ * create fails with CONFLICT when the id exists. A write's `outbox` records (its audit event, its
+ * domain events) commit with it, all or nothing, in the document's own scope (`outboxScope`).
  */
 export interface ServiceAccountStore {
   get(id: string): Promise<Versioned<ServiceAccountRecord> | undefined>;
   list(accountIds: readonly string[], page: PageRequest): Promise<Page<ServiceAccountRecord>>;
-  create(record: ServiceAccountRecord): Promise<Versioned<ServiceAccountRecord>>;
-  replace(record: ServiceAccountRecord, etag: string): Promise<Versioned<ServiceAccountRecord>>;
-  delete(id: string, etag: string): Promise<void>;
+  create(record: ServiceAccountRecord, outbox?: readonly OutboxRecord[]): Promise<Versioned<ServiceAccountRecord>>;
+  replace(record: ServiceAccountRecord, etag: string, outbox?: readonly OutboxRecord[]): Promise<Versioned<ServiceAccountRecord>>;
+  delete(id: string, etag: string, outbox?: readonly OutboxRecord[]): Promise<void>;
 }
 
 export interface UserFilter {
@@ -79,41 +81,47 @@ export interface UserStore {
   find(accountIds: readonly string[], id: string): Promise<Versioned<UserRecord> | undefined>;
   findByEmail(accountId: string, email: string): Promise<UserRecord | undefined>;
   list(accountIds: readonly string[], filter: UserFilter, page: PageRequest): Promise<Page<UserRecord>>;
-  create(record: UserRecord): Promise<Versioned<UserRecord>>;
-  replace(record: UserRecord, etag: string): Promise<Versioned<UserRecord>>;
-  delete(accountId: string, id: string, etag: string): Promise<void>;
+  create(record: UserRecord, outbox?: readonly OutboxRecord[]): Promise<Versioned<UserRecord>>;
+  replace(record: UserRecord, etag: string, outbox?: readonly OutboxRecord[]): Promise<Versioned<UserRecord>>;
+  delete(accountId: string, id: string, etag: string, outbox?: readonly OutboxRecord[]): Promise<void>;
 }
 
 export interface AuditStore {
+  /** Appends an audit event; an id already there is left as it is, so the relay may append twice. */
   append(event: AuditEventRecord): Promise<void>;
   /** The newest events of an account, newest first. (The paged export comes with its endpoint.) */
   listRecent(accountId: string, limit: number): Promise<AuditEventRecord[]>;
 }
 
-/**
- * The service's state of vendor incidents and the outbox of the events its changes produce. A state
- * change and its events are one commit (a Cosmos transactional batch in the workspace's partition),
- * so an accepted change never loses its events.
- */
+/** The service's state of vendor incidents, in the workspace's scope. */
 export interface IncidentStateStore {
   get(workspaceId: string, stateId: string): Promise<Versioned<IncidentStateRecord> | undefined>;
   /** The states among these ids in one workspace, in no particular order. */
   getMany(workspaceId: string, stateIds: readonly string[]): Promise<IncidentStateRecord[]>;
   /**
-   * Writes the state and appends the events, all or nothing. `etag` null creates the state (CONFLICT
-   * when it exists); otherwise the state must still carry that etag (CONFLICT when it changed).
+   * Writes the state and its outbox records (scope `workspace:<id>`), all or nothing. `etag` null
+   * creates the state (CONFLICT when it exists); otherwise the state must still carry that etag
+   * (CONFLICT when it changed).
    */
-  commit(state: IncidentStateRecord, etag: string | null, events: readonly OutboxEventRecord[]): Promise<Versioned<IncidentStateRecord>>;
+  commit(state: IncidentStateRecord, etag: string | null, outbox: readonly OutboxRecord[]): Promise<Versioned<IncidentStateRecord>>;
+}
+
+/**
+ * The transactional outbox (DESIGN §5, §9): records committed with the write that caused them, in
+ * that write's scope, and carried out after by the relay. Aggregate stores write them; this port
+ * appends records that come with no aggregate write, and lets the relay find and mark them.
+ */
+export interface OutboxStore {
   /**
-   * Appends events that come with no state change (a comment added through the service), all or
-   * nothing; an event id already there is replaced, so a repeat is harmless.
+   * Records with no aggregate write beside them (a comment added at the vendor, a manual trigger, an
+   * audited call to a vendor), all or nothing per scope; a record id already there is replaced.
    */
-  appendEvents(workspaceId: string, events: readonly OutboxEventRecord[]): Promise<void>;
-  /** Events not yet published, oldest first, at most `limit` (the outbox sweep). */
-  listUnpublished(limit: number): Promise<OutboxEventRecord[]>;
-  markPublished(workspaceId: string, eventId: string, at: string): Promise<void>;
-  /** A workspace's outbox events, published or not, oldest first, at most `limit` (diagnosis and tests). */
-  listEvents(workspaceId: string, limit: number): Promise<OutboxEventRecord[]>;
+  append(records: readonly OutboxRecord[]): Promise<void>;
+  /** Records not yet carried out, oldest first, at most `limit` (the sweep). */
+  listUnpublished(limit: number): Promise<OutboxRecord[]>;
+  markPublished(record: Pick<OutboxRecord, "id" | "scope">, at: string): Promise<void>;
+  /** One scope's records, published or not, oldest first, at most `limit` (diagnosis and tests). */
+  list(scope: OutboxScope, limit: number): Promise<OutboxRecord[]>;
 }
 
 export interface GamebookRunStore {
@@ -126,9 +134,9 @@ export interface WebhookStore {
   get(id: string): Promise<Versioned<WebhookRecord> | undefined>;
   /** Webhooks owned by any of these accounts, by id. */
   listByAccounts(accountIds: readonly string[]): Promise<WebhookRecord[]>;
-  create(record: WebhookRecord): Promise<Versioned<WebhookRecord>>;
-  replace(record: WebhookRecord, etag: string): Promise<Versioned<WebhookRecord>>;
-  delete(id: string, etag: string): Promise<void>;
+  create(record: WebhookRecord, outbox?: readonly OutboxRecord[]): Promise<Versioned<WebhookRecord>>;
+  replace(record: WebhookRecord, etag: string, outbox?: readonly OutboxRecord[]): Promise<Versioned<WebhookRecord>>;
+  delete(id: string, etag: string, outbox?: readonly OutboxRecord[]): Promise<void>;
 }
 
 /** A delivery-log page cursor: entries strictly older than (createdAt, id), newest first. */
@@ -175,6 +183,7 @@ export interface Stores {
   users: UserStore;
   audit: AuditStore;
   incidents: IncidentStateStore;
+  outbox: OutboxStore;
   gamebookRuns: GamebookRunStore;
   webhooks: WebhookStore;
   deliveryLogs: DeliveryLogStore;

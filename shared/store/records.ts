@@ -148,21 +148,65 @@ export interface IncidentStateRecord {
   updatedAt: string;
 }
 
-/** An event written in the same transaction as the state change it reports; published after commit. */
-export interface OutboxEventRecord {
-  /** `event-<eventId>`. */
+/** The delivery envelope (DESIGN §5): `{id, type, occurredAt, data}`, plus `isTest` on test events. */
+export interface EventEnvelope {
   id: string;
-  docType: "outboxEvent";
-  workspaceId: string;
-  /** The account the event belongs to, for routing to webhooks. */
-  accountId: string;
-  eventId: string;
   type: string;
   occurredAt: string;
-  /** The delivery envelope `{id, type, occurredAt, data}`, exactly as it will be sent. */
-  envelope: { id: string; type: string; occurredAt: string; data: Record<string, unknown> };
+  data: Record<string, unknown>;
+  isTest?: true;
+}
+
+/** A message on the `events` queue: one domain event, to be fanned out to the webhooks that get it. */
+export interface EventMessage {
+  envelope: EventEnvelope;
+  /** The account the event belongs to; its managing provider's webhooks may get it too. */
+  accountId: string;
+  /** The incident it is about, when it is about one (auto-disable counts incidents). */
+  incident: IncidentRef | null;
+  /** Manual trigger (contract 6.1): delivered whether or not a webhook subscribes to the type. */
+  bypassSubscription?: boolean;
+  /** Only these webhooks (a trigger aimed at one); account scope and `monitoredAccountIds` still apply. */
+  onlyWebhookIds?: string[];
+  /**
+   * `agent.investigation.completed.v1` (contract 6.2.2): the webhooks the classification's card names.
+   * Each gets it only if it also subscribes to the type; one that is bound but not subscribed has the
+   * delivery recorded as Failed.
+   */
+  boundWebhookIds?: string[];
+}
+
+/**
+ * Where an outbox record is committed: the partition of the write that caused it, so that the write
+ * and its records are one transaction. `workspace:<id>` (incident state, gamebook runs and the
+ * workspace's other documents), `service-account:<id>`, `users:<accountId>`, `webhook:<id>`.
+ */
+export type OutboxScope = `workspace:${string}` | `service-account:${string}` | `users:${string}` | `webhook:${string}`;
+
+interface OutboxRecordBase {
+  /** `outbox-<event id or audit id>`: a record written again (a republished event) replaces itself. */
+  id: string;
+  docType: "outbox";
+  scope: OutboxScope;
+  createdAt: string;
+  /** Null until carried out: the event queued, the audit event appended. */
   publishedAt: string | null;
 }
+
+/** An event committed with the change it reports; published to the `events` queue after commit. */
+export interface OutboxEventRecord extends OutboxRecordBase {
+  kind: "event";
+  message: EventMessage;
+}
+
+/** An audit event committed with the write it records; appended to the audit trail after commit. */
+export interface OutboxAuditRecord extends OutboxRecordBase {
+  kind: "audit";
+  audit: AuditEventRecord;
+}
+
+/** What a write commits beside itself and the relay carries out after: nothing accepted is lost. */
+export type OutboxRecord = OutboxEventRecord | OutboxAuditRecord;
 
 /** Contract 2.6 gamebook run, as the gamebooks work writes it and the incident endpoints read it. */
 export interface GamebookRunRecord {

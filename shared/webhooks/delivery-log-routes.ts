@@ -1,16 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { deliveryMessageId, type DeliveryMessage } from "../delivery/delivery-message";
+import { auditRecord } from "../events/audit-record";
+import { firstAttempt, outgoingDelivery } from "../delivery/delivery-message";
 import { ApiError, isApiError, notFound } from "../errors/api-error";
-import { pageQueryFields } from "../http/paging";
-import { defineRoute, type HandlerInput } from "../http/route";
+import { issuePageToken, pageQueryFields, readPageToken } from "../http/paging";
+import { defineRoute, type RequestContext } from "../http/route";
 import { incidentCreatedData } from "../incidents/incident-events";
-import { loadIncident } from "../incidents/incident-access";
+import { findWorkspace, loadIncident } from "../incidents/incident-access";
+import { outboxScope } from "../store/outbox-scope";
 import { toIncidentSummary } from "../incidents/incident-view";
-import type { DeliveryLogRecord, WebhookRecord } from "../store/records";
+import type { DeliveryLogRecord, EventEnvelope, WebhookRecord } from "../store/records";
 import { visibleWebhook } from "./webhook-access";
 
-type Ctx = HandlerInput<unknown, unknown, unknown>;
 const tag = "Webhooks";
 const timestamp = z.iso.datetime({ offset: true });
 
@@ -44,6 +45,9 @@ const listQuery = z
   .strict()
   .refine((q) => !q.from || !q.to || Date.parse(q.from) < Date.parse(q.to), { path: ["to"], message: "Must be after from." });
 
+/** Where a page of entries stops: the last entry's time and id (newest first). */
+const logCursor = z.object({ createdAt: z.iso.datetime(), id: z.string().min(1) }).strict();
+
 const entryParams = z.object({ id: z.guid(), logId: z.guid().describe("The entry's id, as listed.") });
 const entryQuery = z.object({ createdAt: timestamp.describe("The entry's createdAt, as listed: it locates the entry.") }).strict();
 
@@ -68,17 +72,12 @@ export const deliveryLogRoutes = [
       const latest = new Date(now.getTime() + 1).toISOString();
       const to = iso(query.to);
       const range = { from: iso(query.from) ?? notBefore, to: to === undefined || to > latest ? latest : to, notBefore };
-      const binding = `delivery-logs:${webhook.id}:${query.from ?? ""}:${query.to ?? ""}`;
-      let cursor: { createdAt: string; id: string } | undefined;
-      if (query.continuationToken !== undefined) {
-        cursor = services.pageTokens.read(query.continuationToken, input.principal.serviceAccountId, binding) as typeof cursor;
-      }
+      const listing = `delivery-logs:${webhook.id}:${query.from ?? ""}:${query.to ?? ""}`;
+      const cursor = query.continuationToken === undefined ? undefined : readPageToken(input, query.continuationToken, listing, logCursor, "continuationToken");
       const page = await services.stores.deliveryLogs.list(webhook.id, range, query.pageSize, cursor);
       return {
         data: page.items.map((e) => toLogView(e, null)),
-        pagination: page.next
-          ? { hasMore: true, continuationToken: services.pageTokens.issue(input.principal.serviceAccountId, binding, page.next) }
-          : { hasMore: false },
+        pagination: page.next ? { hasMore: true, continuationToken: issuePageToken(input, listing, page.next) } : { hasMore: false },
       };
     },
   }),
@@ -121,36 +120,30 @@ export const deliveryLogRoutes = [
           errors: { "": [`${entry.eventType} cannot be redelivered.`] },
         });
       }
-      const body = await rebuildCreated(input, entry);
-      const message: DeliveryMessage = {
-        webhookId: webhook.id,
-        eventId: entry.eventId,
-        eventType: entry.eventType,
-        occurredAt: entry.eventOccurredAt,
-        body,
-        attempt: 1,
-        firstAttemptAt: null,
-        incident: entry.incident,
-        isTest: false,
-        redelivered: true,
-        redeliveryId: randomUUID(),
-      };
-      await services.pipeline.deliveries.send([{ messageId: deliveryMessageId(message), body: message }]);
-      await services.audit.record(input.principal, {
-        activityType: "WebhookDelivery",
-        activityAction: "Create",
-        targetResourceType: "Webhook",
-        targetResourceId: webhook.id,
-        targetResourceName: webhook.name,
-        metadata: { redeliverOf: entry.id, eventId: entry.eventId },
-        accountId: webhook.targetAccountId,
-      });
+      const envelope = await rebuildCreated(input, entry);
+      await services.events.deliveries.send([outgoingDelivery(firstAttempt(webhook.id, { envelope, incident: entry.incident }, { redeliveryId: randomUUID() }))]);
+      await services.events.outbox.record([
+        auditRecord(
+          input.actor,
+          {
+            activityType: "WebhookDelivery",
+            activityAction: "Create",
+            targetResourceType: "Webhook",
+            targetResourceId: webhook.id,
+            targetResourceName: webhook.name,
+            metadata: { redeliverOf: entry.id, eventId: entry.eventId },
+            accountId: webhook.targetAccountId,
+          },
+          outboxScope.webhook(webhook.id),
+          services.now(),
+        ),
+      ]);
       return { status: 202, data: { eventId: entry.eventId, status: "Pending" as const } };
     },
   }),
 ];
 
-async function findEntry(input: Ctx, webhook: WebhookRecord, logId: string, createdAt: string): Promise<DeliveryLogRecord> {
+async function findEntry(input: RequestContext, webhook: WebhookRecord, logId: string, createdAt: string): Promise<DeliveryLogRecord> {
   const { services } = input;
   const notBefore = services.now().getTime() - services.config.webhooks.deliveryLogTtlDays * 86_400_000;
   const entry = await services.stores.deliveryLogs.get(webhook.id, logId, new Date(createdAt).toISOString());
@@ -160,11 +153,11 @@ async function findEntry(input: Ctx, webhook: WebhookRecord, logId: string, crea
 }
 
 /** The incident as it stands now, or null when the source no longer has it. */
-async function liveIncident(input: Ctx, entry: DeliveryLogRecord): Promise<Record<string, unknown> | null> {
+async function liveIncident(input: RequestContext, entry: DeliveryLogRecord): Promise<Record<string, unknown> | null> {
   if (!entry.incident) return null;
   const { workspaceId, source, incidentId } = entry.incident;
   try {
-    const { incident, state } = await loadIncident(input, workspaceId, source, incidentId);
+    const { incident, state } = await loadIncident(input, await findWorkspace(input.services, workspaceId), source, incidentId);
     return toIncidentSummary(incident, state, input.services.now());
   } catch (error) {
     if (isApiError(error) && error.code === "NOT_FOUND") return null;
@@ -173,23 +166,23 @@ async function liveIncident(input: Ctx, entry: DeliveryLogRecord): Promise<Recor
 }
 
 /** `incident.created.v1` rebuilt from the current incident, keeping the event id and occurredAt. */
-async function rebuildCreated(input: Ctx, entry: DeliveryLogRecord): Promise<string> {
+async function rebuildCreated(input: RequestContext, entry: DeliveryLogRecord): Promise<EventEnvelope> {
   const { workspaceId, source, incidentId } = entry.incident!;
   let loaded;
   try {
-    loaded = await loadIncident(input, workspaceId, source, incidentId);
+    loaded = await loadIncident(input, await findWorkspace(input.services, workspaceId), source, incidentId);
   } catch (error) {
     if (isApiError(error) && error.code === "NOT_FOUND") {
       throw new ApiError("CONFLICT", "The incident no longer exists at its source, so the event cannot be rebuilt.", { target: "logId" });
     }
     throw error;
   }
-  return JSON.stringify({
+  return {
     id: entry.eventId,
     type: entry.eventType,
     occurredAt: entry.eventOccurredAt,
     data: incidentCreatedData(loaded.incident, loaded.workspace.accountId, loaded.state.assignee),
-  });
+  };
 }
 
 function toLogView(e: DeliveryLogRecord, eventPayload: Record<string, unknown> | null): z.output<typeof deliveryLogView> {

@@ -1,10 +1,10 @@
 import { notFound } from "../errors/api-error";
-import type { HandlerInput } from "../http/route";
+import type { RequestContext } from "../http/route";
 import type { Versioned } from "../store/ports";
 import type { WebhookRecord } from "../store/records";
 
 /** A webhook of the caller's organization; any other id is 404, never "forbidden". */
-export async function visibleWebhook(input: HandlerInput<unknown, unknown, unknown>, id: string): Promise<Versioned<WebhookRecord>> {
+export async function visibleWebhook(input: RequestContext, id: string): Promise<Versioned<WebhookRecord>> {
   const found = await input.services.stores.webhooks.get(id.toLowerCase());
   if (!found || !input.principal.organizationAccountIds.includes(found.value.targetAccountId)) throw notFound("The webhook", "id");
   return found;

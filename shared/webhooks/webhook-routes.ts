@@ -2,18 +2,20 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { checkWebhookUrl } from "../delivery/address-policy";
 import { generateSigningSecret } from "../delivery/signer";
-import { ApiError, isApiError } from "../errors/api-error";
+import { auditRecord } from "../events/audit-record";
+import { ApiError } from "../errors/api-error";
 import { checkIfMatch } from "../http/etag";
-import { defineRoute, type HandlerInput, type RouteGroup } from "../http/route";
+import { changeResource } from "../http/resource-change";
+import { defineRoute, type RequestContext, type RouteGroup } from "../http/route";
+import { outboxScope } from "../store/outbox-scope";
 import type { Versioned } from "../store/ports";
-import type { SealedSigningKey, WebhookRecord, WebhookStatus } from "../store/records";
+import type { OutboxRecord, SealedSigningKey, WebhookRecord, WebhookStatus } from "../store/records";
 import { createWebhookBody, updateCredentialsBody, updateWebhookBody, webhookIdParams, webhookView } from "./webhook-schemas";
 import { toWebhookView } from "./webhook-view";
 import { visibleWebhook } from "./webhook-access";
 import { deliveryLogRoutes } from "./delivery-log-routes";
 import { testEventRoute } from "./webhook-test-event";
 
-type Ctx = HandlerInput<unknown, unknown, unknown>;
 
 const tag = "Webhooks";
 /** A rotated-out signing key keeps signing alongside the new one this long, so receivers can switch. */
@@ -87,8 +89,9 @@ export const webhookRoutes: RouteGroup = {
           createdAt: stamp,
           lastModifiedAt: stamp,
         };
-        const created = await services.stores.webhooks.create(record);
-        await audit(input, created.value, "Create", { url: record.url, eventTypes: record.eventTypes, authenticationType: record.authenticationType });
+        const audit = [auditOf(input, record, "Create", { url: record.url, eventTypes: record.eventTypes, authenticationType: record.authenticationType })];
+        const created = await services.stores.webhooks.create(record, audit);
+        await services.events.outbox.publish(audit);
         return {
           status: 201,
           data: { ...toWebhookView(created.value), ...(generated ? { signingSecret: generated } : {}) },
@@ -108,13 +111,12 @@ export const webhookRoutes: RouteGroup = {
       async handler(input) {
         const { body } = input;
         await checkTarget(input, body.url, body.monitoredAccountIds);
-        const saved = await modifyWebhook(input, input.params.id, (w) => {
+        const saved = await modifyWebhook(input, input.params.id, { url: body.url, eventTypes: body.eventTypes, monitoredAccountIds: body.monitoredAccountIds }, (w) => {
           w.name = body.name;
           w.url = body.url;
           w.eventTypes = body.eventTypes;
           w.monitoredAccountIds = body.monitoredAccountIds.map((a) => a.toLowerCase());
         });
-        await audit(input, saved.value, "Update", { url: body.url, eventTypes: body.eventTypes, monitoredAccountIds: body.monitoredAccountIds });
         return { data: toWebhookView(saved.value), headers: { ETag: saved.etag } };
       },
     }),
@@ -129,8 +131,9 @@ export const webhookRoutes: RouteGroup = {
       async handler(input) {
         const found = await visibleWebhook(input, input.params.id);
         checkIfMatch(input.header("if-match"), found.etag);
-        await input.services.stores.webhooks.delete(found.value.id, found.etag);
-        await audit(input, found.value, "Delete", {});
+        const audit = [auditOf(input, found.value, "Delete", {})];
+        await input.services.stores.webhooks.delete(found.value.id, found.etag, audit);
+        await input.services.events.outbox.publish(audit);
         return { status: 204 };
       },
     }),
@@ -151,12 +154,12 @@ export const webhookRoutes: RouteGroup = {
         const rotate = body.rotateSigningSecret || body.signingToken !== undefined;
         const generated = rotate && body.signingToken === undefined ? generateSigningSecret() : undefined;
         const now = services.now();
-        const saved = await modifyWebhook(input, input.params.id, (w) => {
+        const metadata = { credentials: true, authenticationType: body.authenticationType, signingSecretRotated: rotate };
+        const saved = await modifyWebhook(input, input.params.id, metadata, (w) => {
           w.authenticationType = body.authenticationType;
           w.sealedToken = body.token === undefined ? null : services.secretBox.seal(body.token);
           if (rotate) w.signingKeys = rotatedKeys(w.signingKeys, services.secretBox.seal(body.signingToken ?? generated!), now);
         });
-        await audit(input, saved.value, "Update", { credentials: true, authenticationType: body.authenticationType, signingSecretRotated: rotate });
         return {
           data: { ...toWebhookView(saved.value), ...(generated ? { signingSecret: generated } : {}) },
           headers: { ETag: saved.etag },
@@ -179,7 +182,7 @@ function stateRoute(action: "pause" | "resume" | "enable", summary: string, from
     params: webhookIdParams,
     response: webhookView,
     async handler(input) {
-      const saved = await modifyWebhook(input, input.params.id, (w) => {
+      const saved = await modifyWebhook(input, input.params.id, { status: { from, to } }, (w) => {
         if (w.status !== from) {
           throw new ApiError("CONFLICT", `The webhook is ${w.status}; only a ${from} webhook can be ${action}d.`, { target: "status" });
         }
@@ -191,7 +194,6 @@ function stateRoute(action: "pause" | "resume" | "enable", summary: string, from
           if (from === "Disabled") w.finalFailures = [];
         }
       });
-      await audit(input, saved.value, "Update", { status: { from, to } });
       return { data: toWebhookView(saved.value), headers: { ETag: saved.etag } };
     },
   });
@@ -207,25 +209,18 @@ function rotatedKeys(keys: SealedSigningKey[], sealed: string, now: Date): Seale
   return [{ sealed, createdAt: stamp, retiresAt: null }, ...kept];
 }
 
-/** Read-modify-write with optimistic concurrency; without If-Match a lost race is retried. */
-async function modifyWebhook(input: Ctx, id: string, mutate: (w: WebhookRecord) => void): Promise<Versioned<WebhookRecord>> {
-  const ifMatch = input.header("if-match");
-  for (let attempt = 1; ; attempt++) {
-    const current = await visibleWebhook(input, id);
-    checkIfMatch(ifMatch, current.etag);
-    const draft = structuredClone(current.value);
-    mutate(draft);
-    draft.lastModifiedAt = input.services.now().toISOString();
-    try {
-      return await input.services.stores.webhooks.replace(draft, current.etag);
-    } catch (error) {
-      if (!(isApiError(error) && error.code === "CONFLICT") || ifMatch !== undefined || attempt >= 5) throw error;
-    }
-  }
+/** A change to a webhook, its audit event committed with it (see `changeResource`). */
+function modifyWebhook(input: RequestContext, id: string, metadata: Record<string, unknown>, mutate: (w: WebhookRecord) => void): Promise<Versioned<WebhookRecord>> {
+  return changeResource(input, {
+    read: () => visibleWebhook(input, id),
+    mutate,
+    audit: (w) => auditOf(input, w, "Update", metadata),
+    replace: (w, etag, outbox) => input.services.stores.webhooks.replace(w, etag, outbox),
+  });
 }
 
 /** The URL must be an HTTPS endpoint on public addresses; monitored accounts must be the caller's organization's. */
-async function checkTarget(input: Ctx, url: string, monitoredAccountIds: readonly string[]): Promise<void> {
+async function checkTarget(input: RequestContext, url: string, monitoredAccountIds: readonly string[]): Promise<void> {
   const { config, resolveHost } = input.services;
   const problem = await checkWebhookUrl(url, { allowPrivateTargets: config.webhooks.allowPrivateTargets, resolve: resolveHost });
   if (problem) throw new ApiError("VALIDATION_ERROR", problem, { target: "url", errors: { url: [problem] } });
@@ -236,14 +231,20 @@ async function checkTarget(input: Ctx, url: string, monitoredAccountIds: readonl
   }
 }
 
-async function audit(input: Ctx, webhook: WebhookRecord, action: "Create" | "Update" | "Delete", metadata: Record<string, unknown>): Promise<void> {
-  await input.services.audit.record(input.principal, {
-    activityType: "Webhook",
-    activityAction: action,
-    targetResourceType: "Webhook",
-    targetResourceId: webhook.id,
-    targetResourceName: webhook.name,
-    metadata,
-    accountId: webhook.targetAccountId,
-  });
+/** The audit event of a write to a webhook, committed with it, in the trail of the account that owns it. */
+function auditOf(input: RequestContext, webhook: WebhookRecord, action: "Create" | "Update" | "Delete", metadata: Record<string, unknown>): OutboxRecord {
+  return auditRecord(
+    input.actor,
+    {
+      activityType: "Webhook",
+      activityAction: action,
+      targetResourceType: "Webhook",
+      targetResourceId: webhook.id,
+      targetResourceName: webhook.name,
+      metadata,
+      accountId: webhook.targetAccountId,
+    },
+    outboxScope.webhook(webhook.id),
+    input.services.now(),
+  );
 }

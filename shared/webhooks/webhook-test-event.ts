@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { deliveryMessageId, type DeliveryMessage } from "../delivery/delivery-message";
+import { firstAttempt, outgoingDelivery } from "../delivery/delivery-message";
 import { freshEventId } from "../events/event-ids";
-import type { EventEnvelope } from "../events/event-message";
+import type { EventEnvelope } from "../store/records";
 import { defineRoute } from "../http/route";
 import { webhookIdParams } from "./webhook-schemas";
 import { visibleWebhook } from "./webhook-access";
@@ -56,19 +56,7 @@ export const testEventRoute = defineRoute({
     const { services } = input;
     const webhook = (await visibleWebhook(input, input.params.id)).value;
     const envelope = testEnvelope(webhook.targetAccountId, services.now());
-    const message: DeliveryMessage = {
-      webhookId: webhook.id,
-      eventId: envelope.id,
-      eventType: envelope.type,
-      occurredAt: envelope.occurredAt,
-      body: JSON.stringify(envelope),
-      attempt: 1,
-      firstAttemptAt: null,
-      incident: null,
-      isTest: true,
-      redelivered: false,
-    };
-    await services.pipeline.deliveries.send([{ messageId: deliveryMessageId(message), body: message }]);
+    await services.events.deliveries.send([outgoingDelivery(firstAttempt(webhook.id, { envelope, incident: null }))]);
     return { status: 202, data: { eventId: envelope.id, status: "Pending" as const } };
   },
 });

@@ -3,8 +3,9 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { stateIdOf } from "../../shared/incidents/incident-state";
 import type { VendorIncident } from "../../shared/sources/gateway";
-import { sourcesAtoF, sourcesAtoG } from "../../shared/sources/source";
-import type { GamebookRunRecord, OutboxEventRecord } from "../../shared/store/records";
+import { commentPathSources, sources } from "../../shared/sources/source";
+import type { GamebookRunRecord } from "../../shared/store/records";
+import { outboxEvents } from "../support/outbox";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -24,10 +25,10 @@ function newIncident(source: "SourceA" | "SourceB" | "SourceG" = "SourceA", work
 }
 const path = (i: VendorIncident, suffix = "") => `/workspaces/${i.workspaceId}/incidents/${i.source}/${encodeURIComponent(i.id)}${suffix}`;
 
-type OutboxEvent = Omit<OutboxEventRecord, "envelope"> & { envelope: Json };
+type OutboxEvent = { type: string; eventId: string; envelope: Json };
 async function eventsOf(incident: VendorIncident): Promise<OutboxEvent[]> {
-  const all = await host.services.stores.incidents.listEvents(incident.workspaceId, 100_000);
-  return all.filter((e) => e.envelope.data.incidentId === incident.id) as OutboxEvent[];
+  const all = await outboxEvents(host.services, incident.workspaceId);
+  return all.filter((e) => e.data.incidentId === incident.id).map((e) => ({ type: e.type, eventId: e.id, envelope: e as Json }));
 }
 
 describe("GET incident", () => {
@@ -64,13 +65,13 @@ describe("GET incident", () => {
     const body = await json(await host.call("GET", `/workspaces/${ws}/incidents/SourceZ/abc`));
     expect(body.status).toBe(400);
     expect(body.code).toBe("VALIDATION_ERROR");
-    for (const s of sourcesAtoG) expect(body.errors.source.join(" ")).toContain(s);
+    for (const s of sources) expect(body.errors.source.join(" ")).toContain(s);
   });
 
   it("the comments path accepts SourceA to SourceF only", async () => {
     const body = await json(await host.call("GET", `/workspaces/${ws}/incidents/SourceG/abc/comments`));
     expect(body.code).toBe("VALIDATION_ERROR");
-    expect(body.errors.source[0]).toContain(sourcesAtoF.join(", "));
+    expect(body.errors.source[0]).toContain(commentPathSources.join(", "));
     expect(body.errors.source[0]).not.toContain("SourceG");
   });
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vites
 import { stateIdOf } from "../../shared/incidents/incident-state";
 import { agentInvestigationCompletedData, incidentCommentAddedData } from "../../shared/events/event-catalogue";
 import { startHttpsReceiver, type HttpsReceiver } from "../support/https-receiver";
+import { outboxEvents } from "../support/outbox";
 import { startTestHost, type TestHost } from "../support/test-host";
 
 vi.setConfig({ testTimeout: 60_000 });
@@ -35,8 +36,8 @@ afterAll(async () => {
 beforeEach(() => receiver.reset());
 
 async function settle(): Promise<void> {
-  await host.services.pipeline.inProcess!.events.idle({ timeoutMs: 10_000 });
-  await host.services.pipeline.inProcess!.deliveries.idle({ timeoutMs: 10_000 });
+  await host.services.events.inProcess!.events.idle({ timeoutMs: 10_000 });
+  await host.services.events.inProcess!.deliveries.idle({ timeoutMs: 10_000 });
 }
 const delivered = (type: string, incidentId: string) =>
   receiver.requests.map((r) => JSON.parse(r.body)).filter((e) => e.type === type && e.data.incidentId === incidentId);
@@ -63,8 +64,8 @@ describe("reconciler", () => {
     expect(created[0].data).not.toHaveProperty("owner");
     expect(created[0].data.vendorIdentifiers.sourceB).toBeDefined();
     // One event in the outbox too: a repeat of the same subject would have the same id and replace it.
-    const events = await host.services.stores.incidents.listEvents(ws, 100_000);
-    expect(events.filter((e) => e.type === "incident.created.v1" && e.envelope.data.incidentId === id)).toHaveLength(1);
+    const events = await outboxEvents(host.services, ws);
+    expect(events.filter((e) => e.type === "incident.created.v1" && e.data.incidentId === id)).toHaveLength(1);
   });
 
   it("a close made in the vendor console fires status.changed and closed with upstream origins and different ids", async () => {
@@ -120,7 +121,7 @@ describe("reconciler", () => {
   it("a crash between store and publish is repaired by the next pass", async () => {
     const id = await createInConsole("Credential dumping via LSASS access");
     advance(10_000);
-    const relay = host.services.pipeline.outbox;
+    const relay = host.services.events.outbox;
     const publish = vi.spyOn(relay, "publish").mockResolvedValue(0); // the process "dies" before publishing
     await host.local("POST", "/reconcile");
     publish.mockRestore();
@@ -142,8 +143,8 @@ describe("reconciler", () => {
     expect(passes.reduce((n, p) => n + p.workspaces, 0) + passes.reduce((n, p) => n + p.skipped, 0)).toBe(3 * host.demo.workspaces.length);
     await settle();
     for (const id of ids) expect(delivered("incident.created.v1", id).length).toBe(1);
-    const events = await host.services.stores.incidents.listEvents(ws, 100_000);
-    for (const id of ids) expect(events.filter((e) => e.type === "incident.created.v1" && e.envelope.data.incidentId === id).length).toBe(1);
+    const events = await outboxEvents(host.services, ws);
+    for (const id of ids) expect(events.filter((e) => e.type === "incident.created.v1" && e.data.incidentId === id).length).toBe(1);
   });
 
   it("a deletion in the vendor is recorded on the stored state; later reads are 404", async () => {

@@ -186,7 +186,7 @@ describe("reading service accounts", () => {
       const body = await json(res);
       expect(body.code).toBe("VALIDATION_ERROR");
       expect(body.detail).toBe(INVALID_PAGE_TOKEN_MESSAGE);
-      expect(body.errors.continuationToken).toEqual([INVALID_PAGE_TOKEN_MESSAGE]);
+      expect(body.errors.continuationToken[0]).toBe(INVALID_PAGE_TOKEN_MESSAGE);
     }
   });
 

@@ -140,7 +140,7 @@ const isFinal = (e: Json) => e.status === "Succeeded" || (e.status === "Failed" 
 
 /** Waits for the deliveries queue to drain, including retries due within the retry window. */
 async function deliveriesSettled(on: TestHost = host): Promise<void> {
-  await on.services.pipeline.inProcess!.deliveries.idle({ includeScheduledBefore: new Date(Date.now() + WINDOW_MS + 1000), timeoutMs: 30_000 });
+  await on.services.events.inProcess!.deliveries.idle({ includeScheduledBefore: new Date(Date.now() + WINDOW_MS + 1000), timeoutMs: 30_000 });
 }
 
 /** A port on 127.0.0.1 with nothing listening: connecting to it is refused. */

@@ -106,8 +106,8 @@ describe("delivery of incident events", () => {
     const incident = newIncident(fabrikamWs);
     expect((await host.call("PUT", statusPath(incident), { body: { status: "Active" } })).status).toBe(204);
     await waitFor(() => requestsTo(everything).length >= 1, "the provider-wide webhook's delivery");
-    await host.services.pipeline.inProcess!.deliveries.idle({ timeoutMs: 5000 });
-    await host.services.pipeline.inProcess!.deliveries.idle({ timeoutMs: 5000 });
+    await host.services.events.inProcess!.deliveries.idle({ timeoutMs: 5000 });
+    await host.services.events.inProcess!.deliveries.idle({ timeoutMs: 5000 });
     expect(requestsTo(onlyNorthwind)).toEqual([]);
     expect(requestsTo(assigneeOnly)).toEqual([]);
   });
@@ -147,7 +147,7 @@ describe("retries and failures", () => {
       const l = await logsOf(webhook);
       return l.length >= 1 && l;
     }, "a log entry");
-    await host.services.pipeline.inProcess!.deliveries.idle({ timeoutMs: 5000 });
+    await host.services.events.inProcess!.deliveries.idle({ timeoutMs: 5000 });
     expect(requestsTo(webhook).length).toBe(1);
     expect(logs[0]).toMatchObject({ status: "Failed", httpStatusCode: 400, success: false });
     expect(logs[0]!.error).toContain("not retried");
@@ -158,12 +158,12 @@ describe("retries and failures", () => {
     receiver.respondWith((r) => (webhook.url.endsWith(r.url) ? { status: 410 } : {}));
     for (let i = 0; i < 6; i++) expect((await host.call("POST", `/webhooks/${webhook.id}/test`)).status).toBe(202);
     await waitFor(() => requestsTo(webhook).length >= 6, "six test deliveries");
-    await host.services.pipeline.inProcess!.deliveries.idle({ timeoutMs: 5000 });
+    await host.services.events.inProcess!.deliveries.idle({ timeoutMs: 5000 });
     expect((await json(await host.call("GET", `/webhooks/${webhook.id}`))).data.status).toBe("Active");
 
     for (let i = 0; i < 4; i++) await host.call("PUT", statusPath(newIncident()), { body: { status: "Active" } });
     await waitFor(() => requestsTo(webhook).length >= 10, "four incident deliveries");
-    await host.services.pipeline.inProcess!.deliveries.idle({ timeoutMs: 5000 });
+    await host.services.events.inProcess!.deliveries.idle({ timeoutMs: 5000 });
     expect((await json(await host.call("GET", `/webhooks/${webhook.id}`))).data.status).toBe("Active");
 
     await host.call("PUT", statusPath(newIncident()), { body: { status: "Active" } });
@@ -177,8 +177,8 @@ describe("retries and failures", () => {
     // Deliveries stop.
     const before = requestsTo(webhook).length;
     await host.call("PUT", statusPath(newIncident()), { body: { status: "Active" } });
-    await host.services.pipeline.inProcess!.events.idle({ timeoutMs: 5000 });
-    await host.services.pipeline.inProcess!.deliveries.idle({ timeoutMs: 5000 });
+    await host.services.events.inProcess!.events.idle({ timeoutMs: 5000 });
+    await host.services.events.inProcess!.deliveries.idle({ timeoutMs: 5000 });
     expect(requestsTo(webhook).length).toBe(before);
     // Enabled again, it delivers.
     receiver.respondWith({});
@@ -213,7 +213,7 @@ describe("pause, test events, redelivery", () => {
     receiver.respondWith((r) => (webhook.url.endsWith(r.url) ? { status: 400 } : {}));
     const incident = newIncident();
     const envelope = { id: "0c7f3f2e-58a1-4c7a-9b0e-3d2f1a6b8c90", type: "incident.created.v1", occurredAt: "2026-11-20T11:00:00.000Z", data: incidentCreatedData(incident, host.demo.workspaces[0]!.accountId, null) };
-    await host.services.pipeline.events.send([{ messageId: envelope.id, body: { envelope, accountId: host.demo.workspaces[0]!.accountId, incident: { workspaceId: ws, source: "SourceA", incidentId: incident.id } } }]);
+    await host.services.events.events.send([{ messageId: envelope.id, body: { envelope, accountId: host.demo.workspaces[0]!.accountId, incident: { workspaceId: ws, source: "SourceA", incidentId: incident.id } } }]);
     const [failed] = await waitFor(async () => {
       const l = await logsOf(webhook);
       return l.length === 1 && l[0]!.status === "Failed" && l;
@@ -224,7 +224,7 @@ describe("pause, test events, redelivery", () => {
     await waitFor(async () => (await logsOf(webhook)).some((e) => e.redelivered && e.status === "Pending"), "the held redelivery");
     expect((await host.call("POST", `/webhooks/${webhook.id}/resume`)).status).toBe(200);
     await waitFor(async () => (await logsOf(webhook)).some((e) => e.redelivered && e.status === "Succeeded"), "the redelivery after resume");
-    expect(host.services.pipeline.inProcess!.deliveries.deadLetters()).toEqual([]);
+    expect(host.services.events.inProcess!.deliveries.deadLetters()).toEqual([]);
   });
 
   it("delivery logs: a far-future `to` is now, a malformed log id is 400", async () => {
@@ -250,7 +250,7 @@ describe("pause, test events, redelivery", () => {
     receiver.respondWith((r) => (webhook.url.endsWith(r.url) ? { status: 400 } : {}));
     const incident = newIncident();
     const envelope = { id: "6f8c1e52-3a0b-4c8e-9d2f-7b1a0c9e4d31", type: "incident.created.v1", occurredAt: "2026-11-20T10:00:00.000Z", data: incidentCreatedData(incident, host.demo.workspaces[0]!.accountId, null) };
-    await host.services.pipeline.events.send([{ messageId: envelope.id, body: { envelope, accountId: host.demo.workspaces[0]!.accountId, incident: { workspaceId: ws, source: "SourceA", incidentId: incident.id } } }]);
+    await host.services.events.events.send([{ messageId: envelope.id, body: { envelope, accountId: host.demo.workspaces[0]!.accountId, incident: { workspaceId: ws, source: "SourceA", incidentId: incident.id } } }]);
     await host.call("PUT", statusPath(incident), { body: { status: "Active" } });
     const logs = await waitFor(async () => {
       const l = await logsOf(webhook);

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ApiError, type ErrorCode } from "../../shared/errors/api-error";
 import { deliveryLogPartition } from "../../shared/store/delivery-log-partition";
+import { outboxScope } from "../../shared/store/outbox-scope";
 import type { Page, Stores } from "../../shared/store/ports";
 import type {
   AccountRecord,
@@ -8,6 +9,7 @@ import type {
   GamebookRunRecord,
   IncidentStateRecord,
   OutboxEventRecord,
+  OutboxScope,
   DeliveryLogRecord,
   WebhookRecord,
   ServiceAccountRecord,
@@ -427,36 +429,45 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
     });
 
     describe("incident state and outbox", () => {
-      it("commit with a null etag creates the state and its events together", async () => {
-        const saved = await stores.incidents.commit(incidentState("ws-1", "s-1"), null, [outboxEvent("ws-1", "e-1", 1)]);
+      const ws1 = outboxScope.workspace("ws-1");
+      const ws2 = outboxScope.workspace("ws-2");
+      const pending = async () => (await stores.outbox.listUnpublished(10)).map((r) => r.id);
+
+      it("commit with a null etag creates the state and its outbox records together", async () => {
+        const saved = await stores.incidents.commit(incidentState("ws-1", "s-1"), null, [outboxRecord(ws1, "e-1", 1)]);
         expect(saved.etag).toEqual(expect.any(String));
         expect(await stores.incidents.get("ws-1", "s-1")).toStrictEqual(saved);
-        expect((await stores.incidents.listUnpublished(10)).map((e) => e.eventId)).toEqual(["e-1"]);
+        expect(await pending()).toEqual(["outbox-e-1"]);
       });
 
-      it("a second create of the same state fails with CONFLICT and writes none of its events", async () => {
+      it("a second create of the same state fails with CONFLICT and writes none of its records", async () => {
         await stores.incidents.commit(incidentState("ws-1", "s-1"), null, []);
-        await expectApiError(stores.incidents.commit(incidentState("ws-1", "s-1"), null, [outboxEvent("ws-1", "e-2", 2)]), "CONFLICT");
-        expect(await stores.incidents.listUnpublished(10)).toEqual([]);
+        await expectApiError(stores.incidents.commit(incidentState("ws-1", "s-1"), null, [outboxRecord(ws1, "e-2", 2)]), "CONFLICT");
+        expect(await pending()).toEqual([]);
       });
 
-      it("commit with a stale etag fails with CONFLICT, keeps the state and writes no events", async () => {
+      it("commit with a stale etag fails with CONFLICT, keeps the state and writes no records", async () => {
         const first = await stores.incidents.commit(incidentState("ws-1", "s-1", { status: "New" }), null, []);
-        const second = await stores.incidents.commit(incidentState("ws-1", "s-1", { status: "Active" }), first.etag, [outboxEvent("ws-1", "e-1", 1)]);
+        const second = await stores.incidents.commit(incidentState("ws-1", "s-1", { status: "Active" }), first.etag, [outboxRecord(ws1, "e-1", 1)]);
         expect(second.etag).not.toBe(first.etag);
         await expectApiError(
-          stores.incidents.commit(incidentState("ws-1", "s-1", { status: "Closed" }), first.etag, [outboxEvent("ws-1", "e-2", 2)]),
+          stores.incidents.commit(incidentState("ws-1", "s-1", { status: "Closed" }), first.etag, [outboxRecord(ws1, "e-2", 2)]),
           "CONFLICT",
         );
         expect((await stores.incidents.get("ws-1", "s-1"))?.value.status).toBe("Active");
-        expect((await stores.incidents.listUnpublished(10)).map((e) => e.eventId)).toEqual(["e-1"]);
+        expect(await pending()).toEqual(["outbox-e-1"]);
       });
 
-      it("appendEvents adds events without a state change; the same event id again replaces it", async () => {
-        await stores.incidents.appendEvents("ws-1", [outboxEvent("ws-1", "e-1", 1), outboxEvent("ws-1", "e-2", 2)]);
-        await stores.incidents.appendEvents("ws-1", [outboxEvent("ws-1", "e-1", 1)]);
-        expect((await stores.incidents.listEvents("ws-1", 10)).map((e) => e.eventId)).toEqual(["e-1", "e-2"]);
-        expect((await stores.incidents.listUnpublished(10)).map((e) => e.eventId)).toEqual(["e-1", "e-2"]);
+      it("refuses records of another scope than the write's own: they could not commit together", async () => {
+        await expect(stores.incidents.commit(incidentState("ws-1", "s-1"), null, [outboxRecord(ws2, "e-1", 1)])).rejects.toThrow(/scope/);
+        expect(await stores.incidents.get("ws-1", "s-1")).toBeUndefined();
+      });
+
+      it("append adds records without a state change; the same record id again replaces it", async () => {
+        await stores.outbox.append([outboxRecord(ws1, "e-1", 1), outboxRecord(ws1, "e-2", 2)]);
+        await stores.outbox.append([outboxRecord(ws1, "e-1", 1)]);
+        expect((await stores.outbox.list(ws1, 10)).map((r) => r.id)).toEqual(["outbox-e-1", "outbox-e-2"]);
+        expect(await pending()).toEqual(["outbox-e-1", "outbox-e-2"]);
       });
 
       it("getMany returns the states among the ids of one workspace only", async () => {
@@ -467,19 +478,58 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
         expect(await stores.incidents.getMany("ws-1", [])).toEqual([]);
       });
 
-      it("lists unpublished events oldest first, and a published event leaves the list", async () => {
-        await stores.incidents.commit(incidentState("ws-1", "s-1"), null, [outboxEvent("ws-1", "e-b", 2)]);
-        await stores.incidents.commit(incidentState("ws-2", "s-2"), null, [outboxEvent("ws-2", "e-a", 1), outboxEvent("ws-2", "e-c", 3)]);
-        expect((await stores.incidents.listUnpublished(10)).map((e) => e.eventId)).toEqual(["e-a", "e-b", "e-c"]);
-        expect((await stores.incidents.listUnpublished(2)).map((e) => e.eventId)).toEqual(["e-a", "e-b"]);
-        await stores.incidents.markPublished("ws-2", "e-a", created);
-        await stores.incidents.markPublished("ws-2", "e-missing", created);
-        expect((await stores.incidents.listUnpublished(10)).map((e) => e.eventId)).toEqual(["e-b", "e-c"]);
-        // Published or not, a workspace's events stay listable (until they expire).
-        expect((await stores.incidents.listEvents("ws-2", 10)).map((e) => [e.eventId, e.publishedAt !== null])).toEqual([
-          ["e-a", true],
-          ["e-c", false],
+      it("lists pending records oldest first across scopes of every kind, and a carried-out record leaves the list", async () => {
+        const hook = outboxScope.webhook("wh-1");
+        await stores.incidents.commit(incidentState("ws-1", "s-1"), null, [outboxRecord(ws1, "e-b", 2)]);
+        await stores.incidents.commit(incidentState("ws-2", "s-2"), null, [outboxRecord(ws2, "e-a", 1), outboxRecord(ws2, "e-d", 4)]);
+        await stores.webhooks.create(webhook("wh-1", "acct-1"), [outboxRecord(hook, "e-c", 3)]);
+        expect(await pending()).toEqual(["outbox-e-a", "outbox-e-b", "outbox-e-c", "outbox-e-d"]);
+        expect((await stores.outbox.listUnpublished(2)).map((r) => r.id)).toEqual(["outbox-e-a", "outbox-e-b"]);
+        await stores.outbox.markPublished({ id: "outbox-e-a", scope: ws2 }, created);
+        await stores.outbox.markPublished({ id: "outbox-e-c", scope: hook }, created);
+        await stores.outbox.markPublished({ id: "outbox-e-missing", scope: ws2 }, created);
+        expect(await pending()).toEqual(["outbox-e-b", "outbox-e-d"]);
+        // Carried out or not, a scope's records stay listable (until they expire).
+        expect((await stores.outbox.list(ws2, 10)).map((r) => [r.id, r.publishedAt !== null])).toEqual([
+          ["outbox-e-a", true],
+          ["outbox-e-d", false],
         ]);
+      });
+    });
+
+    describe("writes with their outbox records (audit events)", () => {
+      it("service accounts: create, replace and delete commit their records; a stale etag writes none", async () => {
+        const scope = outboxScope.serviceAccount("sa-1");
+        const first = await stores.serviceAccounts.create(serviceAccount("sa-1", "acct-1"), [outboxRecord(scope, "a-1", 1)]);
+        await expectApiError(stores.serviceAccounts.create(serviceAccount("sa-1", "acct-1"), [outboxRecord(scope, "a-x", 9)]), "CONFLICT");
+        const second = await stores.serviceAccounts.replace({ ...first.value, name: "renamed" }, first.etag, [outboxRecord(scope, "a-2", 2)]);
+        await expectApiError(stores.serviceAccounts.replace({ ...first.value, name: "stale" }, first.etag, [outboxRecord(scope, "a-y", 9)]), "CONFLICT");
+        await expectApiError(stores.serviceAccounts.delete("sa-1", first.etag, [outboxRecord(scope, "a-z", 9)]), "CONFLICT");
+        expect((await stores.serviceAccounts.get("sa-1"))?.value.name).toBe("renamed");
+        await stores.serviceAccounts.delete("sa-1", second.etag, [outboxRecord(scope, "a-3", 3)]);
+        expect(await stores.serviceAccounts.get("sa-1")).toBeUndefined();
+        expect((await stores.outbox.list(scope, 10)).map((r) => r.id)).toEqual(["outbox-a-1", "outbox-a-2", "outbox-a-3"]);
+      });
+
+      it("users and webhooks commit their records in their own scopes", async () => {
+        const users = outboxScope.users("acct-1");
+        const saved = await stores.users.create(user("u-1", "acct-1"), [outboxRecord(users, "a-1", 1)]);
+        await stores.users.delete("acct-1", "u-1", saved.etag, [outboxRecord(users, "a-2", 2)]);
+        const hook = outboxScope.webhook("wh-1");
+        const created = await stores.webhooks.create(webhook("wh-1", "acct-1"), [outboxRecord(hook, "a-3", 3)]);
+        await expectApiError(stores.webhooks.delete("wh-1", "\"stale\"", [outboxRecord(hook, "a-x", 9)]), "CONFLICT");
+        await stores.webhooks.delete("wh-1", created.etag, [outboxRecord(hook, "a-4", 4)]);
+        expect((await stores.outbox.list(users, 10)).map((r) => r.id)).toEqual(["outbox-a-1", "outbox-a-2"]);
+        expect((await stores.outbox.list(hook, 10)).map((r) => r.id)).toEqual(["outbox-a-3", "outbox-a-4"]);
+        await expect(stores.users.create(user("u-2", "acct-1"), [outboxRecord(hook, "a-y", 9)])).rejects.toThrow(/scope/);
+      });
+    });
+
+    describe("audit", () => {
+      it("append keeps one copy of an event id, however often it is appended", async () => {
+        await stores.audit.append(auditEvent("ev-1", "acct-1", 1));
+        await stores.audit.append(auditEvent("ev-1", "acct-1", 1));
+        expect(await stores.audit.listRecent("acct-1", 10)).toHaveLength(1);
       });
     });
 
@@ -714,18 +764,16 @@ function incidentState(workspaceId: string, id: string, overrides: Partial<Incid
   };
 }
 
-function outboxEvent(workspaceId: string, eventId: string, minute: number): OutboxEventRecord {
+function outboxRecord(scope: OutboxScope, id: string, minute: number): OutboxEventRecord {
   const occurredAt = new Date(Date.parse(created) + minute * 60_000).toISOString();
   return {
-    id: `event-${eventId}`,
-    docType: "outboxEvent",
-    workspaceId,
-    accountId: "acct-1",
-    eventId,
-    type: "incident.status.changed.v1",
-    occurredAt,
-    envelope: { id: eventId, type: "incident.status.changed.v1", occurredAt, data: { status: "Active" } },
+    id: `outbox-${id}`,
+    docType: "outbox",
+    kind: "event",
+    scope,
+    createdAt: occurredAt,
     publishedAt: null,
+    message: { envelope: { id, type: "incident.status.changed.v1", occurredAt, data: { status: "Active" } }, accountId: "acct-1", incident: null },
   };
 }
 

@@ -8,7 +8,8 @@ import {
   gamebookRunData,
   incidentCommentAddedData,
 } from "../../shared/events/event-catalogue";
-import { eventTypes, type ChangeOrigin, type EventType } from "../../shared/events/event-types";
+import { eventTypes, type EventType } from "../../shared/events/event-types";
+import { serviceActor, type Actor } from "../../shared/operation-context";
 import { assigneeEvent, incidentCreatedData, statusEvents } from "../../shared/incidents/incident-events";
 import { buildOpenApi } from "../../shared/meta/openapi";
 import { allRoutes } from "../../shared/route-groups";
@@ -72,17 +73,18 @@ function state(overrides: Partial<IncidentStateRecord> = {}): IncidentStateRecor
 
 const analyst: IncidentAssignee = { userId: "u-1", email: "analyst@example.com", name: "An Analyst", isAgent: false };
 const agent: IncidentAssignee = { userId: null, email: null, name: "Triage agent", isAgent: true };
-const viaApi: ChangeOrigin = { origin: "api", serviceAccountId: "sa-1", name: "SOAR integration" };
-const upstream: ChangeOrigin = { origin: "upstream", serviceAccountId: null, name: null };
+const viaApi: Actor = { origin: "api", serviceAccountId: "sa-1", name: "SOAR integration", accountId };
+const upstream: Actor = serviceActor("upstream", "Reconciler");
 
 /** Parses an outbox event's envelope with the catalogue: the typed envelope, the data schema, the generic envelope. */
-function expectCatalogued(event: OutboxEventRecord): void {
-  const type = event.type as EventType;
+function expectCatalogued(record: OutboxEventRecord): void {
+  const envelope = record.message.envelope;
+  const type = envelope.type as EventType;
   expect(eventTypes).toContain(type);
-  const typed = eventEnvelopeOf(type).safeParse(event.envelope);
+  const typed = eventEnvelopeOf(type).safeParse(envelope);
   expect(typed.error?.issues ?? [], type).toEqual([]);
-  expect(eventCatalogue[type].data.safeParse(event.envelope.data).success).toBe(true);
-  expect(eventEnvelope.safeParse(event.envelope).success).toBe(true);
+  expect(eventCatalogue[type].data.safeParse(envelope.data).success).toBe(true);
+  expect(eventEnvelope.safeParse(envelope).success).toBe(true);
 }
 
 function withExtra(value: unknown): unknown {
@@ -118,7 +120,7 @@ describe("the event catalogue", () => {
 describe("the built events parse with their catalogue schemas", () => {
   it("incident.status.changed.v1, first transition", () => {
     const events = statusEvents(vendorIncident({ status: "New" }), state({ status: "New" }), state(), viaApi, null, now);
-    expect(events.map((e) => e.type)).toEqual(["incident.status.changed.v1"]);
+    expect(events.map((e) => e.message.envelope.type)).toEqual(["incident.status.changed.v1"]);
     events.forEach(expectCatalogued);
   });
 
@@ -132,7 +134,7 @@ describe("the built events parse with their catalogue schemas", () => {
     const closed = state({ status: "Closed", classification: "TruePositive", closeCount: 1 });
     const incident = vendorIncident({ status: "Closed", classification: "TruePositive", closingComment: "Confirmed." });
     const events = statusEvents(incident, state(), closed, viaApi, "Confirmed.", now);
-    expect(events.map((e) => e.type)).toEqual(["incident.status.changed.v1", "incident.closed.v1"]);
+    expect(events.map((e) => e.message.envelope.type)).toEqual(["incident.status.changed.v1", "incident.closed.v1"]);
     events.forEach(expectCatalogued);
   });
 
@@ -183,13 +185,13 @@ describe("the built events parse with their catalogue schemas", () => {
       "Noise.",
       now,
     );
-    for (const event of [changed!, closed!]) {
-      const type = event.type as EventType;
-      expect(eventCatalogue[type].data.safeParse(withExtra(event.envelope.data)).success, type).toBe(false);
-      expect(eventEnvelopeOf(type).safeParse(withExtra(event.envelope)).success, type).toBe(false);
+    for (const { message } of [changed!, closed!]) {
+      const type = message.envelope.type as EventType;
+      expect(eventCatalogue[type].data.safeParse(withExtra(message.envelope.data)).success, type).toBe(false);
+      expect(eventEnvelopeOf(type).safeParse(withExtra(message.envelope)).success, type).toBe(false);
     }
     const assigned = assigneeEvent(vendorIncident(), null, state({ assignee: analyst }), viaApi, now);
-    const data = assigned.envelope.data as { assignee: unknown };
+    const data = assigned.message.envelope.data as { assignee: unknown };
     const nested = { ...data, assignee: withExtra(data.assignee) };
     expect(eventCatalogue["incident.assignee.changed.v1"].data.safeParse(nested).success).toBe(false);
     const test = testEnvelope(accountId, now);
@@ -197,8 +199,8 @@ describe("the built events parse with their catalogue schemas", () => {
   });
 });
 
-// Not built yet: samples written to the catalogue, to keep those schemas coherent until builders exist.
-describe("the shapes the later work must emit", () => {
+// Rules of the schemas whose events are built with live data (the API tests parse those deliveries).
+describe("the comment, agent and gamebook event schemas", () => {
   const comment = {
     incidentId: "INC-42",
     source: "sourceb",
@@ -266,7 +268,7 @@ describe("the shapes the later work must emit", () => {
       status: "Pending",
       isAutoRun: false,
       isRetryGamebook: false,
-      triggeredBy: viaApi,
+      triggeredBy: { origin: "api", serviceAccountId: "sa-1", name: "SOAR integration" },
       dispatchedAt: now.toISOString(),
       playbooks: [
         { id: "p-1", name: "Disable user", entityType: "User", affectedEntity: "j.doe@example.com", sequence: 1, isAdminRequired: true, status: "Pending" },

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import * as azure from "@azure/functions";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { azureRouteOf, compareSpecificity, templateMatches } from "../../shared/azure/azure-routes";
+import { azureRouteOf, compareSpecificity, templateMatches } from "../../shared/azure/route-templates";
 import { apiGroups, metaGroup } from "../../shared/route-groups";
 import { seedDemoData } from "../../shared/local/demo-data";
 import { getServices } from "../../shared/composition";

@@ -40,6 +40,7 @@ const parametersFile = JSON.parse(readFileSync(path.join(infraDir, "main.paramet
   parameters: Record<string, { value: unknown }>;
 };
 const azureYaml = readRepo("azure.yaml");
+const subscriptionReaderModule = readInfra("modules/subscription-reader.bicep");
 
 /** Every template and parameter file under infra/, comments removed. */
 const allInfraFiles = listFiles(infraDir)
@@ -457,6 +458,53 @@ describe("infra: alerts", () => {
     expect(readRepo("functions/reconciler.ts")).toMatch(/app\.timer\("reconciler"/);
 
     expect(queries["api-5xx-rate"]).toContain("countif(toint(resultCode) >= 500)");
+  });
+});
+
+describe("infra: cloud-resource lookups", () => {
+  const settings = literalAfter(resources, "var appSettings =") as BicepObject;
+
+  it("takes the account → subscriptions map as one parameter, empty by default, filled from CLOUD_SUBSCRIPTIONS (JSON) in the azd environment", () => {
+    expect(main).toMatch(/^param cloudSubscriptions object = \{\}$/m);
+    expect(resources).toMatch(/^param cloudSubscriptions object = \{\}$/m);
+    expect(literalAfter(main, "module resources", "params:")).toMatchObject({ cloudSubscriptions: new Expr("cloudSubscriptions") });
+    expect(parametersFile.parameters.cloudSubscriptions).toEqual({ value: "${CLOUD_SUBSCRIPTIONS}" });
+  });
+
+  it("hands the map to the app as CLOUD_SUBSCRIPTIONS and turns Azure Resource Manager on only when a subscription is named", () => {
+    expect(settings.CLOUD_SUBSCRIPTIONS).toEqual(new Expr("string(cloudSubscriptions)"));
+    expect(settings.CLOUD_INVENTORY).toEqual(new Expr("empty(cloudSubscriptionIds) ? 'disabled' : 'azure'"));
+    // Both values, and what string() makes of an empty and a filled map, are settings the code accepts.
+    const account = "6f0c2a8e-5d7b-4c1e-9a6f-2b8d4e6f1a3c";
+    const subscription = "2b1d4c6e-8f0a-4b2c-9d3e-5f6a7b8c9d0e";
+    expect(loadConfig({ CLOUD_INVENTORY: "disabled", CLOUD_SUBSCRIPTIONS: "{}" }).cloud.inventory).toBe("disabled");
+    const on = loadConfig({ CLOUD_INVENTORY: "azure", CLOUD_SUBSCRIPTIONS: JSON.stringify({ [account]: [subscription] }) });
+    expect(on.cloud).toMatchObject({ inventory: "azure", subscriptions: { [account]: [subscription] } });
+    // The app uses the public cloud's endpoint unless told otherwise; the template does not change it.
+    expect(settings).not.toHaveProperty("CLOUD_ARM_ENDPOINT");
+  });
+
+  it("grants the app's identity Reader on every subscription named, each once, at that subscription's scope", () => {
+    expect(literalAfter(resources, "var cloudSubscriptionIds =")).toEqual(
+      new Expr("union(map(flatten(map(items(cloudSubscriptions), entry => entry.value)), id => toLower(id)), [])"),
+    );
+    expect(resources).toMatch(
+      /module \w+ 'modules\/subscription-reader\.bicep' = \[\s*for (\w+) in cloudSubscriptionIds: \{[^]*?scope: subscription\(\1\)[^]*?principalId: identity\.outputs\.principalId/,
+    );
+    // One deployment name per resource group and subscription: two deployments of the template can read the same subscription.
+    expect(resources).toMatch(/name: 'reader-\$\{uniqueString\(resourceGroup\(\)\.id, (\w+)\)\}'/);
+    expect(subscriptionReaderModule).toMatch(/^targetScope = 'subscription'$/m);
+    expect(subscriptionReaderModule).toContain("readerRoleId = 'acdd72a7-3385-48ef-bd42-f606fba81ae7'");
+    expect(subscriptionReaderModule).toMatch(/roleDefinitions', readerRoleId\)\s+principalId: principalId\s+principalType: 'ServicePrincipal'/);
+    expect(subscriptionReaderModule).toMatch(/name: guid\(subscription\(\)\.id, principalId, readerRoleId\)/);
+  });
+
+  it("grants nothing but Reader there: one role assignment, no other resource", () => {
+    const declared = [...subscriptionReaderModule.matchAll(/^resource \w+ '([^']+)'/gm)].map((m) => m[1]);
+    expect(declared).toEqual(["Microsoft.Authorization/roleAssignments@2022-04-01"]);
+    expect([...subscriptionReaderModule.matchAll(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g)].map((m) => m[0])).toEqual([
+      "acdd72a7-3385-48ef-bd42-f606fba81ae7",
+    ]);
   });
 });
 

@@ -1,17 +1,29 @@
 import { describe, expect, it } from "vitest";
-import type { EventMessage } from "../../shared/events/event-message";
+import { auditRecord } from "../../shared/events/audit-record";
+import { eventRecord } from "../../shared/events/event-record";
 import { OutboxRelay } from "../../shared/events/outbox-relay";
 import { silentLogger } from "../../shared/logger";
+import { serviceActor } from "../../shared/operation-context";
 import type { OutgoingMessage, QueueSender } from "../../shared/queue/queue";
 import { createMemoryStores } from "../../shared/store/memory/memory-stores";
-import type { OutboxEventRecord } from "../../shared/store/records";
+import { outboxScope } from "../../shared/store/outbox-scope";
+import type { EventMessage, OutboxRecord } from "../../shared/store/records";
 
-function event(id: string, minute: number): OutboxEventRecord {
+const scope = outboxScope.workspace("ws-1");
+
+function event(minute: number): OutboxRecord {
   const occurredAt = new Date(Date.UTC(2026, 10, 20, 12, minute)).toISOString();
+  return eventRecord("incident.status.changed.v1", { scope, accountId: "acct-1", occurredAt }, {} as never);
+}
+
+function queue(refuse: (messageId: string) => boolean, sent: string[]): QueueSender<EventMessage> {
   return {
-    id: `event-${id}`, docType: "outboxEvent", workspaceId: "ws-1", accountId: "acct-1", eventId: id, type: "incident.status.changed.v1", occurredAt,
-    envelope: { id, type: "incident.status.changed.v1", occurredAt, data: { incidentId: "inc-1", source: "sourcea", workspaceId: "ws-1" } },
-    publishedAt: null,
+    queueName: "events",
+    async send(messages: readonly OutgoingMessage<EventMessage>[]) {
+      if (messages.some((m) => refuse(m.messageId))) throw new Error("message too large");
+      sent.push(...messages.map((m) => m.messageId));
+    },
+    async schedule() {},
   };
 }
 
@@ -19,22 +31,34 @@ describe("outbox relay", () => {
   it("one event the queue refuses holds up only itself: the others are published and marked", async () => {
     const stores = createMemoryStores();
     const sent: string[] = [];
-    const queue: QueueSender<EventMessage> = {
-      queueName: "events",
-      async send(messages: readonly OutgoingMessage<EventMessage>[]) {
-        if (messages.some((m) => m.messageId === "poison")) throw new Error("message too large");
-        sent.push(...messages.map((m) => m.messageId));
-      },
-      async schedule() {},
-    };
-    await stores.incidents.appendEvents("ws-1", [event("a", 1), event("poison", 2), event("b", 3)]);
-    const relay = new OutboxRelay(stores.incidents, queue, () => new Date(), silentLogger);
+    const [a, poison, b] = [event(1), event(2), event(3)] as [OutboxRecord, OutboxRecord, OutboxRecord];
+    const poisonId = poison.kind === "event" ? poison.message.envelope.id : "";
+    await stores.outbox.append([a, poison, b]);
+    const relay = new OutboxRelay({ outbox: stores.outbox, events: queue((id) => id === poisonId, sent), audit: stores.audit, now: () => new Date(), logger: silentLogger });
 
     expect(await relay.sweep()).toBe(2);
-    expect(sent.sort()).toEqual(["a", "b"]);
-    expect((await stores.incidents.listUnpublished(10)).map((e) => e.eventId)).toEqual(["poison"]);
+    expect(sent).toHaveLength(2);
+    expect(sent).not.toContain(poisonId);
+    expect((await stores.outbox.listUnpublished(10)).map((r) => r.id)).toEqual([poison.id]);
     // The next sweep tries the refused one again and nothing else.
     expect(await relay.sweep()).toBe(0);
-    expect(sent.sort()).toEqual(["a", "b"]);
+    expect(sent).toHaveLength(2);
+  });
+
+  it("appends audit records to the trail once, however often they are carried out", async () => {
+    const stores = createMemoryStores();
+    const relay = new OutboxRelay({ outbox: stores.outbox, events: queue(() => false, []), audit: stores.audit, now: () => new Date(), logger: silentLogger });
+    const audit = auditRecord(
+      serviceActor("portal", "Portal"),
+      { activityType: "Test", activityAction: "Create", targetResourceType: "T", targetResourceId: "t-1", targetResourceName: "t", accountId: "acct-1" },
+      scope,
+      new Date(),
+    );
+    await relay.record([audit]);
+    // A crash between the append and the mark: the sweep carries it out again.
+    await stores.outbox.append([audit]);
+    expect(await relay.sweep()).toBe(1);
+    expect(await stores.audit.listRecent("acct-1", 10)).toHaveLength(1);
+    expect(await stores.outbox.listUnpublished(10)).toEqual([]);
   });
 });

@@ -7,16 +7,25 @@ import type { WorkspaceIdentity } from "./entity-pool";
  * incident number or a keyed permutation of the incident's index, so `indexOf` recovers the
  * candidate index from an id in O(1); the caller confirms by regenerating the id and comparing.
  */
+export interface IncidentIdSchemeOptions {
+  source: Source;
+  /** Four words: the Feistel round keys. */
+  permutationKey: Uint32Array;
+  /** Seeds the random-looking remainder of an id. */
+  tailKey: number;
+  /** The first incident number of this workspace and source. */
+  numberBase: number;
+}
+
 export class IncidentIdScheme {
-  constructor(
-    readonly source: Source,
-    /** Four words: the Feistel round keys. */
-    private readonly permutationKey: Uint32Array,
-    /** Seeds the random-looking remainder of an id. */
-    private readonly tailKey: number,
-    /** The first incident number of this workspace and source. */
-    readonly numberBase: number,
-  ) {}
+  readonly source: Source;
+  readonly numberBase: number;
+  private readonly permutationKey: Uint32Array;
+  private readonly tailKey: number;
+
+  constructor(options: IncidentIdSchemeOptions) {
+    ({ source: this.source, numberBase: this.numberBase, permutationKey: this.permutationKey, tailKey: this.tailKey } = options);
+  }
 
   numberOf(index: number): number {
     return this.numberBase + index;

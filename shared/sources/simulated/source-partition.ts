@@ -108,7 +108,7 @@ export class SourcePartition {
     this.workspace = options.workspace;
     const words = keyWords(`simulated-vendor/${options.seed}/${options.workspace.id}/${options.source}`);
     this.key = words[0]!;
-    this.ids = new IncidentIdScheme(options.source, words.subarray(1, 5), words[5]!, 1000 + (words[6]! % 9000));
+    this.ids = new IncidentIdScheme({ source: options.source, permutationKey: words.subarray(1, 5), tailKey: words[5]!, numberBase: 1000 + (words[6]! % 9000) });
     const n = (this.seededCount = options.count);
     this.createdAt = new Float64Array(n);
     this.seededModified = new Float64Array(n);

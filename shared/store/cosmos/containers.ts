@@ -1,10 +1,15 @@
 import type { CosmosClient, Database, IndexingPolicy } from "@azure/cosmos";
-import type { Stores } from "../ports";
 
 export interface ContainerSpec {
   name: string;
-  /** Fixed for the container's lifetime: changing it means a new container and a data migration. */
-  partitionKeyPath: string;
+  /**
+   * Fixed for the container's lifetime: changing it means a new container and a data migration.
+   * Always `/pk`: the adapter sets `pk` on every document it writes (`Collection`), so that a
+   * document and the outbox records committed with it share a partition.
+   */
+  partitionKeyPath: "/pk";
+  /** What `pk` holds, for readers of the templates and the code. */
+  partitionedBy: string;
   /** Seconds; -1 turns TTL on with items living until their own `ttl`. Absent: TTL off. */
   defaultTtl?: number;
   /** Absent: Cosmos's default (everything range-indexed), enough for single-field ORDER BY. */
@@ -12,31 +17,32 @@ export interface ContainerSpec {
 }
 
 /**
- * Every Cosmos container the service uses, one per store. This is the single source: the Cosmos
- * adapter, `ensureContainers` and the Bicep check all read it. Keyed by store so that adding a
- * store without its container does not compile.
+ * Every Cosmos container the service uses. This is the single source: the Cosmos adapter,
+ * `ensureContainers` and the Bicep check all read it.
  */
 export const containers = {
-  accounts: { name: "accounts", partitionKeyPath: "/id" },
-  workspaces: { name: "workspaces", partitionKeyPath: "/id" },
+  accounts: { name: "accounts", partitionKeyPath: "/pk", partitionedBy: "the account id" },
+  workspaces: { name: "workspaces", partitionKeyPath: "/pk", partitionedBy: "the workspace id" },
   // The authentication hot path is a point read by client id, so the id is the partition key.
-  serviceAccounts: { name: "serviceAccounts", partitionKeyPath: "/id" },
+  serviceAccounts: { name: "serviceAccounts", partitionKeyPath: "/pk", partitionedBy: "the service account id (with its outbox)", defaultTtl: -1 },
   // A user id is unique only within its account; listing an account's users stays in one partition.
-  users: { name: "users", partitionKeyPath: "/accountId" },
+  // Containers that hold an outbox have TTL on, per item: carried-out records expire, the rest never does.
+  users: { name: "users", partitionKeyPath: "/pk", partitionedBy: "the account id (with its users' outbox)", defaultTtl: -1 },
   // Audit is read per account, newest first.
-  audit: { name: "audit", partitionKeyPath: "/accountId" },
-  // Incident state and its outbox events: one workspace is one partition, so a change and its events
-  // commit in one transactional batch. TTL on, per item: published events expire, state never does.
-  incidents: { name: "incidents", partitionKeyPath: "/workspaceId", defaultTtl: -1 },
-  gamebookRuns: { name: "gamebookRuns", partitionKeyPath: "/workspaceId" },
-  webhooks: { name: "webhooks", partitionKeyPath: "/id" },
+  audit: { name: "audit", partitionKeyPath: "/pk", partitionedBy: "the account id" },
+  // Everything the service keeps per workspace — incident state, gamebook runs — with the outbox
+  // records committed beside it: one workspace is one partition, so a change and its events are one
+  // transactional batch. TTL on, per item: carried-out outbox records expire, the rest never does.
+  workspaceItems: { name: "workspaceItems", partitionKeyPath: "/pk", partitionedBy: "the workspace id", defaultTtl: -1 },
+  webhooks: { name: "webhooks", partitionKeyPath: "/pk", partitionedBy: "the webhook id (with its outbox)", defaultTtl: -1 },
   // One small document per workspace: the reconciler's lease (etag) and watermarks.
-  reconciler: { name: "reconciler", partitionKeyPath: "/workspaceId" },
-  agentConfigurations: { name: "agentConfigurations", partitionKeyPath: "/workspaceId" },
+  reconciler: { name: "reconciler", partitionKeyPath: "/pk", partitionedBy: "the workspace id" },
+  agentConfigurations: { name: "agentConfigurations", partitionKeyPath: "/pk", partitionedBy: "the workspace id" },
   // One partition per webhook and day (DESIGN §3); entries expire by their own `ttl`.
   deliveryLogs: {
     name: "deliveryLogs",
-    partitionKeyPath: "/partitionKey",
+    partitionKeyPath: "/pk",
+    partitionedBy: "`<webhookId>:<yyyy-mm-dd>` of createdAt",
     defaultTtl: -1,
     indexingPolicy: {
       compositeIndexes: [
@@ -47,7 +53,7 @@ export const containers = {
       ],
     },
   },
-} as const satisfies Record<keyof Stores, ContainerSpec>;
+} as const satisfies Record<string, ContainerSpec>;
 
 /**
  * Creates the database and every container that does not exist yet, for local runs and tests with

@@ -1,4 +1,5 @@
 import type { Database } from "@azure/cosmos";
+import { isApiError } from "../../errors/api-error";
 import type {
   AccountStore,
   AuditStore,
@@ -10,7 +11,10 @@ import type {
   AgentConfigurationStore,
 } from "../ports";
 import { cosmosDeliveryLogs, cosmosWebhooks } from "./cosmos-webhook-stores";
-import type { AccountRecord, AgentConfigurationRecord, AuditEventRecord, DeliveryLogRecord, ReconcilerStateRecord, GamebookRunRecord, WebhookRecord, ServiceAccountRecord, UserRecord, WorkspaceRecord } from "../records";
+import type { OutboxScope } from "../records";
+import type { AccountRecord, AgentConfigurationRecord, AuditEventRecord, DeliveryLogRecord, IncidentStateRecord, ReconcilerStateRecord, WebhookRecord, ServiceAccountRecord, UserRecord, WorkspaceRecord } from "../records";
+import { outboxScope } from "../outbox-scope";
+import { cosmosOutbox } from "./cosmos-outbox";
 import { containers } from "./containers";
 import { Collection, type Document, type Parameters } from "./collection";
 import { cosmosGamebookRuns, cosmosIncidents } from "./cosmos-incident-stores";
@@ -20,18 +24,25 @@ import { cosmosGamebookRuns, cosmosIncidents } from "./cosmos-incident-stores";
  * The containers must exist: `ensureContainers` locally, Bicep in Azure.
  */
 export function createCosmosStores(database: Database): Stores {
-  const collection = <T extends Document>(name: string, kind: string, partitionKeyOf: (doc: T) => string) =>
-    new Collection<T>(database.container(name), kind, partitionKeyOf);
+  const collection = <T extends Document>(name: string, kind: string, partitionKeyOf: (doc: T) => string, outboxScopeOf?: (pk: string) => OutboxScope) =>
+    new Collection<T>(database.container(name), kind, partitionKeyOf, outboxScopeOf);
+  const workspaceItems = database.container(containers.workspaceItems.name);
   return {
     accounts: cosmosAccounts(collection<AccountRecord>(containers.accounts.name, "account", (a) => a.id)),
     workspaces: cosmosWorkspaces(collection<WorkspaceRecord>(containers.workspaces.name, "workspace", (w) => w.id)),
     serviceAccounts: cosmosServiceAccounts(
-      collection<ServiceAccountRecord>(containers.serviceAccounts.name, "service account", (s) => s.id),
+      collection<ServiceAccountRecord>(containers.serviceAccounts.name, "service account", (s) => s.id, outboxScope.serviceAccount),
     ),
-    users: cosmosUsers(collection<UserRecord>(containers.users.name, "user", (u) => u.accountId)),
+    users: cosmosUsers(collection<UserRecord>(containers.users.name, "user", (u) => u.accountId, outboxScope.users)),
     audit: cosmosAudit(collection<AuditEventRecord>(containers.audit.name, "audit event", (e) => e.accountId)),
-    incidents: cosmosIncidents(database.container(containers.incidents.name)),
-    webhooks: cosmosWebhooks(collection<WebhookRecord>(containers.webhooks.name, "webhook", (w) => w.id)),
+    incidents: cosmosIncidents(new Collection<IncidentStateRecord>(workspaceItems, "incident state", (s) => s.workspaceId, outboxScope.workspace)),
+    outbox: cosmosOutbox({
+      workspace: workspaceItems,
+      "service-account": database.container(containers.serviceAccounts.name),
+      users: database.container(containers.users.name),
+      webhook: database.container(containers.webhooks.name),
+    }),
+    webhooks: cosmosWebhooks(collection<WebhookRecord>(containers.webhooks.name, "webhook", (w) => w.id, outboxScope.webhook)),
     deliveryLogs: cosmosDeliveryLogs(
       collection<DeliveryLogRecord>(containers.deliveryLogs.name, "delivery log entry", (e) => e.partitionKey),
     ),
@@ -41,9 +52,7 @@ export function createCosmosStores(database: Database): Stores {
     reconciler: cosmosReconciler(
       collection<ReconcilerStateRecord>(containers.reconciler.name, "reconciler state", (r) => r.workspaceId),
     ),
-    gamebookRuns: cosmosGamebookRuns(
-      collection<GamebookRunRecord>(containers.gamebookRuns.name, "gamebook run", (r) => r.workspaceId),
-    ),
+    gamebookRuns: cosmosGamebookRuns(new Collection(workspaceItems, "gamebook run", (r) => r.workspaceId)),
   };
 }
 
@@ -94,9 +103,9 @@ function cosmosServiceAccounts(serviceAccounts: Collection<ServiceAccountRecord>
       if (accountIds.length === 0) return { items: [] };
       return serviceAccounts.page(["ARRAY_CONTAINS(@accountIds, c.accountId)"], { "@accountIds": [...accountIds] }, page);
     },
-    create: (record) => serviceAccounts.create(record),
-    replace: (record, etag) => serviceAccounts.replace(record, etag),
-    delete: (id, etag) => serviceAccounts.delete(id, id, etag),
+    create: (record, outbox = []) => serviceAccounts.create(record, outbox),
+    replace: (record, etag, outbox = []) => serviceAccounts.replace(record, etag, outbox),
+    delete: (id, etag, outbox = []) => serviceAccounts.delete(id, id, etag, outbox),
   };
 }
 
@@ -131,17 +140,22 @@ function cosmosUsers(users: Collection<UserRecord>): UserStore {
       // One account (the usual case) is one partition: no fan-out.
       return users.page(where, parameters, page, accountIds.length === 1 ? accountIds[0] : undefined);
     },
-    create: (record) => users.create(record),
-    replace: (record, etag) => users.replace(record, etag),
-    delete: (accountId, id, etag) => users.delete(id, accountId, etag),
+    create: (record, outbox = []) => users.create(record, outbox),
+    replace: (record, etag, outbox = []) => users.replace(record, etag, outbox),
+    delete: (accountId, id, etag, outbox = []) => users.delete(id, accountId, etag, outbox),
   };
 }
 
 function cosmosAudit(audit: Collection<AuditEventRecord>): AuditStore {
   return {
     async append(event) {
-      // Create, not upsert: an audit event is never overwritten.
-      await audit.create(event);
+      // Create, not upsert: an audit event is never overwritten. The relay may append the same event
+      // twice (a crash between append and mark): the second create finds it there, which is done.
+      try {
+        await audit.create(event);
+      } catch (error) {
+        if (!(isApiError(error) && error.code === "CONFLICT")) throw error;
+      }
     },
     async listRecent(accountId, limit) {
       if (limit <= 0) return [];

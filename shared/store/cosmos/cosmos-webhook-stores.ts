@@ -12,9 +12,9 @@ export function cosmosWebhooks(webhooks: Collection<WebhookRecord>): WebhookStor
         "@accountIds": [...accountIds],
       });
     },
-    create: (record) => webhooks.create(record),
-    replace: (record, etag) => webhooks.replace(record, etag),
-    delete: (id, etag) => webhooks.delete(id, id, etag),
+    create: (record, outbox = []) => webhooks.create(record, outbox),
+    replace: (record, etag, outbox = []) => webhooks.replace(record, etag, outbox),
+    delete: (id, etag, outbox = []) => webhooks.delete(id, id, etag, outbox),
   };
 }
 
@@ -40,7 +40,7 @@ export function cosmosDeliveryLogs(logs: Collection<DeliveryLogRecord>): Deliver
       const items: DeliveryLogRecord[] = [];
       for (const partitionKey of deliveryLogPartitions(webhookId, lower, cursor ? new Date(Date.parse(upper) + 1).toISOString() : upper)) {
         const want = limit + 1 - items.length;
-        const conditions = ["c.partitionKey = @pk", "c.createdAt >= @lower", "c.createdAt < @to"];
+        const conditions = ["c.pk = @pk", "c.createdAt >= @lower", "c.createdAt < @to"];
         const parameters: Record<string, string | number> = { "@pk": partitionKey, "@lower": lower, "@to": range.to, "@top": want };
         if (cursor) {
           conditions.push("(c.createdAt < @cAt OR (c.createdAt = @cAt AND c.id < @cId))");

@@ -17,7 +17,6 @@ import type {
   AuditEventRecord,
   GamebookRunRecord,
   IncidentStateRecord,
-  OutboxEventRecord,
   DeliveryLogRecord,
   ReconcilerStateRecord,
   AgentConfigurationRecord,
@@ -27,19 +26,23 @@ import type {
   WorkspaceRecord,
 } from "../records";
 import { deliveryLogPartition } from "../delivery-log-partition";
+import { outboxScope } from "../outbox-scope";
+import { MemoryOutbox, OutboxedWrites } from "./memory-outbox";
 import { VersionedMap, pageById } from "./versioned-map";
 
 /** The embedded default: every store in this process's memory. */
 export function createMemoryStores(): Stores {
+  const outbox = new MemoryOutbox();
   return {
     accounts: memoryAccounts(),
     workspaces: memoryWorkspaces(),
-    serviceAccounts: memoryServiceAccounts(),
-    users: memoryUsers(),
+    serviceAccounts: memoryServiceAccounts(outbox),
+    users: memoryUsers(outbox),
     audit: memoryAudit(),
-    incidents: memoryIncidents(),
+    incidents: memoryIncidents(outbox),
+    outbox,
     gamebookRuns: memoryGamebookRuns(),
-    webhooks: memoryWebhooks(),
+    webhooks: memoryWebhooks(outbox),
     deliveryLogs: memoryDeliveryLogs(),
     reconciler: memoryReconciler(),
     agentConfigurations: memoryAgentConfigurations(),
@@ -73,8 +76,9 @@ function memoryReconciler(): ReconcilerStore {
   };
 }
 
-function memoryWebhooks(): WebhookStore {
+function memoryWebhooks(outbox: MemoryOutbox): WebhookStore {
   const map = new VersionedMap<WebhookRecord>("webhook");
+  const writes = new OutboxedWrites(map, outbox);
   return {
     async get(id) {
       return map.get(id);
@@ -85,15 +89,9 @@ function memoryWebhooks(): WebhookStore {
         .filter((w) => accountIds.includes(w.targetAccountId))
         .sort((a, b) => (a.id < b.id ? -1 : 1));
     },
-    async create(record) {
-      return map.create(record.id, record);
-    },
-    async replace(record, etag) {
-      return map.replace(record.id, record, etag);
-    },
-    async delete(id, etag) {
-      map.delete(id, etag);
-    },
+    create: async (record, records) => writes.create(record.id, record, outboxScope.webhook(record.id), records),
+    replace: async (record, etag, records) => writes.replace(record.id, record, etag, outboxScope.webhook(record.id), records),
+    delete: async (id, etag, records) => writes.delete(id, etag, outboxScope.webhook(id), records),
   };
 }
 
@@ -128,16 +126,9 @@ function memoryDeliveryLogs(): DeliveryLogStore {
   };
 }
 
-function memoryIncidents(): IncidentStateStore {
+function memoryIncidents(outbox: MemoryOutbox): IncidentStateStore {
   const states = new VersionedMap<IncidentStateRecord>("incident state");
-  const outbox = new Map<string, OutboxEventRecord>();
-  // An event id written again replaces its earlier copy (and goes to the end, as a new write).
-  const putEvents = (events: readonly OutboxEventRecord[]) => {
-    for (const event of events) {
-      outbox.delete(event.eventId);
-      outbox.set(event.eventId, Object.freeze(structuredClone(event)));
-    }
-  };
+  const writes = new OutboxedWrites(states, outbox);
   const key = (workspaceId: string, stateId: string) => `${workspaceId}|${stateId}`;
   return {
     async get(workspaceId, stateId) {
@@ -146,30 +137,10 @@ function memoryIncidents(): IncidentStateStore {
     async getMany(workspaceId, stateIds) {
       return [...new Set(stateIds)].flatMap((id) => states.get(key(workspaceId, id))?.value ?? []);
     },
-    async commit(state, etag, events) {
+    async commit(state, etag, records) {
       const k = key(state.workspaceId, state.id);
-      // Synchronous from the check to the last write: nothing interleaves, so this is all or nothing.
-      const saved = etag === null ? states.create(k, state) : states.replace(k, state, etag);
-      putEvents(events);
-      return saved;
-    },
-    async appendEvents(_workspaceId, events) {
-      putEvents(events);
-    },
-    async listUnpublished(limit) {
-      const pending = [...outbox.values()].filter((e) => e.publishedAt === null);
-      // Stable sort: events of one commit with the same time keep their commit order.
-      return pending.sort((a, b) => (a.occurredAt < b.occurredAt ? -1 : a.occurredAt > b.occurredAt ? 1 : 0)).slice(0, limit);
-    },
-    async listEvents(workspaceId, limit) {
-      return [...outbox.values()]
-        .filter((e) => e.workspaceId === workspaceId)
-        .sort((a, b) => (a.occurredAt < b.occurredAt ? -1 : a.occurredAt > b.occurredAt ? 1 : 0))
-        .slice(0, limit);
-    },
-    async markPublished(_workspaceId, eventId, at) {
-      const event = outbox.get(eventId);
-      if (event) outbox.set(eventId, Object.freeze({ ...event, publishedAt: at }));
+      const scope = outboxScope.workspace(state.workspaceId);
+      return etag === null ? writes.create(k, state, scope, records) : writes.replace(k, state, etag, scope, records);
     },
   };
 }
@@ -227,8 +198,9 @@ function memoryWorkspaces(): WorkspaceStore {
   };
 }
 
-function memoryServiceAccounts(): ServiceAccountStore {
+function memoryServiceAccounts(outbox: MemoryOutbox): ServiceAccountStore {
   const map = new VersionedMap<ServiceAccountRecord>("service account");
+  const writes = new OutboxedWrites(map, outbox);
   return {
     async get(id) {
       return map.get(id);
@@ -239,20 +211,15 @@ function memoryServiceAccounts(): ServiceAccountStore {
         page,
       );
     },
-    async create(record) {
-      return map.create(record.id, record);
-    },
-    async replace(record, etag) {
-      return map.replace(record.id, record, etag);
-    },
-    async delete(id, etag) {
-      map.delete(id, etag);
-    },
+    create: async (record, records) => writes.create(record.id, record, outboxScope.serviceAccount(record.id), records),
+    replace: async (record, etag, records) => writes.replace(record.id, record, etag, outboxScope.serviceAccount(record.id), records),
+    delete: async (id, etag, records) => writes.delete(id, etag, outboxScope.serviceAccount(id), records),
   };
 }
 
-function memoryUsers(): UserStore {
+function memoryUsers(outbox: MemoryOutbox): UserStore {
   const map = new VersionedMap<UserRecord>("user");
+  const writes = new OutboxedWrites(map, outbox);
   const key = (accountId: string, id: string) => `${accountId}/${id}`;
   return {
     async find(accountIds, id) {
@@ -280,22 +247,19 @@ function memoryUsers(): UserStore {
         page,
       );
     },
-    async create(record) {
-      return map.create(key(record.accountId, record.id), record);
-    },
-    async replace(record, etag) {
-      return map.replace(key(record.accountId, record.id), record, etag);
-    },
-    async delete(accountId, id, etag) {
-      map.delete(key(accountId, id), etag);
-    },
+    create: async (record, records) => writes.create(key(record.accountId, record.id), record, outboxScope.users(record.accountId), records),
+    replace: async (record, etag, records) => writes.replace(key(record.accountId, record.id), record, etag, outboxScope.users(record.accountId), records),
+    delete: async (accountId, id, etag, records) => writes.delete(key(accountId, id), etag, outboxScope.users(accountId), records),
   };
 }
 
 function memoryAudit(): AuditStore {
   const events: AuditEventRecord[] = [];
+  const ids = new Set<string>();
   return {
     async append(event) {
+      if (ids.has(event.id)) return;
+      ids.add(event.id);
       events.push(structuredClone(event));
     },
     async listRecent(accountId, limit) {

@@ -1,0 +1,9 @@
+import type { Services } from "../../shared/services";
+import { outboxScope } from "../../shared/store/outbox-scope";
+import type { EventEnvelope } from "../../shared/store/records";
+
+/** The events a workspace's writes committed to the outbox, published or not, oldest first. */
+export async function outboxEvents(services: Services, workspaceId: string): Promise<EventEnvelope[]> {
+  const records = await services.stores.outbox.list(outboxScope.workspace(workspaceId), 100_000);
+  return records.flatMap((r) => (r.kind === "event" ? [r.message.envelope] : []));
+}

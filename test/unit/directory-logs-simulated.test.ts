@@ -1,0 +1,127 @@
+import { describe, expect, it } from "vitest";
+import { ApiError } from "../../shared/errors/api-error";
+import { disabledDirectoryLogs, type DirectoryLogQuery, type DirectoryLogs } from "../../shared/directory-logs/directory-logs";
+import { createSimulatedDirectoryLogs } from "../../shared/directory-logs/simulated-directory-logs";
+import { buildDemoData } from "../../shared/local/demo-data";
+
+const now = new Date("2024-06-05T15:30:00.000Z");
+const demo = buildDemoData("seed-1", now);
+const tenants = [...new Set(demo.users.map((u) => u.tenantId))].map((tenantId) => ({
+  tenantId,
+  users: demo.users.filter((u) => u.tenantId === tenantId).map((u) => ({ id: u.id, displayName: u.displayName, userPrincipalName: u.email })),
+}));
+const fabrikamTenant = demo.workspaces[0]!.tenantId;
+const maria = demo.users.find((u) => u.email.startsWith("maria."))!;
+
+function simulated(seed = "seed-1", clock = { now }) {
+  return createSimulatedDirectoryLogs({ seed, tenants, now: () => clock.now });
+}
+
+const day = (from: string, to: string, extra: Partial<DirectoryLogQuery> = {}): DirectoryLogQuery => ({ tenantId: fabrikamTenant, from, to, pageSize: 1000, ...extra });
+
+async function rejection(promise: Promise<unknown>): Promise<ApiError> {
+  const error = await promise.then(() => undefined, (e: unknown) => e);
+  expect(error).toBeInstanceOf(ApiError);
+  return error as ApiError;
+}
+
+/** Every row of a listing, following cursors; also checks that no page is longer than asked. */
+async function everything<T>(list: (q: DirectoryLogQuery) => Promise<{ items: T[]; cursor?: string }>, query: DirectoryLogQuery): Promise<T[]> {
+  const rows: T[] = [];
+  let cursor: string | undefined;
+  for (let pages = 0; pages < 1000; pages++) {
+    const page = await list({ ...query, cursor });
+    expect(page.items.length).toBeLessThanOrEqual(query.pageSize);
+    rows.push(...page.items);
+    if (!page.cursor) return rows;
+    cursor = page.cursor;
+  }
+  throw new Error("no end");
+}
+
+describe("simulated directory logs", () => {
+  const { logs } = simulated();
+  const week = day("2024-05-29T00:00:00.000Z", "2024-06-05T15:30:00.000Z");
+
+  it("gives the same sign-ins for the same seed, and others for another seed", async () => {
+    const a = await logs.listSignIns(week);
+    expect(a.items.length).toBeGreaterThan(50);
+    expect((await simulated().logs.listSignIns(week)).items).toEqual(a.items);
+    expect((await simulated("seed-2").logs.listSignIns(week)).items.map((r) => r.id)).not.toEqual(a.items.map((r) => r.id));
+  });
+
+  it("lists newest first inside the window, and pages through every row exactly once", async () => {
+    const whole = (await logs.listSignIns(week)).items;
+    for (let i = 1; i < whole.length; i++) expect(whole[i - 1]!.createdDateTime >= whole[i]!.createdDateTime).toBe(true);
+    for (const row of whole) expect(row.createdDateTime >= week.from && row.createdDateTime < week.to).toBe(true);
+    const paged = await everything((q) => logs.listSignIns(q), { ...week, pageSize: 7 });
+    expect(paged.map((r) => r.id)).toEqual(whole.map((r) => r.id));
+  });
+
+  it("holds realistic sign-ins: successes, AADSTS failures, conditional access blocks and risky sign-ins from hostile addresses", async () => {
+    const rows = (await logs.listSignIns(day("2024-05-06T00:00:00.000Z", "2024-06-05T00:00:00.000Z"))).items;
+    expect(rows.some((r) => r.status.errorCode === 0)).toBe(true);
+    expect(rows.some((r) => r.status.errorCode === 50126)).toBe(true);
+    const blocked = rows.filter((r) => r.status.errorCode === 53003);
+    expect(blocked.length).toBeGreaterThan(0);
+    for (const r of blocked) expect(r.conditionalAccessStatus).toBe("failure");
+    const risky = rows.filter((r) => r.riskLevelDuringSignIn === "high" || r.riskLevelDuringSignIn === "medium");
+    expect(risky.length).toBeGreaterThan(0);
+    for (const r of risky) {
+      expect(r.ipAddress).toMatch(/^192\.0\.2\./);
+      expect(r.riskEventTypes.length).toBeGreaterThan(0);
+    }
+    expect(rows.every((r) => r.userPrincipalName?.endsWith("@fabrikam.example"))).toBe(true);
+  });
+
+  it("filters by user principal name (case-insensitive) or object id, with the same result", async () => {
+    const byUpn = (await logs.listSignIns({ ...week, user: maria.email.toUpperCase() })).items;
+    const byId = (await logs.listSignIns({ ...week, user: maria.id })).items;
+    expect(byUpn.length).toBeGreaterThan(0);
+    expect(byId).toEqual(byUpn);
+    expect(byUpn.every((r) => r.userId === maria.id)).toBe(true);
+  });
+
+  it("lists directory audit events with initiator, targets and modified properties; the user filter is the initiator", async () => {
+    const rows = (await logs.listDirectoryAudits(day("2024-05-20T00:00:00.000Z", "2024-06-05T00:00:00.000Z"))).items;
+    expect(rows.length).toBeGreaterThan(20);
+    expect(rows.some((r) => r.initiatedBy.app !== null)).toBe(true);
+    expect(rows.some((r) => r.targetResources.some((t) => t.modifiedProperties.length > 0))).toBe(true);
+    const helpdesk = rows.find((r) => r.initiatedBy.user?.userPrincipalName?.startsWith("helpdesk.admin@"))!;
+    const mine = (await logs.listDirectoryAudits(day("2024-05-20T00:00:00.000Z", "2024-06-05T00:00:00.000Z", { user: helpdesk.initiatedBy.user!.userPrincipalName! }))).items;
+    expect(mine.length).toBeGreaterThan(0);
+    expect(mine.every((r) => r.initiatedBy.user?.id === helpdesk.initiatedBy.user!.id)).toBe(true);
+  });
+
+  it("has nothing after now nor before the 30-day retention", async () => {
+    const future = await logs.listSignIns(day("2024-06-05T15:30:00.000Z", "2024-06-07T00:00:00.000Z"));
+    expect(future).toEqual({ items: [] });
+    const ancient = await logs.listSignIns(day("2024-04-01T00:00:00.000Z", "2024-05-05T00:00:00.000Z"));
+    expect(ancient).toEqual({ items: [] });
+  });
+
+  it("shows what the console records now", async () => {
+    const clock = { now };
+    const { logs: live, console: directory } = simulated("seed-1", clock);
+    const record = directory.addSignIn(fabrikamTenant, { userPrincipalName: maria.email, ipAddress: "192.0.2.66", riskLevelDuringSignIn: "high" });
+    clock.now = new Date(now.getTime() + 1000);
+    const page = await live.listSignIns(day("2024-06-05T15:00:00.000Z", "2024-06-05T16:00:00.000Z", { user: maria.email }));
+    expect(page.items).toContainEqual(record);
+    expect(record.userId).toBe(maria.id);
+  });
+
+  it("refuses a tenant it does not hold with EXTENSION_NOT_ENABLED, and bad windows, page sizes and cursors with VALIDATION_ERROR", async () => {
+    expect(logs.isEnabled(fabrikamTenant)).toBe(true);
+    expect((await rejection(logs.listSignIns({ ...week, tenantId: "00000000-0000-0000-0000-000000000000" }))).code).toBe("EXTENSION_NOT_ENABLED");
+    expect((await rejection(logs.listSignIns({ ...week, pageSize: 1001 }))).errors).toHaveProperty("pageSize");
+    expect((await rejection(logs.listSignIns({ ...week, pageSize: 0 }))).code).toBe("VALIDATION_ERROR");
+    expect((await rejection(logs.listSignIns({ ...week, to: week.from }))).errors).toHaveProperty("to");
+    expect((await rejection(logs.listSignIns({ ...week, cursor: "bm9wZQ" }))).code).toBe("VALIDATION_ERROR");
+  });
+
+  it("a disabled integration refuses with EXTENSION_NOT_ENABLED", async () => {
+    const off: DirectoryLogs = disabledDirectoryLogs();
+    expect(off.isEnabled(fabrikamTenant)).toBe(false);
+    expect((await rejection(off.listDirectoryAudits(week))).code).toBe("EXTENSION_NOT_ENABLED");
+  });
+});

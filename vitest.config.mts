@@ -9,6 +9,8 @@ export default defineConfig({
       { test: { name: "unit", include: ["test/unit/**/*.test.ts", "test/contract/**/*.test.ts"] } },
       { test: { name: "api-memory", include: ["test/api/**/*.test.ts"], env: { TEST_STORE: "memory" } } },
       { test: { name: "api-cosmos", include: ["test/api/**/*.test.ts"], env: { TEST_STORE: "cosmos" } } },
+      // Generated suites (fuzz, authorization matrix): driven by the OpenAPI document and the route table.
+      { test: { name: "robustness", include: ["test/robustness/**/*.test.ts"], env: { TEST_STORE: "memory" }, testTimeout: 180_000 } },
     ],
   },
 });

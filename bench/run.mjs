@@ -28,6 +28,7 @@ import { describeExit, formatLoadTable, freePort, median, percentile, processCpu
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const API_HOST = path.join(ROOT, "dist/shared/local/main.js");
 const BARE_SERVER = path.join(ROOT, "bench/bare-server.mjs");
+const FASTIFY_REFERENCE = path.join(ROOT, "bench/fastify-reference.mjs");
 const HTTPS_RECEIVER = path.join(ROOT, "bench/https-receiver.mjs");
 const SIGNER = path.join(ROOT, "dist/shared/delivery/signer.js");
 const RECONCILER = path.join(ROOT, "dist/shared/reconciler/reconciler.js");
@@ -47,7 +48,7 @@ function numberFromEnv(name, fallback, { integer = false, min = 1 } = {}) {
 
 const settings = {
   durationS: numberFromEnv("BENCH_DURATION_S", 8),
-  connections: numberFromEnv("BENCH_CONNECTIONS", 10, { integer: true }),
+  connections: numberFromEnv("BENCH_CONNECTIONS", 32, { integer: true }),
   rounds: numberFromEnv("BENCH_ROUNDS", 3, { integer: true }),
   warmupS: numberFromEnv("BENCH_WARMUP_S", 3, { min: 0 }),
   pagingBudgetS: numberFromEnv("BENCH_PAGING_BUDGET_S", 600),
@@ -110,7 +111,7 @@ async function startApiHost({ env = {}, readyTimeoutMs } = {}) {
     headers: authHeaders,
     ...(readyTimeoutMs === undefined ? {} : { timeoutMs: readyTimeoutMs }),
   });
-  return { server, baseUrl, authHeaders, clientId, accountUrl };
+  return { server, baseUrl, authHeaders, clientId, clientSecret, accountUrl };
 }
 
 /**
@@ -153,11 +154,13 @@ async function compareTargets(targets, log) {
 }
 
 /**
- * Issue requirement: an authenticated GET /api/v2/service-accounts/{id} against a bare node:http
- * server returning the same JSON body; target API >= 0.6 x bare req/s.
+ * An authenticated GET /api/v2/service-accounts/{id} against what a user would build instead: a
+ * Fastify 5 server doing the same work (bench/fastify-reference.mjs), and a bare node:http server
+ * returning the same bytes (the ceiling). Targets: API >= 1.2 x Fastify req/s, API p99 <= 10 ms.
  */
 async function serviceAccountRead({ log }) {
-  const TARGET_RATIO = 0.6;
+  const TARGET_RATIO = 1.2;
+  const TARGET_P99_MS = 10;
   const started = [];
   try {
     const api = await startApiHost();
@@ -190,33 +193,47 @@ async function serviceAccountRead({ log }) {
     started.push(bare);
     if (!bare.ready.body.equals(captured.body)) throw new Error("bare server does not serve the captured API body byte for byte");
 
-    log(`  body: ${captured.body.length} bytes, ${contentType}`);
-    // Same URL path and the same Authorization header for both, so request parsing costs the same;
-    // the bare server simply ignores the header.
+    const fastifyPort = await freePort();
+    const fastifyUrl = `http://127.0.0.1:${fastifyPort}/api/v2/service-accounts/${api.clientId}`;
+    const fastify = await startServer({
+      name: "fastify reference",
+      script: FASTIFY_REFERENCE,
+      cwd: ROOT,
+      env: childEnv({ PORT: String(fastifyPort), REF_CLIENT_ID: api.clientId, REF_CLIENT_SECRET: api.clientSecret, REF_BODY_BASE64: captured.body.toString("base64") }),
+      readyUrl: fastifyUrl,
+      headers: api.authHeaders,
+    });
+    started.push(fastify);
+    const fastifyBody = JSON.parse(fastify.ready.body.toString("utf8"));
+    if (JSON.stringify(fastifyBody.data) !== JSON.stringify(JSON.parse(captured.body.toString("utf8")).data)) throw new Error("the Fastify reference does not serve the API's data");
+
+    log(`  body: ${captured.body.length} bytes (API), ${fastify.ready.body.length} bytes (Fastify), ${contentType}`);
+    // Same URL path and the same Authorization header for all, so request parsing costs the same.
     const targets = [
       { label: "bare node:http", url: bareUrl, headers: api.authHeaders, server: bare },
+      { label: "Fastify + work", url: fastifyUrl, headers: api.authHeaders, server: fastify },
       { label: "API", url: api.accountUrl, headers: api.authHeaders, server: api.server },
     ];
     const { rows, problems } = await compareTargets(targets, log);
-    // Broken before any measured round (e.g. errors in the warm-up): nothing meaningful to show.
     if (rows.some((r) => r.rounds.length === 0)) return { rows, checks: [], notes, problems };
-    const [bareRow, apiRow] = rows;
-    const ratio = apiRow.rps / bareRow.rps;
-    // The target is judged on the ratio of the medians shown in the table. The per-round ratios
-    // (each API round against the bare round next to it in time) are printed too: on a noisy
-    // machine their spread shows how far to trust the headline number.
-    const roundRatios = apiRow.rounds.map((r, i) => r.rps / bareRow.rounds[i]?.rps);
+    const [bareRow, fastifyRow, apiRow] = rows;
+    const ratio = apiRow.rps / fastifyRow.rps;
+    const roundRatios = apiRow.rounds.map((r, i) => r.rps / fastifyRow.rounds[i]?.rps);
 
     log("");
     log(formatLoadTable(rows));
     log("");
-    log(`  API / bare req/s = ${ratio.toFixed(3)} (medians); per round ${roundRatios.map((x) => x.toFixed(3)).join(", ")}, median ${median(roundRatios).toFixed(3)}`);
+    log(`  API / Fastify req/s = ${ratio.toFixed(3)} (medians); per round ${roundRatios.map((x) => x.toFixed(3)).join(", ")}`);
+    log(`  API / bare = ${(apiRow.rps / bareRow.rps).toFixed(3)}; Fastify / bare = ${(fastifyRow.rps / bareRow.rps).toFixed(3)}`);
     return {
       rows,
-      checks: [{ name: "API / bare req/s", value: ratio, target: `>= ${TARGET_RATIO}`, pass: ratio >= TARGET_RATIO, perRound: roundRatios, medianPerRound: median(roundRatios) }],
+      checks: [
+        { name: "API / Fastify-with-the-work req/s", value: ratio, target: `>= ${TARGET_RATIO}`, pass: ratio >= TARGET_RATIO, perRound: roundRatios },
+        { name: "API p99 latency (ms)", value: apiRow.p99, target: `<= ${TARGET_P99_MS}`, pass: apiRow.p99 <= TARGET_P99_MS },
+      ],
       notes,
       problems,
-      // Without Connection/Date: the probe asked for Connection: close (the load runs keep-alive).
+      ceiling: { apiOverBare: apiRow.rps / bareRow.rps, fastifyOverBare: fastifyRow.rps / bareRow.rps },
       response: { bytes: captured.body.length, contentType, headers: withoutKeys(captured.headers, ["connection", "date", "keep-alive"]) },
     };
   } finally {
@@ -453,6 +470,98 @@ async function crossWorkspaceListing({ log, settings }) {
   } finally {
     await Promise.all(started.map((s) => s.stop()));
   }
+}
+
+/**
+ * A managed security provider's size: the cross-workspace listing over 100 and 1,000 workspaces x 20
+ * incidents, paged from the first call until moreIncidentsAvailable is false, without and with 200 ms
+ * of vendor latency. Per page: latency, the request body sent, and the work the page did — streams
+ * served (each one vendor call and one token read) and tokens signed — which must stay bounded as the
+ * workspaces grow. Target: with 200 ms of latency over 1,000 workspaces, the median page <= 1.5 s.
+ */
+async function crossWorkspaceAtScale({ log }) {
+  const TARGET_MEDIAN_MS = 1_500;
+  const runs = [
+    { workspaces: 100, latencyMs: 0 },
+    { workspaces: 1000, latencyMs: 0 },
+    { workspaces: 1000, latencyMs: 200 },
+  ];
+  const problems = [];
+  const rows = [];
+  for (const run of runs) {
+    const api = await startApiHost({
+      env: {
+        DEMO_WORKSPACES: String(run.workspaces),
+        SIMULATED_INCIDENTS_PER_WORKSPACE: "20",
+        SIMULATED_VENDOR_LATENCY_MS: String(run.latencyMs),
+        RECONCILE_INTERVAL_MS: "0",
+      },
+      readyTimeoutMs: 600_000,
+    });
+    try {
+      const seen = new Set();
+      let duplicates = 0;
+      const pages = [];
+      let body = { isFirstCall: true, workspacePageTokens: [] };
+      const started = performance.now();
+      for (;;) {
+        const payload = JSON.stringify(body);
+        const sent = new Set(body.workspacePageTokens.flatMap((e) => Object.values(e.sourceTokens)));
+        const page = await postListing(api, body);
+        for (const item of page.data.incidents) {
+          const key = `${item.incident.workspaceId}/${item.source}/${item.incident.id}`;
+          if (seen.has(key)) duplicates++;
+          seen.add(key);
+        }
+        const back = page.data.sourcePageTokens.flatMap((e) => Object.values(e.sourceTokens));
+        const untouched = back.filter((t) => sent.has(t)).length;
+        pages.push({
+          ms: page.ms,
+          requestBytes: Buffer.byteLength(payload),
+          served: body.isFirstCall ? null : sent.size - untouched,
+          signed: back.length - untouched,
+          tokens: back.length,
+          tokenChars: back.reduce((n, t) => n + t.length, 0),
+        });
+        if (!page.data.moreIncidentsAvailable) break;
+        body = { isFirstCall: false, workspacePageTokens: page.data.sourcePageTokens };
+      }
+      const totalS = (performance.now() - started) / 1000;
+      const later = pages.slice(1);
+      const ms = pages.map((p) => p.ms).sort((a, b) => a - b);
+      const row = {
+        ...run,
+        incidents: seen.size,
+        expected: run.workspaces * 20,
+        duplicates,
+        pages: pages.length,
+        totalS,
+        medianPageMs: percentile(ms, 50),
+        p95PageMs: percentile(ms, 95),
+        largestRequestKiB: Math.max(...pages.map((p) => p.requestBytes)) / 1024,
+        firstPageTokens: pages[0].tokens,
+        firstPageTokensKiB: (pages[0].tokenChars + pages[0].tokens * 12) / 1024,
+        averageTokenChars: pages[0].tokenChars / Math.max(1, pages[0].tokens),
+        maxServedPerLaterPage: Math.max(0, ...later.map((p) => p.served ?? 0)),
+        maxSignedPerLaterPage: Math.max(0, ...later.map((p) => p.signed)),
+      };
+      rows.push(row);
+      if (row.incidents !== row.expected || duplicates) problems.push(`${run.workspaces} workspaces, ${run.latencyMs} ms: ${row.incidents} distinct incidents of ${row.expected}, ${duplicates} duplicates`);
+      log(
+        `  ${String(run.workspaces).padStart(5)} workspaces, vendor latency ${String(run.latencyMs).padStart(3)} ms: ${row.incidents} incidents in ${row.pages} pages, ${totalS.toFixed(1)} s; ` +
+          `page p50 ${row.medianPageMs.toFixed(0)} ms, p95 ${row.p95PageMs.toFixed(0)} ms; largest request ${row.largestRequestKiB.toFixed(0)} KiB; ` +
+          `first page ${row.firstPageTokens} tokens of ${row.averageTokenChars.toFixed(1)} characters on average; later pages: at most ${row.maxServedPerLaterPage} streams served (vendor calls, tokens read) and ${row.maxSignedPerLaterPage} tokens signed`,
+      );
+    } finally {
+      await api.server.stop();
+    }
+  }
+  const slow = rows.find((r) => r.workspaces === 1000 && r.latencyMs === 200);
+  return {
+    checks: slow ? [{ name: "median page, 1,000 workspaces at 200 ms vendor latency (ms)", value: slow.medianPageMs, target: `<= ${TARGET_MEDIAN_MS}`, pass: slow.medianPageMs <= TARGET_MEDIAN_MS }] : [],
+    problems,
+    rows,
+  };
 }
 
 /** Wall-clock milliseconds with sub-millisecond precision; the receiver stamps arrivals the same way. */
@@ -1035,7 +1144,7 @@ function loggedPasses(output) {
  *
  * Broken run (problems): a pass whose created differs from the incidents created, whose closed +
  * updated differs from the closes made (a close of an incident the service held no state for is
- * recorded as updated: see the note), which skipped or failed a workspace or did not cover 50, or
+ * recorded as updated: see the note), which failed a workspace or did not cover 50, or
  * saw fewer incidents than were changed; a count that is not 50 × (2,400 + 1,600); a failed console call.
  */
 async function reconcilerPass({ log, settings }) {
@@ -1193,7 +1302,7 @@ async function reconcilerPass({ log, settings }) {
       const s = summary;
       if (s.created !== creates) problems.push(`${label}: created ${s.created}, but ${creates} incidents were created in the console`);
       if (s.closed + s.updated !== closes) problems.push(`${label}: closed ${s.closed} + updated ${s.updated} = ${s.closed + s.updated}, but ${closes} incidents were closed in the console`);
-      if (s.workspaces !== WORKSPACES || s.skipped || s.failed) problems.push(`${label}: ${s.workspaces} workspaces reconciled, ${s.skipped} skipped, ${s.failed} failed (expected ${WORKSPACES}, 0, 0)`);
+      if (s.workspaces !== WORKSPACES || s.failed) problems.push(`${label}: ${s.workspaces} workspaces reconciled, ${s.failed} failed (expected ${WORKSPACES}, 0)`);
       if (s.incidentsSeen < changes) problems.push(`${label}: saw ${s.incidentsSeen} incidents, fewer than the ${changes} changed`);
       log(
         `  pass "${label}": ${wallMs.toFixed(0)} ms (durationMs ${s.durationMs}), ${s.vendorCalls} vendor calls, seen ${fmt(s.incidentsSeen)}, ` +
@@ -1263,7 +1372,7 @@ async function reconcilerPass({ log, settings }) {
       `  vendor calls: ${breakdown.vendorCallsPerWorkspace} per workspace per pass (one last-modified window per source, up to 500 incidents a page), whatever changed.`,
     );
     log(
-      `  where the time goes: fixed ${breakdown.fixedMs} ms a pass (leases, ${idle.summary.vendorCalls} empty windows, watermarks, outbox sweep); ` +
+      `  where the time goes: fixed ${breakdown.fixedMs} ms a pass (${idle.summary.vendorCalls} empty windows, reconciler documents read, outbox sweep); ` +
         `+${(breakdown.msPerChange1pct * 1000).toFixed(0)} us per change at 1% and +${(breakdown.msPerChange01pct * 1000).toFixed(0)} us at 0.1% (over the fixed pass); ` +
         `re-reading an unchanged incident in the overlap ~${(breakdown.msPerUnchangedReread * 1000).toFixed(0)} us, applying a change ~${(breakdown.msPerChangeApplied * 1000).toFixed(0)} us on top ` +
         `(mean of passes 2 and 3).`,
@@ -1315,14 +1424,70 @@ async function reconcilerPass({ log, settings }) {
   }
 }
 
+/**
+ * A managed security provider's size, latency-bound: a nothing-changed reconciler pass over 100, 300
+ * and 1,000 workspaces, every simulated vendor call taking 200 ms (SIMULATED_VENDOR_LATENCY_MS), the
+ * pass fanned out on the in-process reconcile queue (RECONCILE_CONCURRENCY, default 32). Target: the
+ * 1,000-workspace pass within 15 s, every workspace covered (`workspaces` 1,000, `failed` 0).
+ * One host per size; the first pass after start (the baseline ran at start) is not measured, the
+ * next two are, and the faster is kept (the figure is latency, not CPU: the slower shows the noise).
+ */
+async function reconcilerScale({ log }) {
+  const SIZES = [100, 300, 1000];
+  const LATENCY_MS = 200;
+  const TARGET_MS = 15_000;
+  const problems = [];
+  const rows = [];
+  for (const workspaces of SIZES) {
+    const api = await startApiHost({
+      env: {
+        DEMO_WORKSPACES: String(workspaces),
+        SIMULATED_INCIDENTS_PER_WORKSPACE: "20",
+        SIMULATED_VENDOR_LATENCY_MS: String(LATENCY_MS),
+        RECONCILE_INTERVAL_MS: "0",
+      },
+      readyTimeoutMs: 600_000,
+    });
+    try {
+      const passes = [];
+      for (let i = 0; i < 3; i++) {
+        const t = performance.now();
+        const { data } = await localControl(api, "POST", "/reconcile", undefined, 200);
+        passes.push({ wallMs: performance.now() - t, summary: data });
+      }
+      const measured = passes.slice(1).sort((a, b) => a.wallMs - b.wallMs);
+      const best = measured[0];
+      for (const p of passes) {
+        if (p.summary.workspaces !== workspaces || p.summary.failed !== 0) problems.push(`${workspaces} workspaces: a pass covered ${p.summary.workspaces}, ${p.summary.failed} failed`);
+      }
+      rows.push({ workspaces, wallMs: best.wallMs, otherMs: measured[1].wallMs, vendorCalls: best.summary.vendorCalls, watermarkWrites: best.summary.watermarkWrites, lagMs: best.summary.lagMs });
+      log(
+        `  ${String(workspaces).padStart(5)} workspaces: nothing-changed pass ${(best.wallMs / 1000).toFixed(2)} s (other run ${(measured[1].wallMs / 1000).toFixed(2)} s), ` +
+          `${best.summary.vendorCalls} vendor calls, ${best.summary.watermarkWrites} watermark writes, failed ${best.summary.failed}`,
+      );
+    } finally {
+      await api.server.stop();
+    }
+  }
+  const largest = rows.find((r) => r.workspaces === 1000);
+  return {
+    checks: largest ? [{ name: "1,000-workspace nothing-changed pass at 200 ms vendor latency (s)", value: largest.wallMs / 1000, target: `<= ${TARGET_MS / 1000}`, pass: largest.wallMs <= TARGET_MS }] : [],
+    problems,
+    rows,
+    setup: { latencyMs: LATENCY_MS, incidentsPerWorkspace: 20, concurrency: "RECONCILE_CONCURRENCY default (32)" },
+  };
+}
+
 // Each scenario: a name for the table and the JSON, and a function that returns
 // { rows?, checks: [{ name, value, target, pass }], problems: [] , ...details }. Throwing counts
 // as a broken run; so does a non-empty `problems`.
 const scenarios = [
-  { name: "service-account read vs bare node:http", run: serviceAccountRead },
+  { name: "service-account read vs Fastify and bare node:http", run: serviceAccountRead },
   { name: "cross-workspace incident listing", run: crossWorkspaceListing },
   { name: "end-to-end webhook delivery", run: webhookDelivery },
   { name: "reconciler pass", run: reconcilerPass },
+  { name: "reconciler at scale (latency-bound)", run: reconcilerScale },
+  { name: "cross-workspace listing at a provider's size", run: crossWorkspaceAtScale },
 ].filter((s) => !settings.only || s.name.toLowerCase().includes(settings.only.toLowerCase()));
 if (scenarios.length === 0) {
   console.error(`BENCH_ONLY=${JSON.stringify(settings.only)} matches no scenario`);

@@ -1,13 +1,25 @@
 import { app } from "@azure/functions";
-import { reconcile } from "../shared/reconciler/reconciler";
 import { getServices } from "../shared/composition";
+import { queueNames } from "../shared/queue/queue-names";
+import { SERVICE_BUS_CONNECTION, serviceBusTriggerHandler } from "../shared/queue/service-bus-trigger";
 
-// Every minute: poll the vendors by last-modified window, ingest new incidents, detect console
-// closes, and sweep the outbox. Overlapping runs (lease loss, several instances) are safe.
+// Every minute: one `reconcile` message per workspace. The pass id is the minute, so a timer that
+// fires twice (a second instance, a restart) enqueues nothing twice: duplicate detection drops it.
 app.timer("reconciler", {
   schedule: "30 * * * * *",
-  // The pass logs its summary ("reconciler pass", its counts as fields); a throw fails the invocation.
   handler: async () => {
-    await reconcile(getServices());
+    const minute = new Date();
+    minute.setUTCSeconds(0, 0);
+    const services = getServices();
+    const pass = await services.reconciler.startPass(minute.toISOString());
+    services.logger.info("reconciler pass enqueued", { passId: pass.passId, workspaces: pass.workspaceIds.length });
   },
+});
+
+// One workspace per message; the Functions host scales the workers out with the queue's length.
+// Within a workspace the sources run concurrently; a source that fails keeps its watermark.
+app.serviceBusQueue("reconcile-workspace", {
+  connection: SERVICE_BUS_CONNECTION,
+  queueName: queueNames.reconcile,
+  handler: serviceBusTriggerHandler(() => getServices().reconciler.handler),
 });

@@ -97,11 +97,12 @@ var cosmosContainers = [
     defaultTtl: -1
   }
   {
+    // One partition per audit trail (workspace:<id> or account:<id>) with its sequence counter.
     name: 'audit'
     partitionKeyPath: '/pk'
   }
   {
-    // Per workspace: incident state, gamebook runs and their outbox records.
+    // Per workspace: incident state, gamebook runs, ticket links, integration switches and their outbox records.
     name: 'workspaceItems'
     partitionKeyPath: '/pk'
     defaultTtl: -1
@@ -161,6 +162,7 @@ var cosmosContainers = [
 var queueNames = [
   'events'
   'deliveries'
+  'reconcile'
 ]
 
 // One Key Vault secret per key the code requires with STORE=cosmos (app setting name: secret name).

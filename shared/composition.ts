@@ -9,6 +9,8 @@ import { createEventPipeline, type EventQueues } from "./events/event-pipeline";
 import type { EventMessage } from "./store/records";
 import type { DeliveryMessage } from "./delivery/delivery-message";
 import { InProcessQueue } from "./queue/in-process-queue";
+import type { ReconcileMessage, Reconciler } from "./reconciler/reconciler-port";
+import { ReconcileRunner } from "./reconciler/reconcile-runner";
 import { PageTokens } from "./http/page-token";
 import { createPlaybookActions } from "./playbook-actions/configured-playbook-actions";
 import type { PlaybookActions } from "./playbook-actions/playbook-action-port";
@@ -18,6 +20,7 @@ import { queueNames } from "./queue/queue-names";
 import type { Services } from "./services";
 import type { SourceRegistry } from "./sources/gateway";
 import { createSourceRegistry } from "./sources/source-registry";
+import type { ServiceBusClient } from "@azure/service-bus";
 import { createServiceBusClient, createServiceBusQueueSender } from "./queue/service-bus-queue";
 import { createCosmosClient } from "./store/cosmos/cosmos-client";
 import { createCosmosStores } from "./store/cosmos/cosmos-stores";
@@ -62,7 +65,9 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
   const stores = overrides.stores ?? createStores(config);
   const secretBox = new SecretBox(config.webhooks.secretsKey);
   const resolveHost = overrides.resolveHost ?? resolveAllAddresses;
-  const queues = config.queue.kind === "inprocess" ? inProcessEventQueues(now, logger) : serviceBusQueues(config);
+  // One Service Bus client per process: it owns the AMQP connection every sender shares.
+  const serviceBus = config.queue.kind === "servicebus" ? createServiceBusClient(config.queue.serviceBus) : undefined;
+  const queues = serviceBus ? serviceBusQueues(serviceBus) : inProcessEventQueues(now, logger);
   const sender = createGuardedSender({
     timeoutMs: config.webhooks.timeoutMs,
     maxResponseBytes: MAX_WEBHOOK_RESPONSE_BYTES,
@@ -71,7 +76,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     ca: overrides.webhookCa,
   });
   const events = createEventPipeline({ config, queues, stores, secretBox, sender, now, logger });
-  return {
+  const services: Services = {
     config,
     now,
     logger,
@@ -85,7 +90,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     }),
     rateLimiter: new RateLimiter({ capacity: config.rateLimit.burst, refillPerSecond: config.rateLimit.perSecond }),
     pageTokens: new PageTokens(config.pageTokenKey),
-    sources: overrides.sources ?? createSourceRegistry(config),
+    sources: overrides.sources ?? createSourceRegistry(config, undefined, now),
     playbookActions: overrides.playbookActions ?? createPlaybookActions(config),
     cloud: overrides.cloud ?? createCloudInventory(config),
     ticketing: overrides.ticketing ?? createTicketing(config),
@@ -94,7 +99,19 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     secretBox,
     resolveHost,
     events,
+    reconciler: undefined as unknown as Reconciler,
   };
+  services.reconciler = createReconciler(config, serviceBus, () => services, now, logger);
+  return services;
+}
+
+/** The reconciler's queue: in-process with bounded concurrency on the embedded default, Service Bus otherwise. */
+function createReconciler(config: Config, serviceBus: ServiceBusClient | undefined, services: () => Services, now: () => Date, logger: Logger): ReconcileRunner {
+  if (serviceBus) return new ReconcileRunner(services, createServiceBusQueueSender<ReconcileMessage>(serviceBus, queueNames.reconcile));
+  const queue = new InProcessQueue<ReconcileMessage>({ name: queueNames.reconcile, now, logger, maxConcurrentCalls: config.reconcileConcurrency });
+  const runner = new ReconcileRunner(services, queue);
+  queue.subscribe(runner.handler);
+  return runner;
 }
 
 function createStores(config: Config): Stores {
@@ -139,8 +156,7 @@ function createLogAnalytics(config: Config): LogAnalytics {
   });
 }
 
-function serviceBusQueues(config: Config): EventQueues {
-  const client = createServiceBusClient(config.queue.serviceBus);
+function serviceBusQueues(client: ServiceBusClient): EventQueues {
   return {
     events: createServiceBusQueueSender(client, queueNames.events),
     deliveries: createServiceBusQueueSender(client, queueNames.deliveries),

@@ -44,6 +44,8 @@ const sourceEnv = Object.fromEntries(
     [`SOURCE_${x}_URL`, z.url({ protocol: /^https?$/ }).optional()],
     [`SOURCE_${x}_AUTH_HEADER`, z.string().min(1).optional()],
     [`SOURCE_${x}_TIMEOUT_MS`, positiveInt.default(10_000)],
+    [`SOURCE_${x}_MAX_CONCURRENCY`, positiveInt.max(1000).default(32)],
+    [`SOURCE_${x}_MAX_RPS`, z.coerce.number().positive().optional()],
   ]),
 ) as Record<string, z.ZodType>;
 
@@ -62,6 +64,7 @@ const envSchema = z
     COSMOS_TRUST_SELF_SIGNED: bool.default(false),
     SECRET_HASH_KEY: key.optional(),
     PAGE_TOKEN_KEY: key.optional(),
+    MAX_REQUEST_BODY_BYTES: positiveInt.default(1024 * 1024),
     RATE_LIMIT_BURST: positiveInt.default(100),
     RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(10),
     PRINCIPAL_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
@@ -77,6 +80,8 @@ const envSchema = z
     WEBHOOK_TIMEOUT_MS: positiveInt.default(30_000),
     DELIVERY_LOG_TTL_DAYS: positiveInt.max(3650).default(30),
     RECONCILE_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
+    RECONCILE_CONCURRENCY: positiveInt.max(1000).default(32),
+    SIMULATED_VENDOR_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
     DEMO_SEED: z.string().min(1).default("secops-demo"),
     DEMO_WORKSPACES: z.coerce.number().int().min(5).max(1000).default(5),
     SIMULATED_INCIDENTS_PER_WORKSPACE: z.coerce.number().int().min(0).max(100_000).default(300),
@@ -127,6 +132,8 @@ export interface Config {
   secretHashKey: Buffer;
   pageTokenKey: Buffer;
   rateLimit: { burst: number; perSecond: number };
+  /** Request bodies above this size are refused with 413 before they are parsed. */
+  maxRequestBodyBytes: number;
   queue: {
     kind: "inprocess" | "servicebus";
     serviceBus: { connectionString?: string; fullyQualifiedNamespace?: string };
@@ -145,6 +152,12 @@ export interface Config {
   localAdmin: { clientId?: string; clientSecret?: string };
   /** Local host: how often the reconciler runs; 0 turns the timer off (passes run on demand). */
   reconcileIntervalMs: number;
+  /** Local host: reconcile messages (workspaces) handled at once. */
+  reconcileConcurrency: number;
+  /** Local host: the delay of every simulated vendor call, to model a real vendor's latency. */
+  simulatedVendorLatencyMs: number;
+  /** Per source: calls in flight at once and, when a vendor publishes one, a request rate. */
+  sourceLimits: Record<Source, { maxConcurrency: number; maxRequestsPerSecond?: number }>;
   demoSeed: string;
   demoWorkspaces: number;
   simulatedIncidentsPerWorkspace: number;
@@ -191,6 +204,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretHashKey: e.SECRET_HASH_KEY ?? randomBytes(32),
     pageTokenKey: e.PAGE_TOKEN_KEY ?? randomBytes(32),
     rateLimit: { burst: e.RATE_LIMIT_BURST, perSecond: e.RATE_LIMIT_PER_SECOND },
+    maxRequestBodyBytes: e.MAX_REQUEST_BODY_BYTES,
     queue: {
       kind: e.QUEUE,
       serviceBus: { connectionString: e.SERVICEBUS, fullyQualifiedNamespace: e.SERVICEBUS__fullyQualifiedNamespace },
@@ -206,6 +220,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     principalCacheTtlMs: e.PRINCIPAL_CACHE_TTL_MS,
     localAdmin: { clientId: e.LOCAL_ADMIN_CLIENT_ID, clientSecret: e.LOCAL_ADMIN_CLIENT_SECRET },
     reconcileIntervalMs: e.RECONCILE_INTERVAL_MS,
+    reconcileConcurrency: e.RECONCILE_CONCURRENCY,
+    simulatedVendorLatencyMs: e.SIMULATED_VENDOR_LATENCY_MS,
+    sourceLimits: sourceLimitsOf(e as unknown as Record<string, unknown>),
     demoSeed: e.DEMO_SEED,
     demoWorkspaces: e.DEMO_WORKSPACES,
     simulatedIncidentsPerWorkspace: e.SIMULATED_INCIDENTS_PER_WORKSPACE,
@@ -234,6 +251,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : undefined,
     logLevel: e.LOG_LEVEL,
   };
+}
+
+function sourceLimitsOf(env: Record<string, unknown>): Config["sourceLimits"] {
+  return Object.fromEntries(
+    sourceLetters.map((x, i) => [
+      sources[i]!,
+      { maxConcurrency: env[`SOURCE_${x}_MAX_CONCURRENCY`] as number, maxRequestsPerSecond: env[`SOURCE_${x}_MAX_RPS`] as number | undefined },
+    ]),
+  ) as Config["sourceLimits"];
 }
 
 function httpSourcesOf(env: Record<string, unknown>): Config["httpSources"] {

@@ -6,6 +6,7 @@ import type { Logger } from "./logger";
 import type { Stores } from "./store/ports";
 import type { SecretBox } from "./delivery/secret-box";
 import type { EventPipeline } from "./events/event-pipeline";
+import type { Reconciler } from "./reconciler/reconciler-port";
 import type { HostResolver } from "./delivery/address-policy";
 import type { SourceRegistry } from "./sources/gateway";
 import type { PlaybookActions } from "./playbook-actions/playbook-action-port";
@@ -43,5 +44,7 @@ export interface Services {
   resolveHost: HostResolver;
   /** Events and webhook delivery: the outbox relay, the queues, the fan-out and delivery handlers. */
   events: EventPipeline;
+  /** Reconciler passes, fanned out per workspace on the `reconcile` queue. */
+  reconciler: Reconciler;
 }
 

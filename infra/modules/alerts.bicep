@@ -242,9 +242,9 @@ var logAlerts = [
   {
     name: 'reconciler-failing'
     displayName: 'Reconciler passes failing'
-    description: 'Reconciler passes failed (the timer threw) or skipped workspaces after errors, more than twice in 15 minutes. The "reconciler skipped a workspace after an error" lines name the workspace and error.'
+    description: 'Workspaces whose reconciliation failed (a source or the store; customDimensions.workspaceId and error), or reconciler invocations that threw, more than twice in 15 minutes. The "reconciler left a source for the next pass" lines name the source.'
     severity: 2
-    query: 'union (traces | where message == "reconciler pass" | where toint(customDimensions.failed) > 0), (requests | where name == "reconciler" and success == false)'
+    query: 'union (traces | where message == "reconciled workspace" | where tostring(customDimensions.outcome) == "failed"), (requests | where name in ("reconciler", "reconcile-workspace") and success == false)'
     threshold: 2
   }
 ]

@@ -1,6 +1,9 @@
 import { z } from "zod";
 
-/** Every scope the contract names (section 5.3). A credential holds a subset. */
+/**
+ * Every scope the contract names (section 5.3), and `audit:read` for the audit export, whose scope the
+ * contract leaves unnamed (docs/decisions.md, Audit). A credential holds a subset.
+ */
 export const scopes = [
   "incidents:read",
   "incidents:write",
@@ -11,6 +14,7 @@ export const scopes = [
   "tickets:read",
   "tickets:manage",
   "investigation:read",
+  "audit:read",
   "webhooks:read",
   "webhooks:manage",
   "org:service-accounts:read",

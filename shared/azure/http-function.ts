@@ -1,7 +1,9 @@
 import type { HttpHandler, HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import { createPipeline, type ApiRequest, type Handle } from "../http/pipeline";
+import { bodyTooLarge } from "../http/request-body";
 import type { RouteGroup } from "../http/route";
 import { getServices } from "../composition";
+import { platformClientAddress } from "./client-address";
 import type { Services } from "../services";
 
 /** Every method, so that the shared router (not the host) decides 405. */
@@ -16,22 +18,26 @@ export function httpHandler(group: RouteGroup, services: () => Services = getSer
   return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
     const svc = services();
     handle ??= createPipeline(group.routes, svc);
-    const { response, outcome } = await handle(toApiRequest(request));
+    const { response, outcome } = await handle(toApiRequest(request, svc.config.maxRequestBodyBytes));
     // The access log line, with its fields (requestId, status...) as fields, not text.
     svc.logger.info("request", { ...outcome, invocationId: context.invocationId });
     return { status: response.status, headers: response.headers, body: response.body };
   };
 }
 
-function toApiRequest(request: HttpRequest): ApiRequest {
+function toApiRequest(request: HttpRequest, maxBodyBytes: number): ApiRequest {
   const url = new URL(request.url);
   return {
     method: request.method.toUpperCase(),
     url,
     header: (name) => request.headers.get(name) ?? undefined,
-    body: async () => Buffer.from(await request.arrayBuffer()),
-    // Behind the Functions front end the socket is the front end's; the client is the first hop.
-    clientAddress: request.headers.get("x-forwarded-for")?.split(",")[0]?.trim() || "unknown",
+    body: async () => {
+      // A body announced too large is refused without reading it.
+      if (Number(request.headers.get("content-length")) > maxBodyBytes) throw bodyTooLarge(maxBodyBytes);
+      return Buffer.from(await request.arrayBuffer());
+    },
+    // Behind the Functions front end the socket is the front end's: take the address it writes.
+    clientAddress: platformClientAddress((name) => request.headers.get(name) ?? undefined),
     // The Functions host gives no per-request abort signal to the Node worker.
     signal: new AbortController().signal,
   };

@@ -32,10 +32,12 @@ export interface ApiErrorOptions {
   target?: string;
   errors?: FieldErrors;
   /**
-   * Overrides the code's usual status. Only where the contract itself pairs a code with another
-   * status: `redeliver` of a non-redeliverable event type is 422 VALIDATION_ERROR (contract 3).
+   * Overrides the code's usual status where HTTP needs a more precise one than the contract's table
+   * gives: `redeliver` of a non-redeliverable event type is 422 VALIDATION_ERROR (contract 6.6.7);
+   * an oversized body (413), an unmet `Expect` (417), a request that timed out before it was
+   * complete (408) and oversized headers (431) are BAD_REQUEST problems with those statuses.
    */
-  status?: 422;
+  status?: 408 | 413 | 417 | 422 | 431;
   /** Extra response headers, e.g. `Allow` on 405 or `Retry-After` on 429. */
   headers?: Record<string, string>;
   cause?: unknown;

@@ -92,7 +92,7 @@ export function createPipeline(routes: Route[], services: Services, prefix: stri
       const workspaceRole = principal && r.auth !== "public" ? authorize(r, principal, match.params) : undefined;
       const params = r.params ? validate(r.params, match.params) : match.params;
       const query = r.query ? validate(r.query, queryObject(request.url.searchParams)) : undefined;
-      const body = r.body ? validate(r.body, parseJsonBody(await request.body(), request.header("content-type"))) : undefined;
+      const body = r.body ? validate(r.body, parseJsonBody(await request.body(), request.header("content-type"), services.config.maxRequestBodyBytes)) : undefined;
       const workspace = workspaceRole ? await findWorkspace(services, match.params.workspaceId!) : undefined;
 
       const result = await r.handler({
@@ -203,9 +203,12 @@ function asApiError(error: unknown, services: Services, requestId: string): ApiE
   return new ApiError("INTERNAL_ERROR", `An unexpected error occurred. Quote request id ${requestId} when reporting it.`);
 }
 
-/** Query string → object; a repeated name becomes an array (e.g. `workspaceIds`). */
+/**
+ * Query string → object; a repeated name becomes an array (e.g. `workspaceIds`). Without a prototype,
+ * so a name such as `__proto__` or `constructor` is an ordinary (unknown) key.
+ */
 function queryObject(params: URLSearchParams): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
+  const out = Object.create(null) as Record<string, string | string[]>;
   for (const key of new Set(params.keys())) {
     const all = params.getAll(key);
     out[key] = all.length === 1 ? all[0]! : all;

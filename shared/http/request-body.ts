@@ -1,17 +1,21 @@
 import { ApiError } from "../errors/api-error";
 
-/** Bodies above this size are refused before parsing. */
+/** The default of `MAX_REQUEST_BODY_BYTES`. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/** 413 with the contract's BAD_REQUEST code: the table has no code of its own for a body too large. */
+export function bodyTooLarge(maxBytes: number): ApiError {
+  return new ApiError("BAD_REQUEST", `The request body exceeds ${maxBytes} bytes.`, { status: 413 });
+}
+
 /**
- * Reads a JSON body: a non-JSON media type is 415, bytes that are not JSON are 400 BAD_REQUEST.
- * An empty body is `undefined`, which the route's schema then accepts or rejects.
+ * Reads a JSON body: a non-JSON media type is 415, bytes that are not JSON are 400 BAD_REQUEST, a
+ * body over `maxBytes` is 413 BAD_REQUEST. An empty body is `undefined`, which the route's schema
+ * then accepts or rejects.
  */
-export function parseJsonBody(raw: Buffer, contentType: string | undefined): unknown {
+export function parseJsonBody(raw: Buffer, contentType: string | undefined, maxBytes = MAX_BODY_BYTES): unknown {
   if (raw.length === 0) return undefined;
-  if (raw.length > MAX_BODY_BYTES) {
-    throw new ApiError("BAD_REQUEST", `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
-  }
+  if (raw.length > maxBytes) throw bodyTooLarge(maxBytes);
   if (!isJsonMediaType(contentType)) {
     throw new ApiError(
       "UNSUPPORTED_MEDIA_TYPE",
@@ -19,8 +23,15 @@ export function parseJsonBody(raw: Buffer, contentType: string | undefined): unk
       { target: "Content-Type" },
     );
   }
+  // Bytes that are not UTF-8 would otherwise become U+FFFD and be accepted as some other text.
+  let text: string;
   try {
-    return JSON.parse(raw.toString("utf8"));
+    text = new TextDecoder("utf-8", { fatal: true }).decode(raw);
+  } catch {
+    throw new ApiError("BAD_REQUEST", "The request body is not valid UTF-8.");
+  }
+  try {
+    return JSON.parse(text);
   } catch (error) {
     throw new ApiError("BAD_REQUEST", `The request body is not valid JSON: ${(error as Error).message}`);
   }

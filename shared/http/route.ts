@@ -3,6 +3,7 @@ import type { Scope } from "../auth/scopes";
 import type { Principal } from "../auth/principal";
 import type { OperationContext } from "../operation-context";
 import type { WorkspaceRecord, WorkspaceRole } from "../store/records";
+import type { ErrorCode } from "../errors/api-error";
 
 /**
  * What a handler returns: data for the envelope; a bare JSON body (contract 2.1's one exception,
@@ -50,6 +51,7 @@ type Schema = z.ZodType;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+export type SuccessStatus = 200 | 201 | 202 | 204;
 
 /**
  * One endpoint: method, path (relative to /api/v2, `{name}` for parameters), who may call it,
@@ -68,8 +70,13 @@ export interface RouteDef<P extends Schema | undefined, Q extends Schema | undef
   body?: B;
   /** Schema of `data` (or of the raw body for documents); documentation only. */
   response?: Schema;
-  /** Success status for documentation; the handler's result decides at run time. */
-  successStatus?: 200 | 201 | 202 | 204;
+  /** Success status (or statuses) for documentation; the handler's result decides at run time. */
+  successStatus?: SuccessStatus | readonly SuccessStatus[];
+  /**
+   * Problems this operation answers beyond those every operation may (documentation only), with
+   * the status when it is not the code's usual one, e.g. `{ code: "VALIDATION_ERROR", status: 422 }`.
+   */
+  problems?: readonly (ErrorCode | { code: ErrorCode; status: number })[];
   paginated?: boolean;
   /** The response is a bare JSON body (`{bare}`), not the `{data, meta}` envelope. */
   bare?: boolean;

@@ -84,6 +84,7 @@ export const userRoutes: RouteGroup = {
       auth: "org:users:manage",
       body: upsertUserBody,
       response: z.literal(true),
+      successStatus: [200, 201],
       async handler(input) {
         const { body, principal, services } = input;
         const users = services.stores.users;

@@ -99,27 +99,32 @@ export interface AcrossWorkspacesResult {
 }
 
 /**
- * What a stream token carries: the vendor adapter's cursor (null before the stream's first page) and
- * the window frozen at the first call. Which workspace and source it pages is where the token sits
+ * What a stream token carries, as compact as it can be: the time of the listing's first call (epoch
+ * seconds, base 36; the window is derived from it and from the query) and, once the stream has
+ * started, the vendor adapter's cursor. Which workspace and source it pages is where the token sits
  * in the request; that, the caller and the query are signed into the token, not copied into it.
  */
-const streamCursor = z
-  .object({
-    k: z.string().min(1).nullable(),
-    from: z.iso.datetime(),
-    to: z.iso.datetime(),
-  })
-  .strict();
-type StreamCursor = z.output<typeof streamCursor>;
+const streamCursor = z.union([
+  z.tuple([z.string().regex(/^[0-9a-z]{1,9}$/)]),
+  z.tuple([z.string().regex(/^[0-9a-z]{1,9}$/), z.string().min(1)]),
+]);
 
 interface Stream {
   workspace: WorkspaceRecord;
   source: Source;
+  /** The vendor adapter's cursor; null before the stream's first page. */
   cursor: string | null;
-  from: string;
-  to: string;
+  /** The first call's time, epoch seconds: the listing's window is fixed by it. */
+  firstCallAt: number;
 }
 
+/** A stream the previous response left open, with its token as sent: verified only if it is served now. */
+interface WaitingStream {
+  workspace: WorkspaceRecord;
+  source: Source;
+  token: string;
+  target: string;
+}
 
 /** `POST /incidents/across-workspaces` (contract 4.2). */
 export async function listAcrossWorkspaces(ctx: RequestContext, body: AcrossWorkspacesBody): Promise<AcrossWorkspacesResult> {
@@ -132,30 +137,31 @@ export async function listAcrossWorkspaces(ctx: RequestContext, body: AcrossWork
     assigneeEmails: body.assigneeEmails.length > 0 ? body.assigneeEmails : undefined,
     includeUnassigned: body.includeUnassigned || undefined,
   };
-  const window = resolveWindow(body, ctx.services.now());
+  const firstCallAt = Math.floor(ctx.services.now().getTime() / 1000);
   if (body.filterByLastModified) {
     // Last-modified mode issues no tokens, so any token sent back is not one of ours (rule 5).
     if (body.workspacePageTokens.length > 0) throw invalidTokens("workspacePageTokens[0]");
-    return lastModifiedListing(ctx, workspaces, chosenSources, filters, window);
+    return lastModifiedListing(ctx, workspaces, chosenSources, filters, windowOf(body, firstCallAt));
   }
 
   const binding = bindingOf(body);
-  const streams = body.isFirstCall
-    ? workspaces.flatMap((workspace) => chosenSources.map((source) => ({ workspace, source, cursor: null, ...window })))
-    : readStreams(ctx, body, binding, workspaces, chosenSources);
+  const open = body.isFirstCall
+    ? workspaces.flatMap((workspace) => chosenSources.map((source): Stream => ({ workspace, source, cursor: null, firstCallAt })))
+    : openStreams(body, workspaces, chosenSources);
 
-  // A page holds about LISTING_PAGE_TARGET incidents: up to that many streams advance by a few each,
-  // and the rest keep their tokens, moved to the front so the next call serves them first.
-  const perStream = Math.min(MAX_PER_STREAM, Math.max(MIN_PER_STREAM, Math.floor(LISTING_PAGE_TARGET / Math.max(1, streams.length))));
-  const served = streams.slice(0, Math.ceil(LISTING_PAGE_TARGET / perStream));
-  const waiting = streams.slice(served.length);
+  // A page holds about LISTING_PAGE_TARGET incidents: up to that many streams advance by a few each.
+  // Only their tokens are read and signed again; the others are handed back untouched, moved to the
+  // front so the next call serves them first. A call's work follows its page, not what waits.
+  const perStream = Math.min(MAX_PER_STREAM, Math.max(MIN_PER_STREAM, Math.floor(LISTING_PAGE_TARGET / Math.max(1, open.length))));
+  const servedCount = Math.ceil(LISTING_PAGE_TARGET / perStream);
+  const served = open.slice(0, servedCount).map((s) => ("token" in s ? readStream(ctx, s, binding) : s));
+  const waiting = open.slice(servedCount);
   const pages = await mapLimited(served, VENDOR_CONCURRENCY, (stream) =>
     ctx.services.sources.gateway(stream.source).listIncidents(
       {
         workspaceId: stream.workspace.id,
         field: "createdAt",
-        from: stream.from,
-        to: stream.to,
+        ...windowOf(body, stream.firstCallAt),
         limit: perStream,
         cursor: stream.cursor ?? undefined,
         filters,
@@ -165,20 +171,27 @@ export async function listAcrossWorkspaces(ctx: RequestContext, body: AcrossWork
   );
 
   const tokens = new Map<string, Partial<Record<Source, string>>>();
-  const keep = (stream: Stream, adapterCursor: string | null) => {
-    const cursor: StreamCursor = { k: adapterCursor, from: stream.from, to: stream.to };
-    const entry = tokens.get(stream.workspace.id) ?? {};
-    entry[stream.source] = issuePageToken(ctx, streamListing(binding, stream.workspace.id, stream.source), cursor);
-    tokens.set(stream.workspace.id, entry);
+  const put = (workspaceId: string, source: Source, token: string) => {
+    const entry = tokens.get(workspaceId) ?? {};
+    entry[source] = token;
+    tokens.set(workspaceId, entry);
   };
-  for (const stream of waiting) keep(stream, stream.cursor);
+  const issue = (stream: Stream, adapterCursor: string | null) => {
+    const at = stream.firstCallAt.toString(36);
+    const cursor = adapterCursor === null ? [at] : [at, adapterCursor];
+    put(stream.workspace.id, stream.source, issuePageToken(ctx, streamListing(binding, stream.workspace.id, stream.source), cursor));
+  };
+  for (const stream of waiting) {
+    if ("token" in stream) put(stream.workspace.id, stream.source, stream.token);
+    else issue(stream, null);
+  }
   const incidents: IncidentSummaryView[] = [];
   for (let i = 0; i < served.length; i++) {
     const stream = served[i]!;
     const page = pages[i]!;
     incidents.push(...(await summaries(ctx, stream.workspace, page.items)));
     // A finished stream drops out of the tokens (rule 4).
-    if (page.cursor !== undefined) keep(stream, page.cursor);
+    if (page.cursor !== undefined) issue(stream, page.cursor);
   }
   return {
     incidents,
@@ -228,38 +241,41 @@ async function mappedWorkspaces(ctx: RequestContext): Promise<WorkspaceRecord[]>
 }
 
 /**
- * The streams the previous response left open, from its tokens. Every token must be one this
- * service issued to this credential for this very query, placed where it was issued; anything else
- * is the contract's fixed 400. A workspace the credential lost its role on since is left out.
+ * The streams the previous response left open, in the order their tokens came. Each token must sit
+ * where it was issued (a source of the query, once per workspace); anything else is the contract's
+ * fixed 400 at once. The tokens themselves are checked when their streams are served. A workspace
+ * the credential lost its role on since is left out.
  */
-function readStreams(
-  ctx: RequestContext,
-  body: AcrossWorkspacesBody,
-  binding: string,
-  workspaces: WorkspaceRecord[],
-  chosenSources: readonly Source[],
-): Stream[] {
+function openStreams(body: AcrossWorkspacesBody, workspaces: WorkspaceRecord[], chosenSources: readonly Source[]): WaitingStream[] {
   const byId = new Map(workspaces.map((w) => [w.id, w]));
   const seen = new Set<string>();
-  const streams: Stream[] = [];
+  const streams: WaitingStream[] = [];
   body.workspacePageTokens.forEach((entry, i) => {
     const workspaceId = entry.workspaceId.toLowerCase();
     for (const [key, token] of Object.entries(entry.sourceTokens)) {
       const target = `workspacePageTokens[${i}].sourceTokens.${key}`;
       const source = parseSource(key);
       if (!source || !chosenSources.includes(source) || seen.has(`${workspaceId}/${source}`)) throw invalidTokens(target);
-      let cursor: StreamCursor;
-      try {
-        cursor = readPageToken(ctx, token, streamListing(binding, workspaceId, source), streamCursor, target);
-      } catch (error) {
-        throw invalidTokens(target, error);
-      }
       seen.add(`${workspaceId}/${source}`);
       const workspace = byId.get(workspaceId);
-      if (workspace) streams.push({ workspace, source, cursor: cursor.k, from: cursor.from, to: cursor.to });
+      if (workspace) streams.push({ workspace, source, token, target });
     }
   });
   return streams;
+}
+
+/**
+ * A stream's token, read: it must be one this service issued to this caller, for this very query,
+ * at the workspace and source it sits at; anything else is the contract's fixed 400.
+ */
+function readStream(ctx: RequestContext, waiting: WaitingStream, binding: string): Stream {
+  let cursor: z.output<typeof streamCursor>;
+  try {
+    cursor = readPageToken(ctx, waiting.token, streamListing(binding, waiting.workspace.id, waiting.source), streamCursor, waiting.target);
+  } catch (error) {
+    throw invalidTokens(waiting.target, error);
+  }
+  return { workspace: waiting.workspace, source: waiting.source, firstCallAt: parseInt(cursor[0], 36), cursor: cursor[1] ?? null };
 }
 
 /** The contract's fixed 400 for the token at `target`, keeping a hint the token check gave. */
@@ -273,18 +289,23 @@ function streamListing(binding: string, workspaceId: string, source: Source): st
   return `${binding}:${workspaceId}:${source}`;
 }
 
-/** The absolute window [from, to): relative types end now; no selection means no bound. */
-function resolveWindow(body: AcrossWorkspacesBody, now: Date): { from: string; to: string } {
+/**
+ * The absolute window [from, to) of a listing whose first call was at `firstCallAt` (epoch seconds):
+ * relative types end with that second, so the window does not slide while paging; no selection
+ * means no lower bound; Custom is the query's own.
+ */
+function windowOf(body: AcrossWorkspacesBody, firstCallAt: number): { from: string; to: string } {
   const t = body.timeFilterSelection;
-  if (!t) return { from: new Date(0).toISOString(), to: new Date(now.getTime() + 1).toISOString() };
+  const end = (firstCallAt + 1) * 1000;
+  if (!t) return { from: new Date(0).toISOString(), to: new Date(end).toISOString() };
   if (t.type === "Custom") return { from: new Date(t.customStartUtc!).toISOString(), to: new Date(t.customEndUtc!).toISOString() };
-  return { from: new Date(now.getTime() - hoursOf[t.type] * 3_600_000).toISOString(), to: new Date(now.getTime() + 1).toISOString() };
+  return { from: new Date(end - hoursOf[t.type] * 3_600_000).toISOString(), to: new Date(end).toISOString() };
 }
 
 /**
  * What a token is valid for: the query's filters (not the tokens themselves). A token replayed with
- * other filters would page a different listing, so it is rejected. Relative windows are frozen in
- * the tokens, so the type (not the clock) is what binds.
+ * other filters would page a different listing, so it is rejected. A relative window is frozen by
+ * the first call's time in each token, so the type (not the clock) is what binds.
  */
 function bindingOf(body: AcrossWorkspacesBody): string {
   const { workspacePageTokens: _tokens, isFirstCall: _first, ...query } = body;

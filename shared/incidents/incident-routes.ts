@@ -6,6 +6,7 @@ import type { EntityQuery } from "../sources/gateway";
 import { initialState, stateIdOf } from "./incident-state";
 import { outboxScope } from "../store/outbox-scope";
 import { loadIncident } from "./incident-access";
+import { TICKET_COMMENT_PREFIX, TICKET_NOTES_HEADER, ticketComments } from "../tickets/ticket-comments";
 import {
   byEntityQuery,
   commentListParams,
@@ -117,8 +118,14 @@ export const incidentRoutes: RouteGroup = {
       async handler(input) {
         const { params, workspace } = input;
         const comments = await input.services.sources.gateway(params.source).listComments(workspace.id, params.incidentId, input.signal);
+        // Linked tickets' notes join the incident's comments (ticketId, ticketNoteId: contract 2.5).
+        const fromTickets = await ticketComments(input, workspace, params.source, params.incidentId);
         // The owning integration is internal to the vendor record; the contract's fields only.
-        return { data: comments.map(({ extensionId: _owner, ...comment }) => comment) };
+        const data = [...comments.map(({ extensionId: _owner, ...comment }) => comment), ...fromTickets.comments].sort((a, b) =>
+          a.createdTime < b.createdTime ? -1 : a.createdTime > b.createdTime ? 1 : 0,
+        );
+        const headers: Record<string, string> = fromTickets.notesAvailable ? {} : { [TICKET_NOTES_HEADER]: "Unavailable" };
+        return { data, headers };
       },
     }),
     defineRoute({
@@ -132,6 +139,11 @@ export const incidentRoutes: RouteGroup = {
       successStatus: 204,
       async handler(input) {
         const { params, query, services, workspace } = input;
+        if (params.commentId.startsWith(TICKET_COMMENT_PREFIX)) {
+          throw new ApiError("FORBIDDEN", "This comment comes from a linked ticket: it lives in the ITSM. Unlink the ticket to remove its comments.", {
+            target: "commentId",
+          });
+        }
         const gateway = services.sources.gateway(params.source);
         const comments = await gateway.listComments(workspace.id, params.incidentId, input.signal);
         const comment = comments.find((c) => c.id === params.commentId);

@@ -1,4 +1,5 @@
 import { derivedGuid } from "../ids/derived-guid";
+import { isApiError } from "../errors/api-error";
 import { ensureAdminAccount, type AdminAccountResult } from "../identity/admin-account";
 import type { Services } from "../services";
 import type { AccountRecord, UserRecord, WorkspaceRecord } from "../store/records";
@@ -83,6 +84,17 @@ export async function seedDemoData(services: Services): Promise<SeedResult> {
     const existing = await stores.users.find([user.accountId], user.id);
     if (existing) await stores.users.replace({ ...user, createdAt: existing.value.createdAt }, existing.etag);
     else await stores.users.create(user);
+  }
+  // One demo workspace starts without ticketing, so that EXTENSION_NOT_ENABLED can be seen locally
+  // (the local controls switch it); a setting changed since is kept.
+  const withoutTicketing = data.workspaces[3];
+  if (withoutTicketing && !(await stores.integrations.get(withoutTicketing.id))) {
+    await stores.integrations
+      .create({ id: "integrations", docType: "integrations", workspaceId: withoutTicketing.id, enabled: { ticketing: false, directoryLogs: true, logAnalytics: true }, updatedAt: services.now().toISOString() })
+      .catch((error: unknown) => {
+        // Another instance seeded it first.
+        if (!(isApiError(error) && error.code === "CONFLICT")) throw error;
+      });
   }
   const admin = await ensureAdminAccount(services, {
     accountId: data.provider.id,

@@ -5,10 +5,10 @@ import { triggerIncidentCreated } from "../incidents/manual-trigger";
 import { agentConfiguration, completeInvestigation } from "../incidents/agent-investigations";
 import { findWorkspace } from "../incidents/incident-access";
 import { serviceActor } from "../operation-context";
-import { reconcile } from "../reconciler/reconciler";
 import { classifications, severities } from "../sources/gateway";
 import { sourceSchema } from "../sources/source";
 import type { SimulatedSystems } from "./local-services";
+import { workspaceDataControlRoutes } from "./workspace-data-controls";
 
 const tag = "Local controls";
 const incidentPath = z.object({ source: sourceSchema(), workspaceId: z.guid(), incidentId: z.string().min(1).max(256) });
@@ -144,12 +144,13 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
     defineRoute({
       method: "POST",
       path: "/reconcile",
-      summary: "Run one reconciler pass now and return its summary",
+      summary: "Run one reconciler pass now, through the reconcile queue, and return its summary once every workspace is done",
       tag,
       auth: "public",
       async handler({ services }) {
-        return { data: await reconcile(services) };
+        return { data: await services.reconciler.runPass() };
       },
     }),
+    ...workspaceDataControlRoutes(simulated),
   ];
 }

@@ -48,18 +48,19 @@ export function createLocalServices(config: Config, overrides: ServiceOverrides 
     workspaces: demo.workspaces,
     owners: demo.users.map((u) => ({ userId: u.id, email: u.email, name: u.displayName })),
     incidentsPerWorkspace: config.simulatedIncidentsPerWorkspace,
+    latencyMs: config.simulatedVendorLatencyMs,
     now,
   });
   const automation = createSimulatedPlaybookActions({ seed: config.demoSeed, delayMs: config.simulatedPlaybookDelayMs });
   const cloud = buildSimulatedEstate({ seed: config.demoSeed, accounts: [demo.provider, ...demo.customers], workspaces: demo.workspaces });
-  // One demo workspace starts without ticketing, so that EXTENSION_NOT_ENABLED can be seen locally.
-  const itsm = createSimulatedItsm({ seed: config.demoSeed, workspaces: demo.workspaces, disabledWorkspaceIds: [demo.workspaces[3]!.id], now });
+  // Every demo workspace has a desk; which workspaces use ticketing is their own setting (demo-data.ts).
+  const itsm = createSimulatedItsm({ seed: config.demoSeed, workspaces: demo.workspaces, now });
   const directory = createSimulatedDirectoryLogs({ seed: config.demoSeed, tenants: demoTenants(demo), now });
   const logAnalytics = createSimulatedLogAnalytics({ seed: config.demoSeed, workspaces: demo.workspaces, now });
   const services = createServices(config, {
     ...overrides,
     now,
-    sources: overrides.sources ?? createSourceRegistry(config, (source) => vendors.gateway(source)),
+    sources: overrides.sources ?? createSourceRegistry(config, (source) => vendors.gateway(source), now),
     playbookActions: overrides.playbookActions ?? createPlaybookActions(config, () => automation.actions),
     cloud: overrides.cloud ?? createCloudInventory(config, () => createSimulatedCloudInventory(cloud, config.cloud.subscriptions)),
     // A configured real system wins over its simulation (undefined lets the composition build it).

@@ -7,7 +7,6 @@ import { seedDemoData } from "./demo-data";
 import { seedDemoGamebookRuns } from "./demo-gamebook-runs";
 import { startLocalServer } from "./local-server";
 import { localControlRoutes } from "./local-controls";
-import { reconcile } from "../reconciler/reconciler";
 
 const OUTBOX_SWEEP_INTERVAL_MS = 60_000;
 
@@ -26,7 +25,7 @@ async function main(): Promise<void> {
   });
   // The first pass sets each workspace's baseline: the demo incidents are there already, and only
   // incidents that appear from now on are "new" (incident.created.v1).
-  await reconcile(services);
+  await services.reconciler.runPass();
   const { url, close } = await startLocalServer(services, allRoutes(), config.port, config.host, localControlRoutes(simulated));
 
   const base = `${url}/api/v2`;
@@ -51,12 +50,14 @@ async function main(): Promise<void> {
   sweep();
   setInterval(sweep, OUTBOX_SWEEP_INTERVAL_MS).unref();
   if (config.reconcileIntervalMs > 0) {
-    // One pass at a time from this timer; the leases keep it apart from passes started by /_local/reconcile.
+    // One pass at a time from this timer; one that overlaps a pass started by /_local/reconcile is
+    // harmless (etag-checked commits, deterministic event ids).
     let running = false;
     setInterval(() => {
       if (running) return;
       running = true;
-      reconcile(services)
+      services.reconciler
+        .runPass()
         .catch((error: unknown) => services.logger.error("reconciler pass failed", { error: String(error) }))
         .finally(() => (running = false));
     }, config.reconcileIntervalMs).unref();

@@ -10,12 +10,18 @@ import { buildOpenApi } from "./openapi";
 
 const tag = "Reference";
 
-/** Swagger UI files served by the service itself, so the reference page needs no CDN. */
-const DOC_ASSETS: Record<string, string> = {
-  "swagger-ui.css": "text/css; charset=utf-8",
-  "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
-  "favicon-32x32.png": "image/png",
-};
+/**
+ * Swagger UI files served by the service itself, so the reference page needs no CDN. A Map: the file
+ * name comes from the path, and a plain object would also answer to `constructor`.
+ */
+const DOC_ASSETS = new Map<string, string>([
+  ["swagger-ui.css", "text/css; charset=utf-8"],
+  ["swagger-ui-bundle.js", "text/javascript; charset=utf-8"],
+  ["favicon-32x32.png", "image/png"],
+]);
+
+/** The document names its own origin, which comes from the Host header: only so many are kept. */
+const OPENAPI_CACHE_ORIGINS = 8;
 
 /** The page allows only its own origin's scripts and styles: a proof as much as a protection. */
 const DOCS_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'";
@@ -43,6 +49,7 @@ export function metaRoutes(documented: () => readonly Route[]): RouteGroup {
           let doc = openApiCache.get(origin);
           if (!doc) {
             doc = JSON.stringify(buildOpenApi(documented(), origin));
+            if (openApiCache.size >= OPENAPI_CACHE_ORIGINS) openApiCache.delete(openApiCache.keys().next().value!);
             openApiCache.set(origin, doc);
           }
           return { raw: doc, contentType: "application/json; charset=utf-8", headers: { "Cache-Control": "public, max-age=300" } };
@@ -70,7 +77,7 @@ export function metaRoutes(documented: () => readonly Route[]): RouteGroup {
           if (params.file === "init.js") {
             return { raw: docsInitScript(), contentType: "text/javascript; charset=utf-8" };
           }
-          const type = DOC_ASSETS[params.file];
+          const type = DOC_ASSETS.get(params.file);
           if (!type) throw notFound("The asset", "file");
           let content = assetCache.get(params.file);
           if (!content) {
@@ -87,6 +94,8 @@ export function metaRoutes(documented: () => readonly Route[]): RouteGroup {
         tag,
         auth: "public",
         response: healthReportSchema,
+        // A check that failed: the store or the queue is unreachable (the detail names which).
+        problems: ["UPSTREAM_ERROR"],
         async handler({ services }) {
           const report = await healthProbeOf(services).report();
           if (report.status !== "ok") {

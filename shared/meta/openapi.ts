@@ -10,8 +10,13 @@ import { API_PREFIX } from "../http/router";
 
 type JsonSchema = Record<string, unknown>;
 
-/** Errors every authenticated operation can answer with, beside its own. */
-const COMMON_ERRORS: ErrorCode[] = ["BAD_REQUEST", "UNAUTHORIZED", "INSUFFICIENT_SCOPE", "NOT_FOUND", "RATE_LIMITED", "INTERNAL_ERROR"];
+/**
+ * Errors every authenticated operation can answer with, beside its own. Every one reads a store,
+ * whose failures are upstream failures (UPSTREAM_ERROR, TIMEOUT) as much as a vendor's.
+ */
+const COMMON_ERRORS: ErrorCode[] = ["BAD_REQUEST", "UNAUTHORIZED", "INSUFFICIENT_SCOPE", "NOT_FOUND", "RATE_LIMITED", "INTERNAL_ERROR", "UPSTREAM_ERROR", "TIMEOUT"];
+
+type DocumentedProblem = { code: ErrorCode; status: number };
 
 /**
  * The OpenAPI 3.1 document ("machine-readable contract", version 2.0), generated from the route
@@ -19,10 +24,15 @@ const COMMON_ERRORS: ErrorCode[] = ["BAD_REQUEST", "UNAUTHORIZED", "INSUFFICIENT
  */
 export function buildOpenApi(routes: readonly Route[], origin: string): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
+  // Templates that differ only in parameter names (`/users/{userId}`, `/users/{id}`) are one path in
+  // OpenAPI 3.1, which forbids both: the first spelling names the path, the others are renamed to it.
+  const pathOfShape = new Map<string, string>();
   for (const route of routes) {
     if (route.hidden) continue;
-    const path = API_PREFIX + route.path;
-    (paths[path] ??= {})[route.method.toLowerCase()] = operation(route);
+    const shape = route.path.replace(/\{[^}]+\}/g, "{}");
+    const path = pathOfShape.get(shape) ?? API_PREFIX + route.path;
+    pathOfShape.set(shape, path);
+    (paths[path] ??= {})[route.method.toLowerCase()] = operation(route, parameterRenames(API_PREFIX + route.path, path));
   }
   return {
     openapi: "3.1.0",
@@ -45,58 +55,90 @@ export function buildOpenApi(routes: readonly Route[], origin: string): JsonSche
   };
 }
 
-function operation(route: Route): JsonSchema {
+/** Route parameter name → the name the documented path uses at the same position. */
+function parameterRenames(routePath: string, documentedPath: string): Map<string, string> {
+  const a = routePath.split("/");
+  const b = documentedPath.split("/");
+  const renames = new Map<string, string>();
+  a.forEach((segment, i) => {
+    if (segment.startsWith("{") && segment !== b[i]) renames.set(segment.slice(1, -1), b[i]!.slice(1, -1));
+  });
+  return renames;
+}
+
+function operation(route: Route, renames: Map<string, string>): JsonSchema {
   const isPublic = route.auth === "public";
+  const pathParameters = parameters(route.params, "path").map((p) => {
+    const documented = renames.get(p.name as string);
+    return documented ? { ...p, name: documented, description: `${(p.description as string | undefined) ?? ""} (\`${p.name as string}\` in the route table)`.trim() } : p;
+  });
   const op: JsonSchema = {
     operationId: operationId(route),
     summary: route.summary,
     tags: [route.tag],
     description: isPublic ? "No authentication." : `Scope: \`${route.auth}\`.`,
-    parameters: [...parameters(route.params, "path"), ...parameters(route.query, "query")],
+    parameters: [...pathParameters, ...parameters(route.query, "query")],
     responses: responses(route),
   };
   if (isPublic) op.security = [];
   else op["x-required-scope"] = route.auth;
   if (route.body) {
-    op.requestBody = { required: true, content: { "application/json": { schema: schemaOf(route.body, "input") } } };
+    const schema = schemaOf(route.body, "input");
+    // zod leaves a schema's examples out of its input form when a field transforms (a case-insensitive
+    // source); the examples are of what a caller sends, so they belong there.
+    const examples = (route.body.meta() as { examples?: unknown[] } | undefined)?.examples;
+    if (schema.examples === undefined && examples !== undefined) schema.examples = examples;
+    op.requestBody = { required: true, content: { "application/json": { schema } } };
   }
   return op;
 }
 
 function responses(route: Route): JsonSchema {
   const out: JsonSchema = {};
-  const status = String(route.successStatus ?? 200);
-  if (status === "204") {
-    out[status] = { description: "Done; no body." };
-  } else if (route.auth === "public" && route.response === undefined) {
-    out[status] = { description: "A document." };
-  } else {
-    const envelope: JsonSchema = {
-      type: "object",
-      properties: {
-        data: route.response ? schemaOf(route.response, "output") : {},
-        meta: { $ref: "#/components/schemas/Meta" },
-        ...(route.paginated ? { pagination: schemaOf(paginationSchema, "output") } : {}),
-      },
-      required: ["data", "meta", ...(route.paginated ? ["pagination"] : [])],
-    };
-    out[status] = { description: "Success", content: { "application/json": { schema: envelope } } };
-  }
-  const codes = new Set<ErrorCode>(route.auth === "public" ? ["NOT_FOUND", "RATE_LIMITED", "INTERNAL_ERROR"] : COMMON_ERRORS);
-  if (route.params || route.query || route.body) codes.add("VALIDATION_ERROR");
-  if (route.body) codes.add("UNSUPPORTED_MEDIA_TYPE");
-  if (route.method !== "GET") codes.add("CONFLICT").add("FORBIDDEN");
-  if (route.path.includes("{workspaceId}")) codes.add("INSUFFICIENT_WORKSPACE_ROLE");
+  for (const status of [route.successStatus ?? 200].flat()) out[String(status)] = success(route, status);
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of codes) {
-    const s = errorCodes[code].status;
-    byStatus.set(s, [...(byStatus.get(s) ?? []), code]);
+  for (const { code, status } of documentedProblems(route)) {
+    const list = byStatus.get(status) ?? [];
+    if (!list.includes(code)) byStatus.set(status, [...list, code]);
   }
   for (const [s, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     out[String(s)] = {
       description: `Problem: ${list.join(", ")}`,
       content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
     };
+  }
+  return out;
+}
+
+function success(route: Route, status: number): JsonSchema {
+  if (status === 204) return { description: "Done; no body." };
+  if (route.auth === "public" && route.response === undefined) return { description: "A document." };
+  // Contract 2.1's exception: the body is the response schema itself, with no envelope.
+  if (route.bare) return { description: "Success (no envelope)", content: { "application/json": { schema: route.response ? schemaOf(route.response, "output") : {} } } };
+  const envelope: JsonSchema = {
+    type: "object",
+    properties: {
+      data: route.response ? schemaOf(route.response, "output") : {},
+      meta: { $ref: "#/components/schemas/Meta" },
+      ...(route.paginated ? { pagination: schemaOf(paginationSchema, "output") } : {}),
+    },
+    required: ["data", "meta", ...(route.paginated ? ["pagination"] : [])],
+  };
+  return { description: "Success", content: { "application/json": { schema: envelope } } };
+}
+
+/** Every problem the operation can answer with: the common ones, those its inputs imply, and its own. */
+function documentedProblems(route: Route): DocumentedProblem[] {
+  const codes = new Set<ErrorCode>(route.auth === "public" ? ["NOT_FOUND", "RATE_LIMITED", "INTERNAL_ERROR"] : COMMON_ERRORS);
+  if (route.params || route.query || route.body) codes.add("VALIDATION_ERROR");
+  if (route.body) codes.add("UNSUPPORTED_MEDIA_TYPE");
+  if (route.method !== "GET") codes.add("CONFLICT").add("FORBIDDEN");
+  if (route.path.includes("{workspaceId}")) codes.add("INSUFFICIENT_WORKSPACE_ROLE");
+  const out: DocumentedProblem[] = [...codes].map((code) => ({ code, status: errorCodes[code].status }));
+  // A body over MAX_REQUEST_BODY_BYTES: the table has no code of its own for it.
+  if (route.body) out.push({ code: "BAD_REQUEST", status: 413 });
+  for (const extra of route.problems ?? []) {
+    out.push(typeof extra === "string" ? { code: extra, status: errorCodes[extra].status } : extra);
   }
   return out;
 }

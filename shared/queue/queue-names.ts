@@ -7,6 +7,8 @@ export const queueNames = {
   events: "events",
   /** One message per webhook delivery attempt; retries are scheduled onto it. */
   deliveries: "deliveries",
+  /** One message per workspace per reconciler pass: the pass scales out with the queue. */
+  reconcile: "reconcile",
 } as const;
 
 export type QueueName = (typeof queueNames)[keyof typeof queueNames];

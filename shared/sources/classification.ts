@@ -4,7 +4,7 @@ import { classifications, type Classification } from "./gateway";
  * Vendors spell close reasons their own way; events carry the four canonical values (contract 6.5).
  * Keys are lower-case with separators removed.
  */
-const synonyms: Record<string, Classification> = {
+const synonyms = new Map<string, Classification>(Object.entries({
   truepositive: "TruePositive",
   tp: "TruePositive",
   malicious: "TruePositive",
@@ -21,11 +21,12 @@ const synonyms: Record<string, Classification> = {
   unknown: "Undetermined",
   other: "Undetermined",
   notset: "Undetermined",
-};
+} satisfies Record<string, Classification>));
 
 /** The canonical classification for a vendor's value; anything unrecognised is Undetermined. */
 export function normalizeClassification(value: string | null | undefined): Classification {
   if (!value) return "Undetermined";
   if ((classifications as readonly string[]).includes(value)) return value as Classification;
-  return synonyms[value.toLowerCase().replace(/[\s_\-]/g, "")] ?? "Undetermined";
+  // A Map, not an object: the vendor's value must not find `constructor` or `toString`.
+  return synonyms.get(value.toLowerCase().replace(/[\s_\-]/g, "")) ?? "Undetermined";
 }

@@ -2,6 +2,7 @@ import { ApiError } from "../errors/api-error";
 import type { Config } from "../config";
 import type { SourceGateway, SourceRegistry } from "./gateway";
 import { createHttpVendorGateway } from "./http/http-vendor";
+import { limitedGateway } from "./source-limiter";
 import { sources, type Source } from "./source";
 
 /**
@@ -9,11 +10,17 @@ import { sources, type Source } from "./source";
  * In Azure the fallback is a disabled source (a deployment never serves simulated data); the local
  * host passes its simulated vendors.
  */
-export function createSourceRegistry(config: Config, fallback: (source: Source) => SourceGateway = disabledSource): SourceRegistry {
+export function createSourceRegistry(
+  config: Config,
+  fallback: (source: Source) => SourceGateway = disabledSource,
+  now: () => Date = () => new Date(),
+): SourceRegistry {
   const gateways = new Map<Source, SourceGateway>(
     sources.map((source) => {
       const http = config.httpSources[source];
-      return [source, http ? createHttpVendorGateway({ source, ...http }) : fallback(source)];
+      const gateway = http ? createHttpVendorGateway({ source, ...http }) : fallback(source);
+      // A disabled source answers at once; a live one is held to its vendor's limits.
+      return [source, disabled.has(gateway) ? gateway : limitedGateway(gateway, config.sourceLimits[source], () => now().getTime())];
     }),
   );
   return {

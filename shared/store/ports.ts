@@ -13,6 +13,9 @@ import type {
   ServiceAccountRecord,
   UserRecord,
   WorkspaceRecord,
+  SequencedAuditEvent,
+  TicketLinkRecord,
+  WorkspaceIntegrationsRecord,
 } from "./records";
 
 /**
@@ -86,11 +89,22 @@ export interface UserStore {
   delete(accountId: string, id: string, etag: string, outbox?: readonly OutboxRecord[]): Promise<void>;
 }
 
+/**
+ * The audit trail. Each event joins its trail (`auditTrailOf`: the workspace's, or the account's for
+ * organization events) with the next sequence number of that trail, assigned when it is appended, so
+ * that a reader paging by sequence never misses an event appended while it reads: a sequence becomes
+ * visible only after every smaller one of its trail.
+ */
 export interface AuditStore {
-  /** Appends an audit event; an id already there is left as it is, so the relay may append twice. */
+  /** Appends an audit event; an id already there is left as it is (with its first sequence), so the relay may append twice. */
   append(event: AuditEventRecord): Promise<void>;
-  /** The newest events of an account, newest first. (The paged export comes with its endpoint.) */
+  /** The newest events of an account (every trail of it), newest first. */
   listRecent(accountId: string, limit: number): Promise<AuditEventRecord[]>;
+  /**
+   * A workspace's events with sequence > `afterSequence` (and, when given, timeGenerated >= `notBefore`),
+   * in sequence order, at most `limit`.
+   */
+  listWorkspaceTrail(workspaceId: string, afterSequence: number, limit: number, notBefore?: string): Promise<SequencedAuditEvent[]>;
 }
 
 /** The service's state of vendor incidents, in the workspace's scope. */
@@ -176,6 +190,27 @@ export interface AgentConfigurationStore {
   upsert(record: AgentConfigurationRecord): Promise<void>;
 }
 
+/** A workspace's integration switches (`workspace:<id>` outbox scope). */
+export interface WorkspaceIntegrationsStore {
+  get(workspaceId: string): Promise<Versioned<WorkspaceIntegrationsRecord> | undefined>;
+  /** CONFLICT when the workspace has the document already. */
+  create(record: WorkspaceIntegrationsRecord, outbox?: readonly OutboxRecord[]): Promise<Versioned<WorkspaceIntegrationsRecord>>;
+  replace(record: WorkspaceIntegrationsRecord, etag: string, outbox?: readonly OutboxRecord[]): Promise<Versioned<WorkspaceIntegrationsRecord>>;
+}
+
+/** Incident–ticket links of a workspace (`workspace:<id>` outbox scope). */
+export interface TicketLinkStore {
+  get(workspaceId: string, id: string): Promise<Versioned<TicketLinkRecord> | undefined>;
+  /** The incident's links, oldest first. */
+  listForIncident(workspaceId: string, source: string, incidentId: string): Promise<TicketLinkRecord[]>;
+  /** The links of any of these tickets, oldest first. */
+  listForTickets(workspaceId: string, ticketIds: readonly string[]): Promise<TicketLinkRecord[]>;
+  /** CONFLICT when the id (the pair) is linked already. */
+  create(record: TicketLinkRecord, outbox?: readonly OutboxRecord[]): Promise<Versioned<TicketLinkRecord>>;
+  /** NOT_FOUND when gone, CONFLICT when changed since read. */
+  delete(workspaceId: string, id: string, etag: string, outbox?: readonly OutboxRecord[]): Promise<void>;
+}
+
 export interface Stores {
   accounts: AccountStore;
   workspaces: WorkspaceStore;
@@ -189,4 +224,6 @@ export interface Stores {
   deliveryLogs: DeliveryLogStore;
   reconciler: ReconcilerStore;
   agentConfigurations: AgentConfigurationStore;
+  integrations: WorkspaceIntegrationsStore;
+  ticketLinks: TicketLinkStore;
 }

@@ -344,9 +344,6 @@ export interface ReconcilerStateRecord {
   /** The workspace id. */
   id: string;
   workspaceId: string;
-  /** Who holds the pass on this workspace, until when; a lease that ran out may be taken over. */
-  leaseOwner: string | null;
-  leaseUntil: string | null;
   /**
    * When the reconciler first looked at the workspace: incidents created before it were there
    * already and are recorded without an `incident.created.v1`.
@@ -369,4 +366,43 @@ export interface AgentConfigurationRecord {
   agentName: string;
   cards: { classification: Classification; webhookIds: string[] }[];
   updatedAt: string;
+}
+
+/** The integrations a workspace may use; each is also subject to the deployment having the system. */
+export const integrationNames = ["ticketing", "directoryLogs", "logAnalytics"] as const;
+export type IntegrationName = (typeof integrationNames)[number];
+
+/**
+ * A workspace's own integration switches (one document per workspace, in its partition). No document
+ * means every integration is on, as far as the deployment provides it.
+ */
+export interface WorkspaceIntegrationsRecord {
+  /** Always `integrations`: one per workspace partition. */
+  id: string;
+  docType: "integrations";
+  workspaceId: string;
+  enabled: Record<IntegrationName, boolean>;
+  updatedAt: string;
+}
+
+/** An incident linked to an ITSM ticket: stored in the workspace's partition, audited on link and unlink. */
+export interface TicketLinkRecord {
+  /** Derived from (source, incidentId, system, ticketId): linking the same pair twice is a taken id. */
+  id: string;
+  docType: "ticketLink";
+  workspaceId: string;
+  source: Source;
+  incidentId: string;
+  system: string;
+  ticketId: string;
+  ticketNumber: string;
+  url: string;
+  linkedAt: string;
+  linkedBy: { serviceAccountId: string | null; name: string };
+}
+
+/** An audit event with its place in its partition's trail (the export's order). */
+export interface SequencedAuditEvent {
+  sequence: number;
+  event: AuditEventRecord;
 }

@@ -42,7 +42,12 @@ export function upstreamStatusError(system: string, answer: UpstreamAnswer, what
     case 401:
     case 403:
       return new ApiError("UPSTREAM_ERROR", detail("refused the service's credential"));
-    default:
-      return new ApiError("UPSTREAM_ERROR", detail(status >= 500 ? "failed" : "answered unexpectedly"));
+    default: {
+      // A 503 (or any 5xx) with Retry-After says when to come back: relayed, and honoured by the source limiter.
+      const seconds = status >= 500 ? retryAfterSeconds(answer.retryAfter, now) : undefined;
+      return new ApiError("UPSTREAM_ERROR", detail(status >= 500 ? "failed" : "answered unexpectedly"), {
+        headers: seconds === undefined ? {} : { "Retry-After": String(seconds) },
+      });
+    }
   }
 }

@@ -105,6 +105,7 @@ export const deliveryLogRoutes = [
     params: entryParams,
     query: entryQuery,
     successStatus: 202,
+    problems: [{ code: "VALIDATION_ERROR", status: 422 }],
     response: z.object({ eventId: z.string(), status: z.literal("Pending") }),
     async handler(input) {
       const { services } = input;

@@ -224,3 +224,67 @@ describe("many workspaces, many incidents", () => {
     expect(Math.max(...perWorkspace.values())).toBe(LAST_MODIFIED_CAP);
   });
 });
+
+describe("a managed security provider's size: 1,000 workspaces", () => {
+  let provider: TestHost;
+  beforeAll(async () => {
+    provider = await startTestHost({ env: { DEMO_WORKSPACES: "1000", SIMULATED_INCIDENTS_PER_WORKSPACE: "20" } });
+  }, 120_000);
+  afterAll(async () => provider?.close());
+  const call = (body: Json) => provider.call("POST", "/incidents/across-workspaces", { body });
+
+  it("hands out compact tokens: on average at most 64 characters, the whole first set well under 600 KB", async () => {
+    const first = await json(await call({ isFirstCall: true, workspacePageTokens: [] }));
+    const tokens = first.data.sourcePageTokens.flatMap((e: Json) => Object.values(e.sourceTokens) as string[]);
+    // Every stream has one, but for the few the first page served to their end.
+    expect(tokens.length).toBeGreaterThan(1000 * sources.length - 40);
+    const average = tokens.reduce((n: number, t: string) => n + t.length, 0) / tokens.length;
+    expect(average).toBeLessThanOrEqual(64);
+    expect(JSON.stringify(first.data.sourcePageTokens).length).toBeLessThan(600_000);
+  });
+
+  it("pages through every one of the 20,000 incidents exactly once, each call reading and re-signing only the tokens it serves", async () => {
+    const seen = new Set<string>();
+    let duplicates = 0;
+    let body = await json(await call({ isFirstCall: true, workspacePageTokens: [] }));
+    let calls = 1;
+    for (;;) {
+      for (const i of body.data.incidents) {
+        const key = `${i.incident.workspaceId}/${i.source}/${i.incident.id}`;
+        if (seen.has(key)) duplicates++;
+        seen.add(key);
+      }
+      if (!body.data.moreIncidentsAvailable) break;
+      const sent: Json[] = body.data.sourcePageTokens;
+      const sentTokens = new Set(sent.flatMap((e) => Object.values(e.sourceTokens) as string[]));
+      body = await json(await call({ isFirstCall: false, workspacePageTokens: sent }));
+      calls++;
+      // The streams a call did not serve come back with their tokens untouched: it signed only what it served.
+      const back = body.data.sourcePageTokens.flatMap((e: Json) => Object.values(e.sourceTokens) as string[]);
+      const reissued = back.filter((t: string) => !sentTokens.has(t)).length;
+      expect(reissued).toBeLessThanOrEqual(40);
+    }
+    expect(duplicates).toBe(0);
+    expect(seen.size).toBe(1000 * 20);
+    expect(calls).toBeGreaterThan(100);
+  }, 300_000);
+
+  it("a tampered token waiting for a later page comes back untouched, and is refused with the fixed text when its turn comes", async () => {
+    const first = await json(await call({ isFirstCall: true, workspacePageTokens: [] }));
+    const tokens: Json[] = structuredClone(first.data.sourcePageTokens);
+    // The 41st stream: the next call serves the first 40 and hands this one back, first in line.
+    const streams = tokens.flatMap((e) => Object.keys(e.sourceTokens).map((source) => ({ entry: e, source })));
+    const { entry, source } = streams[40]!;
+    const token = entry.sourceTokens[source] as string;
+    const tampered = token.slice(0, -3) + (token.endsWith("AAA") ? "BBB" : "AAA");
+    entry.sourceTokens[source] = tampered;
+    const second = await json(await call({ isFirstCall: false, workspacePageTokens: tokens }));
+    const handedBack = second.data.sourcePageTokens[0];
+    expect([handedBack.workspaceId, Object.keys(handedBack.sourceTokens)[0]]).toEqual([entry.workspaceId, source]);
+    expect(handedBack.sourceTokens[source]).toBe(tampered);
+    // Served first next time, as a waiting stream is: there it is read, and refused.
+    const third = await call({ isFirstCall: false, workspacePageTokens: second.data.sourcePageTokens });
+    expect(third.status).toBe(400);
+    expect((await json(third)).detail).toBe(INVALID_PAGE_TOKEN_MESSAGE);
+  });
+});

@@ -115,7 +115,7 @@ describe("problems and envelopes", () => {
   });
 
   it("a body without Content-Type is 415", async () => {
-    const res = await fetch(`${host.base}/service-accounts`, {
+    const res = await host.fetch(`${host.base}/service-accounts`, {
       method: "POST",
       headers: { authorization: host.basic(host.admin.clientId, host.admin.clientSecret) },
       body: new Uint8Array(Buffer.from('{"name":"x"}')),
@@ -123,9 +123,19 @@ describe("problems and envelopes", () => {
     expect(res.status).toBe(415);
   });
 
-  it("a body over 1 MiB is refused as 400 BAD_REQUEST", async () => {
+  it("a body over 1 MiB is refused as 413 with the code BAD_REQUEST, and the connection is closed", async () => {
     const res = await host.call("POST", "/service-accounts", { body: { name: "x".repeat(1024 * 1024 + 10) } });
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(413);
+    expect(res.headers.get("connection")).toBe("close");
+    const body = await problem(res);
+    expect(body.code).toBe("BAD_REQUEST");
+    expect(body.status).toBe(413);
+  });
+
+  it("a body over the limit is refused even when padding hides it in one chunk with a valid JSON document", async () => {
+    const padded = JSON.stringify({ name: "padded", organizationalRole: "Member", scopes: ["org:users:read"] }) + " ".repeat(2 * 1024 * 1024);
+    const res = await host.call("POST", "/service-accounts", { body: padded });
+    expect(res.status).toBe(413);
     expect((await problem(res)).code).toBe("BAD_REQUEST");
   });
 

@@ -139,12 +139,57 @@ describe("reconciler", () => {
     // Three passes at once, as a doubled timer or a second instance would start them.
     const passes = (await Promise.all([1, 2, 3].map(() => host.local("POST", "/reconcile").then(json)))).map((b) => b.data as Json);
     expect(passes.reduce((n, p) => n + p.created, 0)).toBe(3);
-    // The leases kept them apart: each workspace was reconciled by one pass, skipped by the others.
-    expect(passes.reduce((n, p) => n + p.workspaces, 0) + passes.reduce((n, p) => n + p.skipped, 0)).toBe(3 * host.demo.workspaces.length);
+    // Each pass covered every workspace; the etag-checked commits and the ids from the subject kept
+    // the overlapping passes from storing or sending anything twice.
+    for (const pass of passes) expect([pass.workspaces, pass.failed]).toEqual([host.demo.workspaces.length, 0]);
     await settle();
     for (const id of ids) expect(delivered("incident.created.v1", id).length).toBe(1);
     const events = await outboxEvents(host.services, ws);
     for (const id of ids) expect(events.filter((e) => e.type === "incident.created.v1" && e.data.incidentId === id).length).toBe(1);
+  });
+
+  it("a pass in which nothing changed reads each workspace's reconciler document once and writes nothing", async () => {
+    // Take in whatever the earlier tests left, then let their changes leave the windows' overlap.
+    for (let i = 0; i < 3; i++) {
+      advance(100_000);
+      await host.local("POST", "/reconcile");
+    }
+    advance(60_000);
+    const stores = host.services.stores;
+    const spies = {
+      reads: vi.spyOn(stores.reconciler, "get"),
+      creates: vi.spyOn(stores.reconciler, "create"),
+      replaces: vi.spyOn(stores.reconciler, "replace"),
+      commits: vi.spyOn(stores.incidents, "commit"),
+      stateReads: vi.spyOn(stores.incidents, "getMany"),
+    };
+    const pass = (await json(await host.local("POST", "/reconcile"))).data;
+    const counts = Object.fromEntries(Object.entries(spies).map(([name, spy]) => [name, spy.mock.calls.length]));
+    Object.values(spies).forEach((spy) => spy.mockRestore());
+    const workspaces = host.demo.workspaces.length;
+    expect(counts).toEqual({ reads: workspaces, creates: 0, replaces: 0, commits: 0, stateReads: 0 });
+    expect(pass).toMatchObject({ workspaces, failed: 0, incidentsSeen: 0, watermarkWrites: 0, vendorCalls: 2 * workspaces, workspacesBehind: 0 });
+    expect(pass.lagMs).toBe(0);
+  });
+
+  it("a vendor that throttles holds up only its own source; its windows are covered once it lets the service back in", async () => {
+    advance(60_000);
+    await host.local("POST", "/reconcile");
+    const a = (await json(await host.local("POST", `/sources/SourceA/workspaces/${ws}/incidents`, { title: "Token theft via AiTM proxy", severity: "High" }))).data.id;
+    const b = await createInConsole("Mass download from SharePoint");
+    advance(10_000);
+    host.simulated.vendors.rateLimit("SourceA", 120);
+    const throttled = (await json(await host.local("POST", "/reconcile"))).data;
+    // SourceB went on; every workspace's SourceA window was left for later, so those shares failed.
+    expect(throttled).toMatchObject({ created: 1, failed: host.demo.workspaces.length });
+    advance(60_000); // still throttled: the limiter answers for the vendor, which is not called
+    expect((await json(await host.local("POST", "/reconcile"))).data).toMatchObject({ created: 0, failed: host.demo.workspaces.length });
+    advance(61_000); // past the Retry-After
+    const recovered = (await json(await host.local("POST", "/reconcile"))).data;
+    expect(recovered).toMatchObject({ created: 1, failed: 0 });
+    await settle();
+    expect(delivered("incident.created.v1", a)).toHaveLength(1);
+    expect(delivered("incident.created.v1", b)).toHaveLength(1);
   });
 
   it("a deletion in the vendor is recorded on the stored state; later reads are 404", async () => {

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ApiError, type ErrorCode } from "../../shared/errors/api-error";
 import { deliveryLogPartition } from "../../shared/store/delivery-log-partition";
 import { outboxScope } from "../../shared/store/outbox-scope";
+import { workspaceDataCases } from "./workspace-data-contract";
 import type { Page, Stores } from "../../shared/store/ports";
 import type {
   AccountRecord,
@@ -428,6 +429,8 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
       });
     });
 
+    workspaceDataCases(() => stores);
+
     describe("incident state and outbox", () => {
       const ws1 = outboxScope.workspace("ws-1");
       const ws2 = outboxScope.workspace("ws-2");
@@ -593,11 +596,11 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
 
     describe("reconciler state", () => {
       it("create once, then replace only with the current etag", async () => {
-        const record = { id: "ws-1", workspaceId: "ws-1", leaseOwner: "pass-a", leaseUntil: created, baselineAt: created, baselineRecorded: false, watermarks: {} };
+        const record = { id: "ws-1", workspaceId: "ws-1", baselineAt: created, baselineRecorded: false, watermarks: {} };
         const first = await stores.reconciler.create(record);
-        await expectApiError(stores.reconciler.create({ ...record, leaseOwner: "pass-b" }), "CONFLICT");
+        await expectApiError(stores.reconciler.create({ ...record, baselineRecorded: true }), "CONFLICT");
         const moved = await stores.reconciler.replace({ ...record, watermarks: { SourceA: created } }, first.etag);
-        await expectApiError(stores.reconciler.replace({ ...record, leaseOwner: "pass-b" }, first.etag), "CONFLICT");
+        await expectApiError(stores.reconciler.replace({ ...record, watermarks: { SourceB: created } }, first.etag), "CONFLICT");
         expect(await stores.reconciler.get("ws-1")).toStrictEqual(moved);
         expect(await stores.reconciler.get("ws-2")).toBeUndefined();
       });

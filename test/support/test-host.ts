@@ -3,6 +3,8 @@ import { loadConfig } from "../../shared/config";
 import type { HostResolver } from "../../shared/delivery/address-policy";
 import type { Route } from "../../shared/http/route";
 import { seedDemoData, type DemoData } from "../../shared/local/demo-data";
+import { API_PREFIX, Router } from "../../shared/http/router";
+import { OpenApiResponseCheck } from "./openapi-check";
 import { startLocalServer } from "../../shared/local/local-server";
 import { localControlRoutes } from "../../shared/local/local-controls";
 import type { Logger } from "../../shared/logger";
@@ -47,8 +49,18 @@ export interface TestHost {
   logs: LogLine[];
   /** Basic header for a client id and secret. */
   basic(clientId: string, clientSecret: string): string;
-  /** fetch against /api/v2 as the admin unless `auth` says otherwise (null: no header). */
+  /**
+   * fetch against /api/v2 as the admin unless `auth` says otherwise (null: no header). The answer is
+   * checked against the served OpenAPI document (see `checked`).
+   */
   call(method: string, path: string, options?: CallOptions): Promise<Response>;
+  /** A plain fetch whose answer is checked against the served OpenAPI document, for requests `call` cannot make. */
+  fetch(url: string | URL, init?: RequestInit): Promise<Response>;
+  /**
+   * Fails when an answer is not as the served OpenAPI document says: its status undocumented for the
+   * operation, or its body not matching the schema (problem documents included). Returns the response.
+   */
+  checked(method: string, url: string | URL, response: Response): Promise<Response>;
   /** A local control under /_local (no authentication). */
   local(method: string, path: string, body?: unknown): Promise<Response>;
   close(): Promise<void>;
@@ -101,6 +113,25 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
   const base = `${server.url}/api/v2`;
   const origin = server.url;
   const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString("base64")}`;
+  // Routes added by a test are not in the served document; their answers are the test's own business.
+  const extraRouter = new Router(options.extraRoutes ?? []);
+  let contract: Promise<OpenApiResponseCheck> | undefined;
+  const checked = async (method: string, url: string | URL, response: Response): Promise<Response> => {
+    const target = new URL(url, origin);
+    if (!target.pathname.startsWith(API_PREFIX + "/") || extraRouter.match(method.toUpperCase(), target.pathname.slice(API_PREFIX.length)).kind === "found") {
+      return response;
+    }
+    contract ??= servedDocument(origin).then((doc) => new OpenApiResponseCheck(doc));
+    const mismatches = (await contract).check({
+      method,
+      url: target.pathname + target.search,
+      status: response.status,
+      contentType: response.headers.get("content-type"),
+      body: method.toUpperCase() === "HEAD" ? "" : await response.clone().text(),
+    });
+    if (mismatches.length > 0) throw new Error(`The answer is not as the OpenAPI document says:\n  ${mismatches.join("\n  ")}`);
+    return response;
+  };
 
   return {
     base,
@@ -126,10 +157,26 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
         body = typeof callOptions.body === "string" ? callOptions.body : JSON.stringify(callOptions.body);
         headers["content-type"] ??= "application/json";
       }
-      return fetch(base + path, { method, headers, body });
+      return checked(method, base + path, await fetch(base + path, { method, headers, body }));
     },
+    async fetch(url, init = {}) {
+      return checked(init.method ?? "GET", url, await fetch(url, init));
+    },
+    checked,
     close: server.close,
   };
+}
+
+/**
+ * The document `GET /api/v2/openapi.json` serves, taken from its route's handler rather than over
+ * HTTP, so that checking answers spends no rate-limit budget of the test's own.
+ */
+async function servedDocument(origin: string): Promise<ConstructorParameters<typeof OpenApiResponseCheck>[0]> {
+  const route = allRoutes().find((r) => r.method === "GET" && r.path === "/openapi.json");
+  if (!route) throw new Error("no /openapi.json route");
+  const result = await route.handler({ origin } as Parameters<Route["handler"]>[0]);
+  if (!("raw" in result)) throw new Error("/openapi.json did not answer a document");
+  return JSON.parse(result.raw.toString());
 }
 
 /**

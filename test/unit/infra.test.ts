@@ -450,12 +450,13 @@ describe("infra: alerts", () => {
     expect(queries["webhook-auto-disabled"]).toBe('traces | where message == "webhook auto-disabled"');
     expect(readRepo("shared/delivery/delivery-worker.ts")).toMatch(/logger\.warn\("webhook auto-disabled", \{ webhookId/);
 
-    expect(queries["reconciler-failing"]).toContain('traces | where message == "reconciler pass" | where toint(customDimensions.failed) > 0');
-    expect(queries["reconciler-failing"]).toContain('requests | where name == "reconciler" and success == false');
-    const reconciler = readRepo("shared/reconciler/reconciler.ts");
-    expect(reconciler).toContain('services.logger.info("reconciler pass", { ...summary })');
-    expect(reconciler).toMatch(/interface PassSummary \{[\s\S]*?\bfailed: number;/);
-    expect(readRepo("functions/reconciler.ts")).toMatch(/app\.timer\("reconciler"/);
+    expect(queries["reconciler-failing"]).toContain('traces | where message == "reconciled workspace" | where tostring(customDimensions.outcome) == "failed"');
+    expect(queries["reconciler-failing"]).toContain('requests | where name in ("reconciler", "reconcile-workspace") and success == false');
+    expect(readRepo("shared/reconciler/reconcile-runner.ts")).toContain('services.logger.info("reconciled workspace", { passId: body.passId, ...result,');
+    expect(readRepo("shared/reconciler/reconciler-port.ts")).toMatch(/outcome: "done" \| "failed" \| "missing";/);
+    const functionFiles = readRepo("functions/reconciler.ts");
+    expect(functionFiles).toMatch(/app\.timer\("reconciler"/);
+    expect(functionFiles).toMatch(/app\.serviceBusQueue\("reconcile-workspace"/);
 
     expect(queries["api-5xx-rate"]).toContain("countif(toint(resultCode) >= 500)");
   });

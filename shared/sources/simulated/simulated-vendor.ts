@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError, invalidPageToken, isApiError, notFound } from "../../errors/api-error";
 import type {
   Classification,
@@ -32,6 +33,8 @@ export interface SimulatedVendorOptions {
   now: () => Date;
   /** Seeded incidents' createdAt spread over [seedTime - spanDays, seedTime); default 30. */
   spanDays?: number;
+  /** Every call waits this long (without using CPU), as a real vendor's API would; default 0. */
+  latencyMs?: number;
 }
 
 export interface SimulatedVendors {
@@ -48,6 +51,8 @@ export interface SimulatedConsole {
   deleteIncident(source: Source, workspaceId: string, incidentId: string): void;
   /** Moves lastActivityTime and lastModificationTime. */
   addAlert(source: Source, workspaceId: string, incidentId: string, alert: { title: string; severity: Severity }): VendorIncident;
+  /** The vendor throttles the service: every call answers 429 with this Retry-After until it has passed. */
+  rateLimit(source: Source, retryAfterSeconds: number): void;
 }
 
 /** How a workspace's incidents split across the vendors: most come from the first two. */
@@ -102,12 +107,16 @@ export function createSimulatedVendors(options: SimulatedVendorOptions): Simulat
     return partition;
   };
 
+  const throttledUntil = new Map<Source, number>();
   const gateways = new Map<Source, SourceGateway>();
   const gateway = (source: Source): SourceGateway => {
     let existing = gateways.get(source);
     if (!existing) {
       if (!sources.includes(source)) throw new ApiError("VALIDATION_ERROR", `Unknown source ${String(source)}.`, { target: "source" });
-      existing = new SimulatedGateway(source, (ws) => partitionOf(source, ws), nowMs);
+      existing = new SimulatedGateway(source, (ws) => partitionOf(source, ws), nowMs, {
+        latencyMs: options.latencyMs ?? 0,
+        throttledUntil: () => throttledUntil.get(source) ?? 0,
+      });
       gateways.set(source, existing);
     }
     return existing;
@@ -137,6 +146,9 @@ export function createSimulatedVendors(options: SimulatedVendorOptions): Simulat
       partition.addAlert(index, alert.title, alert.severity, now);
       return partition.read(index, now);
     },
+    rateLimit(source, retryAfterSeconds) {
+      throttledUntil.set(source, nowMs() + retryAfterSeconds * 1000);
+    },
   };
 
   return { gateway, console: vendorConsole };
@@ -153,11 +165,19 @@ function splitAcrossSources(total: number): Record<Source, number> {
   return counts;
 }
 
+/** How the simulated vendor behaves beyond its data: how slow it is, whether it is throttling. */
+interface VendorConditions {
+  latencyMs: number;
+  /** Epoch ms until which every call is answered 429. */
+  throttledUntil(): number;
+}
+
 class SimulatedGateway implements SourceGateway {
   constructor(
     readonly source: Source,
     private readonly partitionOf: (workspaceId: string) => SourcePartition,
     private readonly nowMs: () => number,
+    private readonly conditions: VendorConditions,
   ) {}
 
   getIncident(workspaceId: string, incidentId: string, signal?: AbortSignal): Promise<VendorIncident> {
@@ -269,6 +289,18 @@ class SimulatedGateway implements SourceGateway {
    */
   private async run<T>(signal: AbortSignal | undefined, work: () => T): Promise<T> {
     if (signal?.aborted) throw new ApiError("TIMEOUT", `The ${this.source} request was aborted.`, { cause: signal.reason });
+    const throttledMs = this.conditions.throttledUntil() - this.nowMs();
+    if (throttledMs > 0) {
+      const seconds = String(Math.ceil(throttledMs / 1000));
+      throw new ApiError("RATE_LIMITED", `${this.source} is rate limiting the service (status 429).`, { headers: { "Retry-After": seconds } });
+    }
+    if (this.conditions.latencyMs > 0) {
+      try {
+        await sleep(this.conditions.latencyMs, undefined, { signal });
+      } catch (error) {
+        throw new ApiError("TIMEOUT", `The ${this.source} request was aborted.`, { cause: error });
+      }
+    }
     try {
       return work();
     } catch (error) {

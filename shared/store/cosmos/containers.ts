@@ -28,8 +28,9 @@ export const containers = {
   // A user id is unique only within its account; listing an account's users stays in one partition.
   // Containers that hold an outbox have TTL on, per item: carried-out records expire, the rest never does.
   users: { name: "users", partitionKeyPath: "/pk", partitionedBy: "the account id (with its users' outbox)", defaultTtl: -1 },
-  // Audit is read per account, newest first.
-  audit: { name: "audit", partitionKeyPath: "/pk", partitionedBy: "the account id" },
+  // One partition per audit trail: a workspace's (`workspace:<id>`, read in sequence order by the
+  // export) or an account's organization events (`account:<id>`), each with its sequence counter.
+  audit: { name: "audit", partitionKeyPath: "/pk", partitionedBy: "the audit trail: `workspace:<id>` or `account:<id>`" },
   // Everything the service keeps per workspace — incident state, gamebook runs — with the outbox
   // records committed beside it: one workspace is one partition, so a change and its events are one
   // transactional batch. TTL on, per item: carried-out outbox records expire, the rest never does.

@@ -1,8 +1,6 @@
 import type { Database } from "@azure/cosmos";
-import { isApiError } from "../../errors/api-error";
 import type {
   AccountStore,
-  AuditStore,
   ServiceAccountStore,
   Stores,
   UserStore,
@@ -12,12 +10,14 @@ import type {
 } from "../ports";
 import { cosmosDeliveryLogs, cosmosWebhooks } from "./cosmos-webhook-stores";
 import type { OutboxScope } from "../records";
-import type { AccountRecord, AgentConfigurationRecord, AuditEventRecord, DeliveryLogRecord, IncidentStateRecord, ReconcilerStateRecord, WebhookRecord, ServiceAccountRecord, UserRecord, WorkspaceRecord } from "../records";
+import type { AccountRecord, AgentConfigurationRecord, DeliveryLogRecord, IncidentStateRecord, ReconcilerStateRecord, WebhookRecord, ServiceAccountRecord, UserRecord, WorkspaceRecord } from "../records";
 import { outboxScope } from "../outbox-scope";
 import { cosmosOutbox } from "./cosmos-outbox";
 import { containers } from "./containers";
 import { Collection, type Document, type Parameters } from "./collection";
 import { cosmosGamebookRuns, cosmosIncidents } from "./cosmos-incident-stores";
+import { cosmosAudit } from "./cosmos-audit";
+import { cosmosIntegrations, cosmosTicketLinks } from "./cosmos-workspace-data-stores";
 
 /**
  * Every store on Cosmos DB, with the memory adapter's semantics (the contract suite runs on both).
@@ -34,7 +34,7 @@ export function createCosmosStores(database: Database): Stores {
       collection<ServiceAccountRecord>(containers.serviceAccounts.name, "service account", (s) => s.id, outboxScope.serviceAccount),
     ),
     users: cosmosUsers(collection<UserRecord>(containers.users.name, "user", (u) => u.accountId, outboxScope.users)),
-    audit: cosmosAudit(collection<AuditEventRecord>(containers.audit.name, "audit event", (e) => e.accountId)),
+    audit: cosmosAudit(database.container(containers.audit.name)),
     incidents: cosmosIncidents(new Collection<IncidentStateRecord>(workspaceItems, "incident state", (s) => s.workspaceId, outboxScope.workspace)),
     outbox: cosmosOutbox({
       workspace: workspaceItems,
@@ -53,6 +53,8 @@ export function createCosmosStores(database: Database): Stores {
       collection<ReconcilerStateRecord>(containers.reconciler.name, "reconciler state", (r) => r.workspaceId),
     ),
     gamebookRuns: cosmosGamebookRuns(new Collection(workspaceItems, "gamebook run", (r) => r.workspaceId)),
+    integrations: cosmosIntegrations(new Collection(workspaceItems, "workspace integrations", (r) => r.workspaceId, outboxScope.workspace)),
+    ticketLinks: cosmosTicketLinks(new Collection(workspaceItems, "ticket link", (r) => r.workspaceId, outboxScope.workspace)),
   };
 }
 
@@ -143,28 +145,6 @@ function cosmosUsers(users: Collection<UserRecord>): UserStore {
     create: (record, outbox = []) => users.create(record, outbox),
     replace: (record, etag, outbox = []) => users.replace(record, etag, outbox),
     delete: (accountId, id, etag, outbox = []) => users.delete(id, accountId, etag, outbox),
-  };
-}
-
-function cosmosAudit(audit: Collection<AuditEventRecord>): AuditStore {
-  return {
-    async append(event) {
-      // Create, not upsert: an audit event is never overwritten. The relay may append the same event
-      // twice (a crash between append and mark): the second create finds it there, which is done.
-      try {
-        await audit.create(event);
-      } catch (error) {
-        if (!(isApiError(error) && error.code === "CONFLICT")) throw error;
-      }
-    },
-    async listRecent(accountId, limit) {
-      if (limit <= 0) return [];
-      return audit.query(
-        "SELECT TOP @top * FROM c WHERE c.accountId = @accountId ORDER BY c.timeGenerated DESC",
-        { "@top": limit, "@accountId": accountId },
-        accountId,
-      );
-    },
   };
 }
 

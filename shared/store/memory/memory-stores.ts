@@ -1,6 +1,5 @@
 import type {
   AccountStore,
-  AuditStore,
   GamebookRunStore,
   IncidentStateStore,
   DeliveryLogStore,
@@ -14,7 +13,6 @@ import type {
 } from "../ports";
 import type {
   AccountRecord,
-  AuditEventRecord,
   GamebookRunRecord,
   IncidentStateRecord,
   DeliveryLogRecord,
@@ -29,6 +27,7 @@ import { deliveryLogPartition } from "../delivery-log-partition";
 import { outboxScope } from "../outbox-scope";
 import { MemoryOutbox, OutboxedWrites } from "./memory-outbox";
 import { VersionedMap, pageById } from "./versioned-map";
+import { memoryAudit, memoryIntegrations, memoryTicketLinks } from "./memory-workspace-data";
 
 /** The embedded default: every store in this process's memory. */
 export function createMemoryStores(): Stores {
@@ -46,6 +45,8 @@ export function createMemoryStores(): Stores {
     deliveryLogs: memoryDeliveryLogs(),
     reconciler: memoryReconciler(),
     agentConfigurations: memoryAgentConfigurations(),
+    integrations: memoryIntegrations(outbox),
+    ticketLinks: memoryTicketLinks(outbox),
   };
 }
 
@@ -250,24 +251,5 @@ function memoryUsers(outbox: MemoryOutbox): UserStore {
     create: async (record, records) => writes.create(key(record.accountId, record.id), record, outboxScope.users(record.accountId), records),
     replace: async (record, etag, records) => writes.replace(key(record.accountId, record.id), record, etag, outboxScope.users(record.accountId), records),
     delete: async (accountId, id, etag, records) => writes.delete(key(accountId, id), etag, outboxScope.users(accountId), records),
-  };
-}
-
-function memoryAudit(): AuditStore {
-  const events: AuditEventRecord[] = [];
-  const ids = new Set<string>();
-  return {
-    async append(event) {
-      if (ids.has(event.id)) return;
-      ids.add(event.id);
-      events.push(structuredClone(event));
-    },
-    async listRecent(accountId, limit) {
-      return events
-        .filter((e) => e.accountId === accountId)
-        .sort((a, b) => (a.timeGenerated < b.timeGenerated ? 1 : a.timeGenerated > b.timeGenerated ? -1 : 0))
-        .slice(0, limit)
-        .map((e) => structuredClone(e));
-    },
   };
 }

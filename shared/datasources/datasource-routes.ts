@@ -1,0 +1,29 @@
+import { z } from "zod";
+import { defineRoute, type RouteGroup } from "../http/route";
+import { requireIntegration } from "../integrations/workspace-integrations";
+import { dataConnectorView, workspaceParams } from "./datasource-schemas";
+
+/** The data connectors of one workspace (contract 4.1, `datasources:read`). */
+export const dataSourceRoutes: RouteGroup = {
+  name: "datasources",
+  routes: [
+    defineRoute({
+      method: "GET",
+      path: "/workspaces/{workspaceId}/datasources",
+      summary: "The data connectors of the workspace, with health and when each last received data",
+      tag: "Data sources",
+      auth: "datasources:read",
+      params: workspaceParams,
+      response: z.array(dataConnectorView),
+      async handler(input) {
+        const { workspace, services } = input;
+        await requireIntegration(input, workspace, "logAnalytics");
+        const connectors = await services.logAnalytics.listDataConnectors(workspace.id, input.signal);
+        const data = connectors
+          .map((c) => ({ ...c, dataTypes: [...c.dataTypes], tables: [...c.tables], health: { ...c.health } }))
+          .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : 1));
+        return { data };
+      },
+    }),
+  ],
+};

@@ -1,0 +1,81 @@
+import { ApiError } from "../errors/api-error";
+import { auditRecord } from "../events/audit-record";
+import { logAnalyticsNotEnabled } from "../log-analytics/log-analytics";
+import type { OperationContext } from "../operation-context";
+import { outboxScope } from "../store/outbox-scope";
+import { modifyDocument } from "../store/read-modify-write";
+import { integrationNames, type IntegrationName, type WorkspaceIntegrationsRecord, type WorkspaceRecord } from "../store/records";
+import { ticketingNotEnabled } from "../ticketing/ticketing";
+
+export type IntegrationStates = Record<IntegrationName, boolean>;
+
+/**
+ * Whether each integration is on for the workspace: the workspace's own switch (on unless turned
+ * off) and the deployment having the system for it (a configured bridge, a tenant Graph may read, a
+ * Log Analytics workspace behind it).
+ */
+export async function integrationStates(ctx: OperationContext, workspace: WorkspaceRecord): Promise<IntegrationStates> {
+  const stored = await ctx.services.stores.integrations.get(workspace.id);
+  const switched = (name: IntegrationName) => stored?.value.enabled[name] ?? true;
+  const { ticketing, directoryLogs, logAnalytics } = ctx.services;
+  return {
+    ticketing: switched("ticketing") && ticketing.isEnabled(workspace.id),
+    directoryLogs: switched("directoryLogs") && directoryLogs.isEnabled(workspace.tenantId),
+    logAnalytics: switched("logAnalytics") && logAnalytics.isEnabled(workspace.id),
+  };
+}
+
+/** 400 EXTENSION_NOT_ENABLED naming the integration, unless it is on for the workspace. */
+export async function requireIntegration(ctx: OperationContext, workspace: WorkspaceRecord, name: IntegrationName): Promise<void> {
+  if (!(await integrationStates(ctx, workspace))[name]) throw notEnabled(name, workspace.id);
+}
+
+export function notEnabled(name: IntegrationName, workspaceId: string): ApiError {
+  if (name === "ticketing") return ticketingNotEnabled(workspaceId);
+  if (name === "directoryLogs") {
+    return new ApiError("EXTENSION_NOT_ENABLED", `The directory logs integration is not enabled for workspace ${workspaceId}.`, { target: "directoryLogs" });
+  }
+  return logAnalyticsNotEnabled(workspaceId);
+}
+
+/**
+ * Turns integrations of a workspace on or off (the portal's setting; the local controls locally),
+ * audited with the change. Integrations not named keep their state.
+ */
+export async function switchIntegrations(ctx: OperationContext, workspace: WorkspaceRecord, change: Partial<IntegrationStates>): Promise<IntegrationStates> {
+  const { stores } = ctx.services;
+  const now = ctx.services.now();
+  const audit = (before: IntegrationStates, after: IntegrationStates) =>
+    auditRecord(
+      ctx.actor,
+      {
+        activityType: "WorkspaceIntegrations",
+        activityAction: "Update",
+        targetResourceType: "Workspace",
+        targetResourceId: workspace.id,
+        targetResourceName: workspace.name,
+        metadata: { before, after },
+        workspaceId: workspace.id,
+        accountId: workspace.accountId,
+      },
+      outboxScope.workspace(workspace.id),
+      now,
+    );
+  const allOn = Object.fromEntries(integrationNames.map((n) => [n, true])) as IntegrationStates;
+  let records: ReturnType<typeof audit>[] = [];
+  const saved = await modifyDocument<WorkspaceIntegrationsRecord>({
+    async read() {
+      const found = await stores.integrations.get(workspace.id);
+      return found ?? { value: { id: "integrations", docType: "integrations", workspaceId: workspace.id, enabled: allOn, updatedAt: now.toISOString() }, etag: "" };
+    },
+    mutate(draft) {
+      const before = { ...draft.enabled };
+      draft.enabled = { ...draft.enabled, ...change };
+      draft.updatedAt = now.toISOString();
+      records = [audit(before, draft.enabled)];
+    },
+    write: (draft, etag) => (etag === "" ? stores.integrations.create(draft, records) : stores.integrations.replace(draft, etag, records)),
+  });
+  await ctx.services.events.outbox.publish(records);
+  return saved.value.enabled;
+}

@@ -1,0 +1,154 @@
+import { describe, expect, it } from "vitest";
+import { isApiError, type ErrorCode } from "../../shared/errors/api-error";
+import { outboxScope } from "../../shared/store/outbox-scope";
+import type { Stores } from "../../shared/store/ports";
+import type { AuditEventRecord, OutboxAuditRecord, TicketLinkRecord, WorkspaceIntegrationsRecord } from "../../shared/store/records";
+
+/**
+ * Store cases of the workspace data: the audit trail's sequences, integration switches and ticket
+ * links. Called inside `describeStoreContract`, so they run on every adapter with fresh stores.
+ */
+export function workspaceDataCases(stores: () => Stores): void {
+  describe("audit trail sequences", () => {
+    it("numbers a workspace's events 1, 2, 3… in append order and pages after a sequence", async () => {
+      for (const id of ["a1", "a2", "a3", "a4", "a5"]) await stores().audit.append(auditEvent(id, "ws-1"));
+      const all = await stores().audit.listWorkspaceTrail("ws-1", 0, 10);
+      expect(all.map((e) => [e.sequence, e.event.id])).toEqual([[1, "a1"], [2, "a2"], [3, "a3"], [4, "a4"], [5, "a5"]]);
+      expect((await stores().audit.listWorkspaceTrail("ws-1", 2, 2)).map((e) => e.event.id)).toEqual(["a3", "a4"]);
+      expect(await stores().audit.listWorkspaceTrail("ws-1", 5, 10)).toEqual([]);
+    });
+
+    it("keeps each workspace's trail apart, and organization events out of every workspace's", async () => {
+      await stores().audit.append(auditEvent("w1", "ws-1"));
+      await stores().audit.append(auditEvent("org", null));
+      await stores().audit.append(auditEvent("w2", "ws-2"));
+      expect((await stores().audit.listWorkspaceTrail("ws-1", 0, 10)).map((e) => [e.sequence, e.event.id])).toEqual([[1, "w1"]]);
+      expect((await stores().audit.listWorkspaceTrail("ws-2", 0, 10)).map((e) => [e.sequence, e.event.id])).toEqual([[1, "w2"]]);
+      // listRecent still covers every trail of the account.
+      expect((await stores().audit.listRecent("acct-1", 10)).map((e) => e.id).sort()).toEqual(["org", "w1", "w2"]);
+    });
+
+    it("an event appended again keeps its first sequence and appears once", async () => {
+      await stores().audit.append(auditEvent("a1", "ws-1"));
+      await stores().audit.append(auditEvent("a2", "ws-1"));
+      await stores().audit.append(auditEvent("a1", "ws-1"));
+      await stores().audit.append(auditEvent("a3", "ws-1"));
+      const trail = await stores().audit.listWorkspaceTrail("ws-1", 0, 10);
+      expect(trail.map((e) => e.event.id)).toEqual(["a1", "a2", "a3"]);
+      expect(trail[0]!.sequence).toBe(1);
+      // Sequences only grow (a refused duplicate may leave a gap, never a repeat).
+      expect(trail.map((e) => e.sequence)).toEqual([...trail.map((e) => e.sequence)].sort((a, b) => a - b));
+    });
+
+    it("returns events exactly as appended, without the trail's bookkeeping", async () => {
+      const event = auditEvent("a1", "ws-1");
+      await stores().audit.append(event);
+      expect((await stores().audit.listWorkspaceTrail("ws-1", 0, 1))[0]!.event).toStrictEqual(event);
+      expect(await stores().audit.listRecent("acct-1", 1)).toStrictEqual([event]);
+    });
+
+    it("concurrent appends get distinct, increasing sequences, none lost", async () => {
+      const ids = Array.from({ length: 12 }, (_, i) => `c${String(i).padStart(2, "0")}`);
+      await Promise.all(ids.map((id) => stores().audit.append(auditEvent(id, "ws-1"))));
+      const trail = await stores().audit.listWorkspaceTrail("ws-1", 0, 100);
+      expect(trail.map((e) => e.event.id).sort()).toEqual(ids);
+      const sequences = trail.map((e) => e.sequence);
+      expect(new Set(sequences).size).toBe(ids.length);
+      expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
+    });
+  });
+
+  describe("workspace integrations", () => {
+    it("has no document until one is created; create of a second is CONFLICT; replace checks the etag", async () => {
+      expect(await stores().integrations.get("ws-1")).toBeUndefined();
+      const created = await stores().integrations.create(integrations("ws-1", false));
+      expect((await stores().integrations.get("ws-1"))?.value).toStrictEqual(integrations("ws-1", false));
+      await expectApiError(stores().integrations.create(integrations("ws-1", true)), "CONFLICT");
+      const replaced = await stores().integrations.replace(integrations("ws-1", true), created.etag);
+      expect((await stores().integrations.get("ws-1"))?.value.enabled.ticketing).toBe(true);
+      await expectApiError(stores().integrations.replace(integrations("ws-1", false), created.etag), "CONFLICT");
+      expect((await stores().integrations.get("ws-1"))?.etag).toBe(replaced.etag);
+      expect(await stores().integrations.get("ws-2")).toBeUndefined();
+    });
+
+    it("commits its audit record with the write, in the workspace's scope", async () => {
+      await stores().integrations.create(integrations("ws-1", false), [auditRecord("r-1", "ws-1")]);
+      expect((await stores().outbox.list(outboxScope.workspace("ws-1"), 10)).map((r) => r.id)).toEqual(["outbox-r-1"]);
+    });
+  });
+
+  describe("ticket links", () => {
+    it("create then get, list by incident and by ticket; the same pair again is CONFLICT", async () => {
+      await stores().ticketLinks.create(link("l-1", "ws-1", "inc-1", "t-1", 1), [auditRecord("r-1", "ws-1")]);
+      await stores().ticketLinks.create(link("l-2", "ws-1", "inc-1", "t-2", 2));
+      await stores().ticketLinks.create(link("l-3", "ws-1", "inc-2", "t-1", 3));
+      await stores().ticketLinks.create(link("l-4", "ws-2", "inc-1", "t-1", 4));
+      expect((await stores().ticketLinks.get("ws-1", "l-1"))?.value).toStrictEqual(link("l-1", "ws-1", "inc-1", "t-1", 1));
+      expect((await stores().ticketLinks.listForIncident("ws-1", "SourceA", "inc-1")).map((l) => l.id)).toEqual(["l-1", "l-2"]);
+      expect(await stores().ticketLinks.listForIncident("ws-1", "SourceB", "inc-1")).toEqual([]);
+      expect((await stores().ticketLinks.listForTickets("ws-1", ["t-1"])).map((l) => l.id)).toEqual(["l-1", "l-3"]);
+      expect(await stores().ticketLinks.listForTickets("ws-1", [])).toEqual([]);
+      await expectApiError(stores().ticketLinks.create(link("l-1", "ws-1", "inc-1", "t-1", 9), [auditRecord("r-2", "ws-1")]), "CONFLICT");
+      // The refused link wrote no audit record.
+      expect((await stores().outbox.list(outboxScope.workspace("ws-1"), 10)).map((r) => r.id)).toEqual(["outbox-r-1"]);
+    });
+
+    it("delete checks the etag, removes the link and frees the pair; an unknown link is NOT_FOUND", async () => {
+      const saved = await stores().ticketLinks.create(link("l-1", "ws-1", "inc-1", "t-1", 1));
+      await expectApiError(stores().ticketLinks.delete("ws-1", "l-1", '"stale"'), "CONFLICT");
+      await stores().ticketLinks.delete("ws-1", "l-1", saved.etag, [auditRecord("r-1", "ws-1")]);
+      expect(await stores().ticketLinks.get("ws-1", "l-1")).toBeUndefined();
+      expect((await stores().outbox.list(outboxScope.workspace("ws-1"), 10)).map((r) => r.id)).toEqual(["outbox-r-1"]);
+      await expectApiError(stores().ticketLinks.delete("ws-1", "l-1", saved.etag), "NOT_FOUND");
+      await stores().ticketLinks.create(link("l-1", "ws-1", "inc-1", "t-1", 2));
+    });
+  });
+}
+
+function auditEvent(id: string, workspaceId: string | null): AuditEventRecord {
+  return {
+    id,
+    accountId: "acct-1",
+    timeGenerated: "2025-01-15T09:30:00.000Z",
+    workspaceId,
+    discriminator: workspaceId ? "Workspace" : "Organization",
+    activityType: "TicketLink",
+    activityAction: "Create",
+    actorId: "2f9b6a3e-0c1d-4e5f-8a7b-9c0d1e2f3a4b",
+    actorName: "SOAR connector",
+    actorEmail: "",
+    targetResourceType: "TicketLink",
+    targetResourceId: `link-${id}`,
+    targetResourceName: "INC0012345",
+    metadata: "{}",
+  };
+}
+
+function integrations(workspaceId: string, ticketing: boolean): WorkspaceIntegrationsRecord {
+  return { id: "integrations", docType: "integrations", workspaceId, enabled: { ticketing, directoryLogs: true, logAnalytics: true }, updatedAt: "2025-01-15T09:30:00.000Z" };
+}
+
+function link(id: string, workspaceId: string, incidentId: string, ticketId: string, minute: number): TicketLinkRecord {
+  return {
+    id,
+    docType: "ticketLink",
+    workspaceId,
+    source: "SourceA",
+    incidentId,
+    system: "ServiceNow",
+    ticketId,
+    ticketNumber: `INC00${ticketId}`,
+    url: `https://contoso.service-now.example/nav_to.do?uri=incident.do%3Fsys_id%3D${ticketId}`,
+    linkedAt: new Date(Date.UTC(2025, 0, 15, 9, minute)).toISOString(),
+    linkedBy: { serviceAccountId: "sa-1", name: "SOAR connector" },
+  };
+}
+
+function auditRecord(id: string, workspaceId: string): OutboxAuditRecord {
+  return { id: `outbox-${id}`, docType: "outbox", kind: "audit", scope: outboxScope.workspace(workspaceId), createdAt: "2025-01-15T09:30:00.000Z", publishedAt: null, audit: auditEvent(id, workspaceId) };
+}
+
+async function expectApiError(promise: Promise<unknown>, code: ErrorCode): Promise<void> {
+  const error = await promise.then(() => undefined, (e: unknown) => e);
+  expect(isApiError(error) ? error.code : error).toBe(code);
+}

@@ -18,22 +18,22 @@ export function httpHandler(group: RouteGroup, services: () => Services = getSer
   return async (request: HttpRequest, context: InvocationContext): Promise<HttpResponseInit> => {
     const svc = services();
     handle ??= createPipeline(group.routes, svc);
-    const { response, outcome } = await handle(toApiRequest(request, svc.config.maxRequestBodyBytes));
+    const { response, outcome } = await handle(toApiRequest(request));
     // The access log line, with its fields (requestId, status...) as fields, not text.
     svc.logger.info("request", { ...outcome, invocationId: context.invocationId });
     return { status: response.status, headers: response.headers, body: response.body };
   };
 }
 
-function toApiRequest(request: HttpRequest, maxBodyBytes: number): ApiRequest {
+function toApiRequest(request: HttpRequest): ApiRequest {
   const url = new URL(request.url);
   return {
     method: request.method.toUpperCase(),
     url,
     header: (name) => request.headers.get(name) ?? undefined,
-    body: async () => {
+    body: async (maxBytes) => {
       // A body announced too large is refused without reading it.
-      if (Number(request.headers.get("content-length")) > maxBodyBytes) throw bodyTooLarge(maxBodyBytes);
+      if (Number(request.headers.get("content-length")) > maxBytes) throw bodyTooLarge(maxBytes);
       return Buffer.from(await request.arrayBuffer());
     },
     // Behind the Functions front end the socket is the front end's: take the address it writes.

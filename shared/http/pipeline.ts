@@ -18,8 +18,8 @@ export interface ApiRequest {
   url: URL;
   /** Lower-case header name → value. */
   header(name: string): string | undefined;
-  /** The raw body; read once, only for routes that take one. */
-  body(): Promise<Buffer>;
+  /** The raw body, at most `maxBytes` (413 past it); read once, only for routes that take one. */
+  body(maxBytes: number): Promise<Buffer>;
   /** The caller's address, for limiting unauthenticated traffic. */
   clientAddress: string;
   /** Aborted when the client goes away. */
@@ -92,7 +92,8 @@ export function createPipeline(routes: Route[], services: Services, prefix: stri
       const workspaceRole = principal && r.auth !== "public" ? authorize(r, principal, match.params) : undefined;
       const params = r.params ? validate(r.params, match.params) : match.params;
       const query = r.query ? validate(r.query, queryObject(request.url.searchParams)) : undefined;
-      const body = r.body ? validate(r.body, parseJsonBody(await request.body(), request.header("content-type"), services.config.maxRequestBodyBytes)) : undefined;
+      const maxBytes = r.maxBodyBytes ?? services.config.maxRequestBodyBytes;
+      const body = r.body ? validate(r.body, parseJsonBody(await request.body(maxBytes), request.header("content-type"), maxBytes)) : undefined;
       const workspace = workspaceRole ? await findWorkspace(services, match.params.workspaceId!) : undefined;
 
       const result = await r.handler({

@@ -80,6 +80,11 @@ export interface RouteDef<P extends Schema | undefined, Q extends Schema | undef
   paginated?: boolean;
   /** The response is a bare JSON body (`{bare}`), not the `{data, meta}` envelope. */
   bare?: boolean;
+  /**
+   * A larger body limit than `MAX_REQUEST_BODY_BYTES`, for a route whose bodies carry back what the
+   * service itself handed out (the cross-workspace listing's page tokens): it must accept them.
+   */
+  maxBodyBytes?: number;
   /** Hidden from the OpenAPI document (documentation assets). */
   hidden?: boolean;
   handler(input: HandlerInput<Out<P>, Out<Q>, Out<B>>): Promise<HandlerResult>;

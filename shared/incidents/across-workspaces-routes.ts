@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineRoute, type RouteGroup } from "../http/route";
-import { acrossWorkspacesBody, listAcrossWorkspaces } from "./cross-workspace-listing";
+import { ACROSS_WORKSPACES_MAX_BODY_BYTES, acrossWorkspacesBody, listAcrossWorkspaces } from "./cross-workspace-listing";
 import { incidentSummaryView } from "./incident-view";
 
 export const incidentsAcrossWorkspacesRoutes: RouteGroup = {
@@ -13,6 +13,8 @@ export const incidentsAcrossWorkspacesRoutes: RouteGroup = {
       tag: "Incidents",
       auth: "incidents:read",
       body: acrossWorkspacesBody,
+      // The tokens of 5,000 workspaces (the most a request may name) x 7 sources, sent back as issued.
+      maxBodyBytes: ACROSS_WORKSPACES_MAX_BODY_BYTES,
       response: z.object({
         incidents: z.array(incidentSummaryView),
         sourcePageTokens: z.array(z.object({ workspaceId: z.string(), sourceTokens: z.record(z.string(), z.string()) })),

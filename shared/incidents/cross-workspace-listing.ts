@@ -15,6 +15,12 @@ const MIN_PER_STREAM = 5;
 const MAX_PER_STREAM = 50;
 /** `filterByLastModified`: most incidents one workspace contributes to one call ("several hundred"). */
 export const LAST_MODIFIED_CAP = 500;
+/**
+ * The listing's body limit: the most tokens a request may send back (5,000 workspaces x 7 sources),
+ * as this service issues them (a few dozen characters each, more with a vendor bridge's cursor), with
+ * room to spare.
+ */
+export const ACROSS_WORKSPACES_MAX_BODY_BYTES = 8 * 1024 * 1024;
 /** Vendor calls in flight at once for one listing call. */
 const VENDOR_CONCURRENCY = 16;
 
@@ -48,7 +54,7 @@ export const acrossWorkspacesBody = z
       .describe("Absent: no time bound."),
     isFirstCall: z.boolean(),
     workspacePageTokens: z
-      .array(z.object({ workspaceId: z.guid(), sourceTokens: z.record(z.string(), z.string().min(1).max(4096)) }).strict())
+      .array(z.object({ workspaceId: z.guid(), sourceTokens: z.record(z.string(), z.string().min(1).max(1024)) }).strict())
       .max(5000)
       .default([]),
     query: z.string().trim().min(1).max(256).optional().describe("Case-insensitive text in the title, the number or an entity name."),

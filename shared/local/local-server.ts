@@ -35,7 +35,9 @@ export async function startLocalServer(
   // /_local, outside the API, and only this host serves them.
   const controls = createPipeline(localControls, services, LOCAL_CONTROLS_PREFIX);
   const handle: typeof api = (request) => (request.url.pathname.startsWith(LOCAL_CONTROLS_PREFIX + "/") ? controls(request) : api(request));
-  const maxBodyBytes = services.config.maxRequestBodyBytes;
+  // Before routing, a body is judged against the largest limit any route has; each route's own
+  // limit applies once the request is routed.
+  const maxBodyBytes = Math.max(services.config.maxRequestBodyBytes, ...routes.map((r) => r.maxBodyBytes ?? 0));
   // A request without a Host header, or with one that is no host, is taken as addressed to this host
   // (Node would otherwise answer it with an empty 400 of its own).
   const server = createServer({ requireHostHeader: false }, (req, res) => {
@@ -57,7 +59,7 @@ export async function startLocalServer(
         const v = req.headers[name];
         return Array.isArray(v) ? v.join(", ") : v;
       },
-      body: () => readBody(req, maxBodyBytes, body),
+      body: (maxBytes) => readBody(req, maxBytes, body),
       clientAddress: req.socket.remoteAddress ?? "unknown",
       signal: aborted.signal,
     };

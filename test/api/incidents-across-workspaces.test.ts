@@ -269,6 +269,28 @@ describe("a managed security provider's size: 1,000 workspaces", () => {
     expect(calls).toBeGreaterThan(100);
   }, 300_000);
 
+  it("accepts back the most tokens a request may carry (5,000 workspaces x 7 sources); a larger body is 413", async () => {
+    const first = await json(await call({ isFirstCall: true, workspacePageTokens: [] }));
+    const issued: Json[] = first.data.sourcePageTokens;
+    // Started streams carry a vendor cursor too: take the longest tokens the service issued.
+    const second = await json(await call({ isFirstCall: false, workspacePageTokens: issued }));
+    const longest = [...second.data.sourcePageTokens.flatMap((e: Json) => Object.values(e.sourceTokens) as string[])].sort((a, b) => b.length - a.length)[0]!;
+    const full = Object.fromEntries(sources.map((s) => [s, longest]));
+    // The 1,000 workspaces' own tokens, then 4,000 more workspaces with seven tokens of the longest
+    // length each: workspaces the caller is not mapped to are left out once their places are checked,
+    // so this is the largest body a listing can take back, and it must be taken.
+    const filler = Array.from({ length: 5000 - issued.length }, (_, i) => ({ workspaceId: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`, sourceTokens: full }));
+    const maximum = { isFirstCall: false, workspacePageTokens: [...issued, ...filler] };
+    expect(Buffer.byteLength(JSON.stringify(maximum))).toBeGreaterThan(2 * 1024 * 1024);
+    const accepted = await call(maximum);
+    expect(accepted.status).toBe(200);
+    expect((await json(accepted)).data.incidents.length).toBeGreaterThan(0);
+    const padded = { ...maximum, query: "x", workspacePageTokens: [...maximum.workspacePageTokens, ...filler.slice(0, 10_000 - maximum.workspacePageTokens.length)] };
+    const tooLarge = await provider.call("POST", "/incidents/across-workspaces", { body: JSON.stringify(padded).padEnd(9 * 1024 * 1024, " ") });
+    expect(tooLarge.status).toBe(413);
+    expect(await json(tooLarge)).toMatchObject({ code: "BAD_REQUEST", status: 413 });
+  });
+
   it("a tampered token waiting for a later page comes back untouched, and is refused with the fixed text when its turn comes", async () => {
     const first = await json(await call({ isFirstCall: true, workspacePageTokens: [] }));
     const tokens: Json[] = structuredClone(first.data.sourcePageTokens);

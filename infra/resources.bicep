@@ -102,10 +102,53 @@ var cosmosContainers = [
     partitionKeyPath: '/pk'
   }
   {
-    // Per workspace: incident state, gamebook runs, ticket links, integration switches and their outbox records.
+    // Per workspace: incident state, gamebook runs, the playbook catalogue, ticket links, integration
+    // switches and their outbox records.
     name: 'workspaceItems'
     partitionKeyPath: '/pk'
     defaultTtl: -1
+    // Restates "index everything" and adds the composite indexes of the gamebook run listings:
+    // newest first (ORDER BY creationDate DESC, id DESC) and per incident, newest first.
+    indexingPolicy: {
+      indexingMode: 'consistent'
+      automatic: true
+      includedPaths: [
+        {
+          path: '/*'
+        }
+      ]
+      excludedPaths: [
+        {
+          path: '/"_etag"/?'
+        }
+      ]
+      compositeIndexes: [
+        [
+          {
+            path: '/creationDate'
+            order: 'descending'
+          }
+          {
+            path: '/id'
+            order: 'descending'
+          }
+        ]
+        [
+          {
+            path: '/incidentId'
+            order: 'ascending'
+          }
+          {
+            path: '/creationDate'
+            order: 'descending'
+          }
+          {
+            path: '/id'
+            order: 'descending'
+          }
+        ]
+      ]
+    }
   }
   {
     name: 'webhooks'
@@ -163,6 +206,7 @@ var queueNames = [
   'events'
   'deliveries'
   'reconcile'
+  'gamebook-runs'
 ]
 
 // One Key Vault secret per key the code requires with STORE=cosmos (app setting name: secret name).

@@ -44,9 +44,10 @@ describe("Azure Functions registration", () => {
     }
   });
 
-  it("registers the event fan-out, delivery and reconcile workers on their Service Bus queues, the outbox sweep and the reconciler timers", () => {
+  it("registers the event fan-out, delivery, reconcile and gamebook workers on their Service Bus queues, the outbox sweep and the reconciler timers", () => {
     expect(queueTriggers.map((t) => [t.name, t.options.queueName, t.options.connection]).sort()).toEqual([
       ["event-fan-out", "events", "SERVICEBUS"],
+      ["gamebook-executor", "gamebook-runs", "SERVICEBUS"],
       ["reconcile-workspace", "reconcile", "SERVICEBUS"],
       ["webhook-delivery", "deliveries", "SERVICEBUS"],
     ]);

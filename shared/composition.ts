@@ -1,3 +1,4 @@
+import { activeTelemetry } from "./azure/telemetry";
 import { Authenticator } from "./auth/authenticator";
 import { createCloudInventory } from "./cloud-inventory/configured-inventory";
 import type { CloudInventory } from "./cloud-inventory/cloud-inventory";
@@ -60,7 +61,8 @@ export interface ServiceOverrides {
  */
 export function createServices(config: Config, overrides: ServiceOverrides = {}): Services {
   const now = overrides.now ?? (() => new Date());
-  const logger = overrides.logger ?? createJsonLogger(config.logLevel);
+  // In Azure with telemetry on, log records with fields as dimensions; otherwise JSON lines on stdout.
+  const logger = overrides.logger ?? activeTelemetry()?.logger(config.logLevel) ?? createJsonLogger(config.logLevel);
   const stores = overrides.stores ?? createStores(config);
   const secretBox = new SecretBox(config.webhooks.secretsKey);
   const resolveHost = overrides.resolveHost ?? resolveAllAddresses;

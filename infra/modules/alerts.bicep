@@ -247,6 +247,14 @@ var logAlerts = [
     query: 'union (traces | where message == "reconciled workspace" | where tostring(customDimensions.outcome) == "failed"), (requests | where name in ("reconciler", "reconcile-workspace") and success == false)'
     threshold: 2
   }
+  {
+    name: 'reconciler-lag'
+    displayName: 'Reconciler lag above three intervals'
+    description: 'A workspace reconciled more than three minutes (three timer intervals) behind: its vendor is slow or throttling, or the reconcile queue is backing up (customDimensions.workspaceId, lagMs, passAgeMs).'
+    severity: 2
+    query: 'traces | where message == "reconciled workspace" | where todouble(customDimensions.lagMs) > 180000'
+    threshold: 0
+  }
 ]
 
 resource logAlertRules 'Microsoft.Insights/scheduledQueryRules@2023-03-15-preview' = [

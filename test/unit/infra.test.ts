@@ -445,14 +445,15 @@ describe("infra: alerts", () => {
   it("finds webhook auto-disables, reconciler failures and 5xx answers by the messages and fields the code logs", () => {
     const logAlerts = literalAfter(alertsModule, "var logAlerts =") as BicepObject[];
     const queries = Object.fromEntries(logAlerts.map((a) => [a.name as string, a.query as string]));
-    expect(Object.keys(queries).sort()).toEqual(["api-5xx-rate", "reconciler-failing", "webhook-auto-disabled"]);
+    expect(Object.keys(queries).sort()).toEqual(["api-5xx-rate", "reconciler-failing", "reconciler-lag", "webhook-auto-disabled"]);
+    expect(queries["reconciler-lag"]).toContain('traces | where message == "reconciled workspace" | where todouble(customDimensions.lagMs) > 180000');
 
     expect(queries["webhook-auto-disabled"]).toBe('traces | where message == "webhook auto-disabled"');
     expect(readRepo("shared/delivery/delivery-worker.ts")).toMatch(/logger\.warn\("webhook auto-disabled", \{ webhookId/);
 
     expect(queries["reconciler-failing"]).toContain('traces | where message == "reconciled workspace" | where tostring(customDimensions.outcome) == "failed"');
     expect(queries["reconciler-failing"]).toContain('requests | where name in ("reconciler", "reconcile-workspace") and success == false');
-    expect(readRepo("shared/reconciler/reconcile-runner.ts")).toContain('services.logger.info("reconciled workspace", { passId: body.passId, ...result,');
+    expect(readRepo("shared/reconciler/reconcile-runner.ts")).toContain('services.logger.info("reconciled workspace", { passId: body.passId, ...result, passAgeMs, lagMs });');
     expect(readRepo("shared/reconciler/reconciler-port.ts")).toMatch(/outcome: "done" \| "failed" \| "missing";/);
     const functionFiles = readRepo("functions/reconciler.ts");
     expect(functionFiles).toMatch(/app\.timer\("reconciler"/);

@@ -34,7 +34,8 @@ export async function startLocalServer(
   // The local controls (acting "in the vendor console", running a reconciler pass) live under
   // /_local, outside the API, and only this host serves them.
   const controls = createPipeline(localControls, services, LOCAL_CONTROLS_PREFIX);
-  const handle: typeof api = (request) => (request.url.pathname.startsWith(LOCAL_CONTROLS_PREFIX + "/") ? controls(request) : api(request));
+  const isControl = (pathname: string) => pathname === LOCAL_CONTROLS_PREFIX || pathname.startsWith(LOCAL_CONTROLS_PREFIX + "/");
+  const handle: typeof api = (request) => (isControl(request.url.pathname) ? controls(request) : api(request));
   // Before routing, a body is judged against the largest limit any route has; each route's own
   // limit applies once the request is routed.
   const maxBodyBytes = Math.max(services.config.maxRequestBodyBytes, ...routes.map((r) => r.maxBodyBytes ?? 0));

@@ -3,10 +3,13 @@ import { queueNames } from "../shared/queue/queue-names";
 import { SERVICE_BUS_CONNECTION, serviceBusTriggerHandler } from "../shared/queue/service-bus-trigger";
 import { getServices } from "../shared/composition";
 
-// One domain event → one delivery message per webhook that gets it. Throwing abandons the event,
-// which comes back and fans out again; delivery message ids make that harmless.
+// One domain event → one delivery message per webhook that gets it. A failure is tried again later
+// (scheduled on the same queue), then dead-lettered; delivery message ids make a repeat harmless.
 app.serviceBusQueue("event-fan-out", {
   connection: SERVICE_BUS_CONNECTION,
   queueName: queueNames.events,
-  handler: serviceBusTriggerHandler(() => getServices().events.fanOutHandler),
+  handler: serviceBusTriggerHandler(() => {
+    const { events, logger } = getServices();
+    return { handler: events.fanOutHandler, retries: events.events, logger };
+  }),
 });

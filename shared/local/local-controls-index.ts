@@ -55,7 +55,7 @@ function valueFor(schema: JsonSchema, name: string): unknown {
 
 /** Path parameters the demo data can fill in; any other parameter is left as `<name>` for the reader. */
 function pathValues(demo: DemoData): Record<string, string> {
-  return { workspaceId: demo.workspaces[0]?.id ?? "<workspaceId>", source: "SourceB" };
+  return { workspaceId: demo.workspaces[0]?.id ?? "<workspaceId>", accountId: demo.provider.id, source: "SourceB" };
 }
 
 const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;

@@ -8,6 +8,7 @@ import { serviceActor } from "../operation-context";
 import { classifications, severities } from "../sources/gateway";
 import { sourceSchema } from "../sources/source";
 import type { SimulatedSystems } from "./local-services";
+import { gamebookControlRoutes } from "./gamebook-controls";
 import { workspaceDataControlRoutes } from "./workspace-data-controls";
 import { localControlsIndexRoute } from "./local-controls-index";
 
@@ -151,6 +152,7 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
         return { status: 202, data: await completeInvestigation(ctx, { ...params, workspace, ...body }) };
       },
     }),
+    ...gamebookControlRoutes(),
     defineRoute({
       method: "POST",
       path: "/reconcile",

@@ -5,6 +5,7 @@ import { ensureContainers } from "../store/cosmos/containers";
 import { createCosmosClient } from "../store/cosmos/cosmos-client";
 import { seedDemoData } from "./demo-data";
 import { seedDemoGamebookRuns } from "./demo-gamebook-runs";
+import { seedDemoGamebooks } from "./demo-gamebooks";
 import { startLocalServer } from "./local-server";
 import { localControlRoutes } from "./local-controls";
 import { startBanner } from "./start-banner";
@@ -20,6 +21,7 @@ async function main(): Promise<void> {
   }
   const { services, simulated } = createLocalServices(config);
   const { admin, data } = await seedDemoData(services);
+  await seedDemoGamebooks(services, data);
   await seedDemoGamebookRuns(services, data.workspaces).catch((error: unknown) => {
     // A bridged SourceA that is down must not stop the service from starting.
     services.logger.warn("demo gamebook runs not seeded", { error: String(error) });

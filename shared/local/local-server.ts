@@ -35,7 +35,8 @@ export async function startLocalServer(
   // The local controls (acting "in the vendor console", running a reconciler pass) live under
   // /_local, outside the API, and only this host serves them.
   const controls = createPipeline(localControls, services, LOCAL_CONTROLS_PREFIX);
-  const handle: typeof api = (request) => (request.url.pathname.startsWith(LOCAL_CONTROLS_PREFIX + "/") ? controls(request) : api(request));
+  const isControl = (pathname: string) => pathname === LOCAL_CONTROLS_PREFIX || pathname.startsWith(LOCAL_CONTROLS_PREFIX + "/");
+  const handle: typeof api = (request) => (isControl(request.url.pathname) ? controls(request) : api(request));
   // A body is judged against its route's limit: found here for `Expect: 100-continue` (before the
   // client sends the body), and by the pipeline for every other request.
   const router = new Router(routes);

@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ApiError, type ErrorCode } from "../../shared/errors/api-error";
+import type { ErrorCode } from "../../shared/errors/api-error";
 import { deliveryLogPartition } from "../../shared/store/delivery-log-partition";
 import { outboxScope } from "../../shared/store/outbox-scope";
 import { workspaceDataCases } from "./workspace-data-contract";
+import { apiErrorOf } from "../support/api-error-of";
 import type { GamebookRunCursor, Page, Stores } from "../../shared/store/ports";
 import type {
   AccountRecord,
@@ -718,12 +719,7 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
 }
 
 async function expectApiError(promise: Promise<unknown>, code: ErrorCode): Promise<void> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  expect((error as ApiError).code).toBe(code);
+  expect((await apiErrorOf(promise)).code).toBe(code);
 }
 
 /** Ids in the order returned; sort them where the port promises no order. */

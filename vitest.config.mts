@@ -10,6 +10,8 @@ export default defineConfig({
       { test: { name: "api-memory", include: ["test/api/**/*.test.ts"], env: { TEST_STORE: "memory" } } },
       { test: { name: "api-cosmos", include: ["test/api/**/*.test.ts"], env: { TEST_STORE: "cosmos" } } },
       // Generated suites (fuzz, authorization matrix): driven by the OpenAPI document and the route table.
+      // The README's examples, pasted in order against the built service and receiver.
+      { test: { name: "readme", include: ["test/readme/**/*.test.ts"] } },
       { test: { name: "robustness", include: ["test/robustness/**/*.test.ts"], env: { TEST_STORE: "memory" }, testTimeout: 180_000 } },
     ],
   },

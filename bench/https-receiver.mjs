@@ -28,7 +28,8 @@
 
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { createServer } from "node:https";
-import { generate } from "selfsigned";
+// The certificate helper the receivers share (compiled: the bench runs `npm run build` first).
+import { createSelfSignedCertificate } from "../dist/scripts/webhook-receiver/self-signed-certificate.js";
 
 const TOLERANCE_S = 300;
 const now = () => performance.timeOrigin + performance.now();
@@ -141,25 +142,9 @@ function collect(withBodies) {
   return { verified: verifiedIds.size, failed: failedCount, duplicates, failures, parseErrors, sample, events };
 }
 
-const pems = await generate([{ name: "commonName", value: "bench-receiver.test" }], {
-  keyType: "ec", // an RSA key costs seconds to generate on a loaded machine
-  algorithm: "sha256",
-  notBeforeDate: new Date(Date.now() - 60_000),
-  extensions: [
-    { name: "basicConstraints", cA: false },
-    { name: "keyUsage", digitalSignature: true, keyEncipherment: true },
-    { name: "extKeyUsage", serverAuth: true },
-    {
-      name: "subjectAltName",
-      altNames: [
-        { type: 2, value: "localhost" },
-        { type: 7, ip: "127.0.0.1" },
-      ],
-    },
-  ],
-});
+const pems = await createSelfSignedCertificate({ commonName: "bench-receiver.test" });
 
-const server = createServer({ key: pems.private, cert: pems.cert }, handle);
+const server = createServer({ key: pems.key, cert: pems.cert }, handle);
 // Idle keep-alive connections survive the pauses between measurements (Node's default is 5 s), so
 // neither side pays fresh TLS handshakes mid-run depending on how long the previous phase took.
 server.keepAliveTimeout = 60_000;

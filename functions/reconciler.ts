@@ -7,11 +7,12 @@ import { SERVICE_BUS_CONNECTION, serviceBusTriggerHandler } from "../shared/queu
 // fires twice (a second instance, a restart) enqueues nothing twice: duplicate detection drops it.
 app.timer("reconciler", {
   schedule: "30 * * * * *",
-  handler: async (_timer, context) => {
+  handler: async () => {
     const minute = new Date();
     minute.setUTCSeconds(0, 0);
-    const pass = await (await lazyServices()).reconciler.startPass(minute.toISOString());
-    context.log(JSON.stringify({ message: "reconciler pass enqueued", passId: pass.passId, workspaces: pass.workspaceIds.length }));
+    const services = await lazyServices();
+    const pass = await services.reconciler.startPass(minute.toISOString());
+    services.logger.info("reconciler pass enqueued", { passId: pass.passId, workspaces: pass.workspaceIds.length });
   },
 });
 

@@ -3,10 +3,14 @@ import { queueNames } from "../shared/queue/queue-names";
 import { SERVICE_BUS_CONNECTION, serviceBusTriggerHandler } from "../shared/queue/service-bus-trigger";
 import { lazyServices } from "../shared/azure/lazy-services";
 
-// Resolving completes the message; throwing abandons it, so Service Bus redelivers it and, past the
-// queue's maxDeliveryCount, dead-letters it. Retries with a delay are scheduled messages, not abandons.
+// Resolving completes the message. A thrown handler (the store or the queue failing) is tried again
+// later, scheduled on the same queue, and dead-lettered once its retries are used up; failed webhook
+// attempts are retried by the delivery worker itself, also as scheduled messages.
 app.serviceBusQueue("webhook-delivery", {
   connection: SERVICE_BUS_CONNECTION,
   queueName: queueNames.deliveries,
-  handler: serviceBusTriggerHandler(async () => (await lazyServices()).events.deliveryHandler),
+  handler: serviceBusTriggerHandler(async () => {
+    const { events, logger } = await lazyServices();
+    return { handler: events.deliveryHandler, retries: events.deliveries, logger };
+  }),
 });

@@ -1,45 +1,34 @@
-// Security Operations Management API v2 in one resource group:
+// Security Operations Management API v2: `azd up` deploys this template (parameters from
+// main.parameters.json, filled from the azd environment), then the code (azure.yaml). One resource
+// group per azd environment, `rg-<environment>`, holds everything; resources.bicep describes it.
 //
-//   az deployment group create -g <rg> -f infra/main.bicep -p infra/main.bicepparam
-//
-// then set the three keys in Key Vault and run the bootstrap (README, "In Azure" > "Deploy").
-//
-// What has to match the code is in this file, and test/unit/infra.test.ts compares it with the code's
-// single sources: the Cosmos containers (shared/store/cosmos/containers.ts), the queue names
-// (shared/queue/queue-names.ts) and the app settings the code reads (shared/config.ts).
-//
-// Choices:
-// - Flex Consumption (Linux, Node 22): pay per use like Consumption, but it is where Linux serverless
-//   Functions is going (Linux Consumption gets no new language versions and is being retired), and it
-//   reads its deployment package with a managed identity, so the storage account needs no keys.
-// - Cosmos DB serverless: a SOC API's load is bursty and often idle; serverless bills per request
-//   with no floor, where provisioned throughput bills every hour. Its limits (one region, a burst
-//   ceiling per container) fit this service. For steady heavy load or several regions, use a
-//   provisioned (autoscale) account: drop EnableServerless and give the database autoscaleSettings.
-// - One user-assigned identity for Cosmos, Service Bus, Storage, Key Vault and Application Insights:
-//   it exists before the app, so every grant is in place when the app first starts, and it survives
-//   the app being recreated. Account keys are disabled on Cosmos, Service Bus and Storage.
-// - The three keys (SECRET_HASH_KEY, PAGE_TOKEN_KEY, WEBHOOK_SECRETS_KEY) are Key Vault references.
-//   Their values never pass through a template or a deployment log: the operator sets them.
-// - Azure Verified Modules for the generic parts (identity, monitoring, storage, Key Vault); plain
-//   resources where the template carries the app's own data model (Cosmos, Service Bus) or the
-//   Flex-specific app configuration, so that what the test checks is visible here and in modules/.
+// The outputs become the azd environment's values (`azd env get-values`): the hooks
+// (scripts/azd-hooks.ts) and the operator commands (`npm run bootstrap`, `npm run dlq`) read them.
 
-targetScope = 'resourceGroup'
+targetScope = 'subscription'
 
-@description('Short prefix of every resource name: lowercase letters and digits, starting with a letter.')
-@minLength(2)
-@maxLength(10)
-param namePrefix string = 'secops'
+@minLength(1)
+@maxLength(64)
+@description('Name of the azd environment (AZURE_ENV_NAME): names the resource group and seeds every resource name.')
+param environmentName string
 
+@minLength(1)
 @description('Region of every resource. It must offer the Flex Consumption plan.')
-param location string = resourceGroup().location
+@metadata({
+  azd: {
+    type: 'location'
+  }
+})
+param location string
+
+@description('Object id of the operator (user, group or service principal) who gets Key Vault Secrets Officer, Cosmos DB Data Contributor and Service Bus data roles, for the hooks, the bootstrap and `npm run dlq`. Default: whoever runs the deployment.')
+param operatorPrincipalId string = deployer().objectId
+
+@description('Email address the alerts go to (ALERT_EMAIL). Empty: the alerts fire into an action group with no receiver; add one in the portal or set this.')
+param alertEmail string = ''
 
 @description('Cosmos database name: the app setting COSMOS_DATABASE.')
 param cosmosDatabaseName string = 'secops'
-
-@description('Object id of the operator (user, group or service principal) who sets the Key Vault secrets and runs the bootstrap: Key Vault Secrets Officer and Cosmos Data Contributor. Empty: no operator grants.')
-param operatorPrincipalId string = ''
 
 @description('Most instances the app scales out to. Rate-limit buckets are per instance, so this also bounds the total rate one credential can reach.')
 @minValue(1)
@@ -54,317 +43,75 @@ param maximumInstanceCount int = 100
 ])
 param instanceMemoryMB int = 2048
 
-param tags object = {}
+@description('`recover` when the environment\'s Key Vault is soft-deleted (after `azd down`): the vault and its keys come back. The preprovision hook sets KEY_VAULT_CREATE_MODE.')
+@allowed([
+  'default'
+  'recover'
+])
+param keyVaultCreateMode string = 'default'
 
-@description('Cloud-resource lookups: account id → the subscription ids that account\'s organization may see, e.g. { \'<account id>\': [ \'<subscription id>\' ] }. Becomes the app setting CLOUD_SUBSCRIPTIONS, and the app\'s identity gets Reader on every subscription listed. Empty: the lookups answer EXTENSION_NOT_ENABLED.')
+// Vendor bridges (docs/vendor-bridge.md), one per source: SOURCE_<X>_URL in the azd environment. A
+// source without one is disabled in Azure (its endpoints answer EXTENSION_NOT_ENABLED). Each bridge's
+// Authorization header is the Key Vault secret `source-<x>-auth-header`, which the operator sets.
+param sourceAUrl string = ''
+param sourceBUrl string = ''
+param sourceCUrl string = ''
+param sourceDUrl string = ''
+param sourceEUrl string = ''
+param sourceFUrl string = ''
+param sourceGUrl string = ''
+
+@description('Cloud-resource lookups (README, "Cloud resources"): account id → the subscription ids that account\'s organization may see, e.g. { \'<account id>\': [ \'<subscription id>\' ] }, from CLOUD_SUBSCRIPTIONS in the azd environment (JSON). Every subscription listed gets Reader for the app\'s identity. Empty: the lookups answer EXTENSION_NOT_ENABLED.')
 param cloudSubscriptions object = {}
 
-// ---------------------------------------------------------------------------------------------------
-// What must match the code
-// ---------------------------------------------------------------------------------------------------
-
-// shared/store/cosmos/containers.ts, container for container. Every container is partitioned on
-// `/pk`, which the code sets on each document, so that a document and the outbox records committed
-// with it share a partition. A partition key is fixed for the container's lifetime: changing one here
-// means a new container and a data migration.
-var cosmosContainers = [
-  {
-    name: 'accounts'
-    partitionKeyPath: '/pk'
-  }
-  {
-    name: 'workspaces'
-    partitionKeyPath: '/pk'
-  }
-  {
-    // With its outbox: carried-out records expire by their own ttl.
-    name: 'serviceAccounts'
-    partitionKeyPath: '/pk'
-    defaultTtl: -1
-  }
-  {
-    name: 'users'
-    partitionKeyPath: '/pk'
-    defaultTtl: -1
-  }
-  {
-    // One partition per audit trail (workspace:<id> or account:<id>) with its sequence counter.
-    name: 'audit'
-    partitionKeyPath: '/pk'
-  }
-  {
-    // Per workspace: incident state, gamebook runs, ticket links, integration switches and their outbox records.
-    name: 'workspaceItems'
-    partitionKeyPath: '/pk'
-    defaultTtl: -1
-  }
-  {
-    name: 'webhooks'
-    partitionKeyPath: '/pk'
-    defaultTtl: -1
-  }
-  {
-    // One small document per workspace: the reconciler's lease and watermarks.
-    name: 'reconciler'
-    partitionKeyPath: '/pk'
-  }
-  {
-    // One document per workspace: the agent's classification cards and the webhooks they name.
-    name: 'agentConfigurations'
-    partitionKeyPath: '/pk'
-  }
-  {
-    // One partition per webhook and day; entries expire by their own ttl (the retention).
-    name: 'deliveryLogs'
-    partitionKeyPath: '/pk'
-    defaultTtl: -1
-    // Declaring a policy replaces the default one, so it restates "index everything" and adds the
-    // composite index that the newest-first listing (ORDER BY createdAt DESC, id DESC) requires.
-    indexingPolicy: {
-      indexingMode: 'consistent'
-      automatic: true
-      includedPaths: [
-        {
-          path: '/*'
-        }
-      ]
-      excludedPaths: [
-        {
-          path: '/"_etag"/?'
-        }
-      ]
-      compositeIndexes: [
-        [
-          {
-            path: '/createdAt'
-            order: 'descending'
-          }
-          {
-            path: '/id'
-            order: 'descending'
-          }
-        ]
-      ]
-    }
-  }
-]
-
-// shared/queue/queue-names.ts.
-var queueNames = [
-  'events'
-  'deliveries'
-  'reconcile'
-]
-
-// One Key Vault secret per key the code requires with STORE=cosmos (app setting name: secret name).
-var secretNames = {
-  SECRET_HASH_KEY: 'secret-hash-key'
-  PAGE_TOKEN_KEY: 'page-token-key'
-  WEBHOOK_SECRETS_KEY: 'webhook-secrets-key'
+var tags = {
+  'azd-env-name': environmentName
 }
 
-// Every subscription cloudSubscriptions names, once: each gets a Reader assignment below.
-var cloudSubscriptionIds = union(map(flatten(map(items(cloudSubscriptions), entry => entry.value)), id => toLower(id)), [])
-
-// The settings shared/config.ts reads, as the app sees them in Azure. The Functions host's own
-// settings (AzureWebJobsStorage, Application Insights) are added by modules/function-app.bicep.
-var appSettings = {
-  STORE: 'cosmos'
-  // COSMOS_KEY stays unset: without it the code signs in with DefaultAzureCredential.
-  COSMOS_ENDPOINT: cosmos.outputs.endpoint
-  COSMOS_DATABASE: cosmosDatabaseName
-  QUEUE: 'servicebus'
-  SERVICEBUS__fullyQualifiedNamespace: serviceBus.outputs.fullyQualifiedNamespace
-  // The Service Bus triggers connect with the same `SERVICEBUS` prefix (SERVICE_BUS_CONNECTION).
-  // Without these two the extension would look for a system-assigned identity.
-  SERVICEBUS__credential: 'managedidentity'
-  SERVICEBUS__clientId: identity.outputs.clientId
-  // DefaultAzureCredential in the code (Cosmos, Service Bus) picks the user-assigned identity by it.
-  AZURE_CLIENT_ID: identity.outputs.clientId
-  // Resolved by the platform as the app's identity; the latest secret version is used.
-  SECRET_HASH_KEY: '@Microsoft.KeyVault(VaultName=${keyVault.outputs.name};SecretName=${secretNames.SECRET_HASH_KEY})'
-  PAGE_TOKEN_KEY: '@Microsoft.KeyVault(VaultName=${keyVault.outputs.name};SecretName=${secretNames.PAGE_TOKEN_KEY})'
-  WEBHOOK_SECRETS_KEY: '@Microsoft.KeyVault(VaultName=${keyVault.outputs.name};SecretName=${secretNames.WEBHOOK_SECRETS_KEY})'
-  // Cloud-resource lookups through Azure Resource Manager as the identity above, when any subscription is named.
-  CLOUD_INVENTORY: empty(cloudSubscriptionIds) ? 'disabled' : 'azure'
-  CLOUD_SUBSCRIPTIONS: string(cloudSubscriptions)
+resource rg 'Microsoft.Resources/resourceGroups@2024-03-01' = {
+  name: 'rg-${environmentName}'
+  location: location
+  tags: tags
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Resources
-// ---------------------------------------------------------------------------------------------------
-
-var prefix = toLower(namePrefix)
-var suffix = take(uniqueString(resourceGroup().id, prefix), 8)
-var names = {
-  identity: 'id-${prefix}-${suffix}'
-  logAnalytics: 'log-${prefix}-${suffix}'
-  appInsights: 'appi-${prefix}-${suffix}'
-  storage: 'st${replace(prefix, '-', '')}${suffix}'
-  keyVault: 'kv-${prefix}-${suffix}'
-  cosmos: 'cosmos-${prefix}-${suffix}'
-  serviceBus: 'sb-${prefix}-${suffix}'
-  plan: 'plan-${prefix}-${suffix}'
-  functionApp: 'func-${prefix}-${suffix}'
-}
-var deploymentContainerName = 'app-package'
-
-module identity 'br/public:avm/res/managed-identity/user-assigned-identity:0.4.1' = {
-  name: 'identity'
+module resources 'resources.bicep' = {
+  name: 'resources'
+  scope: rg
   params: {
-    name: names.identity
+    environmentName: environmentName
     location: location
     tags: tags
-  }
-}
-
-module logAnalytics 'br/public:avm/res/operational-insights/workspace:0.11.1' = {
-  name: 'log-analytics'
-  params: {
-    name: names.logAnalytics
-    location: location
-    tags: tags
-    dataRetention: 30
-  }
-}
-
-module appInsights 'br/public:avm/res/insights/component:0.6.0' = {
-  name: 'app-insights'
-  params: {
-    name: names.appInsights
-    location: location
-    tags: tags
-    workspaceResourceId: logAnalytics.outputs.resourceId
-    // Telemetry only from authenticated senders (the app's identity), not from anyone with the key.
-    disableLocalAuth: true
-  }
-}
-
-// The Functions runtime's storage: host locks and keys, and the deployment package. Nothing of the
-// service's own data lives here.
-module storage 'br/public:avm/res/storage/storage-account:0.8.3' = {
-  name: 'storage'
-  params: {
-    name: names.storage
-    location: location
-    tags: tags
-    skuName: 'Standard_LRS'
-    allowBlobPublicAccess: false
-    // Identity-based access only (AzureWebJobsStorage__credential, Flex deployment storage).
-    allowSharedKeyAccess: false
-    minimumTlsVersion: 'TLS1_2'
-    publicNetworkAccess: 'Enabled'
-    networkAcls: {
-      defaultAction: 'Allow'
-      bypass: 'AzureServices'
-    }
-    blobServices: {
-      containers: [
-        {
-          name: deploymentContainerName
-        }
-      ]
-    }
-  }
-}
-
-// Holds the three keys; the operator sets them, the template never does. Losing one is costly
-// (SECRET_HASH_KEY: every client secret stops verifying; WEBHOOK_SECRETS_KEY: stored webhook secrets
-// become unreadable), hence soft delete with purge protection. A vault name stays taken for the
-// retention period after the vault is deleted.
-module keyVault 'br/public:avm/res/key-vault/vault:0.13.3' = {
-  name: 'key-vault'
-  params: {
-    name: names.keyVault
-    location: location
-    tags: tags
-    sku: 'standard'
-    enableRbacAuthorization: true
-    enableSoftDelete: true
-    softDeleteRetentionInDays: 90
-    enablePurgeProtection: true
-    // Reachable from the app, which has no fixed outbound address without VNet integration.
-    networkAcls: {
-      bypass: 'AzureServices'
-      defaultAction: 'Allow'
-    }
-  }
-}
-
-module cosmos 'modules/cosmos.bicep' = {
-  name: 'cosmos'
-  params: {
-    accountName: names.cosmos
-    location: location
-    tags: tags
-    databaseName: cosmosDatabaseName
-    containers: cosmosContainers
-    dataContributorPrincipalIds: concat([identity.outputs.principalId], empty(operatorPrincipalId) ? [] : [operatorPrincipalId])
-  }
-}
-
-module serviceBus 'modules/service-bus.bicep' = {
-  name: 'service-bus'
-  params: {
-    namespaceName: names.serviceBus
-    location: location
-    tags: tags
-    queueNames: queueNames
-  }
-}
-
-module access 'modules/role-assignments.bicep' = {
-  name: 'role-assignments'
-  params: {
-    appPrincipalId: identity.outputs.principalId
     operatorPrincipalId: operatorPrincipalId
-    storageAccountName: storage.outputs.name
-    serviceBusNamespaceName: serviceBus.outputs.name
-    keyVaultName: keyVault.outputs.name
-    appInsightsName: appInsights.outputs.name
-  }
-}
-
-// Reader on each subscription the cloud-resource lookups read. A subscription-wide role assignment is
-// deployed at that subscription's scope, hence one small module per subscription. The deploying
-// principal needs the right to assign roles there (Owner or User Access Administrator).
-module subscriptionReaders 'modules/subscription-reader.bicep' = [
-  for subscriptionId in cloudSubscriptionIds: {
-    name: 'reader-${uniqueString(resourceGroup().id, subscriptionId)}'
-    scope: subscription(subscriptionId)
-    params: {
-      principalId: identity.outputs.principalId
-    }
-  }
-]
-
-module functionApp 'modules/function-app.bicep' = {
-  name: 'function-app'
-  // Key Vault references and host storage are resolved when the app starts: grant access first.
-  dependsOn: [
-    access
-  ]
-  params: {
-    planName: names.plan
-    appName: names.functionApp
-    location: location
-    tags: tags
-    identityResourceId: identity.outputs.resourceId
-    identityClientId: identity.outputs.clientId
-    storageAccountName: storage.outputs.name
-    deploymentContainerName: deploymentContainerName
-    appInsightsName: appInsights.outputs.name
+    alertEmail: alertEmail
+    cosmosDatabaseName: cosmosDatabaseName
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
-    appSettings: appSettings
+    keyVaultCreateMode: keyVaultCreateMode
+    cloudSubscriptions: cloudSubscriptions
+    sourceBridgeUrls: {
+      A: sourceAUrl
+      B: sourceBUrl
+      C: sourceCUrl
+      D: sourceDUrl
+      E: sourceEUrl
+      F: sourceFUrl
+      G: sourceGUrl
+    }
   }
 }
 
-output functionAppName string = functionApp.outputs.name
-output apiBaseUrl string = 'https://${functionApp.outputs.defaultHostName}/api/v2'
-output cosmosEndpoint string = cosmos.outputs.endpoint
-output cosmosDatabase string = cosmosDatabaseName
-output serviceBusNamespace string = serviceBus.outputs.fullyQualifiedNamespace
-output keyVaultName string = keyVault.outputs.name
-output keyVaultSecretNames object = secretNames
-output identityClientId string = identity.outputs.clientId
+// What azd itself reads: where the resources are.
+output AZURE_LOCATION string = location
+output AZURE_TENANT_ID string = tenant().tenantId
+output AZURE_RESOURCE_GROUP string = rg.name
+// The function app of the `api` service (azure.yaml); azd also finds it by its azd-service-name tag.
+output SERVICE_API_NAME string = resources.outputs.functionAppName
+// What the hooks and the operator commands read, under the names the app itself reads where there is one.
+output API_BASE_URL string = resources.outputs.apiBaseUrl
+output COSMOS_ENDPOINT string = resources.outputs.cosmosEndpoint
+output COSMOS_DATABASE string = cosmosDatabaseName
+output SERVICE_BUS_NAMESPACE string = resources.outputs.serviceBusNamespace
+output KEY_VAULT_NAME string = resources.outputs.keyVaultName
+output KEY_VAULT_URI string = resources.outputs.keyVaultUri
+output KEY_VAULT_SECRET_NAMES object = resources.outputs.keyVaultSecretNames
+output APPLICATIONINSIGHTS_NAME string = resources.outputs.appInsightsName

@@ -1,3 +1,4 @@
+import { activeTelemetry } from "./azure/telemetry";
 import { Authenticator } from "./auth/authenticator";
 import { createCloudInventory } from "./cloud-inventory/configured-inventory";
 import type { CloudInventory } from "./cloud-inventory/cloud-inventory";
@@ -5,7 +6,8 @@ import { loadConfig, type Config } from "./config";
 import { resolveAllAddresses, type HostResolver } from "./delivery/address-policy";
 import { createGuardedSender, type GuardedSender } from "./delivery/guarded-sender";
 import { createEventPipeline, type EventQueues } from "./events/event-pipeline";
-import type { EventMessage } from "./store/records";
+import type { EventMessage, GamebookRunMessage } from "./store/records";
+import { createRunExecutor } from "./gamebooks/run-executor";
 import type { DeliveryMessage } from "./delivery/delivery-message";
 import { InProcessQueue } from "./queue/in-process-queue";
 import type { ReconcileMessage, Reconciler } from "./reconciler/reconciler-port";
@@ -61,7 +63,8 @@ export interface ServiceOverrides {
  */
 export function createServices(config: Config, overrides: ServiceOverrides = {}): Services {
   const now = overrides.now ?? (() => new Date());
-  const logger = overrides.logger ?? createJsonLogger(config.logLevel);
+  // In Azure with telemetry on, log records with fields as dimensions; otherwise JSON lines on stdout.
+  const logger = overrides.logger ?? activeTelemetry()?.logger(config.logLevel) ?? createJsonLogger(config.logLevel);
   const stores = overrides.stores ?? createStores(config);
   const secretBox = new SecretBox(config.webhooks.secretsKey);
   const resolveHost = overrides.resolveHost ?? resolveAllAddresses;
@@ -102,6 +105,8 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     reconciler: undefined as unknown as Reconciler,
   };
   services.reconciler = createReconciler(config, serviceBus, () => services, now, logger);
+  // In Azure the executor is the `gamebook-executor` Service Bus trigger; here it runs in process.
+  queues.inProcess?.gamebookRuns.subscribe(createRunExecutor({ services }).handle);
   return services;
 }
 
@@ -127,6 +132,9 @@ function inProcessEventQueues(now: () => Date, logger: Logger): EventQueues {
   const inProcess = {
     events: new InProcessQueue<EventMessage>({ name: queueNames.events, now, logger }),
     deliveries: new InProcessQueue<DeliveryMessage>({ name: queueNames.deliveries, now, logger }),
+    // One playbook per message, which may wait on the automation backend for minutes: the lock lasts
+    // as long as the Functions host renews a live handler's (maxAutoLockRenewalDuration, 5 minutes).
+    gamebookRuns: new InProcessQueue<GamebookRunMessage>({ name: queueNames.gamebookRuns, now, logger, lockDurationMs: 5 * 60_000 }),
   };
   return { ...inProcess, inProcess };
 }
@@ -160,6 +168,7 @@ function serviceBusQueues(client: ServiceBusClient): EventQueues {
   return {
     events: createServiceBusQueueSender(client, queueNames.events),
     deliveries: createServiceBusQueueSender(client, queueNames.deliveries),
+    gamebookRuns: createServiceBusQueueSender(client, queueNames.gamebookRuns),
   };
 }
 

@@ -1,5 +1,7 @@
 import type { Route, RouteGroup } from "./http/route";
 import { cloudRoutes } from "./cloud/cloud-routes";
+import { gamebookRoutes } from "./gamebooks/gamebook-routes";
+import { gamebooksAcrossWorkspacesRoutes } from "./gamebooks/gamebooks-across-workspaces-routes";
 import { serviceAccountRoutes } from "./identity/service-account-routes";
 import { userRoutes } from "./identity/user-routes";
 import { incidentsAcrossWorkspacesRoutes } from "./incidents/across-workspaces-routes";
@@ -14,7 +16,7 @@ import { auditExportRoutes } from "./audit/audit-export-routes";
 import { agentToolRoutes } from "./agent-tools/agent-tool-routes";
 
 /** Every endpoint group of the API. A new group is one line here; `functions/http-api.ts` registers each. */
-export const apiGroups: RouteGroup[] = [serviceAccountRoutes, userRoutes, incidentRoutes, incidentsAcrossWorkspacesRoutes, webhookRoutes, cloudRoutes, ...workspaceDataGroups()];
+export const apiGroups: RouteGroup[] = [serviceAccountRoutes, userRoutes, incidentRoutes, incidentsAcrossWorkspacesRoutes, webhookRoutes, cloudRoutes, ...workspaceDataGroups(), gamebookRoutes, gamebooksAcrossWorkspacesRoutes];
 
 /** The workspace's data: data sources, tickets, investigation logs, the audit export, agent tools. */
 function workspaceDataGroups(): RouteGroup[] {

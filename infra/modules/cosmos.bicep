@@ -12,11 +12,14 @@ param tags object = {}
 @description('Database name: the app setting COSMOS_DATABASE.')
 param databaseName string
 
-@description('Every container. main.bicep passes its copy of shared/store/cosmos/containers.ts.')
+@description('Every container. resources.bicep passes its copy of shared/store/cosmos/containers.ts.')
 param containers containerSpec[]
 
 @description('Principal ids that get the built-in Data Contributor role on the database.')
 param dataContributorPrincipalIds string[]
+
+@description('Log Analytics workspace that receives the account\'s diagnostic logs.')
+param logAnalyticsWorkspaceId string
 
 type containerSpec = {
   name: string
@@ -80,19 +83,22 @@ resource sqlContainers 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/conta
     parent: database
     name: c.name
     properties: {
-      resource: {
-        id: c.name
-        partitionKey: {
-          paths: [
-            c.partitionKeyPath
-          ]
-          kind: 'Hash'
-          version: 2
-        }
-        // A null value is left out of the request: TTL off, default indexing.
-        defaultTtl: c.?defaultTtl
-        indexingPolicy: c.?indexingPolicy
-      }
+      // A setting the code leaves out is left out of the request (TTL off, default indexing), not
+      // sent as null.
+      resource: union(
+        {
+          id: c.name
+          partitionKey: {
+            paths: [
+              c.partitionKeyPath
+            ]
+            kind: 'Hash'
+            version: 2
+          }
+        },
+        c.?defaultTtl == null ? {} : { defaultTtl: c.?defaultTtl },
+        c.?indexingPolicy == null ? {} : { indexingPolicy: c.?indexingPolicy }
+      )
     }
   }
 ]
@@ -101,9 +107,16 @@ resource sqlContainers 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/conta
 // data-plane role, so it is a sqlRoleAssignment, not an Azure RBAC role assignment.
 var dataContributorRoleId = '00000000-0000-0000-0000-000000000002'
 
+// One at a time, after the containers: Cosmos takes one control-plane change per account at a time
+// and answers a concurrent one with 412 "another operation in progress" (as the AVM Cosmos module
+// orders them).
+@batchSize(1)
 resource dataContributors 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-11-15' = [
   for principalId in dataContributorPrincipalIds: {
     parent: account
+    dependsOn: [
+      sqlContainers
+    ]
     name: guid(account.id, databaseName, principalId, dataContributorRoleId)
     properties: {
       roleDefinitionId: '${account.id}/sqlRoleDefinitions/${dataContributorRoleId}'
@@ -113,6 +126,28 @@ resource dataContributors 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignme
     }
   }
 ]
+
+// Control-plane changes and per-partition RU use (hot partitions, the cause of 429s) to Log
+// Analytics, in resource-specific tables. Request-level logs (DataPlaneRequests) are left out: they
+// grow with every request; turn them on while investigating.
+resource diagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  name: 'to-log-analytics'
+  scope: account
+  properties: {
+    workspaceId: logAnalyticsWorkspaceId
+    logAnalyticsDestinationType: 'Dedicated'
+    logs: [
+      {
+        category: 'ControlPlaneRequests'
+        enabled: true
+      }
+      {
+        category: 'PartitionKeyRUConsumption'
+        enabled: true
+      }
+    ]
+  }
+}
 
 output name string = account.name
 @description('https://<account>.documents.azure.com:443/ — the app setting COSMOS_ENDPOINT.')

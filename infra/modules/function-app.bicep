@@ -5,6 +5,9 @@ param appName string
 param location string
 param tags object = {}
 
+@description('The azd service (azure.yaml) deployed to this app: its azd-service-name tag.')
+param serviceName string
+
 @description('Resource id of the user-assigned identity the app runs as.')
 param identityResourceId string
 
@@ -29,7 +32,7 @@ param maximumInstanceCount int
 ])
 param instanceMemoryMB int
 
-@description('The settings the code reads (main.bicep). The host\'s own settings are added here.')
+@description('The settings the code reads (resources.bicep). The host\'s own settings are added here.')
 param appSettings object
 
 resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
@@ -41,13 +44,16 @@ resource appInsights 'Microsoft.Insights/components@2020-02-02' existing = {
 }
 
 // What the Functions host itself needs, as identity-based connections: no connection string, no key.
+// The host uses blobs only (timer locks, keys): the blob endpoint alone, matching the identity's
+// blob-only role, so the host never tries queues or tables it may not use.
 var hostSettings = {
-  AzureWebJobsStorage__accountName: storage.name
+  AzureWebJobsStorage__blobServiceUri: storage.properties.primaryEndpoints.blob
   AzureWebJobsStorage__credential: 'managedidentity'
   AzureWebJobsStorage__clientId: identityClientId
+  // The host's and the worker's telemetry (host.json telemetryMode OpenTelemetry; shared/azure/telemetry.ts).
   APPLICATIONINSIGHTS_CONNECTION_STRING: appInsights.properties.ConnectionString
   // Application Insights accepts only Entra ID-authenticated telemetry (local auth is off).
-  APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'ClientId=${identityClientId};Authorization=AAD'
+  APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'Authorization=AAD;ClientId=${identityClientId}'
 }
 
 resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
@@ -67,7 +73,9 @@ resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
 resource app 'Microsoft.Web/sites@2024-04-01' = {
   name: appName
   location: location
-  tags: tags
+  tags: union(tags, {
+    'azd-service-name': serviceName
+  })
   kind: 'functionapp,linux'
   identity: {
     type: 'UserAssigned'
@@ -108,7 +116,9 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
 }
 
 // A config resource rather than siteConfig.appSettings: it takes an object, so the two sets merge with
-// union() and no loop over values known only during the deployment is needed.
+// union() and no loop over values known only during the deployment is needed. It replaces the app's
+// whole setting set: every setting lives in the templates (resources.bicep), none is kept from the
+// portal across a provision.
 resource settings 'Microsoft.Web/sites/config@2024-04-01' = {
   parent: app
   name: 'appsettings'

@@ -5,7 +5,7 @@
 @description('Principal (object) id of the app\'s user-assigned identity.')
 param appPrincipalId string
 
-@description('Principal id of the operator who sets the Key Vault secrets. Empty: no operator grant.')
+@description('Principal id of the operator (the hooks, `npm run bootstrap`, `npm run dlq`). Empty: no operator grant.')
 param operatorPrincipalId string = ''
 
 param storageAccountName string
@@ -91,9 +91,10 @@ resource monitoringMetricsPublisher 'Microsoft.Authorization/roleAssignments@202
   }
 }
 
-// The operator sets the secrets (README "Deploy") and reads them back for the bootstrap. In an RBAC
-// vault even a subscription owner cannot do that without a data-plane role. No principalType: the
-// operator may be a user, a group or a pipeline's service principal.
+// The operator's hooks create missing keys and read them back for the bootstrap, and the operator
+// sets the bridges' headers. In an RBAC vault even a subscription owner cannot do that without a
+// data-plane role. No principalType: the operator may be a user, a group or a pipeline's service
+// principal.
 resource operatorSecretsOfficer 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (!empty(operatorPrincipalId)) {
   name: guid(keyVault.id, operatorPrincipalId, roles.keyVaultSecretsOfficer)
   scope: keyVault
@@ -102,3 +103,18 @@ resource operatorSecretsOfficer 'Microsoft.Authorization/roleAssignments@2022-04
     principalId: operatorPrincipalId
   }
 }
+
+// `npm run dlq`: peek at, receive and resubmit dead letters. Data roles only, as for the app.
+resource operatorServiceBusData 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
+  for roleId in (empty(operatorPrincipalId) ? [] : [
+    roles.serviceBusDataSender
+    roles.serviceBusDataReceiver
+  ]): {
+    name: guid(serviceBus.id, operatorPrincipalId, roleId)
+    scope: serviceBus
+    properties: {
+      roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roleId)
+      principalId: operatorPrincipalId
+    }
+  }
+]

@@ -8,8 +8,11 @@ param location string
 
 param tags object = {}
 
-@description('Queue names. main.bicep passes its copy of shared/queue/queue-names.ts.')
+@description('Queue names. resources.bicep passes its copy of shared/queue/queue-names.ts.')
 param queueNames string[]
+
+@description('Log Analytics workspace that receives the namespace\'s diagnostic logs.')
+param logAnalyticsWorkspaceId string
 
 resource namespace 'Microsoft.ServiceBus/namespaces@2024-01-01' = {
   name: namespaceName
@@ -36,13 +39,31 @@ resource queues 'Microsoft.ServiceBus/namespaces/queues@2024-01-01' = [
       // sweep overlapping a publish, is dropped as a duplicate within the window.
       requiresDuplicateDetection: true
       duplicateDetectionHistoryTimeWindow: 'PT10M'
-      // A message abandoned this many times goes to the dead-letter queue, where someone can look at it.
+      // A message abandoned this many times goes to the dead-letter queue, where `npm run dlq` finds
+      // it and an alert reports it. Handler failures are retried later by the triggers themselves
+      // (scheduled), so these deliveries are spent on crashed workers and on the final give-up.
       maxDeliveryCount: 10
       // The Functions host renews the lock while a handler runs; a crashed instance frees it in a minute.
       lockDuration: 'PT1M'
     }
   }
 ]
+
+// Operational logs (entity changes, failures of the namespace itself) to Log Analytics; rare, so
+// cheap. Metrics such as DeadletteredMessages are read by the alerts directly.
+resource diagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
+  name: 'to-log-analytics'
+  scope: namespace
+  properties: {
+    workspaceId: logAnalyticsWorkspaceId
+    logs: [
+      {
+        categoryGroup: 'allLogs'
+        enabled: true
+      }
+    ]
+  }
+}
 
 output name string = namespace.name
 @description('<namespace>.servicebus.windows.net, taken from the endpoint so that it is right in every cloud.')

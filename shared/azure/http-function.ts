@@ -17,7 +17,8 @@ export function httpHandler(group: RouteGroup, services: () => Services = getSer
     const svc = services();
     handle ??= createPipeline(group.routes, svc);
     const { response, outcome } = await handle(toApiRequest(request));
-    context.log(JSON.stringify({ message: "request", ...outcome }));
+    // The access log line, with its fields (requestId, status...) as fields, not text.
+    svc.logger.info("request", { ...outcome, invocationId: context.invocationId });
     return { status: response.status, headers: response.headers, body: response.body };
   };
 }

@@ -23,6 +23,8 @@ export const httpFunctions: readonly { name: string; route: string }[] = [
   { name: "investigation", route: "v2/workspaces/{workspaceId}/investigation/users/{*rest}" },
   { name: "audit-export", route: "v2/workspaces/{workspaceId}/export/audit/{*rest}" },
   { name: "agent-tools", route: "v2/workspaces/{workspaceId}/agent/tools/kql/tables/{*rest}" },
+  { name: "gamebooks", route: "v2/workspaces/{workspaceId}/gamebooks/{*rest}" },
+  { name: "gamebooks-across-workspaces", route: "v2/gamebooks/across-workspaces/history/{*rest}" },
   { name: "meta", route: "v2/{*rest}" },
 ];
 

@@ -85,8 +85,17 @@ export function bareHostname(url: URL): string {
   return url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
 }
 
+/**
+ * Said with every refusal of a loopback or private target: a developer trying the service against a
+ * receiver on their own machine learns the setting's name from the error itself.
+ */
+const LOCAL_TARGETS_HINT = "To deliver to your own machine when testing locally, start the service with WEBHOOK_ALLOW_PRIVATE_TARGETS=true.";
+
 export interface WebhookUrlCheckOptions {
-  /** Local development and tests only: allows IP literals and names resolving to non-public addresses. HTTPS is still required. */
+  /**
+   * Local development and tests only: allows IP literals, loopback names (`localhost`, `*.localhost`)
+   * and names resolving to non-public addresses. HTTPS is still required.
+   */
   allowPrivateTargets: boolean;
   /** Defaults to the system resolver (`dns.promises.lookup` with `all: true`). */
   resolve?: HostResolver;
@@ -113,10 +122,13 @@ export async function checkWebhookUrl(raw: string, options: WebhookUrlCheckOptio
     return "The URL must not contain credentials; use the webhook's authentication settings instead.";
   }
   const host = bareHostname(url);
-  if (isLocalhostName(host)) return "The URL must not point to localhost.";
   if (isIP(host) !== 0) {
-    return options.allowPrivateTargets ? null : "The URL must use a host name, not an IP address.";
+    if (options.allowPrivateTargets) return null;
+    if (!isPublicAddress(host)) return `The URL must use a host name, not an IP address (${host} is not a public address). ${LOCAL_TARGETS_HINT}`;
+    return "The URL must use a host name, not an IP address.";
   }
+  // With private targets allowed, a loopback name is resolved like any other name (to loopback).
+  if (isLocalhostName(host) && !options.allowPrivateTargets) return `The URL must not point to localhost. ${LOCAL_TARGETS_HINT}`;
 
   let addresses: string[];
   try {
@@ -127,7 +139,7 @@ export async function checkWebhookUrl(raw: string, options: WebhookUrlCheckOptio
   if (addresses.length === 0) return `The host name ${host} does not resolve.`;
   if (options.allowPrivateTargets) return null;
   if (!addresses.every(isPublicAddress)) {
-    return `The host name ${host} resolves to a private or reserved address, which is not allowed.`;
+    return `The host name ${host} resolves to a private or reserved address, which is not allowed. ${LOCAL_TARGETS_HINT}`;
   }
   return null;
 }

@@ -3,6 +3,7 @@ import { API_KEY_HEADER } from "../delivery/delivery-worker";
 import { classifications, publicStatuses, severities } from "../sources/gateway";
 import { sources } from "../sources/source";
 import { internalStatuses } from "../store/records";
+import { gamebookRunStatuses, playbookEntityTypes, playbookStatuses } from "../store/gamebook-records";
 import { eventTypes, type EventType } from "./event-types";
 
 /**
@@ -171,9 +172,9 @@ export const gamebookRunData = z
     accountId,
     incidentNumber,
     incidentTitle: z.string().describe("The incident's title."),
-    gamebookId: z.string().describe("The gamebook that was run (`originalGamebookId`)."),
-    gamebookTitle: z.string().describe("The gamebook's title (`originalGamebookTitle`)."),
-    status: z.string().describe("The run's status at dispatch (`Pending` is a value)."),
+    gamebookId: z.string().describe("The catalogue gamebook the run's playbooks are (`originalGamebookId`); \"\" when they are none."),
+    gamebookTitle: z.string().describe("The run's title (`title`): the gamebook's, or the playbooks' names."),
+    status: z.enum(gamebookRunStatuses).describe("The run's status at dispatch: `Pending`, dispatched and not yet started."),
     isAutoRun: z.boolean().describe("True when the run was started automatically."),
     isRetryGamebook: z.boolean().describe("True when the run retries an earlier one."),
     triggeredBy: changeOrigin.describe("Who started the run."),
@@ -181,13 +182,14 @@ export const gamebookRunData = z
     playbooks: z
       .array(
         z.strictObject({
-          id: z.string().describe("The playbook entry's id."),
+          id: z.string().describe("The playbook entry's id (its step id)."),
+          referenceId: z.string().describe("The catalogue playbook (`playbooks[i].id` of the run request)."),
           name: z.string().describe("The playbook's name."),
-          entityType: z.string().describe("The kind of entity it acts on (`User` is a value)."),
+          entityType: z.enum(playbookEntityTypes).describe("The kind of entity it acts on (`User` is a directory account; `Incident` the incident itself)."),
           affectedEntity: z.string().describe("The entity it acts on."),
           sequence: z.int().describe("Its position in the run."),
           isAdminRequired: z.boolean().describe("True when it needs administrator approval."),
-          status: z.string().describe("Its status at dispatch (`Pending` is a value)."),
+          status: z.enum(playbookStatuses).describe("Its status at dispatch: `Pending`."),
         }),
       )
       .describe("The run's playbooks, in sequence order."),

@@ -7,7 +7,7 @@ import type { InProcessQueue } from "../queue/in-process-queue";
 import type { MessageHandler, QueueSender } from "../queue/queue";
 import type { Stores } from "../store/ports";
 import type { SecretBox } from "../delivery/secret-box";
-import type { EventMessage } from "../store/records";
+import type { EventMessage, GamebookRunMessage } from "../store/records";
 import { createFanOutHandler } from "./fan-out";
 import { OutboxRelay } from "./outbox-relay";
 
@@ -19,20 +19,30 @@ import { OutboxRelay } from "./outbox-relay";
 export interface EventPipeline {
   events: QueueSender<EventMessage>;
   deliveries: QueueSender<DeliveryMessage>;
+  /** Dispatched gamebook runs, for the executor (sent by the relay from the outbox). */
+  gamebookRuns: QueueSender<GamebookRunMessage>;
   outbox: OutboxRelay;
   fanOutHandler: MessageHandler<EventMessage>;
   deliveryHandler: MessageHandler<DeliveryMessage>;
   sender: GuardedSender;
   /** Set on the embedded default: the queues themselves, for local controls and tests. */
-  inProcess?: { events: InProcessQueue<EventMessage>; deliveries: InProcessQueue<DeliveryMessage> };
+  inProcess?: InProcessQueues;
 }
 
-/** The two queues of the pipeline: in-process on the embedded default, Service Bus in Azure. */
+export interface InProcessQueues {
+  events: InProcessQueue<EventMessage>;
+  deliveries: InProcessQueue<DeliveryMessage>;
+  /** Its handler (the gamebook executor) is subscribed by the composition root. */
+  gamebookRuns: InProcessQueue<GamebookRunMessage>;
+}
+
+/** The queues the outbox feeds: in-process on the embedded default, Service Bus in Azure. */
 export interface EventQueues {
   events: QueueSender<EventMessage>;
   deliveries: QueueSender<DeliveryMessage>;
-  /** Set when the queues run in this process: the handlers are subscribed to them here. */
-  inProcess?: { events: InProcessQueue<EventMessage>; deliveries: InProcessQueue<DeliveryMessage> };
+  gamebookRuns: QueueSender<GamebookRunMessage>;
+  /** Set when the queues run in this process: the event handlers are subscribed to them here. */
+  inProcess?: InProcessQueues;
 }
 
 export interface EventPipelineDeps {
@@ -48,7 +58,7 @@ export interface EventPipelineDeps {
 
 export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
   const { config, stores, logger, now } = deps;
-  const { events, deliveries, inProcess } = deps.queues;
+  const { events, deliveries, gamebookRuns, inProcess } = deps.queues;
   const { sender } = deps;
   const logTtlSeconds = config.webhooks.deliveryLogTtlDays * 86_400;
   const fanOutHandler = createFanOutHandler({
@@ -79,7 +89,8 @@ export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
   return {
     events,
     deliveries,
-    outbox: new OutboxRelay({ outbox: stores.outbox, events, audit: stores.audit, now, logger }),
+    gamebookRuns,
+    outbox: new OutboxRelay({ outbox: stores.outbox, events, workQueues: { "gamebook-runs": gamebookRuns }, audit: stores.audit, now, logger }),
     fanOutHandler,
     deliveryHandler,
     sender,

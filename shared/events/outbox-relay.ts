@@ -1,18 +1,21 @@
 import type { Logger } from "../logger";
 import type { QueueSender } from "../queue/queue";
 import type { AuditStore, OutboxStore } from "../store/ports";
-import type { EventMessage, OutboxAuditRecord, OutboxEventRecord, OutboxRecord } from "../store/records";
+import type { EventMessage, GamebookRunMessage, OutboxAuditRecord, OutboxEventRecord, OutboxMessageRecord, OutboxRecord } from "../store/records";
 
 export interface OutboxRelayOptions {
   outbox: OutboxStore;
   events: QueueSender<EventMessage>;
+  /** The work queues that outbox message records go to, by name. */
+  workQueues: { "gamebook-runs": QueueSender<GamebookRunMessage> };
   audit: AuditStore;
   now: () => Date;
   logger: Logger;
 }
 
 /**
- * Carries out committed outbox records: events go to the `events` queue, audit events to the trail.
+ * Carries out committed outbox records: events go to the `events` queue, audit events to the trail,
+ * work messages (a dispatched gamebook run) to their queue.
  * `publish` runs right after a commit; the sweep carries out whatever a crash between commit and
  * publish left behind. Both are idempotent: the event id is the message id (duplicate detection,
  * and receivers deduplicate anyway), and the trail keeps one copy of an audit id.
@@ -38,7 +41,8 @@ export class OutboxRelay {
   async publish(records: readonly OutboxRecord[]): Promise<number> {
     const events = records.filter((r): r is OutboxEventRecord => r.kind === "event");
     const audits = records.filter((r): r is OutboxAuditRecord => r.kind === "audit");
-    const done = [...(await this.sendEvents(events)), ...(await this.appendAudits(audits))];
+    const messages = records.filter((r): r is OutboxMessageRecord => r.kind === "message");
+    const done = [...(await this.sendEvents(events)), ...(await this.appendAudits(audits)), ...(await this.sendMessages(messages))];
     const at = this.options.now().toISOString();
     for (const r of done) {
       await this.options.outbox.markPublished(r, at).catch((error: unknown) => {
@@ -69,6 +73,22 @@ export class OutboxRelay {
       }
       return (await Promise.all(records.map((r) => this.sendEvents([r])))).flat();
     }
+  }
+
+  /** One send per message: they are few (one per dispatched run), and one refused holds up only itself. */
+  private async sendMessages(records: readonly OutboxMessageRecord[]): Promise<OutboxMessageRecord[]> {
+    const results = await Promise.all(
+      records.map(async (r) => {
+        try {
+          await this.options.workQueues[r.queue].send([r.message]);
+          return r;
+        } catch (error) {
+          this.options.logger.warn("outbox message send failed; the sweep will retry", { queue: r.queue, messageId: r.message.messageId, error: String(error) });
+          return undefined;
+        }
+      }),
+    );
+    return results.filter((r): r is OutboxMessageRecord => r !== undefined);
   }
 
   private async appendAudits(records: readonly OutboxAuditRecord[]): Promise<OutboxAuditRecord[]> {

@@ -1,15 +1,16 @@
+import type { ApprovalMode } from "../store/gamebook-records";
+
 /**
  * Who must approve a gamebook run before it executes (contract 3 and 4.1 rule 4). Two settings can
  * ask for it, and either is enough: the workspace's own policy, and the approval setting of the
  * service provider that manages the workspace's account ("partner approval"). A caller's
  * `isQueued: true` asks for it too; `isQueued: false` never waives it.
- */
-export const approvalModes = ["NoApproval", "AdminRequiredPlaybooks", "AllRuns"] as const;
-/**
+ *
  * `AllRuns`: every run waits for approval. `AdminRequiredPlaybooks`: only runs with at least one
  * playbook that needs an administrator. `NoApproval`: runs are dispatched at once.
  */
-export type ApprovalMode = (typeof approvalModes)[number];
+export { approvalModes } from "../store/gamebook-records";
+export type { ApprovalMode } from "../store/gamebook-records";
 
 /** A workspace's own policy. A workspace without one is `NoApproval`. */
 export interface WorkspaceApprovalPolicy {

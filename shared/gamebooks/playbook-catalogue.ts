@@ -1,53 +1,15 @@
-import { automationEntityTypes, type AutomationEntityType } from "../playbook-actions/playbook-action-port";
+import type { AutomationEntityType } from "../playbook-actions/playbook-action-port";
 import type { Entity, EntityKind } from "../sources/gateway";
-import type { PlaybookParameter } from "./playbook-parameters";
+import type { CataloguePlaybook, Gamebook, PlaybookEntityType } from "../store/gamebook-records";
+
+export { playbookActionKinds, playbookEntityTypes } from "../store/gamebook-records";
+export type { CataloguePlaybook, Gamebook, PlaybookActionKind, PlaybookEntityType } from "../store/gamebook-records";
 
 /**
  * A workspace's playbook catalogue and gamebooks. A playbook is one action on one entity (disable a
  * user, isolate a host) or on the incident itself (add a comment, close it); a gamebook is a named,
  * ordered list of playbooks that an analyst runs against an incident.
  */
-
-/** Contract 2.6 `entityType`: the automation entity types, plus `Incident` for actions on the incident. */
-export const playbookEntityTypes = [...automationEntityTypes, "Incident"] as const;
-export type PlaybookEntityType = (typeof playbookEntityTypes)[number];
-
-/**
- * Who carries a playbook out. `automation` steps go to the playbook-action port; the two incident
- * actions go through the service's own incident paths (a comment is `incident.comment.added.v1`, a
- * close the status events), so that a gamebook's changes look like every other change.
- */
-export const playbookActionKinds = ["automation", "incident.comment", "incident.close"] as const;
-export type PlaybookActionKind = (typeof playbookActionKinds)[number];
-
-export interface CataloguePlaybook {
-  /** Unique in the workspace; what a run names as `playbooks[i].id`. */
-  id: string;
-  workspaceId: string;
-  /** The automation's own name for the action, the same in every workspace (`reset-password`). */
-  referenceId: string;
-  name: string;
-  description: string;
-  entityType: PlaybookEntityType;
-  action: PlaybookActionKind;
-  /** Running it needs an administrator: it can trigger an approval (approval-policy.ts). */
-  isAdminRequired: boolean;
-  /** Offered first to analysts; undo playbooks are not. */
-  isRecommended: boolean;
-  /** The playbook that undoes this one (release an isolated host), in the same workspace; null when none. */
-  recoverPlaybookId: string | null;
-  /** What a run may pass in `parameters`; anything else is refused. */
-  parameters: readonly PlaybookParameter[];
-}
-
-export interface Gamebook {
-  id: string;
-  workspaceId: string;
-  title: string;
-  description: string;
-  /** In running order: sequences 1..N. */
-  playbooks: readonly { playbookId: string; sequence: number }[];
-}
 
 /** Which playbook entity types can act on an incident entity of each kind (a URL also names a domain). */
 export const entityTypesForKind: Readonly<Record<EntityKind, readonly AutomationEntityType[]>> = {

@@ -1,13 +1,11 @@
+import type { PlaybookParameter } from "../store/gamebook-records";
+
 /**
  * The parameters a playbook declares, and the check of what a run passes for them. A run may pass
  * only declared parameters (contract 4.1: only the documented inputs), each of its declared kind;
  * missing optional ones take their default.
  */
-export type PlaybookParameter =
-  | { name: string; kind: "string"; description: string; required: boolean; maxLength: number; default?: string }
-  | { name: string; kind: "enum"; description: string; required: boolean; values: readonly string[]; default?: string }
-  | { name: string; kind: "boolean"; description: string; required: boolean; default?: boolean }
-  | { name: string; kind: "integer"; description: string; required: boolean; min: number; max: number; default?: number };
+export type { PlaybookParameter };
 
 export type ParameterValues = Record<string, string | number | boolean>;
 

@@ -1,13 +1,8 @@
+import type { PlaybookRuleDefinition } from "../store/gamebook-records";
 import { sentinelEntitiesFor, type CataloguePlaybook } from "./playbook-catalogue";
 import { patternSpecificity, titleMatches } from "./title-pattern";
 
-/** A stored rule: "for incidents titled like this, recommend that playbook" (title-pattern.ts). */
-export interface PlaybookRuleDefinition {
-  workspaceId: string;
-  /** A title pattern: exact and case-insensitive, `*` for any run of characters. */
-  incidentTitle: string;
-  playbookId: string;
-}
+export type { PlaybookRuleDefinition } from "../store/gamebook-records";
 
 /** Contract 2.7: a rule as the rules endpoint returns it, with its playbook's details. */
 export interface PlaybookRule {

@@ -1,5 +1,6 @@
 import { ApiError } from "../errors/api-error";
 import type { PlaybookStepResult } from "../playbook-actions/playbook-action-port";
+import { gamebookRunStatuses, playbookStatuses, type GamebookRunStatus, type PlaybookStatus } from "../store/gamebook-records";
 
 /**
  * The life of a gamebook run and of its playbooks, as pure functions of the run (the transition
@@ -12,13 +13,13 @@ import type { PlaybookStepResult } from "../playbook-actions/playbook-action-por
  * had succeeded before, `PartiallySucceeded` when something had (some containment is in place, and
  * its recover playbooks may be needed).
  */
-export const runStatuses = ["Pending", "Running", "Succeeded", "PartiallySucceeded", "Failed", "Denied", "Cancelled"] as const;
-export type RunStatus = (typeof runStatuses)[number];
+export const runStatuses = gamebookRunStatuses;
+export type RunStatus = GamebookRunStatus;
 
 export const finalRunStatuses: readonly RunStatus[] = ["Succeeded", "PartiallySucceeded", "Failed", "Denied", "Cancelled"];
 
-export const playbookStatuses = ["Pending", "Running", "Succeeded", "Failed", "Skipped"] as const;
-export type PlaybookStatus = (typeof playbookStatuses)[number];
+export { playbookStatuses };
+export type { PlaybookStatus };
 
 /** The fields of a playbook entry (contract 2.6) that running changes. Unset times are "". */
 export interface PlaybookRunState {

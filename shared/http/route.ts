@@ -62,6 +62,8 @@ export interface RouteDef<P extends Schema | undefined, Q extends Schema | undef
   method: HttpMethod;
   path: string;
   summary: string;
+  /** Longer documentation for the OpenAPI operation (Markdown), after the scope line. */
+  description?: string;
   tag: string;
   /** Required scope, or "public" for unauthenticated routes. */
   auth: Scope | "public";

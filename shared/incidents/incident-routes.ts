@@ -2,6 +2,7 @@ import { z } from "zod";
 import { auditRecord } from "../events/audit-record";
 import { ApiError, notFound } from "../errors/api-error";
 import { defineRoute, type RouteGroup } from "../http/route";
+import { gamebookRunView, toGamebookRunView } from "../gamebooks/gamebook-views";
 import type { EntityQuery } from "../sources/gateway";
 import { initialState, stateIdOf } from "./incident-state";
 import { outboxScope } from "../store/outbox-scope";
@@ -97,14 +98,14 @@ export const incidentRoutes: RouteGroup = {
       tag,
       auth: "incidents:read",
       params: incidentParams,
-      response: z.record(z.string(), z.unknown()).describe("Gamebook run (contract 2.6)."),
+      response: gamebookRunView,
       async handler(input) {
         const { params, workspace } = input;
         // The incident must exist at its source: a run of a deleted incident is not shown.
         await input.services.sources.gateway(params.source).getIncident(workspace.id, params.incidentId, input.signal);
         const run = await input.services.stores.gamebookRuns.latestForIncident(workspace.id, params.source, params.incidentId);
         if (!run) throw new ApiError("NOT_FOUND", "No gamebook has run on this incident.", { target: "incidentId" });
-        return { data: run };
+        return { data: toGamebookRunView(run) };
       },
     }),
     defineRoute({

@@ -13,6 +13,11 @@ export interface ServiceComment {
   message: string;
   /** The author's address, when the actor has one. */
   authorEmail?: string;
+  /**
+   * Makes the write idempotent at the vendor: a repeat with the same key (a gamebook step resumed
+   * after a crash) returns the comment the first call added, and its event has the same id.
+   */
+  idempotencyKey?: string;
 }
 
 /**
@@ -34,6 +39,7 @@ export async function addServiceComment(ctx: OperationContext, input: ServiceCom
     agentName: actor.origin === "agent" ? actor.name : null,
     isClosingComment: false,
     extensionId: null,
+    ...(input.idempotencyKey === undefined ? {} : { idempotencyKey: input.idempotencyKey }),
   });
   let incident: VendorIncident | null = null;
   try {

@@ -1,14 +1,26 @@
+import { isApiError } from "../errors/api-error";
+import { actsOn } from "../gamebooks/playbook-catalogue";
+import type { RunGamebookRequest } from "../gamebooks/run-request";
+import { submitRun } from "../gamebooks/run-submission";
+import { serviceActor } from "../operation-context";
 import type { Services } from "../services";
-import type { GamebookRunRecord, PlaybookEntryRecord, WorkspaceRecord } from "../store/records";
+import type { VendorIncident } from "../sources/gateway";
+import type { PlaybookCatalogueRecord } from "../store/gamebook-records";
+import type { WorkspaceRecord } from "../store/records";
 import { demoId } from "./demo-data";
 
 /**
- * A few finished gamebook runs on the newest SourceA incidents of the first demo workspaces, so
- * that `last-gamebook` has something to show before the gamebooks endpoints exist.
+ * Real gamebook runs on the newest SourceA incidents of the first two demo workspaces (which need no
+ * approval), submitted through the gamebook code as an automation rule would start them and carried
+ * out by the executor, so that `last-gamebook`, `by-incident` and the history show something at
+ * start. Their ids come from the seed: a restart on a durable store submits nothing twice. Gamebooks
+ * that close the incident are not used, so seeding changes no incident's status.
  */
 export async function seedDemoGamebookRuns(services: Services, workspaces: readonly WorkspaceRecord[]): Promise<number> {
   let seeded = 0;
   for (const workspace of workspaces.slice(0, 2)) {
+    const catalogue = await services.stores.playbookCatalogues.get(workspace.id);
+    if (!catalogue) continue;
     const now = services.now();
     const page = await services.sources.gateway("SourceA").listIncidents({
       workspaceId: workspace.id,
@@ -18,66 +30,48 @@ export async function seedDemoGamebookRuns(services: Services, workspaces: reado
       limit: 3,
     });
     for (const incident of page.items) {
-      const id = demoId(services.config.demoSeed, `gamebook-run/${workspace.id}/${incident.id}`);
-      const started = new Date(Date.parse(incident.createdAt) + 5 * 60_000).toISOString();
-      const finished = new Date(Date.parse(incident.createdAt) + 7 * 60_000).toISOString();
-      const account = incident.entities.find((e) => e.kind === "Account");
-      const playbook = (sequence: number, name: string, description: string): PlaybookEntryRecord => ({
-        id: demoId(services.config.demoSeed, `playbook/${id}/${sequence}`),
-        referenceId: `pb-${name.toLowerCase().replace(/\s+/g, "-")}`,
-        entityId: account?.id ?? "",
-        name,
-        description,
-        affectedEntity: account?.name ?? "",
-        tracingId: id,
-        userObjectId: "",
-        userPrincipalName: account?.name ?? "",
-        internetMessageId: "",
-        entityType: "User",
-        isRecommended: true,
-        isAdminRequired: false,
-        status: "Completed",
-        errorMessage: "",
-        sequence,
-        modificationDate: finished,
-        startingDate: started,
-        finishingDate: finished,
-        executionTime: "00:01:00",
-        parameters: {},
-      });
-      const run: GamebookRunRecord = {
-        id,
-        tracingId: id,
-        incidentId: incident.id,
-        source: incident.source,
-        incidentTitle: incident.title,
-        incidentNumber: incident.number,
-        isOcr: false,
-        isRecover: false,
-        isAdminRequired: false,
-        isAutoRun: true,
-        isRetryGamebook: false,
-        isQueued: false,
-        triggedByUserId: "automation",
-        displayName: "Automation rule",
-        modificationDate: finished,
-        creationDate: started,
-        status: "Completed",
-        title: "Contain compromised account",
-        summary: "Revoked the user's sessions and reset the password.",
-        workspaceId: workspace.id,
-        workspaceName: workspace.name,
-        tenantId: workspace.tenantId,
-        originalGamebookId: "gb-contain-account",
-        originalGamebookTitle: "Contain compromised account",
-        playbooks: [
-          playbook(1, "Revoke sessions", "Signs the user out everywhere."),
-          playbook(2, "Reset password", "Forces a password reset at next sign-in."),
-        ],
-      };
-      await services.stores.gamebookRuns.upsert(run);
-      seeded++;
+      const request = automaticRun(catalogue, incident);
+      if (!request) continue;
+      const ctx = { services, actor: { ...serviceActor("portal", "Automation rule"), accountId: workspace.accountId } };
+      try {
+        await submitRun(ctx, {
+          workspace,
+          request,
+          tracingId: demoId(services.config.demoSeed, `gamebook-run-trace/${workspace.id}/${incident.id}`),
+          runId: demoId(services.config.demoSeed, `gamebook-run/${workspace.id}/${incident.id}`),
+          isAutoRun: true,
+        });
+        seeded++;
+      } catch (error) {
+        // Seeded on an earlier start (a durable store): nothing to do.
+        if (!(isApiError(error) && error.code === "CONFLICT")) throw error;
+      }
     }
   }
   return seeded;
+}
+
+/** The first catalogue gamebook whose playbooks all find an entity of the incident to act on. */
+function automaticRun(catalogue: PlaybookCatalogueRecord, incident: VendorIncident): RunGamebookRequest | undefined {
+  const playbooks = new Map(catalogue.playbooks.map((p) => [p.id, p]));
+  for (const gamebook of catalogue.gamebooks) {
+    const steps = [...gamebook.playbooks].sort((a, b) => a.sequence - b.sequence).map((step) => ({ step, playbook: playbooks.get(step.playbookId) }));
+    if (steps.some(({ playbook }) => !playbook || playbook.action === "incident.close")) continue;
+    const planned = steps.map(({ step, playbook }) => {
+      if (playbook!.entityType === "Incident") {
+        return { id: playbook!.id, sequence: step.sequence, entityId: incident.id, parameters: { message: `Automation rule ran "${gamebook.title}".` } };
+      }
+      const entity = incident.entities.find((e) => actsOn(playbook!, e));
+      return entity && { id: playbook!.id, sequence: step.sequence, entityId: entity.id, parameters: {} };
+    });
+    if (planned.some((p) => p === undefined)) continue;
+    return {
+      incidentId: incident.id,
+      incidentTitle: incident.title,
+      source: incident.source,
+      playbooks: planned as RunGamebookRequest["playbooks"],
+      isQueued: false,
+    };
+  }
+  return undefined;
 }

@@ -2,7 +2,9 @@ import type { ApprovalMode, PartnerApprovalSetting, WorkspaceApprovalPolicy } fr
 import type { CataloguePlaybook, Gamebook, PlaybookActionKind, PlaybookEntityType } from "../gamebooks/playbook-catalogue";
 import type { PlaybookParameter } from "../gamebooks/playbook-parameters";
 import type { PlaybookRuleDefinition } from "../gamebooks/playbook-rules";
+import type { Services } from "../services";
 import { classifications } from "../sources/gateway";
+import { PLAYBOOK_CATALOGUE_ID } from "../store/gamebook-records";
 import { demoId, type DemoData } from "./demo-data";
 
 /** The demo organization's gamebook world: catalogues, gamebooks, rules and approval settings. */
@@ -183,5 +185,34 @@ export function buildDemoGamebooks(seed: string, demo: Pick<DemoData, "provider"
   if (clinics) world.workspacePolicies.push({ workspaceId: clinics.id, mode: "AllRuns" satisfies ApprovalMode });
   const northwind = demo.customers.find((c) => c.name === "Northwind Health");
   if (northwind) world.partnerSettings.push({ providerAccountId: demo.provider.id, mode: "AdminRequiredPlaybooks", accountIds: [northwind.id] });
+  return world;
+}
+
+/**
+ * Writes the demo gamebook world: each workspace's catalogue, the clinics workspace's policy and the
+ * provider's partner setting (on the workspace and account records, where the approval decision
+ * reads them). Idempotent: the same documents every time.
+ */
+export async function seedDemoGamebooks(services: Services, demo: Pick<DemoData, "provider" | "customers" | "workspaces">): Promise<DemoGamebookWorld> {
+  const world = buildDemoGamebooks(services.config.demoSeed, demo);
+  const updatedAt = services.now().toISOString();
+  for (const workspace of demo.workspaces) {
+    await services.stores.playbookCatalogues.put({
+      id: PLAYBOOK_CATALOGUE_ID,
+      workspaceId: workspace.id,
+      playbooks: world.playbooks.filter((p) => p.workspaceId === workspace.id),
+      gamebooks: world.gamebooks.filter((g) => g.workspaceId === workspace.id),
+      rules: world.rules.filter((r) => r.workspaceId === workspace.id),
+      updatedAt,
+    });
+  }
+  for (const policy of world.workspacePolicies) {
+    const workspace = demo.workspaces.find((w) => w.id === policy.workspaceId);
+    if (workspace) await services.stores.workspaces.upsert({ ...workspace, gamebookApproval: policy.mode });
+  }
+  for (const setting of world.partnerSettings) {
+    const provider = await services.stores.accounts.get(setting.providerAccountId);
+    if (provider) await services.stores.accounts.upsert({ ...provider, partnerApproval: { mode: setting.mode, accountIds: [...setting.accountIds] } });
+  }
   return world;
 }

@@ -8,7 +8,9 @@ import { serviceActor } from "../operation-context";
 import { classifications, severities } from "../sources/gateway";
 import { sourceSchema } from "../sources/source";
 import type { SimulatedSystems } from "./local-services";
+import { gamebookControlRoutes } from "./gamebook-controls";
 import { workspaceDataControlRoutes } from "./workspace-data-controls";
+import { localControlsIndexRoute } from "./local-controls-index";
 
 const tag = "Local controls";
 const incidentPath = z.object({ source: sourceSchema(), workspaceId: z.guid(), incidentId: z.string().min(1).max(256) });
@@ -20,7 +22,7 @@ const incidentPath = z.object({ source: sourceSchema(), workspaceId: z.guid(), i
  * local host listens on loopback by default.
  */
 export function localControlRoutes(simulated: SimulatedSystems): Route[] {
-  return [
+  const controls = [
     defineRoute({
       method: "POST",
       path: "/sources/{source}/workspaces/{workspaceId}/incidents",
@@ -28,7 +30,10 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
       tag,
       auth: "public",
       params: z.object({ source: sourceSchema(), workspaceId: z.guid() }),
-      body: z.object({ title: z.string().trim().min(1).max(300), severity: z.enum(severities).default("Medium") }).strict(),
+      body: z
+        .object({ title: z.string().trim().min(1).max(300), severity: z.enum(severities).default("Medium") })
+        .strict()
+        .meta({ examples: [{ title: "Ransomware note on FILESRV-02", severity: "High" }] }),
       successStatus: 201,
       async handler({ params, body }) {
         const incident = simulated.vendors.createIncident(params.source, params.workspaceId.toLowerCase(), body);
@@ -42,7 +47,10 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
       tag,
       auth: "public",
       params: incidentPath,
-      body: z.object({ classification: z.enum(classifications), closingComment: z.string().trim().min(1).max(4000).optional() }).strict(),
+      body: z
+        .object({ classification: z.enum(classifications), closingComment: z.string().trim().min(1).max(4000).optional() })
+        .strict()
+        .meta({ examples: [{ classification: "FalsePositive", closingComment: "VPN egress from the branch office." }] }),
       successStatus: 204,
       async handler({ params, body }) {
         simulated.vendors.close(params.source, params.workspaceId.toLowerCase(), params.incidentId, body.classification, body.closingComment);
@@ -75,7 +83,8 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
           origin: z.enum(["agent", "gamebook"]).default("agent"),
           name: z.string().trim().min(1).max(200).default("Triage agent"),
         })
-        .strict(),
+        .strict()
+        .meta({ examples: [{ message: "Sender domain is 3 days old.", origin: "agent", name: "Triage agent" }] }),
       successStatus: 201,
       async handler({ params, body, services }) {
         const workspace = await findWorkspace(services, params.workspaceId);
@@ -111,7 +120,8 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
           agentName: z.string().trim().min(1).max(200).default("Triage agent"),
           cards: z.array(z.object({ classification: z.enum(classifications), webhookIds: z.array(z.guid()).max(20) }).strict()).max(4),
         })
-        .strict(),
+        .strict()
+        .meta({ examples: [{ agentName: "Triage agent", cards: [{ classification: "TruePositive", webhookIds: ["<webhookId>"] }] }] }),
       successStatus: 204,
       async handler({ params, body, services }) {
         const workspace = await findWorkspace(services, params.workspaceId);
@@ -132,7 +142,8 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
           maliciousScore: z.int().min(0).max(100).nullable().default(null),
           summary: z.string().trim().min(1).max(4000).nullable().default(null),
         })
-        .strict(),
+        .strict()
+        .meta({ examples: [{ classification: "TruePositive", maliciousScore: 87, summary: "C2 beaconing confirmed." }] }),
       successStatus: 202,
       async handler({ params, body, services }) {
         const workspace = await findWorkspace(services, params.workspaceId);
@@ -141,6 +152,7 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
         return { status: 202, data: await completeInvestigation(ctx, { ...params, workspace, ...body }) };
       },
     }),
+    ...gamebookControlRoutes(),
     defineRoute({
       method: "POST",
       path: "/reconcile",
@@ -153,4 +165,6 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
     }),
     ...workspaceDataControlRoutes(simulated),
   ];
+  // GET /_local/ lists the table above, so every control shows up there as soon as it is added.
+  return [localControlsIndexRoute(controls, simulated.demo), ...controls];
 }

@@ -6,6 +6,7 @@ import { createPipeline, type ApiRequest, type ApiResponse, type RequestOutcome 
 import { PROBLEM_CONTENT_TYPE, toProblem } from "../http/problem";
 import { bodyTooLarge } from "../http/request-body";
 import type { Route } from "../http/route";
+import { API_PREFIX, Router } from "../http/router";
 import type { Services } from "../services";
 import { requestOrigin, requestTarget, requestUrl } from "./request-url";
 
@@ -34,10 +35,15 @@ export async function startLocalServer(
   // The local controls (acting "in the vendor console", running a reconciler pass) live under
   // /_local, outside the API, and only this host serves them.
   const controls = createPipeline(localControls, services, LOCAL_CONTROLS_PREFIX);
-  const handle: typeof api = (request) => (request.path.startsWith(LOCAL_CONTROLS_PREFIX + "/") ? controls(request) : api(request));
-  // Before routing, a body is judged against the largest limit any route has; each route's own
-  // limit applies once the request is routed.
-  const maxBodyBytes = Math.max(services.config.maxRequestBodyBytes, ...routes.map((r) => r.maxBodyBytes ?? 0));
+  const isControl = (pathname: string) => pathname === LOCAL_CONTROLS_PREFIX || pathname.startsWith(LOCAL_CONTROLS_PREFIX + "/");
+  const handle: typeof api = (request) => (isControl(request.path) ? controls(request) : api(request));
+  // A body is judged against its route's limit: found here for `Expect: 100-continue` (before the
+  // client sends the body), and by the pipeline for every other request.
+  const router = new Router(routes);
+  const limitFor = (method: string | undefined, url: URL) => {
+    const match = url.pathname.startsWith(API_PREFIX + "/") ? router.match((method ?? "GET").toUpperCase(), url.pathname.slice(API_PREFIX.length)) : undefined;
+    return (match?.kind === "found" ? match.route.maxBodyBytes : undefined) ?? services.config.maxRequestBodyBytes;
+  };
   // A request without a Host header, or with one that is no host, is taken as addressed to this host
   // (Node would otherwise answer it with an empty 400 of its own).
   const server = createServer({ requireHostHeader: false }, (req, res) => {
@@ -86,7 +92,8 @@ export async function startLocalServer(
   // `Expect: 100-continue` with a body announced over the limit is refused before the client sends it.
   server.on("checkContinue", (req, res) => {
     // The client waits for 100 Continue before it sends the body: nothing to drain.
-    if (Number(req.headers["content-length"]) > maxBodyBytes) return refuse(req, res, bodyTooLarge(maxBodyBytes), false);
+    const limit = limitFor(req.method, requestUrl(req.url, req.headers.host, fallbackHost));
+    if (Number(req.headers["content-length"]) > limit) return refuse(req, res, bodyTooLarge(limit), false);
     res.writeContinue();
     void serve(req, res);
   });

@@ -5,8 +5,10 @@ import { ensureContainers } from "../store/cosmos/containers";
 import { createCosmosClient } from "../store/cosmos/cosmos-client";
 import { seedDemoData } from "./demo-data";
 import { seedDemoGamebookRuns } from "./demo-gamebook-runs";
+import { seedDemoGamebooks } from "./demo-gamebooks";
 import { startLocalServer } from "./local-server";
 import { localControlRoutes } from "./local-controls";
+import { startBanner } from "./start-banner";
 
 const OUTBOX_SWEEP_INTERVAL_MS = 60_000;
 
@@ -19,6 +21,7 @@ async function main(): Promise<void> {
   }
   const { services, simulated } = createLocalServices(config);
   const { admin, data } = await seedDemoData(services);
+  await seedDemoGamebooks(services, data);
   await seedDemoGamebookRuns(services, data.workspaces).catch((error: unknown) => {
     // A bridged SourceA that is down must not stop the service from starting.
     services.logger.warn("demo gamebook runs not seeded", { error: String(error) });
@@ -29,18 +32,7 @@ async function main(): Promise<void> {
   const { url, close } = await startLocalServer(services, allRoutes(), config.port, config.host, localControlRoutes(simulated));
 
   const base = `${url}/api/v2`;
-  const lines = [
-    "",
-    `Security Operations Management API v2 — listening on ${base} (store: ${config.store})`,
-    `  Reference: ${base}/docs    OpenAPI: ${base}/openapi.json    Local controls: ${url}/_local/ (see README)`,
-    `  Demo organization: ${data.provider.name} managing ${data.customers.map((c) => c.name).join(" and ")}; ${data.workspaces.length} workspaces`,
-    `  Admin service account (shown once; set LOCAL_ADMIN_CLIENT_ID/LOCAL_ADMIN_CLIENT_SECRET to fix it):`,
-    `    clientId:     ${admin.clientId}`,
-    `    clientSecret: ${config.localAdmin.clientSecret ? "(from LOCAL_ADMIN_CLIENT_SECRET)" : admin.clientSecret}`,
-    `  Try: curl -u '${admin.clientId}:<clientSecret>' ${base}/service-accounts/${admin.clientId}`,
-    `  Workspaces: ${data.workspaces.map((w) => `${w.name} ${w.id}`).slice(0, 5).join("\n              ")}${data.workspaces.length > 5 ? `\n              (+${data.workspaces.length - 5} more)` : ""}`,
-    "",
-  ];
+  const lines = startBanner({ url, store: config.store, data, admin, adminSecretFromEnv: config.localAdmin.clientSecret !== undefined });
   process.stdout.write(lines.join("\n") + "\n");
   if (config.webhooks.allowPrivateTargets) {
     services.logger.warn("WEBHOOK_ALLOW_PRIVATE_TARGETS is on: webhooks may target loopback and private addresses. For local testing only.");

@@ -66,7 +66,8 @@ export function workspaceDataControlRoutes(simulated: SimulatedSystems): Route[]
           priority: z.enum(ticketPriorities).default("P3"),
           groupingIds: z.array(z.string().trim().min(1).max(256)).max(10).default([]),
         })
-        .strict(),
+        .strict()
+        .meta({ examples: [{ title: "Impossible travel for tom.oneill@fabrikam.example", priority: "P2" }] }),
       successStatus: 201,
       async handler({ params, body }) {
         return { status: 201, data: simulated.itsm.createTicket(params.workspaceId.toLowerCase(), body) };
@@ -86,7 +87,8 @@ export function workspaceDataControlRoutes(simulated: SimulatedSystems): Route[]
           authorName: z.string().trim().min(1).max(200).default("Dana Whitfield"),
           authorEmail: z.string().trim().min(3).max(320).nullable().default(null),
         })
-        .strict(),
+        .strict()
+        .meta({ examples: [{ body: "User confirmed the sign-in was not theirs; password reset." }] }),
       successStatus: 201,
       async handler({ params, body }) {
         return { status: 201, data: simulated.itsm.addNote(params.workspaceId.toLowerCase(), params.ticketId, body) };

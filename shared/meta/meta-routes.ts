@@ -1,10 +1,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { errorCodes } from "../errors/api-error";
+import { ApiError, errorCodes } from "../errors/api-error";
 import { notFound } from "../errors/api-error";
 import { defineRoute, type Route, type RouteGroup } from "../http/route";
 import { API_PREFIX } from "../http/router";
+import { healthProbeOf, healthReportSchema } from "./health";
 import { buildOpenApi } from "./openapi";
 
 const tag = "Reference";
@@ -26,7 +27,8 @@ const OPENAPI_CACHE_ORIGINS = 8;
 const DOCS_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'";
 
 /**
- * Unauthenticated reference routes: the OpenAPI document, its reading page and the error reference.
+ * Unauthenticated reference routes: the OpenAPI document, its reading page, the error reference and
+ * the health check.
  * `documented` returns the routes to describe (every group, this one included).
  */
 export function metaRoutes(documented: () => readonly Route[]): RouteGroup {
@@ -83,6 +85,25 @@ export function metaRoutes(documented: () => readonly Route[]): RouteGroup {
             assetCache.set(params.file, content);
           }
           return { raw: content, contentType: type, headers: { "Cache-Control": "public, max-age=86400" } };
+        },
+      }),
+      defineRoute({
+        method: "GET",
+        path: "/health",
+        summary: "Whether this instance is up and reaches its store and queue (checked at most every 5 s)",
+        tag,
+        auth: "public",
+        response: healthReportSchema,
+        // A check that failed: the store or the queue is unreachable (the detail names which).
+        problems: ["UPSTREAM_ERROR"],
+        async handler({ services }) {
+          const report = await healthProbeOf(services).report();
+          if (report.status !== "ok") {
+            const failed = Object.entries(report.checks).filter(([, c]) => c.status !== "ok");
+            // Names and contract codes only: an upstream's own error text could carry internal detail.
+            throw new ApiError("UPSTREAM_ERROR", `Health check failed: ${failed.map(([name, c]) => `${name} (${c.code})`).join(", ")}.`);
+          }
+          return { data: report };
         },
       }),
       defineRoute({

@@ -76,19 +76,14 @@ function operation(route: Route, renames: Map<string, string>): JsonSchema {
     operationId: operationId(route),
     summary: route.summary,
     tags: [route.tag],
-    description: isPublic ? "No authentication." : `Scope: \`${route.auth}\`.`,
+    description: [isPublic ? "No authentication." : `Scope: \`${route.auth}\`.`, route.description].filter(Boolean).join("\n\n"),
     parameters: [...pathParameters, ...parameters(route.query, "query")],
     responses: responses(route),
   };
   if (isPublic) op.security = [];
   else op["x-required-scope"] = route.auth;
   if (route.body) {
-    const schema = schemaOf(route.body, "input");
-    // zod leaves a schema's examples out of its input form when a field transforms (a case-insensitive
-    // source); the examples are of what a caller sends, so they belong there.
-    const examples = (route.body.meta() as { examples?: unknown[] } | undefined)?.examples;
-    if (schema.examples === undefined && examples !== undefined) schema.examples = examples;
-    op.requestBody = { required: true, content: { "application/json": { schema } } };
+    op.requestBody = { required: true, content: { "application/json": { schema: schemaOf(route.body, "input") } } };
   }
   return op;
 }
@@ -154,6 +149,8 @@ function parameters(schema: z.ZodType | undefined, where: "path" | "query"): Jso
       schema: schemaOf(field, "input"),
     };
     if (field.description) param.description = field.description;
+    const examples = z.globalRegistry.get(field)?.examples;
+    if (Array.isArray(examples) && examples.length > 0) param.example = examples[0];
     return param;
   });
 }
@@ -166,6 +163,10 @@ function objectShape(schema: z.ZodType): Record<string, z.ZodType> {
 function schemaOf(schema: z.ZodType, io: "input" | "output"): JsonSchema {
   const json = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;
   delete json.$schema;
+  // zod leaves a schema's own examples out when a field inside it transforms (a case-insensitive
+  // source, say): the examples of a body, a response or a parameter are put back here.
+  const examples = z.globalRegistry.get(schema)?.examples;
+  if (examples !== undefined && json.examples === undefined) json.examples = examples;
   return json;
 }
 

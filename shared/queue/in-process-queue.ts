@@ -21,6 +21,8 @@ export interface InProcessQueueOptions {
 }
 
 export interface DeadLetter<T> {
+  /** Its number in the dead-letter sub-queue (Service Bus numbers a dead-letter queue on its own). */
+  sequenceNumber: number;
   message: ReceivedMessage<T>;
   /** The last failure: the handler's error message, or the expired lock. */
   reason: string;
@@ -90,6 +92,7 @@ export class InProcessQueue<T> implements QueueSender<T> {
   private readonly locks = new Set<Lock<T>>();
   private readonly scheduled = new Set<Scheduled<T>>();
   private readonly dead: DeadLetter<T>[] = [];
+  private nextDeadSequence = 1;
   /** Message id → when it was accepted; in acceptance order, so expired ids are at the front. */
   private readonly acceptedIds = new Map<string, number>();
   /** Re-checked after every change of state (idle() and close() wait through them). */
@@ -126,6 +129,11 @@ export class InProcessQueue<T> implements QueueSender<T> {
     this.dispatch();
   }
 
+  /** Fails once the queue is closed, as a send would. */
+  async ping(): Promise<void> {
+    this.assertOpen();
+  }
+
   /** Starts delivery. One handler per queue, as one trigger function per Service Bus queue. */
   subscribe(handler: MessageHandler<T>): void {
     this.assertOpen();
@@ -136,7 +144,16 @@ export class InProcessQueue<T> implements QueueSender<T> {
 
   /** The dead-letter sub-queue, oldest first. Copies: inspecting them changes nothing. */
   deadLetters(): readonly DeadLetter<T>[] {
-    return this.dead.map((d) => ({ message: copyMessage(d.message), reason: d.reason, deadLetteredAt: new Date(d.deadLetteredAt) }));
+    return this.dead.map(copyDeadLetter);
+  }
+
+  /** Removes these dead letters and returns them (an operator resubmitting them); unknown numbers are skipped. */
+  removeDeadLetters(sequenceNumbers: readonly number[]): DeadLetter<T>[] {
+    const wanted = new Set(sequenceNumbers);
+    const removed = this.dead.filter((d) => wanted.has(d.sequenceNumber));
+    for (const d of removed) this.dead.splice(this.dead.indexOf(d), 1);
+    this.changed();
+    return removed.map(copyDeadLetter);
   }
 
   /**
@@ -318,7 +335,7 @@ export class InProcessQueue<T> implements QueueSender<T> {
   /** Service Bus `MaxDeliveryCount`: once a message has had that many deliveries, it is dead-lettered. */
   private redeliverOrDeadLetter(entry: Entry<T>, reason: string): void {
     if (entry.deliveryCount >= this.maxDeliveryCount) {
-      this.dead.push({ message: snapshot(entry), reason, deadLetteredAt: this.now() });
+      this.dead.push({ sequenceNumber: this.nextDeadSequence++, message: snapshot(entry), reason, deadLetteredAt: this.now() });
       this.logger.warn("message dead-lettered", { ...this.fields(entry), reason });
     } else {
       // It keeps its sequence number, so it goes back ahead of messages that arrived after it.
@@ -368,6 +385,10 @@ export class InProcessQueue<T> implements QueueSender<T> {
 
 function snapshot<T>(entry: Entry<T>): ReceivedMessage<T> {
   return copyMessage({ messageId: entry.messageId, body: entry.body, deliveryCount: entry.deliveryCount, enqueuedAt: entry.enqueuedAt });
+}
+
+function copyDeadLetter<T>(d: DeadLetter<T>): DeadLetter<T> {
+  return { sequenceNumber: d.sequenceNumber, message: copyMessage(d.message), reason: d.reason, deadLetteredAt: new Date(d.deadLetteredAt) };
 }
 
 /** Each delivery gets its own copy, so a handler that mutates its message cannot change a redelivery. */

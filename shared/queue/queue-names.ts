@@ -9,6 +9,8 @@ export const queueNames = {
   deliveries: "deliveries",
   /** One message per workspace per reconciler pass: the pass scales out with the queue. */
   reconcile: "reconcile",
+  /** One message per playbook of a dispatched gamebook run: the executor carries it out (and resumes it after a crash). */
+  gamebookRuns: "gamebook-runs",
 } as const;
 
 export type QueueName = (typeof queueNames)[keyof typeof queueNames];

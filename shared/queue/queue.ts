@@ -35,4 +35,9 @@ export interface QueueSender<T> {
   send(messages: readonly OutgoingMessage<T>[]): Promise<void>;
   /** The messages stay invisible until `enqueueAt`; the way to delay a retry, since abandon cannot. */
   schedule(messages: readonly OutgoingMessage<T>[], enqueueAt: Date): Promise<void>;
+  /**
+   * Resolves when the queue can take messages now, without sending any (the health check). Adapters
+   * over a broker open their link to it; absent means there is nothing to reach.
+   */
+  ping?(): Promise<void>;
 }

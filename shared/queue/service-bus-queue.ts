@@ -80,6 +80,18 @@ export class ServiceBusQueueSender<T> implements QueueSender<T> {
     }
   }
 
+  /**
+   * Opens the sender's link if it is not open (creating a batch needs the link's size limit), which
+   * proves the namespace is reachable and the identity may send, without sending anything.
+   */
+  async ping(): Promise<void> {
+    try {
+      await this.sender.createMessageBatch();
+    } catch (error) {
+      throw translateServiceBusError(error);
+    }
+  }
+
   /** Fills batches in order, starting a new one whenever the next message does not fit. */
   private async split(messages: ServiceBusMessage[]): Promise<{ batch: ServiceBusMessageBatch; messages: ServiceBusMessage[] }[]> {
     const groups: { batch: ServiceBusMessageBatch; messages: ServiceBusMessage[] }[] = [];

@@ -1,5 +1,7 @@
 import type { InvocationContext } from "@azure/functions";
-import type { MessageHandler, ReceivedMessage } from "./queue";
+import type { Logger } from "../logger";
+import type { MessageHandler, QueueSender, ReceivedMessage } from "./queue";
+import { withScheduledRetries } from "./scheduled-retry";
 
 /**
  * The app setting (prefix) every Service Bus trigger connects with: `SERVICEBUS` holds a connection
@@ -9,36 +11,60 @@ export const SERVICE_BUS_CONNECTION = "SERVICEBUS";
 
 export type ServiceBusTriggerFunction = (message: unknown, context: InvocationContext) => Promise<void>;
 
+/** What a trigger runs: the queue's handler, and where a failed message is scheduled to be tried again. */
+export interface TriggerTarget<T> {
+  handler: MessageHandler<T>;
+  /** The trigger's own queue. Given, a failure is retried later (`withScheduledRetries`), not abandoned. */
+  retries?: QueueSender<T>;
+  /** Where failures are logged, as fields; without it, the invocation's log. */
+  logger?: Logger;
+}
+
 /**
  * Adapts a queue handler to an `app.serviceBusQueue` trigger (cardinality one). Resolving lets the
  * host complete the message; throwing lets it abandon the message, so Service Bus redelivers it and
- * dead-letters it after the queue's `maxDeliveryCount`, exactly as the in-process queue does.
- * The handler is obtained on each invocation, not at import, so that building the services (and a
+ * dead-letters it after the queue's `maxDeliveryCount`, exactly as the in-process queue does. With
+ * `retries`, a failure is first scheduled again after a delay (`withScheduledRetries`).
+ * The target is obtained on each invocation, not at import, so that building the services (and a
  * configuration error) happens inside an invocation rather than crashing the host at start.
  *
  * @example
  * app.serviceBusQueue("deliveries", {
  *   connection: SERVICE_BUS_CONNECTION,
  *   queueName: queueNames.deliveries,
- *   handler: serviceBusTriggerHandler(async () => (await lazyServices()).events.deliveryHandler),
+ *   handler: serviceBusTriggerHandler(async () => {
+ *     const { events, logger } = await lazyServices();
+ *     return { handler: events.deliveryHandler, retries: events.deliveries, logger };
+ *   }),
  * });
  */
-export function serviceBusTriggerHandler<T>(getHandler: () => MessageHandler<T> | Promise<MessageHandler<T>>): ServiceBusTriggerFunction {
+export function serviceBusTriggerHandler<T>(
+  getTarget: () => MessageHandler<T> | TriggerTarget<T> | Promise<MessageHandler<T> | TriggerTarget<T>>,
+): ServiceBusTriggerFunction {
   return async (message: unknown, context: InvocationContext): Promise<void> => {
     const received = toReceivedMessage<T>(message, context);
+    const target = await getTarget();
+    const { handler, retries, logger } = typeof target === "function" ? { handler: target, retries: undefined, logger: undefined } : target;
+    const run = retries ? withScheduledRetries(handler, { queue: retries, logger: logger ?? invocationLogger(context) }) : handler;
     try {
-      await (await getHandler())(received);
+      await run(received);
     } catch (error) {
-      context.warn(
-        JSON.stringify({
-          message: "message handler failed; message abandoned",
-          messageId: received.messageId,
-          deliveryCount: received.deliveryCount,
-          error: error instanceof Error ? error.message : String(error),
-        }),
-      );
+      const fields = { messageId: received.messageId, deliveryCount: received.deliveryCount, error: error instanceof Error ? error.message : String(error) };
+      if (logger) logger.warn("message handler failed; message abandoned", fields);
+      else context.warn(JSON.stringify({ message: "message handler failed; message abandoned", ...fields }));
       throw error;
     }
+  };
+}
+
+/** The invocation's own log, one JSON object per line. */
+function invocationLogger(context: InvocationContext): Logger {
+  const line = (message: string, fields?: Record<string, unknown>) => JSON.stringify({ message, ...fields });
+  return {
+    debug: (m, f) => context.debug(line(m, f)),
+    info: (m, f) => context.info(line(m, f)),
+    warn: (m, f) => context.warn(line(m, f)),
+    error: (m, f) => context.error(line(m, f)),
   };
 }
 

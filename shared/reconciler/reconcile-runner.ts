@@ -37,8 +37,11 @@ export class ReconcileRunner implements Reconciler {
   readonly handler: MessageHandler<ReconcileMessage> = async ({ body }) => {
     const services = this.services();
     const result = await reconcileWorkspace(services, body);
-    const waitedMs = Date.parse(body.passStartedAt) ? services.now().getTime() - Date.parse(body.passStartedAt) : 0;
-    services.logger.info("reconciled workspace", { passId: body.passId, ...result, passAgeMs: waitedMs });
+    const now = services.now().getTime();
+    const passAgeMs = Date.parse(body.passStartedAt) ? now - Date.parse(body.passStartedAt) : 0;
+    // How far behind this workspace is: what the alert "reconciler lag above three intervals" reads.
+    const lagMs = result.coveredThrough === null ? passAgeMs : Math.max(0, now - Date.parse(result.coveredThrough));
+    services.logger.info("reconciled workspace", { passId: body.passId, ...result, passAgeMs, lagMs });
     for (const listener of this.listeners) listener(body, result);
   };
 

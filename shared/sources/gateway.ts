@@ -192,6 +192,11 @@ export interface NewVendorComment {
   agentName: string | null;
   isClosingComment: boolean;
   extensionId: string | null;
+  /**
+   * When present, the vendor adds the comment once: a repeat with the same key returns the comment
+   * it added the first time (a gamebook step that resumes after a crash sends its step id).
+   */
+  idempotencyKey?: string;
 }
 
 /** `GET .../incidents/{source}/by-entity`. Every field optional, as in the contract. */

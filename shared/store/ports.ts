@@ -17,6 +17,8 @@ import type {
   TicketLinkRecord,
   WorkspaceIntegrationsRecord,
 } from "./records";
+import type { GamebookRunStatus, PlaybookCatalogueRecord } from "./gamebook-records";
+import type { Source } from "../sources/source";
 
 /**
  * A document with its version tag, for optimistic concurrency (Cosmos `_etag`). Values read from a
@@ -138,10 +140,50 @@ export interface OutboxStore {
   list(scope: OutboxScope, limit: number): Promise<OutboxRecord[]>;
 }
 
+/** A run-history cursor: runs strictly older than (creationDate, id), newest first. */
+export interface GamebookRunCursor {
+  creationDate: string;
+  id: string;
+}
+
+export interface GamebookRunFilter {
+  /** Lower-case text that the run's `searchText` must contain. */
+  text?: string;
+  /** Only runs in one of these statuses; absent or empty: any. */
+  statuses?: readonly GamebookRunStatus[];
+}
+
+/**
+ * Gamebook runs, in their workspace's partition. `create` and `replace` commit the run's outbox
+ * records (its event, its audit event, its executor message) with it, scope `workspace:<id>`.
+ */
 export interface GamebookRunStore {
-  /** The newest run for an incident, by creationDate. */
-  latestForIncident(workspaceId: string, source: string, incidentId: string): Promise<GamebookRunRecord | undefined>;
-  upsert(run: GamebookRunRecord): Promise<void>;
+  get(workspaceId: string, runId: string): Promise<Versioned<GamebookRunRecord> | undefined>;
+  /** CONFLICT when the id exists. */
+  create(run: GamebookRunRecord, outbox: readonly OutboxRecord[]): Promise<Versioned<GamebookRunRecord>>;
+  /** CONFLICT when the run changed since it was read (another worker, an approval). */
+  replace(run: GamebookRunRecord, etag: string, outbox?: readonly OutboxRecord[]): Promise<Versioned<GamebookRunRecord>>;
+  /**
+   * A workspace's runs newest first (creationDate, then id, descending), after `cursor`, at most
+   * `limit`; `next` is set when more match.
+   */
+  list(
+    workspaceId: string,
+    filter: GamebookRunFilter,
+    limit: number,
+    cursor?: GamebookRunCursor,
+  ): Promise<{ items: GamebookRunRecord[]; next?: GamebookRunCursor }>;
+  /** The runs on one incident id, newest first, at most `limit`; of one source when `source` is given. */
+  listForIncident(workspaceId: string, incidentId: string, source: Source | undefined, limit: number): Promise<GamebookRunRecord[]>;
+  /** The newest run on an incident of that source. */
+  latestForIncident(workspaceId: string, source: Source, incidentId: string): Promise<GamebookRunRecord | undefined>;
+}
+
+/** A workspace's playbook catalogue (playbooks, gamebooks, rules): one document per workspace. */
+export interface PlaybookCatalogueStore {
+  get(workspaceId: string): Promise<PlaybookCatalogueRecord | undefined>;
+  /** Writes the whole catalogue, replacing what was there. */
+  put(catalogue: PlaybookCatalogueRecord): Promise<void>;
 }
 
 export interface WebhookStore {
@@ -220,6 +262,7 @@ export interface Stores {
   incidents: IncidentStateStore;
   outbox: OutboxStore;
   gamebookRuns: GamebookRunStore;
+  playbookCatalogues: PlaybookCatalogueStore;
   webhooks: WebhookStore;
   deliveryLogs: DeliveryLogStore;
   reconciler: ReconcilerStore;

@@ -1,5 +1,7 @@
 import type { Classification, PublicStatus } from "../sources/gateway";
 import type { Source } from "../sources/source";
+import type { GamebookRunMessage, ApprovalMode, PartnerApprovalRecord } from "./gamebook-records";
+import type { QueueName } from "../queue/queue-names";
 
 /**
  * The documents the service keeps. Stores hold these; endpoint groups map them to API views.
@@ -26,6 +28,8 @@ export interface AccountRecord {
   kind: "ServiceProvider" | "Customer";
   /** The service provider managing this account, if any. */
   managedByAccountId: string | null;
+  /** A service provider's approval setting for gamebook runs in the accounts it manages; absent: none. */
+  partnerApproval?: PartnerApprovalRecord;
 }
 
 export interface WorkspaceRecord {
@@ -33,6 +37,8 @@ export interface WorkspaceRecord {
   name: string;
   tenantId: string;
   accountId: string;
+  /** The workspace's own approval policy for gamebook runs; absent: `NoApproval`. */
+  gamebookApproval?: ApprovalMode;
 }
 
 export interface CredentialRecord {
@@ -205,61 +211,30 @@ export interface OutboxAuditRecord extends OutboxRecordBase {
   audit: AuditEventRecord;
 }
 
+/**
+ * A work message committed with the change that calls for it (a dispatched gamebook run and its
+ * `gamebook-runs` message); sent to its queue after the commit, so a crash cannot lose it.
+ */
+export interface OutboxMessageRecord extends OutboxRecordBase {
+  kind: "message";
+  queue: Extract<QueueName, "gamebook-runs">;
+  message: { messageId: string; body: GamebookRunMessage };
+}
+
 /** What a write commits beside itself and the relay carries out after: nothing accepted is lost. */
-export type OutboxRecord = OutboxEventRecord | OutboxAuditRecord;
+export type OutboxRecord = OutboxEventRecord | OutboxAuditRecord | OutboxMessageRecord;
 
-/** Contract 2.6 gamebook run, as the gamebooks work writes it and the incident endpoints read it. */
-export interface GamebookRunRecord {
-  id: string;
-  tracingId: string;
-  incidentId: string;
-  source: Source;
-  incidentTitle: string;
-  incidentNumber: number;
-  isOcr: boolean;
-  isRecover: boolean;
-  isAdminRequired: boolean;
-  isAutoRun: boolean;
-  isRetryGamebook: boolean;
-  isQueued: boolean;
-  triggedByUserId: string;
-  displayName: string;
-  modificationDate: string;
-  creationDate: string;
-  status: string;
-  title: string;
-  summary: string;
-  workspaceId: string;
-  workspaceName: string;
-  tenantId: string;
-  originalGamebookId: string;
-  originalGamebookTitle: string;
-  playbooks: PlaybookEntryRecord[];
-}
-
-export interface PlaybookEntryRecord {
-  id: string;
-  referenceId: string;
-  entityId: string;
-  name: string;
-  description: string;
-  affectedEntity: string;
-  tracingId: string;
-  userObjectId: string;
-  userPrincipalName: string;
-  internetMessageId: string;
-  entityType: string;
-  isRecommended: boolean;
-  isAdminRequired: boolean;
-  status: string;
-  errorMessage: string;
-  sequence: number;
-  modificationDate: string;
-  startingDate: string;
-  finishingDate: string;
-  executionTime: string;
-  parameters: Record<string, unknown>;
-}
+/** Gamebook documents (catalogue, runs) and the run message have their own file. */
+export type {
+  ApprovalMode,
+  GamebookRunMessage,
+  GamebookRunRecord,
+  GamebookRunStatus,
+  PartnerApprovalRecord,
+  PlaybookCatalogueRecord,
+  PlaybookEntryRecord,
+  PlaybookStatus,
+} from "./gamebook-records";
 
 export const webhookStatuses = ["Active", "Paused", "Disabled"] as const;
 export type WebhookStatus = (typeof webhookStatuses)[number];

@@ -1,24 +1,13 @@
 import { derivedGuid } from "../ids/derived-guid";
 import { integrationStates } from "../integrations/workspace-integrations";
 import type { OperationContext } from "../operation-context";
+import type { VendorComment } from "../sources/gateway";
 import type { Source } from "../sources/source";
 import type { TicketLinkRecord, WorkspaceRecord } from "../store/records";
 import type { TicketNote } from "../ticketing/ticketing";
 
-/** Contract 2.5's comment, as the comments endpoint shows it. */
-export interface IncidentCommentView {
-  id: string;
-  message: string;
-  createdTime: string;
-  authorEmail: string;
-  authorName: string;
-  isActivityComment: boolean;
-  isAgentComment: boolean;
-  agentName: string | null;
-  isClosingComment: boolean;
-  ticketNoteId: string | null;
-  ticketId: string | null;
-}
+/** Contract 2.5's comment, as the comments endpoint shows it: the vendor's, without the owning integration. */
+export type IncidentCommentView = Omit<VendorComment, "extensionId">;
 
 /** Ids of comments that come from a ticket start with this: they live in the ITSM, not at the source. */
 export const TICKET_COMMENT_PREFIX = "ticket-";

@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { stateIdOf } from "../../shared/incidents/incident-state";
 import type { VendorIncident } from "../../shared/sources/gateway";
 import { commentPathSources, sources } from "../../shared/sources/source";
-import type { GamebookRunRecord } from "../../shared/store/records";
 import { outboxEvents } from "../support/outbox";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
 
@@ -111,13 +110,23 @@ describe("evidence, comments, last gamebook, by-entity", () => {
     );
   });
 
-  it("last-gamebook is 404 before any run and the newest run after", async () => {
+  it("last-gamebook is 404 before any run and the newest run after, with the contract's fields only", async () => {
     const incident = newIncident();
     expect((await json(await host.call("GET", path(incident, "/last-gamebook")))).code).toBe("NOT_FOUND");
-    await host.services.stores.gamebookRuns.upsert(run("run-old", incident, "2026-01-01T00:00:00.000Z"));
-    await host.services.stores.gamebookRuns.upsert(run("run-new", incident, "2026-01-02T00:00:00.000Z"));
+    const older = await runComment(incident, "first");
+    // Runs are ordered by creation time (to the millisecond), then id.
+    await new Promise((r) => setTimeout(r, 5));
+    const newer = await runComment(incident, "second");
+    expect(newer).not.toBe(older);
     const { data } = await json(await host.call("GET", path(incident, "/last-gamebook")));
-    expect(data).toMatchObject({ id: "run-new", incidentId: incident.id, source: "SourceA", status: "Completed" });
+    expect(data).toMatchObject({ id: newer, incidentId: incident.id, source: "SourceA", title: "Add incident comment" });
+    expect(Object.keys(data).sort()).toEqual(
+      [
+        "id", "tracingId", "incidentId", "source", "incidentTitle", "incidentNumber", "isOcr", "isRecover", "isAdminRequired", "isAutoRun",
+        "isRetryGamebook", "isQueued", "triggedByUserId", "displayName", "modificationDate", "creationDate", "status", "title", "summary",
+        "workspaceId", "workspaceName", "tenantId", "originalGamebookId", "originalGamebookTitle", "playbooks",
+      ].sort(),
+    );
   });
 
   it("by-entity finds incidents sharing an entity, and validates its parameters", async () => {
@@ -385,13 +394,19 @@ function comment(message: string, extensionId: string | null = null) {
   return { message, authorEmail: "bot@contoso-mssp.example", authorName: "SOAR connector", isAgentComment: false, agentName: null, isClosingComment: false, extensionId };
 }
 
-function run(id: string, incident: VendorIncident, at: string): GamebookRunRecord {
-  const w = host.demo.workspaces[0]!;
-  return {
-    id, tracingId: `trace-${id}`, incidentId: incident.id, source: incident.source, incidentTitle: incident.title, incidentNumber: incident.number,
-    isOcr: false, isRecover: false, isAdminRequired: false, isAutoRun: true, isRetryGamebook: false, isQueued: false,
-    triggedByUserId: host.demo.users[0]!.id, displayName: "Automation", modificationDate: at, creationDate: at, status: "Completed",
-    title: "Contain compromised account", summary: "Disabled the account and revoked sessions.", workspaceId: w.id, workspaceName: w.name,
-    tenantId: w.tenantId, originalGamebookId: "gb-contain", originalGamebookTitle: "Contain compromised account", playbooks: [],
-  };
+/** Runs the catalogue's add-comment playbook on the incident through the API; the run's id. */
+async function runComment(incident: VendorIncident, message: string): Promise<string> {
+  const catalogue = await host.services.stores.playbookCatalogues.get(incident.workspaceId);
+  const addComment = catalogue!.playbooks.find((p) => p.referenceId === "add-comment")!;
+  const res = await host.call("POST", `/workspaces/${incident.workspaceId}/gamebooks/run`, {
+    body: {
+      incidentId: incident.id,
+      incidentTitle: incident.title,
+      source: incident.source,
+      playbooks: [{ id: addComment.id, sequence: 1, entityId: incident.id, parameters: { message } }],
+    },
+  });
+  const body = await json(res);
+  if (res.status !== 200) throw new Error(`run failed: ${res.status} ${JSON.stringify(body)}`);
+  return body.data.id as string;
 }

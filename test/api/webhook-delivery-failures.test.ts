@@ -437,6 +437,16 @@ describe("SSRF: a host without WEBHOOK_ALLOW_PRIVATE_TARGETS", () => {
     expect((await json(await strict.call("GET", `/webhooks/${good.id}`))).data.url).toBe("https://hooks.example.com/soc");
   });
 
+  it("a loopback target refused by default names the setting that allows it on a local host", async () => {
+    for (const url of ["https://127.0.0.1:8443/hook", "https://localhost:8443/hook", "https://[::1]:8443/hook", "https://loopback.private.example.net/hook"]) {
+      const res = await strict.call("POST", "/webhooks", { body: { name: "local", url, eventTypes: ["incident.status.changed.v1"] } });
+      const problem = await json(res);
+      expect([url, res.status, problem.code]).toEqual([url, 400, "VALIDATION_ERROR"]);
+      expect(problem.detail, url).toContain("WEBHOOK_ALLOW_PRIVATE_TARGETS=true");
+      expect(problem.errors.url[0], url).toContain("WEBHOOK_ALLOW_PRIVATE_TARGETS=true");
+    }
+  });
+
   it("a name accepted as public and re-pointed at 127.0.0.1 (and other private addresses) is blocked at connect time", async () => {
     rebound = false;
     const main = await createWebhook("rebind", { url: `https://hooks.rebind.example.com:${receiver.port}/rebind` }, strict);

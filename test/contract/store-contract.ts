@@ -1,13 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ApiError, type ErrorCode } from "../../shared/errors/api-error";
+import type { ErrorCode } from "../../shared/errors/api-error";
 import { deliveryLogPartition } from "../../shared/store/delivery-log-partition";
 import { outboxScope } from "../../shared/store/outbox-scope";
 import { workspaceDataCases } from "./workspace-data-contract";
-import type { Page, Stores } from "../../shared/store/ports";
+import { apiErrorOf } from "../support/api-error-of";
+import type { GamebookRunCursor, Page, Stores } from "../../shared/store/ports";
 import type {
   AccountRecord,
   AuditEventRecord,
   GamebookRunRecord,
+  PlaybookCatalogueRecord,
   IncidentStateRecord,
   OutboxEventRecord,
   OutboxScope,
@@ -613,25 +615,111 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
     });
 
     describe("gamebook runs", () => {
-      it("latestForIncident returns the newest run of that incident only", async () => {
-        await stores.gamebookRuns.upsert(gamebookRun("run-1", "ws-1", "SourceA", "inc-1", 1));
-        await stores.gamebookRuns.upsert(gamebookRun("run-2", "ws-1", "SourceA", "inc-1", 3));
-        await stores.gamebookRuns.upsert(gamebookRun("run-3", "ws-1", "SourceB", "inc-1", 5));
-        await stores.gamebookRuns.upsert(gamebookRun("run-4", "ws-2", "SourceA", "inc-1", 6));
+      const ws1 = outboxScope.workspace("ws-1");
+      const pending = async () => (await stores.outbox.listUnpublished(10)).map((r) => r.id);
+
+      it("latestForIncident returns the newest run of that incident and source only", async () => {
+        await stores.gamebookRuns.create(gamebookRun("run-1", "ws-1", "SourceA", "inc-1", 1), []);
+        await stores.gamebookRuns.create(gamebookRun("run-2", "ws-1", "SourceA", "inc-1", 3), []);
+        await stores.gamebookRuns.create(gamebookRun("run-3", "ws-1", "SourceB", "inc-1", 5), []);
+        await stores.gamebookRuns.create(gamebookRun("run-4", "ws-2", "SourceA", "inc-1", 6), []);
         expect((await stores.gamebookRuns.latestForIncident("ws-1", "SourceA", "inc-1"))?.id).toBe("run-2");
         expect(await stores.gamebookRuns.latestForIncident("ws-1", "SourceA", "inc-9")).toBeUndefined();
+      });
+
+      it("create commits the run and its outbox records together; an id taken is CONFLICT and writes no record", async () => {
+        const run = gamebookRun("run-1", "ws-1", "SourceA", "inc-1", 1);
+        const saved = await stores.gamebookRuns.create(run, [outboxRecord(ws1, "e-1", 1)]);
+        expect(saved.value).toStrictEqual(run);
+        expect(await stores.gamebookRuns.get("ws-1", "run-1")).toStrictEqual(saved);
+        expect(await pending()).toEqual(["outbox-e-1"]);
+        await expectApiError(stores.gamebookRuns.create(run, [outboxRecord(ws1, "e-2", 2)]), "CONFLICT");
+        expect(await pending()).toEqual(["outbox-e-1"]);
+        expect(await stores.gamebookRuns.get("ws-2", "run-1")).toBeUndefined();
+        expect(await stores.gamebookRuns.get("ws-1", "run-9")).toBeUndefined();
+      });
+
+      it("replace needs the current etag: a stale one is CONFLICT and commits none of its records", async () => {
+        const first = await stores.gamebookRuns.create(gamebookRun("run-1", "ws-1", "SourceA", "inc-1", 1), []);
+        const running = await stores.gamebookRuns.replace({ ...first.value, status: "Running" }, first.etag, [outboxRecord(ws1, "e-1", 1)]);
+        await expectApiError(stores.gamebookRuns.replace({ ...first.value, status: "Failed" }, first.etag, [outboxRecord(ws1, "e-2", 2)]), "CONFLICT");
+        expect((await stores.gamebookRuns.get("ws-1", "run-1"))?.value.status).toBe("Running");
+        expect(running.etag).not.toBe(first.etag);
+        expect(await pending()).toEqual(["outbox-e-1"]);
+      });
+
+      it("a run commits outbox records only in its workspace's scope", async () => {
+        await expect(stores.gamebookRuns.create(gamebookRun("run-1", "ws-1", "SourceA", "inc-1", 1), [outboxRecord(outboxScope.workspace("ws-2"), "e-1", 1)])).rejects.toThrow(/scope/);
+      });
+
+      it("list pages a workspace's runs newest first (creationDate, then id), each run once, from a keyset cursor", async () => {
+        for (const [id, minute] of [["run-a", 1], ["run-b", 5], ["run-c", 3], ["run-d", 5], ["run-e", 2]] as const) {
+          await stores.gamebookRuns.create(gamebookRun(id, "ws-1", "SourceA", `inc-${id}`, minute), []);
+        }
+        await stores.gamebookRuns.create(gamebookRun("run-x", "ws-2", "SourceA", "inc-x", 9), []);
+        const seen: string[] = [];
+        let cursor: GamebookRunCursor | undefined;
+        for (let i = 0; i < 10; i++) {
+          const page = await stores.gamebookRuns.list("ws-1", {}, 2, cursor);
+          seen.push(...ids(page.items));
+          cursor = page.next;
+          if (!cursor) break;
+        }
+        expect(seen).toEqual(["run-d", "run-b", "run-c", "run-e", "run-a"]);
+        const all = await stores.gamebookRuns.list("ws-1", {}, 5);
+        expect(all.next).toBeUndefined();
+      });
+
+      it("list filters by text in searchText and by status", async () => {
+        await stores.gamebookRuns.create({ ...gamebookRun("run-1", "ws-1", "SourceA", "inc-1", 1), searchText: "contain phishing\nphish at hr@\nsoar connector", status: "Succeeded" }, []);
+        await stores.gamebookRuns.create({ ...gamebookRun("run-2", "ws-1", "SourceA", "inc-2", 2), searchText: "isolate host\nmalware on ws-7\nautomation", status: "Failed" }, []);
+        await stores.gamebookRuns.create({ ...gamebookRun("run-3", "ws-1", "SourceA", "inc-3", 3), searchText: "contain phishing\nphish at it@\nautomation", status: "Pending" }, []);
+        expect(ids((await stores.gamebookRuns.list("ws-1", { text: "phish" }, 10)).items)).toEqual(["run-3", "run-1"]);
+        expect(ids((await stores.gamebookRuns.list("ws-1", { text: "automation", statuses: ["Failed", "Succeeded"] }, 10)).items)).toEqual(["run-2"]);
+        expect(ids((await stores.gamebookRuns.list("ws-1", { statuses: [] }, 10)).items)).toEqual(["run-3", "run-2", "run-1"]);
+        const filtered = await stores.gamebookRuns.list("ws-1", { text: "contain" }, 1);
+        expect(ids(filtered.items)).toEqual(["run-3"]);
+        expect(ids((await stores.gamebookRuns.list("ws-1", { text: "contain" }, 1, filtered.next)).items)).toEqual(["run-1"]);
+      });
+
+      it("listForIncident returns an incident's runs newest first, of one source when asked, at most the limit", async () => {
+        await stores.gamebookRuns.create(gamebookRun("run-1", "ws-1", "SourceA", "inc-1", 1), []);
+        await stores.gamebookRuns.create(gamebookRun("run-2", "ws-1", "SourceB", "inc-1", 2), []);
+        await stores.gamebookRuns.create(gamebookRun("run-3", "ws-1", "SourceA", "inc-1", 3), []);
+        await stores.gamebookRuns.create(gamebookRun("run-4", "ws-1", "SourceA", "inc-2", 4), []);
+        await stores.gamebookRuns.create(gamebookRun("run-5", "ws-2", "SourceA", "inc-1", 5), []);
+        expect(ids(await stores.gamebookRuns.listForIncident("ws-1", "inc-1", undefined, 10))).toEqual(["run-3", "run-2", "run-1"]);
+        expect(ids(await stores.gamebookRuns.listForIncident("ws-1", "inc-1", "SourceA", 10))).toEqual(["run-3", "run-1"]);
+        expect(ids(await stores.gamebookRuns.listForIncident("ws-1", "inc-1", undefined, 2))).toEqual(["run-3", "run-2"]);
+        expect(await stores.gamebookRuns.listForIncident("ws-1", "inc-9", undefined, 10)).toEqual([]);
+      });
+    });
+
+    describe("playbook catalogues and approval settings", () => {
+      it("a workspace's catalogue is undefined until put, then read whole; a put replaces it", async () => {
+        expect(await stores.playbookCatalogues.get("ws-1")).toBeUndefined();
+        const catalogue = playbookCatalogue("ws-1");
+        await stores.playbookCatalogues.put(catalogue);
+        expect(await stores.playbookCatalogues.get("ws-1")).toStrictEqual(catalogue);
+        expect(await stores.playbookCatalogues.get("ws-2")).toBeUndefined();
+        await stores.playbookCatalogues.put({ ...catalogue, rules: [] });
+        expect((await stores.playbookCatalogues.get("ws-1"))?.rules).toEqual([]);
+      });
+
+      it("keeps a workspace's approval policy and a provider's partner setting on their records", async () => {
+        const provider = account("acct-sp", { kind: "ServiceProvider", partnerApproval: { mode: "AdminRequiredPlaybooks", accountIds: ["acct-1"] } });
+        await stores.accounts.upsert(provider);
+        expect(await stores.accounts.get("acct-sp")).toStrictEqual(provider);
+        const clinics = workspace("ws-1", "acct-1", { gamebookApproval: "AllRuns" });
+        await stores.workspaces.upsert(clinics);
+        expect(await stores.workspaces.get("ws-1")).toStrictEqual(clinics);
       });
     });
   });
 }
 
 async function expectApiError(promise: Promise<unknown>, code: ErrorCode): Promise<void> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  expect((error as ApiError).code).toBe(code);
+  expect((await apiErrorOf(promise)).code).toBe(code);
 }
 
 /** Ids in the order returned; sort them where the port promises no order. */
@@ -785,9 +873,40 @@ function gamebookRun(id: string, workspaceId: string, source: "SourceA" | "Sourc
   return {
     id, tracingId: `trace-${id}`, incidentId, source, incidentTitle: "Phishing", incidentNumber: 7,
     isOcr: false, isRecover: false, isAdminRequired: false, isAutoRun: true, isRetryGamebook: false, isQueued: false,
-    triggedByUserId: "u-1", displayName: "Automation", modificationDate: at, creationDate: at, status: "Completed",
+    triggedByUserId: "u-1", displayName: "Automation", modificationDate: at, creationDate: at, status: "Succeeded",
     title: "Contain phishing", summary: "", workspaceId, workspaceName: "ws", tenantId: "t-1",
-    originalGamebookId: "gb-1", originalGamebookTitle: "Contain phishing", playbooks: [],
+    originalGamebookId: "gb-1", originalGamebookTitle: "Contain phishing",
+    playbooks: [
+      {
+        id: `${id}-1`, referenceId: "pb-1", entityId: "acct-1", name: "Reset user password", description: "", affectedEntity: "ann@contoso.com",
+        tracingId: `trace-${id}`, userObjectId: "", userPrincipalName: "ann@contoso.com", internetMessageId: "", entityType: "User",
+        isRecommended: true, isAdminRequired: true, status: "Succeeded", errorMessage: "", sequence: 1, modificationDate: at,
+        startingDate: at, finishingDate: at, executionTime: "00:00:03.250", parameters: { note: "x", hours: 2, force: true },
+        action: "automation", actionName: "reset-password",
+      },
+    ],
+    accountId: "acct-1",
+    submitter: { origin: "api", serviceAccountId: "sa-1", name: "SOAR connector", accountId: "acct-1" },
+    approval: { reasons: [], decision: null, decidedBy: null, decidedAt: null, comment: null },
+    dispatchedAt: at,
+    searchText: "contain phishing\nphishing\nautomation",
+  };
+}
+
+function playbookCatalogue(workspaceId: string): PlaybookCatalogueRecord {
+  return {
+    id: "playbook-catalogue",
+    workspaceId,
+    playbooks: [
+      {
+        id: "pb-1", workspaceId, referenceId: "isolate-host", name: "Isolate host", description: "Cuts the device off the network.", entityType: "Host",
+        action: "automation", isAdminRequired: true, isRecommended: true, recoverPlaybookId: null,
+        parameters: [{ name: "isolationType", kind: "enum", description: "Full or Selective.", required: false, values: ["Full", "Selective"], default: "Full" }],
+      },
+    ],
+    gamebooks: [{ id: "gb-1", workspaceId, title: "Contain a host", description: "", playbooks: [{ playbookId: "pb-1", sequence: 1 }] }],
+    rules: [{ workspaceId, incidentTitle: "Malware detected on *", playbookId: "pb-1" }],
+    updatedAt: created,
   };
 }
 

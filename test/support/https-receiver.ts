@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
-import { generate } from "selfsigned";
+import { createSelfSignedCertificate } from "../../scripts/webhook-receiver/self-signed-certificate";
 
 /** What the receiver does with one request. Everything is optional; the default is 200 "ok". */
 export interface ReceiverScript {
@@ -69,26 +69,7 @@ export const RECEIVER_HOSTNAME = "receiver.test";
  * or no answer at all. It records every request with its raw body and headers.
  */
 export async function startHttpsReceiver(): Promise<HttpsReceiver> {
-  // EC keys: generating an RSA key costs seconds on a loaded machine.
-  const pems = await generate([{ name: "commonName", value: RECEIVER_HOSTNAME }], {
-    keyType: "ec",
-    algorithm: "sha256",
-    notBeforeDate: new Date(Date.now() - 60_000),
-    extensions: [
-      { name: "basicConstraints", cA: false },
-      { name: "keyUsage", digitalSignature: true, keyEncipherment: true },
-      { name: "extKeyUsage", serverAuth: true },
-      {
-        name: "subjectAltName",
-        altNames: [
-          { type: 2, value: RECEIVER_HOSTNAME },
-          { type: 2, value: "localhost" },
-          { type: 7, ip: "127.0.0.1" },
-          { type: 7, ip: "::1" },
-        ],
-      },
-    ],
-  });
+  const pems = await createSelfSignedCertificate({ commonName: RECEIVER_HOSTNAME, dnsNames: [RECEIVER_HOSTNAME] });
 
   const requests: ReceivedRequest[] = [];
   const responses: ResponseRecord[] = [];
@@ -176,7 +157,7 @@ export async function startHttpsReceiver(): Promise<HttpsReceiver> {
     });
   }
 
-  const server: Server = createServer({ key: pems.private, cert: pems.cert }, handle);
+  const server: Server = createServer({ key: pems.key, cert: pems.cert }, handle);
   // A client that aborts mid-handshake is part of the scenarios, not a failure of the helper.
   server.on("tlsClientError", () => {});
   await new Promise<void>((resolve, reject) => {

@@ -3,6 +3,7 @@ import { loadConfig } from "../../shared/config";
 import type { HostResolver } from "../../shared/delivery/address-policy";
 import type { Route } from "../../shared/http/route";
 import { seedDemoData, type DemoData } from "../../shared/local/demo-data";
+import { seedDemoGamebooks } from "../../shared/local/demo-gamebooks";
 import { API_PREFIX, Router } from "../../shared/http/router";
 import { OpenApiResponseCheck } from "./openapi-check";
 import { startLocalServer } from "../../shared/local/local-server";
@@ -109,6 +110,7 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
   });
   const { services, simulated } = createLocalServices(config, { logger, now: options.now, stores: cosmos?.stores, resolveHost: options.resolveHost ?? fakeDns, webhookCa: options.webhookCa });
   const { admin, data } = await seedDemoData(services);
+  await seedDemoGamebooks(services, data);
   const server = await startLocalServer(services, [...allRoutes(), ...(options.extraRoutes ?? [])], 0, "127.0.0.1", localControlRoutes(simulated));
   const base = `${server.url}/api/v2`;
   const origin = server.url;

@@ -143,20 +143,39 @@ describe("checkWebhookUrl", () => {
     expect(await checkWebhookUrl(url, strict)).toMatch(message);
   });
 
-  it("with allowPrivateTargets accepts IP literals and private names but still requires https, no credentials, no localhost", async () => {
+  it("with allowPrivateTargets accepts IP literals, loopback names and private names but still requires https and no credentials", async () => {
+    const withLoopback = { allowPrivateTargets: true, resolve: resolver({ localhost: ["127.0.0.1", "::1"], "api.localhost": ["127.0.0.1"], "internal.example.com": ["127.0.0.1"] }) };
     expect(await checkWebhookUrl("https://127.0.0.1:8443/secops", lenient)).toBeNull();
     expect(await checkWebhookUrl("https://[::1]:8443/secops", lenient)).toBeNull();
     expect(await checkWebhookUrl("https://internal.example.com/secops", lenient)).toBeNull();
+    expect(await checkWebhookUrl("https://localhost:8443/secops", withLoopback)).toBeNull();
+    expect(await checkWebhookUrl("https://api.localhost/secops", withLoopback)).toBeNull();
     expect(await checkWebhookUrl("http://127.0.0.1:8080/secops", lenient)).toMatch(/HTTPS/);
+    expect(await checkWebhookUrl("http://localhost:8080/secops", withLoopback)).toMatch(/HTTPS/);
     expect(await checkWebhookUrl("http://internal.example.com/secops", lenient)).toMatch(/HTTPS/);
     expect(await checkWebhookUrl("https://a:b@internal.example.com/secops", lenient)).toMatch(/credentials/);
-    expect(await checkWebhookUrl("https://localhost/secops", lenient)).toMatch(/localhost/);
+    expect(await checkWebhookUrl("https://a:b@localhost/secops", withLoopback)).toMatch(/credentials/);
     expect(await checkWebhookUrl("https://nowhere.example.com/secops", lenient)).toMatch(/does not resolve/);
+  });
+
+  it.each(["https://127.0.0.1:8443/hook", "https://[::1]:8443/hook", "https://localhost:8443/hook", "https://10.0.0.5/hook", "https://internal.example.com/hook"])(
+    "refuses the local target %s by default with the name of the setting that allows it locally",
+    async (url) => {
+      expect(await checkWebhookUrl(url, strict)).toMatch(/WEBHOOK_ALLOW_PRIVATE_TARGETS=true/);
+    },
+  );
+
+  it("does not suggest the setting for a public target refused for another reason", async () => {
+    for (const url of ["https://8.8.8.8/secops", "http://hooks.example.com/secops", "https://nowhere.example.com/secops"]) {
+      expect(await checkWebhookUrl(url, strict)).not.toMatch(/WEBHOOK_ALLOW_PRIVATE_TARGETS/);
+    }
   });
 
   it("uses the system resolver by default", async () => {
     // localhost is refused by name before any lookup; a literal never reaches the resolver.
     expect(await checkWebhookUrl("https://localhost/secops", { allowPrivateTargets: false })).toMatch(/localhost/);
     expect(await checkWebhookUrl("https://nonexistent.invalid/secops", { allowPrivateTargets: false })).toMatch(/does not resolve/);
+    // With private targets allowed, localhost is looked up (the hosts file names it) and accepted.
+    expect(await checkWebhookUrl("https://localhost:8443/secops", { allowPrivateTargets: true })).toBeNull();
   });
 });

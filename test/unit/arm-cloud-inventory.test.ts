@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { TokenCredential } from "@azure/identity";
-import { ApiError } from "../../shared/errors/api-error";
+import type { ApiError } from "../../shared/errors/api-error";
 import { createArmCloudInventory, type ArmCloudInventoryOptions } from "../../shared/cloud-inventory/arm/arm-cloud-inventory";
 import { subscriptionAccess } from "../../shared/cloud-inventory/subscription-access";
 import type { CloudInventory } from "../../shared/cloud-inventory/cloud-inventory";
 import { ARM_LEAK, armError, fakeArm, type FakeEstate } from "../support/fake-arm";
 import { startHttpsReceiver, type HttpsReceiver } from "../support/https-receiver";
+import { apiErrorOf } from "../support/api-error-of";
 
 // The adapter's real SDK clients talk HTTPS to a fake ARM on 127.0.0.1 (bearer tokens are refused
 // over plain HTTP by the SDK): paging, retries, deadlines and errors happen as in production.
@@ -68,12 +69,7 @@ function inventory(over: Partial<ArmCloudInventoryOptions> = {}): CloudInventory
 }
 
 async function failure(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  const apiError = error as ApiError;
+  const apiError = await apiErrorOf(promise);
   expect(apiError.message).not.toContain(ARM_LEAK);
   expect(apiError.message).not.toContain("fake-arm-token");
   return apiError;

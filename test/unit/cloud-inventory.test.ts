@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../shared/config";
-import { ApiError } from "../../shared/errors/api-error";
 import { createCloudInventory, disabledCloudInventory } from "../../shared/cloud-inventory/configured-inventory";
 import type { CloudInventory } from "../../shared/cloud-inventory/cloud-inventory";
 import { subscriptionAccess } from "../../shared/cloud-inventory/subscription-access";
@@ -8,6 +7,7 @@ import { buildSimulatedEstate, type SimulatedEstate } from "../../shared/cloud-i
 import { createSimulatedCloudInventory } from "../../shared/cloud-inventory/simulated/simulated-cloud-inventory";
 import { resourceGroupParams, workspaceParams } from "../../shared/cloud/cloud-schemas";
 import { buildDemoData } from "../../shared/local/demo-data";
+import { apiErrorOf } from "../support/api-error-of";
 
 const A = "6f0c2a8e-5d7b-4c1e-9a6f-2b8d4e6f1a3c";
 const B = "7a1d3b9f-6e8c-4d2f-8b7a-3c9e5f7a2b4d";
@@ -24,14 +24,7 @@ function configError(env: Record<string, string>): string {
   throw new Error("expected a ConfigError");
 }
 
-async function refusal(promise: Promise<unknown> | (() => unknown)): Promise<ApiError> {
-  const error = await (typeof promise === "function" ? Promise.resolve().then(promise) : promise).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
-}
+const refusal = apiErrorOf;
 
 function demoEstate(seed = "secops-demo"): { estate: SimulatedEstate; demo: ReturnType<typeof buildDemoData> } {
   const demo = buildDemoData(seed, new Date("2025-01-01T00:00:00Z"));

@@ -1,10 +1,11 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TokenCredential } from "@azure/identity";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ApiError } from "../../shared/errors/api-error";
+import type { ApiError } from "../../shared/errors/api-error";
 import { createGraphDirectoryLogs, type GraphDirectoryLogsOptions } from "../../shared/directory-logs/graph-directory-logs";
 import { encodeLogCursor } from "../../shared/directory-logs/log-cursor";
+import { apiErrorOf } from "../support/api-error-of";
+import { sendJson, startFakeHttpServer, type FakeHttpServer } from "../support/fake-http-server";
 
 // A fake Microsoft Graph on node:http: it evaluates the adapter's $filter (time bounds and user),
 // honours $top and pages with an absolute @odata.nextLink carrying a $skiptoken, as Graph does.
@@ -20,25 +21,19 @@ interface GraphRow {
   [key: string]: unknown;
 }
 
-let server: Server;
+let fake: FakeHttpServer;
 let origin: string;
 let signIns: GraphRow[] = [];
 let audits: GraphRow[] = [];
-let override: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
 let nextLinkOrigin: string | undefined;
-const requests: { url: string; authorization?: string }[] = [];
 const tokenRequests: { scopes: string | string[]; tenantId?: string }[] = [];
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-  res.writeHead(status, { "content-type": "application/json", ...headers });
-  res.end(JSON.stringify(body));
-}
 
 function graph(req: IncomingMessage, res: ServerResponse) {
   const url = new URL(req.url ?? "/", origin);
-  if (!req.headers.authorization?.startsWith("Bearer token-for-")) return send(res, 401, { error: { code: "InvalidAuthenticationToken", message: LEAK } });
+  if (!req.headers.authorization?.startsWith("Bearer token-for-")) return sendJson(res, 401, { error: { code: "InvalidAuthenticationToken", message: LEAK } });
   const collection = url.pathname === "/v1.0/auditLogs/signIns" ? signIns : url.pathname === "/v1.0/auditLogs/directoryAudits" ? audits : undefined;
-  if (!collection) return send(res, 404, { error: { message: LEAK } });
+  if (!collection) return sendJson(res, 404, { error: { message: LEAK } });
   const field = collection === signIns ? "createdDateTime" : "activityDateTime";
   const filter = url.searchParams.get("$filter") ?? "";
   const ge = new RegExp(`${field} ge (\\S+)`).exec(filter)?.[1];
@@ -54,28 +49,19 @@ function graph(req: IncomingMessage, res: ServerResponse) {
   const next = new URL(url.href);
   next.searchParams.set("$skiptoken", String(skip + top));
   const nextLink = skip + top < rows.length ? (nextLinkOrigin ?? origin) + next.pathname + next.search : undefined;
-  send(res, 200, { "@odata.context": "https://graph.microsoft.com/v1.0/$metadata#auditLogs/signIns", value: page, ...(nextLink ? { "@odata.nextLink": nextLink } : {}) });
+  sendJson(res, 200, { "@odata.context": "https://graph.microsoft.com/v1.0/$metadata#auditLogs/signIns", value: page, ...(nextLink ? { "@odata.nextLink": nextLink } : {}) });
 }
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    requests.push({ url: req.url ?? "", authorization: req.headers.authorization });
-    req.resume();
-    req.on("end", () => (override ?? graph)(req, res));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake = await startFakeHttpServer(graph);
+  origin = fake.origin;
 });
 
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => fake.close());
 
 beforeEach(() => {
-  override = undefined;
+  fake.reset();
   nextLinkOrigin = undefined;
-  requests.length = 0;
   tokenRequests.length = 0;
   signIns = [];
   audits = [];
@@ -112,10 +98,9 @@ function signInRows(n: number, end: string, stepMs: number, upn = "ann@contoso.e
 }
 
 async function rejection(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
-  expect(error).toBeInstanceOf(ApiError);
-  expect((error as ApiError).message).not.toContain(LEAK);
-  return error as ApiError;
+  const error = await apiErrorOf(promise);
+  expect(error.message).not.toContain(LEAK);
+  return error;
 }
 
 const filterOf = (url: string) => new URL(url, origin).searchParams.get("$filter");
@@ -128,15 +113,15 @@ describe("Microsoft Graph directory logs adapter", () => {
     const page = await adapter().listSignIns({ ...window, user: "ann@contoso.example", pageSize: 50 });
     expect(page.cursor).toBeUndefined();
     expect(page.items.map((r) => r.id)).toEqual(["s000", "s001", "s002"]);
-    expect(requests).toHaveLength(1);
-    const url = new URL(requests[0]!.url, origin);
+    expect(fake.requests).toHaveLength(1);
+    const url = new URL(fake.requests[0]!.url, origin);
     expect(url.pathname).toBe("/v1.0/auditLogs/signIns");
     expect(url.searchParams.get("$filter")).toBe(
       "createdDateTime ge 2024-06-01T00:00:00.000Z and createdDateTime le 2024-06-02T00:00:00.000Z and userPrincipalName eq 'ann@contoso.example'",
     );
     expect(url.searchParams.get("$top")).toBe("50");
     expect(url.searchParams.has("$orderby")).toBe(false); // signIns documents no $orderby; its default order is newest first
-    expect(requests[0]!.authorization).toBe(`Bearer token-for-${TENANT}`);
+    expect(fake.requests[0]!.headers.authorization).toBe(`Bearer token-for-${TENANT}`);
     expect(tokenRequests[0]).toEqual({ scopes: `${origin}/.default`, tenantId: TENANT });
   });
 
@@ -168,7 +153,7 @@ describe("Microsoft Graph directory logs adapter", () => {
     } while (cursor);
     expect(seen).toEqual(signIns.map((r) => r.id));
     expect(sizes.slice(0, 3)).toEqual([7, 7, 7]);
-    expect(requests.some((r) => new URL(r.url, origin).searchParams.has("$skiptoken"))).toBe(true);
+    expect(fake.requests.some((r) => new URL(r.url, origin).searchParams.has("$skiptoken"))).toBe(true);
     expect(JSON.stringify(cursor ?? "")).not.toContain("token-for");
   });
 
@@ -181,7 +166,7 @@ describe("Microsoft Graph directory logs adapter", () => {
     expect(page.items).toHaveLength(19);
     const times = page.items.map((r) => r.createdDateTime);
     expect([...times].sort().reverse()).toEqual(times);
-    expect(requests.map((r) => filterOf(r.url))).toEqual([
+    expect(fake.requests.map((r) => filterOf(r.url))).toEqual([
       "createdDateTime ge 2024-06-03T00:00:00.000Z and createdDateTime le 2024-06-04T00:00:00.000Z",
       "createdDateTime ge 2024-06-02T00:00:00.000Z and createdDateTime le 2024-06-03T00:00:00.000Z",
       "createdDateTime ge 2024-06-01T00:00:00.000Z and createdDateTime le 2024-06-02T00:00:00.000Z",
@@ -194,7 +179,7 @@ describe("Microsoft Graph directory logs adapter", () => {
     const first = await adapter({ maxRequestsPerPage: 3 }).listSignIns({ tenantId: TENANT, from: "2024-06-01T00:00:00.000Z", to, pageSize: 10 });
     expect(first.items).toEqual([]);
     expect(first.cursor).toBeDefined();
-    expect(requests).toHaveLength(3);
+    expect(fake.requests).toHaveLength(3);
     let cursor = first.cursor;
     const found: string[] = [];
     while (cursor) {
@@ -217,23 +202,23 @@ describe("Microsoft Graph directory logs adapter", () => {
       targetResources: [{ id: "t1", type: "User", displayName: null, modifiedProperties: [{ displayName: "AccountEnabled", newValue: "[false]" }] }],
       additionalDetails: [],
     });
-    const url = new URL(requests[0]!.url, origin);
+    const url = new URL(fake.requests[0]!.url, origin);
     expect(url.pathname).toBe("/v1.0/auditLogs/directoryAudits");
     expect(url.searchParams.get("$orderby")).toBe("activityDateTime desc");
     expect(url.searchParams.get("$filter")).toContain("initiatedBy/user/userPrincipalName eq 'tom.o''neill@fabrikam.example'");
     await adapter().listDirectoryAudits({ ...window, user: "5B1F9A7C-0D3E-4C2B-8A6F-1E9D7C5B3A20", pageSize: 10 });
-    expect(filterOf(requests[1]!.url)).toContain("initiatedBy/user/id eq '5B1F9A7C-0D3E-4C2B-8A6F-1E9D7C5B3A20'");
+    expect(filterOf(fake.requests[1]!.url)).toContain("initiatedBy/user/id eq '5B1F9A7C-0D3E-4C2B-8A6F-1E9D7C5B3A20'");
   });
 
   it("passes Graph's 429 through as RATE_LIMITED with Retry-After in seconds", async () => {
-    override = (_req, res) => send(res, 429, { error: { code: "TooManyRequests", message: LEAK } }, { "retry-after": "30" });
+    fake.override((_req, res) => sendJson(res, 429, { error: { code: "TooManyRequests", message: LEAK } }, { "retry-after": "30" }));
     const error = await rejection(adapter().listSignIns({ ...window, pageSize: 10 }));
     expect(error).toMatchObject({ code: "RATE_LIMITED", status: 429, headers: { "Retry-After": "30" } });
     expect(error.message).toContain("Microsoft Graph");
   });
 
   it("reports Graph's 403 (permission or licence missing) as the service's credential refused", async () => {
-    override = (_req, res) => send(res, 403, { error: { code: "Authentication_RequestFromNonPremiumTenantOrB2CTenant", message: LEAK } });
+    fake.override((_req, res) => sendJson(res, 403, { error: { code: "Authentication_RequestFromNonPremiumTenantOrB2CTenant", message: LEAK } }));
     const error = await rejection(adapter().listDirectoryAudits({ ...window, pageSize: 10 }));
     expect(error).toMatchObject({ code: "UPSTREAM_ERROR", status: 502 });
     expect(error.message).toContain("refused the service's credential (status 403)");
@@ -245,8 +230,8 @@ describe("Microsoft Graph directory logs adapter", () => {
     const error = await rejection(adapter().listSignIns({ ...window, pageSize: 10 }));
     expect(error.code).toBe("UPSTREAM_ERROR");
     expect(error.message).toContain("@odata.nextLink points outside the collection");
-    expect(requests).toHaveLength(1);
-    expect(requests.every((r) => r.url.startsWith("/v1.0/"))).toBe(true);
+    expect(fake.requests).toHaveLength(1);
+    expect(fake.requests.every((r) => r.url.startsWith("/v1.0/"))).toBe(true);
   });
 
   it("refuses a cursor whose link leaves the collection", async () => {
@@ -254,7 +239,7 @@ describe("Microsoft Graph directory logs adapter", () => {
     expect((await rejection(adapter().listSignIns({ ...window, pageSize: 10, cursor: forged }))).code).toBe("VALIDATION_ERROR");
     const other = encodeLogCursor({ e: window.to, u: "/v1.0/users?$top=1" });
     expect((await rejection(adapter().listSignIns({ ...window, pageSize: 10, cursor: other }))).code).toBe("VALIDATION_ERROR");
-    expect(requests).toHaveLength(0);
+    expect(fake.requests).toHaveLength(0);
   });
 
   it("reads only the configured tenants (EXTENSION_NOT_ENABLED otherwise, no token asked), or any with '*'", async () => {
@@ -276,6 +261,6 @@ describe("Microsoft Graph directory logs adapter", () => {
     const error = await rejection(adapter({ credential: broken }).listSignIns({ ...window, pageSize: 10 }));
     expect(error.code).toBe("UPSTREAM_ERROR");
     expect(error.message).toBe(`The service could not obtain a token for Microsoft Graph while reading the sign-ins of tenant ${TENANT}.`);
-    expect(requests).toHaveLength(0);
+    expect(fake.requests).toHaveLength(0);
   });
 });

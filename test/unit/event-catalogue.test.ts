@@ -271,10 +271,14 @@ describe("the comment, agent and gamebook event schemas", () => {
       triggeredBy: { origin: "api", serviceAccountId: "sa-1", name: "SOAR integration" },
       dispatchedAt: now.toISOString(),
       playbooks: [
-        { id: "p-1", name: "Disable user", entityType: "User", affectedEntity: "j.doe@example.com", sequence: 1, isAdminRequired: true, status: "Pending" },
+        { id: "p-1", referenceId: "pb-1", name: "Disable user", entityType: "User", affectedEntity: "j.doe@example.com", sequence: 1, isAdminRequired: true, status: "Pending" },
       ],
     };
     expect(gamebookRunData.safeParse(run).error?.issues ?? []).toEqual([]);
+    // Statuses and entity types are the service's own vocabularies, not free text.
+    expect(gamebookRunData.safeParse({ ...run, status: "Completed" }).success).toBe(false);
+    expect(gamebookRunData.safeParse({ ...run, playbooks: [{ ...run.playbooks[0], status: "Done" }] }).success).toBe(false);
+    expect(gamebookRunData.safeParse({ ...run, playbooks: [{ ...run.playbooks[0], entityType: "Spaceship" }] }).success).toBe(false);
     expect(eventEnvelopeOf("gamebook.run.v1").safeParse({ id: "x", type: "gamebook.run.v1", occurredAt: now.toISOString(), data: run }).success).toBe(true);
   });
 });

@@ -46,9 +46,10 @@ describe("Azure Functions registration", () => {
     }
   });
 
-  it("registers the event fan-out, delivery and reconcile workers on their Service Bus queues, the outbox sweep and the reconciler timers", () => {
+  it("registers the event fan-out, delivery, reconcile and gamebook workers on their Service Bus queues, the outbox sweep and the reconciler timers", () => {
     expect(queueTriggers.map((t) => [t.name, t.options.queueName, t.options.connection]).sort()).toEqual([
       ["event-fan-out", "events", "SERVICEBUS"],
+      ["gamebook-executor", "gamebook-runs", "SERVICEBUS"],
       ["reconcile-workspace", "reconcile", "SERVICEBUS"],
       ["webhook-delivery", "deliveries", "SERVICEBUS"],
     ]);
@@ -93,14 +94,15 @@ describe("Azure Functions registration", () => {
       headers: { authorization: `Basic ${Buffer.from(`${admin.clientId}:${admin.clientSecret}`).toString("base64")}` },
     });
     const context = new azure.InvocationContext({ functionName: "service-accounts" });
-    const logs: unknown[] = [];
-    vi.spyOn(context, "log").mockImplementation((...args: unknown[]) => void logs.push(args));
+    const info = vi.spyOn(getServices().logger, "info").mockImplementation(() => {});
     const response = (await reg.options.handler(request, context)) as azure.HttpResponseInit;
     expect(response.status).toBe(200);
     const body = JSON.parse(response.body as string);
     expect(body.data.id).toBe(admin.clientId);
     expect((response.headers as Record<string, string>)["X-Request-Id"]).toBe(body.meta.requestId);
-    expect(JSON.stringify(logs)).toContain(body.meta.requestId);
+    // The access log line carries the request id as a field (a custom dimension in Azure).
+    expect(info).toHaveBeenCalledWith("request", expect.objectContaining({ requestId: body.meta.requestId, status: 200, invocationId: context.invocationId }));
+    info.mockRestore();
   });
 
   it("the catch-all answers unknown paths with a 404 problem and wrong verbs with 405", async () => {

@@ -1,9 +1,10 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ApiError } from "../../shared/errors/api-error";
+import type { ApiError } from "../../shared/errors/api-error";
 import { createHttpPlaybookActions, type HttpPlaybookActionsOptions } from "../../shared/playbook-actions/http/http-playbook-actions";
 import type { PlaybookStepRequest } from "../../shared/playbook-actions/playbook-action-port";
+import { apiErrorOf } from "../support/api-error-of";
+import { sendJson, startFakeHttpServer, type FakeHttpServer } from "../support/fake-http-server";
 
 // A fake automation bridge on node:http that keeps to docs/playbook-bridge.md: steps by id, started
 // once, advancing one state per read, with a few playbooks that behave in set ways.
@@ -22,18 +23,12 @@ interface FakeStep {
   output: Record<string, unknown>;
 }
 
-let server: Server;
+let fake: FakeHttpServer;
 let base: string;
-let override: ((req: IncomingMessage, res: ServerResponse, body: string) => void) | undefined;
 const steps = new Map<string, FakeStep>();
-const requests: { method: string; url: string; headers: IncomingMessage["headers"]; body: string }[] = [];
 let executions = 0;
 const seen: ApiError[] = [];
 
-function send(res: ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}) {
-  res.writeHead(status, body === undefined ? headers : { "content-type": "application/json", ...headers });
-  res.end(body === undefined ? undefined : JSON.stringify(body));
-}
 
 const view = (s: FakeStep) => ({ stepId: s.stepId, status: s.status, errorMessage: s.errorMessage, output: s.output, startedAt: s.startedAt, finishedAt: s.finishedAt, extra: "ignored" });
 
@@ -57,27 +52,27 @@ function progress(step: FakeStep) {
 }
 
 function route(req: IncomingMessage, res: ServerResponse, body: string) {
-  if (req.headers.authorization !== AUTH) return send(res, 401, { error: LEAK });
+  if (req.headers.authorization !== AUTH) return sendJson(res, 401, { error: LEAK });
   const match = /^\/bridge\/steps\/([^/]+)$/.exec(new URL(req.url ?? "/", "http://fake").pathname);
-  if (!match) return send(res, 404, { error: LEAK });
+  if (!match) return sendJson(res, 404, { error: LEAK });
   const stepId = decodeURIComponent(match[1]!);
   const existing = steps.get(stepId);
   if (req.method === "PUT") {
-    if (existing) return existing.body === body ? send(res, 200, view(existing)) : send(res, 409, { error: LEAK });
+    if (existing) return existing.body === body ? sendJson(res, 200, view(existing)) : sendJson(res, 409, { error: LEAK });
     executions++;
     const reference = (JSON.parse(body) as PlaybookStepRequest).playbook.referenceId;
     const step: FakeStep = { stepId, body, status: "Queued", reads: 0, startedAt: null, finishedAt: null, errorMessage: null, output: {} };
     if (reference === "instant") Object.assign(step, { status: "Succeeded", startedAt: "2026-03-01T10:00:00.000Z", finishedAt: "2026-03-01T10:00:01.250Z", output: { done: true } });
     steps.set(stepId, step);
-    return send(res, 201, view(step));
+    return sendJson(res, 201, view(step));
   }
   if (req.method === "GET") {
-    if (!existing) return send(res, 404, { error: LEAK });
+    if (!existing) return sendJson(res, 404, { error: LEAK });
     existing.reads++;
     progress(existing);
-    return send(res, 200, view(existing));
+    return sendJson(res, 200, view(existing));
   }
-  return send(res, 405, { error: LEAK });
+  return sendJson(res, 405, { error: LEAK });
 }
 
 let counter = 0;
@@ -100,37 +95,20 @@ function actions(extra: Partial<HttpPlaybookActionsOptions> = {}) {
 }
 
 async function failure(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  seen.push(error as ApiError);
-  return error as ApiError;
+  const error = await apiErrorOf(promise);
+  seen.push(error);
+  return error;
 }
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const body = Buffer.concat(chunks).toString("utf8");
-      requests.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body });
-      (override ?? route)(req, res, body);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake = await startFakeHttpServer(route);
+  base = `${fake.origin}`;
 });
 
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => fake.close());
 
 beforeEach(() => {
-  override = undefined;
-  requests.length = 0;
+  fake.reset();
   executions = 0;
 });
 
@@ -145,11 +123,11 @@ describe("HTTP playbook actions: running a step", () => {
       durationMs: 42_500,
     });
     const encoded = `/bridge/steps/${encodeURIComponent(step.stepId)}`;
-    expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual([`PUT ${encoded}`, `GET ${encoded}`, `GET ${encoded}`]);
+    expect(fake.requests.map((r) => `${r.method} ${r.url}`)).toEqual([`PUT ${encoded}`, `GET ${encoded}`, `GET ${encoded}`]);
     const { stepId: _id, ...sent } = step;
-    expect(JSON.parse(requests[0]!.body)).toEqual(sent);
-    expect(requests[0]!.headers["content-type"]).toBe("application/json");
-    for (const r of requests) expect(r.headers.authorization).toBe(AUTH);
+    expect(JSON.parse(fake.requests[0]!.body)).toEqual(sent);
+    expect(fake.requests[0]!.headers["content-type"]).toBe("application/json");
+    for (const r of fake.requests) expect(r.headers.authorization).toBe(AUTH);
   });
 
   it("never starts a step twice: the same step id again gets the finished step without a new execution", async () => {
@@ -158,13 +136,13 @@ describe("HTTP playbook actions: running a step", () => {
     const again = await actions().execute({ ...step });
     expect(again).toEqual(first);
     expect(executions).toBe(1);
-    expect(requests.filter((r) => r.method === "PUT")).toHaveLength(2);
-    expect(requests.at(-1)!.method).toBe("PUT"); // already finished: no polling
+    expect(fake.requests.filter((r) => r.method === "PUT")).toHaveLength(2);
+    expect(fake.requests.at(-1)!.method).toBe("PUT"); // already finished: no polling
   });
 
   it("does not poll a step that the bridge finished in its answer to the PUT", async () => {
     expect(await actions().execute(request("instant"))).toEqual({ status: "Succeeded", errorMessage: null, output: { done: true }, durationMs: 1250 });
-    expect(requests).toHaveLength(1);
+    expect(fake.requests).toHaveLength(1);
   });
 
   it("returns a step that ran and failed as a Failed result with the bridge's reason, not as an error", async () => {
@@ -177,7 +155,7 @@ describe("HTTP playbook actions: running a step", () => {
   });
 
   it("measures the duration itself when the bridge gives no times", async () => {
-    override = (req, res) => send(res, 200, { stepId: decodeURIComponent(req.url!.split("/").pop()!), status: "Succeeded", errorMessage: null, output: {}, startedAt: null, finishedAt: null });
+    fake.override((req, res) => sendJson(res, 200, { stepId: decodeURIComponent(req.url!.split("/").pop()!), status: "Succeeded", errorMessage: null, output: {}, startedAt: null, finishedAt: null }));
     const result = await actions().execute(request("anything"));
     expect(result.durationMs).toBeGreaterThanOrEqual(0);
     expect(result.durationMs).toBeLessThan(2000);
@@ -212,7 +190,7 @@ describe("HTTP playbook actions: running a step", () => {
 
 describe("HTTP playbook actions: failures", () => {
   const answer = (status: number, headers: Record<string, string> = {}) => (_req: IncomingMessage, res: ServerResponse) =>
-    send(res, status, { error: LEAK }, headers);
+    sendJson(res, status, { error: LEAK }, headers);
 
   it.each([
     [409, "CONFLICT"],
@@ -223,7 +201,7 @@ describe("HTTP playbook actions: failures", () => {
     [500, "UPSTREAM_ERROR"],
     [403, "UPSTREAM_ERROR"],
   ])("maps the bridge's %i on start to %s, naming the step and never the bridge's body", async (status, code) => {
-    override = answer(status);
+    fake.override(answer(status));
     const step = request("block-ip");
     const error = await failure(actions().execute(step));
     expect(error.code).toBe(code);
@@ -241,7 +219,7 @@ describe("HTTP playbook actions: failures", () => {
   });
 
   it("relays RATE_LIMITED with the bridge's Retry-After", async () => {
-    override = answer(429, { "retry-after": "12" });
+    fake.override(answer(429, { "retry-after": "12" }));
     expect(await failure(actions().execute(request("block-ip")))).toMatchObject({ code: "RATE_LIMITED", headers: { "Retry-After": "12" } });
   });
 
@@ -253,7 +231,7 @@ describe("HTTP playbook actions: failures", () => {
 
   it("fails a poll that the bridge answers with an error", async () => {
     const step = request("block-ip");
-    override = (req, res, body) => (req.method === "GET" ? send(res, 503, { error: LEAK }) : route(req, res, body));
+    fake.override((req, res, body) => (req.method === "GET" ? sendJson(res, 503, { error: LEAK }) : route(req, res, body)));
     const error = await failure(actions().execute(step));
     expect(error.code).toBe("UPSTREAM_ERROR");
     expect(error.message).toContain(`while reading step ${step.stepId}`);
@@ -268,7 +246,7 @@ describe("HTTP playbook actions: failures", () => {
     ["nested output", { status: "Succeeded", output: { nested: { secret: LEAK } } }, "(at output.nested)"],
   ])("rejects an answer with %s as UPSTREAM_ERROR", async (_what, fields, where) => {
     const step = request("block-ip");
-    override = (_req, res) => send(res, 200, { stepId: step.stepId, status: "Running", errorMessage: null, output: {}, startedAt: null, finishedAt: null, ...fields });
+    fake.override((_req, res) => sendJson(res, 200, { stepId: step.stepId, status: "Running", errorMessage: null, output: {}, startedAt: null, finishedAt: null, ...fields }));
     const error = await failure(actions().execute(step));
     expect(error.code).toBe("UPSTREAM_ERROR");
     expect(error.message).toContain(where);
@@ -277,7 +255,7 @@ describe("HTTP playbook actions: failures", () => {
 
   it("answers NOT_FOUND for a step id that cannot be a path segment, without calling the bridge", async () => {
     for (const stepId of ["", ".", ".."]) expect((await failure(actions().execute(request("block-ip", { stepId })))).code).toBe("NOT_FOUND");
-    expect(requests).toHaveLength(0);
+    expect(fake.requests).toHaveLength(0);
   });
 
   it("refuses a configuration without a positive poll interval or step wait", () => {

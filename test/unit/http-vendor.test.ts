@@ -1,9 +1,11 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ApiError } from "../../shared/errors/api-error";
+import type { ApiError } from "../../shared/errors/api-error";
 import { createHttpVendorGateway, type HttpVendorOptions } from "../../shared/sources/http/http-vendor";
 import type { NewVendorComment, VendorComment, VendorIncident } from "../../shared/sources/gateway";
+import { apiErrorOf } from "../support/api-error-of";
+import { sendJson, startFakeHttpServer, type FakeHandler, type FakeHttpServer } from "../support/fake-http-server";
 
 // A fake bridge on node:http: the adapter's real fetch goes over a real socket, so encoding, headers,
 // timeouts and aborts are exercised as they happen in production.
@@ -13,18 +15,8 @@ const LEAK = "internal-db-password-hunter2"; // in every error body the fake bri
 const WS = "ws 1/ü"; // needs encoding in a path segment
 const INC = "INC/42+?";
 
-interface Recorded {
-  method: string;
-  url: string;
-  headers: IncomingMessage["headers"];
-  body: string;
-}
-type Override = (req: IncomingMessage, res: ServerResponse, body: string) => void;
-
-let server: Server;
+let fake: FakeHttpServer;
 let base: string;
-let override: Override | undefined;
-const requests: Recorded[] = [];
 const seen: ApiError[] = [];
 
 function incident(workspaceId: string, id: string, extra: Partial<VendorIncident> = {}): VendorIncident {
@@ -80,43 +72,39 @@ const evidence = {
   rows: [{ id: "r1", entityId: "e1", kind: "SignIn", verdict: "Suspicious", detail: "new ASN", collectedAt: "2024-05-01T10:31:00.000Z" }],
 };
 
-function send(res: ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}) {
-  res.writeHead(status, body === undefined ? headers : { "content-type": "application/json", ...headers });
-  res.end(body === undefined ? undefined : JSON.stringify(body));
-}
 
 /** The bridge's routes, with a fixed data set. Segments are decoded as a bridge would decode them. */
 function route(req: IncomingMessage, res: ServerResponse, body: string) {
-  if (req.headers.authorization !== AUTH) return send(res, 401, { error: LEAK });
+  if (req.headers.authorization !== AUTH) return sendJson(res, 401, { error: LEAK });
   const url = new URL(req.url ?? "/", "http://bridge");
   const parts = url.pathname.split("/").slice(1).map(decodeURIComponent);
   const [b1, b2, w, ws, kind, id, sub, subId] = parts;
-  if (b1 !== "bridge" || b2 !== "source-a" || w !== "workspaces" || ws === undefined) return send(res, 404, {});
+  if (b1 !== "bridge" || b2 !== "source-a" || w !== "workspaces" || ws === undefined) return sendJson(res, 404, {});
   const key = `${req.method} ${kind}${id === undefined ? "" : "/:id"}${sub === undefined ? "" : `/${sub}`}${subId === undefined ? "" : "/:id"}`;
   switch (key) {
     case "GET incidents/:id":
-      return send(res, 200, incident(ws, id!, { createdAt: "2024-05-01T10:00:00Z" }));
+      return sendJson(res, 200, incident(ws, id!, { createdAt: "2024-05-01T10:00:00Z" }));
     case "GET incidents": {
       const first = !url.searchParams.has("cursor");
       const items = first ? [incident(ws, "1"), incident(ws, "2")] : [incident(ws, "3")];
-      return send(res, 200, first ? { items, cursor: "page 2+/=" } : { items, cursor: null });
+      return sendJson(res, 200, first ? { items, cursor: "page 2+/=" } : { items, cursor: null });
     }
     case "PUT incidents/:id/status":
-      return send(res, 200, incident(ws, id!, JSON.parse(body) as Partial<VendorIncident>));
+      return sendJson(res, 200, incident(ws, id!, JSON.parse(body) as Partial<VendorIncident>));
     case "PUT incidents/:id/owner":
-      return send(res, 200, incident(ws, id!, JSON.parse(body) as Partial<VendorIncident>));
+      return sendJson(res, 200, incident(ws, id!, JSON.parse(body) as Partial<VendorIncident>));
     case "GET incidents/:id/comments":
-      return send(res, 200, { items: [comment] });
+      return sendJson(res, 200, { items: [comment] });
     case "POST incidents/:id/comments":
-      return send(res, 201, { ...comment, ...(JSON.parse(body) as NewVendorComment), id: "c2", unknownField: 1 });
+      return sendJson(res, 201, { ...comment, ...(JSON.parse(body) as NewVendorComment), id: "c2", unknownField: 1 });
     case "DELETE incidents/:id/comments/:id":
-      return send(res, 204);
+      return sendJson(res, 204);
     case "GET incidents/:id/evidence":
-      return send(res, 200, evidence);
+      return sendJson(res, 200, evidence);
     case "GET related-incidents":
-      return send(res, 200, { items: [incident(ws, "7")] });
+      return sendJson(res, 200, { items: [incident(ws, "7")] });
     default:
-      return send(res, 404, { error: LEAK });
+      return sendJson(res, 404, { error: LEAK });
   }
 }
 
@@ -126,55 +114,37 @@ function gateway(extra: Partial<HttpVendorOptions> = {}) {
 
 /** Awaits a rejection, checks it is an ApiError and keeps it for the leak check at the end. */
 async function failure(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  seen.push(error as ApiError);
-  return error as ApiError;
+  const error = await apiErrorOf(promise);
+  seen.push(error);
+  return error;
 }
 
-const never: Override = () => undefined;
+const never: FakeHandler = () => undefined;
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const body = Buffer.concat(chunks).toString("utf8");
-      requests.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body });
-      (override ?? route)(req, res, body);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake = await startFakeHttpServer(route);
+  base = fake.origin;
 });
 
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => fake.close());
 
 beforeEach(() => {
-  override = undefined;
-  requests.length = 0;
+  fake.reset();
 });
 
-const last = () => requests[requests.length - 1]!;
 const encodedIncident = "/bridge/source-a/workspaces/ws%201%2F%C3%BC/incidents/INC%2F42%2B%3F";
 
 describe("HTTP vendor adapter: happy paths", () => {
   it("reads an incident, encoding the path and sending the Authorization header", async () => {
     const result = await gateway().getIncident(WS, INC);
     expect(result).toEqual(incident(WS, INC)); // "…00Z" came back normalised to "…00.000Z"
-    expect(last()).toMatchObject({ method: "GET", url: encodedIncident });
-    expect(last().headers.authorization).toBe(AUTH);
-    expect(last().headers.accept).toBe("application/json");
+    expect(fake.last()).toMatchObject({ method: "GET", url: encodedIncident });
+    expect(fake.last().headers.authorization).toBe(AUTH);
+    expect(fake.last().headers.accept).toBe("application/json");
   });
 
   it("maps a vendor's own close-reason spelling to the canonical classification", async () => {
-    override = (_req, res) => send(res, 200, { ...incident(WS, INC), status: "Closed", classification: "Malicious" });
+    fake.override((_req, res) => sendJson(res, 200, { ...incident(WS, INC), status: "Closed", classification: "Malicious" }));
     expect((await gateway().getIncident(WS, INC)).classification).toBe("TruePositive");
   });
 
@@ -197,7 +167,7 @@ describe("HTTP vendor adapter: happy paths", () => {
     const first = await gw.listIncidents(query);
     expect(first.items.map((i) => i.id)).toEqual(["1", "2"]);
     expect(first.cursor).toBe("page 2+/=");
-    expect(last().url).toBe(
+    expect(fake.last().url).toBe(
       "/bridge/source-a/workspaces/ws%201%2F%C3%BC/incidents?field=lastModificationTime" +
         "&from=2024-05-01T00%3A00%3A00.000Z&to=2024-05-02T00%3A00%3A00.000Z&limit=2" +
         "&severity=High&severity=Medium&status=New&query=a%20b%2Bc%26d" +
@@ -205,31 +175,31 @@ describe("HTTP vendor adapter: happy paths", () => {
     );
     const second = await gw.listIncidents({ ...query, cursor: first.cursor, filters: undefined });
     expect(second).toEqual({ items: [incident(WS, "3")] });
-    expect(new URL(last().url, base).searchParams.get("cursor")).toBe("page 2+/=");
-    expect(last().url).not.toContain("severity");
+    expect(new URL(fake.last().url, base).searchParams.get("cursor")).toBe("page 2+/=");
+    expect(fake.last().url).not.toContain("severity");
   });
 
   it("sets the status with a JSON body", async () => {
     const change = { status: "Closed" as const, classification: "FalsePositive" as const, closingComment: "benign" };
     const result = await gateway().setStatus(WS, INC, change);
     expect(result).toMatchObject(change);
-    expect(last()).toMatchObject({ method: "PUT", url: `${encodedIncident}/status` });
-    expect(last().headers["content-type"]).toBe("application/json");
-    expect(JSON.parse(last().body)).toEqual(change);
+    expect(fake.last()).toMatchObject({ method: "PUT", url: `${encodedIncident}/status` });
+    expect(fake.last().headers["content-type"]).toBe("application/json");
+    expect(JSON.parse(fake.last().body)).toEqual(change);
   });
 
   it("sets and clears the owner", async () => {
     const owner = { userId: "u1", email: "ann@example.com", name: "Ann" };
     expect((await gateway().setOwner(WS, INC, owner)).owner).toEqual(owner);
-    expect(last()).toMatchObject({ method: "PUT", url: `${encodedIncident}/owner`, body: JSON.stringify({ owner }) });
+    expect(fake.last()).toMatchObject({ method: "PUT", url: `${encodedIncident}/owner`, body: JSON.stringify({ owner }) });
     expect((await gateway().setOwner(WS, INC, null)).owner).toBeNull();
-    expect(JSON.parse(last().body)).toEqual({ owner: null });
+    expect(JSON.parse(fake.last().body)).toEqual({ owner: null });
   });
 
   it("lists, adds and deletes comments", async () => {
     const gw = gateway();
     expect(await gw.listComments(WS, INC)).toEqual([comment]);
-    expect(last()).toMatchObject({ method: "GET", url: `${encodedIncident}/comments` });
+    expect(fake.last()).toMatchObject({ method: "GET", url: `${encodedIncident}/comments` });
 
     const added: NewVendorComment = {
       message: "Agent note",
@@ -242,22 +212,22 @@ describe("HTTP vendor adapter: happy paths", () => {
     };
     const created = await gw.addComment(WS, INC, added);
     expect(created).toEqual({ ...comment, ...added, id: "c2" }); // unknown fields are stripped
-    expect(last()).toMatchObject({ method: "POST", url: `${encodedIncident}/comments` });
-    expect(JSON.parse(last().body)).toEqual(added);
+    expect(fake.last()).toMatchObject({ method: "POST", url: `${encodedIncident}/comments` });
+    expect(JSON.parse(fake.last().body)).toEqual(added);
 
     await expect(gw.deleteComment(WS, INC, "c 2/x")).resolves.toBeUndefined();
-    expect(last()).toMatchObject({ method: "DELETE", url: `${encodedIncident}/comments/c%202%2Fx` });
+    expect(fake.last()).toMatchObject({ method: "DELETE", url: `${encodedIncident}/comments/c%202%2Fx` });
   });
 
   it("reads the evidence", async () => {
     expect(await gateway().getEvidence(WS, INC)).toEqual(evidence);
-    expect(last()).toMatchObject({ method: "GET", url: `${encodedIncident}/evidence` });
+    expect(fake.last()).toMatchObject({ method: "GET", url: `${encodedIncident}/evidence` });
   });
 
   it("finds related incidents, sending only the parameters given", async () => {
     const items = await gateway().relatedByEntity({ workspaceId: WS, incidentId: INC, entityKind: "Ip", timeField: "createdAt", startDate: "2024-05-01T00:00:00Z", limit: 5 });
     expect(items).toEqual([incident(WS, "7")]);
-    expect(last().url).toBe(
+    expect(fake.last().url).toBe(
       "/bridge/source-a/workspaces/ws%201%2F%C3%BC/related-incidents?incidentId=INC%2F42%2B%3F&entityKind=Ip" +
         "&timeField=createdAt&startDate=2024-05-01T00%3A00%3A00Z&limit=5",
     );
@@ -265,8 +235,8 @@ describe("HTTP vendor adapter: happy paths", () => {
 });
 
 describe("HTTP vendor adapter: error mapping", () => {
-  const answer = (status: number, headers: Record<string, string> = {}): Override => (_req, res) =>
-    send(res, status, { error: LEAK, stack: "at Db.connect" }, headers);
+  const answer = (status: number, headers: Record<string, string> = {}): FakeHandler => (_req, res) =>
+    sendJson(res, status, { error: LEAK, stack: "at Db.connect" }, headers);
 
   it.each([
     [404, "NOT_FOUND", 404],
@@ -281,7 +251,7 @@ describe("HTTP vendor adapter: error mapping", () => {
     [403, "UPSTREAM_ERROR", 502],
     [418, "UPSTREAM_ERROR", 502],
   ])("vendor %i → %s", async (vendorStatus, code, status) => {
-    override = answer(vendorStatus);
+    fake.override(answer(vendorStatus));
     const error = await failure(gateway().getIncident(WS, INC));
     expect(error).toMatchObject({ code, status });
     expect(error.message).toContain(`SourceA`);
@@ -293,28 +263,28 @@ describe("HTTP vendor adapter: error mapping", () => {
   it("maps the bridge's 401 to our missing credential as UPSTREAM_ERROR", async () => {
     const error = await failure(gateway({ authHeader: undefined }).listComments(WS, INC));
     expect(error.code).toBe("UPSTREAM_ERROR");
-    expect(last().headers.authorization).toBeUndefined();
+    expect(fake.last().headers.authorization).toBeUndefined();
     expect(error.message).toMatch(/^SourceA refused the service's credential \(status 401\) while listing the comments/);
   });
 
   it("passes a valid Retry-After through on 429 and drops an invalid one", async () => {
-    override = answer(429, { "retry-after": "7" });
+    fake.override(answer(429, { "retry-after": "7" }));
     let error = await failure(gateway().setOwner(WS, INC, null));
     expect(error).toMatchObject({ code: "RATE_LIMITED", status: 429, headers: { "Retry-After": "7" } });
     expect(error.message).toContain("setting the owner");
 
-    override = answer(429, { "retry-after": new Date(Date.now() + 30_000).toUTCString() });
+    fake.override(answer(429, { "retry-after": new Date(Date.now() + 30_000).toUTCString() }));
     error = await failure(gateway().getIncident(WS, INC));
     expect(Number(error.headers["Retry-After"])).toBeGreaterThanOrEqual(29);
     expect(Number(error.headers["Retry-After"])).toBeLessThanOrEqual(31);
 
-    override = answer(429, { "retry-after": "soon; drop table" });
+    fake.override(answer(429, { "retry-after": "soon; drop table" }));
     error = await failure(gateway().getIncident(WS, INC));
     expect(error).toMatchObject({ code: "RATE_LIMITED", headers: {} });
   });
 
   it("times out with TIMEOUT when the bridge never answers", async () => {
-    override = never;
+    fake.override(never);
     const started = Date.now();
     const error = await failure(gateway({ timeoutMs: 150 }).getIncident(WS, INC));
     expect(error.code).toBe("TIMEOUT");
@@ -324,17 +294,17 @@ describe("HTTP vendor adapter: error mapping", () => {
   });
 
   it("times out with TIMEOUT when the body stalls after the headers", async () => {
-    override = (_req, res) => {
+    fake.override((_req, res) => {
       res.writeHead(200, { "content-type": "application/json" });
       res.write('{"items": [');
-    };
+    });
     const error = await failure(gateway({ timeoutMs: 200 }).listComments(WS, INC));
     expect(error.code).toBe("TIMEOUT");
   });
 
   it("aborts the request when the caller aborts, without calling it a TIMEOUT", async () => {
     let closed = false;
-    override = (req) => req.socket.once("close", () => (closed = true));
+    fake.override((req) => void req.socket.once("close", () => (closed = true)));
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
     const started = Date.now();
@@ -366,10 +336,10 @@ describe("HTTP vendor adapter: error mapping", () => {
   });
 
   it("rejects a 200 body that is not JSON, without echoing it", async () => {
-    override = (_req, res) => {
+    fake.override((_req, res) => {
       res.writeHead(200, { "content-type": "text/html" });
       res.end(`<html>${LEAK}</html>`);
-    };
+    });
     const error = await failure(gateway().getIncident(WS, INC));
     expect(error).toMatchObject({ code: "UPSTREAM_ERROR" });
     expect(error.message).toBe(`SourceA sent a response that is not JSON while reading incident ${INC} in workspace ${WS}.`);
@@ -377,13 +347,13 @@ describe("HTTP vendor adapter: error mapping", () => {
 
   it("rejects a 200 body that fails the schema", async () => {
     const { title: _title, ...untitled } = incident(WS, INC);
-    override = (_req, res) => send(res, 200, { ...untitled, description: LEAK });
+    fake.override((_req, res) => sendJson(res, 200, { ...untitled, description: LEAK }));
     let error = await failure(gateway().getIncident(WS, INC));
     expect(error.code).toBe("UPSTREAM_ERROR");
     expect(error.message).toContain("sent an invalid response (at title)");
     expect(error.message).not.toContain(LEAK);
 
-    override = (_req, res) => send(res, 200, { items: [{ ...comment, createdTime: "2024-05-01T12:00:00+02:00" }] });
+    fake.override((_req, res) => sendJson(res, 200, { items: [{ ...comment, createdTime: "2024-05-01T12:00:00+02:00" }] }));
     error = await failure(gateway().listComments(WS, INC));
     expect(error.message).toContain("(at items[0].createdTime)");
   });
@@ -393,14 +363,14 @@ describe("HTTP vendor adapter: error mapping", () => {
     ["workspaceId", incident("other", INC)],
     ["id", incident(WS, "other")],
   ])("rejects an incident whose %s does not match the request", async (field, body) => {
-    override = (_req, res) => send(res, 200, body);
+    fake.override((_req, res) => sendJson(res, 200, body));
     const error = await failure(gateway().getIncident(WS, INC));
     expect(error.code).toBe("UPSTREAM_ERROR");
     expect(error.message).toContain(`(${field} does not match the request)`);
   });
 
   it("rejects a list with a foreign source or more items than the limit", async () => {
-    override = (_req, res) => send(res, 200, { items: [incident(WS, "1"), incident(WS, "2", { source: "SourceC" })] });
+    fake.override((_req, res) => sendJson(res, 200, { items: [incident(WS, "1"), incident(WS, "2", { source: "SourceC" })] }));
     const query = { workspaceId: WS, field: "createdAt" as const, from: "2024-05-01T00:00:00Z", to: "2024-05-02T00:00:00Z", limit: 5 };
     expect((await failure(gateway().listIncidents(query))).message).toContain("(source does not match the request)");
     expect((await failure(gateway().relatedByEntity({ workspaceId: WS, limit: 1 }))).message).toContain("(more items than the limit of 1)");
@@ -408,33 +378,33 @@ describe("HTTP vendor adapter: error mapping", () => {
 
   it("refuses a body over 5 MB, declared or streamed", async () => {
     const big = Buffer.alloc(1024 * 1024, 0x20);
-    override = (_req, res) => {
+    fake.override((_req, res) => {
       res.writeHead(200, { "content-type": "application/json" }); // chunked: no length announced
       for (let i = 0; i < 6; i++) res.write(big);
       res.end("{}");
-    };
+    });
     let error = await failure(gateway().getEvidence(WS, INC));
     expect(error).toMatchObject({ code: "UPSTREAM_ERROR" });
     expect(error.message).toContain("larger than 5242880 bytes");
 
-    override = (_req, res) => {
+    fake.override((_req, res) => {
       res.writeHead(200, { "content-type": "application/json", "content-length": String(6 * 1024 * 1024) });
       res.write("{");
-    };
+    });
     error = await failure(gateway().getEvidence(WS, INC));
     expect(error.message).toContain("larger than 5242880 bytes");
   });
 
   it("does not follow redirects", async () => {
-    override = (_req, res) => send(res, 302, undefined, { location: `${base}/bridge/source-a/elsewhere` });
+    fake.override((_req, res) => sendJson(res, 302, undefined, { location: `${base}/bridge/source-a/elsewhere` }));
     const error = await failure(gateway().getIncident(WS, INC));
     expect(error.code).toBe("UPSTREAM_ERROR");
-    expect(requests).toHaveLength(1);
+    expect(fake.requests).toHaveLength(1);
   });
 
   it("answers NOT_FOUND for ids that cannot be a path segment, without calling the bridge", async () => {
     for (const id of ["", ".", ".."]) expect((await failure(gateway().getIncident(WS, id))).code).toBe("NOT_FOUND");
-    expect(requests).toHaveLength(0);
+    expect(fake.requests).toHaveLength(0);
   });
 });
 

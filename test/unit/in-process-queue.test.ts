@@ -133,6 +133,7 @@ describe("in-process queue: delivery", () => {
     const [dead, ...rest] = q.deadLetters();
     expect(rest).toEqual([]);
     expect(dead).toEqual({
+      sequenceNumber: 1,
       message: { messageId: "poison", body: { n: 7, tags: ["x"] }, deliveryCount: 3, enqueuedAt: new Date("2025-01-02T03:04:05Z") },
       reason: "attempt 3 failed",
       deadLetteredAt: new Date(clock),

@@ -1,38 +1,54 @@
 /**
  * Bicep cannot be compiled here, so these tests read the templates as text and hold them to the code's
- * single sources: the Cosmos containers, the queue names and the settings the code reads. A small scan
- * turns Bicep object and array literals into plain values; anything that is not a literal (a reference,
- * a function call) comes back as an `Expr` holding its text.
+ * single sources: the Cosmos containers, the queue names, the settings the code reads, the log
+ * messages the alerts look for, and what azd and the hooks expect. A small scan turns Bicep object and
+ * array literals into plain values; anything that is not a literal (a reference, a function call)
+ * comes back as an `Expr` holding its text.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { hooks } from "../../scripts/azd-hooks";
+import { loadConfig } from "../../shared/config";
 import { queueNames } from "../../shared/queue/queue-names";
 import { SERVICE_BUS_CONNECTION } from "../../shared/queue/service-bus-trigger";
+import { allRoutes } from "../../shared/route-groups";
+import { sources } from "../../shared/sources/source";
 import { containers, type ContainerSpec } from "../../shared/store/cosmos/containers";
-import { loadConfig } from "../../shared/config";
 
-const infraDir = path.resolve(__dirname, "../../infra");
+const repoDir = path.resolve(__dirname, "../..");
+const infraDir = path.join(repoDir, "infra");
 
 function readInfra(relativePath: string): string {
   return stripComments(readFileSync(path.join(infraDir, relativePath), "utf8"));
 }
 
+function readRepo(relativePath: string): string {
+  return readFileSync(path.join(repoDir, relativePath), "utf8");
+}
+
+/** Subscription scope: the resource group, the parameters azd fills, the outputs azd reads. */
 const main = readInfra("main.bicep");
+/** The resource group's content, with what must match the code. */
+const resources = readInfra("resources.bicep");
 const cosmosModule = readInfra("modules/cosmos.bicep");
 const serviceBusModule = readInfra("modules/service-bus.bicep");
 const functionAppModule = readInfra("modules/function-app.bicep");
 const roleAssignmentsModule = readInfra("modules/role-assignments.bicep");
+const alertsModule = readInfra("modules/alerts.bicep");
+const parametersFile = JSON.parse(readFileSync(path.join(infraDir, "main.parameters.json"), "utf8")) as {
+  parameters: Record<string, { value: unknown }>;
+};
+const azureYaml = readRepo("azure.yaml");
 const subscriptionReaderModule = readInfra("modules/subscription-reader.bicep");
-const parameters = readInfra("main.bicepparam");
 
 /** Every template and parameter file under infra/, comments removed. */
 const allInfraFiles = listFiles(infraDir)
-  .filter((file) => /\.bicep(param)?$/.test(file))
+  .filter((file) => /\.(bicep|bicepparam|json)$/.test(file))
   .map((file) => ({ file: path.relative(infraDir, file), text: stripComments(readFileSync(file, "utf8")) }));
 
 describe("infra: Cosmos DB containers", () => {
-  const inBicep = literalAfter(main, "var cosmosContainers =") as BicepObject[];
+  const inBicep = literalAfter(resources, "var cosmosContainers =") as BicepObject[];
   const specs: readonly ContainerSpec[] = Object.values(containers);
 
   it("declares exactly the containers of containers.ts, each once", () => {
@@ -43,7 +59,7 @@ describe("infra: Cosmos DB containers", () => {
 
   it.each(specs.map((s) => [s.name, s] as const))("gives %s the partition key path and defaultTtl of containers.ts", (name, spec) => {
     const container = inBicep.find((c) => c.name === name);
-    expect(container, `container ${name} in main.bicep`).toBeDefined();
+    expect(container, `container ${name} in resources.bicep`).toBeDefined();
     expect(container!.partitionKeyPath).toBe(spec.partitionKeyPath);
     // Absent means TTL off, in both places.
     expect(container!.defaultTtl).toBe(spec.defaultTtl);
@@ -77,31 +93,43 @@ describe("infra: Cosmos DB containers", () => {
   });
 
   it("hands that list to the Cosmos module, which creates every entry with its key, TTL and policy", () => {
-    expect(main).toMatch(/\bcontainers:\s*cosmosContainers\b/);
+    expect(resources).toMatch(/\bcontainers:\s*cosmosContainers\b/);
     expect(cosmosModule).toMatch(/resource \w+ 'Microsoft\.DocumentDB\/databaseAccounts\/sqlDatabases\/containers@[\w-]+' = \[\s*for (\w+) in containers:/);
     expect(cosmosModule).toMatch(/paths:\s*\[\s*\w+\.partitionKeyPath\s*\]/);
-    expect(cosmosModule).toMatch(/defaultTtl:\s*\w+\.\?defaultTtl\b/);
-    expect(cosmosModule).toMatch(/indexingPolicy:\s*\w+\.\?indexingPolicy\b/);
+  });
+
+  it("leaves defaultTtl and indexingPolicy out of the request where the code sets none, instead of sending null", () => {
+    expect(cosmosModule).toMatch(/\bc\.\?defaultTtl == null \? \{\} : \{ defaultTtl: c\.\?defaultTtl \}/);
+    expect(cosmosModule).toMatch(/\bc\.\?indexingPolicy == null \? \{\} : \{ indexingPolicy: c\.\?indexingPolicy \}/);
+    // Nowhere is the optional value assigned straight to the property (which sends null when absent).
+    expect(cosmosModule).not.toMatch(/^\s*defaultTtl:\s*c\.\?defaultTtl\s*$/m);
+    expect(cosmosModule).not.toMatch(/^\s*indexingPolicy:\s*c\.\?indexingPolicy\s*$/m);
   });
 
   it("gives the database name to the app as COSMOS_DATABASE and to the Cosmos module", () => {
-    const settings = literalAfter(main, "var appSettings =") as BicepObject;
+    const settings = literalAfter(resources, "var appSettings =") as BicepObject;
     expect(settings.COSMOS_DATABASE).toEqual(new Expr("cosmosDatabaseName"));
-    expect(main).toMatch(/\bdatabaseName:\s*cosmosDatabaseName\b/);
+    expect(resources).toMatch(/\bdatabaseName:\s*cosmosDatabaseName\b/);
   });
 
-  it("grants the app's identity the built-in Data Contributor role through sqlRoleAssignments", () => {
+  it("grants the app's identity and the operator the built-in Data Contributor role through sqlRoleAssignments", () => {
     expect(cosmosModule).toContain("Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@");
     expect(cosmosModule).toContain("'00000000-0000-0000-0000-000000000002'");
-    expect(main).toMatch(/dataContributorPrincipalIds:\s*concat\(\[identity\.outputs\.principalId\]/);
+    expect(resources).toMatch(/dataContributorPrincipalIds:\s*concat\(\[identity\.outputs\.principalId\], empty\(operatorPrincipalId\) \? \[\] : \[operatorPrincipalId\]\)/);
+  });
+
+  it("creates the role assignments one at a time and only after the containers (concurrent grants fail with 412)", () => {
+    expect(cosmosModule).toMatch(/@batchSize\(1\)\s*resource dataContributors 'Microsoft\.DocumentDB\/databaseAccounts\/sqlRoleAssignments@/);
+    const assignments = cosmosModule.slice(cosmosModule.indexOf("resource dataContributors"));
+    expect(assignments).toMatch(/dependsOn:\s*\[\s*sqlContainers\s*\]/);
   });
 });
 
 describe("infra: Service Bus queues", () => {
   it("declares exactly the queues of queue-names.ts and hands them to the Service Bus module", () => {
-    const inBicep = literalAfter(main, "var queueNames =") as string[];
+    const inBicep = literalAfter(resources, "var queueNames =") as string[];
     expect([...inBicep].sort()).toEqual(Object.values(queueNames).sort());
-    expect(main).toMatch(/\bqueueNames:\s*queueNames\b/);
+    expect(resources).toMatch(/\bqueueNames:\s*queueNames\b/);
     expect(serviceBusModule).toMatch(/resource \w+ 'Microsoft\.ServiceBus\/namespaces\/queues@[\w-]+' = \[\s*for \w+ in queueNames:/);
   });
 
@@ -130,7 +158,7 @@ describe("infra: Service Bus queues", () => {
 });
 
 describe("infra: app settings", () => {
-  const settings = literalAfter(main, "var appSettings =") as BicepObject;
+  const settings = literalAfter(resources, "var appSettings =") as BicepObject;
   const keyNames = ["SECRET_HASH_KEY", "PAGE_TOKEN_KEY", "WEBHOOK_SECRETS_KEY"] as const;
 
   it("sets every setting the code needs to run on Cosmos and Service Bus", () => {
@@ -150,7 +178,7 @@ describe("infra: app settings", () => {
   });
 
   it("takes the three keys from Key Vault references, one secret each", () => {
-    const secrets = literalAfter(main, "var secretNames =") as BicepObject;
+    const secrets = literalAfter(resources, "var secretNames =") as BicepObject;
     for (const name of keyNames) {
       expect(settings[name], name).toBe(`@Microsoft.KeyVault(VaultName=\${keyVault.outputs.name};SecretName=\${secretNames.${name}})`);
       expect(secrets[name], name).toMatch(/^[0-9a-zA-Z-]{1,127}$/);
@@ -165,15 +193,24 @@ describe("infra: app settings", () => {
     expect(settings).not.toHaveProperty("WEBHOOK_ALLOW_PRIVATE_TARGETS");
   });
 
-  it("reaches the app merged with identity-based host storage and Application Insights", () => {
-    expect(main).toMatch(/\bappSettings:\s*appSettings\b/);
+  it("reaches the app merged with the vendor bridges, identity-based host storage and Application Insights", () => {
+    expect(resources).toMatch(/\bappSettings:\s*union\(appSettings, sourceBridgeSettings\)/);
     expect(functionAppModule).toMatch(/name: 'appsettings'\s+properties:\s*union\(appSettings, hostSettings\)/);
     const host = literalAfter(functionAppModule, "var hostSettings =") as BicepObject;
     expect(host.AzureWebJobsStorage__credential).toBe("managedidentity");
-    expect(host).toHaveProperty("AzureWebJobsStorage__accountName");
-    expect(host).toHaveProperty("AzureWebJobsStorage__clientId");
+    expect(host.AzureWebJobsStorage__clientId).toEqual(new Expr("identityClientId"));
     expect(host).not.toHaveProperty("AzureWebJobsStorage");
     expect(host).toHaveProperty("APPLICATIONINSIGHTS_CONNECTION_STRING");
+    expect(host.APPLICATIONINSIGHTS_AUTHENTICATION_STRING).toBe("Authorization=AAD;ClientId=${identityClientId}");
+  });
+
+  it("points host storage at the blob endpoint only, matching the identity's blob-only role", () => {
+    const host = literalAfter(functionAppModule, "var hostSettings =") as BicepObject;
+    expect(host.AzureWebJobsStorage__blobServiceUri).toEqual(new Expr("storage.properties.primaryEndpoints.blob"));
+    // With the account name, the host would derive queue and table endpoints it has no role on.
+    expect(host).not.toHaveProperty("AzureWebJobsStorage__accountName");
+    expect(Object.keys(host).filter((k) => /^AzureWebJobsStorage__(queue|table|file)ServiceUri$/.test(k))).toEqual([]);
+    expect(roleAssignmentsModule).toContain("storageBlobDataOwner: 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b'");
   });
 
   it("lets Key Vault references resolve as the user-assigned identity", () => {
@@ -223,17 +260,217 @@ describe("infra: no secrets in the templates", () => {
   it("disables key-based access on Cosmos DB, Service Bus, Storage and Application Insights", () => {
     expect(cosmosModule).toMatch(/disableLocalAuth:\s*true/);
     expect(serviceBusModule).toMatch(/disableLocalAuth:\s*true/);
-    expect(main).toMatch(/allowSharedKeyAccess:\s*false/);
-    expect(literalAfter(main, "module appInsights", "params:")).toMatchObject({ disableLocalAuth: true });
+    expect(resources).toMatch(/allowSharedKeyAccess:\s*false/);
+    expect(literalAfter(resources, "module appInsights", "params:")).toMatchObject({ disableLocalAuth: true });
+  });
+});
+
+describe("infra: vendor bridges", () => {
+  const letters = sources.map((s) => s.replace(/^Source/, ""));
+
+  it("takes one bridge URL parameter per source, filled from SOURCE_<X>_URL, and hands all of them on by letter", () => {
+    const passed = literalAfter(main, "module resources", "sourceBridgeUrls:") as BicepObject;
+    expect(Object.keys(passed).sort()).toEqual([...letters].sort());
+    for (const x of letters) {
+      expect(main).toMatch(new RegExp(`^param source${x}Url string = ''$`, "m"));
+      expect(passed[x]).toEqual(new Expr(`source${x}Url`));
+      expect(parametersFile.parameters[`source${x}Url`]).toEqual({ value: `\${SOURCE_${x}_URL}` });
+    }
+  });
+
+  it("sets SOURCE_<X>_URL and SOURCE_<X>_AUTH_HEADER (a Key Vault reference) for configured bridges only, names the code reads", () => {
+    expect(resources).toMatch(/var sourceBridges = filter\(items\(sourceBridgeUrls\), bridge => !empty\(bridge\.value\)\)/);
+    expect(resources).toContain("bridge => 'SOURCE_${toUpper(bridge.key)}_URL', bridge => bridge.value");
+    expect(resources).toContain("bridge => 'SOURCE_${toUpper(bridge.key)}_AUTH_HEADER'");
+    expect(resources).toContain("bridge => '@Microsoft.KeyVault(VaultName=${names.keyVault};SecretName=source-${toLower(bridge.key)}-auth-header)'");
+    expect(literalAfter(resources, "module keyVault", "params:")).toMatchObject({ name: new Expr("names.keyVault") });
+    // The names the template produces are the ones shared/config.ts reads.
+    const env = Object.fromEntries(letters.flatMap((x) => [[`SOURCE_${x}_URL`, `https://bridge.example/${x}`], [`SOURCE_${x}_AUTH_HEADER`, `Bearer ${x}`]]));
+    const config = loadConfig(env);
+    for (const source of sources) {
+      const x = source.replace(/^Source/, "");
+      expect(config.httpSources[source]).toMatchObject({ baseUrl: `https://bridge.example/${x}`, authHeader: `Bearer ${x}` });
+    }
+    // The postprovision hook checks the same secret names.
+    expect(readRepo("scripts/azd-hooks.ts")).toContain("`source-${letter.toLowerCase()}-auth-header`");
+  });
+});
+
+describe("infra: azd", () => {
+  it("azure.yaml deploys the service `api` (TypeScript, Azure Functions) from the folder the package script builds, locally built", () => {
+    expect(azureYaml).toMatch(/^name: secops-management-api$/m);
+    const api = azureYaml.slice(azureYaml.indexOf("\n  api:\n"), azureYaml.indexOf("\nhooks:"));
+    expect(api).toMatch(/^ {4}project: \.$/m);
+    expect(api).toMatch(/^ {4}language: ts$/m);
+    expect(api).toMatch(/^ {4}host: function$/m);
+    expect(api).toMatch(/^ {4}remoteBuild: false$/m);
+    const dist = /^ {4}dist: (\S+)$/m.exec(api)?.[1];
+    expect(dist).toBe("build/function-app");
+    expect(api).toMatch(new RegExp(`prepackage:\\s+run: node scripts/package-function\\.mjs ${dist}$`, "m"));
+    // Without an ignore file at the project root azd would build remotely unless told not to.
+    expect(() => readRepo(".funcignore")).toThrow();
+  });
+
+  it("azure.yaml runs each hook that scripts/azd-hooks.ts defines, through the launcher", () => {
+    const hookSection = azureYaml.slice(azureYaml.indexOf("\nhooks:"));
+    const wired = [...hookSection.matchAll(/^ {2}(\w+):\n(?: {4}#.*\n)*? {4}run: node scripts\/azd-hook\.mjs (\w+)$/gm)].map((m) => [m[1], m[2]]);
+    expect(wired).toEqual(Object.keys(hooks).map((name) => [name, name]));
+    expect(hookSection).toMatch(/postprovision:\n {4}run: .*\n {4}interactive: true/);
+  });
+
+  it("tags the function app with azd-service-name `api`", () => {
+    expect(functionAppModule).toMatch(/tags: union\(tags, \{\s*'azd-service-name': serviceName\s*\}\)/);
+    expect(resources).toMatch(/module functionApp 'modules\/function-app\.bicep'[\s\S]*?serviceName: 'api'/);
+  });
+
+  it("deploys at subscription scope into rg-<environment>, tagged with the environment, from azd's parameters", () => {
+    expect(main).toMatch(/^targetScope = 'subscription'$/m);
+    expect(main).toMatch(/name: 'rg-\$\{environmentName\}'/);
+    expect(literalAfter(main, "var tags =")).toEqual({ "azd-env-name": new Expr("environmentName") });
+    expect(main).toMatch(/module resources 'resources\.bicep' = \{\s*name: 'resources'\s*scope: rg/);
+    expect(resources).toMatch(/^targetScope = 'resourceGroup'$/m);
+    expect(main).toMatch(/@metadata\(\{\s*azd: \{\s*type: 'location'\s*\}\s*\}\)\s*param location string/);
+    expect(parametersFile.parameters.environmentName).toEqual({ value: "${AZURE_ENV_NAME}" });
+    expect(parametersFile.parameters.location).toEqual({ value: "${AZURE_LOCATION}" });
+  });
+
+  it("fills only parameters main.bicep declares, and every parameter without a default", () => {
+    const declared = [...main.matchAll(/^param (\w+) \w+( = .*)?$/gm)].map((m) => ({ name: m[1]!, hasDefault: m[2] !== undefined }));
+    expect(Object.keys(parametersFile.parameters).filter((p) => !declared.some((d) => d.name === p))).toEqual([]);
+    for (const d of declared.filter((d) => !d.hasDefault)) expect(parametersFile.parameters, d.name).toHaveProperty(d.name);
+  });
+
+  it("takes the operator from deployer(), not from an environment variable", () => {
+    expect(main).toMatch(/^param operatorPrincipalId string = deployer\(\)\.objectId$/m);
+    expect(main).toMatch(/operatorPrincipalId: operatorPrincipalId/);
+    for (const { file, text } of allInfraFiles) expect(text, file).not.toMatch(/readEnvironmentVariable/);
+  });
+
+  it("outputs what azd reads, and every value the hooks require from the azd environment", () => {
+    const outputs = [...main.matchAll(/^output (\w+) \w+ = /gm)].map((m) => m[1]);
+    for (const name of ["AZURE_LOCATION", "AZURE_TENANT_ID", "AZURE_RESOURCE_GROUP", "SERVICE_API_NAME"]) expect(outputs).toContain(name);
+    const hookSource = readRepo("scripts/azd-hooks.ts");
+    const read = new Set([...hookSource.matchAll(/required\(env, "(\w+)"\)|env\.(\w+)/g)].map((m) => m[1] ?? m[2]!));
+    // Set by azd itself, by the operator (azd env set), or by the hooks.
+    const notOutputs = new Set(["AZURE_SUBSCRIPTION_ID", "AZURE_TENANT_ID", "KEY_VAULT_CREATE_MODE", "BOOTSTRAP_ACCOUNT_NAME", "BOOTSTRAP_ACCOUNT_ID"]);
+    for (const name of read) if (!notOutputs.has(name)) expect(outputs, name).toContain(name);
+    // The operator commands read the same names: npm run dlq (SERVICE_BUS_NAMESPACE) and the app's own settings.
+    expect(readRepo("scripts/dlq.ts")).toContain("env.SERVICE_BUS_NAMESPACE");
+    expect(outputs).toEqual(expect.arrayContaining(["SERVICE_BUS_NAMESPACE", "COSMOS_ENDPOINT", "COSMOS_DATABASE"]));
+  });
+});
+
+describe("infra: Key Vault", () => {
+  it("recovers a soft-deleted vault when the preprovision hook says so", () => {
+    expect(main).toMatch(/@allowed\(\[\s*'default'\s*'recover'\s*\]\)\s*param keyVaultCreateMode string = 'default'/);
+    expect(parametersFile.parameters.keyVaultCreateMode).toEqual({ value: "${KEY_VAULT_CREATE_MODE=default}" });
+    expect(literalAfter(resources, "module keyVault", "params:")).toMatchObject({
+      createMode: new Expr("keyVaultCreateMode"),
+      enableRbacAuthorization: true,
+      enableSoftDelete: true,
+      enablePurgeProtection: true,
+    });
+    expect(readRepo("scripts/azd-hooks.ts")).toContain('deps.setEnv("KEY_VAULT_CREATE_MODE", mode)');
+  });
+
+  it("names the vault after the environment, so a redeploy finds the same (recoverable) vault", () => {
+    expect(resources).toMatch(/var resourceToken = toLower\(uniqueString\(subscription\(\)\.id, environmentName, location\)\)/);
+    expect(literalAfter(resources, "var names =")).toMatchObject({ keyVault: "kv-${resourceToken}" });
+  });
+
+  it("lets the operator set secrets and the app only read them", () => {
+    expect(roleAssignmentsModule).toContain("keyVaultSecretsOfficer: 'b86a8fe4-44ce-4948-aee5-eccb2c155cd7'");
+    expect(roleAssignmentsModule).toMatch(/roleDefinitions', roles\.keyVaultSecretsOfficer\)\s+principalId: operatorPrincipalId/);
+  });
+});
+
+describe("infra: operator access", () => {
+  it("grants the operator Service Bus Data Sender and Receiver (npm run dlq)", () => {
+    expect(roleAssignmentsModule).toMatch(
+      /for roleId in \(empty\(operatorPrincipalId\) \? \[\] : \[\s*roles\.serviceBusDataSender\s+roles\.serviceBusDataReceiver\s*\]\): \{[\s\S]*?principalId: operatorPrincipalId/,
+    );
+  });
+});
+
+describe("infra: monitoring", () => {
+  it("sends Cosmos DB and Service Bus diagnostic logs to the Log Analytics workspace", () => {
+    for (const [module, text] of [
+      ["cosmos", cosmosModule],
+      ["service-bus", serviceBusModule],
+    ] as const) {
+      expect(text, module).toMatch(/resource diagnostics 'Microsoft\.Insights\/diagnosticSettings@[\w-]+' = \{[\s\S]*?workspaceId: logAnalyticsWorkspaceId/);
+      expect(resources).toMatch(new RegExp(`module \\w+ 'modules/${module}\\.bicep' = \\{[\\s\\S]*?logAnalyticsWorkspaceId: logAnalytics\\.outputs\\.resourceId`));
+    }
+  });
+
+  it("lets the app's identity publish telemetry to Application Insights, which takes Entra ID-authenticated telemetry only", () => {
+    expect(roleAssignmentsModule).toContain("monitoringMetricsPublisher: '3913510d-42f4-4e42-8a64-420c390055eb'");
+    expect(roleAssignmentsModule).toMatch(/scope: appInsights\s+properties: \{\s+roleDefinitionId: subscriptionResourceId\('Microsoft\.Authorization\/roleDefinitions', roles\.monitoringMetricsPublisher\)\s+principalId: appPrincipalId/);
+    // The worker's exporters read the same setting as the host to pick the identity.
+    expect(readRepo("shared/azure/telemetry.ts")).toContain("env.APPLICATIONINSIGHTS_AUTHENTICATION_STRING");
+  });
+
+  it("runs the Functions host's telemetry as OpenTelemetry, as the worker does", () => {
+    expect(JSON.parse(readRepo("host.json")).telemetryMode).toBe("OpenTelemetry");
+    expect(readRepo("functions/telemetry.ts")).toContain("startTelemetry()");
+  });
+});
+
+describe("infra: alerts", () => {
+  it("routes every alert to one action group whose email is a parameter", () => {
+    expect(parametersFile.parameters.alertEmail).toEqual({ value: "${ALERT_EMAIL}" });
+    expect(literalAfter(main, "module resources", "params:")).toMatchObject({ alertEmail: new Expr("alertEmail") });
+    expect(literalAfter(resources, "module alerts", "params:")).toMatchObject({ alertEmail: new Expr("alertEmail") });
+    expect(alertsModule).toMatch(/emailAddress: alertEmail/);
+    const alertResources = [...alertsModule.matchAll(/^resource \w+ 'Microsoft\.Insights\/(metricAlerts|scheduledQueryRules)@/gm)];
+    expect(alertResources.length).toBeGreaterThanOrEqual(4);
+    expect(alertsModule.match(/actionGroupId: actionGroup\.id/g)?.length).toBe(3);
+    expect(alertsModule).toMatch(/actionGroups: \[\s*actionGroup\.id\s*\]/);
+  });
+
+  it("alerts on dead letters above zero on any queue, and on lasting Cosmos DB 429s", () => {
+    const deadLetters = literalAfter(alertsModule, "resource deadLetters", "allOf:") as BicepObject[];
+    expect(deadLetters[0]).toMatchObject({ metricName: "DeadletteredMessages", operator: "GreaterThan", threshold: 0, dimensions: [{ name: "EntityName", operator: "Include", values: ["*"] }] });
+    const throttling = literalAfter(alertsModule, "resource cosmosThrottling", "allOf:") as BicepObject[];
+    expect(throttling[0]).toMatchObject({ metricName: "TotalRequests", operator: "GreaterThan", dimensions: [{ name: "StatusCode", operator: "Include", values: ["429"] }] });
+  });
+
+  it("watches GET /api/v2/health, a public route of the API, with an availability test and its alert", () => {
+    expect(literalAfter(resources, "module alerts", "params:")).toMatchObject({ healthUrl: "https://${functionApp.outputs.defaultHostName}/api/v2/health" });
+    expect(allRoutes().some((r) => r.method === "GET" && r.path === "/health" && r.auth === "public")).toBe(true);
+    expect(literalAfter(alertsModule, "resource healthTest", "Request:")).toMatchObject({ RequestUrl: new Expr("healthUrl"), HttpVerb: "GET" });
+    expect(alertsModule).toMatch(/'odata\.type': 'Microsoft\.Azure\.Monitor\.WebtestLocationAvailabilityCriteria'\s*webTestId: healthTest\.id/);
+  });
+
+  it("finds webhook auto-disables, reconciler failures and 5xx answers by the messages and fields the code logs", () => {
+    const logAlerts = literalAfter(alertsModule, "var logAlerts =") as BicepObject[];
+    const queries = Object.fromEntries(logAlerts.map((a) => [a.name as string, a.query as string]));
+    expect(Object.keys(queries).sort()).toEqual(["api-5xx-rate", "reconciler-failing", "reconciler-lag", "webhook-auto-disabled"]);
+    expect(queries["reconciler-lag"]).toContain('traces | where message == "reconciled workspace" | where todouble(customDimensions.lagMs) > 180000');
+
+    expect(queries["webhook-auto-disabled"]).toBe('traces | where message == "webhook auto-disabled"');
+    expect(readRepo("shared/delivery/delivery-worker.ts")).toMatch(/logger\.warn\("webhook auto-disabled", \{ webhookId/);
+
+    expect(queries["reconciler-failing"]).toContain('traces | where message == "reconciled workspace" | where tostring(customDimensions.outcome) == "failed"');
+    expect(queries["reconciler-failing"]).toContain('requests | where name in ("reconciler", "reconcile-workspace") and success == false');
+    expect(readRepo("shared/reconciler/reconcile-runner.ts")).toContain('services.logger.info("reconciled workspace", { passId: body.passId, ...result, passAgeMs, lagMs });');
+    expect(readRepo("shared/reconciler/reconciler-port.ts")).toMatch(/outcome: "done" \| "failed" \| "missing";/);
+    const functionFiles = readRepo("functions/reconciler.ts");
+    expect(functionFiles).toMatch(/app\.timer\("reconciler"/);
+    expect(functionFiles).toMatch(/app\.serviceBusQueue\("reconcile-workspace"/);
+
+    expect(queries["api-5xx-rate"]).toContain("countif(toint(resultCode) >= 500)");
   });
 });
 
 describe("infra: cloud-resource lookups", () => {
-  const settings = literalAfter(main, "var appSettings =") as BicepObject;
+  const settings = literalAfter(resources, "var appSettings =") as BicepObject;
 
-  it("takes the account → subscriptions map as one parameter, empty by default, and sets it in main.bicepparam", () => {
+  it("takes the account → subscriptions map as one parameter, empty by default, filled from CLOUD_SUBSCRIPTIONS (JSON) in the azd environment", () => {
     expect(main).toMatch(/^param cloudSubscriptions object = \{\}$/m);
-    expect(parameters).toMatch(/^param cloudSubscriptions = \{/m);
+    expect(resources).toMatch(/^param cloudSubscriptions object = \{\}$/m);
+    expect(literalAfter(main, "module resources", "params:")).toMatchObject({ cloudSubscriptions: new Expr("cloudSubscriptions") });
+    expect(parametersFile.parameters.cloudSubscriptions).toEqual({ value: "${CLOUD_SUBSCRIPTIONS}" });
   });
 
   it("hands the map to the app as CLOUD_SUBSCRIPTIONS and turns Azure Resource Manager on only when a subscription is named", () => {
@@ -250,14 +487,14 @@ describe("infra: cloud-resource lookups", () => {
   });
 
   it("grants the app's identity Reader on every subscription named, each once, at that subscription's scope", () => {
-    expect(literalAfter(main, "var cloudSubscriptionIds =")).toEqual(
+    expect(literalAfter(resources, "var cloudSubscriptionIds =")).toEqual(
       new Expr("union(map(flatten(map(items(cloudSubscriptions), entry => entry.value)), id => toLower(id)), [])"),
     );
-    expect(main).toMatch(
+    expect(resources).toMatch(
       /module \w+ 'modules\/subscription-reader\.bicep' = \[\s*for (\w+) in cloudSubscriptionIds: \{[^]*?scope: subscription\(\1\)[^]*?principalId: identity\.outputs\.principalId/,
     );
     // One deployment name per resource group and subscription: two deployments of the template can read the same subscription.
-    expect(main).toMatch(/name: 'reader-\$\{uniqueString\(resourceGroup\(\)\.id, (\w+)\)\}'/);
+    expect(resources).toMatch(/name: 'reader-\$\{uniqueString\(resourceGroup\(\)\.id, (\w+)\)\}'/);
     expect(subscriptionReaderModule).toMatch(/^targetScope = 'subscription'$/m);
     expect(subscriptionReaderModule).toContain("readerRoleId = 'acdd72a7-3385-48ef-bd42-f606fba81ae7'");
     expect(subscriptionReaderModule).toMatch(/roleDefinitions', readerRoleId\)\s+principalId: principalId\s+principalType: 'ServicePrincipal'/);
@@ -265,8 +502,8 @@ describe("infra: cloud-resource lookups", () => {
   });
 
   it("grants nothing but Reader there: one role assignment, no other resource", () => {
-    const resources = [...subscriptionReaderModule.matchAll(/^resource \w+ '([^']+)'/gm)].map((m) => m[1]);
-    expect(resources).toEqual(["Microsoft.Authorization/roleAssignments@2022-04-01"]);
+    const declared = [...subscriptionReaderModule.matchAll(/^resource \w+ '([^']+)'/gm)].map((m) => m[1]);
+    expect(declared).toEqual(["Microsoft.Authorization/roleAssignments@2022-04-01"]);
     expect([...subscriptionReaderModule.matchAll(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g)].map((m) => m[0])).toEqual([
       "acdd72a7-3385-48ef-bd42-f606fba81ae7",
     ]);

@@ -8,6 +8,7 @@ import type { OutgoingMessage, QueueSender } from "../../shared/queue/queue";
 import { createMemoryStores } from "../../shared/store/memory/memory-stores";
 import { outboxScope } from "../../shared/store/outbox-scope";
 import type { EventMessage, OutboxRecord } from "../../shared/store/records";
+import { executorMessage } from "../../shared/gamebooks/run-records";
 
 const scope = outboxScope.workspace("ws-1");
 
@@ -16,10 +17,10 @@ function event(minute: number): OutboxRecord {
   return eventRecord("incident.status.changed.v1", { scope, accountId: "acct-1", occurredAt }, {} as never);
 }
 
-function queue(refuse: (messageId: string) => boolean, sent: string[]): QueueSender<EventMessage> {
+function queue<T = EventMessage>(refuse: (messageId: string) => boolean, sent: string[], queueName = "events"): QueueSender<T> {
   return {
-    queueName: "events",
-    async send(messages: readonly OutgoingMessage<EventMessage>[]) {
+    queueName,
+    async send(messages: readonly OutgoingMessage<T>[]) {
       if (messages.some((m) => refuse(m.messageId))) throw new Error("message too large");
       sent.push(...messages.map((m) => m.messageId));
     },
@@ -34,7 +35,7 @@ describe("outbox relay", () => {
     const [a, poison, b] = [event(1), event(2), event(3)] as [OutboxRecord, OutboxRecord, OutboxRecord];
     const poisonId = poison.kind === "event" ? poison.message.envelope.id : "";
     await stores.outbox.append([a, poison, b]);
-    const relay = new OutboxRelay({ outbox: stores.outbox, events: queue((id) => id === poisonId, sent), audit: stores.audit, now: () => new Date(), logger: silentLogger });
+    const relay = new OutboxRelay({ outbox: stores.outbox, events: queue((id) => id === poisonId, sent), workQueues: { "gamebook-runs": queue(() => false, []) }, audit: stores.audit, now: () => new Date(), logger: silentLogger });
 
     expect(await relay.sweep()).toBe(2);
     expect(sent).toHaveLength(2);
@@ -47,7 +48,7 @@ describe("outbox relay", () => {
 
   it("appends audit records to the trail once, however often they are carried out", async () => {
     const stores = createMemoryStores();
-    const relay = new OutboxRelay({ outbox: stores.outbox, events: queue(() => false, []), audit: stores.audit, now: () => new Date(), logger: silentLogger });
+    const relay = new OutboxRelay({ outbox: stores.outbox, events: queue(() => false, []), workQueues: { "gamebook-runs": queue(() => false, []) }, audit: stores.audit, now: () => new Date(), logger: silentLogger });
     const audit = auditRecord(
       serviceActor("portal", "Portal"),
       { activityType: "Test", activityAction: "Create", targetResourceType: "T", targetResourceId: "t-1", targetResourceName: "t", accountId: "acct-1" },
@@ -59,6 +60,28 @@ describe("outbox relay", () => {
     await stores.outbox.append([audit]);
     expect(await relay.sweep()).toBe(1);
     expect(await stores.audit.listRecent("acct-1", 10)).toHaveLength(1);
+    expect(await stores.outbox.listUnpublished(10)).toEqual([]);
+  });
+
+  it("sends work messages to their queue after the commit, and the sweep resends one the queue refused", async () => {
+    const stores = createMemoryStores();
+    const sent: string[] = [];
+    let down = true;
+    const relay = new OutboxRelay({
+      outbox: stores.outbox,
+      events: queue(() => false, []),
+      workQueues: { "gamebook-runs": queue(() => down, sent, "gamebook-runs") },
+      audit: stores.audit,
+      now: () => new Date(),
+      logger: silentLogger,
+    });
+    const message = executorMessage({ workspaceId: "ws-1", id: "run-1" }, 1, 1, new Date().toISOString());
+    await relay.record([message]);
+    expect(sent).toEqual([]);
+    expect((await stores.outbox.listUnpublished(10)).map((r) => r.id)).toEqual([message.id]);
+    down = false;
+    expect(await relay.sweep()).toBe(1);
+    expect(sent).toEqual(["gamebook-run/run-1/1/1"]);
     expect(await stores.outbox.listUnpublished(10)).toEqual([]);
   });
 });

@@ -1,9 +1,10 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ApiError } from "../../shared/errors/api-error";
+import type { ApiError } from "../../shared/errors/api-error";
 import { createTicketingBridge } from "../../shared/ticketing/ticketing-bridge";
 import type { Ticket, TicketNote } from "../../shared/ticketing/ticketing";
+import { apiErrorOf } from "../support/api-error-of";
+import { sendJson, startFakeHttpServer, type FakeHttpServer } from "../support/fake-http-server";
 
 // A fake ticketing bridge on node:http, implementing docs/ticketing-bridge.md over a fixed data set.
 
@@ -37,128 +38,99 @@ const note: TicketNote = {
   createdAt: "2024-05-01T10:30:00.000Z",
 };
 
-interface Recorded {
-  method: string;
-  url: string;
-  authorization?: string;
-  body: string;
-}
-
-let server: Server;
+let fake: FakeHttpServer;
 let base: string;
-let override: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
-const requests: Recorded[] = [];
 
-function send(res: ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}) {
-  res.writeHead(status, body === undefined ? headers : { "content-type": "application/json", ...headers });
-  res.end(body === undefined ? undefined : JSON.stringify(body));
-}
 
 function route(req: IncomingMessage, res: ServerResponse, body: string) {
-  if (req.headers.authorization !== AUTH) return send(res, 401, { error: LEAK });
+  if (req.headers.authorization !== AUTH) return sendJson(res, 401, { error: LEAK });
   const url = new URL(req.url ?? "/", "http://bridge");
   const [prefix, w, ws, t, id, sub] = url.pathname.split("/").slice(1).map(decodeURIComponent);
-  if (prefix !== "itsm" || w !== "workspaces" || ws !== WS || t !== "tickets") return send(res, 404, { error: LEAK });
+  if (prefix !== "itsm" || w !== "workspaces" || ws !== WS || t !== "tickets") return sendJson(res, 404, { error: LEAK });
   const key = `${req.method} ${id === undefined ? "" : ":id"}${sub === undefined ? "" : `/${sub}`}`;
-  if (id !== undefined && id !== ticket.ticketId) return send(res, 404, { error: LEAK });
+  if (id !== undefined && id !== ticket.ticketId) return sendJson(res, 404, { error: LEAK });
   switch (key) {
     case "GET ":
-      return send(res, 200, { items: url.searchParams.get("ticketNumber") === "INC0000000" ? [] : [ticket] });
+      return sendJson(res, 200, { items: url.searchParams.get("ticketNumber") === "INC0000000" ? [] : [ticket] });
     case "GET :id":
-      return send(res, 200, { ...ticket, createdAt: "2024-05-01T10:00:00Z", unknownField: true });
+      return sendJson(res, 200, { ...ticket, createdAt: "2024-05-01T10:00:00Z", unknownField: true });
     case "PUT :id/priority":
-      return send(res, 200, { ...ticket, ...(JSON.parse(body) as object) });
+      return sendJson(res, 200, { ...ticket, ...(JSON.parse(body) as object) });
     case "GET :id/notes":
-      return send(res, 200, { items: [note] });
+      return sendJson(res, 200, { items: [note] });
     case "POST :id/notes":
-      return send(res, 201, { ...note, ...(JSON.parse(body) as object), id: "n2" });
+      return sendJson(res, 201, { ...note, ...(JSON.parse(body) as object), id: "n2" });
     default:
-      return send(res, 404, { error: LEAK });
+      return sendJson(res, 404, { error: LEAK });
   }
 }
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const body = Buffer.concat(chunks).toString("utf8");
-      requests.push({ method: req.method ?? "", url: req.url ?? "", authorization: req.headers.authorization, body });
-      if (override) override(req, res);
-      else route(req, res, body);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/itsm/`;
+  fake = await startFakeHttpServer(route);
+  base = `${fake.origin}/itsm/`;
 });
 
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => fake.close());
 
 beforeEach(() => {
-  override = undefined;
-  requests.length = 0;
+  fake.reset();
 });
 
 const bridge = (options: { withAuth?: boolean } = {}) =>
   createTicketingBridge({ baseUrl: base, authHeader: options.withAuth === false ? undefined : AUTH, timeoutMs: 2000 });
-const last = () => requests[requests.length - 1]!;
 const ticketPath = `/itsm/workspaces/ws%201%2F%C3%BC/tickets/${ticket.ticketId}`;
 
 async function rejection(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
-  expect(error).toBeInstanceOf(ApiError);
-  expect((error as ApiError).message).not.toContain(LEAK);
-  expect((error as ApiError).message).not.toContain(AUTH);
-  return error as ApiError;
+  const error = await apiErrorOf(promise);
+  expect(error.message).not.toContain(LEAK);
+  expect(error.message).not.toContain(AUTH);
+  return error;
 }
 
 describe("ticketing bridge adapter", () => {
   it("searches with the criteria in the query string and the Authorization header", async () => {
     expect(await bridge().searchTickets({ workspaceId: WS, groupingId: "case 7+/", ticketNumber: "INC0012345", limit: 5 })).toEqual([ticket]);
-    expect(last()).toMatchObject({
+    expect(fake.last()).toMatchObject({
       method: "GET",
       url: "/itsm/workspaces/ws%201%2F%C3%BC/tickets?groupingId=case%207%2B%2F&ticketNumber=INC0012345&limit=5",
-      authorization: AUTH,
+      headers: expect.objectContaining({ authorization: AUTH }) as unknown,
     });
     expect(await bridge().searchTickets({ workspaceId: WS, ticketNumber: "INC0000000", limit: 5 })).toEqual([]);
-    expect(last().url).not.toContain("groupingId");
+    expect(fake.last().url).not.toContain("groupingId");
   });
 
   it("refuses a search without criteria before asking the bridge", async () => {
     expect((await rejection(bridge().searchTickets({ workspaceId: WS, limit: 5 }))).code).toBe("VALIDATION_ERROR");
-    expect(requests).toHaveLength(0);
+    expect(fake.requests).toHaveLength(0);
   });
 
   it("reads a ticket, normalising timestamps and dropping unknown fields", async () => {
     expect(await bridge().getTicket(WS, ticket.ticketId)).toEqual(ticket);
-    expect(last()).toMatchObject({ method: "GET", url: ticketPath });
+    expect(fake.last()).toMatchObject({ method: "GET", url: ticketPath });
   });
 
   it("sets the priority with a JSON body and returns the ticket as it now stands", async () => {
     expect((await bridge().setPriority(WS, ticket.ticketId, "P1")).priority).toBe("P1");
-    expect(last()).toMatchObject({ method: "PUT", url: `${ticketPath}/priority` });
-    expect(JSON.parse(last().body)).toEqual({ priority: "P1" });
+    expect(fake.last()).toMatchObject({ method: "PUT", url: `${ticketPath}/priority` });
+    expect(JSON.parse(fake.last().body)).toEqual({ priority: "P1" });
   });
 
   it("lists and adds notes", async () => {
     expect(await bridge().listNotes(WS, ticket.ticketId)).toEqual([note]);
     const added = { kind: "Comment" as const, body: "Customer informed.", authorName: "SOC", authorEmail: null };
     expect(await bridge().addNote(WS, ticket.ticketId, added)).toEqual({ ...note, ...added, id: "n2" });
-    expect(last()).toMatchObject({ method: "POST", url: `${ticketPath}/notes` });
-    expect(JSON.parse(last().body)).toEqual(added);
+    expect(fake.last()).toMatchObject({ method: "POST", url: `${ticketPath}/notes` });
+    expect(JSON.parse(fake.last().body)).toEqual(added);
   });
 
   it("maps the bridge's statuses by contract 7 and relays Retry-After as seconds", async () => {
     expect((await rejection(bridge().getTicket(WS, "unknown"))).code).toBe("NOT_FOUND");
     expect((await rejection(bridge({ withAuth: false }).getTicket(WS, ticket.ticketId))).code).toBe("UPSTREAM_ERROR");
-    override = (_req, res) => send(res, 429, { error: LEAK }, { "retry-after": "12" });
+    fake.override((_req, res) => sendJson(res, 429, { error: LEAK }, { "retry-after": "12" }));
     const limited = await rejection(bridge().setPriority(WS, ticket.ticketId, "P3"));
     expect(limited).toMatchObject({ code: "RATE_LIMITED", status: 429, headers: { "Retry-After": "12" } });
     expect(limited.message).toContain(`setting the priority of ticket ${ticket.ticketId}`);
-    override = (_req, res) => send(res, 409, { error: LEAK });
+    fake.override((_req, res) => sendJson(res, 409, { error: LEAK }));
     expect((await rejection(bridge().addNote(WS, ticket.ticketId, { kind: "Comment", body: "b", authorName: "a", authorEmail: null }))).code).toBe("CONFLICT");
   });
 
@@ -170,17 +142,17 @@ describe("ticketing bridge adapter", () => {
       { ...ticket, updatedAt: "2024-05-01T11:00:00+02:00" }, // not UTC
     ];
     for (const answer of cases) {
-      override = (_req, res) => send(res, 200, answer);
+      fake.override((_req, res) => sendJson(res, 200, answer));
       expect((await rejection(bridge().getTicket(WS, ticket.ticketId))).code).toBe("UPSTREAM_ERROR");
     }
-    override = (_req, res) => send(res, 200, { items: [ticket, ticket] });
+    fake.override((_req, res) => sendJson(res, 200, { items: [ticket, ticket] }));
     expect((await rejection(bridge().searchTickets({ workspaceId: WS, groupingId: "g", limit: 1 }))).message).toContain("more items than the limit");
-    override = (_req, res) => send(res, 200, { items: [{ ...note, ticketId: "another" }] });
+    fake.override((_req, res) => sendJson(res, 200, { items: [{ ...note, ticketId: "another" }] }));
     expect((await rejection(bridge().listNotes(WS, ticket.ticketId))).code).toBe("UPSTREAM_ERROR");
   });
 
   it("refuses ids that cannot name a ticket without a request", async () => {
     expect((await rejection(bridge().getTicket(WS, ".."))).code).toBe("NOT_FOUND");
-    expect(requests).toHaveLength(0);
+    expect(fake.requests).toHaveLength(0);
   });
 });

@@ -96,6 +96,8 @@ export class SourcePartition {
   private readonly theme: Uint8Array;
   private readonly created: CreatedIncident[] = [];
   private readonly changes = new Map<number, IncidentChanges>();
+  /** Comments added with an idempotency key, by incident and key: a repeat returns the first. */
+  private readonly commentsByKey = new Map<string, string>();
   private readonly ids: IncidentIdScheme;
   private readonly key: number;
   private readonly byCreated: WindowIndex;
@@ -367,6 +369,9 @@ export class SourcePartition {
 
   addComment(index: number, comment: NewVendorComment, nowMs: number): VendorComment {
     if (typeof comment.message !== "string" || comment.message.trim() === "") throw invalid("message", "Must be a non-empty string.");
+    const keyed = comment.idempotencyKey === undefined ? undefined : `${index}/${comment.idempotencyKey}`;
+    const earlier = keyed === undefined ? undefined : this.changes.get(index)?.comments.find((c) => c.id === this.commentsByKey.get(keyed));
+    if (earlier) return { ...earlier };
     const added: VendorComment = {
       id: this.nextGuid(),
       message: comment.message,
@@ -382,6 +387,7 @@ export class SourcePartition {
       extensionId: comment.extensionId,
     };
     this.touch(index, nowMs).comments.push(added);
+    if (keyed !== undefined) this.commentsByKey.set(keyed, added.id);
     return { ...added };
   }
 

@@ -34,7 +34,27 @@ export const containers = {
   // Everything the service keeps per workspace — incident state, gamebook runs — with the outbox
   // records committed beside it: one workspace is one partition, so a change and its events are one
   // transactional batch. TTL on, per item: carried-out outbox records expire, the rest never does.
-  workspaceItems: { name: "workspaceItems", partitionKeyPath: "/pk", partitionedBy: "the workspace id", defaultTtl: -1 },
+  // Gamebook runs are listed newest first (history) and per incident, newest first (by-incident,
+  // last-gamebook): one composite index for each ORDER BY.
+  workspaceItems: {
+    name: "workspaceItems",
+    partitionKeyPath: "/pk",
+    partitionedBy: "the workspace id",
+    defaultTtl: -1,
+    indexingPolicy: {
+      compositeIndexes: [
+        [
+          { path: "/creationDate", order: "descending" },
+          { path: "/id", order: "descending" },
+        ],
+        [
+          { path: "/incidentId", order: "ascending" },
+          { path: "/creationDate", order: "descending" },
+          { path: "/id", order: "descending" },
+        ],
+      ],
+    },
+  },
   webhooks: { name: "webhooks", partitionKeyPath: "/pk", partitionedBy: "the webhook id (with its outbox)", defaultTtl: -1 },
   // One small document per workspace: the reconciler's lease (etag) and watermarks.
   reconciler: { name: "reconciler", partitionKeyPath: "/pk", partitionedBy: "the workspace id" },

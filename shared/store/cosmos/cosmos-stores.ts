@@ -15,7 +15,7 @@ import { outboxScope } from "../outbox-scope";
 import { cosmosOutbox } from "./cosmos-outbox";
 import { containers } from "./containers";
 import { Collection, type Document, type Parameters } from "./collection";
-import { cosmosGamebookRuns, cosmosIncidents } from "./cosmos-incident-stores";
+import { cosmosGamebookRuns, cosmosIncidents, cosmosPlaybookCatalogues } from "./cosmos-incident-stores";
 import { cosmosAudit } from "./cosmos-audit";
 import { cosmosIntegrations, cosmosTicketLinks } from "./cosmos-workspace-data-stores";
 
@@ -52,7 +52,8 @@ export function createCosmosStores(database: Database): Stores {
     reconciler: cosmosReconciler(
       collection<ReconcilerStateRecord>(containers.reconciler.name, "reconciler state", (r) => r.workspaceId),
     ),
-    gamebookRuns: cosmosGamebookRuns(new Collection(workspaceItems, "gamebook run", (r) => r.workspaceId)),
+    gamebookRuns: cosmosGamebookRuns(new Collection(workspaceItems, "gamebook run", (r) => r.workspaceId, outboxScope.workspace)),
+    playbookCatalogues: cosmosPlaybookCatalogues(new Collection(workspaceItems, "playbook catalogue", (c) => c.workspaceId)),
     integrations: cosmosIntegrations(new Collection(workspaceItems, "workspace integrations", (r) => r.workspaceId, outboxScope.workspace)),
     ticketLinks: cosmosTicketLinks(new Collection(workspaceItems, "ticket link", (r) => r.workspaceId, outboxScope.workspace)),
   };

@@ -1,6 +1,7 @@
 import type {
   AccountStore,
   GamebookRunStore,
+  PlaybookCatalogueStore,
   IncidentStateStore,
   DeliveryLogStore,
   ReconcilerStore,
@@ -14,6 +15,7 @@ import type {
 import type {
   AccountRecord,
   GamebookRunRecord,
+  PlaybookCatalogueRecord,
   IncidentStateRecord,
   DeliveryLogRecord,
   ReconcilerStateRecord,
@@ -40,7 +42,8 @@ export function createMemoryStores(): Stores {
     audit: memoryAudit(),
     incidents: memoryIncidents(outbox),
     outbox,
-    gamebookRuns: memoryGamebookRuns(),
+    gamebookRuns: memoryGamebookRuns(outbox),
+    playbookCatalogues: memoryPlaybookCatalogues(),
     webhooks: memoryWebhooks(outbox),
     deliveryLogs: memoryDeliveryLogs(),
     reconciler: memoryReconciler(),
@@ -146,19 +149,91 @@ function memoryIncidents(outbox: MemoryOutbox): IncidentStateStore {
   };
 }
 
-function memoryGamebookRuns(): GamebookRunStore {
-  const map = new VersionedMap<GamebookRunRecord>("gamebook run");
+function memoryGamebookRuns(outbox: MemoryOutbox): GamebookRunStore {
+  const runs = new VersionedMap<GamebookRunRecord>("gamebook run");
+  const writes = new OutboxedWrites(runs, outbox);
+  const key = (workspaceId: string, runId: string) => `${workspaceId}|${runId}`;
+  // Per workspace and per incident, the runs in (creationDate, id) order, as the Cosmos indexes keep
+  // them: a page walks back from its cursor instead of sorting the history.
+  const byWorkspace = new Map<string, RunKey[]>();
+  const byIncident = new Map<string, RunKey[]>();
+  const index = (map: Map<string, RunKey[]>, k: string, run: GamebookRunRecord) => {
+    const keys = map.get(k) ?? [];
+    keys.splice(firstAfter(keys, run), 0, { creationDate: run.creationDate, id: run.id });
+    map.set(k, keys);
+  };
+  /** Walks one index newest first from before `cursor`, keeping runs that pass `keep`, at most `limit + 1`. */
+  const walk = (keys: readonly RunKey[] | undefined, workspaceId: string, limit: number, keep: (r: GamebookRunRecord) => boolean, cursor?: RunKey) => {
+    const found: GamebookRunRecord[] = [];
+    if (!keys) return found;
+    for (let i = (cursor ? firstAfter(keys, cursor, true) : keys.length) - 1; i >= 0 && found.length <= limit; i--) {
+      const run = runs.get(key(workspaceId, keys[i]!.id))?.value;
+      if (run && keep(run)) found.push(run);
+    }
+    return found;
+  };
   return {
-    async latestForIncident(workspaceId, source, incidentId) {
-      let latest: GamebookRunRecord | undefined;
-      for (const run of map.values()) {
-        if (run.workspaceId !== workspaceId || run.source !== source || run.incidentId !== incidentId) continue;
-        if (!latest || run.creationDate > latest.creationDate) latest = run;
-      }
-      return latest;
+    async get(workspaceId, runId) {
+      return runs.get(key(workspaceId, runId));
     },
-    async upsert(run) {
-      map.upsert(`${run.workspaceId}|${run.id}`, run);
+    async create(run, records) {
+      const saved = writes.create(key(run.workspaceId, run.id), run, outboxScope.workspace(run.workspaceId), records);
+      index(byWorkspace, run.workspaceId, run);
+      index(byIncident, `${run.workspaceId}|${run.incidentId}`, run);
+      return saved;
+    },
+    async replace(run, etag, records) {
+      const current = runs.get(key(run.workspaceId, run.id));
+      if (current && (current.value.creationDate !== run.creationDate || current.value.incidentId !== run.incidentId)) {
+        throw new Error("A gamebook run's creationDate and incidentId never change.");
+      }
+      return writes.replace(key(run.workspaceId, run.id), run, etag, outboxScope.workspace(run.workspaceId), records);
+    },
+    async list(workspaceId, filter, limit, cursor) {
+      const statuses = filter.statuses && filter.statuses.length > 0 ? new Set(filter.statuses) : undefined;
+      const keep = (r: GamebookRunRecord) => (filter.text === undefined || r.searchText.includes(filter.text)) && (statuses === undefined || statuses.has(r.status));
+      const found = walk(byWorkspace.get(workspaceId), workspaceId, Math.max(0, limit), keep, cursor);
+      const items = found.slice(0, Math.max(0, limit));
+      const last = items.at(-1);
+      return { items, next: found.length > items.length && last ? { creationDate: last.creationDate, id: last.id } : undefined };
+    },
+    async listForIncident(workspaceId, incidentId, source, limit) {
+      const found = walk(byIncident.get(`${workspaceId}|${incidentId}`), workspaceId, Math.max(0, limit), (r) => source === undefined || r.source === source);
+      return found.slice(0, Math.max(0, limit));
+    },
+    async latestForIncident(workspaceId, source, incidentId) {
+      return walk(byIncident.get(`${workspaceId}|${incidentId}`), workspaceId, 0, (r) => r.source === source)[0];
+    },
+  };
+}
+
+interface RunKey {
+  creationDate: string;
+  id: string;
+}
+
+/** The index of the first key after `key` in (creationDate, id) order; with `atOrAfter`, the first not before it. */
+function firstAfter(keys: readonly RunKey[], key: RunKey, atOrAfter = false): number {
+  let low = 0;
+  let high = keys.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    const k = keys[mid]!;
+    const before = k.creationDate < key.creationDate || (k.creationDate === key.creationDate && (atOrAfter ? k.id < key.id : k.id <= key.id));
+    if (before) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+function memoryPlaybookCatalogues(): PlaybookCatalogueStore {
+  const map = new VersionedMap<PlaybookCatalogueRecord>("playbook catalogue");
+  return {
+    async get(workspaceId) {
+      return map.get(workspaceId)?.value;
+    },
+    async put(catalogue) {
+      map.upsert(catalogue.workspaceId, catalogue);
     },
   };
 }

@@ -1,0 +1,12 @@
+import { startTelemetry } from "../shared/azure/telemetry";
+
+// Loaded with the function files (package.json `main`), before any invocation: in Azure, where
+// APPLICATIONINSIGHTS_CONNECTION_STRING is set, OpenTelemetry starts here, ahead of the Azure SDKs,
+// which the services load on first use. Elsewhere nothing is loaded.
+const telemetry = startTelemetry();
+if (telemetry) {
+  // Required after the start, not imported above: the instrumentation patches @azure/functions on
+  // its next require (other function files may have loaded it first). On shutdown, send what is buffered.
+  const { app } = require("@azure/functions") as typeof import("@azure/functions");
+  app.hook.appTerminate(() => telemetry.flush());
+}

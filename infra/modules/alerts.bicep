@@ -1,0 +1,300 @@
+// What should wake an operator, each routed to one action group (email: the alertEmail parameter):
+// dead letters, a 5xx rate, Cosmos DB throttling, webhooks disabled for failing, reconciler passes
+// failing, and the health check (an availability test of GET /api/v2/health) failing.
+//
+// Metric alerts read platform metrics; log alerts query Application Insights every 15 minutes (the
+// cheapest frequency) for what only the service knows, by the log messages it writes: their text is
+// held to the code by test/unit/infra.test.ts.
+
+param location string
+param tags object = {}
+param actionGroupName string
+
+@description('Email receiver of the action group. Empty: no receiver.')
+param alertEmail string
+
+param appInsightsName string
+param serviceBusNamespaceName string
+param cosmosAccountName string
+
+@description('The health endpoint the availability test calls.')
+param healthUrl string
+
+resource appInsights 'Microsoft.Insights/components@2020-02-02' existing = {
+  name: appInsightsName
+}
+
+resource serviceBus 'Microsoft.ServiceBus/namespaces@2024-01-01' existing = {
+  name: serviceBusNamespaceName
+}
+
+resource cosmos 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' existing = {
+  name: cosmosAccountName
+}
+
+resource actionGroup 'Microsoft.Insights/actionGroups@2023-01-01' = {
+  name: actionGroupName
+  location: 'global'
+  tags: tags
+  properties: {
+    groupShortName: 'secops-api'
+    enabled: true
+    emailReceivers: empty(alertEmail)
+      ? []
+      : [
+          {
+            name: 'operator'
+            emailAddress: alertEmail
+            useCommonAlertSchema: true
+          }
+        ]
+  }
+}
+
+// --- metric alerts -----------------------------------------------------------------------------------
+
+// A message that used up its deliveries: nothing retries it any more (`npm run dlq`). Per queue.
+resource deadLetters 'Microsoft.Insights/metricAlerts@2018-03-01' = {
+  name: 'dead-lettered-messages'
+  location: 'global'
+  tags: tags
+  properties: {
+    description: 'A Service Bus queue holds dead-lettered messages. List them with `npm run dlq -- list`, resubmit them once the cause is fixed.'
+    severity: 2
+    enabled: true
+    scopes: [
+      serviceBus.id
+    ]
+    evaluationFrequency: 'PT5M'
+    windowSize: 'PT15M'
+    targetResourceType: 'Microsoft.ServiceBus/namespaces'
+    criteria: {
+      'odata.type': 'Microsoft.Azure.Monitor.SingleResourceMultipleMetricCriteria'
+      allOf: [
+        {
+          criterionType: 'StaticThresholdCriterion'
+          name: 'DeadLetters'
+          metricNamespace: 'Microsoft.ServiceBus/namespaces'
+          metricName: 'DeadletteredMessages'
+          dimensions: [
+            {
+              name: 'EntityName'
+              operator: 'Include'
+              values: [
+                '*'
+              ]
+            }
+          ]
+          operator: 'GreaterThan'
+          threshold: 0
+          // The metric is a count the queue holds; any average above zero means some are there.
+          timeAggregation: 'Average'
+        }
+      ]
+    }
+    autoMitigate: true
+    actions: [
+      {
+        actionGroupId: actionGroup.id
+      }
+    ]
+  }
+}
+
+// Throttling that lasts: the SDK retries a 429 by itself, so a few are normal in a burst; this many
+// in 15 minutes means the serverless account's burst ceiling is the bottleneck.
+resource cosmosThrottling 'Microsoft.Insights/metricAlerts@2018-03-01' = {
+  name: 'cosmos-throttling'
+  location: 'global'
+  tags: tags
+  properties: {
+    description: 'Cosmos DB answered more than 50 requests with 429 in 15 minutes. See the PartitionKeyRUConsumption logs for the hot partition.'
+    severity: 3
+    enabled: true
+    scopes: [
+      cosmos.id
+    ]
+    evaluationFrequency: 'PT5M'
+    windowSize: 'PT15M'
+    targetResourceType: 'Microsoft.DocumentDB/databaseAccounts'
+    criteria: {
+      'odata.type': 'Microsoft.Azure.Monitor.SingleResourceMultipleMetricCriteria'
+      allOf: [
+        {
+          criterionType: 'StaticThresholdCriterion'
+          name: 'Throttled'
+          metricNamespace: 'Microsoft.DocumentDB/databaseAccounts'
+          metricName: 'TotalRequests'
+          dimensions: [
+            {
+              name: 'StatusCode'
+              operator: 'Include'
+              values: [
+                '429'
+              ]
+            }
+          ]
+          operator: 'GreaterThan'
+          threshold: 50
+          timeAggregation: 'Count'
+        }
+      ]
+    }
+    autoMitigate: true
+    actions: [
+      {
+        actionGroupId: actionGroup.id
+      }
+    ]
+  }
+}
+
+// --- the health check --------------------------------------------------------------------------------
+
+// GET /api/v2/health from two regions every 15 minutes, retried once before it counts as failed (a
+// cold start can exceed the endpoint's one-second budget). Flex Consumption has no platform health
+// check that replaces instances; this is the outside view.
+resource healthTest 'Microsoft.Insights/webtests@2022-06-15' = {
+  name: 'health-${appInsightsName}'
+  location: location
+  tags: union(tags, {
+    // Links the test to its Application Insights resource (the portal's Availability view).
+    'hidden-link:${appInsights.id}': 'Resource'
+  })
+  kind: 'standard'
+  properties: {
+    SyntheticMonitorId: 'health-${appInsightsName}'
+    Name: 'GET /api/v2/health'
+    Kind: 'standard'
+    Enabled: true
+    Frequency: 900
+    Timeout: 30
+    RetryEnabled: true
+    Locations: [
+      {
+        Id: 'us-va-ash-azr'
+      }
+      {
+        Id: 'emea-nl-ams-azr'
+      }
+    ]
+    Request: {
+      RequestUrl: healthUrl
+      HttpVerb: 'GET'
+      ParseDependentRequests: false
+    }
+    ValidationRules: {
+      ExpectedHttpStatusCode: 200
+      SSLCheck: true
+      SSLCertRemainingLifetimeCheck: 7
+    }
+  }
+}
+
+resource healthFailing 'Microsoft.Insights/metricAlerts@2018-03-01' = {
+  name: 'health-check-failing'
+  location: 'global'
+  tags: tags
+  properties: {
+    description: 'GET /api/v2/health failed from both test locations: the app is down or cannot reach its store or queue (the answer names which).'
+    severity: 1
+    enabled: true
+    scopes: [
+      healthTest.id
+      appInsights.id
+    ]
+    evaluationFrequency: 'PT5M'
+    windowSize: 'PT15M'
+    criteria: {
+      'odata.type': 'Microsoft.Azure.Monitor.WebtestLocationAvailabilityCriteria'
+      webTestId: healthTest.id
+      componentId: appInsights.id
+      failedLocationCount: 2
+    }
+    actions: [
+      {
+        actionGroupId: actionGroup.id
+      }
+    ]
+  }
+}
+
+// --- log alerts --------------------------------------------------------------------------------------
+
+// Each: a Kusto query over Application Insights (classic table names), a row count above a threshold.
+var logAlerts = [
+  {
+    name: 'api-5xx-rate'
+    displayName: 'API 5xx rate'
+    description: 'More than 5% of at least 20 API requests in 15 minutes answered 5xx. The problem documents\' requestId leads to the request\'s log lines.'
+    severity: 2
+    query: 'requests | where isnotempty(url) | summarize total = count(), failed = countif(toint(resultCode) >= 500) | where total >= 20 and failed * 100.0 / total > 5'
+    threshold: 0
+  }
+  {
+    name: 'webhook-auto-disabled'
+    displayName: 'Webhook auto-disabled'
+    description: 'A webhook was disabled after final delivery failures for 5 incidents within 24 hours (customDimensions.webhookId). POST /webhooks/{id}/enable undoes it.'
+    severity: 3
+    query: 'traces | where message == "webhook auto-disabled"'
+    threshold: 0
+  }
+  {
+    name: 'reconciler-failing'
+    displayName: 'Reconciler passes failing'
+    description: 'Workspaces whose reconciliation failed (a source or the store; customDimensions.workspaceId and error), or reconciler invocations that threw, more than twice in 15 minutes. The "reconciler left a source for the next pass" lines name the source.'
+    severity: 2
+    query: 'union (traces | where message == "reconciled workspace" | where tostring(customDimensions.outcome) == "failed"), (requests | where name in ("reconciler", "reconcile-workspace") and success == false)'
+    threshold: 2
+  }
+  {
+    name: 'reconciler-lag'
+    displayName: 'Reconciler lag above three intervals'
+    description: 'A workspace reconciled more than three minutes (three timer intervals) behind: its vendor is slow or throttling, or the reconcile queue is backing up (customDimensions.workspaceId, lagMs, passAgeMs).'
+    severity: 2
+    query: 'traces | where message == "reconciled workspace" | where todouble(customDimensions.lagMs) > 180000'
+    threshold: 0
+  }
+]
+
+resource logAlertRules 'Microsoft.Insights/scheduledQueryRules@2023-03-15-preview' = [
+  for alert in logAlerts: {
+    name: alert.name
+    location: location
+    tags: tags
+    kind: 'LogAlert'
+    properties: {
+      displayName: alert.displayName
+      description: alert.description
+      severity: alert.severity
+      enabled: true
+      evaluationFrequency: 'PT15M'
+      windowSize: 'PT15M'
+      scopes: [
+        appInsights.id
+      ]
+      criteria: {
+        allOf: [
+          {
+            query: alert.query
+            timeAggregation: 'Count'
+            operator: 'GreaterThan'
+            threshold: alert.threshold
+            failingPeriods: {
+              numberOfEvaluationPeriods: 1
+              minFailingPeriodsToAlert: 1
+            }
+          }
+        ]
+      }
+      autoMitigate: true
+      actions: {
+        actionGroups: [
+          actionGroup.id
+        ]
+      }
+    }
+  }
+]
+
+output actionGroupId string = actionGroup.id

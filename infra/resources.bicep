@@ -1,0 +1,462 @@
+// Everything the service runs on, in the resource group main.bicep creates for the azd environment.
+//
+// What has to match the code is in this file, and test/unit/infra.test.ts compares it with the code's
+// single sources: the Cosmos containers (shared/store/cosmos/containers.ts), the queue names
+// (shared/queue/queue-names.ts) and the app settings the code reads (shared/config.ts).
+//
+// Choices:
+// - Flex Consumption (Linux, Node 22): pay per use like Consumption, but it is where Linux serverless
+//   Functions is going (Linux Consumption gets no new language versions and is being retired), and it
+//   reads its deployment package with a managed identity, so the storage account needs no keys.
+// - Cosmos DB serverless: a SOC API's load is bursty and often idle; serverless bills per request
+//   with no floor, where provisioned throughput bills every hour. Its limits (one region, a burst
+//   ceiling per container) fit this service. For steady heavy load or several regions, use a
+//   provisioned (autoscale) account: drop EnableServerless and give the database autoscaleSettings.
+// - One user-assigned identity for Cosmos, Service Bus, Storage, Key Vault and Application Insights:
+//   it exists before the app, so every grant is in place when the app first starts, and it survives
+//   the app being recreated. Account keys are disabled on Cosmos, Service Bus and Storage.
+// - The three keys (SECRET_HASH_KEY, PAGE_TOKEN_KEY, WEBHOOK_SECRETS_KEY) and the vendor bridges'
+//   Authorization headers are Key Vault references. Their values never pass through a template or a
+//   deployment log: the postprovision hook creates the keys if they are missing, the operator sets
+//   the bridges' headers.
+// - App settings: everything is here. A deployment replaces the app's whole setting set, so a
+//   setting added by hand in the portal is gone after the next `azd provision`; add it below (or as
+//   a parameter) instead.
+// - Azure Verified Modules for the generic parts (identity, monitoring, storage, Key Vault); plain
+//   resources where the template carries the app's own data model (Cosmos, Service Bus) or the
+//   Flex-specific app configuration, so that what the test checks is visible here and in modules/.
+
+targetScope = 'resourceGroup'
+
+@description('Name of the azd environment: seeds every resource name.')
+param environmentName string
+
+@description('Region of every resource. It must offer the Flex Consumption plan.')
+param location string = resourceGroup().location
+
+param tags object = {}
+
+@description('Object id of the operator: Key Vault Secrets Officer, Cosmos DB Data Contributor, Service Bus Data Sender and Receiver. Empty: no operator grants.')
+param operatorPrincipalId string = ''
+
+@description('Email address the alerts go to. Empty: no receiver.')
+param alertEmail string = ''
+
+@description('Cosmos database name: the app setting COSMOS_DATABASE.')
+param cosmosDatabaseName string = 'secops'
+
+@minValue(1)
+@maxValue(1000)
+param maximumInstanceCount int = 100
+
+@allowed([
+  512
+  2048
+  4096
+])
+param instanceMemoryMB int = 2048
+
+@allowed([
+  'default'
+  'recover'
+])
+param keyVaultCreateMode string = 'default'
+
+@description('Base URL of each source\'s vendor bridge, by letter (A..G); empty: the source is disabled.')
+param sourceBridgeUrls object = {}
+
+@description('Cloud-resource lookups: account id → the subscription ids that account\'s organization may see, e.g. { \'<account id>\': [ \'<subscription id>\' ] }. Becomes the app setting CLOUD_SUBSCRIPTIONS, and the app\'s identity gets Reader on every subscription listed. Empty: the lookups answer EXTENSION_NOT_ENABLED.')
+param cloudSubscriptions object = {}
+
+// ---------------------------------------------------------------------------------------------------
+// What must match the code
+// ---------------------------------------------------------------------------------------------------
+
+// shared/store/cosmos/containers.ts, container for container. Every container is partitioned on
+// `/pk`, which the code sets on each document, so that a document and the outbox records committed
+// with it share a partition. A partition key is fixed for the container's lifetime: changing one here
+// means a new container and a data migration.
+var cosmosContainers = [
+  {
+    name: 'accounts'
+    partitionKeyPath: '/pk'
+  }
+  {
+    name: 'workspaces'
+    partitionKeyPath: '/pk'
+  }
+  {
+    // With its outbox: carried-out records expire by their own ttl.
+    name: 'serviceAccounts'
+    partitionKeyPath: '/pk'
+    defaultTtl: -1
+  }
+  {
+    name: 'users'
+    partitionKeyPath: '/pk'
+    defaultTtl: -1
+  }
+  {
+    // One partition per audit trail (workspace:<id> or account:<id>) with its sequence counter.
+    name: 'audit'
+    partitionKeyPath: '/pk'
+  }
+  {
+    // Per workspace: incident state, gamebook runs, the playbook catalogue, ticket links, integration
+    // switches and their outbox records.
+    name: 'workspaceItems'
+    partitionKeyPath: '/pk'
+    defaultTtl: -1
+    // Restates "index everything" and adds the composite indexes of the gamebook run listings:
+    // newest first (ORDER BY creationDate DESC, id DESC) and per incident, newest first.
+    indexingPolicy: {
+      indexingMode: 'consistent'
+      automatic: true
+      includedPaths: [
+        {
+          path: '/*'
+        }
+      ]
+      excludedPaths: [
+        {
+          path: '/"_etag"/?'
+        }
+      ]
+      compositeIndexes: [
+        [
+          {
+            path: '/creationDate'
+            order: 'descending'
+          }
+          {
+            path: '/id'
+            order: 'descending'
+          }
+        ]
+        [
+          {
+            path: '/incidentId'
+            order: 'ascending'
+          }
+          {
+            path: '/creationDate'
+            order: 'descending'
+          }
+          {
+            path: '/id'
+            order: 'descending'
+          }
+        ]
+      ]
+    }
+  }
+  {
+    name: 'webhooks'
+    partitionKeyPath: '/pk'
+    defaultTtl: -1
+  }
+  {
+    // One small document per workspace: the reconciler's lease and watermarks.
+    name: 'reconciler'
+    partitionKeyPath: '/pk'
+  }
+  {
+    // One document per workspace: the agent's classification cards and the webhooks they name.
+    name: 'agentConfigurations'
+    partitionKeyPath: '/pk'
+  }
+  {
+    // One partition per webhook and day; entries expire by their own ttl (the retention).
+    name: 'deliveryLogs'
+    partitionKeyPath: '/pk'
+    defaultTtl: -1
+    // Declaring a policy replaces the default one, so it restates "index everything" and adds the
+    // composite index that the newest-first listing (ORDER BY createdAt DESC, id DESC) requires.
+    indexingPolicy: {
+      indexingMode: 'consistent'
+      automatic: true
+      includedPaths: [
+        {
+          path: '/*'
+        }
+      ]
+      excludedPaths: [
+        {
+          path: '/"_etag"/?'
+        }
+      ]
+      compositeIndexes: [
+        [
+          {
+            path: '/createdAt'
+            order: 'descending'
+          }
+          {
+            path: '/id'
+            order: 'descending'
+          }
+        ]
+      ]
+    }
+  }
+]
+
+// shared/queue/queue-names.ts.
+var queueNames = [
+  'events'
+  'deliveries'
+  'reconcile'
+  'gamebook-runs'
+]
+
+// One Key Vault secret per key the code requires with STORE=cosmos (app setting name: secret name).
+var secretNames = {
+  SECRET_HASH_KEY: 'secret-hash-key'
+  PAGE_TOKEN_KEY: 'page-token-key'
+  WEBHOOK_SECRETS_KEY: 'webhook-secrets-key'
+}
+
+// Every subscription cloudSubscriptions names, once: each gets a Reader assignment below.
+var cloudSubscriptionIds = union(map(flatten(map(items(cloudSubscriptions), entry => entry.value)), id => toLower(id)), [])
+
+// The settings shared/config.ts reads, as the app sees them in Azure (and the vendor bridges, below).
+// The Functions host's own settings (AzureWebJobsStorage, Application Insights) are added by
+// modules/function-app.bicep.
+var appSettings = {
+  STORE: 'cosmos'
+  // COSMOS_KEY stays unset: without it the code signs in with DefaultAzureCredential.
+  COSMOS_ENDPOINT: cosmos.outputs.endpoint
+  COSMOS_DATABASE: cosmosDatabaseName
+  QUEUE: 'servicebus'
+  SERVICEBUS__fullyQualifiedNamespace: serviceBus.outputs.fullyQualifiedNamespace
+  // The Service Bus triggers connect with the same `SERVICEBUS` prefix (SERVICE_BUS_CONNECTION).
+  // Without these two the extension would look for a system-assigned identity.
+  SERVICEBUS__credential: 'managedidentity'
+  SERVICEBUS__clientId: identity.outputs.clientId
+  // DefaultAzureCredential in the code (Cosmos, Service Bus) picks the user-assigned identity by it.
+  AZURE_CLIENT_ID: identity.outputs.clientId
+  // Resolved by the platform as the app's identity; the latest secret version is used.
+  SECRET_HASH_KEY: '@Microsoft.KeyVault(VaultName=${keyVault.outputs.name};SecretName=${secretNames.SECRET_HASH_KEY})'
+  PAGE_TOKEN_KEY: '@Microsoft.KeyVault(VaultName=${keyVault.outputs.name};SecretName=${secretNames.PAGE_TOKEN_KEY})'
+  WEBHOOK_SECRETS_KEY: '@Microsoft.KeyVault(VaultName=${keyVault.outputs.name};SecretName=${secretNames.WEBHOOK_SECRETS_KEY})'
+  // Cloud-resource lookups through Azure Resource Manager as the identity above, when any subscription is named.
+  CLOUD_INVENTORY: empty(cloudSubscriptionIds) ? 'disabled' : 'azure'
+  CLOUD_SUBSCRIPTIONS: string(cloudSubscriptions)
+}
+
+// SOURCE_<X>_URL for each source with a bridge, and its Authorization header from the Key Vault
+// secret source-<x>-auth-header. A source without a bridge gets no setting: it is disabled.
+var sourceBridges = filter(items(sourceBridgeUrls), bridge => !empty(bridge.value))
+var sourceBridgeSettings = union(
+  toObject(sourceBridges, bridge => 'SOURCE_${toUpper(bridge.key)}_URL', bridge => bridge.value),
+  toObject(
+    sourceBridges,
+    bridge => 'SOURCE_${toUpper(bridge.key)}_AUTH_HEADER',
+    // The vault's name from `names`, not from the module's output: a lambda takes no runtime value.
+    bridge => '@Microsoft.KeyVault(VaultName=${names.keyVault};SecretName=source-${toLower(bridge.key)}-auth-header)'
+  )
+)
+
+// ---------------------------------------------------------------------------------------------------
+// Resources
+// ---------------------------------------------------------------------------------------------------
+
+// The same names for the same environment, subscription and region, so a redeploy updates in place
+// and a teardown and redeploy comes back under the same names (the Key Vault then is recovered:
+// keyVaultCreateMode). Abbreviations as in the Cloud Adoption Framework.
+var resourceToken = toLower(uniqueString(subscription().id, environmentName, location))
+var names = {
+  identity: 'id-${resourceToken}'
+  logAnalytics: 'log-${resourceToken}'
+  appInsights: 'appi-${resourceToken}'
+  storage: 'st${resourceToken}'
+  keyVault: 'kv-${resourceToken}'
+  cosmos: 'cosmos-${resourceToken}'
+  serviceBus: 'sb-${resourceToken}'
+  plan: 'plan-${resourceToken}'
+  functionApp: 'func-${resourceToken}'
+  actionGroup: 'ag-${resourceToken}'
+}
+var deploymentContainerName = 'app-package'
+
+module identity 'br/public:avm/res/managed-identity/user-assigned-identity:0.4.1' = {
+  name: 'identity'
+  params: {
+    name: names.identity
+    location: location
+    tags: tags
+  }
+}
+
+module logAnalytics 'br/public:avm/res/operational-insights/workspace:0.11.1' = {
+  name: 'log-analytics'
+  params: {
+    name: names.logAnalytics
+    location: location
+    tags: tags
+    dataRetention: 30
+  }
+}
+
+module appInsights 'br/public:avm/res/insights/component:0.6.0' = {
+  name: 'app-insights'
+  params: {
+    name: names.appInsights
+    location: location
+    tags: tags
+    workspaceResourceId: logAnalytics.outputs.resourceId
+    // Telemetry only from authenticated senders (the app's identity), not from anyone with the key.
+    disableLocalAuth: true
+  }
+}
+
+// The Functions runtime's storage: host locks and keys, and the deployment package. Nothing of the
+// service's own data lives here.
+module storage 'br/public:avm/res/storage/storage-account:0.8.3' = {
+  name: 'storage'
+  params: {
+    name: names.storage
+    location: location
+    tags: tags
+    skuName: 'Standard_LRS'
+    allowBlobPublicAccess: false
+    // Identity-based access only (AzureWebJobsStorage__credential, Flex deployment storage).
+    allowSharedKeyAccess: false
+    minimumTlsVersion: 'TLS1_2'
+    publicNetworkAccess: 'Enabled'
+    networkAcls: {
+      defaultAction: 'Allow'
+      bypass: 'AzureServices'
+    }
+    blobServices: {
+      containers: [
+        {
+          name: deploymentContainerName
+        }
+      ]
+    }
+  }
+}
+
+// Holds the three keys and the bridges' headers; the template never sets them (the postprovision
+// hook creates missing keys, the operator sets the headers). Losing a key is costly (SECRET_HASH_KEY:
+// every client secret stops verifying; WEBHOOK_SECRETS_KEY: stored webhook secrets become
+// unreadable), hence soft delete with purge protection. A deleted vault keeps its name for the
+// retention period: after `azd down`, the next `azd up` recovers it (createMode 'recover', set by the
+// preprovision hook), keys included, instead of failing on the taken name.
+module keyVault 'br/public:avm/res/key-vault/vault:0.13.3' = {
+  name: 'key-vault'
+  params: {
+    name: names.keyVault
+    location: location
+    tags: tags
+    sku: 'standard'
+    createMode: keyVaultCreateMode
+    enableRbacAuthorization: true
+    enableSoftDelete: true
+    softDeleteRetentionInDays: 90
+    enablePurgeProtection: true
+    // Reachable from the app, which has no fixed outbound address without VNet integration.
+    networkAcls: {
+      bypass: 'AzureServices'
+      defaultAction: 'Allow'
+    }
+  }
+}
+
+module cosmos 'modules/cosmos.bicep' = {
+  name: 'cosmos'
+  params: {
+    accountName: names.cosmos
+    location: location
+    tags: tags
+    databaseName: cosmosDatabaseName
+    containers: cosmosContainers
+    dataContributorPrincipalIds: concat([identity.outputs.principalId], empty(operatorPrincipalId) ? [] : [operatorPrincipalId])
+    logAnalyticsWorkspaceId: logAnalytics.outputs.resourceId
+  }
+}
+
+module serviceBus 'modules/service-bus.bicep' = {
+  name: 'service-bus'
+  params: {
+    namespaceName: names.serviceBus
+    location: location
+    tags: tags
+    queueNames: queueNames
+    logAnalyticsWorkspaceId: logAnalytics.outputs.resourceId
+  }
+}
+
+module access 'modules/role-assignments.bicep' = {
+  name: 'role-assignments'
+  params: {
+    appPrincipalId: identity.outputs.principalId
+    operatorPrincipalId: operatorPrincipalId
+    storageAccountName: storage.outputs.name
+    serviceBusNamespaceName: serviceBus.outputs.name
+    keyVaultName: keyVault.outputs.name
+    appInsightsName: appInsights.outputs.name
+  }
+}
+
+// Reader on each subscription the cloud-resource lookups read. A subscription-wide role assignment is
+// deployed at that subscription's scope, hence one small module per subscription. The deploying
+// principal needs the right to assign roles there (Owner or User Access Administrator).
+module subscriptionReaders 'modules/subscription-reader.bicep' = [
+  for subscriptionId in cloudSubscriptionIds: {
+    name: 'reader-${uniqueString(resourceGroup().id, subscriptionId)}'
+    scope: subscription(subscriptionId)
+    params: {
+      principalId: identity.outputs.principalId
+    }
+  }
+]
+
+module functionApp 'modules/function-app.bicep' = {
+  name: 'function-app'
+  // Key Vault references and host storage are resolved when the app starts: grant access first.
+  dependsOn: [
+    access
+  ]
+  params: {
+    planName: names.plan
+    appName: names.functionApp
+    location: location
+    tags: tags
+    // azd deploys the `api` service (azure.yaml) to the app that carries this tag.
+    serviceName: 'api'
+    identityResourceId: identity.outputs.resourceId
+    identityClientId: identity.outputs.clientId
+    storageAccountName: storage.outputs.name
+    deploymentContainerName: deploymentContainerName
+    appInsightsName: appInsights.outputs.name
+    maximumInstanceCount: maximumInstanceCount
+    instanceMemoryMB: instanceMemoryMB
+    appSettings: union(appSettings, sourceBridgeSettings)
+  }
+}
+
+module alerts 'modules/alerts.bicep' = {
+  name: 'alerts'
+  params: {
+    location: location
+    tags: tags
+    actionGroupName: names.actionGroup
+    alertEmail: alertEmail
+    appInsightsName: appInsights.outputs.name
+    serviceBusNamespaceName: serviceBus.outputs.name
+    cosmosAccountName: cosmos.outputs.name
+    healthUrl: 'https://${functionApp.outputs.defaultHostName}/api/v2/health'
+  }
+}
+
+output functionAppName string = functionApp.outputs.name
+output apiBaseUrl string = 'https://${functionApp.outputs.defaultHostName}/api/v2'
+output cosmosEndpoint string = cosmos.outputs.endpoint
+output cosmosDatabase string = cosmosDatabaseName
+output serviceBusNamespace string = serviceBus.outputs.fullyQualifiedNamespace
+output keyVaultName string = keyVault.outputs.name
+output keyVaultUri string = keyVault.outputs.uri
+output keyVaultSecretNames object = secretNames
+output appInsightsName string = appInsights.outputs.name

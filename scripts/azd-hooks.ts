@@ -1,0 +1,246 @@
+/**
+ * The azd hooks of azure.yaml (run by scripts/azd-hook.mjs, with the azd environment's values as
+ * environment variables: main.bicep's outputs, AZURE_SUBSCRIPTION_ID, and whatever `azd env set` put there).
+ *
+ * preprovision: after `azd down` the environment's Key Vault is soft-deleted (purge protection keeps
+ * it, and its name, for 90 days); creating it again would fail, so KEY_VAULT_CREATE_MODE=recover
+ * makes the next deployment recover it, keys included.
+ *
+ * postprovision: creates each key the app needs (SECRET_HASH_KEY...) in Key Vault if it is missing —
+ * 32 random bytes, never printed —, warns about a configured vendor bridge whose Authorization header
+ * secret is missing, restarts the app when keys were created (Key Vault references resolve at start),
+ * and with BOOTSTRAP_ACCOUNT_NAME set creates the organization's first admin once (scripts/bootstrap.ts).
+ *
+ * Key Vault and Azure Resource Manager are called over their REST APIs with azd's own sign-in
+ * (AzureDeveloperCliCredential): nothing else needs installing or logging in to.
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import { spawn } from "node:child_process";
+import { isApiError } from "../shared/errors/api-error";
+import type { BootstrapOutput } from "./bootstrap";
+
+const KEY_VAULT_API = "7.4";
+const KEY_VAULT_SCOPE = "https://vault.azure.net/.default";
+const ARM_SCOPE = "https://management.azure.com/.default";
+const SOURCE_LETTERS = ["A", "B", "C", "D", "E", "F", "G"] as const;
+/** Role assignments made by the deployment can take minutes to reach Key Vault and Cosmos DB. */
+const ACCESS_RETRY = { attempts: 18, delayMs: 10_000 };
+
+export interface HookDeps {
+  env: NodeJS.ProcessEnv;
+  print(line: string): void;
+  /** A bearer token for a scope (azd's sign-in). */
+  token(scope: string): Promise<string>;
+  fetch: typeof fetch;
+  /** `azd env set NAME VALUE`: kept in the azd environment for the next steps and runs. */
+  setEnv(name: string, value: string): Promise<void>;
+  /** scripts/bootstrap.ts's runBootstrap. */
+  bootstrap(argv: string[], env: NodeJS.ProcessEnv, print: (line: string) => void): Promise<BootstrapOutput>;
+  /** Azure Resource Manager's base URL. */
+  armEndpoint: string;
+  sleep(ms: number): Promise<void>;
+  /** A new key: 32 random bytes, base64 (what shared/config.ts accepts). */
+  newKey(): string;
+}
+
+export class HookError extends Error {
+  override name = "HookError";
+}
+
+// --- preprovision ----------------------------------------------------------------------------------
+
+export async function preprovision(deps: HookDeps): Promise<void> {
+  const { env } = deps;
+  const name = env.KEY_VAULT_NAME;
+  let mode: "default" | "recover" = "default";
+  if (name && env.AZURE_SUBSCRIPTION_ID && env.AZURE_LOCATION) {
+    const url = `${deps.armEndpoint}/subscriptions/${env.AZURE_SUBSCRIPTION_ID}/providers/Microsoft.KeyVault/locations/${env.AZURE_LOCATION}/deletedVaults/${name}?api-version=2023-07-01`;
+    const res = await deps.fetch(url, { headers: { authorization: `Bearer ${await deps.token(ARM_SCOPE)}` } });
+    if (res.status === 200) mode = "recover";
+    else if (res.status !== 404) throw new HookError(`Could not check for a deleted Key Vault ${name}: HTTP ${res.status}.`);
+    await res.body?.cancel();
+  }
+  if (mode === "recover") deps.print(`Key Vault ${name} was deleted with the environment: this deployment recovers it, keys included.`);
+  if (env.KEY_VAULT_CREATE_MODE !== mode) await deps.setEnv("KEY_VAULT_CREATE_MODE", mode);
+}
+
+// --- postprovision ---------------------------------------------------------------------------------
+
+export async function postprovision(deps: HookDeps): Promise<void> {
+  const { env } = deps;
+  const vault = required(env, "KEY_VAULT_URI").replace(/\/?$/, "/");
+  const secretNames = JSON.parse(required(env, "KEY_VAULT_SECRET_NAMES")) as Record<string, string>;
+  const keyVault = new KeyVaultSecrets(vault, deps);
+
+  let created = 0;
+  const values: Record<string, string> = {};
+  for (const [setting, secret] of Object.entries(secretNames)) {
+    const existing = await keyVault.get(secret);
+    if (existing !== undefined) {
+      values[setting] = existing;
+      deps.print(`Key Vault: ${secret} (${setting}) is set.`);
+      continue;
+    }
+    values[setting] = deps.newKey();
+    await keyVault.set(secret, values[setting]);
+    created++;
+    deps.print(`Key Vault: created ${secret} (${setting}).`);
+  }
+
+  for (const letter of SOURCE_LETTERS) {
+    if (!env[`SOURCE_${letter}_URL`]) continue;
+    const secret = `source-${letter.toLowerCase()}-auth-header`;
+    if ((await keyVault.get(secret)) !== undefined) continue;
+    deps.print(
+      `Warning: Source${letter} has a bridge (SOURCE_${letter}_URL) but no Key Vault secret ${secret}: its calls carry no valid Authorization header. ` +
+        `Set it: az keyvault secret set --vault-name ${env.KEY_VAULT_NAME ?? "<vault>"} --name ${secret} --value "Bearer …"; then restart the app.`,
+    );
+  }
+
+  if (created > 0) await restartApp(deps);
+
+  if (env.BOOTSTRAP_ACCOUNT_NAME) await bootstrapOnce(deps, values);
+}
+
+/** Key Vault references resolve when the app starts: after creating keys it must start again. */
+async function restartApp(deps: HookDeps): Promise<void> {
+  const { env } = deps;
+  const site = `${deps.armEndpoint}/subscriptions/${required(env, "AZURE_SUBSCRIPTION_ID")}/resourceGroups/${required(env, "AZURE_RESOURCE_GROUP")}/providers/Microsoft.Web/sites/${required(env, "SERVICE_API_NAME")}`;
+  const res = await deps.fetch(`${site}/restart?api-version=2024-04-01`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${await deps.token(ARM_SCOPE)}` },
+  });
+  await res.body?.cancel();
+  if (!res.ok) throw new HookError(`Restarting ${env.SERVICE_API_NAME} failed: HTTP ${res.status}.`);
+  deps.print(`Restarted ${env.SERVICE_API_NAME}, so that it reads the new keys.`);
+}
+
+/**
+ * The first admin of the organization named BOOTSTRAP_ACCOUNT_NAME, once: the account id is kept in
+ * the azd environment (BOOTSTRAP_ACCOUNT_ID), and a later run finds the admin there and stops.
+ */
+async function bootstrapOnce(deps: HookDeps, keys: Record<string, string>): Promise<void> {
+  const { env } = deps;
+  let accountId = env.BOOTSTRAP_ACCOUNT_ID;
+  if (!accountId) {
+    accountId = randomUUID();
+    await deps.setEnv("BOOTSTRAP_ACCOUNT_ID", accountId);
+  }
+  const bootstrapEnv: NodeJS.ProcessEnv = {
+    STORE: "cosmos",
+    COSMOS_ENDPOINT: required(env, "COSMOS_ENDPOINT"),
+    COSMOS_DATABASE: required(env, "COSMOS_DATABASE"),
+    SECRET_HASH_KEY: keys.SECRET_HASH_KEY,
+    PAGE_TOKEN_KEY: keys.PAGE_TOKEN_KEY,
+    WEBHOOK_SECRETS_KEY: keys.WEBHOOK_SECRETS_KEY,
+  };
+  const argv = ["--account-name", required(env, "BOOTSTRAP_ACCOUNT_NAME"), "--account-id", accountId];
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await deps.bootstrap(argv, bootstrapEnv, deps.print);
+      return;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (/already has a platform-managed admin/.test(message)) {
+        deps.print(`Bootstrap: account ${accountId} already has its admin; nothing to do.`);
+        return;
+      }
+      // The deployer's Cosmos DB data role may not have reached the account yet.
+      if (isApiError(error) && error.code === "UPSTREAM_ERROR" && attempt < ACCESS_RETRY.attempts) {
+        deps.print(`Bootstrap: Cosmos DB refused the request (access may still be propagating); retrying in ${ACCESS_RETRY.delayMs / 1000} s.`);
+        await deps.sleep(ACCESS_RETRY.delayMs);
+        continue;
+      }
+      throw error;
+    }
+  }
+}
+
+/** The Key Vault secrets REST API, retrying while the deployer's data role propagates (403). */
+class KeyVaultSecrets {
+  constructor(
+    private readonly vault: string,
+    private readonly deps: HookDeps,
+  ) {}
+
+  async get(name: string): Promise<string | undefined> {
+    const res = await this.call("GET", name);
+    if (res.status === 404) return (await res.body?.cancel(), undefined);
+    return ((await res.json()) as { value: string }).value;
+  }
+
+  async set(name: string, value: string): Promise<void> {
+    const res = await this.call("PUT", name, { value, contentType: "base64 key, 32 bytes" });
+    await res.body?.cancel();
+  }
+
+  private async call(method: "GET" | "PUT", name: string, body?: unknown): Promise<Response> {
+    for (let attempt = 1; ; attempt++) {
+      const res = await this.deps.fetch(`${this.vault}secrets/${encodeURIComponent(name)}?api-version=${KEY_VAULT_API}`, {
+        method,
+        headers: { authorization: `Bearer ${await this.deps.token(KEY_VAULT_SCOPE)}`, ...(body ? { "content-type": "application/json" } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      if (res.ok || (method === "GET" && res.status === 404)) return res;
+      await res.body?.cancel();
+      if (res.status === 403 && attempt < ACCESS_RETRY.attempts) {
+        if (attempt === 1) this.deps.print(`Key Vault: access not granted yet (role assignments take a few minutes); retrying every ${ACCESS_RETRY.delayMs / 1000} s.`);
+        await this.deps.sleep(ACCESS_RETRY.delayMs);
+        continue;
+      }
+      // The name and the status only: the error body could echo what was sent.
+      throw new HookError(`Key Vault ${method} ${name} failed: HTTP ${res.status}.`);
+    }
+  }
+}
+
+function required(env: NodeJS.ProcessEnv, name: string): string {
+  const value = env[name];
+  if (!value) throw new HookError(`${name} is not in the azd environment: run \`azd provision\` first.`);
+  return value;
+}
+
+// --- entry -----------------------------------------------------------------------------------------
+
+export const hooks = { preprovision, postprovision } as const;
+
+/** The real dependencies: azd's sign-in, `azd env set`, the real bootstrap. */
+export function defaultDeps(env: NodeJS.ProcessEnv, print: (line: string) => void): HookDeps {
+  const { AzureDeveloperCliCredential } = require("@azure/identity") as typeof import("@azure/identity");
+  const credential = new AzureDeveloperCliCredential({ tenantId: env.AZURE_TENANT_ID });
+  return {
+    env,
+    print,
+    async token(scope) {
+      const token = await credential.getToken(scope);
+      if (!token) throw new HookError(`No token for ${scope}: run \`azd auth login\`.`);
+      return token.token;
+    },
+    fetch: (input, init) => fetch(input, init),
+    setEnv: (name, value) =>
+      new Promise((resolve, reject) => {
+        const child = spawn("azd", ["env", "set", name, value], { stdio: "inherit", shell: process.platform === "win32" });
+        child.on("error", reject);
+        child.on("close", (code) => (code === 0 ? resolve() : reject(new HookError(`azd env set ${name} failed (${code}).`))));
+      }),
+    bootstrap: (argv, bootstrapEnv, out) => (require("./bootstrap") as typeof import("./bootstrap")).runBootstrap(argv, bootstrapEnv, out),
+    armEndpoint: "https://management.azure.com",
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    newKey: () => randomBytes(32).toString("base64"),
+  };
+}
+
+export async function runHook(name: string, env: NodeJS.ProcessEnv, print: (line: string) => void): Promise<number> {
+  const hook = hooks[name as keyof typeof hooks];
+  if (!hook) {
+    print(`unknown hook "${name}": one of ${Object.keys(hooks).join(", ")}`);
+    return 2;
+  }
+  try {
+    await hook(defaultDeps(env, print));
+    return 0;
+  } catch (error) {
+    print(`${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}

@@ -1,0 +1,199 @@
+import { z } from "zod";
+import { ApiError, isApiError, type ErrorCode } from "../errors/api-error";
+import { changeStatus } from "../incidents/incident-writes";
+import { addServiceComment } from "../incidents/service-comments";
+import type { Actor, OperationContext } from "../operation-context";
+import { automationEntityTypes, type AutomationEntityType } from "../playbook-actions/playbook-action-port";
+import type { MessageHandler } from "../queue/queue";
+import type { Services } from "../services";
+import { classifications, type Classification } from "../sources/gateway";
+import { parseRetryAfter } from "../upstream/retry-after";
+import type { GamebookRunMessage, GamebookRunRecord, PlaybookEntryRecord } from "../store/gamebook-records";
+import { retryOnConflict } from "../store/read-modify-write";
+import type { OutboxRecord, WorkspaceRecord } from "../store/records";
+import { withSummary } from "./run-record";
+import { executorMessage } from "./run-records";
+import { advance, beginStep, nextStep, type StepResult } from "./run-state";
+
+export interface RunExecutorOptions {
+  services: Services;
+  /**
+   * Pauses before the retries of a playbook whose system could not be reached (a timeout, a 5xx,
+   * throttling); their number is the number of retries. Default 10 s, 30 s, 1, 2 and 5 minutes.
+   */
+  retryDelaysMs?: readonly number[];
+}
+
+export interface RunExecutor {
+  /** The `gamebook-runs` queue's handler: resolve completes the message, throw abandons it. */
+  handle: MessageHandler<GamebookRunMessage>;
+}
+
+const DEFAULT_RETRY_DELAYS_MS = [10_000, 30_000, 60_000, 120_000, 300_000];
+
+/** Codes that say the outcome is unknown (the system was not reached, or did not answer): try again later. */
+const TRANSIENT: readonly ErrorCode[] = ["TIMEOUT", "UPSTREAM_ERROR", "RATE_LIMITED", "INTERNAL_ERROR"];
+
+const messageSchema = z.strictObject({
+  workspaceId: z.string().min(1),
+  runId: z.string().min(1),
+  sequence: z.int().min(1),
+  attempt: z.int().min(1),
+});
+
+/**
+ * The gamebook executor (DESIGN §9). Each message carries out one playbook of a run: the playbook is
+ * recorded `Running` before it runs and its outcome after, and the record of the outcome commits the
+ * message for the next playbook, so no invocation outlives one playbook and a crash loses nothing.
+ *
+ * At least once, never twice: a worker that dies after the `Running` record leaves the playbook
+ * `Running`; the redelivered message runs it again under the same step id, which the automation
+ * backend (and the incident actions, keyed on the same id) answer with the first execution. A message
+ * for a playbook that is no longer the next one (a duplicate) does nothing.
+ *
+ * A playbook whose system cannot be reached is retried later with the same step id; after the last
+ * retry it is recorded `Failed`. A playbook that ran and failed ends the run (run-state.ts).
+ */
+export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
+  const { services } = options;
+  const retryDelaysMs = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
+  const runs = () => services.stores.gamebookRuns;
+
+  const handle: MessageHandler<GamebookRunMessage> = async (received) => {
+    const parsed = messageSchema.safeParse(received.body);
+    // Not one of ours: failing sends it, in the end, to the dead-letter queue where someone can look.
+    if (!parsed.success) throw new Error(`Malformed gamebook-runs message ${received.messageId}.`);
+    const message = parsed.data;
+    const workspace = await services.stores.workspaces.get(message.workspaceId);
+    const found = await runs().get(message.workspaceId, message.runId);
+    if (!workspace || !found) {
+      services.logger.warn("gamebook run message for a run that is not there", { ...message });
+      return;
+    }
+    const step = nextStep(found.value);
+    // Waiting for approval, finished, or a duplicate message for a playbook already done.
+    if (step.kind !== "execute" || step.sequence !== message.sequence) return;
+
+    const running = step.resumed ? found.value : await begin(message);
+    if (!running) return;
+    const entry = running.playbooks.find((p) => p.sequence === message.sequence)!;
+    const outcome = await carryOut(workspace, running, entry, message.attempt);
+    if (outcome.kind === "retry") {
+      const next = executorMessage(running, message.sequence, message.attempt + 1, services.now().toISOString());
+      await services.events.gamebookRuns.schedule([next.message], new Date(services.now().getTime() + outcome.delayMs));
+      services.logger.warn("gamebook playbook will be retried", { ...message, delayMs: outcome.delayMs, error: outcome.reason });
+      return;
+    }
+    const result = outcome.kind === "done" ? outcome.result : { status: "Failed" as const, errorMessage: outcome.reason, durationMs: outcome.durationMs };
+    await record(message, result);
+  };
+
+  /** Marks the playbook (and the run, on its first) `Running`; undefined when another worker got there first. */
+  async function begin(message: GamebookRunMessage): Promise<GamebookRunRecord | undefined> {
+    return retryOnConflict(async () => {
+      const current = await runs().get(message.workspaceId, message.runId);
+      if (!current) return undefined;
+      const step = nextStep(current.value);
+      if (step.kind !== "execute" || step.sequence !== message.sequence) return undefined;
+      if (step.resumed) return current.value;
+      const started = withSummary(beginStep(current.value, message.sequence, services.now().toISOString()));
+      return (await runs().replace(started, current.etag)).value;
+    });
+  }
+
+  /** Records the outcome; the next playbook's message commits with it. A second outcome changes nothing. */
+  async function record(message: GamebookRunMessage, result: StepResult): Promise<void> {
+    let outbox: OutboxRecord[] = [];
+    await retryOnConflict(async () => {
+      outbox = [];
+      const current = await runs().get(message.workspaceId, message.runId);
+      if (!current) return;
+      const at = services.now().toISOString();
+      const advanced = advance(current.value, message.sequence, result, at);
+      if (advanced === current.value) return;
+      const after = withSummary(advanced);
+      const next = nextStep(after);
+      if (next.kind === "execute" && !next.resumed) outbox = [executorMessage(after, next.sequence, 1, at)];
+      await runs().replace(after, current.etag, outbox);
+    });
+    await services.events.outbox.publish(outbox);
+  }
+
+  type Outcome =
+    | { kind: "done"; result: StepResult }
+    | { kind: "failed"; reason: string; durationMs: number }
+    | { kind: "retry"; reason: string; delayMs: number };
+
+  async function carryOut(workspace: WorkspaceRecord, run: GamebookRunRecord, entry: PlaybookEntryRecord, attempt: number): Promise<Outcome> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    try {
+      return { kind: "done", result: await executeStep({ services, actor: gamebookActor(run) }, workspace, run, entry, elapsed) };
+    } catch (error) {
+      // A defect, not an outcome: abandoned, redelivered, and in the end dead-lettered for someone to look at.
+      if (!isApiError(error)) throw error;
+      if (!TRANSIENT.includes(error.code)) return { kind: "failed", reason: error.message, durationMs: elapsed() };
+      if (attempt > retryDelaysMs.length) {
+        return { kind: "failed", reason: `Gave up after ${attempt} attempts: ${error.message}`, durationMs: elapsed() };
+      }
+      const asked = parseRetryAfter(error.headers["Retry-After"], services.now()) ?? 0;
+      return { kind: "retry", reason: error.message, delayMs: Math.max(retryDelaysMs[attempt - 1]!, asked) };
+    }
+  }
+
+  return { handle };
+}
+
+/** Who a run's playbooks act as: the gamebook, on behalf of whoever submitted it. */
+export function gamebookActor(run: GamebookRunRecord): Actor {
+  return { origin: "gamebook", serviceAccountId: run.submitter.serviceAccountId, name: `Gamebook: ${run.title}`, accountId: run.submitter.accountId ?? run.accountId };
+}
+
+/**
+ * Runs one playbook. Entity actions go to the automation port under the step id; the incident's own
+ * actions go through the service's incident paths, keyed on the same id, so that a resumed step
+ * comments once and closes once.
+ */
+async function executeStep(
+  ctx: OperationContext,
+  workspace: WorkspaceRecord,
+  run: GamebookRunRecord,
+  entry: PlaybookEntryRecord,
+  elapsed: () => number,
+): Promise<StepResult> {
+  const target = { workspace, source: run.source, incidentId: run.incidentId };
+  switch (entry.action) {
+    case "automation": {
+      if (!(automationEntityTypes as readonly string[]).includes(entry.entityType)) {
+        throw new ApiError("VALIDATION_ERROR", `${entry.name} is an automation playbook on ${entry.entityType}, which the automation cannot act on.`);
+      }
+      const result = await ctx.services.playbookActions.execute({
+        workspaceId: workspace.id,
+        incident: { source: run.source, id: run.incidentId, number: run.incidentNumber, title: run.incidentTitle },
+        playbook: { id: entry.referenceId, referenceId: entry.actionName, name: entry.name },
+        entity: { id: entry.entityId, type: entry.entityType as AutomationEntityType, name: entry.affectedEntity },
+        parameters: entry.parameters,
+        runId: run.id,
+        stepId: entry.id,
+      });
+      return { status: result.status, errorMessage: result.errorMessage, durationMs: result.durationMs };
+    }
+    case "incident.comment": {
+      await addServiceComment(ctx, { ...target, message: String(entry.parameters.message ?? ""), idempotencyKey: entry.id });
+      return { status: "Succeeded", errorMessage: null, durationMs: elapsed() };
+    }
+    case "incident.close": {
+      const incident = await ctx.services.sources.gateway(run.source).getIncident(workspace.id, run.incidentId);
+      // Already closed (by this step before a crash, or by someone else): closing again would change nothing.
+      if (incident.status !== "Closed") {
+        const classification = entry.parameters.classification;
+        if (typeof classification !== "string" || !(classifications as readonly string[]).includes(classification)) {
+          throw new ApiError("VALIDATION_ERROR", `Closing needs a classification: ${classifications.join(", ")}.`);
+        }
+        const closingComment = typeof entry.parameters.closingComment === "string" && entry.parameters.closingComment !== "" ? entry.parameters.closingComment : undefined;
+        await changeStatus(ctx, target, { status: "Closed", classification: classification as Classification, closingComment });
+      }
+      return { status: "Succeeded", errorMessage: null, durationMs: elapsed() };
+    }
+  }
+}

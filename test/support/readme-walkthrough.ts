@@ -1,0 +1,127 @@
+// Turns the README's shell examples into one bash script that a test can run against real processes,
+// so that every example keeps working when pasted in order.
+
+/** The ports the script uses instead of the README's 7071 (the service) and 8443 (the receiver). */
+export interface WalkthroughPorts {
+  host: number;
+  receiver: number;
+}
+
+/** One ```sh block of the README, with the section it is in and the line it starts on. */
+export interface ShellBlock {
+  section: string;
+  line: number;
+  text: string;
+}
+
+/** The ```sh blocks from the heading `from` up to (not including) the heading `until`. */
+export function shellBlocks(readme: string, from: string, until: string): ShellBlock[] {
+  const lines = readme.split("\n");
+  const blocks: ShellBlock[] = [];
+  let section = "";
+  let inside = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (!inside && /^#{2,3} /.test(line)) {
+      section = line.replace(/^#+ /, "");
+      continue;
+    }
+    if (!inside && line === "```sh") {
+      inside = true;
+      blocks.push({ section, line: i + 2, text: "" });
+      continue;
+    }
+    if (inside && line === "```") {
+      inside = false;
+      continue;
+    }
+    if (inside) blocks[blocks.length - 1]!.text += line + "\n";
+  }
+  const start = blocks.findIndex((b) => b.section === from);
+  const end = blocks.findIndex((b) => b.section === until);
+  if (start < 0 || end < 0) throw new Error(`the README has no sh blocks under "${from}" or "${until}"`);
+  return blocks.slice(start, end);
+}
+
+/** The names an `npm ... start` or `npm run receiver` line sets before the command, as NAME=value words. */
+function leadingAssignments(command: string): string[] {
+  return command.match(/\b[A-Z_][A-Z0-9_]*=\S+/g) ?? [];
+}
+
+/** A logical line's command part: without a trailing `# comment` that follows whitespace. */
+function withoutComment(line: string): string {
+  return line.replace(/\s+#.*$/, "").replace(/^#.*$/, "");
+}
+
+/**
+ * One block as bash: the lines that start the service or the receiver become calls of the script's
+ * `start_host` / `start_receiver` (which stand in for a terminal running them), a `curl` whose comment
+ * says `→ NNN` expects that status, and the ports are the test's. Everything else runs as written.
+ */
+export function blockAsBash(block: ShellBlock, ports: WalkthroughPorts): string {
+  // Join backslash continuations so a start command written over several lines is seen whole.
+  const logical = block.text.replace(/\\\n/g, "\u0000").split("\n");
+  const out = logical.map((raw) => {
+    const line = raw.replace(/\u0000/g, " ");
+    const command = withoutComment(line).trim();
+    if (/(^|&&\s*|\s)npm (ci && npm )?start$/.test(command)) return `start_host ${leadingAssignments(command.replace(/npm .*$/, "")).map(quote).join(" ")}`;
+    if (/(^|&&\s*)npm run receiver$/.test(command)) return "start_receiver";
+    const expected = /#\s*→\s*(\d{3})\b/.exec(line)?.[1];
+    const kept = raw.replace(/\u0000/g, "\\\n");
+    return expected && /^\s*curl\b/.test(kept) ? kept.replace(/^(\s*)curl\b/, `$1EXPECT_STATUS=${expected} curl`) : kept;
+  });
+  return out
+    .join("\n")
+    .replaceAll("localhost:7071", `localhost:${ports.host}`)
+    .replaceAll("localhost:8443", `localhost:${ports.receiver}`);
+}
+
+const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The bash the blocks run in. `curl` fails the script on an HTTP status it did not expect (any 4xx
+ * or 5xx, or not the `EXPECT_STATUS` given); `start_host` and `start_receiver` stop the previous
+ * process and start the built service or receiver with the given settings in the script's directory
+ * (the reader's checkout), wait until it is listening and, as the reader is told to, paste the
+ * service's `export ID=… SECRET=…` line when it prints one.
+ */
+export function prelude(repo: string, ports: WalkthroughPorts): string {
+  return `set -eu -o pipefail
+REPO=${quote(repo)}
+HOST_PID=; RECEIVER_PID=
+stop() { if [ -n "$1" ]; then kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; fi; }
+trap 'stop "$HOST_PID"; stop "$RECEIVER_PID"' EXIT
+trap 'echo "README COMMAND FAILED (line $LINENO): $BASH_COMMAND" >&2' ERR
+await_line() { # file pattern what-is-awaited
+  for _ in $(seq 1 600); do grep -q -- "$2" "$1" 2>/dev/null && return 0; sleep 0.2; done
+  echo "waited 120 s for $3; $1 says:" >&2; cat "$1" >&2; return 1
+}
+start_host() {
+  stop "$HOST_PID"
+  env "$@" PORT=${ports.host} node "$REPO/dist/shared/local/main.js" > host.log 2>&1 &
+  HOST_PID=$!
+  await_line host.log "listening on" "the service to listen"
+  local line; line=$(grep -Eo 'export ID=[^ ]+ SECRET=soms_[^ ]+' host.log | tail -n 1 || true)
+  if [ -n "$line" ]; then eval "$line"; fi
+  echo "[walkthrough] the service is listening on port ${ports.host}"
+}
+start_receiver() {
+  stop "$RECEIVER_PID"
+  node "$REPO/dist/scripts/webhook-receiver/main.js" --port ${ports.receiver} >> receiver.log 2>&1 &
+  RECEIVER_PID=$!
+  await_line receiver.log "NODE_EXTRA_CA_CERTS" "the receiver to listen"
+  echo "[walkthrough] the receiver is listening on port ${ports.receiver}"
+}
+curl() {
+  local body status
+  body=$(mktemp)
+  status=$(command curl -sS -o "$body" -w '%{http_code}' "$@") || { cat "$body"; rm -f "$body"; echo "curl could not complete: $*" >&2; return 1; }
+  cat "$body"; rm -f "$body"; echo >&2
+  if [ -n "\${EXPECT_STATUS:-}" ]; then
+    [ "$status" = "$EXPECT_STATUS" ] || { echo "expected HTTP $EXPECT_STATUS, got $status: curl $*" >&2; return 22; }
+  elif [ "$status" -ge 400 ]; then
+    echo "HTTP $status: curl $*" >&2; return 22
+  fi
+}
+`;
+}

@@ -1,0 +1,219 @@
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { postprovision, preprovision, type HookDeps } from "../../scripts/azd-hooks";
+import { ConfigError } from "../../shared/config";
+import { ApiError } from "../../shared/errors/api-error";
+
+// Key Vault and Azure Resource Manager cannot be reached here: a local fake answers both REST APIs
+// (secrets get/set, deleted vaults, site restart) and records what was asked of it.
+
+interface Call {
+  method: string;
+  path: string;
+  auth: string | undefined;
+  body: string;
+}
+
+const secrets = new Map<string, string>();
+const deletedVaults = new Set<string>();
+const calls: Call[] = [];
+/** Answers 403 to this many Key Vault calls first (a role assignment still propagating). */
+let forbiddenFirst = 0;
+let server: Server;
+let base: string;
+
+beforeAll(async () => {
+  server = createServer(async (req, res) => {
+    const body = await read(req);
+    const url = new URL(req.url ?? "/", "http://fake");
+    calls.push({ method: req.method ?? "", path: url.pathname, auth: req.headers.authorization, body });
+    const secret = /^\/vault\/secrets\/([^/]+)$/.exec(url.pathname)?.[1];
+    if (secret) {
+      expect(url.searchParams.get("api-version")).toBe("7.4");
+      if (forbiddenFirst > 0) return void (forbiddenFirst--, res.writeHead(403).end('{"error":{"code":"Forbidden"}}'));
+      if (req.method === "PUT") {
+        secrets.set(secret, (JSON.parse(body) as { value: string }).value);
+        return void res.writeHead(200, { "content-type": "application/json" }).end("{}");
+      }
+      const value = secrets.get(secret);
+      if (value === undefined) return void res.writeHead(404).end('{"error":{"code":"SecretNotFound"}}');
+      return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ value, id: `x/${secret}` }));
+    }
+    const deleted = /^\/subscriptions\/sub-1\/providers\/Microsoft\.KeyVault\/locations\/westeurope\/deletedVaults\/([^/]+)$/.exec(url.pathname)?.[1];
+    if (deleted) return void res.writeHead(deletedVaults.has(deleted) ? 200 : 404).end("{}");
+    if (req.method === "POST" && url.pathname === "/subscriptions/sub-1/resourceGroups/rg-dev/providers/Microsoft.Web/sites/func-abc/restart") {
+      return void res.writeHead(200).end();
+    }
+    res.writeHead(400).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => server?.close());
+beforeEach(() => {
+  secrets.clear();
+  deletedVaults.clear();
+  calls.length = 0;
+  forbiddenFirst = 0;
+});
+
+function read(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    let text = "";
+    req.on("data", (c: Buffer) => (text += c.toString()));
+    req.on("end", () => resolve(text));
+  });
+}
+
+const outputs = {
+  AZURE_SUBSCRIPTION_ID: "sub-1",
+  AZURE_LOCATION: "westeurope",
+  AZURE_RESOURCE_GROUP: "rg-dev",
+  SERVICE_API_NAME: "func-abc",
+  KEY_VAULT_NAME: "kv-abc",
+  COSMOS_ENDPOINT: "https://cosmos-abc.documents.azure.com:443/",
+  COSMOS_DATABASE: "secops",
+  KEY_VAULT_SECRET_NAMES: JSON.stringify({ SECRET_HASH_KEY: "secret-hash-key", PAGE_TOKEN_KEY: "page-token-key", WEBHOOK_SECRETS_KEY: "webhook-secrets-key" }),
+};
+
+function fakeDeps(env: Record<string, string> = {}) {
+  const printed: string[] = [];
+  const envSet: [string, string][] = [];
+  const bootstraps: { argv: string[]; env: NodeJS.ProcessEnv }[] = [];
+  const slept: number[] = [];
+  let keys = 0;
+  const deps: HookDeps & { bootstrapError?: unknown } = {
+    env: { ...outputs, KEY_VAULT_URI: `${base}/vault/`, ...env },
+    print: (line) => printed.push(line),
+    token: async (scope) => `token-for ${scope}`,
+    fetch: (input, init) => fetch(input, init),
+    setEnv: async (name, value) => void envSet.push([name, value]),
+    async bootstrap(argv, bootstrapEnv) {
+      bootstraps.push({ argv, env: bootstrapEnv });
+      if (deps.bootstrapError) {
+        const error = deps.bootstrapError;
+        deps.bootstrapError = undefined;
+        throw error;
+      }
+      return { accountId: argv[3]!, clientId: "c", clientSecret: "s" };
+    },
+    armEndpoint: base,
+    sleep: async (ms) => void slept.push(ms),
+    newKey: () => Buffer.alloc(32, ++keys).toString("base64"),
+  };
+  return { deps, printed, envSet, bootstraps, slept };
+}
+
+describe("postprovision hook", () => {
+  it("creates the missing keys, keeps those already set, never prints a value, and restarts the app", async () => {
+    secrets.set("page-token-key", "existing-page-token-key-value");
+    const { deps, printed } = fakeDeps();
+    await postprovision(deps);
+
+    expect([...secrets.keys()].sort()).toEqual(["page-token-key", "secret-hash-key", "webhook-secrets-key"]);
+    expect(secrets.get("page-token-key")).toBe("existing-page-token-key-value");
+    // 32 bytes each (what shared/config.ts requires), and different keys.
+    for (const name of ["secret-hash-key", "webhook-secrets-key"]) expect(Buffer.from(secrets.get(name)!, "base64")).toHaveLength(32);
+    expect(secrets.get("secret-hash-key")).not.toBe(secrets.get("webhook-secrets-key"));
+    const everything = printed.join("\n");
+    for (const value of secrets.values()) expect(everything).not.toContain(value);
+    expect(printed).toContain("Key Vault: created secret-hash-key (SECRET_HASH_KEY).");
+    expect(printed).toContain("Key Vault: page-token-key (PAGE_TOKEN_KEY) is set.");
+
+    expect(calls.filter((c) => c.method === "POST").map((c) => c.path)).toEqual(["/subscriptions/sub-1/resourceGroups/rg-dev/providers/Microsoft.Web/sites/func-abc/restart"]);
+    expect(calls.find((c) => c.path.startsWith("/vault/"))!.auth).toBe("Bearer token-for https://vault.azure.net/.default");
+    expect(calls.find((c) => c.method === "POST")!.auth).toBe("Bearer token-for https://management.azure.com/.default");
+  });
+
+  it("changes nothing and does not restart the app when every key is set", async () => {
+    for (const name of ["secret-hash-key", "page-token-key", "webhook-secrets-key"]) secrets.set(name, `${name}-value`);
+    await postprovision(fakeDeps().deps);
+    expect(calls.every((c) => c.method === "GET")).toBe(true);
+    expect(secrets.get("secret-hash-key")).toBe("secret-hash-key-value");
+  });
+
+  it("waits for its Key Vault access to propagate (403) instead of failing", async () => {
+    forbiddenFirst = 2;
+    const { deps, slept, printed } = fakeDeps();
+    await postprovision(deps);
+    expect(slept).toEqual([10_000, 10_000]);
+    expect(printed[0]).toMatch(/access not granted yet/);
+    expect(secrets.size).toBe(3);
+  });
+
+  it("warns about a configured vendor bridge without its Authorization header secret, and only about that one", async () => {
+    secrets.set("source-b-auth-header", "Bearer b");
+    const { deps, printed } = fakeDeps({ SOURCE_A_URL: "https://bridge.example/a", SOURCE_B_URL: "https://bridge.example/b" });
+    await postprovision(deps);
+    const warnings = printed.filter((l) => l.startsWith("Warning"));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("SourceA");
+    expect(warnings[0]).toContain("--name source-a-auth-header");
+    expect(warnings[0]).not.toContain("Bearer b");
+  });
+
+  it("runs the bootstrap once with the vault's keys, remembering the account id in the azd environment", async () => {
+    const first = fakeDeps({ BOOTSTRAP_ACCOUNT_NAME: "Contoso Managed Security" });
+    await postprovision(first.deps);
+    expect(first.envSet).toEqual([["BOOTSTRAP_ACCOUNT_ID", expect.stringMatching(/^[0-9a-f-]{36}$/)]]);
+    const accountId = first.envSet[0]![1];
+    expect(first.bootstraps).toHaveLength(1);
+    expect(first.bootstraps[0]!.argv).toEqual(["--account-name", "Contoso Managed Security", "--account-id", accountId]);
+    expect(first.bootstraps[0]!.env).toEqual({
+      STORE: "cosmos",
+      COSMOS_ENDPOINT: outputs.COSMOS_ENDPOINT,
+      COSMOS_DATABASE: "secops",
+      SECRET_HASH_KEY: secrets.get("secret-hash-key"),
+      PAGE_TOKEN_KEY: secrets.get("page-token-key"),
+      WEBHOOK_SECRETS_KEY: secrets.get("webhook-secrets-key"),
+    });
+
+    // The next provision: same account, which already has its admin.
+    const again = fakeDeps({ BOOTSTRAP_ACCOUNT_NAME: "Contoso Managed Security", BOOTSTRAP_ACCOUNT_ID: accountId });
+    again.deps.bootstrapError = new ConfigError(`Account ${accountId} already has a platform-managed admin (x); use --force to add another.`);
+    await postprovision(again.deps);
+    expect(again.envSet).toEqual([]);
+    expect(again.printed).toContain(`Bootstrap: account ${accountId} already has its admin; nothing to do.`);
+  });
+
+  it("retries the bootstrap while Cosmos DB still refuses the deployer, and fails on anything else", async () => {
+    const retried = fakeDeps({ BOOTSTRAP_ACCOUNT_NAME: "Contoso", BOOTSTRAP_ACCOUNT_ID: "a" });
+    retried.deps.bootstrapError = new ApiError("UPSTREAM_ERROR", "The store is unavailable.");
+    await postprovision(retried.deps);
+    expect(retried.bootstraps).toHaveLength(2);
+    expect(retried.slept).toEqual([10_000]);
+
+    const broken = fakeDeps({ BOOTSTRAP_ACCOUNT_NAME: "Contoso", BOOTSTRAP_ACCOUNT_ID: "a" });
+    broken.deps.bootstrapError = new ConfigError("Invalid configuration");
+    await expect(postprovision(broken.deps)).rejects.toThrow("Invalid configuration");
+  });
+
+  it("refuses to run before a provision produced its outputs", async () => {
+    const { deps } = fakeDeps();
+    delete deps.env.KEY_VAULT_URI;
+    await expect(postprovision(deps)).rejects.toThrow(/KEY_VAULT_URI .*azd provision/);
+  });
+});
+
+describe("preprovision hook", () => {
+  it("recovers the environment's Key Vault when it was deleted with the environment", async () => {
+    deletedVaults.add("kv-abc");
+    const { deps, envSet, printed } = fakeDeps();
+    await preprovision(deps);
+    expect(envSet).toEqual([["KEY_VAULT_CREATE_MODE", "recover"]]);
+    expect(printed[0]).toMatch(/recovers it/);
+  });
+
+  it("creates the vault normally when none was deleted, or on a first provision", async () => {
+    const existing = fakeDeps({ KEY_VAULT_CREATE_MODE: "recover" });
+    await preprovision(existing.deps);
+    expect(existing.envSet).toEqual([["KEY_VAULT_CREATE_MODE", "default"]]);
+
+    const first = fakeDeps();
+    delete first.deps.env.KEY_VAULT_NAME;
+    await preprovision(first.deps);
+    expect(first.envSet).toEqual([["KEY_VAULT_CREATE_MODE", "default"]]);
+    expect(calls).toHaveLength(1);
+  });
+});

@@ -1,0 +1,172 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { loadConfig } from "../../shared/config";
+import { ApiError } from "../../shared/errors/api-error";
+import { createRunExecutor } from "../../shared/gamebooks/run-executor";
+import { submitRun } from "../../shared/gamebooks/run-submission";
+import { seedDemoData } from "../../shared/local/demo-data";
+import { seedDemoGamebooks } from "../../shared/local/demo-gamebooks";
+import { createLocalServices } from "../../shared/local/local-services";
+import { silentLogger } from "../../shared/logger";
+import { actorOf } from "../../shared/operation-context";
+import type { PlaybookActions, PlaybookStepRequest } from "../../shared/playbook-actions/playbook-action-port";
+import type { OutgoingMessage, ReceivedMessage } from "../../shared/queue/queue";
+import type { Services } from "../../shared/services";
+import type { GamebookRunMessage, GamebookRunRecord } from "../../shared/store/gamebook-records";
+import type { WorkspaceRecord } from "../../shared/store/records";
+
+/**
+ * The executor's handling of one message, driven directly: the queue's own executor never sees the
+ * messages (they are captured), so each test decides what is delivered and when.
+ */
+
+let services: Services;
+let workspace: WorkspaceRecord;
+let sent: OutgoingMessage<GamebookRunMessage>[];
+let scheduled: { message: OutgoingMessage<GamebookRunMessage>; at: Date }[];
+let behaviour: (request: PlaybookStepRequest) => Promise<{ status: "Succeeded" | "Failed"; errorMessage: string | null; durationMs: number }>;
+const now = new Date("2026-03-02T09:00:00.000Z");
+
+beforeEach(async () => {
+  const automation: PlaybookActions = {
+    enabled: true,
+    execute: async (request) => ({ ...(await behaviour(request)), output: {} }),
+  };
+  behaviour = async () => ({ status: "Succeeded", errorMessage: null, durationMs: 1500 });
+  ({ services } = createLocalServices(loadConfig({}), { logger: silentLogger, playbookActions: automation, now: () => now }));
+  const { data } = await seedDemoData(services);
+  await seedDemoGamebooks(services, data);
+  workspace = data.workspaces[0]!;
+  sent = [];
+  scheduled = [];
+  vi.spyOn(services.events.gamebookRuns, "send").mockImplementation(async (messages) => void sent.push(...messages));
+  vi.spyOn(services.events.gamebookRuns, "schedule").mockImplementation(async (messages, at) => void scheduled.push(...messages.map((message) => ({ message, at }))));
+});
+afterEach(() => vi.restoreAllMocks());
+
+/** A dispatched run of two automation playbooks on the newest SourceA incident with an account. */
+async function dispatchedRun(): Promise<GamebookRunRecord> {
+  const page = await services.sources.gateway("SourceA").listIncidents({
+    workspaceId: workspace.id,
+    field: "createdAt",
+    from: "2000-01-01T00:00:00.000Z",
+    to: now.toISOString(),
+    limit: 50,
+  });
+  const incident = page.items.find((i) => i.entities.some((e) => e.kind === "Account"))!;
+  const account = incident.entities.find((e) => e.kind === "Account")!;
+  const catalogue = (await services.stores.playbookCatalogues.get(workspace.id))!;
+  const id = (ref: string) => catalogue.playbooks.find((p) => p.referenceId === ref)!.id;
+  const principal = { serviceAccountId: "sa-1", name: "SOAR connector", accountId: workspace.accountId } as Parameters<typeof actorOf>[0];
+  return submitRun(
+    { services, actor: actorOf(principal) },
+    {
+      workspace,
+      tracingId: "trace-1",
+      request: {
+        incidentId: incident.id,
+        incidentTitle: incident.title,
+        source: "SourceA",
+        isQueued: false,
+        playbooks: [
+          { id: id("revoke-sessions"), sequence: 1, entityId: account.id, parameters: {} },
+          { id: id("notify-owner"), sequence: 2, entityId: account.id, parameters: {} },
+        ],
+      },
+    },
+  );
+}
+
+const delivered = (message: OutgoingMessage<GamebookRunMessage>, deliveryCount = 1): ReceivedMessage<GamebookRunMessage> => ({
+  messageId: message.messageId,
+  body: message.body,
+  deliveryCount,
+  enqueuedAt: now,
+});
+
+async function current(run: GamebookRunRecord): Promise<GamebookRunRecord> {
+  return (await services.stores.gamebookRuns.get(run.workspaceId, run.id))!.value;
+}
+
+describe("the gamebook executor", () => {
+  it("carries out one playbook per message and commits the next playbook's message with its outcome", async () => {
+    const run = await dispatchedRun();
+    const executor = createRunExecutor({ services });
+    expect(sent.map((m) => m.messageId)).toEqual([`gamebook-run/${run.id}/1/1`]);
+    await executor.handle(delivered(sent[0]!));
+    expect((await current(run)).playbooks.map((p) => p.status)).toEqual(["Succeeded", "Pending"]);
+    expect((await current(run)).status).toBe("Running");
+    expect(sent.map((m) => m.body)).toEqual([
+      { workspaceId: workspace.id, runId: run.id, sequence: 1, attempt: 1 },
+      { workspaceId: workspace.id, runId: run.id, sequence: 2, attempt: 1 },
+    ]);
+    await executor.handle(delivered(sent[1]!));
+    const done = await current(run);
+    expect(done.status).toBe("Succeeded");
+    expect(done.playbooks[1]!.executionTime).toBe("00:00:01.500");
+    expect(sent).toHaveLength(2);
+  });
+
+  it("a message for a playbook that is no longer next, or a repeat of a finished one, does nothing", async () => {
+    const run = await dispatchedRun();
+    const executor = createRunExecutor({ services });
+    const calls = vi.fn(behaviour);
+    behaviour = calls;
+    await executor.handle(delivered(sent[0]!));
+    const after = await current(run);
+    await executor.handle(delivered(sent[0]!, 2));
+    expect(await current(run)).toEqual(after);
+    expect(calls).toHaveBeenCalledTimes(1);
+  });
+
+  it("a system that cannot be reached is retried later under the same step id, the playbook left Running", async () => {
+    const run = await dispatchedRun();
+    const executor = createRunExecutor({ services, retryDelaysMs: [1000, 5000] });
+    const stepIds: string[] = [];
+    behaviour = async (request) => {
+      stepIds.push(request.stepId);
+      throw new ApiError("TIMEOUT", "Playbook automation did not answer in time.");
+    };
+    await executor.handle(delivered(sent[0]!));
+    expect(scheduled.map((s) => [s.message.body.attempt, s.at.getTime() - now.getTime()])).toEqual([[2, 1000]]);
+    expect((await current(run)).playbooks[0]!.status).toBe("Running");
+
+    await executor.handle(delivered(scheduled[0]!.message));
+    expect(scheduled.map((s) => s.message.body.attempt)).toEqual([2, 3]);
+    expect(scheduled[1]!.at.getTime() - now.getTime()).toBe(5000);
+    // The last retry records the failure, and the run ends.
+    await executor.handle(delivered(scheduled[1]!.message));
+    const failed = await current(run);
+    expect(failed.status).toBe("Failed");
+    expect(failed.playbooks.map((p) => p.status)).toEqual(["Failed", "Skipped"]);
+    expect(failed.playbooks[0]!.errorMessage).toBe("Gave up after 3 attempts: Playbook automation did not answer in time.");
+    expect(new Set(stepIds)).toEqual(new Set([failed.playbooks[0]!.id]));
+    expect(stepIds).toHaveLength(3);
+  });
+
+  it("a throttled system's Retry-After is waited for when it is longer than the pause", async () => {
+    await dispatchedRun();
+    const executor = createRunExecutor({ services, retryDelaysMs: [1000] });
+    behaviour = async () => {
+      throw new ApiError("RATE_LIMITED", "Throttled.", { headers: { "Retry-After": "90" } });
+    };
+    await executor.handle(delivered(sent[0]!));
+    expect(scheduled[0]!.at.getTime() - now.getTime()).toBe(90_000);
+  });
+
+  it("a refusal that retrying cannot change fails the playbook at once, with the reason", async () => {
+    const run = await dispatchedRun();
+    const executor = createRunExecutor({ services });
+    behaviour = async () => {
+      throw new ApiError("EXTENSION_NOT_ENABLED", "The playbook automation integration is not enabled for this deployment.");
+    };
+    await executor.handle(delivered(sent[0]!));
+    const failed = await current(run);
+    expect([failed.status, failed.playbooks[0]!.errorMessage]).toEqual(["Failed", "The playbook automation integration is not enabled for this deployment."]);
+    expect(scheduled).toEqual([]);
+  });
+
+  it("refuses a message that is not one of its own, so that it ends in the dead-letter queue", async () => {
+    const executor = createRunExecutor({ services });
+    await expect(executor.handle({ messageId: "x", body: { runId: 1 } as never, deliveryCount: 1, enqueuedAt: now })).rejects.toThrow(/Malformed/);
+  });
+});

@@ -1,0 +1,74 @@
+import type { LogRecord } from "@opentelemetry/api-logs";
+import { describe, expect, it, vi } from "vitest";
+import { activeTelemetry, startTelemetry, telemetryLogger } from "../../shared/azure/telemetry";
+import { createServices } from "../../shared/composition";
+import { loadConfig } from "../../shared/config";
+
+describe("telemetry logger", () => {
+  it("emits the message as the record's body and every field as an attribute, not as text", () => {
+    const records: LogRecord[] = [];
+    const logger = telemetryLogger((r) => records.push(r), "info");
+    const at = new Date("2025-06-01T12:00:00Z");
+    logger.warn("webhook auto-disabled", {
+      requestId: "req-1",
+      eventId: "evt-1",
+      webhookId: "wh-1",
+      incidentId: "INC-7",
+      incidents: 5,
+      paused: false,
+      at,
+      summary: { created: 2 },
+      ids: ["a", "b"],
+      error: new Error("boom"),
+      nothing: null,
+      missing: undefined,
+    });
+    expect(records).toEqual([
+      {
+        body: "webhook auto-disabled",
+        severityNumber: 13,
+        severityText: "WARN",
+        attributes: {
+          requestId: "req-1",
+          eventId: "evt-1",
+          webhookId: "wh-1",
+          incidentId: "INC-7",
+          incidents: 5,
+          paused: false,
+          at: "2025-06-01T12:00:00.000Z",
+          summary: '{"created":2}',
+          ids: ["a", "b"],
+          error: "boom",
+        },
+      },
+    ]);
+  });
+
+  it("keeps to its level and maps each level to its OpenTelemetry severity", () => {
+    const records: LogRecord[] = [];
+    const logger = telemetryLogger((r) => records.push(r), "info");
+    logger.debug("hidden");
+    logger.info("i");
+    logger.error("e");
+    expect(records.map((r) => [r.body, r.severityNumber, r.severityText])).toEqual([
+      ["i", 9, "INFO"],
+      ["e", 17, "ERROR"],
+    ]);
+  });
+});
+
+describe("telemetry outside Azure", () => {
+  it("does not start without an Application Insights connection string, and the services log JSON lines to stdout", () => {
+    expect(startTelemetry({})).toBeUndefined();
+    expect(activeTelemetry()).toBeUndefined();
+    const lines: string[] = [];
+    const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => (lines.push(String(chunk)), true));
+    try {
+      createServices(loadConfig({})).logger.info("request", { requestId: "req-1" });
+    } finally {
+      write.mockRestore();
+    }
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: "info", message: "request", requestId: "req-1" });
+  });
+});

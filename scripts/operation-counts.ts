@@ -7,7 +7,9 @@
  * - one status change (PUT .../status) delivered to one webhook: the request, the event fan-out and
  *   the delivery, until the queues are idle (the receiver answers 200; its HTTP POST is not counted);
  * - the first page of POST /incidents/across-workspaces over 50 workspaces;
- * - a reconciler pass in which nothing changed.
+ * - a reconciler pass in which nothing changed;
+ * - one gamebook run of 5 playbooks (4 automation steps and a comment, no approval), from the request
+ *   until its last playbook is recorded and its events delivered.
  *
  * A store operation is one call of a store port's method; a message is one message sent or scheduled
  * on a queue. `test/unit/operation-counts.test.ts` pins the counts, so a change that adds a round
@@ -17,7 +19,8 @@ import { randomBytes } from "node:crypto";
 import { loadConfig } from "../shared/config";
 import type { GuardedSender } from "../shared/delivery/guarded-sender";
 import { createPipeline, type ApiRequest } from "../shared/http/pipeline";
-import { seedDemoData } from "../shared/local/demo-data";
+import { demoId, seedDemoData } from "../shared/local/demo-data";
+import { seedDemoGamebooks } from "../shared/local/demo-gamebooks";
 import { createLocalServices } from "../shared/local/local-services";
 import type { QueueSender } from "../shared/queue/queue";
 import { ReconcileRunner } from "../shared/reconciler/reconcile-runner";
@@ -40,6 +43,7 @@ export interface OperationCounts {
   statusChangeDelivered: OperationCount;
   crossWorkspacePage: OperationCount & { workspaces: number; incidents: number };
   reconcilerPassUnchanged: OperationCount & { workspaces: number };
+  gamebookRun: OperationCount & { playbooks: number };
 }
 
 export interface MeasureOptions {
@@ -138,13 +142,18 @@ export async function measureOperations(options: MeasureOptions = {}): Promise<O
   const inProcess = services.events.inProcess!;
   counter.queue(inProcess.events);
   counter.queue(inProcess.deliveries);
+  counter.queue(inProcess.gamebookRuns);
   if (services.reconciler instanceof ReconcileRunner) counter.queue(services.reconciler.queue);
   const settle = async () => {
-    await inProcess.events.idle();
-    await inProcess.deliveries.idle();
+    for (let i = 0; i < 3; i++) {
+      await inProcess.gamebookRuns.idle();
+      await inProcess.events.idle();
+      await inProcess.deliveries.idle();
+    }
   };
 
-  const { admin } = await seedDemoData(services);
+  const { admin, data } = await seedDemoData(services);
+  await seedDemoGamebooks(services, data);
   const call = requestMaker(services, `Basic ${Buffer.from(`${admin.clientId}:${admin.clientSecret}`).toString("base64")}`);
   // The first pass records each workspace's baseline, as the local host does at start.
   await services.reconciler.runPass();
@@ -190,9 +199,38 @@ export async function measureOperations(options: MeasureOptions = {}): Promise<O
   await settle();
   const reconcilerPassUnchanged = { ...counter.snapshot(), workspaces: pass.workspaces };
 
+  // (e) One gamebook run of 5 playbooks in a workspace that needs no approval; the webhook above gets its events.
+  const unapproved = new Set<string>();
+  for (const w of data.workspaces) if (((await services.stores.workspaces.get(w.id))?.gamebookApproval ?? "NoApproval") === "NoApproval") unapproved.add(w.id);
+  const target = page.data.incidents.find((i) => unapproved.has(i.incident.workspaceId) && i.incident.id !== open.incident.id && (i.incident.status === "New" || i.incident.status === "Active"));
+  if (!target) throw new Error("no open incident in a workspace without approval on the first page");
+  const runIn = target.incident.workspaceId;
+  const detail = (await call("GET", `/workspaces/${runIn}/incidents/${target.source}/${target.incident.id}`)) as {
+    data: { incident: { title: string }; investigationDetails: { entities: { id: string; kind: string }[] } };
+  };
+  const entities = detail.data.investigationDetails.entities;
+  const playbookId = (reference: string) => demoId(config.demoSeed, `playbook/${runIn}/${reference}`);
+  const steps: { id: string; entityId: string; parameters: Record<string, unknown> }[] = [];
+  for (const [kind, reference] of [["Account", "revoke-sessions"], ["Url", "block-url"], ["Ip", "unblock-ip"], ["Mailbox", "purge-email"], ["Url", "unblock-domain"]] as const) {
+    const entity = entities.find((e) => e.kind === kind);
+    if (entity && steps.length < 4) steps.push({ id: playbookId(reference), entityId: entity.id, parameters: {} });
+  }
+  while (steps.length < 5) steps.push({ id: playbookId("add-comment"), entityId: target.incident.id, parameters: { message: `Probe note ${steps.length + 1}.` } });
+  await settle();
+  counter.reset();
+  await call("POST", `/workspaces/${runIn}/gamebooks/run`, {
+    incidentId: target.incident.id,
+    incidentTitle: detail.data.incident.title,
+    source: target.source,
+    playbooks: steps.map((step, i) => ({ ...step, sequence: i + 1 })),
+  });
+  await settle();
+  const gamebookRun = { ...counter.snapshot(), playbooks: steps.length };
+
   await inProcess.events.close();
   await inProcess.deliveries.close();
-  return { authenticatedGet, statusChangeDelivered, crossWorkspacePage, reconcilerPassUnchanged };
+  await inProcess.gamebookRuns.close();
+  return { authenticatedGet, statusChangeDelivered, crossWorkspacePage, reconcilerPassUnchanged, gamebookRun };
 }
 
 /** Calls the API's pipeline in this process as the given caller; resolves with the JSON answer, or throws on a non-2xx. */

@@ -144,6 +144,7 @@ export function createPipeline(routes: Route[], services: Services, prefix: stri
 /**
  * A handler's input. The request's own parts (origin, abort signal, headers) are read from the
  * request when a handler asks for them, so that a request pays only for what its handler uses.
+ * Getters, so that destructuring the input (`{ origin, signal }`) reads them as it would fields.
  */
 class RouteInput implements HandlerInput<unknown, unknown, unknown> {
   private actorOfCaller?: Actor;
@@ -185,9 +186,8 @@ class RouteInput implements HandlerInput<unknown, unknown, unknown> {
     return this.request.signal;
   }
 
-  header(name: string): string | undefined {
-    return this.request.header(name);
-  }
+  /** An own function, not a method: handlers may take it out of their input (`{ header }`). */
+  readonly header = (name: string): string | undefined => this.request.header(name);
 }
 
 function enforceLimit(services: Services, key: string): RateLimitDecision {

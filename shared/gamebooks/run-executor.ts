@@ -5,6 +5,7 @@ import { addServiceComment } from "../incidents/service-comments";
 import type { Actor, OperationContext } from "../operation-context";
 import { automationEntityTypes, type AutomationEntityType } from "../playbook-actions/playbook-action-port";
 import type { MessageHandler } from "../queue/queue";
+import { MAX_DELIVERY_COUNT } from "../queue/queue-names";
 import type { Services } from "../services";
 import { classifications, type Classification } from "../sources/gateway";
 import { parseRetryAfter } from "../upstream/retry-after";
@@ -77,7 +78,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     const running = step.resumed ? found.value : await begin(message);
     if (!running) return;
     const entry = running.playbooks.find((p) => p.sequence === message.sequence)!;
-    const outcome = await carryOut(workspace, running, entry, message.attempt);
+    const outcome = await carryOut(workspace, running, entry, message.attempt, received.deliveryCount);
     if (outcome.kind === "retry") {
       const next = executorMessage(running, message.sequence, message.attempt + 1, services.now().toISOString());
       await services.events.gamebookRuns.schedule([next.message], new Date(services.now().getTime() + outcome.delayMs));
@@ -124,14 +125,26 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     | { kind: "failed"; reason: string; durationMs: number }
     | { kind: "retry"; reason: string; delayMs: number };
 
-  async function carryOut(workspace: WorkspaceRecord, run: GamebookRunRecord, entry: PlaybookEntryRecord, attempt: number): Promise<Outcome> {
+  async function carryOut(workspace: WorkspaceRecord, run: GamebookRunRecord, entry: PlaybookEntryRecord, attempt: number, deliveryCount: number): Promise<Outcome> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     try {
       return { kind: "done", result: await executeStep({ services, actor: gamebookActor(run) }, workspace, run, entry, elapsed) };
     } catch (error) {
-      // A defect, not an outcome: abandoned, redelivered, and in the end dead-lettered for someone to look at.
-      if (!isApiError(error)) throw error;
+      if (!isApiError(error)) {
+        // A defect, not an outcome: abandoned and redelivered. On the last delivery the playbook is
+        // recorded Failed instead, so that the run ends rather than stay Running behind a
+        // dead-lettered message; what went wrong goes to the log, not to the run's readers.
+        if (deliveryCount < MAX_DELIVERY_COUNT) throw error;
+        services.logger.error("gamebook playbook failed on every delivery; recorded Failed", {
+          workspaceId: run.workspaceId,
+          runId: run.id,
+          sequence: entry.sequence,
+          deliveryCount,
+          error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        });
+        return { kind: "failed", reason: `The service failed internally on each of ${deliveryCount} attempts to run this playbook.`, durationMs: elapsed() };
+      }
       if (!TRANSIENT.includes(error.code)) return { kind: "failed", reason: error.message, durationMs: elapsed() };
       if (attempt > retryDelaysMs.length) {
         return { kind: "failed", reason: `Gave up after ${attempt} attempts: ${error.message}`, durationMs: elapsed() };

@@ -1,5 +1,6 @@
 import { silentLogger, type Logger } from "../logger";
 import type { MessageHandler, OutgoingMessage, QueueSender, ReceivedMessage } from "./queue";
+import { MAX_DELIVERY_COUNT } from "./queue-names";
 
 export interface InProcessQueueOptions {
   name: string;
@@ -103,7 +104,7 @@ export class InProcessQueue<T> implements QueueSender<T> {
 
   constructor(options: InProcessQueueOptions) {
     this.queueName = options.name;
-    this.maxDeliveryCount = positiveInt("maxDeliveryCount", options.maxDeliveryCount ?? 10);
+    this.maxDeliveryCount = positiveInt("maxDeliveryCount", options.maxDeliveryCount ?? MAX_DELIVERY_COUNT);
     this.lockDurationMs = positiveInt("lockDurationMs", options.lockDurationMs ?? 60_000);
     this.duplicateDetectionWindowMs = positiveInt("duplicateDetectionWindowMs", options.duplicateDetectionWindowMs ?? 10 * 60_000);
     this.maxConcurrentCalls = positiveInt("maxConcurrentCalls", options.maxConcurrentCalls ?? 16);

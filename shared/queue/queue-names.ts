@@ -14,3 +14,10 @@ export const queueNames = {
 } as const;
 
 export type QueueName = (typeof queueNames)[keyof typeof queueNames];
+
+/**
+ * How many times a queue delivers a message before dead-lettering it: the Bicep sets it on every queue
+ * (`maxDeliveryCount`) and the in-process queue uses it too. A handler that can still record an
+ * outcome on the last delivery (the gamebook executor) reads it to know that one is the last.
+ */
+export const MAX_DELIVERY_COUNT = 10;

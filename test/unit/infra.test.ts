@@ -10,7 +10,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { hooks } from "../../scripts/azd-hooks";
 import { loadConfig } from "../../shared/config";
-import { queueNames } from "../../shared/queue/queue-names";
+import { MAX_DELIVERY_COUNT, queueNames } from "../../shared/queue/queue-names";
 import { SERVICE_BUS_CONNECTION } from "../../shared/queue/service-bus-trigger";
 import { allRoutes } from "../../shared/route-groups";
 import { sources } from "../../shared/sources/source";
@@ -133,12 +133,12 @@ describe("infra: Service Bus queues", () => {
     expect(serviceBusModule).toMatch(/resource \w+ 'Microsoft\.ServiceBus\/namespaces\/queues@[\w-]+' = \[\s*for \w+ in queueNames:/);
   });
 
-  it("configures every queue with duplicate detection, 10 deliveries and a one-minute lock", () => {
+  it("configures every queue with duplicate detection, the code's delivery count and a one-minute lock", () => {
     const properties = literalAfter(serviceBusModule, "'Microsoft.ServiceBus/namespaces/queues@", "properties:") as BicepObject;
     expect(properties).toMatchObject({
       requiresDuplicateDetection: true,
       duplicateDetectionHistoryTimeWindow: "PT10M",
-      maxDeliveryCount: 10,
+      maxDeliveryCount: MAX_DELIVERY_COUNT,
       lockDuration: "PT1M",
     });
   });

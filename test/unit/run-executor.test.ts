@@ -10,6 +10,7 @@ import { silentLogger } from "../../shared/logger";
 import { actorOf } from "../../shared/operation-context";
 import type { PlaybookActions, PlaybookStepRequest } from "../../shared/playbook-actions/playbook-action-port";
 import type { OutgoingMessage, ReceivedMessage } from "../../shared/queue/queue";
+import { MAX_DELIVERY_COUNT } from "../../shared/queue/queue-names";
 import type { Services } from "../../shared/services";
 import type { GamebookRunMessage, GamebookRunRecord } from "../../shared/store/gamebook-records";
 import type { WorkspaceRecord } from "../../shared/store/records";
@@ -162,6 +163,24 @@ describe("the gamebook executor", () => {
     await executor.handle(delivered(sent[0]!));
     const failed = await current(run);
     expect([failed.status, failed.playbooks[0]!.errorMessage]).toEqual(["Failed", "The playbook automation integration is not enabled for this deployment."]);
+    expect(scheduled).toEqual([]);
+  });
+
+  it("a defect is left to the queue's redelivery, and on the last delivery the playbook is recorded Failed so that the run ends", async () => {
+    const run = await dispatchedRun();
+    const executor = createRunExecutor({ services });
+    behaviour = async () => {
+      throw new TypeError("Cannot read properties of undefined (reading 'tenantId')");
+    };
+    await expect(executor.handle(delivered(sent[0]!, 1))).rejects.toThrow(TypeError);
+    await expect(executor.handle(delivered(sent[0]!, MAX_DELIVERY_COUNT - 1))).rejects.toThrow(TypeError);
+    expect((await current(run)).status).toBe("Running");
+
+    await executor.handle(delivered(sent[0]!, MAX_DELIVERY_COUNT));
+    const ended = await current(run);
+    expect([ended.status, ended.playbooks.map((p) => p.status)]).toEqual(["Failed", ["Failed", "Skipped"]]);
+    expect(ended.playbooks[0]!.errorMessage).toBe(`The service failed internally on each of ${MAX_DELIVERY_COUNT} attempts to run this playbook.`);
+    expect(ended.playbooks[0]!.errorMessage).not.toContain("tenantId");
     expect(scheduled).toEqual([]);
   });
 

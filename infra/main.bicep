@@ -64,6 +64,26 @@ param sourceGUrl string = ''
 @description('Cloud-resource lookups (README, "Cloud resources"): account id → the subscription ids that account\'s organization may see, e.g. { \'<account id>\': [ \'<subscription id>\' ] }, from CLOUD_SUBSCRIPTIONS in the azd environment (JSON). Every subscription listed gets Reader for the app\'s identity. Empty: the lookups answer EXTENSION_NOT_ENABLED.')
 param cloudSubscriptions object = {}
 
+// The other integrations (README, "Deploy to Azure", "The other integrations"). Each is off while its parameter is
+// empty: its endpoints answer EXTENSION_NOT_ENABLED. An azd variable named like an app setting holds
+// exactly what the app reads; the two objects have names of their own (AZURE_…), because the app reads
+// those settings as key=value lists, not JSON.
+
+@description('Base URL of the playbook automation bridge (PLAYBOOK_AUTOMATION_URL in the azd environment). Its Authorization header is the Key Vault secret `playbook-automation-auth-header`, which the operator sets. Empty: playbook steps are disabled.')
+param playbookAutomationUrl string = ''
+
+@description('Base URL of the ticketing bridge (TICKETING_URL in the azd environment). Its Authorization header is the Key Vault secret `ticketing-auth-header`, which the operator sets. Empty: ticketing is disabled.')
+param ticketingBridgeUrl string = ''
+
+@description('Directory logs from Microsoft Graph: the Entra tenant ids whose sign-in and audit logs are read, comma-separated (DIRECTORY_LOGS_TENANT_IDS in the azd environment). The app\'s identity needs the Graph application permissions AuditLog.Read.All and Directory.Read.All, which an administrator grants once (README). Empty: directory logs are disabled.')
+param directoryLogsTenantIds string = ''
+
+@description('Log analytics: service workspace id → resource id of the Log Analytics workspace behind it, e.g. { \'<workspace id>\': \'/subscriptions/…/resourceGroups/…/providers/Microsoft.OperationalInsights/workspaces/…\' }, from AZURE_LOG_ANALYTICS_WORKSPACES in the azd environment (JSON). Every workspace named gets Log Analytics Reader for the app\'s identity. Empty: log analytics is disabled.')
+param logAnalyticsWorkspaces object = {}
+
+@description('Log analytics: data connector kind or name → the source it feeds (SourceA…SourceG), e.g. { \'AzureActiveDirectory\': \'SourceA\' }, from AZURE_LOG_ANALYTICS_CONNECTOR_SOURCES in the azd environment (JSON). Optional.')
+param logAnalyticsConnectorSources object = {}
+
 var tags = {
   'azd-env-name': environmentName
 }
@@ -88,6 +108,11 @@ module resources 'resources.bicep' = {
     instanceMemoryMB: instanceMemoryMB
     keyVaultCreateMode: keyVaultCreateMode
     cloudSubscriptions: cloudSubscriptions
+    playbookAutomationUrl: playbookAutomationUrl
+    ticketingBridgeUrl: ticketingBridgeUrl
+    directoryLogsTenantIds: directoryLogsTenantIds
+    logAnalyticsWorkspaces: logAnalyticsWorkspaces
+    logAnalyticsConnectorSources: logAnalyticsConnectorSources
     sourceBridgeUrls: {
       A: sourceAUrl
       B: sourceBUrl
@@ -115,3 +140,6 @@ output KEY_VAULT_NAME string = resources.outputs.keyVaultName
 output KEY_VAULT_URI string = resources.outputs.keyVaultUri
 output KEY_VAULT_SECRET_NAMES object = resources.outputs.keyVaultSecretNames
 output APPLICATIONINSIGHTS_NAME string = resources.outputs.appInsightsName
+// The app's identity (object id of its service principal): the postprovision hook prints the Microsoft
+// Graph grant for it when directory logs are on.
+output APP_IDENTITY_PRINCIPAL_ID string = resources.outputs.identityPrincipalId

@@ -15,10 +15,13 @@
 // - One user-assigned identity for Cosmos, Service Bus, Storage, Key Vault and Application Insights:
 //   it exists before the app, so every grant is in place when the app first starts, and it survives
 //   the app being recreated. Account keys are disabled on Cosmos, Service Bus and Storage.
-// - The three keys (SECRET_HASH_KEY, PAGE_TOKEN_KEY, WEBHOOK_SECRETS_KEY) and the vendor bridges'
-//   Authorization headers are Key Vault references. Their values never pass through a template or a
-//   deployment log: the postprovision hook creates the keys if they are missing, the operator sets
-//   the bridges' headers.
+// - The three keys (SECRET_HASH_KEY, PAGE_TOKEN_KEY, WEBHOOK_SECRETS_KEY) and the Authorization headers
+//   of the bridges (vendor, playbook automation, ticketing) are Key Vault references. Their values
+//   never pass through a template or a deployment log: the postprovision hook creates the keys if they
+//   are missing, the operator sets the bridges' headers.
+// - Read access the integrations need is granted here (Reader on the cloud lookups' subscriptions,
+//   Log Analytics Reader on the log analytics workspaces); Microsoft Graph application permissions
+//   (directory logs) are not Azure roles, and an Entra administrator grants them (README).
 // - App settings: everything is here. A deployment replaces the app's whole setting set, so a
 //   setting added by hand in the portal is gone after the next `azd provision`; add it below (or as
 //   a parameter) instead.
@@ -67,6 +70,21 @@ param sourceBridgeUrls object = {}
 
 @description('Cloud-resource lookups: account id → the subscription ids that account\'s organization may see, e.g. { \'<account id>\': [ \'<subscription id>\' ] }. Becomes the app setting CLOUD_SUBSCRIPTIONS, and the app\'s identity gets Reader on every subscription listed. Empty: the lookups answer EXTENSION_NOT_ENABLED.')
 param cloudSubscriptions object = {}
+
+@description('Base URL of the playbook automation bridge; empty: playbook steps are disabled.')
+param playbookAutomationUrl string = ''
+
+@description('Base URL of the ticketing bridge; empty: ticketing is disabled.')
+param ticketingBridgeUrl string = ''
+
+@description('Entra tenant ids whose directory logs the app reads from Microsoft Graph, comma-separated (DIRECTORY_LOGS_TENANT_IDS); empty: disabled.')
+param directoryLogsTenantIds string = ''
+
+@description('Service workspace id → Log Analytics workspace resource id. Becomes LOG_ANALYTICS_WORKSPACES, and the app\'s identity gets Log Analytics Reader on every workspace named. Empty: log analytics is disabled.')
+param logAnalyticsWorkspaces object = {}
+
+@description('Data connector kind or name → source (SourceA..SourceG): LOG_ANALYTICS_CONNECTOR_SOURCES. Optional.')
+param logAnalyticsConnectorSources object = {}
 
 // ---------------------------------------------------------------------------------------------------
 // What must match the code
@@ -257,6 +275,45 @@ var sourceBridgeSettings = union(
   )
 )
 
+// The other integrations shared/config.ts reads, each only when its parameter is set: a setting left
+// out is an integration switched off (EXTENSION_NOT_ENABLED), and a bridge's header reference never
+// points at a secret nobody was asked to set. The bridges' Authorization headers are Key Vault
+// references, like the source bridges' (setting name: secret name).
+var integrationSecretNames = {
+  PLAYBOOK_AUTOMATION_AUTH_HEADER: 'playbook-automation-auth-header'
+  TICKETING_AUTH_HEADER: 'ticketing-auth-header'
+}
+var playbookAutomationSettings = {
+  PLAYBOOK_AUTOMATION_URL: playbookAutomationUrl
+  PLAYBOOK_AUTOMATION_AUTH_HEADER: '@Microsoft.KeyVault(VaultName=${keyVault.outputs.name};SecretName=${integrationSecretNames.PLAYBOOK_AUTOMATION_AUTH_HEADER})'
+}
+var ticketingSettings = {
+  TICKETING_URL: ticketingBridgeUrl
+  TICKETING_AUTH_HEADER: '@Microsoft.KeyVault(VaultName=${keyVault.outputs.name};SecretName=${integrationSecretNames.TICKETING_AUTH_HEADER})'
+}
+var directoryLogsSettings = {
+  // As given: the app checks the list (tenant ids, or *) when it starts.
+  DIRECTORY_LOGS_TENANT_IDS: directoryLogsTenantIds
+}
+// config.ts reads both as `key=value,key=value`.
+var logAnalyticsWorkspacesSettings = {
+  LOG_ANALYTICS_WORKSPACES: join(map(items(logAnalyticsWorkspaces), workspace => '${workspace.key}=${workspace.value}'), ',')
+}
+var logAnalyticsConnectorSourcesSettings = {
+  LOG_ANALYTICS_CONNECTOR_SOURCES: join(map(items(logAnalyticsConnectorSources), connector => '${connector.key}=${connector.value}'), ',')
+}
+var integrationSettings = union(
+  empty(playbookAutomationUrl) ? {} : playbookAutomationSettings,
+  empty(ticketingBridgeUrl) ? {} : ticketingSettings,
+  empty(directoryLogsTenantIds) ? {} : directoryLogsSettings,
+  empty(logAnalyticsWorkspaces) ? {} : logAnalyticsWorkspacesSettings,
+  empty(logAnalyticsConnectorSources) ? {} : logAnalyticsConnectorSourcesSettings
+)
+
+// Every Log Analytics workspace logAnalyticsWorkspaces names, once (lower case, so that the same
+// workspace written twice is one role assignment): each gets a Log Analytics Reader assignment below.
+var logAnalyticsWorkspaceResourceIds = union(map(items(logAnalyticsWorkspaces), workspace => toLower(workspace.value)), [])
+
 // ---------------------------------------------------------------------------------------------------
 // Resources
 // ---------------------------------------------------------------------------------------------------
@@ -413,6 +470,22 @@ module subscriptionReaders 'modules/subscription-reader.bicep' = [
   }
 ]
 
+// Log Analytics Reader on each workspace the log analytics endpoints read: Sentinel's data connectors
+// (Azure Resource Manager reads), the workspace's tables, and log queries. The workspaces may live in
+// other resource groups and subscriptions: the assignment is deployed at the workspace's own resource
+// group (/subscriptions/<2>/resourceGroups/<4>/providers/Microsoft.OperationalInsights/workspaces/<8>).
+// The deploying principal needs the right to assign roles there (Owner or User Access Administrator).
+module logAnalyticsReaders 'modules/log-analytics-reader.bicep' = [
+  for workspaceResourceId in logAnalyticsWorkspaceResourceIds: {
+    name: 'la-reader-${uniqueString(resourceGroup().id, workspaceResourceId)}'
+    scope: resourceGroup(split(workspaceResourceId, '/')[2], split(workspaceResourceId, '/')[4])
+    params: {
+      workspaceName: split(workspaceResourceId, '/')[8]
+      principalId: identity.outputs.principalId
+    }
+  }
+]
+
 module functionApp 'modules/function-app.bicep' = {
   name: 'function-app'
   // Key Vault references and host storage are resolved when the app starts: grant access first.
@@ -433,7 +506,7 @@ module functionApp 'modules/function-app.bicep' = {
     appInsightsName: appInsights.outputs.name
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
-    appSettings: union(appSettings, sourceBridgeSettings)
+    appSettings: union(appSettings, sourceBridgeSettings, integrationSettings)
   }
 }
 
@@ -460,3 +533,4 @@ output keyVaultName string = keyVault.outputs.name
 output keyVaultUri string = keyVault.outputs.uri
 output keyVaultSecretNames object = secretNames
 output appInsightsName string = appInsights.outputs.name
+output identityPrincipalId string = identity.outputs.principalId

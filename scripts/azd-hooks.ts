@@ -7,9 +7,11 @@
  * makes the next deployment recover it, keys included.
  *
  * postprovision: creates each key the app needs (SECRET_HASH_KEY...) in Key Vault if it is missing —
- * 32 random bytes, never printed —, warns about a configured vendor bridge whose Authorization header
- * secret is missing, restarts the app when keys were created (Key Vault references resolve at start),
- * and with BOOTSTRAP_ACCOUNT_NAME set creates the organization's first admin once (scripts/bootstrap.ts).
+ * 32 random bytes, never printed —, warns about a configured bridge (vendor, playbook automation,
+ * ticketing) whose Authorization header secret is missing, prints the Microsoft Graph grant the
+ * directory logs need (no deployment can make it), restarts the app when keys were created (Key Vault
+ * references resolve at start), and with BOOTSTRAP_ACCOUNT_NAME set creates the organization's first
+ * admin once (scripts/bootstrap.ts).
  *
  * Key Vault and Azure Resource Manager are called over their REST APIs with azd's own sign-in
  * (AzureDeveloperCliCredential): nothing else needs installing or logging in to.
@@ -25,6 +27,27 @@ const ARM_SCOPE = "https://management.azure.com/.default";
 const SOURCE_LETTERS = ["A", "B", "C", "D", "E", "F", "G"] as const;
 /** Role assignments made by the deployment can take minutes to reach Key Vault and Cosmos DB. */
 const ACCESS_RETRY = { attempts: 18, delayMs: 10_000 };
+
+/**
+ * The bridges whose Authorization header the operator keeps in Key Vault: the azd variable (and app
+ * setting) that turns each on, and its secret, the names infra/resources.bicep references.
+ */
+export const BRIDGE_HEADER_SECRETS: readonly { bridge: string; urlSetting: string; secret: string }[] = [
+  ...SOURCE_LETTERS.map((letter) => ({ bridge: `Source${letter}`, urlSetting: `SOURCE_${letter}_URL`, secret: `source-${letter.toLowerCase()}-auth-header` })),
+  { bridge: "Playbook automation", urlSetting: "PLAYBOOK_AUTOMATION_URL", secret: "playbook-automation-auth-header" },
+  { bridge: "Ticketing", urlSetting: "TICKETING_URL", secret: "ticketing-auth-header" },
+];
+
+/** Microsoft Graph's application id, the same in every tenant. */
+const GRAPH_APP_ID = "00000003-0000-0000-c000-000000000000";
+/**
+ * The Graph application permissions (app roles) the directory logs need, by their ids, which are the
+ * same in every tenant: auditLogs/signIns requires both, auditLogs/directoryAudits AuditLog.Read.All.
+ */
+export const GRAPH_APP_ROLES = {
+  "AuditLog.Read.All": "b0afded3-3588-46d8-8b3d-9842eff778da",
+  "Directory.Read.All": "7ab1d382-f21e-4acd-a863-ba3e13f7da61",
+} as const;
 
 export interface HookDeps {
   env: NodeJS.ProcessEnv;
@@ -87,19 +110,52 @@ export async function postprovision(deps: HookDeps): Promise<void> {
     deps.print(`Key Vault: created ${secret} (${setting}).`);
   }
 
-  for (const letter of SOURCE_LETTERS) {
-    if (!env[`SOURCE_${letter}_URL`]) continue;
-    const secret = `source-${letter.toLowerCase()}-auth-header`;
+  for (const { bridge, urlSetting, secret } of BRIDGE_HEADER_SECRETS) {
+    if (!env[urlSetting]) continue;
     if ((await keyVault.get(secret)) !== undefined) continue;
     deps.print(
-      `Warning: Source${letter} has a bridge (SOURCE_${letter}_URL) but no Key Vault secret ${secret}: its calls carry no valid Authorization header. ` +
+      `Warning: ${bridge} has a bridge (${urlSetting}) but no Key Vault secret ${secret}: its calls carry no valid Authorization header. ` +
         `Set it: az keyvault secret set --vault-name ${env.KEY_VAULT_NAME ?? "<vault>"} --name ${secret} --value "Bearer …"; then restart the app.`,
     );
   }
 
+  if (env.DIRECTORY_LOGS_TENANT_IDS) printGraphGrant(deps);
+
   if (created > 0) await restartApp(deps);
 
   if (env.BOOTSTRAP_ACCOUNT_NAME) await bootstrapOnce(deps, values);
+}
+
+/**
+ * Directory logs read Microsoft Graph as the app's managed identity, with application permissions an
+ * Entra administrator grants (app role assignments on Graph's service principal): no Bicep resource
+ * makes them, and the deployer usually may not. Printed on every provision while directory logs are
+ * on; granting twice only answers "already exists".
+ */
+function printGraphGrant(deps: HookDeps): void {
+  const { env } = deps;
+  const principalId = env.APP_IDENTITY_PRINCIPAL_ID ?? "<app identity principal id>";
+  const tenant = env.AZURE_TENANT_ID;
+  const roles = Object.keys(GRAPH_APP_ROLES).join(" and ");
+  deps.print(
+    `Directory logs: the app's identity (${principalId}) needs the Microsoft Graph application permissions ${roles}. ` +
+      `If they are not granted yet, a Privileged Role Administrator (or Global Administrator) of tenant ${tenant ?? "<tenant>"} runs, once:`,
+  );
+  deps.print(`  GRAPH_SP=$(az ad sp show --id ${GRAPH_APP_ID} --query id -o tsv)`);
+  for (const [role, appRoleId] of Object.entries(GRAPH_APP_ROLES)) {
+    deps.print(
+      `  az rest --method POST --uri "https://graph.microsoft.com/v1.0/servicePrincipals/$GRAPH_SP/appRoleAssignedTo" --headers Content-Type=application/json ` +
+        `--body '{"principalId":"${principalId}","resourceId":"'"$GRAPH_SP"'","appRoleId":"${appRoleId}"}'   # ${role}`,
+    );
+  }
+  // A managed identity gets tokens of its own tenant only, whatever tenant the app asks for.
+  const listed = env.DIRECTORY_LOGS_TENANT_IDS!.split(",").map((t) => t.trim()).filter(Boolean);
+  const foreign = tenant ? listed.filter((t) => t.toLowerCase() !== tenant.toLowerCase()) : [];
+  if (foreign.length > 0) {
+    deps.print(
+      `Warning: DIRECTORY_LOGS_TENANT_IDS names ${foreign.join(", ")}, but the app's managed identity can read only its own tenant, ${tenant}: list that tenant alone.`,
+    );
+  }
 }
 
 /** Key Vault references resolve when the app starts: after creating keys it must start again. */

@@ -153,6 +153,59 @@ describe("postprovision hook", () => {
     expect(warnings[0]).not.toContain("Bearer b");
   });
 
+  it("warns likewise about the playbook automation and ticketing bridges, by their own secrets", async () => {
+    secrets.set("ticketing-auth-header", "Bearer t");
+    const { deps, printed } = fakeDeps({ PLAYBOOK_AUTOMATION_URL: "https://automation.example", TICKETING_URL: "https://tickets.example" });
+    await postprovision(deps);
+    const warnings = printed.filter((l) => l.startsWith("Warning"));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("Playbook automation has a bridge (PLAYBOOK_AUTOMATION_URL) but no Key Vault secret playbook-automation-auth-header");
+    expect(warnings[0]).toContain("az keyvault secret set --vault-name kv-abc --name playbook-automation-auth-header");
+
+    secrets.delete("ticketing-auth-header");
+    const { deps: again, printed: second } = fakeDeps({ TICKETING_URL: "https://tickets.example" });
+    await postprovision(again);
+    expect(second.filter((l) => l.startsWith("Warning"))).toEqual([expect.stringContaining("--name ticketing-auth-header")]);
+  });
+
+  it("prints the Microsoft Graph grant for the app's identity while directory logs are on, and only then", async () => {
+    const tenant = "72f988bf-86f1-41af-91ab-2d7cd011db47";
+    const principal = "5d3c1b2a-9e8f-4a7b-8c6d-1e2f3a4b5c6d";
+    const { deps, printed } = fakeDeps({ DIRECTORY_LOGS_TENANT_IDS: tenant, AZURE_TENANT_ID: tenant, APP_IDENTITY_PRINCIPAL_ID: principal });
+    await postprovision(deps);
+    const grant = printed.slice(printed.findIndex((l) => l.startsWith("Directory logs:")));
+    expect(grant[0]).toContain(`the app's identity (${principal}) needs the Microsoft Graph application permissions AuditLog.Read.All and Directory.Read.All`);
+    expect(grant[0]).toContain(`Privileged Role Administrator (or Global Administrator) of tenant ${tenant}`);
+    expect(grant[1]).toBe("  GRAPH_SP=$(az ad sp show --id 00000003-0000-0000-c000-000000000000 --query id -o tsv)");
+    // One app role assignment on Graph's service principal per permission, by the permission's fixed id.
+    for (const [i, [role, id]] of [["AuditLog.Read.All", "b0afded3-3588-46d8-8b3d-9842eff778da"], ["Directory.Read.All", "7ab1d382-f21e-4acd-a863-ba3e13f7da61"]].entries()) {
+      const line = grant[2 + i]!;
+      expect(line).toMatch(/^ {2}az rest --method POST --uri "https:\/\/graph\.microsoft\.com\/v1\.0\/servicePrincipals\/\$GRAPH_SP\/appRoleAssignedTo" --headers Content-Type=application\/json --body '/);
+      expect(line.endsWith(`# ${role}`)).toBe(true);
+      // What the shell hands to az rest once $GRAPH_SP is substituted: the documented appRoleAssignment body.
+      const body = /--body '(.*)'\s+#/.exec(line)![1]!.replace(`'"$GRAPH_SP"'`, "graph-sp-object-id");
+      expect(JSON.parse(body)).toEqual({ principalId: principal, resourceId: "graph-sp-object-id", appRoleId: id });
+    }
+    expect(printed.filter((l) => l.startsWith("Warning"))).toEqual([]);
+
+    const { deps: off, printed: none } = fakeDeps({ AZURE_TENANT_ID: tenant, APP_IDENTITY_PRINCIPAL_ID: principal });
+    await postprovision(off);
+    expect(none.join("\n")).not.toContain("Microsoft Graph");
+  });
+
+  it("warns when directory logs name a tenant other than the managed identity's own, or any tenant (*)", async () => {
+    const tenant = "72f988bf-86f1-41af-91ab-2d7cd011db47";
+    const other = "0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e";
+    for (const listed of [`${tenant.toUpperCase()}, ${other}`, "*"]) {
+      const { deps, printed } = fakeDeps({ DIRECTORY_LOGS_TENANT_IDS: listed, AZURE_TENANT_ID: tenant });
+      await postprovision(deps);
+      const warnings = printed.filter((l) => l.startsWith("Warning"));
+      expect(warnings).toEqual([
+        `Warning: DIRECTORY_LOGS_TENANT_IDS names ${listed === "*" ? "*" : other}, but the app's managed identity can read only its own tenant, ${tenant}: list that tenant alone.`,
+      ]);
+    }
+  });
+
   it("runs the bootstrap once with the vault's keys, remembering the account id in the azd environment", async () => {
     const first = fakeDeps({ BOOTSTRAP_ACCOUNT_NAME: "Contoso Managed Security" });
     await postprovision(first.deps);

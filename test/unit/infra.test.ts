@@ -8,8 +8,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { hooks } from "../../scripts/azd-hooks";
-import { loadConfig } from "../../shared/config";
+import { BRIDGE_HEADER_SECRETS, GRAPH_APP_ROLES, hooks } from "../../scripts/azd-hooks";
+import { ConfigError, loadConfig } from "../../shared/config";
+import { parseWorkspaceResourceId } from "../../shared/log-analytics/azure-log-analytics";
 import { MAX_DELIVERY_COUNT, queueNames } from "../../shared/queue/queue-names";
 import { SERVICE_BUS_CONNECTION } from "../../shared/queue/service-bus-trigger";
 import { allRoutes } from "../../shared/route-groups";
@@ -41,6 +42,7 @@ const parametersFile = JSON.parse(readFileSync(path.join(infraDir, "main.paramet
 };
 const azureYaml = readRepo("azure.yaml");
 const subscriptionReaderModule = readInfra("modules/subscription-reader.bicep");
+const logAnalyticsReaderModule = readInfra("modules/log-analytics-reader.bicep");
 
 /** Every template and parameter file under infra/, comments removed. */
 const allInfraFiles = listFiles(infraDir)
@@ -194,7 +196,7 @@ describe("infra: app settings", () => {
   });
 
   it("reaches the app merged with the vendor bridges, identity-based host storage and Application Insights", () => {
-    expect(resources).toMatch(/\bappSettings:\s*union\(appSettings, sourceBridgeSettings\)/);
+    expect(resources).toMatch(/\bappSettings:\s*union\(appSettings, sourceBridgeSettings, integrationSettings\)/);
     expect(functionAppModule).toMatch(/name: 'appsettings'\s+properties:\s*union\(appSettings, hostSettings\)/);
     const host = literalAfter(functionAppModule, "var hostSettings =") as BicepObject;
     expect(host.AzureWebJobsStorage__credential).toBe("managedidentity");
@@ -352,7 +354,14 @@ describe("infra: azd", () => {
     const hookSource = readRepo("scripts/azd-hooks.ts");
     const read = new Set([...hookSource.matchAll(/required\(env, "(\w+)"\)|env\.(\w+)/g)].map((m) => m[1] ?? m[2]!));
     // Set by azd itself, by the operator (azd env set), or by the hooks.
-    const notOutputs = new Set(["AZURE_SUBSCRIPTION_ID", "AZURE_TENANT_ID", "KEY_VAULT_CREATE_MODE", "BOOTSTRAP_ACCOUNT_NAME", "BOOTSTRAP_ACCOUNT_ID"]);
+    const notOutputs = new Set([
+      "AZURE_SUBSCRIPTION_ID",
+      "AZURE_TENANT_ID",
+      "KEY_VAULT_CREATE_MODE",
+      "BOOTSTRAP_ACCOUNT_NAME",
+      "BOOTSTRAP_ACCOUNT_ID",
+      "DIRECTORY_LOGS_TENANT_IDS",
+    ]);
     for (const name of read) if (!notOutputs.has(name)) expect(outputs, name).toContain(name);
     // The operator commands read the same names: npm run dlq (SERVICE_BUS_NAMESPACE) and the app's own settings.
     expect(readRepo("scripts/dlq.ts")).toContain("env.SERVICE_BUS_NAMESPACE");
@@ -507,6 +516,169 @@ describe("infra: cloud-resource lookups", () => {
     expect([...subscriptionReaderModule.matchAll(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g)].map((m) => m[0])).toEqual([
       "acdd72a7-3385-48ef-bd42-f606fba81ae7",
     ]);
+  });
+});
+
+describe("infra: the other integrations", () => {
+  /** Each integration: its parameter (main.bicep and resources.bicep), azd variable, settings variable, and the empty default. */
+  const integrations = [
+    { param: "playbookAutomationUrl", type: "string", azd: "PLAYBOOK_AUTOMATION_URL", settings: "playbookAutomationSettings" },
+    { param: "ticketingBridgeUrl", type: "string", azd: "TICKETING_URL", settings: "ticketingSettings" },
+    { param: "directoryLogsTenantIds", type: "string", azd: "DIRECTORY_LOGS_TENANT_IDS", settings: "directoryLogsSettings" },
+    { param: "logAnalyticsWorkspaces", type: "object", azd: "AZURE_LOG_ANALYTICS_WORKSPACES", settings: "logAnalyticsWorkspacesSettings" },
+    { param: "logAnalyticsConnectorSources", type: "object", azd: "AZURE_LOG_ANALYTICS_CONNECTOR_SOURCES", settings: "logAnalyticsConnectorSourcesSettings" },
+  ] as const;
+  const settingsOf = (variable: string) => literalAfter(resources, `var ${variable} =`) as BicepObject;
+  const emitted = integrations.flatMap((i) => Object.keys(settingsOf(i.settings)));
+  const workspace = "3f6c2a8e-5d7b-4c1e-9a6f-2b8d4e6f1a3c";
+  const workspaceResourceId = "/subscriptions/2b1d4c6e-8f0a-4b2c-9d3e-5f6a7b8c9d0e/resourceGroups/rg-soc-logs/providers/Microsoft.OperationalInsights/workspaces/law-contoso";
+  const tenant = "72f988bf-86f1-41af-91ab-2d7cd011db47";
+  /** What the app reads once the platform has resolved the Key Vault references. */
+  const sample: Record<string, string> = {
+    PLAYBOOK_AUTOMATION_URL: "https://automation.contoso.example",
+    PLAYBOOK_AUTOMATION_AUTH_HEADER: "Bearer automation",
+    TICKETING_URL: "https://tickets.contoso.example",
+    TICKETING_AUTH_HEADER: "Bearer tickets",
+    DIRECTORY_LOGS_TENANT_IDS: tenant,
+    LOG_ANALYTICS_WORKSPACES: `${workspace}=${workspaceResourceId}`,
+    LOG_ANALYTICS_CONNECTOR_SOURCES: "AzureActiveDirectory=SourceA",
+  };
+  // Fixed keys: without them loadConfig draws random ones and two loads never compare equal.
+  const keys = { SECRET_HASH_KEY: "a".repeat(64), PAGE_TOKEN_KEY: "b".repeat(64), WEBHOOK_SECRETS_KEY: "c".repeat(64) };
+
+  it("takes one parameter per integration, empty by default, filled from the azd environment and handed to resources.bicep", () => {
+    const passed = literalAfter(main, "module resources", "params:") as BicepObject;
+    for (const { param, type, azd } of integrations) {
+      const empty = type === "string" ? "''" : "{}";
+      expect(main, param).toMatch(new RegExp(`^param ${param} ${type} = ${escapeRegExp(empty)}$`, "m"));
+      expect(resources, param).toMatch(new RegExp(`^param ${param} ${type} = ${escapeRegExp(empty)}$`, "m"));
+      expect(passed[param], param).toEqual(new Expr(param));
+      expect(parametersFile.parameters[param], param).toEqual({ value: `\${${azd}}` });
+    }
+  });
+
+  it("names a string parameter's azd variable after the setting the app reads, and gives the JSON objects names the app does not read", () => {
+    // `azd env get-values` is loaded into the shell for `npm run bootstrap` (README), which reads the app's
+    // settings: a JSON value under LOG_ANALYTICS_WORKSPACES would stop it, as it would stop the app.
+    for (const { azd } of integrations.filter((i) => i.type === "string")) expect(sample[azd], azd).toBeDefined();
+    const json = JSON.stringify({ [workspace]: workspaceResourceId });
+    expect(() => loadConfig({ LOG_ANALYTICS_WORKSPACES: json })).toThrow(ConfigError);
+    expect(loadConfig({ AZURE_LOG_ANALYTICS_WORKSPACES: json, AZURE_LOG_ANALYTICS_CONNECTOR_SOURCES: '{"AzureActiveDirectory":"SourceA"}' }).logAnalytics).toBeUndefined();
+  });
+
+  it("sets an integration's settings only when its parameter is set, and none of them unconditionally", () => {
+    const union = literalAfter(resources, "var integrationSettings =");
+    expect(union).toBeInstanceOf(Expr);
+    const terms = /^union\(([^]*)\)$/.exec((union as Expr).text)![1]!.split(",").map((t) => t.trim());
+    expect(terms).toEqual(integrations.map((i) => `empty(${i.param}) ? {} : ${i.settings}`));
+    expect(resources).toMatch(/\bappSettings:\s*union\(appSettings, sourceBridgeSettings, integrationSettings\)/);
+    const always = literalAfter(resources, "var appSettings =") as BicepObject;
+    for (const name of emitted) expect(always, name).not.toHaveProperty(name);
+  });
+
+  it("emits only setting names shared/config.ts reads, each of which changes what the app configures", () => {
+    expect([...emitted].sort()).toEqual(Object.keys(sample).sort());
+    const all = { ...keys, ...sample };
+    const full = JSON.stringify(loadConfig(all));
+    for (const name of emitted) {
+      const without: Record<string, string> = { ...all };
+      delete without[name];
+      expect(JSON.stringify(loadConfig(without)), `${name} is read by shared/config.ts`).not.toBe(full);
+    }
+    expect(loadConfig(all)).toMatchObject({
+      playbookAutomation: { baseUrl: "https://automation.contoso.example", authHeader: "Bearer automation" },
+      ticketing: { baseUrl: "https://tickets.contoso.example", authHeader: "Bearer tickets" },
+      directoryLogs: { tenants: [tenant] },
+      logAnalytics: { workspaces: { [workspace]: workspaceResourceId }, connectorSources: { AzureActiveDirectory: "SourceA" } },
+    });
+  });
+
+  it("passes the URLs and the tenant list as given, and the bridges' headers as Key Vault references to their own secrets", () => {
+    expect(settingsOf("playbookAutomationSettings")).toEqual({
+      PLAYBOOK_AUTOMATION_URL: new Expr("playbookAutomationUrl"),
+      PLAYBOOK_AUTOMATION_AUTH_HEADER: "@Microsoft.KeyVault(VaultName=${keyVault.outputs.name};SecretName=${integrationSecretNames.PLAYBOOK_AUTOMATION_AUTH_HEADER})",
+    });
+    expect(settingsOf("ticketingSettings")).toEqual({
+      TICKETING_URL: new Expr("ticketingBridgeUrl"),
+      TICKETING_AUTH_HEADER: "@Microsoft.KeyVault(VaultName=${keyVault.outputs.name};SecretName=${integrationSecretNames.TICKETING_AUTH_HEADER})",
+    });
+    expect(settingsOf("directoryLogsSettings")).toEqual({ DIRECTORY_LOGS_TENANT_IDS: new Expr("directoryLogsTenantIds") });
+
+    const secretsOf = literalAfter(resources, "var integrationSecretNames =") as BicepObject;
+    expect(secretsOf).toEqual({ PLAYBOOK_AUTOMATION_AUTH_HEADER: "playbook-automation-auth-header", TICKETING_AUTH_HEADER: "ticketing-auth-header" });
+    // The postprovision hook checks the same secrets, for the same azd variables.
+    expect(BRIDGE_HEADER_SECRETS.filter((b) => !b.urlSetting.startsWith("SOURCE_"))).toEqual([
+      { bridge: "Playbook automation", urlSetting: "PLAYBOOK_AUTOMATION_URL", secret: secretsOf.PLAYBOOK_AUTOMATION_AUTH_HEADER },
+      { bridge: "Ticketing", urlSetting: "TICKETING_URL", secret: secretsOf.TICKETING_AUTH_HEADER },
+    ]);
+    // Valid Key Vault secret names, none shared with the keys or the source bridges.
+    const keySecrets = Object.values(literalAfter(resources, "var secretNames =") as BicepObject);
+    const allSecrets = [...keySecrets, ...BRIDGE_HEADER_SECRETS.map((b) => b.secret)];
+    for (const name of allSecrets) expect(name).toMatch(/^[0-9a-zA-Z-]{1,127}$/);
+    expect(new Set(allSecrets).size).toBe(allSecrets.length);
+  });
+
+  it("joins the Log Analytics maps into the key=value lists config.ts reads", () => {
+    expect(settingsOf("logAnalyticsWorkspacesSettings")).toEqual({
+      LOG_ANALYTICS_WORKSPACES: new Expr("join(map(items(logAnalyticsWorkspaces), workspace => '${workspace.key}=${workspace.value}'), ',')"),
+    });
+    expect(settingsOf("logAnalyticsConnectorSourcesSettings")).toEqual({
+      LOG_ANALYTICS_CONNECTOR_SOURCES: new Expr("join(map(items(logAnalyticsConnectorSources), connector => '${connector.key}=${connector.value}'), ',')"),
+    });
+    // What those expressions make of two-entry objects (items() sorts by key), read back by the app.
+    const joined = (o: Record<string, string>) => Object.entries(o).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}=${v}`).join(",");
+    const second = "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d";
+    const workspaces = { [workspace]: workspaceResourceId, [second]: workspaceResourceId.replace("law-contoso", "law-fabrikam") };
+    const connectors = { AzureActiveDirectory: "SourceA", MicrosoftThreatProtection: "SourceB" };
+    const config = loadConfig({ LOG_ANALYTICS_WORKSPACES: joined(workspaces), LOG_ANALYTICS_CONNECTOR_SOURCES: joined(connectors) });
+    expect(config.logAnalytics).toMatchObject({ workspaces, connectorSources: connectors });
+  });
+
+  it("grants the app's identity Log Analytics Reader on every workspace named, once each, at the workspace's own resource group", () => {
+    expect(literalAfter(resources, "var logAnalyticsWorkspaceResourceIds =")).toEqual(
+      new Expr("union(map(items(logAnalyticsWorkspaces), workspace => toLower(workspace.value)), [])"),
+    );
+    const loop = /module \w+ 'modules\/log-analytics-reader\.bicep' = \[\s*for (\w+) in logAnalyticsWorkspaceResourceIds: \{([^]*?)\n\]/.exec(resources);
+    expect(loop).not.toBeNull();
+    const [, id, body] = loop!;
+    expect(body).toContain(`name: 'la-reader-\${uniqueString(resourceGroup().id, ${id})}'`);
+    expect(body).toContain(`scope: resourceGroup(split(${id}, '/')[2], split(${id}, '/')[4])`);
+    expect(body).toMatch(new RegExp(`workspaceName: split\\(${id}, '/'\\)\\[8\\]\\s+principalId: identity\\.outputs\\.principalId`));
+    // Those indexes pick the subscription, resource group and name the code's own parser finds.
+    const parts = workspaceResourceId.toLowerCase().split("/");
+    const parsed = parseWorkspaceResourceId(workspaceResourceId.toLowerCase())!;
+    expect({ subscriptionId: parts[2], resourceGroup: parts[4], workspaceName: parts[8] }).toEqual(parsed);
+
+    expect(logAnalyticsReaderModule).toMatch(/^targetScope = 'resourceGroup'$/m);
+    expect(logAnalyticsReaderModule).toContain("logAnalyticsReaderRoleId = '73c42c96-874c-492b-b04d-ab87d138a893'");
+    expect(logAnalyticsReaderModule).toMatch(/resource workspace 'Microsoft\.OperationalInsights\/workspaces@[\w-]+' existing = \{\s*name: workspaceName\s*\}/);
+    expect(logAnalyticsReaderModule).toMatch(/name: guid\(workspace\.id, principalId, logAnalyticsReaderRoleId\)\s+scope: workspace\s+properties: \{/);
+    expect(logAnalyticsReaderModule).toMatch(/roleDefinitions', logAnalyticsReaderRoleId\)\s+principalId: principalId\s+principalType: 'ServicePrincipal'/);
+  });
+
+  it("grants nothing but Log Analytics Reader on the workspace: one role assignment, no other resource created", () => {
+    const declared = [...logAnalyticsReaderModule.matchAll(/^resource \w+ '([^']+)'( existing)?/gm)].map((m) => [m[1], Boolean(m[2])]);
+    expect(declared).toEqual([
+      ["Microsoft.OperationalInsights/workspaces@2023-09-01", true],
+      ["Microsoft.Authorization/roleAssignments@2022-04-01", false],
+    ]);
+    expect([...logAnalyticsReaderModule.matchAll(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g)].map((m) => m[0])).toEqual([
+      "73c42c96-874c-492b-b04d-ab87d138a893",
+    ]);
+  });
+
+  it("outputs the app's identity for the Microsoft Graph grant, which the README and the hook spell out with the same app roles", () => {
+    expect(main).toMatch(/^output APP_IDENTITY_PRINCIPAL_ID string = resources\.outputs\.identityPrincipalId$/m);
+    expect(resources).toMatch(/^output identityPrincipalId string = identity\.outputs\.principalId$/m);
+    expect(Object.keys(GRAPH_APP_ROLES)).toEqual(["AuditLog.Read.All", "Directory.Read.All"]);
+    const readme = readRepo("README.md");
+    const deploy = readme.slice(readme.indexOf("## Deploy to Azure"), readme.indexOf("\n## ", readme.indexOf("## Deploy to Azure") + 1));
+    expect(deploy).toContain("https://graph.microsoft.com/v1.0/servicePrincipals/$GRAPH_SP/appRoleAssignedTo");
+    for (const id of Object.values(GRAPH_APP_ROLES)) expect(deploy).toContain(id);
+    for (const b of BRIDGE_HEADER_SECRETS.filter((x) => !x.urlSetting.startsWith("SOURCE_"))) {
+      expect(deploy).toContain(`azd env set ${b.urlSetting} `);
+      expect(deploy).toContain(`--name ${b.secret} `);
+    }
   });
 });
 
@@ -742,6 +914,10 @@ function endOfString(source: string, start: number): number {
     else if (depth > 0 && ch === "'") i = endOfString(source, i) - 1;
   }
   return source.length;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 function listFiles(dir: string): string[] {

@@ -1322,7 +1322,10 @@ async function reconcilerPass({ log, settings }) {
       passes.push(row);
       const s = summary;
       if (s.created !== creates) problems.push(`${label}: created ${s.created}, but ${creates} incidents were created in the console`);
-      if (s.closed + s.updated !== closes) problems.push(`${label}: closed ${s.closed} + updated ${s.updated} = ${s.closed + s.updated}, but ${closes} incidents were closed in the console`);
+      // Every console close is found as a close. `updated` is not checked: the simulated vendors' own
+      // activity (comments, status moves on their timeline) lands in a window now and then, as the
+      // baseline pass shows with no console change at all.
+      if (s.closed !== closes) problems.push(`${label}: closed ${s.closed}, but ${closes} incidents were closed in the console`);
       if (s.workspaces !== WORKSPACES || s.failed) problems.push(`${label}: ${s.workspaces} workspaces reconciled, ${s.failed} failed (expected ${WORKSPACES}, 0)`);
       if (s.incidentsSeen < changes) problems.push(`${label}: saw ${s.incidentsSeen} incidents, fewer than the ${changes} changed`);
       log(

@@ -52,5 +52,26 @@ export async function bearerAuthorization(credential: TokenCredential, request: 
     throw new ApiError("UPSTREAM_ERROR", `The service could not obtain a token for ${request.system} while ${request.what}.`, { cause: error });
   }
   if (!token?.token) throw new ApiError("UPSTREAM_ERROR", `The service could not obtain a token for ${request.system} while ${request.what}.`);
+  const issuedFor = tenantOf(token.token);
+  if (request.tenantId !== undefined && issuedFor !== undefined && issuedFor.toLowerCase() !== request.tenantId.toLowerCase()) {
+    // A managed identity ignores the tenant asked for and answers with a token of its own tenant:
+    // used as is, another tenant's data would be read from the wrong directory under its name.
+    throw new ApiError(
+      "UPSTREAM_ERROR",
+      `The service's identity can only obtain ${request.system} tokens for its own tenant, not for tenant ${request.tenantId}, while ${request.what}.`,
+    );
+  }
   return `Bearer ${token.token}`;
+}
+
+/** The `tid` claim of a JWT access token; undefined for a token that is not a readable JWT. */
+function tenantOf(token: string): string | undefined {
+  const payload = token.split(".")[1];
+  if (payload === undefined) return undefined;
+  try {
+    const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as unknown;
+    return typeof claims === "object" && claims !== null && "tid" in claims && typeof claims.tid === "string" ? claims.tid : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { EXAMPLE_WORKSPACE_ID } from "../meta/examples";
 import { defineRoute, type RouteGroup } from "../http/route";
 import { requireIntegration } from "../integrations/workspace-integrations";
 
@@ -20,7 +21,8 @@ export const agentToolRoutes: RouteGroup = {
       summary: "The tables a KQL query can read in the workspace's Log Analytics workspace",
       tag: "Agent tools",
       auth: "investigation:read",
-      params: z.object({ workspaceId: z.guid() }).strict(),
+      problems: ["EXTENSION_NOT_ENABLED"],
+      params: z.object({ workspaceId: z.guid().describe("The workspace's id.").meta({ examples: [EXAMPLE_WORKSPACE_ID] }) }).strict(),
       response: tableList,
       async handler(input) {
         await requireIntegration(input, input.workspace, "logAnalytics");

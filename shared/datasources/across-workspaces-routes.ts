@@ -16,6 +16,7 @@ export const dataSourcesAcrossWorkspacesRoutes: RouteGroup = {
       summary: "How many data connectors feed each source, per mapped workspace",
       tag,
       auth: "datasources:read",
+      problems: ["EXTENSION_NOT_ENABLED"],
       query: summaryQuery,
       response: dataSourceSummary,
       async handler(input) {
@@ -37,6 +38,7 @@ export const dataSourcesAcrossWorkspacesRoutes: RouteGroup = {
       summary: "Ingestion anomalies (no data, volume drops and spikes, latency) across mapped workspaces",
       tag,
       auth: "datasources:read",
+      problems: ["EXTENSION_NOT_ENABLED"],
       body: anomalyQueryBody,
       response: anomalyResult,
       paginated: true,

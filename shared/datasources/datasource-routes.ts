@@ -13,6 +13,7 @@ export const dataSourceRoutes: RouteGroup = {
       summary: "The data connectors of the workspace, with health and when each last received data",
       tag: "Data sources",
       auth: "datasources:read",
+      problems: ["EXTENSION_NOT_ENABLED"],
       params: workspaceParams,
       response: z.array(dataConnectorView),
       async handler(input) {

@@ -9,7 +9,16 @@ const tableList = z
     summary: z.string(),
     tables: z.array(z.string()).describe("Table names, for writing KQL."),
   })
-  .describe("Query-tool table list (contract 2.12).");
+  .describe("Query-tool table list (contract 2.12).")
+  .meta({
+    examples: [
+      {
+        success: true,
+        summary: "16 tables in workspace fabrikam-sentinel-prod, fed by 7 data connectors.",
+        tables: ["AADNonInteractiveUserSignInLogs", "AWSCloudTrail", "AuditLogs", "CommonSecurityLog", "DeviceEvents", "DeviceProcessEvents", "Heartbeat", "OfficeActivity"],
+      },
+    ],
+  });
 
 /** Tools an investigation agent uses on the workspace's data: the KQL table list. */
 export const agentToolRoutes: RouteGroup = {

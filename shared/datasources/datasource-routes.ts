@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { dataConnectorsExample } from "./datasource-examples";
 import { defineRoute, type RouteGroup } from "../http/route";
 import { requireIntegration } from "../integrations/workspace-integrations";
 import { dataConnectorView, workspaceParams } from "./datasource-schemas";
@@ -15,7 +16,7 @@ export const dataSourceRoutes: RouteGroup = {
       auth: "datasources:read",
       problems: ["EXTENSION_NOT_ENABLED"],
       params: workspaceParams,
-      response: z.array(dataConnectorView),
+      response: z.array(dataConnectorView).meta({ examples: [dataConnectorsExample] }),
       async handler(input) {
         const { workspace, services } = input;
         await requireIntegration(input, workspace, "logAnalytics");

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ticketLinkExample, ticketPriorityExample, ticketSearchExample } from "./ticket-examples";
 import { auditRecord } from "../events/audit-record";
 import { defineRoute, type RouteGroup } from "../http/route";
 import { requireIntegration } from "../integrations/workspace-integrations";
@@ -28,7 +29,7 @@ export const ticketRoutes: RouteGroup = {
       problems: ["EXTENSION_NOT_ENABLED"],
       params: workspaceParams,
       query: ticketSearchQuery,
-      response: z.array(ticketSearchResult),
+      response: z.array(ticketSearchResult).meta({ examples: [ticketSearchExample] }),
       async handler(input) {
         const { workspace, query, services } = input;
         await requireIntegration(input, workspace, "ticketing");
@@ -55,7 +56,7 @@ export const ticketRoutes: RouteGroup = {
       problems: ["EXTENSION_NOT_ENABLED", "CONFLICT"],
       params: workspaceParams,
       body: linkBody,
-      response: ticketLinkView,
+      response: ticketLinkView.meta({ examples: [ticketLinkExample] }),
       successStatus: 201,
       async handler(input) {
         await requireIntegration(input, input.workspace, "ticketing");
@@ -88,7 +89,7 @@ export const ticketRoutes: RouteGroup = {
       problems: ["EXTENSION_NOT_ENABLED"],
       params: workspaceParams,
       body: priorityBody,
-      response: ticketView,
+      response: ticketView.meta({ examples: [ticketPriorityExample] }),
       async handler(input) {
         const { workspace, body, services } = input;
         await requireIntegration(input, workspace, "ticketing");

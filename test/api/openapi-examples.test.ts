@@ -73,12 +73,12 @@ function exampleRequests(doc: Json): { requests: ExampleRequest[]; missing: stri
 
 describe("the reference page's examples", () => {
   it("fill every parameter a caller must give and every request body", async () => {
-    const doc = await (await host.call("GET", "/openapi.json", { auth: null })).json();
+    const doc: Json = await (await host.call("GET", "/openapi.json", { auth: null })).json();
     expect(exampleRequests(doc).missing).toEqual([]);
   });
 
   it("succeed as pre-filled for every operation, sent in order: reads, writes, deletions", async () => {
-    const doc = await (await host.call("GET", "/openapi.json", { auth: null })).json();
+    const doc: Json = await (await host.call("GET", "/openapi.json", { auth: null })).json();
     const { requests } = exampleRequests(doc);
     const operations = Object.values<Json>(doc.paths).reduce((n, item) => n + Object.keys(item).length, 0);
     expect(requests.length).toBe(operations);

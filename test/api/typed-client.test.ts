@@ -86,5 +86,5 @@ describe.skipIf(storeKind === "cosmos")("a typed client from the served document
       `import createClient from "openapi-fetch";\nimport type { paths } from "./secops-api.js";\nconst client = createClient<paths>({ baseUrl: "http://localhost:7071" });\nawait client.POST("/api/v2/incidents/across-workspaces", { body: { isFirstCall: true, severities: ["Critical"] } });\n`,
     );
     await expect(run(join(root, "node_modules/typescript/bin/tsc"), ["--strict", "--noEmit", "--module", "nodenext", "--target", "es2022", "--types", "node", "--typeRoots", join(root, "node_modules/@types"), "wrong.mts"])).rejects.toThrow(/"Critical"/);
-  });
+  }, 120_000);
 });

@@ -169,7 +169,7 @@ function success(route: Route, status: number): JsonSchema {
  * path names something that may not exist, a body may be unreadable), and those the route declares
  * for its own work.
  */
-export function documentedProblems(route: Route): DocumentedProblem[] {
+function documentedProblems(route: Route): DocumentedProblem[] {
   const codes = new Set<ErrorCode>(route.auth === "public" ? PUBLIC_PROBLEMS : AUTHENTICATED_PROBLEMS);
   if (route.params || route.query || route.body) codes.add("VALIDATION_ERROR");
   if (route.params) codes.add("NOT_FOUND");

@@ -96,5 +96,5 @@ describe("the reference page's examples", () => {
     expect(counts.write).toBeGreaterThan(15);
     expect(counts.DELETE).toBeGreaterThanOrEqual(5);
     console.info(`example requests: ${requests.length} (${counts.GET} reads, ${counts.write} writes, ${counts.DELETE} deletions), all 2xx`);
-  });
+  }, 120_000);
 });

@@ -47,7 +47,7 @@ describe("the OpenAPI document's examples", () => {
       for (const example of examples) if (!validate(example)) invalid.push(`${where}: ${ajv.errorsText(validate.errors)}`);
     }
     expect(invalid).toEqual([]);
-  });
+  }, 30_000);
 
   it("give each problem status one example per code, with that code's type, title and the status", () => {
     let checked = 0;

@@ -32,5 +32,5 @@ describe("the OpenAPI document under Redocly CLI's recommended rules", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 60_000);
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { EXAMPLE_WORKSPACE_ID } from "../meta/examples";
 import { defineRoute, type RouteGroup } from "../http/route";
 import { requireIntegration } from "../integrations/workspace-integrations";
 
@@ -8,7 +9,16 @@ const tableList = z
     summary: z.string(),
     tables: z.array(z.string()).describe("Table names, for writing KQL."),
   })
-  .describe("Query-tool table list (contract 2.12).");
+  .describe("Query-tool table list (contract 2.12).")
+  .meta({
+    examples: [
+      {
+        success: true,
+        summary: "16 tables in workspace fabrikam-sentinel-prod, fed by 7 data connectors.",
+        tables: ["AADNonInteractiveUserSignInLogs", "AWSCloudTrail", "AuditLogs", "CommonSecurityLog", "DeviceEvents", "DeviceProcessEvents", "Heartbeat", "OfficeActivity"],
+      },
+    ],
+  });
 
 /** Tools an investigation agent uses on the workspace's data: the KQL table list. */
 export const agentToolRoutes: RouteGroup = {
@@ -20,7 +30,8 @@ export const agentToolRoutes: RouteGroup = {
       summary: "The tables a KQL query can read in the workspace's Log Analytics workspace",
       tag: "Agent tools",
       auth: "investigation:read",
-      params: z.object({ workspaceId: z.guid() }).strict(),
+      problems: ["EXTENSION_NOT_ENABLED"],
+      params: z.object({ workspaceId: z.guid().describe("The workspace's id.").meta({ examples: [EXAMPLE_WORKSPACE_ID] }) }).strict(),
       response: tableList,
       async handler(input) {
         await requireIntegration(input, input.workspace, "logAnalytics");

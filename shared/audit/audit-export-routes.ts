@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { auditExportPageExample } from "./audit-export-examples";
 import { defineRoute, type RouteGroup } from "../http/route";
 import { issuePageToken, readPageToken } from "../http/paging";
 import { exportPage, exportQuery, workspaceParams } from "./audit-export-schemas";
@@ -23,7 +24,7 @@ export const auditExportRoutes: RouteGroup = {
       auth: "audit:read",
       params: workspaceParams,
       query: exportQuery,
-      response: exportPage,
+      response: exportPage.meta({ examples: [auditExportPageExample] }),
       bare: true,
       async handler(input) {
         const { workspace, query, services } = input;

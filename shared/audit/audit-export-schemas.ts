@@ -1,9 +1,10 @@
 import { z } from "zod";
+import { EXAMPLE_WORKSPACE_ID } from "../meta/examples";
 
 export const MAX_EXPORT_PAGE_SIZE = 1000;
 export const DEFAULT_EXPORT_PAGE_SIZE = 100;
 
-export const workspaceParams = z.object({ workspaceId: z.guid() }).strict();
+export const workspaceParams = z.object({ workspaceId: z.guid().describe("The workspace's id.").meta({ examples: [EXAMPLE_WORKSPACE_ID] }) }).strict();
 
 export const exportQuery = z
   .object({

@@ -36,6 +36,7 @@ export const cloudRoutes: RouteGroup = {
       summary: "List your organization's cloud subscriptions",
       tag,
       auth: "org:azure:read",
+      problems: ["EXTENSION_NOT_ENABLED"],
       response: subscriptionList,
       async handler(input) {
         const cloud = input.services.cloud;
@@ -54,6 +55,7 @@ export const cloudRoutes: RouteGroup = {
       summary: "List the resource groups of a subscription",
       tag,
       auth: "org:azure:read",
+      problems: ["EXTENSION_NOT_ENABLED"],
       params: subscriptionParams,
       response: resourceGroupList,
       async handler(input) {
@@ -68,6 +70,7 @@ export const cloudRoutes: RouteGroup = {
       summary: "List the security instances (workspaces with the security solution onboarded) of a resource group",
       tag,
       auth: "org:azure:read",
+      problems: ["EXTENSION_NOT_ENABLED"],
       params: resourceGroupParams,
       response: securityInstanceList,
       async handler(input) {
@@ -83,6 +86,7 @@ export const cloudRoutes: RouteGroup = {
       summary: "List the network security groups of a subscription",
       tag,
       auth: "org:azure:read",
+      problems: ["EXTENSION_NOT_ENABLED"],
       params: subscriptionParams,
       response: networkSecurityGroupList,
       async handler(input) {
@@ -97,6 +101,7 @@ export const cloudRoutes: RouteGroup = {
       summary: "Check that a workspace is a security instance the service can connect",
       tag,
       auth: "org:azure:read",
+      problems: ["EXTENSION_NOT_ENABLED"],
       params: workspaceParams,
       response: workspaceValidity,
       async handler(input) {

@@ -1,4 +1,5 @@
 import { defineRoute, type RouteGroup } from "../http/route";
+import { anomalyResultExample, dataSourceSummaryExample } from "./datasource-examples";
 import { searchAnomalies } from "./anomaly-search";
 import { anomalyQueryBody, anomalyResult, dataSourceSummary, summaryQuery } from "./datasource-schemas";
 import { mapLimited, mappedLogAnalyticsWorkspaces } from "./mapped-workspaces";
@@ -16,8 +17,9 @@ export const dataSourcesAcrossWorkspacesRoutes: RouteGroup = {
       summary: "How many data connectors feed each source, per mapped workspace",
       tag,
       auth: "datasources:read",
+      problems: ["EXTENSION_NOT_ENABLED"],
       query: summaryQuery,
-      response: dataSourceSummary,
+      response: dataSourceSummary.meta({ examples: [dataSourceSummaryExample] }),
       async handler(input) {
         const workspaces = await mappedLogAnalyticsWorkspaces(input, input.query.workspaceIds);
         const connectors = await mapLimited(workspaces, WORKSPACE_CONCURRENCY, (w) => input.services.logAnalytics.listDataConnectors(w.id, input.signal));
@@ -37,8 +39,9 @@ export const dataSourcesAcrossWorkspacesRoutes: RouteGroup = {
       summary: "Ingestion anomalies (no data, volume drops and spikes, latency) across mapped workspaces",
       tag,
       auth: "datasources:read",
+      problems: ["EXTENSION_NOT_ENABLED"],
       body: anomalyQueryBody,
-      response: anomalyResult,
+      response: anomalyResult.meta({ examples: [anomalyResultExample] }),
       paginated: true,
       async handler(input) {
         const { data, pagination } = await searchAnomalies(input, input.body);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { dataConnectorsExample } from "./datasource-examples";
 import { defineRoute, type RouteGroup } from "../http/route";
 import { requireIntegration } from "../integrations/workspace-integrations";
 import { dataConnectorView, workspaceParams } from "./datasource-schemas";
@@ -13,8 +14,9 @@ export const dataSourceRoutes: RouteGroup = {
       summary: "The data connectors of the workspace, with health and when each last received data",
       tag: "Data sources",
       auth: "datasources:read",
+      problems: ["EXTENSION_NOT_ENABLED"],
       params: workspaceParams,
-      response: z.array(dataConnectorView),
+      response: z.array(dataConnectorView).meta({ examples: [dataConnectorsExample] }),
       async handler(input) {
         const { workspace, services } = input;
         await requireIntegration(input, workspace, "logAnalytics");

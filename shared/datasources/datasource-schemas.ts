@@ -1,13 +1,14 @@
 import { z } from "zod";
+import { EXAMPLE_SECOND_WORKSPACE_ID, EXAMPLE_WORKSPACE_ID } from "../meta/examples";
 import { anomalyKinds, anomalySeverities, suspectedCauseCodes } from "../log-analytics/ingestion-anomalies";
 import { connectorHealthStatuses, connectorStates } from "../log-analytics/log-analytics";
 import { sourceSchema, sources } from "../sources/source";
 
 const timestamp = z.string().describe("UTC ISO 8601 timestamp.");
 // The default DEMO_SEED's fabrikam-sentinel-prod and contoso-soc-internal workspaces.
-const EXAMPLE_WORKSPACES = ["33873265-ff9f-864c-b501-d00077f35d2a", "6aeb3a86-6df2-8a52-9183-256be7af30dc"];
+const EXAMPLE_WORKSPACES = [EXAMPLE_WORKSPACE_ID, EXAMPLE_SECOND_WORKSPACE_ID];
 
-export const workspaceParams = z.object({ workspaceId: z.guid() }).strict();
+export const workspaceParams = z.object({ workspaceId: z.guid().describe("The workspace's id.").meta({ examples: [EXAMPLE_WORKSPACE_ID] }) }).strict();
 
 export const dataConnectorView = z
   .object({

@@ -1,10 +1,13 @@
+import { EXAMPLE_WORKSPACE_ID } from "../meta/examples";
+
 /**
  * Examples for the OpenAPI document, taken from the local host's demo world with the default
  * `DEMO_SEED`, so that "Try it out" against `npm start` works as shown: workspace
  * `fabrikam-sentinel-prod`, one of its SourceA incidents and its catalogue's playbooks. The API tests
  * submit the run example to prove it.
  */
-export const EXAMPLE_WORKSPACE_ID = "33873265-ff9f-864c-b501-d00077f35d2a";
+
+export { EXAMPLE_WORKSPACE_ID };
 export const EXAMPLE_INCIDENT_ID = "effe7c24-f901-892c-9d77-16282227156c";
 export const EXAMPLE_INCIDENT_TITLE = "Impossible travel activity for mateo.costa@fabrikam.example";
 const EXAMPLE_ACCOUNT_ENTITY = "acct-43126f817741";

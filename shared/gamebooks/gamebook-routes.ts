@@ -2,7 +2,8 @@ import { z } from "zod";
 import { notFound } from "../errors/api-error";
 import { defineRoute, type RouteGroup } from "../http/route";
 import { commentPathSources, sourceSchema } from "../sources/source";
-import { EXAMPLE_WORKSPACE_ID, gamebookRunExample, playbookEntryExample, playbookRuleExample, runRequestExample, runSubmittedExample } from "./gamebook-examples";
+import { EXAMPLE_GAMEBOOK_RUN_ID, EXAMPLE_INCIDENT } from "../meta/examples";
+import { EXAMPLE_INCIDENT_TITLE, EXAMPLE_WORKSPACE_ID, gamebookRunExample, playbookEntryExample, playbookRuleExample, runRequestExample, runSubmittedExample } from "./gamebook-examples";
 import { catalogueOf } from "./gamebook-settings";
 import { gamebookRunView, playbookEntryView, playbookRuleView, RUN_STATES_DESCRIPTION, runSubmittedView, toGamebookRunView, toPlaybookEntryView } from "./gamebook-views";
 import { matchingRules } from "./playbook-rules";
@@ -12,7 +13,7 @@ import { submitRun } from "./run-submission";
 
 const tag = "Gamebooks";
 const base = "/workspaces/{workspaceId}/gamebooks";
-const workspaceId = z.guid();
+const workspaceId = z.guid().describe("The workspace's id.").meta({ examples: [EXAMPLE_WORKSPACE_ID] });
 /** Runs listed for one incident at most (all of them, in practice: an incident gets a handful). */
 export const BY_INCIDENT_LIMIT = 500;
 
@@ -35,7 +36,7 @@ export const gamebookRoutes: RouteGroup = {
         "A rule's `incidentTitle` is a pattern matched against the whole title, case-insensitively, `*` standing for any run of characters. The most specific rules come first. Percent-encode the title as one path segment (`/` as `%2F`, a space as `%20`).",
       tag,
       auth: "gamebooks:read",
-      params: z.object({ workspaceId, incidentTitle: z.string().trim().min(1).max(1000).describe("The incident's title, percent-encoded as one path segment.") }),
+      params: z.object({ workspaceId, incidentTitle: z.string().trim().min(1).max(1000).describe("The incident's title, percent-encoded as one path segment.").meta({ examples: [EXAMPLE_INCIDENT_TITLE] }) }),
       response: z.array(playbookRuleView).meta({ examples: [[playbookRuleExample]] }),
       async handler(input) {
         const catalogue = await catalogueOf(input.services, input.workspace.id);
@@ -63,7 +64,7 @@ export const gamebookRoutes: RouteGroup = {
       summary: "The playbooks of one gamebook run, in sequence order",
       tag,
       auth: "gamebooks:read",
-      params: z.object({ workspaceId, gamebookId: z.guid().describe("The run's `id`.") }),
+      params: z.object({ workspaceId, gamebookId: z.guid().describe("The run's `id`.").meta({ examples: [EXAMPLE_GAMEBOOK_RUN_ID] }) }),
       response: z.array(playbookEntryView).meta({ examples: [[playbookEntryExample]] }),
       async handler(input) {
         const found = await input.services.stores.gamebookRuns.get(input.workspace.id, input.params.gamebookId.toLowerCase());
@@ -78,7 +79,7 @@ export const gamebookRoutes: RouteGroup = {
       description: `Runs on the incident id at any source, or at \`source\` (SourceA to SourceF) when given; at most ${BY_INCIDENT_LIMIT}. An incident without runs answers an empty array.`,
       tag,
       auth: "gamebooks:read",
-      params: z.object({ workspaceId, incidentId: z.string().trim().min(1).max(256) }),
+      params: z.object({ workspaceId, incidentId: z.string().trim().min(1).max(256).describe("The source's own incident id.").meta({ examples: [EXAMPLE_INCIDENT.id] }) }),
       query: z.strictObject({ source: sourceSchema(commentPathSources).optional() }),
       response: z.array(gamebookRunView).meta({ examples: [[gamebookRunExample]] }),
       async handler(input) {
@@ -93,7 +94,8 @@ export const gamebookRoutes: RouteGroup = {
       description: RUN_DESCRIPTION,
       tag,
       auth: "gamebooks:execute",
-      params: z.object({ workspaceId: workspaceId.meta({ examples: [EXAMPLE_WORKSPACE_ID] }) }),
+      problems: ["EXTENSION_NOT_ENABLED"],
+      params: z.object({ workspaceId }),
       body: runGamebookBody.meta({ examples: [runRequestExample] }),
       response: runSubmittedView.meta({ examples: [runSubmittedExample] }),
       async handler(input) {

@@ -18,11 +18,13 @@ import {
   createdServiceAccountView,
   createServiceAccountBody,
   credentialParams,
+  deleteServiceAccountParams,
   listServiceAccountsQuery,
   serviceAccountIdParams,
   serviceAccountView,
   updateServiceAccountBody,
 } from "./service-account-schemas";
+import { serviceAccountExample } from "./identity-examples";
 import { toCredentialView, toServiceAccountView } from "./service-account-view";
 
 /** Active credentials one service account may hold, so that rotation never needs more. */
@@ -42,7 +44,7 @@ export const serviceAccountRoutes: RouteGroup = {
       tag,
       auth: "org:service-accounts:read",
       query: listServiceAccountsQuery,
-      response: z.array(serviceAccountView),
+      response: z.array(serviceAccountView).meta({ examples: [[serviceAccountExample]] }),
       paginated: true,
       async handler(input) {
         const { stores, now } = input.services;
@@ -76,6 +78,7 @@ export const serviceAccountRoutes: RouteGroup = {
       summary: "Create a service account and its first credential",
       tag,
       auth: "org:service-accounts:manage",
+      problems: ["FORBIDDEN"],
       body: createServiceAccountBody,
       response: createdServiceAccountView,
       successStatus: 201,
@@ -126,6 +129,7 @@ export const serviceAccountRoutes: RouteGroup = {
       summary: "Update a service account (omitted fields keep their values)",
       tag,
       auth: "org:service-accounts:manage",
+      problems: ["FORBIDDEN", "CONFLICT"],
       params: serviceAccountIdParams,
       body: updateServiceAccountBody,
       response: serviceAccountView,
@@ -161,7 +165,8 @@ export const serviceAccountRoutes: RouteGroup = {
       summary: "Delete a service account; its credentials stop working at once",
       tag,
       auth: "org:service-accounts:manage",
-      params: serviceAccountIdParams,
+      problems: ["FORBIDDEN", "CONFLICT"],
+      params: deleteServiceAccountParams,
       successStatus: 204,
       async handler(input) {
         const { services } = input;
@@ -190,6 +195,7 @@ export const serviceAccountRoutes: RouteGroup = {
       summary: "Add a credential (its secret is shown once)",
       tag,
       auth: "org:service-accounts:manage",
+      problems: ["FORBIDDEN", "CONFLICT"],
       params: serviceAccountIdParams,
       body: createCredentialBody,
       response: createdCredentialView,
@@ -229,6 +235,7 @@ export const serviceAccountRoutes: RouteGroup = {
       summary: "Revoke a credential; it stops working at once",
       tag,
       auth: "org:service-accounts:manage",
+      problems: ["CONFLICT"],
       params: credentialParams,
       successStatus: 204,
       async handler(input) {

@@ -1,14 +1,29 @@
 import { z } from "zod";
 import { scopeSchema } from "../auth/scopes";
 import { pageQueryFields } from "../http/paging";
+import { EXAMPLE_CREDENTIAL_ID, EXAMPLE_RETIRED_SERVICE_ACCOUNT_ID, EXAMPLE_SERVICE_ACCOUNT_ID } from "../meta/examples";
 import { organizationalRoles, workspaceRoles } from "../store/records";
+import {
+  createCredentialExample,
+  createdCredentialExample,
+  createdServiceAccountExample,
+  createServiceAccountExample,
+  serviceAccountExample,
+  updateServiceAccountExample,
+} from "./identity-examples";
 
 export const organizationalRoleSchema = z.enum(organizationalRoles);
 export const workspaceRoleSchema = z.enum(workspaceRoles);
 const timestamp = z.iso.datetime({ offset: true });
 
-export const serviceAccountIdParams = z.object({ id: z.guid() });
-export const credentialParams = z.object({ id: z.guid(), credentialId: z.guid() });
+const serviceAccountId = z.guid().describe("The service account id (its `clientId`).");
+export const serviceAccountIdParams = z.object({ id: serviceAccountId.meta({ examples: [EXAMPLE_SERVICE_ACCOUNT_ID] }) });
+/** The delete example has a target of its own: the SOAR connector stays for the other examples. */
+export const deleteServiceAccountParams = z.object({ id: serviceAccountId.meta({ examples: [EXAMPLE_RETIRED_SERVICE_ACCOUNT_ID] }) });
+export const credentialParams = z.object({
+  id: serviceAccountId.meta({ examples: [EXAMPLE_SERVICE_ACCOUNT_ID] }),
+  credentialId: z.guid().describe("The credential's id, as listed in `credentials`.").meta({ examples: [EXAMPLE_CREDENTIAL_ID] }),
+});
 export const listServiceAccountsQuery = z.object(pageQueryFields).strict();
 
 const workspaceAssignmentInput = z
@@ -35,9 +50,10 @@ export const createServiceAccountBody = z
     scopes: grantedScopes,
     expirationDate,
   })
-  .strict();
+  .strict()
+  .meta({ examples: [createServiceAccountExample] });
 
-export const createCredentialBody = z.object({ expirationDate, scopes: grantedScopes }).strict();
+export const createCredentialBody = z.object({ expirationDate, scopes: grantedScopes }).strict().meta({ examples: [createCredentialExample] });
 
 export const updateServiceAccountBody = z
   .object({
@@ -49,7 +65,8 @@ export const updateServiceAccountBody = z
   })
   .strict()
   .refine((b) => Object.keys(b).length > 0, { message: "Send at least one field to change." })
-  .describe("Fields to change; omitted fields keep their values.");
+  .describe("Fields to change; omitted fields keep their values.")
+  .meta({ examples: [updateServiceAccountExample] });
 
 // ---- responses (documentation of what the handlers return) ----
 
@@ -78,12 +95,12 @@ export const serviceAccountView = z.object({
   lastUsedAt: timestamp.nullable(),
   createdAt: timestamp,
   lastModifiedAt: timestamp,
-});
+}).meta({ examples: [serviceAccountExample] });
 
 const oneTimeSecret = {
   clientId: z.guid().describe("The service account id, the user name of HTTP Basic."),
   clientSecret: z.string().describe("Shown only in this response; store it now."),
 };
 
-export const createdServiceAccountView = serviceAccountView.extend(oneTimeSecret);
-export const createdCredentialView = credentialView.extend(oneTimeSecret);
+export const createdServiceAccountView = serviceAccountView.extend(oneTimeSecret).meta({ examples: [createdServiceAccountExample] });
+export const createdCredentialView = credentialView.extend(oneTimeSecret).meta({ examples: [createdCredentialExample] });

@@ -5,6 +5,8 @@ import { ApiError, notFound } from "../errors/api-error";
 import { pageQueryFields, pageRequest, pagination } from "../http/paging";
 import { defineRoute, type RouteGroup } from "../http/route";
 import type { OrganizationalRole, UserRecord } from "../store/records";
+import { EXAMPLE_LEAVING_USER, EXAMPLE_USER } from "../meta/examples";
+import { upsertUserExample, userExample } from "./identity-examples";
 import { organizationalRoleSchema } from "./service-account-schemas";
 
 const tag = "Users";
@@ -15,7 +17,7 @@ export const userView = z.object({
   email: z.string(),
   organizationalRole: organizationalRoleSchema,
   isActive: z.boolean(),
-});
+}).meta({ examples: [userExample] });
 
 const listUsersQuery = z
   .object({
@@ -33,10 +35,13 @@ const upsertUserBody = z
     tenantId: z.guid().describe("The directory tenant the user signs in from."),
     isOwner: z.boolean().default(false).describe("Owners hold the Admin role; changing it needs org:users:roles."),
   })
-  .strict();
+  .strict()
+  .meta({ examples: [upsertUserExample] });
 
-const userIdParams = z.object({ userId: z.guid() });
-const deleteUserParams = z.object({ id: z.guid() });
+const userId = z.guid().describe("The user's directory object id.");
+const userIdParams = z.object({ userId: userId.meta({ examples: [EXAMPLE_USER.id] }) });
+/** The delete example has a target of its own: the analyst who is leaving (the upsert example brings them back). */
+const deleteUserParams = z.object({ userId: userId.meta({ examples: [EXAMPLE_LEAVING_USER.id] }) });
 
 export const userRoutes: RouteGroup = {
   name: "users",
@@ -48,7 +53,7 @@ export const userRoutes: RouteGroup = {
       tag,
       auth: "org:users:read",
       query: listUsersQuery,
-      response: z.array(userView),
+      response: z.array(userView).meta({ examples: [[userExample]] }),
       paginated: true,
       async handler(input) {
         const { email, role } = input.query;
@@ -82,8 +87,9 @@ export const userRoutes: RouteGroup = {
       summary: "Create or update a user",
       tag,
       auth: "org:users:manage",
+      problems: ["CONFLICT"],
       body: upsertUserBody,
-      response: z.literal(true),
+      response: z.literal(true).meta({ examples: [true] }),
       successStatus: [200, 201],
       async handler(input) {
         const { body, principal, services } = input;
@@ -138,16 +144,17 @@ export const userRoutes: RouteGroup = {
     }),
     defineRoute({
       method: "DELETE",
-      path: "/users/{id}",
+      path: "/users/{userId}",
       summary: "Delete a user",
       tag,
       auth: "org:users:manage",
+      problems: ["CONFLICT"],
       params: deleteUserParams,
-      response: z.literal(true),
+      response: z.literal(true).meta({ examples: [true] }),
       async handler(input) {
         const { principal, services } = input;
-        const found = await services.stores.users.find(principal.organizationAccountIds, input.params.id.toLowerCase());
-        if (!found) throw notFound("The user", "id");
+        const found = await services.stores.users.find(principal.organizationAccountIds, input.params.userId.toLowerCase());
+        if (!found) throw notFound("The user", "userId");
         const audit = [
           auditRecord(
             input.actor,

@@ -1,3 +1,4 @@
+import { acrossWorkspacesExample } from "./incident-examples";
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { ApiError, INVALID_PAGE_TOKEN_MESSAGE, invalidPageToken, isApiError } from "../errors/api-error";
@@ -94,7 +95,8 @@ export const acrossWorkspacesBody = z
         message: "Send the previous response's sourcePageTokens unchanged, or start over with isFirstCall true.",
       });
     }
-  });
+  })
+  .meta({ examples: [acrossWorkspacesExample] });
 
 export type AcrossWorkspacesBody = z.output<typeof acrossWorkspacesBody>;
 

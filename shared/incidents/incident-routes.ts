@@ -21,6 +21,8 @@ import {
 } from "./incident-schemas";
 import { changeAssignee, changeStatus } from "./incident-writes";
 import { incidentEtag, incidentSummaryView, incidentView, toIncidentSummary, toIncidentView } from "./incident-view";
+import { commentsExample, evidenceExample, incidentExample, incidentSummaryExample } from "./incident-examples";
+import { gamebookRunExample } from "../gamebooks/gamebook-examples";
 
 const tag = "Incidents";
 const BY_ENTITY_LIMIT = 50;
@@ -37,7 +39,7 @@ export const incidentRoutes: RouteGroup = {
       auth: "incidents:read",
       params: sourceParams,
       query: byEntityQuery,
-      response: z.array(incidentSummaryView),
+      response: z.array(incidentSummaryView).meta({ examples: [[incidentSummaryExample]] }),
       async handler(input) {
         const { params, query, services, workspace } = input;
         const entityQuery: EntityQuery = {
@@ -67,7 +69,7 @@ export const incidentRoutes: RouteGroup = {
       tag,
       auth: "incidents:read",
       params: incidentParams,
-      response: incidentView,
+      response: incidentView.meta({ examples: [incidentExample] }),
       async handler(input) {
         const { params } = input;
         const loaded = await loadIncident(input, input.workspace, params.source, params.incidentId);
@@ -85,7 +87,7 @@ export const incidentRoutes: RouteGroup = {
       tag,
       auth: "incidents:read",
       params: incidentParams,
-      response: z.object({ rows: z.array(z.record(z.string(), z.unknown())) }),
+      response: z.object({ rows: z.array(z.record(z.string(), z.unknown())) }).meta({ examples: [evidenceExample] }),
       async handler(input) {
         const { params, workspace } = input;
         return { data: await input.services.sources.gateway(params.source).getEvidence(workspace.id, params.incidentId, input.signal) };
@@ -98,7 +100,7 @@ export const incidentRoutes: RouteGroup = {
       tag,
       auth: "incidents:read",
       params: incidentParams,
-      response: gamebookRunView,
+      response: gamebookRunView.meta({ examples: [gamebookRunExample] }),
       async handler(input) {
         const { params, workspace } = input;
         // The incident must exist at its source: a run of a deleted incident is not shown.
@@ -115,7 +117,7 @@ export const incidentRoutes: RouteGroup = {
       tag,
       auth: "incidents:read",
       params: commentListParams,
-      response: z.array(commentView),
+      response: z.array(commentView).meta({ examples: [commentsExample] }),
       async handler(input) {
         const { params, workspace } = input;
         const comments = await input.services.sources.gateway(params.source).listComments(workspace.id, params.incidentId, input.signal);
@@ -135,6 +137,7 @@ export const incidentRoutes: RouteGroup = {
       summary: "Delete a comment written by your integration",
       tag,
       auth: "incidents:comments",
+      problems: ["FORBIDDEN"],
       params: commentParams,
       query: deleteCommentQuery,
       successStatus: 204,
@@ -181,6 +184,7 @@ export const incidentRoutes: RouteGroup = {
       summary: "Change an incident's status",
       tag,
       auth: "incidents:write",
+      problems: ["CONFLICT"],
       params: incidentParams,
       body: updateStatusBody,
       successStatus: 204,
@@ -196,6 +200,7 @@ export const incidentRoutes: RouteGroup = {
       summary: "Assign, reassign or (both fields null) unassign an incident",
       tag,
       auth: "incidents:write",
+      problems: ["CONFLICT"],
       params: incidentParams,
       body: updateAssigneeBody,
       successStatus: 204,

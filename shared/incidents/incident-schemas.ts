@@ -1,22 +1,33 @@
 import { z } from "zod";
 import { classifications, entityKinds } from "../sources/gateway";
+import { EXAMPLE_INCIDENT, EXAMPLE_INTEGRATION_COMMENT, EXAMPLE_WORKSPACE_ID } from "../meta/examples";
 import { commentPathSources, sourceSchema, sources } from "../sources/source";
+import { updateAssigneeExample, updateStatusExample } from "./incident-examples";
 
 const timestamp = z.iso.datetime({ offset: true });
 const incidentId = z.string().min(1).max(256).describe("The source's own incident id.");
+const workspaceId = z.guid().describe("The workspace's id.").meta({ examples: [EXAMPLE_WORKSPACE_ID] });
+const exampleSource = <S extends z.ZodType>(schema: S) => schema.meta({ examples: [EXAMPLE_INCIDENT.source] });
 
-export const incidentParams = z.object({ workspaceId: z.guid(), source: sourceSchema(sources), incidentId });
-export const commentListParams = z.object({ workspaceId: z.guid(), source: sourceSchema(commentPathSources), incidentId });
-export const commentParams = z.object({
-  workspaceId: z.guid(),
-  source: sourceSchema(commentPathSources),
-  incidentId,
-  commentId: z.string().min(1).max(256),
+export const incidentParams = z.object({ workspaceId, source: exampleSource(sourceSchema(sources)), incidentId: incidentId.meta({ examples: [EXAMPLE_INCIDENT.id] }) });
+export const commentListParams = z.object({
+  workspaceId,
+  source: exampleSource(sourceSchema(commentPathSources)),
+  incidentId: incidentId.meta({ examples: [EXAMPLE_INCIDENT.id] }),
 });
-export const sourceParams = z.object({ workspaceId: z.guid(), source: sourceSchema(sources) });
+/** The delete example removes a comment the SOAR connector wrote, on an incident of its own. */
+export const commentParams = z.object({
+  workspaceId,
+  source: exampleSource(sourceSchema(commentPathSources)),
+  incidentId: incidentId.meta({ examples: [EXAMPLE_INTEGRATION_COMMENT.incidentId] }),
+  commentId: z.string().min(1).max(256).meta({ examples: [EXAMPLE_INTEGRATION_COMMENT.commentId] }),
+});
+export const sourceParams = z.object({ workspaceId, source: exampleSource(sourceSchema(sources)) });
 
 export const deleteCommentQuery = z
-  .object({ extensionId: z.string().trim().min(1).max(256).describe("The integration that owns the comment.") })
+  .object({
+    extensionId: z.string().trim().min(1).max(256).describe("The integration that owns the comment.").meta({ examples: [EXAMPLE_INTEGRATION_COMMENT.extensionId] }),
+  })
   .strict();
 
 export const updateStatusBody = z
@@ -37,7 +48,8 @@ export const updateStatusBody = z
         if (body[field] !== undefined) ctx.addIssue({ code: "custom", path: [field], message: "Only allowed when status is Closed." });
       }
     }
-  });
+  })
+  .meta({ examples: [updateStatusExample] });
 
 export const updateAssigneeBody = z
   .object({
@@ -48,14 +60,15 @@ export const updateAssigneeBody = z
   .refine((b) => b.email !== null || b.userId === null, {
     path: ["email"],
     message: "An assignee needs an e-mail address; send both fields null to unassign.",
-  });
+  })
+  .meta({ examples: [updateAssigneeExample] });
 
 const entityKindSchema = z.enum(entityKinds);
 
 /** `by-entity` query: the contract's PascalCase parameter names, all optional. */
 export const byEntityQuery = z
   .object({
-    IncidentId: z.string().min(1).max(256).optional().describe("Find incidents sharing an entity with this incident."),
+    IncidentId: z.string().min(1).max(256).optional().describe("Find incidents sharing an entity with this incident.").meta({ examples: [EXAMPLE_INCIDENT.id] }),
     EntityKind: z
       .string()
       .optional()

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { directoryAuditsExample, signInsExample } from "./investigation-examples";
 import { ApiError } from "../errors/api-error";
 import type { DirectoryLogQuery, LogPage } from "../directory-logs/directory-logs";
 import { defineRoute, type HandlerInput, type RouteGroup } from "../http/route";
@@ -28,9 +29,10 @@ export const investigationRoutes: RouteGroup = {
       summary: "Sign-ins of the workspace's tenant, newest first, by user and time window",
       tag,
       auth: "investigation:read",
+      problems: ["EXTENSION_NOT_ENABLED"],
       params: workspaceParams,
       query: logQuery,
-      response: z.array(signInView),
+      response: z.array(signInView).meta({ examples: [signInsExample] }),
       paginated: true,
       handler: (input) => readLog(input, "signins", (q) => input.services.directoryLogs.listSignIns(q, input.signal)),
     }),
@@ -40,9 +42,10 @@ export const investigationRoutes: RouteGroup = {
       summary: "Directory audit events of the workspace's tenant, newest first, by initiating user and time window",
       tag,
       auth: "investigation:read",
+      problems: ["EXTENSION_NOT_ENABLED"],
       params: workspaceParams,
       query: logQuery,
-      response: z.array(directoryAuditView),
+      response: z.array(directoryAuditView).meta({ examples: [directoryAuditsExample] }),
       paginated: true,
       handler: (input) => readLog(input, "directory-audits", (q) => input.services.directoryLogs.listDirectoryAudits(q, input.signal)),
     }),

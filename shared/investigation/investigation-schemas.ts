@@ -1,11 +1,12 @@
 import { z } from "zod";
+import { EXAMPLE_WORKSPACE_ID } from "../meta/examples";
 import { MAX_DIRECTORY_LOG_PAGE_SIZE } from "../directory-logs/directory-logs";
 
 export const DEFAULT_LOG_PAGE_SIZE = 100;
 /** Entra ID keeps sign-ins and audit logs for 30 days (P1/P2); the window stays within them. */
 export const MAX_LOG_WINDOW_DAYS = 30;
 
-export const workspaceParams = z.object({ workspaceId: z.guid() }).strict();
+export const workspaceParams = z.object({ workspaceId: z.guid().describe("The workspace's id.").meta({ examples: [EXAMPLE_WORKSPACE_ID] }) }).strict();
 
 export const logQuery = z
   .object({

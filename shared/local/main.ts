@@ -3,6 +3,7 @@ import { createLocalServices } from "./local-services";
 import { allRoutes } from "../route-groups";
 import { ensureContainers } from "../store/cosmos/containers";
 import { createCosmosClient } from "../store/cosmos/cosmos-client";
+import { seedDemoAdministration } from "./demo-administration";
 import { seedDemoData } from "./demo-data";
 import { seedDemoGamebookRuns } from "./demo-gamebook-runs";
 import { seedDemoGamebooks } from "./demo-gamebooks";
@@ -22,6 +23,7 @@ async function main(): Promise<void> {
   const { services, simulated } = createLocalServices(config);
   const { admin, data } = await seedDemoData(services);
   await seedDemoGamebooks(services, data);
+  await seedDemoAdministration(services, data);
   await seedDemoGamebookRuns(services, data.workspaces).catch((error: unknown) => {
     // A bridged SourceA that is down must not stop the service from starting.
     services.logger.warn("demo gamebook runs not seeded", { error: String(error) });

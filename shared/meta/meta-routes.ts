@@ -163,9 +163,9 @@ function errorsPage(): string {
   const rows = Object.entries(errorCodes)
     .map(
       ([code, { status, title }]) =>
-        `<tr id="${code}"><td><code>${code}</code></td><td>${status}</td><td>${title}</td><td>${
-          CODE_MEANINGS[code as keyof typeof errorCodes]
-        }</td></tr>`,
+        `<tr id="${code}"><td><code>${code}</code></td><td>${status}</td><td>${escapeHtml(title)}</td><td>${inlineCode(
+          CODE_MEANINGS[code as keyof typeof errorCodes],
+        )}</td></tr>`,
     )
     .join("\n");
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Error reference</title>
@@ -174,4 +174,13 @@ function errorsPage(): string {
 <table><thead><tr><th>code</th><th>status</th><th>title</th><th>when</th></tr></thead><tbody>
 ${rows}
 </tbody></table></body></html>`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+
+/** The meanings are written like the rest of the reference, with `code` spans: rendered as <code>. */
+function inlineCode(text: string): string {
+  return escapeHtml(text).replace(/`([^`]+)`/g, "<code>$1</code>");
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ticketLinkExample, ticketPriorityExample, ticketSearchExample } from "./ticket-examples";
 import { auditRecord } from "../events/audit-record";
 import { defineRoute, type RouteGroup } from "../http/route";
 import { requireIntegration } from "../integrations/workspace-integrations";
@@ -25,9 +26,10 @@ export const ticketRoutes: RouteGroup = {
       summary: "Find tickets by grouping id and/or ticket number, with the incidents linked to them",
       tag,
       auth: "tickets:read",
+      problems: ["EXTENSION_NOT_ENABLED"],
       params: workspaceParams,
       query: ticketSearchQuery,
-      response: z.array(ticketSearchResult),
+      response: z.array(ticketSearchResult).meta({ examples: [ticketSearchExample] }),
       async handler(input) {
         const { workspace, query, services } = input;
         await requireIntegration(input, workspace, "ticketing");
@@ -51,9 +53,10 @@ export const ticketRoutes: RouteGroup = {
       summary: "Link an incident to a ticket (409 when they are linked already)",
       tag,
       auth: "tickets:manage",
+      problems: ["EXTENSION_NOT_ENABLED", "CONFLICT"],
       params: workspaceParams,
       body: linkBody,
-      response: ticketLinkView,
+      response: ticketLinkView.meta({ examples: [ticketLinkExample] }),
       successStatus: 201,
       async handler(input) {
         await requireIntegration(input, input.workspace, "ticketing");
@@ -67,6 +70,7 @@ export const ticketRoutes: RouteGroup = {
       summary: "Remove the link between an incident and a ticket (404 when they are not linked)",
       tag,
       auth: "tickets:manage",
+      problems: ["EXTENSION_NOT_ENABLED"],
       params: workspaceParams,
       body: unlinkBody,
       successStatus: 204,
@@ -82,9 +86,10 @@ export const ticketRoutes: RouteGroup = {
       summary: "Set a ticket's priority in the ITSM",
       tag,
       auth: "tickets:manage",
+      problems: ["EXTENSION_NOT_ENABLED"],
       params: workspaceParams,
       body: priorityBody,
-      response: ticketView,
+      response: ticketView.meta({ examples: [ticketPriorityExample] }),
       async handler(input) {
         const { workspace, body, services } = input;
         await requireIntegration(input, workspace, "ticketing");

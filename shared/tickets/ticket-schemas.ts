@@ -1,11 +1,11 @@
 import { z } from "zod";
+import { EXAMPLE_INCIDENT, EXAMPLE_WORKSPACE_ID } from "../meta/examples";
 import { sourceSchema, sources } from "../sources/source";
 import { ticketPriorities, ticketStates } from "../ticketing/ticketing";
 
 // Examples are the local host's own data for the default DEMO_SEED and incident count (workspace
 // fabrikam-sentinel-prod, its Jira-style desk); test/api/tickets.test.ts sends them to the local host.
-export const EXAMPLE_WORKSPACE_ID = "33873265-ff9f-864c-b501-d00077f35d2a";
-export const EXAMPLE_INCIDENT_ID = "67ad2f09-8df1-8539-bb5d-4fe70e2b6f00";
+export const EXAMPLE_INCIDENT_ID = EXAMPLE_INCIDENT.id;
 export const EXAMPLE_TICKET = { ticketId: "12219", ticketNumber: "SEC-2219", groupingId: "case-b0d15480" };
 
 const timestamp = z.string().describe("UTC ISO 8601 timestamp.");
@@ -13,7 +13,7 @@ const incidentId = z.string().trim().min(1).max(256).describe("The source's own 
 const ticketId = z.string().trim().min(1).max(128).describe("The ITSM's stable id of the ticket (ServiceNow `sys_id`, Jira issue id).");
 const ticketNumber = z.string().trim().min(1).max(64).describe("The ticket's human-facing number (`INC0012345`, `SEC-1234`), case-insensitive.");
 
-export const workspaceParams = z.object({ workspaceId: z.guid() }).strict();
+export const workspaceParams = z.object({ workspaceId: z.guid().describe("The workspace's id.").meta({ examples: [EXAMPLE_WORKSPACE_ID] }) }).strict();
 
 export const ticketSearchQuery = z
   .object({

@@ -10,7 +10,9 @@ import { findWorkspace, loadIncident } from "../incidents/incident-access";
 import { outboxScope } from "../store/outbox-scope";
 import { toIncidentSummary } from "../incidents/incident-view";
 import type { DeliveryLogRecord, EventEnvelope, WebhookRecord } from "../store/records";
+import { EXAMPLE_FAILED_DELIVERY_CREATED_AT, EXAMPLE_FAILED_DELIVERY_LOG_ID, EXAMPLE_WEBHOOK_ID } from "../meta/examples";
 import { visibleWebhook } from "./webhook-access";
+import { deliveryLogEntryExample, deliveryLogExample } from "./webhook-examples";
 
 const tag = "Webhooks";
 const timestamp = z.iso.datetime({ offset: true });
@@ -48,8 +50,13 @@ const listQuery = z
 /** Where a page of entries stops: the last entry's time and id (newest first). */
 const logCursor = z.object({ createdAt: z.iso.datetime(), id: z.string().min(1) }).strict();
 
-const entryParams = z.object({ id: z.guid(), logId: z.guid().describe("The entry's id, as listed.") });
-const entryQuery = z.object({ createdAt: timestamp.describe("The entry's createdAt, as listed: it locates the entry.") }).strict();
+const entryParams = z.object({
+  id: z.guid().describe("The webhook's id.").meta({ examples: [EXAMPLE_WEBHOOK_ID] }),
+  logId: z.guid().describe("The entry's id, as listed.").meta({ examples: [EXAMPLE_FAILED_DELIVERY_LOG_ID] }),
+});
+const entryQuery = z
+  .object({ createdAt: timestamp.describe("The entry's createdAt, as listed: it locates the entry.").meta({ examples: [EXAMPLE_FAILED_DELIVERY_CREATED_AT] }) })
+  .strict();
 
 /** Delivery-log endpoints of the webhook group (contract 4.3). */
 export const deliveryLogRoutes = [
@@ -59,9 +66,9 @@ export const deliveryLogRoutes = [
     summary: "A webhook's delivery attempts, newest first",
     tag,
     auth: "webhooks:read",
-    params: z.object({ id: z.guid() }),
+    params: z.object({ id: z.guid().describe("The webhook's id.").meta({ examples: [EXAMPLE_WEBHOOK_ID] }) }),
     query: listQuery,
-    response: z.array(deliveryLogView),
+    response: z.array(deliveryLogView).meta({ examples: [[deliveryLogExample]] }),
     paginated: true,
     async handler(input) {
       const { services, query } = input;
@@ -87,9 +94,10 @@ export const deliveryLogRoutes = [
     summary: "One delivery attempt, with the incident as it stands now",
     tag,
     auth: "webhooks:read",
+    problems: ["EXTENSION_NOT_ENABLED"],
     params: entryParams,
     query: entryQuery,
-    response: deliveryLogView,
+    response: deliveryLogView.meta({ examples: [deliveryLogEntryExample] }),
     async handler(input) {
       const webhook = (await visibleWebhook(input, input.params.id)).value;
       const entry = await findEntry(input, webhook, input.params.logId, input.query.createdAt);
@@ -105,8 +113,8 @@ export const deliveryLogRoutes = [
     params: entryParams,
     query: entryQuery,
     successStatus: 202,
-    problems: [{ code: "VALIDATION_ERROR", status: 422 }],
-    response: z.object({ eventId: z.string(), status: z.literal("Pending") }),
+    problems: ["CONFLICT", "EXTENSION_NOT_ENABLED", { code: "VALIDATION_ERROR", status: 422 }],
+    response: z.object({ eventId: z.string(), status: z.literal("Pending") }).meta({ examples: [{ eventId: deliveryLogExample.eventId, status: "Pending" }] }),
     async handler(input) {
       const { services } = input;
       const webhook = (await visibleWebhook(input, input.params.id)).value;

@@ -10,7 +10,17 @@ import { defineRoute, type RequestContext, type RouteGroup } from "../http/route
 import { outboxScope } from "../store/outbox-scope";
 import type { Versioned } from "../store/ports";
 import type { OutboxRecord, SealedSigningKey, WebhookRecord, WebhookStatus } from "../store/records";
-import { createWebhookBody, updateCredentialsBody, updateWebhookBody, webhookIdParams, webhookView } from "./webhook-schemas";
+import { createdWebhookExample, credentialsChangedExample, webhookExample } from "./webhook-examples";
+import {
+  createWebhookBody,
+  disabledWebhookIdParams,
+  pausedWebhookIdParams,
+  retiredWebhookIdParams,
+  updateCredentialsBody,
+  updateWebhookBody,
+  webhookIdParams,
+  webhookView,
+} from "./webhook-schemas";
 import { toWebhookView } from "./webhook-view";
 import { visibleWebhook } from "./webhook-access";
 import { deliveryLogRoutes } from "./delivery-log-routes";
@@ -24,6 +34,8 @@ export const SIGNING_KEY_OVERLAP_MS = 24 * 3600_000;
 const createdWebhookView = webhookView.extend({
   signingSecret: z.string().optional().describe("Shown once: the generated signing secret (absent when you supplied signingToken)."),
 });
+const createdWebhookResponse = createdWebhookView.meta({ examples: [createdWebhookExample] });
+const credentialsChangedResponse = createdWebhookView.meta({ examples: [credentialsChangedExample] });
 
 export const webhookRoutes: RouteGroup = {
   name: "webhooks",
@@ -34,7 +46,7 @@ export const webhookRoutes: RouteGroup = {
       summary: "List the webhook configurations of your organization",
       tag,
       auth: "webhooks:read",
-      response: z.array(webhookView),
+      response: z.array(webhookView).meta({ examples: [[webhookExample]] }),
       async handler(input) {
         const all = await input.services.stores.webhooks.listByAccounts(input.principal.organizationAccountIds);
         return { data: all.map(toWebhookView) };
@@ -60,7 +72,7 @@ export const webhookRoutes: RouteGroup = {
       tag,
       auth: "webhooks:manage",
       body: createWebhookBody,
-      response: createdWebhookView,
+      response: createdWebhookResponse,
       successStatus: 201,
       async handler(input) {
         const { body, principal, services } = input;
@@ -105,7 +117,8 @@ export const webhookRoutes: RouteGroup = {
       summary: "Replace a webhook's name, URL, event types and monitored accounts",
       tag,
       auth: "webhooks:manage",
-      params: webhookIdParams,
+      problems: ["CONFLICT"],
+      params: retiredWebhookIdParams,
       body: updateWebhookBody,
       response: webhookView,
       async handler(input) {
@@ -126,7 +139,8 @@ export const webhookRoutes: RouteGroup = {
       summary: "Delete a webhook; nothing more is delivered to it",
       tag,
       auth: "webhooks:manage",
-      params: webhookIdParams,
+      problems: ["CONFLICT"],
+      params: retiredWebhookIdParams,
       successStatus: 204,
       async handler(input) {
         const found = await visibleWebhook(input, input.params.id);
@@ -137,18 +151,19 @@ export const webhookRoutes: RouteGroup = {
         return { status: 204 };
       },
     }),
-    stateRoute("pause", "Pause delivery; new deliveries are held as Pending until resume", "Active", "Paused"),
-    stateRoute("resume", "Resume a paused webhook; held deliveries are sent", "Paused", "Active"),
-    stateRoute("enable", "Re-enable a webhook that was disabled after repeated failures", "Disabled", "Active"),
+    stateRoute("pause", "Pause delivery; new deliveries are held as Pending until resume", "Active", "Paused", webhookIdParams),
+    stateRoute("resume", "Resume a paused webhook; held deliveries are sent", "Paused", "Active", pausedWebhookIdParams),
+    stateRoute("enable", "Re-enable a webhook that was disabled after repeated failures", "Disabled", "Active", disabledWebhookIdParams),
     defineRoute({
       method: "POST",
       path: "/webhooks/{id}/credentials",
       summary: "Change the endpoint credentials and, optionally, rotate the signing secret",
       tag,
       auth: "webhooks:manage",
+      problems: ["CONFLICT"],
       params: webhookIdParams,
       body: updateCredentialsBody,
-      response: createdWebhookView,
+      response: credentialsChangedResponse,
       async handler(input) {
         const { body, services } = input;
         const rotate = body.rotateSigningSecret || body.signingToken !== undefined;
@@ -172,15 +187,16 @@ export const webhookRoutes: RouteGroup = {
 };
 
 /** pause / resume / enable: one state to another; from any other state the call is 409 CONFLICT. */
-function stateRoute(action: "pause" | "resume" | "enable", summary: string, from: WebhookStatus, to: WebhookStatus) {
+function stateRoute(action: "pause" | "resume" | "enable", summary: string, from: WebhookStatus, to: WebhookStatus, params: typeof webhookIdParams) {
   return defineRoute({
     method: "POST",
     path: `/webhooks/{id}/${action}`,
     summary,
     tag,
     auth: "webhooks:manage",
-    params: webhookIdParams,
-    response: webhookView,
+    problems: ["CONFLICT"],
+    params,
+    response: webhookView.meta({ examples: [{ ...webhookExample, status: to }] }),
     async handler(input) {
       const saved = await modifyWebhook(input, input.params.id, { status: { from, to } }, (w) => {
         if (w.status !== from) {

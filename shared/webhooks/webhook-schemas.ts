@@ -1,8 +1,16 @@
 import { z } from "zod";
 import { subscribableEventTypes } from "../events/event-types";
+import { EXAMPLE_DISABLED_WEBHOOK_ID, EXAMPLE_PAUSED_WEBHOOK_ID, EXAMPLE_RETIRED_WEBHOOK_ID, EXAMPLE_WEBHOOK_ID } from "../meta/examples";
 import { webhookAuthenticationTypes, webhookStatuses } from "../store/records";
+import { createWebhookExample, updateCredentialsExample, updateWebhookExample, webhookExample } from "./webhook-examples";
 
-export const webhookIdParams = z.object({ id: z.guid() });
+const webhookId = z.guid().describe("The webhook's id.");
+export const webhookIdParams = z.object({ id: webhookId.meta({ examples: [EXAMPLE_WEBHOOK_ID] }) });
+// Examples that change a webhook's state or remove it each have a target of their own, in the state
+// they need: a paused webhook to resume, a disabled one to enable, a retired one to change and delete.
+export const pausedWebhookIdParams = z.object({ id: webhookId.meta({ examples: [EXAMPLE_PAUSED_WEBHOOK_ID] }) });
+export const disabledWebhookIdParams = z.object({ id: webhookId.meta({ examples: [EXAMPLE_DISABLED_WEBHOOK_ID] }) });
+export const retiredWebhookIdParams = z.object({ id: webhookId.meta({ examples: [EXAMPLE_RETIRED_WEBHOOK_ID] }) });
 
 const eventTypesField = z
   .array(z.enum(subscribableEventTypes as [string, ...string[]], { error: `Must be one of ${subscribableEventTypes.join(", ")} (webhook.test.v1 is not subscribable).` }))
@@ -53,10 +61,14 @@ function checkCredentials(body: { authenticationType: string; token?: string; si
   }
 }
 
-export const createWebhookBody = z.object({ ...webhookFields, ...credentialFields }).strict().superRefine(checkCredentials);
+export const createWebhookBody = z
+  .object({ ...webhookFields, ...credentialFields })
+  .strict()
+  .superRefine(checkCredentials)
+  .meta({ examples: [createWebhookExample] });
 
 /** PUT replaces the configuration; credentials change through POST .../credentials. */
-export const updateWebhookBody = z.object(webhookFields).strict();
+export const updateWebhookBody = z.object(webhookFields).strict().meta({ examples: [updateWebhookExample] });
 
 export const updateCredentialsBody = z
   .object({
@@ -67,7 +79,8 @@ export const updateCredentialsBody = z
       .describe("Issue a new signing secret (shown once); the previous one keeps signing alongside for 24 hours."),
   })
   .strict()
-  .superRefine(checkCredentials);
+  .superRefine(checkCredentials)
+  .meta({ examples: [updateCredentialsExample] });
 
 export const webhookView = z.object({
   id: z.guid(),
@@ -86,4 +99,4 @@ export const webhookView = z.object({
   disabledAt: z.string().nullable(),
   createdAt: z.string(),
   lastModifiedAt: z.string(),
-});
+}).meta({ examples: [webhookExample] });

@@ -1,3 +1,4 @@
+import { deliveryAcceptedExample } from "./webhook-examples";
 import { z } from "zod";
 import { firstAttempt, outgoingDelivery } from "../delivery/delivery-message";
 import { freshEventId } from "../events/event-ids";
@@ -51,7 +52,7 @@ export const testEventRoute = defineRoute({
   auth: "webhooks:manage",
   params: webhookIdParams,
   successStatus: 202,
-  response: z.object({ eventId: z.string(), status: z.literal("Pending") }),
+  response: z.object({ eventId: z.string(), status: z.literal("Pending") }).meta({ examples: [deliveryAcceptedExample] }),
   async handler(input) {
     const { services } = input;
     const webhook = (await visibleWebhook(input, input.params.id)).value;

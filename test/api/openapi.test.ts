@@ -45,6 +45,21 @@ describe("the machine-readable contract", () => {
     expect(documented).toBe(routes.length);
   });
 
+  it("names no host of its own: its one server is the origin it is served from", async () => {
+    const doc = (await (await host.call("GET", "/openapi.json", { auth: null })).json()) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(doc.servers).toEqual([{ url: "/", description: expect.any(String) }]);
+    expect(doc.info.license.name).toBeTruthy();
+  });
+
+  it("has an error reference that renders inline code as code, with no literal backticks", async () => {
+    const res = await host.call("GET", "/errors", { auth: null });
+    const html = await res.text();
+    expect(html).toContain("<code>Retry-After</code>");
+    expect(html).toContain("<code>requestId</code>");
+    expect(html).not.toContain("`");
+    for (const code of ["VALIDATION_ERROR", "NOT_FOUND", "TIMEOUT"]) expect(html).toContain(`<tr id="${code}">`);
+  });
+
   it("has a readable reference page whose assets all come from the service itself", async () => {
     const res = await host.call("GET", "/docs", { auth: null });
     expect(res.status).toBe(200);

@@ -72,7 +72,9 @@ export class OpenApiResponseCheck {
     const mediaType = (observed.contentType ?? "").split(";")[0]!.trim().toLowerCase();
     if (!(mediaType in content)) return [`${where}: Content-Type ${observed.contentType} is not among ${Object.keys(content).join(", ")}`];
     const pointer = `/paths/${escape(template!)}/${method}/responses/${key}/content/${escape(mediaType)}/schema`;
-    if (mediaType === "application/problem+json") return this.problemMismatches(observed, where, `#${pointer}`);
+    if (mediaType === "application/problem+json") {
+      return [...this.problemMismatches(observed, where, `#${pointer}`), ...this.undocumentedCode(observed, where, content[mediaType] as { examples?: Record<string, unknown> })];
+    }
     if (!content[mediaType]?.schema || !mediaType.endsWith("json")) return [];
     return this.schemaMismatches(observed.body, `#${pointer}`, where);
   }
@@ -90,6 +92,19 @@ export class OpenApiResponseCheck {
       // Reported by schemaMismatches.
     }
     return out;
+  }
+
+  /** The operation lists, per status, one example per code it can answer with: the code must be among them. */
+  private undocumentedCode(observed: ObservedResponse, where: string, media: { examples?: Record<string, unknown> }): string[] {
+    if (!media.examples) return [];
+    let code: unknown;
+    try {
+      code = (JSON.parse(observed.body) as { code?: unknown }).code;
+    } catch {
+      return [];
+    }
+    const documented = Object.keys(media.examples);
+    return typeof code === "string" && !documented.includes(code) ? [`${where}: code ${code} is not documented for this status (documented: ${documented.join(", ")})`] : [];
   }
 
   private schemaMismatches(body: string, ref: string, where: string): string[] {

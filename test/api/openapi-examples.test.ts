@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedDemoAdministration } from "../../shared/local/demo-administration";
+import { seedDemoGamebookRuns } from "../../shared/local/demo-gamebook-runs";
+import { fakeDns, startTestHost, type TestHost } from "../support/test-host";
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type Json = any;
+
+/**
+ * "Try it out" on the reference page, for every operation: the request Swagger UI fills in from the
+ * served document (path and query parameters from their `example`, `schema.example` or
+ * `schema.default`, the body from its schema's first `examples` entry) is sent as the local admin to
+ * a host seeded as `npm start` seeds it, and must succeed. Reads go first, then writes, deletions
+ * last, so that no example removes what a later one needs.
+ */
+
+let host: TestHost;
+beforeAll(async () => {
+  // Webhook URLs are checked against public DNS (example.com resolves), but deliveries connect
+  // through the first resolver, which answers loopback: the sender refuses it, so no example
+  // delivery leaves the machine.
+  host = await startTestHost({ resolveHost: async () => ["127.0.0.1"] });
+  host.services.resolveHost = fakeDns;
+  await seedDemoAdministration(host.services, host.demo);
+  await seedDemoGamebookRuns(host.services, host.demo.workspaces);
+});
+afterAll(async () => host?.close());
+
+interface ExampleRequest {
+  method: string;
+  template: string;
+  url: string;
+  body?: unknown;
+}
+
+/** The value Swagger UI 5 puts in a parameter's field when "Try it out" is pressed (parameter-row.jsx). */
+function prefilled(param: Json): unknown {
+  const schema = param.schema ?? {};
+  const value = param.example ?? schema.example ?? schema.default;
+  if (value === undefined && param.required && Array.isArray(schema.enum)) return schema.enum[0];
+  return value;
+}
+
+function exampleRequests(doc: Json): { requests: ExampleRequest[]; missing: string[] } {
+  const requests: ExampleRequest[] = [];
+  const missing: string[] = [];
+  for (const [template, item] of Object.entries<Json>(doc.paths)) {
+    for (const [method, op] of Object.entries<Json>(item)) {
+      const where = `${method.toUpperCase()} ${template}`;
+      let path = template;
+      const query = new URLSearchParams();
+      for (const param of op.parameters ?? []) {
+        const value = prefilled(param);
+        if (value === undefined) {
+          if (param.required) missing.push(`${where}: ${param.in} parameter ${param.name}`);
+          continue;
+        }
+        if (param.in === "path") path = path.replace(`{${param.name}}`, encodeURIComponent(String(value)));
+        else for (const v of Array.isArray(value) ? value : [value]) query.append(param.name, String(v));
+      }
+      let body: unknown;
+      if (op.requestBody) {
+        body = op.requestBody.content?.["application/json"]?.schema?.examples?.[0];
+        if (body === undefined) missing.push(`${where}: request body`);
+      }
+      const search = query.toString();
+      requests.push({ method: method.toUpperCase(), template, url: path + (search ? `?${search}` : ""), body });
+    }
+  }
+  const rank = (r: ExampleRequest) => (r.method === "GET" ? 0 : r.method === "DELETE" ? 2 : 1);
+  return { requests: requests.sort((a, b) => rank(a) - rank(b)), missing };
+}
+
+describe("the reference page's examples", () => {
+  it("fill every parameter a caller must give and every request body", async () => {
+    const doc: Json = await (await host.call("GET", "/openapi.json", { auth: null })).json();
+    expect(exampleRequests(doc).missing).toEqual([]);
+  });
+
+  it("succeed as pre-filled for every operation, sent in order: reads, writes, deletions", async () => {
+    const doc: Json = await (await host.call("GET", "/openapi.json", { auth: null })).json();
+    const { requests } = exampleRequests(doc);
+    const operations = Object.values<Json>(doc.paths).reduce((n, item) => n + Object.keys(item).length, 0);
+    expect(requests.length).toBe(operations);
+    const failures: string[] = [];
+    const counts = { GET: 0, write: 0, DELETE: 0 };
+    for (const request of requests) {
+      // `call` checks every answer against the served document as well.
+      const res = await host.call(request.method, request.url.slice("/api/v2".length), { body: request.body });
+      const text = await res.text();
+      if (res.status < 200 || res.status > 299) failures.push(`${request.method} ${request.url} → ${res.status} ${text.slice(0, 300)}`);
+      counts[request.method === "GET" || request.method === "DELETE" ? request.method : "write"]++;
+    }
+    expect(failures).toEqual([]);
+    expect(counts.GET).toBeGreaterThan(20);
+    expect(counts.write).toBeGreaterThan(15);
+    expect(counts.DELETE).toBeGreaterThanOrEqual(5);
+    console.info(`example requests: ${requests.length} (${counts.GET} reads, ${counts.write} writes, ${counts.DELETE} deletions), all 2xx`);
+  }, 120_000);
+});

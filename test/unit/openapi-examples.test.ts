@@ -1,0 +1,104 @@
+import { randomBytes } from "node:crypto";
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../shared/config";
+import { deliveryLogId } from "../../shared/delivery/delivery-worker";
+import { deterministicEventId } from "../../shared/events/event-ids";
+import * as gamebook from "../../shared/gamebooks/gamebook-examples";
+import { seedDemoAdministration } from "../../shared/local/demo-administration";
+import { demoId, seedDemoData, type DemoData } from "../../shared/local/demo-data";
+import { seedDemoGamebookRuns } from "../../shared/local/demo-gamebook-runs";
+import { buildDemoGamebooks, seedDemoGamebooks } from "../../shared/local/demo-gamebooks";
+import { createLocalServices } from "../../shared/local/local-services";
+import * as ex from "../../shared/meta/examples";
+import type { Services } from "../../shared/services";
+import { EXAMPLE_TICKET } from "../../shared/tickets/ticket-schemas";
+
+/*
+ * The example ids of the OpenAPI document are literals (endpoint groups do not import the local
+ * host); each is derived again here from the demo organization of the default seed, as `npm start`
+ * seeds it, so that none can drift from what "Try it out" meets.
+ */
+
+const SEED = "secops-demo";
+let services: Services;
+let demo: DemoData;
+
+beforeAll(async () => {
+  const config = loadConfig({
+    SECRET_HASH_KEY: randomBytes(32).toString("base64"),
+    PAGE_TOKEN_KEY: randomBytes(32).toString("base64"),
+    WEBHOOK_SECRETS_KEY: randomBytes(32).toString("base64"),
+  });
+  expect(config.demoSeed).toBe(SEED);
+  ({ services } = createLocalServices(config, { logger: { debug() {}, info() {}, warn() {}, error() {} } as never }));
+  ({ data: demo } = await seedDemoData(services));
+  await seedDemoGamebooks(services, demo);
+  await seedDemoAdministration(services, demo);
+  await seedDemoGamebookRuns(services, demo.workspaces);
+});
+
+describe("the OpenAPI examples' ids are the default seed's demo data", () => {
+  it("names the provider, its customer, their tenants and two workspaces", () => {
+    expect(demo.provider).toMatchObject({ id: ex.EXAMPLE_PROVIDER_ACCOUNT_ID, name: ex.EXAMPLE_PROVIDER_ACCOUNT_NAME });
+    const fabrikam = demo.customers.find((c) => c.id === ex.EXAMPLE_CUSTOMER_ACCOUNT_ID);
+    expect(fabrikam?.name).toBe("Fabrikam Retail");
+    const workspace = demo.workspaces.find((w) => w.id === ex.EXAMPLE_WORKSPACE_ID);
+    expect(workspace).toMatchObject({ name: ex.EXAMPLE_WORKSPACE_NAME, accountId: fabrikam!.id, tenantId: ex.EXAMPLE_CUSTOMER_TENANT_ID });
+    expect(demo.workspaces.find((w) => w.id === ex.EXAMPLE_SECOND_WORKSPACE_ID)?.tenantId).toBe(ex.EXAMPLE_PROVIDER_TENANT_ID);
+  });
+
+  it("names users of the demo organization, the leaving analyst included", async () => {
+    for (const user of [ex.EXAMPLE_USER, ex.EXAMPLE_ANALYST, ex.EXAMPLE_LEAVING_USER]) {
+      const found = await services.stores.users.find([demo.provider.id], user.id);
+      expect(found?.value, user.displayName).toMatchObject({ displayName: user.displayName, email: user.email });
+    }
+    expect(ex.EXAMPLE_LEAVING_USER.id).toBe(demoId(SEED, "user/noah"));
+  });
+
+  it("names the SOAR connector, its credential and the retired export's service account", async () => {
+    expect(ex.EXAMPLE_SERVICE_ACCOUNT_ID).toBe(demoId(SEED, "service-account/soar-connector"));
+    expect(ex.EXAMPLE_RETIRED_SERVICE_ACCOUNT_ID).toBe(demoId(SEED, "service-account/legacy-siem-export"));
+    const soar = await services.stores.serviceAccounts.get(ex.EXAMPLE_SERVICE_ACCOUNT_ID);
+    expect(soar?.value.credentials.map((c) => [c.id, c.status])).toEqual([[ex.EXAMPLE_CREDENTIAL_ID, "Active"]]);
+    expect((await services.stores.serviceAccounts.get(ex.EXAMPLE_RETIRED_SERVICE_ACCOUNT_ID))?.value.isPlatformManaged).toBe(false);
+  });
+
+  it("names a webhook in each state the state examples need, and its failed delivery", async () => {
+    const status = async (id: string) => (await services.stores.webhooks.get(id))?.value.status;
+    expect(await status(ex.EXAMPLE_WEBHOOK_ID)).toBe("Active");
+    expect(await status(ex.EXAMPLE_PAUSED_WEBHOOK_ID)).toBe("Paused");
+    expect(await status(ex.EXAMPLE_DISABLED_WEBHOOK_ID)).toBe("Disabled");
+    expect(await status(ex.EXAMPLE_RETIRED_WEBHOOK_ID)).toBe("Active");
+    const entry = await services.stores.deliveryLogs.get(ex.EXAMPLE_WEBHOOK_ID, ex.EXAMPLE_FAILED_DELIVERY_LOG_ID, ex.EXAMPLE_FAILED_DELIVERY_CREATED_AT);
+    expect(entry).toMatchObject({ status: "Failed", eventType: "incident.created.v1", incident: { workspaceId: ex.EXAMPLE_WORKSPACE_ID, source: "SourceA", incidentId: ex.EXAMPLE_INCIDENT.id } });
+    const eventId = deterministicEventId("incident.created.v1", `${ex.EXAMPLE_WORKSPACE_ID}/SourceA/${ex.EXAMPLE_INCIDENT.id}`);
+    expect(deliveryLogId({ eventId, webhookId: ex.EXAMPLE_WEBHOOK_ID, attempt: 10 })).toBe(ex.EXAMPLE_FAILED_DELIVERY_LOG_ID);
+  });
+
+  it("names the workspace's newest SourceA incident, a demo run on it and a comment an integration wrote", async () => {
+    const gateway = services.sources.gateway("SourceA");
+    const incident = await gateway.getIncident(ex.EXAMPLE_WORKSPACE_ID, ex.EXAMPLE_INCIDENT.id);
+    expect({ source: incident.source, id: incident.id, number: incident.number, title: incident.title }).toEqual(ex.EXAMPLE_INCIDENT);
+    const run = await services.stores.gamebookRuns.latestForIncident(ex.EXAMPLE_WORKSPACE_ID, "SourceA", ex.EXAMPLE_INCIDENT.id);
+    expect(run?.id).toBe(ex.EXAMPLE_GAMEBOOK_RUN_ID);
+    const comments = await gateway.listComments(ex.EXAMPLE_WORKSPACE_ID, ex.EXAMPLE_INTEGRATION_COMMENT.incidentId);
+    expect(comments.find((c) => c.id === ex.EXAMPLE_INTEGRATION_COMMENT.commentId)?.extensionId).toBe(ex.EXAMPLE_INTEGRATION_COMMENT.extensionId);
+  });
+
+  it("names the gamebook run example's incident, entity and catalogue playbooks", async () => {
+    const incident = await services.sources.gateway("SourceA").getIncident(gamebook.EXAMPLE_WORKSPACE_ID, gamebook.EXAMPLE_INCIDENT_ID);
+    expect(incident.title).toBe(gamebook.EXAMPLE_INCIDENT_TITLE);
+    const entityIds = incident.entities.map((e) => e.id);
+    const catalogue = buildDemoGamebooks(SEED, demo).playbooks.filter((p) => p.workspaceId === gamebook.EXAMPLE_WORKSPACE_ID);
+    for (const step of gamebook.runRequestExample.playbooks) {
+      expect(catalogue.some((p) => p.id === step.id), step.id).toBe(true);
+      expect([...entityIds, incident.id]).toContain(step.entityId);
+    }
+    expect(catalogue.find((p) => p.id === gamebook.playbookRuleExample.playbookId)?.name).toBe(gamebook.playbookRuleExample.playbookName);
+  });
+
+  it("names a ticket of the workspace's ITSM", async () => {
+    const [ticket] = await services.ticketing.searchTickets({ workspaceId: ex.EXAMPLE_WORKSPACE_ID, ticketNumber: EXAMPLE_TICKET.ticketNumber, limit: 1 });
+    expect(ticket).toMatchObject({ ticketId: EXAMPLE_TICKET.ticketId, ticketNumber: EXAMPLE_TICKET.ticketNumber, groupingIds: [EXAMPLE_TICKET.groupingId] });
+  });
+});

@@ -7,14 +7,23 @@ export interface WalkthroughPorts {
   receiver: number;
 }
 
-/** One ```sh block of the README, with the section it is in and the line it starts on. */
+/**
+ * One ```sh block of the README, with the section it is in and the line it starts on; or a source
+ * block that names the file a reader saves it as in its first line (`// list-incidents.mts: …`).
+ */
 export interface ShellBlock {
   section: string;
   line: number;
   text: string;
+  /** Set for a source block: the reader saves `text` under this name before the next command. */
+  file?: string;
 }
 
-/** The ```sh blocks from the heading `from` up to (not including) the heading `until`. */
+/** A fence that opens a source block a reader saves as a file: ```ts, ```js, ```json. */
+const SOURCE_FENCE = /^```(ts|js|json)$/;
+const SAVED_AS = /^\/\/ ([\w.-]+\.\w+):/;
+
+/** The ```sh blocks (and saved source files) from the heading `from` up to (not including) the heading `until`. */
 export function shellBlocks(readme: string, from: string, until: string): ShellBlock[] {
   const lines = readme.split("\n");
   const blocks: ShellBlock[] = [];
@@ -29,6 +38,12 @@ export function shellBlocks(readme: string, from: string, until: string): ShellB
     if (!inside && line === "```sh") {
       inside = true;
       blocks.push({ section, line: i + 2, text: "" });
+      continue;
+    }
+    const savedAs = SOURCE_FENCE.test(line) ? SAVED_AS.exec(lines[i + 1] ?? "")?.[1] : undefined;
+    if (!inside && savedAs) {
+      inside = true;
+      blocks.push({ section, line: i + 2, text: "", file: savedAs });
       continue;
     }
     if (inside && line === "```") {
@@ -59,6 +74,7 @@ function withoutComment(line: string): string {
  * says `→ NNN` expects that status, and the ports are the test's. Everything else runs as written.
  */
 export function blockAsBash(block: ShellBlock, ports: WalkthroughPorts): string {
+  if (block.file) return withPorts(`cat > ${quote(block.file)} <<'README_SOURCE_BLOCK'\n${block.text}README_SOURCE_BLOCK`, ports);
   // Join backslash continuations so a start command written over several lines is seen whole.
   const logical = block.text.replace(/\\\n/g, "\u0000").split("\n");
   const out = logical.map((raw) => {
@@ -70,11 +86,12 @@ export function blockAsBash(block: ShellBlock, ports: WalkthroughPorts): string 
     const kept = raw.replace(/\u0000/g, "\\\n");
     return expected && /^\s*curl\b/.test(kept) ? kept.replace(/^(\s*)curl\b/, `$1EXPECT_STATUS=${expected} curl`) : kept;
   });
-  return out
-    .join("\n")
-    .replaceAll("localhost:7071", `localhost:${ports.host}`)
-    .replaceAll("localhost:8443", `localhost:${ports.receiver}`);
+  return withPorts(out.join("\n"), ports);
 }
+
+/** The README's ports (7071 for the service, 8443 for the receiver) replaced by the test's. */
+const withPorts = (text: string, ports: WalkthroughPorts) =>
+  text.replaceAll("localhost:7071", `localhost:${ports.host}`).replaceAll("localhost:8443", `localhost:${ports.receiver}`);
 
 const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
 

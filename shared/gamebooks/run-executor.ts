@@ -11,6 +11,7 @@ import { classifications, type Classification } from "../sources/gateway";
 import { parseRetryAfter } from "../upstream/retry-after";
 import type { GamebookRunMessage, GamebookRunRecord, PlaybookEntryRecord } from "../store/gamebook-records";
 import { retryOnConflict } from "../store/read-modify-write";
+import type { Versioned } from "../store/ports";
 import type { OutboxRecord, WorkspaceRecord } from "../store/records";
 import { withSummary } from "./run-record";
 import { executorMessage } from "./run-records";
@@ -75,39 +76,51 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     // Waiting for approval, finished, or a duplicate message for a playbook already done.
     if (step.kind !== "execute" || step.sequence !== message.sequence) return;
 
-    const running = step.resumed ? found.value : await begin(message);
+    const running = step.resumed ? found : await begin(message, found);
     if (!running) return;
-    const entry = running.playbooks.find((p) => p.sequence === message.sequence)!;
-    const outcome = await carryOut(workspace, running, entry, message.attempt, received.deliveryCount);
+    const entry = running.value.playbooks.find((p) => p.sequence === message.sequence)!;
+    const outcome = await carryOut(workspace, running.value, entry, message.attempt, received.deliveryCount);
     if (outcome.kind === "retry") {
-      const next = executorMessage(running, message.sequence, message.attempt + 1, services.now().toISOString());
+      const next = executorMessage(running.value, message.sequence, message.attempt + 1, services.now().toISOString());
       await services.events.gamebookRuns.schedule([next.message], new Date(services.now().getTime() + outcome.delayMs));
       services.logger.warn("gamebook playbook will be retried", { ...message, delayMs: outcome.delayMs, error: outcome.reason });
       return;
     }
     const result = outcome.kind === "done" ? outcome.result : { status: "Failed" as const, errorMessage: outcome.reason, durationMs: outcome.durationMs };
-    await record(message, result);
+    await record(message, result, running);
   };
 
+  /**
+   * The run as read for an attempt: the version the caller already holds on the first attempt (one
+   * read of the run per playbook, not one per write), a fresh read after a lost race.
+   */
+  const readFor = (message: GamebookRunMessage, held: Versioned<GamebookRunRecord>) => (attempt: number) =>
+    attempt === 1 ? Promise.resolve(held) : runs().get(message.workspaceId, message.runId);
+
   /** Marks the playbook (and the run, on its first) `Running`; undefined when another worker got there first. */
-  async function begin(message: GamebookRunMessage): Promise<GamebookRunRecord | undefined> {
-    return retryOnConflict(async () => {
-      const current = await runs().get(message.workspaceId, message.runId);
+  async function begin(message: GamebookRunMessage, found: Versioned<GamebookRunRecord>): Promise<Versioned<GamebookRunRecord> | undefined> {
+    const read = readFor(message, found);
+    return retryOnConflict(async (attempt) => {
+      const current = await read(attempt);
       if (!current) return undefined;
       const step = nextStep(current.value);
       if (step.kind !== "execute" || step.sequence !== message.sequence) return undefined;
-      if (step.resumed) return current.value;
+      if (step.resumed) return current;
       const started = withSummary(beginStep(current.value, message.sequence, services.now().toISOString()));
-      return (await runs().replace(started, current.etag)).value;
+      return runs().replace(started, current.etag);
     });
   }
 
-  /** Records the outcome; the next playbook's message commits with it. A second outcome changes nothing. */
-  async function record(message: GamebookRunMessage, result: StepResult): Promise<void> {
+  /**
+   * Records the outcome on the run as this worker left it (re-read if someone wrote since); the next
+   * playbook's message commits with it. A second outcome changes nothing.
+   */
+  async function record(message: GamebookRunMessage, result: StepResult, running: Versioned<GamebookRunRecord>): Promise<void> {
+    const read = readFor(message, running);
     let outbox: OutboxRecord[] = [];
-    await retryOnConflict(async () => {
+    await retryOnConflict(async (attempt) => {
       outbox = [];
-      const current = await runs().get(message.workspaceId, message.runId);
+      const current = await read(attempt);
       if (!current) return;
       const at = services.now().toISOString();
       const advanced = advance(current.value, message.sequence, result, at);

@@ -107,6 +107,31 @@ describe("the gamebook executor", () => {
     expect(sent).toHaveLength(2);
   });
 
+  it("writes on the version it read, and re-reads only when another writer came between", async () => {
+    const run = await dispatchedRun();
+    const executor = createRunExecutor({ services });
+    const reads = vi.spyOn(services.stores.gamebookRuns, "get");
+    // While the playbook runs, someone else writes the run: the outcome's first write loses the race.
+    behaviour = async () => {
+      const held = (await services.stores.gamebookRuns.get(run.workspaceId, run.id))!;
+      await services.stores.gamebookRuns.replace({ ...held.value, tracingId: "touched-while-running" }, held.etag);
+      return { status: "Succeeded", errorMessage: null, durationMs: 900 };
+    };
+    await executor.handle(delivered(sent[0]!));
+    // The message's read, the other writer's read, and the re-read after the lost race.
+    expect(reads).toHaveBeenCalledTimes(3);
+    const after = await current(run);
+    expect(after.playbooks.map((p) => p.status)).toEqual(["Succeeded", "Pending"]);
+    expect(after.tracingId).toBe("touched-while-running");
+    expect(sent).toHaveLength(2);
+
+    reads.mockClear();
+    behaviour = async () => ({ status: "Succeeded", errorMessage: null, durationMs: 900 });
+    await executor.handle(delivered(sent[1]!));
+    expect(reads).toHaveBeenCalledTimes(1);
+    expect((await current(run)).status).toBe("Succeeded");
+  });
+
   it("a message for a playbook that is no longer next, or a repeat of a finished one, does nothing", async () => {
     const run = await dispatchedRun();
     const executor = createRunExecutor({ services });

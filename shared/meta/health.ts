@@ -15,11 +15,15 @@ export const healthCheckSchema = z.object({
   /** The contract code of the failure (`TIMEOUT`, `UPSTREAM_ERROR`...); never the upstream's own text. */
   code: z.string().optional(),
 });
-export const healthReportSchema = z.object({
-  status: z.enum(["ok", "failed"]),
-  checkedAt: z.string(),
-  checks: z.record(z.string(), healthCheckSchema),
-});
+export const healthReportSchema = z
+  .object({
+    status: z.enum(["ok", "failed"]),
+    checkedAt: z.string(),
+    checks: z.record(z.string(), healthCheckSchema),
+  })
+  .meta({
+    examples: [{ status: "ok", checkedAt: "2026-03-02T22:11:07.727Z", checks: { store: { status: "ok", durationMs: 4 }, queue: { status: "ok", durationMs: 11 } } }],
+  });
 export type HealthCheckResult = z.infer<typeof healthCheckSchema>;
 export type HealthReport = z.infer<typeof healthReportSchema>;
 

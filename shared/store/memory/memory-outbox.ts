@@ -10,13 +10,20 @@ import type { VersionedMap } from "./versioned-map";
  */
 export class MemoryOutbox implements OutboxStore {
   private readonly records = new Map<string, OutboxRecord>();
+  /**
+   * The keys of the records not yet published: the sweep reads these, not every record ever written
+   * (a long-running local host keeps them all, as Cosmos keeps them for a week).
+   */
+  private readonly unpublished = new Set<string>();
 
   /** Writes records; one written again replaces its earlier copy (and goes to the end, as a new write). */
   put(records: readonly OutboxRecord[]): void {
     for (const record of records) {
       const key = keyOf(record);
       this.records.delete(key);
+      this.unpublished.delete(key);
       this.records.set(key, Object.freeze(structuredClone(record)));
+      if (record.publishedAt === null) this.unpublished.add(key);
     }
   }
 
@@ -25,13 +32,16 @@ export class MemoryOutbox implements OutboxStore {
   }
 
   async listUnpublished(limit: number): Promise<OutboxRecord[]> {
-    return oldestFirst([...this.records.values()].filter((r) => r.publishedAt === null)).slice(0, Math.max(0, limit));
+    return oldestFirst([...this.unpublished].map((key) => this.records.get(key)!)).slice(0, Math.max(0, limit));
   }
 
   async markPublished(record: Pick<OutboxRecord, "id" | "scope">, at: string): Promise<void> {
     const key = keyOf(record);
     const found = this.records.get(key);
-    if (found && found.publishedAt === null) this.records.set(key, Object.freeze({ ...found, publishedAt: at }));
+    if (found && found.publishedAt === null) {
+      this.records.set(key, Object.freeze({ ...found, publishedAt: at }));
+      this.unpublished.delete(key);
+    }
   }
 
   async list(scope: OutboxScope, limit: number): Promise<OutboxRecord[]> {

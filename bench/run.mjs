@@ -1326,6 +1326,8 @@ async function reconcilerPass({ log, settings }) {
       // activity (comments, status moves on their timeline) lands in a window now and then, as the
       // baseline pass shows with no console change at all.
       if (s.closed !== closes) problems.push(`${label}: closed ${s.closed}, but ${closes} incidents were closed in the console`);
+      // Each new incident publishes incident.created, each close status.changed and closed (updates add theirs).
+      if (s.eventsPublished < s.created + 2 * s.closed) problems.push(`${label}: ${s.eventsPublished} events published, fewer than the ${s.created + 2 * s.closed} its creates and closes make`);
       if (s.workspaces !== WORKSPACES || s.failed) problems.push(`${label}: ${s.workspaces} workspaces reconciled, ${s.failed} failed (expected ${WORKSPACES}, 0)`);
       if (s.incidentsSeen < changes) problems.push(`${label}: saw ${s.incidentsSeen} incidents, fewer than the ${changes} changed`);
       log(

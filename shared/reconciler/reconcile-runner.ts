@@ -74,7 +74,8 @@ export class ReconcileRunner implements Reconciler {
         durationMs: performance.now() - began,
         intervalMs: services.config.reconcileIntervalMs || 60_000,
       });
-      summary.eventsPublished += await services.events.outbox.sweep();
+      const swept = await services.events.outbox.sweep();
+      summary.eventsPublished += swept;
       services.logger.info("reconciler pass", { ...summary });
       return summary;
     } finally {

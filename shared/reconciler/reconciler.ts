@@ -210,7 +210,10 @@ async function reconcileIncident(services: Services, workspace: WorkspaceRecord,
       const change = upstreamChange(workspace, current?.value, incident, baselineAt, services.now());
       if (!change) return;
       await store.commit(change.state, current?.etag ?? null, change.events);
-      result.eventsPublished += await services.events.outbox.publish(change.events);
+      // Read the count after the await: the workspace's sources run concurrently on one result, and
+      // `x += await …` would add to the value read before it.
+      const published = await services.events.outbox.publish(change.events);
+      result.eventsPublished += published;
       result[change.kind]++;
     });
     return true;

@@ -68,6 +68,17 @@ describe("reconciler", () => {
     expect(events.filter((e) => e.type === "incident.created.v1" && e.data.incidentId === id)).toHaveLength(1);
   });
 
+  it("the pass summary counts every event its sources published, when both sources change at once", async () => {
+    for (const source of ["SourceA", "SourceB", "SourceA", "SourceB"]) {
+      const res = await host.local("POST", `/sources/${source}/workspaces/${ws}/incidents`, { title: `Beaconing to a new domain (${source})`, severity: "Medium" });
+      expect(res.status).toBe(201);
+    }
+    advance(10_000);
+    const pass = (await json(await host.local("POST", "/reconcile"))).data;
+    expect(pass.created).toBe(4);
+    expect(pass.eventsPublished).toBe(4);
+  });
+
   it("a close made in the vendor console fires status.changed and closed with upstream origins and different ids", async () => {
     const id = await createInConsole("Impossible travel for CFO");
     advance(10_000);

@@ -1,5 +1,5 @@
-// The webhook receiver of the "end-to-end webhook delivery" scenario in bench/run.mjs, run as a child
-// process of the bench (node:child_process fork, so it has an IPC channel): an HTTPS server on
+// The webhook receiver of the "end-to-end webhook delivery" scenario (bench/scenarios/webhook-delivery.mjs),
+// run as a child process of the bench (node:child_process fork, so it has an IPC channel): an HTTPS server on
 // 127.0.0.1 with a self-signed certificate generated at start, which verifies the signature of every
 // POST, answers 200 at once (401 when verification fails) and records when each event arrived.
 //

@@ -1,13 +1,43 @@
-// Helpers shared by the benchmark scenarios in bench/run.mjs: child-process servers, ports, load
-// generation and statistics. Nothing here knows about a particular endpoint.
+// Helpers shared by the benchmark runner (bench/run.mjs) and its scenarios (bench/scenarios/): numeric
+// knobs from env, child processes and the environment they get, ports, load generation and
+// statistics. Nothing here knows about a particular endpoint (bench/api-host.mjs does).
 
-import { fork, spawn } from "node:child_process";
+import { execFile, fork, spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
+import { promisify } from "node:util";
 import autocannon from "autocannon";
+
+/** Reads a numeric env override, refusing nonsense rather than silently benchmarking with it. */
+export function numberFromEnv(name, fallback, { integer = false, min = 1 } = {}) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min || (integer && !Number.isInteger(value))) {
+    console.error(`${name}=${JSON.stringify(raw)} is not a valid ${integer ? "integer" : "number"} >= ${min}`);
+    process.exit(1);
+  }
+  return value;
+}
+
+/**
+ * The environment every server child gets. Deliberately not inherited from the shell: a developer's
+ * STORE=cosmos, LOG_LEVEL=debug or short PRINCIPAL_CACHE_TTL_MS would silently change what is
+ * measured. Only what a process needs to run at all is passed through.
+ */
+export function childEnv(extra) {
+  const env = {};
+  for (const name of ["PATH", "HOME", "TMPDIR", "SystemRoot"]) {
+    if (process.env[name] !== undefined) env[name] = process.env[name];
+  }
+  return { ...env, ...extra };
+}
+
+/** execFile as a promise of { stdout, stderr }; rejects when the program fails. */
+export const execFileAsync = promisify(execFile);
 
 /** Keeps only the last `limit` characters of a stream, so a chatty child cannot grow our memory. */
 function tail(stream, limit = 16_384) {
@@ -248,6 +278,16 @@ export function percentile(sorted, p) {
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
 }
 
+/** Runs `fn(i, worker)` for i = 0..count-1 with `concurrency` calls in flight, one chain per worker. */
+export async function inParallel(count, concurrency, fn) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, worker) => {
+      for (let i = next++; i < count; i = next++) await fn(i, worker);
+    }),
+  );
+}
+
 /**
  * Runs autocannon in this process against `url` and returns
  * { rps, p50, p99, errors, timeouts, non2xx, requests, durationS, statusCodes }.
@@ -293,6 +333,12 @@ export function median(values) {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
+/** p50/p99 of a plain list of numbers. */
+export function p50p99(values) {
+  const sorted = Float64Array.from(values).sort();
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), n: sorted.length };
+}
+
 /**
  * Combines the rounds of one target into a single row: the median of each metric taken
  * separately (medians resist the odd round spoiled by a noisy neighbour), and the totals of
@@ -328,3 +374,6 @@ export function formatLoadTable(rows) {
     cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ").trimEnd();
   return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)].join("\n");
 }
+
+/** A copy of `obj` without `keys`, to leave noise (dates, connection headers) out of the results. */
+export const withoutKeys = (obj, keys) => Object.fromEntries(Object.entries(obj).filter(([k]) => !keys.includes(k)));

@@ -84,7 +84,6 @@ export async function gamebookRuns({ log }) {
     const samples = [];
     let next = 0;
     let measuredFrom = 0;
-    const startedAt = performance.now();
     const cpuBefore = await processCpuMs(api.server.child.pid);
     let cpuAtWarmup = null;
     await Promise.all(

@@ -67,7 +67,10 @@ async function readLog<T>(input: HandlerInput<unknown, Query, unknown>, log: str
 }
 
 function resolveWindow(query: Query, now: Date): { from: string; to: string } {
-  const to = query.to ? Math.min(Date.parse(query.to), now.getTime()) : now.getTime();
+  // The end is exclusive, so it stops just after now: a record stamped in this very millisecond is
+  // included (a sign-in made "now" is listed by the request that follows it at once).
+  const latest = now.getTime() + 1;
+  const to = query.to ? Math.min(Date.parse(query.to), latest) : latest;
   const from = query.from ? Date.parse(query.from) : to - DAY_MS;
   const problems: Record<string, string[]> = {};
   if (from < now.getTime() - MAX_LOG_WINDOW_DAYS * DAY_MS) problems.from = [`At most ${MAX_LOG_WINDOW_DAYS} days ago (the directory keeps its logs that long).`];

@@ -19,7 +19,7 @@ export const logQuery = z
       .describe("A user's object id (GUID) or user principal name. Sign-ins: who signed in. Directory audits: who initiated the activity.")
       .meta({ examples: ["tom.oneill@fabrikam.example"] }),
     from: z.iso.datetime({ offset: true }).optional().describe("Inclusive start; default 24 hours before `to`. At most 30 days ago."),
-    to: z.iso.datetime({ offset: true }).optional().describe("Exclusive end; default now."),
+    to: z.iso.datetime({ offset: true }).optional().describe("Exclusive end; default (and latest) just after now, so records stamped now are included."),
     pageSize: z.coerce.number().int().min(1).max(MAX_DIRECTORY_LOG_PAGE_SIZE).default(DEFAULT_LOG_PAGE_SIZE).describe(`Rows per page, 1 to ${MAX_DIRECTORY_LOG_PAGE_SIZE}.`),
     pageToken: z
       .string()

@@ -49,13 +49,16 @@ describe("sign-in logs", () => {
   });
 
   it("filters by user, follows page tokens to the end with every row once, and shows a sign-in made now first", async () => {
-    host.simulated.directory.addSignIn(TENANT, { userPrincipalName: USER, ipAddress: "203.0.113.77" });
-    const rows = await everyRow(`?user=${encodeURIComponent(USER)}&pageSize=5`, signIns);
+    const added = host.simulated.directory.addSignIn(TENANT, { userPrincipalName: USER, ipAddress: "203.0.113.77" });
+    // The window ends just after the added sign-in: the simulated logs keep generating rows up to
+    // "now", and one generated after it would otherwise come first or between the two reads.
+    const to = encodeURIComponent(new Date(Date.parse(added.createdDateTime) + 1).toISOString());
+    const rows = await everyRow(`?user=${encodeURIComponent(USER)}&to=${to}&pageSize=5`, signIns);
     expect(rows.length).toBeGreaterThan(1);
     expect(rows.every((r) => r.userPrincipalName.toLowerCase() === USER)).toBe(true);
     expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);
     expect(rows[0]!.ipAddress).toBe("203.0.113.77");
-    const all = await everyRow(`?user=${encodeURIComponent(USER)}&pageSize=1000`, signIns);
+    const all = await everyRow(`?user=${encodeURIComponent(USER)}&to=${to}&pageSize=1000`, signIns);
     expect(all.map((r) => r.id)).toEqual(rows.map((r) => r.id));
   });
 
@@ -93,17 +96,37 @@ describe("sign-in logs", () => {
 
 describe("directory audit logs", () => {
   it("lists directory audits newest first; the user filter matches the initiator", async () => {
-    host.simulated.directory.addDirectoryAudit(TENANT, {
+    const added = host.simulated.directory.addDirectoryAudit(TENANT, {
       activityDisplayName: "Add member to role",
       initiatedBy: { user: { id: null, displayName: "Tom O'Neill", userPrincipalName: USER, ipAddress: "198.51.100.20" }, app: null },
     });
-    const rows = await everyRow(`?user=${encodeURIComponent(USER)}&pageSize=50`, audits);
+    // As for sign-ins: a window that ends just after the added audit, so no later generated row can come first.
+    const to = encodeURIComponent(new Date(Date.parse(added.activityDateTime) + 1).toISOString());
+    const rows = await everyRow(`?user=${encodeURIComponent(USER)}&to=${to}&pageSize=50`, audits);
     expect(rows[0]).toMatchObject({ activityDisplayName: "Add member to role" });
     expect(rows.every((r) => r.initiatedBy.user?.userPrincipalName?.toLowerCase() === USER)).toBe(true);
     const all = (await json(await audits("?pageSize=100"))).data as Json[];
     const times = all.map((r) => r.activityDateTime);
     expect(times).toEqual([...times].sort().reverse());
     expect(Object.keys(all[0]!)).toEqual(expect.arrayContaining(["activityDisplayName", "category", "result", "initiatedBy", "targetResources", "additionalDetails"]));
+  });
+});
+
+describe("the default window", () => {
+  it("ends just after now: a sign-in stamped in the same millisecond as the request is listed", async () => {
+    // A clock that stands still puts the sign-in and the request in one millisecond.
+    const frozen = new Date(Date.now());
+    const still = await startTestHost({ now: () => frozen });
+    try {
+      const workspace = still.demo.workspaces[0]!;
+      const added = still.simulated.directory.addSignIn(workspace.tenantId, { userPrincipalName: USER, ipAddress: "203.0.113.78" });
+      expect(added.createdDateTime).toBe(frozen.toISOString());
+      const res = await still.call("GET", `/workspaces/${workspace.id}/investigation/users/signin-logs?user=${encodeURIComponent(USER)}&pageSize=5`);
+      expect(res.status).toBe(200);
+      expect((await json(res)).data[0]).toMatchObject({ id: added.id, ipAddress: "203.0.113.78" });
+    } finally {
+      await still.close();
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import { EXAMPLE_ANALYST, EXAMPLE_CUSTOMER_TENANT_ID, EXAMPLE_INCIDENT, EXAMPLE_SECOND_WORKSPACE_ID, EXAMPLE_WORKSPACE_ID } from "../meta/examples";
+import { EXAMPLE_INCIDENT_BLOCK, EXAMPLE_ANALYST, EXAMPLE_CUSTOMER_TENANT_ID, EXAMPLE_INCIDENT, EXAMPLE_SECOND_WORKSPACE_ID, EXAMPLE_WORKSPACE_ID } from "../meta/examples";
 
 // Examples of the OpenAPI document for incidents: EXAMPLE_INCIDENT of the demo workspace
 // fabrikam-sentinel-prod, as the simulated SourceA serves it (see meta/examples.ts).
@@ -8,16 +8,7 @@ const consoleUrl = (id: string) =>
 
 export const incidentSummaryExample = {
   source: EXAMPLE_INCIDENT.source,
-  incident: {
-    id: EXAMPLE_INCIDENT.id,
-    number: EXAMPLE_INCIDENT.number,
-    title: EXAMPLE_INCIDENT.title,
-    severity: "High",
-    status: "New",
-    workspaceId: EXAMPLE_WORKSPACE_ID,
-    createdAt: "2026-03-02T08:41:07.602Z",
-    updatedAt: "2026-03-02T08:41:07.602Z",
-  },
+  incident: EXAMPLE_INCIDENT_BLOCK,
   lastModificationTime: "2026-03-02T08:41:07.602Z",
   lastActivityTime: "2026-03-02T08:41:07.602Z",
   classification: null,

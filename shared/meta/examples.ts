@@ -27,6 +27,17 @@ export const EXAMPLE_INCIDENT = {
   number: 9139,
   title: "Suspicious PowerShell command line on FAB-DC-4624",
 } as const;
+/** EXAMPLE_INCIDENT's block as incident listings and event payloads carry it. */
+export const EXAMPLE_INCIDENT_BLOCK = {
+  id: EXAMPLE_INCIDENT.id,
+  number: EXAMPLE_INCIDENT.number,
+  title: EXAMPLE_INCIDENT.title,
+  severity: "High",
+  status: "New",
+  workspaceId: EXAMPLE_WORKSPACE_ID,
+  createdAt: "2026-03-02T08:41:07.602Z",
+  updatedAt: "2026-03-02T08:41:07.602Z",
+} as const;
 /** The demo gamebook run ("Contain a compromised account") on EXAMPLE_INCIDENT. */
 export const EXAMPLE_GAMEBOOK_RUN_ID = "e33b5203-a371-859e-a3cf-7318eb17ddbd";
 

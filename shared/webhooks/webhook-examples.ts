@@ -1,4 +1,5 @@
 import {
+  EXAMPLE_INCIDENT_BLOCK,
   EXAMPLE_CUSTOMER_ACCOUNT_ID,
   EXAMPLE_FAILED_DELIVERY_CREATED_AT,
   EXAMPLE_FAILED_DELIVERY_LOG_ID,
@@ -97,16 +98,7 @@ export const deliveryLogEntryExample = {
   ...deliveryLogExample,
   eventPayload: {
     source: EXAMPLE_INCIDENT.source,
-    incident: {
-      id: EXAMPLE_INCIDENT.id,
-      number: EXAMPLE_INCIDENT.number,
-      title: EXAMPLE_INCIDENT.title,
-      severity: "High",
-      status: "New",
-      workspaceId: EXAMPLE_WORKSPACE_ID,
-      createdAt: "2026-03-02T08:41:07.602Z",
-      updatedAt: "2026-03-02T08:41:07.602Z",
-    },
+    incident: EXAMPLE_INCIDENT_BLOCK,
   },
 };
 

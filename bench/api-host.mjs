@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { childEnv, freePort, startServer } from "./lib.mjs";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const API_HOST = path.join(ROOT, "dist/shared/local/main.js");
+const API_HOST = path.join(ROOT, "dist/shared/hosts/local/main.js");
 
 /**
  * Starts the local API host with a freshly generated admin service account and waits until that

@@ -1,7 +1,7 @@
 import { app } from "@azure/functions";
-import { queueNames } from "../shared/queue/queue-names";
-import { SERVICE_BUS_CONNECTION, serviceBusTriggerHandler } from "../shared/queue/service-bus-trigger";
-import { lazyServices } from "../shared/azure/lazy-services";
+import { queueNames } from "../shared/platform/queue/queue-names";
+import { SERVICE_BUS_CONNECTION, serviceBusTriggerHandler } from "../shared/hosts/azure/service-bus-trigger";
+import { lazyServices } from "../shared/hosts/azure/lazy-services";
 
 // One domain event → one delivery message per webhook that gets it. A failure is tried again later
 // (scheduled on the same queue), then dead-lettered; delivery message ids make a repeat harmless.

@@ -1,8 +1,8 @@
 import { app } from "@azure/functions";
-import { queueNames } from "../shared/queue/queue-names";
-import { SERVICE_BUS_CONNECTION, serviceBusTriggerHandler } from "../shared/queue/service-bus-trigger";
-import { lazyServices } from "../shared/azure/lazy-services";
-import type { RunExecutor } from "../shared/gamebooks/run-executor";
+import { queueNames } from "../shared/platform/queue/queue-names";
+import { SERVICE_BUS_CONNECTION, serviceBusTriggerHandler } from "../shared/hosts/azure/service-bus-trigger";
+import { lazyServices } from "../shared/hosts/azure/lazy-services";
+import type { RunExecutor } from "../shared/domain/gamebooks/run-executor";
 
 let executor: RunExecutor | undefined;
 
@@ -17,7 +17,7 @@ app.serviceBusQueue("gamebook-executor", {
   queueName: queueNames.gamebookRuns,
   handler: serviceBusTriggerHandler(async () => {
     if (!executor) {
-      const { createRunExecutor } = await import("../shared/gamebooks/run-executor.js");
+      const { createRunExecutor } = await import("../shared/domain/gamebooks/run-executor.js");
       executor = createRunExecutor({ services: await lazyServices() });
     }
     return executor.handle;

@@ -1,5 +1,5 @@
 import { app } from "@azure/functions";
-import { ALL_METHODS, httpFunctions, lazyHttpHandler } from "../shared/azure/http-functions";
+import { ALL_METHODS, httpFunctions, lazyHttpHandler } from "../shared/hosts/azure/http-functions";
 
 // One HTTP function per endpoint group, each on the route its paths share plus a catch-all, every
 // method: the shared router decides 404 and 405. The meta group's catch-all (`v2/{*rest}`) answers

@@ -1,5 +1,5 @@
 import { app } from "@azure/functions";
-import { lazyServices } from "../shared/azure/lazy-services";
+import { lazyServices } from "../shared/hosts/azure/lazy-services";
 
 // Events are published right after their commit; this republishes any that a crash between commit
 // and publish left in the outbox. Duplicates are dropped by message id, so overlapping runs are safe.

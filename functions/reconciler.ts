@@ -1,7 +1,7 @@
 import { app } from "@azure/functions";
-import { lazyServices } from "../shared/azure/lazy-services";
-import { queueNames } from "../shared/queue/queue-names";
-import { SERVICE_BUS_CONNECTION, serviceBusTriggerHandler } from "../shared/queue/service-bus-trigger";
+import { lazyServices } from "../shared/hosts/azure/lazy-services";
+import { queueNames } from "../shared/platform/queue/queue-names";
+import { SERVICE_BUS_CONNECTION, serviceBusTriggerHandler } from "../shared/hosts/azure/service-bus-trigger";
 
 // Every minute: one `reconcile` message per workspace. The pass id is the minute, so a timer that
 // fires twice (a second instance, a restart) enqueues nothing twice: duplicate detection drops it.

@@ -1,4 +1,4 @@
-import { startTelemetry } from "../shared/azure/telemetry";
+import { startTelemetry } from "../shared/hosts/azure/telemetry";
 
 // Loaded with the function files (package.json `main`), before any invocation: in Azure, where
 // APPLICATIONINSIGHTS_CONNECTION_STRING is set, OpenTelemetry starts here, ahead of the Azure SDKs,

@@ -1,7 +1,7 @@
 import { app } from "@azure/functions";
-import { queueNames } from "../shared/queue/queue-names";
-import { SERVICE_BUS_CONNECTION, serviceBusTriggerHandler } from "../shared/queue/service-bus-trigger";
-import { lazyServices } from "../shared/azure/lazy-services";
+import { queueNames } from "../shared/platform/queue/queue-names";
+import { SERVICE_BUS_CONNECTION, serviceBusTriggerHandler } from "../shared/hosts/azure/service-bus-trigger";
+import { lazyServices } from "../shared/hosts/azure/lazy-services";
 
 // Resolving completes the message. A thrown handler (the store or the queue failing) is tried again
 // later, scheduled on the same queue, and dead-lettered once its retries are used up; failed webhook

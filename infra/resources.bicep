@@ -1,8 +1,8 @@
 // Everything the service runs on, in the resource group main.bicep creates for the azd environment.
 //
 // What has to match the code is in this file, and test/unit/infra.test.ts compares it with the code's
-// single sources: the Cosmos containers (shared/store/cosmos/containers.ts), the queue names
-// (shared/queue/queue-names.ts) and the app settings the code reads (shared/config.ts).
+// single sources: the Cosmos containers (shared/platform/store/cosmos/containers.ts), the queue names
+// (shared/platform/queue/queue-names.ts) and the app settings the code reads (shared/platform/config/config.ts).
 //
 // Choices:
 // - Flex Consumption (Linux, Node 22): pay per use like Consumption, but it is where Linux serverless
@@ -90,7 +90,7 @@ param logAnalyticsConnectorSources object = {}
 // What must match the code
 // ---------------------------------------------------------------------------------------------------
 
-// shared/store/cosmos/containers.ts, container for container. Every container is partitioned on
+// shared/platform/store/cosmos/containers.ts, container for container. Every container is partitioned on
 // `/pk`, which the code sets on each document, so that a document and the outbox records committed
 // with it share a partition. A partition key is fixed for the container's lifetime: changing one here
 // means a new container and a data migration.
@@ -219,7 +219,7 @@ var cosmosContainers = [
   }
 ]
 
-// shared/queue/queue-names.ts.
+// shared/platform/queue/queue-names.ts.
 var queueNames = [
   'events'
   'deliveries'
@@ -237,7 +237,7 @@ var secretNames = {
 // Every subscription cloudSubscriptions names, once: each gets a Reader assignment below.
 var cloudSubscriptionIds = union(map(flatten(map(items(cloudSubscriptions), entry => entry.value)), id => toLower(id)), [])
 
-// The settings shared/config.ts reads, as the app sees them in Azure (and the vendor bridges, below).
+// The settings shared/platform/config/config.ts reads, as the app sees them in Azure (and the vendor bridges, below).
 // The Functions host's own settings (AzureWebJobsStorage, Application Insights) are added by
 // modules/function-app.bicep.
 var appSettings = {
@@ -275,7 +275,7 @@ var sourceBridgeSettings = union(
   )
 )
 
-// The other integrations shared/config.ts reads, each only when its parameter is set: a setting left
+// The other integrations shared/platform/config/config.ts reads, each only when its parameter is set: a setting left
 // out is an integration switched off (EXTENSION_NOT_ENABLED), and a bridge's header reference never
 // points at a secret nobody was asked to set. The bridges' Authorization headers are Key Vault
 // references, like the source bridges' (setting name: secret name).

@@ -18,7 +18,7 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { spawn } from "node:child_process";
-import { isApiError } from "../shared/errors/api-error";
+import { isApiError } from "../shared/platform/errors/api-error";
 import type { BootstrapOutput } from "./bootstrap";
 
 const KEY_VAULT_API = "7.4";
@@ -62,7 +62,7 @@ export interface HookDeps {
   /** Azure Resource Manager's base URL. */
   armEndpoint: string;
   sleep(ms: number): Promise<void>;
-  /** A new key: 32 random bytes, base64 (what shared/config.ts accepts). */
+  /** A new key: 32 random bytes, base64 (what shared/platform/config/config.ts accepts). */
   newKey(): string;
 }
 

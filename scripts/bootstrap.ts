@@ -8,14 +8,14 @@
  */
 import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
-import { ConfigError, loadConfig } from "../shared/config";
-import { ensureAdminAccount } from "../shared/identity/admin-account";
-import { organizationAccountIds } from "../shared/organizations/organization-scope";
-import { createServices } from "../shared/composition";
-import { createCosmosClient } from "../shared/store/cosmos/cosmos-client";
-import { ensureContainers } from "../shared/store/cosmos/containers";
-import { createCosmosStores } from "../shared/store/cosmos/cosmos-stores";
-import { silentLogger } from "../shared/logger";
+import { ConfigError, loadConfig } from "../shared/platform/config/config";
+import { ensureAdminAccount } from "../shared/domain/organizations/admin-account";
+import { organizationAccountIds } from "../shared/domain/organizations/organization-scope";
+import { createServices } from "../shared/hosts/composition";
+import { createCosmosClient } from "../shared/platform/store/cosmos/cosmos-client";
+import { ensureContainers } from "../shared/platform/store/cosmos/containers";
+import { createCosmosStores } from "../shared/platform/store/cosmos/cosmos-stores";
+import { silentLogger } from "../shared/platform/logger";
 
 export interface BootstrapOutput {
   accountId: string;

@@ -19,7 +19,7 @@ let service = null;
 let stopping = false;
 
 function startService() {
-  service = spawn(process.execPath, [...nodeArgs, "dist/shared/local/main.js"], { stdio: "inherit" });
+  service = spawn(process.execPath, [...nodeArgs, "dist/shared/hosts/local/main.js"], { stdio: "inherit" });
   const current = service;
   current.on("exit", (code, signal) => {
     if (service === current) service = null;

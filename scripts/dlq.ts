@@ -10,10 +10,10 @@
  * Receiver and Sender on the namespace (the Bicep grants them to the deployer).
  */
 import { parseArgs } from "node:util";
-import { ConfigError } from "../shared/config";
-import { serviceBusDeadLetters, type DeadLetterQueues } from "../shared/queue/dead-letters";
-import { queueNames } from "../shared/queue/queue-names";
-import { createServiceBusClient } from "../shared/queue/service-bus-queue";
+import { ConfigError } from "../shared/platform/config/config";
+import { serviceBusDeadLetters, type DeadLetterQueues } from "../shared/platform/queue/dead-letters";
+import { queueNames } from "../shared/platform/queue/queue-names";
+import { createServiceBusClient } from "../shared/platform/queue/service-bus/service-bus-queue";
 
 const USAGE = `usage: npm run dlq -- list [queue...] [--max N]
        npm run dlq -- show <queue> <sequenceNumber>

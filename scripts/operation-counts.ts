@@ -16,18 +16,18 @@
  * trip fails it.
  */
 import { randomBytes } from "node:crypto";
-import { loadConfig } from "../shared/config";
-import type { GuardedSender } from "../shared/delivery/guarded-sender";
-import { createPipeline, type ApiRequest } from "../shared/http/pipeline";
-import { demoId, seedDemoData } from "../shared/local/demo-data";
-import { seedDemoGamebooks } from "../shared/local/demo-gamebooks";
-import { createLocalServices } from "../shared/local/local-services";
-import type { QueueSender } from "../shared/queue/queue";
-import { ReconcileRunner } from "../shared/reconciler/reconcile-runner";
-import { allRoutes } from "../shared/route-groups";
-import type { Services } from "../shared/services";
-import { createMemoryStores } from "../shared/store/memory/memory-stores";
-import type { Stores } from "../shared/store/ports";
+import { loadConfig } from "../shared/platform/config/config";
+import type { GuardedSender } from "../shared/platform/delivery/guarded-sender";
+import { createPipeline, type ApiRequest } from "../shared/platform/http/pipeline";
+import { demoId, seedDemoData } from "../shared/hosts/local/demo-data";
+import { seedDemoGamebooks } from "../shared/hosts/local/demo-gamebooks";
+import { createLocalServices } from "../shared/hosts/local/local-services";
+import type { QueueSender } from "../shared/platform/queue/queue";
+import { ReconcileRunner } from "../shared/domain/reconciler/reconcile-runner";
+import { allRoutes } from "../shared/api/route-groups";
+import type { Services } from "../shared/platform/services";
+import { createMemoryStores } from "../shared/platform/store/memory/memory-stores";
+import type { Stores } from "../shared/platform/store/ports";
 
 export interface OperationCount {
   /** Store port calls. */

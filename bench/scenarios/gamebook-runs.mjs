@@ -39,7 +39,7 @@ export async function gamebookRuns({ log }) {
   const notes = [];
   const started = [];
   try {
-    const { demoId } = await import(pathToFileURL(path.join(ROOT, "dist/shared/local/demo-data.js")).href);
+    const { demoId } = await import(pathToFileURL(path.join(ROOT, "dist/shared/hosts/local/demo-data.js")).href);
     const api = await startApiHost({ env: { SIMULATED_PLAYBOOK_DELAY_MS: String(DELAY_MS), RECONCILE_INTERVAL_MS: "0" } });
     started.push(api.server);
     const seed = "secops-demo";

@@ -8,7 +8,7 @@ import { pathToFileURL } from "node:url";
 import { localControl, pageThrough, ROOT, startApiHost } from "../api-host.mjs";
 import { describeExit, inParallel, processCpuMs, processMemoryMb, withoutKeys } from "../lib.mjs";
 
-const RECONCILER = path.join(ROOT, "dist/shared/reconciler/reconciler.js");
+const RECONCILER = path.join(ROOT, "dist/shared/domain/reconciler/reconciler.js");
 
 /** A small seeded PRNG (mulberry32), so the incidents a run closes are the same every run. */
 function seededRandom(seed) {

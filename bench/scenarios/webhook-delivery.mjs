@@ -14,7 +14,7 @@ import { apiJson, openIncidents, ROOT, startApiHost } from "../api-host.mjs";
 import { childEnv, describeExit, inParallel, median, p50p99, processCpuMs, processMemoryMb, startIpcChild } from "../lib.mjs";
 
 const HTTPS_RECEIVER = path.join(ROOT, "bench/https-receiver.mjs");
-const SIGNER = path.join(ROOT, "dist/shared/delivery/signer.js");
+const SIGNER = path.join(ROOT, "dist/shared/platform/delivery/signer.js");
 
 /** Wall-clock milliseconds with sub-millisecond precision; the receiver stamps arrivals the same way. */
 const wallNow = () => performance.timeOrigin + performance.now();

@@ -12,7 +12,7 @@ param tags object = {}
 @description('Database name: the app setting COSMOS_DATABASE.')
 param databaseName string
 
-@description('Every container. resources.bicep passes its copy of shared/store/cosmos/containers.ts.')
+@description('Every container. resources.bicep passes its copy of shared/platform/store/cosmos/containers.ts.')
 param containers containerSpec[]
 
 @description('Principal ids that get the built-in Data Contributor role on the database.')

@@ -50,7 +50,7 @@ var hostSettings = {
   AzureWebJobsStorage__blobServiceUri: storage.properties.primaryEndpoints.blob
   AzureWebJobsStorage__credential: 'managedidentity'
   AzureWebJobsStorage__clientId: identityClientId
-  // The host's and the worker's telemetry (host.json telemetryMode OpenTelemetry; shared/azure/telemetry.ts).
+  // The host's and the worker's telemetry (host.json telemetryMode OpenTelemetry; shared/hosts/azure/telemetry.ts).
   APPLICATIONINSIGHTS_CONNECTION_STRING: appInsights.properties.ConnectionString
   // Application Insights accepts only Entra ID-authenticated telemetry (local auth is off).
   APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'Authorization=AAD;ClientId=${identityClientId}'

@@ -1,5 +1,5 @@
 // Service Bus: the namespace and the service's queues, all with the same guarantees the in-process
-// queue (shared/queue/in-process-queue.ts) gives locally.
+// queue (shared/platform/queue/in-process/in-process-queue.ts) gives locally.
 
 @description('Namespace name (globally unique).')
 param namespaceName string
@@ -8,7 +8,7 @@ param location string
 
 param tags object = {}
 
-@description('Queue names. resources.bicep passes its copy of shared/queue/queue-names.ts.')
+@description('Queue names. resources.bicep passes its copy of shared/platform/queue/queue-names.ts.')
 param queueNames string[]
 
 @description('Log Analytics workspace that receives the namespace\'s diagnostic logs.')

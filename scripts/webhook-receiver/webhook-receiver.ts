@@ -1,12 +1,12 @@
 // The HTTPS webhook receiver of `npm run receiver`: what a customer's endpoint does, on this machine,
 // printing every delivery as it arrives. It verifies each delivery with the service's own
-// receiver-side helper (`shared/delivery/verify-webhook-signature.ts`, the file the README tells
+// receiver-side helper (`shared/platform/delivery/verify-webhook-signature.ts`, the file the README tells
 // receivers to copy), once per signature scheme, so both schemes are shown to verify on their own.
 import { readFileSync, unwatchFile, watchFile } from "node:fs";
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
-import { verifyWebhookSignature } from "../../shared/delivery/verify-webhook-signature";
+import { verifyWebhookSignature } from "../../shared/platform/delivery/verify-webhook-signature";
 import type { SelfSignedCertificate } from "./self-signed-certificate";
 
 export interface WebhookReceiverOptions {

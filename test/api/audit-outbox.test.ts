@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { ApiError } from "../../shared/errors/api-error";
+import { ApiError } from "../../shared/platform/errors/api-error";
 import { startTestHost, type TestHost } from "../support/test-host";
 
 let host: TestHost;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureAdminAccount } from "../../shared/identity/admin-account";
-import { resourceGroupServiceId } from "../../shared/cloud/cloud-routes";
-import type { SimulatedSubscription } from "../../shared/cloud-inventory/simulated/simulated-estate";
-import { API_PREFIX } from "../../shared/http/router";
+import { ensureAdminAccount } from "../../shared/domain/organizations/admin-account";
+import { resourceGroupServiceId } from "../../shared/api/cloud/cloud-routes";
+import type { SimulatedSubscription } from "../../shared/systems/cloud-inventory/simulated/simulated-estate";
+import { API_PREFIX } from "../../shared/platform/http/router";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

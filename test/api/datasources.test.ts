@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { anomalyQueryBody } from "../../shared/datasources/datasource-schemas";
-import { ApiError } from "../../shared/errors/api-error";
+import { anomalyQueryBody } from "../../shared/api/datasources/datasource-schemas";
+import { ApiError } from "../../shared/platform/errors/api-error";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { ApiError } from "../../shared/errors/api-error";
+import { ApiError } from "../../shared/platform/errors/api-error";
 import { startTestHost, type TestHost } from "../support/test-host";
 
 let host: TestHost;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { INVALID_PAGE_TOKEN_MESSAGE } from "../../shared/errors/api-error";
-import { LAST_MODIFIED_CAP, LISTING_PAGE_TARGET } from "../../shared/incidents/cross-workspace-listing";
-import { sources, type Source } from "../../shared/sources/source";
+import { INVALID_PAGE_TOKEN_MESSAGE } from "../../shared/platform/errors/api-error";
+import { LAST_MODIFIED_CAP, LISTING_PAGE_TARGET } from "../../shared/api/incidents/cross-workspace-listing";
+import { sources, type Source } from "../../shared/domain/sources";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -1,9 +1,9 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { stateIdOf } from "../../shared/incidents/incident-state";
-import type { VendorIncident } from "../../shared/sources/gateway";
-import { commentPathSources, sources } from "../../shared/sources/source";
+import { stateIdOf } from "../../shared/domain/incidents/incident-state";
+import type { VendorIncident } from "../../shared/systems/vendors/port";
+import { commentPathSources, sources } from "../../shared/domain/sources";
 import { outboxEvents } from "../support/outbox";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { ApiError } from "../../shared/errors/api-error";
+import { ApiError } from "../../shared/platform/errors/api-error";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { localControlRoutes } from "../../shared/local/local-controls";
+import { localControlRoutes } from "../../shared/hosts/local/local-controls";
 import { startTestHost, type TestHost } from "../support/test-host";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

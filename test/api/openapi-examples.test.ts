@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seedDemoAdministration } from "../../shared/local/demo-administration";
-import { seedDemoGamebookRuns } from "../../shared/local/demo-gamebook-runs";
+import { seedDemoAdministration } from "../../shared/hosts/local/demo-administration";
+import { seedDemoGamebookRuns } from "../../shared/hosts/local/demo-gamebook-runs";
 import { fakeDns, startTestHost, type TestHost } from "../support/test-host";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { API_PREFIX } from "../../shared/http/router";
-import { allRoutes } from "../../shared/route-groups";
+import { API_PREFIX } from "../../shared/platform/http/router";
+import { allRoutes } from "../../shared/api/route-groups";
 import { startTestHost, type TestHost } from "../support/test-host";
 
 let host: TestHost;

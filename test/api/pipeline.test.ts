@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineRoute } from "../../shared/http/route";
-import { ensureAdminAccount } from "../../shared/identity/admin-account";
+import { defineRoute } from "../../shared/platform/http/route";
+import { ensureAdminAccount } from "../../shared/domain/organizations/admin-account";
 import { startTestHost, type TestHost } from "../support/test-host";
 
 /** Routes that exist only in this test, to reach pipeline paths no real endpoint reaches on demand. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorCodes } from "../../shared/errors/api-error";
+import { errorCodes } from "../../shared/platform/errors/api-error";
 import { rawExchange, type RawResponse } from "../support/raw-http";
 import { startTestHost, type TestHost } from "../support/test-host";
 

@@ -1,8 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { ApiError } from "../../shared/errors/api-error";
-import { EXAMPLE_INCIDENT_ID, EXAMPLE_TICKET, linkBody, priorityBody } from "../../shared/tickets/ticket-schemas";
+import { ApiError } from "../../shared/platform/errors/api-error";
+import { EXAMPLE_INCIDENT_ID, EXAMPLE_TICKET, linkBody, priorityBody } from "../../shared/api/tickets/ticket-schemas";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

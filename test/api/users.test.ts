@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { INVALID_PAGE_TOKEN_MESSAGE } from "../../shared/errors/api-error";
-import { ensureAdminAccount } from "../../shared/identity/admin-account";
+import { INVALID_PAGE_TOKEN_MESSAGE } from "../../shared/platform/errors/api-error";
+import { ensureAdminAccount } from "../../shared/domain/organizations/admin-account";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
 
 let host: TestHost;

@@ -1,8 +1,8 @@
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { verifyWebhookSignature } from "../../shared/delivery/verify-webhook-signature";
-import { incidentCreatedData } from "../../shared/incidents/incident-events";
-import type { VendorIncident } from "../../shared/sources/gateway";
+import { verifyWebhookSignature } from "../../shared/platform/delivery/verify-webhook-signature";
+import { incidentCreatedData } from "../../shared/domain/incidents/incident-events";
+import type { VendorIncident } from "../../shared/systems/vendors/port";
 import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from "../support/https-receiver";
 import { waitFor } from "../support/wait-for";
 import { startTestHost, type TestHost } from "../support/test-host";

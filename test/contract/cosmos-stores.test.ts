@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { CosmosClient } from "@azure/cosmos";
 import { afterAll, beforeAll } from "vitest";
-import { ensureContainers } from "../../shared/store/cosmos/containers";
-import { createCosmosClient } from "../../shared/store/cosmos/cosmos-client";
-import { createCosmosStores } from "../../shared/store/cosmos/cosmos-stores";
+import { ensureContainers } from "../../shared/platform/store/cosmos/containers";
+import { createCosmosClient } from "../../shared/platform/store/cosmos/cosmos-client";
+import { createCosmosStores } from "../../shared/platform/store/cosmos/cosmos-stores";
 import { startCosmosServer, type CosmosServer } from "../support/cosmos-server";
 import { describeStoreContract } from "./store-contract";
 

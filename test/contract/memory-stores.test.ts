@@ -1,4 +1,4 @@
-import { createMemoryStores } from "../../shared/store/memory/memory-stores";
+import { createMemoryStores } from "../../shared/platform/store/memory/memory-stores";
 import { describeStoreContract } from "./store-contract";
 
 describeStoreContract("memory", async () => ({ stores: createMemoryStores(), teardown: async () => {} }));

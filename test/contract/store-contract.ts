@@ -1,24 +1,21 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ErrorCode } from "../../shared/errors/api-error";
-import { deliveryLogPartition } from "../../shared/store/delivery-log-partition";
-import { outboxScope } from "../../shared/store/outbox-scope";
+import type { ErrorCode } from "../../shared/platform/errors/api-error";
+import { deliveryLogPartition } from "../../shared/platform/store/delivery-log-partition";
+import { outboxScope } from "../../shared/platform/store/outbox-scope";
 import { workspaceDataCases } from "./workspace-data-contract";
 import { apiErrorOf } from "../support/api-error-of";
-import type { GamebookRunCursor, Page, Stores } from "../../shared/store/ports";
-import type {
-  AccountRecord,
-  AuditEventRecord,
-  GamebookRunRecord,
-  PlaybookCatalogueRecord,
-  IncidentStateRecord,
-  OutboxEventRecord,
-  OutboxScope,
-  DeliveryLogRecord,
-  WebhookRecord,
-  ServiceAccountRecord,
-  UserRecord,
-  WorkspaceRecord,
-} from "../../shared/store/records";
+import type { GamebookRunCursor, Page, Stores } from "../../shared/platform/store/ports";
+import type { AccountRecord } from "../../shared/domain/organizations/account";
+import type { AuditEventRecord } from "../../shared/domain/audit/audit-event";
+import type { GamebookRunRecord } from "../../shared/domain/gamebooks/gamebook-run";
+import type { PlaybookCatalogueRecord } from "../../shared/domain/gamebooks/playbook-catalogue-record";
+import type { IncidentStateRecord } from "../../shared/domain/incidents/incident-state-record";
+import type { OutboxEventRecord, OutboxScope } from "../../shared/platform/events/outbox-record";
+import type { DeliveryLogRecord } from "../../shared/domain/webhooks/delivery-log";
+import type { WebhookRecord } from "../../shared/domain/webhooks/webhook";
+import type { ServiceAccountRecord } from "../../shared/domain/organizations/service-account";
+import type { UserRecord } from "../../shared/domain/organizations/user";
+import type { WorkspaceRecord } from "../../shared/domain/organizations/workspace";
 
 export interface StoreFixture {
   stores: Stores;

@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { isApiError, type ErrorCode } from "../../shared/errors/api-error";
-import { outboxScope } from "../../shared/store/outbox-scope";
-import type { Stores } from "../../shared/store/ports";
-import type { AuditEventRecord, OutboxAuditRecord, TicketLinkRecord, WorkspaceIntegrationsRecord } from "../../shared/store/records";
+import { isApiError, type ErrorCode } from "../../shared/platform/errors/api-error";
+import { outboxScope } from "../../shared/platform/store/outbox-scope";
+import type { Stores } from "../../shared/platform/store/ports";
+import type { AuditEventRecord } from "../../shared/domain/audit/audit-event";
+import type { OutboxAuditRecord } from "../../shared/platform/events/outbox-record";
+import type { TicketLinkRecord } from "../../shared/domain/tickets/ticket-link";
+import type { WorkspaceIntegrationsRecord } from "../../shared/domain/organizations/workspace-integrations";
 
 /**
  * Store cases of the workspace data: the audit trail's sequences, integration switches and ticket

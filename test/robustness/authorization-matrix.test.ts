@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { scopes, type Scope } from "../../shared/auth/scopes";
-import type { Route } from "../../shared/http/route";
-import { allRoutes } from "../../shared/route-groups";
-import { workspaceRoles } from "../../shared/store/records";
+import { scopes, type Scope } from "../../shared/platform/auth/scopes";
+import type { Route } from "../../shared/platform/http/route";
+import { allRoutes } from "../../shared/api/route-groups";
+import { workspaceRoles } from "../../shared/domain/organizations/roles";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
 
 /**

@@ -2,7 +2,7 @@ import { runInNewContext } from "node:vm";
 import { setFlagsFromString } from "node:v8";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { scopes } from "../../shared/auth/scopes";
+import { scopes } from "../../shared/platform/auth/scopes";
 import { categories, caseArbitrary, type CaseContext, type Category } from "../support/fuzz/cases";
 import { harvestValues } from "../support/fuzz/harvest";
 import { operationsOf, resolverOf, type OpenApiDocument, type Operation } from "../support/fuzz/operations";

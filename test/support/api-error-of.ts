@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import { ApiError } from "../../shared/errors/api-error";
+import { ApiError } from "../../shared/platform/errors/api-error";
 
 /**
  * The ApiError a call fails with. Fails the test when the call succeeds or fails with anything else,

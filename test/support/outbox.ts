@@ -1,6 +1,6 @@
-import type { Services } from "../../shared/services";
-import { outboxScope } from "../../shared/store/outbox-scope";
-import type { EventEnvelope } from "../../shared/store/records";
+import type { Services } from "../../shared/platform/services";
+import { outboxScope } from "../../shared/platform/store/outbox-scope";
+import type { EventEnvelope } from "../../shared/platform/events/event-message";
 
 /** The events a workspace's writes committed to the outbox, published or not, oldest first. */
 export async function outboxEvents(services: Services, workspaceId: string): Promise<EventEnvelope[]> {

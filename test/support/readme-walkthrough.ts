@@ -115,7 +115,7 @@ await_line() { # file pattern what-is-awaited
 }
 start_host() {
   stop "$HOST_PID"
-  env "$@" PORT=${ports.host} node "$REPO/dist/shared/local/main.js" > host.log 2>&1 &
+  env "$@" PORT=${ports.host} node "$REPO/dist/shared/hosts/local/main.js" > host.log 2>&1 &
   HOST_PID=$!
   await_line host.log "listening on" "the service to listen"
   local line; line=$(grep -Eo 'export ID=[^ ]+ SECRET=soms_[^ ]+' host.log | tail -n 1 || true)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkWebhookUrl, isPublicAddress, type HostResolver } from "../../shared/delivery/address-policy";
+import { checkWebhookUrl, isPublicAddress, type HostResolver } from "../../shared/platform/delivery/address-policy";
 
 const notPublic: Array<[string, string]> = [
   // IPv4

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { approvalRequired, type ApprovalMode, type PartnerApprovalSetting, type RunForApproval } from "../../shared/gamebooks/approval-policy";
+import { approvalRequired, type ApprovalMode, type PartnerApprovalSetting, type RunForApproval } from "../../shared/domain/gamebooks/approval-policy";
 
 const provider = "provider-1";
 const customer = "customer-1";

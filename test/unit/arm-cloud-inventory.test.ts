@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { TokenCredential } from "@azure/identity";
-import type { ApiError } from "../../shared/errors/api-error";
-import { createArmCloudInventory, type ArmCloudInventoryOptions } from "../../shared/cloud-inventory/arm/arm-cloud-inventory";
-import { subscriptionAccess } from "../../shared/cloud-inventory/subscription-access";
-import type { CloudInventory } from "../../shared/cloud-inventory/cloud-inventory";
+import type { ApiError } from "../../shared/platform/errors/api-error";
+import { createArmCloudInventory, type ArmCloudInventoryOptions } from "../../shared/systems/cloud-inventory/arm/arm-cloud-inventory";
+import { subscriptionAccess } from "../../shared/platform/config/subscription-access";
+import type { CloudInventory } from "../../shared/systems/cloud-inventory/port";
 import { ARM_LEAK, armError, fakeArm, type FakeEstate } from "../support/fake-arm";
 import { startHttpsReceiver, type HttpsReceiver } from "../support/https-receiver";
 import { apiErrorOf } from "../support/api-error-of";

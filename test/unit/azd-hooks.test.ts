@@ -2,8 +2,8 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { postprovision, preprovision, type HookDeps } from "../../scripts/azd-hooks";
-import { ConfigError } from "../../shared/config";
-import { ApiError } from "../../shared/errors/api-error";
+import { ConfigError } from "../../shared/platform/config/config";
+import { ApiError } from "../../shared/platform/errors/api-error";
 
 // Key Vault and Azure Resource Manager cannot be reached here: a local fake answers both REST APIs
 // (secrets get/set, deleted vaults, site restart) and records what was asked of it.
@@ -113,7 +113,7 @@ describe("postprovision hook", () => {
 
     expect([...secrets.keys()].sort()).toEqual(["page-token-key", "secret-hash-key", "webhook-secrets-key"]);
     expect(secrets.get("page-token-key")).toBe("existing-page-token-key-value");
-    // 32 bytes each (what shared/config.ts requires), and different keys.
+    // 32 bytes each (what shared/platform/config/config.ts requires), and different keys.
     for (const name of ["secret-hash-key", "webhook-secrets-key"]) expect(Buffer.from(secrets.get(name)!, "base64")).toHaveLength(32);
     expect(secrets.get("secret-hash-key")).not.toBe(secrets.get("webhook-secrets-key"));
     const everything = printed.join("\n");

@@ -1,6 +1,6 @@
 import type { TokenCredential } from "@azure/identity";
 import { describe, expect, it } from "vitest";
-import { bearerAuthorization } from "../../shared/upstream/azure-credential";
+import { bearerAuthorization } from "../../shared/platform/upstream/azure-credential";
 import { apiErrorOf } from "../support/api-error-of";
 
 const OWN = "0b6c1f3e-2d4a-4e8b-9c7d-5a1f3e2d4c6b";

@@ -1,8 +1,8 @@
 import { createHmac, randomBytes } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseBasic } from "../../shared/auth/basic";
-import { generateSecret, hashSecret, hashesEqual, SecretHasher } from "../../shared/auth/secrets";
+import { parseBasic } from "../../shared/platform/auth/basic";
+import { generateSecret, hashSecret, hashesEqual, SecretHasher } from "../../shared/platform/auth/secrets";
 
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 

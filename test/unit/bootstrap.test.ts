@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runBootstrap } from "../../scripts/bootstrap";
-import { loadConfig } from "../../shared/config";
-import { startLocalServer } from "../../shared/local/local-server";
-import { silentLogger } from "../../shared/logger";
-import { allRoutes } from "../../shared/route-groups";
-import { createServices } from "../../shared/composition";
+import { loadConfig } from "../../shared/platform/config/config";
+import { startLocalServer } from "../../shared/hosts/local/local-server";
+import { silentLogger } from "../../shared/platform/logger";
+import { allRoutes } from "../../shared/api/route-groups";
+import { createServices } from "../../shared/hosts/composition";
 import { startCosmosServer, type CosmosServer } from "../support/cosmos-server";
 
 let cosmos: CosmosServer;

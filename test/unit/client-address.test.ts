@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { HttpRequest, InvocationContext } from "@azure/functions";
 import { describe, expect, it } from "vitest";
-import { addressOf, platformClientAddress } from "../../shared/azure/client-address";
-import { httpHandler } from "../../shared/azure/http-function";
-import { loadConfig } from "../../shared/config";
-import { createLocalServices } from "../../shared/local/local-services";
-import { metaGroup } from "../../shared/route-groups";
+import { addressOf, platformClientAddress } from "../../shared/hosts/azure/client-address";
+import { httpHandler } from "../../shared/hosts/azure/http-function";
+import { loadConfig } from "../../shared/platform/config/config";
+import { createLocalServices } from "../../shared/hosts/local/local-services";
+import { metaGroup } from "../../shared/api/route-groups";
 
 const headers = (h: Record<string, string>) => (name: string) => h[name];
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../shared/config";
-import { createCloudInventory, disabledCloudInventory } from "../../shared/cloud-inventory/configured-inventory";
-import type { CloudInventory } from "../../shared/cloud-inventory/cloud-inventory";
-import { subscriptionAccess } from "../../shared/cloud-inventory/subscription-access";
-import { buildSimulatedEstate, type SimulatedEstate } from "../../shared/cloud-inventory/simulated/simulated-estate";
-import { createSimulatedCloudInventory } from "../../shared/cloud-inventory/simulated/simulated-cloud-inventory";
-import { resourceGroupParams, workspaceParams } from "../../shared/cloud/cloud-schemas";
-import { buildDemoData } from "../../shared/local/demo-data";
+import { ConfigError, loadConfig } from "../../shared/platform/config/config";
+import { createCloudInventory, disabledCloudInventory } from "../../shared/systems/cloud-inventory/configured";
+import type { CloudInventory } from "../../shared/systems/cloud-inventory/port";
+import { subscriptionAccess } from "../../shared/platform/config/subscription-access";
+import { buildSimulatedEstate, type SimulatedEstate } from "../../shared/systems/cloud-inventory/simulated/simulated-estate";
+import { createSimulatedCloudInventory } from "../../shared/systems/cloud-inventory/simulated/simulated-cloud-inventory";
+import { resourceGroupParams, workspaceParams } from "../../shared/api/cloud/cloud-schemas";
+import { buildDemoData } from "../../shared/hosts/local/demo-data";
 import { apiErrorOf } from "../support/api-error-of";
 
 const A = "6f0c2a8e-5d7b-4c1e-9a6f-2b8d4e6f1a3c";

@@ -54,8 +54,8 @@ const loaded = () => {
     identity: has("/node_modules/@azure/identity/"),
     undici: has("/node_modules/undici/"),
     zod: has("/node_modules/zod/"),
-    routeTable: has("/shared/route-groups.js"),
-    composition: has("/shared/composition.js"),
+    routeTable: has("/shared/api/route-groups.js"),
+    composition: has("/shared/hosts/composition.js"),
     modules: files.length,
   };
 };

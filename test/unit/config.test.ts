@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../shared/config";
-import { buildDemoData } from "../../shared/local/demo-data";
+import { ConfigError, loadConfig } from "../../shared/platform/config/config";
+import { buildDemoData } from "../../shared/hosts/local/demo-data";
 
 describe("configuration", () => {
   it("has embedded defaults that need no setting at all", () => {

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { approvalRequired } from "../../shared/gamebooks/approval-policy";
-import { actsOn, catalogueProblems } from "../../shared/gamebooks/playbook-catalogue";
-import { matchingRules } from "../../shared/gamebooks/playbook-rules";
-import { titleMatches } from "../../shared/gamebooks/title-pattern";
-import { buildDemoData } from "../../shared/local/demo-data";
-import { buildDemoGamebooks } from "../../shared/local/demo-gamebooks";
-import { incidentThemes } from "../../shared/sources/simulated/incident-themes";
-import { createSimulatedVendors } from "../../shared/sources/simulated/simulated-vendor";
-import { sources } from "../../shared/sources/source";
+import { approvalRequired } from "../../shared/domain/gamebooks/approval-policy";
+import { actsOn, catalogueProblems } from "../../shared/domain/gamebooks/playbook-catalogue";
+import { matchingRules } from "../../shared/domain/gamebooks/playbook-rules";
+import { titleMatches } from "../../shared/domain/gamebooks/title-pattern";
+import { buildDemoData } from "../../shared/hosts/local/demo-data";
+import { buildDemoGamebooks } from "../../shared/hosts/local/demo-gamebooks";
+import { incidentThemes } from "../../shared/systems/vendors/simulated/incident-themes";
+import { createSimulatedVendors } from "../../shared/systems/vendors/simulated/simulated-vendor";
+import { sources } from "../../shared/domain/sources";
 
 const seed = "demo-gamebooks-test";
 const demo = buildDemoData(seed, new Date("2026-03-01T00:00:00.000Z"));

@@ -141,9 +141,9 @@ describe("deployment package telemetry", () => {
       `
       (async () => {
         for (const f of require("fs").readdirSync("dist/functions")) require("./dist/functions/" + f);
-        const { activeTelemetry } = require("./dist/shared/azure/telemetry.js");
-        const { createServices } = require("./dist/shared/composition.js");
-        const { loadConfig } = require("./dist/shared/config.js");
+        const { activeTelemetry } = require("./dist/shared/hosts/azure/telemetry.js");
+        const { createServices } = require("./dist/shared/hosts/composition.js");
+        const { loadConfig } = require("./dist/shared/platform/config/config.js");
         const services = createServices(loadConfig(process.env));
         services.logger.info("request", { requestId: "req-1", eventId: "evt-1", webhookId: "wh-1", incidentId: "INC-1", status: 200 });
         services.logger.debug("below the level", { requestId: "req-2" });

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TokenCredential } from "@azure/identity";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ApiError } from "../../shared/errors/api-error";
-import { createGraphDirectoryLogs, type GraphDirectoryLogsOptions } from "../../shared/directory-logs/graph-directory-logs";
-import { encodeLogCursor } from "../../shared/directory-logs/log-cursor";
+import type { ApiError } from "../../shared/platform/errors/api-error";
+import { createGraphDirectoryLogs, type GraphDirectoryLogsOptions } from "../../shared/systems/directory-logs/graph/graph-directory-logs";
+import { encodeLogCursor } from "../../shared/systems/directory-logs/log-cursor";
 import { apiErrorOf } from "../support/api-error-of";
 import { sendJson, startFakeHttpServer, type FakeHttpServer } from "../support/fake-http-server";
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../shared/errors/api-error";
-import { disabledDirectoryLogs, type DirectoryLogQuery, type DirectoryLogs } from "../../shared/directory-logs/directory-logs";
-import { createSimulatedDirectoryLogs } from "../../shared/directory-logs/simulated-directory-logs";
-import { buildDemoData } from "../../shared/local/demo-data";
+import { ApiError } from "../../shared/platform/errors/api-error";
+import { disabledDirectoryLogs, type DirectoryLogQuery, type DirectoryLogs } from "../../shared/systems/directory-logs/port";
+import { createSimulatedDirectoryLogs } from "../../shared/systems/directory-logs/simulated/simulated-directory-logs";
+import { buildDemoData } from "../../shared/hosts/local/demo-data";
 
 const now = new Date("2024-06-05T15:30:00.000Z");
 const demo = buildDemoData("seed-1", now);

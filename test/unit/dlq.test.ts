@@ -1,17 +1,17 @@
 import type { ServiceBusMessage, ServiceBusReceivedMessage } from "@azure/service-bus";
 import { describe, expect, it } from "vitest";
 import { runDlq } from "../../scripts/dlq";
-import { ConfigError } from "../../shared/config";
+import { ConfigError } from "../../shared/platform/config/config";
 import {
   inProcessDeadLetters,
   resubmittedMessageId,
   serviceBusDeadLetters,
   type DeadLetterClientLike,
   type DeadLetterReceiverLike,
-} from "../../shared/queue/dead-letters";
-import { InProcessQueue } from "../../shared/queue/in-process-queue";
-import { withScheduledRetries } from "../../shared/queue/scheduled-retry";
-import { silentLogger } from "../../shared/logger";
+} from "../../shared/platform/queue/dead-letters";
+import { InProcessQueue } from "../../shared/platform/queue/in-process/in-process-queue";
+import { withScheduledRetries } from "../../shared/platform/queue/scheduled-retry";
+import { silentLogger } from "../../shared/platform/logger";
 import { waitFor } from "../support/wait-for";
 
 // No broker runs here: the Service Bus adapter is checked against a fake of the SDK's receiver and

@@ -7,15 +7,16 @@ import {
   eventEnvelopeOf,
   gamebookRunData,
   incidentCommentAddedData,
-} from "../../shared/events/event-catalogue";
-import { eventTypes, type EventType } from "../../shared/events/event-types";
-import { serviceActor, type Actor } from "../../shared/operation-context";
-import { assigneeEvent, incidentCreatedData, statusEvents } from "../../shared/incidents/incident-events";
-import { buildOpenApi } from "../../shared/meta/openapi";
-import { allRoutes } from "../../shared/route-groups";
-import type { VendorIncident } from "../../shared/sources/gateway";
-import type { IncidentAssignee, IncidentStateRecord, OutboxEventRecord } from "../../shared/store/records";
-import { testEnvelope } from "../../shared/webhooks/webhook-test-event";
+} from "../../shared/platform/events/event-catalogue";
+import { eventTypes, type EventType } from "../../shared/platform/events/event-types";
+import { serviceActor, type Actor } from "../../shared/platform/operation-context";
+import { assigneeEvent, incidentCreatedData, statusEvents } from "../../shared/domain/incidents/incident-events";
+import { buildOpenApi } from "../../shared/platform/http/openapi";
+import { allRoutes } from "../../shared/api/route-groups";
+import type { VendorIncident } from "../../shared/systems/vendors/port";
+import type { IncidentAssignee, IncidentStateRecord } from "../../shared/domain/incidents/incident-state-record";
+import type { OutboxEventRecord } from "../../shared/platform/events/outbox-record";
+import { testEnvelope } from "../../shared/api/webhooks/webhook-test-event";
 
 const now = new Date("2026-09-01T10:00:00.000Z");
 const accountId = "4a1d0f3e-2b7c-4c1e-9d2a-5e6f7a8b9c0d";

@@ -3,10 +3,10 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import * as azure from "@azure/functions";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { azureRouteOf, compareSpecificity, templateMatches } from "../../shared/azure/route-templates";
-import { apiGroups, metaGroup } from "../../shared/route-groups";
-import { seedDemoData } from "../../shared/local/demo-data";
-import { getServices } from "../../shared/composition";
+import { azureRouteOf, compareSpecificity, templateMatches } from "../support/route-templates";
+import { apiGroups, metaGroup } from "../../shared/api/route-groups";
+import { seedDemoData } from "../../shared/hosts/local/demo-data";
+import { getServices } from "../../shared/hosts/composition";
 
 const functionsDir = join(__dirname, "../../functions");
 type Registration = { name: string; options: azure.HttpFunctionOptions };
@@ -34,8 +34,8 @@ afterAll(() => vi.restoreAllMocks());
 describe("Azure Functions registration", () => {
   it("registers every endpoint group and the API catch-all, each on a catch-all route with every method", () => {
     const expected = [...apiGroups, metaGroup];
-    // The registrations come from shared/azure/http-functions.ts, written out so that a cold start loads no route group.
-    const fix = `shared/azure/http-functions.ts lists ${JSON.stringify(expected.map((g) => ({ name: g.name, route: azureRouteOf(g) })))}`;
+    // The registrations come from shared/hosts/azure/http-functions.ts, written out so that a cold start loads no route group.
+    const fix = `shared/hosts/azure/http-functions.ts lists ${JSON.stringify(expected.map((g) => ({ name: g.name, route: azureRouteOf(g) })))}`;
     expect(registrations.map((r) => r.name).sort(), fix).toEqual(expected.map((g) => g.name).sort());
     for (const group of expected) {
       const reg = registrations.find((r) => r.name === group.name)!;

@@ -1,10 +1,10 @@
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { checkWebhookUrl, type HostResolver } from "../../shared/delivery/address-policy";
-import { createGuardedSender, type GuardedSender, type SendOutcome } from "../../shared/delivery/guarded-sender";
-import { generateSigningSecret, signatureHeaders, signingKeyOf } from "../../shared/delivery/signer";
-import { verifyWebhookSignature } from "../../shared/delivery/verify-webhook-signature";
+import { checkWebhookUrl, type HostResolver } from "../../shared/platform/delivery/address-policy";
+import { createGuardedSender, type GuardedSender, type SendOutcome } from "../../shared/platform/delivery/guarded-sender";
+import { generateSigningSecret, signatureHeaders, signingKeyOf } from "../../shared/platform/delivery/signer";
+import { verifyWebhookSignature } from "../../shared/platform/delivery/verify-webhook-signature";
 import { RECEIVER_HOSTNAME, startHttpsReceiver, type HttpsReceiver } from "../support/https-receiver";
 
 // Short enough to keep the suite quick, long enough that a loaded machine answers a healthy request

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../shared/errors/api-error";
-import { HealthProbe } from "../../shared/meta/health";
-import { InProcessQueue } from "../../shared/queue/in-process-queue";
-import { ServiceBusQueueSender, type ServiceBusSenderLike } from "../../shared/queue/service-bus-queue";
+import { ApiError } from "../../shared/platform/errors/api-error";
+import { HealthProbe } from "../../shared/api/meta/health";
+import { InProcessQueue } from "../../shared/platform/queue/in-process/in-process-queue";
+import { ServiceBusQueueSender, type ServiceBusSenderLike } from "../../shared/platform/queue/service-bus/service-bus-queue";
 import { ServiceBusError } from "@azure/service-bus";
 
 describe("health probe", () => {

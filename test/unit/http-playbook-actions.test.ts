@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ApiError } from "../../shared/errors/api-error";
-import { createHttpPlaybookActions, type HttpPlaybookActionsOptions } from "../../shared/playbook-actions/http/http-playbook-actions";
-import type { PlaybookStepRequest } from "../../shared/playbook-actions/playbook-action-port";
+import type { ApiError } from "../../shared/platform/errors/api-error";
+import { createHttpPlaybookActions, type HttpPlaybookActionsOptions } from "../../shared/systems/playbook-automation/http/http-playbook-actions";
+import type { PlaybookStepRequest } from "../../shared/systems/playbook-automation/port";
 import { apiErrorOf } from "../support/api-error-of";
 import { sendJson, startFakeHttpServer, type FakeHttpServer } from "../support/fake-http-server";
 

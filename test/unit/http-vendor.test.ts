@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ApiError } from "../../shared/errors/api-error";
-import { createHttpVendorGateway, type HttpVendorOptions } from "../../shared/sources/http/http-vendor";
-import type { NewVendorComment, VendorComment, VendorIncident } from "../../shared/sources/gateway";
+import type { ApiError } from "../../shared/platform/errors/api-error";
+import { createHttpVendorGateway, type HttpVendorOptions } from "../../shared/systems/vendors/http/http-vendor";
+import type { NewVendorComment, VendorComment, VendorIncident } from "../../shared/systems/vendors/port";
 import { apiErrorOf } from "../support/api-error-of";
 import { sendJson, startFakeHttpServer, type FakeHandler, type FakeHttpServer } from "../support/fake-http-server";
 

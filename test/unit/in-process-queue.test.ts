@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { Logger } from "../../shared/logger";
-import { InProcessQueue, type InProcessQueueOptions } from "../../shared/queue/in-process-queue";
-import type { ReceivedMessage } from "../../shared/queue/queue";
+import type { Logger } from "../../shared/platform/logger";
+import { InProcessQueue, type InProcessQueueOptions } from "../../shared/platform/queue/in-process/in-process-queue";
+import type { ReceivedMessage } from "../../shared/platform/queue/queue";
 
 // No assertion here depends on how fast the machine is: waits go through idle() with generous
 // timeouts, exact times go through fake timers, and a hung handler is a promise nobody resolves.

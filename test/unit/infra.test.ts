@@ -9,13 +9,13 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { BRIDGE_HEADER_SECRETS, GRAPH_APP_ROLES, hooks } from "../../scripts/azd-hooks";
-import { ConfigError, loadConfig } from "../../shared/config";
-import { parseWorkspaceResourceId } from "../../shared/log-analytics/azure-log-analytics";
-import { MAX_DELIVERY_COUNT, queueNames } from "../../shared/queue/queue-names";
-import { SERVICE_BUS_CONNECTION } from "../../shared/queue/service-bus-trigger";
-import { allRoutes } from "../../shared/route-groups";
-import { sources } from "../../shared/sources/source";
-import { containers, type ContainerSpec } from "../../shared/store/cosmos/containers";
+import { ConfigError, loadConfig } from "../../shared/platform/config/config";
+import { parseWorkspaceResourceId } from "../../shared/systems/log-analytics/azure/azure-log-analytics";
+import { MAX_DELIVERY_COUNT, queueNames } from "../../shared/platform/queue/queue-names";
+import { SERVICE_BUS_CONNECTION } from "../../shared/hosts/azure/service-bus-trigger";
+import { allRoutes } from "../../shared/api/route-groups";
+import { sources } from "../../shared/domain/sources";
+import { containers, type ContainerSpec } from "../../shared/platform/store/cosmos/containers";
 
 const repoDir = path.resolve(__dirname, "../..");
 const infraDir = path.join(repoDir, "infra");
@@ -286,7 +286,7 @@ describe("infra: vendor bridges", () => {
     expect(resources).toContain("bridge => 'SOURCE_${toUpper(bridge.key)}_AUTH_HEADER'");
     expect(resources).toContain("bridge => '@Microsoft.KeyVault(VaultName=${names.keyVault};SecretName=source-${toLower(bridge.key)}-auth-header)'");
     expect(literalAfter(resources, "module keyVault", "params:")).toMatchObject({ name: new Expr("names.keyVault") });
-    // The names the template produces are the ones shared/config.ts reads.
+    // The names the template produces are the ones shared/platform/config/config.ts reads.
     const env = Object.fromEntries(letters.flatMap((x) => [[`SOURCE_${x}_URL`, `https://bridge.example/${x}`], [`SOURCE_${x}_AUTH_HEADER`, `Bearer ${x}`]]));
     const config = loadConfig(env);
     for (const source of sources) {
@@ -416,7 +416,7 @@ describe("infra: monitoring", () => {
     expect(roleAssignmentsModule).toContain("monitoringMetricsPublisher: '3913510d-42f4-4e42-8a64-420c390055eb'");
     expect(roleAssignmentsModule).toMatch(/scope: appInsights\s+properties: \{\s+roleDefinitionId: subscriptionResourceId\('Microsoft\.Authorization\/roleDefinitions', roles\.monitoringMetricsPublisher\)\s+principalId: appPrincipalId/);
     // The worker's exporters read the same setting as the host to pick the identity.
-    expect(readRepo("shared/azure/telemetry.ts")).toContain("env.APPLICATIONINSIGHTS_AUTHENTICATION_STRING");
+    expect(readRepo("shared/hosts/azure/telemetry.ts")).toContain("env.APPLICATIONINSIGHTS_AUTHENTICATION_STRING");
   });
 
   it("runs the Functions host's telemetry as OpenTelemetry, as the worker does", () => {
@@ -458,12 +458,12 @@ describe("infra: alerts", () => {
     expect(queries["reconciler-lag"]).toContain('traces | where message == "reconciled workspace" | where todouble(customDimensions.lagMs) > 180000');
 
     expect(queries["webhook-auto-disabled"]).toBe('traces | where message == "webhook auto-disabled"');
-    expect(readRepo("shared/delivery/delivery-worker.ts")).toMatch(/logger\.warn\("webhook auto-disabled", \{ webhookId/);
+    expect(readRepo("shared/platform/delivery/delivery-worker.ts")).toMatch(/logger\.warn\("webhook auto-disabled", \{ webhookId/);
 
     expect(queries["reconciler-failing"]).toContain('traces | where message == "reconciled workspace" | where tostring(customDimensions.outcome) == "failed"');
     expect(queries["reconciler-failing"]).toContain('requests | where name in ("reconciler", "reconcile-workspace") and success == false');
-    expect(readRepo("shared/reconciler/reconcile-runner.ts")).toContain('services.logger.info("reconciled workspace", { passId: body.passId, ...result, passAgeMs, lagMs });');
-    expect(readRepo("shared/reconciler/reconciler-port.ts")).toMatch(/outcome: "done" \| "failed" \| "missing";/);
+    expect(readRepo("shared/domain/reconciler/reconcile-runner.ts")).toContain('services.logger.info("reconciled workspace", { passId: body.passId, ...result, passAgeMs, lagMs });');
+    expect(readRepo("shared/domain/reconciler/reconciler-port.ts")).toMatch(/outcome: "done" \| "failed" \| "missing";/);
     const functionFiles = readRepo("functions/reconciler.ts");
     expect(functionFiles).toMatch(/app\.timer\("reconciler"/);
     expect(functionFiles).toMatch(/app\.serviceBusQueue\("reconcile-workspace"/);
@@ -576,14 +576,14 @@ describe("infra: the other integrations", () => {
     for (const name of emitted) expect(always, name).not.toHaveProperty(name);
   });
 
-  it("emits only setting names shared/config.ts reads, each of which changes what the app configures", () => {
+  it("emits only setting names shared/platform/config/config.ts reads, each of which changes what the app configures", () => {
     expect([...emitted].sort()).toEqual(Object.keys(sample).sort());
     const all = { ...keys, ...sample };
     const full = JSON.stringify(loadConfig(all));
     for (const name of emitted) {
       const without: Record<string, string> = { ...all };
       delete without[name];
-      expect(JSON.stringify(loadConfig(without)), `${name} is read by shared/config.ts`).not.toBe(full);
+      expect(JSON.stringify(loadConfig(without)), `${name} is read by shared/platform/config/config.ts`).not.toBe(full);
     }
     expect(loadConfig(all)).toMatchObject({
       playbookAutomation: { baseUrl: "https://automation.contoso.example", authHeader: "Bearer automation" },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { derivedGuid } from "../../shared/ids/derived-guid";
-import { detectIngestionAnomalies, percentile, requiredHistory, type DetectionOptions, type WorkspaceIngestion } from "../../shared/log-analytics/ingestion-anomalies";
-import type { DataConnector, IngestionSeries } from "../../shared/log-analytics/log-analytics";
+import { derivedGuid } from "../../shared/platform/ids/derived-guid";
+import { detectIngestionAnomalies, percentile, requiredHistory, type DetectionOptions, type WorkspaceIngestion } from "../../shared/domain/datasources/ingestion-anomalies";
+import type { DataConnector, IngestionSeries } from "../../shared/systems/log-analytics/port";
 
 // Every expected number below is worked out by hand from the method in ingestion-anomalies.ts.
 

@@ -1,8 +1,8 @@
 import type { TokenCredential } from "@azure/identity";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ApiError } from "../../shared/errors/api-error";
-import { connectorTables } from "../../shared/log-analytics/connector-tables";
-import { createAzureLogAnalytics, type AzureLogAnalyticsOptions } from "../../shared/log-analytics/azure-log-analytics";
+import { ApiError } from "../../shared/platform/errors/api-error";
+import { connectorTables } from "../../shared/systems/log-analytics/connector-tables";
+import { createAzureLogAnalytics, type AzureLogAnalyticsOptions } from "../../shared/systems/log-analytics/azure/azure-log-analytics";
 import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest, type ReceiverScript } from "../support/https-receiver";
 
 // One HTTPS fake plays Azure Resource Manager (Sentinel data connectors, workspace tables) and the

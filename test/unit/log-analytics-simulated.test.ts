@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../shared/errors/api-error";
-import { buildDemoData } from "../../shared/local/demo-data";
-import { detectIngestionAnomalies, requiredHistory } from "../../shared/log-analytics/ingestion-anomalies";
-import { disabledLogAnalytics, type LogAnalytics } from "../../shared/log-analytics/log-analytics";
-import { createSimulatedLogAnalytics } from "../../shared/log-analytics/simulated-log-analytics";
+import { ApiError } from "../../shared/platform/errors/api-error";
+import { buildDemoData } from "../../shared/hosts/local/demo-data";
+import { detectIngestionAnomalies, requiredHistory } from "../../shared/domain/datasources/ingestion-anomalies";
+import { disabledLogAnalytics, type LogAnalytics } from "../../shared/systems/log-analytics/port";
+import { createSimulatedLogAnalytics } from "../../shared/systems/log-analytics/simulated/simulated-log-analytics";
 
 const H = 3_600_000;
 const start = new Date("2024-06-12T09:30:00.000Z"); // a Wednesday

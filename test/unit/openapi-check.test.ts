@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { buildOpenApi } from "../../shared/meta/openapi";
-import { allRoutes } from "../../shared/route-groups";
+import { buildOpenApi } from "../../shared/platform/http/openapi";
+import { allRoutes } from "../../shared/api/route-groups";
 import { OpenApiResponseCheck } from "../support/openapi-check";
 
 const origin = "http://127.0.0.1:7071";

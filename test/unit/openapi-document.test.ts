@@ -1,9 +1,9 @@
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
-import { errorCodes } from "../../shared/errors/api-error";
-import { buildOpenApi } from "../../shared/meta/openapi";
-import { allRoutes } from "../../shared/route-groups";
+import { errorCodes } from "../../shared/platform/errors/api-error";
+import { buildOpenApi } from "../../shared/platform/http/openapi";
+import { allRoutes } from "../../shared/api/route-groups";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;

@@ -1,17 +1,17 @@
 import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../shared/config";
-import { deliveryLogId } from "../../shared/delivery/delivery-worker";
-import { deterministicEventId } from "../../shared/events/event-ids";
-import * as gamebook from "../../shared/gamebooks/gamebook-examples";
-import { seedDemoAdministration } from "../../shared/local/demo-administration";
-import { demoId, seedDemoData, type DemoData } from "../../shared/local/demo-data";
-import { seedDemoGamebookRuns } from "../../shared/local/demo-gamebook-runs";
-import { buildDemoGamebooks, seedDemoGamebooks } from "../../shared/local/demo-gamebooks";
-import { createLocalServices } from "../../shared/local/local-services";
-import * as ex from "../../shared/meta/examples";
-import type { Services } from "../../shared/services";
-import { EXAMPLE_TICKET } from "../../shared/tickets/ticket-schemas";
+import { loadConfig } from "../../shared/platform/config/config";
+import { deliveryLogId } from "../../shared/platform/delivery/delivery-worker";
+import { deterministicEventId } from "../../shared/platform/events/event-ids";
+import * as gamebook from "../../shared/domain/examples/gamebook-examples";
+import { seedDemoAdministration } from "../../shared/hosts/local/demo-administration";
+import { demoId, seedDemoData, type DemoData } from "../../shared/hosts/local/demo-data";
+import { seedDemoGamebookRuns } from "../../shared/hosts/local/demo-gamebook-runs";
+import { buildDemoGamebooks, seedDemoGamebooks } from "../../shared/hosts/local/demo-gamebooks";
+import { createLocalServices } from "../../shared/hosts/local/local-services";
+import * as ex from "../../shared/domain/examples/examples";
+import type { Services } from "../../shared/platform/services";
+import { EXAMPLE_TICKET } from "../../shared/api/tickets/ticket-schemas";
 
 /*
  * The example ids of the OpenAPI document are literals (endpoint groups do not import the local

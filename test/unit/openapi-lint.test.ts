@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildOpenApi } from "../../shared/meta/openapi";
-import { allRoutes } from "../../shared/route-groups";
+import { buildOpenApi } from "../../shared/platform/http/openapi";
+import { allRoutes } from "../../shared/api/route-groups";
 
 /**
  * A stock linter accepts the document: Redocly CLI's `lint` with its built-in recommended ruleset

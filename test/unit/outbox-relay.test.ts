@@ -1,14 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { auditRecord } from "../../shared/events/audit-record";
-import { eventRecord } from "../../shared/events/event-record";
-import { OutboxRelay } from "../../shared/events/outbox-relay";
-import { silentLogger } from "../../shared/logger";
-import { serviceActor } from "../../shared/operation-context";
-import type { OutgoingMessage, QueueSender } from "../../shared/queue/queue";
-import { createMemoryStores } from "../../shared/store/memory/memory-stores";
-import { outboxScope } from "../../shared/store/outbox-scope";
-import type { EventMessage, OutboxRecord } from "../../shared/store/records";
-import { executorMessage } from "../../shared/gamebooks/run-records";
+import { auditRecord } from "../../shared/platform/events/audit-record";
+import { eventRecord } from "../../shared/platform/events/event-record";
+import { OutboxRelay } from "../../shared/platform/events/outbox-relay";
+import { silentLogger } from "../../shared/platform/logger";
+import { serviceActor } from "../../shared/platform/operation-context";
+import type { OutgoingMessage, QueueSender } from "../../shared/platform/queue/queue";
+import { createMemoryStores } from "../../shared/platform/store/memory/memory-stores";
+import { outboxScope } from "../../shared/platform/store/outbox-scope";
+import type { EventMessage } from "../../shared/platform/events/event-message";
+import type { OutboxRecord } from "../../shared/platform/events/outbox-record";
+import { executorMessage } from "../../shared/domain/gamebooks/run-records";
 
 const scope = outboxScope.workspace("ws-1");
 

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { INVALID_PAGE_TOKEN_MESSAGE, isApiError } from "../../shared/errors/api-error";
-import { PageTokens } from "../../shared/http/page-token";
+import { INVALID_PAGE_TOKEN_MESSAGE, isApiError } from "../../shared/platform/errors/api-error";
+import { PageTokens } from "../../shared/platform/http/page-token";
 
 const tokens = new PageTokens(randomBytes(32));
 const users = { identity: "p1", listing: "users::" };

@@ -1,11 +1,11 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createServices } from "../../shared/composition";
-import { loadConfig } from "../../shared/config";
-import { ApiError } from "../../shared/errors/api-error";
-import { createLocalServices } from "../../shared/local/local-services";
-import type { PlaybookStepRequest } from "../../shared/playbook-actions/playbook-action-port";
+import { createServices } from "../../shared/hosts/composition";
+import { loadConfig } from "../../shared/platform/config/config";
+import { ApiError } from "../../shared/platform/errors/api-error";
+import { createLocalServices } from "../../shared/hosts/local/local-services";
+import type { PlaybookStepRequest } from "../../shared/systems/playbook-automation/port";
 
 // Which automation backend each composition uses: the bridge when configured; otherwise disabled in
 // Azure and simulated on the local host.

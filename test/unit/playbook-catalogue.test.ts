@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { actsOn, affectedEntityName, catalogueProblems, sentinelEntitiesFor, type CataloguePlaybook, type Gamebook } from "../../shared/gamebooks/playbook-catalogue";
-import { checkParameters, type PlaybookParameter } from "../../shared/gamebooks/playbook-parameters";
-import { matchingRules, type PlaybookRuleDefinition } from "../../shared/gamebooks/playbook-rules";
+import { actsOn, affectedEntityName, catalogueProblems, sentinelEntitiesFor, type CataloguePlaybook, type Gamebook } from "../../shared/domain/gamebooks/playbook-catalogue";
+import { checkParameters, type PlaybookParameter } from "../../shared/domain/gamebooks/playbook-parameters";
+import { matchingRules, type PlaybookRuleDefinition } from "../../shared/domain/gamebooks/playbook-rules";
 
 const ws = "ws-1";
 

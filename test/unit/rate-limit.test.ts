@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RateLimiter, rateLimitHeaders } from "../../shared/http/rate-limit";
+import { RateLimiter, rateLimitHeaders } from "../../shared/platform/http/rate-limit";
 
 describe("token bucket", () => {
   it("allows a burst, refuses the next, and refills at the sustained rate", () => {

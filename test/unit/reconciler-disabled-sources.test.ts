@@ -1,14 +1,14 @@
 import { describe, expect, it, vi } from "vitest";
-import { createServices } from "../../shared/composition";
-import { loadConfig } from "../../shared/config";
-import { buildDemoData, seedDemoData } from "../../shared/local/demo-data";
-import { silentLogger } from "../../shared/logger";
-import { reconcileWorkspace } from "../../shared/reconciler/reconciler";
-import { createSimulatedVendors } from "../../shared/sources/simulated/simulated-vendor";
-import { createSourceRegistry, disabledSource } from "../../shared/sources/source-registry";
-import type { Source } from "../../shared/sources/source";
+import { createServices } from "../../shared/hosts/composition";
+import { loadConfig } from "../../shared/platform/config/config";
+import { buildDemoData, seedDemoData } from "../../shared/hosts/local/demo-data";
+import { silentLogger } from "../../shared/platform/logger";
+import { reconcileWorkspace } from "../../shared/domain/reconciler/reconciler";
+import { createSimulatedVendors } from "../../shared/systems/vendors/simulated/simulated-vendor";
+import { createSourceRegistry, disabledSource } from "../../shared/systems/vendors/registry";
+import type { Source } from "../../shared/domain/sources";
 
-// In Azure a source with no bridge configured is disabled (shared/composition.ts): a pass must not
+// In Azure a source with no bridge configured is disabled (shared/hosts/composition.ts): a pass must not
 // call it, count it as a failure or take leases for it.
 
 const config = loadConfig({ SIMULATED_INCIDENTS_PER_WORKSPACE: "20" });

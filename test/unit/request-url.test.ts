@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { requestOrigin, requestTarget, requestUrl } from "../../shared/local/request-url";
+import { requestOrigin, requestTarget, requestUrl } from "../../shared/hosts/local/request-url";
 
 const fallback = "127.0.0.1:7071";
 

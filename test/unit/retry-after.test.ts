@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseRetryAfter, retryAfterSeconds } from "../../shared/upstream/retry-after";
+import { parseRetryAfter, retryAfterSeconds } from "../../shared/platform/upstream/retry-after";
 
 describe("Retry-After, read one way for receivers and upstream systems alike", () => {
   const now = new Date("2026-09-01T10:00:00.000Z");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { SendErrorKind, SendOutcome } from "../../shared/delivery/guarded-sender";
-import { decideRetry } from "../../shared/delivery/retry-policy";
+import type { SendErrorKind, SendOutcome } from "../../shared/platform/delivery/guarded-sender";
+import { decideRetry } from "../../shared/platform/delivery/retry-policy";
 
 const first = new Date("2026-09-01T10:00:00.000Z");
 const at = (ms: number) => new Date(first.getTime() + ms);

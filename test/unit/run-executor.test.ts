@@ -1,19 +1,19 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { loadConfig } from "../../shared/config";
-import { ApiError } from "../../shared/errors/api-error";
-import { createRunExecutor } from "../../shared/gamebooks/run-executor";
-import { submitRun } from "../../shared/gamebooks/run-submission";
-import { seedDemoData } from "../../shared/local/demo-data";
-import { seedDemoGamebooks } from "../../shared/local/demo-gamebooks";
-import { createLocalServices } from "../../shared/local/local-services";
-import { silentLogger } from "../../shared/logger";
-import { actorOf } from "../../shared/operation-context";
-import type { PlaybookActions, PlaybookStepRequest } from "../../shared/playbook-actions/playbook-action-port";
-import type { OutgoingMessage, ReceivedMessage } from "../../shared/queue/queue";
-import { MAX_DELIVERY_COUNT } from "../../shared/queue/queue-names";
-import type { Services } from "../../shared/services";
-import type { GamebookRunMessage, GamebookRunRecord } from "../../shared/store/gamebook-records";
-import type { WorkspaceRecord } from "../../shared/store/records";
+import { loadConfig } from "../../shared/platform/config/config";
+import { ApiError } from "../../shared/platform/errors/api-error";
+import { createRunExecutor } from "../../shared/domain/gamebooks/run-executor";
+import { submitRun } from "../../shared/domain/gamebooks/run-submission";
+import { seedDemoData } from "../../shared/hosts/local/demo-data";
+import { seedDemoGamebooks } from "../../shared/hosts/local/demo-gamebooks";
+import { createLocalServices } from "../../shared/hosts/local/local-services";
+import { silentLogger } from "../../shared/platform/logger";
+import { actorOf } from "../../shared/platform/operation-context";
+import type { PlaybookActions, PlaybookStepRequest } from "../../shared/systems/playbook-automation/port";
+import type { OutgoingMessage, ReceivedMessage } from "../../shared/platform/queue/queue";
+import { MAX_DELIVERY_COUNT } from "../../shared/platform/queue/queue-names";
+import type { Services } from "../../shared/platform/services";
+import type { GamebookRunMessage, GamebookRunRecord } from "../../shared/domain/gamebooks/gamebook-run";
+import type { WorkspaceRecord } from "../../shared/domain/organizations/workspace";
 
 /**
  * The executor's handling of one message, driven directly: the queue's own executor never sees the

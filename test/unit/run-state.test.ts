@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../shared/errors/api-error";
+import { ApiError } from "../../shared/platform/errors/api-error";
 import {
   advance,
   approveRun,
@@ -11,8 +11,8 @@ import {
   nextStep,
   type RunState,
   type StepResult,
-} from "../../shared/gamebooks/run-state";
-import { playbookStepId, sequenceProblems } from "../../shared/gamebooks/run-sequence";
+} from "../../shared/domain/gamebooks/run-state";
+import { playbookStepId, sequenceProblems } from "../../shared/domain/gamebooks/run-sequence";
 
 const t0 = "2026-03-01T10:00:00.000Z";
 const t1 = "2026-03-01T10:00:05.000Z";

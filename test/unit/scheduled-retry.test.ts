@@ -1,10 +1,10 @@
 import { InvocationContext } from "@azure/functions";
 import { describe, expect, it } from "vitest";
-import type { Logger } from "../../shared/logger";
-import { InProcessQueue } from "../../shared/queue/in-process-queue";
-import type { OutgoingMessage, QueueSender, ReceivedMessage } from "../../shared/queue/queue";
-import { retryMessageId, retryNumberOf, withScheduledRetries } from "../../shared/queue/scheduled-retry";
-import { serviceBusTriggerHandler } from "../../shared/queue/service-bus-trigger";
+import type { Logger } from "../../shared/platform/logger";
+import { InProcessQueue } from "../../shared/platform/queue/in-process/in-process-queue";
+import type { OutgoingMessage, QueueSender, ReceivedMessage } from "../../shared/platform/queue/queue";
+import { retryMessageId, retryNumberOf, withScheduledRetries } from "../../shared/platform/queue/scheduled-retry";
+import { serviceBusTriggerHandler } from "../../shared/hosts/azure/service-bus-trigger";
 import { waitFor } from "../support/wait-for";
 
 interface Body {

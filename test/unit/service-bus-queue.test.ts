@@ -6,17 +6,17 @@ import {
   type ServiceBusMessageBatch,
 } from "@azure/service-bus";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ConfigError } from "../../shared/config";
-import { ApiError } from "../../shared/errors/api-error";
-import type { ReceivedMessage } from "../../shared/queue/queue";
-import { queueNames } from "../../shared/queue/queue-names";
+import { ConfigError } from "../../shared/platform/config/config";
+import { ApiError } from "../../shared/platform/errors/api-error";
+import type { ReceivedMessage } from "../../shared/platform/queue/queue";
+import { queueNames } from "../../shared/platform/queue/queue-names";
 import {
   ServiceBusQueueSender,
   createServiceBusClient,
   createServiceBusQueueSender,
   type ServiceBusSenderLike,
-} from "../../shared/queue/service-bus-queue";
-import { SERVICE_BUS_CONNECTION, serviceBusTriggerHandler } from "../../shared/queue/service-bus-trigger";
+} from "../../shared/platform/queue/service-bus/service-bus-queue";
+import { SERVICE_BUS_CONNECTION, serviceBusTriggerHandler } from "../../shared/hosts/azure/service-bus-trigger";
 
 // No broker runs here: the sender is checked against a fake of the SDK's own interface, and the
 // trigger adapter against the @azure/functions InvocationContext, which works outside the host.

@@ -1,7 +1,7 @@
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { generateSigningSecret, signatureHeaders, signingKeyOf } from "../../shared/delivery/signer";
-import { verifyWebhookSignature } from "../../shared/delivery/verify-webhook-signature";
+import { generateSigningSecret, signatureHeaders, signingKeyOf } from "../../shared/platform/delivery/signer";
+import { verifyWebhookSignature } from "../../shared/platform/delivery/verify-webhook-signature";
 
 // The example of the Standard Webhooks specification (and svix): its published signature pins our
 // reading of the scheme. The X-Svc values were computed independently with `openssl dgst -hmac`.

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../shared/errors/api-error";
-import type { AutomationEntityType, PlaybookStepRequest } from "../../shared/playbook-actions/playbook-action-port";
-import { createSimulatedPlaybookActions } from "../../shared/playbook-actions/simulated/simulated-playbook-actions";
-import { factsAbout, simulateStep } from "../../shared/playbook-actions/simulated/step-outcomes";
+import { ApiError } from "../../shared/platform/errors/api-error";
+import type { AutomationEntityType, PlaybookStepRequest } from "../../shared/systems/playbook-automation/port";
+import { createSimulatedPlaybookActions } from "../../shared/systems/playbook-automation/simulated/simulated-playbook-actions";
+import { factsAbout, simulateStep } from "../../shared/systems/playbook-automation/simulated/step-outcomes";
 
 const seed = "automation-test";
 const workspaceId = "8d2f0c4e-1b7a-4f5e-9c3d-2a6b8e0f1c4d";

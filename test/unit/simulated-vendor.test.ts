@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { isApiError } from "../../shared/errors/api-error";
-import type { IncidentFilters, IncidentWindowQuery, SourceGateway, VendorIncident } from "../../shared/sources/gateway";
-import { entityKinds } from "../../shared/sources/gateway";
-import { createSimulatedVendors, type SimulatedVendorOptions } from "../../shared/sources/simulated/simulated-vendor";
-import { sources, type Source } from "../../shared/sources/source";
+import { isApiError } from "../../shared/platform/errors/api-error";
+import type { IncidentFilters, IncidentWindowQuery, SourceGateway, VendorIncident } from "../../shared/systems/vendors/port";
+import { entityKinds } from "../../shared/systems/vendors/port";
+import { createSimulatedVendors, type SimulatedVendorOptions } from "../../shared/systems/vendors/simulated/simulated-vendor";
+import { sources, type Source } from "../../shared/domain/sources";
 
 const T0 = Date.parse("2025-03-01T12:00:00.000Z");
 const MINUTE = 60_000;

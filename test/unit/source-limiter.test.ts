@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../shared/errors/api-error";
-import type { SourceGateway, VendorIncident } from "../../shared/sources/gateway";
-import { limitedGateway } from "../../shared/sources/source-limiter";
+import { ApiError } from "../../shared/platform/errors/api-error";
+import type { SourceGateway, VendorIncident } from "../../shared/systems/vendors/port";
+import { limitedGateway } from "../../shared/systems/vendors/limiter";
 
 /** A gateway whose calls wait until the test lets them finish, counting how many are in flight. */
 function controlledGateway() {

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { buildDemoData } from "../../shared/local/demo-data";
-import { startBanner } from "../../shared/local/start-banner";
+import { buildDemoData } from "../../shared/hosts/local/demo-data";
+import { startBanner } from "../../shared/hosts/local/start-banner";
 
 const data = buildDemoData("secops-demo", new Date("2026-01-05T10:00:00Z"));
 const admin = { clientId: "f5c65c65-7ebe-82fa-918e-b46fbf7a02d7", clientSecret: "soms_PwXOQpstZYJa2GgLhbedWNWj0TuVfSpRMwTnyhwokb8" };

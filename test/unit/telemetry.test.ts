@@ -1,8 +1,8 @@
 import type { LogRecord } from "@opentelemetry/api-logs";
 import { describe, expect, it, vi } from "vitest";
-import { activeTelemetry, startTelemetry, telemetryLogger } from "../../shared/azure/telemetry";
-import { createServices } from "../../shared/composition";
-import { loadConfig } from "../../shared/config";
+import { activeTelemetry, startTelemetry, telemetryLogger } from "../../shared/hosts/azure/telemetry";
+import { createServices } from "../../shared/hosts/composition";
+import { loadConfig } from "../../shared/platform/config/config";
 
 describe("telemetry logger", () => {
   it("emits the message as the record's body and every field as an attribute, not as text", () => {

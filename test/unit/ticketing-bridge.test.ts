@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ApiError } from "../../shared/errors/api-error";
-import { createTicketingBridge } from "../../shared/ticketing/ticketing-bridge";
-import type { Ticket, TicketNote } from "../../shared/ticketing/ticketing";
+import type { ApiError } from "../../shared/platform/errors/api-error";
+import { createTicketingBridge } from "../../shared/systems/itsm/http/http-itsm";
+import type { Ticket, TicketNote } from "../../shared/systems/itsm/port";
 import { apiErrorOf } from "../support/api-error-of";
 import { sendJson, startFakeHttpServer, type FakeHttpServer } from "../support/fake-http-server";
 

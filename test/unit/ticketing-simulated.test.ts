@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../shared/errors/api-error";
-import { buildDemoData } from "../../shared/local/demo-data";
-import { createSimulatedItsm } from "../../shared/ticketing/simulated-itsm";
-import { disabledTicketing } from "../../shared/ticketing/ticketing";
+import { ApiError } from "../../shared/platform/errors/api-error";
+import { buildDemoData } from "../../shared/hosts/local/demo-data";
+import { createSimulatedItsm } from "../../shared/systems/itsm/simulated/simulated-itsm";
+import { disabledTicketing } from "../../shared/systems/itsm/port";
 
 const start = new Date("2024-06-03T12:00:00.000Z");
 const demo = buildDemoData("seed-1", start);

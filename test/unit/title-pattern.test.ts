@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { normaliseTitle, patternProblem, patternSpecificity, titleMatches } from "../../shared/gamebooks/title-pattern";
+import { normaliseTitle, patternProblem, patternSpecificity, titleMatches } from "../../shared/domain/gamebooks/title-pattern";
 
 describe("titleMatches", () => {
   it("matches a pattern without wildcard only against the whole title, in any letter case", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { isApiError, type ApiError } from "../../shared/errors/api-error";
-import { validate } from "../../shared/http/validation";
+import { isApiError, type ApiError } from "../../shared/platform/errors/api-error";
+import { validate } from "../../shared/platform/http/validation";
 
 function failure(schema: z.ZodType, input: unknown): ApiError {
   try {

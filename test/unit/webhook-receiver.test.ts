@@ -4,7 +4,7 @@ import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { generateSigningSecret, signatureHeaders, signingKeyOf } from "../../shared/delivery/signer";
+import { generateSigningSecret, signatureHeaders, signingKeyOf } from "../../shared/platform/delivery/signer";
 import { parseReceiverArgs, startupLines, type ReceiverSettings } from "../../scripts/webhook-receiver/receiver-cli";
 import { createSelfSignedCertificate, loadOrCreateCertificate, type SelfSignedCertificate } from "../../scripts/webhook-receiver/self-signed-certificate";
 import { secretsFromFileText, startWebhookReceiver, summaryOf, type WebhookReceiver } from "../../scripts/webhook-receiver/webhook-receiver";

@@ -1,12 +1,12 @@
-import { seedDemoData } from "../../shared/local/demo-data";
-import { integrationStates, switchIntegrations } from "../../shared/integrations/workspace-integrations";
-import { serviceActor } from "../../shared/operation-context";
+import { seedDemoData } from "../../shared/hosts/local/demo-data";
+import { integrationStates, switchIntegrations } from "../../shared/domain/organizations/integration-switches";
+import { serviceActor } from "../../shared/platform/operation-context";
 import { describe, expect, it } from "vitest";
-import { createServices } from "../../shared/composition";
-import { loadConfig } from "../../shared/config";
-import { ApiError } from "../../shared/errors/api-error";
-import { createLocalServices } from "../../shared/local/local-services";
-import { silentLogger } from "../../shared/logger";
+import { createServices } from "../../shared/hosts/composition";
+import { loadConfig } from "../../shared/platform/config/config";
+import { ApiError } from "../../shared/platform/errors/api-error";
+import { createLocalServices } from "../../shared/hosts/local/local-services";
+import { silentLogger } from "../../shared/platform/logger";
 
 const RESOURCE = "/subscriptions/0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e/resourceGroups/rg-soc/providers/Microsoft.OperationalInsights/workspaces/law-fabrikam";
 const WS = "8d2f0c4e-1b7a-4f5e-9c3d-2a6b8e0f1c4d";

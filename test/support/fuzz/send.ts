@@ -1,4 +1,4 @@
-import { errorCodes } from "../../../shared/errors/api-error";
+import { errorCodes } from "../../../shared/platform/errors/api-error";
 import type { OpenApiResponseCheck } from "../openapi-check";
 import { rawExchange } from "../raw-http";
 import { materialize, type Plan } from "./cases";

@@ -1,0 +1,204 @@
+import { z } from "zod";
+import { ApiError } from "../../platform/errors/api-error";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, issuePageToken, readPageToken } from "../../platform/http/paging";
+import type { Pagination, RequestContext } from "../../platform/http/route";
+import { gamebookRunStatuses, type GamebookRunRecord } from "../../domain/gamebooks/gamebook-run";
+import type { GamebookRunCursor, GamebookRunFilter } from "../../platform/store/ports";
+import type { WorkspaceRecord } from "../../domain/organizations/workspace";
+import { searchTerm } from "../../domain/gamebooks/run-record";
+
+const cursorSchema = z.strictObject({ at: z.string().min(1), id: z.string().min(1) });
+const acrossCursorSchema = z.strictObject({ page: z.int().min(2), at: z.string().min(1), id: z.string().min(1) });
+
+const text = z.string().trim().min(1).max(256);
+
+/** `GET /gamebooks/history` (contract 4.1): `query`, `pageToken`, and the usual `pageSize`. */
+export const historyQuery = z.strictObject({
+  query: text.optional().describe("Case-insensitive text in the run's title, the incident's title or the submitter's name."),
+  pageSize: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE).describe(`Runs per page, 1 to ${MAX_PAGE_SIZE}.`),
+  pageToken: z.string().min(1).max(4096).optional().describe("The `pagination.continuationToken` of the previous page, unmodified."),
+});
+
+/** A workspace's runs, newest first, one keyset page: its cost is its size, however long the history. */
+export async function workspaceHistory(
+  ctx: RequestContext,
+  workspace: WorkspaceRecord,
+  query: z.output<typeof historyQuery>,
+): Promise<{ runs: GamebookRunRecord[]; pagination: Pagination }> {
+  const term = query.query === undefined ? undefined : searchTerm(query.query);
+  const listing = `gamebook-history\n${workspace.id}\n${term ?? ""}`;
+  const after = query.pageToken === undefined ? undefined : readPageToken(ctx, query.pageToken, listing, cursorSchema, "pageToken");
+  const page = await ctx.services.stores.gamebookRuns.list(
+    workspace.id,
+    { text: term },
+    query.pageSize,
+    after && { creationDate: after.at, id: after.id },
+  );
+  return {
+    runs: page.items,
+    pagination: page.next
+      ? { hasMore: true, continuationToken: issuePageToken(ctx, listing, { at: page.next.creationDate, id: page.next.id }) }
+      : { hasMore: false },
+  };
+}
+
+/** Page size of the cross-workspace history (server-controlled, as contract 8 has it for incidents). */
+export const ACROSS_PAGE_SIZE = 50;
+/** Pages a request may skip to reach `currentPage` (from the first page, or from its token's). */
+export const MAX_PAGES_SKIPPED = 20;
+/** Workspace queries in flight at once for one request. */
+const QUERY_CONCURRENCY = 16;
+
+/** Repeated (`workspaces=a&workspaces=b`) or comma-separated (`workspaces=a,b`), or both. */
+function listParameter<T extends z.ZodType<unknown, string>>(item: T, max: number) {
+  return z
+    .union([z.string(), z.array(z.string())])
+    .transform((value) => (Array.isArray(value) ? value : [value]).flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== ""))
+    .pipe(z.array(item).max(max));
+}
+
+/** `GET /gamebooks/across-workspaces/history` (contract 4.2). */
+export const acrossHistoryQuery = z.strictObject({
+  workspaces: listParameter(z.guid(), 1000)
+    .optional()
+    .describe("Workspace GUIDs, repeated or comma-separated; absent: every workspace mapped to the credential. Workspaces not mapped to it are left out."),
+  statuses: listParameter(z.enum(gamebookRunStatuses), gamebookRunStatuses.length)
+    .optional()
+    .describe(`Run statuses, repeated or comma-separated: ${gamebookRunStatuses.join(", ")}; absent: all.`),
+  currentPage: z.coerce.number().int().min(1).max(1_000_000).default(1).describe("The page, 1-based."),
+  query: text.optional().describe("Case-insensitive text in the run's title, the incident's title or the submitter's name."),
+  pageToken: z
+    .string()
+    .min(1)
+    .max(4096)
+    .optional()
+    .describe(
+      `The \`pagination.continuationToken\` of page N, sent with \`currentPage\` N+1 (or later): the page is then read from where page N ended, at a cost that does not grow with the page number. Without it, a page is reached by reading the pages before it; at most ${MAX_PAGES_SKIPPED} pages are skipped that way.`,
+    ),
+});
+
+export interface AcrossHistoryPage {
+  runs: GamebookRunRecord[];
+  currentPage: number;
+  pageSize: number;
+  hasMore: boolean;
+}
+
+/**
+ * The runs of every workspace mapped to the caller (or the chosen ones), newest first across them,
+ * by page number. Each page is a merge of keyset pages of the workspaces from one position in the
+ * global order (creationDate, id): each workspace is read from there in small batches that grow
+ * only for a workspace that keeps supplying the page, so a page reads about its own size plus a
+ * few runs per workspace, whatever the total. A page's token records where the next page starts;
+ * without one, the pages before `currentPage` are read to find its start (at most
+ * MAX_PAGES_SKIPPED of them). No total is counted: on Cosmos a count reads every matching run.
+ */
+export async function acrossWorkspacesHistory(
+  ctx: RequestContext,
+  query: z.output<typeof acrossHistoryQuery>,
+): Promise<{ page: AcrossHistoryPage; pagination: Pagination }> {
+  const mapped = await ctx.services.stores.workspaces.getMany([...ctx.principal.workspaceRoles.keys()]);
+  const wanted = query.workspaces === undefined ? undefined : new Set(query.workspaces.map((w) => w.toLowerCase()));
+  const workspaces = mapped.filter((w) => wanted === undefined || wanted.has(w.id)).sort((a, b) => (a.id < b.id ? -1 : 1));
+  const statuses = query.statuses === undefined ? undefined : [...new Set(query.statuses)].sort();
+  const term = query.query === undefined ? undefined : searchTerm(query.query);
+  const filter: GamebookRunFilter = { text: term, statuses };
+  const listing = `gamebook-history-across\n${workspaces.map((w) => w.id).join(",")}\n${(statuses ?? []).join(",")}\n${term ?? ""}`;
+
+  let from: GamebookRunCursor | undefined;
+  let fromPage = 1;
+  if (query.pageToken !== undefined) {
+    const token = readPageToken(ctx, query.pageToken, listing, acrossCursorSchema, "pageToken");
+    if (token.page > query.currentPage) {
+      throw new ApiError("VALIDATION_ERROR", `This pageToken starts page ${token.page}; send it with currentPage ${token.page} or later, or send currentPage ${query.currentPage} without it.`, {
+        target: "pageToken",
+        errors: { pageToken: [`Starts page ${token.page}, after currentPage ${query.currentPage}.`] },
+      });
+    }
+    from = { creationDate: token.at, id: token.id };
+    fromPage = token.page;
+  }
+  const skip = query.currentPage - fromPage;
+  if (skip > MAX_PAGES_SKIPPED) {
+    throw new ApiError(
+      "VALIDATION_ERROR",
+      `Page ${query.currentPage} is more than ${MAX_PAGES_SKIPPED} pages past ${query.pageToken === undefined ? "the first" : `the token's page ${fromPage}`}: follow pagination.continuationToken page by page (send it as pageToken), or narrow the query.`,
+      { target: "currentPage", errors: { currentPage: [`At most ${MAX_PAGES_SKIPPED} pages past the pageToken's page (the first without one).`] } },
+    );
+  }
+
+  const empty = { page: { runs: [], currentPage: query.currentPage, pageSize: ACROSS_PAGE_SIZE, hasMore: false }, pagination: { hasMore: false } };
+  if (workspaces.length === 0) return empty;
+  if (skip > 0) {
+    const skipped = await mergeNewestFirst(ctx, workspaces, filter, from, skip * ACROSS_PAGE_SIZE);
+    if (!skipped.next) return empty;
+    from = skipped.next;
+  }
+  const merged = await mergeNewestFirst(ctx, workspaces, filter, from, ACROSS_PAGE_SIZE);
+  const pagination: Pagination = merged.next
+    ? { hasMore: true, continuationToken: issuePageToken(ctx, listing, { page: query.currentPage + 1, at: merged.next.creationDate, id: merged.next.id }) }
+    : { hasMore: false };
+  return { page: { runs: merged.items, currentPage: query.currentPage, pageSize: ACROSS_PAGE_SIZE, hasMore: merged.next !== undefined }, pagination };
+}
+
+interface Stream {
+  workspaceId: string;
+  buffer: GamebookRunRecord[];
+  /** Where the workspace's next batch starts; undefined once it has no more. */
+  next: GamebookRunCursor | undefined;
+  batch: number;
+}
+
+/**
+ * The first `count` runs after `from` in the global newest-first order of the workspaces, and the
+ * cursor after them when more exist. A workspace's buffer is refilled only when it runs dry while
+ * its next run could still be the newest left, with a batch twice the last, so a page served by one
+ * busy workspace costs a few growing queries and one served by many costs one small query each.
+ */
+async function mergeNewestFirst(
+  ctx: RequestContext,
+  workspaces: readonly WorkspaceRecord[],
+  filter: GamebookRunFilter,
+  from: GamebookRunCursor | undefined,
+  count: number,
+): Promise<{ items: GamebookRunRecord[]; next?: GamebookRunCursor }> {
+  const store = ctx.services.stores.gamebookRuns;
+  const firstBatch = Math.min(count + 1, Math.max(5, Math.ceil((2 * (count + 1)) / workspaces.length)));
+  const streams: Stream[] = workspaces.map((w) => ({ workspaceId: w.id, buffer: [], next: from, batch: firstBatch }));
+  const fill = async (stream: Stream) => {
+    const page = await store.list(stream.workspaceId, filter, stream.batch, stream.next);
+    stream.buffer.push(...page.items);
+    stream.next = page.next;
+    stream.batch = Math.min(count + 1, stream.batch * 2);
+  };
+  await mapLimited(streams, QUERY_CONCURRENCY, fill);
+
+  const items: GamebookRunRecord[] = [];
+  // One more than asked, to know whether another page exists.
+  while (items.length <= count) {
+    let newest: Stream | undefined;
+    for (const stream of streams) {
+      const head = stream.buffer[0];
+      if (head && (!newest || newerThan(head, newest.buffer[0]!))) newest = stream;
+    }
+    if (!newest) break;
+    items.push(newest.buffer.shift()!);
+    if (newest.buffer.length === 0 && newest.next !== undefined) await fill(newest);
+  }
+  const page = items.slice(0, count);
+  const last = page.at(-1);
+  return { items: page, next: items.length > count && last ? { creationDate: last.creationDate, id: last.id } : undefined };
+}
+
+/** The global order: creationDate, then id, descending (as every store lists them). */
+function newerThan(a: GamebookRunRecord, b: GamebookRunRecord): boolean {
+  return a.creationDate !== b.creationDate ? a.creationDate > b.creationDate : a.id > b.id;
+}
+
+async function mapLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}

@@ -1,0 +1,53 @@
+import type { z } from "zod";
+import type { CredentialRecord, ServiceAccountRecord } from "../../domain/organizations/service-account";
+import type { WorkspaceRecord } from "../../domain/organizations/workspace";
+import type { credentialView, serviceAccountView } from "./service-account-schemas";
+
+export function credentialStatus(c: CredentialRecord, now: Date): "Active" | "Revoked" | "Expired" {
+  if (c.status === "Revoked") return "Revoked";
+  return Date.parse(c.expirationDate) <= now.getTime() ? "Expired" : "Active";
+}
+
+export function toCredentialView(c: CredentialRecord, now: Date): z.infer<typeof credentialView> {
+  return {
+    id: c.id,
+    clientSecretPrefix: c.clientSecretPrefix,
+    status: credentialStatus(c, now),
+    expirationDate: c.expirationDate,
+    lastUsedAt: c.lastUsedAt,
+    createdAt: c.createdAt,
+    scopes: c.scopes,
+  };
+}
+
+/** The API shape of a service account; never carries a secret or its hash. */
+export function toServiceAccountView(
+  sa: ServiceAccountRecord,
+  workspaces: ReadonlyMap<string, WorkspaceRecord>,
+  now: Date,
+): z.infer<typeof serviceAccountView> {
+  const credentials = sa.credentials.map((c) => toCredentialView(c, now));
+  const newestActive = sa.credentials
+    .filter((_, i) => credentials[i]!.status === "Active")
+    .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1))[0];
+  return {
+    id: sa.id,
+    accountId: sa.accountId,
+    name: sa.name,
+    description: sa.description,
+    isActive: sa.isActive,
+    isPlatformManaged: sa.isPlatformManaged,
+    organizationalRole: sa.organizationalRole,
+    clientSecretPrefix: newestActive?.clientSecretPrefix ?? null,
+    credentialExpirationDate: newestActive?.expirationDate ?? null,
+    workspaceAssignments: sa.workspaceAssignments.map((a) => ({
+      workspaceId: a.workspaceId,
+      workspaceName: workspaces.get(a.workspaceId)?.name ?? "",
+      role: a.role,
+    })),
+    credentials,
+    lastUsedAt: sa.lastUsedAt,
+    createdAt: sa.createdAt,
+    lastModifiedAt: sa.lastModifiedAt,
+  };
+}

@@ -1,0 +1,192 @@
+import { z } from "zod";
+import { auditRecord } from "../../platform/events/audit-record";
+import { outboxScope } from "../../platform/store/outbox-scope";
+import { ApiError, notFound } from "../../platform/errors/api-error";
+import { pageQueryFields, pageRequest, pagination } from "../../platform/http/paging";
+import { defineRoute, type RouteGroup } from "../../platform/http/route";
+import type { OrganizationalRole } from "../../domain/organizations/roles";
+import type { UserRecord } from "../../domain/organizations/user";
+import { EXAMPLE_LEAVING_USER, EXAMPLE_USER } from "../../domain/examples/examples";
+import { upsertUserExample, userExample } from "./identity-examples";
+import { organizationalRoleSchema } from "./service-account-schemas";
+
+const tag = "Users";
+
+export const userView = z.object({
+  id: z.guid(),
+  displayName: z.string(),
+  email: z.string(),
+  organizationalRole: organizationalRoleSchema,
+  isActive: z.boolean(),
+}).meta({ examples: [userExample] });
+
+const listUsersQuery = z
+  .object({
+    email: z.string().trim().min(1).max(320).optional().describe("Exact e-mail address, case-insensitive."),
+    role: organizationalRoleSchema.optional().describe("Only users with this organizational role."),
+    ...pageQueryFields,
+  })
+  .strict();
+
+const upsertUserBody = z
+  .object({
+    userId: z.guid().describe("The user's directory object id."),
+    displayName: z.string().trim().min(1).max(256),
+    email: z.email().max(320),
+    tenantId: z.guid().describe("The directory tenant the user signs in from."),
+    isOwner: z.boolean().default(false).describe("Owners hold the Admin role; changing it needs org:users:roles."),
+  })
+  .strict()
+  .meta({ examples: [upsertUserExample] });
+
+const userId = z.guid().describe("The user's directory object id.");
+const userIdParams = z.object({ userId: userId.meta({ examples: [EXAMPLE_USER.id] }) });
+/** The delete example has a target of its own: the analyst who is leaving (the upsert example brings them back). */
+const deleteUserParams = z.object({ userId: userId.meta({ examples: [EXAMPLE_LEAVING_USER.id] }) });
+
+export const userRoutes: RouteGroup = {
+  name: "users",
+  routes: [
+    defineRoute({
+      method: "GET",
+      path: "/users",
+      summary: "List the users of your organization",
+      tag,
+      auth: "org:users:read",
+      query: listUsersQuery,
+      response: z.array(userView).meta({ examples: [[userExample]] }),
+      paginated: true,
+      async handler(input) {
+        const { email, role } = input.query;
+        // The token is bound to the filters: a token from one filtered listing is invalid for another.
+        const binding = `users:${email?.toLowerCase() ?? ""}:${role ?? ""}`;
+        const page = await input.services.stores.users.list(
+          input.principal.organizationAccountIds,
+          { email, role },
+          pageRequest(input, input.query, binding),
+        );
+        return { data: page.items.map(toUserView), pagination: pagination(input, page, binding) };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/users/{userId}",
+      summary: "Get one user",
+      tag,
+      auth: "org:users:read",
+      params: userIdParams,
+      response: userView,
+      async handler(input) {
+        const found = await input.services.stores.users.find(input.principal.organizationAccountIds, input.params.userId.toLowerCase());
+        if (!found) throw notFound("The user", "userId");
+        return { data: toUserView(found.value) };
+      },
+    }),
+    defineRoute({
+      method: "PUT",
+      path: "/users",
+      summary: "Create or update a user",
+      tag,
+      auth: "org:users:manage",
+      problems: ["CONFLICT"],
+      body: upsertUserBody,
+      response: z.literal(true).meta({ examples: [true] }),
+      successStatus: [200, 201],
+      async handler(input) {
+        const { body, principal, services } = input;
+        const users = services.stores.users;
+        const userId = body.userId.toLowerCase();
+        const existing = await users.find(principal.organizationAccountIds, userId);
+        const accountId = existing?.value.accountId ?? principal.accountId;
+        const sameEmail = await users.findByEmail(accountId, body.email);
+        if (sameEmail && sameEmail.id !== userId) {
+          throw new ApiError("CONFLICT", "Another user of the account has this e-mail address.", { target: "email" });
+        }
+        const role = nextRole(existing?.value.organizationalRole, body.isOwner);
+        if (role !== (existing?.value.organizationalRole ?? "Member") && !principal.scopes.has("org:users:roles")) {
+          throw new ApiError("INSUFFICIENT_SCOPE", "Changing a user's role (isOwner) needs the scope org:users:roles.", {
+            target: "org:users:roles",
+          });
+        }
+        const stamp = services.now().toISOString();
+        const record: UserRecord = {
+          id: userId,
+          accountId,
+          displayName: body.displayName,
+          email: body.email,
+          tenantId: body.tenantId.toLowerCase(),
+          organizationalRole: role,
+          isActive: existing?.value.isActive ?? true,
+          createdAt: existing?.value.createdAt ?? stamp,
+          lastModifiedAt: stamp,
+        };
+        const audit = [
+          auditRecord(
+            input.actor,
+            {
+              activityType: existing ? "UserUpdated" : "UserCreated",
+              activityAction: existing ? "Update" : "Create",
+              targetResourceType: "User",
+              targetResourceId: userId,
+              targetResourceName: record.displayName,
+              metadata: { email: record.email, organizationalRole: role, tenantId: record.tenantId },
+              accountId,
+            },
+            outboxScope.users(accountId),
+            services.now(),
+          ),
+        ];
+        // A concurrent change between the read and this write surfaces as 409 rather than being overwritten.
+        if (existing) await users.replace(record, existing.etag, audit);
+        else await users.create(record, audit);
+        await services.events.outbox.publish(audit);
+        return { data: true, status: existing ? 200 : 201 };
+      },
+    }),
+    defineRoute({
+      method: "DELETE",
+      path: "/users/{userId}",
+      summary: "Delete a user",
+      tag,
+      auth: "org:users:manage",
+      problems: ["CONFLICT"],
+      params: deleteUserParams,
+      response: z.literal(true).meta({ examples: [true] }),
+      async handler(input) {
+        const { principal, services } = input;
+        const found = await services.stores.users.find(principal.organizationAccountIds, input.params.userId.toLowerCase());
+        if (!found) throw notFound("The user", "userId");
+        const audit = [
+          auditRecord(
+            input.actor,
+            {
+              activityType: "UserDeleted",
+              activityAction: "Delete",
+              targetResourceType: "User",
+              targetResourceId: found.value.id,
+              targetResourceName: found.value.displayName,
+              metadata: { email: found.value.email },
+              accountId: found.value.accountId,
+            },
+            outboxScope.users(found.value.accountId),
+            services.now(),
+          ),
+        ];
+        await services.stores.users.delete(found.value.accountId, found.value.id, found.etag, audit);
+        await services.events.outbox.publish(audit);
+        return { data: true };
+      },
+    }),
+  ],
+};
+
+/** `isOwner` maps to the Admin role; clearing it demotes an Admin to Member and leaves other roles alone. */
+function nextRole(current: OrganizationalRole | undefined, isOwner: boolean): OrganizationalRole {
+  if (isOwner) return "Admin";
+  if (current === undefined || current === "Admin") return "Member";
+  return current;
+}
+
+function toUserView(u: UserRecord): z.infer<typeof userView> {
+  return { id: u.id, displayName: u.displayName, email: u.email, organizationalRole: u.organizationalRole, isActive: u.isActive };
+}

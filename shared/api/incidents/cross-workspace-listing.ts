@@ -1,0 +1,371 @@
+import { acrossWorkspacesExample } from "./incident-examples";
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { ApiError, INVALID_PAGE_TOKEN_MESSAGE, invalidPageToken, isApiError } from "../../platform/errors/api-error";
+import { issuePageToken, readPageToken } from "../../platform/http/paging";
+import type { RequestContext } from "../../platform/http/route";
+import { publicStatuses, severities, type IncidentFilters, type VendorIncident } from "../../systems/vendors/port";
+import { lastModifiedSources, parseSource, sourceSchema, sources, type Source } from "../../domain/sources";
+import type { IncidentStateRecord } from "../../domain/incidents/incident-state-record";
+import type { WorkspaceRecord } from "../../domain/organizations/workspace";
+import { initialState, stateIdOf } from "../../domain/incidents/incident-state";
+import { toIncidentSummary, type IncidentSummaryView } from "../../domain/incidents/incident-view";
+
+/** Incidents per call the listing aims at, taken from the streams (workspace × source) still paging. */
+export const LISTING_PAGE_TARGET = 200;
+const MIN_PER_STREAM = 5;
+const MAX_PER_STREAM = 50;
+/** `filterByLastModified`: most incidents one workspace contributes to one call ("several hundred"). */
+export const LAST_MODIFIED_CAP = 500;
+/**
+ * The listing's body limit: the most tokens a request may send back (5,000 workspaces x 7 sources),
+ * as this service issues them (a few dozen characters each, more with a vendor bridge's cursor), with
+ * room to spare.
+ */
+export const ACROSS_WORKSPACES_MAX_BODY_BYTES = 8 * 1024 * 1024;
+/** Vendor calls in flight at once for one listing call. */
+const VENDOR_CONCURRENCY = 16;
+
+const timeFilterTypes = ["ThreeHours", "SixHours", "TwelveHours", "TwentyFourHours", "FortyEightHours", "Custom"] as const;
+const hoursOf: Record<Exclude<(typeof timeFilterTypes)[number], "Custom">, number> = {
+  ThreeHours: 3,
+  SixHours: 6,
+  TwelveHours: 12,
+  TwentyFourHours: 24,
+  FortyEightHours: 48,
+};
+const timestamp = z.iso.datetime({ offset: true });
+
+export const acrossWorkspacesBody = z
+  .object({
+    severities: z.array(z.enum(severities)).max(severities.length).default([]),
+    statuses: z.array(z.enum(publicStatuses)).max(publicStatuses.length).default([]),
+    sources: z
+      .array(sourceSchema())
+      .max(sources.length)
+      .default([])
+      .describe("Empty: every source, or SourceA and SourceB with filterByLastModified."),
+    timeFilterSelection: z
+      .object({
+        type: z.enum(timeFilterTypes),
+        customStartUtc: timestamp.optional(),
+        customEndUtc: timestamp.optional(),
+      })
+      .strict()
+      .optional()
+      .describe("Absent: no time bound."),
+    isFirstCall: z.boolean(),
+    workspacePageTokens: z
+      .array(z.object({ workspaceId: z.guid(), sourceTokens: z.record(z.string(), z.string().min(1).max(1024)) }).strict())
+      .max(5000)
+      .default([]),
+    query: z.string().trim().min(1).max(256).optional().describe("Case-insensitive text in the title, the number or an entity name."),
+    assigneeEmails: z.array(z.string().trim().min(1).max(320)).max(100).default([]),
+    includeUnassigned: z.boolean().default(false),
+    filterByLastModified: z.boolean().default(false),
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    const t = body.timeFilterSelection;
+    if (t?.type === "Custom") {
+      if (!t.customStartUtc) ctx.addIssue({ code: "custom", path: ["timeFilterSelection", "customStartUtc"], message: "Required with Custom." });
+      if (!t.customEndUtc) ctx.addIssue({ code: "custom", path: ["timeFilterSelection", "customEndUtc"], message: "Required with Custom." });
+      if (t.customStartUtc && t.customEndUtc && Date.parse(t.customStartUtc) >= Date.parse(t.customEndUtc)) {
+        ctx.addIssue({ code: "custom", path: ["timeFilterSelection", "customEndUtc"], message: "Must be after customStartUtc." });
+      }
+    } else if (t && (t.customStartUtc || t.customEndUtc)) {
+      ctx.addIssue({ code: "custom", path: ["timeFilterSelection", "type"], message: "customStartUtc and customEndUtc go with type Custom." });
+    }
+    if (body.filterByLastModified) {
+      const unsupported = body.sources.filter((s) => !lastModifiedSources.includes(s));
+      if (unsupported.length > 0) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["sources"],
+          message: `filterByLastModified supports ${lastModifiedSources.join(" and ")} only, not ${unsupported.join(", ")}.`,
+        });
+      }
+    }
+    if (body.isFirstCall && body.workspacePageTokens.length > 0) {
+      ctx.addIssue({ code: "custom", path: ["workspacePageTokens"], message: "Must be empty when isFirstCall is true." });
+    }
+    if (!body.isFirstCall && body.workspacePageTokens.length === 0) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["workspacePageTokens"],
+        message: "Send the previous response's sourcePageTokens unchanged, or start over with isFirstCall true.",
+      });
+    }
+  })
+  .meta({ examples: [acrossWorkspacesExample] });
+
+export type AcrossWorkspacesBody = z.output<typeof acrossWorkspacesBody>;
+
+export interface AcrossWorkspacesResult {
+  incidents: IncidentSummaryView[];
+  sourcePageTokens: { workspaceId: string; sourceTokens: Partial<Record<Source, string>> }[];
+  moreIncidentsAvailable: boolean;
+}
+
+/**
+ * What a stream token carries, as compact as it can be: the time of the listing's first call (epoch
+ * seconds, base 36; the window is derived from it and from the query) and, once the stream has
+ * started, the vendor adapter's cursor. Which workspace and source it pages is where the token sits
+ * in the request; that, the caller and the query are signed into the token, not copied into it.
+ */
+const streamCursor = z.union([
+  z.tuple([z.string().regex(/^[0-9a-z]{1,9}$/)]),
+  z.tuple([z.string().regex(/^[0-9a-z]{1,9}$/), z.string().min(1)]),
+]);
+
+interface Stream {
+  workspace: WorkspaceRecord;
+  source: Source;
+  /** The vendor adapter's cursor; null before the stream's first page. */
+  cursor: string | null;
+  /** The first call's time, epoch seconds: the listing's window is fixed by it. */
+  firstCallAt: number;
+}
+
+/** A stream the previous response left open, with its token as sent: verified only if it is served now. */
+interface WaitingStream {
+  workspace: WorkspaceRecord;
+  source: Source;
+  token: string;
+  target: string;
+}
+
+/** `POST /incidents/across-workspaces` (contract 4.2). */
+export async function listAcrossWorkspaces(ctx: RequestContext, body: AcrossWorkspacesBody): Promise<AcrossWorkspacesResult> {
+  const workspaces = await mappedWorkspaces(ctx);
+  const chosenSources = body.sources.length > 0 ? [...new Set(body.sources)] : body.filterByLastModified ? lastModifiedSources : sources;
+  const filters: IncidentFilters = {
+    severities: body.severities.length > 0 ? body.severities : undefined,
+    statuses: body.statuses.length > 0 ? body.statuses : undefined,
+    query: body.query,
+    assigneeEmails: body.assigneeEmails.length > 0 ? body.assigneeEmails : undefined,
+    includeUnassigned: body.includeUnassigned || undefined,
+  };
+  const firstCallAt = Math.floor(ctx.services.now().getTime() / 1000);
+  if (body.filterByLastModified) {
+    // Last-modified mode issues no tokens, so any token sent back is not one of ours (rule 5).
+    if (body.workspacePageTokens.length > 0) throw invalidTokens("workspacePageTokens[0]");
+    return lastModifiedListing(ctx, workspaces, chosenSources, filters, windowOf(body, firstCallAt));
+  }
+
+  const binding = bindingOf(body);
+  const open = body.isFirstCall
+    ? workspaces.flatMap((workspace) => chosenSources.map((source): Stream => ({ workspace, source, cursor: null, firstCallAt })))
+    : openStreams(body, workspaces, chosenSources);
+
+  // A page holds about LISTING_PAGE_TARGET incidents: up to that many streams advance by a few each.
+  // Only their tokens are read and signed again; the others are handed back untouched, moved to the
+  // front so the next call serves them first. A call's work follows its page, not what waits.
+  const perStream = Math.min(MAX_PER_STREAM, Math.max(MIN_PER_STREAM, Math.floor(LISTING_PAGE_TARGET / Math.max(1, open.length))));
+  const servedCount = Math.ceil(LISTING_PAGE_TARGET / perStream);
+  const served = open.slice(0, servedCount).map((s) => ("token" in s ? readStream(ctx, s, binding) : s));
+  const waiting = open.slice(servedCount);
+  const pages = await mapLimited(served, VENDOR_CONCURRENCY, (stream) =>
+    ctx.services.sources.gateway(stream.source).listIncidents(
+      {
+        workspaceId: stream.workspace.id,
+        field: "createdAt",
+        ...windowOf(body, stream.firstCallAt),
+        limit: perStream,
+        cursor: stream.cursor ?? undefined,
+        filters,
+      },
+      ctx.signal,
+    ),
+  );
+
+  const tokens = new Map<string, Partial<Record<Source, string>>>();
+  const put = (workspaceId: string, source: Source, token: string) => {
+    const entry = tokens.get(workspaceId) ?? {};
+    entry[source] = token;
+    tokens.set(workspaceId, entry);
+  };
+  const issue = (stream: Stream, adapterCursor: string | null) => {
+    const at = stream.firstCallAt.toString(36);
+    const cursor = adapterCursor === null ? [at] : [at, adapterCursor];
+    put(stream.workspace.id, stream.source, issuePageToken(ctx, streamListing(binding, stream.workspace.id, stream.source), cursor));
+  };
+  for (const stream of waiting) {
+    if ("token" in stream) put(stream.workspace.id, stream.source, stream.token);
+    else issue(stream, null);
+  }
+  // The service's state of the page's incidents: one read per workspace on the page (the states of a
+  // workspace share its partition), not one per stream, and the workspaces' reads in parallel.
+  const onPage = new Map<string, { workspace: WorkspaceRecord; items: VendorIncident[] }>();
+  served.forEach((stream, i) => {
+    const entry = onPage.get(stream.workspace.id) ?? { workspace: stream.workspace, items: [] };
+    entry.items.push(...pages[i]!.items);
+    onPage.set(stream.workspace.id, entry);
+  });
+  const states = new Map(
+    await mapLimited([...onPage.values()], VENDOR_CONCURRENCY, async ({ workspace, items }) => [workspace.id, await statesOf(ctx, workspace, items)] as const),
+  );
+  const now = ctx.services.now();
+  const incidents: IncidentSummaryView[] = [];
+  for (let i = 0; i < served.length; i++) {
+    const stream = served[i]!;
+    const page = pages[i]!;
+    incidents.push(...summariesOf(stream.workspace, page.items, states.get(stream.workspace.id)!, now));
+    // A finished stream drops out of the tokens (rule 4).
+    if (page.cursor !== undefined) issue(stream, page.cursor);
+  }
+  return {
+    incidents,
+    sourcePageTokens: [...tokens].map(([workspaceId, sourceTokens]) => ({ workspaceId, sourceTokens })),
+    moreIncidentsAvailable: tokens.size > 0,
+  };
+}
+
+/**
+ * Last-modified mode: each workspace's whole window in one call, ordered by lastModificationTime
+ * descending, up to the cap per workspace; past the cap, `moreIncidentsAvailable` says to narrow the
+ * window (rule 3). There is nothing to continue, so no tokens are issued.
+ */
+async function lastModifiedListing(
+  ctx: RequestContext,
+  workspaces: WorkspaceRecord[],
+  chosenSources: readonly Source[],
+  filters: IncidentFilters,
+  window: { from: string; to: string },
+): Promise<AcrossWorkspacesResult> {
+  const pairs = workspaces.flatMap((workspace) => chosenSources.map((source) => ({ workspace, source })));
+  const pages = await mapLimited(pairs, VENDOR_CONCURRENCY, ({ workspace, source }) =>
+    ctx.services.sources
+      .gateway(source)
+      .listIncidents({ workspaceId: workspace.id, field: "lastModificationTime", ...window, limit: LAST_MODIFIED_CAP + 1, filters }, ctx.signal),
+  );
+  let capped = false;
+  const incidents: IncidentSummaryView[] = [];
+  for (const workspace of workspaces) {
+    // Each source was asked for one more than the cap: more than the cap in all means the window is too wide.
+    const found = pairs.flatMap((p, i) => (p.workspace === workspace ? pages[i]!.items : [])).sort(byLastModifiedDesc);
+    if (found.length > LAST_MODIFIED_CAP) capped = true;
+    incidents.push(...(await summaries(ctx, workspace, found.slice(0, LAST_MODIFIED_CAP))));
+  }
+  incidents.sort((a, b) => (a.lastModificationTime < b.lastModificationTime ? 1 : a.lastModificationTime > b.lastModificationTime ? -1 : 0));
+  return { incidents, sourcePageTokens: [], moreIncidentsAvailable: capped };
+}
+
+function byLastModifiedDesc(a: VendorIncident, b: VendorIncident): number {
+  return a.lastModificationTime < b.lastModificationTime ? 1 : a.lastModificationTime > b.lastModificationTime ? -1 : a.id < b.id ? -1 : 1;
+}
+
+/** The workspaces the credential holds a role on, that exist, in a stable order. */
+async function mappedWorkspaces(ctx: RequestContext): Promise<WorkspaceRecord[]> {
+  const found = await ctx.services.stores.workspaces.getMany([...ctx.principal.workspaceRoles.keys()]);
+  return found.sort((a, b) => (a.id < b.id ? -1 : 1));
+}
+
+/**
+ * The streams the previous response left open, in the order their tokens came. Each token must sit
+ * where it was issued (a source of the query, once per workspace); anything else is the contract's
+ * fixed 400 at once. The tokens themselves are checked when their streams are served. A workspace
+ * the credential lost its role on since is left out.
+ */
+function openStreams(body: AcrossWorkspacesBody, workspaces: WorkspaceRecord[], chosenSources: readonly Source[]): WaitingStream[] {
+  const byId = new Map(workspaces.map((w) => [w.id, w]));
+  const seen = new Set<string>();
+  const streams: WaitingStream[] = [];
+  body.workspacePageTokens.forEach((entry, i) => {
+    const workspaceId = entry.workspaceId.toLowerCase();
+    for (const [key, token] of Object.entries(entry.sourceTokens)) {
+      const target = `workspacePageTokens[${i}].sourceTokens.${key}`;
+      const source = parseSource(key);
+      if (!source || !chosenSources.includes(source) || seen.has(`${workspaceId}/${source}`)) throw invalidTokens(target);
+      seen.add(`${workspaceId}/${source}`);
+      const workspace = byId.get(workspaceId);
+      if (workspace) streams.push({ workspace, source, token, target });
+    }
+  });
+  return streams;
+}
+
+/**
+ * A stream's token, read: it must be one this service issued to this caller, for this very query,
+ * at the workspace and source it sits at; anything else is the contract's fixed 400.
+ */
+function readStream(ctx: RequestContext, waiting: WaitingStream, binding: string): Stream {
+  let cursor: z.output<typeof streamCursor>;
+  try {
+    cursor = readPageToken(ctx, waiting.token, streamListing(binding, waiting.workspace.id, waiting.source), streamCursor, waiting.target);
+  } catch (error) {
+    throw invalidTokens(waiting.target, error);
+  }
+  return { workspace: waiting.workspace, source: waiting.source, firstCallAt: parseInt(cursor[0], 36), cursor: cursor[1] ?? null };
+}
+
+/** The contract's fixed 400 for the token at `target`, keeping a hint the token check gave. */
+function invalidTokens(target: string, cause?: unknown): ApiError {
+  const errors = isApiError(cause) && cause.errors ? cause.errors : invalidPageToken(target).errors;
+  return new ApiError("VALIDATION_ERROR", INVALID_PAGE_TOKEN_MESSAGE, { target: "workspacePageTokens", errors });
+}
+
+/** The listing one stream's token pages: the query, and the workspace and source the token sits at. */
+function streamListing(binding: string, workspaceId: string, source: Source): string {
+  return `${binding}:${workspaceId}:${source}`;
+}
+
+/**
+ * The absolute window [from, to) of a listing whose first call was at `firstCallAt` (epoch seconds):
+ * relative types end with that second, so the window does not slide while paging; no selection
+ * means no lower bound; Custom is the query's own.
+ */
+function windowOf(body: AcrossWorkspacesBody, firstCallAt: number): { from: string; to: string } {
+  const t = body.timeFilterSelection;
+  const end = (firstCallAt + 1) * 1000;
+  if (!t) return { from: new Date(0).toISOString(), to: new Date(end).toISOString() };
+  if (t.type === "Custom") return { from: new Date(t.customStartUtc!).toISOString(), to: new Date(t.customEndUtc!).toISOString() };
+  return { from: new Date(end - hoursOf[t.type] * 3_600_000).toISOString(), to: new Date(end).toISOString() };
+}
+
+/**
+ * What a token is valid for: the query's filters (not the tokens themselves). A token replayed with
+ * other filters would page a different listing, so it is rejected. A relative window is frozen by
+ * the first call's time in each token, so the type (not the clock) is what binds.
+ */
+function bindingOf(body: AcrossWorkspacesBody): string {
+  const { workspacePageTokens: _tokens, isFirstCall: _first, ...query } = body;
+  const normalised = {
+    ...query,
+    severities: [...query.severities].sort(),
+    statuses: [...query.statuses].sort(),
+    sources: [...new Set(query.sources)].sort(),
+    assigneeEmails: query.assigneeEmails.map((e) => e.toLowerCase()).sort(),
+    query: query.query?.toLowerCase(),
+  };
+  return `incidents-across:${createHash("sha256").update(JSON.stringify(normalised)).digest("base64url")}`;
+}
+
+async function summaries(ctx: RequestContext, workspace: WorkspaceRecord, items: VendorIncident[]): Promise<IncidentSummaryView[]> {
+  return summariesOf(workspace, items, await statesOf(ctx, workspace, items), ctx.services.now());
+}
+
+/** The stored states of these incidents of one workspace, by state id: one store read (none for no items). */
+async function statesOf(ctx: RequestContext, workspace: WorkspaceRecord, items: VendorIncident[]): Promise<Map<string, IncidentStateRecord>> {
+  if (items.length === 0) return new Map();
+  const states = await ctx.services.stores.incidents.getMany(workspace.id, items.map((i) => stateIdOf(i.source, i.id)));
+  return new Map(states.map((s) => [s.id, s]));
+}
+
+function summariesOf(workspace: WorkspaceRecord, items: VendorIncident[], states: Map<string, IncidentStateRecord>, now: Date): IncidentSummaryView[] {
+  return items.map((i) => toIncidentSummary(i, states.get(stateIdOf(i.source, i.id)) ?? initialState(i, workspace.accountId, now), now));
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight, results in input order. */
+async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

@@ -1,0 +1,214 @@
+import { z } from "zod";
+import { auditRecord } from "../../platform/events/audit-record";
+import { ApiError, notFound } from "../../platform/errors/api-error";
+import { defineRoute, type RouteGroup } from "../../platform/http/route";
+import { gamebookRunView, toGamebookRunView } from "../../domain/gamebooks/gamebook-views";
+import type { EntityQuery } from "../../systems/vendors/port";
+import { initialState, stateIdOf } from "../../domain/incidents/incident-state";
+import { outboxScope } from "../../platform/store/outbox-scope";
+import { loadIncident } from "../../domain/incidents/incident-access";
+import { TICKET_COMMENT_PREFIX, TICKET_NOTES_HEADER, ticketComments } from "../../domain/tickets/ticket-comments";
+import {
+  byEntityQuery,
+  commentListParams,
+  commentParams,
+  commentView,
+  deleteCommentQuery,
+  incidentParams,
+  sourceParams,
+  updateAssigneeBody,
+  updateStatusBody,
+} from "./incident-schemas";
+import { changeAssignee, changeStatus } from "../../domain/incidents/incident-writes";
+import { incidentEtag, incidentSummaryView, incidentView, toIncidentSummary, toIncidentView } from "../../domain/incidents/incident-view";
+import { commentsExample, evidenceExample, incidentExample, incidentSummaryExample } from "./incident-examples";
+import { gamebookRunExample } from "../../domain/examples/gamebook-examples";
+
+const tag = "Incidents";
+const BY_ENTITY_LIMIT = 50;
+const base = "/workspaces/{workspaceId}/incidents/{source}";
+
+export const incidentRoutes: RouteGroup = {
+  name: "incidents",
+  routes: [
+    defineRoute({
+      method: "GET",
+      path: `${base}/by-entity`,
+      summary: "Incidents of the workspace related to an entity",
+      tag,
+      auth: "incidents:read",
+      params: sourceParams,
+      query: byEntityQuery,
+      response: z.array(incidentSummaryView).meta({ examples: [[incidentSummaryExample]] }),
+      async handler(input) {
+        const { params, query, services, workspace } = input;
+        const entityQuery: EntityQuery = {
+          workspaceId: workspace.id,
+          incidentId: query.IncidentId,
+          entityKind: query.EntityType ?? query.EntityKind,
+          entityFilter: query.EntityFilter,
+          entityName: query.EntityName,
+          timeField: query.TimeFilteringType === "LastModifiedTime" ? "lastModificationTime" : "createdAt",
+          startDate: query.StartDate && new Date(query.StartDate).toISOString(),
+          endDate: query.EndDate && new Date(query.EndDate).toISOString(),
+          limit: BY_ENTITY_LIMIT,
+        };
+        const related = await services.sources.gateway(params.source).relatedByEntity(entityQuery, input.signal);
+        const states = await services.stores.incidents.getMany(workspace.id, related.map((i) => stateIdOf(i.source, i.id)));
+        const byId = new Map(states.map((s) => [s.id, s]));
+        const now = services.now();
+        return {
+          data: related.map((i) => toIncidentSummary(i, byId.get(stateIdOf(i.source, i.id)) ?? initialState(i, workspace.accountId, now), now)),
+        };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: `${base}/{incidentId}`,
+      summary: "Get an incident, live from its source, with the service's state of it",
+      tag,
+      auth: "incidents:read",
+      params: incidentParams,
+      response: incidentView.meta({ examples: [incidentExample] }),
+      async handler(input) {
+        const { params } = input;
+        const loaded = await loadIncident(input, input.workspace, params.source, params.incidentId);
+        const evidence = await loaded.gateway.getEvidence(loaded.workspace.id, loaded.incident.id, input.signal);
+        return {
+          data: toIncidentView(loaded.incident, loaded.state, evidence, input.services.now()),
+          headers: { ETag: incidentEtag(loaded.incident, loaded.stateEtag) },
+        };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: `${base}/{incidentId}/evidence`,
+      summary: "The evidence table of an incident",
+      tag,
+      auth: "incidents:read",
+      params: incidentParams,
+      response: z.object({ rows: z.array(z.record(z.string(), z.unknown())) }).meta({ examples: [evidenceExample] }),
+      async handler(input) {
+        const { params, workspace } = input;
+        return { data: await input.services.sources.gateway(params.source).getEvidence(workspace.id, params.incidentId, input.signal) };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: `${base}/{incidentId}/last-gamebook`,
+      summary: "The last gamebook run on an incident (404 when none has run)",
+      tag,
+      auth: "incidents:read",
+      params: incidentParams,
+      response: gamebookRunView.meta({ examples: [gamebookRunExample] }),
+      async handler(input) {
+        const { params, workspace } = input;
+        // The incident must exist at its source: a run of a deleted incident is not shown.
+        await input.services.sources.gateway(params.source).getIncident(workspace.id, params.incidentId, input.signal);
+        const run = await input.services.stores.gamebookRuns.latestForIncident(workspace.id, params.source, params.incidentId);
+        if (!run) throw new ApiError("NOT_FOUND", "No gamebook has run on this incident.", { target: "incidentId" });
+        return { data: toGamebookRunView(run) };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: `${base}/{incidentId}/comments`,
+      summary: "The comments of an incident, oldest first",
+      tag,
+      auth: "incidents:read",
+      params: commentListParams,
+      response: z.array(commentView).meta({ examples: [commentsExample] }),
+      async handler(input) {
+        const { params, workspace } = input;
+        const comments = await input.services.sources.gateway(params.source).listComments(workspace.id, params.incidentId, input.signal);
+        // Linked tickets' notes join the incident's comments (ticketId, ticketNoteId: contract 2.5).
+        const fromTickets = await ticketComments(input, workspace, params.source, params.incidentId);
+        // The owning integration is internal to the vendor record; the contract's fields only.
+        const data = [...comments.map(({ extensionId: _owner, ...comment }) => comment), ...fromTickets.comments].sort((a, b) =>
+          a.createdTime < b.createdTime ? -1 : a.createdTime > b.createdTime ? 1 : 0,
+        );
+        const headers: Record<string, string> = fromTickets.notesAvailable ? {} : { [TICKET_NOTES_HEADER]: "Unavailable" };
+        return { data, headers };
+      },
+    }),
+    defineRoute({
+      method: "DELETE",
+      path: `${base}/{incidentId}/comments/{commentId}`,
+      summary: "Delete a comment written by your integration",
+      tag,
+      auth: "incidents:comments",
+      problems: ["FORBIDDEN"],
+      params: commentParams,
+      query: deleteCommentQuery,
+      successStatus: 204,
+      async handler(input) {
+        const { params, query, services, workspace } = input;
+        if (params.commentId.startsWith(TICKET_COMMENT_PREFIX)) {
+          throw new ApiError("FORBIDDEN", "This comment comes from a linked ticket: it lives in the ITSM. Unlink the ticket to remove its comments.", {
+            target: "commentId",
+          });
+        }
+        const gateway = services.sources.gateway(params.source);
+        const comments = await gateway.listComments(workspace.id, params.incidentId, input.signal);
+        const comment = comments.find((c) => c.id === params.commentId);
+        if (!comment) throw notFound("The comment", "commentId");
+        // The caller can already see the comment (GET comments), so 404 would hide nothing: say why.
+        if (comment.extensionId === null || comment.extensionId.toLowerCase() !== query.extensionId.toLowerCase()) {
+          throw new ApiError("FORBIDDEN", "Only the integration that wrote a comment may delete it.", { target: "extensionId" });
+        }
+        await gateway.deleteComment(workspace.id, params.incidentId, params.commentId, input.signal);
+        // The write happened at the vendor: its audit event goes to the workspace's outbox on its own.
+        await services.events.outbox.record([
+          auditRecord(
+            input.actor,
+            {
+              activityType: "IncidentComment",
+              activityAction: "Delete",
+              targetResourceType: "IncidentComment",
+              targetResourceId: `${params.source}/${params.incidentId}/${params.commentId}`,
+              targetResourceName: comment.message.slice(0, 100),
+              metadata: { extensionId: query.extensionId },
+              workspaceId: workspace.id,
+              accountId: workspace.accountId,
+            },
+            outboxScope.workspace(workspace.id),
+            services.now(),
+          ),
+        ]);
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: "PUT",
+      path: `${base}/{incidentId}/status`,
+      summary: "Change an incident's status",
+      tag,
+      auth: "incidents:write",
+      problems: ["CONFLICT"],
+      params: incidentParams,
+      body: updateStatusBody,
+      successStatus: 204,
+      async handler(input) {
+        const { params, body } = input;
+        await changeStatus(input, { ...params, workspace: input.workspace, ifMatch: input.header("if-match") }, body);
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: "PUT",
+      path: `${base}/{incidentId}/assignee`,
+      summary: "Assign, reassign or (both fields null) unassign an incident",
+      tag,
+      auth: "incidents:write",
+      problems: ["CONFLICT"],
+      params: incidentParams,
+      body: updateAssigneeBody,
+      successStatus: 204,
+      async handler(input) {
+        const { params, body } = input;
+        await changeAssignee(input, { ...params, workspace: input.workspace, ifMatch: input.header("if-match") }, body);
+        return { status: 204 };
+      },
+    }),
+  ],
+};

@@ -1,0 +1,114 @@
+import { z } from "zod";
+import { classifications, entityKinds } from "../../systems/vendors/port";
+import { EXAMPLE_INCIDENT, EXAMPLE_INTEGRATION_COMMENT, EXAMPLE_WORKSPACE_ID } from "../../domain/examples/examples";
+import { commentPathSources, sourceSchema, sources } from "../../domain/sources";
+import { updateAssigneeExample, updateStatusExample } from "./incident-examples";
+
+const timestamp = z.iso.datetime({ offset: true });
+const incidentId = z.string().min(1).max(256).describe("The source's own incident id.");
+const workspaceId = z.guid().describe("The workspace's id.").meta({ examples: [EXAMPLE_WORKSPACE_ID] });
+const exampleSource = <S extends z.ZodType>(schema: S) => schema.meta({ examples: [EXAMPLE_INCIDENT.source] });
+
+export const incidentParams = z.object({ workspaceId, source: exampleSource(sourceSchema(sources)), incidentId: incidentId.meta({ examples: [EXAMPLE_INCIDENT.id] }) });
+export const commentListParams = z.object({
+  workspaceId,
+  source: exampleSource(sourceSchema(commentPathSources)),
+  incidentId: incidentId.meta({ examples: [EXAMPLE_INCIDENT.id] }),
+});
+/** The delete example removes a comment the SOAR connector wrote, on an incident of its own. */
+export const commentParams = z.object({
+  workspaceId,
+  source: exampleSource(sourceSchema(commentPathSources)),
+  incidentId: incidentId.meta({ examples: [EXAMPLE_INTEGRATION_COMMENT.incidentId] }),
+  commentId: z.string().min(1).max(256).meta({ examples: [EXAMPLE_INTEGRATION_COMMENT.commentId] }),
+});
+export const sourceParams = z.object({ workspaceId, source: exampleSource(sourceSchema(sources)) });
+
+export const deleteCommentQuery = z
+  .object({
+    extensionId: z.string().trim().min(1).max(256).describe("The integration that owns the comment.").meta({ examples: [EXAMPLE_INTEGRATION_COMMENT.extensionId] }),
+  })
+  .strict();
+
+export const updateStatusBody = z
+  .object({
+    status: z
+      .enum(["New", "Active", "Closed", "OnHold", "WaitingOnCustomer"])
+      .describe("New, Active or Closed go to the vendor; OnHold and WaitingOnCustomer are the service's own and pause the SLA clock."),
+    classification: z.enum(classifications).optional().describe("Required when closing; only allowed then."),
+    closingComment: z.string().trim().min(1).max(4000).optional().describe("Only when closing."),
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    if (body.status === "Closed" && body.classification === undefined) {
+      ctx.addIssue({ code: "custom", path: ["classification"], message: `Closing needs a classification: ${classifications.join(", ")}.` });
+    }
+    if (body.status !== "Closed") {
+      for (const field of ["classification", "closingComment"] as const) {
+        if (body[field] !== undefined) ctx.addIssue({ code: "custom", path: [field], message: "Only allowed when status is Closed." });
+      }
+    }
+  })
+  .meta({ examples: [updateStatusExample] });
+
+export const updateAssigneeBody = z
+  .object({
+    userId: z.string().trim().min(1).max(256).nullable().describe("The user's id; null with a null email unassigns."),
+    email: z.email().max(320).nullable().describe("The assignee's e-mail address; null with a null userId unassigns."),
+  })
+  .strict()
+  .refine((b) => b.email !== null || b.userId === null, {
+    path: ["email"],
+    message: "An assignee needs an e-mail address; send both fields null to unassign.",
+  })
+  .meta({ examples: [updateAssigneeExample] });
+
+const entityKindSchema = z.enum(entityKinds);
+
+/** `by-entity` query: the contract's PascalCase parameter names, all optional. */
+export const byEntityQuery = z
+  .object({
+    IncidentId: z.string().min(1).max(256).optional().describe("Find incidents sharing an entity with this incident.").meta({ examples: [EXAMPLE_INCIDENT.id] }),
+    EntityKind: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        if (v === undefined) return undefined;
+        const kind = entityKinds.find((k) => k.toLowerCase() === v.toLowerCase());
+        if (!kind) ctx.addIssue({ code: "custom", message: `Must be one of ${entityKinds.join(", ")}.` });
+        return kind;
+      })
+      .describe(`Entity kind, case-insensitive: ${entityKinds.join(", ")}.`),
+    EntityFilter: z.string().min(1).max(256).optional().describe("Substring of the entity name, case-insensitive."),
+    EntityName: z.string().min(1).max(256).optional().describe("Exact entity name, case-insensitive."),
+    EntityType: entityKindSchema.optional().describe("Same as EntityKind, as an enum."),
+    TimeFilteringType: z.enum(["CreatedTime", "LastModifiedTime"]).optional().describe("Which time StartDate/EndDate bound; default CreatedTime."),
+    StartDate: timestamp.optional(),
+    EndDate: timestamp.optional(),
+  })
+  .strict()
+  .superRefine((q, ctx) => {
+    if (q.EntityKind && q.EntityType && q.EntityKind !== q.EntityType) {
+      ctx.addIssue({ code: "custom", path: ["EntityType"], message: "EntityKind and EntityType disagree." });
+    }
+    if (q.StartDate && q.EndDate && Date.parse(q.StartDate) >= Date.parse(q.EndDate)) {
+      ctx.addIssue({ code: "custom", path: ["EndDate"], message: "EndDate must be after StartDate." });
+    }
+    if (!q.IncidentId && !q.EntityName && !q.EntityFilter) {
+      ctx.addIssue({ code: "custom", message: "Name the entity: IncidentId, EntityName or EntityFilter." });
+    }
+  });
+
+export const commentView = z.object({
+  id: z.string(),
+  message: z.string(),
+  createdTime: z.string(),
+  authorEmail: z.string(),
+  authorName: z.string(),
+  isActivityComment: z.boolean(),
+  isAgentComment: z.boolean(),
+  agentName: z.string().nullable(),
+  isClosingComment: z.boolean(),
+  ticketNoteId: z.string().nullable(),
+  ticketId: z.string().nullable(),
+});

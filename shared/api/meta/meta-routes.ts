@@ -1,0 +1,186 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { ApiError, errorCodes } from "../../platform/errors/api-error";
+import { notFound } from "../../platform/errors/api-error";
+import { defineRoute, type Route, type RouteGroup } from "../../platform/http/route";
+import { API_PREFIX } from "../../platform/http/router";
+import { healthProbeOf, healthReportSchema } from "./health";
+import { buildOpenApi } from "../../platform/http/openapi";
+
+const tag = "Reference";
+
+/**
+ * Swagger UI files served by the service itself, so the reference page needs no CDN. A Map: the file
+ * name comes from the path, and a plain object would also answer to `constructor`.
+ */
+const DOC_ASSETS = new Map<string, string>([
+  ["swagger-ui.css", "text/css; charset=utf-8"],
+  ["swagger-ui-bundle.js", "text/javascript; charset=utf-8"],
+  ["favicon-32x32.png", "image/png"],
+]);
+
+/** The document names its own origin, which comes from the Host header: only so many are kept. */
+const OPENAPI_CACHE_ORIGINS = 8;
+
+/** The page allows only its own origin's scripts and styles: a proof as much as a protection. */
+const DOCS_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'";
+
+/**
+ * Unauthenticated reference routes: the OpenAPI document, its reading page, the error reference and
+ * the health check.
+ * `documented` returns the routes to describe (every group, this one included).
+ */
+export function metaRoutes(documented: () => readonly Route[]): RouteGroup {
+  const openApiCache = new Map<string, string>();
+  const assetCache = new Map<string, Buffer>();
+  return {
+    name: "meta",
+    // Its paths share no prefix, so its Azure route is the API-wide catch-all `v2/{*rest}`: Azure
+    // routes here whatever no other group claims, and the shared router answers 404 and 405 as problems.
+    routes: [
+      defineRoute({
+        method: "GET",
+        path: "/openapi.json",
+        summary: "The OpenAPI 3.1 document of this API",
+        tag,
+        auth: "public",
+        async handler({ origin }) {
+          let doc = openApiCache.get(origin);
+          if (!doc) {
+            doc = JSON.stringify(buildOpenApi(documented(), origin));
+            if (openApiCache.size >= OPENAPI_CACHE_ORIGINS) openApiCache.delete(openApiCache.keys().next().value!);
+            openApiCache.set(origin, doc);
+          }
+          return { raw: doc, contentType: "application/json; charset=utf-8", headers: { "Cache-Control": "public, max-age=300" } };
+        },
+      }),
+      defineRoute({
+        method: "GET",
+        path: "/docs",
+        summary: "A readable reference page of this API",
+        tag,
+        auth: "public",
+        async handler() {
+          return { raw: docsPage(), contentType: "text/html; charset=utf-8", headers: { "Content-Security-Policy": DOCS_CSP } };
+        },
+      }),
+      defineRoute({
+        method: "GET",
+        path: "/docs/assets/{file}",
+        summary: "Assets of the reference page",
+        tag,
+        auth: "public",
+        hidden: true,
+        params: z.object({ file: z.string() }),
+        async handler({ params }) {
+          if (params.file === "init.js") {
+            return { raw: docsInitScript(), contentType: "text/javascript; charset=utf-8" };
+          }
+          const type = DOC_ASSETS.get(params.file);
+          if (!type) throw notFound("The asset", "file");
+          let content = assetCache.get(params.file);
+          if (!content) {
+            content = readFileSync(join(swaggerUiDir(), params.file));
+            assetCache.set(params.file, content);
+          }
+          return { raw: content, contentType: type, headers: { "Cache-Control": "public, max-age=86400" } };
+        },
+      }),
+      defineRoute({
+        method: "GET",
+        path: "/health",
+        summary: "Whether this instance is up and reaches its store and queue (checked at most every 5 s)",
+        tag,
+        auth: "public",
+        response: healthReportSchema,
+        // A check that failed: the store or the queue is unreachable (the detail names which).
+        problems: ["UPSTREAM_ERROR"],
+        async handler({ services }) {
+          const report = await healthProbeOf(services).report();
+          if (report.status !== "ok") {
+            const failed = Object.entries(report.checks).filter(([, c]) => c.status !== "ok");
+            // Names and contract codes only: an upstream's own error text could carry internal detail.
+            throw new ApiError("UPSTREAM_ERROR", `Health check failed: ${failed.map(([name, c]) => `${name} (${c.code})`).join(", ")}.`);
+          }
+          return { data: report };
+        },
+      }),
+      defineRoute({
+        method: "GET",
+        path: "/errors",
+        summary: "The error reference: every problem `code`, its status and meaning",
+        tag,
+        auth: "public",
+        async handler() {
+          return { raw: errorsPage(), contentType: "text/html; charset=utf-8" };
+        },
+      }),
+    ],
+  };
+}
+
+function swaggerUiDir(): string {
+  return (require("swagger-ui-dist") as { getAbsoluteFSPath(): string }).getAbsoluteFSPath();
+}
+
+function docsPage(): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Security Operations Management API v2 — reference</title>
+<link rel="icon" href="${API_PREFIX}/docs/assets/favicon-32x32.png">
+<link rel="stylesheet" href="${API_PREFIX}/docs/assets/swagger-ui.css"></head>
+<body><div id="reference"></div>
+<script src="${API_PREFIX}/docs/assets/swagger-ui-bundle.js"></script>
+<script src="${API_PREFIX}/docs/assets/init.js"></script></body></html>`;
+}
+
+function docsInitScript(): string {
+  return `window.ui = SwaggerUIBundle({ url: "${API_PREFIX}/openapi.json", dom_id: "#reference", deepLinking: true, persistAuthorization: false });\n`;
+}
+
+/** When a code applies, in the reader's terms. */
+const CODE_MEANINGS: Record<keyof typeof errorCodes, string> = {
+  VALIDATION_ERROR: "A field is missing, malformed or rejected (see `errors`), or a pagination token is invalid.",
+  BAD_REQUEST: "The request could not be read, for example a body that is not JSON.",
+  EXTENSION_NOT_ENABLED: "The endpoint needs an integration that is not enabled for the workspace.",
+  UNAUTHORIZED: "Missing or invalid credentials, a revoked or expired secret, or an inactive service account.",
+  FORBIDDEN: "Authenticated, but this operation is not permitted.",
+  INSUFFICIENT_SCOPE: "The credential lacks the scope the operation needs (named in `target`).",
+  INSUFFICIENT_WORKSPACE_ROLE: "The service account has no role on the target workspace.",
+  MFA_REQUIRED: "The user-flow path requires MFA; service accounts do not get it.",
+  USER_NOT_REGISTERED: "The user is not in the service's user store.",
+  NOT_FOUND: "No such resource, or it is not visible to the credential.",
+  METHOD_NOT_ALLOWED: "The path exists but not with this method; `Allow` lists the methods.",
+  CONFLICT: "A version mismatch (If-Match), a repeated operation or a concurrent write collision.",
+  UNSUPPORTED_MEDIA_TYPE: "The body is not sent as application/json.",
+  RATE_LIMITED: "Too many requests; wait `Retry-After` seconds.",
+  INTERNAL_ERROR: "An unexpected failure; quote `requestId` when reporting it.",
+  UPSTREAM_ERROR: "An upstream system failed, gave an opaque answer, or refused the service's credential.",
+  TIMEOUT: "An upstream operation timed out.",
+};
+
+function errorsPage(): string {
+  const rows = Object.entries(errorCodes)
+    .map(
+      ([code, { status, title }]) =>
+        `<tr id="${code}"><td><code>${code}</code></td><td>${status}</td><td>${escapeHtml(title)}</td><td>${inlineCode(
+          CODE_MEANINGS[code as keyof typeof errorCodes],
+        )}</td></tr>`,
+    )
+    .join("\n");
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Error reference</title>
+<style>body{font-family:system-ui,sans-serif;margin:2rem;max-width:70rem}td,th{padding:.4rem .8rem;text-align:left;border-bottom:1px solid #ddd}</style></head>
+<body><h1>Error reference</h1><p>Every error is an RFC 7807 problem document (<code>application/problem+json</code>). Switch on <code>code</code>; <code>title</code> and <code>detail</code> may be reworded. <code>requestId</code> equals the <code>X-Request-Id</code> header.</p>
+<table><thead><tr><th>code</th><th>status</th><th>title</th><th>when</th></tr></thead><tbody>
+${rows}
+</tbody></table></body></html>`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+
+/** The meanings are written like the rest of the reference, with `code` spans: rendered as <code>. */
+function inlineCode(text: string): string {
+  return escapeHtml(text).replace(/`([^`]+)`/g, "<code>$1</code>");
+}

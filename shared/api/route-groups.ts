@@ -1,0 +1,30 @@
+import type { Route, RouteGroup } from "../platform/http/route";
+import { cloudRoutes } from "./cloud/cloud-routes";
+import { gamebookRoutes } from "./gamebooks/gamebook-routes";
+import { gamebooksAcrossWorkspacesRoutes } from "./gamebooks/gamebooks-across-workspaces-routes";
+import { serviceAccountRoutes } from "./identity/service-account-routes";
+import { userRoutes } from "./identity/user-routes";
+import { incidentsAcrossWorkspacesRoutes } from "./incidents/across-workspaces-routes";
+import { incidentRoutes } from "./incidents/incident-routes";
+import { webhookRoutes } from "./webhooks/webhook-routes";
+import { metaRoutes } from "./meta/meta-routes";
+import { dataSourceRoutes } from "./datasources/datasource-routes";
+import { dataSourcesAcrossWorkspacesRoutes } from "./datasources/across-workspaces-routes";
+import { ticketRoutes } from "./tickets/ticket-routes";
+import { investigationRoutes } from "./investigation/investigation-routes";
+import { auditExportRoutes } from "./audit/audit-export-routes";
+import { agentToolRoutes } from "./agent-tools/agent-tool-routes";
+
+/** Every endpoint group of the API. A new group is one line here; `functions/http-api.ts` registers each. */
+export const apiGroups: RouteGroup[] = [serviceAccountRoutes, userRoutes, incidentRoutes, incidentsAcrossWorkspacesRoutes, webhookRoutes, cloudRoutes, ...workspaceDataGroups(), gamebookRoutes, gamebooksAcrossWorkspacesRoutes];
+
+/** The workspace's data: data sources, tickets, investigation logs, the audit export, agent tools. */
+function workspaceDataGroups(): RouteGroup[] {
+  return [dataSourceRoutes, dataSourcesAcrossWorkspacesRoutes, ticketRoutes, investigationRoutes, auditExportRoutes, agentToolRoutes];
+}
+
+export const metaGroup: RouteGroup = metaRoutes(() => allRoutes());
+
+export function allRoutes(): Route[] {
+  return [...apiGroups, metaGroup].flatMap((g) => g.routes);
+}

@@ -1,0 +1,120 @@
+import { z } from "zod";
+import { ticketLinkExample, ticketPriorityExample, ticketSearchExample } from "./ticket-examples";
+import { auditRecord } from "../../platform/events/audit-record";
+import { defineRoute, type RouteGroup } from "../../platform/http/route";
+import { requireIntegration } from "../../domain/organizations/integration-switches";
+import { outboxScope } from "../../platform/store/outbox-scope";
+import { findTicket, linkTicket, toTicketLinkView, toTicketView, unlinkTicket } from "./ticket-links";
+import { linkBody, priorityBody, ticketLinkView, ticketSearchQuery, ticketSearchResult, ticketView, unlinkBody, workspaceParams } from "./ticket-schemas";
+
+const tag = "Tickets";
+const base = "/workspaces/{workspaceId}/tickets";
+/** Search is by grouping id or number, never a listing: a handful of tickets, not a page. */
+const SEARCH_LIMIT = 50;
+
+/**
+ * Tickets in the workspace's ITSM and their links to incidents. Every route needs the workspace's
+ * ticketing integration (400 EXTENSION_NOT_ENABLED otherwise), unlink included: a workspace whose
+ * ticketing is off has no ticket operations at all.
+ */
+export const ticketRoutes: RouteGroup = {
+  name: "tickets",
+  routes: [
+    defineRoute({
+      method: "GET",
+      path: `${base}/search`,
+      summary: "Find tickets by grouping id and/or ticket number, with the incidents linked to them",
+      tag,
+      auth: "tickets:read",
+      problems: ["EXTENSION_NOT_ENABLED"],
+      params: workspaceParams,
+      query: ticketSearchQuery,
+      response: z.array(ticketSearchResult).meta({ examples: [ticketSearchExample] }),
+      async handler(input) {
+        const { workspace, query, services } = input;
+        await requireIntegration(input, workspace, "ticketing");
+        const tickets = await services.ticketing.searchTickets(
+          { workspaceId: workspace.id, groupingId: query.groupingId, ticketNumber: query.ticketNumber, limit: SEARCH_LIMIT },
+          input.signal,
+        );
+        const links = await services.stores.ticketLinks.listForTickets(workspace.id, tickets.map((t) => t.ticketId));
+        const data = tickets.map((ticket) => ({
+          ...toTicketView(ticket),
+          links: links
+            .filter((l) => l.ticketId === ticket.ticketId && l.system === ticket.system)
+            .map((l) => ({ id: l.id, source: l.source, incidentId: l.incidentId, linkedAt: l.linkedAt, linkedBy: { ...l.linkedBy } })),
+        }));
+        return { data };
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: `${base}/link`,
+      summary: "Link an incident to a ticket (409 when they are linked already)",
+      tag,
+      auth: "tickets:manage",
+      problems: ["EXTENSION_NOT_ENABLED", "CONFLICT"],
+      params: workspaceParams,
+      body: linkBody,
+      response: ticketLinkView.meta({ examples: [ticketLinkExample] }),
+      successStatus: 201,
+      async handler(input) {
+        await requireIntegration(input, input.workspace, "ticketing");
+        const link = await linkTicket(input, input.workspace, input.body);
+        return { status: 201, data: toTicketLinkView(link) };
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: `${base}/unlink`,
+      summary: "Remove the link between an incident and a ticket (404 when they are not linked)",
+      tag,
+      auth: "tickets:manage",
+      problems: ["EXTENSION_NOT_ENABLED"],
+      params: workspaceParams,
+      body: unlinkBody,
+      successStatus: 204,
+      async handler(input) {
+        await requireIntegration(input, input.workspace, "ticketing");
+        await unlinkTicket(input, input.workspace, input.body);
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: "PUT",
+      path: `${base}/priority`,
+      summary: "Set a ticket's priority in the ITSM",
+      tag,
+      auth: "tickets:manage",
+      problems: ["EXTENSION_NOT_ENABLED"],
+      params: workspaceParams,
+      body: priorityBody,
+      response: ticketView.meta({ examples: [ticketPriorityExample] }),
+      async handler(input) {
+        const { workspace, body, services } = input;
+        await requireIntegration(input, workspace, "ticketing");
+        const ticket = await findTicket(input, workspace, body);
+        const updated = await services.ticketing.setPriority(workspace.id, ticket.ticketId, body.priority, input.signal);
+        // The write happened in the ITSM: its audit event goes to the workspace's outbox on its own.
+        await services.events.outbox.record([
+          auditRecord(
+            input.actor,
+            {
+              activityType: "TicketPriority",
+              activityAction: "Update",
+              targetResourceType: "Ticket",
+              targetResourceId: ticket.ticketId,
+              targetResourceName: ticket.ticketNumber,
+              metadata: { ticketSystem: ticket.system, from: ticket.priority, to: body.priority, ...(body.reason ? { reason: body.reason } : {}) },
+              workspaceId: workspace.id,
+              accountId: workspace.accountId,
+            },
+            outboxScope.workspace(workspace.id),
+            services.now(),
+          ),
+        ]);
+        return { data: toTicketView(updated) };
+      },
+    }),
+  ],
+};

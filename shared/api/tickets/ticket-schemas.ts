@@ -1,0 +1,121 @@
+import { z } from "zod";
+import { EXAMPLE_INCIDENT, EXAMPLE_WORKSPACE_ID } from "../../domain/examples/examples";
+import { sourceSchema, sources } from "../../domain/sources";
+import { ticketPriorities, ticketStates } from "../../systems/itsm/port";
+
+// Examples are the local host's own data for the default DEMO_SEED and incident count (workspace
+// fabrikam-sentinel-prod, its Jira-style desk); test/api/tickets.test.ts sends them to the local host.
+export const EXAMPLE_INCIDENT_ID = EXAMPLE_INCIDENT.id;
+export const EXAMPLE_TICKET = { ticketId: "12219", ticketNumber: "SEC-2219", groupingId: "case-b0d15480" };
+
+const timestamp = z.string().describe("UTC ISO 8601 timestamp.");
+const incidentId = z.string().trim().min(1).max(256).describe("The source's own incident id.");
+const ticketId = z.string().trim().min(1).max(128).describe("The ITSM's stable id of the ticket (ServiceNow `sys_id`, Jira issue id).");
+const ticketNumber = z.string().trim().min(1).max(64).describe("The ticket's human-facing number (`INC0012345`, `SEC-1234`), case-insensitive.");
+
+export const workspaceParams = z.object({ workspaceId: z.guid().describe("The workspace's id.").meta({ examples: [EXAMPLE_WORKSPACE_ID] }) }).strict();
+
+export const ticketSearchQuery = z
+  .object({
+    groupingId: z
+      .string()
+      .trim()
+      .min(1)
+      .max(256)
+      .optional()
+      .describe("The correlation key tickets carry for the SOC (ServiceNow `correlation_id`, a Jira label): typically an incident id or a case id. Exact match.")
+      .meta({ examples: [EXAMPLE_TICKET.groupingId] }),
+    ticketNumber: ticketNumber.optional().meta({ examples: [EXAMPLE_TICKET.ticketNumber] }),
+  })
+  .strict()
+  .refine((q) => q.groupingId !== undefined || q.ticketNumber !== undefined, { message: "Give groupingId, ticketNumber or both." });
+
+/** Names a ticket by the ITSM's id or by its number: exactly one of the two. */
+function oneTicket<T extends { ticketId?: string; ticketNumber?: string }>(value: T, ctx: z.RefinementCtx): void {
+  if ((value.ticketId === undefined) === (value.ticketNumber === undefined)) {
+    ctx.addIssue({ code: "custom", message: "Name the ticket by exactly one of ticketId and ticketNumber.", path: [] });
+  }
+}
+
+const linkPairShape = {
+  source: sourceSchema(sources).describe("The incident's source (case-insensitive)."),
+  incidentId,
+  ticketId: ticketId.optional(),
+  ticketNumber: ticketNumber.optional(),
+};
+
+export const linkBody = z
+  .object(linkPairShape)
+  .strict()
+  .superRefine(oneTicket)
+  .describe("The incident and the ticket to link; the ticket by its id or its number.")
+  .meta({ examples: [{ source: "SourceA", incidentId: EXAMPLE_INCIDENT_ID, ticketNumber: EXAMPLE_TICKET.ticketNumber }] });
+
+export const unlinkBody = z
+  .object(linkPairShape)
+  .strict()
+  .superRefine(oneTicket)
+  .describe("The linked pair to remove; the ticket by its id or its number, as stored in the link.")
+  .meta({ examples: [{ source: "SourceA", incidentId: EXAMPLE_INCIDENT_ID, ticketNumber: EXAMPLE_TICKET.ticketNumber }] });
+
+export const priorityBody = z
+  .object({
+    ticketId: ticketId.optional(),
+    ticketNumber: ticketNumber.optional(),
+    priority: z.enum(ticketPriorities).describe("P1 (most urgent) to P5; ServiceNow's 1–5 and Jira's Highest–Lowest map one to one."),
+    reason: z.string().trim().min(1).max(500).optional().describe("Why, for the audit trail (not sent to the ITSM)."),
+  })
+  .strict()
+  .superRefine(oneTicket)
+  .describe("The ticket, by its id or its number, and its new priority.")
+  .meta({ examples: [{ ticketNumber: EXAMPLE_TICKET.ticketNumber, priority: "P1", reason: "Confirmed ransomware precursor on a file server." }] });
+
+const linkedByView = z.object({
+  serviceAccountId: z.string().nullable().describe("The service account that linked them; null when the service did."),
+  name: z.string(),
+});
+
+export const ticketLinkView = z
+  .object({
+    id: z.string().describe("The link's id: the same for the same incident and ticket."),
+    workspaceId: z.string(),
+    source: z.enum(sources),
+    incidentId: z.string(),
+    ticketSystem: z.string().describe("The ITSM: `ServiceNow`, `Jira Service Management`."),
+    ticketId: z.string(),
+    ticketNumber: z.string(),
+    url: z.string().describe("Where an analyst opens the ticket."),
+    linkedAt: timestamp,
+    linkedBy: linkedByView,
+  })
+  .describe("An incident linked to an ITSM ticket.");
+
+const incidentLinkView = z.object({
+  id: z.string(),
+  source: z.enum(sources),
+  incidentId: z.string(),
+  linkedAt: timestamp,
+  linkedBy: linkedByView,
+});
+
+export const ticketView = z
+  .object({
+    ticketSystem: z.string(),
+    ticketId: z.string(),
+    ticketNumber: z.string(),
+    url: z.string(),
+    title: z.string(),
+    status: z.string().describe("The ITSM's own status text."),
+    state: z.enum(ticketStates).describe("Where the ticket stands, whatever the ITSM's workflow calls it."),
+    priority: z.enum(ticketPriorities),
+    groupingIds: z.array(z.string()).describe("Correlation keys the ticket carries."),
+    assignmentGroup: z.string().nullable(),
+    assignee: z.string().nullable(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .describe("An ITSM ticket as it stands now.");
+
+export const ticketSearchResult = ticketView
+  .extend({ links: z.array(incidentLinkView).describe("Incidents of this workspace linked to the ticket, oldest link first.") })
+  .describe("A ticket found by the search, with the workspace's incidents linked to it.");

@@ -1,0 +1,267 @@
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { checkWebhookUrl } from "../../platform/delivery/address-policy";
+import { generateSigningSecret } from "../../platform/delivery/signer";
+import { auditRecord } from "../../platform/events/audit-record";
+import { ApiError } from "../../platform/errors/api-error";
+import { checkIfMatch } from "../../platform/http/etag";
+import { changeResource } from "../../platform/http/resource-change";
+import { defineRoute, type RequestContext, type RouteGroup } from "../../platform/http/route";
+import { outboxScope } from "../../platform/store/outbox-scope";
+import type { Versioned } from "../../platform/store/ports";
+import type { OutboxRecord } from "../../platform/events/outbox-record";
+import type { SealedSigningKey, WebhookRecord, WebhookStatus } from "../../domain/webhooks/webhook";
+import { createdWebhookExample, credentialsChangedExample, webhookExample } from "./webhook-examples";
+import {
+  createWebhookBody,
+  disabledWebhookIdParams,
+  pausedWebhookIdParams,
+  retiredWebhookIdParams,
+  updateCredentialsBody,
+  updateWebhookBody,
+  webhookIdParams,
+  webhookView,
+} from "./webhook-schemas";
+import { toWebhookView } from "./webhook-view";
+import { visibleWebhook } from "./webhook-access";
+import { deliveryLogRoutes } from "./delivery-log-routes";
+import { testEventRoute } from "./webhook-test-event";
+
+
+const tag = "Webhooks";
+/** A rotated-out signing key keeps signing alongside the new one this long, so receivers can switch. */
+export const SIGNING_KEY_OVERLAP_MS = 24 * 3600_000;
+
+const createdWebhookView = webhookView.extend({
+  signingSecret: z.string().optional().describe("Shown once: the generated signing secret (absent when you supplied signingToken)."),
+});
+const createdWebhookResponse = createdWebhookView.meta({ examples: [createdWebhookExample] });
+const credentialsChangedResponse = createdWebhookView.meta({ examples: [credentialsChangedExample] });
+
+export const webhookRoutes: RouteGroup = {
+  name: "webhooks",
+  routes: [
+    defineRoute({
+      method: "GET",
+      path: "/webhooks",
+      summary: "List the webhook configurations of your organization",
+      tag,
+      auth: "webhooks:read",
+      response: z.array(webhookView).meta({ examples: [[webhookExample]] }),
+      async handler(input) {
+        const all = await input.services.stores.webhooks.listByAccounts(input.principal.organizationAccountIds);
+        return { data: all.map(toWebhookView) };
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/webhooks/{id}",
+      summary: "Get one webhook configuration",
+      tag,
+      auth: "webhooks:read",
+      params: webhookIdParams,
+      response: webhookView,
+      async handler(input) {
+        const found = await visibleWebhook(input, input.params.id);
+        return { data: toWebhookView(found.value), headers: { ETag: found.etag } };
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/webhooks",
+      summary: "Create a webhook; its signing secret is shown once",
+      tag,
+      auth: "webhooks:manage",
+      body: createWebhookBody,
+      response: createdWebhookResponse,
+      successStatus: 201,
+      async handler(input) {
+        const { body, principal, services } = input;
+        await checkTarget(input, body.url, body.monitoredAccountIds);
+        const account = await services.stores.accounts.get(principal.accountId);
+        if (!account) throw new Error(`The caller's account ${principal.accountId} does not exist.`);
+        const stamp = services.now().toISOString();
+        const generated = body.signingToken === undefined ? generateSigningSecret() : undefined;
+        const record: WebhookRecord = {
+          id: randomUUID(),
+          targetAccountId: account.id,
+          targetAccountName: account.name,
+          serviceProviderId: account.kind === "ServiceProvider" ? account.id : (account.managedByAccountId ?? account.id),
+          workspaceId: null,
+          name: body.name,
+          url: body.url,
+          status: "Active",
+          eventTypes: body.eventTypes,
+          monitoredAccountIds: body.monitoredAccountIds.map((a) => a.toLowerCase()),
+          authenticationType: body.authenticationType,
+          sealedToken: body.token === undefined ? null : services.secretBox.seal(body.token),
+          signingKeys: [{ sealed: services.secretBox.seal(body.signingToken ?? generated!), createdAt: stamp, retiresAt: null }],
+          disableReason: null,
+          disabledAt: null,
+          finalFailures: [],
+          createdAt: stamp,
+          lastModifiedAt: stamp,
+        };
+        const audit = [auditOf(input, record, "Create", { url: record.url, eventTypes: record.eventTypes, authenticationType: record.authenticationType })];
+        const created = await services.stores.webhooks.create(record, audit);
+        await services.events.outbox.publish(audit);
+        return {
+          status: 201,
+          data: { ...toWebhookView(created.value), ...(generated ? { signingSecret: generated } : {}) },
+          headers: { ETag: created.etag },
+        };
+      },
+    }),
+    defineRoute({
+      method: "PUT",
+      path: "/webhooks/{id}",
+      summary: "Replace a webhook's name, URL, event types and monitored accounts",
+      tag,
+      auth: "webhooks:manage",
+      problems: ["CONFLICT"],
+      params: retiredWebhookIdParams,
+      body: updateWebhookBody,
+      response: webhookView,
+      async handler(input) {
+        const { body } = input;
+        await checkTarget(input, body.url, body.monitoredAccountIds);
+        const saved = await modifyWebhook(input, input.params.id, { url: body.url, eventTypes: body.eventTypes, monitoredAccountIds: body.monitoredAccountIds }, (w) => {
+          w.name = body.name;
+          w.url = body.url;
+          w.eventTypes = body.eventTypes;
+          w.monitoredAccountIds = body.monitoredAccountIds.map((a) => a.toLowerCase());
+        });
+        return { data: toWebhookView(saved.value), headers: { ETag: saved.etag } };
+      },
+    }),
+    defineRoute({
+      method: "DELETE",
+      path: "/webhooks/{id}",
+      summary: "Delete a webhook; nothing more is delivered to it",
+      tag,
+      auth: "webhooks:manage",
+      problems: ["CONFLICT"],
+      params: retiredWebhookIdParams,
+      successStatus: 204,
+      async handler(input) {
+        const found = await visibleWebhook(input, input.params.id);
+        checkIfMatch(input.header("if-match"), found.etag);
+        const audit = [auditOf(input, found.value, "Delete", {})];
+        await input.services.stores.webhooks.delete(found.value.id, found.etag, audit);
+        await input.services.events.outbox.publish(audit);
+        return { status: 204 };
+      },
+    }),
+    stateRoute("pause", "Pause delivery; new deliveries are held as Pending until resume", "Active", "Paused", webhookIdParams),
+    stateRoute("resume", "Resume a paused webhook; held deliveries are sent", "Paused", "Active", pausedWebhookIdParams),
+    stateRoute("enable", "Re-enable a webhook that was disabled after repeated failures", "Disabled", "Active", disabledWebhookIdParams),
+    defineRoute({
+      method: "POST",
+      path: "/webhooks/{id}/credentials",
+      summary: "Change the endpoint credentials and, optionally, rotate the signing secret",
+      tag,
+      auth: "webhooks:manage",
+      problems: ["CONFLICT"],
+      params: webhookIdParams,
+      body: updateCredentialsBody,
+      response: credentialsChangedResponse,
+      async handler(input) {
+        const { body, services } = input;
+        const rotate = body.rotateSigningSecret || body.signingToken !== undefined;
+        const generated = rotate && body.signingToken === undefined ? generateSigningSecret() : undefined;
+        const now = services.now();
+        const metadata = { credentials: true, authenticationType: body.authenticationType, signingSecretRotated: rotate };
+        const saved = await modifyWebhook(input, input.params.id, metadata, (w) => {
+          w.authenticationType = body.authenticationType;
+          w.sealedToken = body.token === undefined ? null : services.secretBox.seal(body.token);
+          if (rotate) w.signingKeys = rotatedKeys(w.signingKeys, services.secretBox.seal(body.signingToken ?? generated!), now);
+        });
+        return {
+          data: { ...toWebhookView(saved.value), ...(generated ? { signingSecret: generated } : {}) },
+          headers: { ETag: saved.etag },
+        };
+      },
+    }),
+    testEventRoute,
+    ...deliveryLogRoutes,
+  ],
+};
+
+/** pause / resume / enable: one state to another; from any other state the call is 409 CONFLICT. */
+function stateRoute(action: "pause" | "resume" | "enable", summary: string, from: WebhookStatus, to: WebhookStatus, params: typeof webhookIdParams) {
+  return defineRoute({
+    method: "POST",
+    path: `/webhooks/{id}/${action}`,
+    summary,
+    tag,
+    auth: "webhooks:manage",
+    problems: ["CONFLICT"],
+    params,
+    response: webhookView.meta({ examples: [{ ...webhookExample, status: to }] }),
+    async handler(input) {
+      const saved = await modifyWebhook(input, input.params.id, { status: { from, to } }, (w) => {
+        if (w.status !== from) {
+          throw new ApiError("CONFLICT", `The webhook is ${w.status}; only a ${from} webhook can be ${action}d.`, { target: "status" });
+        }
+        w.status = to;
+        if (to === "Active") {
+          w.disableReason = null;
+          w.disabledAt = null;
+          // A re-enabled webhook starts a fresh failure count.
+          if (from === "Disabled") w.finalFailures = [];
+        }
+      });
+      return { data: toWebhookView(saved.value), headers: { ETag: saved.etag } };
+    },
+  });
+}
+
+/** The new key first; keys already retired drop out; the previous current key retires in 24 hours. */
+function rotatedKeys(keys: SealedSigningKey[], sealed: string, now: Date): SealedSigningKey[] {
+  const stamp = now.toISOString();
+  const retiresAt = new Date(now.getTime() + SIGNING_KEY_OVERLAP_MS).toISOString();
+  const kept = keys
+    .filter((k) => k.retiresAt === null || k.retiresAt > stamp)
+    .map((k) => (k.retiresAt === null ? { ...k, retiresAt } : k));
+  return [{ sealed, createdAt: stamp, retiresAt: null }, ...kept];
+}
+
+/** A change to a webhook, its audit event committed with it (see `changeResource`). */
+function modifyWebhook(input: RequestContext, id: string, metadata: Record<string, unknown>, mutate: (w: WebhookRecord) => void): Promise<Versioned<WebhookRecord>> {
+  return changeResource(input, {
+    read: () => visibleWebhook(input, id),
+    mutate,
+    audit: (w) => auditOf(input, w, "Update", metadata),
+    replace: (w, etag, outbox) => input.services.stores.webhooks.replace(w, etag, outbox),
+  });
+}
+
+/** The URL must be an HTTPS endpoint on public addresses; monitored accounts must be the caller's organization's. */
+async function checkTarget(input: RequestContext, url: string, monitoredAccountIds: readonly string[]): Promise<void> {
+  const { config, resolveHost } = input.services;
+  const problem = await checkWebhookUrl(url, { allowPrivateTargets: config.webhooks.allowPrivateTargets, resolve: resolveHost });
+  if (problem) throw new ApiError("VALIDATION_ERROR", problem, { target: "url", errors: { url: [problem] } });
+  const foreign = monitoredAccountIds.filter((a) => !input.principal.organizationAccountIds.includes(a.toLowerCase()));
+  if (foreign.length > 0) {
+    const message = `Not accounts of your organization: ${foreign.join(", ")}.`;
+    throw new ApiError("VALIDATION_ERROR", message, { target: "monitoredAccountIds", errors: { monitoredAccountIds: [message] } });
+  }
+}
+
+/** The audit event of a write to a webhook, committed with it, in the trail of the account that owns it. */
+function auditOf(input: RequestContext, webhook: WebhookRecord, action: "Create" | "Update" | "Delete", metadata: Record<string, unknown>): OutboxRecord {
+  return auditRecord(
+    input.actor,
+    {
+      activityType: "Webhook",
+      activityAction: action,
+      targetResourceType: "Webhook",
+      targetResourceId: webhook.id,
+      targetResourceName: webhook.name,
+      metadata,
+      accountId: webhook.targetAccountId,
+    },
+    outboxScope.webhook(webhook.id),
+    input.services.now(),
+  );
+}

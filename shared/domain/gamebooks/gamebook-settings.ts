@@ -1,0 +1,39 @@
+import type { Services } from "../../platform/services";
+import { PLAYBOOK_CATALOGUE_ID, type PlaybookCatalogueRecord } from "./playbook-catalogue-record";
+import type { AccountRecord } from "../organizations/account";
+import type { WorkspaceRecord } from "../organizations/workspace";
+import type { ApprovalMode, PartnerApprovalSetting } from "./approval-policy";
+
+/** A workspace's playbook catalogue; one without a catalogue has no playbooks, gamebooks or rules. */
+export async function catalogueOf(services: Services, workspaceId: string): Promise<PlaybookCatalogueRecord> {
+  return (
+    (await services.stores.playbookCatalogues.get(workspaceId)) ?? {
+      id: PLAYBOOK_CATALOGUE_ID,
+      workspaceId,
+      playbooks: [],
+      gamebooks: [],
+      rules: [],
+      updatedAt: "",
+    }
+  );
+}
+
+export interface ApprovalSettings {
+  /** The workspace's own policy (null: none, which is `NoApproval`). */
+  workspacePolicy: ApprovalMode | null;
+  /** The account owning the workspace; undefined only if it was removed. */
+  account: AccountRecord | undefined;
+  /** The setting of the provider managing that account, when it has one. */
+  partner: PartnerApprovalSetting | null;
+}
+
+/** The two settings that can require approval of a run in this workspace (approval-policy.ts). */
+export async function approvalSettingsOf(services: Services, workspace: WorkspaceRecord): Promise<ApprovalSettings> {
+  const account = await services.stores.accounts.get(workspace.accountId);
+  const provider = account?.managedByAccountId ? await services.stores.accounts.get(account.managedByAccountId) : undefined;
+  return {
+    workspacePolicy: workspace.gamebookApproval ?? null,
+    account,
+    partner: provider?.partnerApproval ? { providerAccountId: provider.id, mode: provider.partnerApproval.mode, accountIds: provider.partnerApproval.accountIds } : null,
+  };
+}

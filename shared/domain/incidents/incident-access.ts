@@ -1,0 +1,49 @@
+import { notFound } from "../../platform/errors/api-error";
+import type { OperationContext } from "../../platform/operation-context";
+import type { Services } from "../../platform/services";
+import type { SourceGateway, VendorIncident } from "../../systems/vendors/port";
+import type { Source } from "../sources";
+import type { IncidentStateRecord } from "./incident-state-record";
+import type { WorkspaceRecord } from "../organizations/workspace";
+import { initialState, stateIdOf } from "./incident-state";
+
+/**
+ * A workspace by id, for work that does not come through a workspace route (where the pipeline has
+ * resolved it already): queue workers, local controls, delivery-log entries.
+ */
+export async function findWorkspace(services: Services, workspaceId: string): Promise<WorkspaceRecord> {
+  const workspace = await services.stores.workspaces.get(workspaceId.toLowerCase());
+  if (!workspace) throw notFound("The workspace", "workspaceId");
+  return workspace;
+}
+
+export interface LoadedIncident {
+  workspace: WorkspaceRecord;
+  gateway: SourceGateway;
+  incident: VendorIncident;
+  /** The service's state, or its initial value when the service holds none yet. */
+  state: IncidentStateRecord;
+  /** Etag of the stored state; null when none is stored. */
+  stateEtag: string | null;
+}
+
+/** Reads an incident live from its vendor together with the service's state of it. */
+export async function loadIncident(
+  ctx: Pick<OperationContext, "services" | "signal">,
+  workspace: WorkspaceRecord,
+  source: Source,
+  incidentId: string,
+): Promise<LoadedIncident> {
+  const gateway = ctx.services.sources.gateway(source);
+  const [incident, stored] = await Promise.all([
+    gateway.getIncident(workspace.id, incidentId, ctx.signal),
+    ctx.services.stores.incidents.get(workspace.id, stateIdOf(source, incidentId)),
+  ]);
+  return {
+    workspace,
+    gateway,
+    incident,
+    state: stored?.value ?? initialState(incident, workspace.accountId, ctx.services.now()),
+    stateEtag: stored?.etag ?? null,
+  };
+}

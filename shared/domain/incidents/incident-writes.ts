@@ -1,0 +1,249 @@
+import { auditRecord, type AuditEntry } from "../../platform/events/audit-record";
+import { ApiError } from "../../platform/errors/api-error";
+import { checkIfMatch } from "../../platform/http/etag";
+import type { OperationContext } from "../../platform/operation-context";
+import { normalizeClassification } from "./classification";
+import type { Classification, PublicStatus, VendorIncident } from "../../systems/vendors/port";
+import type { Source } from "../sources";
+import { outboxScope } from "../../platform/store/outbox-scope";
+import { retryOnConflict } from "../../platform/store/read-modify-write";
+import type { IncidentAssignee, IncidentStateRecord, InternalStatus } from "./incident-state-record";
+import type { OutboxRecord } from "../../platform/events/outbox-record";
+import type { WorkspaceRecord } from "../organizations/workspace";
+import { loadIncident, type LoadedIncident } from "./incident-access";
+import { assigneeEvent, statusEvents } from "./incident-events";
+import { initialState, nextSla, stateIdOf } from "./incident-state";
+import { incidentEtag } from "./incident-view";
+
+/**
+ * A lost race on the state is retried on a fresh read, after a short random pause that spreads the
+ * contenders out, this many times before giving up with 409 (each round lets at least one through).
+ */
+const MAX_COMMIT_ATTEMPTS = 25;
+
+export interface IncidentTarget {
+  workspace: WorkspaceRecord;
+  source: Source;
+  incidentId: string;
+  /** `If-Match` as sent: checked against the incident's ETag before anything is written. */
+  ifMatch?: string;
+}
+
+export interface StatusChange {
+  status: PublicStatus | InternalStatus;
+  classification?: Classification;
+  closingComment?: string;
+}
+
+export interface AssigneeChange {
+  userId: string | null;
+  email: string | null;
+}
+
+/**
+ * Changes an incident's status. A public status goes to the vendor first; only when the vendor has
+ * accepted it does the service commit its state together with the events, so an accepted change
+ * never loses its events and a refused one emits none. Internal statuses never reach the vendor.
+ */
+export async function changeStatus(ctx: OperationContext, target: IncidentTarget, change: StatusChange): Promise<void> {
+  const loaded = await loadChecked(ctx, target);
+  const internal = change.status === "OnHold" || change.status === "WaitingOnCustomer";
+  if (internal && loaded.incident.status === "Closed") {
+    throw new ApiError("VALIDATION_ERROR", `A closed incident cannot be put ${change.status}; reopen it first.`, {
+      target: "status",
+      errors: { status: [`${change.status} needs an open incident.`] },
+    });
+  }
+  const incident = internal
+    ? loaded.incident
+    : await loaded.gateway.setStatus(
+        loaded.workspace.id,
+        loaded.incident.id,
+        { status: change.status as PublicStatus, classification: change.classification, closingComment: change.closingComment },
+        ctx.signal,
+      );
+  const now = ctx.services.now();
+
+  // What the transition is from: the vendor's status just before this write. The stored state can lag
+  // the vendor (a console change not reconciled yet, a source the reconciler does not poll).
+  const vendorBefore = loaded.incident.status;
+
+  await commitWithRetry(ctx, loaded, incident, (stored) => {
+    const before: IncidentStateRecord = { ...stored, status: vendorBefore };
+    const after: IncidentStateRecord = {
+      ...before,
+      vendorLastModificationTime: incident.lastModificationTime,
+      updatedAt: now.toISOString(),
+      sla: nextSla(before.sla, change.status, now),
+    };
+    if (internal) {
+      after.internalStatus = change.status as InternalStatus;
+    } else {
+      after.status = change.status as PublicStatus;
+      after.internalStatus = null;
+      after.classification = change.status === "Closed" ? (change.classification ?? null) : null;
+      // Every closing is a new subject (a new incident.closed.v1 id), however the reopening happened.
+      if (change.status === "Closed" && vendorBefore !== "Closed") after.closeCount = stored.closeCount + 1;
+    }
+    const moved = after.status !== before.status || after.internalStatus !== stored.internalStatus;
+    const audit = incidentAudit(ctx, loaded, incident, now, {
+      activityType: "IncidentStatus",
+      metadata: { status: change.status, classification: change.classification ?? null, serviceStatus: after.internalStatus ?? after.status },
+    });
+    return { after, outbox: [...(moved ? statusEvents(incident, before, after, ctx.actor, change.closingComment ?? null, now) : []), audit] };
+  });
+}
+
+/** Assigns (or with both fields null, unassigns) an incident: vendor owner first, then state and event. */
+export async function changeAssignee(ctx: OperationContext, target: IncidentTarget, change: AssigneeChange): Promise<void> {
+  const loaded = await loadChecked(ctx, target);
+  const assignee = change.email === null && change.userId === null ? null : await resolveAssignee(ctx, loaded, change);
+  const incident = await loaded.gateway.setOwner(
+    loaded.workspace.id,
+    loaded.incident.id,
+    assignee && { userId: assignee.userId, email: assignee.email, name: assignee.name },
+    ctx.signal,
+  );
+  const now = ctx.services.now();
+
+  await commitWithRetry(ctx, loaded, incident, (before) => {
+    const after: IncidentStateRecord = {
+      ...before,
+      assignee,
+      vendorLastModificationTime: incident.lastModificationTime,
+      updatedAt: now.toISOString(),
+    };
+    const moved = !sameAssignee(before.assignee, assignee);
+    const audit = incidentAudit(ctx, loaded, incident, now, {
+      activityType: "IncidentAssignee",
+      metadata: { assigneeEmail: assignee?.email ?? null, assigneeUserId: assignee?.userId ?? null },
+    });
+    return { after, outbox: [...(moved ? [assigneeEvent(incident, before.assignee, after, ctx.actor, now)] : []), audit] };
+  });
+}
+
+/** The audit event of a write to an incident, committed with the state (or rescued with its events). */
+function incidentAudit(
+  ctx: OperationContext,
+  loaded: LoadedIncident,
+  incident: VendorIncident,
+  now: Date,
+  entry: Pick<AuditEntry, "activityType" | "metadata">,
+): OutboxRecord {
+  return auditRecord(
+    ctx.actor,
+    {
+      ...entry,
+      activityAction: "Update",
+      targetResourceType: "Incident",
+      targetResourceId: `${incident.source}/${incident.id}`,
+      targetResourceName: incident.title,
+      workspaceId: loaded.workspace.id,
+      accountId: loaded.workspace.accountId,
+    },
+    outboxScope.workspace(loaded.workspace.id),
+    now,
+  );
+}
+
+async function loadChecked(ctx: OperationContext, target: IncidentTarget): Promise<LoadedIncident> {
+  const loaded = await loadIncident(ctx, target.workspace, target.source, target.incidentId);
+  checkIfMatch(target.ifMatch, incidentEtag(loaded.incident, loaded.stateEtag));
+  return loaded;
+}
+
+/**
+ * Applies a change to the freshest state, commits it with its outbox records (events, audit), then
+ * publishes them. A concurrent writer makes the commit fail with CONFLICT; the change is then
+ * re-applied to what that writer stored, so no update is lost. (`If-Match` was checked once, before
+ * the vendor write.)
+ */
+async function commitWithRetry(
+  ctx: OperationContext,
+  loaded: LoadedIncident,
+  incident: VendorIncident,
+  apply: (before: IncidentStateRecord) => { after: IncidentStateRecord; outbox: OutboxRecord[] },
+): Promise<IncidentStateRecord> {
+  const store = ctx.services.stores.incidents;
+  let before = loaded.state;
+  let etag = loaded.stateEtag;
+  // Set when another writer's later vendor result got committed first: the state must end on it.
+  let latest: VendorIncident | undefined;
+  let outbox: OutboxRecord[] = [];
+  try {
+    return await retryOnConflict(
+      async (attempt) => {
+        if (attempt > 1) {
+          const fresh = await store.get(loaded.workspace.id, stateIdOf(incident.source, incident.id));
+          before = fresh?.value ?? initialState(incident, loaded.workspace.accountId, ctx.services.now());
+          etag = fresh?.etag ?? null;
+          const freshVendorTime = fresh?.value.vendorLastModificationTime ?? null;
+          if (freshVendorTime !== null && freshVendorTime > incident.lastModificationTime) {
+            latest = await loaded.gateway.getIncident(loaded.workspace.id, incident.id).catch(() => latest);
+          }
+        }
+        const change = apply(before);
+        outbox = change.outbox;
+        if (latest) followVendor(change.after, latest);
+        const saved = (await store.commit(change.after, etag, outbox)).value;
+        // Committed: the records are safe in the outbox. Publishing now is the fast path; a failure
+        // here only delays them until the sweep.
+        await ctx.services.events.outbox.publish(outbox);
+        return saved;
+      },
+      { maxAttempts: MAX_COMMIT_ATTEMPTS, pauseMs: (attempt) => Math.random() * Math.min(50, 2 * attempt) },
+    );
+  } catch (error) {
+    // The vendor already has the change: its events and audit event must not be lost with the state write.
+    await rescueRecords(ctx, loaded.workspace.id, outbox);
+    throw error;
+  }
+}
+
+/**
+ * Our vendor write was overtaken by a later one that another writer committed first: our change and
+ * its events stand (they happened), but the state ends on what the vendor holds now.
+ */
+function followVendor(state: IncidentStateRecord, vendor: VendorIncident): void {
+  if (state.vendorLastModificationTime !== null && vendor.lastModificationTime <= state.vendorLastModificationTime) return;
+  state.status = vendor.status;
+  state.classification = vendor.status === "Closed" ? normalizeClassification(vendor.classification) : null;
+  state.vendorLastModificationTime = vendor.lastModificationTime;
+}
+
+/**
+ * Last resort when the state cannot be written after the vendor accepted a change: the records go to
+ * the outbox on their own (and out), so receivers and the audit trail still learn of it. If the store
+ * is down for this too, the failure is logged with the record ids; the caller gets the original
+ * error either way.
+ */
+async function rescueRecords(ctx: OperationContext, workspaceId: string, records: OutboxRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  try {
+    await ctx.services.events.outbox.record(records);
+  } catch (error) {
+    ctx.services.logger.error("outbox records of a change the vendor accepted could not be stored", {
+      workspaceId,
+      recordIds: records.map((r) => r.id),
+      error: String(error),
+    });
+  }
+}
+
+/** The assignee with a display name from the organization's users when the e-mail is known there. */
+async function resolveAssignee(ctx: OperationContext, loaded: LoadedIncident, change: AssigneeChange): Promise<IncidentAssignee> {
+  const email = change.email!;
+  // The workspace's own account first, then the actor's (a provider's analysts work its customers' incidents).
+  const accounts = [...new Set([loaded.workspace.accountId, ...(ctx.actor.accountId ? [ctx.actor.accountId] : [])])];
+  let user;
+  for (const accountId of accounts) {
+    user = await ctx.services.stores.users.findByEmail(accountId, email);
+    if (user) break;
+  }
+  return { userId: change.userId ?? user?.id ?? null, email, name: user?.displayName ?? null, isAgent: false };
+}
+
+function sameAssignee(a: IncidentAssignee | null, b: IncidentAssignee | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.userId === b.userId && a.email?.toLowerCase() === b.email?.toLowerCase();
+}

@@ -1,0 +1,69 @@
+import { ApiError } from "../../platform/errors/api-error";
+import type { Principal } from "../../platform/auth/principal";
+import type { Scope } from "../../platform/auth/scopes";
+import type { WorkspaceStore } from "../../platform/store/ports";
+import type { OrganizationalRole } from "./roles";
+import type { WorkspaceRecord } from "./workspace";
+
+/**
+ * A caller can hand out only what it holds: scopes it has itself, and the Admin role only when it is
+ * an Admin. Without this, any `org:service-accounts:manage` credential could mint a stronger one.
+ */
+export function assertGrantable(principal: Principal, scopes: readonly Scope[], role?: OrganizationalRole): void {
+  const missing = scopes.filter((s) => !principal.scopes.has(s));
+  if (missing.length > 0) {
+    throw new ApiError("FORBIDDEN", `A credential cannot grant scopes it does not hold: ${missing.join(", ")}.`, {
+      target: "scopes",
+    });
+  }
+  if (role === "Admin" && principal.organizationalRole !== "Admin") {
+    throw new ApiError("FORBIDDEN", "Only an Admin can grant the Admin role.", { target: "organizationalRole" });
+  }
+}
+
+/**
+ * Workspace assignments may name only workspaces of the caller's organization. Unknown and foreign
+ * workspaces get the same message, so the answer does not reveal other organizations' workspaces.
+ */
+export async function resolveAssignments(
+  workspaces: WorkspaceStore,
+  principal: Principal,
+  assignments: readonly { workspaceId: string }[],
+): Promise<Map<string, WorkspaceRecord>> {
+  const visible = new Map(
+    (await workspaces.listByAccounts(principal.organizationAccountIds)).map((w) => [w.id, w] as const),
+  );
+  const errors: Record<string, string[]> = {};
+  assignments.forEach((a, i) => {
+    if (!visible.has(a.workspaceId.toLowerCase())) {
+      errors[`workspaceAssignments[${i}].workspaceId`] = ["No workspace with this id in your organization."];
+    }
+  });
+  if (Object.keys(errors).length > 0) {
+    throw new ApiError("VALIDATION_ERROR", "Workspace assignments must name workspaces of your organization.", {
+      errors,
+      target: "workspaceAssignments",
+    });
+  }
+  return visible;
+}
+
+/** Credential lifetime: one year unless asked, never past two years, never in the past. */
+export const DEFAULT_CREDENTIAL_DAYS = 365;
+export const MAX_CREDENTIAL_DAYS = 730;
+const DAY_MS = 86_400_000;
+
+export function credentialExpiry(requested: string | undefined, now: Date): string {
+  if (requested === undefined) return new Date(now.getTime() + DEFAULT_CREDENTIAL_DAYS * DAY_MS).toISOString();
+  const at = Date.parse(requested);
+  const problem =
+    at <= now.getTime()
+      ? "The expiration date must be in the future."
+      : at > now.getTime() + MAX_CREDENTIAL_DAYS * DAY_MS
+        ? `The expiration date may be at most ${MAX_CREDENTIAL_DAYS} days from now.`
+        : undefined;
+  if (problem) {
+    throw new ApiError("VALIDATION_ERROR", problem, { target: "expirationDate", errors: { expirationDate: [problem] } });
+  }
+  return new Date(at).toISOString();
+}

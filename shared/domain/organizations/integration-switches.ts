@@ -1,0 +1,82 @@
+import { ApiError } from "../../platform/errors/api-error";
+import { auditRecord } from "../../platform/events/audit-record";
+import { logAnalyticsNotEnabled } from "../../systems/log-analytics/port";
+import type { OperationContext } from "../../platform/operation-context";
+import { outboxScope } from "../../platform/store/outbox-scope";
+import { modifyDocument } from "../../platform/store/read-modify-write";
+import { integrationNames, type IntegrationName, type WorkspaceIntegrationsRecord } from "./workspace-integrations";
+import type { WorkspaceRecord } from "./workspace";
+import { ticketingNotEnabled } from "../../systems/itsm/port";
+
+export type IntegrationStates = Record<IntegrationName, boolean>;
+
+/**
+ * Whether each integration is on for the workspace: the workspace's own switch (on unless turned
+ * off) and the deployment having the system for it (a configured bridge, a tenant Graph may read, a
+ * Log Analytics workspace behind it).
+ */
+export async function integrationStates(ctx: OperationContext, workspace: WorkspaceRecord): Promise<IntegrationStates> {
+  const stored = await ctx.services.stores.integrations.get(workspace.id);
+  const switched = (name: IntegrationName) => stored?.value.enabled[name] ?? true;
+  const { ticketing, directoryLogs, logAnalytics } = ctx.services;
+  return {
+    ticketing: switched("ticketing") && ticketing.isEnabled(workspace.id),
+    directoryLogs: switched("directoryLogs") && directoryLogs.isEnabled(workspace.tenantId),
+    logAnalytics: switched("logAnalytics") && logAnalytics.isEnabled(workspace.id),
+  };
+}
+
+/** 400 EXTENSION_NOT_ENABLED naming the integration, unless it is on for the workspace. */
+export async function requireIntegration(ctx: OperationContext, workspace: WorkspaceRecord, name: IntegrationName): Promise<void> {
+  if (!(await integrationStates(ctx, workspace))[name]) throw notEnabled(name, workspace.id);
+}
+
+export function notEnabled(name: IntegrationName, workspaceId: string): ApiError {
+  if (name === "ticketing") return ticketingNotEnabled(workspaceId);
+  if (name === "directoryLogs") {
+    return new ApiError("EXTENSION_NOT_ENABLED", `The directory logs integration is not enabled for workspace ${workspaceId}.`, { target: "directoryLogs" });
+  }
+  return logAnalyticsNotEnabled(workspaceId);
+}
+
+/**
+ * Turns integrations of a workspace on or off (the portal's setting; the local controls locally),
+ * audited with the change. Integrations not named keep their state.
+ */
+export async function switchIntegrations(ctx: OperationContext, workspace: WorkspaceRecord, change: Partial<IntegrationStates>): Promise<IntegrationStates> {
+  const { stores } = ctx.services;
+  const now = ctx.services.now();
+  const audit = (before: IntegrationStates, after: IntegrationStates) =>
+    auditRecord(
+      ctx.actor,
+      {
+        activityType: "WorkspaceIntegrations",
+        activityAction: "Update",
+        targetResourceType: "Workspace",
+        targetResourceId: workspace.id,
+        targetResourceName: workspace.name,
+        metadata: { before, after },
+        workspaceId: workspace.id,
+        accountId: workspace.accountId,
+      },
+      outboxScope.workspace(workspace.id),
+      now,
+    );
+  const allOn = Object.fromEntries(integrationNames.map((n) => [n, true])) as IntegrationStates;
+  let records: ReturnType<typeof audit>[] = [];
+  const saved = await modifyDocument<WorkspaceIntegrationsRecord>({
+    async read() {
+      const found = await stores.integrations.get(workspace.id);
+      return found ?? { value: { id: "integrations", docType: "integrations", workspaceId: workspace.id, enabled: allOn, updatedAt: now.toISOString() }, etag: "" };
+    },
+    mutate(draft) {
+      const before = { ...draft.enabled };
+      draft.enabled = { ...draft.enabled, ...change };
+      draft.updatedAt = now.toISOString();
+      records = [audit(before, draft.enabled)];
+    },
+    write: (draft, etag) => (etag === "" ? stores.integrations.create(draft, records) : stores.integrations.replace(draft, etag, records)),
+  });
+  await ctx.services.events.outbox.publish(records);
+  return saved.value.enabled;
+}

@@ -1,0 +1,17 @@
+/** The integrations a workspace may use; each is also subject to the deployment having the system. */
+export const integrationNames = ["ticketing", "directoryLogs", "logAnalytics"] as const;
+
+export type IntegrationName = (typeof integrationNames)[number];
+
+/**
+ * A workspace's own integration switches (one document per workspace, in its partition). No document
+ * means every integration is on, as far as the deployment provides it.
+ */
+export interface WorkspaceIntegrationsRecord {
+  /** Always `integrations`: one per workspace partition. */
+  id: string;
+  docType: "integrations";
+  workspaceId: string;
+  enabled: Record<IntegrationName, boolean>;
+  updatedAt: string;
+}

@@ -1,0 +1,257 @@
+import { isApiError } from "../../platform/errors/api-error";
+import { baselineState, upstreamChange, upstreamChangePossible } from "../incidents/upstream-changes";
+import { stateIdOf } from "../incidents/incident-state";
+import type { Services } from "../../platform/services";
+import { lastModifiedSources, type Source } from "../sources";
+import type { Versioned } from "../../platform/store/ports";
+import { retryOnConflict } from "../../platform/store/read-modify-write";
+import type { ReconcilerStateRecord } from "./reconciler-state";
+import type { WorkspaceRecord } from "../organizations/workspace";
+import type { PassSummary, ReconcileMessage, Tally, WorkspaceResult } from "./reconciler-port";
+
+/** Each window starts this long before the previous one ended (contract 4.2: one to two minutes). */
+export const RECONCILE_OVERLAP_MS = 90_000;
+/** Vendor page size while reconciling. */
+const PAGE_SIZE = 500;
+/**
+ * A window that held nothing leaves its watermark where it was (a nothing-changed pass writes
+ * nothing), but never longer than this: windows stay bounded for vendors that cap how far back a
+ * last-modified query may reach.
+ */
+export const WATERMARK_MAX_AGE_MS = 24 * 3600_000;
+
+
+/**
+ * One workspace's share of a pass: for every source that can list by last-modified time (and is
+ * enabled), the window since its watermark (minus the overlap), paged, each incident turned into
+ * state and events by `upstreamChange`, committed with the state's etag. The sources run
+ * concurrently; a source that fails (a throttling vendor) keeps its watermark, so the next pass
+ * covers its window again, and the others are not held up.
+ *
+ * Safe to repeat and to overlap with another pass of the same workspace: state commits are
+ * etag-checked, event ids come from their subject, and a watermark only moves with the etag it was
+ * read with. A nothing-changed pass reads the reconciler document once and writes nothing.
+ */
+export async function reconcileWorkspace(services: Services, message: ReconcileMessage): Promise<WorkspaceResult> {
+  const result: WorkspaceResult = {
+    workspaceId: message.workspaceId,
+    outcome: "done",
+    incidentsSeen: 0,
+    created: 0,
+    closed: 0,
+    updated: 0,
+    deleted: 0,
+    baselined: 0,
+    vendorCalls: 0,
+    eventsPublished: 0,
+    watermarkWrites: 0,
+    coveredThrough: null,
+  };
+  let workspace: WorkspaceRecord | undefined;
+  try {
+    workspace = await services.stores.workspaces.get(message.workspaceId);
+    if (!workspace) return { ...result, outcome: "missing" };
+    let state = await bookkeeping(services, workspace, result);
+    const polled = lastModifiedSources.filter((s) => services.sources.isEnabled(s));
+    const windowEnd = services.now().toISOString();
+    const ws = workspace;
+    const outcomes = await Promise.all(
+      polled.map(async (source) => {
+        const watermark = state.value.watermarks[source] ?? state.value.baselineAt;
+        try {
+          const seen = await reconcileWindow(services, ws, source, watermark, windowEnd, state.value.baselineAt, result);
+          return { source, watermark, complete: seen.complete, fresh: seen.fresh, repeats: seen.items - seen.fresh };
+        } catch (error) {
+          result.outcome = "failed";
+          result.error = String(error);
+          services.logger.warn("reconciler left a source for the next pass", { workspaceId: message.workspaceId, source, error: String(error) });
+          return { source, watermark, complete: false, fresh: 0, repeats: 0 };
+        }
+      }),
+    );
+    const moves = outcomes.filter((o) => o.complete && watermarkMoves(o, windowEnd));
+    if (moves.length > 0) {
+      const watermarks = { ...state.value.watermarks, ...Object.fromEntries(moves.map((o) => [o.source, windowEnd])) };
+      try {
+        state = await services.stores.reconciler.replace({ ...state.value, watermarks }, state.etag);
+        result.watermarkWrites++;
+      } catch (error) {
+        // Another pass of this workspace moved them meanwhile: this pass's windows are covered again next time.
+        if (!(isApiError(error) && error.code === "CONFLICT")) throw error;
+      }
+    }
+    result.coveredThrough = outcomes.length === 0 ? windowEnd : outcomes.map((o) => (o.complete ? windowEnd : o.watermark)).sort()[0]!;
+  } catch (error) {
+    result.outcome = "failed";
+    result.error = String(error);
+    services.logger.warn("reconciler left a workspace for the next pass", { workspaceId: message.workspaceId, error: String(error) });
+  }
+  return result;
+}
+
+/**
+ * Whether a completed window moves its source's watermark to the window's end. A window with changes
+ * newer than the watermark does. One holding only the overlap's repeats does once the watermark is an
+ * overlap old: every late-visible change before it has been seen by then, and the repeats leave the
+ * next window. An empty window leaves it, so a nothing-changed pass writes nothing, until it is old.
+ */
+function watermarkMoves(o: { watermark: string; fresh: number; repeats: number }, windowEnd: string): boolean {
+  const age = Date.parse(windowEnd) - Date.parse(o.watermark);
+  return o.fresh > 0 || (o.repeats > 0 && age >= RECONCILE_OVERLAP_MS) || age > WATERMARK_MAX_AGE_MS;
+}
+
+/**
+ * The workspace's reconciler document, created at its first pass (the baseline: incidents there
+ * already are not new), with the incidents open at the baseline recorded once.
+ */
+async function bookkeeping(services: Services, workspace: WorkspaceRecord, result: WorkspaceResult): Promise<Versioned<ReconcilerStateRecord>> {
+  const store = services.stores.reconciler;
+  let state = await store.get(workspace.id);
+  if (!state) {
+    try {
+      const created = { id: workspace.id, workspaceId: workspace.id, baselineAt: services.now().toISOString(), baselineRecorded: false, watermarks: {} };
+      state = await store.create(created);
+      result.watermarkWrites++;
+    } catch (error) {
+      if (!(isApiError(error) && error.code === "CONFLICT")) throw error;
+      state = (await store.get(workspace.id))!;
+    }
+  }
+  if (!state.value.baselineRecorded) {
+    await recordBaseline(services, workspace, state.value.baselineAt, result);
+    state = await store.replace({ ...state.value, baselineRecorded: true }, state.etag);
+    result.watermarkWrites++;
+  }
+  return state;
+}
+
+/**
+ * Records, without events, every incident open at the baseline: they are not new, but a close of one
+ * of them in the vendor console must later be recognised as a close of an incident the service holds
+ * open. Runs once per workspace (again after a crash midway: an existing state is left alone).
+ */
+async function recordBaseline(services: Services, workspace: WorkspaceRecord, baselineAt: string, result: WorkspaceResult): Promise<void> {
+  const polled = lastModifiedSources.filter((s) => services.sources.isEnabled(s));
+  for (const source of polled) {
+    const gateway = services.sources.gateway(source);
+    let cursor: string | undefined;
+    do {
+      result.vendorCalls++;
+      const page = await gateway.listIncidents({
+        workspaceId: workspace.id,
+        field: "createdAt",
+        from: new Date(0).toISOString(),
+        to: baselineAt,
+        limit: PAGE_SIZE,
+        cursor,
+        filters: { statuses: ["New", "Active"] },
+      });
+      cursor = page.cursor;
+      const stored = await services.stores.incidents.getMany(workspace.id, page.items.map((i) => stateIdOf(i.source, i.id)));
+      const known = new Set(stored.map((s) => s.id));
+      for (const incident of page.items) {
+        if (known.has(stateIdOf(incident.source, incident.id))) continue;
+        try {
+          await services.stores.incidents.commit(baselineState(workspace, incident, baselineAt, services.now()), null, []);
+          result.baselined++;
+        } catch (error) {
+          // Written meanwhile by an API change or another pass: that state is newer; keep it.
+          if (!(isApiError(error) && error.code === "CONFLICT")) throw error;
+        }
+      }
+    } while (cursor);
+  }
+}
+
+/**
+ * One source's window, paged. `complete` is false when an incident was given up on (contended);
+ * `fresh` counts the incidents modified at or after the watermark (the rest are the overlap's repeats).
+ */
+async function reconcileWindow(
+  services: Services,
+  workspace: WorkspaceRecord,
+  source: Source,
+  watermark: string,
+  to: string,
+  baselineAt: string,
+  result: WorkspaceResult,
+): Promise<{ complete: boolean; items: number; fresh: number }> {
+  const gateway = services.sources.gateway(source);
+  const from = new Date(Date.parse(watermark) - RECONCILE_OVERLAP_MS).toISOString();
+  let complete = true;
+  let items = 0;
+  let fresh = 0;
+  let cursor: string | undefined;
+  do {
+    result.vendorCalls++;
+    const page = await gateway.listIncidents({ workspaceId: workspace.id, field: "lastModificationTime", from, to, limit: PAGE_SIZE, cursor, includeDeleted: true });
+    cursor = page.cursor;
+    items += page.items.length;
+    fresh += page.items.filter((i) => i.lastModificationTime >= watermark).length;
+    result.incidentsSeen += page.items.length;
+    if (page.items.length === 0) continue;
+    const stored = await services.stores.incidents.getMany(workspace.id, page.items.map((i) => stateIdOf(i.source, i.id)));
+    const byId = new Map(stored.map((s) => [s.id, s]));
+    for (const incident of page.items) {
+      // Unchanged since the stored copy (the overlap brings some back), nothing due: nothing to do.
+      if (!upstreamChangePossible(byId.get(stateIdOf(incident.source, incident.id)), incident, baselineAt)) continue;
+      complete = (await reconcileIncident(services, workspace, incident, baselineAt, result)) && complete;
+    }
+  } while (cursor);
+  return { complete, items, fresh };
+}
+
+/** Applies one vendor incident to the service's state; retried on a fresh read when a writer raced it. */
+async function reconcileIncident(services: Services, workspace: WorkspaceRecord, incident: Parameters<typeof upstreamChange>[2], baselineAt: string, result: WorkspaceResult): Promise<boolean> {
+  const store = services.stores.incidents;
+  const id = stateIdOf(incident.source, incident.id);
+  try {
+    await retryOnConflict(async () => {
+      const current = await store.get(workspace.id, id);
+      const change = upstreamChange(workspace, current?.value, incident, baselineAt, services.now());
+      if (!change) return;
+      await store.commit(change.state, current?.etag ?? null, change.events);
+      // Read the count after the await: the workspace's sources run concurrently on one result, and
+      // `x += await …` would add to the value read before it.
+      const published = await services.events.outbox.publish(change.events);
+      result.eventsPublished += published;
+      result[change.kind]++;
+    });
+    return true;
+  } catch (error) {
+    if (!(isApiError(error) && error.code === "CONFLICT")) throw error;
+    services.logger.warn("reconciler gave up on a contended incident; the next pass retries it", { workspaceId: workspace.id, incidentId: incident.id });
+    return false;
+  }
+}
+
+export interface PassTiming {
+  startedAt: Date;
+  now: Date;
+  /** Wall time the pass took (the clock above may be a test's). */
+  durationMs: number;
+  intervalMs: number;
+}
+
+export function summarizePass(passId: string, results: readonly WorkspaceResult[], timing: PassTiming): PassSummary {
+  const { startedAt, now, intervalMs } = timing;
+  const sum = (key: keyof Tally | "watermarkWrites") => results.reduce((n, r) => n + r[key], 0);
+  const ages = results.filter((r) => r.outcome !== "missing").map((r) => (r.coveredThrough === null ? Infinity : now.getTime() - Date.parse(r.coveredThrough)));
+  return {
+    passId,
+    workspaces: results.filter((r) => r.outcome !== "missing").length,
+    failed: results.filter((r) => r.outcome === "failed").length,
+    incidentsSeen: sum("incidentsSeen"),
+    created: sum("created"),
+    closed: sum("closed"),
+    updated: sum("updated"),
+    deleted: sum("deleted"),
+    baselined: sum("baselined"),
+    vendorCalls: sum("vendorCalls"),
+    eventsPublished: sum("eventsPublished"),
+    watermarkWrites: sum("watermarkWrites"),
+    durationMs: Math.round(timing.durationMs),
+    lagMs: ages.length === 0 ? 0 : Math.max(0, ...ages.map((a) => (Number.isFinite(a) ? a : now.getTime() - startedAt.getTime()))),
+    workspacesBehind: ages.filter((a) => a > 2 * intervalMs).length,
+  };
+}

@@ -1,0 +1,182 @@
+import { activeTelemetry } from "./azure/telemetry";
+import { Authenticator } from "../platform/auth/authenticator";
+import { createCloudInventory } from "../systems/cloud-inventory/configured";
+import type { CloudInventory } from "../systems/cloud-inventory/port";
+import { loadConfig, type Config } from "../platform/config/config";
+import { resolveAllAddresses, type HostResolver } from "../platform/delivery/address-policy";
+import { createGuardedSender, type GuardedSender } from "../platform/delivery/guarded-sender";
+import { createEventPipeline, type EventQueues } from "../platform/events/event-pipeline";
+import type { EventMessage } from "../platform/events/event-message";
+import type { GamebookRunMessage } from "../domain/gamebooks/gamebook-run";
+import { createRunExecutor } from "../domain/gamebooks/run-executor";
+import type { DeliveryMessage } from "../platform/delivery/delivery-message";
+import { InProcessQueue } from "../platform/queue/in-process/in-process-queue";
+import type { ReconcileMessage, Reconciler } from "../domain/reconciler/reconciler-port";
+import { ReconcileRunner } from "../domain/reconciler/reconcile-runner";
+import { PageTokens } from "../platform/http/page-token";
+import { createPlaybookActions } from "../systems/playbook-automation/configured";
+import type { PlaybookActions } from "../systems/playbook-automation/port";
+import { RateLimiter } from "../platform/http/rate-limit";
+import { createJsonLogger, type Logger } from "../platform/logger";
+import { queueNames } from "../platform/queue/queue-names";
+import type { Services } from "../platform/services";
+import type { SourceRegistry } from "../systems/vendors/port";
+import { createSourceRegistry } from "../systems/vendors/registry";
+import type { ServiceBusClient } from "@azure/service-bus";
+import { createServiceBusClient, createServiceBusQueueSender } from "../platform/queue/service-bus/service-bus-queue";
+import { createCosmosClient } from "../platform/store/cosmos/cosmos-client";
+import { createCosmosStores } from "../platform/store/cosmos/cosmos-stores";
+import { createMemoryStores } from "../platform/store/memory/memory-stores";
+import type { Stores } from "../platform/store/ports";
+import { SecretBox } from "../platform/delivery/secret-box";
+import { createTicketingBridge } from "../systems/itsm/http/http-itsm";
+import { disabledTicketing, type TicketingSystem } from "../systems/itsm/port";
+import { createGraphDirectoryLogs } from "../systems/directory-logs/graph/graph-directory-logs";
+import { disabledDirectoryLogs, type DirectoryLogs } from "../systems/directory-logs/port";
+import { createAzureLogAnalytics } from "../systems/log-analytics/azure/azure-log-analytics";
+import { disabledLogAnalytics, type LogAnalytics } from "../systems/log-analytics/port";
+import { lazyDefaultAzureCredential } from "../platform/upstream/azure-credential";
+
+/** What a caller may put in place of the configured adapters: tests, and the local host's simulated systems. */
+export interface ServiceOverrides {
+  now?: () => Date;
+  logger?: Logger;
+  stores?: Stores;
+  sources?: SourceRegistry;
+  playbookActions?: PlaybookActions;
+  cloud?: CloudInventory;
+  ticketing?: TicketingSystem;
+  directoryLogs?: DirectoryLogs;
+  logAnalytics?: LogAnalytics;
+  resolveHost?: HostResolver;
+  /** Extra CA certificates the webhook sender trusts (tests' self-signed receivers). */
+  webhookCa?: string;
+  /** The webhook sender itself (probes that count the service's own operations, not the receiver's). */
+  webhookSender?: GuardedSender;
+}
+
+/**
+ * The composition root: builds every service from the configuration. Real adapters where the
+ * configuration names a real system; an external system with none configured is disabled (its
+ * endpoints answer EXTENSION_NOT_ENABLED), never simulated — simulated systems are the local host's
+ * (`local/local-services.ts`). The adapters load their Azure SDK when they first build a client, so
+ * a cold start pays only for what the deployment uses.
+ */
+export function createServices(config: Config, overrides: ServiceOverrides = {}): Services {
+  const now = overrides.now ?? (() => new Date());
+  // In Azure with telemetry on, log records with fields as dimensions; otherwise JSON lines on stdout.
+  const logger = overrides.logger ?? activeTelemetry()?.logger(config.logLevel) ?? createJsonLogger(config.logLevel);
+  const stores = overrides.stores ?? createStores(config);
+  const secretBox = new SecretBox(config.webhooks.secretsKey);
+  const resolveHost = overrides.resolveHost ?? resolveAllAddresses;
+  // One Service Bus client per process: it owns the AMQP connection every sender shares.
+  const serviceBus = config.queue.kind === "servicebus" ? createServiceBusClient(config.queue.serviceBus) : undefined;
+  const queues = serviceBus ? serviceBusQueues(serviceBus) : inProcessEventQueues(now, logger);
+  const sender = overrides.webhookSender ?? createGuardedSender({
+    timeoutMs: config.webhooks.timeoutMs,
+    maxResponseBytes: MAX_WEBHOOK_RESPONSE_BYTES,
+    allowPrivateTargets: config.webhooks.allowPrivateTargets,
+    lookup: overrides.resolveHost,
+    ca: overrides.webhookCa,
+  });
+  const events = createEventPipeline({ config, queues, stores, secretBox, sender, now, logger });
+  const services: Services = {
+    config,
+    now,
+    logger,
+    stores,
+    auth: new Authenticator({
+      stores,
+      secretHashKey: config.secretHashKey,
+      cacheTtlMs: config.principalCacheTtlMs,
+      now,
+      logger,
+    }),
+    rateLimiter: new RateLimiter({ capacity: config.rateLimit.burst, refillPerSecond: config.rateLimit.perSecond }),
+    pageTokens: new PageTokens(config.pageTokenKey),
+    sources: overrides.sources ?? createSourceRegistry(config, undefined, now),
+    playbookActions: overrides.playbookActions ?? createPlaybookActions(config),
+    cloud: overrides.cloud ?? createCloudInventory(config),
+    ticketing: overrides.ticketing ?? createTicketing(config),
+    directoryLogs: overrides.directoryLogs ?? createDirectoryLogs(config),
+    logAnalytics: overrides.logAnalytics ?? createLogAnalytics(config),
+    secretBox,
+    resolveHost,
+    events,
+    reconciler: undefined as unknown as Reconciler,
+  };
+  services.reconciler = createReconciler(config, serviceBus, () => services, now, logger);
+  // In Azure the executor is the `gamebook-executor` Service Bus trigger; here it runs in process.
+  queues.inProcess?.gamebookRuns.subscribe(createRunExecutor({ services }).handle);
+  return services;
+}
+
+/** The reconciler's queue: in-process with bounded concurrency on the embedded default, Service Bus otherwise. */
+function createReconciler(config: Config, serviceBus: ServiceBusClient | undefined, services: () => Services, now: () => Date, logger: Logger): ReconcileRunner {
+  if (serviceBus) return new ReconcileRunner(services, createServiceBusQueueSender<ReconcileMessage>(serviceBus, queueNames.reconcile));
+  const queue = new InProcessQueue<ReconcileMessage>({ name: queueNames.reconcile, now, logger, maxConcurrentCalls: config.reconcileConcurrency });
+  const runner = new ReconcileRunner(services, queue);
+  queue.subscribe(runner.handler);
+  return runner;
+}
+
+function createStores(config: Config): Stores {
+  if (config.store === "memory") return createMemoryStores();
+  return createCosmosStores(createCosmosClient(config.cosmos).database(config.cosmos.database));
+}
+
+/** Response bytes read from a webhook receiver before the rest is dropped (contract 8: 1 MB). */
+const MAX_WEBHOOK_RESPONSE_BYTES = 1024 * 1024;
+
+/** In-process queues, for the embedded default and tests: the handlers run in this process. */
+function inProcessEventQueues(now: () => Date, logger: Logger): EventQueues {
+  const inProcess = {
+    events: new InProcessQueue<EventMessage>({ name: queueNames.events, now, logger }),
+    deliveries: new InProcessQueue<DeliveryMessage>({ name: queueNames.deliveries, now, logger }),
+    // One playbook per message, which may wait on the automation backend for minutes: the lock lasts
+    // as long as the Functions host renews a live handler's (maxAutoLockRenewalDuration, 5 minutes).
+    gamebookRuns: new InProcessQueue<GamebookRunMessage>({ name: queueNames.gamebookRuns, now, logger, lockDurationMs: 5 * 60_000 }),
+  };
+  return { ...inProcess, inProcess };
+}
+
+function createTicketing(config: Config): TicketingSystem {
+  return config.ticketing ? createTicketingBridge(config.ticketing) : disabledTicketing();
+}
+
+function createDirectoryLogs(config: Config): DirectoryLogs {
+  const graph = config.directoryLogs;
+  if (!graph) return disabledDirectoryLogs();
+  // Tokens for other tenants than the identity's own need a multi-tenant app registration.
+  const credential = lazyDefaultAzureCredential({ additionallyAllowedTenants: graph.tenants === "*" ? ["*"] : graph.tenants });
+  return createGraphDirectoryLogs({ credential, baseUrl: graph.graphBaseUrl, tenants: graph.tenants, timeoutMs: graph.timeoutMs });
+}
+
+function createLogAnalytics(config: Config): LogAnalytics {
+  const la = config.logAnalytics;
+  if (!la) return disabledLogAnalytics();
+  return createAzureLogAnalytics({
+    credential: lazyDefaultAzureCredential(),
+    workspaces: new Map(Object.entries(la.workspaces)),
+    connectorSources: la.connectorSources,
+    armEndpoint: la.armEndpoint,
+    logsEndpoint: la.logsEndpoint,
+    timeoutMs: la.timeoutMs,
+  });
+}
+
+function serviceBusQueues(client: ServiceBusClient): EventQueues {
+  return {
+    events: createServiceBusQueueSender(client, queueNames.events),
+    deliveries: createServiceBusQueueSender(client, queueNames.deliveries),
+    gamebookRuns: createServiceBusQueueSender(client, queueNames.gamebookRuns),
+  };
+}
+
+let singleton: Services | undefined;
+
+/** The process-wide services of the Azure Functions host, built on first use from the environment. */
+export function getServices(): Services {
+  singleton ??= createServices(loadConfig());
+  return singleton;
+}

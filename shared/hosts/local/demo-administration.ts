@@ -1,0 +1,171 @@
+import { generateSecret, hashSecret } from "../../platform/auth/secrets";
+import { deliveryLogEntry } from "../../platform/delivery/delivery-worker";
+import { generateSigningSecret } from "../../platform/delivery/signer";
+import { isApiError } from "../../platform/errors/api-error";
+import { deterministicEventId } from "../../platform/events/event-ids";
+import { incidentSubject } from "../../domain/incidents/incident-events";
+import { EXAMPLE_FAILED_DELIVERY_CREATED_AT } from "../../domain/examples/examples";
+import type { Services } from "../../platform/services";
+import type { Source } from "../../domain/sources";
+import type { ServiceAccountRecord } from "../../domain/organizations/service-account";
+import type { UserRecord } from "../../domain/organizations/user";
+import type { WebhookRecord, WebhookStatus } from "../../domain/webhooks/webhook";
+import { demoId, type DemoData } from "./demo-data";
+
+/**
+ * The demo organization's administration, beyond its people and workspaces: the service accounts of
+ * its integrations, its webhooks (one in each state) with a delivery history, and an analyst who is
+ * leaving. They give the reference page's examples something real to act on, deletions included:
+ * each is written only when missing, so a restart brings back what an example deleted.
+ */
+export async function seedDemoAdministration(services: Services, demo: DemoData): Promise<void> {
+  const id = (name: string) => demoId(services.config.demoSeed, name);
+  const now = services.now();
+  const stamp = now.toISOString();
+  const [fabrikamProd, fabrikamStores] = demo.workspaces;
+  const provider = demo.provider;
+
+  const serviceAccount = (key: string, fields: Pick<ServiceAccountRecord, "name" | "description" | "organizationalRole" | "workspaceAssignments">, scopes: string[]): ServiceAccountRecord => {
+    const { secret, prefix } = generateSecret();
+    return {
+      id: id(`service-account/${key}`),
+      accountId: provider.id,
+      ...fields,
+      isActive: true,
+      isPlatformManaged: false,
+      credentials: [
+        {
+          // Its secret is nobody's: the integration's real one would be in its own vault.
+          id: id(`credential/${key}/1`),
+          secretHash: hashSecret(services.config.secretHashKey, secret),
+          clientSecretPrefix: prefix,
+          status: "Active",
+          expirationDate: new Date(now.getTime() + 365 * 86_400_000).toISOString(),
+          lastUsedAt: null,
+          createdAt: stamp,
+          revokedAt: null,
+          scopes,
+        },
+      ],
+      lastUsedAt: null,
+      createdAt: stamp,
+      lastModifiedAt: stamp,
+    };
+  };
+  const assignments = [fabrikamProd, fabrikamStores].filter((w) => w !== undefined).map((w) => ({ workspaceId: w.id, role: "Analyst" as const }));
+  for (const record of [
+    serviceAccount(
+      "soar-connector",
+      { name: "SOAR connector", description: "Runs containment gamebooks from the SOAR platform.", organizationalRole: "Member", workspaceAssignments: assignments },
+      ["incidents:read", "incidents:write", "incidents:comments", "gamebooks:read", "gamebooks:execute"],
+    ),
+    serviceAccount(
+      "legacy-siem-export",
+      { name: "Legacy SIEM export", description: "Nightly incident export to the old SIEM; replaced by webhooks.", organizationalRole: "Member", workspaceAssignments: assignments },
+      ["incidents:read"],
+    ),
+  ]) {
+    if (!(await services.stores.serviceAccounts.get(record.id))) await createOnce(() => services.stores.serviceAccounts.create(record));
+  }
+
+  const leaving: UserRecord = {
+    id: id("user/noah"),
+    accountId: provider.id,
+    displayName: "Noah Fischer",
+    email: "noah.fischer@contoso-mssp.example",
+    tenantId: id(`tenant/${provider.id}`),
+    organizationalRole: "Member",
+    isActive: true,
+    createdAt: stamp,
+    lastModifiedAt: stamp,
+  };
+  if (!(await services.stores.users.find([provider.id], leaving.id))) await createOnce(() => services.stores.users.create(leaving));
+
+  const webhook = (key: string, name: string, url: string, status: WebhookStatus, eventTypes: string[]): WebhookRecord => ({
+    id: id(`webhook/${key}`),
+    targetAccountId: provider.id,
+    targetAccountName: provider.name,
+    serviceProviderId: provider.id,
+    workspaceId: null,
+    name,
+    url,
+    status,
+    eventTypes,
+    monitoredAccountIds: [],
+    authenticationType: "Bearer",
+    sealedToken: services.secretBox.seal(`demo-${key}-token`),
+    signingKeys: [{ sealed: services.secretBox.seal(generateSigningSecret()), createdAt: stamp, retiresAt: null }],
+    disableReason: status === "Disabled" ? "5 incidents failed delivery within 24 hours." : null,
+    disabledAt: status === "Disabled" ? stamp : null,
+    finalFailures: [],
+    createdAt: stamp,
+    lastModifiedAt: stamp,
+  });
+  const intake = webhook("soar-intake", "SOAR incident intake", "https://soar.contoso-mssp.example/hooks/secops", "Active", ["incident.created.v1", "incident.updated.v1", "incident.closed.v1"]);
+  for (const record of [
+    intake,
+    webhook("northwind-itsm", "Northwind ITSM bridge", "https://itsm.northwind.example/api/secops-events", "Paused", ["incident.created.v1", "incident.closed.v1"]),
+    webhook("fabrikam-pager", "Fabrikam on-call pager", "https://pager.fabrikam.example/v1/alerts", "Disabled", ["incident.created.v1"]),
+    webhook("legacy-siem", "Legacy SIEM forwarder", "https://siem-old.contoso-mssp.example/ingest", "Active", ["incident.created.v1"]),
+  ]) {
+    if (!(await services.stores.webhooks.get(record.id))) await createOnce(() => services.stores.webhooks.create(record));
+  }
+  if (fabrikamProd) await seedDeliveryHistory(services, intake, fabrikamProd.id);
+}
+
+/**
+ * Two deliveries to the intake webhook: one new incident delivered, and one whose every attempt met
+ * a 503 (the failed entry the delivery-log examples read and redeliver). Logged at
+ * EXAMPLE_FAILED_DELIVERY_CREATED_AT: entries expire, so they are written on every start.
+ */
+async function seedDeliveryHistory(services: Services, webhook: WebhookRecord, workspaceId: string): Promise<void> {
+  const page = await services.sources.gateway("SourceA").listIncidents({
+    workspaceId,
+    field: "createdAt",
+    from: new Date(services.now().getTime() - 30 * 86_400_000).toISOString(),
+    to: services.now().toISOString(),
+    limit: 2,
+  });
+  const [failed, delivered] = page.items;
+  const ttl = services.config.webhooks.deliveryLogTtlDays * 86_400;
+  const entry = (incident: { workspaceId: string; source: Source; id: string; createdAt: string }, attempt: number, at: Date, outcome: "Succeeded" | "Failed") => {
+    const eventId = deterministicEventId("incident.created.v1", incidentSubject(incident));
+    const message = {
+      webhookId: webhook.id,
+      eventId,
+      eventType: "incident.created.v1",
+      occurredAt: incident.createdAt,
+      body: "",
+      attempt,
+      firstAttemptAt: at.toISOString(),
+      incident: { workspaceId: incident.workspaceId, source: incident.source, incidentId: incident.id },
+      isTest: false,
+      redelivered: false,
+    };
+    const headers = { "Content-Type": "application/json", "User-Agent": "SecOps-Webhooks/2", "X-Svc-Event-Id": eventId, "X-Svc-Event-Type": "incident.created.v1" };
+    return deliveryLogEntry(
+      message,
+      webhook,
+      {
+        status: outcome,
+        createdAt: at,
+        outcome: { kind: "response", status: outcome === "Succeeded" ? 200 : 503, headers: {}, durationMs: outcome === "Succeeded" ? 184 : 2_013, snippet: "", responseBytesRead: 0, truncated: false },
+        headers,
+        error: outcome === "Succeeded" ? null : "HTTP 503; retries exhausted, dead-lettered",
+      },
+      ttl,
+    );
+  };
+  const at = new Date(EXAMPLE_FAILED_DELIVERY_CREATED_AT);
+  if (failed) await services.stores.deliveryLogs.put(entry(failed, 10, at, "Failed"));
+  if (delivered) await services.stores.deliveryLogs.put(entry(delivered, 1, new Date(at.getTime() - 3_600_000), "Succeeded"));
+}
+
+/** Another instance may have written it first. */
+async function createOnce(create: () => Promise<unknown>): Promise<void> {
+  try {
+    await create();
+  } catch (error) {
+    if (!(isApiError(error) && error.code === "CONFLICT")) throw error;
+  }
+}

@@ -1,0 +1,109 @@
+import { derivedGuid } from "../../platform/ids/derived-guid";
+import { isApiError } from "../../platform/errors/api-error";
+import { ensureAdminAccount, type AdminAccountResult } from "../../domain/organizations/admin-account";
+import type { Services } from "../../platform/services";
+import type { AccountRecord } from "../../domain/organizations/account";
+import type { UserRecord } from "../../domain/organizations/user";
+import type { WorkspaceRecord } from "../../domain/organizations/workspace";
+
+/**
+ * A GUID derived from the seed and a name, so that every start with the same DEMO_SEED gives the same
+ * ids (RFC 9562 version 8: "custom", here SHA-256 based).
+ */
+export function demoId(seed: string, name: string): string {
+  return derivedGuid(`${seed}/${name}`);
+}
+
+export interface DemoData {
+  provider: AccountRecord;
+  customers: AccountRecord[];
+  workspaces: WorkspaceRecord[];
+  users: UserRecord[];
+}
+
+/** The demo organization; `workspaceCount` above five adds workspaces (for benchmarks), alternating customers. */
+export function buildDemoData(seed: string, now: Date, workspaceCount = 5): DemoData {
+  const id = (name: string) => demoId(seed, name);
+  const stamp = now.toISOString();
+  const provider: AccountRecord = { id: id("account/provider"), name: "Contoso Managed Security", kind: "ServiceProvider", managedByAccountId: null };
+  const customers: AccountRecord[] = [
+    { id: id("account/fabrikam"), name: "Fabrikam Retail", kind: "Customer", managedByAccountId: provider.id },
+    { id: id("account/northwind"), name: "Northwind Health", kind: "Customer", managedByAccountId: provider.id },
+  ];
+  const [fabrikam, northwind] = customers as [AccountRecord, AccountRecord];
+  const workspace = (key: string, name: string, account: AccountRecord): WorkspaceRecord => ({
+    id: id(`workspace/${key}`),
+    name,
+    tenantId: id(`tenant/${account.id}`),
+    accountId: account.id,
+  });
+  const workspaces = [
+    workspace("fabrikam-prod", "fabrikam-sentinel-prod", fabrikam),
+    workspace("fabrikam-stores", "fabrikam-sentinel-stores", fabrikam),
+    workspace("northwind-prod", "northwind-sentinel-prod", northwind),
+    workspace("northwind-clinics", "northwind-sentinel-clinics", northwind),
+    workspace("contoso-soc", "contoso-soc-internal", provider),
+  ];
+  for (let n = workspaces.length + 1; n <= workspaceCount; n++) {
+    const customer = n % 2 === 0 ? fabrikam : northwind;
+    const key = `${customer === fabrikam ? "fabrikam" : "northwind"}-${String(n).padStart(3, "0")}`;
+    workspaces.push(workspace(key, `${key}-sentinel`, customer));
+  }
+  const user = (key: string, displayName: string, email: string, account: AccountRecord, role: UserRecord["organizationalRole"]): UserRecord => ({
+    id: id(`user/${key}`),
+    accountId: account.id,
+    displayName,
+    email,
+    tenantId: id(`tenant/${account.id}`),
+    organizationalRole: role,
+    isActive: true,
+    createdAt: stamp,
+    lastModifiedAt: stamp,
+  });
+  const users = [
+    user("amira", "Amira Haddad", "amira.haddad@contoso-mssp.example", provider, "Admin"),
+    user("jonas", "Jonas Becker", "jonas.becker@contoso-mssp.example", provider, "WorkspaceAdmin"),
+    user("li", "Li Wei", "li.wei@contoso-mssp.example", provider, "Member"),
+    user("maria", "María García", "maria.garcia@fabrikam.example", fabrikam, "UserAdmin"),
+    user("tom", "Tom O'Neill", "tom.oneill@fabrikam.example", fabrikam, "Member"),
+    user("priya", "Priya Natarajan", "priya.natarajan@northwind.example", northwind, "Member"),
+  ];
+  return { provider, customers, workspaces, users };
+}
+
+export interface SeedResult {
+  data: DemoData;
+  admin: AdminAccountResult;
+}
+
+/** Writes the demo organization (idempotently: the same ids every time) and its admin service account. */
+export async function seedDemoData(services: Services): Promise<SeedResult> {
+  const { stores, config } = services;
+  const data = buildDemoData(config.demoSeed, services.now(), config.demoWorkspaces);
+  for (const account of [data.provider, ...data.customers]) await stores.accounts.upsert(account);
+  for (const workspace of data.workspaces) await stores.workspaces.upsert(workspace);
+  for (const user of data.users) {
+    const existing = await stores.users.find([user.accountId], user.id);
+    if (existing) await stores.users.replace({ ...user, createdAt: existing.value.createdAt }, existing.etag);
+    else await stores.users.create(user);
+  }
+  // One demo workspace starts without ticketing, so that EXTENSION_NOT_ENABLED can be seen locally
+  // (the local controls switch it); a setting changed since is kept.
+  const withoutTicketing = data.workspaces[3];
+  if (withoutTicketing && !(await stores.integrations.get(withoutTicketing.id))) {
+    await stores.integrations
+      .create({ id: "integrations", docType: "integrations", workspaceId: withoutTicketing.id, enabled: { ticketing: false, directoryLogs: true, logAnalytics: true }, updatedAt: services.now().toISOString() })
+      .catch((error: unknown) => {
+        // Another instance seeded it first.
+        if (!(isApiError(error) && error.code === "CONFLICT")) throw error;
+      });
+  }
+  const admin = await ensureAdminAccount(services, {
+    accountId: data.provider.id,
+    name: "Local admin",
+    workspaceIds: data.workspaces.map((w) => w.id),
+    clientId: config.localAdmin.clientId ?? demoId(config.demoSeed, "service-account/local-admin"),
+    clientSecret: config.localAdmin.clientSecret,
+  });
+  return { data, admin };
+}

@@ -1,0 +1,170 @@
+import { z } from "zod";
+import { defineRoute, type Route } from "../../platform/http/route";
+import { addServiceComment } from "../../domain/incidents/service-comments";
+import { triggerIncidentCreated } from "../../domain/incidents/manual-trigger";
+import { agentConfiguration, completeInvestigation } from "../../domain/incidents/agent-investigations";
+import { findWorkspace } from "../../domain/incidents/incident-access";
+import { serviceActor } from "../../platform/operation-context";
+import { classifications, severities } from "../../systems/vendors/port";
+import { sourceSchema } from "../../domain/sources";
+import type { SimulatedSystems } from "./local-services";
+import { gamebookControlRoutes } from "./gamebook-controls";
+import { workspaceDataControlRoutes } from "./workspace-data-controls";
+import { localControlsIndexRoute } from "./local-controls-index";
+
+const tag = "Local controls";
+const incidentPath = z.object({ source: sourceSchema(), workspaceId: z.guid(), incidentId: z.string().min(1).max(256) });
+
+/**
+ * Local host only (never registered in Azure): act "in the vendor console" and run the reconciler,
+ * so that a person or a test can watch incidents be ingested and webhooks fire without Azure. Served
+ * under /_local without authentication, like a vendor's own console on the developer's machine; the
+ * local host listens on loopback by default.
+ */
+export function localControlRoutes(simulated: SimulatedSystems): Route[] {
+  const controls = [
+    defineRoute({
+      method: "POST",
+      path: "/sources/{source}/workspaces/{workspaceId}/incidents",
+      summary: "Create an incident in the simulated vendor (not yet ingested)",
+      tag,
+      auth: "public",
+      params: z.object({ source: sourceSchema(), workspaceId: z.guid() }),
+      body: z
+        .object({ title: z.string().trim().min(1).max(300), severity: z.enum(severities).default("Medium") })
+        .strict()
+        .meta({ examples: [{ title: "Ransomware note on FILESRV-02", severity: "High" }] }),
+      successStatus: 201,
+      async handler({ params, body }) {
+        const incident = simulated.vendors.createIncident(params.source, params.workspaceId.toLowerCase(), body);
+        return { status: 201, data: { id: incident.id } };
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/sources/{source}/workspaces/{workspaceId}/incidents/{incidentId}/close",
+      summary: "Close an incident in the simulated vendor's console",
+      tag,
+      auth: "public",
+      params: incidentPath,
+      body: z
+        .object({ classification: z.enum(classifications), closingComment: z.string().trim().min(1).max(4000).optional() })
+        .strict()
+        .meta({ examples: [{ classification: "FalsePositive", closingComment: "VPN egress from the branch office." }] }),
+      successStatus: 204,
+      async handler({ params, body }) {
+        simulated.vendors.close(params.source, params.workspaceId.toLowerCase(), params.incidentId, body.classification, body.closingComment);
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: "DELETE",
+      path: "/sources/{source}/workspaces/{workspaceId}/incidents/{incidentId}",
+      summary: "Delete an incident in the simulated vendor",
+      tag,
+      auth: "public",
+      params: incidentPath,
+      successStatus: 204,
+      async handler({ params }) {
+        simulated.vendors.deleteIncident(params.source, params.workspaceId.toLowerCase(), params.incidentId);
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/sources/{source}/workspaces/{workspaceId}/incidents/{incidentId}/comments",
+      summary: "Add a comment as an agent or a gamebook would, through the service (incident.comment.added.v1)",
+      tag,
+      auth: "public",
+      params: incidentPath,
+      body: z
+        .object({
+          message: z.string().trim().min(1).max(4000),
+          origin: z.enum(["agent", "gamebook"]).default("agent"),
+          name: z.string().trim().min(1).max(200).default("Triage agent"),
+        })
+        .strict()
+        .meta({ examples: [{ message: "Sender domain is 3 days old.", origin: "agent", name: "Triage agent" }] }),
+      successStatus: 201,
+      async handler({ params, body, services }) {
+        const workspace = await findWorkspace(services, params.workspaceId);
+        const ctx = { services, actor: serviceActor(body.origin, body.name) };
+        const { comment, eventId } = await addServiceComment(ctx, { ...params, workspace, message: body.message });
+        return { status: 201, data: { commentId: comment.id, eventId } };
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/sources/{source}/workspaces/{workspaceId}/incidents/{incidentId}/trigger",
+      summary: "Fire incident.created.v1 for this incident, as the portal's Trigger-webhook action does",
+      tag,
+      auth: "public",
+      params: incidentPath,
+      body: z.object({ webhookId: z.guid().optional() }).strict().default({}),
+      successStatus: 202,
+      async handler({ params, body, services }) {
+        const workspace = await findWorkspace(services, params.workspaceId);
+        const ctx = { services, actor: serviceActor("portal", "Trigger webhook") };
+        return { status: 202, data: await triggerIncidentCreated(ctx, { ...params, workspace, webhookId: body.webhookId }) };
+      },
+    }),
+    defineRoute({
+      method: "PUT",
+      path: "/workspaces/{workspaceId}/agent-configuration",
+      summary: "Set the workspace's agent configuration: per classification, the webhooks its card names",
+      tag,
+      auth: "public",
+      params: z.object({ workspaceId: z.guid() }),
+      body: z
+        .object({
+          agentName: z.string().trim().min(1).max(200).default("Triage agent"),
+          cards: z.array(z.object({ classification: z.enum(classifications), webhookIds: z.array(z.guid()).max(20) }).strict()).max(4),
+        })
+        .strict()
+        .meta({ examples: [{ agentName: "Triage agent", cards: [{ classification: "TruePositive", webhookIds: ["<webhookId>"] }] }] }),
+      successStatus: 204,
+      async handler({ params, body, services }) {
+        const workspace = await findWorkspace(services, params.workspaceId);
+        await services.stores.agentConfigurations.upsert(agentConfiguration(workspace.id, body.agentName, body.cards, services.now()));
+        return { status: 204 };
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/sources/{source}/workspaces/{workspaceId}/incidents/{incidentId}/investigation",
+      summary: "Complete an agent investigation of this incident (agent.investigation.completed.v1 per the agent configuration)",
+      tag,
+      auth: "public",
+      params: incidentPath,
+      body: z
+        .object({
+          classification: z.enum(classifications),
+          maliciousScore: z.int().min(0).max(100).nullable().default(null),
+          summary: z.string().trim().min(1).max(4000).nullable().default(null),
+        })
+        .strict()
+        .meta({ examples: [{ classification: "TruePositive", maliciousScore: 87, summary: "C2 beaconing confirmed." }] }),
+      successStatus: 202,
+      async handler({ params, body, services }) {
+        const workspace = await findWorkspace(services, params.workspaceId);
+        // The agent's name comes from the workspace's agent configuration, read by the operation.
+        const ctx = { services, actor: serviceActor("agent", "Triage agent") };
+        return { status: 202, data: await completeInvestigation(ctx, { ...params, workspace, ...body }) };
+      },
+    }),
+    ...gamebookControlRoutes(),
+    defineRoute({
+      method: "POST",
+      path: "/reconcile",
+      summary: "Run one reconciler pass now, through the reconcile queue, and return its summary once every workspace is done",
+      tag,
+      auth: "public",
+      async handler({ services }) {
+        return { data: await services.reconciler.runPass() };
+      },
+    }),
+    ...workspaceDataControlRoutes(simulated),
+  ];
+  // GET /_local/ lists the table above, so every control shows up there as soon as it is added.
+  return [localControlsIndexRoute(controls, simulated.demo), ...controls];
+}

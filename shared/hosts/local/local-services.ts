@@ -1,0 +1,92 @@
+import { createCloudInventory } from "../../systems/cloud-inventory/configured";
+import { buildSimulatedEstate, type SimulatedEstate } from "../../systems/cloud-inventory/simulated/simulated-estate";
+import { createSimulatedCloudInventory } from "../../systems/cloud-inventory/simulated/simulated-cloud-inventory";
+import { createServices, type ServiceOverrides } from "../composition";
+import type { Config } from "../../platform/config/config";
+import { createPlaybookActions } from "../../systems/playbook-automation/configured";
+import { createSimulatedPlaybookActions, type SimulatedAutomationConsole } from "../../systems/playbook-automation/simulated/simulated-playbook-actions";
+import type { Services } from "../../platform/services";
+import { createSimulatedVendors, type SimulatedConsole } from "../../systems/vendors/simulated/simulated-vendor";
+import { createSourceRegistry } from "../../systems/vendors/registry";
+import { buildDemoData, type DemoData } from "./demo-data";
+import { createSimulatedItsm, type ItsmConsole } from "../../systems/itsm/simulated/simulated-itsm";
+import { createSimulatedDirectoryLogs, type DirectoryConsole } from "../../systems/directory-logs/simulated/simulated-directory-logs";
+import { createSimulatedLogAnalytics, type LogAnalyticsConsole } from "../../systems/log-analytics/simulated/simulated-log-analytics";
+
+/** The simulated external systems of the local host, and the consoles that act "inside" them. */
+export interface SimulatedSystems {
+  /** The demo organization the simulated systems serve. */
+  demo: DemoData;
+  /** The vendors' consoles: create, close and delete incidents as an analyst would at the vendor. */
+  vendors: SimulatedConsole;
+  /** The automation backend's console: the steps it carried out, and outcomes forced for a playbook. */
+  automation: SimulatedAutomationConsole;
+  /** The demo organization's cloud estate (subscriptions, groups, workspaces, network security groups). */
+  cloud: SimulatedEstate;
+  /** The ITSM: raise tickets, write notes as a resolver, switch ticketing per workspace. */
+  itsm: ItsmConsole;
+  /** The tenants' directories: sign-ins and audit events happening now. */
+  directory: DirectoryConsole;
+  /** The workspaces' ingestion: outages, drops, spikes and delays per connector. */
+  logAnalytics: LogAnalyticsConsole;
+}
+
+export interface LocalServices {
+  services: Services;
+  simulated: SimulatedSystems;
+}
+
+/**
+ * The local host's composition: the same services as in Azure, with every external system that has
+ * no real adapter configured served by its simulated adapter over the demo organization.
+ */
+export function createLocalServices(config: Config, overrides: ServiceOverrides = {}): LocalServices {
+  const now = overrides.now ?? (() => new Date());
+  const demo = buildDemoData(config.demoSeed, now(), config.demoWorkspaces);
+  const vendors = createSimulatedVendors({
+    seed: config.demoSeed,
+    workspaces: demo.workspaces,
+    owners: demo.users.map((u) => ({ userId: u.id, email: u.email, name: u.displayName })),
+    incidentsPerWorkspace: config.simulatedIncidentsPerWorkspace,
+    latencyMs: config.simulatedVendorLatencyMs,
+    now,
+  });
+  const automation = createSimulatedPlaybookActions({ seed: config.demoSeed, delayMs: config.simulatedPlaybookDelayMs });
+  const cloud = buildSimulatedEstate({ seed: config.demoSeed, accounts: [demo.provider, ...demo.customers], workspaces: demo.workspaces });
+  // Every demo workspace has a desk; which workspaces use ticketing is their own setting (demo-data.ts).
+  const itsm = createSimulatedItsm({ seed: config.demoSeed, workspaces: demo.workspaces, now });
+  const directory = createSimulatedDirectoryLogs({ seed: config.demoSeed, tenants: demoTenants(demo), now });
+  const logAnalytics = createSimulatedLogAnalytics({ seed: config.demoSeed, workspaces: demo.workspaces, now });
+  const services = createServices(config, {
+    ...overrides,
+    now,
+    sources: overrides.sources ?? createSourceRegistry(config, (source) => vendors.gateway(source), now),
+    playbookActions: overrides.playbookActions ?? createPlaybookActions(config, () => automation.actions),
+    cloud: overrides.cloud ?? createCloudInventory(config, () => createSimulatedCloudInventory(cloud, config.cloud.subscriptions)),
+    // A configured real system wins over its simulation (undefined lets the composition build it).
+    ticketing: overrides.ticketing ?? (config.ticketing ? undefined : itsm.system),
+    directoryLogs: overrides.directoryLogs ?? (config.directoryLogs ? undefined : directory.logs),
+    logAnalytics: overrides.logAnalytics ?? (config.logAnalytics ? undefined : logAnalytics.system),
+  });
+  return {
+    services,
+    simulated: {
+      demo,
+      vendors: vendors.console,
+      automation: automation.console,
+      cloud,
+      itsm: itsm.console,
+      directory: directory.console,
+      logAnalytics: logAnalytics.console,
+    },
+  };
+}
+
+/** Each workspace's tenant with the demo users who belong to it (their e-mail is their sign-in name). */
+function demoTenants(demo: DemoData) {
+  const tenantIds = [...new Set(demo.workspaces.map((w) => w.tenantId))];
+  return tenantIds.map((tenantId) => ({
+    tenantId,
+    users: demo.users.filter((u) => u.tenantId === tenantId).map((u) => ({ id: u.id, displayName: u.displayName, userPrincipalName: u.email })),
+  }));
+}

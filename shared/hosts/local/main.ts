@@ -1,0 +1,72 @@
+import { ConfigError, loadConfig } from "../../platform/config/config";
+import { createLocalServices } from "./local-services";
+import { allRoutes } from "../../api/route-groups";
+import { ensureContainers } from "../../platform/store/cosmos/containers";
+import { createCosmosClient } from "../../platform/store/cosmos/cosmos-client";
+import { seedDemoAdministration } from "./demo-administration";
+import { seedDemoData } from "./demo-data";
+import { seedDemoGamebookRuns } from "./demo-gamebook-runs";
+import { seedDemoGamebooks } from "./demo-gamebooks";
+import { startLocalServer } from "./local-server";
+import { localControlRoutes } from "./local-controls";
+import { startBanner } from "./start-banner";
+
+const OUTBOX_SWEEP_INTERVAL_MS = 60_000;
+
+/** `npm start`: the API on the embedded default (or Cosmos when configured), with demo data. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  if (config.store === "cosmos" && config.cosmos.key) {
+    // Key auth can create containers; in Azure, Bicep creates them and managed identity only uses them.
+    await ensureContainers(createCosmosClient(config.cosmos), config.cosmos.database);
+  }
+  const { services, simulated } = createLocalServices(config);
+  const { admin, data } = await seedDemoData(services);
+  await seedDemoGamebooks(services, data);
+  await seedDemoAdministration(services, data);
+  await seedDemoGamebookRuns(services, data.workspaces).catch((error: unknown) => {
+    // A bridged SourceA that is down must not stop the service from starting.
+    services.logger.warn("demo gamebook runs not seeded", { error: String(error) });
+  });
+  // The first pass sets each workspace's baseline: the demo incidents are there already, and only
+  // incidents that appear from now on are "new" (incident.created.v1).
+  await services.reconciler.runPass();
+  const { url, close } = await startLocalServer(services, allRoutes(), config.port, config.host, localControlRoutes(simulated));
+
+  const base = `${url}/api/v2`;
+  const lines = startBanner({ url, store: config.store, data, admin, adminSecretFromEnv: config.localAdmin.clientSecret !== undefined });
+  process.stdout.write(lines.join("\n") + "\n");
+  if (config.webhooks.allowPrivateTargets) {
+    services.logger.warn("WEBHOOK_ALLOW_PRIVATE_TARGETS is on: webhooks may target loopback and private addresses. For local testing only.");
+  }
+  // Events are published right after each commit; the sweep picks up any a crash left behind.
+  const sweep = () => void services.events.outbox.sweep().catch((error: unknown) => services.logger.warn("outbox sweep failed", { error: String(error) }));
+  sweep();
+  setInterval(sweep, OUTBOX_SWEEP_INTERVAL_MS).unref();
+  if (config.reconcileIntervalMs > 0) {
+    // One pass at a time from this timer; one that overlaps a pass started by /_local/reconcile is
+    // harmless (etag-checked commits, deterministic event ids).
+    let running = false;
+    setInterval(() => {
+      if (running) return;
+      running = true;
+      services.reconciler
+        .runPass()
+        .catch((error: unknown) => services.logger.error("reconciler pass failed", { error: String(error) }))
+        .finally(() => (running = false));
+    }, config.reconcileIntervalMs).unref();
+  }
+  services.logger.info("listening", { url: base, store: config.store });
+
+  const stop = (signal: string) => {
+    services.logger.info("stopping", { signal });
+    void close().then(() => process.exit(0));
+  };
+  process.once("SIGINT", () => stop("SIGINT"));
+  process.once("SIGTERM", () => stop("SIGTERM"));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write((error instanceof ConfigError ? error.message : String((error as Error)?.stack ?? error)) + "\n");
+  process.exit(1);
+});

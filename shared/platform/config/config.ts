@@ -1,0 +1,277 @@
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import { checkCloudEnv, cloudConfigOf, cloudEnv, type CloudConfig } from "./cloud-config";
+import { sources, type Source } from "../../domain/sources";
+
+const bool = z
+  .enum(["true", "false", "1", "0"])
+  .transform((v) => v === "true" || v === "1");
+
+/** A key given as base64 (or hex) of at least 32 bytes. */
+const key = z
+  .string()
+  .transform((v) => Buffer.from(v, /^[0-9a-fA-F]+$/.test(v) ? "hex" : "base64"))
+  .refine((b) => b.length >= 32, "must encode at least 32 bytes (base64 or hex)");
+
+const positiveInt = z.coerce.number().int().positive();
+
+/** `key=value,key=value` into an object; every key and value checked, at least one pair. */
+function pairs<V extends string>(keySchema: z.ZodType<string>, valueSchema: z.ZodType<V>) {
+  return z.string().transform((text, ctx) => {
+    const out: Record<string, V> = {};
+    for (const pair of text.split(",").map((p) => p.trim()).filter(Boolean)) {
+      const at = pair.indexOf("=");
+      const key = keySchema.safeParse(pair.slice(0, Math.max(0, at)).trim());
+      const value = valueSchema.safeParse(pair.slice(at + 1).trim());
+      if (at < 1 || !key.success || !value.success) {
+        ctx.addIssue({ code: "custom", message: `"${pair.slice(0, 80)}" is not a valid key=value pair` });
+        return z.NEVER;
+      }
+      out[key.data] = value.data;
+    }
+    if (Object.keys(out).length === 0) ctx.addIssue({ code: "custom", message: "give at least one key=value pair" });
+    return out;
+  });
+}
+
+const WORKSPACE_RESOURCE_ID = /^\/subscriptions\/[0-9a-fA-F-]{36}\/resourceGroups\/[-\w._()]{1,90}\/providers\/Microsoft\.OperationalInsights\/workspaces\/[-\w]{4,63}$/i;
+
+const sourceLetters = ["A", "B", "C", "D", "E", "F", "G"] as const;
+
+/** Per source: SOURCE_<X>_URL selects the generic HTTP vendor adapter instead of the simulated vendor. */
+const sourceEnv = Object.fromEntries(
+  sourceLetters.flatMap((x) => [
+    [`SOURCE_${x}_URL`, z.url({ protocol: /^https?$/ }).optional()],
+    [`SOURCE_${x}_AUTH_HEADER`, z.string().min(1).optional()],
+    [`SOURCE_${x}_TIMEOUT_MS`, positiveInt.default(10_000)],
+    [`SOURCE_${x}_MAX_CONCURRENCY`, positiveInt.max(1000).default(32)],
+    [`SOURCE_${x}_MAX_RPS`, z.coerce.number().positive().optional()],
+  ]),
+) as Record<string, z.ZodType>;
+
+/**
+ * Every setting the service reads, validated once at start. The README's configuration table lists
+ * the same names, defaults and meanings.
+ */
+const envSchema = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(7071),
+    HOST: z.string().min(1).default("127.0.0.1"),
+    STORE: z.enum(["memory", "cosmos"]).default("memory"),
+    COSMOS_ENDPOINT: z.url().optional(),
+    COSMOS_KEY: z.string().min(1).optional(),
+    COSMOS_DATABASE: z.string().min(1).default("secops"),
+    COSMOS_TRUST_SELF_SIGNED: bool.default(false),
+    SECRET_HASH_KEY: key.optional(),
+    PAGE_TOKEN_KEY: key.optional(),
+    MAX_REQUEST_BODY_BYTES: positiveInt.default(1024 * 1024),
+    RATE_LIMIT_BURST: positiveInt.default(100),
+    RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(10),
+    PRINCIPAL_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
+    LOCAL_ADMIN_CLIENT_ID: z.guid().optional(),
+    LOCAL_ADMIN_CLIENT_SECRET: z.string().min(32).optional(),
+    QUEUE: z.enum(["inprocess", "servicebus"]).default("inprocess"),
+    SERVICEBUS: z.string().min(1).optional(),
+    SERVICEBUS__fullyQualifiedNamespace: z.string().min(1).optional(),
+    WEBHOOK_SECRETS_KEY: key.optional(),
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
+    WEBHOOK_RETRY_BACKOFF_MS: positiveInt.default(30_000),
+    WEBHOOK_RETRY_WINDOW_MS: positiveInt.default(300_000),
+    WEBHOOK_TIMEOUT_MS: positiveInt.default(30_000),
+    DELIVERY_LOG_TTL_DAYS: positiveInt.max(3650).default(30),
+    RECONCILE_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
+    RECONCILE_CONCURRENCY: positiveInt.max(1000).default(32),
+    SIMULATED_VENDOR_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
+    DEMO_SEED: z.string().min(1).default("secops-demo"),
+    DEMO_WORKSPACES: z.coerce.number().int().min(5).max(1000).default(5),
+    SIMULATED_INCIDENTS_PER_WORKSPACE: z.coerce.number().int().min(0).max(100_000).default(300),
+    ...sourceEnv,
+    PLAYBOOK_AUTOMATION_URL: z.url({ protocol: /^https?$/ }).optional(),
+    PLAYBOOK_AUTOMATION_AUTH_HEADER: z.string().min(1).optional(),
+    PLAYBOOK_AUTOMATION_TIMEOUT_MS: positiveInt.default(10_000),
+    PLAYBOOK_AUTOMATION_POLL_MS: positiveInt.default(2_000),
+    PLAYBOOK_AUTOMATION_STEP_WAIT_MS: positiveInt.default(240_000),
+    SIMULATED_PLAYBOOK_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(100),
+    ...cloudEnv,
+    TICKETING_URL: z.url({ protocol: /^https?$/ }).optional(),
+    TICKETING_AUTH_HEADER: z.string().min(1).optional(),
+    TICKETING_TIMEOUT_MS: positiveInt.default(10_000),
+    DIRECTORY_LOGS_TENANT_IDS: z
+      .string()
+      .transform((v) => (v.trim() === "*" ? ("*" as const) : v.split(",").map((t) => t.trim()).filter(Boolean)))
+      .pipe(z.union([z.literal("*"), z.array(z.guid()).min(1)]))
+      .optional(),
+    GRAPH_BASE_URL: z.url({ protocol: /^https?$/ }).default("https://graph.microsoft.com"),
+    DIRECTORY_LOGS_TIMEOUT_MS: positiveInt.default(30_000),
+    LOG_ANALYTICS_WORKSPACES: pairs(z.guid(), z.string().regex(WORKSPACE_RESOURCE_ID, "must be a Log Analytics workspace resource id")).optional(),
+    LOG_ANALYTICS_CONNECTOR_SOURCES: pairs(z.string().min(1), z.enum(sources)).optional(),
+    ARM_ENDPOINT: z.url({ protocol: /^https$/ }).default("https://management.azure.com"),
+    LOG_ANALYTICS_ENDPOINT: z.url({ protocol: /^https$/ }).default("https://api.loganalytics.io/v1"),
+    LOG_ANALYTICS_TIMEOUT_MS: positiveInt.default(60_000),
+    LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  })
+  .superRefine((env, ctx) => {
+    checkCloudEnv(env, ctx);
+    if (env.QUEUE === "servicebus" && !env.SERVICEBUS && !env.SERVICEBUS__fullyQualifiedNamespace) {
+      ctx.addIssue({ code: "custom", path: ["SERVICEBUS__fullyQualifiedNamespace"], message: "required (or SERVICEBUS) when QUEUE=servicebus" });
+    }
+    if (env.STORE !== "cosmos") return;
+    if (!env.COSMOS_ENDPOINT) ctx.addIssue({ code: "custom", path: ["COSMOS_ENDPOINT"], message: "required when STORE=cosmos" });
+    // With a durable store, hashes and page tokens outlive the process and span instances: the keys
+    // must be stable and shared, so they cannot be generated at start.
+    for (const name of ["SECRET_HASH_KEY", "PAGE_TOKEN_KEY", "WEBHOOK_SECRETS_KEY"] as const) {
+      if (!env[name]) ctx.addIssue({ code: "custom", path: [name], message: "required when STORE=cosmos" });
+    }
+  });
+
+export interface Config {
+  port: number;
+  host: string;
+  store: "memory" | "cosmos";
+  cosmos: { endpoint?: string; key?: string; database: string; trustSelfSigned: boolean };
+  secretHashKey: Buffer;
+  pageTokenKey: Buffer;
+  rateLimit: { burst: number; perSecond: number };
+  /** Request bodies above this size are refused with 413 before they are parsed. */
+  maxRequestBodyBytes: number;
+  queue: {
+    kind: "inprocess" | "servicebus";
+    serviceBus: { connectionString?: string; fullyQualifiedNamespace?: string };
+  };
+  webhooks: {
+    /** Seals signing keys and endpoint tokens at rest. */
+    secretsKey: Buffer;
+    /** Local testing only: allow loopback and private targets (HTTPS still required). */
+    allowPrivateTargets: boolean;
+    retryBackoffMs: number;
+    retryWindowMs: number;
+    timeoutMs: number;
+    deliveryLogTtlDays: number;
+  };
+  principalCacheTtlMs: number;
+  localAdmin: { clientId?: string; clientSecret?: string };
+  /** Local host: how often the reconciler runs; 0 turns the timer off (passes run on demand). */
+  reconcileIntervalMs: number;
+  /** Local host: reconcile messages (workspaces) handled at once. */
+  reconcileConcurrency: number;
+  /** Local host: the delay of every simulated vendor call, to model a real vendor's latency. */
+  simulatedVendorLatencyMs: number;
+  /** Per source: calls in flight at once and, when a vendor publishes one, a request rate. */
+  sourceLimits: Record<Source, { maxConcurrency: number; maxRequestsPerSecond?: number }>;
+  demoSeed: string;
+  demoWorkspaces: number;
+  simulatedIncidentsPerWorkspace: number;
+  /** Sources bridged over HTTP; every other source is served by the simulated vendor. */
+  httpSources: Partial<Record<Source, { baseUrl: string; authHeader?: string; timeoutMs: number }>>;
+  /** The automation bridge that runs playbook steps; without it they are simulated locally and disabled in Azure. */
+  playbookAutomation?: { baseUrl: string; authHeader?: string; timeoutMs: number; pollIntervalMs: number; stepWaitMs: number };
+  /** Local host: real time each simulated playbook step takes. */
+  simulatedPlaybookDelayMs: number;
+  /** Cloud-resource lookups: which inventory, and which subscriptions each account may see. */
+  cloud: CloudConfig;
+  /** The ticketing bridge; absent: ticketing is disabled (Azure) or simulated (local host). */
+  ticketing?: { baseUrl: string; authHeader?: string; timeoutMs: number };
+  /** Microsoft Graph for sign-in and directory audit logs of these tenants ("*": any). */
+  directoryLogs?: { tenants: string[] | "*"; graphBaseUrl: string; timeoutMs: number };
+  /** Service workspace id → Log Analytics workspace resource id, and connector kind or name → source. */
+  logAnalytics?: { workspaces: Record<string, string>; connectorSources: Record<string, Source>; armEndpoint: string; logsEndpoint: string; timeoutMs: number };
+  logLevel: "debug" | "info" | "warn" | "error";
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Azure app settings that are empty strings mean "not set".
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".") || "(config)"}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    store: e.STORE,
+    cosmos: {
+      endpoint: e.COSMOS_ENDPOINT,
+      key: e.COSMOS_KEY,
+      database: e.COSMOS_DATABASE,
+      trustSelfSigned: e.COSMOS_TRUST_SELF_SIGNED,
+    },
+    secretHashKey: e.SECRET_HASH_KEY ?? randomBytes(32),
+    pageTokenKey: e.PAGE_TOKEN_KEY ?? randomBytes(32),
+    rateLimit: { burst: e.RATE_LIMIT_BURST, perSecond: e.RATE_LIMIT_PER_SECOND },
+    maxRequestBodyBytes: e.MAX_REQUEST_BODY_BYTES,
+    queue: {
+      kind: e.QUEUE,
+      serviceBus: { connectionString: e.SERVICEBUS, fullyQualifiedNamespace: e.SERVICEBUS__fullyQualifiedNamespace },
+    },
+    webhooks: {
+      secretsKey: e.WEBHOOK_SECRETS_KEY ?? randomBytes(32),
+      allowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      retryBackoffMs: e.WEBHOOK_RETRY_BACKOFF_MS,
+      retryWindowMs: e.WEBHOOK_RETRY_WINDOW_MS,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      deliveryLogTtlDays: e.DELIVERY_LOG_TTL_DAYS,
+    },
+    principalCacheTtlMs: e.PRINCIPAL_CACHE_TTL_MS,
+    localAdmin: { clientId: e.LOCAL_ADMIN_CLIENT_ID, clientSecret: e.LOCAL_ADMIN_CLIENT_SECRET },
+    reconcileIntervalMs: e.RECONCILE_INTERVAL_MS,
+    reconcileConcurrency: e.RECONCILE_CONCURRENCY,
+    simulatedVendorLatencyMs: e.SIMULATED_VENDOR_LATENCY_MS,
+    sourceLimits: sourceLimitsOf(e as unknown as Record<string, unknown>),
+    demoSeed: e.DEMO_SEED,
+    demoWorkspaces: e.DEMO_WORKSPACES,
+    simulatedIncidentsPerWorkspace: e.SIMULATED_INCIDENTS_PER_WORKSPACE,
+    httpSources: httpSourcesOf(e as unknown as Record<string, unknown>),
+    playbookAutomation: e.PLAYBOOK_AUTOMATION_URL
+      ? {
+          baseUrl: e.PLAYBOOK_AUTOMATION_URL,
+          authHeader: e.PLAYBOOK_AUTOMATION_AUTH_HEADER,
+          timeoutMs: e.PLAYBOOK_AUTOMATION_TIMEOUT_MS,
+          pollIntervalMs: e.PLAYBOOK_AUTOMATION_POLL_MS,
+          stepWaitMs: e.PLAYBOOK_AUTOMATION_STEP_WAIT_MS,
+        }
+      : undefined,
+    simulatedPlaybookDelayMs: e.SIMULATED_PLAYBOOK_DELAY_MS,
+    cloud: cloudConfigOf(e),
+    ticketing: e.TICKETING_URL ? { baseUrl: e.TICKETING_URL, authHeader: e.TICKETING_AUTH_HEADER, timeoutMs: e.TICKETING_TIMEOUT_MS } : undefined,
+    directoryLogs: e.DIRECTORY_LOGS_TENANT_IDS ? { tenants: e.DIRECTORY_LOGS_TENANT_IDS, graphBaseUrl: e.GRAPH_BASE_URL, timeoutMs: e.DIRECTORY_LOGS_TIMEOUT_MS } : undefined,
+    logAnalytics: e.LOG_ANALYTICS_WORKSPACES
+      ? {
+          workspaces: e.LOG_ANALYTICS_WORKSPACES,
+          connectorSources: e.LOG_ANALYTICS_CONNECTOR_SOURCES ?? {},
+          armEndpoint: e.ARM_ENDPOINT,
+          logsEndpoint: e.LOG_ANALYTICS_ENDPOINT,
+          timeoutMs: e.LOG_ANALYTICS_TIMEOUT_MS,
+        }
+      : undefined,
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+function sourceLimitsOf(env: Record<string, unknown>): Config["sourceLimits"] {
+  return Object.fromEntries(
+    sourceLetters.map((x, i) => [
+      sources[i]!,
+      { maxConcurrency: env[`SOURCE_${x}_MAX_CONCURRENCY`] as number, maxRequestsPerSecond: env[`SOURCE_${x}_MAX_RPS`] as number | undefined },
+    ]),
+  ) as Config["sourceLimits"];
+}
+
+function httpSourcesOf(env: Record<string, unknown>): Config["httpSources"] {
+  const out: Config["httpSources"] = {};
+  sourceLetters.forEach((x, i) => {
+    const baseUrl = env[`SOURCE_${x}_URL`] as string | undefined;
+    if (!baseUrl) return;
+    out[sources[i]!] = {
+      baseUrl,
+      authHeader: env[`SOURCE_${x}_AUTH_HEADER`] as string | undefined,
+      timeoutMs: env[`SOURCE_${x}_TIMEOUT_MS`] as number,
+    };
+  });
+  return out;
+}

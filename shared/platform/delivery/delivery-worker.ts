@@ -1,0 +1,201 @@
+import { createHash } from "node:crypto";
+import { derivedGuid } from "../ids/derived-guid";
+import type { Logger } from "../logger";
+import type { MessageHandler, QueueSender } from "../queue/queue";
+import type { DeliveryLogStore, WebhookStore } from "../store/ports";
+import { deliveryLogPartition } from "../store/delivery-log-partition";
+import { retryOnConflict } from "../store/read-modify-write";
+import type { DeliveryLogRecord, DeliveryStatus } from "../../domain/webhooks/delivery-log";
+import type { WebhookRecord } from "../../domain/webhooks/webhook";
+import type { SecretBox } from "./secret-box";
+import { deliveryMessageId, type DeliveryMessage } from "./delivery-message";
+import type { GuardedSender, SendOutcome } from "./guarded-sender";
+import { decideRetry, DEFAULT_MAX_ATTEMPTS, type RetryDecision } from "./retry-policy";
+import { signatureHeaders, signingKeyOf } from "./signer";
+
+/** Auto-disable (contract 6.6.5): this many distinct incidents failing final delivery within the window. */
+export const AUTO_DISABLE_INCIDENTS = 5;
+const AUTO_DISABLE_WINDOW_MS = 24 * 3600_000;
+/** The header an `ApiKey` endpoint credential travels in. */
+export const API_KEY_HEADER = "X-Api-Key";
+const REDACTED = "[redacted]";
+const SECRET_HEADERS = new Set(["authorization", API_KEY_HEADER.toLowerCase(), "x-svc-signature", "webhook-signature"]);
+
+export interface DeliveryWorkerDeps {
+  webhooks: WebhookStore;
+  logs: DeliveryLogStore;
+  deliveries: QueueSender<DeliveryMessage>;
+  sender: GuardedSender;
+  secretBox: SecretBox;
+  now: () => Date;
+  logger: Logger;
+  backoffMs: number;
+  windowMs: number;
+  logTtlSeconds: number;
+}
+
+/**
+ * The `deliveries` queue handler: one attempt per message. It signs and sends the fixed body, logs
+ * the attempt, and either finishes, schedules the next attempt as a new message (never sleeps), or
+ * records the final failure, which counts towards auto-disable. A crash before the message completes
+ * makes the queue deliver it again: the same event id and body go out again, which receivers dedupe.
+ */
+export function createDeliveryHandler(deps: DeliveryWorkerDeps): MessageHandler<DeliveryMessage> {
+  return async ({ body: message }) => {
+    const found = await deps.webhooks.get(message.webhookId);
+    if (!found) {
+      deps.logger.info("delivery dropped: webhook deleted", { webhookId: message.webhookId, eventId: message.eventId });
+      return;
+    }
+    const webhook = found.value;
+    if (webhook.status === "Disabled" && !message.isTest) {
+      await writeLog(deps, message, webhook, { status: "Failed", error: "Not sent: the webhook is disabled; dead-lettered.", createdAt: deps.now() });
+      return;
+    }
+    if (webhook.status === "Paused" && !message.isTest) return hold(deps, message, webhook);
+
+    const now = deps.now();
+    const headers = requestHeaders(deps, webhook, message, now);
+    const outcome = await deps.sender.send({ url: webhook.url, headers, body: message.body });
+    const firstAttemptAt = message.firstAttemptAt ? new Date(message.firstAttemptAt) : now;
+    const decision = decideRetry({
+      outcome,
+      attempt: message.attempt,
+      firstAttemptAt,
+      now: deps.now(),
+      backoffMs: deps.backoffMs,
+      windowMs: deps.windowMs,
+      maxAttempts: DEFAULT_MAX_ATTEMPTS,
+    });
+    // A held delivery's attempt completes the Pending entry made when it was held (same id and time).
+    const createdAt = message.heldAt ? new Date(message.heldAt) : now;
+    await writeLog(deps, message, webhook, {
+      status: decision.action === "succeeded" ? "Succeeded" : "Failed",
+      outcome,
+      headers,
+      error: describe(outcome, decision),
+      createdAt,
+    });
+
+    if (decision.action === "retry") {
+      const next: DeliveryMessage = { ...message, attempt: message.attempt + 1, firstAttemptAt: firstAttemptAt.toISOString(), heldAt: undefined, heldChecks: undefined };
+      await deps.deliveries.schedule([{ messageId: deliveryMessageId(next), body: next }], decision.at);
+    } else if (decision.action === "fail" && !message.isTest && message.incident) {
+      await countFinalFailure(deps, webhook.id, incidentKey(message));
+    }
+  };
+}
+
+/** Paused: record the delivery as Pending (once) and look again later; it goes out after resume. */
+async function hold(deps: DeliveryWorkerDeps, message: DeliveryMessage, webhook: WebhookRecord): Promise<void> {
+  const heldAt = message.heldAt ? new Date(message.heldAt) : deps.now();
+  if (!message.heldAt) await writeLog(deps, message, webhook, { status: "Pending", error: "Held: the webhook is paused.", createdAt: heldAt });
+  const again: DeliveryMessage = { ...message, heldAt: heldAt.toISOString(), heldChecks: (message.heldChecks ?? 0) + 1 };
+  const at = new Date(deps.now().getTime() + Math.min(deps.backoffMs, 60_000));
+  // A fixed-length id per look (message ids are at most 128 characters), the same if this look is
+  // repeated after a lost lock, so duplicate detection keeps a single hold loop going.
+  const id = createHash("sha256").update(deliveryMessageId(message)).digest("hex").slice(0, 40);
+  await deps.deliveries.schedule([{ messageId: `held:${id}:${again.heldChecks}`, body: again }], at);
+}
+
+function requestHeaders(deps: DeliveryWorkerDeps, webhook: WebhookRecord, message: DeliveryMessage, now: Date): Record<string, string> {
+  const live = webhook.signingKeys.filter((k) => k.retiresAt === null || Date.parse(k.retiresAt) > now.getTime());
+  const headers: Record<string, string> = {
+    "Content-Type": "application/json",
+    "User-Agent": "SecOps-Webhooks/2",
+    ...signatureHeaders({
+      eventId: message.eventId,
+      eventType: message.eventType,
+      timestamp: Math.floor(now.getTime() / 1000),
+      body: message.body,
+      keys: live.map((k) => signingKeyOf(deps.secretBox.open(k.sealed))),
+      isTest: message.isTest,
+    }),
+  };
+  const token = webhook.sealedToken === null ? null : deps.secretBox.open(webhook.sealedToken);
+  if (token !== null && webhook.authenticationType === "Bearer") headers.Authorization = `Bearer ${token}`;
+  if (token !== null && webhook.authenticationType === "Basic") headers.Authorization = `Basic ${Buffer.from(token).toString("base64")}`;
+  if (token !== null && webhook.authenticationType === "ApiKey") headers[API_KEY_HEADER] = token;
+  return headers;
+}
+
+export interface LogInput {
+  status: DeliveryStatus;
+  createdAt: Date;
+  outcome?: SendOutcome;
+  headers?: Record<string, string>;
+  error: string | null;
+}
+
+async function writeLog(deps: DeliveryWorkerDeps, message: DeliveryMessage, webhook: WebhookRecord, input: LogInput): Promise<void> {
+  await deps.logs.put(deliveryLogEntry(message, webhook, input, deps.logTtlSeconds));
+}
+
+/** The delivery-log entry of one attempt (or of a delivery that was never attempted, with why). */
+export function deliveryLogEntry(message: DeliveryMessage, webhook: WebhookRecord, input: LogInput, ttlSeconds: number): DeliveryLogRecord {
+  const createdAt = input.createdAt.toISOString();
+  const response = input.outcome?.kind === "response" ? input.outcome : undefined;
+  const entry: DeliveryLogRecord = {
+    id: deliveryLogId(message),
+    partitionKey: deliveryLogPartition(webhook.id, createdAt),
+    webhookConfigurationId: webhook.id,
+    eventId: message.eventId,
+    eventType: message.eventType,
+    eventOccurredAt: message.occurredAt,
+    status: input.status,
+    httpStatusCode: response?.status ?? 0,
+    success: input.status === "Succeeded",
+    requestUrl: webhook.url,
+    requestHeaders: redact(input.headers ?? {}),
+    durationMs: Math.round(input.outcome?.durationMs ?? 0),
+    createdAt,
+    redelivered: message.redelivered,
+    attempt: message.attempt,
+    isTest: message.isTest,
+    incident: message.incident,
+    error: input.error,
+    ttl: ttlSeconds,
+  };
+  return entry;
+}
+
+/** One entry per attempt; the same attempt delivered twice (after a crash) rewrites its entry. */
+export function deliveryLogId(m: Pick<DeliveryMessage, "eventId" | "webhookId" | "attempt" | "redeliveryId">): string {
+  return derivedGuid(deliveryMessageId(m));
+}
+
+function redact(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, SECRET_HEADERS.has(k.toLowerCase()) ? REDACTED : v]));
+}
+
+function describe(outcome: SendOutcome, decision: RetryDecision): string | null {
+  const what = outcome.kind === "error" ? `${outcome.error}: ${outcome.message}` : outcome.status >= 300 ? `HTTP ${outcome.status}` : null;
+  if (decision.action === "retry") return `${what}; next attempt at ${decision.at.toISOString()}`;
+  if (decision.action === "fail") return `${what}; ${decision.reason === "permanent" ? "not retried" : "retries exhausted"}, dead-lettered`;
+  return null;
+}
+
+function incidentKey(message: DeliveryMessage): string {
+  const i = message.incident!;
+  return `${i.workspaceId}/${i.source}/${i.incidentId}`;
+}
+
+/** Records a final failure; the fifth distinct incident within 24 hours disables the webhook. */
+async function countFinalFailure(deps: DeliveryWorkerDeps, webhookId: string, key: string): Promise<void> {
+  await retryOnConflict(async () => {
+    const current = await deps.webhooks.get(webhookId);
+    if (!current || current.value.status === "Disabled") return;
+    const now = deps.now();
+    const since = new Date(now.getTime() - AUTO_DISABLE_WINDOW_MS).toISOString();
+    const draft = structuredClone(current.value);
+    draft.finalFailures = [...draft.finalFailures.filter((f) => f.at > since), { incidentKey: key, at: now.toISOString() }];
+    const distinct = new Set(draft.finalFailures.map((f) => f.incidentKey)).size;
+    if (distinct >= AUTO_DISABLE_INCIDENTS) {
+      draft.status = "Disabled";
+      draft.disabledAt = now.toISOString();
+      draft.disableReason = `Final delivery failed for ${distinct} distinct incidents within 24 hours.`;
+    }
+    await deps.webhooks.replace(draft, current.etag);
+    if (draft.status === "Disabled") deps.logger.warn("webhook auto-disabled", { webhookId, incidents: distinct });
+  });
+}

@@ -1,0 +1,59 @@
+import { randomUUID } from "node:crypto";
+import { derivedGuid } from "../ids/derived-guid";
+import type { Actor } from "../operation-context";
+import type { OutboxAuditRecord, OutboxScope } from "./outbox-record";
+
+export interface AuditEntry {
+  activityType: string;
+  activityAction: "Create" | "Update" | "Delete";
+  targetResourceType: string;
+  targetResourceId: string;
+  targetResourceName: string;
+  /** Changed fields and other context; never secrets. */
+  metadata?: Record<string, unknown>;
+  workspaceId?: string | null;
+  /** The account whose trail it joins: the target's (a managed account's, say), else the actor's. */
+  accountId?: string;
+}
+
+/**
+ * The audit event (contract 2.12) of one write, as an outbox record: commit it with the write itself
+ * (or on its own with `OutboxRelay.record` when the write happened elsewhere, at a vendor), so an
+ * accepted write never loses its audit event; the relay appends it to the trail after the commit.
+ *
+ * @example
+ * const audit = auditRecord(ctx.actor, { activityType: "Webhook", activityAction: "Delete", ... }, outboxScope.webhook(id), now);
+ * await stores.webhooks.delete(id, etag, [audit]);
+ */
+export function auditRecord(actor: Actor, entry: AuditEntry, scope: OutboxScope, now: Date): OutboxAuditRecord {
+  const accountId = entry.accountId ?? actor.accountId;
+  if (accountId === null) throw new Error("An audit event needs the account whose trail it joins.");
+  const id = randomUUID();
+  const at = now.toISOString();
+  return {
+    id: `outbox-${id}`,
+    docType: "outbox",
+    kind: "audit",
+    scope,
+    createdAt: at,
+    publishedAt: null,
+    audit: {
+      id,
+      accountId,
+      timeGenerated: at,
+      workspaceId: entry.workspaceId ?? null,
+      discriminator: entry.workspaceId ? "Workspace" : "Organization",
+      activityType: entry.activityType,
+      activityAction: entry.activityAction,
+      // A GUID either way (contract 2.12): the service account, or one derived from who acted for the service.
+      actorId: actor.serviceAccountId ?? derivedGuid(`actor/${actor.origin}/${actor.name}`),
+      actorName: actor.name,
+      // Service accounts have no mailbox; the field stays a string, as the contract types it.
+      actorEmail: "",
+      targetResourceType: entry.targetResourceType,
+      targetResourceId: entry.targetResourceId,
+      targetResourceName: entry.targetResourceName,
+      metadata: JSON.stringify(entry.metadata ?? {}),
+    },
+  };
+}

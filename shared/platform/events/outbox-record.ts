@@ -1,0 +1,46 @@
+import type { AuditEventRecord } from "../../domain/audit/audit-event";
+import type { GamebookRunMessage } from "../../domain/gamebooks/gamebook-run";
+import type { EventMessage } from "./event-message";
+import type { QueueName } from "../queue/queue-names";
+
+/**
+ * Where an outbox record is committed: the partition of the write that caused it, so that the write
+ * and its records are one transaction. `workspace:<id>` (incident state, gamebook runs and the
+ * workspace's other documents), `service-account:<id>`, `users:<accountId>`, `webhook:<id>`.
+ */
+export type OutboxScope = `workspace:${string}` | `service-account:${string}` | `users:${string}` | `webhook:${string}`;
+
+interface OutboxRecordBase {
+  /** `outbox-<event id or audit id>`: a record written again (a republished event) replaces itself. */
+  id: string;
+  docType: "outbox";
+  scope: OutboxScope;
+  createdAt: string;
+  /** Null until carried out: the event queued, the audit event appended. */
+  publishedAt: string | null;
+}
+
+/** An event committed with the change it reports; published to the `events` queue after commit. */
+export interface OutboxEventRecord extends OutboxRecordBase {
+  kind: "event";
+  message: EventMessage;
+}
+
+/** An audit event committed with the write it records; appended to the audit trail after commit. */
+export interface OutboxAuditRecord extends OutboxRecordBase {
+  kind: "audit";
+  audit: AuditEventRecord;
+}
+
+/**
+ * A work message committed with the change that calls for it (a dispatched gamebook run and its
+ * `gamebook-runs` message); sent to its queue after the commit, so a crash cannot lose it.
+ */
+export interface OutboxMessageRecord extends OutboxRecordBase {
+  kind: "message";
+  queue: Extract<QueueName, "gamebook-runs">;
+  message: { messageId: string; body: GamebookRunMessage };
+}
+
+/** What a write commits beside itself and the relay carries out after: nothing accepted is lost. */
+export type OutboxRecord = OutboxEventRecord | OutboxAuditRecord | OutboxMessageRecord;

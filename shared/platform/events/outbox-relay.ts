@@ -1,0 +1,110 @@
+import type { Logger } from "../logger";
+import type { QueueSender } from "../queue/queue";
+import type { AuditStore, OutboxStore } from "../store/ports";
+import type { EventMessage } from "./event-message";
+import type { GamebookRunMessage } from "../../domain/gamebooks/gamebook-run";
+import type { OutboxAuditRecord, OutboxEventRecord, OutboxMessageRecord, OutboxRecord } from "./outbox-record";
+
+export interface OutboxRelayOptions {
+  outbox: OutboxStore;
+  events: QueueSender<EventMessage>;
+  /** The work queues that outbox message records go to, by name. */
+  workQueues: { "gamebook-runs": QueueSender<GamebookRunMessage> };
+  audit: AuditStore;
+  now: () => Date;
+  logger: Logger;
+}
+
+/**
+ * Carries out committed outbox records: events go to the `events` queue, audit events to the trail,
+ * work messages (a dispatched gamebook run) to their queue.
+ * `publish` runs right after a commit; the sweep carries out whatever a crash between commit and
+ * publish left behind. Both are idempotent: the event id is the message id (duplicate detection,
+ * and receivers deduplicate anyway), and the trail keeps one copy of an audit id.
+ *
+ * @example
+ * await stores.incidents.commit(state, etag, records);
+ * await services.events.outbox.publish(records);
+ */
+export class OutboxRelay {
+  constructor(private readonly options: OutboxRelayOptions) {}
+
+  /** Records with no aggregate write beside them: appended to the outbox, then carried out. */
+  async record(records: readonly OutboxRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    await this.options.outbox.append(records);
+    await this.publish(records);
+  }
+
+  /**
+   * Never throws: a record that fails stays in the outbox for the sweep. When a batch of events
+   * fails they go one at a time, so one event the queue refuses (too large, say) holds up only itself.
+   */
+  async publish(records: readonly OutboxRecord[]): Promise<number> {
+    const events = records.filter((r): r is OutboxEventRecord => r.kind === "event");
+    const audits = records.filter((r): r is OutboxAuditRecord => r.kind === "audit");
+    const messages = records.filter((r): r is OutboxMessageRecord => r.kind === "message");
+    const done = [...(await this.sendEvents(events)), ...(await this.appendAudits(audits)), ...(await this.sendMessages(messages))];
+    const at = this.options.now().toISOString();
+    for (const r of done) {
+      await this.options.outbox.markPublished(r, at).catch((error: unknown) => {
+        // Carried out but not marked: the sweep does it again, which is harmless.
+        this.options.logger.warn("outbox mark failed", { recordId: r.id, error: String(error) });
+      });
+    }
+    return done.length;
+  }
+
+  /** Carries out pending records, oldest first; returns how many were carried out. */
+  async sweep(limit = 500): Promise<number> {
+    const pending = await this.options.outbox.listUnpublished(limit);
+    const published = await this.publish(pending);
+    if (published > 0) this.options.logger.info("outbox sweep carried out records", { count: published });
+    return published;
+  }
+
+  private async sendEvents(records: readonly OutboxEventRecord[]): Promise<OutboxEventRecord[]> {
+    if (records.length === 0) return [];
+    try {
+      await this.options.events.send(records.map((r) => ({ messageId: r.message.envelope.id, body: r.message })));
+      return [...records];
+    } catch (error) {
+      if (records.length === 1) {
+        this.options.logger.warn("outbox publish failed; the sweep will retry", { eventId: records[0]!.message.envelope.id, error: String(error) });
+        return [];
+      }
+      return (await Promise.all(records.map((r) => this.sendEvents([r])))).flat();
+    }
+  }
+
+  /** One send per message: they are few (one per dispatched run), and one refused holds up only itself. */
+  private async sendMessages(records: readonly OutboxMessageRecord[]): Promise<OutboxMessageRecord[]> {
+    const results = await Promise.all(
+      records.map(async (r) => {
+        try {
+          await this.options.workQueues[r.queue].send([r.message]);
+          return r;
+        } catch (error) {
+          this.options.logger.warn("outbox message send failed; the sweep will retry", { queue: r.queue, messageId: r.message.messageId, error: String(error) });
+          return undefined;
+        }
+      }),
+    );
+    return results.filter((r): r is OutboxMessageRecord => r !== undefined);
+  }
+
+  private async appendAudits(records: readonly OutboxAuditRecord[]): Promise<OutboxAuditRecord[]> {
+    const results = await Promise.all(
+      records.map(async (r) => {
+        try {
+          await this.options.audit.append(r.audit);
+          return r;
+        } catch (error) {
+          this.options.logger.warn("audit append failed; the sweep will retry", { auditId: r.audit.id, error: String(error) });
+          return undefined;
+        }
+      }),
+    );
+    return results.filter((r): r is OutboxAuditRecord => r !== undefined);
+  }
+}

@@ -1,0 +1,382 @@
+import { z } from "zod";
+import { API_KEY_HEADER } from "../delivery/delivery-worker";
+import { eventCatalogue, eventEnvelopeOf, webhookHeaders } from "../events/event-catalogue";
+import { eventTypes } from "../events/event-types";
+import { errorCodes, type ErrorCode } from "../errors/api-error";
+import { paginationSchema } from "./paging";
+import { ERROR_REFERENCE_PATH, problemType } from "./problem";
+import type { Route } from "./route";
+import { API_PREFIX } from "./router";
+import { EXAMPLE_META } from "../../domain/examples/examples";
+
+type JsonSchema = Record<string, unknown>;
+
+/**
+ * Problems every authenticated operation can answer with, beside those its inputs and its own work
+ * imply. Authenticating reads the credential store, whose failures are upstream failures.
+ */
+const AUTHENTICATED_PROBLEMS: ErrorCode[] = ["UNAUTHORIZED", "INSUFFICIENT_SCOPE", "RATE_LIMITED", "INTERNAL_ERROR", "UPSTREAM_ERROR", "TIMEOUT"];
+/** Public operations read nothing but the route table. */
+const PUBLIC_PROBLEMS: ErrorCode[] = ["RATE_LIMITED", "INTERNAL_ERROR"];
+
+/** What each tag of operations is about, for the reference page's section headings. */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  Incidents: "Incidents of the detection vendors (sources), read live, with the service's own state: status, assignee, SLA.",
+  Gamebooks: "Ordered runs of playbooks against an incident: submit, follow and read their history.",
+  "Data sources": "The data connectors feeding a workspace and their ingestion anomalies.",
+  Tickets: "ITSM tickets linked to incidents.",
+  Investigation: "A user's sign-in and directory audit logs, for an investigation.",
+  Audit: "The workspace's audit trail, for export.",
+  "Agent tools": "What the query tool of an AI agent may read.",
+  Webhooks: "Signed event delivery to your HTTPS endpoints, and its delivery log.",
+  "Service accounts": "The credentials integrations call this API with.",
+  Users: "The people of your organization.",
+  "Cloud resources": "Subscriptions, resource groups and workspaces the service can reach.",
+  Reference: "This document, its reading page and the error reference.",
+  Events: "What the service sends to your webhooks (OpenAPI webhooks).",
+};
+
+type DocumentedProblem = { code: ErrorCode; status: number };
+
+/**
+ * The OpenAPI 3.1 document ("machine-readable contract", version 2.0), generated from the route
+ * tables and their zod schemas so that it cannot drift from what is served.
+ */
+export function buildOpenApi(routes: readonly Route[], origin: string): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  // Templates that differ only in parameter names (`/users/{userId}`, `/users/{id}`) are one path in
+  // OpenAPI 3.1, which forbids both: the first spelling names the path, the others are renamed to it.
+  const pathOfShape = new Map<string, string>();
+  for (const route of routes) {
+    if (route.hidden) continue;
+    const shape = route.path.replace(/\{[^}]+\}/g, "{}");
+    const path = pathOfShape.get(shape) ?? API_PREFIX + route.path;
+    pathOfShape.set(shape, path);
+    (paths[path] ??= {})[route.method.toLowerCase()] = operation(route, parameterRenames(API_PREFIX + route.path, path), origin);
+  }
+  const tags = [...new Set([...routes.filter((r) => !r.hidden).map((r) => r.tag), "Events"])];
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Security Operations Management API",
+      version: "2.0",
+      description:
+        "Incidents from several detection vendors, gamebooks, and signed webhook events. Every request " +
+        "authenticates with HTTP Basic: the service account id (`clientId`) as the user name and its client " +
+        `secret as the password. Errors are RFC 7807 problem documents; see ${ERROR_REFERENCE_PATH} for the codes.`,
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
+    },
+    // Self-hosted: every deployment serves its own document, so the server is wherever it came from.
+    servers: [{ url: "/", description: "This deployment: the origin this document was served from." }],
+    security: [{ basicAuth: [] }],
+    tags: tags.map((name) => (TAG_DESCRIPTIONS[name] ? { name, description: TAG_DESCRIPTIONS[name] } : { name })),
+    paths,
+    webhooks: eventWebhooks(),
+    components: {
+      securitySchemes: {
+        basicAuth: {
+          type: "http",
+          scheme: "basic",
+          description: "User name: the service account id (`clientId`). Password: a client secret of that service account (shown once, when the service account or the credential is created).",
+        },
+      },
+      schemas: { Problem: problemSchema(), Meta: metaSchema() },
+    },
+  };
+}
+
+/** Route parameter name → the name the documented path uses at the same position. */
+function parameterRenames(routePath: string, documentedPath: string): Map<string, string> {
+  const a = routePath.split("/");
+  const b = documentedPath.split("/");
+  const renames = new Map<string, string>();
+  a.forEach((segment, i) => {
+    if (segment.startsWith("{") && segment !== b[i]) renames.set(segment.slice(1, -1), b[i]!.slice(1, -1));
+  });
+  return renames;
+}
+
+function operation(route: Route, renames: Map<string, string>, origin: string): JsonSchema {
+  const isPublic = route.auth === "public";
+  const pathParameters = parameters(route.params, "path").map((p) => {
+    const documented = renames.get(p.name as string);
+    return documented ? { ...p, name: documented, description: `${(p.description as string | undefined) ?? ""} (\`${p.name as string}\` in the route table)`.trim() } : p;
+  });
+  const op: JsonSchema = {
+    operationId: operationId(route),
+    summary: route.summary,
+    tags: [route.tag],
+    description: [isPublic ? "No authentication." : `Scope: \`${route.auth}\`.`, route.description].filter(Boolean).join("\n\n"),
+    parameters: [...pathParameters, ...parameters(route.query, "query")],
+    responses: responses(route, origin, exampleInstance(API_PREFIX + route.path, pathParameters)),
+  };
+  if (isPublic) op.security = [];
+  else op["x-required-scope"] = route.auth;
+  if (route.body) {
+    op.requestBody = { required: true, content: { "application/json": { schema: schemaOf(route.body, "input") } } };
+  }
+  return op;
+}
+
+function responses(route: Route, origin: string, instance: string): JsonSchema {
+  const out: JsonSchema = {};
+  for (const status of [route.successStatus ?? 200].flat()) out[String(status)] = success(route, status);
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const { code, status } of documentedProblems(route)) {
+    const list = byStatus.get(status) ?? [];
+    if (!list.includes(code)) byStatus.set(status, [...list, code]);
+  }
+  for (const [s, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    out[String(s)] = {
+      description: `Problem: ${list.join(", ")}`,
+      content: {
+        "application/problem+json": {
+          schema: { $ref: "#/components/schemas/Problem" },
+          // One example per code, so a reader (and a client generator) sees each as it is sent.
+          examples: Object.fromEntries(list.map((code) => [code, { summary: errorCodes[code].title, value: problemExample(route, code, s, origin, instance) }])),
+        },
+      },
+    };
+  }
+  return out;
+}
+
+function success(route: Route, status: number): JsonSchema {
+  if (status === 204) return { description: "Done; no body." };
+  if (route.auth === "public" && route.response === undefined) return { description: "A document." };
+  // Contract 2.1's exception: the body is the response schema itself, with no envelope.
+  if (route.bare) return { description: "Success (no envelope)", content: { "application/json": { schema: route.response ? schemaOf(route.response, "output") : {} } } };
+  const data = route.response ? schemaOf(route.response, "output") : {};
+  const envelope: JsonSchema = {
+    type: "object",
+    properties: {
+      data,
+      meta: { $ref: "#/components/schemas/Meta" },
+      ...(route.paginated ? { pagination: schemaOf(paginationSchema, "output") } : {}),
+    },
+    required: ["data", "meta", ...(route.paginated ? ["pagination"] : [])],
+  };
+  // The envelope's example wraps the data's, so the whole answer reads as it is sent.
+  const examples = data.examples;
+  if (Array.isArray(examples) && examples.length > 0) {
+    envelope.examples = [{ data: examples[0], meta: EXAMPLE_META, ...(route.paginated ? { pagination: { hasMore: false } } : {}) }];
+  }
+  return { description: "Success", content: { "application/json": { schema: envelope } } };
+}
+
+/**
+ * Every problem the operation can answer with: those of authentication, those its inputs imply (a
+ * path names something that may not exist, a body may be unreadable), and those the route declares
+ * for its own work.
+ */
+function documentedProblems(route: Route): DocumentedProblem[] {
+  const codes = new Set<ErrorCode>(route.auth === "public" ? PUBLIC_PROBLEMS : AUTHENTICATED_PROBLEMS);
+  if (route.params || route.query || route.body) codes.add("VALIDATION_ERROR");
+  if (route.params) codes.add("NOT_FOUND");
+  if (route.body) codes.add("BAD_REQUEST").add("UNSUPPORTED_MEDIA_TYPE");
+  if (route.path.includes("{workspaceId}")) codes.add("INSUFFICIENT_WORKSPACE_ROLE");
+  // A source may be switched off in a deployment (its endpoints then answer EXTENSION_NOT_ENABLED).
+  if (route.path.includes("{source}")) codes.add("EXTENSION_NOT_ENABLED");
+  const out: DocumentedProblem[] = [...codes].map((code) => ({ code, status: errorCodes[code].status }));
+  // A body over MAX_REQUEST_BODY_BYTES: the table has no code of its own for it.
+  if (route.body) out.push({ code: "BAD_REQUEST", status: 413 });
+  for (const extra of route.problems ?? []) {
+    out.push(typeof extra === "string" ? { code: extra, status: errorCodes[extra].status } : extra);
+  }
+  return out;
+}
+
+/** What each code says in an example; the reader's view of when it happens. */
+const PROBLEM_DETAILS: Record<ErrorCode, string> = {
+  VALIDATION_ERROR: "The request has fields that did not validate; see errors.",
+  BAD_REQUEST: "The request body is not valid JSON.",
+  EXTENSION_NOT_ENABLED: "This endpoint needs an integration that is not enabled for the workspace.",
+  UNAUTHORIZED: "Missing or invalid credentials.",
+  FORBIDDEN: "This operation is not permitted for this service account.",
+  INSUFFICIENT_SCOPE: "The credential lacks the scope this operation needs.",
+  INSUFFICIENT_WORKSPACE_ROLE: "The service account has no role on this workspace.",
+  MFA_REQUIRED: "Multi-factor authentication is required.",
+  USER_NOT_REGISTERED: "The user is not registered.",
+  NOT_FOUND: "The resource does not exist or is not visible to this credential.",
+  METHOD_NOT_ALLOWED: "This method is not supported here.",
+  CONFLICT: "The resource changed since it was read; read it again and retry.",
+  UNSUPPORTED_MEDIA_TYPE: "Send the body as application/json.",
+  RATE_LIMITED: "Too many requests; retry after the number of seconds in Retry-After.",
+  INTERNAL_ERROR: "An unexpected error occurred; quote requestId when reporting it.",
+  UPSTREAM_ERROR: "An upstream system failed to answer.",
+  TIMEOUT: "An upstream operation timed out.",
+};
+
+/** Details for a code sent with a status other than its usual one. */
+const STATUS_DETAILS: Record<number, string> = {
+  413: "The request body is larger than the limit.",
+  422: "The request is well formed but cannot be carried out; see errors.",
+};
+
+function problemExample(route: Route, code: ErrorCode, status: number, origin: string, instance: string): JsonSchema {
+  const problem: JsonSchema = {
+    type: problemType(origin, code),
+    title: errorCodes[code].title,
+    status,
+    detail: status === errorCodes[code].status ? PROBLEM_DETAILS[code] : (STATUS_DETAILS[status] ?? PROBLEM_DETAILS[code]),
+    instance,
+    code,
+    requestId: EXAMPLE_META.requestId,
+    timestamp: EXAMPLE_META.timestamp,
+  };
+  if (code === "INSUFFICIENT_SCOPE" && route.auth !== "public") problem.target = route.auth;
+  if (code === "VALIDATION_ERROR") {
+    const field = firstInput(route);
+    problem.errors = { [field]: [status === 422 ? "Cannot be carried out in its current state." : "Invalid input."] };
+    if (field !== "") problem.target = field;
+  }
+  return problem;
+}
+
+/** The first input a caller fills (a body field, else a parameter), for a validation example. */
+function firstInput(route: Route): string {
+  for (const schema of [route.body, route.query, route.params]) {
+    if (schema instanceof z.ZodObject) {
+      const name = Object.keys(schema.shape as object)[0];
+      if (name !== undefined) return name;
+    }
+  }
+  return "";
+}
+
+/** The path of an example request: its parameters filled with their examples, where they have one. */
+function exampleInstance(path: string, pathParameters: JsonSchema[]): string {
+  return path.replace(/\{(\w+)\}/g, (whole, name: string) => {
+    const example = pathParameters.find((p) => p.name === name)?.example;
+    return typeof example === "string" ? encodeURIComponent(example) : whole;
+  });
+}
+
+function parameters(schema: z.ZodType | undefined, where: "path" | "query"): JsonSchema[] {
+  if (!schema) return [];
+  const shape = objectShape(schema);
+  return Object.entries(shape).map(([name, field]) => {
+    const param: JsonSchema = {
+      name,
+      in: where,
+      required: where === "path" || !field.safeParse(undefined).success,
+      schema: schemaOf(field, "input"),
+    };
+    if (field.description) param.description = field.description;
+    const examples = z.globalRegistry.get(field)?.examples;
+    if (Array.isArray(examples) && examples.length > 0) param.example = examples[0];
+    return param;
+  });
+}
+
+function objectShape(schema: z.ZodType): Record<string, z.ZodType> {
+  if (schema instanceof z.ZodObject) return schema.shape as Record<string, z.ZodType>;
+  throw new Error("Path and query schemas must be zod objects");
+}
+
+function schemaOf(schema: z.ZodType, io: "input" | "output"): JsonSchema {
+  const json = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;
+  delete json.$schema;
+  // zod leaves a schema's own examples out when a field inside it transforms (a case-insensitive
+  // source, say): the examples of a body, a response or a parameter are put back here.
+  const examples = z.globalRegistry.get(schema)?.examples;
+  if (examples !== undefined && json.examples === undefined) json.examples = examples;
+  return json;
+}
+
+/** Headers described in the webhooks' description (the endpoint credential) rather than as parameters. */
+const WEBHOOK_CREDENTIAL_HEADERS = new Set(["authorization", API_KEY_HEADER.toLowerCase()]);
+
+const WEBHOOK_DESCRIPTION = [
+  "Sent by the service to the webhook's HTTPS endpoint as signed JSON: the envelope `{id, type, occurredAt, data}` (plus `isTest: true` on test events). Fields may be added within a version: ignore unknown fields.",
+  "",
+  "Signatures (both schemes on every delivery; verify either, over the exact raw body, envelope included):",
+  '- `X-Svc-Timestamp: <unix seconds>`, `X-Svc-Signature: v1=<hex HMAC-SHA256(key, "<ts>.<raw body>")>`;',
+  '- Standard Webhooks: `webhook-id` (= event id), `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256(key, "<id>.<ts>.<raw body>")>`.',
+  "The key is the base64-decoded part of the `whsec_` secret shown once at creation, or the UTF-8 bytes of an override signing token. During a rotation both keys sign and each signature header carries two space-separated entries.",
+  "",
+  "Also sent: `X-Svc-Event-Id` (same on every retry; deduplicate on it), `X-Svc-Event-Type`, `X-Svc-Schema` (ignore unknown values) and `X-Svc-Test: true` on test events.",
+  "",
+  `How the service authenticates to your endpoint, per the webhook's \`authenticationType\`: None sends no credential; Bearer sends \`Authorization: Bearer <token>\`; Basic sends \`Authorization: Basic base64(<token>)\`, the token being \`user:password\`; ApiKey sends the token in \`${API_KEY_HEADER}: <token>\`.`,
+  "",
+  "Delivery is at-least-once: up to 10 attempts within 5 minutes, 30 s apart (a longer `Retry-After` is honoured), on 408, 429, 500, 502, 503, 504, timeouts and connection errors. Redirects are not followed. Answer within 30 seconds.",
+].join("\n");
+
+/** Contract 6: every event type as an OpenAPI 3.1 webhook whose body is the envelope with that type's data. */
+function eventWebhooks(): Record<string, JsonSchema> {
+  const out: Record<string, JsonSchema> = {};
+  for (const type of eventTypes) {
+    const schema = z.toJSONSchema(eventEnvelopeOf(type), {
+      io: "output",
+      unrepresentable: "any",
+      // The catalogue is strict to keep itself complete; receivers must still accept added fields.
+      override: (ctx) => {
+        if (ctx.jsonSchema.additionalProperties === false) delete ctx.jsonSchema.additionalProperties;
+        // `format: date-time` says it; zod's long regex beside it only makes the document harder to read.
+        if (ctx.jsonSchema.format === "date-time") delete ctx.jsonSchema.pattern;
+      },
+    }) as JsonSchema;
+    delete schema.$schema;
+    out[type] = {
+      post: {
+        operationId: "event" + type.replace(/(^|[.])(\w)/g, (_, __, c: string) => c.toUpperCase()),
+        summary: eventCatalogue[type].summary,
+        description: WEBHOOK_DESCRIPTION,
+        tags: ["Events"],
+        // The API's own scheme does not apply: the endpoint credential is described above.
+        security: [],
+        parameters: webhookHeaders
+          .filter((h) => !WEBHOOK_CREDENTIAL_HEADERS.has(h.name.toLowerCase()))
+          .map((h) => ({ name: h.name, in: "header", required: h.required, description: h.description, schema: { type: "string" } })),
+        requestBody: { required: true, content: { "application/json": { schema } } },
+        responses: {
+          "2XX": { description: "Received. Any 2xx ends the delivery; the body is read up to 1 MB and discarded." },
+          default: { description: "408, 429, 500, 502, 503 and 504 are retried; any other status, 3xx included, fails the delivery." },
+        },
+      },
+    };
+  }
+  return out;
+}
+
+function operationId(route: Route): string {
+  const words = route.path
+    .split("/")
+    .filter(Boolean)
+    .map((s) => (s.startsWith("{") ? "by-" + s.slice(1, -1) : s));
+  return [route.method.toLowerCase(), ...words]
+    .join("-")
+    .replace(/[-_]+(\w)/g, (_, c: string) => c.toUpperCase());
+}
+
+function problemSchema(): JsonSchema {
+  return {
+    type: "object",
+    description: "RFC 7807 problem document. Clients switch on `code`; `title` and `detail` may be reworded.",
+    properties: {
+      type: { type: "string", format: "uri" },
+      title: { type: "string" },
+      status: { type: "integer" },
+      detail: { type: "string" },
+      instance: { type: "string" },
+      code: { type: "string", enum: Object.keys(errorCodes) },
+      requestId: { type: "string" },
+      timestamp: { type: "string", format: "date-time" },
+      target: { type: "string" },
+      errors: {
+        type: "object",
+        additionalProperties: { type: "array", items: { type: "string" } },
+        description: "JSON property path → messages; the empty key carries object-level errors.",
+      },
+    },
+    required: ["type", "title", "status", "detail", "instance", "code", "requestId", "timestamp"],
+  };
+}
+
+function metaSchema(): JsonSchema {
+  return {
+    type: "object",
+    properties: { requestId: { type: "string" }, timestamp: { type: "string", format: "date-time" } },
+    required: ["requestId", "timestamp"],
+  };
+}

@@ -1,0 +1,281 @@
+import { randomUUID } from "node:crypto";
+import type { Principal } from "../auth/principal";
+import { actorOf, type Actor } from "../operation-context";
+import type { Services } from "../services";
+import type { WorkspaceRecord } from "../../domain/organizations/workspace";
+import type { WorkspaceRole } from "../../domain/organizations/roles";
+import { ApiError, isApiError, notFound } from "../errors/api-error";
+import { PROBLEM_CONTENT_TYPE, toProblem } from "./problem";
+import { rateLimitHeaders, setRateLimitHeaders, type RateLimitDecision } from "./rate-limit";
+import { parseJsonBody } from "./request-body";
+import type { HandlerInput, HandlerResult, Route } from "./route";
+import { API_PREFIX, Router } from "./router";
+import { validate, validateFlat } from "./validation";
+
+/** A request as every host sees it: the Azure Functions host and the local node:http host adapt to this. */
+export interface ApiRequest {
+  method: string;
+  /** The path, percent-encoded as received, normalized as the WHATWG URL parser does (dot segments resolved). */
+  path: string;
+  /** The query string with its `?`, or "" when there is none. */
+  search: string;
+  /** `scheme://host` of the request, for absolute links; a host may work it out on first read. */
+  readonly origin: string;
+  /** Lower-case header name → value. */
+  header(name: string): string | undefined;
+  /** The raw body, at most `maxBytes` (413 past it); read once, only for routes that take one. */
+  body(maxBytes: number): Promise<Buffer>;
+  /** The caller's address, for limiting unauthenticated traffic. */
+  readonly clientAddress: string;
+  /** Aborted when the client goes away; a host may create it on first read. */
+  readonly signal: AbortSignal;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Record<string, string>;
+  body?: string | Buffer;
+}
+
+/** What the access log records of each request (a type, not an interface: it is the log line's fields as they are). */
+export type RequestOutcome = {
+  requestId: string;
+  method: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  serviceAccountId?: string;
+  code?: string;
+};
+
+export type Handle = (request: ApiRequest) => Promise<{ response: ApiResponse; outcome: RequestOutcome }>;
+
+const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
+
+/**
+ * The request pipeline of every endpoint: request id → route match → authenticate → rate limit →
+ * scope → workspace role → validate → handler → envelope, with every failure turned into a problem.
+ */
+export function createPipeline(routes: Route[], services: Services, prefix: string = API_PREFIX): Handle {
+  const router = new Router(routes);
+
+  return async (request) => {
+    const started = performance.now();
+    const requestId = randomUUID();
+    const now = services.now();
+    const path = request.path;
+    let principal: Principal | undefined;
+    let limit: RateLimitDecision | undefined;
+    let response: ApiResponse;
+    let code: string | undefined;
+
+    try {
+      const match = path === prefix || path.startsWith(prefix + "/")
+        ? router.match(request.method, path.slice(prefix.length) || "/")
+        : ({ kind: "not-found" } as const);
+      const route = match.kind === "found" ? match.route : undefined;
+
+      if (route && route.auth !== "public") {
+        try {
+          principal = await services.auth.authenticate(request.header("authorization"));
+        } catch (error) {
+          // Failed attempts spend the caller address's budget, which also slows secret guessing.
+          limit = enforceLimit(services, `address:${request.clientAddress}`);
+          throw error;
+        }
+        limit = enforceLimit(services, principal.rateLimitKey);
+      } else {
+        limit = enforceLimit(services, `address:${request.clientAddress}`);
+      }
+
+      if (match.kind === "not-found") throw new ApiError("NOT_FOUND", `No resource at ${path}.`);
+      if (match.kind === "method-not-allowed") {
+        throw new ApiError("METHOD_NOT_ALLOWED", `${request.method} is not supported here; use ${match.allow.join(", ")}.`, {
+          headers: { Allow: match.allow.join(", ") },
+        });
+      }
+
+      const r = match.route;
+      const workspaceRole = principal && r.auth !== "public" ? authorize(r, principal, match.params) : undefined;
+      // Router parameters are flat strings under the route's own names: no prototype keys to look for.
+      const params = r.params ? validateFlat(r.params, match.params) : match.params;
+      const query = r.query ? validate(r.query, queryObject(request.search)) : undefined;
+      const maxBytes = r.maxBodyBytes ?? services.config.maxRequestBodyBytes;
+      const body = r.body ? validate(r.body, parseJsonBody(await request.body(maxBytes), request.header("content-type"), maxBytes)) : undefined;
+      const workspace = workspaceRole ? await findWorkspace(services, match.params.workspaceId!) : undefined;
+
+      const result = await r.handler(new RouteInput(request, services, requestId, principal, params, query, body, workspace, workspaceRole));
+      response = render(result, requestId, now);
+    } catch (error) {
+      const apiError = asApiError(error, services, requestId);
+      code = apiError.code;
+      const problem = toProblem(apiError, {
+        origin: request.origin,
+        instance: path + request.search,
+        requestId,
+        now,
+      });
+      response = {
+        status: apiError.status,
+        headers: Object.assign({ "Content-Type": PROBLEM_CONTENT_TYPE }, apiError.headers),
+        body: JSON.stringify(problem),
+      };
+    }
+
+    const headers = response.headers;
+    headers["X-Request-Id"] = requestId;
+    if (limit) setRateLimitHeaders(headers, limit);
+    // Responses carry credentials and tenant data: never let an intermediary keep them.
+    headers["Cache-Control"] ??= "no-store";
+    return {
+      response,
+      outcome: {
+        requestId,
+        method: request.method,
+        path,
+        status: response.status,
+        durationMs: Math.round((performance.now() - started) * 10) / 10,
+        serviceAccountId: principal?.serviceAccountId,
+        code,
+      },
+    };
+  };
+}
+
+/**
+ * A handler's input. The request's own parts (origin, abort signal, headers) are read from the
+ * request when a handler asks for them, so that a request pays only for what its handler uses.
+ * Getters, so that destructuring the input (`{ origin, signal }`) reads them as it would fields.
+ */
+class RouteInput implements HandlerInput<unknown, unknown, unknown> {
+  private actorOfCaller?: Actor;
+
+  constructor(
+    private readonly request: ApiRequest,
+    readonly services: Services,
+    readonly requestId: string,
+    private readonly caller: Principal | undefined,
+    readonly params: unknown,
+    readonly query: unknown,
+    readonly body: unknown,
+    private readonly workspaceFound: WorkspaceRecord | undefined,
+    private readonly role: WorkspaceRole | undefined,
+  ) {}
+
+  /** Not set on public routes, which must not read it. */
+  get principal(): Principal {
+    return this.caller as Principal;
+  }
+
+  get actor(): Actor {
+    return (this.actorOfCaller ??= this.caller ? actorOf(this.caller) : (undefined as never));
+  }
+
+  get workspace(): WorkspaceRecord {
+    return this.workspaceFound as WorkspaceRecord;
+  }
+
+  get workspaceRole(): WorkspaceRole {
+    return this.role as WorkspaceRole;
+  }
+
+  get origin(): string {
+    return this.request.origin;
+  }
+
+  get signal(): AbortSignal {
+    return this.request.signal;
+  }
+
+  /** An own function, not a method: handlers may take it out of their input (`{ header }`). */
+  readonly header = (name: string): string | undefined => this.request.header(name);
+}
+
+function enforceLimit(services: Services, key: string): RateLimitDecision {
+  const decision = services.rateLimiter.take(key);
+  if (!decision.allowed) {
+    throw new ApiError("RATE_LIMITED", `Too many requests; retry after ${decision.retryAfterSeconds} s.`, {
+      headers: rateLimitHeaders(decision),
+    });
+  }
+  return decision;
+}
+
+/** Scope, then the role on the route's workspace (returned, for workspace routes). */
+function authorize(route: Route, principal: Principal, rawParams: Record<string, string>): WorkspaceRole | undefined {
+  if (route.auth !== "public" && !principal.scopes.has(route.auth)) {
+    throw new ApiError("INSUFFICIENT_SCOPE", `This operation needs the scope ${route.auth}.`, { target: route.auth });
+  }
+  const workspaceId = rawParams.workspaceId?.toLowerCase();
+  if (workspaceId === undefined) return undefined;
+  const role = principal.workspaceRoles.get(workspaceId);
+  if (role === undefined) {
+    throw new ApiError("INSUFFICIENT_WORKSPACE_ROLE", "The service account has no role on this workspace.", {
+      target: "workspaceId",
+    });
+  }
+  return role;
+}
+
+/** The workspace of a workspace route: the caller holds a role on it, but it may have been removed since. */
+async function findWorkspace(services: Services, workspaceId: string): Promise<WorkspaceRecord> {
+  const workspace = await services.stores.workspaces.get(workspaceId.toLowerCase());
+  if (!workspace) throw notFound("The workspace", "workspaceId");
+  return workspace;
+}
+
+/**
+ * The response of a handler's result. The contract 2.1 envelope `{data, meta, pagination?}` is
+ * written around the serialized data rather than built as an object and serialized whole: the
+ * request id is a GUID and the timestamp an ISO date, neither needs escaping, and the bytes are the
+ * same as `JSON.stringify({data, meta, pagination})`.
+ */
+function render(result: HandlerResult, requestId: string, now: Date): ApiResponse {
+  if ("raw" in result) return { status: 200, headers: headersOf(result.headers, result.contentType), body: result.raw };
+  if ("bare" in result) return { status: 200, headers: headersOf(result.headers, JSON_CONTENT_TYPE), body: JSON.stringify(result.bare) };
+  if (result.status === 204) return { status: 204, headers: headersOf(result.headers) };
+  const data = JSON.stringify(result.data);
+  const meta = `"meta":{"requestId":"${requestId}","timestamp":"${now.toISOString()}"}`;
+  let body: string;
+  if (data === undefined) {
+    // No data (undefined, a function): JSON.stringify leaves the member out.
+    body = result.pagination ? `{${meta},"pagination":${JSON.stringify(result.pagination)}}` : `{${meta}}`;
+  } else {
+    body = result.pagination ? `{"data":${data},${meta},"pagination":${JSON.stringify(result.pagination)}}` : `{"data":${data},${meta}}`;
+  }
+  return { status: result.status ?? 200, headers: headersOf(result.headers, JSON_CONTENT_TYPE), body };
+}
+
+/**
+ * A response's own headers object: a copy of the handler's, with the content type. Copied with
+ * Object.assign, not spread: a spread copy becomes a slow dictionary object once the pipeline adds
+ * its headers, which costs microseconds per response.
+ */
+function headersOf(handlerHeaders: Record<string, string> | undefined, contentType?: string): Record<string, string> {
+  const headers: Record<string, string> = handlerHeaders ? Object.assign({}, handlerHeaders) : {};
+  if (contentType !== undefined) headers["Content-Type"] = contentType;
+  return headers;
+}
+
+function asApiError(error: unknown, services: Services, requestId: string): ApiError {
+  if (isApiError(error)) return error;
+  services.logger.error("unhandled error", {
+    requestId,
+    error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+  });
+  return new ApiError("INTERNAL_ERROR", `An unexpected error occurred. Quote request id ${requestId} when reporting it.`);
+}
+
+/**
+ * Query string → object; a repeated name becomes an array (e.g. `workspaceIds`). Without a prototype,
+ * so a name such as `__proto__` or `constructor` is an ordinary (unknown) key.
+ */
+function queryObject(search: string): Record<string, string | string[]> {
+  const params = new URLSearchParams(search);
+  const out = Object.create(null) as Record<string, string | string[]>;
+  for (const key of new Set(params.keys())) {
+    const all = params.getAll(key);
+    out[key] = all.length === 1 ? all[0]! : all;
+  }
+  return out;
+}

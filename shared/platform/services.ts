@@ -1,0 +1,50 @@
+import type { Authenticator } from "./auth/authenticator";
+import type { Config } from "./config/config";
+import type { PageTokens } from "./http/page-token";
+import type { RateLimiter } from "./http/rate-limit";
+import type { Logger } from "./logger";
+import type { Stores } from "./store/ports";
+import type { SecretBox } from "./delivery/secret-box";
+import type { EventPipeline } from "./events/event-pipeline";
+import type { Reconciler } from "../domain/reconciler/reconciler-port";
+import type { HostResolver } from "./delivery/address-policy";
+import type { SourceRegistry } from "../systems/vendors/port";
+import type { PlaybookActions } from "../systems/playbook-automation/port";
+import type { CloudInventory } from "../systems/cloud-inventory/port";
+import type { TicketingSystem } from "../systems/itsm/port";
+import type { DirectoryLogs } from "../systems/directory-logs/port";
+import type { LogAnalytics } from "../systems/log-analytics/port";
+
+/**
+ * Everything a handler may use: ports and the service's own mechanisms, never an adapter by name.
+ * Built once per process by the composition root (`composition.ts`, and `local/local-services.ts`
+ * for the local host).
+ */
+export interface Services {
+  config: Config;
+  now: () => Date;
+  logger: Logger;
+  stores: Stores;
+  auth: Authenticator;
+  rateLimiter: RateLimiter;
+  pageTokens: PageTokens;
+  sources: SourceRegistry;
+  /** The automation backend that runs playbook steps against users, hosts, addresses... */
+  playbookActions: PlaybookActions;
+  /** Subscriptions, resource groups, workspaces and network security groups (organization lookups). */
+  cloud: CloudInventory;
+  /** The ITSM tickets are escalated to. */
+  ticketing: TicketingSystem;
+  /** Sign-in and directory audit logs of the workspaces' tenants. */
+  directoryLogs: DirectoryLogs;
+  /** Data connectors, ingestion volumes and tables of the workspaces' Log Analytics workspaces. */
+  logAnalytics: LogAnalytics;
+  secretBox: SecretBox;
+  /** Name → addresses, for checking webhook URLs (tests point names at chosen addresses). */
+  resolveHost: HostResolver;
+  /** Events and webhook delivery: the outbox relay, the queues, the fan-out and delivery handlers. */
+  events: EventPipeline;
+  /** Reconciler passes, fanned out per workspace on the `reconcile` queue. */
+  reconciler: Reconciler;
+}
+

@@ -1,0 +1,121 @@
+import type { GamebookRunStore, IncidentStateStore, PlaybookCatalogueStore } from "../ports";
+import { PLAYBOOK_CATALOGUE_ID } from "../../../domain/gamebooks/playbook-catalogue-record";
+import type { GamebookRunRecord } from "../../../domain/gamebooks/gamebook-run";
+import type { IncidentStateRecord } from "../../../domain/incidents/incident-state-record";
+import type { PlaybookCatalogueRecord } from "../../../domain/gamebooks/playbook-catalogue-record";
+import type { Collection, Parameters } from "./collection";
+
+/**
+ * Incident state in the `workspaceItems` container, partitioned by workspace, so that a state change
+ * and its outbox records are one transactional batch.
+ */
+export function cosmosIncidents(states: Collection<IncidentStateRecord>): IncidentStateStore {
+  return {
+    async get(workspaceId, stateId) {
+      return states.read(stateId, workspaceId);
+    },
+    async getMany(workspaceId, stateIds) {
+      if (stateIds.length === 0) return [];
+      return states.query(
+        "SELECT * FROM c WHERE c.pk = @ws AND c.docType = 'incidentState' AND ARRAY_CONTAINS(@ids, c.id)",
+        { "@ws": workspaceId, "@ids": [...new Set(stateIds)] },
+        workspaceId,
+      );
+    },
+    commit: (state, etag, outbox) => (etag === null ? states.create(state, outbox) : states.replace(state, etag, outbox)),
+  };
+}
+
+export type StoredGamebookRun = GamebookRunRecord & { docType: "gamebookRun" };
+
+/**
+ * Gamebook runs live beside the workspace's incident state (`docType` tells them apart), so a run
+ * and its outbox records are one transactional batch. Every listing is newest first on the composite
+ * index (creationDate DESC, id DESC) of `containers.ts`, with a keyset cursor: a page costs its size,
+ * however many runs the workspace holds. Per-incident lookups lead with the incident id, on the
+ * index (incidentId, creationDate DESC, id DESC).
+ */
+export function cosmosGamebookRuns(runs: Collection<StoredGamebookRun>): GamebookRunStore {
+  const stored = (run: GamebookRunRecord): StoredGamebookRun => ({ ...run, docType: "gamebookRun" });
+  const plain = ({ docType: _docType, ...run }: StoredGamebookRun): GamebookRunRecord => run;
+  const listForIncident: GamebookRunStore["listForIncident"] = async (workspaceId, incidentId, source, limit) => {
+    if (limit <= 0) return [];
+    const conditions = ["c.pk = @ws", "c.docType = 'gamebookRun'", "c.incidentId = @incidentId"];
+    const parameters: Parameters = { "@ws": workspaceId, "@incidentId": incidentId, "@top": limit };
+    if (source !== undefined) {
+      conditions.push("c.source = @source");
+      parameters["@source"] = source;
+    }
+    const found = await runs.query(
+      `SELECT TOP @top * FROM c WHERE ${conditions.join(" AND ")} ORDER BY c.incidentId ASC, c.creationDate DESC, c.id DESC`,
+      parameters,
+      workspaceId,
+    );
+    return found.map(plain);
+  };
+  return {
+    async get(workspaceId, runId) {
+      const found = await runs.read(runId, workspaceId);
+      // The partition also holds incident state and outbox records: only a run is a run.
+      if (!found || found.value.docType !== "gamebookRun") return undefined;
+      return { value: plain(found.value), etag: found.etag };
+    },
+    async create(run, outbox) {
+      const saved = await runs.create(stored(run), outbox);
+      return { value: plain(saved.value), etag: saved.etag };
+    },
+    async replace(run, etag, outbox = []) {
+      const saved = await runs.replace(stored(run), etag, outbox);
+      return { value: plain(saved.value), etag: saved.etag };
+    },
+    async list(workspaceId, filter, limit, cursor) {
+      if (limit <= 0) return { items: [] };
+      const conditions = ["c.pk = @ws", "c.docType = 'gamebookRun'"];
+      const parameters: Parameters = { "@ws": workspaceId, "@top": limit + 1 };
+      if (filter.text !== undefined) {
+        conditions.push("CONTAINS(c.searchText, @text)");
+        parameters["@text"] = filter.text;
+      }
+      if (filter.statuses && filter.statuses.length > 0) {
+        conditions.push("ARRAY_CONTAINS(@statuses, c.status)");
+        parameters["@statuses"] = [...filter.statuses];
+      }
+      if (cursor) {
+        conditions.push("(c.creationDate < @cAt OR (c.creationDate = @cAt AND c.id < @cId))");
+        parameters["@cAt"] = cursor.creationDate;
+        parameters["@cId"] = cursor.id;
+      }
+      const found = await runs.query(
+        `SELECT TOP @top * FROM c WHERE ${conditions.join(" AND ")} ORDER BY c.creationDate DESC, c.id DESC`,
+        parameters,
+        workspaceId,
+      );
+      const items = found.slice(0, limit).map(plain);
+      const last = items.at(-1);
+      return { items, next: found.length > limit && last ? { creationDate: last.creationDate, id: last.id } : undefined };
+    },
+    listForIncident,
+    async latestForIncident(workspaceId, source, incidentId) {
+      const [latest] = await listForIncident(workspaceId, incidentId, source, 1);
+      return latest;
+    },
+  };
+}
+
+export type StoredPlaybookCatalogue = PlaybookCatalogueRecord & { docType: "playbookCatalogue" };
+
+/** A workspace's playbook catalogue: one document in its partition, read with a point read. */
+export function cosmosPlaybookCatalogues(catalogues: Collection<StoredPlaybookCatalogue>): PlaybookCatalogueStore {
+  return {
+    async get(workspaceId) {
+      const found = await catalogues.read(PLAYBOOK_CATALOGUE_ID, workspaceId);
+      if (!found || found.value.docType !== "playbookCatalogue") return undefined;
+      const { docType: _docType, ...catalogue } = found.value;
+      return catalogue;
+    },
+    async put(catalogue) {
+      await catalogues.upsert({ ...catalogue, id: PLAYBOOK_CATALOGUE_ID, docType: "playbookCatalogue" });
+    },
+  };
+}
+

@@ -1,0 +1,173 @@
+import type { Database } from "@azure/cosmos";
+import type {
+  AccountStore,
+  ServiceAccountStore,
+  Stores,
+  UserStore,
+  WorkspaceStore,
+  ReconcilerStore,
+  AgentConfigurationStore,
+} from "../ports";
+import { cosmosDeliveryLogs, cosmosWebhooks } from "./cosmos-webhook-stores";
+import type { OutboxScope } from "../../events/outbox-record";
+import type { AccountRecord } from "../../../domain/organizations/account";
+import type { AgentConfigurationRecord } from "../../../domain/incidents/agent-configuration";
+import type { DeliveryLogRecord } from "../../../domain/webhooks/delivery-log";
+import type { IncidentStateRecord } from "../../../domain/incidents/incident-state-record";
+import type { ReconcilerStateRecord } from "../../../domain/reconciler/reconciler-state";
+import type { WebhookRecord } from "../../../domain/webhooks/webhook";
+import type { ServiceAccountRecord } from "../../../domain/organizations/service-account";
+import type { UserRecord } from "../../../domain/organizations/user";
+import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
+import { outboxScope } from "../outbox-scope";
+import { cosmosOutbox } from "./cosmos-outbox";
+import { containers } from "./containers";
+import { Collection, type Document, type Parameters } from "./collection";
+import { cosmosGamebookRuns, cosmosIncidents, cosmosPlaybookCatalogues } from "./cosmos-incident-stores";
+import { cosmosAudit } from "./cosmos-audit";
+import { cosmosIntegrations, cosmosTicketLinks } from "./cosmos-workspace-data-stores";
+
+/**
+ * Every store on Cosmos DB, with the memory adapter's semantics (the contract suite runs on both).
+ * The containers must exist: `ensureContainers` locally, Bicep in Azure.
+ */
+export function createCosmosStores(database: Database): Stores {
+  const collection = <T extends Document>(name: string, kind: string, partitionKeyOf: (doc: T) => string, outboxScopeOf?: (pk: string) => OutboxScope) =>
+    new Collection<T>(database.container(name), kind, partitionKeyOf, outboxScopeOf);
+  const workspaceItems = database.container(containers.workspaceItems.name);
+  return {
+    accounts: cosmosAccounts(collection<AccountRecord>(containers.accounts.name, "account", (a) => a.id)),
+    workspaces: cosmosWorkspaces(collection<WorkspaceRecord>(containers.workspaces.name, "workspace", (w) => w.id)),
+    serviceAccounts: cosmosServiceAccounts(
+      collection<ServiceAccountRecord>(containers.serviceAccounts.name, "service account", (s) => s.id, outboxScope.serviceAccount),
+    ),
+    users: cosmosUsers(collection<UserRecord>(containers.users.name, "user", (u) => u.accountId, outboxScope.users)),
+    audit: cosmosAudit(database.container(containers.audit.name)),
+    incidents: cosmosIncidents(new Collection<IncidentStateRecord>(workspaceItems, "incident state", (s) => s.workspaceId, outboxScope.workspace)),
+    outbox: cosmosOutbox({
+      workspace: workspaceItems,
+      "service-account": database.container(containers.serviceAccounts.name),
+      users: database.container(containers.users.name),
+      webhook: database.container(containers.webhooks.name),
+    }),
+    webhooks: cosmosWebhooks(collection<WebhookRecord>(containers.webhooks.name, "webhook", (w) => w.id, outboxScope.webhook)),
+    deliveryLogs: cosmosDeliveryLogs(
+      collection<DeliveryLogRecord>(containers.deliveryLogs.name, "delivery log entry", (e) => e.partitionKey),
+    ),
+    agentConfigurations: cosmosAgentConfigurations(
+      collection<AgentConfigurationRecord>(containers.agentConfigurations.name, "agent configuration", (r) => r.workspaceId),
+    ),
+    reconciler: cosmosReconciler(
+      collection<ReconcilerStateRecord>(containers.reconciler.name, "reconciler state", (r) => r.workspaceId),
+    ),
+    gamebookRuns: cosmosGamebookRuns(new Collection(workspaceItems, "gamebook run", (r) => r.workspaceId, outboxScope.workspace)),
+    playbookCatalogues: cosmosPlaybookCatalogues(new Collection(workspaceItems, "playbook catalogue", (c) => c.workspaceId)),
+    integrations: cosmosIntegrations(new Collection(workspaceItems, "workspace integrations", (r) => r.workspaceId, outboxScope.workspace)),
+    ticketLinks: cosmosTicketLinks(new Collection(workspaceItems, "ticket link", (r) => r.workspaceId, outboxScope.workspace)),
+  };
+}
+
+function cosmosAccounts(accounts: Collection<AccountRecord>): AccountStore {
+  return {
+    async get(id) {
+      return (await accounts.read(id, id))?.value;
+    },
+    async listManagedBy(providerAccountId) {
+      return accounts.query("SELECT * FROM c WHERE c.managedByAccountId = @provider ORDER BY c.id", {
+        "@provider": providerAccountId,
+      });
+    },
+    async upsert(account) {
+      await accounts.upsert(account);
+    },
+  };
+}
+
+function cosmosWorkspaces(workspaces: Collection<WorkspaceRecord>): WorkspaceStore {
+  return {
+    async get(id) {
+      return (await workspaces.read(id, id))?.value;
+    },
+    async getMany(ids) {
+      if (ids.length === 0) return [];
+      return workspaces.query("SELECT * FROM c WHERE ARRAY_CONTAINS(@ids, c.id)", { "@ids": [...new Set(ids)] });
+    },
+    async listByAccounts(accountIds) {
+      if (accountIds.length === 0) return [];
+      return workspaces.query("SELECT * FROM c WHERE ARRAY_CONTAINS(@accountIds, c.accountId) ORDER BY c.id", {
+        "@accountIds": [...accountIds],
+      });
+    },
+    async listAll() {
+      return workspaces.query("SELECT * FROM c ORDER BY c.id", {});
+    },
+    async upsert(workspace) {
+      await workspaces.upsert(workspace);
+    },
+  };
+}
+
+function cosmosServiceAccounts(serviceAccounts: Collection<ServiceAccountRecord>): ServiceAccountStore {
+  return {
+    get: (id) => serviceAccounts.read(id, id),
+    async list(accountIds, page) {
+      if (accountIds.length === 0) return { items: [] };
+      return serviceAccounts.page(["ARRAY_CONTAINS(@accountIds, c.accountId)"], { "@accountIds": [...accountIds] }, page);
+    },
+    create: (record, outbox = []) => serviceAccounts.create(record, outbox),
+    replace: (record, etag, outbox = []) => serviceAccounts.replace(record, etag, outbox),
+    delete: (id, etag, outbox = []) => serviceAccounts.delete(id, id, etag, outbox),
+  };
+}
+
+function cosmosUsers(users: Collection<UserRecord>): UserStore {
+  return {
+    async find(accountIds, id) {
+      // Point reads, one per account (the partition key), cheaper than a cross-partition query.
+      // The first account in the caller's order wins, as in the memory adapter.
+      const found = await Promise.all(accountIds.map((accountId) => users.read(id, accountId)));
+      return found.find((user) => user !== undefined);
+    },
+    async findByEmail(accountId, email) {
+      const [user] = await users.query(
+        "SELECT TOP 1 * FROM c WHERE c.accountId = @accountId AND LOWER(c.email) = @email",
+        { "@accountId": accountId, "@email": email.toLowerCase() },
+        accountId,
+      );
+      return user;
+    },
+    async list(accountIds, filter, page) {
+      if (accountIds.length === 0) return { items: [] };
+      const where = ["ARRAY_CONTAINS(@accountIds, c.accountId)"];
+      const parameters: Parameters = { "@accountIds": [...accountIds] };
+      if (filter.email !== undefined) {
+        where.push("LOWER(c.email) = @email");
+        parameters["@email"] = filter.email.toLowerCase();
+      }
+      if (filter.role !== undefined) {
+        where.push("c.organizationalRole = @role");
+        parameters["@role"] = filter.role;
+      }
+      // One account (the usual case) is one partition: no fan-out.
+      return users.page(where, parameters, page, accountIds.length === 1 ? accountIds[0] : undefined);
+    },
+    create: (record, outbox = []) => users.create(record, outbox),
+    replace: (record, etag, outbox = []) => users.replace(record, etag, outbox),
+    delete: (accountId, id, etag, outbox = []) => users.delete(id, accountId, etag, outbox),
+  };
+}
+
+function cosmosReconciler(states: Collection<ReconcilerStateRecord>): ReconcilerStore {
+  return {
+    get: (workspaceId) => states.read(workspaceId, workspaceId),
+    create: (record) => states.create(record),
+    replace: (record, etag) => states.replace(record, etag),
+  };
+}
+
+function cosmosAgentConfigurations(configurations: Collection<AgentConfigurationRecord>): AgentConfigurationStore {
+  return {
+    get: async (workspaceId) => (await configurations.read(workspaceId, workspaceId))?.value,
+    upsert: (record) => configurations.upsert(record),
+  };
+}

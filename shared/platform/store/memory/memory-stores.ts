@@ -1,0 +1,333 @@
+import type {
+  AccountStore,
+  GamebookRunStore,
+  PlaybookCatalogueStore,
+  IncidentStateStore,
+  DeliveryLogStore,
+  ReconcilerStore,
+  AgentConfigurationStore,
+  WebhookStore,
+  ServiceAccountStore,
+  Stores,
+  UserStore,
+  WorkspaceStore,
+} from "../ports";
+import type { AccountRecord } from "../../../domain/organizations/account";
+import type { GamebookRunRecord } from "../../../domain/gamebooks/gamebook-run";
+import type { PlaybookCatalogueRecord } from "../../../domain/gamebooks/playbook-catalogue-record";
+import type { IncidentStateRecord } from "../../../domain/incidents/incident-state-record";
+import type { DeliveryLogRecord } from "../../../domain/webhooks/delivery-log";
+import type { ReconcilerStateRecord } from "../../../domain/reconciler/reconciler-state";
+import type { AgentConfigurationRecord } from "../../../domain/incidents/agent-configuration";
+import type { WebhookRecord } from "../../../domain/webhooks/webhook";
+import type { ServiceAccountRecord } from "../../../domain/organizations/service-account";
+import type { UserRecord } from "../../../domain/organizations/user";
+import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
+import { deliveryLogPartition } from "../delivery-log-partition";
+import { outboxScope } from "../outbox-scope";
+import { MemoryOutbox, OutboxedWrites } from "./memory-outbox";
+import { VersionedMap, pageById } from "./versioned-map";
+import { memoryAudit, memoryIntegrations, memoryTicketLinks } from "./memory-workspace-data";
+
+/** The embedded default: every store in this process's memory. */
+export function createMemoryStores(): Stores {
+  const outbox = new MemoryOutbox();
+  return {
+    accounts: memoryAccounts(),
+    workspaces: memoryWorkspaces(),
+    serviceAccounts: memoryServiceAccounts(outbox),
+    users: memoryUsers(outbox),
+    audit: memoryAudit(),
+    incidents: memoryIncidents(outbox),
+    outbox,
+    gamebookRuns: memoryGamebookRuns(outbox),
+    playbookCatalogues: memoryPlaybookCatalogues(),
+    webhooks: memoryWebhooks(outbox),
+    deliveryLogs: memoryDeliveryLogs(),
+    reconciler: memoryReconciler(),
+    agentConfigurations: memoryAgentConfigurations(),
+    integrations: memoryIntegrations(outbox),
+    ticketLinks: memoryTicketLinks(outbox),
+  };
+}
+
+function memoryAgentConfigurations(): AgentConfigurationStore {
+  const map = new VersionedMap<AgentConfigurationRecord>("agent configuration");
+  return {
+    async get(workspaceId) {
+      return map.get(workspaceId)?.value;
+    },
+    async upsert(record) {
+      map.upsert(record.id, record);
+    },
+  };
+}
+
+function memoryReconciler(): ReconcilerStore {
+  const map = new VersionedMap<ReconcilerStateRecord>("reconciler state");
+  return {
+    async get(workspaceId) {
+      return map.get(workspaceId);
+    },
+    async create(record) {
+      return map.create(record.id, record);
+    },
+    async replace(record, etag) {
+      return map.replace(record.id, record, etag);
+    },
+  };
+}
+
+function memoryWebhooks(outbox: MemoryOutbox): WebhookStore {
+  const map = new VersionedMap<WebhookRecord>("webhook");
+  const writes = new OutboxedWrites(map, outbox);
+  return {
+    async get(id) {
+      return map.get(id);
+    },
+    async listByAccounts(accountIds) {
+      return map
+        .values()
+        .filter((w) => accountIds.includes(w.targetAccountId))
+        .sort((a, b) => (a.id < b.id ? -1 : 1));
+    },
+    create: async (record, records) => writes.create(record.id, record, outboxScope.webhook(record.id), records),
+    replace: async (record, etag, records) => writes.replace(record.id, record, etag, outboxScope.webhook(record.id), records),
+    delete: async (id, etag, records) => writes.delete(id, etag, outboxScope.webhook(id), records),
+  };
+}
+
+function memoryDeliveryLogs(): DeliveryLogStore {
+  const entries = new Map<string, DeliveryLogRecord>();
+  const key = (partitionKey: string, id: string) => `${partitionKey}|${id}`;
+  let writes = 0;
+  // What Cosmos does by TTL: drop expired entries, here now and then on write.
+  const prune = () => {
+    const now = Date.now();
+    for (const [k, e] of entries) if (Date.parse(e.createdAt) + e.ttl * 1000 < now) entries.delete(k);
+  };
+  return {
+    async put(entry) {
+      if (++writes % 1000 === 0) prune();
+      entries.set(key(entry.partitionKey, entry.id), Object.freeze(structuredClone(entry)));
+    },
+    async get(webhookId, id, createdAt) {
+      const found = entries.get(key(deliveryLogPartition(webhookId, createdAt), id));
+      return found && found.createdAt === createdAt ? found : undefined;
+    },
+    async list(webhookId, range, limit, cursor) {
+      const lower = range.from > range.notBefore ? range.from : range.notBefore;
+      const matching = [...entries.values()]
+        .filter((e) => e.webhookConfigurationId === webhookId && e.createdAt >= lower && e.createdAt < range.to)
+        .filter((e) => !cursor || e.createdAt < cursor.createdAt || (e.createdAt === cursor.createdAt && e.id < cursor.id))
+        .sort((a, b) => (a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : a.id < b.id ? 1 : -1));
+      const items = matching.slice(0, limit);
+      const last = items.at(-1);
+      return { items, next: matching.length > limit && last ? { createdAt: last.createdAt, id: last.id } : undefined };
+    },
+  };
+}
+
+function memoryIncidents(outbox: MemoryOutbox): IncidentStateStore {
+  const states = new VersionedMap<IncidentStateRecord>("incident state");
+  const writes = new OutboxedWrites(states, outbox);
+  const key = (workspaceId: string, stateId: string) => `${workspaceId}|${stateId}`;
+  return {
+    async get(workspaceId, stateId) {
+      return states.get(key(workspaceId, stateId));
+    },
+    async getMany(workspaceId, stateIds) {
+      return [...new Set(stateIds)].flatMap((id) => states.get(key(workspaceId, id))?.value ?? []);
+    },
+    async commit(state, etag, records) {
+      const k = key(state.workspaceId, state.id);
+      const scope = outboxScope.workspace(state.workspaceId);
+      return etag === null ? writes.create(k, state, scope, records) : writes.replace(k, state, etag, scope, records);
+    },
+  };
+}
+
+function memoryGamebookRuns(outbox: MemoryOutbox): GamebookRunStore {
+  const runs = new VersionedMap<GamebookRunRecord>("gamebook run");
+  const writes = new OutboxedWrites(runs, outbox);
+  const key = (workspaceId: string, runId: string) => `${workspaceId}|${runId}`;
+  // Per workspace and per incident, the runs in (creationDate, id) order, as the Cosmos indexes keep
+  // them: a page walks back from its cursor instead of sorting the history.
+  const byWorkspace = new Map<string, RunKey[]>();
+  const byIncident = new Map<string, RunKey[]>();
+  const index = (map: Map<string, RunKey[]>, k: string, run: GamebookRunRecord) => {
+    const keys = map.get(k) ?? [];
+    keys.splice(firstAfter(keys, run), 0, { creationDate: run.creationDate, id: run.id });
+    map.set(k, keys);
+  };
+  /** Walks one index newest first from before `cursor`, keeping runs that pass `keep`, at most `limit + 1`. */
+  const walk = (keys: readonly RunKey[] | undefined, workspaceId: string, limit: number, keep: (r: GamebookRunRecord) => boolean, cursor?: RunKey) => {
+    const found: GamebookRunRecord[] = [];
+    if (!keys) return found;
+    for (let i = (cursor ? firstAfter(keys, cursor, true) : keys.length) - 1; i >= 0 && found.length <= limit; i--) {
+      const run = runs.get(key(workspaceId, keys[i]!.id))?.value;
+      if (run && keep(run)) found.push(run);
+    }
+    return found;
+  };
+  return {
+    async get(workspaceId, runId) {
+      return runs.get(key(workspaceId, runId));
+    },
+    async create(run, records) {
+      const saved = writes.create(key(run.workspaceId, run.id), run, outboxScope.workspace(run.workspaceId), records);
+      index(byWorkspace, run.workspaceId, run);
+      index(byIncident, `${run.workspaceId}|${run.incidentId}`, run);
+      return saved;
+    },
+    async replace(run, etag, records) {
+      const current = runs.get(key(run.workspaceId, run.id));
+      if (current && (current.value.creationDate !== run.creationDate || current.value.incidentId !== run.incidentId)) {
+        throw new Error("A gamebook run's creationDate and incidentId never change.");
+      }
+      return writes.replace(key(run.workspaceId, run.id), run, etag, outboxScope.workspace(run.workspaceId), records);
+    },
+    async list(workspaceId, filter, limit, cursor) {
+      const statuses = filter.statuses && filter.statuses.length > 0 ? new Set(filter.statuses) : undefined;
+      const keep = (r: GamebookRunRecord) => (filter.text === undefined || r.searchText.includes(filter.text)) && (statuses === undefined || statuses.has(r.status));
+      const found = walk(byWorkspace.get(workspaceId), workspaceId, Math.max(0, limit), keep, cursor);
+      const items = found.slice(0, Math.max(0, limit));
+      const last = items.at(-1);
+      return { items, next: found.length > items.length && last ? { creationDate: last.creationDate, id: last.id } : undefined };
+    },
+    async listForIncident(workspaceId, incidentId, source, limit) {
+      const found = walk(byIncident.get(`${workspaceId}|${incidentId}`), workspaceId, Math.max(0, limit), (r) => source === undefined || r.source === source);
+      return found.slice(0, Math.max(0, limit));
+    },
+    async latestForIncident(workspaceId, source, incidentId) {
+      return walk(byIncident.get(`${workspaceId}|${incidentId}`), workspaceId, 0, (r) => r.source === source)[0];
+    },
+  };
+}
+
+interface RunKey {
+  creationDate: string;
+  id: string;
+}
+
+/** The index of the first key after `key` in (creationDate, id) order; with `atOrAfter`, the first not before it. */
+function firstAfter(keys: readonly RunKey[], key: RunKey, atOrAfter = false): number {
+  let low = 0;
+  let high = keys.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    const k = keys[mid]!;
+    const before = k.creationDate < key.creationDate || (k.creationDate === key.creationDate && (atOrAfter ? k.id < key.id : k.id <= key.id));
+    if (before) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+function memoryPlaybookCatalogues(): PlaybookCatalogueStore {
+  const map = new VersionedMap<PlaybookCatalogueRecord>("playbook catalogue");
+  return {
+    async get(workspaceId) {
+      return map.get(workspaceId)?.value;
+    },
+    async put(catalogue) {
+      map.upsert(catalogue.workspaceId, catalogue);
+    },
+  };
+}
+
+function memoryAccounts(): AccountStore {
+  const map = new VersionedMap<AccountRecord>("account");
+  return {
+    async get(id) {
+      return map.get(id)?.value;
+    },
+    async listManagedBy(providerId) {
+      return map.values().filter((a) => a.managedByAccountId === providerId);
+    },
+    async upsert(account) {
+      map.upsert(account.id, account);
+    },
+  };
+}
+
+function memoryWorkspaces(): WorkspaceStore {
+  const map = new VersionedMap<WorkspaceRecord>("workspace");
+  return {
+    async get(id) {
+      return map.get(id)?.value;
+    },
+    async getMany(ids) {
+      const found: WorkspaceRecord[] = [];
+      for (const id of new Set(ids)) {
+        const workspace = map.get(id)?.value;
+        if (workspace) found.push(workspace);
+      }
+      return found;
+    },
+    async listByAccounts(accountIds) {
+      return map.values().filter((w) => accountIds.includes(w.accountId));
+    },
+    async listAll() {
+      return map.values().sort((a, b) => (a.id < b.id ? -1 : 1));
+    },
+    async upsert(workspace) {
+      map.upsert(workspace.id, workspace);
+    },
+  };
+}
+
+function memoryServiceAccounts(outbox: MemoryOutbox): ServiceAccountStore {
+  const map = new VersionedMap<ServiceAccountRecord>("service account");
+  const writes = new OutboxedWrites(map, outbox);
+  return {
+    async get(id) {
+      return map.get(id);
+    },
+    async list(accountIds, page) {
+      return pageById(
+        map.values().filter((s) => accountIds.includes(s.accountId)),
+        page,
+      );
+    },
+    create: async (record, records) => writes.create(record.id, record, outboxScope.serviceAccount(record.id), records),
+    replace: async (record, etag, records) => writes.replace(record.id, record, etag, outboxScope.serviceAccount(record.id), records),
+    delete: async (id, etag, records) => writes.delete(id, etag, outboxScope.serviceAccount(id), records),
+  };
+}
+
+function memoryUsers(outbox: MemoryOutbox): UserStore {
+  const map = new VersionedMap<UserRecord>("user");
+  const writes = new OutboxedWrites(map, outbox);
+  const key = (accountId: string, id: string) => `${accountId}/${id}`;
+  return {
+    async find(accountIds, id) {
+      for (const accountId of accountIds) {
+        const found = map.get(key(accountId, id));
+        if (found) return found;
+      }
+      return undefined;
+    },
+    async findByEmail(accountId, email) {
+      const wanted = email.toLowerCase();
+      return map.values().find((u) => u.accountId === accountId && u.email.toLowerCase() === wanted);
+    },
+    async list(accountIds, filter, page) {
+      const email = filter.email?.toLowerCase();
+      return pageById(
+        map
+          .values()
+          .filter(
+            (u) =>
+              accountIds.includes(u.accountId) &&
+              (email === undefined || u.email.toLowerCase() === email) &&
+              (filter.role === undefined || u.organizationalRole === filter.role),
+          ),
+        page,
+      );
+    },
+    create: async (record, records) => writes.create(key(record.accountId, record.id), record, outboxScope.users(record.accountId), records),
+    replace: async (record, etag, records) => writes.replace(key(record.accountId, record.id), record, etag, outboxScope.users(record.accountId), records),
+    delete: async (accountId, id, etag, records) => writes.delete(key(accountId, id), etag, outboxScope.users(accountId), records),
+  };
+}

@@ -1,0 +1,269 @@
+import type { AccountRecord } from "../../domain/organizations/account";
+import type { AuditEventRecord, SequencedAuditEvent } from "../../domain/audit/audit-event";
+import type { GamebookRunRecord } from "../../domain/gamebooks/gamebook-run";
+import type { IncidentStateRecord } from "../../domain/incidents/incident-state-record";
+import type { OrganizationalRole } from "../../domain/organizations/roles";
+import type { OutboxRecord, OutboxScope } from "../events/outbox-record";
+import type { DeliveryLogRecord } from "../../domain/webhooks/delivery-log";
+import type { ReconcilerStateRecord } from "../../domain/reconciler/reconciler-state";
+import type { AgentConfigurationRecord } from "../../domain/incidents/agent-configuration";
+import type { WebhookRecord } from "../../domain/webhooks/webhook";
+import type { ServiceAccountRecord } from "../../domain/organizations/service-account";
+import type { UserRecord } from "../../domain/organizations/user";
+import type { WorkspaceRecord } from "../../domain/organizations/workspace";
+import type { TicketLinkRecord } from "../../domain/tickets/ticket-link";
+import type { WorkspaceIntegrationsRecord } from "../../domain/organizations/workspace-integrations";
+import type { GamebookRunStatus } from "../../domain/gamebooks/gamebook-run";
+import type { PlaybookCatalogueRecord } from "../../domain/gamebooks/playbook-catalogue-record";
+import type { Source } from "../../domain/sources";
+
+/**
+ * A document with its version tag, for optimistic concurrency (Cosmos `_etag`). Values read from a
+ * store are snapshots that may be shared and frozen (the memory adapter hands out its own frozen
+ * copy): to change one, copy it (`structuredClone`) and write the copy.
+ */
+export interface Versioned<T> {
+  value: T;
+  etag: string;
+}
+
+/**
+ * Keyset page request: items sorted by id, starting after `after`. The same cursor works on every
+ * adapter, so a page token never depends on which store issued it.
+ */
+export interface PageRequest {
+  limit: number;
+  after?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Id to continue after; absent on the last page. */
+  nextAfter?: string;
+}
+
+export interface AccountStore {
+  get(id: string): Promise<AccountRecord | undefined>;
+  /** Accounts managed by a service provider. */
+  listManagedBy(providerAccountId: string): Promise<AccountRecord[]>;
+  upsert(account: AccountRecord): Promise<void>;
+}
+
+export interface WorkspaceStore {
+  get(id: string): Promise<WorkspaceRecord | undefined>;
+  /** The workspaces among these ids that exist, in no particular order. */
+  getMany(ids: readonly string[]): Promise<WorkspaceRecord[]>;
+  listByAccounts(accountIds: readonly string[]): Promise<WorkspaceRecord[]>;
+  /** Every workspace, by id (the reconciler's round). */
+  listAll(): Promise<WorkspaceRecord[]>;
+  upsert(workspace: WorkspaceRecord): Promise<void>;
+}
+
+/**
+ * Writes that carry an etag fail with ApiError CONFLICT when the document changed since it was read;
+ * create fails with CONFLICT when the id exists. A write's `outbox` records (its audit event, its
+ * domain events) commit with it, all or nothing, in the document's own scope (`outboxScope`).
+ */
+export interface ServiceAccountStore {
+  get(id: string): Promise<Versioned<ServiceAccountRecord> | undefined>;
+  list(accountIds: readonly string[], page: PageRequest): Promise<Page<ServiceAccountRecord>>;
+  create(record: ServiceAccountRecord, outbox?: readonly OutboxRecord[]): Promise<Versioned<ServiceAccountRecord>>;
+  replace(record: ServiceAccountRecord, etag: string, outbox?: readonly OutboxRecord[]): Promise<Versioned<ServiceAccountRecord>>;
+  delete(id: string, etag: string, outbox?: readonly OutboxRecord[]): Promise<void>;
+}
+
+export interface UserFilter {
+  /** Exact match, case-insensitive. */
+  email?: string;
+  role?: OrganizationalRole;
+}
+
+export interface UserStore {
+  /** The user with this id in any of the accounts, if any. */
+  find(accountIds: readonly string[], id: string): Promise<Versioned<UserRecord> | undefined>;
+  findByEmail(accountId: string, email: string): Promise<UserRecord | undefined>;
+  list(accountIds: readonly string[], filter: UserFilter, page: PageRequest): Promise<Page<UserRecord>>;
+  create(record: UserRecord, outbox?: readonly OutboxRecord[]): Promise<Versioned<UserRecord>>;
+  replace(record: UserRecord, etag: string, outbox?: readonly OutboxRecord[]): Promise<Versioned<UserRecord>>;
+  delete(accountId: string, id: string, etag: string, outbox?: readonly OutboxRecord[]): Promise<void>;
+}
+
+/**
+ * The audit trail. Each event joins its trail (`auditTrailOf`: the workspace's, or the account's for
+ * organization events) with the next sequence number of that trail, assigned when it is appended, so
+ * that a reader paging by sequence never misses an event appended while it reads: a sequence becomes
+ * visible only after every smaller one of its trail.
+ */
+export interface AuditStore {
+  /** Appends an audit event; an id already there is left as it is (with its first sequence), so the relay may append twice. */
+  append(event: AuditEventRecord): Promise<void>;
+  /** The newest events of an account (every trail of it), newest first. */
+  listRecent(accountId: string, limit: number): Promise<AuditEventRecord[]>;
+  /**
+   * A workspace's events with sequence > `afterSequence` (and, when given, timeGenerated >= `notBefore`),
+   * in sequence order, at most `limit`.
+   */
+  listWorkspaceTrail(workspaceId: string, afterSequence: number, limit: number, notBefore?: string): Promise<SequencedAuditEvent[]>;
+}
+
+/** The service's state of vendor incidents, in the workspace's scope. */
+export interface IncidentStateStore {
+  get(workspaceId: string, stateId: string): Promise<Versioned<IncidentStateRecord> | undefined>;
+  /** The states among these ids in one workspace, in no particular order. */
+  getMany(workspaceId: string, stateIds: readonly string[]): Promise<IncidentStateRecord[]>;
+  /**
+   * Writes the state and its outbox records (scope `workspace:<id>`), all or nothing. `etag` null
+   * creates the state (CONFLICT when it exists); otherwise the state must still carry that etag
+   * (CONFLICT when it changed).
+   */
+  commit(state: IncidentStateRecord, etag: string | null, outbox: readonly OutboxRecord[]): Promise<Versioned<IncidentStateRecord>>;
+}
+
+/**
+ * The transactional outbox (DESIGN §5, §9): records committed with the write that caused them, in
+ * that write's scope, and carried out after by the relay. Aggregate stores write them; this port
+ * appends records that come with no aggregate write, and lets the relay find and mark them.
+ */
+export interface OutboxStore {
+  /**
+   * Records with no aggregate write beside them (a comment added at the vendor, a manual trigger, an
+   * audited call to a vendor), all or nothing per scope; a record id already there is replaced.
+   */
+  append(records: readonly OutboxRecord[]): Promise<void>;
+  /** Records not yet carried out, oldest first, at most `limit` (the sweep). */
+  listUnpublished(limit: number): Promise<OutboxRecord[]>;
+  markPublished(record: Pick<OutboxRecord, "id" | "scope">, at: string): Promise<void>;
+  /** One scope's records, published or not, oldest first, at most `limit` (diagnosis and tests). */
+  list(scope: OutboxScope, limit: number): Promise<OutboxRecord[]>;
+}
+
+/** A run-history cursor: runs strictly older than (creationDate, id), newest first. */
+export interface GamebookRunCursor {
+  creationDate: string;
+  id: string;
+}
+
+export interface GamebookRunFilter {
+  /** Lower-case text that the run's `searchText` must contain. */
+  text?: string;
+  /** Only runs in one of these statuses; absent or empty: any. */
+  statuses?: readonly GamebookRunStatus[];
+}
+
+/**
+ * Gamebook runs, in their workspace's partition. `create` and `replace` commit the run's outbox
+ * records (its event, its audit event, its executor message) with it, scope `workspace:<id>`.
+ */
+export interface GamebookRunStore {
+  get(workspaceId: string, runId: string): Promise<Versioned<GamebookRunRecord> | undefined>;
+  /** CONFLICT when the id exists. */
+  create(run: GamebookRunRecord, outbox: readonly OutboxRecord[]): Promise<Versioned<GamebookRunRecord>>;
+  /** CONFLICT when the run changed since it was read (another worker, an approval). */
+  replace(run: GamebookRunRecord, etag: string, outbox?: readonly OutboxRecord[]): Promise<Versioned<GamebookRunRecord>>;
+  /**
+   * A workspace's runs newest first (creationDate, then id, descending), after `cursor`, at most
+   * `limit`; `next` is set when more match.
+   */
+  list(
+    workspaceId: string,
+    filter: GamebookRunFilter,
+    limit: number,
+    cursor?: GamebookRunCursor,
+  ): Promise<{ items: GamebookRunRecord[]; next?: GamebookRunCursor }>;
+  /** The runs on one incident id, newest first, at most `limit`; of one source when `source` is given. */
+  listForIncident(workspaceId: string, incidentId: string, source: Source | undefined, limit: number): Promise<GamebookRunRecord[]>;
+  /** The newest run on an incident of that source. */
+  latestForIncident(workspaceId: string, source: Source, incidentId: string): Promise<GamebookRunRecord | undefined>;
+}
+
+/** A workspace's playbook catalogue (playbooks, gamebooks, rules): one document per workspace. */
+export interface PlaybookCatalogueStore {
+  get(workspaceId: string): Promise<PlaybookCatalogueRecord | undefined>;
+  /** Writes the whole catalogue, replacing what was there. */
+  put(catalogue: PlaybookCatalogueRecord): Promise<void>;
+}
+
+export interface WebhookStore {
+  get(id: string): Promise<Versioned<WebhookRecord> | undefined>;
+  /** Webhooks owned by any of these accounts, by id. */
+  listByAccounts(accountIds: readonly string[]): Promise<WebhookRecord[]>;
+  create(record: WebhookRecord, outbox?: readonly OutboxRecord[]): Promise<Versioned<WebhookRecord>>;
+  replace(record: WebhookRecord, etag: string, outbox?: readonly OutboxRecord[]): Promise<Versioned<WebhookRecord>>;
+  delete(id: string, etag: string, outbox?: readonly OutboxRecord[]): Promise<void>;
+}
+
+/** A delivery-log page cursor: entries strictly older than (createdAt, id), newest first. */
+export interface DeliveryLogCursor {
+  createdAt: string;
+  id: string;
+}
+
+export interface DeliveryLogStore {
+  /** Writes an entry (a later write of the same id and createdAt replaces it: Pending → final). */
+  put(entry: DeliveryLogRecord): Promise<void>;
+  /** A point read; the createdAt names the partition. Expired entries are not returned. */
+  get(webhookId: string, id: string, createdAt: string): Promise<DeliveryLogRecord | undefined>;
+  /**
+   * A webhook's entries with from <= createdAt < to, newest first, at most `limit`, after `cursor`;
+   * entries older than `notBefore` (expired) are never returned.
+   */
+  list(
+    webhookId: string,
+    range: { from: string; to: string; notBefore: string },
+    limit: number,
+    cursor?: DeliveryLogCursor,
+  ): Promise<{ items: DeliveryLogRecord[]; next?: DeliveryLogCursor }>;
+}
+
+/** Per workspace: the reconciler's lease and its watermark per source. */
+export interface ReconcilerStore {
+  get(workspaceId: string): Promise<Versioned<ReconcilerStateRecord> | undefined>;
+  /** CONFLICT when it exists already (another pass created it first). */
+  create(record: ReconcilerStateRecord): Promise<Versioned<ReconcilerStateRecord>>;
+  /** CONFLICT when it changed since read: another pass took the lease or moved the watermark. */
+  replace(record: ReconcilerStateRecord, etag: string): Promise<Versioned<ReconcilerStateRecord>>;
+}
+
+export interface AgentConfigurationStore {
+  get(workspaceId: string): Promise<AgentConfigurationRecord | undefined>;
+  upsert(record: AgentConfigurationRecord): Promise<void>;
+}
+
+/** A workspace's integration switches (`workspace:<id>` outbox scope). */
+export interface WorkspaceIntegrationsStore {
+  get(workspaceId: string): Promise<Versioned<WorkspaceIntegrationsRecord> | undefined>;
+  /** CONFLICT when the workspace has the document already. */
+  create(record: WorkspaceIntegrationsRecord, outbox?: readonly OutboxRecord[]): Promise<Versioned<WorkspaceIntegrationsRecord>>;
+  replace(record: WorkspaceIntegrationsRecord, etag: string, outbox?: readonly OutboxRecord[]): Promise<Versioned<WorkspaceIntegrationsRecord>>;
+}
+
+/** Incident–ticket links of a workspace (`workspace:<id>` outbox scope). */
+export interface TicketLinkStore {
+  get(workspaceId: string, id: string): Promise<Versioned<TicketLinkRecord> | undefined>;
+  /** The incident's links, oldest first. */
+  listForIncident(workspaceId: string, source: string, incidentId: string): Promise<TicketLinkRecord[]>;
+  /** The links of any of these tickets, oldest first. */
+  listForTickets(workspaceId: string, ticketIds: readonly string[]): Promise<TicketLinkRecord[]>;
+  /** CONFLICT when the id (the pair) is linked already. */
+  create(record: TicketLinkRecord, outbox?: readonly OutboxRecord[]): Promise<Versioned<TicketLinkRecord>>;
+  /** NOT_FOUND when gone, CONFLICT when changed since read. */
+  delete(workspaceId: string, id: string, etag: string, outbox?: readonly OutboxRecord[]): Promise<void>;
+}
+
+export interface Stores {
+  accounts: AccountStore;
+  workspaces: WorkspaceStore;
+  serviceAccounts: ServiceAccountStore;
+  users: UserStore;
+  audit: AuditStore;
+  incidents: IncidentStateStore;
+  outbox: OutboxStore;
+  gamebookRuns: GamebookRunStore;
+  playbookCatalogues: PlaybookCatalogueStore;
+  webhooks: WebhookStore;
+  deliveryLogs: DeliveryLogStore;
+  reconciler: ReconcilerStore;
+  agentConfigurations: AgentConfigurationStore;
+  integrations: WorkspaceIntegrationsStore;
+  ticketLinks: TicketLinkStore;
+}

@@ -1,0 +1,217 @@
+import type { Source } from "../../domain/sources";
+
+/**
+ * The port to one vendor system holding incidents (one per source). Adapters: the simulated vendor
+ * (embedded default) and the generic HTTP vendor adapter. Every method fails with an ApiError whose
+ * code follows contract 7's mapping (NOT_FOUND, VALIDATION_ERROR, CONFLICT, RATE_LIMITED, TIMEOUT,
+ * UPSTREAM_ERROR); nothing else escapes an adapter.
+ */
+export interface SourceGateway {
+  readonly source: Source;
+  /** One incident; NOT_FOUND when the vendor has none with this id in the workspace (or deleted it). */
+  getIncident(workspaceId: string, incidentId: string, signal?: AbortSignal): Promise<VendorIncident>;
+  /** One page of a workspace's incidents in a time window, newest first (see IncidentWindowQuery). */
+  listIncidents(query: IncidentWindowQuery, signal?: AbortSignal): Promise<IncidentPage>;
+  /** Writes a public status change to the vendor and returns the incident as it now stands. */
+  setStatus(workspaceId: string, incidentId: string, change: VendorStatusChange, signal?: AbortSignal): Promise<VendorIncident>;
+  /** Sets (or with null clears) the vendor-side owner and returns the incident as it now stands. */
+  setOwner(workspaceId: string, incidentId: string, owner: VendorOwner | null, signal?: AbortSignal): Promise<VendorIncident>;
+  /** The incident's comments, oldest first. NOT_FOUND when the incident does not exist. */
+  listComments(workspaceId: string, incidentId: string, signal?: AbortSignal): Promise<VendorComment[]>;
+  /** Adds a comment (agents and gamebooks add them through the service) and returns it. */
+  addComment(workspaceId: string, incidentId: string, comment: NewVendorComment, signal?: AbortSignal): Promise<VendorComment>;
+  /** Deletes one comment. NOT_FOUND when the incident or the comment does not exist. */
+  deleteComment(workspaceId: string, incidentId: string, commentId: string, signal?: AbortSignal): Promise<void>;
+  /** The evidence table of an incident. NOT_FOUND when the incident does not exist. */
+  getEvidence(workspaceId: string, incidentId: string, signal?: AbortSignal): Promise<Evidence>;
+  /** Incidents of the workspace that share an entity with the query, newest first, at most `limit`. */
+  relatedByEntity(query: EntityQuery, signal?: AbortSignal): Promise<VendorIncident[]>;
+}
+
+/** Every source's gateway. A source may be disabled (no bridge configured in a deployment). */
+export interface SourceRegistry {
+  gateway(source: Source): SourceGateway;
+  /** False when the deployment has no system behind the source: its endpoints answer EXTENSION_NOT_ENABLED. */
+  isEnabled(source: Source): boolean;
+}
+
+export type Severity = "Informational" | "Low" | "Medium" | "High";
+export const severities = ["Informational", "Low", "Medium", "High"] as const satisfies readonly Severity[];
+
+/** The public statuses; the service's internal statuses (OnHold, WaitingOnCustomer) never reach a vendor. */
+export type PublicStatus = "New" | "Active" | "Closed";
+export const publicStatuses = ["New", "Active", "Closed"] as const satisfies readonly PublicStatus[];
+
+/** The four canonical classifications (contract 6.5); vendors' own spellings are normalised to these. */
+export type Classification = "TruePositive" | "BenignPositive" | "FalsePositive" | "Undetermined";
+export const classifications = ["TruePositive", "BenignPositive", "FalsePositive", "Undetermined"] as const satisfies readonly Classification[];
+
+export type EntityKind = "Account" | "Host" | "Ip" | "File" | "Mailbox" | "Url" | "Process";
+export const entityKinds = ["Account", "Host", "Ip", "File", "Mailbox", "Url", "Process"] as const satisfies readonly EntityKind[];
+
+export interface Entity {
+  id: string;
+  kind: EntityKind;
+  /** The entity's display name: UPN, host name, address, file name, mailbox address, URL. */
+  name: string;
+  /** Kind-specific properties (e.g. `sha256` for files, `domain` for hosts). */
+  properties: Record<string, string | number | boolean | null>;
+}
+
+export interface Alert {
+  id: string;
+  title: string;
+  severity: Severity;
+  /** When the detection fired; the latest one is the incident's `lastActivityTime`. */
+  timeGenerated: string;
+  productName: string;
+  tactics: string[];
+  /** Ids of the incident's entities this alert involves. */
+  entityIds: string[];
+}
+
+/** The evidence table: one row per piece of evidence. */
+export interface Evidence {
+  rows: EvidenceRow[];
+}
+
+export interface EvidenceRow {
+  id: string;
+  entityId: string | null;
+  kind: string;
+  verdict: "Malicious" | "Suspicious" | "Clean" | "Unknown";
+  detail: string;
+  collectedAt: string;
+}
+
+export interface VendorOwner {
+  userId: string | null;
+  email: string | null;
+  name?: string | null;
+}
+
+/** An incident as the vendor holds it. The service merges its own state over this for the API. */
+export interface VendorIncident {
+  id: string;
+  source: Source;
+  workspaceId: string;
+  /** The vendor's human-facing incident number. */
+  number: number;
+  title: string;
+  description: string;
+  severity: Severity;
+  status: PublicStatus;
+  /** Set when closed. */
+  classification: Classification | null;
+  closingComment: string | null;
+  owner: VendorOwner | null;
+  createdAt: string;
+  /** Moves on every vendor-side change (status, owner, comments, alerts); not on service-only state. */
+  lastModificationTime: string;
+  /** Time of the latest alert; analyst edits do not move it. */
+  lastActivityTime: string;
+  entities: Entity[];
+  alerts: Alert[];
+  /** Playbooks the vendor suggests for this incident; element fields are vendor-defined. */
+  gamebookCatalog: Record<string, unknown>;
+  /**
+   * Identifiers of every vendor system holding a record of the incident, one block per system
+   * (e.g. `sourceA: {incidentId, incidentUrl}`). Every block and field is conditional: for a
+   * SourceB incident the SourceA block may be absent right after creation.
+   */
+  vendorIdentifiers: Record<string, Record<string, string>>;
+  /**
+   * Set only on tombstones: a deleted incident listed with `includeDeleted`, at the position of its
+   * deletion time (its `lastModificationTime`).
+   */
+  deletedAt?: string;
+}
+
+export interface VendorStatusChange {
+  status: PublicStatus;
+  /** Required when closing. */
+  classification?: Classification;
+  closingComment?: string;
+}
+
+export interface IncidentWindowQuery {
+  workspaceId: string;
+  /** Which timestamp the window bounds and the page is ordered by (descending). */
+  field: "createdAt" | "lastModificationTime";
+  /** Inclusive lower bound. */
+  from: string;
+  /** Exclusive upper bound. */
+  to: string;
+  /** At most this many items in the page. */
+  limit: number;
+  /** Opaque to the service: the adapter's own resume point from the previous page. */
+  cursor?: string;
+  filters?: IncidentFilters;
+  /** With field lastModificationTime: also list incidents deleted in the window, as tombstones. */
+  includeDeleted?: boolean;
+}
+
+export interface IncidentFilters {
+  severities?: readonly Severity[];
+  statuses?: readonly PublicStatus[];
+  /** Case-insensitive substring of the title, the number or an entity name. */
+  query?: string;
+  /** Owner e-mail addresses, case-insensitive. */
+  assigneeEmails?: readonly string[];
+  /** With assigneeEmails: also match incidents without an owner. Alone: only unowned incidents. */
+  includeUnassigned?: boolean;
+}
+
+export interface IncidentPage {
+  items: VendorIncident[];
+  /** Present when more items match: pass it back as `cursor` for the next page. */
+  cursor?: string;
+}
+
+export interface VendorComment {
+  id: string;
+  message: string;
+  createdTime: string;
+  authorEmail: string;
+  authorName: string;
+  isActivityComment: boolean;
+  isAgentComment: boolean;
+  agentName: string | null;
+  isClosingComment: boolean;
+  ticketNoteId: string | null;
+  ticketId: string | null;
+  /** The integration that wrote the comment, if one did; only it may delete the comment. */
+  extensionId: string | null;
+}
+
+export interface NewVendorComment {
+  message: string;
+  authorEmail: string;
+  authorName: string;
+  isAgentComment: boolean;
+  agentName: string | null;
+  isClosingComment: boolean;
+  extensionId: string | null;
+  /**
+   * When present, the vendor adds the comment once: a repeat with the same key returns the comment
+   * it added the first time (a gamebook step that resumes after a crash sends its step id).
+   */
+  idempotencyKey?: string;
+}
+
+/** `GET .../incidents/{source}/by-entity`. Every field optional, as in the contract. */
+export interface EntityQuery {
+  workspaceId: string;
+  /** Use this incident's entities as the query. */
+  incidentId?: string;
+  entityKind?: EntityKind;
+  /** Case-insensitive substring of the entity name. */
+  entityFilter?: string;
+  /** Exact entity name, case-insensitive. */
+  entityName?: string;
+  /** Restrict to incidents created (or last modified) inside [startDate, endDate). */
+  timeField?: "createdAt" | "lastModificationTime";
+  startDate?: string;
+  endDate?: string;
+  limit: number;
+}

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { ApiError, errorCodes } from "../../platform/errors/api-error";
+import { ApiError, errorCodes, type ErrorCode } from "../../platform/errors/api-error";
+import { errorCodeMeaning } from "../../platform/errors/error-codes";
 import { notFound } from "../../platform/errors/api-error";
 import { defineRoute, type Route, type RouteGroup } from "../../platform/http/route";
 import { API_PREFIX } from "../../platform/http/router";
@@ -138,35 +139,13 @@ function docsInitScript(): string {
   return `window.ui = SwaggerUIBundle({ url: "${API_PREFIX}/openapi.json", dom_id: "#reference", deepLinking: true, persistAuthorization: false });\n`;
 }
 
-/** When a code applies, in the reader's terms. */
-const CODE_MEANINGS: Record<keyof typeof errorCodes, string> = {
-  VALIDATION_ERROR: "A field is missing, malformed or rejected (see `errors`), or a pagination token is invalid.",
-  BAD_REQUEST: "The request could not be read, for example a body that is not JSON.",
-  EXTENSION_NOT_ENABLED: "The endpoint needs an integration that is not enabled for the workspace.",
-  UNAUTHORIZED: "Missing or invalid credentials, a revoked or expired secret, or an inactive service account.",
-  FORBIDDEN: "Authenticated, but this operation is not permitted.",
-  INSUFFICIENT_SCOPE: "The credential lacks the scope the operation needs (named in `target`).",
-  INSUFFICIENT_WORKSPACE_ROLE: "The service account has no role on the target workspace.",
-  MFA_REQUIRED: "The user-flow path requires MFA; service accounts do not get it.",
-  USER_NOT_REGISTERED: "The user is not in the service's user store.",
-  NOT_FOUND: "No such resource, or it is not visible to the credential.",
-  METHOD_NOT_ALLOWED: "The path exists but not with this method; `Allow` lists the methods.",
-  CONFLICT: "A version mismatch (If-Match), a repeated operation or a concurrent write collision.",
-  UNSUPPORTED_MEDIA_TYPE: "The body is not sent as application/json.",
-  RATE_LIMITED: "Too many requests; wait `Retry-After` seconds.",
-  INTERNAL_ERROR: "An unexpected failure; quote `requestId` when reporting it.",
-  UPSTREAM_ERROR: "An upstream system failed, gave an opaque answer, or refused the service's credential.",
-  TIMEOUT: "An upstream operation timed out.",
-};
-
 function errorsPage(): string {
-  const rows = Object.entries(errorCodes)
-    .map(
-      ([code, { status, title }]) =>
-        `<tr id="${code}"><td><code>${code}</code></td><td>${status}</td><td>${escapeHtml(title)}</td><td>${inlineCode(
-          CODE_MEANINGS[code as keyof typeof errorCodes],
-        )}</td></tr>`,
-    )
+  // Every row comes from the error-code table, as docs/errors.md does.
+  const rows = (Object.keys(errorCodes) as ErrorCode[])
+    .map((code) => {
+      const { status, title } = errorCodes[code];
+      return `<tr id="${code}"><td><code>${code}</code></td><td>${status}</td><td>${escapeHtml(title)}</td><td>${inlineCode(errorCodeMeaning(code))}</td></tr>`;
+    })
     .join("\n");
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Error reference</title>
 <style>body{font-family:system-ui,sans-serif;margin:2rem;max-width:70rem}td,th{padding:.4rem .8rem;text-align:left;border-bottom:1px solid #ddd}</style></head>

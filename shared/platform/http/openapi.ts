@@ -3,6 +3,7 @@ import { API_KEY_HEADER } from "../delivery/delivery-worker";
 import { eventCatalogue, eventEnvelopeOf, webhookHeaders } from "../events/event-catalogue";
 import { eventTypes } from "../events/event-types";
 import { errorCodes, type ErrorCode } from "../errors/api-error";
+import { exampleDetail } from "../errors/error-codes";
 import { paginationSchema } from "./paging";
 import { ERROR_REFERENCE_PATH, problemType } from "./problem";
 import type { Route } from "./route";
@@ -186,39 +187,13 @@ function documentedProblems(route: Route): DocumentedProblem[] {
   return out;
 }
 
-/** What each code says in an example; the reader's view of when it happens. */
-const PROBLEM_DETAILS: Record<ErrorCode, string> = {
-  VALIDATION_ERROR: "The request has fields that did not validate; see errors.",
-  BAD_REQUEST: "The request body is not valid JSON.",
-  EXTENSION_NOT_ENABLED: "This endpoint needs an integration that is not enabled for the workspace.",
-  UNAUTHORIZED: "Missing or invalid credentials.",
-  FORBIDDEN: "This operation is not permitted for this service account.",
-  INSUFFICIENT_SCOPE: "The credential lacks the scope this operation needs.",
-  INSUFFICIENT_WORKSPACE_ROLE: "The service account has no role on this workspace.",
-  MFA_REQUIRED: "Multi-factor authentication is required.",
-  USER_NOT_REGISTERED: "The user is not registered.",
-  NOT_FOUND: "The resource does not exist or is not visible to this credential.",
-  METHOD_NOT_ALLOWED: "This method is not supported here.",
-  CONFLICT: "The resource changed since it was read; read it again and retry.",
-  UNSUPPORTED_MEDIA_TYPE: "Send the body as application/json.",
-  RATE_LIMITED: "Too many requests; retry after the number of seconds in Retry-After.",
-  INTERNAL_ERROR: "An unexpected error occurred; quote requestId when reporting it.",
-  UPSTREAM_ERROR: "An upstream system failed to answer.",
-  TIMEOUT: "An upstream operation timed out.",
-};
-
-/** Details for a code sent with a status other than its usual one. */
-const STATUS_DETAILS: Record<number, string> = {
-  413: "The request body is larger than the limit.",
-  422: "The request is well formed but cannot be carried out; see errors.",
-};
-
 function problemExample(route: Route, code: ErrorCode, status: number, origin: string, instance: string): JsonSchema {
   const problem: JsonSchema = {
     type: problemType(origin, code),
     title: errorCodes[code].title,
     status,
-    detail: status === errorCodes[code].status ? PROBLEM_DETAILS[code] : (STATUS_DETAILS[status] ?? PROBLEM_DETAILS[code]),
+    // The error-code table's example text for this code, at this status where it has one.
+    detail: exampleDetail(code, status),
     instance,
     code,
     requestId: EXAMPLE_META.requestId,

@@ -210,14 +210,6 @@ describe("HTTP playbook actions: failures", () => {
     expect(error.message).not.toContain(LEAK);
   });
 
-  it("answers CONFLICT when the step id was used for another step", async () => {
-    const step = request("block-ip");
-    await actions().execute(step);
-    const error = await failure(actions().execute({ ...step, entity: { ...step.entity, name: "203.0.113.8" } }));
-    expect(error.code).toBe("CONFLICT");
-    expect(executions).toBe(1);
-  });
-
   it("relays RATE_LIMITED with the bridge's Retry-After", async () => {
     fake.override(answer(429, { "retry-after": "12" }));
     expect(await failure(actions().execute(request("block-ip")))).toMatchObject({ code: "RATE_LIMITED", headers: { "Retry-After": "12" } });

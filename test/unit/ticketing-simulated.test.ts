@@ -51,56 +51,6 @@ describe("simulated ITSM", () => {
     expect(new URL(a.url).host).toBe(new URL(b.url).host);
   });
 
-  it("finds tickets by number case-insensitively and by grouping id, and a case groups several tickets", async () => {
-    const { system, console: desk } = itsm();
-    const created = desk.createTicket(fabrikam.id, { title: "Contain host", priority: "P1", groupingIds: ["case-incident-42"] });
-    const second = desk.createTicket(fabrikam.id, { title: "Reset password", priority: "P2", groupingIds: ["case-incident-42"] });
-    expect(await system.searchTickets({ workspaceId: fabrikam.id, ticketNumber: created.ticketNumber.toLowerCase(), limit: 10 })).toEqual([created]);
-    const byCase = await system.searchTickets({ workspaceId: fabrikam.id, groupingId: "case-incident-42", limit: 10 });
-    expect(byCase.map((t) => t.ticketId).sort()).toEqual([created.ticketId, second.ticketId].sort());
-    expect(await system.searchTickets({ workspaceId: fabrikam.id, groupingId: "case-incident-42", ticketNumber: created.ticketNumber, limit: 10 })).toEqual([created]);
-    expect(await system.searchTickets({ workspaceId: fabrikam.id, groupingId: "case-incident-42", limit: 1 })).toHaveLength(1);
-    expect(await system.searchTickets({ workspaceId: northwind.id, groupingId: "case-incident-42", limit: 10 })).toEqual([]);
-  });
-
-  it("refuses a search without any criterion", async () => {
-    const error = await rejection(itsm().system.searchTickets({ workspaceId: fabrikam.id, limit: 10 }));
-    expect(error.code).toBe("VALIDATION_ERROR");
-  });
-
-  it("seeds notes on tickets, oldest first, and adds notes that move the ticket's updatedAt", async () => {
-    const clock = { now: start };
-    const { system, console: desk } = itsm("seed-1", clock);
-    const ticket = desk.createTicket(northwind.id, { title: "Isolate", priority: "P2" });
-    expect(await system.listNotes(northwind.id, ticket.ticketId)).toEqual([]);
-    clock.now = new Date(start.getTime() + 60_000);
-    const mine = await system.addNote(northwind.id, ticket.ticketId, { kind: "WorkNote", body: "Isolated.", authorName: "SOC", authorEmail: null });
-    clock.now = new Date(start.getTime() + 120_000);
-    const theirs = desk.addNote(northwind.id, ticket.ticketId, { kind: "Comment", body: "User informed.", authorName: "Dana", authorEmail: "dana@x.example" });
-    expect(await system.listNotes(northwind.id, ticket.ticketId)).toEqual([mine, theirs]);
-    expect(mine.id).not.toBe(theirs.id);
-    expect((await system.getTicket(northwind.id, ticket.ticketId)).updatedAt).toBe(theirs.createdAt);
-  });
-
-  it("sets the priority", async () => {
-    const { system, console: desk } = itsm();
-    const ticket = desk.createTicket(fabrikam.id, { title: "t", priority: "P4" });
-    expect((await system.setPriority(fabrikam.id, ticket.ticketId, "P1")).priority).toBe("P1");
-    expect((await system.getTicket(fabrikam.id, ticket.ticketId)).priority).toBe("P1");
-  });
-
-  it("answers NOT_FOUND for an unknown ticket, also on notes and priority", async () => {
-    const { system } = itsm();
-    for (const call of [
-      system.getTicket(fabrikam.id, "nope"),
-      system.listNotes(fabrikam.id, "nope"),
-      system.setPriority(fabrikam.id, "nope", "P1"),
-      system.addNote(fabrikam.id, "nope", { kind: "Comment", body: "b", authorName: "a", authorEmail: null }),
-    ]) {
-      expect((await rejection(call)).code).toBe("NOT_FOUND");
-    }
-  });
-
   it("starts one workspace without ticketing (EXTENSION_NOT_ENABLED) and the console can enable it", async () => {
     const { system, console: desk } = itsm();
     expect(system.isEnabled(clinics.id)).toBe(false);

@@ -1,4 +1,4 @@
-import { notFound } from "../../../platform/errors/api-error";
+import { ApiError, notFound } from "../../../platform/errors/api-error";
 import { hashString32, Rng } from "../../vendors/simulated/seeded-random";
 import {
   checkTicketSearch,
@@ -98,8 +98,9 @@ export function createSimulatedItsm(options: SimulatedItsmOptions): SimulatedIts
   const system: TicketingSystem = {
     isEnabled: (workspaceId) => names.has(workspaceId) && !disabled.has(workspaceId),
 
-    async searchTickets(query) {
+    async searchTickets(query, signal) {
       checkTicketSearch(query);
+      throwIfCallerGone(signal);
       const d = desk(query.workspaceId);
       const number = query.ticketNumber?.toLowerCase();
       return [...d.tickets.values()]
@@ -110,22 +111,28 @@ export function createSimulatedItsm(options: SimulatedItsmOptions): SimulatedIts
         .map(copyTicket);
     },
 
-    getTicket: async (workspaceId, ticketId) => copyTicket(ticketOf(desk(workspaceId), ticketId)),
+    async getTicket(workspaceId, ticketId, signal) {
+      throwIfCallerGone(signal);
+      return copyTicket(ticketOf(desk(workspaceId), ticketId));
+    },
 
-    async setPriority(workspaceId, ticketId, priority) {
+    async setPriority(workspaceId, ticketId, priority, signal) {
+      throwIfCallerGone(signal);
       const d = desk(workspaceId);
       const updated = { ...ticketOf(d, ticketId), priority, updatedAt: stamp() };
       d.tickets.set(ticketId, updated);
       return copyTicket(updated);
     },
 
-    async listNotes(workspaceId, ticketId) {
+    async listNotes(workspaceId, ticketId, signal) {
+      throwIfCallerGone(signal);
       const d = desk(workspaceId);
       ticketOf(d, ticketId);
       return (d.notes.get(ticketId) ?? []).map((n) => ({ ...n }));
     },
 
-    async addNote(workspaceId, ticketId, note) {
+    async addNote(workspaceId, ticketId, note, signal) {
+      throwIfCallerGone(signal);
       const d = desk(workspaceId);
       return appendNote(d, ticketOf(d, ticketId), note);
     },
@@ -162,6 +169,13 @@ export function createSimulatedItsm(options: SimulatedItsmOptions): SimulatedIts
   };
 
   return { system, console };
+}
+
+/** A caller that has gone away gets UPSTREAM_ERROR and changes nothing, as over the ticketing bridge. */
+function throwIfCallerGone(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) {
+    throw new ApiError("UPSTREAM_ERROR", "Request aborted: the caller went away while waiting for the ITSM.", { cause: signal.reason });
+  }
 }
 
 function copyTicket(ticket: Ticket): Ticket {

@@ -284,11 +284,12 @@ class SimulatedGateway implements SourceGateway {
   }
 
   /**
-   * Every failure leaves as an ApiError (the port's promise), and an aborted caller gets TIMEOUT, as
-   * a real vendor call abandoned on its deadline would.
+   * Every failure leaves as an ApiError (the port's promise). A caller that has gone away gets
+   * UPSTREAM_ERROR, as from the HTTP adapter: its own abort is no TIMEOUT of the vendor's, and nothing
+   * is changed once it has gone.
    */
   private async run<T>(signal: AbortSignal | undefined, work: () => T): Promise<T> {
-    if (signal?.aborted) throw new ApiError("TIMEOUT", `The ${this.source} request was aborted.`, { cause: signal.reason });
+    if (signal?.aborted) throw this.aborted(signal.reason);
     const throttledMs = this.conditions.throttledUntil() - this.nowMs();
     if (throttledMs > 0) {
       const seconds = String(Math.ceil(throttledMs / 1000));
@@ -298,7 +299,7 @@ class SimulatedGateway implements SourceGateway {
       try {
         await sleep(this.conditions.latencyMs, undefined, { signal });
       } catch (error) {
-        throw new ApiError("TIMEOUT", `The ${this.source} request was aborted.`, { cause: error });
+        throw this.aborted(error);
       }
     }
     try {
@@ -307,6 +308,10 @@ class SimulatedGateway implements SourceGateway {
       if (isApiError(error)) throw error;
       throw new ApiError("UPSTREAM_ERROR", `The ${this.source} simulated vendor failed.`, { cause: error });
     }
+  }
+
+  private aborted(cause: unknown): ApiError {
+    return new ApiError("UPSTREAM_ERROR", `Request aborted: the caller went away while waiting for ${this.source}.`, { cause });
   }
 }
 

@@ -25,20 +25,6 @@ async function rejection(promise: Promise<unknown>): Promise<ApiError> {
   return error as ApiError;
 }
 
-/** Every row of a listing, following cursors; also checks that no page is longer than asked. */
-async function everything<T>(list: (q: DirectoryLogQuery) => Promise<{ items: T[]; cursor?: string }>, query: DirectoryLogQuery): Promise<T[]> {
-  const rows: T[] = [];
-  let cursor: string | undefined;
-  for (let pages = 0; pages < 1000; pages++) {
-    const page = await list({ ...query, cursor });
-    expect(page.items.length).toBeLessThanOrEqual(query.pageSize);
-    rows.push(...page.items);
-    if (!page.cursor) return rows;
-    cursor = page.cursor;
-  }
-  throw new Error("no end");
-}
-
 describe("simulated directory logs", () => {
   const { logs } = simulated();
   const week = day("2024-05-29T00:00:00.000Z", "2024-06-05T15:30:00.000Z");
@@ -48,14 +34,6 @@ describe("simulated directory logs", () => {
     expect(a.items.length).toBeGreaterThan(50);
     expect((await simulated().logs.listSignIns(week)).items).toEqual(a.items);
     expect((await simulated("seed-2").logs.listSignIns(week)).items.map((r) => r.id)).not.toEqual(a.items.map((r) => r.id));
-  });
-
-  it("lists newest first inside the window, and pages through every row exactly once", async () => {
-    const whole = (await logs.listSignIns(week)).items;
-    for (let i = 1; i < whole.length; i++) expect(whole[i - 1]!.createdDateTime >= whole[i]!.createdDateTime).toBe(true);
-    for (const row of whole) expect(row.createdDateTime >= week.from && row.createdDateTime < week.to).toBe(true);
-    const paged = await everything((q) => logs.listSignIns(q), { ...week, pageSize: 7 });
-    expect(paged.map((r) => r.id)).toEqual(whole.map((r) => r.id));
   });
 
   it("holds realistic sign-ins: successes, AADSTS failures, conditional access blocks and risky sign-ins from hostile addresses", async () => {
@@ -74,23 +52,13 @@ describe("simulated directory logs", () => {
     expect(rows.every((r) => r.userPrincipalName?.endsWith("@fabrikam.example"))).toBe(true);
   });
 
-  it("filters by user principal name (case-insensitive) or object id, with the same result", async () => {
-    const byUpn = (await logs.listSignIns({ ...week, user: maria.email.toUpperCase() })).items;
-    const byId = (await logs.listSignIns({ ...week, user: maria.id })).items;
-    expect(byUpn.length).toBeGreaterThan(0);
-    expect(byId).toEqual(byUpn);
-    expect(byUpn.every((r) => r.userId === maria.id)).toBe(true);
-  });
-
-  it("lists directory audit events with initiator, targets and modified properties; the user filter is the initiator", async () => {
+  it("lists directory audit events with initiator, targets and modified properties, the helpdesk admin acting most", async () => {
     const rows = (await logs.listDirectoryAudits(day("2024-05-20T00:00:00.000Z", "2024-06-05T00:00:00.000Z"))).items;
     expect(rows.length).toBeGreaterThan(20);
     expect(rows.some((r) => r.initiatedBy.app !== null)).toBe(true);
     expect(rows.some((r) => r.targetResources.some((t) => t.modifiedProperties.length > 0))).toBe(true);
-    const helpdesk = rows.find((r) => r.initiatedBy.user?.userPrincipalName?.startsWith("helpdesk.admin@"))!;
-    const mine = (await logs.listDirectoryAudits(day("2024-05-20T00:00:00.000Z", "2024-06-05T00:00:00.000Z", { user: helpdesk.initiatedBy.user!.userPrincipalName! }))).items;
-    expect(mine.length).toBeGreaterThan(0);
-    expect(mine.every((r) => r.initiatedBy.user?.id === helpdesk.initiatedBy.user!.id)).toBe(true);
+    const byHelpdesk = rows.filter((r) => r.initiatedBy.user?.userPrincipalName?.startsWith("helpdesk.admin@"));
+    expect(byHelpdesk.length).toBeGreaterThan(rows.length / 4);
   });
 
   it("has nothing after now nor before the 30-day retention", async () => {
@@ -100,23 +68,10 @@ describe("simulated directory logs", () => {
     expect(ancient).toEqual({ items: [] });
   });
 
-  it("shows what the console records now", async () => {
-    const clock = { now };
-    const { logs: live, console: directory } = simulated("seed-1", clock);
-    const record = directory.addSignIn(fabrikamTenant, { userPrincipalName: maria.email, ipAddress: "192.0.2.66", riskLevelDuringSignIn: "high" });
-    clock.now = new Date(now.getTime() + 1000);
-    const page = await live.listSignIns(day("2024-06-05T15:00:00.000Z", "2024-06-05T16:00:00.000Z", { user: maria.email }));
-    expect(page.items).toContainEqual(record);
-    expect(record.userId).toBe(maria.id);
-  });
-
-  it("refuses a tenant it does not hold with EXTENSION_NOT_ENABLED, and bad windows, page sizes and cursors with VALIDATION_ERROR", async () => {
-    expect(logs.isEnabled(fabrikamTenant)).toBe(true);
-    expect((await rejection(logs.listSignIns({ ...week, tenantId: "00000000-0000-0000-0000-000000000000" }))).code).toBe("EXTENSION_NOT_ENABLED");
-    expect((await rejection(logs.listSignIns({ ...week, pageSize: 1001 }))).errors).toHaveProperty("pageSize");
-    expect((await rejection(logs.listSignIns({ ...week, pageSize: 0 }))).code).toBe("VALIDATION_ERROR");
-    expect((await rejection(logs.listSignIns({ ...week, to: week.from }))).errors).toHaveProperty("to");
-    expect((await rejection(logs.listSignIns({ ...week, cursor: "bm9wZQ" }))).code).toBe("VALIDATION_ERROR");
+  it("fills in a console sign-in from the directory: the user's id and name, a successful sign-in now", () => {
+    const { console: directory } = simulated();
+    const record = directory.addSignIn(fabrikamTenant, { userPrincipalName: maria.email, ipAddress: "192.0.2.66" });
+    expect(record).toMatchObject({ userId: maria.id, userDisplayName: maria.displayName, createdDateTime: now.toISOString(), ipAddress: "192.0.2.66", status: { errorCode: 0 } });
   });
 
   it("a disabled integration refuses with EXTENSION_NOT_ENABLED", async () => {

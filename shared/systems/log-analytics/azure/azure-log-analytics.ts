@@ -274,7 +274,8 @@ export function createAzureLogAnalytics(options: AzureLogAnalyticsOptions): LogA
       const connectors = await armConnectors(request.workspaceId, resourceId, signal);
       for (const c of connectors) for (const t of c.tables) if (!volumes.has(t)) volumes.set(t, new Map());
       const delays = new Map<string, Map<number, number>>();
-      const latencyStart = latencyFrom === undefined ? undefined : Math.max(latencyFrom, to - MAX_LATENCY_WINDOW_MS, from);
+      // Hours at or after latencyFrom: one it falls inside is not measured, even in part.
+      const latencyStart = latencyFrom === undefined ? undefined : Math.max(Math.ceil(latencyFrom / HOUR_MS) * HOUR_MS, to - MAX_LATENCY_WINDOW_MS, from);
       const tables = [...volumes.keys()].filter((t) => TABLE_NAME.test(t)).sort();
       if (latencyStart !== undefined && latencyStart < to && tables.length > 0) {
         const latency = await query(

@@ -218,11 +218,10 @@ export function createSimulatedLogAnalytics(options: SimulatedLogAnalyticsOption
         for (const [table, peak] of c.tables) {
           const points = [];
           for (let at = from; at < to; at += HOUR_MS) {
-            points.push({
-              start: new Date(at).toISOString(),
-              volumeMb: volumeAt(w, c, table, peak, at),
-              latencySeconds: latencyFrom !== undefined && at >= latencyFrom && at <= options.now().getTime() ? latencyAt(w, c, table, at) : null,
-            });
+            const volumeMb = volumeAt(w, c, table, peak, at);
+            // A delay is measured on records: an hour that received none has no delay.
+            const measured = volumeMb > 0 && latencyFrom !== undefined && at >= latencyFrom && at <= options.now().getTime();
+            points.push({ start: new Date(at).toISOString(), volumeMb, latencySeconds: measured ? latencyAt(w, c, table, at) : null });
           }
           out.push({ table, connectorId: c.id, source: c.source, points });
         }

@@ -1,0 +1,3 @@
+import { describeDirectoryLogsContract } from "./directory-logs-contract";
+
+describeDirectoryLogsContract("simulated", async (system) => ({ logs: system.directory.logs, teardown: async () => {} }));

@@ -33,9 +33,11 @@ describe("audit events commit with their writes", () => {
     const userId = randomUUID();
     const body = { userId, displayName: "Bo Hunter", email: `bo.${userId.slice(0, 8)}@contoso-mssp.example`, tenantId: randomUUID(), isOwner: false };
     expect((await host.call("PUT", "/users", { body })).status).toBe(201);
-    // Another writer got there first: the store refuses the write, as it does on a stale etag.
-    const replace = vi.spyOn(host.services.stores.users, "replace").mockRejectedValueOnce(new ApiError("CONFLICT", "changed meanwhile"));
+    // Other writers keep getting there first: the store refuses every attempt, as it does on a stale
+    // etag; the unit of work reads again and retries a few times, then answers the conflict.
+    const replace = vi.spyOn(host.services.stores.users, "replace").mockRejectedValue(new ApiError("CONFLICT", "changed meanwhile"));
     expect((await host.call("PUT", "/users", { body: { ...body, displayName: "Bo H." } })).status).toBe(409);
+    expect(replace).toHaveBeenCalledTimes(5);
     replace.mockRestore();
     const records = (await host.services.stores.outbox.listUnpublished(500)).filter((r) => r.kind === "audit" && r.audit.targetResourceId === userId);
     expect(records).toEqual([]);

@@ -4,8 +4,7 @@ import { generateSecret, hashSecret } from "../../platform/auth/secrets";
 import type { Scope } from "../../platform/auth/scopes";
 import { auditRecord, type AuditEntry } from "../../platform/events/audit-record";
 import { ApiError, notFound } from "../../platform/errors/api-error";
-import { checkIfMatch } from "../../platform/http/etag";
-import { changeResource } from "../../platform/http/resource-change";
+import { commit } from "../../platform/store/commit";
 import { pageRequest, pagination } from "../../platform/http/paging";
 import { defineRoute, type RequestContext, type RouteGroup } from "../../platform/http/route";
 import { outboxScope } from "../../platform/store/outbox-scope";
@@ -106,18 +105,21 @@ export const serviceAccountRoutes: RouteGroup = {
           createdAt: stamp,
           lastModifiedAt: stamp,
         };
-        const audit = [
-          auditOf(input, record, {
-            activityType: "ServiceAccountCreated",
-            activityAction: "Create",
-            targetResourceType: "ServiceAccount",
-            targetResourceId: record.id,
-            targetResourceName: record.name,
-            metadata: { organizationalRole: record.organizationalRole, scopes, workspaceAssignments: record.workspaceAssignments },
-          }),
-        ];
-        const created = await services.stores.serviceAccounts.create(record, audit);
-        await services.events.outbox.publish(audit);
+        const created = await commit({
+          read: async () => ({ value: record, etag: null }),
+          change: (sa) => [
+            auditOf(input, sa, {
+              activityType: "ServiceAccountCreated",
+              activityAction: "Create",
+              targetResourceType: "ServiceAccount",
+              targetResourceId: sa.id,
+              targetResourceName: sa.name,
+              metadata: { organizationalRole: sa.organizationalRole, scopes, workspaceAssignments: sa.workspaceAssignments },
+            }),
+          ],
+          write: (sa, _etag, outbox) => services.stores.serviceAccounts.create(sa, outbox),
+          outbox: services.events.outbox,
+        });
         return {
           status: 201,
           data: { ...(await view(input, created.value)), clientId: record.id, clientSecret: secret },
@@ -172,22 +174,29 @@ export const serviceAccountRoutes: RouteGroup = {
       successStatus: 204,
       async handler(input) {
         const { services } = input;
-        const found = await visibleServiceAccount(input, input.params.id);
-        checkIfMatch(input.header("if-match"), found.etag);
-        assertNotPlatformManaged(found.value);
-        assertNotSelf(input, found.value, "delete");
-        const audit = [
-          auditOf(input, found.value, {
-            activityType: "ServiceAccountDeleted",
-            activityAction: "Delete",
-            targetResourceType: "ServiceAccount",
-            targetResourceId: found.value.id,
-            targetResourceName: found.value.name,
-          }),
-        ];
-        await services.stores.serviceAccounts.delete(found.value.id, found.etag, audit);
-        services.auth.evict(found.value.id);
-        await services.events.outbox.publish(audit);
+        const deletedId = await commit({
+          read: () => visibleServiceAccount(input, input.params.id),
+          ifMatch: input.header("if-match"),
+          change(sa) {
+            assertNotPlatformManaged(sa);
+            assertNotSelf(input, sa, "delete");
+            return [
+              auditOf(input, sa, {
+                activityType: "ServiceAccountDeleted",
+                activityAction: "Delete",
+                targetResourceType: "ServiceAccount",
+                targetResourceId: sa.id,
+                targetResourceName: sa.name,
+              }),
+            ];
+          },
+          write: async (sa, etag, outbox) => {
+            await services.stores.serviceAccounts.delete(sa.id, etag!, outbox);
+            return sa.id;
+          },
+          outbox: services.events.outbox,
+        });
+        services.auth.evict(deletedId);
         return { status: 204 };
       },
     }),
@@ -282,12 +291,16 @@ async function modifyServiceAccount(
   audit: ServiceAccountAudit,
   mutate: (sa: ServiceAccountRecord) => void,
 ): Promise<Versioned<ServiceAccountRecord>> {
-  const saved = await changeResource(input, {
+  const saved = await commit({
     read: () => visibleServiceAccount(input, id),
-    mutate,
-    audit: (sa) =>
-      auditOf(input, sa, { targetResourceId: sa.id, ...audit, targetResourceName: sa.name, metadata: { serviceAccountId: sa.id, ...audit.metadata } }),
-    replace: (sa, etag, outbox) => input.services.stores.serviceAccounts.replace(sa, etag, outbox),
+    ifMatch: input.header("if-match"),
+    change(sa) {
+      mutate(sa);
+      sa.lastModifiedAt = input.services.now().toISOString();
+      return [auditOf(input, sa, { targetResourceId: sa.id, ...audit, targetResourceName: sa.name, metadata: { serviceAccountId: sa.id, ...audit.metadata } })];
+    },
+    write: (sa, etag, outbox) => input.services.stores.serviceAccounts.replace(sa, etag!, outbox),
+    outbox: input.services.events.outbox,
   });
   input.services.auth.evict(saved.value.id);
   return saved;

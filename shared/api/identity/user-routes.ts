@@ -3,6 +3,7 @@ import { auditRecord } from "../../platform/events/audit-record";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import { ApiError, notFound } from "../../platform/errors/api-error";
 import { pageQueryFields, pageRequest, pagination } from "../../platform/http/paging";
+import { commit } from "../../platform/store/commit";
 import { defineRoute, type RouteGroup } from "../../platform/http/route";
 import type { OrganizationalRole } from "../../domain/organizations/roles";
 import type { UserRecord } from "../../domain/organizations/user";
@@ -96,51 +97,49 @@ export const userRoutes: RouteGroup = {
         const { body, principal, services } = input;
         const users = services.stores.users;
         const userId = body.userId.toLowerCase();
-        const existing = await users.find(principal.organizationAccountIds, userId);
-        const accountId = existing?.value.accountId ?? principal.accountId;
-        const sameEmail = await users.findByEmail(accountId, body.email);
-        if (sameEmail && sameEmail.id !== userId) {
-          throw new ApiError("CONFLICT", "Another user of the account has this e-mail address.", { target: "email" });
-        }
-        const role = nextRole(existing?.value.organizationalRole, body.isOwner);
-        if (role !== (existing?.value.organizationalRole ?? "Member") && !principal.scopes.has("org:users:roles")) {
-          throw new ApiError("INSUFFICIENT_SCOPE", "Changing a user's role (isOwner) needs the scope org:users:roles.", {
-            target: "org:users:roles",
-          });
-        }
         const stamp = services.now().toISOString();
-        const record: UserRecord = {
-          id: userId,
-          accountId,
-          displayName: body.displayName,
-          email: body.email,
-          tenantId: body.tenantId.toLowerCase(),
-          organizationalRole: role,
-          isActive: existing?.value.isActive ?? true,
-          createdAt: existing?.value.createdAt ?? stamp,
-          lastModifiedAt: stamp,
-        };
-        const audit = [
-          auditRecord(
-            input.actor,
-            {
-              activityType: existing ? "UserUpdated" : "UserCreated",
-              activityAction: existing ? "Update" : "Create",
-              targetResourceType: "User",
-              targetResourceId: userId,
-              targetResourceName: record.displayName,
-              metadata: { email: record.email, organizationalRole: role, tenantId: record.tenantId },
-              accountId,
-            },
-            outboxScope.users(accountId),
-            services.now(),
-          ),
-        ];
-        // A concurrent change between the read and this write surfaces as 409 rather than being overwritten.
-        if (existing) await users.replace(record, existing.etag, audit);
-        else await users.create(record, audit);
-        await services.events.outbox.publish(audit);
-        return { data: true, status: existing ? 200 : 201 };
+        let existed = false;
+        await commit({
+          async read() {
+            const existing = await users.find(principal.organizationAccountIds, userId);
+            existed = existing !== undefined;
+            // A new user joins the caller's own account; a known one stays in the account it is in.
+            const current = existing ?? { value: newUser(userId, principal.accountId, stamp), etag: null };
+            const sameEmail = await users.findByEmail(current.value.accountId, body.email);
+            if (sameEmail && sameEmail.id !== userId) {
+              throw new ApiError("CONFLICT", "Another user of the account has this e-mail address.", { target: "email" });
+            }
+            return current;
+          },
+          change(user) {
+            const role = nextRole(user.organizationalRole, body.isOwner);
+            if (role !== user.organizationalRole && !principal.scopes.has("org:users:roles")) {
+              throw new ApiError("INSUFFICIENT_SCOPE", "Changing a user's role (isOwner) needs the scope org:users:roles.", {
+                target: "org:users:roles",
+              });
+            }
+            Object.assign(user, { displayName: body.displayName, email: body.email, tenantId: body.tenantId.toLowerCase(), organizationalRole: role, lastModifiedAt: stamp });
+            return [
+              auditRecord(
+                input.actor,
+                {
+                  activityType: existed ? "UserUpdated" : "UserCreated",
+                  activityAction: existed ? "Update" : "Create",
+                  targetResourceType: "User",
+                  targetResourceId: userId,
+                  targetResourceName: user.displayName,
+                  metadata: { email: user.email, organizationalRole: role, tenantId: user.tenantId },
+                  accountId: user.accountId,
+                },
+                outboxScope.users(user.accountId),
+                services.now(),
+              ),
+            ];
+          },
+          write: (user, etag, outbox) => (etag === null ? users.create(user, outbox) : users.replace(user, etag, outbox)),
+          outbox: services.events.outbox,
+        });
+        return { data: true, status: existed ? 200 : 201 };
       },
     }),
     defineRoute({
@@ -154,36 +153,46 @@ export const userRoutes: RouteGroup = {
       response: z.literal(true).meta({ examples: [true] }),
       async handler(input) {
         const { principal, services } = input;
-        const found = await services.stores.users.find(principal.organizationAccountIds, input.params.userId.toLowerCase());
-        if (!found) throw notFound("The user", "userId");
-        const audit = [
-          auditRecord(
-            input.actor,
-            {
-              activityType: "UserDeleted",
-              activityAction: "Delete",
-              targetResourceType: "User",
-              targetResourceId: found.value.id,
-              targetResourceName: found.value.displayName,
-              metadata: { email: found.value.email },
-              accountId: found.value.accountId,
-            },
-            outboxScope.users(found.value.accountId),
-            services.now(),
-          ),
-        ];
-        await services.stores.users.delete(found.value.accountId, found.value.id, found.etag, audit);
-        await services.events.outbox.publish(audit);
+        await commit({
+          async read() {
+            const found = await services.stores.users.find(principal.organizationAccountIds, input.params.userId.toLowerCase());
+            if (!found) throw notFound("The user", "userId");
+            return found;
+          },
+          change: (user) => [
+            auditRecord(
+              input.actor,
+              {
+                activityType: "UserDeleted",
+                activityAction: "Delete",
+                targetResourceType: "User",
+                targetResourceId: user.id,
+                targetResourceName: user.displayName,
+                metadata: { email: user.email },
+                accountId: user.accountId,
+              },
+              outboxScope.users(user.accountId),
+              services.now(),
+            ),
+          ],
+          write: (user, etag, outbox) => services.stores.users.delete(user.accountId, user.id, etag!, outbox),
+          outbox: services.events.outbox,
+        });
         return { data: true };
       },
     }),
   ],
 };
 
+/** A user the service has not seen: a Member, active, until the upsert sets what it sets. */
+function newUser(id: string, accountId: string, stamp: string): UserRecord {
+  return { id, accountId, displayName: "", email: "", tenantId: "", organizationalRole: "Member", isActive: true, createdAt: stamp, lastModifiedAt: stamp };
+}
+
 /** `isOwner` maps to the Admin role; clearing it demotes an Admin to Member and leaves other roles alone. */
-function nextRole(current: OrganizationalRole | undefined, isOwner: boolean): OrganizationalRole {
+function nextRole(current: OrganizationalRole, isOwner: boolean): OrganizationalRole {
   if (isOwner) return "Admin";
-  if (current === undefined || current === "Admin") return "Member";
+  if (current === "Admin") return "Member";
   return current;
 }
 

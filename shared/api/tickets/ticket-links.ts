@@ -4,6 +4,7 @@ import { auditRecord } from "../../platform/events/audit-record";
 import { derivedGuid } from "../../platform/ids/derived-guid";
 import type { OperationContext } from "../../platform/operation-context";
 import type { Source } from "../../domain/sources";
+import { commit } from "../../platform/store/commit";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import type { TicketLinkRecord } from "../../domain/tickets/ticket-link";
 import type { WorkspaceRecord } from "../../domain/organizations/workspace";
@@ -57,16 +58,21 @@ export async function linkTicket(ctx: OperationContext, workspace: WorkspaceReco
     linkedAt: now.toISOString(),
     linkedBy: { serviceAccountId: ctx.actor.serviceAccountId, name: ctx.actor.name },
   };
-  const records = [linkAudit(ctx, workspace, link, "Create", now)];
   try {
-    await services.stores.ticketLinks.create(link, records);
+    await commit({
+      read: async () => ({ value: link, etag: null }),
+      change: (created) => [linkAudit(ctx, workspace, created, "Create", now)],
+      write: (created, _etag, outbox) => services.stores.ticketLinks.create(created, outbox),
+      outbox: services.events.outbox,
+      // A create conflicts only with itself: the pair is linked already.
+      maxAttempts: 1,
+    });
   } catch (error) {
     if (error instanceof ApiError && error.code === "CONFLICT") {
       throw new ApiError("CONFLICT", `Incident ${pair.incidentId} is already linked to ticket ${ticket.ticketNumber}.`, { target: "ticketId", cause: error });
     }
     throw error;
   }
-  await services.events.outbox.publish(records);
   return link;
 }
 
@@ -82,12 +88,16 @@ export async function unlinkTicket(ctx: OperationContext, workspace: WorkspaceRe
   const link = links.find((l) => (pair.ticketId !== undefined ? l.ticketId === pair.ticketId : l.ticketNumber.toLowerCase() === number));
   const ticket = pair.ticketId ?? pair.ticketNumber;
   if (!link) throw new ApiError("NOT_FOUND", `Incident ${pair.incidentId} is not linked to ticket ${ticket}.`, { target: pair.ticketId !== undefined ? "ticketId" : "ticketNumber" });
-  const current = await stores.ticketLinks.get(workspace.id, link.id);
-  if (!current) throw new ApiError("NOT_FOUND", `Incident ${pair.incidentId} is not linked to ticket ${ticket}.`, { target: "ticketId" });
-  const now = ctx.services.now();
-  const records = [linkAudit(ctx, workspace, link, "Delete", now)];
-  await stores.ticketLinks.delete(workspace.id, link.id, current.etag, records);
-  await ctx.services.events.outbox.publish(records);
+  await commit({
+    async read() {
+      const current = await stores.ticketLinks.get(workspace.id, link.id);
+      if (!current) throw new ApiError("NOT_FOUND", `Incident ${pair.incidentId} is not linked to ticket ${ticket}.`, { target: "ticketId" });
+      return current;
+    },
+    change: (current) => [linkAudit(ctx, workspace, current, "Delete", ctx.services.now())],
+    write: (current, etag, outbox) => stores.ticketLinks.delete(workspace.id, current.id, etag!, outbox),
+    outbox: ctx.services.events.outbox,
+  });
   return link;
 }
 

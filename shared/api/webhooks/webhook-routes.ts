@@ -4,8 +4,7 @@ import { checkWebhookUrl } from "../../platform/delivery/address-policy";
 import { generateSigningSecret } from "../../platform/delivery/signer";
 import { auditRecord } from "../../platform/events/audit-record";
 import { ApiError } from "../../platform/errors/api-error";
-import { checkIfMatch } from "../../platform/http/etag";
-import { changeResource } from "../../platform/http/resource-change";
+import { commit } from "../../platform/store/commit";
 import { defineRoute, type RequestContext, type RouteGroup } from "../../platform/http/route";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import type { Versioned } from "../../platform/store/ports";
@@ -102,9 +101,12 @@ export const webhookRoutes: RouteGroup = {
           createdAt: stamp,
           lastModifiedAt: stamp,
         };
-        const audit = [auditOf(input, record, "Create", { url: record.url, eventTypes: record.eventTypes, authenticationType: record.authenticationType })];
-        const created = await services.stores.webhooks.create(record, audit);
-        await services.events.outbox.publish(audit);
+        const created = await commit({
+          read: async () => ({ value: record, etag: null }),
+          change: (w) => [auditOf(input, w, "Create", { url: w.url, eventTypes: w.eventTypes, authenticationType: w.authenticationType })],
+          write: (w, _etag, outbox) => services.stores.webhooks.create(w, outbox),
+          outbox: services.events.outbox,
+        });
         return {
           status: 201,
           data: { ...toWebhookView(created.value), ...(generated ? { signingSecret: generated } : {}) },
@@ -144,11 +146,13 @@ export const webhookRoutes: RouteGroup = {
       params: retiredWebhookIdParams,
       successStatus: 204,
       async handler(input) {
-        const found = await visibleWebhook(input, input.params.id);
-        checkIfMatch(input.header("if-match"), found.etag);
-        const audit = [auditOf(input, found.value, "Delete", {})];
-        await input.services.stores.webhooks.delete(found.value.id, found.etag, audit);
-        await input.services.events.outbox.publish(audit);
+        await commit({
+          read: () => visibleWebhook(input, input.params.id),
+          ifMatch: input.header("if-match"),
+          change: (w) => [auditOf(input, w, "Delete", {})],
+          write: (w, etag, outbox) => input.services.stores.webhooks.delete(w.id, etag!, outbox),
+          outbox: input.services.events.outbox,
+        });
         return { status: 204 };
       },
     }),
@@ -226,13 +230,18 @@ function rotatedKeys(keys: SealedSigningKey[], sealed: string, now: Date): Seale
   return [{ sealed, createdAt: stamp, retiresAt: null }, ...kept];
 }
 
-/** A change to a webhook, its audit event committed with it (see `changeResource`). */
+/** A change to a webhook, its audit event committed with it; `If-Match` honoured. */
 function modifyWebhook(input: RequestContext, id: string, metadata: Record<string, unknown>, mutate: (w: WebhookRecord) => void): Promise<Versioned<WebhookRecord>> {
-  return changeResource(input, {
+  return commit({
     read: () => visibleWebhook(input, id),
-    mutate,
-    audit: (w) => auditOf(input, w, "Update", metadata),
-    replace: (w, etag, outbox) => input.services.stores.webhooks.replace(w, etag, outbox),
+    ifMatch: input.header("if-match"),
+    change(w) {
+      mutate(w);
+      w.lastModifiedAt = input.services.now().toISOString();
+      return [auditOf(input, w, "Update", metadata)];
+    },
+    write: (w, etag, outbox) => input.services.stores.webhooks.replace(w, etag!, outbox),
+    outbox: input.services.events.outbox,
   });
 }
 

@@ -1,6 +1,6 @@
 import { notFound } from "../../platform/errors/api-error";
 import type { OperationContext } from "../../platform/operation-context";
-import { modifyDocument } from "../../platform/store/read-modify-write";
+import { commit } from "../../platform/store/commit";
 import type { GamebookRunRecord } from "./gamebook-run";
 import type { OutboxRecord } from "../../platform/events/outbox-record";
 import type { WorkspaceRecord } from "../organizations/workspace";
@@ -25,14 +25,13 @@ export interface RunDecision {
  */
 export async function decideRun(ctx: OperationContext, decision: RunDecision): Promise<GamebookRunRecord> {
   const { services, actor } = ctx;
-  let outbox: OutboxRecord[] = [];
-  const saved = await modifyDocument<GamebookRunRecord>({
+  const saved = await commit({
     read: async () => {
       const found = await services.stores.gamebookRuns.get(decision.workspace.id, decision.runId);
       if (!found) throw notFound("The gamebook run", "runId");
       return found;
     },
-    mutate(draft) {
+    change(draft) {
       const now = services.now();
       const at = now.toISOString();
       const next = decision.approve ? approveRun(draft, at) : denyRun(draft, at);
@@ -42,10 +41,10 @@ export async function decideRun(ctx: OperationContext, decision: RunDecision): P
       });
       Object.assign(draft, withSummary(draft));
       const audit = runAudit(actor, draft, decision.approve ? "Approve" : "Deny", { reasons: draft.approval.reasons, comment: decision.comment }, now);
-      outbox = [audit, ...(decision.approve ? dispatchRecords(draft) : [])];
+      return [audit, ...(decision.approve ? dispatchRecords(draft) : [])];
     },
-    write: (draft, etag) => services.stores.gamebookRuns.replace(draft, etag, outbox),
+    write: (draft, etag, outbox) => services.stores.gamebookRuns.replace(draft, etag!, outbox),
+    outbox: services.events.outbox,
   });
-  await services.events.outbox.publish(outbox);
   return saved.value;
 }

@@ -10,9 +10,8 @@ import type { Services } from "../../platform/services";
 import { classifications, type Classification } from "../../systems/vendors/port";
 import { parseRetryAfter } from "../../platform/upstream/retry-after";
 import type { GamebookRunMessage, GamebookRunRecord, PlaybookEntryRecord } from "./gamebook-run";
-import { retryOnConflict } from "../../platform/store/read-modify-write";
+import { commit } from "../../platform/store/commit";
 import type { Versioned } from "../../platform/store/ports";
-import type { OutboxRecord } from "../../platform/events/outbox-record";
 import type { WorkspaceRecord } from "../organizations/workspace";
 import { withSummary } from "./run-record";
 import { executorMessage } from "./run-records";
@@ -95,21 +94,28 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
    * The run as read for an attempt: the version the caller already holds on the first attempt (one
    * read of the run per playbook, not one per write), a fresh read after a lost race.
    */
-  const readFor = (message: GamebookRunMessage, held: Versioned<GamebookRunRecord>) => (attempt: number) =>
-    attempt === 1 ? Promise.resolve(held) : runs().get(message.workspaceId, message.runId);
+  const readFor = (message: GamebookRunMessage, held: Versioned<GamebookRunRecord>) => async (attempt: number) =>
+    attempt === 1 ? held : ((await runs().get(message.workspaceId, message.runId)) ?? null);
 
   /** Marks the playbook (and the run, on its first) `Running`; undefined when another worker got there first. */
   async function begin(message: GamebookRunMessage, found: Versioned<GamebookRunRecord>): Promise<Versioned<GamebookRunRecord> | undefined> {
     const read = readFor(message, found);
-    return retryOnConflict(async (attempt) => {
-      const current = await read(attempt);
-      if (!current) return undefined;
-      const step = nextStep(current.value);
-      if (step.kind !== "execute" || step.sequence !== message.sequence) return undefined;
-      if (step.resumed) return current;
-      const started = withSummary(beginStep(current.value, message.sequence, services.now().toISOString()));
-      return runs().replace(started, current.etag);
+    let resumed: Versioned<GamebookRunRecord> | undefined;
+    let started: GamebookRunRecord;
+    const saved = await commit({
+      async read(attempt) {
+        const current = await read(attempt);
+        const step = current && nextStep(current.value);
+        if (!step || step.kind !== "execute" || step.sequence !== message.sequence) return null;
+        if (step.resumed) resumed = current!;
+        return step.resumed ? null : current;
+      },
+      change(run) {
+        started = withSummary(beginStep(run, message.sequence, services.now().toISOString()));
+      },
+      write: (_run, etag) => runs().replace(started, etag!),
     });
+    return saved ?? resumed;
   }
 
   /**
@@ -117,21 +123,20 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
    * playbook's message commits with it. A second outcome changes nothing.
    */
   async function record(message: GamebookRunMessage, result: StepResult, running: Versioned<GamebookRunRecord>): Promise<void> {
-    const read = readFor(message, running);
-    let outbox: OutboxRecord[] = [];
-    await retryOnConflict(async (attempt) => {
-      outbox = [];
-      const current = await read(attempt);
-      if (!current) return;
-      const at = services.now().toISOString();
-      const advanced = advance(current.value, message.sequence, result, at);
-      if (advanced === current.value) return;
-      const after = withSummary(advanced);
-      const next = nextStep(after);
-      if (next.kind === "execute" && !next.resumed) outbox = [executorMessage(after, next.sequence, 1, at)];
-      await runs().replace(after, current.etag, outbox);
+    let after: GamebookRunRecord;
+    await commit({
+      read: readFor(message, running),
+      change(run) {
+        const at = services.now().toISOString();
+        const advanced = advance(run, message.sequence, result, at);
+        if (advanced === run) return null;
+        after = withSummary(advanced);
+        const next = nextStep(after);
+        return next.kind === "execute" && !next.resumed ? [executorMessage(after, next.sequence, 1, at)] : [];
+      },
+      write: (_run, etag, outbox) => runs().replace(after, etag!, outbox),
+      outbox: services.events.outbox,
     });
-    await services.events.outbox.publish(outbox);
   }
 
   type Outcome =

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ApiError } from "../../platform/errors/api-error";
 import type { OperationContext } from "../../platform/operation-context";
+import { commit } from "../../platform/store/commit";
 import { AUTOMATION_SYSTEM } from "../../systems/playbook-automation/port";
 import type { GamebookRunRecord } from "./gamebook-run";
 import type { WorkspaceRecord } from "../organizations/workspace";
@@ -80,8 +81,13 @@ export async function submitRun(ctx: OperationContext, submission: RunSubmission
     },
     now,
   );
-  const outbox = [audit, ...(approval.required ? [] : dispatchRecords(run))];
-  const saved = await services.stores.gamebookRuns.create(run, outbox);
-  await services.events.outbox.publish(outbox);
+  const saved = await commit({
+    read: async () => ({ value: run, etag: null }),
+    change: (created) => [audit, ...(approval.required ? [] : dispatchRecords(created))],
+    write: (created, _etag, outbox) => services.stores.gamebookRuns.create(created, outbox),
+    outbox: services.events.outbox,
+    // A new run's id is its own: a create conflicts only with itself.
+    maxAttempts: 1,
+  });
   return saved.value;
 }

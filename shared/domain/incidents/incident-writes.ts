@@ -6,7 +6,7 @@ import { normalizeClassification } from "./classification";
 import type { Classification, PublicStatus, VendorIncident } from "../../systems/vendors/port";
 import type { Source } from "../sources";
 import { outboxScope } from "../../platform/store/outbox-scope";
-import { retryOnConflict } from "../../platform/store/read-modify-write";
+import { commit } from "../../platform/store/commit";
 import type { IncidentAssignee, IncidentStateRecord, InternalStatus } from "./incident-state-record";
 import type { OutboxRecord } from "../../platform/events/outbox-record";
 import type { WorkspaceRecord } from "../organizations/workspace";
@@ -165,34 +165,33 @@ async function commitWithRetry(
   apply: (before: IncidentStateRecord) => { after: IncidentStateRecord; outbox: OutboxRecord[] },
 ): Promise<IncidentStateRecord> {
   const store = ctx.services.stores.incidents;
-  let before = loaded.state;
-  let etag = loaded.stateEtag;
   // Set when another writer's later vendor result got committed first: the state must end on it.
   let latest: VendorIncident | undefined;
-  let outbox: OutboxRecord[] = [];
+  let after: IncidentStateRecord;
+  let outbox: readonly OutboxRecord[] = [];
   try {
-    return await retryOnConflict(
-      async (attempt) => {
-        if (attempt > 1) {
-          const fresh = await store.get(loaded.workspace.id, stateIdOf(incident.source, incident.id));
-          before = fresh?.value ?? initialState(incident, loaded.workspace.accountId, ctx.services.now());
-          etag = fresh?.etag ?? null;
-          const freshVendorTime = fresh?.value.vendorLastModificationTime ?? null;
-          if (freshVendorTime !== null && freshVendorTime > incident.lastModificationTime) {
-            latest = await loaded.gateway.getIncident(loaded.workspace.id, incident.id).catch(() => latest);
-          }
+    return await commit({
+      async read(attempt) {
+        if (attempt === 1) return { value: loaded.state, etag: loaded.stateEtag };
+        const fresh = await store.get(loaded.workspace.id, stateIdOf(incident.source, incident.id));
+        const freshVendorTime = fresh?.value.vendorLastModificationTime ?? null;
+        if (freshVendorTime !== null && freshVendorTime > incident.lastModificationTime) {
+          latest = await loaded.gateway.getIncident(loaded.workspace.id, incident.id).catch(() => latest);
         }
-        const change = apply(before);
-        outbox = change.outbox;
-        if (latest) followVendor(change.after, latest);
-        const saved = (await store.commit(change.after, etag, outbox)).value;
-        // Committed: the records are safe in the outbox. Publishing now is the fast path; a failure
-        // here only delays them until the sweep.
-        await ctx.services.events.outbox.publish(outbox);
-        return saved;
+        return { value: fresh?.value ?? initialState(incident, loaded.workspace.accountId, ctx.services.now()), etag: fresh?.etag ?? null };
       },
-      { maxAttempts: MAX_COMMIT_ATTEMPTS, pauseMs: (attempt) => Math.random() * Math.min(50, 2 * attempt) },
-    );
+      change(before) {
+        const change = apply(before);
+        after = change.after;
+        outbox = change.outbox;
+        if (latest) followVendor(after, latest);
+        return outbox;
+      },
+      write: async (_before, etag, records) => (await store.commit(after, etag, records)).value,
+      outbox: ctx.services.events.outbox,
+      maxAttempts: MAX_COMMIT_ATTEMPTS,
+      pauseMs: (attempt) => Math.random() * Math.min(50, 2 * attempt),
+    });
   } catch (error) {
     // The vendor already has the change: its events and audit event must not be lost with the state write.
     await rescueRecords(ctx, loaded.workspace.id, outbox);
@@ -217,7 +216,7 @@ function followVendor(state: IncidentStateRecord, vendor: VendorIncident): void 
  * is down for this too, the failure is logged with the record ids; the caller gets the original
  * error either way.
  */
-async function rescueRecords(ctx: OperationContext, workspaceId: string, records: OutboxRecord[]): Promise<void> {
+async function rescueRecords(ctx: OperationContext, workspaceId: string, records: readonly OutboxRecord[]): Promise<void> {
   if (records.length === 0) return;
   try {
     await ctx.services.events.outbox.record(records);

@@ -3,7 +3,7 @@ import { auditRecord } from "../../platform/events/audit-record";
 import { logAnalyticsNotEnabled } from "../../systems/log-analytics/port";
 import type { OperationContext } from "../../platform/operation-context";
 import { outboxScope } from "../../platform/store/outbox-scope";
-import { modifyDocument } from "../../platform/store/read-modify-write";
+import { commit } from "../../platform/store/commit";
 import { integrationNames, type IntegrationName, type WorkspaceIntegrationsRecord } from "./workspace-integrations";
 import type { WorkspaceRecord } from "./workspace";
 import { ticketingNotEnabled } from "../../systems/itsm/port";
@@ -63,20 +63,20 @@ export async function switchIntegrations(ctx: OperationContext, workspace: Works
       now,
     );
   const allOn = Object.fromEntries(integrationNames.map((n) => [n, true])) as IntegrationStates;
-  let records: ReturnType<typeof audit>[] = [];
-  const saved = await modifyDocument<WorkspaceIntegrationsRecord>({
+  const saved = await commit({
     async read() {
       const found = await stores.integrations.get(workspace.id);
-      return found ?? { value: { id: "integrations", docType: "integrations", workspaceId: workspace.id, enabled: allOn, updatedAt: now.toISOString() }, etag: "" };
+      const absent: WorkspaceIntegrationsRecord = { id: "integrations", docType: "integrations", workspaceId: workspace.id, enabled: allOn, updatedAt: now.toISOString() };
+      return found ?? { value: absent, etag: null };
     },
-    mutate(draft) {
+    change(draft) {
       const before = { ...draft.enabled };
       draft.enabled = { ...draft.enabled, ...change };
       draft.updatedAt = now.toISOString();
-      records = [audit(before, draft.enabled)];
+      return [audit(before, draft.enabled)];
     },
-    write: (draft, etag) => (etag === "" ? stores.integrations.create(draft, records) : stores.integrations.replace(draft, etag, records)),
+    write: (draft, etag, outbox) => (etag === null ? stores.integrations.create(draft, outbox) : stores.integrations.replace(draft, etag, outbox)),
+    outbox: ctx.services.events.outbox,
   });
-  await ctx.services.events.outbox.publish(records);
   return saved.value.enabled;
 }

@@ -1,10 +1,10 @@
 import { isApiError } from "../../platform/errors/api-error";
-import { baselineState, upstreamChange, upstreamChangePossible } from "../incidents/upstream-changes";
+import { baselineState, upstreamChange, upstreamChangePossible, type UpstreamChange } from "../incidents/upstream-changes";
 import { stateIdOf } from "../incidents/incident-state";
 import type { Services } from "../../platform/services";
 import { lastModifiedSources, type Source } from "../sources";
 import type { Versioned } from "../../platform/store/ports";
-import { retryOnConflict } from "../../platform/store/read-modify-write";
+import { commit } from "../../platform/store/commit";
 import type { ReconcilerStateRecord } from "./reconciler-state";
 import type { WorkspaceRecord } from "../organizations/workspace";
 import type { PassSummary, ReconcileMessage, Tally, WorkspaceResult } from "./reconciler-port";
@@ -206,17 +206,28 @@ async function reconcileIncident(services: Services, workspace: WorkspaceRecord,
   const store = services.stores.incidents;
   const id = stateIdOf(incident.source, incident.id);
   try {
-    await retryOnConflict(async () => {
-      const current = await store.get(workspace.id, id);
-      const change = upstreamChange(workspace, current?.value, incident, baselineAt, services.now());
-      if (!change) return;
-      await store.commit(change.state, current?.etag ?? null, change.events);
-      // Read the count after the await: the workspace's sources run concurrently on one result, and
-      // `x += await …` would add to the value read before it.
-      const published = await services.events.outbox.publish(change.events);
-      result.eventsPublished += published;
-      result[change.kind]++;
+    let change: UpstreamChange | null = null;
+    await commit({
+      async read() {
+        const current = await store.get(workspace.id, id);
+        return { value: current?.value ?? null, etag: current?.etag ?? null };
+      },
+      change(stored) {
+        change = upstreamChange(workspace, stored ?? undefined, incident, baselineAt, services.now()) ?? null;
+        return change ? change.events : null;
+      },
+      write: (_stored, etag, outbox) => store.commit(change!.state, etag, outbox),
+      outbox: {
+        async publish(records) {
+          // Read the count after the await: the workspace's sources run concurrently on one result,
+          // and `x += await …` would add to the value read before it.
+          const published = await services.events.outbox.publish(records);
+          result.eventsPublished += published;
+          return published;
+        },
+      },
     });
+    if (change) result[(change as UpstreamChange).kind]++;
     return true;
   } catch (error) {
     if (!(isApiError(error) && error.code === "CONFLICT")) throw error;

@@ -2,7 +2,7 @@ import { ApiError } from "../errors/api-error";
 import type { Logger } from "../logger";
 import { organizationAccountIds } from "../../domain/organizations/organization-scope";
 import type { Stores } from "../store/ports";
-import { retryOnConflict } from "../store/read-modify-write";
+import { commit } from "../store/commit";
 import type { CredentialRecord, ServiceAccountRecord } from "../../domain/organizations/service-account";
 import { parseBasic } from "./basic";
 import type { Principal } from "./principal";
@@ -122,19 +122,18 @@ export class Authenticator {
   private async writeLastUsed(serviceAccountId: string, credentialId: string, at: string): Promise<void> {
     const store = this.options.stores.serviceAccounts;
     // Someone else may write the account meanwhile: a lost race is read again and reapplied.
-    await retryOnConflict(
-      async () => {
+    await commit({
+      async read() {
         const current = await store.get(serviceAccountId);
-        if (!current) return;
-        const draft = structuredClone(current.value);
-        const credential = draft.credentials.find((c) => c.id === credentialId);
-        if (!credential) return;
-        credential.lastUsedAt = at;
-        draft.lastUsedAt = at;
-        await store.replace(draft, current.etag);
+        return current?.value.credentials.some((c) => c.id === credentialId) ? current : null;
       },
-      { maxAttempts: 3 },
-    );
+      change(draft) {
+        draft.credentials.find((c) => c.id === credentialId)!.lastUsedAt = at;
+        draft.lastUsedAt = at;
+      },
+      write: (draft, etag) => store.replace(draft, etag!),
+      maxAttempts: 3,
+    });
   }
 }
 

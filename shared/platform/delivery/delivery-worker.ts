@@ -4,7 +4,7 @@ import type { Logger } from "../logger";
 import type { MessageHandler, QueueSender } from "../queue/queue";
 import type { DeliveryLogStore, WebhookStore } from "../store/ports";
 import { deliveryLogPartition } from "../store/delivery-log-partition";
-import { retryOnConflict } from "../store/read-modify-write";
+import { commit } from "../store/commit";
 import type { DeliveryLogRecord, DeliveryStatus } from "../../domain/webhooks/delivery-log";
 import type { WebhookRecord } from "../../domain/webhooks/webhook";
 import type { SecretBox } from "./secret-box";
@@ -182,20 +182,25 @@ function incidentKey(message: DeliveryMessage): string {
 
 /** Records a final failure; the fifth distinct incident within 24 hours disables the webhook. */
 async function countFinalFailure(deps: DeliveryWorkerDeps, webhookId: string, key: string): Promise<void> {
-  await retryOnConflict(async () => {
-    const current = await deps.webhooks.get(webhookId);
-    if (!current || current.value.status === "Disabled") return;
-    const now = deps.now();
-    const since = new Date(now.getTime() - AUTO_DISABLE_WINDOW_MS).toISOString();
-    const draft = structuredClone(current.value);
-    draft.finalFailures = [...draft.finalFailures.filter((f) => f.at > since), { incidentKey: key, at: now.toISOString() }];
-    const distinct = new Set(draft.finalFailures.map((f) => f.incidentKey)).size;
-    if (distinct >= AUTO_DISABLE_INCIDENTS) {
-      draft.status = "Disabled";
-      draft.disabledAt = now.toISOString();
-      draft.disableReason = `Final delivery failed for ${distinct} distinct incidents within 24 hours.`;
-    }
-    await deps.webhooks.replace(draft, current.etag);
-    if (draft.status === "Disabled") deps.logger.warn("webhook auto-disabled", { webhookId, incidents: distinct });
+  const now = deps.now();
+  const since = new Date(now.getTime() - AUTO_DISABLE_WINDOW_MS).toISOString();
+  const saved = await commit({
+    async read() {
+      const current = await deps.webhooks.get(webhookId);
+      return current && current.value.status !== "Disabled" ? current : null;
+    },
+    change(draft) {
+      draft.finalFailures = [...draft.finalFailures.filter((f) => f.at > since), { incidentKey: key, at: now.toISOString() }];
+      const distinct = new Set(draft.finalFailures.map((f) => f.incidentKey)).size;
+      if (distinct >= AUTO_DISABLE_INCIDENTS) {
+        draft.status = "Disabled";
+        draft.disabledAt = now.toISOString();
+        draft.disableReason = `Final delivery failed for ${distinct} distinct incidents within 24 hours.`;
+      }
+    },
+    write: (draft, etag) => deps.webhooks.replace(draft, etag!),
   });
+  if (saved?.value.status === "Disabled") {
+    deps.logger.warn("webhook auto-disabled", { webhookId, incidents: new Set(saved.value.finalFailures.map((f) => f.incidentKey)).size });
+  }
 }

@@ -3,7 +3,7 @@ import { ApiError } from "../../errors/api-error";
 import { auditTrailOf, workspaceAuditTrail } from "../audit-trail";
 import type { AuditStore } from "../ports";
 import type { AuditEventRecord } from "../../../domain/audit/audit-event";
-import { retryOnConflict } from "../read-modify-write";
+import { commit } from "../commit";
 import { assertAllApplied, Collection } from "./collection";
 import { translateCosmosError } from "./cosmos-errors";
 
@@ -29,18 +29,20 @@ export function cosmosAudit(container: Container): AuditStore {
     async append(event) {
       const trail = auditTrailOf(event);
       if (await events.read(event.id, trail)) return;
-      await retryOnConflict(
-        async () => {
-          const counter = await counters.read(COUNTER_ID, trail);
-          const sequence = (counter?.value.sequence ?? 0) + 1;
-          const next: TrailCounter = { id: COUNTER_ID, docType: "auditSequence", trail, sequence };
-          const counterOperation: OperationInput = counter
-            ? { operationType: "Replace", partitionKey: trail, id: COUNTER_ID, resourceBody: stored(next, trail), ifMatch: counter.etag }
+      const initial: TrailCounter = { id: COUNTER_ID, docType: "auditSequence", trail, sequence: 0 };
+      await commit({
+        read: async () => (await counters.read(COUNTER_ID, trail)) ?? { value: initial, etag: null },
+        change(counter) {
+          counter.sequence += 1;
+        },
+        async write(next, etag) {
+          const counterOperation: OperationInput = etag
+            ? { operationType: "Replace", partitionKey: trail, id: COUNTER_ID, resourceBody: stored(next, trail), ifMatch: etag }
             : { operationType: "Create", partitionKey: trail, resourceBody: stored(next, trail) };
           const eventOperation: OperationInput = {
             operationType: "Create",
             partitionKey: trail,
-            resourceBody: stored({ ...event, docType: "auditEvent", sequence }, trail),
+            resourceBody: stored({ ...event, docType: "auditEvent", sequence: next.sequence }, trail),
           };
           let results;
           try {
@@ -55,8 +57,9 @@ export function cosmosAudit(container: Container): AuditStore {
           if (eventResult?.statusCode === 409) return;
           assertAllApplied(results, 2);
         },
-        { maxAttempts: MAX_APPEND_ATTEMPTS, pauseMs: () => 2 + Math.floor(Math.random() * 20) },
-      );
+        maxAttempts: MAX_APPEND_ATTEMPTS,
+        pauseMs: () => 2 + Math.floor(Math.random() * 20),
+      });
     },
     async listRecent(accountId, limit) {
       if (limit <= 0) return [];

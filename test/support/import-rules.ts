@@ -59,6 +59,8 @@ export function ruleViolations(graph: Map<string, Import[]>): Record<string, str
     modelMemo.set(file, ok);
     return ok;
   };
+  /** Left out of the deployment package (tsconfig.deploy.json): the embedded default's own parts. */
+  const isLocalOnly = (file: string) => file.startsWith("shared/hosts/local/") || /^shared\/systems\/[^/]+\/simulated\//.test(file);
   const composes = (file: string) => ["functions", "scripts", "hosts"].includes(kindOf(file));
   const show = (list: Edge[]) => list.map((e) => `${e.from} → ${e.to}${e.typeOnly ? " (type)" : ""}`);
   const below: Record<Kind, Kind[]> = {
@@ -82,6 +84,9 @@ export function ruleViolations(graph: Map<string, Import[]>): Record<string, str
     "the API, the domain and the platform reach a system only through its port": show(local.filter((e) => ["domain", "platform", "api"].includes(kindOf(e.from)) && kindOf(e.to) === "systems" && !e.to.endsWith("/port.ts"))),
     "adapters are chosen by the composition root: reached only from the hosts and their own port's folder": show(
       local.filter((e) => !e.typeOnly && isAdapter(e.to) && !composes(e.from) && !isAdapter(e.from) && portFolderOf(e.from) !== portFolderOf(e.to)),
+    ),
+    "what Azure does not run (the local host, the simulated systems) is reached only from the local host and scripts": show(
+      local.filter((e) => isLocalOnly(e.to) && !isLocalOnly(e.from) && kindOf(e.from) !== "scripts"),
     ),
     "SDKs only in adapters, the platform and the hosts; the Functions runtime only in functions/ and (types) the Azure host": show(
       edges.filter(

@@ -55,6 +55,9 @@ describe("deployment package", () => {
     // Only compiled JavaScript: no TypeScript sources, source maps, tests, bench, scripts or infra.
     expect(own.filter((f) => f.startsWith("dist/") && !f.endsWith(".js"))).toEqual([]);
     expect(own.filter((f) => !/^dist\/(functions|shared)\//.test(f) && f.startsWith("dist/"))).toEqual([]);
+    // What Azure runs only: no simulated system and no local host (they are the embedded default's).
+    expect(own.filter((f) => f.startsWith("dist/shared/hosts/local/") || /^dist\/shared\/systems\/[^/]+\/simulated\//.test(f))).toEqual([]);
+    for (const kind of ["hosts/azure", "api", "domain", "platform", "systems"]) expect(own.some((f) => f.startsWith(`dist/shared/${kind}/`)), kind).toBe(true);
     const functionFiles = readdirSync(path.join(root, "functions")).filter((f) => f.endsWith(".ts"));
     for (const f of functionFiles) expect(own, f).toContain(`dist/functions/${f.replace(/\.ts$/, ".js")}`);
 

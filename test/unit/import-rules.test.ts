@@ -85,6 +85,11 @@ describe("each rule catches a planted violation", () => {
       caught: "shared/systems/itsm/port.ts → shared/systems/vendors/simulated/simulated-vendor.ts",
     },
     {
+      rule: "what Azure does not run (the local host, the simulated systems) is reached only from the local host and scripts",
+      files: { "shared/hosts/composition.ts": `import "../systems/vendors/simulated/simulated-vendor";`, "shared/systems/vendors/simulated/simulated-vendor.ts": "" },
+      caught: "shared/hosts/composition.ts → shared/systems/vendors/simulated/simulated-vendor.ts",
+    },
+    {
       rule: "SDKs only in adapters, the platform and the hosts; the Functions runtime only in functions/ and (types) the Azure host",
       files: { "shared/api/incidents/incident-routes.ts": `import { CosmosClient } from "@azure/cosmos";\nvoid CosmosClient;` },
       caught: "shared/api/incidents/incident-routes.ts → @azure/cosmos",

@@ -150,6 +150,8 @@ describe("ARM cloud inventory: errors (contract 7)", () => {
     expect(error.code).toBe("RATE_LIMITED");
     expect(error.status).toBe(429);
     expect(error.headers["Retry-After"]).toBe("37");
+    // ARM's own error stays the cause, for the logs; only the detail above reaches the caller.
+    expect(error.cause).toMatchObject({ name: "RestError", statusCode: 429, code: "TooManyRequests" });
     expect(arm.requests).toHaveLength(1);
     expect(Date.now() - started).toBeLessThan(3_000);
   });
@@ -169,6 +171,7 @@ describe("ARM cloud inventory: errors (contract 7)", () => {
     expect(error.code).toBe("UPSTREAM_ERROR");
     expect(error.status).toBe(502);
     expect(error.message).toContain("refused the service's credential");
+    expect(error.cause).toMatchObject({ name: "RestError", statusCode: 403, code: "AuthorizationFailed" });
     expect(arm.requests).toHaveLength(1);
   });
 
@@ -181,6 +184,7 @@ describe("ARM cloud inventory: errors (contract 7)", () => {
     arm.respondWith((request) => (request.url.includes("onboardingStates") ? armError(403, "AuthorizationFailed") : fakeArm(estate, arm.origin)(request)));
     const error = await failure(inventory({ concurrency: 2 }).listWorkspaces({ subscriptionId: SUB_A, resourceGroup: "rg-fabrikam-security-weu" }));
     expect(error.code).toBe("UPSTREAM_ERROR");
+    expect(error.cause).toMatchObject({ name: "RestError", statusCode: 403 });
     // The first failure stops the rest: of three workspaces, the third is never asked about (two in flight at most).
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(arm.requests.filter((r) => r.url.includes("onboardingStates")).length).toBeLessThanOrEqual(2);
@@ -202,7 +206,9 @@ describe("ARM cloud inventory: errors (contract 7)", () => {
 
   it("maps ARM's own 504 to TIMEOUT", async () => {
     arm.respondWith(armError(504, "GatewayTimeout"));
-    expect((await failure(inventory().listSubscriptions())).code).toBe("TIMEOUT");
+    const error = await failure(inventory().listSubscriptions());
+    expect(error.code).toBe("TIMEOUT");
+    expect(error.cause).toMatchObject({ name: "RestError", statusCode: 504 });
   });
 
   it("is TIMEOUT when ARM does not answer within the deadline, which covers every page", async () => {
@@ -211,6 +217,7 @@ describe("ARM cloud inventory: errors (contract 7)", () => {
     const error = await failure(inventory({ timeoutMs: 300 }).listSubscriptions());
     expect(error.code).toBe("TIMEOUT");
     expect(error.status).toBe(504);
+    expect(error.cause).toBeInstanceOf(Error);
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
@@ -222,11 +229,13 @@ describe("ARM cloud inventory: errors (contract 7)", () => {
     const error = await failure(pending);
     expect(error.code).toBe("UPSTREAM_ERROR");
     expect(error.message).toContain("caller went away");
+    expect(error.cause).toBeInstanceOf(Error);
   });
 
   it("is UPSTREAM_ERROR when ARM cannot be reached", async () => {
     const error = await failure(inventory({ endpoint: "https://127.0.0.1:1" }).listSubscriptions());
     expect(error.code).toBe("UPSTREAM_ERROR");
+    expect(error.cause).toMatchObject({ name: "RestError" });
   });
 
   it("is UPSTREAM_ERROR when an answer lacks a field ARM always sends", async () => {

@@ -197,16 +197,21 @@ describe("Azure log analytics adapter", () => {
     route = () => json({ error: { code: "TooManyRequests", message: LEAK } }, 429, { "retry-after": "17" });
     const tables = await rejection(adapter().listTables(WS));
     expect(tables).toMatchObject({ code: "RATE_LIMITED", headers: { "Retry-After": "17" } });
+    // The SDK's own error stays the cause, for the logs; only the detail reaches the caller.
+    expect(tables.cause).toMatchObject({ name: "RestError", statusCode: 429 });
     expect(fake.requests).toHaveLength(1);
     route = (request) => (request.method === "POST" ? json({ error: { code: "ThrottledError", message: LEAK } }, 429, { "retry-after": "9" }) : azure(request));
     const volumes = await rejection(adapter().ingestionVolumes({ workspaceId: WS, from: "2024-06-12T06:00:00.000Z", to: "2024-06-12T09:00:00.000Z" }));
     expect(volumes).toMatchObject({ code: "RATE_LIMITED", headers: { "Retry-After": "9" } });
     expect(volumes.message).toContain("Azure Monitor Logs");
+    expect(volumes.cause).toMatchObject({ name: "RestError", statusCode: 429 });
   });
 
   it("maps a Logs API 5xx to UPSTREAM_ERROR and a partial result too, rather than reading it as silence", async () => {
     route = (request) => (request.method === "POST" ? json({ error: { message: LEAK } }, 503) : azure(request));
-    expect((await rejection(adapter().listDataConnectors(WS))).code).toBe("UPSTREAM_ERROR");
+    const failed = await rejection(adapter().listDataConnectors(WS));
+    expect(failed.code).toBe("UPSTREAM_ERROR");
+    expect(failed.cause).toMatchObject({ name: "RestError", statusCode: 503 });
     route = (request) =>
       request.method === "POST"
         ? json({ tables: [{ name: "PrimaryResult", columns: [], rows: [] }], error: { code: "PartialError", message: LEAK } })
@@ -220,6 +225,7 @@ describe("Azure log analytics adapter", () => {
     route = () => ({ hang: true });
     const error = await rejection(adapter({ timeoutMs: 300 }).listTables(WS));
     expect(error.code).toBe("TIMEOUT");
+    expect(error.cause).toBeInstanceOf(Error);
   });
 
   it("refuses an unmapped workspace with EXTENSION_NOT_ENABLED without calling Azure", async () => {

@@ -6,7 +6,7 @@ import type { TokenCredential } from "@azure/identity";
 import { ApiError } from "../../../platform/errors/api-error";
 import type { CloudInventory, CloudResourceGroup, LogAnalyticsWorkspace, NetworkSecurityGroup } from "../port";
 import type { SubscriptionAccess } from "../../../platform/config/subscription-access";
-import { ARM_SYSTEM, armFailure, armStatus, isArmRestError } from "./arm-errors";
+import { sdkCall, sdkErrorCode, sdkErrorStatus } from "../../../platform/upstream/sdk-call";
 
 /**
  * The Azure Resource Manager adapter: the cloud inventory as the service's identity (its managed
@@ -59,6 +59,8 @@ export const NSG_FILTER = "resourceType eq 'Microsoft.Network/networkSecurityGro
 const CONTAINER_NOT_FOUND = new Set(["ResourceGroupNotFound", "SubscriptionNotFound"]);
 
 const USER_AGENT_PREFIX = "secops-management-api";
+
+const ARM_SYSTEM = "Azure Resource Manager";
 
 export function createArmCloudInventory(options: ArmCloudInventoryOptions): CloudInventory {
   const { access, timeoutMs } = options;
@@ -118,15 +120,13 @@ export function createArmCloudInventory(options: ArmCloudInventoryOptions): Clou
     return client;
   }
 
-  /** Runs one operation under its deadline; every failure leaves as an ApiError. */
-  async function operation<T>(what: string, signal: AbortSignal | undefined, run: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const abortSignal = signal ? AbortSignal.any([deadline, signal]) : deadline;
-    try {
-      return await run(abortSignal);
-    } catch (error) {
-      throw armFailure(error, { what, deadline, timeoutMs, signal, now: now() });
-    }
+  /**
+   * Runs one operation under its deadline; every failure leaves as an ApiError by contract 7 (ARM's
+   * message is never quoted: it can name principals, tenants and resources of others), with ARM's
+   * own error as its cause.
+   */
+  function operation<T>(what: string, signal: AbortSignal | undefined, run: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
+    return sdkCall({ system: ARM_SYSTEM, what, timeoutMs, signal, now }, run);
   }
 
   /** A field ARM always sends; its absence means the answer cannot be trusted. */
@@ -141,7 +141,7 @@ export function createArmCloudInventory(options: ArmCloudInventoryOptions): Clou
       return true;
     } catch (error) {
       // No onboarding state: the solution is not onboarded on this workspace.
-      if (armStatus(error) === 404) return false;
+      if (sdkErrorStatus(error) === 404) return false;
       throw error;
     }
   }
@@ -206,7 +206,7 @@ export function createArmCloudInventory(options: ArmCloudInventoryOptions): Clou
         } catch (error) {
           // A 404 about the workspace is an answer ("no such workspace"); one about its group or
           // subscription is the caller's NOT_FOUND.
-          if (armStatus(error) === 404 && isArmRestError(error) && !CONTAINER_NOT_FOUND.has(error.code ?? "")) return undefined;
+          if (sdkErrorStatus(error) === 404 && !CONTAINER_NOT_FOUND.has(sdkErrorCode(error) ?? "")) return undefined;
           throw error;
         }
         return toWorkspace(subscriptionId, raw, what, abortSignal);

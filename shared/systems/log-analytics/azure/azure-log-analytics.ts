@@ -6,7 +6,7 @@ import { ApiError } from "../../../platform/errors/api-error";
 import type { Source } from "../../../domain/sources";
 import { bearerAuthorization } from "../../../platform/upstream/azure-credential";
 import { createJsonHttpClient, type JsonCall } from "../../../platform/upstream/json-http-client";
-import { sdkCall } from "../../../platform/upstream/sdk-call";
+import { sdkCall, sdkErrorStatus } from "../../../platform/upstream/sdk-call";
 import { connectorTables, TABLE_NAME, type ConnectorProperties } from "../connector-tables";
 import {
   checkIngestionQuery,
@@ -325,7 +325,7 @@ export function createAzureLogAnalytics(options: AzureLogAnalyticsOptions): LogA
             if (table.name) names.push(table.name);
           }
         } catch (error) {
-          const status = (error as { statusCode?: number }).statusCode;
+          const status = sdkErrorStatus(error);
           // The workspace cannot be read: an answer for the KQL tool, not an error (contract 2.12).
           if (status === 401 || status === 403 || status === 404) return { success: false, summary: refused(status), tables: [] };
           throw error;

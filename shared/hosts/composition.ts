@@ -21,7 +21,7 @@ import { createJsonLogger, type Logger } from "../platform/logger";
 import { queueNames } from "../platform/queue/queue-names";
 import type { Services } from "../platform/services";
 import type { SourceRegistry } from "../systems/vendors/port";
-import { createSourceRegistry } from "../systems/vendors/registry";
+import { createSourceRegistry } from "../systems/vendors/configured";
 import type { ServiceBusClient } from "@azure/service-bus";
 import { createServiceBusClient, createServiceBusQueueSender } from "../platform/queue/service-bus/service-bus-queue";
 import { createCosmosClient } from "../platform/store/cosmos/cosmos-client";
@@ -29,13 +29,12 @@ import { createCosmosStores } from "../platform/store/cosmos/cosmos-stores";
 import { createMemoryStores } from "../platform/store/memory/memory-stores";
 import type { Stores } from "../platform/store/ports";
 import { SecretBox } from "../platform/delivery/secret-box";
-import { createTicketingBridge } from "../systems/itsm/http/http-itsm";
-import { disabledTicketing, type TicketingSystem } from "../systems/itsm/port";
-import { createGraphDirectoryLogs } from "../systems/directory-logs/graph/graph-directory-logs";
-import { disabledDirectoryLogs, type DirectoryLogs } from "../systems/directory-logs/port";
-import { createAzureLogAnalytics } from "../systems/log-analytics/azure/azure-log-analytics";
-import { disabledLogAnalytics, type LogAnalytics } from "../systems/log-analytics/port";
-import { lazyDefaultAzureCredential } from "../platform/upstream/azure-credential";
+import { createTicketingSystem } from "../systems/itsm/configured";
+import type { TicketingSystem } from "../systems/itsm/port";
+import { createDirectoryLogs } from "../systems/directory-logs/configured";
+import type { DirectoryLogs } from "../systems/directory-logs/port";
+import { createLogAnalytics } from "../systems/log-analytics/configured";
+import type { LogAnalytics } from "../systems/log-analytics/port";
 
 /** What a caller may put in place of the configured adapters: tests, and the local host's simulated systems. */
 export interface ServiceOverrides {
@@ -56,11 +55,12 @@ export interface ServiceOverrides {
 }
 
 /**
- * The composition root: builds every service from the configuration. Real adapters where the
- * configuration names a real system; an external system with none configured is disabled (its
- * endpoints answer EXTENSION_NOT_ENABLED), never simulated — simulated systems are the local host's
- * (`local/local-services.ts`). The adapters load their Azure SDK when they first build a client, so
- * a cold start pays only for what the deployment uses.
+ * The composition root: builds every service from the configuration. Each external system's adapter
+ * is chosen by its folder's `configured.ts` (`create<System>(config, fallback)`): the real adapter
+ * where the configuration names a real system, otherwise the port's disabled one (its endpoints
+ * answer EXTENSION_NOT_ENABLED), never simulated — simulated systems are the local host's, passed as
+ * overrides (`local/local-services.ts`). The adapters load their Azure SDK when they first build a
+ * client, so a cold start pays only for what the deployment uses.
  */
 export function createServices(config: Config, overrides: ServiceOverrides = {}): Services {
   const now = overrides.now ?? (() => new Date());
@@ -97,7 +97,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     sources: overrides.sources ?? createSourceRegistry(config, undefined, now),
     playbookActions: overrides.playbookActions ?? createPlaybookActions(config),
     cloud: overrides.cloud ?? createCloudInventory(config),
-    ticketing: overrides.ticketing ?? createTicketing(config),
+    ticketing: overrides.ticketing ?? createTicketingSystem(config),
     directoryLogs: overrides.directoryLogs ?? createDirectoryLogs(config),
     logAnalytics: overrides.logAnalytics ?? createLogAnalytics(config),
     secretBox,
@@ -138,31 +138,6 @@ function inProcessEventQueues(now: () => Date, logger: Logger): EventQueues {
     gamebookRuns: new InProcessQueue<GamebookRunMessage>({ name: queueNames.gamebookRuns, now, logger, lockDurationMs: 5 * 60_000 }),
   };
   return { ...inProcess, inProcess };
-}
-
-function createTicketing(config: Config): TicketingSystem {
-  return config.ticketing ? createTicketingBridge(config.ticketing) : disabledTicketing();
-}
-
-function createDirectoryLogs(config: Config): DirectoryLogs {
-  const graph = config.directoryLogs;
-  if (!graph) return disabledDirectoryLogs();
-  // Tokens for other tenants than the identity's own need a multi-tenant app registration.
-  const credential = lazyDefaultAzureCredential({ additionallyAllowedTenants: graph.tenants === "*" ? ["*"] : graph.tenants });
-  return createGraphDirectoryLogs({ credential, baseUrl: graph.graphBaseUrl, tenants: graph.tenants, timeoutMs: graph.timeoutMs });
-}
-
-function createLogAnalytics(config: Config): LogAnalytics {
-  const la = config.logAnalytics;
-  if (!la) return disabledLogAnalytics();
-  return createAzureLogAnalytics({
-    credential: lazyDefaultAzureCredential(),
-    workspaces: new Map(Object.entries(la.workspaces)),
-    connectorSources: la.connectorSources,
-    armEndpoint: la.armEndpoint,
-    logsEndpoint: la.logsEndpoint,
-    timeoutMs: la.timeoutMs,
-  });
 }
 
 function serviceBusQueues(client: ServiceBusClient): EventQueues {

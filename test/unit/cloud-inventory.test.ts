@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../shared/platform/config/config";
-import { createCloudInventory, disabledCloudInventory } from "../../shared/systems/cloud-inventory/configured";
-import type { CloudInventory } from "../../shared/systems/cloud-inventory/port";
+import { createCloudInventory } from "../../shared/systems/cloud-inventory/configured";
+import { disabledCloudInventory, type CloudInventory } from "../../shared/systems/cloud-inventory/port";
 import { subscriptionAccess } from "../../shared/platform/config/subscription-access";
 import { buildSimulatedEstate, type SimulatedEstate } from "../../shared/systems/cloud-inventory/simulated/simulated-estate";
 import { createSimulatedCloudInventory } from "../../shared/systems/cloud-inventory/simulated/simulated-cloud-inventory";

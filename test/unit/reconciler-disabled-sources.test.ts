@@ -5,7 +5,8 @@ import { buildDemoData, seedDemoData } from "../../shared/hosts/local/demo-data"
 import { silentLogger } from "../../shared/platform/logger";
 import { reconcileWorkspace } from "../../shared/domain/reconciler/reconciler";
 import { createSimulatedVendors } from "../../shared/systems/vendors/simulated/simulated-vendor";
-import { createSourceRegistry, disabledSource } from "../../shared/systems/vendors/registry";
+import { createSourceRegistry } from "../../shared/systems/vendors/configured";
+import { disabledSource } from "../../shared/systems/vendors/port";
 import type { Source } from "../../shared/domain/sources";
 
 // In Azure a source with no bridge configured is disabled (shared/hosts/composition.ts): a pass must not

@@ -7,11 +7,14 @@ import { createPlaybookActions } from "../../systems/playbook-automation/configu
 import { createSimulatedPlaybookActions, type SimulatedAutomationConsole } from "../../systems/playbook-automation/simulated/simulated-playbook-actions";
 import type { Services } from "../../platform/services";
 import { createSimulatedVendors, type SimulatedConsole } from "../../systems/vendors/simulated/simulated-vendor";
-import { createSourceRegistry } from "../../systems/vendors/registry";
+import { createSourceRegistry } from "../../systems/vendors/configured";
 import { buildDemoData, type DemoData } from "./demo-data";
 import { createSimulatedItsm, type ItsmConsole } from "../../systems/itsm/simulated/simulated-itsm";
+import { createTicketingSystem } from "../../systems/itsm/configured";
 import { createSimulatedDirectoryLogs, type DirectoryConsole } from "../../systems/directory-logs/simulated/simulated-directory-logs";
+import { createDirectoryLogs } from "../../systems/directory-logs/configured";
 import { createSimulatedLogAnalytics, type LogAnalyticsConsole } from "../../systems/log-analytics/simulated/simulated-log-analytics";
+import { createLogAnalytics } from "../../systems/log-analytics/configured";
 
 /** The simulated external systems of the local host, and the consoles that act "inside" them. */
 export interface SimulatedSystems {
@@ -57,16 +60,17 @@ export function createLocalServices(config: Config, overrides: ServiceOverrides 
   const itsm = createSimulatedItsm({ seed: config.demoSeed, workspaces: demo.workspaces, now });
   const directory = createSimulatedDirectoryLogs({ seed: config.demoSeed, tenants: demoTenants(demo), now });
   const logAnalytics = createSimulatedLogAnalytics({ seed: config.demoSeed, workspaces: demo.workspaces, now });
+  // Each system as the composition root would choose it, with the simulation in place of the disabled
+  // adapter: a configured real system wins over its simulation.
   const services = createServices(config, {
     ...overrides,
     now,
     sources: overrides.sources ?? createSourceRegistry(config, (source) => vendors.gateway(source), now),
     playbookActions: overrides.playbookActions ?? createPlaybookActions(config, () => automation.actions),
     cloud: overrides.cloud ?? createCloudInventory(config, () => createSimulatedCloudInventory(cloud, config.cloud.subscriptions)),
-    // A configured real system wins over its simulation (undefined lets the composition build it).
-    ticketing: overrides.ticketing ?? (config.ticketing ? undefined : itsm.system),
-    directoryLogs: overrides.directoryLogs ?? (config.directoryLogs ? undefined : directory.logs),
-    logAnalytics: overrides.logAnalytics ?? (config.logAnalytics ? undefined : logAnalytics.system),
+    ticketing: overrides.ticketing ?? createTicketingSystem(config, () => itsm.system),
+    directoryLogs: overrides.directoryLogs ?? createDirectoryLogs(config, () => directory.logs),
+    logAnalytics: overrides.logAnalytics ?? createLogAnalytics(config, () => logAnalytics.system),
   });
   return {
     services,

@@ -1,3 +1,5 @@
+import { ApiError } from "../../platform/errors/api-error";
+
 /**
  * The port to the cloud estate the service reads for organization administration: subscriptions,
  * resource groups, Log Analytics workspaces (and whether the security solution is onboarded on them)
@@ -28,6 +30,22 @@ export interface CloudInventory {
   findWorkspace(ref: WorkspaceRef, signal?: AbortSignal): Promise<LogAnalyticsWorkspace | undefined>;
   /** The network security groups of a subscription, across its resource groups. */
   listNetworkSecurityGroups(subscriptionId: string, signal?: AbortSignal): Promise<NetworkSecurityGroup[]>;
+}
+
+/** No cloud behind the lookups: every call, the visibility check first, is 400 EXTENSION_NOT_ENABLED. */
+export function disabledCloudInventory(): CloudInventory {
+  const refuse = (): never => {
+    throw new ApiError("EXTENSION_NOT_ENABLED", "Cloud-resource lookups are not enabled for this deployment.");
+  };
+  const refuseAsync = async (): Promise<never> => refuse();
+  return {
+    subscriptionsVisibleTo: refuse,
+    listSubscriptions: refuseAsync,
+    listResourceGroups: refuseAsync,
+    listWorkspaces: refuseAsync,
+    findWorkspace: refuseAsync,
+    listNetworkSecurityGroups: refuseAsync,
+  };
 }
 
 export interface CloudSubscription {

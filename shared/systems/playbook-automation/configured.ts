@@ -4,8 +4,8 @@ import { disabledPlaybookActions, type PlaybookActions } from "./port";
 
 /**
  * The automation backend of the deployment: the HTTP bridge when `PLAYBOOK_AUTOMATION_URL` is set,
- * otherwise `fallback`. In Azure the fallback is the disabled port (a deployment never simulates);
- * the local host passes its simulated automation.
+ * otherwise `fallback`. In Azure the fallback is the port's disabled automation (a deployment never
+ * simulates); the local host passes its simulated automation.
  */
 export function createPlaybookActions(config: Config, fallback: () => PlaybookActions = disabledPlaybookActions): PlaybookActions {
   const bridge = config.playbookAutomation;

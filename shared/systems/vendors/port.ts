@@ -1,4 +1,5 @@
 import type { Source } from "../../domain/sources";
+import { ApiError } from "../../platform/errors/api-error";
 
 /**
  * The port to one vendor system holding incidents (one per source). Adapters: the simulated vendor
@@ -33,6 +34,37 @@ export interface SourceRegistry {
   gateway(source: Source): SourceGateway;
   /** False when the deployment has no system behind the source: its endpoints answer EXTENSION_NOT_ENABLED. */
   isEnabled(source: Source): boolean;
+}
+
+const disabled = new WeakSet<SourceGateway>();
+
+/**
+ * A source with no bridge configured: every call is 400 EXTENSION_NOT_ENABLED naming it, and the
+ * reconciler passes it over.
+ */
+export function disabledSource(source: Source): SourceGateway {
+  const refuse = async (): Promise<never> => {
+    throw new ApiError("EXTENSION_NOT_ENABLED", `The ${source} integration is not enabled for this deployment.`, { target: "source" });
+  };
+  const gateway: SourceGateway = {
+    source,
+    getIncident: refuse,
+    listIncidents: refuse,
+    setStatus: refuse,
+    setOwner: refuse,
+    listComments: refuse,
+    addComment: refuse,
+    deleteComment: refuse,
+    getEvidence: refuse,
+    relatedByEntity: refuse,
+  };
+  disabled.add(gateway);
+  return gateway;
+}
+
+/** Whether a gateway is `disabledSource`'s. */
+export function isDisabledSource(gateway: SourceGateway): boolean {
+  return disabled.has(gateway);
 }
 
 export type Severity = "Informational" | "Low" | "Medium" | "High";

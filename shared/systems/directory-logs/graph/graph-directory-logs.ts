@@ -1,7 +1,7 @@
 import type { TokenCredential } from "@azure/identity";
 import { z } from "zod";
 import { invalidPageToken } from "../../../platform/errors/api-error";
-import { bearerAuthorization } from "../../../platform/upstream/azure-credential";
+import { bearerAuthorization, lazyDefaultAzureCredential } from "../../../platform/upstream/azure-credential";
 import { createJsonHttpClient, queryString, type JsonCall } from "../../../platform/upstream/json-http-client";
 import {
   checkDirectoryLogQuery,
@@ -31,7 +31,11 @@ import { decodeLogCursor, encodeLogCursor } from "../log-cursor";
  *   or licence) is the service's credential refused: UPSTREAM_ERROR.
  */
 export interface GraphDirectoryLogsOptions {
-  credential: TokenCredential;
+  /**
+   * Default: DefaultAzureCredential, loaded on the first token request, allowed to ask for tokens of
+   * `tenants` (other tenants than the identity's own need a multi-tenant app registration).
+   */
+  credential?: TokenCredential;
   /** "https://graph.microsoft.com", or a national cloud's Graph. */
   baseUrl: string;
   /** Tenants whose directory the credential may read; "*" for any. */
@@ -95,10 +99,11 @@ export function createGraphDirectoryLogs(options: GraphDirectoryLogsOptions): Di
   const now = options.now ?? (() => new Date());
   const allowed = options.tenants === "*" ? undefined : new Set(options.tenants.map((t) => t.toLowerCase()));
   const isEnabled = (tenantId: string) => allowed === undefined || allowed.has(tenantId.toLowerCase());
+  const credential = options.credential ?? lazyDefaultAzureCredential({ additionallyAllowedTenants: options.tenants === "*" ? ["*"] : options.tenants });
 
   async function read<T>(kind: LogKind<T>, query: DirectoryLogQuery, path: string, signal?: AbortSignal) {
     const what = `reading the ${kind.what} of tenant ${query.tenantId}`;
-    const authHeader = await bearerAuthorization(options.credential, { system: SYSTEM, scope, tenantId: query.tenantId, what, signal });
+    const authHeader = await bearerAuthorization(credential, { system: SYSTEM, scope, tenantId: query.tenantId, what, signal });
     const client = createJsonHttpClient({ system: SYSTEM, baseUrl: origin, authHeader, timeoutMs: options.timeoutMs, fetch: options.fetch, now });
     const call: JsonCall = { method: "GET", path, what };
     const page = await client.read(call, kind.schema, signal);

@@ -4,7 +4,7 @@ import type { LogsQueryClient, LogsQueryResult, LogsTable } from "@azure/monitor
 import { z } from "zod";
 import { ApiError } from "../../../platform/errors/api-error";
 import type { Source } from "../../../domain/sources";
-import { bearerAuthorization } from "../../../platform/upstream/azure-credential";
+import { bearerAuthorization, lazyDefaultAzureCredential } from "../../../platform/upstream/azure-credential";
 import { createJsonHttpClient, type JsonCall } from "../../../platform/upstream/json-http-client";
 import { sdkCall, sdkErrorStatus } from "../../../platform/upstream/sdk-call";
 import { connectorTables, TABLE_NAME, type ConnectorProperties } from "../connector-tables";
@@ -32,7 +32,8 @@ import {
  * (or Log Analytics Reader) on each workspace.
  */
 export interface AzureLogAnalyticsOptions {
-  credential: TokenCredential;
+  /** Default: DefaultAzureCredential, loaded on the first token request. */
+  credential?: TokenCredential;
   /** Service workspace id → Log Analytics workspace resource id. */
   workspaces: ReadonlyMap<string, string>;
   /** Connector kind or name → the source it feeds (a name wins over a kind). */
@@ -85,6 +86,7 @@ export function createAzureLogAnalytics(options: AzureLogAnalyticsOptions): LogA
   const logsEndpoint = (options.logsEndpoint ?? "https://api.loganalytics.io/v1").replace(/\/+$/, "");
   const { timeoutMs } = options;
   const tlsOptions = options.tls ? { ca: options.tls.ca } : undefined;
+  const credential = options.credential ?? lazyDefaultAzureCredential();
   let logsClient: LogsQueryClient | undefined;
   const armClients = new Map<string, OperationalInsightsManagementClient>();
   let jsonFetch: typeof fetch | undefined;
@@ -99,7 +101,7 @@ export function createAzureLogAnalytics(options: AzureLogAnalyticsOptions): LogA
     if (!logsClient) {
       const { LogsQueryClient } = require("@azure/monitor-query-logs") as typeof import("@azure/monitor-query-logs");
       // No retries: an upstream 429 reaches the caller with its Retry-After instead of the SDK sleeping.
-      logsClient = new LogsQueryClient(options.credential, { endpoint: logsEndpoint, retryOptions: { maxRetries: 0 }, ...(tlsOptions && { tlsOptions }) });
+      logsClient = new LogsQueryClient(credential, { endpoint: logsEndpoint, retryOptions: { maxRetries: 0 }, ...(tlsOptions && { tlsOptions }) });
     }
     return logsClient;
   }
@@ -108,7 +110,7 @@ export function createAzureLogAnalytics(options: AzureLogAnalyticsOptions): LogA
     let client = armClients.get(subscriptionId);
     if (!client) {
       const { OperationalInsightsManagementClient } = require("@azure/arm-operationalinsights") as typeof import("@azure/arm-operationalinsights");
-      client = new OperationalInsightsManagementClient(options.credential, subscriptionId, {
+      client = new OperationalInsightsManagementClient(credential, subscriptionId, {
         endpoint: armOrigin,
         credentialScopes: [`${armOrigin}/.default`],
         retryOptions: { maxRetries: 0 },
@@ -145,7 +147,7 @@ export function createAzureLogAnalytics(options: AzureLogAnalyticsOptions): LogA
 
   async function armConnectors(workspaceId: string, resourceId: string, signal?: AbortSignal): Promise<ArmConnector[]> {
     const what = `listing the data connectors of workspace ${workspaceId}`;
-    const authHeader = await bearerAuthorization(options.credential, { system: ARM, scope: `${armOrigin}/.default`, what, signal });
+    const authHeader = await bearerAuthorization(credential, { system: ARM, scope: `${armOrigin}/.default`, what, signal });
     const client = createJsonHttpClient({ system: ARM, baseUrl: armOrigin, authHeader, timeoutMs, fetch: fetchForJson(), now });
     const out: ArmConnector[] = [];
     let path: string | undefined = `${resourceId}/providers/Microsoft.SecurityInsights/dataConnectors?api-version=${SENTINEL_API_VERSION}`;

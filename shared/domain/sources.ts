@@ -1,11 +1,35 @@
 import { z } from "zod";
 
 /**
- * The incident sources, in the order of the contract's list. These are the wire values: renaming
- * them to the vendors' product names is an edit of this table and nothing else.
+ * The incident sources, in the order of the contract's list: each one's wire value (`name`) and the
+ * key of its deployment settings (`SOURCE_<key>_URL`, `SOURCE_<key>_MAX_RPS`, …). Renaming a source to
+ * its vendor's product name is an edit of its `name` and nothing else: the key stays, so deployments
+ * keep their settings. Adding a source is one more entry.
  */
-export const sources = ["SourceA", "SourceB", "SourceC", "SourceD", "SourceE", "SourceF", "SourceG"] as const;
+const sourceTable = [
+  { name: "SourceA", settingKey: "A" },
+  { name: "SourceB", settingKey: "B" },
+  { name: "SourceC", settingKey: "C" },
+  { name: "SourceD", settingKey: "D" },
+  { name: "SourceE", settingKey: "E" },
+  { name: "SourceF", settingKey: "F" },
+  { name: "SourceG", settingKey: "G" },
+] as const;
+
+/** The names of the table's entries, still a tuple (`z.enum` takes it as is). */
+type Names<T extends readonly { name: string }[]> = { readonly [K in keyof T]: T[K]["name"] };
+
+/** The wire values, in the contract's order. */
+export const sources = sourceTable.map((s) => s.name) as unknown as Names<typeof sourceTable>;
 export type Source = (typeof sources)[number];
+export type SourceSettingKey = (typeof sourceTable)[number]["settingKey"];
+
+const settingKeys = new Map<Source, SourceSettingKey>(sourceTable.map((s) => [s.name, s.settingKey]));
+
+/** The key that names a source's deployment settings: `A` for `SOURCE_A_URL`. */
+export function sourceSettingKey(source: Source): SourceSettingKey {
+  return settingKeys.get(source)!;
+}
 
 /**
  * Contract 2.3: the comments paths (and the gamebooks' by-incident path) take only the first six

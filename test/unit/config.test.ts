@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../shared/platform/config/config";
 import { buildDemoData } from "../../shared/hosts/local/demo-data";
+import { sources } from "../../shared/domain/sources";
 
 describe("configuration", () => {
   it("has embedded defaults that need no setting at all", () => {
@@ -19,6 +20,29 @@ describe("configuration", () => {
       expect((error as Error).message).toMatch(/PAGE_TOKEN_KEY/);
       expect((error as Error).message).toMatch(/WEBHOOK_SECRETS_KEY/);
     }
+  });
+
+  it("reads each source's settings under the names deployments set (SOURCE_A_… for the first source, in the contract's order)", () => {
+    const letters = ["A", "B", "C", "D", "E", "F", "G"];
+    expect(sources).toHaveLength(letters.length);
+    const env = Object.fromEntries(
+      letters.flatMap((x, i) => [
+        [`SOURCE_${x}_URL`, `https://bridge.example/${x}`],
+        [`SOURCE_${x}_AUTH_HEADER`, `Bearer ${x}`],
+        [`SOURCE_${x}_TIMEOUT_MS`, String(1000 + i)],
+        [`SOURCE_${x}_MAX_CONCURRENCY`, String(10 + i)],
+        [`SOURCE_${x}_MAX_RPS`, String(20 + i)],
+      ]),
+    );
+    const config = loadConfig(env);
+    sources.forEach((source, i) => {
+      const x = letters[i]!;
+      expect(config.httpSources[source]).toEqual({ baseUrl: `https://bridge.example/${x}`, authHeader: `Bearer ${x}`, timeoutMs: 1000 + i });
+      expect(config.sourceLimits[source]).toEqual({ maxConcurrency: 10 + i, maxRequestsPerSecond: 20 + i });
+    });
+    expect(loadConfig({}).httpSources).toEqual({});
+    expect(loadConfig({}).sourceLimits[sources[0]]).toEqual({ maxConcurrency: 32, maxRequestsPerSecond: undefined });
+    expect(() => loadConfig({ SOURCE_G_MAX_RPS: "0" })).toThrow(/SOURCE_G_MAX_RPS/);
   });
 
   it("refuses short keys and malformed values", () => {

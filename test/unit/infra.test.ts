@@ -14,7 +14,7 @@ import { parseWorkspaceResourceId } from "../../shared/systems/log-analytics/azu
 import { MAX_DELIVERY_COUNT, queueNames } from "../../shared/platform/queue/queue-names";
 import { SERVICE_BUS_CONNECTION } from "../../shared/hosts/azure/service-bus-trigger";
 import { allRoutes } from "../../shared/api/route-groups";
-import { sources } from "../../shared/domain/sources";
+import { sources, sourceSettingKey } from "../../shared/domain/sources";
 import { containers, type ContainerSpec } from "../../shared/platform/store/cosmos/containers";
 
 const repoDir = path.resolve(__dirname, "../..");
@@ -268,7 +268,7 @@ describe("infra: no secrets in the templates", () => {
 });
 
 describe("infra: vendor bridges", () => {
-  const letters = sources.map((s) => s.replace(/^Source/, ""));
+  const letters = sources.map(sourceSettingKey);
 
   it("takes one bridge URL parameter per source, filled from SOURCE_<X>_URL, and hands all of them on by letter", () => {
     const passed = literalAfter(main, "module resources", "sourceBridgeUrls:") as BicepObject;
@@ -290,7 +290,7 @@ describe("infra: vendor bridges", () => {
     const env = Object.fromEntries(letters.flatMap((x) => [[`SOURCE_${x}_URL`, `https://bridge.example/${x}`], [`SOURCE_${x}_AUTH_HEADER`, `Bearer ${x}`]]));
     const config = loadConfig(env);
     for (const source of sources) {
-      const x = source.replace(/^Source/, "");
+      const x = sourceSettingKey(source);
       expect(config.httpSources[source]).toMatchObject({ baseUrl: `https://bridge.example/${x}`, authHeader: `Bearer ${x}` });
     }
     // The postprovision hook checks the same secret names.

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { checkCloudEnv, cloudConfigOf, cloudEnv, type CloudConfig } from "./cloud-config";
-import { sources, type Source } from "../../domain/sources";
+import { sources, sourceSettingKey, type Source } from "../../domain/sources";
 
 const bool = z
   .enum(["true", "false", "1", "0"])
@@ -36,16 +36,18 @@ function pairs<V extends string>(keySchema: z.ZodType<string>, valueSchema: z.Zo
 
 const WORKSPACE_RESOURCE_ID = /^\/subscriptions\/[0-9a-fA-F-]{36}\/resourceGroups\/[-\w._()]{1,90}\/providers\/Microsoft\.OperationalInsights\/workspaces\/[-\w]{4,63}$/i;
 
-const sourceLetters = ["A", "B", "C", "D", "E", "F", "G"] as const;
+/** The name of one of a source's settings, from the sources table's key: `SOURCE_A_URL`. */
+const sourceSetting = (source: Source, setting: "URL" | "AUTH_HEADER" | "TIMEOUT_MS" | "MAX_CONCURRENCY" | "MAX_RPS") =>
+  `SOURCE_${sourceSettingKey(source)}_${setting}`;
 
 /** Per source: SOURCE_<X>_URL selects the generic HTTP vendor adapter instead of the simulated vendor. */
 const sourceEnv = Object.fromEntries(
-  sourceLetters.flatMap((x) => [
-    [`SOURCE_${x}_URL`, z.url({ protocol: /^https?$/ }).optional()],
-    [`SOURCE_${x}_AUTH_HEADER`, z.string().min(1).optional()],
-    [`SOURCE_${x}_TIMEOUT_MS`, positiveInt.default(10_000)],
-    [`SOURCE_${x}_MAX_CONCURRENCY`, positiveInt.max(1000).default(32)],
-    [`SOURCE_${x}_MAX_RPS`, z.coerce.number().positive().optional()],
+  sources.flatMap((source) => [
+    [sourceSetting(source, "URL"), z.url({ protocol: /^https?$/ }).optional()],
+    [sourceSetting(source, "AUTH_HEADER"), z.string().min(1).optional()],
+    [sourceSetting(source, "TIMEOUT_MS"), positiveInt.default(10_000)],
+    [sourceSetting(source, "MAX_CONCURRENCY"), positiveInt.max(1000).default(32)],
+    [sourceSetting(source, "MAX_RPS"), z.coerce.number().positive().optional()],
   ]),
 ) as Record<string, z.ZodType>;
 
@@ -255,23 +257,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 function sourceLimitsOf(env: Record<string, unknown>): Config["sourceLimits"] {
   return Object.fromEntries(
-    sourceLetters.map((x, i) => [
-      sources[i]!,
-      { maxConcurrency: env[`SOURCE_${x}_MAX_CONCURRENCY`] as number, maxRequestsPerSecond: env[`SOURCE_${x}_MAX_RPS`] as number | undefined },
+    sources.map((source) => [
+      source,
+      {
+        maxConcurrency: env[sourceSetting(source, "MAX_CONCURRENCY")] as number,
+        maxRequestsPerSecond: env[sourceSetting(source, "MAX_RPS")] as number | undefined,
+      },
     ]),
   ) as Config["sourceLimits"];
 }
 
 function httpSourcesOf(env: Record<string, unknown>): Config["httpSources"] {
   const out: Config["httpSources"] = {};
-  sourceLetters.forEach((x, i) => {
-    const baseUrl = env[`SOURCE_${x}_URL`] as string | undefined;
-    if (!baseUrl) return;
-    out[sources[i]!] = {
+  for (const source of sources) {
+    const baseUrl = env[sourceSetting(source, "URL")] as string | undefined;
+    if (!baseUrl) continue;
+    out[source] = {
       baseUrl,
-      authHeader: env[`SOURCE_${x}_AUTH_HEADER`] as string | undefined,
-      timeoutMs: env[`SOURCE_${x}_TIMEOUT_MS`] as number,
+      authHeader: env[sourceSetting(source, "AUTH_HEADER")] as string | undefined,
+      timeoutMs: env[sourceSetting(source, "TIMEOUT_MS")] as number,
     };
-  });
+  }
   return out;
 }

@@ -199,16 +199,34 @@ export async function measureOperations(options: MeasureOptions = {}): Promise<O
   await settle();
   const reconcilerPassUnchanged = { ...counter.snapshot(), workspaces: pass.workspaces };
 
-  // (e) One gamebook run of 5 playbooks in a workspace that needs no approval; the webhook above gets its events.
+  // (e) One gamebook run of 5 playbooks in a customer's workspace that needs no approval (so that both
+  // approval settings are read: the workspace's and its provider's); the webhook above gets its events.
   const unapproved = new Set<string>();
-  for (const w of data.workspaces) if (((await services.stores.workspaces.get(w.id))?.gamebookApproval ?? "NoApproval") === "NoApproval") unapproved.add(w.id);
-  const target = page.data.incidents.find((i) => unapproved.has(i.incident.workspaceId) && i.incident.id !== open.incident.id && (i.incident.status === "New" || i.incident.status === "Active"));
-  if (!target) throw new Error("no open incident in a workspace without approval on the first page");
+  for (const w of data.workspaces) {
+    const workspace = await services.stores.workspaces.get(w.id);
+    const customer = (await services.stores.accounts.get(w.accountId))?.managedByAccountId != null;
+    if (customer && (workspace?.gamebookApproval ?? "NoApproval") === "NoApproval") unapproved.add(w.id);
+  }
+  // The first open incident on the page with entities for all four automation steps, so that the
+  // run is always 4 automation steps and a comment whichever workspaces the page starts with.
+  const kinds = ["Account", "Url", "Ip", "Mailbox"];
+  let target: (typeof page.data.incidents)[number] | undefined;
+  let entities: { id: string; kind: string }[] = [];
+  let title = "";
+  for (const i of page.data.incidents) {
+    if (!unapproved.has(i.incident.workspaceId) || i.incident.id === open.incident.id || i.incident.status === "Closed") continue;
+    const detail = (await call("GET", `/workspaces/${i.incident.workspaceId}/incidents/${i.source}/${i.incident.id}`)) as {
+      data: { incident: { title: string }; investigationDetails: { entities: { id: string; kind: string }[] } };
+    };
+    entities = detail.data.investigationDetails.entities;
+    title = detail.data.incident.title;
+    if (kinds.every((kind) => entities.some((e) => e.kind === kind))) {
+      target = i;
+      break;
+    }
+  }
+  if (!target) throw new Error("no open incident with account, URL, IP and mailbox entities in a workspace without approval on the first page");
   const runIn = target.incident.workspaceId;
-  const detail = (await call("GET", `/workspaces/${runIn}/incidents/${target.source}/${target.incident.id}`)) as {
-    data: { incident: { title: string }; investigationDetails: { entities: { id: string; kind: string }[] } };
-  };
-  const entities = detail.data.investigationDetails.entities;
   const playbookId = (reference: string) => demoId(config.demoSeed, `playbook/${runIn}/${reference}`);
   const steps: { id: string; entityId: string; parameters: Record<string, unknown> }[] = [];
   for (const [kind, reference] of [["Account", "revoke-sessions"], ["Url", "block-url"], ["Ip", "unblock-ip"], ["Mailbox", "purge-email"], ["Url", "unblock-domain"]] as const) {
@@ -220,7 +238,7 @@ export async function measureOperations(options: MeasureOptions = {}): Promise<O
   counter.reset();
   await call("POST", `/workspaces/${runIn}/gamebooks/run`, {
     incidentId: target.incident.id,
-    incidentTitle: detail.data.incident.title,
+    incidentTitle: title,
     source: target.source,
     playbooks: steps.map((step, i) => ({ ...step, sequence: i + 1 })),
   });

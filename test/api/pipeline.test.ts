@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineRoute } from "../../shared/platform/http/route";
+import { organizationRoute, workspaceRoute } from "../../shared/platform/http/route";
 import { ensureAdminAccount } from "../../shared/domain/organizations/admin-account";
 import { startTestHost, type TestHost } from "../support/test-host";
 
 /** Routes that exist only in this test, to reach pipeline paths no real endpoint reaches on demand. */
 let slowEntered = false;
 const probeRoutes = [
-  defineRoute({
+  organizationRoute({
     method: "GET",
     path: "/_probe/boom",
     summary: "throws",
@@ -17,7 +17,7 @@ const probeRoutes = [
       throw new Error("database password is hunter2 at /srv/secret/path.ts:42");
     },
   }),
-  defineRoute({
+  organizationRoute({
     method: "GET",
     path: "/_probe/slow",
     summary: "waits until the client goes away",
@@ -31,7 +31,7 @@ const probeRoutes = [
       return { data: "late" };
     },
   }),
-  defineRoute({
+  workspaceRoute({
     method: "GET",
     path: "/workspaces/{workspaceId}/_probe",
     summary: "workspace-scoped",

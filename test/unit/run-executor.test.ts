@@ -59,7 +59,7 @@ async function dispatchedRun(): Promise<GamebookRunRecord> {
   const id = (ref: string) => catalogue.playbooks.find((p) => p.referenceId === ref)!.id;
   const principal = { serviceAccountId: "sa-1", name: "SOAR connector", accountId: workspace.accountId } as Parameters<typeof actorOf>[0];
   return submitRun(
-    { services, actor: actorOf(principal) },
+    { ...services, actor: actorOf(principal) },
     {
       workspace,
       tracingId: "trace-1",

@@ -80,7 +80,7 @@ describe("workspace data systems: composition", () => {
     // The simulated ITSM has a desk for every workspace; the demo data switches clinics' ticketing off.
     expect(services.ticketing.isEnabled(clinics!.id)).toBe(true);
     await seedDemoData(services);
-    const ctx = { services, actor: serviceActor("portal", "Portal") };
+    const ctx = { ...services, actor: serviceActor("portal", "Portal") };
     expect(await integrationStates(ctx, first!)).toEqual({ ticketing: true, directoryLogs: true, logAnalytics: true });
     expect(await integrationStates(ctx, clinics!)).toEqual({ ticketing: false, directoryLogs: true, logAnalytics: true });
     await switchIntegrations(ctx, clinics!, { ticketing: true });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { EXAMPLE_WORKSPACE_ID } from "../../domain/examples/examples";
-import { defineRoute, type RouteGroup } from "../../platform/http/route";
+import { workspaceRoute, type RouteGroup } from "../../platform/http/route";
 import { requireIntegration } from "../../domain/organizations/integration-switches";
 
 const tableList = z
@@ -24,7 +24,7 @@ const tableList = z
 export const agentToolRoutes: RouteGroup = {
   name: "agent-tools",
   routes: [
-    defineRoute({
+    workspaceRoute({
       method: "GET",
       path: "/workspaces/{workspaceId}/agent/tools/kql/tables",
       summary: "The tables a KQL query can read in the workspace's Log Analytics workspace",
@@ -35,7 +35,7 @@ export const agentToolRoutes: RouteGroup = {
       response: tableList,
       async handler(input) {
         await requireIntegration(input, input.workspace, "logAnalytics");
-        const list = await input.services.logAnalytics.listTables(input.workspace.id, input.signal);
+        const list = await input.logAnalytics.listTables(input.workspace.id, input.signal);
         return { data: { success: list.success, summary: list.summary, tables: [...list.tables] } };
       },
     }),

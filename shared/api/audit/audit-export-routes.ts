@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { auditExportPageExample } from "./audit-export-examples";
-import { defineRoute, type RouteGroup } from "../../platform/http/route";
+import { workspaceRoute, type RouteGroup } from "../../platform/http/route";
 import { issuePageToken, readPageToken } from "../../platform/http/paging";
 import { exportPage, exportQuery, workspaceParams } from "./audit-export-schemas";
 
@@ -16,7 +16,7 @@ const exportCursor = z.object({ after: z.number().int().min(0) }).strict();
 export const auditExportRoutes: RouteGroup = {
   name: "audit-export",
   routes: [
-    defineRoute({
+    workspaceRoute({
       method: "GET",
       path: "/workspaces/{workspaceId}/export/audit",
       summary: "Export the workspace's audit trail, in recorded order, resumable",
@@ -27,11 +27,11 @@ export const auditExportRoutes: RouteGroup = {
       response: exportPage.meta({ examples: [auditExportPageExample] }),
       bare: true,
       async handler(input) {
-        const { workspace, query, services } = input;
+        const { workspace, query } = input;
         const listing = `audit-export:${workspace.id}:${query.startTime ? new Date(query.startTime).toISOString() : ""}`;
         const after = query.pageToken ? readPageToken(input, query.pageToken, listing, exportCursor, "pageToken").after : 0;
         const notBefore = query.startTime ? new Date(query.startTime).toISOString() : undefined;
-        const page = await services.stores.audit.listWorkspaceTrail(workspace.id, after, query.pageSize, notBefore);
+        const page = await input.stores.audit.listWorkspaceTrail(workspace.id, after, query.pageSize, notBefore);
         const last = page.at(-1)?.sequence ?? after;
         const value = page.map(({ event }) => {
           const { accountId: _account, ...contractFields } = event;

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { notFound } from "../../platform/errors/api-error";
 import type { CloudResourceGroup, LogAnalyticsWorkspace, NetworkSecurityGroup } from "../../systems/cloud-inventory/port";
-import { defineRoute, type HandlerInput, type RouteGroup } from "../../platform/http/route";
+import { organizationRoute, type RequestContext, type RouteGroup } from "../../platform/http/route";
 import { derivedGuid } from "../../platform/ids/derived-guid";
 import {
   networkSecurityGroupList,
@@ -30,7 +30,7 @@ const base = "/azure-resources/subscriptions";
 export const cloudRoutes: RouteGroup = {
   name: "azure-resources",
   routes: [
-    defineRoute({
+    organizationRoute({
       method: "GET",
       path: base,
       summary: "List your organization's cloud subscriptions",
@@ -39,7 +39,7 @@ export const cloudRoutes: RouteGroup = {
       problems: ["EXTENSION_NOT_ENABLED"],
       response: subscriptionList,
       async handler(input) {
-        const cloud = input.services.cloud;
+        const cloud = input.cloud;
         const visible = cloud.subscriptionsVisibleTo(input.principal.organizationAccountIds);
         const all = visible.size === 0 ? [] : await cloud.listSubscriptions(input.signal);
         const data = all
@@ -49,7 +49,7 @@ export const cloudRoutes: RouteGroup = {
         return { data };
       },
     }),
-    defineRoute({
+    organizationRoute({
       method: "GET",
       path: `${base}/{subscriptionId}/resource-groups`,
       summary: "List the resource groups of a subscription",
@@ -60,11 +60,11 @@ export const cloudRoutes: RouteGroup = {
       response: resourceGroupList,
       async handler(input) {
         const subscriptionId = visibleSubscription(input, input.params.subscriptionId);
-        const groups = await input.services.cloud.listResourceGroups(subscriptionId, input.signal);
+        const groups = await input.cloud.listResourceGroups(subscriptionId, input.signal);
         return { data: groups.map(toResourceGroupView).sort(byName) };
       },
     }),
-    defineRoute({
+    organizationRoute({
       method: "GET",
       path: `${base}/{subscriptionId}/resource-groups/{resourceGroup}/sentinels`,
       summary: "List the security instances (workspaces with the security solution onboarded) of a resource group",
@@ -75,12 +75,12 @@ export const cloudRoutes: RouteGroup = {
       response: securityInstanceList,
       async handler(input) {
         const subscriptionId = visibleSubscription(input, input.params.subscriptionId);
-        const workspaces = await input.services.cloud.listWorkspaces({ subscriptionId, resourceGroup: input.params.resourceGroup }, input.signal);
+        const workspaces = await input.cloud.listWorkspaces({ subscriptionId, resourceGroup: input.params.resourceGroup }, input.signal);
         const data = workspaces.filter(isSecurityInstance).map(toSecurityInstanceView).sort(byName);
         return { data };
       },
     }),
-    defineRoute({
+    organizationRoute({
       method: "GET",
       path: `${base}/{subscriptionId}/network-security-groups`,
       summary: "List the network security groups of a subscription",
@@ -91,11 +91,11 @@ export const cloudRoutes: RouteGroup = {
       response: networkSecurityGroupList,
       async handler(input) {
         const subscriptionId = visibleSubscription(input, input.params.subscriptionId);
-        const nsgs = await input.services.cloud.listNetworkSecurityGroups(subscriptionId, input.signal);
+        const nsgs = await input.cloud.listNetworkSecurityGroups(subscriptionId, input.signal);
         return { data: nsgs.map(toNetworkSecurityGroupView).sort((a, b) => byName(a, b) || byText(a.id, b.id)) };
       },
     }),
-    defineRoute({
+    organizationRoute({
       method: "GET",
       path: `${base}/{subscriptionId}/resource-groups/{resourceGroup}/workspaces/{workspaceName}/validate`,
       summary: "Check that a workspace is a security instance the service can connect",
@@ -107,7 +107,7 @@ export const cloudRoutes: RouteGroup = {
       async handler(input) {
         const { resourceGroup, workspaceName } = input.params;
         const subscriptionId = visibleSubscription(input, input.params.subscriptionId);
-        const workspace = await input.services.cloud.findWorkspace({ subscriptionId, resourceGroup, workspaceName }, input.signal);
+        const workspace = await input.cloud.findWorkspace({ subscriptionId, resourceGroup, workspaceName }, input.signal);
         const reason: ValidationReason | undefined = !workspace ? "WorkspaceNotFound" : !isSecurityInstance(workspace) ? "NotOnboarded" : undefined;
         return reason === undefined ? { data: true } : { data: false, headers: { [VALIDATION_REASON_HEADER]: reason } };
       },
@@ -119,9 +119,9 @@ export const cloudRoutes: RouteGroup = {
  * The subscription, lower case, when the caller's organization may see it. Any other is 404, the
  * same answer as for a subscription that does not exist, so that nobody learns of another's.
  */
-function visibleSubscription(input: HandlerInput<unknown, unknown, unknown>, subscriptionId: string): string {
+function visibleSubscription(input: RequestContext, subscriptionId: string): string {
   const id = subscriptionId.toLowerCase();
-  if (!input.services.cloud.subscriptionsVisibleTo(input.principal.organizationAccountIds).has(id)) {
+  if (!input.cloud.subscriptionsVisibleTo(input.principal.organizationAccountIds).has(id)) {
     throw notFound("The subscription", "subscriptionId");
   }
   return id;

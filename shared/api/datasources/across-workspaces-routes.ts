@@ -1,8 +1,9 @@
-import { defineRoute, type RouteGroup } from "../../platform/http/route";
+import { organizationRoute, type RouteGroup } from "../../platform/http/route";
 import { anomalyResultExample, dataSourceSummaryExample } from "./datasource-examples";
 import { searchAnomalies } from "./anomaly-search";
 import { anomalyQueryBody, anomalyResult, dataSourceSummary, summaryQuery } from "./datasource-schemas";
-import { mapLimited, mappedLogAnalyticsWorkspaces } from "../../domain/organizations/mapped-workspaces";
+import { mapLimited } from "../../platform/concurrency/map-limited";
+import { mappedLogAnalyticsWorkspaces } from "../../domain/organizations/mapped-workspaces";
 
 const tag = "Data sources";
 const WORKSPACE_CONCURRENCY = 8;
@@ -11,7 +12,7 @@ const WORKSPACE_CONCURRENCY = 8;
 export const dataSourcesAcrossWorkspacesRoutes: RouteGroup = {
   name: "datasources-across-workspaces",
   routes: [
-    defineRoute({
+    organizationRoute({
       method: "GET",
       path: "/datasources/across-workspaces",
       summary: "How many data connectors feed each source, per mapped workspace",
@@ -21,8 +22,8 @@ export const dataSourcesAcrossWorkspacesRoutes: RouteGroup = {
       query: summaryQuery,
       response: dataSourceSummary.meta({ examples: [dataSourceSummaryExample] }),
       async handler(input) {
-        const workspaces = await mappedLogAnalyticsWorkspaces(input, input.query.workspaceIds);
-        const connectors = await mapLimited(workspaces, WORKSPACE_CONCURRENCY, (w) => input.services.logAnalytics.listDataConnectors(w.id, input.signal));
+        const workspaces = await mappedLogAnalyticsWorkspaces(input, input.query.workspaceIds?.length ? input.query.workspaceIds : undefined);
+        const connectors = await mapLimited(workspaces, WORKSPACE_CONCURRENCY, (w, signal) => input.logAnalytics.listDataConnectors(w.id, signal), input.signal);
         const sources = workspaces.flatMap((w, i) => {
           const counts = new Map<string, number>();
           for (const c of connectors[i]!) if (c.source !== null) counts.set(c.source, (counts.get(c.source) ?? 0) + 1);
@@ -33,7 +34,7 @@ export const dataSourcesAcrossWorkspacesRoutes: RouteGroup = {
         return { data: { workspaces: workspaces.map((w) => w.id), sources } };
       },
     }),
-    defineRoute({
+    organizationRoute({
       method: "POST",
       path: "/datasources/across-workspaces/anomalies",
       summary: "Ingestion anomalies (no data, volume drops and spikes, latency) across mapped workspaces",

@@ -7,7 +7,8 @@ import { anomalySeverities, detectIngestionAnomalies, requiredHistory, type Inge
 import { HOUR_MS } from "../../systems/log-analytics/port";
 import type { WorkspaceRecord } from "../../domain/organizations/workspace";
 import { MAX_ANOMALY_LOOKBACK_DAYS, MAX_ANOMALY_WINDOW_DAYS, type anomalyQueryBody, type anomalyResult } from "./datasource-schemas";
-import { mapLimited, mappedLogAnalyticsWorkspaces } from "../../domain/organizations/mapped-workspaces";
+import { mapLimited } from "../../platform/concurrency/map-limited";
+import { mappedLogAnalyticsWorkspaces } from "../../domain/organizations/mapped-workspaces";
 
 type Query = z.output<typeof anomalyQueryBody>;
 type Result = z.infer<typeof anomalyResult>;
@@ -37,8 +38,8 @@ export async function searchAnomalies(ctx: RequestContext, query: Query): Promis
   const listing = `datasource-anomalies:${filtersHash(query)}`;
   const cursor: Cursor = query.continuationToken
     ? readPageToken(ctx, query.continuationToken, listing, cursorSchema, "continuationToken")
-    : { window: resolveWindow(query.window, ctx.services.now()) };
-  const workspaces = await mappedLogAnalyticsWorkspaces(ctx, query.workspaceIds);
+    : { window: resolveWindow(query.window, ctx.now()) };
+  const workspaces = await mappedLogAnalyticsWorkspaces(ctx, query.workspaceIds?.length ? query.workspaceIds : undefined);
   const found = (await mapLimited(workspaces, WORKSPACE_CONCURRENCY, (w) => workspaceAnomalies(ctx, w, cursor.window))).flat();
   const matching = found.filter((a) => matches(a, query)).sort(byRank);
   const rest = cursor.after ? matching.filter((a) => byRank(a, cursor.after!) > 0) : matching;
@@ -52,8 +53,8 @@ export async function searchAnomalies(ctx: RequestContext, query: Query): Promis
 }
 
 async function workspaceAnomalies(ctx: RequestContext, workspace: WorkspaceRecord, window: Cursor["window"]): Promise<AnomalyView[]> {
-  const { logAnalytics } = ctx.services;
-  const now = ctx.services.now();
+  const { logAnalytics } = ctx;
+  const now = ctx.now();
   const history = requiredHistory(window);
   const latencyFrom = new Date(Math.max(Date.parse(history.from), Math.floor((now.getTime() - LATENCY_LOOKBACK_MS) / HOUR_MS) * HOUR_MS)).toISOString();
   const [connectors, series] = await Promise.all([

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { dataConnectorsExample } from "./datasource-examples";
-import { defineRoute, type RouteGroup } from "../../platform/http/route";
+import { workspaceRoute, type RouteGroup } from "../../platform/http/route";
 import { requireIntegration } from "../../domain/organizations/integration-switches";
 import { dataConnectorView, workspaceParams } from "./datasource-schemas";
 
@@ -8,7 +8,7 @@ import { dataConnectorView, workspaceParams } from "./datasource-schemas";
 export const dataSourceRoutes: RouteGroup = {
   name: "datasources",
   routes: [
-    defineRoute({
+    workspaceRoute({
       method: "GET",
       path: "/workspaces/{workspaceId}/datasources",
       summary: "The data connectors of the workspace, with health and when each last received data",
@@ -18,9 +18,9 @@ export const dataSourceRoutes: RouteGroup = {
       params: workspaceParams,
       response: z.array(dataConnectorView).meta({ examples: [dataConnectorsExample] }),
       async handler(input) {
-        const { workspace, services } = input;
+        const { workspace } = input;
         await requireIntegration(input, workspace, "logAnalytics");
-        const connectors = await services.logAnalytics.listDataConnectors(workspace.id, input.signal);
+        const connectors = await input.logAnalytics.listDataConnectors(workspace.id, input.signal);
         const data = connectors
           .map((c) => ({ ...c, dataTypes: [...c.dataTypes], tables: [...c.tables], health: { ...c.health } }))
           .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : 1));

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { notFound } from "../../platform/errors/api-error";
-import { defineRoute, type RouteGroup } from "../../platform/http/route";
+import { workspaceRoute, type RouteGroup } from "../../platform/http/route";
 import { commentPathSources, sourceSchema } from "../../domain/sources";
 import { EXAMPLE_GAMEBOOK_RUN_ID, EXAMPLE_INCIDENT } from "../../domain/examples/examples";
 import { EXAMPLE_INCIDENT_TITLE, EXAMPLE_WORKSPACE_ID, gamebookRunExample, playbookEntryExample, playbookRuleExample, runRequestExample, runSubmittedExample } from "../../domain/examples/gamebook-examples";
@@ -28,7 +28,7 @@ const RUN_DESCRIPTION = [
 export const gamebookRoutes: RouteGroup = {
   name: "gamebooks",
   routes: [
-    defineRoute({
+    workspaceRoute({
       method: "GET",
       path: `${base}/rules/{incidentTitle}`,
       summary: "The playbook rules matching an incident title",
@@ -39,11 +39,11 @@ export const gamebookRoutes: RouteGroup = {
       params: z.object({ workspaceId, incidentTitle: z.string().trim().min(1).max(1000).describe("The incident's title, percent-encoded as one path segment.").meta({ examples: [EXAMPLE_INCIDENT_TITLE] }) }),
       response: z.array(playbookRuleView).meta({ examples: [[playbookRuleExample]] }),
       async handler(input) {
-        const catalogue = await catalogueOf(input.services, input.workspace.id);
+        const catalogue = await catalogueOf(input, input.workspace.id);
         return { data: matchingRules(catalogue.rules, catalogue.playbooks, input.params.incidentTitle) };
       },
     }),
-    defineRoute({
+    workspaceRoute({
       method: "GET",
       path: `${base}/history`,
       summary: "The workspace's gamebook runs, newest first",
@@ -58,7 +58,7 @@ export const gamebookRoutes: RouteGroup = {
         return { data: runs.map(toGamebookRunView), pagination };
       },
     }),
-    defineRoute({
+    workspaceRoute({
       method: "GET",
       path: `${base}/history/{gamebookId}/playbooks`,
       summary: "The playbooks of one gamebook run, in sequence order",
@@ -67,12 +67,12 @@ export const gamebookRoutes: RouteGroup = {
       params: z.object({ workspaceId, gamebookId: z.guid().describe("The run's `id`.").meta({ examples: [EXAMPLE_GAMEBOOK_RUN_ID] }) }),
       response: z.array(playbookEntryView).meta({ examples: [[playbookEntryExample]] }),
       async handler(input) {
-        const found = await input.services.stores.gamebookRuns.get(input.workspace.id, input.params.gamebookId.toLowerCase());
+        const found = await input.stores.gamebookRuns.get(input.workspace.id, input.params.gamebookId.toLowerCase());
         if (!found) throw notFound("The gamebook run", "gamebookId");
         return { data: [...found.value.playbooks].sort((a, b) => a.sequence - b.sequence).map(toPlaybookEntryView) };
       },
     }),
-    defineRoute({
+    workspaceRoute({
       method: "GET",
       path: `${base}/by-incident/{incidentId}`,
       summary: "Every gamebook run on an incident, newest first",
@@ -83,11 +83,11 @@ export const gamebookRoutes: RouteGroup = {
       query: z.strictObject({ source: sourceSchema(commentPathSources).optional() }),
       response: z.array(gamebookRunView).meta({ examples: [[gamebookRunExample]] }),
       async handler(input) {
-        const runs = await input.services.stores.gamebookRuns.listForIncident(input.workspace.id, input.params.incidentId, input.query.source, BY_INCIDENT_LIMIT);
+        const runs = await input.stores.gamebookRuns.listForIncident(input.workspace.id, input.params.incidentId, input.query.source, BY_INCIDENT_LIMIT);
         return { data: runs.map(toGamebookRunView) };
       },
     }),
-    defineRoute({
+    workspaceRoute({
       method: "POST",
       path: `${base}/run`,
       summary: "Run a gamebook against an incident",

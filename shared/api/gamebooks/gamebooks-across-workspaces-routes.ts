@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineRoute, type RouteGroup } from "../../platform/http/route";
+import { organizationRoute, type RouteGroup } from "../../platform/http/route";
 import { gamebookRunExample } from "../../domain/examples/gamebook-examples";
 import { gamebookRunView, toGamebookRunView } from "../../domain/gamebooks/gamebook-views";
 import { ACROSS_PAGE_SIZE, MAX_PAGES_SKIPPED, acrossHistoryQuery, acrossWorkspacesHistory } from "./run-history";
@@ -16,7 +16,7 @@ const acrossHistoryView = z
 export const gamebooksAcrossWorkspacesRoutes: RouteGroup = {
   name: "gamebooks-across-workspaces",
   routes: [
-    defineRoute({
+    organizationRoute({
       method: "GET",
       path: "/gamebooks/across-workspaces/history",
       summary: "Gamebook runs across the workspaces mapped to your credential, by page number",

@@ -6,6 +6,8 @@ import { gamebookRunStatuses, type GamebookRunRecord } from "../../domain/gamebo
 import type { GamebookRunCursor, GamebookRunFilter } from "../../platform/store/ports";
 import type { WorkspaceRecord } from "../../domain/organizations/workspace";
 import { searchTerm } from "../../domain/gamebooks/run-record";
+import { mappedWorkspaces } from "../../domain/organizations/mapped-workspaces";
+import { mapLimited } from "../../platform/concurrency/map-limited";
 
 const cursorSchema = z.strictObject({ at: z.string().min(1), id: z.string().min(1) });
 const acrossCursorSchema = z.strictObject({ page: z.int().min(2), at: z.string().min(1), id: z.string().min(1) });
@@ -28,7 +30,7 @@ export async function workspaceHistory(
   const term = query.query === undefined ? undefined : searchTerm(query.query);
   const listing = `gamebook-history\n${workspace.id}\n${term ?? ""}`;
   const after = query.pageToken === undefined ? undefined : readPageToken(ctx, query.pageToken, listing, cursorSchema, "pageToken");
-  const page = await ctx.services.stores.gamebookRuns.list(
+  const page = await ctx.stores.gamebookRuns.list(
     workspace.id,
     { text: term },
     query.pageSize,
@@ -97,9 +99,7 @@ export async function acrossWorkspacesHistory(
   ctx: RequestContext,
   query: z.output<typeof acrossHistoryQuery>,
 ): Promise<{ page: AcrossHistoryPage; pagination: Pagination }> {
-  const mapped = await ctx.services.stores.workspaces.getMany([...ctx.principal.workspaceRoles.keys()]);
-  const wanted = query.workspaces === undefined ? undefined : new Set(query.workspaces.map((w) => w.toLowerCase()));
-  const workspaces = mapped.filter((w) => wanted === undefined || wanted.has(w.id)).sort((a, b) => (a.id < b.id ? -1 : 1));
+  const workspaces = await mappedWorkspaces(ctx, query.workspaces);
   const statuses = query.statuses === undefined ? undefined : [...new Set(query.statuses)].sort();
   const term = query.query === undefined ? undefined : searchTerm(query.query);
   const filter: GamebookRunFilter = { text: term, statuses };
@@ -162,7 +162,7 @@ async function mergeNewestFirst(
   from: GamebookRunCursor | undefined,
   count: number,
 ): Promise<{ items: GamebookRunRecord[]; next?: GamebookRunCursor }> {
-  const store = ctx.services.stores.gamebookRuns;
+  const store = ctx.stores.gamebookRuns;
   const firstBatch = Math.min(count + 1, Math.max(5, Math.ceil((2 * (count + 1)) / workspaces.length)));
   const streams: Stream[] = workspaces.map((w) => ({ workspaceId: w.id, buffer: [], next: from, batch: firstBatch }));
   const fill = async (stream: Stream) => {
@@ -193,12 +193,4 @@ async function mergeNewestFirst(
 /** The global order: creationDate, then id, descending (as every store lists them). */
 function newerThan(a: GamebookRunRecord, b: GamebookRunRecord): boolean {
   return a.creationDate !== b.creationDate ? a.creationDate > b.creationDate : a.id > b.id;
-}
-
-async function mapLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }

@@ -6,7 +6,7 @@ import { auditRecord, type AuditEntry } from "../../platform/events/audit-record
 import { ApiError, notFound } from "../../platform/errors/api-error";
 import { commit } from "../../platform/store/commit";
 import { pageRequest, pagination } from "../../platform/http/paging";
-import { defineRoute, type RequestContext, type RouteGroup } from "../../platform/http/route";
+import { organizationRoute, type RequestContext, type RouteGroup } from "../../platform/http/route";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import type { Versioned } from "../../platform/store/ports";
 import type { CredentialRecord, ServiceAccountRecord } from "../../domain/organizations/service-account";
@@ -38,7 +38,7 @@ const LIST_BINDING = "service-accounts";
 export const serviceAccountRoutes: RouteGroup = {
   name: "service-accounts",
   routes: [
-    defineRoute({
+    organizationRoute({
       method: "GET",
       path: "/service-accounts",
       summary: "List the service accounts of your organization",
@@ -48,7 +48,7 @@ export const serviceAccountRoutes: RouteGroup = {
       response: z.array(serviceAccountView).meta({ examples: [[serviceAccountExample]] }),
       paginated: true,
       async handler(input) {
-        const { stores, now } = input.services;
+        const { stores, now } = input;
         const page = await stores.serviceAccounts.list(
           input.principal.organizationAccountIds,
           pageRequest(input, input.query, LIST_BINDING),
@@ -60,7 +60,7 @@ export const serviceAccountRoutes: RouteGroup = {
         };
       },
     }),
-    defineRoute({
+    organizationRoute({
       method: "GET",
       path: "/service-accounts/{id}",
       summary: "Get one service account",
@@ -73,7 +73,7 @@ export const serviceAccountRoutes: RouteGroup = {
         return { data: await view(input, found.value), headers: { ETag: found.etag } };
       },
     }),
-    defineRoute({
+    organizationRoute({
       method: "POST",
       path: "/service-accounts",
       summary: "Create a service account and its first credential",
@@ -84,11 +84,11 @@ export const serviceAccountRoutes: RouteGroup = {
       response: createdServiceAccountView,
       successStatus: 201,
       async handler(input) {
-        const { body, principal, services } = input;
+        const { body, principal } = input;
         const scopes = unique(body.scopes);
         assertGrantable(principal, scopes, body.organizationalRole);
-        await resolveAssignments(services.stores.workspaces, principal, body.workspaceAssignments);
-        const now = services.now();
+        await resolveAssignments(input.stores.workspaces, principal, body.workspaceAssignments);
+        const now = input.now();
         const stamp = now.toISOString();
         const { credential, secret } = newCredential(input, scopes, credentialExpiry(body.expirationDate, now));
         const record: ServiceAccountRecord = {
@@ -117,8 +117,8 @@ export const serviceAccountRoutes: RouteGroup = {
               metadata: { organizationalRole: sa.organizationalRole, scopes, workspaceAssignments: sa.workspaceAssignments },
             }),
           ],
-          write: (sa, _etag, outbox) => services.stores.serviceAccounts.create(sa, outbox),
-          outbox: services.events.outbox,
+          write: (sa, _etag, outbox) => input.stores.serviceAccounts.create(sa, outbox),
+          outbox: input.events.outbox,
         });
         return {
           status: 201,
@@ -127,7 +127,7 @@ export const serviceAccountRoutes: RouteGroup = {
         };
       },
     }),
-    defineRoute({
+    organizationRoute({
       method: "PUT",
       path: "/service-accounts/{id}",
       summary: "Update a service account (omitted fields keep their values)",
@@ -138,8 +138,8 @@ export const serviceAccountRoutes: RouteGroup = {
       body: updateServiceAccountBody,
       response: serviceAccountView,
       async handler(input) {
-        const { body, principal, services } = input;
-        if (body.workspaceAssignments) await resolveAssignments(services.stores.workspaces, principal, body.workspaceAssignments);
+        const { body, principal } = input;
+        if (body.workspaceAssignments) await resolveAssignments(input.stores.workspaces, principal, body.workspaceAssignments);
         const changed = Object.keys(body);
         const updated = await modifyServiceAccount(input, input.params.id, {
           activityType: "ServiceAccountUpdated",
@@ -163,7 +163,7 @@ export const serviceAccountRoutes: RouteGroup = {
         return { data: await view(input, updated.value), headers: { ETag: updated.etag } };
       },
     }),
-    defineRoute({
+    organizationRoute({
       method: "DELETE",
       path: "/service-accounts/{id}",
       summary: "Delete a service account; its credentials stop working at once",
@@ -173,7 +173,6 @@ export const serviceAccountRoutes: RouteGroup = {
       params: deleteServiceAccountParams,
       successStatus: 204,
       async handler(input) {
-        const { services } = input;
         const deletedId = await commit({
           read: () => visibleServiceAccount(input, input.params.id),
           ifMatch: input.header("if-match"),
@@ -191,16 +190,16 @@ export const serviceAccountRoutes: RouteGroup = {
             ];
           },
           write: async (sa, etag, outbox) => {
-            await services.stores.serviceAccounts.delete(sa.id, etag!, outbox);
+            await input.stores.serviceAccounts.delete(sa.id, etag!, outbox);
             return sa.id;
           },
-          outbox: services.events.outbox,
+          outbox: input.events.outbox,
         });
-        services.auth.evict(deletedId);
+        input.auth.evict(deletedId);
         return { status: 204 };
       },
     }),
-    defineRoute({
+    organizationRoute({
       method: "POST",
       path: "/service-accounts/{id}/credentials",
       summary: "Add a credential (its secret is shown once)",
@@ -212,10 +211,10 @@ export const serviceAccountRoutes: RouteGroup = {
       response: createdCredentialView,
       successStatus: 201,
       async handler(input) {
-        const { body, principal, services } = input;
+        const { body, principal } = input;
         const scopes = unique(body.scopes);
         assertGrantable(principal, scopes);
-        const now = services.now();
+        const now = input.now();
         const { credential, secret } = newCredential(input, scopes, credentialExpiry(body.expirationDate, now));
         const updated = await modifyServiceAccount(input, input.params.id, {
           activityType: "ServiceAccountCredentialCreated",
@@ -240,7 +239,7 @@ export const serviceAccountRoutes: RouteGroup = {
         };
       },
     }),
-    defineRoute({
+    organizationRoute({
       method: "DELETE",
       path: "/service-accounts/{id}/credentials/{credentialId}",
       summary: "Revoke a credential; it stops working at once",
@@ -250,7 +249,6 @@ export const serviceAccountRoutes: RouteGroup = {
       params: credentialParams,
       successStatus: 204,
       async handler(input) {
-        const { services } = input;
         const credentialId = input.params.credentialId.toLowerCase();
         await modifyServiceAccount(input, input.params.id, {
           activityType: "ServiceAccountCredentialRevoked",
@@ -265,7 +263,7 @@ export const serviceAccountRoutes: RouteGroup = {
             throw new ApiError("CONFLICT", "The credential is already revoked.", { target: "credentialId" });
           }
           credential.status = "Revoked";
-          credential.revokedAt = services.now().toISOString();
+          credential.revokedAt = input.now().toISOString();
         });
         return { status: 204 };
       },
@@ -275,7 +273,7 @@ export const serviceAccountRoutes: RouteGroup = {
 
 /** A service account of the caller's organization; any other id is 404, never a hint that it exists. */
 async function visibleServiceAccount(input: RequestContext, id: string): Promise<Versioned<ServiceAccountRecord>> {
-  const found = await input.services.stores.serviceAccounts.get(id.toLowerCase());
+  const found = await input.stores.serviceAccounts.get(id.toLowerCase());
   if (!found || !input.principal.organizationAccountIds.includes(found.value.accountId)) {
     throw notFound("The service account", "id");
   }
@@ -296,19 +294,19 @@ async function modifyServiceAccount(
     ifMatch: input.header("if-match"),
     change(sa) {
       mutate(sa);
-      sa.lastModifiedAt = input.services.now().toISOString();
+      sa.lastModifiedAt = input.now().toISOString();
       return [auditOf(input, sa, { targetResourceId: sa.id, ...audit, targetResourceName: sa.name, metadata: { serviceAccountId: sa.id, ...audit.metadata } })];
     },
-    write: (sa, etag, outbox) => input.services.stores.serviceAccounts.replace(sa, etag!, outbox),
-    outbox: input.services.events.outbox,
+    write: (sa, etag, outbox) => input.stores.serviceAccounts.replace(sa, etag!, outbox),
+    outbox: input.events.outbox,
   });
-  input.services.auth.evict(saved.value.id);
+  input.auth.evict(saved.value.id);
   return saved;
 }
 
 /** The audit event of a write to a service account, in the trail of the account that owns it. */
 function auditOf(input: RequestContext, sa: ServiceAccountRecord, entry: Omit<AuditEntry, "accountId">): OutboxRecord {
-  return auditRecord(input.actor, { ...entry, accountId: sa.accountId }, outboxScope.serviceAccount(sa.id), input.services.now());
+  return auditRecord(input.actor, { ...entry, accountId: sa.accountId }, outboxScope.serviceAccount(sa.id), input.now());
 }
 
 function newCredential(input: RequestContext, scopes: Scope[], expirationDate: string): { credential: CredentialRecord; secret: string } {
@@ -317,12 +315,12 @@ function newCredential(input: RequestContext, scopes: Scope[], expirationDate: s
     secret,
     credential: {
       id: randomUUID(),
-      secretHash: hashSecret(input.services.config.secretHashKey, secret),
+      secretHash: hashSecret(input.config.secretHashKey, secret),
       clientSecretPrefix: prefix,
       status: "Active",
       expirationDate,
       lastUsedAt: null,
-      createdAt: input.services.now().toISOString(),
+      createdAt: input.now().toISOString(),
       revokedAt: null,
       scopes,
     },
@@ -349,12 +347,12 @@ async function assignedWorkspaces(input: RequestContext, accounts: readonly Serv
   for (const sa of accounts) for (const a of sa.workspaceAssignments) ids.push(a.workspaceId);
   const byId = new Map<string, WorkspaceRecord>();
   if (ids.length === 0) return byId;
-  for (const w of await input.services.stores.workspaces.getMany(ids)) byId.set(w.id, w);
+  for (const w of await input.stores.workspaces.getMany(ids)) byId.set(w.id, w);
   return byId;
 }
 
 async function view(input: RequestContext, sa: ServiceAccountRecord) {
-  return toServiceAccountView(sa, await assignedWorkspaces(input, [sa]), input.services.now());
+  return toServiceAccountView(sa, await assignedWorkspaces(input, [sa]), input.now());
 }
 
 function unique<T>(items: readonly T[]): T[] {

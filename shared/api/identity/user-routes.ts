@@ -4,7 +4,7 @@ import { outboxScope } from "../../platform/store/outbox-scope";
 import { ApiError, notFound } from "../../platform/errors/api-error";
 import { pageQueryFields, pageRequest, pagination } from "../../platform/http/paging";
 import { commit } from "../../platform/store/commit";
-import { defineRoute, type RouteGroup } from "../../platform/http/route";
+import { organizationRoute, type RouteGroup } from "../../platform/http/route";
 import type { OrganizationalRole } from "../../domain/organizations/roles";
 import type { UserRecord } from "../../domain/organizations/user";
 import { EXAMPLE_LEAVING_USER, EXAMPLE_USER } from "../../domain/examples/examples";
@@ -48,7 +48,7 @@ const deleteUserParams = z.object({ userId: userId.meta({ examples: [EXAMPLE_LEA
 export const userRoutes: RouteGroup = {
   name: "users",
   routes: [
-    defineRoute({
+    organizationRoute({
       method: "GET",
       path: "/users",
       summary: "List the users of your organization",
@@ -61,7 +61,7 @@ export const userRoutes: RouteGroup = {
         const { email, role } = input.query;
         // The token is bound to the filters: a token from one filtered listing is invalid for another.
         const binding = `users:${email?.toLowerCase() ?? ""}:${role ?? ""}`;
-        const page = await input.services.stores.users.list(
+        const page = await input.stores.users.list(
           input.principal.organizationAccountIds,
           { email, role },
           pageRequest(input, input.query, binding),
@@ -69,7 +69,7 @@ export const userRoutes: RouteGroup = {
         return { data: page.items.map(toUserView), pagination: pagination(input, page, binding) };
       },
     }),
-    defineRoute({
+    organizationRoute({
       method: "GET",
       path: "/users/{userId}",
       summary: "Get one user",
@@ -78,12 +78,12 @@ export const userRoutes: RouteGroup = {
       params: userIdParams,
       response: userView,
       async handler(input) {
-        const found = await input.services.stores.users.find(input.principal.organizationAccountIds, input.params.userId.toLowerCase());
+        const found = await input.stores.users.find(input.principal.organizationAccountIds, input.params.userId.toLowerCase());
         if (!found) throw notFound("The user", "userId");
         return { data: toUserView(found.value) };
       },
     }),
-    defineRoute({
+    organizationRoute({
       method: "PUT",
       path: "/users",
       summary: "Create or update a user",
@@ -94,10 +94,10 @@ export const userRoutes: RouteGroup = {
       response: z.literal(true).meta({ examples: [true] }),
       successStatus: [200, 201],
       async handler(input) {
-        const { body, principal, services } = input;
-        const users = services.stores.users;
+        const { body, principal } = input;
+        const users = input.stores.users;
         const userId = body.userId.toLowerCase();
-        const stamp = services.now().toISOString();
+        const stamp = input.now().toISOString();
         let existed = false;
         await commit({
           async read() {
@@ -132,17 +132,17 @@ export const userRoutes: RouteGroup = {
                   accountId: user.accountId,
                 },
                 outboxScope.users(user.accountId),
-                services.now(),
+                input.now(),
               ),
             ];
           },
           write: (user, etag, outbox) => (etag === null ? users.create(user, outbox) : users.replace(user, etag, outbox)),
-          outbox: services.events.outbox,
+          outbox: input.events.outbox,
         });
         return { data: true, status: existed ? 200 : 201 };
       },
     }),
-    defineRoute({
+    organizationRoute({
       method: "DELETE",
       path: "/users/{userId}",
       summary: "Delete a user",
@@ -152,10 +152,10 @@ export const userRoutes: RouteGroup = {
       params: deleteUserParams,
       response: z.literal(true).meta({ examples: [true] }),
       async handler(input) {
-        const { principal, services } = input;
+        const { principal } = input;
         await commit({
           async read() {
-            const found = await services.stores.users.find(principal.organizationAccountIds, input.params.userId.toLowerCase());
+            const found = await input.stores.users.find(principal.organizationAccountIds, input.params.userId.toLowerCase());
             if (!found) throw notFound("The user", "userId");
             return found;
           },
@@ -172,11 +172,11 @@ export const userRoutes: RouteGroup = {
                 accountId: user.accountId,
               },
               outboxScope.users(user.accountId),
-              services.now(),
+              input.now(),
             ),
           ],
-          write: (user, etag, outbox) => services.stores.users.delete(user.accountId, user.id, etag!, outbox),
-          outbox: services.events.outbox,
+          write: (user, etag, outbox) => input.stores.users.delete(user.accountId, user.id, etag!, outbox),
+          outbox: input.events.outbox,
         });
         return { data: true };
       },

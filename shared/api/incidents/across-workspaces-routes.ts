@@ -1,13 +1,13 @@
 import { acrossWorkspacesResultExample } from "./incident-examples";
 import { z } from "zod";
-import { defineRoute, type RouteGroup } from "../../platform/http/route";
+import { organizationRoute, type RouteGroup } from "../../platform/http/route";
 import { ACROSS_WORKSPACES_MAX_BODY_BYTES, acrossWorkspacesBody, listAcrossWorkspaces } from "./cross-workspace-listing";
 import { incidentSummaryView } from "../../domain/incidents/incident-view";
 
 export const incidentsAcrossWorkspacesRoutes: RouteGroup = {
   name: "incidents-across-workspaces",
   routes: [
-    defineRoute({
+    organizationRoute({
       method: "POST",
       path: "/incidents/across-workspaces",
       summary: "List incidents across the workspaces mapped to your credential",

@@ -10,6 +10,8 @@ import type { IncidentStateRecord } from "../../domain/incidents/incident-state-
 import type { WorkspaceRecord } from "../../domain/organizations/workspace";
 import { initialState, stateIdOf } from "../../domain/incidents/incident-state";
 import { toIncidentSummary, type IncidentSummaryView } from "../../domain/incidents/incident-view";
+import { mappedWorkspaces } from "../../domain/organizations/mapped-workspaces";
+import { mapLimited } from "../../platform/concurrency/map-limited";
 
 /** Incidents per call the listing aims at, taken from the streams (workspace × source) still paging. */
 export const LISTING_PAGE_TARGET = 200;
@@ -146,7 +148,7 @@ export async function listAcrossWorkspaces(ctx: RequestContext, body: AcrossWork
     assigneeEmails: body.assigneeEmails.length > 0 ? body.assigneeEmails : undefined,
     includeUnassigned: body.includeUnassigned || undefined,
   };
-  const firstCallAt = Math.floor(ctx.services.now().getTime() / 1000);
+  const firstCallAt = Math.floor(ctx.now().getTime() / 1000);
   if (body.filterByLastModified) {
     // Last-modified mode issues no tokens, so any token sent back is not one of ours (rule 5).
     if (body.workspacePageTokens.length > 0) throw invalidTokens("workspacePageTokens[0]");
@@ -166,7 +168,7 @@ export async function listAcrossWorkspaces(ctx: RequestContext, body: AcrossWork
   const served = open.slice(0, servedCount).map((s) => ("token" in s ? readStream(ctx, s, binding) : s));
   const waiting = open.slice(servedCount);
   const pages = await mapLimited(served, VENDOR_CONCURRENCY, (stream) =>
-    ctx.services.sources.gateway(stream.source).listIncidents(
+    ctx.sources.gateway(stream.source).listIncidents(
       {
         workspaceId: stream.workspace.id,
         field: "createdAt",
@@ -205,7 +207,7 @@ export async function listAcrossWorkspaces(ctx: RequestContext, body: AcrossWork
   const states = new Map(
     await mapLimited([...onPage.values()], VENDOR_CONCURRENCY, async ({ workspace, items }) => [workspace.id, await statesOf(ctx, workspace, items)] as const),
   );
-  const now = ctx.services.now();
+  const now = ctx.now();
   const incidents: IncidentSummaryView[] = [];
   for (let i = 0; i < served.length; i++) {
     const stream = served[i]!;
@@ -235,7 +237,7 @@ async function lastModifiedListing(
 ): Promise<AcrossWorkspacesResult> {
   const pairs = workspaces.flatMap((workspace) => chosenSources.map((source) => ({ workspace, source })));
   const pages = await mapLimited(pairs, VENDOR_CONCURRENCY, ({ workspace, source }) =>
-    ctx.services.sources
+    ctx.sources
       .gateway(source)
       .listIncidents({ workspaceId: workspace.id, field: "lastModificationTime", ...window, limit: LAST_MODIFIED_CAP + 1, filters }, ctx.signal),
   );
@@ -253,12 +255,6 @@ async function lastModifiedListing(
 
 function byLastModifiedDesc(a: VendorIncident, b: VendorIncident): number {
   return a.lastModificationTime < b.lastModificationTime ? 1 : a.lastModificationTime > b.lastModificationTime ? -1 : a.id < b.id ? -1 : 1;
-}
-
-/** The workspaces the credential holds a role on, that exist, in a stable order. */
-async function mappedWorkspaces(ctx: RequestContext): Promise<WorkspaceRecord[]> {
-  const found = await ctx.services.stores.workspaces.getMany([...ctx.principal.workspaceRoles.keys()]);
-  return found.sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
 /**
@@ -342,30 +338,16 @@ function bindingOf(body: AcrossWorkspacesBody): string {
 }
 
 async function summaries(ctx: RequestContext, workspace: WorkspaceRecord, items: VendorIncident[]): Promise<IncidentSummaryView[]> {
-  return summariesOf(workspace, items, await statesOf(ctx, workspace, items), ctx.services.now());
+  return summariesOf(workspace, items, await statesOf(ctx, workspace, items), ctx.now());
 }
 
 /** The stored states of these incidents of one workspace, by state id: one store read (none for no items). */
 async function statesOf(ctx: RequestContext, workspace: WorkspaceRecord, items: VendorIncident[]): Promise<Map<string, IncidentStateRecord>> {
   if (items.length === 0) return new Map();
-  const states = await ctx.services.stores.incidents.getMany(workspace.id, items.map((i) => stateIdOf(i.source, i.id)));
+  const states = await ctx.stores.incidents.getMany(workspace.id, items.map((i) => stateIdOf(i.source, i.id)));
   return new Map(states.map((s) => [s.id, s]));
 }
 
 function summariesOf(workspace: WorkspaceRecord, items: VendorIncident[], states: Map<string, IncidentStateRecord>, now: Date): IncidentSummaryView[] {
   return items.map((i) => toIncidentSummary(i, states.get(stateIdOf(i.source, i.id)) ?? initialState(i, workspace.accountId, now), now));
-}
-
-/** Runs `fn` over `items` with at most `limit` in flight, results in input order. */
-async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { auditRecord } from "../../platform/events/audit-record";
 import { ApiError, notFound } from "../../platform/errors/api-error";
-import { defineRoute, type RouteGroup } from "../../platform/http/route";
+import { workspaceRoute, type RouteGroup } from "../../platform/http/route";
 import { gamebookRunView, toGamebookRunView } from "../../domain/gamebooks/gamebook-views";
 import type { EntityQuery } from "../../systems/vendors/port";
 import { initialState, stateIdOf } from "../../domain/incidents/incident-state";
@@ -31,7 +31,7 @@ const base = "/workspaces/{workspaceId}/incidents/{source}";
 export const incidentRoutes: RouteGroup = {
   name: "incidents",
   routes: [
-    defineRoute({
+    workspaceRoute({
       method: "GET",
       path: `${base}/by-entity`,
       summary: "Incidents of the workspace related to an entity",
@@ -41,7 +41,7 @@ export const incidentRoutes: RouteGroup = {
       query: byEntityQuery,
       response: z.array(incidentSummaryView).meta({ examples: [[incidentSummaryExample]] }),
       async handler(input) {
-        const { params, query, services, workspace } = input;
+        const { params, query, workspace } = input;
         const entityQuery: EntityQuery = {
           workspaceId: workspace.id,
           incidentId: query.IncidentId,
@@ -53,16 +53,16 @@ export const incidentRoutes: RouteGroup = {
           endDate: query.EndDate && new Date(query.EndDate).toISOString(),
           limit: BY_ENTITY_LIMIT,
         };
-        const related = await services.sources.gateway(params.source).relatedByEntity(entityQuery, input.signal);
-        const states = await services.stores.incidents.getMany(workspace.id, related.map((i) => stateIdOf(i.source, i.id)));
+        const related = await input.sources.gateway(params.source).relatedByEntity(entityQuery, input.signal);
+        const states = await input.stores.incidents.getMany(workspace.id, related.map((i) => stateIdOf(i.source, i.id)));
         const byId = new Map(states.map((s) => [s.id, s]));
-        const now = services.now();
+        const now = input.now();
         return {
           data: related.map((i) => toIncidentSummary(i, byId.get(stateIdOf(i.source, i.id)) ?? initialState(i, workspace.accountId, now), now)),
         };
       },
     }),
-    defineRoute({
+    workspaceRoute({
       method: "GET",
       path: `${base}/{incidentId}`,
       summary: "Get an incident, live from its source, with the service's state of it",
@@ -75,12 +75,12 @@ export const incidentRoutes: RouteGroup = {
         const loaded = await loadIncident(input, input.workspace, params.source, params.incidentId);
         const evidence = await loaded.gateway.getEvidence(loaded.workspace.id, loaded.incident.id, input.signal);
         return {
-          data: toIncidentView(loaded.incident, loaded.state, evidence, input.services.now()),
+          data: toIncidentView(loaded.incident, loaded.state, evidence, input.now()),
           headers: { ETag: incidentEtag(loaded.incident, loaded.stateEtag) },
         };
       },
     }),
-    defineRoute({
+    workspaceRoute({
       method: "GET",
       path: `${base}/{incidentId}/evidence`,
       summary: "The evidence table of an incident",
@@ -90,10 +90,10 @@ export const incidentRoutes: RouteGroup = {
       response: z.object({ rows: z.array(z.record(z.string(), z.unknown())) }).meta({ examples: [evidenceExample] }),
       async handler(input) {
         const { params, workspace } = input;
-        return { data: await input.services.sources.gateway(params.source).getEvidence(workspace.id, params.incidentId, input.signal) };
+        return { data: await input.sources.gateway(params.source).getEvidence(workspace.id, params.incidentId, input.signal) };
       },
     }),
-    defineRoute({
+    workspaceRoute({
       method: "GET",
       path: `${base}/{incidentId}/last-gamebook`,
       summary: "The last gamebook run on an incident (404 when none has run)",
@@ -104,13 +104,13 @@ export const incidentRoutes: RouteGroup = {
       async handler(input) {
         const { params, workspace } = input;
         // The incident must exist at its source: a run of a deleted incident is not shown.
-        await input.services.sources.gateway(params.source).getIncident(workspace.id, params.incidentId, input.signal);
-        const run = await input.services.stores.gamebookRuns.latestForIncident(workspace.id, params.source, params.incidentId);
+        await input.sources.gateway(params.source).getIncident(workspace.id, params.incidentId, input.signal);
+        const run = await input.stores.gamebookRuns.latestForIncident(workspace.id, params.source, params.incidentId);
         if (!run) throw new ApiError("NOT_FOUND", "No gamebook has run on this incident.", { target: "incidentId" });
         return { data: toGamebookRunView(run) };
       },
     }),
-    defineRoute({
+    workspaceRoute({
       method: "GET",
       path: `${base}/{incidentId}/comments`,
       summary: "The comments of an incident, oldest first",
@@ -120,7 +120,7 @@ export const incidentRoutes: RouteGroup = {
       response: z.array(commentView).meta({ examples: [commentsExample] }),
       async handler(input) {
         const { params, workspace } = input;
-        const comments = await input.services.sources.gateway(params.source).listComments(workspace.id, params.incidentId, input.signal);
+        const comments = await input.sources.gateway(params.source).listComments(workspace.id, params.incidentId, input.signal);
         // Linked tickets' notes join the incident's comments (ticketId, ticketNoteId: contract 2.5).
         const fromTickets = await ticketComments(input, workspace, params.source, params.incidentId);
         // The owning integration is internal to the vendor record; the contract's fields only.
@@ -131,7 +131,7 @@ export const incidentRoutes: RouteGroup = {
         return { data, headers };
       },
     }),
-    defineRoute({
+    workspaceRoute({
       method: "DELETE",
       path: `${base}/{incidentId}/comments/{commentId}`,
       summary: "Delete a comment written by your integration",
@@ -142,13 +142,13 @@ export const incidentRoutes: RouteGroup = {
       query: deleteCommentQuery,
       successStatus: 204,
       async handler(input) {
-        const { params, query, services, workspace } = input;
+        const { params, query, workspace } = input;
         if (params.commentId.startsWith(TICKET_COMMENT_PREFIX)) {
           throw new ApiError("FORBIDDEN", "This comment comes from a linked ticket: it lives in the ITSM. Unlink the ticket to remove its comments.", {
             target: "commentId",
           });
         }
-        const gateway = services.sources.gateway(params.source);
+        const gateway = input.sources.gateway(params.source);
         const comments = await gateway.listComments(workspace.id, params.incidentId, input.signal);
         const comment = comments.find((c) => c.id === params.commentId);
         if (!comment) throw notFound("The comment", "commentId");
@@ -158,7 +158,7 @@ export const incidentRoutes: RouteGroup = {
         }
         await gateway.deleteComment(workspace.id, params.incidentId, params.commentId, input.signal);
         // The write happened at the vendor: its audit event goes to the workspace's outbox on its own.
-        await services.events.outbox.record([
+        await input.events.outbox.record([
           auditRecord(
             input.actor,
             {
@@ -172,13 +172,13 @@ export const incidentRoutes: RouteGroup = {
               accountId: workspace.accountId,
             },
             outboxScope.workspace(workspace.id),
-            services.now(),
+            input.now(),
           ),
         ]);
         return { status: 204 };
       },
     }),
-    defineRoute({
+    workspaceRoute({
       method: "PUT",
       path: `${base}/{incidentId}/status`,
       summary: "Change an incident's status",
@@ -194,7 +194,7 @@ export const incidentRoutes: RouteGroup = {
         return { status: 204 };
       },
     }),
-    defineRoute({
+    workspaceRoute({
       method: "PUT",
       path: `${base}/{incidentId}/assignee`,
       summary: "Assign, reassign or (both fields null) unassign an incident",

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { directoryAuditsExample, signInsExample } from "./investigation-examples";
 import { ApiError } from "../../platform/errors/api-error";
 import type { DirectoryLogQuery, LogPage } from "../../systems/directory-logs/port";
-import { defineRoute, type HandlerInput, type RouteGroup } from "../../platform/http/route";
+import { workspaceRoute, type WorkspaceInput, type RouteGroup } from "../../platform/http/route";
 import { issuePageToken, readPageToken } from "../../platform/http/paging";
 import { requireIntegration } from "../../domain/organizations/integration-switches";
 import { directoryAuditView, logQuery, MAX_LOG_WINDOW_DAYS, signInView, workspaceParams } from "./investigation-schemas";
@@ -23,7 +23,7 @@ const logCursor = z.object({ from: z.iso.datetime(), to: z.iso.datetime(), curso
 export const investigationRoutes: RouteGroup = {
   name: "investigation",
   routes: [
-    defineRoute({
+    workspaceRoute({
       method: "GET",
       path: `${base}/signin-logs`,
       summary: "Sign-ins of the workspace's tenant, newest first, by user and time window",
@@ -34,9 +34,9 @@ export const investigationRoutes: RouteGroup = {
       query: logQuery,
       response: z.array(signInView).meta({ examples: [signInsExample] }),
       paginated: true,
-      handler: (input) => readLog(input, "signins", (q) => input.services.directoryLogs.listSignIns(q, input.signal)),
+      handler: (input) => readLog(input, "signins", (q) => input.directoryLogs.listSignIns(q, input.signal)),
     }),
-    defineRoute({
+    workspaceRoute({
       method: "GET",
       path: `${base}/directory-logs`,
       summary: "Directory audit events of the workspace's tenant, newest first, by initiating user and time window",
@@ -47,18 +47,18 @@ export const investigationRoutes: RouteGroup = {
       query: logQuery,
       response: z.array(directoryAuditView).meta({ examples: [directoryAuditsExample] }),
       paginated: true,
-      handler: (input) => readLog(input, "directory-audits", (q) => input.services.directoryLogs.listDirectoryAudits(q, input.signal)),
+      handler: (input) => readLog(input, "directory-audits", (q) => input.directoryLogs.listDirectoryAudits(q, input.signal)),
     }),
   ],
 };
 
-async function readLog<T>(input: HandlerInput<unknown, Query, unknown>, log: string, read: (q: DirectoryLogQuery) => Promise<LogPage<T>>) {
+async function readLog<T>(input: WorkspaceInput<unknown, Query, unknown>, log: string, read: (q: DirectoryLogQuery) => Promise<LogPage<T>>) {
   const { workspace, query } = input;
   await requireIntegration(input, workspace, "directoryLogs");
   // The token is bound to the query as given; the window it resolved to travels inside it.
   const listing = `${log}:${workspace.id}:${query.user ?? ""}:${query.from ?? ""}:${query.to ?? ""}:${query.pageSize}`;
   const resumed = query.pageToken ? readPageToken(input, query.pageToken, listing, logCursor, "pageToken") : undefined;
-  const window = resumed ?? resolveWindow(query, input.services.now());
+  const window = resumed ?? resolveWindow(query, input.now());
   const page = await read({ tenantId: workspace.tenantId, user: query.user, from: window.from, to: window.to, pageSize: query.pageSize, cursor: resumed?.cursor });
   const pagination = page.cursor
     ? { hasMore: true, continuationToken: issuePageToken(input, listing, { from: window.from, to: window.to, cursor: page.cursor }) }

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ApiError, errorCodes, type ErrorCode } from "../../platform/errors/api-error";
 import { errorCodeMeaning } from "../../platform/errors/error-codes";
 import { notFound } from "../../platform/errors/api-error";
-import { defineRoute, type Route, type RouteGroup } from "../../platform/http/route";
+import { publicRoute, type Route, type RouteGroup } from "../../platform/http/route";
 import { API_PREFIX } from "../../platform/http/router";
 import { healthProbeOf, healthReportSchema } from "./health";
 import { buildOpenApi } from "../../platform/http/openapi";
@@ -40,12 +40,11 @@ export function metaRoutes(documented: () => readonly Route[]): RouteGroup {
     // Its paths share no prefix, so its Azure route is the API-wide catch-all `v2/{*rest}`: Azure
     // routes here whatever no other group claims, and the shared router answers 404 and 405 as problems.
     routes: [
-      defineRoute({
+      publicRoute({
         method: "GET",
         path: "/openapi.json",
         summary: "The OpenAPI 3.1 document of this API",
         tag,
-        auth: "public",
         async handler({ origin }) {
           let doc = openApiCache.get(origin);
           if (!doc) {
@@ -56,22 +55,20 @@ export function metaRoutes(documented: () => readonly Route[]): RouteGroup {
           return { raw: doc, contentType: "application/json; charset=utf-8", headers: { "Cache-Control": "public, max-age=300" } };
         },
       }),
-      defineRoute({
+      publicRoute({
         method: "GET",
         path: "/docs",
         summary: "A readable reference page of this API",
         tag,
-        auth: "public",
         async handler() {
           return { raw: docsPage(), contentType: "text/html; charset=utf-8", headers: { "Content-Security-Policy": DOCS_CSP } };
         },
       }),
-      defineRoute({
+      publicRoute({
         method: "GET",
         path: "/docs/assets/{file}",
         summary: "Assets of the reference page",
         tag,
-        auth: "public",
         hidden: true,
         params: z.object({ file: z.string() }),
         async handler({ params }) {
@@ -88,16 +85,15 @@ export function metaRoutes(documented: () => readonly Route[]): RouteGroup {
           return { raw: content, contentType: type, headers: { "Cache-Control": "public, max-age=86400" } };
         },
       }),
-      defineRoute({
+      publicRoute({
         method: "GET",
         path: "/health",
         summary: "Whether this instance is up and reaches its store and queue (checked at most every 5 s)",
         tag,
-        auth: "public",
         response: healthReportSchema,
         // A check that failed: the store or the queue is unreachable (the detail names which).
         problems: ["UPSTREAM_ERROR"],
-        async handler({ services }) {
+        async handler(services) {
           const report = await healthProbeOf(services).report();
           if (report.status !== "ok") {
             const failed = Object.entries(report.checks).filter(([, c]) => c.status !== "ok");
@@ -107,12 +103,11 @@ export function metaRoutes(documented: () => readonly Route[]): RouteGroup {
           return { data: report };
         },
       }),
-      defineRoute({
+      publicRoute({
         method: "GET",
         path: "/errors",
         summary: "The error reference: every problem `code`, its status and meaning",
         tag,
-        auth: "public",
         async handler() {
           return { raw: errorsPage(), contentType: "text/html; charset=utf-8" };
         },

@@ -29,7 +29,7 @@ export function ticketLinkId(workspaceId: string, pair: { source: Source; incide
 
 /** The ticket in the workspace's ITSM: NOT_FOUND (target ticketId or ticketNumber) when there is none. */
 export async function findTicket(ctx: OperationContext, workspace: WorkspaceRecord, name: TicketName): Promise<Ticket> {
-  const { ticketing } = ctx.services;
+  const { ticketing } = ctx;
   if (name.ticketId !== undefined) return ticketing.getTicket(workspace.id, name.ticketId, ctx.signal);
   const [ticket] = await ticketing.searchTickets({ workspaceId: workspace.id, ticketNumber: name.ticketNumber, limit: 1 }, ctx.signal);
   if (!ticket) throw notFound(`Ticket ${name.ticketNumber}`, "ticketNumber");
@@ -41,10 +41,9 @@ export async function findTicket(ctx: OperationContext, workspace: WorkspaceReco
  * workspace's ITSM); the link and its audit event commit together. CONFLICT when the pair is linked.
  */
 export async function linkTicket(ctx: OperationContext, workspace: WorkspaceRecord, pair: IncidentTicketPair): Promise<TicketLinkRecord> {
-  const { services } = ctx;
-  await services.sources.gateway(pair.source).getIncident(workspace.id, pair.incidentId, ctx.signal);
+  await ctx.sources.gateway(pair.source).getIncident(workspace.id, pair.incidentId, ctx.signal);
   const ticket = await findTicket(ctx, workspace, pair);
-  const now = services.now();
+  const now = ctx.now();
   const link: TicketLinkRecord = {
     id: ticketLinkId(workspace.id, { source: pair.source, incidentId: pair.incidentId, system: ticket.system, ticketId: ticket.ticketId }),
     docType: "ticketLink",
@@ -62,8 +61,8 @@ export async function linkTicket(ctx: OperationContext, workspace: WorkspaceReco
     await commit({
       read: async () => ({ value: link, etag: null }),
       change: (created) => [linkAudit(ctx, workspace, created, "Create", now)],
-      write: (created, _etag, outbox) => services.stores.ticketLinks.create(created, outbox),
-      outbox: services.events.outbox,
+      write: (created, _etag, outbox) => ctx.stores.ticketLinks.create(created, outbox),
+      outbox: ctx.events.outbox,
       // A create conflicts only with itself: the pair is linked already.
       maxAttempts: 1,
     });
@@ -82,7 +81,7 @@ export async function linkTicket(ctx: OperationContext, workspace: WorkspaceReco
  * when the pair is not linked.
  */
 export async function unlinkTicket(ctx: OperationContext, workspace: WorkspaceRecord, pair: IncidentTicketPair): Promise<TicketLinkRecord> {
-  const { stores } = ctx.services;
+  const { stores } = ctx;
   const links = await stores.ticketLinks.listForIncident(workspace.id, pair.source, pair.incidentId);
   const number = pair.ticketNumber?.toLowerCase();
   const link = links.find((l) => (pair.ticketId !== undefined ? l.ticketId === pair.ticketId : l.ticketNumber.toLowerCase() === number));
@@ -94,9 +93,9 @@ export async function unlinkTicket(ctx: OperationContext, workspace: WorkspaceRe
       if (!current) throw new ApiError("NOT_FOUND", `Incident ${pair.incidentId} is not linked to ticket ${ticket}.`, { target: "ticketId" });
       return current;
     },
-    change: (current) => [linkAudit(ctx, workspace, current, "Delete", ctx.services.now())],
+    change: (current) => [linkAudit(ctx, workspace, current, "Delete", ctx.now())],
     write: (current, etag, outbox) => stores.ticketLinks.delete(workspace.id, current.id, etag!, outbox),
-    outbox: ctx.services.events.outbox,
+    outbox: ctx.events.outbox,
   });
   return link;
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ticketLinkExample, ticketPriorityExample, ticketSearchExample } from "./ticket-examples";
 import { auditRecord } from "../../platform/events/audit-record";
-import { defineRoute, type RouteGroup } from "../../platform/http/route";
+import { workspaceRoute, type RouteGroup } from "../../platform/http/route";
 import { requireIntegration } from "../../domain/organizations/integration-switches";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import { findTicket, linkTicket, toTicketLinkView, toTicketView, unlinkTicket } from "./ticket-links";
@@ -20,7 +20,7 @@ const SEARCH_LIMIT = 50;
 export const ticketRoutes: RouteGroup = {
   name: "tickets",
   routes: [
-    defineRoute({
+    workspaceRoute({
       method: "GET",
       path: `${base}/search`,
       summary: "Find tickets by grouping id and/or ticket number, with the incidents linked to them",
@@ -31,13 +31,13 @@ export const ticketRoutes: RouteGroup = {
       query: ticketSearchQuery,
       response: z.array(ticketSearchResult).meta({ examples: [ticketSearchExample] }),
       async handler(input) {
-        const { workspace, query, services } = input;
+        const { workspace, query } = input;
         await requireIntegration(input, workspace, "ticketing");
-        const tickets = await services.ticketing.searchTickets(
+        const tickets = await input.ticketing.searchTickets(
           { workspaceId: workspace.id, groupingId: query.groupingId, ticketNumber: query.ticketNumber, limit: SEARCH_LIMIT },
           input.signal,
         );
-        const links = await services.stores.ticketLinks.listForTickets(workspace.id, tickets.map((t) => t.ticketId));
+        const links = await input.stores.ticketLinks.listForTickets(workspace.id, tickets.map((t) => t.ticketId));
         const data = tickets.map((ticket) => ({
           ...toTicketView(ticket),
           links: links
@@ -47,7 +47,7 @@ export const ticketRoutes: RouteGroup = {
         return { data };
       },
     }),
-    defineRoute({
+    workspaceRoute({
       method: "POST",
       path: `${base}/link`,
       summary: "Link an incident to a ticket (409 when they are linked already)",
@@ -64,7 +64,7 @@ export const ticketRoutes: RouteGroup = {
         return { status: 201, data: toTicketLinkView(link) };
       },
     }),
-    defineRoute({
+    workspaceRoute({
       method: "POST",
       path: `${base}/unlink`,
       summary: "Remove the link between an incident and a ticket (404 when they are not linked)",
@@ -80,7 +80,7 @@ export const ticketRoutes: RouteGroup = {
         return { status: 204 };
       },
     }),
-    defineRoute({
+    workspaceRoute({
       method: "PUT",
       path: `${base}/priority`,
       summary: "Set a ticket's priority in the ITSM",
@@ -91,12 +91,12 @@ export const ticketRoutes: RouteGroup = {
       body: priorityBody,
       response: ticketView.meta({ examples: [ticketPriorityExample] }),
       async handler(input) {
-        const { workspace, body, services } = input;
+        const { workspace, body } = input;
         await requireIntegration(input, workspace, "ticketing");
         const ticket = await findTicket(input, workspace, body);
-        const updated = await services.ticketing.setPriority(workspace.id, ticket.ticketId, body.priority, input.signal);
+        const updated = await input.ticketing.setPriority(workspace.id, ticket.ticketId, body.priority, input.signal);
         // The write happened in the ITSM: its audit event goes to the workspace's outbox on its own.
-        await services.events.outbox.record([
+        await input.events.outbox.record([
           auditRecord(
             input.actor,
             {
@@ -110,7 +110,7 @@ export const ticketRoutes: RouteGroup = {
               accountId: workspace.accountId,
             },
             outboxScope.workspace(workspace.id),
-            services.now(),
+            input.now(),
           ),
         ]);
         return { data: toTicketView(updated) };

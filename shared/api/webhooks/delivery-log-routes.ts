@@ -4,7 +4,7 @@ import { auditRecord } from "../../platform/events/audit-record";
 import { firstAttempt, outgoingDelivery } from "../../platform/delivery/delivery-message";
 import { ApiError, isApiError, notFound } from "../../platform/errors/api-error";
 import { issuePageToken, pageQueryFields, readPageToken } from "../../platform/http/paging";
-import { defineRoute, type RequestContext } from "../../platform/http/route";
+import { organizationRoute, type RequestContext } from "../../platform/http/route";
 import { incidentCreatedData } from "../../domain/incidents/incident-events";
 import { findWorkspace, loadIncident } from "../../domain/incidents/incident-access";
 import { outboxScope } from "../../platform/store/outbox-scope";
@@ -62,7 +62,7 @@ const entryQuery = z
 
 /** Delivery-log endpoints of the webhook group (contract 4.3). */
 export const deliveryLogRoutes = [
-  defineRoute({
+  organizationRoute({
     method: "GET",
     path: "/webhooks/{id}/delivery-logs",
     summary: "A webhook's delivery attempts, newest first",
@@ -73,24 +73,24 @@ export const deliveryLogRoutes = [
     response: z.array(deliveryLogView).meta({ examples: [[deliveryLogExample]] }),
     paginated: true,
     async handler(input) {
-      const { services, query } = input;
+      const { query } = input;
       const webhook = (await visibleWebhook(input, input.params.id)).value;
-      const now = services.now();
-      const notBefore = new Date(now.getTime() - services.config.webhooks.deliveryLogTtlDays * 86_400_000).toISOString();
+      const now = input.now();
+      const notBefore = new Date(now.getTime() - input.config.webhooks.deliveryLogTtlDays * 86_400_000).toISOString();
       // Nothing is logged in the future: a later `to` is now, so a listing never walks days that cannot hold entries.
       const latest = new Date(now.getTime() + 1).toISOString();
       const to = iso(query.to);
       const range = { from: iso(query.from) ?? notBefore, to: to === undefined || to > latest ? latest : to, notBefore };
       const listing = `delivery-logs:${webhook.id}:${query.from ?? ""}:${query.to ?? ""}`;
       const cursor = query.continuationToken === undefined ? undefined : readPageToken(input, query.continuationToken, listing, logCursor, "continuationToken");
-      const page = await services.stores.deliveryLogs.list(webhook.id, range, query.pageSize, cursor);
+      const page = await input.stores.deliveryLogs.list(webhook.id, range, query.pageSize, cursor);
       return {
         data: page.items.map((e) => toLogView(e, null)),
         pagination: page.next ? { hasMore: true, continuationToken: issuePageToken(input, listing, page.next) } : { hasMore: false },
       };
     },
   }),
-  defineRoute({
+  organizationRoute({
     method: "GET",
     path: "/webhooks/{id}/delivery-logs/{logId}",
     summary: "One delivery attempt, with the incident as it stands now",
@@ -106,7 +106,7 @@ export const deliveryLogRoutes = [
       return { data: toLogView(entry, await liveIncident(input, entry)) };
     },
   }),
-  defineRoute({
+  organizationRoute({
     method: "POST",
     path: "/webhooks/{id}/delivery-logs/{logId}/redeliver",
     summary: "Deliver a failed incident.created.v1 again, rebuilt from the current incident, same event id",
@@ -118,7 +118,6 @@ export const deliveryLogRoutes = [
     problems: ["CONFLICT", "EXTENSION_NOT_ENABLED", { code: "VALIDATION_ERROR", status: 422 }],
     response: z.object({ eventId: z.string(), status: z.literal("Pending") }).meta({ examples: [{ eventId: deliveryLogExample.eventId, status: "Pending" }] }),
     async handler(input) {
-      const { services } = input;
       const webhook = (await visibleWebhook(input, input.params.id)).value;
       const entry = await findEntry(input, webhook, input.params.logId, input.query.createdAt);
       if (entry.status !== "Failed") {
@@ -132,8 +131,8 @@ export const deliveryLogRoutes = [
         });
       }
       const envelope = await rebuildCreated(input, entry);
-      await services.events.deliveries.send([outgoingDelivery(firstAttempt(webhook.id, { envelope, incident: entry.incident }, { redeliveryId: randomUUID() }))]);
-      await services.events.outbox.record([
+      await input.events.deliveries.send([outgoingDelivery(firstAttempt(webhook.id, { envelope, incident: entry.incident }, { redeliveryId: randomUUID() }))]);
+      await input.events.outbox.record([
         auditRecord(
           input.actor,
           {
@@ -146,7 +145,7 @@ export const deliveryLogRoutes = [
             accountId: webhook.targetAccountId,
           },
           outboxScope.webhook(webhook.id),
-          services.now(),
+          input.now(),
         ),
       ]);
       return { status: 202, data: { eventId: entry.eventId, status: "Pending" as const } };
@@ -155,9 +154,8 @@ export const deliveryLogRoutes = [
 ];
 
 async function findEntry(input: RequestContext, webhook: WebhookRecord, logId: string, createdAt: string): Promise<DeliveryLogRecord> {
-  const { services } = input;
-  const notBefore = services.now().getTime() - services.config.webhooks.deliveryLogTtlDays * 86_400_000;
-  const entry = await services.stores.deliveryLogs.get(webhook.id, logId, new Date(createdAt).toISOString());
+  const notBefore = input.now().getTime() - input.config.webhooks.deliveryLogTtlDays * 86_400_000;
+  const entry = await input.stores.deliveryLogs.get(webhook.id, logId, new Date(createdAt).toISOString());
   // Expired entries may linger in the store until TTL removes them; they are gone as far as callers know.
   if (!entry || Date.parse(entry.createdAt) < notBefore) throw notFound("The delivery log entry", "logId");
   return entry;
@@ -168,8 +166,8 @@ async function liveIncident(input: RequestContext, entry: DeliveryLogRecord): Pr
   if (!entry.incident) return null;
   const { workspaceId, source, incidentId } = entry.incident;
   try {
-    const { incident, state } = await loadIncident(input, await findWorkspace(input.services, workspaceId), source, incidentId);
-    return toIncidentSummary(incident, state, input.services.now());
+    const { incident, state } = await loadIncident(input, await findWorkspace(input, workspaceId), source, incidentId);
+    return toIncidentSummary(incident, state, input.now());
   } catch (error) {
     if (isApiError(error) && error.code === "NOT_FOUND") return null;
     throw error;
@@ -181,7 +179,7 @@ async function rebuildCreated(input: RequestContext, entry: DeliveryLogRecord): 
   const { workspaceId, source, incidentId } = entry.incident!;
   let loaded;
   try {
-    loaded = await loadIncident(input, await findWorkspace(input.services, workspaceId), source, incidentId);
+    loaded = await loadIncident(input, await findWorkspace(input, workspaceId), source, incidentId);
   } catch (error) {
     if (isApiError(error) && error.code === "NOT_FOUND") {
       throw new ApiError("CONFLICT", "The incident no longer exists at its source, so the event cannot be rebuilt.", { target: "logId" });

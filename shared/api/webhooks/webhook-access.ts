@@ -5,7 +5,7 @@ import type { WebhookRecord } from "../../domain/webhooks/webhook";
 
 /** A webhook of the caller's organization; any other id is 404, never "forbidden". */
 export async function visibleWebhook(input: RequestContext, id: string): Promise<Versioned<WebhookRecord>> {
-  const found = await input.services.stores.webhooks.get(id.toLowerCase());
+  const found = await input.stores.webhooks.get(id.toLowerCase());
   if (!found || !input.principal.organizationAccountIds.includes(found.value.targetAccountId)) throw notFound("The webhook", "id");
   return found;
 }

@@ -5,7 +5,7 @@ import { generateSigningSecret } from "../../platform/delivery/signer";
 import { auditRecord } from "../../platform/events/audit-record";
 import { ApiError } from "../../platform/errors/api-error";
 import { commit } from "../../platform/store/commit";
-import { defineRoute, type RequestContext, type RouteGroup } from "../../platform/http/route";
+import { organizationRoute, type RequestContext, type RouteGroup } from "../../platform/http/route";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import type { Versioned } from "../../platform/store/ports";
 import type { OutboxRecord } from "../../platform/events/outbox-record";
@@ -40,7 +40,7 @@ const credentialsChangedResponse = createdWebhookView.meta({ examples: [credenti
 export const webhookRoutes: RouteGroup = {
   name: "webhooks",
   routes: [
-    defineRoute({
+    organizationRoute({
       method: "GET",
       path: "/webhooks",
       summary: "List the webhook configurations of your organization",
@@ -48,11 +48,11 @@ export const webhookRoutes: RouteGroup = {
       auth: "webhooks:read",
       response: z.array(webhookView).meta({ examples: [[webhookExample]] }),
       async handler(input) {
-        const all = await input.services.stores.webhooks.listByAccounts(input.principal.organizationAccountIds);
+        const all = await input.stores.webhooks.listByAccounts(input.principal.organizationAccountIds);
         return { data: all.map(toWebhookView) };
       },
     }),
-    defineRoute({
+    organizationRoute({
       method: "GET",
       path: "/webhooks/{id}",
       summary: "Get one webhook configuration",
@@ -65,7 +65,7 @@ export const webhookRoutes: RouteGroup = {
         return { data: toWebhookView(found.value), headers: { ETag: found.etag } };
       },
     }),
-    defineRoute({
+    organizationRoute({
       method: "POST",
       path: "/webhooks",
       summary: "Create a webhook; its signing secret is shown once",
@@ -75,11 +75,11 @@ export const webhookRoutes: RouteGroup = {
       response: createdWebhookResponse,
       successStatus: 201,
       async handler(input) {
-        const { body, principal, services } = input;
+        const { body, principal } = input;
         await checkTarget(input, body.url, body.monitoredAccountIds);
-        const account = await services.stores.accounts.get(principal.accountId);
+        const account = await input.stores.accounts.get(principal.accountId);
         if (!account) throw new Error(`The caller's account ${principal.accountId} does not exist.`);
-        const stamp = services.now().toISOString();
+        const stamp = input.now().toISOString();
         const generated = body.signingToken === undefined ? generateSigningSecret() : undefined;
         const record: WebhookRecord = {
           id: randomUUID(),
@@ -93,8 +93,8 @@ export const webhookRoutes: RouteGroup = {
           eventTypes: body.eventTypes,
           monitoredAccountIds: body.monitoredAccountIds.map((a) => a.toLowerCase()),
           authenticationType: body.authenticationType,
-          sealedToken: body.token === undefined ? null : services.secretBox.seal(body.token),
-          signingKeys: [{ sealed: services.secretBox.seal(body.signingToken ?? generated!), createdAt: stamp, retiresAt: null }],
+          sealedToken: body.token === undefined ? null : input.secretBox.seal(body.token),
+          signingKeys: [{ sealed: input.secretBox.seal(body.signingToken ?? generated!), createdAt: stamp, retiresAt: null }],
           disableReason: null,
           disabledAt: null,
           finalFailures: [],
@@ -104,8 +104,8 @@ export const webhookRoutes: RouteGroup = {
         const created = await commit({
           read: async () => ({ value: record, etag: null }),
           change: (w) => [auditOf(input, w, "Create", { url: w.url, eventTypes: w.eventTypes, authenticationType: w.authenticationType })],
-          write: (w, _etag, outbox) => services.stores.webhooks.create(w, outbox),
-          outbox: services.events.outbox,
+          write: (w, _etag, outbox) => input.stores.webhooks.create(w, outbox),
+          outbox: input.events.outbox,
         });
         return {
           status: 201,
@@ -114,7 +114,7 @@ export const webhookRoutes: RouteGroup = {
         };
       },
     }),
-    defineRoute({
+    organizationRoute({
       method: "PUT",
       path: "/webhooks/{id}",
       summary: "Replace a webhook's name, URL, event types and monitored accounts",
@@ -136,7 +136,7 @@ export const webhookRoutes: RouteGroup = {
         return { data: toWebhookView(saved.value), headers: { ETag: saved.etag } };
       },
     }),
-    defineRoute({
+    organizationRoute({
       method: "DELETE",
       path: "/webhooks/{id}",
       summary: "Delete a webhook; nothing more is delivered to it",
@@ -150,8 +150,8 @@ export const webhookRoutes: RouteGroup = {
           read: () => visibleWebhook(input, input.params.id),
           ifMatch: input.header("if-match"),
           change: (w) => [auditOf(input, w, "Delete", {})],
-          write: (w, etag, outbox) => input.services.stores.webhooks.delete(w.id, etag!, outbox),
-          outbox: input.services.events.outbox,
+          write: (w, etag, outbox) => input.stores.webhooks.delete(w.id, etag!, outbox),
+          outbox: input.events.outbox,
         });
         return { status: 204 };
       },
@@ -159,7 +159,7 @@ export const webhookRoutes: RouteGroup = {
     stateRoute("pause", "Pause delivery; new deliveries are held as Pending until resume", "Active", "Paused", webhookIdParams),
     stateRoute("resume", "Resume a paused webhook; held deliveries are sent", "Paused", "Active", pausedWebhookIdParams),
     stateRoute("enable", "Re-enable a webhook that was disabled after repeated failures", "Disabled", "Active", disabledWebhookIdParams),
-    defineRoute({
+    organizationRoute({
       method: "POST",
       path: "/webhooks/{id}/credentials",
       summary: "Change the endpoint credentials and, optionally, rotate the signing secret",
@@ -170,15 +170,15 @@ export const webhookRoutes: RouteGroup = {
       body: updateCredentialsBody,
       response: credentialsChangedResponse,
       async handler(input) {
-        const { body, services } = input;
+        const { body } = input;
         const rotate = body.rotateSigningSecret || body.signingToken !== undefined;
         const generated = rotate && body.signingToken === undefined ? generateSigningSecret() : undefined;
-        const now = services.now();
+        const now = input.now();
         const metadata = { credentials: true, authenticationType: body.authenticationType, signingSecretRotated: rotate };
         const saved = await modifyWebhook(input, input.params.id, metadata, (w) => {
           w.authenticationType = body.authenticationType;
-          w.sealedToken = body.token === undefined ? null : services.secretBox.seal(body.token);
-          if (rotate) w.signingKeys = rotatedKeys(w.signingKeys, services.secretBox.seal(body.signingToken ?? generated!), now);
+          w.sealedToken = body.token === undefined ? null : input.secretBox.seal(body.token);
+          if (rotate) w.signingKeys = rotatedKeys(w.signingKeys, input.secretBox.seal(body.signingToken ?? generated!), now);
         });
         return {
           data: { ...toWebhookView(saved.value), ...(generated ? { signingSecret: generated } : {}) },
@@ -193,7 +193,7 @@ export const webhookRoutes: RouteGroup = {
 
 /** pause / resume / enable: one state to another; from any other state the call is 409 CONFLICT. */
 function stateRoute(action: "pause" | "resume" | "enable", summary: string, from: WebhookStatus, to: WebhookStatus, params: typeof webhookIdParams) {
-  return defineRoute({
+  return organizationRoute({
     method: "POST",
     path: `/webhooks/{id}/${action}`,
     summary,
@@ -237,17 +237,17 @@ function modifyWebhook(input: RequestContext, id: string, metadata: Record<strin
     ifMatch: input.header("if-match"),
     change(w) {
       mutate(w);
-      w.lastModifiedAt = input.services.now().toISOString();
+      w.lastModifiedAt = input.now().toISOString();
       return [auditOf(input, w, "Update", metadata)];
     },
-    write: (w, etag, outbox) => input.services.stores.webhooks.replace(w, etag!, outbox),
-    outbox: input.services.events.outbox,
+    write: (w, etag, outbox) => input.stores.webhooks.replace(w, etag!, outbox),
+    outbox: input.events.outbox,
   });
 }
 
 /** The URL must be an HTTPS endpoint on public addresses; monitored accounts must be the caller's organization's. */
 async function checkTarget(input: RequestContext, url: string, monitoredAccountIds: readonly string[]): Promise<void> {
-  const { config, resolveHost } = input.services;
+  const { config, resolveHost } = input;
   const problem = await checkWebhookUrl(url, { allowPrivateTargets: config.webhooks.allowPrivateTargets, resolve: resolveHost });
   if (problem) throw new ApiError("VALIDATION_ERROR", problem, { target: "url", errors: { url: [problem] } });
   const foreign = monitoredAccountIds.filter((a) => !input.principal.organizationAccountIds.includes(a.toLowerCase()));
@@ -271,6 +271,6 @@ function auditOf(input: RequestContext, webhook: WebhookRecord, action: "Create"
       accountId: webhook.targetAccountId,
     },
     outboxScope.webhook(webhook.id),
-    input.services.now(),
+    input.now(),
   );
 }

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { firstAttempt, outgoingDelivery } from "../../platform/delivery/delivery-message";
 import { freshEventId } from "../../platform/events/event-ids";
 import type { EventEnvelope } from "../../platform/events/event-message";
-import { defineRoute } from "../../platform/http/route";
+import { organizationRoute } from "../../platform/http/route";
 import { webhookIdParams } from "./webhook-schemas";
 import { visibleWebhook } from "./webhook-access";
 
@@ -44,7 +44,7 @@ export function testEnvelope(accountId: string, now: Date): EventEnvelope {
   };
 }
 
-export const testEventRoute = defineRoute({
+export const testEventRoute = organizationRoute({
   method: "POST",
   path: "/webhooks/{id}/test",
   summary: "Send a webhook.test.v1 event to this webhook",
@@ -54,10 +54,9 @@ export const testEventRoute = defineRoute({
   successStatus: 202,
   response: z.object({ eventId: z.string(), status: z.literal("Pending") }).meta({ examples: [deliveryAcceptedExample] }),
   async handler(input) {
-    const { services } = input;
     const webhook = (await visibleWebhook(input, input.params.id)).value;
-    const envelope = testEnvelope(webhook.targetAccountId, services.now());
-    await services.events.deliveries.send([outgoingDelivery(firstAttempt(webhook.id, { envelope, incident: null }))]);
+    const envelope = testEnvelope(webhook.targetAccountId, input.now());
+    await input.events.deliveries.send([outgoingDelivery(firstAttempt(webhook.id, { envelope, incident: null }))]);
     return { status: 202, data: { eventId: envelope.id, status: "Pending" as const } };
   },
 });

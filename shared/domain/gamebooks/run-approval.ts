@@ -24,15 +24,15 @@ export interface RunDecision {
  * is 409 CONFLICT; an unknown one 404.
  */
 export async function decideRun(ctx: OperationContext, decision: RunDecision): Promise<GamebookRunRecord> {
-  const { services, actor } = ctx;
+  const { actor } = ctx;
   const saved = await commit({
     read: async () => {
-      const found = await services.stores.gamebookRuns.get(decision.workspace.id, decision.runId);
+      const found = await ctx.stores.gamebookRuns.get(decision.workspace.id, decision.runId);
       if (!found) throw notFound("The gamebook run", "runId");
       return found;
     },
     change(draft) {
-      const now = services.now();
+      const now = ctx.now();
       const at = now.toISOString();
       const next = decision.approve ? approveRun(draft, at) : denyRun(draft, at);
       Object.assign(draft, next, {
@@ -43,8 +43,8 @@ export async function decideRun(ctx: OperationContext, decision: RunDecision): P
       const audit = runAudit(actor, draft, decision.approve ? "Approve" : "Deny", { reasons: draft.approval.reasons, comment: decision.comment }, now);
       return [audit, ...(decision.approve ? dispatchRecords(draft) : [])];
     },
-    write: (draft, etag, outbox) => services.stores.gamebookRuns.replace(draft, etag!, outbox),
-    outbox: services.events.outbox,
+    write: (draft, etag, outbox) => ctx.stores.gamebookRuns.replace(draft, etag!, outbox),
+    outbox: ctx.events.outbox,
   });
   return saved.value;
 }

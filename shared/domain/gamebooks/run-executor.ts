@@ -148,7 +148,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     try {
-      return { kind: "done", result: await executeStep({ services, actor: gamebookActor(run) }, workspace, run, entry, elapsed) };
+      return { kind: "done", result: await executeStep({ ...services, actor: gamebookActor(run) }, workspace, run, entry, elapsed) };
     } catch (error) {
       if (!isApiError(error)) {
         // A defect, not an outcome: abandoned and redelivered. On the last delivery the playbook is
@@ -199,7 +199,7 @@ async function executeStep(
       if (!(automationEntityTypes as readonly string[]).includes(entry.entityType)) {
         throw new ApiError("VALIDATION_ERROR", `${entry.name} is an automation playbook on ${entry.entityType}, which the automation cannot act on.`);
       }
-      const result = await ctx.services.playbookActions.execute({
+      const result = await ctx.playbookActions.execute({
         workspaceId: workspace.id,
         incident: { source: run.source, id: run.incidentId, number: run.incidentNumber, title: run.incidentTitle },
         playbook: { id: entry.referenceId, referenceId: entry.actionName, name: entry.name },
@@ -215,7 +215,7 @@ async function executeStep(
       return { status: "Succeeded", errorMessage: null, durationMs: elapsed() };
     }
     case "incident.close": {
-      const incident = await ctx.services.sources.gateway(run.source).getIncident(workspace.id, run.incidentId);
+      const incident = await ctx.sources.gateway(run.source).getIncident(workspace.id, run.incidentId);
       // Already closed (by this step before a crash, or by someone else): closing again would change nothing.
       if (incident.status !== "Closed") {
         const classification = entry.parameters.classification;

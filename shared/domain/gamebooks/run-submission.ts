@@ -32,19 +32,19 @@ export interface RunSubmission {
  * either way), and the relay sends them on.
  */
 export async function submitRun(ctx: OperationContext, submission: RunSubmission): Promise<GamebookRunRecord> {
-  const { services, actor } = ctx;
+  const { actor } = ctx;
   const { workspace, request } = submission;
-  const incident = await services.sources.gateway(request.source).getIncident(workspace.id, request.incidentId, ctx.signal);
-  const catalogue = await catalogueOf(services, workspace.id);
+  const incident = await ctx.sources.gateway(request.source).getIncident(workspace.id, request.incidentId, ctx.signal);
+  const catalogue = await catalogueOf(ctx, workspace.id);
   const planned = planPlaybooks(request, catalogue, incident);
-  if (!services.playbookActions.enabled && planned.some((p) => p.playbook.action === "automation")) {
+  if (!ctx.playbookActions.enabled && planned.some((p) => p.playbook.action === "automation")) {
     throw new ApiError(
       "EXTENSION_NOT_ENABLED",
       `The ${AUTOMATION_SYSTEM.toLowerCase()} integration is not enabled for this deployment: only playbooks on the incident itself (add a comment, close it) can run.`,
       { target: "playbooks" },
     );
   }
-  const settings = await approvalSettingsOf(services, workspace);
+  const settings = await approvalSettingsOf(ctx, workspace);
   const approval = approvalRequired(
     {
       accountId: workspace.accountId,
@@ -55,7 +55,7 @@ export async function submitRun(ctx: OperationContext, submission: RunSubmission
     settings.workspacePolicy,
     settings.partner,
   );
-  const now = services.now();
+  const now = ctx.now();
   const run = newRunRecord({
     id: submission.runId ?? randomUUID(),
     tracingId: submission.tracingId,
@@ -84,8 +84,8 @@ export async function submitRun(ctx: OperationContext, submission: RunSubmission
   const saved = await commit({
     read: async () => ({ value: run, etag: null }),
     change: (created) => [audit, ...(approval.required ? [] : dispatchRecords(created))],
-    write: (created, _etag, outbox) => services.stores.gamebookRuns.create(created, outbox),
-    outbox: services.events.outbox,
+    write: (created, _etag, outbox) => ctx.stores.gamebookRuns.create(created, outbox),
+    outbox: ctx.events.outbox,
     // A new run's id is its own: a create conflicts only with itself.
     maxAttempts: 1,
   });

@@ -25,15 +25,14 @@ export interface InvestigationResult {
  * repeat of the same completion is the same event.
  */
 export async function completeInvestigation(ctx: OperationContext, input: InvestigationResult): Promise<{ investigationId: string; eventId: string | null; webhookIds: string[] }> {
-  const { services } = ctx;
   const { workspace } = input;
-  const incident = await services.sources.gateway(input.source).getIncident(workspace.id, input.incidentId);
-  const configuration = await services.stores.agentConfigurations.get(workspace.id);
+  const incident = await ctx.sources.gateway(input.source).getIncident(workspace.id, input.incidentId);
+  const configuration = await ctx.stores.agentConfigurations.get(workspace.id);
   const card = configuration?.cards.find((c) => c.classification === input.classification);
   const investigationId = randomUUID();
   if (!configuration || !card || card.webhookIds.length === 0) return { investigationId, eventId: null, webhookIds: [] };
 
-  const completedAt = services.now().toISOString();
+  const completedAt = ctx.now().toISOString();
   const record = eventRecord(
     "agent.investigation.completed.v1",
     {
@@ -61,7 +60,7 @@ export async function completeInvestigation(ctx: OperationContext, input: Invest
       verdict: { maliciousScore: input.maliciousScore, summary: input.summary },
     },
   );
-  await services.events.outbox.record([record]);
+  await ctx.events.outbox.record([record]);
   const eventId = record.message.envelope.id;
   return { investigationId, eventId, webhookIds: card.webhookIds };
 }

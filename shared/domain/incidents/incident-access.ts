@@ -1,5 +1,5 @@
 import { notFound } from "../../platform/errors/api-error";
-import type { OperationContext } from "../../platform/operation-context";
+import type { Uses } from "../../platform/operation-context";
 import type { Services } from "../../platform/services";
 import type { SourceGateway, VendorIncident } from "../../systems/vendors/port";
 import type { Source } from "../sources";
@@ -29,21 +29,21 @@ export interface LoadedIncident {
 
 /** Reads an incident live from its vendor together with the service's state of it. */
 export async function loadIncident(
-  ctx: Pick<OperationContext, "services" | "signal">,
+  ctx: Uses<"sources" | "stores" | "now">,
   workspace: WorkspaceRecord,
   source: Source,
   incidentId: string,
 ): Promise<LoadedIncident> {
-  const gateway = ctx.services.sources.gateway(source);
+  const gateway = ctx.sources.gateway(source);
   const [incident, stored] = await Promise.all([
     gateway.getIncident(workspace.id, incidentId, ctx.signal),
-    ctx.services.stores.incidents.get(workspace.id, stateIdOf(source, incidentId)),
+    ctx.stores.incidents.get(workspace.id, stateIdOf(source, incidentId)),
   ]);
   return {
     workspace,
     gateway,
     incident,
-    state: stored?.value ?? initialState(incident, workspace.accountId, ctx.services.now()),
+    state: stored?.value ?? initialState(incident, workspace.accountId, ctx.now()),
     stateEtag: stored?.etag ?? null,
   };
 }

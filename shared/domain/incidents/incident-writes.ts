@@ -62,7 +62,7 @@ export async function changeStatus(ctx: OperationContext, target: IncidentTarget
         { status: change.status as PublicStatus, classification: change.classification, closingComment: change.closingComment },
         ctx.signal,
       );
-  const now = ctx.services.now();
+  const now = ctx.now();
 
   // What the transition is from: the vendor's status just before this write. The stored state can lag
   // the vendor (a console change not reconciled yet, a source the reconciler does not poll).
@@ -104,7 +104,7 @@ export async function changeAssignee(ctx: OperationContext, target: IncidentTarg
     assignee && { userId: assignee.userId, email: assignee.email, name: assignee.name },
     ctx.signal,
   );
-  const now = ctx.services.now();
+  const now = ctx.now();
 
   await commitWithRetry(ctx, loaded, incident, (before) => {
     const after: IncidentStateRecord = {
@@ -164,7 +164,7 @@ async function commitWithRetry(
   incident: VendorIncident,
   apply: (before: IncidentStateRecord) => { after: IncidentStateRecord; outbox: OutboxRecord[] },
 ): Promise<IncidentStateRecord> {
-  const store = ctx.services.stores.incidents;
+  const store = ctx.stores.incidents;
   // Set when another writer's later vendor result got committed first: the state must end on it.
   let latest: VendorIncident | undefined;
   let after: IncidentStateRecord;
@@ -178,7 +178,7 @@ async function commitWithRetry(
         if (freshVendorTime !== null && freshVendorTime > incident.lastModificationTime) {
           latest = await loaded.gateway.getIncident(loaded.workspace.id, incident.id).catch(() => latest);
         }
-        return { value: fresh?.value ?? initialState(incident, loaded.workspace.accountId, ctx.services.now()), etag: fresh?.etag ?? null };
+        return { value: fresh?.value ?? initialState(incident, loaded.workspace.accountId, ctx.now()), etag: fresh?.etag ?? null };
       },
       change(before) {
         const change = apply(before);
@@ -188,7 +188,7 @@ async function commitWithRetry(
         return outbox;
       },
       write: async (_before, etag, records) => (await store.commit(after, etag, records)).value,
-      outbox: ctx.services.events.outbox,
+      outbox: ctx.events.outbox,
       maxAttempts: MAX_COMMIT_ATTEMPTS,
       pauseMs: (attempt) => Math.random() * Math.min(50, 2 * attempt),
     });
@@ -219,9 +219,9 @@ function followVendor(state: IncidentStateRecord, vendor: VendorIncident): void 
 async function rescueRecords(ctx: OperationContext, workspaceId: string, records: readonly OutboxRecord[]): Promise<void> {
   if (records.length === 0) return;
   try {
-    await ctx.services.events.outbox.record(records);
+    await ctx.events.outbox.record(records);
   } catch (error) {
-    ctx.services.logger.error("outbox records of a change the vendor accepted could not be stored", {
+    ctx.logger.error("outbox records of a change the vendor accepted could not be stored", {
       workspaceId,
       recordIds: records.map((r) => r.id),
       error: String(error),
@@ -236,7 +236,7 @@ async function resolveAssignee(ctx: OperationContext, loaded: LoadedIncident, ch
   const accounts = [...new Set([loaded.workspace.accountId, ...(ctx.actor.accountId ? [ctx.actor.accountId] : [])])];
   let user;
   for (const accountId of accounts) {
-    user = await ctx.services.stores.users.findByEmail(accountId, email);
+    user = await ctx.stores.users.findByEmail(accountId, email);
     if (user) break;
   }
   return { userId: change.userId ?? user?.id ?? null, email, name: user?.displayName ?? null, isAgent: false };

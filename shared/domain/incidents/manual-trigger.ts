@@ -14,12 +14,11 @@ export async function triggerIncidentCreated(
   ctx: OperationContext,
   input: { workspace: WorkspaceRecord; source: Source; incidentId: string; webhookId?: string },
 ): Promise<{ eventId: string }> {
-  const { services } = ctx;
   const { workspace, incident, state } = await loadIncident(ctx, input.workspace, input.source, input.incidentId);
-  const record = createdEvent(incident, workspace.accountId, state.assignee, services.now(), {
+  const record = createdEvent(incident, workspace.accountId, state.assignee, ctx.now(), {
     manual: true,
     routing: input.webhookId ? { onlyWebhookIds: [input.webhookId.toLowerCase()] } : {},
   });
-  await services.events.outbox.record([record]);
+  await ctx.events.outbox.record([record]);
   return { eventId: record.message.envelope.id };
 }

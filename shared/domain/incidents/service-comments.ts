@@ -28,9 +28,9 @@ export interface ServiceComment {
  * still goes out (contract 6.5).
  */
 export async function addServiceComment(ctx: OperationContext, input: ServiceComment): Promise<{ comment: VendorComment; eventId: string }> {
-  const { services, actor } = ctx;
+  const { actor } = ctx;
   const { workspace } = input;
-  const gateway = services.sources.gateway(input.source);
+  const gateway = ctx.sources.gateway(input.source);
   const comment = await gateway.addComment(workspace.id, input.incidentId, {
     message: input.message,
     authorEmail: input.authorEmail ?? "",
@@ -45,9 +45,9 @@ export async function addServiceComment(ctx: OperationContext, input: ServiceCom
   try {
     incident = await gateway.getIncident(workspace.id, input.incidentId);
   } catch (error) {
-    services.logger.warn("comment event built without its incident block", { incidentId: input.incidentId, error: String(error) });
+    ctx.logger.warn("comment event built without its incident block", { incidentId: input.incidentId, error: String(error) });
   }
-  const occurredAt = services.now().toISOString();
+  const occurredAt = ctx.now().toISOString();
   const subject = `${incidentSubject({ workspaceId: workspace.id, source: input.source, id: input.incidentId })}/comment/${comment.id}`;
   const record = eventRecord(
     "incident.comment.added.v1",
@@ -82,6 +82,6 @@ export async function addServiceComment(ctx: OperationContext, input: ServiceCom
       },
     },
   );
-  await services.events.outbox.record([record]);
+  await ctx.events.outbox.record([record]);
   return { comment, eventId: record.message.envelope.id };
 }

@@ -1,7 +1,7 @@
 import { ApiError } from "../../platform/errors/api-error";
 import { auditRecord } from "../../platform/events/audit-record";
 import { logAnalyticsNotEnabled } from "../../systems/log-analytics/port";
-import type { OperationContext } from "../../platform/operation-context";
+import type { OperationContext, Uses } from "../../platform/operation-context";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import { commit } from "../../platform/store/commit";
 import { integrationNames, type IntegrationName, type WorkspaceIntegrationsRecord } from "./workspace-integrations";
@@ -15,10 +15,13 @@ export type IntegrationStates = Record<IntegrationName, boolean>;
  * off) and the deployment having the system for it (a configured bridge, a tenant Graph may read, a
  * Log Analytics workspace behind it).
  */
-export async function integrationStates(ctx: OperationContext, workspace: WorkspaceRecord): Promise<IntegrationStates> {
-  const stored = await ctx.services.stores.integrations.get(workspace.id);
+/** What reading a workspace's integration switches takes: its stored switches and the configured systems. */
+export type IntegrationContext = Uses<"stores" | "ticketing" | "directoryLogs" | "logAnalytics">;
+
+export async function integrationStates(ctx: IntegrationContext, workspace: WorkspaceRecord): Promise<IntegrationStates> {
+  const stored = await ctx.stores.integrations.get(workspace.id);
   const switched = (name: IntegrationName) => stored?.value.enabled[name] ?? true;
-  const { ticketing, directoryLogs, logAnalytics } = ctx.services;
+  const { ticketing, directoryLogs, logAnalytics } = ctx;
   return {
     ticketing: switched("ticketing") && ticketing.isEnabled(workspace.id),
     directoryLogs: switched("directoryLogs") && directoryLogs.isEnabled(workspace.tenantId),
@@ -44,8 +47,8 @@ export function notEnabled(name: IntegrationName, workspaceId: string): ApiError
  * audited with the change. Integrations not named keep their state.
  */
 export async function switchIntegrations(ctx: OperationContext, workspace: WorkspaceRecord, change: Partial<IntegrationStates>): Promise<IntegrationStates> {
-  const { stores } = ctx.services;
-  const now = ctx.services.now();
+  const { stores } = ctx;
+  const now = ctx.now();
   const audit = (before: IntegrationStates, after: IntegrationStates) =>
     auditRecord(
       ctx.actor,
@@ -76,7 +79,7 @@ export async function switchIntegrations(ctx: OperationContext, workspace: Works
       return [audit(before, draft.enabled)];
     },
     write: (draft, etag, outbox) => (etag === null ? stores.integrations.create(draft, outbox) : stores.integrations.replace(draft, etag, outbox)),
-    outbox: ctx.services.events.outbox,
+    outbox: ctx.events.outbox,
   });
   return saved.value.enabled;
 }

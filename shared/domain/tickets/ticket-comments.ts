@@ -30,16 +30,16 @@ export interface TicketComments {
  * fail because an ITSM is down.
  */
 export async function ticketComments(ctx: OperationContext, workspace: WorkspaceRecord, source: Source, incidentId: string): Promise<TicketComments> {
-  const links = await ctx.services.stores.ticketLinks.listForIncident(workspace.id, source, incidentId);
+  const links = await ctx.stores.ticketLinks.listForIncident(workspace.id, source, incidentId);
   if (links.length === 0) return { comments: [], notesAvailable: true };
   const comments = links.map(linkComment);
   let notesAvailable = (await integrationStates(ctx, workspace)).ticketing;
   if (notesAvailable) {
     try {
-      const notes = await Promise.all(links.map((l) => ctx.services.ticketing.listNotes(workspace.id, l.ticketId, ctx.signal)));
+      const notes = await Promise.all(links.map((l) => ctx.ticketing.listNotes(workspace.id, l.ticketId, ctx.signal)));
       links.forEach((link, i) => comments.push(...notes[i]!.map((n) => noteComment(link, n))));
     } catch (error) {
-      ctx.services.logger.warn("ticket notes not read for incident comments", { workspaceId: workspace.id, incidentId, error: String(error) });
+      ctx.logger.warn("ticket notes not read for incident comments", { workspaceId: workspace.id, incidentId, error: String(error) });
       notesAvailable = false;
     }
   }

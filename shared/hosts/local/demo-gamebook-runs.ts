@@ -32,7 +32,7 @@ export async function seedDemoGamebookRuns(services: Services, workspaces: reado
     for (const incident of page.items) {
       const request = automaticRun(catalogue, incident);
       if (!request) continue;
-      const ctx = { services, actor: { ...serviceActor("portal", "Automation rule"), accountId: workspace.accountId } };
+      const ctx = { ...services, actor: { ...serviceActor("portal", "Automation rule"), accountId: workspace.accountId } };
       try {
         await submitRun(ctx, {
           workspace,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineRoute, type Route } from "../../platform/http/route";
+import { publicRoute, type Route } from "../../platform/http/route";
 import type { DemoData } from "./demo-data";
 import { LOCAL_CONTROLS_PREFIX } from "./local-server";
 
@@ -111,12 +111,11 @@ const entrySchema = z.object({ method: z.string(), path: z.string(), summary: z.
  * for a browser (`Accept: text/html`).
  */
 export function localControlsIndexRoute(controls: Route[], demo: DemoData): Route {
-  const index: Route = defineRoute({
+  const index: Route = publicRoute({
     method: "GET",
     path: "/",
     summary: "This list: every local control with its method, path and an example",
     tag: "Local controls",
-    auth: "public",
     response: z.object({ controls: z.array(entrySchema) }),
     async handler({ origin, header }) {
       const entries = localControlEntries([index, ...controls], demo, origin);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineRoute, type Route } from "../../platform/http/route";
+import { publicRoute, type Route } from "../../platform/http/route";
 import { addServiceComment } from "../../domain/incidents/service-comments";
 import { triggerIncidentCreated } from "../../domain/incidents/manual-trigger";
 import { agentConfiguration, completeInvestigation } from "../../domain/incidents/agent-investigations";
@@ -23,12 +23,11 @@ const incidentPath = z.object({ source: sourceSchema(), workspaceId: z.guid(), i
  */
 export function localControlRoutes(simulated: SimulatedSystems): Route[] {
   const controls = [
-    defineRoute({
+    publicRoute({
       method: "POST",
       path: "/sources/{source}/workspaces/{workspaceId}/incidents",
       summary: "Create an incident in the simulated vendor (not yet ingested)",
       tag,
-      auth: "public",
       params: z.object({ source: sourceSchema(), workspaceId: z.guid() }),
       body: z
         .object({ title: z.string().trim().min(1).max(300), severity: z.enum(severities).default("Medium") })
@@ -40,12 +39,11 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
         return { status: 201, data: { id: incident.id } };
       },
     }),
-    defineRoute({
+    publicRoute({
       method: "POST",
       path: "/sources/{source}/workspaces/{workspaceId}/incidents/{incidentId}/close",
       summary: "Close an incident in the simulated vendor's console",
       tag,
-      auth: "public",
       params: incidentPath,
       body: z
         .object({ classification: z.enum(classifications), closingComment: z.string().trim().min(1).max(4000).optional() })
@@ -57,12 +55,11 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
         return { status: 204 };
       },
     }),
-    defineRoute({
+    publicRoute({
       method: "DELETE",
       path: "/sources/{source}/workspaces/{workspaceId}/incidents/{incidentId}",
       summary: "Delete an incident in the simulated vendor",
       tag,
-      auth: "public",
       params: incidentPath,
       successStatus: 204,
       async handler({ params }) {
@@ -70,12 +67,11 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
         return { status: 204 };
       },
     }),
-    defineRoute({
+    publicRoute({
       method: "POST",
       path: "/sources/{source}/workspaces/{workspaceId}/incidents/{incidentId}/comments",
       summary: "Add a comment as an agent or a gamebook would, through the service (incident.comment.added.v1)",
       tag,
-      auth: "public",
       params: incidentPath,
       body: z
         .object({
@@ -86,34 +82,34 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
         .strict()
         .meta({ examples: [{ message: "Sender domain is 3 days old.", origin: "agent", name: "Triage agent" }] }),
       successStatus: 201,
-      async handler({ params, body, services }) {
-        const workspace = await findWorkspace(services, params.workspaceId);
-        const ctx = { services, actor: serviceActor(body.origin, body.name) };
+      async handler(input) {
+        const { params, body } = input;
+        const workspace = await findWorkspace(input, params.workspaceId);
+        const ctx = { ...input, actor: serviceActor(body.origin, body.name) };
         const { comment, eventId } = await addServiceComment(ctx, { ...params, workspace, message: body.message });
         return { status: 201, data: { commentId: comment.id, eventId } };
       },
     }),
-    defineRoute({
+    publicRoute({
       method: "POST",
       path: "/sources/{source}/workspaces/{workspaceId}/incidents/{incidentId}/trigger",
       summary: "Fire incident.created.v1 for this incident, as the portal's Trigger-webhook action does",
       tag,
-      auth: "public",
       params: incidentPath,
       body: z.object({ webhookId: z.guid().optional() }).strict().default({}),
       successStatus: 202,
-      async handler({ params, body, services }) {
-        const workspace = await findWorkspace(services, params.workspaceId);
-        const ctx = { services, actor: serviceActor("portal", "Trigger webhook") };
+      async handler(input) {
+        const { params, body } = input;
+        const workspace = await findWorkspace(input, params.workspaceId);
+        const ctx = { ...input, actor: serviceActor("portal", "Trigger webhook") };
         return { status: 202, data: await triggerIncidentCreated(ctx, { ...params, workspace, webhookId: body.webhookId }) };
       },
     }),
-    defineRoute({
+    publicRoute({
       method: "PUT",
       path: "/workspaces/{workspaceId}/agent-configuration",
       summary: "Set the workspace's agent configuration: per classification, the webhooks its card names",
       tag,
-      auth: "public",
       params: z.object({ workspaceId: z.guid() }),
       body: z
         .object({
@@ -123,18 +119,18 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
         .strict()
         .meta({ examples: [{ agentName: "Triage agent", cards: [{ classification: "TruePositive", webhookIds: ["<webhookId>"] }] }] }),
       successStatus: 204,
-      async handler({ params, body, services }) {
-        const workspace = await findWorkspace(services, params.workspaceId);
-        await services.stores.agentConfigurations.upsert(agentConfiguration(workspace.id, body.agentName, body.cards, services.now()));
+      async handler(input) {
+        const { params, body } = input;
+        const workspace = await findWorkspace(input, params.workspaceId);
+        await input.stores.agentConfigurations.upsert(agentConfiguration(workspace.id, body.agentName, body.cards, input.now()));
         return { status: 204 };
       },
     }),
-    defineRoute({
+    publicRoute({
       method: "POST",
       path: "/sources/{source}/workspaces/{workspaceId}/incidents/{incidentId}/investigation",
       summary: "Complete an agent investigation of this incident (agent.investigation.completed.v1 per the agent configuration)",
       tag,
-      auth: "public",
       params: incidentPath,
       body: z
         .object({
@@ -145,21 +141,21 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
         .strict()
         .meta({ examples: [{ classification: "TruePositive", maliciousScore: 87, summary: "C2 beaconing confirmed." }] }),
       successStatus: 202,
-      async handler({ params, body, services }) {
-        const workspace = await findWorkspace(services, params.workspaceId);
+      async handler(input) {
+        const { params, body } = input;
+        const workspace = await findWorkspace(input, params.workspaceId);
         // The agent's name comes from the workspace's agent configuration, read by the operation.
-        const ctx = { services, actor: serviceActor("agent", "Triage agent") };
+        const ctx = { ...input, actor: serviceActor("agent", "Triage agent") };
         return { status: 202, data: await completeInvestigation(ctx, { ...params, workspace, ...body }) };
       },
     }),
     ...gamebookControlRoutes(),
-    defineRoute({
+    publicRoute({
       method: "POST",
       path: "/reconcile",
       summary: "Run one reconciler pass now, through the reconcile queue, and return its summary once every workspace is done",
       tag,
-      auth: "public",
-      async handler({ services }) {
+      async handler(services) {
         return { data: await services.reconciler.runPass() };
       },
     }),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { notFound } from "../../platform/errors/api-error";
-import { defineRoute, type Route } from "../../platform/http/route";
+import { publicRoute, type Route } from "../../platform/http/route";
 import { integrationStates, switchIntegrations } from "../../domain/organizations/integration-switches";
 import { serviceActor } from "../../platform/operation-context";
 import type { Services } from "../../platform/services";
@@ -26,39 +26,38 @@ async function workspaceOf(services: Services, workspaceId: string) {
  */
 export function workspaceDataControlRoutes(simulated: SimulatedSystems): Route[] {
   return [
-    defineRoute({
+    publicRoute({
       method: "GET",
       path: "/workspaces/{workspaceId}/integrations",
       summary: "Which integrations are on for the workspace",
       tag,
-      auth: "public",
       params: workspacePath,
-      async handler({ params, services }) {
-        const ctx = { services, actor: serviceActor("portal", "Portal") };
-        return { data: await integrationStates(ctx, await workspaceOf(services, params.workspaceId)) };
+      async handler(input) {
+        const { params } = input;
+        const ctx = { ...input, actor: serviceActor("portal", "Portal") };
+        return { data: await integrationStates(ctx, await workspaceOf(input, params.workspaceId)) };
       },
     }),
-    defineRoute({
+    publicRoute({
       method: "PUT",
       path: "/workspaces/{workspaceId}/integrations",
       summary: "Turn the workspace's integrations on or off, as the portal does (audited)",
       tag,
-      auth: "public",
       params: workspacePath,
       body: integrationSwitches,
-      async handler({ params, body, services }) {
-        const ctx = { services, actor: serviceActor("portal", "Portal") };
-        const workspace = await workspaceOf(services, params.workspaceId);
+      async handler(input) {
+        const { params, body } = input;
+        const ctx = { ...input, actor: serviceActor("portal", "Portal") };
+        const workspace = await workspaceOf(input, params.workspaceId);
         await switchIntegrations(ctx, workspace, body);
         return { data: await integrationStates(ctx, workspace) };
       },
     }),
-    defineRoute({
+    publicRoute({
       method: "POST",
       path: "/itsm/workspaces/{workspaceId}/tickets",
       summary: "Raise a ticket in the simulated ITSM",
       tag,
-      auth: "public",
       params: workspacePath,
       body: z
         .object({
@@ -73,12 +72,11 @@ export function workspaceDataControlRoutes(simulated: SimulatedSystems): Route[]
         return { status: 201, data: simulated.itsm.createTicket(params.workspaceId.toLowerCase(), body) };
       },
     }),
-    defineRoute({
+    publicRoute({
       method: "POST",
       path: "/itsm/workspaces/{workspaceId}/tickets/{ticketId}/notes",
       summary: "Write a note on a ticket in the simulated ITSM, as a resolver would",
       tag,
-      auth: "public",
       params: workspacePath.extend({ ticketId: z.string().min(1).max(128) }),
       body: z
         .object({

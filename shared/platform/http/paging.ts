@@ -15,7 +15,7 @@ export const pageQueryFields = {
 };
 
 /** Who is paging: the caller, and the token keys among the services. */
-type PagingContext = Pick<RequestContext, "principal" | "services">;
+type PagingContext = Pick<RequestContext, "principal" | "pageTokens">;
 
 /**
  * The one binding of every page token: the service account, because what a listing shows follows
@@ -29,12 +29,12 @@ export function bindingOf(ctx: PagingContext, listing: string): TokenBinding {
 
 /** A token for the next page of `listing`, whatever its parameter is called. */
 export function issuePageToken(ctx: PagingContext, listing: string, cursor: unknown): string {
-  return ctx.services.pageTokens.issue(bindingOf(ctx, listing), cursor);
+  return ctx.pageTokens.issue(bindingOf(ctx, listing), cursor);
 }
 
 /** The cursor of a token this service issued for `listing`, checked by `schema`; else the contract's 400 at `target`. */
 export function readPageToken<S extends z.ZodType>(ctx: PagingContext, token: string, listing: string, schema: S, target: string): z.output<S> {
-  return ctx.services.pageTokens.read(token, bindingOf(ctx, listing), schema, target);
+  return ctx.pageTokens.read(token, bindingOf(ctx, listing), schema, target);
 }
 
 const afterCursor = z.object({ after: z.string().min(1) }).strict();

@@ -75,7 +75,7 @@ export function createPipeline(routes: Route[], services: Services, prefix: stri
         : ({ kind: "not-found" } as const);
       const route = match.kind === "found" ? match.route : undefined;
 
-      if (route && route.auth !== "public") {
+      if (route && route.kind !== "public") {
         try {
           principal = await services.auth.authenticate(request.header("authorization"));
         } catch (error) {
@@ -96,7 +96,7 @@ export function createPipeline(routes: Route[], services: Services, prefix: stri
       }
 
       const r = match.route;
-      const workspaceRole = principal && r.auth !== "public" ? authorize(r, principal, match.params) : undefined;
+      const workspaceRole = principal ? authorize(r, principal, match.params) : undefined;
       // Router parameters are flat strings under the route's own names: no prototype keys to look for.
       const params = r.params ? validateFlat(r.params, match.params) : match.params;
       const query = r.query ? validate(r.query, queryObject(request.search)) : undefined;
@@ -104,7 +104,7 @@ export function createPipeline(routes: Route[], services: Services, prefix: stri
       const body = r.body ? validate(r.body, parseJsonBody(await request.body(maxBytes), request.header("content-type"), maxBytes)) : undefined;
       const workspace = workspaceRole ? await findWorkspace(services, match.params.workspaceId!) : undefined;
 
-      const result = await r.handler(new RouteInput(request, services, requestId, principal, params, query, body, workspace, workspaceRole));
+      const result = await r.handler(new RouteInput(services, request, requestId, principal, params, query, body, workspace, workspaceRole));
       response = render(result, requestId, now);
     } catch (error) {
       const apiError = asApiError(error, services, requestId);
@@ -143,40 +143,32 @@ export function createPipeline(routes: Route[], services: Services, prefix: stri
 }
 
 /**
- * A handler's input. The request's own parts (origin, abort signal, headers) are read from the
- * request when a handler asks for them, so that a request pays only for what its handler uses.
- * Getters, so that destructuring the input (`{ origin, signal }`) reads them as it would fields.
+ * A handler's input: the services, by name (`input.stores`, `{ stores, now }`), with the request's
+ * validated parameters, the caller and the workspace on the kinds of route that have them (typed so
+ * by the route's kind, route.ts). The request's own parts (origin, abort signal, headers) are read
+ * from the request when a handler asks for them, so that a request pays only for what its handler
+ * uses; getters, so that destructuring the input (`{ origin, signal }`) reads them as fields.
  */
 class RouteInput implements HandlerInput<unknown, unknown, unknown> {
   private actorOfCaller?: Actor;
 
   constructor(
+    services: Services,
     private readonly request: ApiRequest,
-    readonly services: Services,
     readonly requestId: string,
-    private readonly caller: Principal | undefined,
+    readonly principal: Principal | undefined,
     readonly params: unknown,
     readonly query: unknown,
     readonly body: unknown,
-    private readonly workspaceFound: WorkspaceRecord | undefined,
-    private readonly role: WorkspaceRole | undefined,
-  ) {}
-
-  /** Not set on public routes, which must not read it. */
-  get principal(): Principal {
-    return this.caller as Principal;
+    readonly workspace: WorkspaceRecord | undefined,
+    readonly workspaceRole: WorkspaceRole | undefined,
+  ) {
+    // Own fields, not a prototype: `{ ...input, actor }` must carry the services along.
+    Object.assign(this, services);
   }
 
-  get actor(): Actor {
-    return (this.actorOfCaller ??= this.caller ? actorOf(this.caller) : (undefined as never));
-  }
-
-  get workspace(): WorkspaceRecord {
-    return this.workspaceFound as WorkspaceRecord;
-  }
-
-  get workspaceRole(): WorkspaceRole {
-    return this.role as WorkspaceRole;
+  get actor(): Actor | undefined {
+    return (this.actorOfCaller ??= this.principal && actorOf(this.principal));
   }
 
   get origin(): string {
@@ -191,6 +183,10 @@ class RouteInput implements HandlerInput<unknown, unknown, unknown> {
   readonly header = (name: string): string | undefined => this.request.header(name);
 }
 
+// The services are copied onto each input by the constructor.
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging
+interface RouteInput extends Services {}
+
 function enforceLimit(services: Services, key: string): RateLimitDecision {
   const decision = services.rateLimiter.take(key);
   if (!decision.allowed) {
@@ -202,13 +198,13 @@ function enforceLimit(services: Services, key: string): RateLimitDecision {
 }
 
 /** Scope, then the role on the route's workspace (returned, for workspace routes). */
+/** The scope of an organization or workspace route, and on a workspace route the caller's role there. */
 function authorize(route: Route, principal: Principal, rawParams: Record<string, string>): WorkspaceRole | undefined {
   if (route.auth !== "public" && !principal.scopes.has(route.auth)) {
     throw new ApiError("INSUFFICIENT_SCOPE", `This operation needs the scope ${route.auth}.`, { target: route.auth });
   }
-  const workspaceId = rawParams.workspaceId?.toLowerCase();
-  if (workspaceId === undefined) return undefined;
-  const role = principal.workspaceRoles.get(workspaceId);
+  if (route.kind !== "workspace") return undefined;
+  const role = principal.workspaceRoles.get(rawParams.workspaceId!.toLowerCase());
   if (role === undefined) {
     throw new ApiError("INSUFFICIENT_WORKSPACE_ROLE", "The service account has no role on this workspace.", {
       target: "workspaceId",

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { Scope } from "../auth/scopes";
 import type { Principal } from "../auth/principal";
 import type { OperationContext } from "../operation-context";
+import type { Services } from "../services";
 import type { WorkspaceRecord } from "../../domain/organizations/workspace";
 import type { WorkspaceRole } from "../../domain/organizations/roles";
 import type { ErrorCode } from "../errors/api-error";
@@ -21,22 +22,17 @@ export interface Pagination {
   hasMore: boolean;
 }
 
+/** Who may call a route: anyone (documents, health), a service account, a service account with a role on the path's workspace. */
+export type RouteKind = "public" | "organization" | "workspace";
+
 /**
- * A handler's input: the operation context (services, the acting caller, the abort signal) with the
- * request's validated parameters. Domain functions take it as an `OperationContext`.
+ * What every handler gets: the services it may use (read them by name: `{ stores, now }`), and the
+ * request's validated parameters and parts.
  */
-export interface HandlerInput<P, Q, B> extends OperationContext {
+export interface PublicInput<P, Q, B> extends Services {
   params: P;
   query: Q;
   body: B;
-  /** The authenticated caller; not set on public routes, which must not read it. */
-  principal: Principal;
-  /**
-   * On routes with `{workspaceId}`: the workspace, found and the caller's role on it checked by the
-   * pipeline (404 and 403 come from there). Not set on other routes, which must not read it.
-   */
-  workspace: WorkspaceRecord;
-  workspaceRole: WorkspaceRole;
   requestId: string;
   /** Request header lookup, lower-case names. */
   header(name: string): string | undefined;
@@ -45,8 +41,25 @@ export interface HandlerInput<P, Q, B> extends OperationContext {
   signal: AbortSignal;
 }
 
-/** A handler's input when its parameters do not matter: what helpers of a route group take. */
-export type RequestContext = HandlerInput<unknown, unknown, unknown>;
+/** The input of a service account's call: the caller, authenticated and its scope checked by the pipeline. */
+export interface OrganizationInput<P, Q, B> extends PublicInput<P, Q, B>, OperationContext {
+  principal: Principal;
+  signal: AbortSignal;
+}
+
+/** The input of a call on `/workspaces/{workspaceId}/…`: the workspace, found and the caller's role on it checked. */
+export interface WorkspaceInput<P, Q, B> extends OrganizationInput<P, Q, B> {
+  workspace: WorkspaceRecord;
+  workspaceRole: WorkspaceRole;
+}
+
+/** Any handler's input, whatever the kind of its route (what the pipeline builds). */
+export type HandlerInput<P, Q, B> = PublicInput<P, Q, B> & Partial<Pick<WorkspaceInput<P, Q, B>, "principal" | "actor" | "workspace" | "workspaceRole">>;
+
+/** A service account's call when its parameters do not matter: what helpers of a route group take. */
+export type RequestContext = OrganizationInput<unknown, unknown, unknown>;
+/** The same on a workspace route. */
+export type WorkspaceRequestContext = WorkspaceInput<unknown, unknown, unknown>;
 
 type Schema = z.ZodType;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -59,15 +72,15 @@ export type SuccessStatus = 200 | 201 | 202 | 204;
  * the zod schemas of its inputs and output, and a plain async handler. The same entry is served in
  * Azure and locally and documented in the OpenAPI document.
  */
-export interface RouteDef<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined> {
+interface RouteFields<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined> {
   method: HttpMethod;
   path: string;
   summary: string;
   /** Longer documentation for the OpenAPI operation (Markdown), after the scope line. */
   description?: string;
   tag: string;
-  /** Required scope, or "public" for unauthenticated routes. */
-  auth: Scope | "public";
+  /** The scope the caller's credential must hold. */
+  auth: Scope;
   params?: P;
   query?: Q;
   body?: B;
@@ -90,24 +103,45 @@ export interface RouteDef<P extends Schema | undefined, Q extends Schema | undef
   maxBodyBytes?: number;
   /** Hidden from the OpenAPI document (documentation assets). */
   hidden?: boolean;
-  handler(input: HandlerInput<Out<P>, Out<Q>, Out<B>>): Promise<HandlerResult>;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Route = RouteDef<any, any, any>;
+type Handler<I> = (input: I) => Promise<HandlerResult>;
 
-/** Identity function that keeps the handler's input types tied to the route's schemas. */
-export function defineRoute<
-  P extends Schema | undefined = undefined,
-  Q extends Schema | undefined = undefined,
-  B extends Schema | undefined = undefined,
->(route: RouteDef<P, Q, B>): Route {
-  return route;
+/** One endpoint as the pipeline, the hosts and the OpenAPI generator see it, whatever its kind. */
+export interface Route extends Omit<RouteFields<Schema | undefined, Schema | undefined, Schema | undefined>, "auth"> {
+  kind: RouteKind;
+  /** The scope a caller needs; "public" on public routes. */
+  auth: Scope | "public";
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  handler: Handler<any>;
+}
+
+/** A route anyone may call: no credential is read, and its handler has no caller. */
+export function publicRoute<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
+  route: Omit<RouteFields<P, Q, B>, "auth"> & { handler: Handler<PublicInput<Out<P>, Out<Q>, Out<B>>> },
+): Route {
+  return { ...route, kind: "public", auth: "public" };
+}
+
+/** A route of the caller's organization: a service account holding `auth`. */
+export function organizationRoute<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
+  route: RouteFields<P, Q, B> & { handler: Handler<OrganizationInput<Out<P>, Out<Q>, Out<B>>> },
+): Route {
+  if (route.path.includes("{workspaceId}")) throw new Error(`${route.method} ${route.path} names a workspace: make it a workspaceRoute.`);
+  return { ...route, kind: "organization" };
+}
+
+/** A route of one workspace (`{workspaceId}` in its path): a service account holding `auth` and a role on the workspace. */
+export function workspaceRoute<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
+  route: RouteFields<P, Q, B> & { handler: Handler<WorkspaceInput<Out<P>, Out<Q>, Out<B>>> },
+): Route {
+  if (!route.path.includes("{workspaceId}")) throw new Error(`${route.method} ${route.path} names no workspace: make it an organizationRoute.`);
+  return { ...route, kind: "workspace" };
 }
 
 /**
  * The routes of one endpoint group: one HTTP function in Azure, whose route template is derived from
- * the paths (`azure/route-templates.ts`). A new group is one entry in `route-groups.ts`.
+ * the paths. A new group is one entry in `shared/api/route-groups.ts`.
  */
 export interface RouteGroup {
   name: string;

@@ -15,7 +15,11 @@ import { investigationRoutes } from "./investigation/investigation-routes";
 import { auditExportRoutes } from "./audit/audit-export-routes";
 import { agentToolRoutes } from "./agent-tools/agent-tool-routes";
 
-/** Every endpoint group of the API. A new group is one line here; `functions/http-api.ts` registers each. */
+/**
+ * Every endpoint group of the API. A new group is one line here. The local host serves them all;
+ * in Azure each is one HTTP function (`functions/http-api.ts`), listed for the cold start in
+ * `shared/hosts/azure/http-functions.json`, which `npm run routes:azure` writes from this list.
+ */
 export const apiGroups: RouteGroup[] = [serviceAccountRoutes, userRoutes, incidentRoutes, incidentsAcrossWorkspacesRoutes, webhookRoutes, cloudRoutes, ...workspaceDataGroups(), gamebookRoutes, gamebooksAcrossWorkspacesRoutes];
 
 /** The workspace's data: data sources, tickets, investigation logs, the audit export, agent tools. */
@@ -25,6 +29,11 @@ function workspaceDataGroups(): RouteGroup[] {
 
 export const metaGroup: RouteGroup = metaRoutes(() => allRoutes());
 
+/** Every group, the API catch-all (meta) last. */
+export function allGroups(): RouteGroup[] {
+  return [...apiGroups, metaGroup];
+}
+
 export function allRoutes(): Route[] {
-  return [...apiGroups, metaGroup].flatMap((g) => g.routes);
+  return allGroups().flatMap((g) => g.routes);
 }

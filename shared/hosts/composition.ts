@@ -11,7 +11,7 @@ import type { GamebookRunMessage } from "../domain/gamebooks/gamebook-run";
 import { createRunExecutor } from "../domain/gamebooks/run-executor";
 import type { DeliveryMessage } from "../platform/delivery/delivery-message";
 import { InProcessQueue } from "../platform/queue/in-process/in-process-queue";
-import type { ReconcileMessage, Reconciler } from "../domain/reconciler/reconciler-port";
+import type { ReconcileMessage } from "../domain/reconciler/reconciler-port";
 import { ReconcileRunner } from "../domain/reconciler/reconcile-runner";
 import { PageTokens } from "../platform/http/page-token";
 import { createPlaybookActions } from "../systems/playbook-automation/configured";
@@ -80,6 +80,8 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     ca: overrides.webhookCa,
   });
   const events = createEventPipeline({ config, queues, stores, secretBox, sender, now, logger });
+  // The reconciler's runner reads the services when a pass runs, after they are built.
+  const reconciler = createReconciler(config, serviceBus, () => services, now, logger);
   const services: Services = {
     config,
     now,
@@ -103,9 +105,8 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     secretBox,
     resolveHost,
     events,
-    reconciler: undefined as unknown as Reconciler,
+    reconciler,
   };
-  services.reconciler = createReconciler(config, serviceBus, () => services, now, logger);
   // In Azure the executor is the `gamebook-executor` Service Bus trigger; here it runs in process.
   queues.inProcess?.gamebookRuns.subscribe(createRunExecutor({ services }).handle);
   return services;

@@ -1,20 +1,4 @@
-import type { RouteGroup } from "../../shared/platform/http/route";
-
-/**
- * The Azure Functions route template of an endpoint group, derived from its paths: the segments
- * every path of the group starts with (literals and parameters alike), then a catch-all, under the
- * `v2` version segment (host.json's route prefix adds `api`). The shared router inside the function
- * then matches the exact route, so the host never decides 404 or 405 itself.
- *
- * @example azureRouteOf({ name: "webhooks", routes: [GET /webhooks, GET /webhooks/{id}] }) // "v2/webhooks/{*rest}"
- */
-export function azureRouteOf(group: Pick<RouteGroup, "routes">): string {
-  const paths = group.routes.map((r) => segments(r.path));
-  const shared: string[] = [];
-  for (let i = 0; paths.length > 0 && paths.every((p) => i < p.length && p[i] === paths[0]![i]); i++) shared.push(paths[0]![i]!);
-  return ["v2", ...shared, "{*rest}"].join("/");
-}
-
+/* How the Functions host matches route templates, for checking the app's HTTP functions against the route table. */
 type Part = { kind: "literal"; text: string } | { kind: "param" } | { kind: "catch-all" };
 
 function parse(template: string): Part[] {

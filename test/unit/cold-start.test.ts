@@ -14,7 +14,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 const root = join(__dirname, "../..");
 const out = join(root, ".test-results/cold-start-build");
 
-/** Every .ts file under functions/ and shared/, transpiled to `out` with tsconfig.build.json's options. */
+/** Every .ts file under functions/ and shared/, transpiled to `out` with tsconfig.build.json's options; JSON files as they are. */
 function compileApp(): void {
   const configFile = ts.readConfigFile(join(root, "tsconfig.build.json"), (p) => ts.sys.readFile(p));
   const { options } = ts.parseJsonConfigFileContent(configFile.config, ts.sys, root);
@@ -22,9 +22,14 @@ function compileApp(): void {
   const walk = (dir: string): string[] =>
     readdirSync(dir).flatMap((name) => {
       const path = join(dir, name);
-      return statSync(path).isDirectory() ? walk(path) : path.endsWith(".ts") ? [path] : [];
+      return statSync(path).isDirectory() ? walk(path) : /\.(ts|json)$/.test(path) ? [path] : [];
     });
   for (const file of [...walk(join(root, "functions")), ...walk(join(root, "shared"))]) {
+    if (file.endsWith(".json")) {
+      mkdirSync(dirname(join(out, relative(root, file))), { recursive: true });
+      writeFileSync(join(out, relative(root, file)), readFileSync(file));
+      continue;
+    }
     const { outputText } = ts.transpileModule(readFileSync(file, "utf8"), { compilerOptions: { ...options, sourceMap: false }, fileName: file });
     const target = join(out, relative(root, file)).replace(/\.ts$/, ".js");
     mkdirSync(dirname(target), { recursive: true });

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { ApiError, notFound } from "../../platform/errors/api-error";
 import { auditRecord } from "../../platform/events/audit-record";
 import { derivedGuid } from "../../platform/ids/derived-guid";
-import type { OperationContext } from "../../platform/operation-context";
+import type { Uses } from "../../platform/operation-context";
 import type { Source } from "../../domain/sources";
 import { commit } from "../../platform/store/commit";
 import { outboxScope } from "../../platform/store/outbox-scope";
@@ -28,7 +28,7 @@ export function ticketLinkId(workspaceId: string, pair: { source: Source; incide
 }
 
 /** The ticket in the workspace's ITSM: NOT_FOUND (target ticketId or ticketNumber) when there is none. */
-export async function findTicket(ctx: OperationContext, workspace: WorkspaceRecord, name: TicketName): Promise<Ticket> {
+export async function findTicket(ctx: Uses<"ticketing">, workspace: WorkspaceRecord, name: TicketName): Promise<Ticket> {
   const { ticketing } = ctx;
   if (name.ticketId !== undefined) return ticketing.getTicket(workspace.id, name.ticketId, ctx.signal);
   const [ticket] = await ticketing.searchTickets({ workspaceId: workspace.id, ticketNumber: name.ticketNumber, limit: 1 }, ctx.signal);
@@ -40,7 +40,7 @@ export async function findTicket(ctx: OperationContext, workspace: WorkspaceReco
  * Links an incident to a ticket: both must exist (the incident at its source, the ticket in the
  * workspace's ITSM); the link and its audit event commit together. CONFLICT when the pair is linked.
  */
-export async function linkTicket(ctx: OperationContext, workspace: WorkspaceRecord, pair: IncidentTicketPair): Promise<TicketLinkRecord> {
+export async function linkTicket(ctx: Uses<"actor" | "events" | "now" | "sources" | "stores" | "ticketing">, workspace: WorkspaceRecord, pair: IncidentTicketPair): Promise<TicketLinkRecord> {
   await ctx.sources.gateway(pair.source).getIncident(workspace.id, pair.incidentId, ctx.signal);
   const ticket = await findTicket(ctx, workspace, pair);
   const now = ctx.now();
@@ -80,7 +80,7 @@ export async function linkTicket(ctx: OperationContext, workspace: WorkspaceReco
  * ticket's id or number), so that a ticket since deleted in the ITSM can still be unlinked. NOT_FOUND
  * when the pair is not linked.
  */
-export async function unlinkTicket(ctx: OperationContext, workspace: WorkspaceRecord, pair: IncidentTicketPair): Promise<TicketLinkRecord> {
+export async function unlinkTicket(ctx: Uses<"actor" | "events" | "now" | "stores">, workspace: WorkspaceRecord, pair: IncidentTicketPair): Promise<TicketLinkRecord> {
   const { stores } = ctx;
   const links = await stores.ticketLinks.listForIncident(workspace.id, pair.source, pair.incidentId);
   const number = pair.ticketNumber?.toLowerCase();
@@ -100,7 +100,7 @@ export async function unlinkTicket(ctx: OperationContext, workspace: WorkspaceRe
   return link;
 }
 
-function linkAudit(ctx: OperationContext, workspace: WorkspaceRecord, link: TicketLinkRecord, action: "Create" | "Delete", now: Date) {
+function linkAudit(ctx: Uses<"actor">, workspace: WorkspaceRecord, link: TicketLinkRecord, action: "Create" | "Delete", now: Date) {
   return auditRecord(
     ctx.actor,
     {

@@ -1,11 +1,12 @@
-import type { Services } from "../../platform/services";
+import type { Uses } from "../../platform/operation-context";
+
 import { PLAYBOOK_CATALOGUE_ID, type PlaybookCatalogueRecord } from "./playbook-catalogue-record";
 import type { AccountRecord } from "../organizations/account";
 import type { WorkspaceRecord } from "../organizations/workspace";
 import type { ApprovalMode, PartnerApprovalSetting } from "./approval-policy";
 
 /** A workspace's playbook catalogue; one without a catalogue has no playbooks, gamebooks or rules. */
-export async function catalogueOf(services: Services, workspaceId: string): Promise<PlaybookCatalogueRecord> {
+export async function catalogueOf(services: Uses<"stores">, workspaceId: string): Promise<PlaybookCatalogueRecord> {
   return (
     (await services.stores.playbookCatalogues.get(workspaceId)) ?? {
       id: PLAYBOOK_CATALOGUE_ID,
@@ -28,7 +29,7 @@ export interface ApprovalSettings {
 }
 
 /** The two settings that can require approval of a run in this workspace (approval-policy.ts). */
-export async function approvalSettingsOf(services: Services, workspace: WorkspaceRecord): Promise<ApprovalSettings> {
+export async function approvalSettingsOf(services: Uses<"stores">, workspace: WorkspaceRecord): Promise<ApprovalSettings> {
   const account = await services.stores.accounts.get(workspace.accountId);
   const provider = account?.managedByAccountId ? await services.stores.accounts.get(account.managedByAccountId) : undefined;
   return {

@@ -1,5 +1,5 @@
 import { notFound } from "../../platform/errors/api-error";
-import type { OperationContext } from "../../platform/operation-context";
+import type { Uses } from "../../platform/operation-context";
 import { commit } from "../../platform/store/commit";
 import type { GamebookRunRecord } from "./gamebook-run";
 import type { OutboxRecord } from "../../platform/events/outbox-record";
@@ -23,7 +23,7 @@ export interface RunDecision {
  * commit); denial ends it `Denied`. Either is audited in the same commit. A run that is not waiting
  * is 409 CONFLICT; an unknown one 404.
  */
-export async function decideRun(ctx: OperationContext, decision: RunDecision): Promise<GamebookRunRecord> {
+export async function decideRun(ctx: Uses<"actor" | "events" | "now" | "stores">, decision: RunDecision): Promise<GamebookRunRecord> {
   const { actor } = ctx;
   const saved = await commit({
     read: async () => {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ApiError, isApiError, type ErrorCode } from "../../platform/errors/api-error";
 import { changeStatus } from "../incidents/incident-writes";
 import { addServiceComment } from "../incidents/service-comments";
-import type { Actor, OperationContext } from "../../platform/operation-context";
+import type { Actor, Uses } from "../../platform/operation-context";
 import { automationEntityTypes, type AutomationEntityType } from "../../systems/playbook-automation/port";
 import type { MessageHandler } from "../../platform/queue/queue";
 import { MAX_DELIVERY_COUNT } from "../../platform/queue/queue-names";
@@ -187,7 +187,7 @@ export function gamebookActor(run: GamebookRunRecord): Actor {
  * comments once and closes once.
  */
 async function executeStep(
-  ctx: OperationContext,
+  ctx: Uses<"actor" | "events" | "logger" | "now" | "playbookActions" | "sources" | "stores">,
   workspace: WorkspaceRecord,
   run: GamebookRunRecord,
   entry: PlaybookEntryRecord,

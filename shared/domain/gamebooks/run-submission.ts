@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ApiError } from "../../platform/errors/api-error";
-import type { OperationContext } from "../../platform/operation-context";
+import type { Uses } from "../../platform/operation-context";
 import { commit } from "../../platform/store/commit";
 import { AUTOMATION_SYSTEM } from "../../systems/playbook-automation/port";
 import type { GamebookRunRecord } from "./gamebook-run";
@@ -31,7 +31,7 @@ export interface RunSubmission {
  * `gamebook.run.v1` and the executor's message commit together (with the submission's audit event
  * either way), and the relay sends them on.
  */
-export async function submitRun(ctx: OperationContext, submission: RunSubmission): Promise<GamebookRunRecord> {
+export async function submitRun(ctx: Uses<"actor" | "events" | "now" | "playbookActions" | "sources" | "stores">, submission: RunSubmission): Promise<GamebookRunRecord> {
   const { actor } = ctx;
   const { workspace, request } = submission;
   const incident = await ctx.sources.gateway(request.source).getIncident(workspace.id, request.incidentId, ctx.signal);

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { eventRecord } from "../../platform/events/event-record";
-import type { OperationContext } from "../../platform/operation-context";
+import type { Uses } from "../../platform/operation-context";
 import type { Classification } from "../../systems/vendors/port";
 import type { Source } from "../sources";
 import { outboxScope } from "../../platform/store/outbox-scope";
@@ -24,7 +24,7 @@ export interface InvestigationResult {
  * delivery record. Without such a card nothing is sent. The id comes from the investigation, so a
  * repeat of the same completion is the same event.
  */
-export async function completeInvestigation(ctx: OperationContext, input: InvestigationResult): Promise<{ investigationId: string; eventId: string | null; webhookIds: string[] }> {
+export async function completeInvestigation(ctx: Uses<"events" | "now" | "sources" | "stores">, input: InvestigationResult): Promise<{ investigationId: string; eventId: string | null; webhookIds: string[] }> {
   const { workspace } = input;
   const incident = await ctx.sources.gateway(input.source).getIncident(workspace.id, input.incidentId);
   const configuration = await ctx.stores.agentConfigurations.get(workspace.id);

@@ -1,7 +1,7 @@
 import { auditRecord, type AuditEntry } from "../../platform/events/audit-record";
 import { ApiError } from "../../platform/errors/api-error";
 import { checkIfMatch } from "../../platform/http/etag";
-import type { OperationContext } from "../../platform/operation-context";
+import type { Uses } from "../../platform/operation-context";
 import { normalizeClassification } from "./classification";
 import type { Classification, PublicStatus, VendorIncident } from "../../systems/vendors/port";
 import type { Source } from "../sources";
@@ -45,7 +45,7 @@ export interface AssigneeChange {
  * accepted it does the service commit its state together with the events, so an accepted change
  * never loses its events and a refused one emits none. Internal statuses never reach the vendor.
  */
-export async function changeStatus(ctx: OperationContext, target: IncidentTarget, change: StatusChange): Promise<void> {
+export async function changeStatus(ctx: Uses<"actor" | "events" | "logger" | "now" | "sources" | "stores">, target: IncidentTarget, change: StatusChange): Promise<void> {
   const loaded = await loadChecked(ctx, target);
   const internal = change.status === "OnHold" || change.status === "WaitingOnCustomer";
   if (internal && loaded.incident.status === "Closed") {
@@ -95,7 +95,7 @@ export async function changeStatus(ctx: OperationContext, target: IncidentTarget
 }
 
 /** Assigns (or with both fields null, unassigns) an incident: vendor owner first, then state and event. */
-export async function changeAssignee(ctx: OperationContext, target: IncidentTarget, change: AssigneeChange): Promise<void> {
+export async function changeAssignee(ctx: Uses<"actor" | "events" | "logger" | "now" | "sources" | "stores">, target: IncidentTarget, change: AssigneeChange): Promise<void> {
   const loaded = await loadChecked(ctx, target);
   const assignee = change.email === null && change.userId === null ? null : await resolveAssignee(ctx, loaded, change);
   const incident = await loaded.gateway.setOwner(
@@ -124,7 +124,7 @@ export async function changeAssignee(ctx: OperationContext, target: IncidentTarg
 
 /** The audit event of a write to an incident, committed with the state (or rescued with its events). */
 function incidentAudit(
-  ctx: OperationContext,
+  ctx: Uses<"actor">,
   loaded: LoadedIncident,
   incident: VendorIncident,
   now: Date,
@@ -146,7 +146,7 @@ function incidentAudit(
   );
 }
 
-async function loadChecked(ctx: OperationContext, target: IncidentTarget): Promise<LoadedIncident> {
+async function loadChecked(ctx: Uses<"sources" | "stores" | "now">, target: IncidentTarget): Promise<LoadedIncident> {
   const loaded = await loadIncident(ctx, target.workspace, target.source, target.incidentId);
   checkIfMatch(target.ifMatch, incidentEtag(loaded.incident, loaded.stateEtag));
   return loaded;
@@ -159,7 +159,7 @@ async function loadChecked(ctx: OperationContext, target: IncidentTarget): Promi
  * the vendor write.)
  */
 async function commitWithRetry(
-  ctx: OperationContext,
+  ctx: Uses<"events" | "logger" | "now" | "stores">,
   loaded: LoadedIncident,
   incident: VendorIncident,
   apply: (before: IncidentStateRecord) => { after: IncidentStateRecord; outbox: OutboxRecord[] },
@@ -216,7 +216,7 @@ function followVendor(state: IncidentStateRecord, vendor: VendorIncident): void 
  * is down for this too, the failure is logged with the record ids; the caller gets the original
  * error either way.
  */
-async function rescueRecords(ctx: OperationContext, workspaceId: string, records: readonly OutboxRecord[]): Promise<void> {
+async function rescueRecords(ctx: Uses<"events" | "logger">, workspaceId: string, records: readonly OutboxRecord[]): Promise<void> {
   if (records.length === 0) return;
   try {
     await ctx.events.outbox.record(records);
@@ -230,7 +230,7 @@ async function rescueRecords(ctx: OperationContext, workspaceId: string, records
 }
 
 /** The assignee with a display name from the organization's users when the e-mail is known there. */
-async function resolveAssignee(ctx: OperationContext, loaded: LoadedIncident, change: AssigneeChange): Promise<IncidentAssignee> {
+async function resolveAssignee(ctx: Uses<"actor" | "stores">, loaded: LoadedIncident, change: AssigneeChange): Promise<IncidentAssignee> {
   const email = change.email!;
   // The workspace's own account first, then the actor's (a provider's analysts work its customers' incidents).
   const accounts = [...new Set([loaded.workspace.accountId, ...(ctx.actor.accountId ? [ctx.actor.accountId] : [])])];

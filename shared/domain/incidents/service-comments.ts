@@ -1,3 +1,4 @@
+import type { Uses } from "../../platform/operation-context";
 import { eventRecord } from "../../platform/events/event-record";
 import { changeOriginOf, type OperationContext } from "../../platform/operation-context";
 import type { VendorComment, VendorIncident } from "../../systems/vendors/port";
@@ -27,7 +28,7 @@ export interface ServiceComment {
  * block is read when the event is built; when that read fails its fields are null, and the event
  * still goes out (contract 6.5).
  */
-export async function addServiceComment(ctx: OperationContext, input: ServiceComment): Promise<{ comment: VendorComment; eventId: string }> {
+export async function addServiceComment(ctx: Uses<"actor" | "events" | "logger" | "now" | "sources">, input: ServiceComment): Promise<{ comment: VendorComment; eventId: string }> {
   const { actor } = ctx;
   const { workspace } = input;
   const gateway = ctx.sources.gateway(input.source);

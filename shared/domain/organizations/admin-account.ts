@@ -1,7 +1,8 @@
+import type { Uses } from "../../platform/operation-context";
 import { randomUUID } from "node:crypto";
 import { generateSecret, displayPrefix, hashSecret } from "../../platform/auth/secrets";
 import { scopes } from "../../platform/auth/scopes";
-import type { Services } from "../../platform/services";
+
 import type { ServiceAccountRecord } from "./service-account";
 import { DEFAULT_CREDENTIAL_DAYS } from "./grants";
 
@@ -28,7 +29,7 @@ export interface AdminAccountResult {
  * This is how a deployment gets its first credential (`npm run bootstrap`) and how the local host
  * seeds its demo admin; the API itself can only grant what the caller holds.
  */
-export async function ensureAdminAccount(services: Services, request: AdminAccountRequest): Promise<AdminAccountResult> {
+export async function ensureAdminAccount(services: Uses<"auth" | "config" | "now" | "stores">, request: AdminAccountRequest): Promise<AdminAccountResult> {
   const store = services.stores.serviceAccounts;
   const now = services.now();
   const stamp = now.toISOString();

@@ -46,7 +46,7 @@ export function notEnabled(name: IntegrationName, workspaceId: string): ApiError
  * Turns integrations of a workspace on or off (the portal's setting; the local controls locally),
  * audited with the change. Integrations not named keep their state.
  */
-export async function switchIntegrations(ctx: OperationContext, workspace: WorkspaceRecord, change: Partial<IntegrationStates>): Promise<IntegrationStates> {
+export async function switchIntegrations(ctx: Uses<"actor" | "events" | "now" | "stores">, workspace: WorkspaceRecord, change: Partial<IntegrationStates>): Promise<IntegrationStates> {
   const { stores } = ctx;
   const now = ctx.now();
   const audit = (before: IntegrationStates, after: IntegrationStates) =>

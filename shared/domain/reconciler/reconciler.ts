@@ -1,7 +1,8 @@
+import type { Uses } from "../../platform/operation-context";
 import { isApiError } from "../../platform/errors/api-error";
 import { baselineState, upstreamChange, upstreamChangePossible, type UpstreamChange } from "../incidents/upstream-changes";
 import { stateIdOf } from "../incidents/incident-state";
-import type { Services } from "../../platform/services";
+
 import { lastModifiedSources, type Source } from "../sources";
 import type { Versioned } from "../../platform/store/ports";
 import { commit } from "../../platform/store/commit";
@@ -20,7 +21,6 @@ const PAGE_SIZE = 500;
  */
 export const WATERMARK_MAX_AGE_MS = 24 * 3600_000;
 
-
 /**
  * One workspace's share of a pass: for every source that can list by last-modified time (and is
  * enabled), the window since its watermark (minus the overlap), paged, each incident turned into
@@ -32,7 +32,7 @@ export const WATERMARK_MAX_AGE_MS = 24 * 3600_000;
  * etag-checked, event ids come from their subject, and a watermark only moves with the etag it was
  * read with. A nothing-changed pass reads the reconciler document once and writes nothing.
  */
-export async function reconcileWorkspace(services: Services, message: ReconcileMessage): Promise<WorkspaceResult> {
+export async function reconcileWorkspace(services: Uses<"events" | "logger" | "now" | "sources" | "stores">, message: ReconcileMessage): Promise<WorkspaceResult> {
   const result: WorkspaceResult = {
     workspaceId: message.workspaceId,
     outcome: "done",
@@ -104,7 +104,7 @@ function watermarkMoves(o: { watermark: string; fresh: number; repeats: number }
  * The workspace's reconciler document, created at its first pass (the baseline: incidents there
  * already are not new), with the incidents open at the baseline recorded once.
  */
-async function bookkeeping(services: Services, workspace: WorkspaceRecord, result: WorkspaceResult): Promise<Versioned<ReconcilerStateRecord>> {
+async function bookkeeping(services: Uses<"now" | "sources" | "stores">, workspace: WorkspaceRecord, result: WorkspaceResult): Promise<Versioned<ReconcilerStateRecord>> {
   const store = services.stores.reconciler;
   let state = await store.get(workspace.id);
   if (!state) {
@@ -130,7 +130,7 @@ async function bookkeeping(services: Services, workspace: WorkspaceRecord, resul
  * of them in the vendor console must later be recognised as a close of an incident the service holds
  * open. Runs once per workspace (again after a crash midway: an existing state is left alone).
  */
-async function recordBaseline(services: Services, workspace: WorkspaceRecord, baselineAt: string, result: WorkspaceResult): Promise<void> {
+async function recordBaseline(services: Uses<"now" | "sources" | "stores">, workspace: WorkspaceRecord, baselineAt: string, result: WorkspaceResult): Promise<void> {
   const polled = lastModifiedSources.filter((s) => services.sources.isEnabled(s));
   for (const source of polled) {
     const gateway = services.sources.gateway(source);
@@ -168,7 +168,7 @@ async function recordBaseline(services: Services, workspace: WorkspaceRecord, ba
  * `fresh` counts the incidents modified at or after the watermark (the rest are the overlap's repeats).
  */
 async function reconcileWindow(
-  services: Services,
+  services: Uses<"events" | "logger" | "now" | "sources" | "stores">,
   workspace: WorkspaceRecord,
   source: Source,
   watermark: string,
@@ -202,7 +202,7 @@ async function reconcileWindow(
 }
 
 /** Applies one vendor incident to the service's state; retried on a fresh read when a writer raced it. */
-async function reconcileIncident(services: Services, workspace: WorkspaceRecord, incident: Parameters<typeof upstreamChange>[2], baselineAt: string, result: WorkspaceResult): Promise<boolean> {
+async function reconcileIncident(services: Uses<"events" | "logger" | "now" | "stores">, workspace: WorkspaceRecord, incident: Parameters<typeof upstreamChange>[2], baselineAt: string, result: WorkspaceResult): Promise<boolean> {
   const store = services.stores.incidents;
   const id = stateIdOf(incident.source, incident.id);
   try {

@@ -1,3 +1,4 @@
+import type { Uses } from "../../platform/operation-context";
 import { generateSecret, hashSecret } from "../../platform/auth/secrets";
 import { deliveryLogEntry } from "../../platform/delivery/delivery-worker";
 import { generateSigningSecret } from "../../platform/delivery/signer";
@@ -5,7 +6,7 @@ import { isApiError } from "../../platform/errors/api-error";
 import { deterministicEventId } from "../../platform/events/event-ids";
 import { incidentSubject } from "../../domain/incidents/incident-events";
 import { EXAMPLE_FAILED_DELIVERY_CREATED_AT } from "../../domain/examples/examples";
-import type { Services } from "../../platform/services";
+
 import type { Source } from "../../domain/sources";
 import type { ServiceAccountRecord } from "../../domain/organizations/service-account";
 import type { UserRecord } from "../../domain/organizations/user";
@@ -18,7 +19,7 @@ import { demoId, type DemoData } from "./demo-data";
  * leaving. They give the reference page's examples something real to act on, deletions included:
  * each is written only when missing, so a restart brings back what an example deleted.
  */
-export async function seedDemoAdministration(services: Services, demo: DemoData): Promise<void> {
+export async function seedDemoAdministration(services: Uses<"config" | "now" | "secretBox" | "sources" | "stores">, demo: DemoData): Promise<void> {
   const id = (name: string) => demoId(services.config.demoSeed, name);
   const now = services.now();
   const stamp = now.toISOString();
@@ -118,7 +119,7 @@ export async function seedDemoAdministration(services: Services, demo: DemoData)
  * a 503 (the failed entry the delivery-log examples read and redeliver). Logged at
  * EXAMPLE_FAILED_DELIVERY_CREATED_AT: entries expire, so they are written on every start.
  */
-async function seedDeliveryHistory(services: Services, webhook: WebhookRecord, workspaceId: string): Promise<void> {
+async function seedDeliveryHistory(services: Uses<"config" | "now" | "sources" | "stores">, webhook: WebhookRecord, workspaceId: string): Promise<void> {
   const page = await services.sources.gateway("SourceA").listIncidents({
     workspaceId,
     field: "createdAt",

@@ -1,7 +1,8 @@
+import type { Uses } from "../../platform/operation-context";
 import { derivedGuid } from "../../platform/ids/derived-guid";
 import { isApiError } from "../../platform/errors/api-error";
 import { ensureAdminAccount, type AdminAccountResult } from "../../domain/organizations/admin-account";
-import type { Services } from "../../platform/services";
+
 import type { AccountRecord } from "../../domain/organizations/account";
 import type { UserRecord } from "../../domain/organizations/user";
 import type { WorkspaceRecord } from "../../domain/organizations/workspace";
@@ -77,7 +78,7 @@ export interface SeedResult {
 }
 
 /** Writes the demo organization (idempotently: the same ids every time) and its admin service account. */
-export async function seedDemoData(services: Services): Promise<SeedResult> {
+export async function seedDemoData(services: Uses<"auth" | "config" | "now" | "stores">): Promise<SeedResult> {
   const { stores, config } = services;
   const data = buildDemoData(config.demoSeed, services.now(), config.demoWorkspaces);
   for (const account of [data.provider, ...data.customers]) await stores.accounts.upsert(account);

@@ -1,9 +1,10 @@
+import type { Uses } from "../../platform/operation-context";
 import { isApiError } from "../../platform/errors/api-error";
 import { actsOn } from "../../domain/gamebooks/playbook-catalogue";
 import type { RunGamebookRequest } from "../../domain/gamebooks/run-request";
 import { submitRun } from "../../domain/gamebooks/run-submission";
 import { serviceActor } from "../../platform/operation-context";
-import type { Services } from "../../platform/services";
+
 import type { VendorIncident } from "../../systems/vendors/port";
 import type { PlaybookCatalogueRecord } from "../../domain/gamebooks/playbook-catalogue-record";
 import type { WorkspaceRecord } from "../../domain/organizations/workspace";
@@ -16,7 +17,7 @@ import { demoId } from "./demo-data";
  * start. Their ids come from the seed: a restart on a durable store submits nothing twice. Gamebooks
  * that close the incident are not used, so seeding changes no incident's status.
  */
-export async function seedDemoGamebookRuns(services: Services, workspaces: readonly WorkspaceRecord[]): Promise<number> {
+export async function seedDemoGamebookRuns(services: Uses<"config" | "events" | "now" | "playbookActions" | "sources" | "stores">, workspaces: readonly WorkspaceRecord[]): Promise<number> {
   let seeded = 0;
   for (const workspace of workspaces.slice(0, 2)) {
     const catalogue = await services.stores.playbookCatalogues.get(workspace.id);

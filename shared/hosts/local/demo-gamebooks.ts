@@ -1,8 +1,9 @@
+import type { Uses } from "../../platform/operation-context";
 import type { ApprovalMode, PartnerApprovalSetting, WorkspaceApprovalPolicy } from "../../domain/gamebooks/approval-policy";
 import type { CataloguePlaybook, Gamebook, PlaybookActionKind, PlaybookEntityType } from "../../domain/gamebooks/playbook-catalogue";
 import type { PlaybookParameter } from "../../domain/gamebooks/playbook-parameters";
 import type { PlaybookRuleDefinition } from "../../domain/gamebooks/playbook-rules";
-import type { Services } from "../../platform/services";
+
 import { classifications } from "../../systems/vendors/port";
 import { PLAYBOOK_CATALOGUE_ID } from "../../domain/gamebooks/playbook-catalogue-record";
 import { demoId, type DemoData } from "./demo-data";
@@ -193,7 +194,7 @@ export function buildDemoGamebooks(seed: string, demo: Pick<DemoData, "provider"
  * provider's partner setting (on the workspace and account records, where the approval decision
  * reads them). Idempotent: the same documents every time.
  */
-export async function seedDemoGamebooks(services: Services, demo: Pick<DemoData, "provider" | "customers" | "workspaces">): Promise<DemoGamebookWorld> {
+export async function seedDemoGamebooks(services: Uses<"config" | "now" | "stores">, demo: Pick<DemoData, "provider" | "customers" | "workspaces">): Promise<DemoGamebookWorld> {
   const world = buildDemoGamebooks(services.config.demoSeed, demo);
   const updatedAt = services.now().toISOString();
   for (const workspace of demo.workspaces) {

@@ -1,9 +1,10 @@
+import type { Uses } from "../../platform/operation-context";
 import { z } from "zod";
 import { notFound } from "../../platform/errors/api-error";
 import { publicRoute, type Route } from "../../platform/http/route";
 import { integrationStates, switchIntegrations } from "../../domain/organizations/integration-switches";
 import { serviceActor } from "../../platform/operation-context";
-import type { Services } from "../../platform/services";
+
 import { ticketNoteKinds, ticketPriorities } from "../../systems/itsm/port";
 import type { SimulatedSystems } from "./local-services";
 
@@ -14,7 +15,7 @@ const integrationSwitches = z
   .strict()
   .meta({ examples: [{ ticketing: true }] });
 
-async function workspaceOf(services: Services, workspaceId: string) {
+async function workspaceOf(services: Uses<"stores">, workspaceId: string) {
   const workspace = await services.stores.workspaces.get(workspaceId.toLowerCase());
   if (!workspace) throw notFound("The workspace", "workspaceId");
   return workspace;

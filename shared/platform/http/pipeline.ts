@@ -1,3 +1,4 @@
+import type { Uses } from "../operation-context";
 import { randomUUID } from "node:crypto";
 import type { Principal } from "../auth/principal";
 import { actorOf, type Actor } from "../operation-context";
@@ -187,7 +188,7 @@ class RouteInput implements HandlerInput<unknown, unknown, unknown> {
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging
 interface RouteInput extends Services {}
 
-function enforceLimit(services: Services, key: string): RateLimitDecision {
+function enforceLimit(services: Uses<"rateLimiter">, key: string): RateLimitDecision {
   const decision = services.rateLimiter.take(key);
   if (!decision.allowed) {
     throw new ApiError("RATE_LIMITED", `Too many requests; retry after ${decision.retryAfterSeconds} s.`, {
@@ -214,7 +215,7 @@ function authorize(route: Route, principal: Principal, rawParams: Record<string,
 }
 
 /** The workspace of a workspace route: the caller holds a role on it, but it may have been removed since. */
-async function findWorkspace(services: Services, workspaceId: string): Promise<WorkspaceRecord> {
+async function findWorkspace(services: Uses<"stores">, workspaceId: string): Promise<WorkspaceRecord> {
   const workspace = await services.stores.workspaces.get(workspaceId.toLowerCase());
   if (!workspace) throw notFound("The workspace", "workspaceId");
   return workspace;
@@ -253,7 +254,7 @@ function headersOf(handlerHeaders: Record<string, string> | undefined, contentTy
   return headers;
 }
 
-function asApiError(error: unknown, services: Services, requestId: string): ApiError {
+function asApiError(error: unknown, services: Uses<"logger">, requestId: string): ApiError {
   if (isApiError(error)) return error;
   services.logger.error("unhandled error", {
     requestId,

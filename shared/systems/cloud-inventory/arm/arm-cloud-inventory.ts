@@ -7,6 +7,7 @@ import { ApiError } from "../../../platform/errors/api-error";
 import type { CloudInventory, CloudResourceGroup, LogAnalyticsWorkspace, NetworkSecurityGroup } from "../port";
 import type { SubscriptionAccess } from "../../../platform/config/subscription-access";
 import { sdkCall, sdkErrorCode, sdkErrorStatus } from "../../../platform/upstream/sdk-call";
+import { mapLimited } from "../../../platform/concurrency/map-limited";
 
 /**
  * The Azure Resource Manager adapter: the cloud inventory as the service's identity (its managed
@@ -193,7 +194,7 @@ export function createArmCloudInventory(options: ArmCloudInventoryOptions): Clou
       return operation(what, signal, async (abortSignal) => {
         const found = [];
         for await (const w of workspaces(subscriptionId).workspaces.listByResourceGroup(resourceGroup, { abortSignal })) found.push(w);
-        return mapConcurrently(found, concurrency, abortSignal, (w, signal) => toWorkspace(subscriptionId, w, what, signal));
+        return mapLimited(found, concurrency, (w, signal) => toWorkspace(subscriptionId, w, what, signal), abortSignal);
       });
     },
 
@@ -236,36 +237,4 @@ function withoutThrottlingWaits<C extends { pipeline: Pipeline }>(client: C): C 
   client.pipeline.removePolicy({ name: "defaultRetryPolicy" });
   client.pipeline.addPolicy(exponentialRetryPolicy({ maxRetries: 2, retryDelayInMs: 200, maxRetryDelayInMs: 800 }), { phase: "Retry" });
   return client;
-}
-
-/**
- * `map` with at most `limit` calls in flight, results in input order. The first failure stops the
- * rest (no more start, those in flight are aborted) and is thrown once every call has settled, so
- * that no call outlives the operation's answer.
- */
-async function mapConcurrently<T, R>(
-  items: readonly T[],
-  limit: number,
-  signal: AbortSignal,
-  fn: (item: T, signal: AbortSignal) => Promise<R>,
-): Promise<R[]> {
-  const stop = new AbortController();
-  const combined = AbortSignal.any([signal, stop.signal]);
-  const results = new Array<R>(items.length);
-  let failure: { error: unknown } | undefined;
-  let next = 0;
-  const worker = async () => {
-    while (!failure && next < items.length) {
-      const index = next++;
-      try {
-        results[index] = await fn(items[index]!, combined);
-      } catch (error) {
-        failure ??= { error };
-        stop.abort();
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (failure) throw failure.error;
-  return results;
 }

@@ -20,6 +20,18 @@ describe("GET /health", () => {
     expect(Date.parse(body.data.checkedAt)).not.toBeNaN();
   });
 
+  it("checks the store once for the cache period, whichever requests ask", async () => {
+    const own = await startTestHost();
+    try {
+      const get = vi.spyOn(own.services.stores.accounts, "get");
+      for (let i = 0; i < 3; i++) expect((await own.call("GET", "/health", { auth: null })).status).toBe(200);
+      expect(get).toHaveBeenCalledTimes(1);
+    } finally {
+      vi.restoreAllMocks();
+      await own.close();
+    }
+  });
+
   it("answers 502 UPSTREAM_ERROR naming the failed check when the store is unreachable, with no upstream detail", async () => {
     // A host of its own: the first host's answer is cached for 5 s.
     const broken = await startTestHost();

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { isApiError } from "../../platform/errors/api-error";
 import type { Services } from "../../platform/services";
+import type { Uses } from "../../platform/operation-context";
 
 /** A report is reused this long, so probes from several places cost the store one read per interval. */
 export const HEALTH_CACHE_MS = 5_000;
@@ -93,21 +94,22 @@ export class HealthProbe {
   }
 }
 
-const probes = new WeakMap<Services, HealthProbe>();
+const probes = new WeakMap<Services["events"], HealthProbe>();
 
 /**
  * The process's probe over its store (a point read of a record that does not exist) and its queues
- * (`ping`: the link to the broker opens). One per services object, so its cache spans requests.
+ * (`ping`: the link to the broker opens). One per process's event pipeline (a handler's input is new
+ * on every request), so its cache spans requests.
  */
-export function healthProbeOf(services: Services): HealthProbe {
-  let probe = probes.get(services);
+export function healthProbeOf(services: Uses<"stores" | "events">): HealthProbe {
+  let probe = probes.get(services.events);
   if (!probe) {
     const { events, deliveries } = services.events;
     probe = new HealthProbe({
       store: async () => void (await services.stores.accounts.get(PROBE_ID)),
       queue: async () => void (await Promise.all([events.ping?.(), deliveries.ping?.()])),
     });
-    probes.set(services, probe);
+    probes.set(services.events, probe);
   }
   return probe;
 }

@@ -1,4 +1,4 @@
-import type { OperationContext } from "../../platform/operation-context";
+import type { Uses } from "../../platform/operation-context";
 import type { Source } from "../sources";
 import type { WorkspaceRecord } from "../organizations/workspace";
 import { loadIncident } from "./incident-access";
@@ -11,7 +11,7 @@ import { createdEvent } from "./incident-events";
  * Accepted once it is in the outbox.
  */
 export async function triggerIncidentCreated(
-  ctx: OperationContext,
+  ctx: Uses<"sources" | "stores" | "now" | "events">,
   input: { workspace: WorkspaceRecord; source: Source; incidentId: string; webhookId?: string },
 ): Promise<{ eventId: string }> {
   const { workspace, incident, state } = await loadIncident(ctx, input.workspace, input.source, input.incidentId);

@@ -1,6 +1,6 @@
 import type { Uses } from "../../platform/operation-context";
 import { eventRecord } from "../../platform/events/event-record";
-import { changeOriginOf, type OperationContext } from "../../platform/operation-context";
+import { changeOriginOf } from "../../platform/operation-context";
 import type { VendorComment, VendorIncident } from "../../systems/vendors/port";
 import type { Source } from "../sources";
 import { outboxScope } from "../../platform/store/outbox-scope";

@@ -1,7 +1,7 @@
 import { ApiError } from "../../platform/errors/api-error";
 import { auditRecord } from "../../platform/events/audit-record";
 import { logAnalyticsNotEnabled } from "../../systems/log-analytics/port";
-import type { OperationContext, Uses } from "../../platform/operation-context";
+import type { Uses } from "../../platform/operation-context";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import { commit } from "../../platform/store/commit";
 import { integrationNames, type IntegrationName, type WorkspaceIntegrationsRecord } from "./workspace-integrations";
@@ -30,7 +30,7 @@ export async function integrationStates(ctx: IntegrationContext, workspace: Work
 }
 
 /** 400 EXTENSION_NOT_ENABLED naming the integration, unless it is on for the workspace. */
-export async function requireIntegration(ctx: OperationContext, workspace: WorkspaceRecord, name: IntegrationName): Promise<void> {
+export async function requireIntegration(ctx: IntegrationContext, workspace: WorkspaceRecord, name: IntegrationName): Promise<void> {
   if (!(await integrationStates(ctx, workspace))[name]) throw notEnabled(name, workspace.id);
 }
 

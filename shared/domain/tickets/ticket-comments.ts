@@ -1,6 +1,6 @@
 import { derivedGuid } from "../../platform/ids/derived-guid";
-import { integrationStates } from "../organizations/integration-switches";
-import type { OperationContext } from "../../platform/operation-context";
+import { integrationStates, type IntegrationContext } from "../organizations/integration-switches";
+import type { Uses } from "../../platform/operation-context";
 import type { VendorComment } from "../../systems/vendors/port";
 import type { Source } from "../sources";
 import type { TicketLinkRecord } from "./ticket-link";
@@ -29,7 +29,7 @@ export interface TicketComments {
  * read, the link comments remain and `notesAvailable` is false: the incident's own comments must not
  * fail because an ITSM is down.
  */
-export async function ticketComments(ctx: OperationContext, workspace: WorkspaceRecord, source: Source, incidentId: string): Promise<TicketComments> {
+export async function ticketComments(ctx: IntegrationContext & Uses<"logger">, workspace: WorkspaceRecord, source: Source, incidentId: string): Promise<TicketComments> {
   const links = await ctx.stores.ticketLinks.listForIncident(workspace.id, source, incidentId);
   if (links.length === 0) return { comments: [], notesAvailable: true };
   const comments = links.map(linkComment);

@@ -11,11 +11,11 @@ import { parseArgs } from "node:util";
 
 const require = createRequire(import.meta.url);
 const dist = new URL("../dist/shared/", import.meta.url).pathname;
-const { loadConfig } = require(dist + "config.js");
-const { createLocalServices } = require(dist + "local/local-services.js");
-const { seedDemoData } = require(dist + "local/demo-data.js");
-const { createPipeline } = require(dist + "http/pipeline.js");
-const { allRoutes } = require(dist + "route-groups.js");
+const { loadConfig } = require(dist + "platform/config/config.js");
+const { createLocalServices } = require(dist + "hosts/local/local-services.js");
+const { seedDemoData } = require(dist + "hosts/local/demo-data.js");
+const { createPipeline } = require(dist + "platform/http/pipeline.js");
+const { allRoutes } = require(dist + "api/route-groups.js");
 
 const { values: args } = parseArgs({ options: { requests: { type: "string", default: "200000" }, rounds: { type: "string", default: "5" } } });
 const requests = Number(args.requests);

@@ -20,11 +20,11 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { spawn } from "node:child_process";
 import { isApiError } from "../shared/platform/errors/api-error";
 import type { BootstrapOutput } from "./bootstrap";
+import { sourceSettingKey, sources } from "../shared/domain/sources";
 
 const KEY_VAULT_API = "7.4";
 const KEY_VAULT_SCOPE = "https://vault.azure.net/.default";
 const ARM_SCOPE = "https://management.azure.com/.default";
-const SOURCE_LETTERS = ["A", "B", "C", "D", "E", "F", "G"] as const;
 /** Role assignments made by the deployment can take minutes to reach Key Vault and Cosmos DB. */
 const ACCESS_RETRY = { attempts: 18, delayMs: 10_000 };
 
@@ -33,7 +33,10 @@ const ACCESS_RETRY = { attempts: 18, delayMs: 10_000 };
  * setting) that turns each on, and its secret, the names infra/resources.bicep references.
  */
 export const BRIDGE_HEADER_SECRETS: readonly { bridge: string; urlSetting: string; secret: string }[] = [
-  ...SOURCE_LETTERS.map((letter) => ({ bridge: `Source${letter}`, urlSetting: `SOURCE_${letter}_URL`, secret: `source-${letter.toLowerCase()}-auth-header` })),
+  ...sources.map((source) => {
+    const key = sourceSettingKey(source);
+    return { bridge: source, urlSetting: `SOURCE_${key}_URL`, secret: `source-${key.toLowerCase()}-auth-header` };
+  }),
   { bridge: "Playbook automation", urlSetting: "PLAYBOOK_AUTOMATION_URL", secret: "playbook-automation-auth-header" },
   { bridge: "Ticketing", urlSetting: "TICKETING_URL", secret: "ticketing-auth-header" },
 ];

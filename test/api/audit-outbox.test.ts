@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { ApiError } from "../../shared/platform/errors/api-error";
+import { concurrentWrite } from "../../shared/platform/store/conflict";
 import { startTestHost, type TestHost } from "../support/test-host";
 
 let host: TestHost;
@@ -35,7 +35,7 @@ describe("audit events commit with their writes", () => {
     expect((await host.call("PUT", "/users", { body })).status).toBe(201);
     // Other writers keep getting there first: the store refuses every attempt, as it does on a stale
     // etag; the unit of work reads again and retries a few times, then answers the conflict.
-    const replace = vi.spyOn(host.services.stores.users, "replace").mockRejectedValue(new ApiError("CONFLICT", "changed meanwhile"));
+    const replace = vi.spyOn(host.services.stores.users, "replace").mockRejectedValue(concurrentWrite("user"));
     expect((await host.call("PUT", "/users", { body: { ...body, displayName: "Bo H." } })).status).toBe(409);
     expect(replace).toHaveBeenCalledTimes(5);
     replace.mockRestore();

@@ -104,6 +104,22 @@ describe("commit: the one unit of work", () => {
     expect(attempts).toBe(3);
   });
 
+  it("answers a CONFLICT that a rule raises at once: only the store's lost races are run again", async () => {
+    const map = counters();
+    let reads = 0;
+    const error = await apiErrorOf(
+      commit({
+        read: async () => (reads++, map.get("c")!),
+        change() {
+          throw new ApiError("CONFLICT", "Only an idle counter can be changed.");
+        },
+        write: async (c, etag) => map.replace("c", c, etag!),
+      }),
+    );
+    expect(error.code).toBe("CONFLICT");
+    expect(reads).toBe(1);
+  });
+
   it("does not retry other errors, and publishes nothing when the write fails", async () => {
     const outbox = recordingPublisher();
     let reads = 0;
@@ -129,6 +145,27 @@ describe("commit: the one unit of work", () => {
     expect(await commit({ read: async () => null, change: () => [], write })).toBeNull();
     expect(await commit({ read: async () => map.get("c")!, change: () => null, write })).toBeNull();
     expect(writes).toBe(0);
+  });
+
+  it("a unit that builds the next document gets what was read, uncopied, and writes what it returns", async () => {
+    const map = counters();
+    const outbox = recordingPublisher();
+    const read = map.get("c")!;
+    let seen: Counter | undefined;
+    const saved = await commit({
+      read: async () => map.get("c")!,
+      next(c) {
+        seen = c;
+        return { value: { id: c.id, count: c.count + 10 }, outbox: [audit(10)] };
+      },
+      write: async (c, etag, records) => map.replace("c", c, etag!),
+      outbox,
+    });
+    expect(seen).toBe(read.value);
+    expect(saved.value.count).toBe(10);
+    expect(outbox.published).toEqual([[audit(10)]]);
+    expect(await commit({ read: async () => map.get("c")!, next: () => null, write: async (c, etag) => map.replace("c", c, etag!) })).toBeNull();
+    expect(map.get("c")!.value.count).toBe(10);
   });
 
   it("refuses to commit records without a publisher to carry them out", async () => {

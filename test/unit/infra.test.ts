@@ -293,8 +293,11 @@ describe("infra: vendor bridges", () => {
       const x = sourceSettingKey(source);
       expect(config.httpSources[source]).toMatchObject({ baseUrl: `https://bridge.example/${x}`, authHeader: `Bearer ${x}` });
     }
-    // The postprovision hook checks the same secret names.
-    expect(readRepo("scripts/azd-hooks.ts")).toContain("`source-${letter.toLowerCase()}-auth-header`");
+    // The postprovision hook checks the same secret names, for the same settings.
+    for (const source of sources) {
+      const x = sourceSettingKey(source);
+      expect(BRIDGE_HEADER_SECRETS).toContainEqual({ bridge: source, urlSetting: `SOURCE_${x}_URL`, secret: `source-${x.toLowerCase()}-auth-header` });
+    }
   });
 });
 

@@ -40,7 +40,7 @@ export async function searchAnomalies(ctx: RequestContext, query: Query): Promis
     ? readPageToken(ctx, query.continuationToken, listing, cursorSchema, "continuationToken")
     : { window: resolveWindow(query.window, ctx.now()) };
   const workspaces = await mappedLogAnalyticsWorkspaces(ctx, query.workspaceIds?.length ? query.workspaceIds : undefined);
-  const found = (await mapLimited(workspaces, WORKSPACE_CONCURRENCY, (w) => workspaceAnomalies(ctx, w, cursor.window))).flat();
+  const found = (await mapLimited(workspaces, WORKSPACE_CONCURRENCY, (w, signal) => workspaceAnomalies(ctx, w, cursor.window, signal), ctx.signal)).flat();
   const matching = found.filter((a) => matches(a, query)).sort(byRank);
   const rest = cursor.after ? matching.filter((a) => byRank(a, cursor.after!) > 0) : matching;
   const page = rest.slice(0, query.pageSize);
@@ -52,14 +52,14 @@ export async function searchAnomalies(ctx: RequestContext, query: Query): Promis
   return { data: { window: cursor.window, workspaces: workspaces.map((w) => w.id), anomalies: page }, pagination };
 }
 
-async function workspaceAnomalies(ctx: RequestContext, workspace: WorkspaceRecord, window: Cursor["window"]): Promise<AnomalyView[]> {
+async function workspaceAnomalies(ctx: RequestContext, workspace: WorkspaceRecord, window: Cursor["window"], signal: AbortSignal): Promise<AnomalyView[]> {
   const { logAnalytics } = ctx;
   const now = ctx.now();
   const history = requiredHistory(window);
   const latencyFrom = new Date(Math.max(Date.parse(history.from), Math.floor((now.getTime() - LATENCY_LOOKBACK_MS) / HOUR_MS) * HOUR_MS)).toISOString();
   const [connectors, series] = await Promise.all([
-    logAnalytics.listDataConnectors(workspace.id, ctx.signal),
-    logAnalytics.ingestionVolumes({ workspaceId: workspace.id, from: history.from, to: window.end, latencyFrom }, ctx.signal),
+    logAnalytics.listDataConnectors(workspace.id, signal),
+    logAnalytics.ingestionVolumes({ workspaceId: workspace.id, from: history.from, to: window.end, latencyFrom }, signal),
   ]);
   const names = new Map(connectors.map((c) => [c.id, c.name]));
   const anomalies = detectIngestionAnomalies([{ workspaceId: workspace.id, connectors, series }], { evaluate: window, now: now.toISOString() });

@@ -103,7 +103,8 @@ export async function acrossWorkspacesHistory(
   const statuses = query.statuses === undefined ? undefined : [...new Set(query.statuses)].sort();
   const term = query.query === undefined ? undefined : searchTerm(query.query);
   const filter: GamebookRunFilter = { text: term, statuses };
-  const listing = `gamebook-history-across\n${workspaces.map((w) => w.id).join(",")}\n${(statuses ?? []).join(",")}\n${term ?? ""}`;
+  // Bound to the set of workspaces, not their display order: a renamed workspace keeps the pages valid.
+  const listing = `gamebook-history-across\n${workspaces.map((w) => w.id).sort().join(",")}\n${(statuses ?? []).join(",")}\n${term ?? ""}`;
 
   let from: GamebookRunCursor | undefined;
   let fromPage = 1;

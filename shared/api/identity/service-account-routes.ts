@@ -119,6 +119,8 @@ export const serviceAccountRoutes: RouteGroup = {
           ],
           write: (sa, _etag, outbox) => input.stores.serviceAccounts.create(sa, outbox),
           outbox: input.events.outbox,
+          // A new account's id is its own: a create conflicts only with itself.
+          maxAttempts: 1,
         });
         return {
           status: 201,

@@ -167,7 +167,7 @@ export async function listAcrossWorkspaces(ctx: RequestContext, body: AcrossWork
   const servedCount = Math.ceil(LISTING_PAGE_TARGET / perStream);
   const served = open.slice(0, servedCount).map((s) => ("token" in s ? readStream(ctx, s, binding) : s));
   const waiting = open.slice(servedCount);
-  const pages = await mapLimited(served, VENDOR_CONCURRENCY, (stream) =>
+  const pages = await mapLimited(served, VENDOR_CONCURRENCY, (stream, signal) =>
     ctx.sources.gateway(stream.source).listIncidents(
       {
         workspaceId: stream.workspace.id,
@@ -177,8 +177,9 @@ export async function listAcrossWorkspaces(ctx: RequestContext, body: AcrossWork
         cursor: stream.cursor ?? undefined,
         filters,
       },
-      ctx.signal,
+      signal,
     ),
+    ctx.signal,
   );
 
   const tokens = new Map<string, Partial<Record<Source, string>>>();
@@ -236,10 +237,12 @@ async function lastModifiedListing(
   window: { from: string; to: string },
 ): Promise<AcrossWorkspacesResult> {
   const pairs = workspaces.flatMap((workspace) => chosenSources.map((source) => ({ workspace, source })));
-  const pages = await mapLimited(pairs, VENDOR_CONCURRENCY, ({ workspace, source }) =>
-    ctx.sources
-      .gateway(source)
-      .listIncidents({ workspaceId: workspace.id, field: "lastModificationTime", ...window, limit: LAST_MODIFIED_CAP + 1, filters }, ctx.signal),
+  const pages = await mapLimited(
+    pairs,
+    VENDOR_CONCURRENCY,
+    ({ workspace, source }, signal) =>
+      ctx.sources.gateway(source).listIncidents({ workspaceId: workspace.id, field: "lastModificationTime", ...window, limit: LAST_MODIFIED_CAP + 1, filters }, signal),
+    ctx.signal,
   );
   let capped = false;
   const incidents: IncidentSummaryView[] = [];
@@ -249,7 +252,13 @@ async function lastModifiedListing(
     if (found.length > LAST_MODIFIED_CAP) capped = true;
     incidents.push(...(await summaries(ctx, workspace, found.slice(0, LAST_MODIFIED_CAP))));
   }
-  incidents.sort((a, b) => (a.lastModificationTime < b.lastModificationTime ? 1 : a.lastModificationTime > b.lastModificationTime ? -1 : 0));
+  // Newest change first; ties by workspace, then incident, so that the order never depends on the workspaces' order.
+  incidents.sort(
+    (a, b) =>
+      (a.lastModificationTime < b.lastModificationTime ? 1 : a.lastModificationTime > b.lastModificationTime ? -1 : 0) ||
+      (a.incident.workspaceId < b.incident.workspaceId ? -1 : a.incident.workspaceId > b.incident.workspaceId ? 1 : 0) ||
+      (a.incident.id < b.incident.id ? -1 : a.incident.id > b.incident.id ? 1 : 0),
+  );
   return { incidents, sourcePageTokens: [], moreIncidentsAvailable: capped };
 }
 

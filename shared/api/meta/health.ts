@@ -105,8 +105,9 @@ export function healthProbeOf(services: Uses<"stores" | "events">): HealthProbe 
   let probe = probes.get(services.events);
   if (!probe) {
     const { events, deliveries } = services.events;
+    const { stores } = services;
     probe = new HealthProbe({
-      store: async () => void (await services.stores.accounts.get(PROBE_ID)),
+      store: async () => void (await stores.accounts.get(PROBE_ID)),
       queue: async () => void (await Promise.all([events.ping?.(), deliveries.ping?.()])),
     });
     probes.set(services.events, probe);

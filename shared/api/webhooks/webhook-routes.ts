@@ -106,6 +106,8 @@ export const webhookRoutes: RouteGroup = {
           change: (w) => [auditOf(input, w, "Create", { url: w.url, eventTypes: w.eventTypes, authenticationType: w.authenticationType })],
           write: (w, _etag, outbox) => input.stores.webhooks.create(w, outbox),
           outbox: input.events.outbox,
+          // A new webhook's id is its own: a create conflicts only with itself.
+          maxAttempts: 1,
         });
         return {
           status: 201,

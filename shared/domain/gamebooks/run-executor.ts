@@ -101,7 +101,6 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   async function begin(message: GamebookRunMessage, found: Versioned<GamebookRunRecord>): Promise<Versioned<GamebookRunRecord> | undefined> {
     const read = readFor(message, found);
     let resumed: Versioned<GamebookRunRecord> | undefined;
-    let started: GamebookRunRecord;
     const saved = await commit({
       async read(attempt) {
         const current = await read(attempt);
@@ -110,10 +109,8 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
         if (step.resumed) resumed = current!;
         return step.resumed ? null : current;
       },
-      change(run) {
-        started = withSummary(beginStep(run, message.sequence, services.now().toISOString()));
-      },
-      write: (_run, etag) => runs().replace(started, etag!),
+      next: (run) => ({ value: withSummary(beginStep(run, message.sequence, services.now().toISOString())) }),
+      write: (started, etag) => runs().replace(started, etag!),
     });
     return saved ?? resumed;
   }
@@ -123,18 +120,17 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
    * playbook's message commits with it. A second outcome changes nothing.
    */
   async function record(message: GamebookRunMessage, result: StepResult, running: Versioned<GamebookRunRecord>): Promise<void> {
-    let after: GamebookRunRecord;
     await commit({
       read: readFor(message, running),
-      change(run) {
+      next(run) {
         const at = services.now().toISOString();
         const advanced = advance(run, message.sequence, result, at);
         if (advanced === run) return null;
-        after = withSummary(advanced);
+        const after = withSummary(advanced);
         const next = nextStep(after);
-        return next.kind === "execute" && !next.resumed ? [executorMessage(after, next.sequence, 1, at)] : [];
+        return { value: after, outbox: next.kind === "execute" && !next.resumed ? [executorMessage(after, next.sequence, 1, at)] : [] };
       },
-      write: (_run, etag, outbox) => runs().replace(after, etag!, outbox),
+      write: (after, etag, outbox) => runs().replace(after, etag!, outbox),
       outbox: services.events.outbox,
     });
   }

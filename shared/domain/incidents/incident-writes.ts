@@ -167,7 +167,6 @@ async function commitWithRetry(
   const store = ctx.stores.incidents;
   // Set when another writer's later vendor result got committed first: the state must end on it.
   let latest: VendorIncident | undefined;
-  let after: IncidentStateRecord;
   let outbox: readonly OutboxRecord[] = [];
   try {
     return await commit({
@@ -180,14 +179,13 @@ async function commitWithRetry(
         }
         return { value: fresh?.value ?? initialState(incident, loaded.workspace.accountId, ctx.now()), etag: fresh?.etag ?? null };
       },
-      change(before) {
-        const change = apply(before);
-        after = change.after;
-        outbox = change.outbox;
+      next(before) {
+        const { after, outbox: records } = apply(before);
+        outbox = records;
         if (latest) followVendor(after, latest);
-        return outbox;
+        return { value: after, outbox };
       },
-      write: async (_before, etag, records) => (await store.commit(after, etag, records)).value,
+      write: async (after, etag, records) => (await store.commit(after, etag, records)).value,
       outbox: ctx.events.outbox,
       maxAttempts: MAX_COMMIT_ATTEMPTS,
       pauseMs: (attempt) => Math.random() * Math.min(50, 2 * attempt),

@@ -212,11 +212,11 @@ async function reconcileIncident(services: Uses<"events" | "logger" | "now" | "s
         const current = await store.get(workspace.id, id);
         return { value: current?.value ?? null, etag: current?.etag ?? null };
       },
-      change(stored) {
+      next(stored) {
         change = upstreamChange(workspace, stored ?? undefined, incident, baselineAt, services.now()) ?? null;
-        return change ? change.events : null;
+        return change && { value: change.state, outbox: change.events };
       },
-      write: (_stored, etag, outbox) => store.commit(change!.state, etag, outbox),
+      write: (state, etag, outbox) => store.commit(state!, etag, outbox),
       outbox: {
         async publish(records) {
           // Read the count after the await: the workspace's sources run concurrently on one result,

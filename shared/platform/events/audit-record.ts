@@ -22,8 +22,12 @@ export interface AuditEntry {
  * accepted write never loses its audit event; the relay appends it to the trail after the commit.
  *
  * @example
- * const audit = auditRecord(ctx.actor, { activityType: "Webhook", activityAction: "Delete", ... }, outboxScope.webhook(id), now);
- * await stores.webhooks.delete(id, etag, [audit]);
+ * await commit({
+ *   read: () => visibleWebhook(input, id),
+ *   change: (w) => [auditRecord(input.actor, { activityType: "Webhook", activityAction: "Delete", ... }, outboxScope.webhook(w.id), now)],
+ *   write: (w, etag, outbox) => stores.webhooks.delete(w.id, etag!, outbox),
+ *   outbox: events.outbox,
+ * });
  */
 export function auditRecord(actor: Actor, entry: AuditEntry, scope: OutboxScope, now: Date): OutboxAuditRecord {
   const accountId = entry.accountId ?? actor.accountId;

@@ -18,13 +18,14 @@ export interface OutboxRelayOptions {
 /**
  * Carries out committed outbox records: events go to the `events` queue, audit events to the trail,
  * work messages (a dispatched gamebook run) to their queue.
- * `publish` runs right after a commit; the sweep carries out whatever a crash between commit and
- * publish left behind. Both are idempotent: the event id is the message id (duplicate detection,
- * and receivers deduplicate anyway), and the trail keeps one copy of an audit id.
+ * `publish` runs right after a commit (the unit of work, `store/commit.ts`, calls it); the sweep
+ * carries out whatever a crash between commit and publish left behind. Both are idempotent: the
+ * event id is the message id (duplicate detection, and receivers deduplicate anyway), and the trail
+ * keeps one copy of an audit id.
  *
  * @example
- * await stores.incidents.commit(state, etag, records);
- * await services.events.outbox.publish(records);
+ * await commit({ read, change: (w) => [auditOf(w)], write, outbox: services.events.outbox });
+ * await services.events.outbox.record([createdEvent(incident, ...)]); // records with no write beside them
  */
 export class OutboxRelay {
   constructor(private readonly options: OutboxRelayOptions) {}

@@ -1,5 +1,5 @@
 import { setTimeout } from "node:timers/promises";
-import { isApiError } from "../errors/api-error";
+import { isLostRace } from "./conflict";
 import type { OutboxRecord } from "../events/outbox-record";
 import { checkIfMatch } from "../http/etag";
 
@@ -14,11 +14,10 @@ export interface OutboxPublisher {
   publish(records: readonly OutboxRecord[]): Promise<number>;
 }
 
-/**
- * `C` is `Current<T> | null` when `read` may find nothing to change; `O` includes `null` when
- * `change` may decide there is nothing to write.
- */
-export interface UnitOfWork<T, R, C extends Current<T> | null = Current<T>, O extends readonly OutboxRecord[] | void | null = readonly OutboxRecord[] | void> {
+type Records = readonly OutboxRecord[];
+
+/** What every unit of work has. `C` is `Current<T> | null` when `read` may find nothing to change. */
+interface UnitBase<T, R, C extends Current<T> | null> {
   /**
    * The current document, read afresh on every attempt; null when there is nothing to change (the
    * unit then writes nothing and `commit` answers null). May throw (NOT_FOUND, say).
@@ -29,14 +28,8 @@ export interface UnitOfWork<T, R, C extends Current<T> | null = Current<T>, O ex
    * race is then the answer rather than something to retry.
    */
   ifMatch?: string | undefined;
-  /**
-   * Changes a private copy of what was read and returns the records that commit with it (its events,
-   * its audit event); null when there is nothing to write after all (`commit` then answers null).
-   * May throw to refuse the change.
-   */
-  change(draft: T, attempt: number): O;
-  /** Writes the changed copy conditionally on the version read, with the records, all or nothing. */
-  write(draft: T, etag: string | null, outbox: readonly OutboxRecord[]): Promise<R>;
+  /** Writes the changed document conditionally on the version read, with the records, all or nothing. */
+  write(next: T, etag: string | null, outbox: Records): Promise<R>;
   /** Where committed records go at once; required when the unit commits any. */
   outbox?: OutboxPublisher;
   /** Attempts in all, the first included; default 5. */
@@ -46,10 +39,31 @@ export interface UnitOfWork<T, R, C extends Current<T> | null = Current<T>, O ex
 }
 
 /**
- * The one way the service changes what it stores: read, change a copy, check `If-Match`, write
+ * A unit that edits a private copy of what was read. `change` returns the records that commit with
+ * it (its events, its audit event); null when there is nothing to write after all (`commit` then
+ * answers null). It may throw to refuse the change. `O` includes `null` when it may decide so.
+ */
+export interface EditUnit<T, R, C extends Current<T> | null = Current<T>, O extends Records | void | null = Records | void> extends UnitBase<T, R, C> {
+  change(draft: T, attempt: number): O;
+  next?: never;
+}
+
+/**
+ * A unit whose change builds the next document itself (a state machine's step): `next` gets what
+ * was read, to read and not to change, and no copy is made; null when there is nothing to write.
+ */
+export interface NextUnit<T, R, C extends Current<T> | null = Current<T>, N extends { value: T; outbox?: Records } | null = { value: T; outbox?: Records }> extends UnitBase<T, R, C> {
+  next(current: T, attempt: number): N;
+  change?: never;
+}
+
+/**
+ * The one way the service changes what it stores: read, change a copy (or build the next document
+ * from what was read), check `If-Match`, write
  * conditionally with the change's events and audit event in the same commit, then publish them.
- * A CONFLICT (another writer came between the read and the write) runs the unit again on a fresh
- * read, so no update is lost; any other error, or the last CONFLICT, goes to the caller. Publishing
+ * A lost race (the store's CONFLICT: another writer came between the read and the write) runs the
+ * unit again on a fresh read, so no update is lost; any other error (a CONFLICT a rule answered
+ * included), or the last lost race, goes to the caller. Publishing
  * never throws: a record it could not carry out stays in the outbox for the sweep.
  *
  * @example
@@ -61,29 +75,38 @@ export interface UnitOfWork<T, R, C extends Current<T> | null = Current<T>, O ex
  *   outbox: services.events.outbox,
  * });
  */
-export function commit<T, R>(work: UnitOfWork<T, R>): Promise<R>;
-export function commit<T, R>(work: UnitOfWork<T, R, Current<T> | null, readonly OutboxRecord[] | void | null>): Promise<R | null>;
-export async function commit<T, R>(work: UnitOfWork<T, R, Current<T> | null, readonly OutboxRecord[] | void | null>): Promise<R | null> {
+export function commit<T, R>(work: EditUnit<T, R> | NextUnit<T, R>): Promise<R>;
+export function commit<T, R>(
+  work: EditUnit<T, R, Current<T> | null, Records | void | null> | NextUnit<T, R, Current<T> | null, { value: T; outbox?: Records } | null>,
+): Promise<R | null>;
+export async function commit<T, R>(
+  work: EditUnit<T, R, Current<T> | null, Records | void | null> | NextUnit<T, R, Current<T> | null, { value: T; outbox?: Records } | null>,
+): Promise<R | null> {
   const maxAttempts = work.maxAttempts ?? 5;
   for (let attempt = 1; ; attempt++) {
     try {
       const current = await work.read(attempt);
       if (current === null) return null;
       if (work.ifMatch !== undefined) checkIfMatch(work.ifMatch, current.etag ?? "");
-      const draft = structuredClone(current.value);
-      const changed = work.change(draft, attempt);
+      const changed = work.next ? work.next(current.value, attempt) : edit(work, current.value, attempt);
       if (changed === null) return null;
-      const outbox = changed ?? [];
+      const outbox = changed.outbox ?? [];
       if (outbox.length > 0 && !work.outbox) throw new Error("A unit of work that commits outbox records needs a publisher.");
-      const result = await work.write(draft, current.etag, outbox);
+      const result = await work.write(changed.value, current.etag, outbox);
       if (outbox.length > 0) await work.outbox!.publish(outbox);
       return result;
     } catch (error) {
-      const lostRace = isApiError(error) && error.code === "CONFLICT";
-      if (!lostRace || work.ifMatch !== undefined || attempt >= maxAttempts) throw error;
+      if (!isLostRace(error) || work.ifMatch !== undefined || attempt >= maxAttempts) throw error;
       const pause = work.pauseMs?.(attempt) ?? 0;
       if (pause > 0) await setTimeout(pause);
     }
   }
 }
 
+
+/** An edit unit's change, made on a copy: what was read may be a store's frozen snapshot. */
+function edit<T>(work: EditUnit<T, unknown, Current<T> | null, Records | void | null>, value: T, attempt: number): { value: T; outbox?: Records } | null {
+  const draft = structuredClone(value);
+  const outbox = work.change(draft, attempt);
+  return outbox === null ? null : { value: draft, outbox: outbox ?? [] };
+}

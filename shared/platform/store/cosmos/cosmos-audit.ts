@@ -1,5 +1,5 @@
 import type { Container, JSONObject, OperationInput } from "@azure/cosmos";
-import { ApiError } from "../../errors/api-error";
+import { concurrentWrite } from "../conflict";
 import { auditTrailOf, workspaceAuditTrail } from "../audit-trail";
 import type { AuditStore } from "../ports";
 import type { AuditEventRecord } from "../../../domain/audit/audit-event";
@@ -52,7 +52,7 @@ export function cosmosAudit(container: Container): AuditStore {
           }
           const [counterResult, eventResult] = results;
           // Another append took the sequence first: read the counter again.
-          if (counterResult?.statusCode === 412 || counterResult?.statusCode === 409) throw new ApiError("CONFLICT", "The audit trail moved on.");
+          if (counterResult?.statusCode === 412 || counterResult?.statusCode === 409) throw concurrentWrite("audit trail");
           // Appended before (the relay carries a record out twice after a crash): it keeps its sequence.
           if (eventResult?.statusCode === 409) return;
           assertAllApplied(results, 2);

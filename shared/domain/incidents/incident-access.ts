@@ -1,6 +1,5 @@
 import { notFound } from "../../platform/errors/api-error";
 import type { Uses } from "../../platform/operation-context";
-import type { Services } from "../../platform/services";
 import type { SourceGateway, VendorIncident } from "../../systems/vendors/port";
 import type { Source } from "../sources";
 import type { IncidentStateRecord } from "./incident-state-record";
@@ -11,7 +10,7 @@ import { initialState, stateIdOf } from "./incident-state";
  * A workspace by id, for work that does not come through a workspace route (where the pipeline has
  * resolved it already): queue workers, local controls, delivery-log entries.
  */
-export async function findWorkspace(services: Services, workspaceId: string): Promise<WorkspaceRecord> {
+export async function findWorkspace(services: Uses<"stores">, workspaceId: string): Promise<WorkspaceRecord> {
   const workspace = await services.stores.workspaces.get(workspaceId.toLowerCase());
   if (!workspace) throw notFound("The workspace", "workspaceId");
   return workspace;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { organizationRoute, workspaceRoute } from "../../shared/platform/http/route";
+import { organizationRoute, publicRoute, workspaceRoute, type PublicInput } from "../../shared/platform/http/route";
 import { ensureAdminAccount } from "../../shared/domain/organizations/admin-account";
 import { startTestHost, type TestHost } from "../support/test-host";
 
@@ -41,6 +41,27 @@ const probeRoutes = [
     async handler({ params }) {
       return { data: params.workspaceId };
     },
+  }),
+  // What each kind of route hands its handler: the caller and the workspace exactly where they exist.
+  ...(["public", "organization", "workspace"] as const).map((kind) => {
+    const route = {
+      method: "GET" as const,
+      summary: `what a ${kind} route's handler gets`,
+      tag: "probe",
+      async handler(input: PublicInput<unknown, unknown, unknown> & { principal?: unknown; actor?: unknown; workspace?: { id: string } }) {
+        return {
+          data: {
+            principal: input.principal !== undefined,
+            actor: input.actor !== undefined,
+            workspace: input.workspace?.id ?? null,
+            services: typeof input.now === "function" && input.stores !== undefined,
+          },
+        };
+      },
+    };
+    if (kind === "public") return publicRoute({ ...route, path: "/_probe/kind/public" });
+    if (kind === "organization") return organizationRoute({ ...route, path: "/_probe/kind/organization", auth: "org:users:read" });
+    return workspaceRoute({ ...route, path: "/workspaces/{workspaceId}/_probe/kind", auth: "org:users:read", params: z.object({ workspaceId: z.guid() }) });
   }),
 ];
 
@@ -220,6 +241,20 @@ describe("problems and envelopes", () => {
 });
 
 describe("workspace role", () => {
+  it("hands each kind of route's handler the services by name, and the caller and the workspace exactly where they exist", async () => {
+    const ws = host.demo.workspaces[0]!.id;
+    const read = async (path: string, auth?: null) => ((await (await host.call("GET", path, auth === null ? { auth: null } : {})).json()) as { data: unknown }).data;
+    expect(await read("/_probe/kind/public", null)).toEqual({ principal: false, actor: false, workspace: null, services: true });
+    expect(await read("/_probe/kind/organization")).toEqual({ principal: true, actor: true, workspace: null, services: true });
+    expect(await read(`/workspaces/${ws}/_probe/kind`)).toEqual({ principal: true, actor: true, workspace: ws, services: true });
+  });
+
+  it("refuses, when its module loads, a route whose kind does not match its path", () => {
+    const base = { method: "GET" as const, summary: "mismatched", tag: "probe", auth: "org:users:read" as const, handler: async () => ({ data: null }) };
+    expect(() => organizationRoute({ ...base, path: "/workspaces/{workspaceId}/x" })).toThrow(/workspaceRoute/);
+    expect(() => workspaceRoute({ ...base, path: "/webhooks/x" })).toThrow(/organizationRoute/);
+  });
+
   it("a workspace-scoped route needs a role on the workspace: 403 INSUFFICIENT_WORKSPACE_ROLE", async () => {
     const workspace = host.demo.workspaces[0]!;
     const ok = await host.call("GET", `/workspaces/${workspace.id}/_probe`);

@@ -1,4 +1,5 @@
 import type { Principal } from "./auth/principal";
+import type { Person } from "./auth/person";
 import type { ChangeOrigin } from "./events/event-types";
 import type { Services } from "./services";
 
@@ -15,6 +16,8 @@ export interface Actor {
   name: string;
   /** The account the actor belongs to, when it belongs to one. */
   accountId: string | null;
+  /** A person acting in the portal: their user id and e-mail address (the audit event's actor). */
+  person?: { userId: string; email: string };
 }
 
 /**
@@ -40,6 +43,11 @@ export type Uses<K extends keyof OperationContext> = Pick<OperationContext, K | 
 /** The actor of an API call: the calling service account. */
 export function actorOf(principal: Principal): Actor {
   return { origin: "api", serviceAccountId: principal.serviceAccountId, name: principal.name, accountId: principal.accountId };
+}
+
+/** The actor of a portal call: the person signed in. */
+export function personActor(person: Person): Actor {
+  return { origin: "portal", serviceAccountId: null, name: person.name, accountId: person.accountId, person: { userId: person.userId, email: person.email } };
 }
 
 /** The service acting on its own account (reconciliation, agents, the portal stand-in). */

@@ -53,15 +53,18 @@ beforeAll(async () => {
     organizationalRole: "Admin",
     workspaceAssignments: host.demo.workspaces.map((w) => ({ workspaceId: w.id, role: "Owner" })),
   });
-  const exclude = new Set([fuzzer.clientId, ...(fuzzer.data.credentials as { id: string }[]).map((c) => c.id)].map((v) => v.toLowerCase()));
   const authorization = host.basic(fuzzer.clientId, fuzzer.clientSecret);
+  // The suite's own person, for the portal's operations: an Admin who owns every demo workspace.
+  const person = await host.person({ organizationalRole: "Admin", workspaceAssignments: host.demo.workspaces.map((w) => ({ workspaceId: w.id, role: "Owner" })) });
+  const exclude = new Set([fuzzer.clientId, person.userId, ...(fuzzer.data.credentials as { id: string }[]).map((c) => c.id)].map((v) => v.toLowerCase()));
+  const credentialsFor = (path: string): Record<string, string> => (path.startsWith("/api/v2/portal/") ? { ...person.headers } : { authorization });
   const schemaCtx = { resolve: resolverOf(doc), pool: new Map<string, string[]>() };
   const pool = await harvestValues(
     operations,
     async (method, path, body) => {
       const res = await fetch(origin + path, {
         method,
-        headers: { authorization, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        headers: { ...credentialsFor(path), ...(body === undefined ? {} : { "content-type": "application/json" }) },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       return res.ok && res.headers.get("content-type")?.includes("json") ? res.json() : undefined;
@@ -72,7 +75,7 @@ beforeAll(async () => {
       ...fc.sample(valueOf(op.body, schemaCtx), { seed, numRuns: 6 }),
     ],
   );
-  ctx = { resolve: schemaCtx.resolve, pool, authorization };
+  ctx = { resolve: schemaCtx.resolve, pool, authorization, session: person.headers };
 }, 120_000);
 afterAll(() => host?.close());
 

@@ -9,6 +9,7 @@ import { OpenApiResponseCheck } from "./openapi-check";
 import { startLocalServer } from "../../shared/hosts/local/local-server";
 import { localControlRoutes } from "../../shared/hosts/local/local-controls";
 import type { Logger } from "../../shared/platform/logger";
+import type { OrganizationalRole, WorkspaceRole } from "../../shared/domain/organizations/roles";
 import { allRoutes } from "../../shared/api/route-groups";
 import { createLocalServices, type SimulatedSystems } from "../../shared/hosts/local/local-services";
 import type { Services } from "../../shared/platform/services";
@@ -64,7 +65,35 @@ export interface TestHost {
   checked(method: string, url: string | URL, response: Response): Promise<Response>;
   /** A local control under /_local (no authentication). */
   local(method: string, path: string, body?: unknown): Promise<Response>;
+  /**
+   * A person with a portal session, made directly (registered in the store unless `registered` is
+   * false, the session sealed with the host's key): for suites that need many people. The real
+   * sign-in, through the local OpenID provider, has its own tests.
+   */
+  person(options?: PersonOptions): Promise<TestPerson>;
+  /** fetch against /api/v2 as a person (their cookie, and their CSRF token on a change), checked against the OpenAPI document. */
+  portal(person: TestPerson | null, method: string, path: string, options?: { body?: unknown; headers?: Record<string, string> }): Promise<Response>;
   close(): Promise<void>;
+}
+
+export interface PersonOptions {
+  organizationalRole?: OrganizationalRole;
+  workspaceAssignments?: { workspaceId: string; role: WorkspaceRole }[];
+  /** The sign-in used MFA; default true. */
+  mfa?: boolean;
+  /** The person is a user of the service; default true. */
+  registered?: boolean;
+  /** The account they are registered in; default the demo provider's. */
+  accountId?: string;
+  isActive?: boolean;
+}
+
+export interface TestPerson {
+  userId: string;
+  tenantId: string;
+  name: string;
+  /** The Cookie and X-CSRF-Token headers of their session. */
+  headers: { cookie: string; "x-csrf-token": string };
 }
 
 export interface CallOptions {
@@ -165,6 +194,43 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
       return checked(init.method ?? "GET", url, await fetch(url, init));
     },
     checked,
+    async person(personOptions = {}) {
+      const userId = randomUUID();
+      const accountId = personOptions.accountId ?? data.provider.id;
+      // The directory tenant of the account's own people.
+      const tenantId = (data.users.find((u) => u.accountId === accountId) ?? data.users[0]!).tenantId;
+      const name = `Person ${userId.slice(0, 8)}`;
+      if (personOptions.registered !== false) {
+        const at = services.now().toISOString();
+        await services.stores.users.create({
+          id: userId,
+          accountId,
+          displayName: name,
+          email: `${userId.slice(0, 8)}@contoso.example`,
+          tenantId,
+          organizationalRole: personOptions.organizationalRole ?? "Admin",
+          isActive: personOptions.isActive ?? true,
+          workspaceAssignments: personOptions.workspaceAssignments ?? [],
+          createdAt: at,
+          lastModifiedAt: at,
+        });
+      }
+      const { session, setCookie } = services.sessions.start(
+        { tenantId, objectId: userId, name, email: null, mfa: personOptions.mfa ?? true },
+        services.now(),
+      );
+      const cookie = setCookie.split(";")[0]!;
+      return { userId, tenantId, name, headers: { cookie, "x-csrf-token": services.sessions.csrfToken(session) } };
+    },
+    async portal(person, method, path, portalOptions = {}) {
+      const headers: Record<string, string> = { ...(person?.headers ?? {}), ...portalOptions.headers };
+      let body: string | undefined;
+      if (portalOptions.body !== undefined) {
+        body = typeof portalOptions.body === "string" ? portalOptions.body : JSON.stringify(portalOptions.body);
+        headers["content-type"] ??= "application/json";
+      }
+      return checked(method, base + path, await fetch(base + path, { method, headers, body, redirect: "manual" }));
+    },
     close: server.close,
   };
 }

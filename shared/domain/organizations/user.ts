@@ -1,4 +1,4 @@
-import type { OrganizationalRole } from "./roles";
+import type { OrganizationalRole, WorkspaceRole } from "./roles";
 
 export interface UserRecord {
   id: string;
@@ -8,6 +8,10 @@ export interface UserRecord {
   tenantId: string;
   organizationalRole: OrganizationalRole;
   isActive: boolean;
+  /** The person's roles on workspaces (`Owner` decides approvals there); absent: none. */
+  workspaceAssignments?: { workspaceId: string; role: WorkspaceRole }[];
+  /** Sessions that began before this instant are over (sign-out, deactivation); absent: none ended. */
+  sessionsValidFrom?: string;
   createdAt: string;
   lastModifiedAt: string;
 }

@@ -19,8 +19,16 @@ export function httpHandler(group: RouteGroup, services: () => Services = getSer
     const { response, outcome } = await handle(toApiRequest(request));
     // The access log line, with its fields (requestId, status...) as fields, not text.
     svc.logger.info("request", { ...outcome, invocationId: context.invocationId });
-    return { status: response.status, headers: response.headers, body: response.body };
+    return { status: response.status, headers: withCookies(response.headers, response.cookies), body: response.body };
   };
+}
+
+/** Each cookie as its own Set-Cookie line: a Headers object keeps them apart, a plain record cannot. */
+function withCookies(headers: Record<string, string>, cookies: string[] | undefined): HttpResponseInit["headers"] {
+  if (!cookies) return headers;
+  const all = new Headers(headers);
+  for (const cookie of cookies) all.append("Set-Cookie", cookie);
+  return all;
 }
 
 /**

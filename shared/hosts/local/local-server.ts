@@ -160,10 +160,12 @@ async function answer(req: IncomingMessage, res: ServerResponse, response: ApiRe
 }
 
 function write(res: ServerResponse, response: ApiResponse, close: boolean): void {
-  const { status, headers, body } = response;
+  const { status, headers, body, cookies } = response;
   // An explicit length: without it Node sends chunked encoding, an extra write per response.
   headers["Content-Length"] = String(body === undefined ? 0 : Buffer.byteLength(body));
   if (close) headers.Connection = "close";
+  // Each cookie is its own Set-Cookie line (they cannot be joined with commas).
+  if (cookies) res.setHeader("Set-Cookie", cookies);
   res.writeHead(status, headers);
   res.end(body);
 }

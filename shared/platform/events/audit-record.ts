@@ -50,10 +50,11 @@ export function auditRecord(actor: Actor, entry: AuditEntry, scope: OutboxScope,
       activityType: entry.activityType,
       activityAction: entry.activityAction,
       // A GUID either way (contract 2.12): the service account, or one derived from who acted for the service.
-      actorId: actor.serviceAccountId ?? derivedGuid(`actor/${actor.origin}/${actor.name}`),
+      // A person acts as their directory object id.
+      actorId: actor.serviceAccountId ?? actor.person?.userId ?? derivedGuid(`actor/${actor.origin}/${actor.name}`),
       actorName: actor.name,
       // Service accounts have no mailbox; the field stays a string, as the contract types it.
-      actorEmail: "",
+      actorEmail: actor.person?.email ?? "",
       targetResourceType: entry.targetResourceType,
       targetResourceId: entry.targetResourceId,
       targetResourceName: entry.targetResourceName,

@@ -7,6 +7,7 @@ import { exampleDetail } from "../errors/error-codes";
 import { paginationSchema } from "./paging";
 import { ERROR_REFERENCE_PATH, problemType } from "./problem";
 import type { Route } from "./route";
+import { SESSION_COOKIE } from "../auth/session/portal-session";
 import { API_PREFIX } from "./router";
 import { EXAMPLE_META } from "../../domain/examples/examples";
 
@@ -19,6 +20,11 @@ type JsonSchema = Record<string, unknown>;
 const AUTHENTICATED_PROBLEMS: ErrorCode[] = ["UNAUTHORIZED", "INSUFFICIENT_SCOPE", "RATE_LIMITED", "INTERNAL_ERROR", "UPSTREAM_ERROR", "TIMEOUT"];
 /** Public operations read nothing but the route table. */
 const PUBLIC_PROBLEMS: ErrorCode[] = ["RATE_LIMITED", "INTERNAL_ERROR"];
+/**
+ * Portal operations: no session (401); service-account credentials, a role that may not, or a change
+ * without its CSRF token (403 FORBIDDEN); a sign-in without MFA; a person the service does not know.
+ */
+const PERSON_PROBLEMS: ErrorCode[] = ["UNAUTHORIZED", "FORBIDDEN", "MFA_REQUIRED", "USER_NOT_REGISTERED", "RATE_LIMITED", "INTERNAL_ERROR", "UPSTREAM_ERROR", "TIMEOUT"];
 
 /** What each tag of operations is about, for the reference page's section headings. */
 const TAG_DESCRIPTIONS: Record<string, string> = {
@@ -33,6 +39,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   "Service accounts": "The credentials integrations call this API with.",
   Users: "The people of your organization.",
   "Cloud resources": "Subscriptions, resource groups and workspaces the service can reach.",
+  "Portal: sign-in": "People sign in with OpenID Connect (Microsoft Entra ID) and get a browser session. Not for service accounts.",
   Reference: "This document, its reading page and the error reference.",
   Events: "What the service sends to your webhooks (OpenAPI webhooks).",
 };
@@ -80,6 +87,14 @@ export function buildOpenApi(routes: readonly Route[], origin: string): JsonSche
           scheme: "basic",
           description: "User name: the service account id (`clientId`). Password: a client secret of that service account (shown once, when the service account or the credential is created).",
         },
+        portalSession: {
+          type: "apiKey",
+          in: "cookie",
+          name: SESSION_COOKIE,
+          description:
+            `The portal's browser session, set by the sign-in (\`GET ${API_PREFIX}/portal/auth/sign-in\`). Portal operations refuse service-account credentials. ` +
+            "Every change (POST, PUT, PATCH, DELETE) also sends the session's CSRF token (`GET /portal/me`, `csrfToken`) in the `X-CSRF-Token` header.",
+        },
       },
       schemas: { Problem: problemSchema(), Meta: metaSchema() },
     },
@@ -99,6 +114,7 @@ function parameterRenames(routePath: string, documentedPath: string): Map<string
 
 function operation(route: Route, renames: Map<string, string>, origin: string): JsonSchema {
   const isPublic = route.auth === "public";
+  const isPortal = route.auth === "session";
   const pathParameters = parameters(route.params, "path").map((p) => {
     const documented = renames.get(p.name as string);
     return documented ? { ...p, name: documented, description: `${(p.description as string | undefined) ?? ""} (\`${p.name as string}\` in the route table)`.trim() } : p;
@@ -107,16 +123,38 @@ function operation(route: Route, renames: Map<string, string>, origin: string): 
     operationId: operationId(route),
     summary: route.summary,
     tags: [route.tag],
-    description: [isPublic ? "No authentication." : `Scope: \`${route.auth}\`.`, route.description].filter(Boolean).join("\n\n"),
+    description: [isPublic ? "No authentication." : isPortal ? portalAccess(route) : `Scope: \`${route.auth}\`.`, route.description].filter(Boolean).join("\n\n"),
     parameters: [...pathParameters, ...parameters(route.query, "query")],
     responses: responses(route, origin, exampleInstance(API_PREFIX + route.path, pathParameters)),
   };
   if (isPublic) op.security = [];
-  else op["x-required-scope"] = route.auth;
+  else if (isPortal) {
+    op.security = [{ portalSession: [] }];
+    if (route.roles) op["x-required-roles"] = route.roles;
+    if (route.workspaceRole) op["x-required-workspace-role"] = route.workspaceRole;
+    if (route.method !== "GET") op.parameters = [...(op.parameters as JsonSchema[]), CSRF_PARAMETER];
+  } else op["x-required-scope"] = route.auth;
   if (route.body) {
-    op.requestBody = { required: true, content: { "application/json": { schema: schemaOf(route.body, "input") } } };
+    const mediaType = route.multipart ? "multipart/form-data" : "application/json";
+    op.requestBody = { required: true, content: { [mediaType]: { schema: schemaOf(route.body, "input") } } };
   }
   return op;
+}
+
+const CSRF_PARAMETER: JsonSchema = {
+  name: "X-CSRF-Token",
+  in: "header",
+  required: true,
+  description: "The session's CSRF token (`GET /portal/me`, `csrfToken`).",
+  schema: { type: "string" },
+};
+
+/** The access line of a portal operation: who may call it. */
+function portalAccess(route: Route): string {
+  const roles = route.roles ? `Organizational role: ${route.roles.map((r) => `\`${r}\``).join(", ")}.` : "Any registered person.";
+  const workspace =
+    route.kind !== "personWorkspace" ? "" : route.workspaceRole ? ` Workspace role: \`${route.workspaceRole}\`.` : " A role on the workspace, or an organization-wide role (`Admin`, `WorkspaceAdmin`).";
+  return `Portal session (people only). ${roles}${workspace}`;
 }
 
 function responses(route: Route, origin: string, instance: string): JsonSchema {
@@ -144,6 +182,9 @@ function responses(route: Route, origin: string, instance: string): JsonSchema {
 
 function success(route: Route, status: number): JsonSchema {
   if (status === 204) return { description: "Done; no body." };
+  if (status === 303) {
+    return { description: "See Other: the browser goes on to `Location`.", headers: { Location: { description: "Where the browser goes next.", schema: { type: "string" } } } };
+  }
   if (route.auth === "public" && route.response === undefined) return { description: "A document." };
   // Contract 2.1's exception: the body is the response schema itself, with no envelope.
   if (route.bare) return { description: "Success (no envelope)", content: { "application/json": { schema: route.response ? schemaOf(route.response, "output") : {} } } };
@@ -171,7 +212,7 @@ function success(route: Route, status: number): JsonSchema {
  * for its own work.
  */
 function documentedProblems(route: Route): DocumentedProblem[] {
-  const codes = new Set<ErrorCode>(route.auth === "public" ? PUBLIC_PROBLEMS : AUTHENTICATED_PROBLEMS);
+  const codes = new Set<ErrorCode>(route.auth === "public" ? PUBLIC_PROBLEMS : route.auth === "session" ? PERSON_PROBLEMS : AUTHENTICATED_PROBLEMS);
   if (route.params || route.query || route.body) codes.add("VALIDATION_ERROR");
   if (route.params) codes.add("NOT_FOUND");
   if (route.body) codes.add("BAD_REQUEST").add("UNSUPPORTED_MEDIA_TYPE");
@@ -199,7 +240,7 @@ function problemExample(route: Route, code: ErrorCode, status: number, origin: s
     requestId: EXAMPLE_META.requestId,
     timestamp: EXAMPLE_META.timestamp,
   };
-  if (code === "INSUFFICIENT_SCOPE" && route.auth !== "public") problem.target = route.auth;
+  if (code === "INSUFFICIENT_SCOPE" && route.auth !== "public" && route.auth !== "session") problem.target = route.auth;
   if (code === "VALIDATION_ERROR") {
     const field = firstInput(route);
     problem.errors = { [field]: [status === 422 ? "Cannot be carried out in its current state." : "Invalid input."] };

@@ -1,7 +1,8 @@
 import type { Uses } from "../operation-context";
 import { randomUUID } from "node:crypto";
 import type { Principal } from "../auth/principal";
-import { actorOf, type Actor } from "../operation-context";
+import { ORGANIZATION_WIDE_ROLES, type Person } from "../auth/person";
+import { actorOf, personActor, type Actor } from "../operation-context";
 import type { Services } from "../services";
 import type { WorkspaceRecord } from "../../domain/organizations/workspace";
 import type { WorkspaceRole } from "../../domain/organizations/roles";
@@ -9,6 +10,7 @@ import { ApiError, isApiError, notFound } from "../errors/api-error";
 import { PROBLEM_CONTENT_TYPE, toProblem } from "./problem";
 import { rateLimitHeaders, setRateLimitHeaders, type RateLimitDecision } from "./rate-limit";
 import { parseJsonBody } from "./request-body";
+import { parseMultipartBody } from "./multipart-body";
 import type { HandlerInput, HandlerResult, Route } from "./route";
 import { API_PREFIX, Router } from "./router";
 import { validate, validateFlat } from "./validation";
@@ -35,6 +37,8 @@ export interface ApiRequest {
 export interface ApiResponse {
   status: number;
   headers: Record<string, string>;
+  /** `Set-Cookie` lines, each its own header. */
+  cookies?: string[];
   body?: string | Buffer;
 }
 
@@ -46,6 +50,8 @@ export type RequestOutcome = {
   status: number;
   durationMs: number;
   serviceAccountId?: string;
+  /** The person, on a portal route. */
+  userId?: string;
   code?: string;
 };
 
@@ -66,6 +72,7 @@ export function createPipeline(routes: Route[], services: Services, prefix: stri
     const now = services.now();
     const path = request.path;
     let principal: Principal | undefined;
+    let person: Person | undefined;
     let limit: RateLimitDecision | undefined;
     let response: ApiResponse;
     let code: string | undefined;
@@ -76,7 +83,7 @@ export function createPipeline(routes: Route[], services: Services, prefix: stri
         : ({ kind: "not-found" } as const);
       const route = match.kind === "found" ? match.route : undefined;
 
-      if (route && route.kind !== "public") {
+      if (route && (route.kind === "organization" || route.kind === "workspace")) {
         try {
           principal = await services.auth.authenticate(request.header("authorization"));
         } catch (error) {
@@ -85,6 +92,14 @@ export function createPipeline(routes: Route[], services: Services, prefix: stri
           throw error;
         }
         limit = enforceLimit(services, principal.rateLimitKey);
+      } else if (route && (route.kind === "person" || route.kind === "personWorkspace")) {
+        try {
+          person = (await services.people.authenticate(request)).person;
+        } catch (error) {
+          limit = enforceLimit(services, `address:${request.clientAddress}`);
+          throw error;
+        }
+        limit = enforceLimit(services, person.rateLimitKey);
       } else {
         limit = enforceLimit(services, `address:${request.clientAddress}`);
       }
@@ -97,15 +112,20 @@ export function createPipeline(routes: Route[], services: Services, prefix: stri
       }
 
       const r = match.route;
-      const workspaceRole = principal ? authorize(r, principal, match.params) : undefined;
+      let workspaceRole = principal ? authorize(r, principal, match.params) : undefined;
+      if (person) authorizePerson(r, person, match.params);
       // Router parameters are flat strings under the route's own names: no prototype keys to look for.
       const params = r.params ? validateFlat(r.params, match.params) : match.params;
       const query = r.query ? validate(r.query, queryObject(request.search)) : undefined;
-      const maxBytes = r.maxBodyBytes ?? services.config.maxRequestBodyBytes;
-      const body = r.body ? validate(r.body, parseJsonBody(await request.body(maxBytes), request.header("content-type"), maxBytes)) : undefined;
-      const workspace = workspaceRole ? await findWorkspace(services, match.params.workspaceId!) : undefined;
+      const body = r.body ? validate(r.body, await readBody(r, request, services)) : undefined;
+      let workspace: WorkspaceRecord | undefined;
+      if (workspaceRole) workspace = await findWorkspace(services, match.params.workspaceId!);
+      if (person && r.kind === "personWorkspace") {
+        workspace = await findPersonWorkspace(services, person, match.params.workspaceId!);
+        workspaceRole = person.workspaceRoles.get(workspace.id);
+      }
 
-      const result = await r.handler(new RouteInput(services, request, requestId, principal, params, query, body, workspace, workspaceRole));
+      const result = await r.handler(new RouteInput(services, request, requestId, principal ?? person, params, query, body, workspace, workspaceRole));
       response = render(result, requestId, now);
     } catch (error) {
       const apiError = asApiError(error, services, requestId);
@@ -137,6 +157,7 @@ export function createPipeline(routes: Route[], services: Services, prefix: stri
         status: response.status,
         durationMs: Math.round((performance.now() - started) * 10) / 10,
         serviceAccountId: principal?.serviceAccountId,
+        userId: person?.userId,
         code,
       },
     };
@@ -157,7 +178,7 @@ class RouteInput implements HandlerInput<unknown, unknown, unknown> {
     services: Services,
     private readonly request: ApiRequest,
     readonly requestId: string,
-    readonly principal: Principal | undefined,
+    caller: Principal | Person | undefined,
     readonly params: unknown,
     readonly query: unknown,
     readonly body: unknown,
@@ -166,10 +187,15 @@ class RouteInput implements HandlerInput<unknown, unknown, unknown> {
   ) {
     // Own fields, not a prototype: `{ ...input, actor }` must carry the services along.
     Object.assign(this, services);
+    if (caller && "serviceAccountId" in caller) this.principal = caller;
+    else if (caller) this.person = caller;
   }
 
+  readonly principal?: Principal;
+  readonly person?: Person;
+
   get actor(): Actor | undefined {
-    return (this.actorOfCaller ??= this.principal && actorOf(this.principal));
+    return (this.actorOfCaller ??= this.principal ? actorOf(this.principal) : this.person && personActor(this.person));
   }
 
   get origin(): string {
@@ -198,10 +224,9 @@ function enforceLimit(services: Uses<"rateLimiter">, key: string): RateLimitDeci
   return decision;
 }
 
-/** Scope, then the role on the route's workspace (returned, for workspace routes). */
 /** The scope of an organization or workspace route, and on a workspace route the caller's role there. */
 function authorize(route: Route, principal: Principal, rawParams: Record<string, string>): WorkspaceRole | undefined {
-  if (route.auth !== "public" && !principal.scopes.has(route.auth)) {
+  if (route.auth !== "public" && route.auth !== "session" && !principal.scopes.has(route.auth)) {
     throw new ApiError("INSUFFICIENT_SCOPE", `This operation needs the scope ${route.auth}.`, { target: route.auth });
   }
   if (route.kind !== "workspace") return undefined;
@@ -212,6 +237,42 @@ function authorize(route: Route, principal: Principal, rawParams: Record<string,
     });
   }
   return role;
+}
+
+/**
+ * A person's organizational role against a portal route's, and on a workspace route whether they may
+ * act there at all (a role on it, or an organization-wide role) and hold the role the route needs.
+ * Decided before anything is read: a refusal costs no store read.
+ */
+function authorizePerson(route: Route, person: Person, rawParams: Record<string, string>): void {
+  if (route.roles && !route.roles.includes(person.organizationalRole)) {
+    throw new ApiError("FORBIDDEN", `This needs one of the organizational roles ${route.roles.join(", ")}; you hold ${person.organizationalRole}.`, {
+      target: "organizationalRole",
+    });
+  }
+  if (route.kind !== "personWorkspace") return;
+  const role = person.workspaceRoles.get(rawParams.workspaceId!.toLowerCase());
+  if (route.workspaceRole ? !satisfies(role, route.workspaceRole) : role === undefined && !ORGANIZATION_WIDE_ROLES.includes(person.organizationalRole)) {
+    const needed = route.workspaceRole ? `the ${route.workspaceRole} role on this workspace` : "a role on this workspace";
+    throw new ApiError("INSUFFICIENT_WORKSPACE_ROLE", `This needs ${needed}.`, { target: "workspaceId" });
+  }
+}
+
+/** Owner includes everything an Analyst may do. */
+const satisfies = (held: WorkspaceRole | undefined, needed: WorkspaceRole) => held === "Owner" || held === needed;
+
+/** The workspace of a portal workspace route: only one in the person's organization exists for them. */
+async function findPersonWorkspace(services: Uses<"stores">, person: Person, workspaceId: string): Promise<WorkspaceRecord> {
+  const workspace = await services.stores.workspaces.get(workspaceId.toLowerCase());
+  if (!workspace || !person.organizationAccountIds.includes(workspace.accountId)) throw notFound("The workspace", "workspaceId");
+  return workspace;
+}
+
+/** A route's body: JSON, or for an upload `multipart/form-data`, at most the route's limit. */
+async function readBody(route: Route, request: ApiRequest, services: Uses<"config">): Promise<unknown> {
+  const maxBytes = route.maxBodyBytes ?? services.config.maxRequestBodyBytes;
+  const raw = await request.body(maxBytes);
+  return route.multipart ? parseMultipartBody(raw, request.header("content-type")) : parseJsonBody(raw, request.header("content-type"), maxBytes);
 }
 
 /** The workspace of a workspace route: the caller holds a role on it, but it may have been removed since. */
@@ -228,6 +289,13 @@ async function findWorkspace(services: Uses<"stores">, workspaceId: string): Pro
  * same as `JSON.stringify({data, meta, pagination})`.
  */
 function render(result: HandlerResult, requestId: string, now: Date): ApiResponse {
+  const response = renderBody(result, requestId, now);
+  if (result.cookies) response.cookies = result.cookies;
+  return response;
+}
+
+function renderBody(result: HandlerResult, requestId: string, now: Date): ApiResponse {
+  if ("redirect" in result) return { status: 303, headers: Object.assign(headersOf(result.headers), { Location: result.redirect }) };
   if ("raw" in result) return { status: 200, headers: headersOf(result.headers, result.contentType), body: result.raw };
   if ("bare" in result) return { status: 200, headers: headersOf(result.headers, JSON_CONTENT_TYPE), body: JSON.stringify(result.bare) };
   if (result.status === 204) return { status: 204, headers: headersOf(result.headers) };

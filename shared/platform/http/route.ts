@@ -4,26 +4,35 @@ import type { Principal } from "../auth/principal";
 import type { OperationContext } from "../operation-context";
 import type { Services } from "../services";
 import type { WorkspaceRecord } from "../../domain/organizations/workspace";
-import type { WorkspaceRole } from "../../domain/organizations/roles";
+import type { OrganizationalRole, WorkspaceRole } from "../../domain/organizations/roles";
+import type { Person } from "../auth/person";
+import type { Actor } from "../operation-context";
 import type { ErrorCode } from "../errors/api-error";
 
 /**
  * What a handler returns: data for the envelope; a bare JSON body (contract 2.1's one exception,
- * the audit export's top-level `value` and `nextPageToken`); or a raw body (documents, assets).
+ * the audit export's top-level `value` and `nextPageToken`); a raw body (documents, assets); or a
+ * redirect (the portal's sign-in). Any of them may set cookies (`Set-Cookie` lines, one each).
  */
-export type HandlerResult =
+export type HandlerResult = (
   | { data: unknown; status?: 200 | 201 | 202; headers?: Record<string, string>; pagination?: Pagination }
   | { bare: unknown; headers?: Record<string, string> }
   | { status: 204; headers?: Record<string, string> }
-  | { raw: string | Buffer; contentType: string; headers?: Record<string, string> };
+  | { raw: string | Buffer; contentType: string; headers?: Record<string, string> }
+  | { redirect: string; headers?: Record<string, string> }
+) & { cookies?: string[] };
 
 export interface Pagination {
   continuationToken?: string;
   hasMore: boolean;
 }
 
-/** Who may call a route: anyone (documents, health), a service account, a service account with a role on the path's workspace. */
-export type RouteKind = "public" | "organization" | "workspace";
+/**
+ * Who may call a route: anyone (documents, health); a service account, or one with a role on the
+ * path's workspace (the contract's routes); a person signed in to the portal, or one who may act on
+ * the path's workspace (the portal's routes). The two kinds of caller are never mixed.
+ */
+export type RouteKind = "public" | "organization" | "workspace" | "person" | "personWorkspace";
 
 /**
  * What every handler gets: the services it may use (read them by name: `{ stores, now }`), and the
@@ -53,8 +62,25 @@ export interface WorkspaceInput<P, Q, B> extends OrganizationInput<P, Q, B> {
   workspaceRole: WorkspaceRole;
 }
 
+/** The input of a portal route: the person signed in, with MFA, registered and allowed by their role. */
+export interface PersonInput<P, Q, B> extends PublicInput<P, Q, B> {
+  person: Person;
+  actor: Actor;
+}
+
+/**
+ * The input of a portal route on `/portal/workspaces/{workspaceId}/…`: the workspace, in the person's
+ * organization, and their role there (undefined when they act on it through an organization-wide role).
+ */
+export interface PersonWorkspaceInput<P, Q, B> extends PersonInput<P, Q, B> {
+  workspace: WorkspaceRecord;
+  workspaceRole: WorkspaceRole | undefined;
+}
+
 /** Any handler's input, whatever the kind of its route (what the pipeline builds). */
-export type HandlerInput<P, Q, B> = PublicInput<P, Q, B> & Partial<Pick<WorkspaceInput<P, Q, B>, "principal" | "actor" | "workspace" | "workspaceRole">>;
+export type HandlerInput<P, Q, B> = PublicInput<P, Q, B> &
+  Partial<Pick<WorkspaceInput<P, Q, B>, "principal" | "actor" | "workspace" | "workspaceRole">> &
+  Partial<Pick<PersonInput<P, Q, B>, "person">>;
 
 /** A service account's call when its parameters do not matter: what helpers of a route group take. */
 export type RequestContext = OrganizationInput<unknown, unknown, unknown>;
@@ -65,7 +91,7 @@ type Schema = z.ZodType;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-export type SuccessStatus = 200 | 201 | 202 | 204;
+export type SuccessStatus = 200 | 201 | 202 | 204 | 303;
 
 /**
  * One endpoint: method, path (relative to /api/v2, `{name}` for parameters), who may call it,
@@ -94,6 +120,8 @@ interface RouteFields<P extends Schema | undefined, Q extends Schema | undefined
    */
   problems?: readonly (ErrorCode | { code: ErrorCode; status: number })[];
   paginated?: boolean;
+  /** The body is `multipart/form-data` (uploads), read into fields and files before `body` validates it. */
+  multipart?: boolean;
   /** The response is a bare JSON body (`{bare}`), not the `{data, meta}` envelope. */
   bare?: boolean;
   /**
@@ -110,8 +138,12 @@ type Handler<I> = (input: I) => Promise<HandlerResult>;
 /** One endpoint as the pipeline, the hosts and the OpenAPI generator see it, whatever its kind. */
 export interface Route extends Omit<RouteFields<Schema | undefined, Schema | undefined, Schema | undefined>, "auth"> {
   kind: RouteKind;
-  /** The scope a caller needs; "public" on public routes. */
-  auth: Scope | "public";
+  /** The scope a service account needs; "public" on public routes, "session" on the portal's. */
+  auth: Scope | "public" | "session";
+  /** Portal routes: the organizational roles that may call it (`Admin` always may). */
+  roles?: readonly OrganizationalRole[];
+  /** Portal workspace routes: the role the person must hold on the workspace itself, whatever their organizational role. */
+  workspaceRole?: WorkspaceRole;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   handler: Handler<any>;
 }
@@ -137,6 +169,35 @@ export function workspaceRoute<P extends Schema | undefined = undefined, Q exten
 ): Route {
   if (!route.path.includes("{workspaceId}")) throw new Error(`${route.method} ${route.path} names no workspace: make it an organizationRoute.`);
   return { ...route, kind: "workspace" };
+}
+
+type PersonRouteFields<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined> = Omit<RouteFields<P, Q, B>, "auth"> & {
+  /** The organizational roles that may call it, besides `Admin`; "any" for every registered person. */
+  roles: readonly OrganizationalRole[] | "any";
+};
+
+const rolesOf = (roles: readonly OrganizationalRole[] | "any"): readonly OrganizationalRole[] | undefined =>
+  roles === "any" ? undefined : roles.includes("Admin") ? roles : ["Admin", ...roles];
+
+/** A portal route of the person's organization (`/portal/…`): a person with a browser session, and one of `roles`. */
+export function personRoute<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
+  route: PersonRouteFields<P, Q, B> & { handler: Handler<PersonInput<Out<P>, Out<Q>, Out<B>>> },
+): Route {
+  if (!route.path.startsWith("/portal/")) throw new Error(`${route.method} ${route.path}: portal routes live under /portal/.`);
+  if (route.path.includes("{workspaceId}")) throw new Error(`${route.method} ${route.path} names a workspace: make it a personWorkspaceRoute.`);
+  return { ...route, kind: "person", auth: "session", roles: rolesOf(route.roles) };
+}
+
+/**
+ * A portal route of one workspace: a person with one of `roles` who may act on the workspace (a role
+ * on it, or an organization-wide role: `Admin`, `WorkspaceAdmin`), and `workspaceRole` on it when set.
+ */
+export function personWorkspaceRoute<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
+  route: PersonRouteFields<P, Q, B> & { workspaceRole?: WorkspaceRole; handler: Handler<PersonWorkspaceInput<Out<P>, Out<Q>, Out<B>>> },
+): Route {
+  if (!route.path.startsWith("/portal/")) throw new Error(`${route.method} ${route.path}: portal routes live under /portal/.`);
+  if (!route.path.includes("{workspaceId}")) throw new Error(`${route.method} ${route.path} names no workspace: make it a personRoute.`);
+  return { ...route, kind: "personWorkspace", auth: "session", roles: rolesOf(route.roles) };
 }
 
 /**

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { candidatesFor } from "./harvest";
 import type { Operation, Parameter } from "./operations";
-import { queryValueOf, valueOf, type SchemaContext } from "./schema-arbitrary";
+import { queryValueOf, valueOf, type JsonSchema, type SchemaContext } from "./schema-arbitrary";
 
 /** Bytes of a request, some built only when sent (huge or deeply nested parts stay small in a plan). */
 export type Piece = string | { repeat: string; count: number } | { bytes: number[] };
@@ -78,6 +78,24 @@ const BAD_AUTHORIZATION = ["", "Basic", "Basic ", "Basic !!!!", "Basic =", "Basi
 export interface CaseContext extends SchemaContext {
   /** The fuzz suite's own credential, sent unless a case says otherwise. */
   authorization: string;
+  /** The fuzz suite's own person's session: its Cookie and X-CSRF-Token headers, sent on portal operations. */
+  session: { cookie: string; "x-csrf-token": string };
+}
+
+/** Broken portal credentials: each replaces the session headers (undefined: that header is left out). */
+const BAD_SESSIONS: { cookie?: string; "x-csrf-token"?: string; authorization?: string }[] = [
+  {},
+  { cookie: "__Host-secops-session=" },
+  { cookie: "__Host-secops-session=abc" },
+  { cookie: `__Host-secops-session=${"A".repeat(4_000)}` },
+  { cookie: "__Host-secops-session=%00%ff; __Host-secops-session=x" },
+  { cookie: "other=1" },
+  { cookie: ";;;=;" },
+];
+
+/** The credential headers of an operation: the service account's, or on the portal the person's session. */
+function credentials(op: Operation, ctx: CaseContext): Record<string, string> {
+  return op.portal ? { ...ctx.session } : { authorization: ctx.authorization };
 }
 
 /** The arbitrary of every case: an operation of the document, a category, and the request they make. */
@@ -199,6 +217,16 @@ function planOf(op: Operation, category: Category, ctx: CaseContext): fc.Arbitra
     case "bad-authorization":
       return http((b, pick) => {
         const headers = { ...defaults(op, b, ctx, category).headers };
+        if (op.portal) {
+          // A broken session, a wrong or missing CSRF token, or a service account's credentials where a person's are due.
+          const variant = pick % 3;
+          if (variant === 0) {
+            delete headers.cookie;
+            Object.assign(headers, BAD_SESSIONS[(pick >> 2) % BAD_SESSIONS.length]);
+          } else if (variant === 1) headers["x-csrf-token"] = ["", "x", ctx.session["x-csrf-token"].slice(1), "A".repeat(5_000)][(pick >> 2) % 4]!;
+          else headers.authorization = [ctx.authorization, ...BAD_AUTHORIZATION.filter(Boolean)][(pick >> 2) % (BAD_AUTHORIZATION.length)]!;
+          return { headers };
+        }
         const value = BAD_AUTHORIZATION[pick % BAD_AUTHORIZATION.length]!;
         if (value === "") delete headers.authorization;
         else headers.authorization = value;
@@ -210,13 +238,34 @@ function planOf(op: Operation, category: Category, ctx: CaseContext): fc.Arbitra
 }
 
 function defaults(op: Operation, b: { path: string; query: string[]; body: unknown }, ctx: CaseContext, category: Category): HttpPlan {
-  const headers: Record<string, string> = { authorization: ctx.authorization };
+  const headers: Record<string, string> = credentials(op, ctx);
   const plan: HttpPlan = { kind: "http", category, method: op.method, target: withQuery(b.path, b.query), headers };
-  if (b.body !== undefined) {
+  if (b.body !== undefined && op.multipart) {
+    const boundary = "fuzz-boundary-7f3a";
+    headers["content-type"] = `multipart/form-data; boundary=${boundary}`;
+    plan.body = [multipartOf(b.body, op.body!, boundary)];
+  } else if (b.body !== undefined) {
     headers["content-type"] = "application/json";
     plan.body = [JSON.stringify(b.body)];
   }
   return plan;
+}
+
+/**
+ * A generated upload as `multipart/form-data`: fields the schema marks as binary become file parts,
+ * the others text fields (objects as their JSON).
+ */
+function multipartOf(body: unknown, schema: JsonSchema, boundary: string): string {
+  const fields = body && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : { value: body };
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  let out = "";
+  for (const [name, value] of Object.entries(fields)) {
+    const text = typeof value === "string" ? value : JSON.stringify(value);
+    const isFile = properties[name]?.format === "binary" || properties[name]?.contentMediaType !== undefined;
+    const disposition = isFile ? `form-data; name="${name}"; filename="fuzz.txt"\r\nContent-Type: text/plain` : `form-data; name="${name}"`;
+    out += `--${boundary}\r\nContent-Disposition: ${disposition}\r\n\r\n${text}\r\n`;
+  }
+  return `${out}--${boundary}--\r\n`;
 }
 
 function bodyMethod(op: Operation): string {
@@ -329,7 +378,7 @@ function tampered(tokens: readonly string[], pick: number): string {
 }
 
 function protocolPayload(op: Operation, path: string, pick: number, junk: string, ctx: CaseContext): Piece[] {
-  const auth = `Authorization: ${ctx.authorization}\r\n`;
+  const auth = op.portal ? `Cookie: ${ctx.session.cookie}\r\nX-CSRF-Token: ${ctx.session["x-csrf-token"]}\r\n` : `Authorization: ${ctx.authorization}\r\n`;
   const p = path.replace(/[^\x21-\x7e]/g, "");
   const templates: string[] = [
     `${op.method.toLowerCase()} ${p} HTTP/1.1\r\nHost: h\r\n\r\n`,

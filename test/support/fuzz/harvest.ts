@@ -18,7 +18,8 @@ export async function harvestValues(
   const pool = new Map<string, string[]>();
   const visited = new Set<string>();
   for (let round = 0; round < 3; round++) {
-    for (const op of operations.filter((o) => o.scope !== undefined && (o.method === "GET" || (o.method === "POST" && o.body)))) {
+    // Portal operations are read only: a generated change there could end the suite's own session.
+    for (const op of operations.filter((o) => (o.scope !== undefined && (o.method === "GET" || (o.method === "POST" && o.body))) || (o.portal && o.method === "GET"))) {
       const path = fillPath(op, pool);
       const key = `${op.method} ${path}`;
       if (!path || visited.has(key)) continue;

@@ -16,8 +16,12 @@ export interface Operation {
   pathParams: Parameter[];
   queryParams: Parameter[];
   body?: JsonSchema;
-  /** Required scope, or undefined for public operations. */
+  /** The body is `multipart/form-data` (an upload): `body` is its fields' schema. */
+  multipart: boolean;
+  /** Required scope, or undefined for public and portal operations. */
   scope?: string;
+  /** A portal operation: the caller is a person with a session cookie, not a service account. */
+  portal: boolean;
   /** `pagination` in the success answer: a list that issues page tokens. */
   paginated: boolean;
 }
@@ -39,8 +43,10 @@ export function operationsOf(doc: OpenApiDocument): Operation[] {
         template,
         pathParams: params.filter((p) => p.in === "path"),
         queryParams: params.filter((p) => p.in === "query"),
-        body: op.requestBody?.content?.["application/json"]?.schema,
+        body: op.requestBody?.content?.["application/json"]?.schema ?? op.requestBody?.content?.["multipart/form-data"]?.schema,
+        multipart: Boolean(op.requestBody?.content?.["multipart/form-data"]),
         scope: op["x-required-scope"],
+        portal: Boolean((op.security as Record<string, unknown>[] | undefined)?.some((s) => "portalSession" in s)),
         paginated: Boolean(success?.content?.["application/json"]?.schema?.properties?.pagination),
       });
     }

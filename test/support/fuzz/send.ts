@@ -49,7 +49,8 @@ export function judge(plan: Plan, outcome: Outcome, contract: OpenApiResponseChe
   if (outcome.kind === "dropped") return { verdict: "dropped", detail: outcome.detail };
   const { answer } = outcome;
   if (answer.status >= 500) return { verdict: "5xx", detail: `${answer.status} ${answer.body.slice(0, 300)}` };
-  if (answer.status < 200 || (answer.status >= 300 && answer.status < 400)) return { verdict: "unexpected-status", detail: String(answer.status) };
+  // A redirect is a sign-in step's answer, checked against the document like any other.
+  if (answer.status < 200 || (answer.status >= 300 && answer.status < 400 && answer.status !== 303)) return { verdict: "unexpected-status", detail: String(answer.status) };
   const isHead = plan.kind === "http" && plan.method === "HEAD";
   if (answer.status >= 400) {
     const problem = problemMismatch(answer, isHead);

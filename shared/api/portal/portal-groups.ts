@@ -1,0 +1,10 @@
+import type { RouteGroup } from "../../platform/http/route";
+import { meRoute } from "./session/me-route";
+
+/**
+ * The portal's endpoint groups (`/portal/…`): people with a browser session, never service accounts.
+ * Listed in `route-groups.ts` beside the contract's.
+ */
+export const portalSessionRoutes: RouteGroup = { name: "portal-session", routes: [meRoute] };
+
+export const portalGroups: RouteGroup[] = [portalSessionRoutes];

@@ -35,6 +35,8 @@ import { createDirectoryLogs } from "../systems/directory-logs/configured";
 import type { DirectoryLogs } from "../systems/directory-logs/port";
 import { createLogAnalytics } from "../systems/log-analytics/configured";
 import type { LogAnalytics } from "../systems/log-analytics/port";
+import { createDocumentStore } from "../systems/documents/configured";
+import type { DocumentStore } from "../systems/documents/port";
 
 /** What a caller may put in place of the configured adapters: tests, and the local host's simulated systems. */
 export interface ServiceOverrides {
@@ -47,6 +49,7 @@ export interface ServiceOverrides {
   ticketing?: TicketingSystem;
   directoryLogs?: DirectoryLogs;
   logAnalytics?: LogAnalytics;
+  documents?: DocumentStore;
   resolveHost?: HostResolver;
   /** Extra CA certificates the webhook sender trusts (tests' self-signed receivers). */
   webhookCa?: string;
@@ -102,6 +105,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     ticketing: overrides.ticketing ?? createTicketingSystem(config),
     directoryLogs: overrides.directoryLogs ?? createDirectoryLogs(config),
     logAnalytics: overrides.logAnalytics ?? createLogAnalytics(config),
+    documents: overrides.documents ?? createDocumentStore(config),
     secretBox,
     resolveHost,
     events,

@@ -14,6 +14,7 @@ import type { CloudInventory } from "../systems/cloud-inventory/port";
 import type { TicketingSystem } from "../systems/itsm/port";
 import type { DirectoryLogs } from "../systems/directory-logs/port";
 import type { LogAnalytics } from "../systems/log-analytics/port";
+import type { DocumentStore } from "../systems/documents/port";
 
 /**
  * Everything a handler may use: ports and the service's own mechanisms, never an adapter by name.
@@ -39,6 +40,8 @@ export interface Services {
   directoryLogs: DirectoryLogs;
   /** Data connectors, ingestion volumes and tables of the workspaces' Log Analytics workspaces. */
   logAnalytics: LogAnalytics;
+  /** The workspaces' SOP documents (standard operating procedures), kept as uploaded. */
+  documents: DocumentStore;
   secretBox: SecretBox;
   /** Name → addresses, for checking webhook URLs (tests point names at chosen addresses). */
   resolveHost: HostResolver;

@@ -8,6 +8,7 @@ import { createCloudInventory } from "../../shared/systems/cloud-inventory/confi
 import { createTicketingSystem } from "../../shared/systems/itsm/configured";
 import { createDirectoryLogs } from "../../shared/systems/directory-logs/configured";
 import { createLogAnalytics } from "../../shared/systems/log-analytics/configured";
+import { createDocumentStore } from "../../shared/systems/documents/configured";
 import { createSimulatedCloudInventory } from "../../shared/systems/cloud-inventory/simulated/simulated-cloud-inventory";
 import { disabledSource, type SourceGateway } from "../../shared/systems/vendors/port";
 import type { Source } from "../../shared/domain/sources";
@@ -82,6 +83,12 @@ const cases: SystemCase[] = [
     settings: { LOG_ANALYTICS_WORKSPACES: `${WS}=${RESOURCE}` },
     create: (config, fallback) => createLogAnalytics(config, fallback && (() => (fallback(), { isEnabled: () => true }) as never)),
     enabled: (system) => (system as ReturnType<typeof createLogAnalytics>).isEnabled(WS),
+  },
+  {
+    folder: "documents",
+    settings: { SOP_BLOB_ACCOUNT_URL: "https://sopdocs.blob.core.windows.net" },
+    create: (config, fallback) => createDocumentStore(config, fallback && (() => (fallback(), { enabled: true }) as never)),
+    enabled: (system) => (system as ReturnType<typeof createDocumentStore>).enabled,
   },
 ];
 

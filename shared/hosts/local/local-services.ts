@@ -15,6 +15,8 @@ import { createSimulatedDirectoryLogs, type DirectoryConsole } from "../../syste
 import { createDirectoryLogs } from "../../systems/directory-logs/configured";
 import { createSimulatedLogAnalytics, type LogAnalyticsConsole } from "../../systems/log-analytics/simulated/simulated-log-analytics";
 import { createLogAnalytics } from "../../systems/log-analytics/configured";
+import { createSimulatedDocumentStore } from "../../systems/documents/simulated/simulated-documents";
+import { createDocumentStore } from "../../systems/documents/configured";
 
 /** The simulated external systems of the local host, and the consoles that act "inside" them. */
 export interface SimulatedSystems {
@@ -71,6 +73,7 @@ export function createLocalServices(config: Config, overrides: ServiceOverrides 
     ticketing: overrides.ticketing ?? createTicketingSystem(config, () => itsm.system),
     directoryLogs: overrides.directoryLogs ?? createDirectoryLogs(config, () => directory.logs),
     logAnalytics: overrides.logAnalytics ?? createLogAnalytics(config, () => logAnalytics.system),
+    documents: overrides.documents ?? createDocumentStore(config, createSimulatedDocumentStore),
   });
   return {
     services,

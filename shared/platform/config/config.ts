@@ -110,10 +110,23 @@ const envSchema = z
     ARM_ENDPOINT: z.url({ protocol: /^https$/ }).default("https://management.azure.com"),
     LOG_ANALYTICS_ENDPOINT: z.url({ protocol: /^https$/ }).default("https://api.loganalytics.io/v1"),
     LOG_ANALYTICS_TIMEOUT_MS: positiveInt.default(60_000),
+    SOP_BLOB_ACCOUNT_URL: z.url({ protocol: /^https$/ }).optional(),
+    SOP_BLOB_CONNECTION_STRING: z.string().min(1).optional(),
+    // Azure's container naming rule: 3–63 lowercase letters, digits and single hyphens.
+    SOP_BLOB_CONTAINER: z
+      .string()
+      .regex(/^(?=.{3,63}$)[a-z0-9]+(-[a-z0-9]+)*$/, "must be 3 to 63 lowercase letters, digits and single hyphens")
+      .default("sop-documents"),
+    SOP_BLOB_TIMEOUT_MS: positiveInt.default(30_000),
+    SOP_MAX_BYTES: positiveInt.default(10 * 1024 * 1024),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   })
   .superRefine((env, ctx) => {
     checkCloudEnv(env, ctx);
+    if (env.SOP_BLOB_ACCOUNT_URL && env.SOP_BLOB_CONNECTION_STRING) {
+      // Two accounts named, or one named twice with two ways in: either way, which one is meant is a guess.
+      ctx.addIssue({ code: "custom", path: ["SOP_BLOB_CONNECTION_STRING"], message: "set either SOP_BLOB_ACCOUNT_URL or SOP_BLOB_CONNECTION_STRING, not both" });
+    }
     if (env.QUEUE === "servicebus" && !env.SERVICEBUS && !env.SERVICEBUS__fullyQualifiedNamespace) {
       ctx.addIssue({ code: "custom", path: ["SERVICEBUS__fullyQualifiedNamespace"], message: "required (or SERVICEBUS) when QUEUE=servicebus" });
     }
@@ -177,6 +190,12 @@ export interface Config {
   directoryLogs?: { tenants: string[] | "*"; graphBaseUrl: string; timeoutMs: number };
   /** Service workspace id → Log Analytics workspace resource id, and connector kind or name → source. */
   logAnalytics?: { workspaces: Record<string, string>; connectorSources: Record<string, Source>; armEndpoint: string; logsEndpoint: string; timeoutMs: number };
+  /**
+   * The SOP document store: Azure Blob Storage by account URL (managed identity) or connection string
+   * (Azurite, local); neither: disabled (Azure) or simulated (local host). `maxBytes` is the largest
+   * document an upload may carry.
+   */
+  documents: { accountUrl?: string; connectionString?: string; container: string; timeoutMs: number; maxBytes: number };
   logLevel: "debug" | "info" | "warn" | "error";
 }
 
@@ -251,6 +270,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           timeoutMs: e.LOG_ANALYTICS_TIMEOUT_MS,
         }
       : undefined,
+    documents: {
+      accountUrl: e.SOP_BLOB_ACCOUNT_URL,
+      connectionString: e.SOP_BLOB_CONNECTION_STRING,
+      container: e.SOP_BLOB_CONTAINER,
+      timeoutMs: e.SOP_BLOB_TIMEOUT_MS,
+      maxBytes: e.SOP_MAX_BYTES,
+    },
     logLevel: e.LOG_LEVEL,
   };
 }

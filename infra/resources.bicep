@@ -126,7 +126,8 @@ var cosmosContainers = [
     partitionKeyPath: '/pk'
     defaultTtl: -1
     // Restates "index everything" and adds the composite indexes of the gamebook run listings:
-    // newest first (ORDER BY creationDate DESC, id DESC) and per incident, newest first.
+    // newest first (ORDER BY creationDate DESC, id DESC), per incident, newest first, and the runs
+    // waiting for approval, soonest to expire first (ORDER BY approval.expiresAt, id).
     indexingPolicy: {
       indexingMode: 'consistent'
       automatic: true
@@ -163,6 +164,16 @@ var cosmosContainers = [
           {
             path: '/id'
             order: 'descending'
+          }
+        ]
+        [
+          {
+            path: '/approval/expiresAt'
+            order: 'ascending'
+          }
+          {
+            path: '/id'
+            order: 'ascending'
           }
         ]
       ]

@@ -4,7 +4,7 @@ import { deliveryLogPartition } from "../../shared/platform/store/delivery-log-p
 import { outboxScope } from "../../shared/platform/store/outbox-scope";
 import { workspaceDataCases } from "./workspace-data-contract";
 import { apiErrorOf } from "../support/api-error-of";
-import type { GamebookRunCursor, Page, Stores } from "../../shared/platform/store/ports";
+import type { AwaitingApprovalCursor, AwaitingApprovalFilter, GamebookRunCursor, Page, Stores } from "../../shared/platform/store/ports";
 import type { AccountRecord } from "../../shared/domain/organizations/account";
 import type { AuditEventRecord } from "../../shared/domain/audit/audit-event";
 import type { GamebookRunRecord } from "../../shared/domain/gamebooks/gamebook-run";
@@ -690,6 +690,53 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
         expect(ids(await stores.gamebookRuns.listForIncident("ws-1", "inc-1", undefined, 2))).toEqual(["run-3", "run-2"]);
         expect(await stores.gamebookRuns.listForIncident("ws-1", "inc-9", undefined, 10)).toEqual([]);
       });
+
+      it("listAwaitingApproval lists the waiting runs with an expiry of every workspace, soonest first (then id), page by page", async () => {
+        await stores.gamebookRuns.create(waitingRun("run-c", "ws-1", 30), []);
+        await stores.gamebookRuns.create(waitingRun("run-a", "ws-2", 10), []);
+        await stores.gamebookRuns.create(waitingRun("run-d", "ws-1", 10), []);
+        await stores.gamebookRuns.create(waitingRun("run-b", "ws-3", 20), []);
+        // Not waiting: dispatched, decided, or waiting since before requests expired.
+        await stores.gamebookRuns.create({ ...waitingRun("run-x", "ws-1", 5), isQueued: false }, []);
+        await stores.gamebookRuns.create({ ...waitingRun("run-y", "ws-1", 5), status: "Denied" }, []);
+        const legacy = waitingRun("run-z", "ws-1", 5);
+        const { expiresAt: _expiresAt, ...withoutExpiry } = legacy.approval;
+        await stores.gamebookRuns.create({ ...legacy, approval: withoutExpiry }, []);
+
+        const all = await stores.gamebookRuns.listAwaitingApproval({}, { limit: 10 });
+        expect(ids(all.items)).toEqual(["run-a", "run-d", "run-b", "run-c"]);
+        expect(all.next).toBeUndefined();
+        expect(all.items[0]).toStrictEqual(waitingRun("run-a", "ws-2", 10));
+
+        const seen: string[] = [];
+        let cursor: AwaitingApprovalCursor | undefined;
+        for (let i = 0; i < 10; i++) {
+          const page = await stores.gamebookRuns.listAwaitingApproval({}, { cursor, limit: 3 });
+          seen.push(...ids(page.items));
+          cursor = page.next;
+          if (!cursor) break;
+        }
+        expect(seen).toEqual(["run-a", "run-d", "run-b", "run-c"]);
+        expect((await stores.gamebookRuns.listAwaitingApproval({}, { limit: 4 })).next).toBeUndefined();
+      });
+
+      it("listAwaitingApproval keeps to the workspaces and the expiry bound asked for, and a decided run leaves it", async () => {
+        const first = await stores.gamebookRuns.create(waitingRun("run-1", "ws-1", 10), []);
+        await stores.gamebookRuns.create(waitingRun("run-2", "ws-2", 20), []);
+        await stores.gamebookRuns.create(waitingRun("run-3", "ws-3", 30), []);
+        const list = async (filter: AwaitingApprovalFilter) => ids((await stores.gamebookRuns.listAwaitingApproval(filter, { limit: 10 })).items);
+
+        expect(await list({ workspaceIds: ["ws-3", "ws-1"] })).toEqual(["run-1", "run-3"]);
+        expect(await list({ workspaceIds: ["ws-2"] })).toEqual(["run-2"]);
+        expect(await list({ workspaceIds: [] })).toEqual([]);
+        // Strictly before: the run expiring at the bound itself is not listed.
+        expect(await list({ expiresBefore: minuteAt(20) })).toEqual(["run-1"]);
+        expect(await list({ expiresBefore: minuteAt(21), workspaceIds: ["ws-2", "ws-3"] })).toEqual(["run-2"]);
+        expect(await stores.gamebookRuns.listAwaitingApproval({}, { limit: 0 })).toEqual({ items: [] });
+
+        await stores.gamebookRuns.replace({ ...first.value, status: "Denied" }, first.etag);
+        expect(await list({})).toEqual(["run-2", "run-3"]);
+      });
     });
 
     describe("playbook catalogues and approval settings", () => {
@@ -887,6 +934,28 @@ function gamebookRun(id: string, workspaceId: string, source: "SourceA" | "Sourc
     approval: { reasons: [], decision: null, decidedBy: null, decidedAt: null, comment: null },
     dispatchedAt: at,
     searchText: "contain phishing\nphishing\nautomation",
+  };
+}
+
+function minuteAt(minute: number): string {
+  return new Date(Date.parse(created) + minute * 60_000).toISOString();
+}
+
+/** A run waiting for approval whose request expires `expiresInMinutes` after `created`. */
+function waitingRun(id: string, workspaceId: string, expiresInMinutes: number): GamebookRunRecord {
+  const run = gamebookRun(id, workspaceId, "SourceA", `inc-${id}`, 1);
+  return {
+    ...run,
+    status: "Pending",
+    isQueued: true,
+    dispatchedAt: "",
+    playbooks: run.playbooks.map((p) => ({ ...p, status: "Pending", startingDate: "", finishingDate: "", executionTime: "" })),
+    requestedBy: { kind: "ServiceAccount", id: "sa-1", name: "SOAR connector" },
+    matchedRule: null,
+    approval: {
+      reasons: ["WorkspacePolicy"], decision: null, decidedBy: null, decidedAt: null, comment: null,
+      decidedByUserId: null, expiresAt: minuteAt(expiresInMinutes), requiredApprovals: 1, approvals: [],
+    },
   };
 }
 

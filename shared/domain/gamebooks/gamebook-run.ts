@@ -23,6 +23,27 @@ export interface RunSubmitter {
 }
 
 /**
+ * Who asked for a run: a service account calling the API, a person in the portal, or the service
+ * itself (an automation rule). `id` is the service account's or the person's id; for the service,
+ * the GUID its audit events carry. The person who asked may never approve it.
+ */
+export interface RunRequester {
+  kind: "ServiceAccount" | "User" | "Service";
+  id: string;
+  name: string;
+}
+
+/**
+ * The playbook rule behind a run: the most specific title pattern of the workspace's rules that
+ * matched the incident's title and recommends one of the run's playbooks, and which of the run's
+ * playbooks (catalogue ids) rules with that pattern recommend.
+ */
+export interface RunMatchedRule {
+  incidentTitle: string;
+  playbookIds: string[];
+}
+
+/**
  * Contract 2.6 gamebook run, plus what the service needs to carry it out (after `playbooks`): the
  * API shows the contract's fields only. Partitioned by workspace, beside the outbox records
  * committed with it.
@@ -58,6 +79,10 @@ export interface GamebookRunRecord {
   /** The workspace's account: its webhooks (and its provider's) get the run's event. */
   accountId: string;
   submitter: RunSubmitter;
+  /** Who asked for the run; absent on runs stored before it was kept (`requesterOf` reads those). */
+  requestedBy?: RunRequester;
+  /** The rule that recommended the run's playbooks for the incident's title; null: none did. */
+  matchedRule?: RunMatchedRule | null;
   approval: RunApproval;
   /** When the run was handed to the executor (`gamebook.run.v1`); "" while it waits for approval. */
   dispatchedAt: string;
@@ -65,13 +90,37 @@ export interface GamebookRunRecord {
   searchText: string;
 }
 
+/**
+ * The approval of a run. The fields after `comment` were added with expiry and the second approver:
+ * runs stored before lack them (`run-approval-rules.ts` reads those with their old meaning: no
+ * expiry, one approver).
+ */
 export interface RunApproval {
   /** Why approval was required (`RequestedByCaller`, `WorkspacePolicy`, `PartnerApproval`); empty: it was not. */
   reasons: string[];
+  /** Set when the run stops waiting: approved by enough people, or denied (by a person or by expiry). */
   decision: "Approved" | "Denied" | null;
   decidedBy: string | null;
   decidedAt: string | null;
   /** The approver's note, or the reason for a denial. */
+  comment: string | null;
+  /** The deciding person's id; for an expiry, the service's own. */
+  decidedByUserId?: string | null;
+  /** When the request is denied if nobody has decided it; null when the run never waited. */
+  expiresAt?: string | null;
+  /** How many different people must approve it (1 or 2), as the policy said when it started waiting; 0: it never waited. */
+  requiredApprovals?: number;
+  /** The approvals given so far, in order; the run is dispatched with the last one needed. */
+  approvals?: RunApprovalEntry[];
+  /** True when the denial was the expiry's. */
+  expired?: boolean;
+}
+
+/** One person's approval of a run. */
+export interface RunApprovalEntry {
+  by: string;
+  byUserId: string;
+  at: string;
   comment: string | null;
 }
 

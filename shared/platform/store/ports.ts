@@ -150,6 +150,20 @@ export interface GamebookRunFilter {
   statuses?: readonly GamebookRunStatus[];
 }
 
+/** Runs waiting for approval, for the approval queue and the expiry sweep. */
+export interface AwaitingApprovalFilter {
+  /** Only these workspaces; absent: every workspace (empty: none). */
+  workspaceIds?: readonly string[];
+  /** Only requests that expire strictly before this instant (ISO 8601 UTC). */
+  expiresBefore?: string;
+}
+
+/** An approval-queue cursor: runs strictly after (expiresAt, id). */
+export interface AwaitingApprovalCursor {
+  expiresAt: string;
+  id: string;
+}
+
 /**
  * Gamebook runs, in their workspace's partition. `create` and `replace` commit the run's outbox
  * records (its event, its audit event, its executor message) with it, scope `workspace:<id>`.
@@ -174,6 +188,16 @@ export interface GamebookRunStore {
   listForIncident(workspaceId: string, incidentId: string, source: Source | undefined, limit: number): Promise<GamebookRunRecord[]>;
   /** The newest run on an incident of that source. */
   latestForIncident(workspaceId: string, source: Source, incidentId: string): Promise<GamebookRunRecord | undefined>;
+  /**
+   * Runs waiting for approval (`Pending`, `isQueued`) that have an `approval.expiresAt`, across
+   * workspaces, soonest to expire first (expiresAt, then id), after `cursor`, at most `limit`; `next`
+   * is set when more match. Runs that started waiting before requests expired have no `expiresAt`
+   * and are not listed.
+   */
+  listAwaitingApproval(
+    filter: AwaitingApprovalFilter,
+    page: { cursor?: AwaitingApprovalCursor; limit: number },
+  ): Promise<{ items: GamebookRunRecord[]; next?: AwaitingApprovalCursor }>;
 }
 
 /** A workspace's playbook catalogue (playbooks, gamebooks, rules): one document per workspace. */

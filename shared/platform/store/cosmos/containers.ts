@@ -34,8 +34,9 @@ export const containers = {
   // Everything the service keeps per workspace — incident state, gamebook runs — with the outbox
   // records committed beside it: one workspace is one partition, so a change and its events are one
   // transactional batch. TTL on, per item: carried-out outbox records expire, the rest never does.
-  // Gamebook runs are listed newest first (history) and per incident, newest first (by-incident,
-  // last-gamebook): one composite index for each ORDER BY.
+  // Gamebook runs are listed newest first (history), per incident, newest first (by-incident,
+  // last-gamebook), and, waiting for approval, soonest to expire first (the approval queue and its
+  // expiry sweep): one composite index for each ORDER BY.
   workspaceItems: {
     name: "workspaceItems",
     partitionKeyPath: "/pk",
@@ -51,6 +52,10 @@ export const containers = {
           { path: "/incidentId", order: "ascending" },
           { path: "/creationDate", order: "descending" },
           { path: "/id", order: "descending" },
+        ],
+        [
+          { path: "/approval/expiresAt", order: "ascending" },
+          { path: "/id", order: "ascending" },
         ],
       ],
     },

@@ -99,6 +99,38 @@ export function cosmosGamebookRuns(runs: Collection<StoredGamebookRun>): Gameboo
       const [latest] = await listForIncident(workspaceId, incidentId, source, 1);
       return latest;
     },
+    async listAwaitingApproval(filter, page) {
+      const limit = page.limit;
+      if (limit <= 0 || filter.workspaceIds?.length === 0) return { items: [] };
+      // Across workspaces by nature (the expiry sweep looks at every one): the filter on the run's
+      // state keeps it to the runs waiting, and the order is the composite index (approval.expiresAt,
+      // id) of containers.ts. A run without an expiry is not a string there and is left out.
+      const conditions = ["c.docType = 'gamebookRun'", "c.status = 'Pending'", "c.isQueued = true", "IS_STRING(c.approval.expiresAt)"];
+      const parameters: Parameters = { "@top": limit + 1 };
+      if (filter.workspaceIds !== undefined) {
+        conditions.push("ARRAY_CONTAINS(@ws, c.pk)");
+        parameters["@ws"] = [...new Set(filter.workspaceIds)];
+      }
+      if (filter.expiresBefore !== undefined) {
+        conditions.push("c.approval.expiresAt < @before");
+        parameters["@before"] = filter.expiresBefore;
+      }
+      if (page.cursor) {
+        conditions.push("(c.approval.expiresAt > @cAt OR (c.approval.expiresAt = @cAt AND c.id > @cId))");
+        parameters["@cAt"] = page.cursor.expiresAt;
+        parameters["@cId"] = page.cursor.id;
+      }
+      const workspaceIds = parameters["@ws"] as string[] | undefined;
+      const found = await runs.query(
+        `SELECT TOP @top * FROM c WHERE ${conditions.join(" AND ")} ORDER BY c.approval.expiresAt ASC, c.id ASC`,
+        parameters,
+        // One workspace is one partition: no fan-out.
+        workspaceIds?.length === 1 ? workspaceIds[0] : undefined,
+      );
+      const items = found.slice(0, limit).map(plain);
+      const last = items.at(-1);
+      return { items, next: found.length > limit && last ? { expiresAt: last.approval.expiresAt!, id: last.id } : undefined };
+    },
   };
 }
 

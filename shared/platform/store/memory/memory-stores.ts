@@ -155,6 +155,13 @@ function memoryGamebookRuns(outbox: MemoryOutbox): GamebookRunStore {
   // them: a page walks back from its cursor instead of sorting the history.
   const byWorkspace = new Map<string, RunKey[]>();
   const byIncident = new Map<string, RunKey[]>();
+  // The keys of the runs waiting for approval: the queue and the expiry sweep read only these.
+  const waiting = new Set<string>();
+  const track = (run: GamebookRunRecord) => {
+    const k = key(run.workspaceId, run.id);
+    if (run.status === "Pending" && run.isQueued) waiting.add(k);
+    else waiting.delete(k);
+  };
   const index = (map: Map<string, RunKey[]>, k: string, run: GamebookRunRecord) => {
     const keys = map.get(k) ?? [];
     keys.splice(firstAfter(keys, run), 0, { creationDate: run.creationDate, id: run.id });
@@ -178,6 +185,7 @@ function memoryGamebookRuns(outbox: MemoryOutbox): GamebookRunStore {
       const saved = writes.create(key(run.workspaceId, run.id), run, outboxScope.workspace(run.workspaceId), records);
       index(byWorkspace, run.workspaceId, run);
       index(byIncident, `${run.workspaceId}|${run.incidentId}`, run);
+      track(run);
       return saved;
     },
     async replace(run, etag, records) {
@@ -185,7 +193,9 @@ function memoryGamebookRuns(outbox: MemoryOutbox): GamebookRunStore {
       if (current && (current.value.creationDate !== run.creationDate || current.value.incidentId !== run.incidentId)) {
         throw new Error("A gamebook run's creationDate and incidentId never change.");
       }
-      return writes.replace(key(run.workspaceId, run.id), run, etag, outboxScope.workspace(run.workspaceId), records);
+      const saved = writes.replace(key(run.workspaceId, run.id), run, etag, outboxScope.workspace(run.workspaceId), records);
+      track(run);
+      return saved;
     },
     async list(workspaceId, filter, limit, cursor) {
       const statuses = filter.statuses && filter.statuses.length > 0 ? new Set(filter.statuses) : undefined;
@@ -201,6 +211,21 @@ function memoryGamebookRuns(outbox: MemoryOutbox): GamebookRunStore {
     },
     async latestForIncident(workspaceId, source, incidentId) {
       return walk(byIncident.get(`${workspaceId}|${incidentId}`), workspaceId, 0, (r) => r.source === source)[0];
+    },
+    async listAwaitingApproval(filter, page) {
+      const limit = Math.max(0, page.limit);
+      if (limit === 0) return { items: [] };
+      const workspaces = filter.workspaceIds && new Set(filter.workspaceIds);
+      const { cursor } = page;
+      const found = [...waiting]
+        .flatMap((k) => runs.get(k)?.value ?? [])
+        .filter((r): r is GamebookRunRecord & { approval: { expiresAt: string } } => r.status === "Pending" && r.isQueued && typeof r.approval.expiresAt === "string")
+        .filter((r) => (!workspaces || workspaces.has(r.workspaceId)) && (filter.expiresBefore === undefined || r.approval.expiresAt < filter.expiresBefore))
+        .filter((r) => !cursor || r.approval.expiresAt > cursor.expiresAt || (r.approval.expiresAt === cursor.expiresAt && r.id > cursor.id))
+        .sort((a, b) => (a.approval.expiresAt < b.approval.expiresAt ? -1 : a.approval.expiresAt > b.approval.expiresAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      const items = found.slice(0, limit);
+      const last = items.at(-1);
+      return { items, next: found.length > limit && last ? { expiresAt: last.approval.expiresAt!, id: last.id } : undefined };
     },
   };
 }

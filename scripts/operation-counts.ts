@@ -24,6 +24,7 @@ import { seedDemoGamebooks } from "../shared/hosts/local/demo-gamebooks";
 import { createLocalServices } from "../shared/hosts/local/local-services";
 import type { QueueSender } from "../shared/platform/queue/queue";
 import { ReconcileRunner } from "../shared/domain/reconciler/reconcile-runner";
+import { approvalPolicyOf } from "../shared/domain/gamebooks/approval-policy";
 import { allRoutes } from "../shared/api/route-groups";
 import type { Services } from "../shared/platform/services";
 import { createMemoryStores } from "../shared/platform/store/memory/memory-stores";
@@ -205,7 +206,7 @@ export async function measureOperations(options: MeasureOptions = {}): Promise<O
   for (const w of data.workspaces) {
     const workspace = await services.stores.workspaces.get(w.id);
     const customer = (await services.stores.accounts.get(w.accountId))?.managedByAccountId != null;
-    if (customer && (workspace?.gamebookApproval ?? "NoApproval") === "NoApproval") unapproved.add(w.id);
+    if (customer && approvalPolicyOf(workspace ?? {}).mode === "NoApproval") unapproved.add(w.id);
   }
   // The first open incident on the page with entities for all four automation steps, so that the
   // run is always 4 automation steps and a comment whichever workspaces the page starts with.

@@ -446,7 +446,12 @@ describe("approval", () => {
 
   it("a workspace's policy is stored and changeable locally", async () => {
     const stores = host.demo.workspaces[1]!.id;
-    expect((await json(await host.local("GET", `/workspaces/${stores}/gamebooks/approval-policy`))).data).toEqual({ mode: "NoApproval" });
+    expect((await json(await host.local("GET", `/workspaces/${stores}/gamebooks/approval-policy`))).data).toEqual({
+      mode: "NoApproval",
+      approvalTimeoutHours: 24,
+      onExpiry: "Deny",
+      requireSecondApproverForAdminPlaybooks: false,
+    });
     try {
       expect((await host.local("PUT", `/workspaces/${stores}/gamebooks/approval-policy`, { mode: "AdminRequiredPlaybooks" })).status).toBe(200);
       const incident = incidentWith(stores, ["Account"]);

@@ -757,6 +757,10 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
         const clinics = workspace("ws-1", "acct-1", { gamebookApproval: "AllRuns" });
         await stores.workspaces.upsert(clinics);
         expect(await stores.workspaces.get("ws-1")).toStrictEqual(clinics);
+        const policy = { mode: "AdminRequiredPlaybooks", approvalTimeoutHours: 8, onExpiry: "Deny", requireSecondApproverForAdminPlaybooks: true } as const;
+        const stores2 = workspace("ws-2", "acct-1", { gamebookApproval: policy });
+        await stores.workspaces.upsert(stores2);
+        expect(await stores.workspaces.get("ws-2")).toStrictEqual(stores2);
       });
     });
   });

@@ -48,7 +48,7 @@ describe("Azure Functions registration", () => {
     }
   });
 
-  it("registers the event fan-out, delivery, reconcile and gamebook workers on their Service Bus queues, the outbox sweep and the reconciler timers", () => {
+  it("registers the event fan-out, delivery, reconcile and gamebook workers on their Service Bus queues, the approval expiry, outbox sweep and reconciler timers", () => {
     expect(queueTriggers.map((t) => [t.name, t.options.queueName, t.options.connection]).sort()).toEqual([
       ["event-fan-out", "events", "SERVICEBUS"],
       ["gamebook-executor", "gamebook-runs", "SERVICEBUS"],
@@ -56,6 +56,7 @@ describe("Azure Functions registration", () => {
       ["webhook-delivery", "deliveries", "SERVICEBUS"],
     ]);
     expect(timers.map((t) => [t.name, t.options.schedule]).sort()).toEqual([
+      ["approval-expiry", "15 * * * * *"],
       ["outbox-sweep", "0 * * * * *"],
       ["reconciler", "30 * * * * *"],
     ]);

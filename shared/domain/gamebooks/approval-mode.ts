@@ -6,6 +6,35 @@ export const approvalModes = ["NoApproval", "AdminRequiredPlaybooks", "AllRuns"]
 
 export type ApprovalMode = (typeof approvalModes)[number];
 
+/** What happens to a request nobody decided in time: it is denied. */
+export const approvalExpiryActions = ["Deny"] as const;
+
+export type ApprovalExpiryAction = (typeof approvalExpiryActions)[number];
+
+/** How long a request waits, in hours, by default and at most (30 days). */
+export const DEFAULT_APPROVAL_TIMEOUT_HOURS = 24;
+export const MIN_APPROVAL_TIMEOUT_HOURS = 1;
+export const MAX_APPROVAL_TIMEOUT_HOURS = 720;
+
+/**
+ * A workspace's own approval policy for gamebook runs (read it with `approvalPolicyOf`, which fills
+ * in the defaults).
+ */
+export interface GamebookApprovalPolicy {
+  mode: ApprovalMode;
+  /** How long a run waits for approval before `onExpiry` applies: whole hours, 1 to 720. */
+  approvalTimeoutHours: number;
+  onExpiry: ApprovalExpiryAction;
+  /** A run with a playbook that needs an administrator needs a second, different approver. */
+  requireSecondApproverForAdminPlaybooks: boolean;
+}
+
+/**
+ * The policy as a workspace record holds it: the whole object, or, on records written before the
+ * policy had more than its mode, the mode alone.
+ */
+export type StoredApprovalPolicy = ApprovalMode | (Pick<GamebookApprovalPolicy, "mode"> & Partial<GamebookApprovalPolicy>);
+
 /** A service provider's approval setting for the accounts it manages (kept on the provider's account). */
 export interface PartnerApprovalRecord {
   mode: ApprovalMode;

@@ -1,4 +1,14 @@
-import type { ApprovalMode } from "./approval-mode";
+import { z } from "zod";
+import type { WorkspaceRecord } from "../organizations/workspace";
+import {
+  approvalExpiryActions,
+  approvalModes,
+  DEFAULT_APPROVAL_TIMEOUT_HOURS,
+  MAX_APPROVAL_TIMEOUT_HOURS,
+  MIN_APPROVAL_TIMEOUT_HOURS,
+  type ApprovalMode,
+  type GamebookApprovalPolicy,
+} from "./approval-mode";
 
 /**
  * Who must approve a gamebook run before it executes (contract 3 and 4.1 rule 4). Two settings can
@@ -9,8 +19,8 @@ import type { ApprovalMode } from "./approval-mode";
  * `AllRuns`: every run waits for approval. `AdminRequiredPlaybooks`: only runs with at least one
  * playbook that needs an administrator. `NoApproval`: runs are dispatched at once.
  */
-export { approvalModes } from "./approval-mode";
-export type { ApprovalMode } from "./approval-mode";
+export { approvalModes, approvalExpiryActions, DEFAULT_APPROVAL_TIMEOUT_HOURS, MAX_APPROVAL_TIMEOUT_HOURS, MIN_APPROVAL_TIMEOUT_HOURS } from "./approval-mode";
+export type { ApprovalMode, ApprovalExpiryAction, GamebookApprovalPolicy, StoredApprovalPolicy } from "./approval-mode";
 
 /** A workspace's own policy. A workspace without one is `NoApproval`. */
 export interface WorkspaceApprovalPolicy {
@@ -67,4 +77,52 @@ export function approvalRequired(
 function partnerCovers(setting: PartnerApprovalSetting, run: RunForApproval): boolean {
   if (run.managedByAccountId === null || run.managedByAccountId !== setting.providerAccountId) return false;
   return setting.accountIds.length === 0 || setting.accountIds.includes(run.accountId);
+}
+
+/**
+ * A workspace's approval policy with every setting filled in. Records written before the policy had
+ * more than its mode hold the mode alone; what they lack takes its default (24 hours, deny on expiry,
+ * one approver). A mode this code does not know (written by a newer version) is read as `AllRuns`:
+ * an unreadable policy holds runs back rather than letting them through.
+ */
+export function approvalPolicyOf(workspace: Pick<WorkspaceRecord, "gamebookApproval">): GamebookApprovalPolicy {
+  const stored = workspace.gamebookApproval;
+  const given: Partial<GamebookApprovalPolicy> = typeof stored === "string" ? { mode: stored } : (stored ?? {});
+  const hours = given.approvalTimeoutHours;
+  return {
+    mode: given.mode === undefined ? "NoApproval" : approvalModes.includes(given.mode) ? given.mode : "AllRuns",
+    approvalTimeoutHours:
+      Number.isInteger(hours) && hours! >= MIN_APPROVAL_TIMEOUT_HOURS && hours! <= MAX_APPROVAL_TIMEOUT_HOURS ? hours! : DEFAULT_APPROVAL_TIMEOUT_HOURS,
+    onExpiry: "Deny",
+    requireSecondApproverForAdminPlaybooks: given.requireSecondApproverForAdminPlaybooks === true,
+  };
+}
+
+/** The policy as a settings page sends it: the mode, and the other settings or their defaults. */
+export const approvalPolicyInput = z.strictObject({
+  mode: z.enum(approvalModes).describe("`NoApproval`, `AdminRequiredPlaybooks` or `AllRuns`."),
+  approvalTimeoutHours: z
+    .int()
+    .min(MIN_APPROVAL_TIMEOUT_HOURS)
+    .max(MAX_APPROVAL_TIMEOUT_HOURS)
+    .default(DEFAULT_APPROVAL_TIMEOUT_HOURS)
+    .describe(`How long a run waits for approval, in hours (${MIN_APPROVAL_TIMEOUT_HOURS} to ${MAX_APPROVAL_TIMEOUT_HOURS}, default ${DEFAULT_APPROVAL_TIMEOUT_HOURS}).`),
+  onExpiry: z.enum(approvalExpiryActions).default("Deny").describe("What happens to a request nobody decided in time: `Deny`."),
+  requireSecondApproverForAdminPlaybooks: z
+    .boolean()
+    .default(false)
+    .describe("A run with a playbook that needs an administrator needs a second, different approver."),
+});
+
+/**
+ * How many different people must approve a run waiting in a workspace with this policy: two when the
+ * policy asks for a second approver and a playbook of the run needs an administrator, else one.
+ */
+export function requiredApprovalsFor(policy: GamebookApprovalPolicy, playbooks: readonly { isAdminRequired: boolean }[]): number {
+  return policy.requireSecondApproverForAdminPlaybooks && playbooks.some((p) => p.isAdminRequired) ? 2 : 1;
+}
+
+/** When a request made at `at` under this policy expires. */
+export function approvalExpiresAt(policy: GamebookApprovalPolicy, at: Date): string {
+  return new Date(at.getTime() + policy.approvalTimeoutHours * 3_600_000).toISOString();
 }

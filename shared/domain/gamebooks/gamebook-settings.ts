@@ -3,7 +3,7 @@ import type { Uses } from "../../platform/operation-context";
 import { PLAYBOOK_CATALOGUE_ID, type PlaybookCatalogueRecord } from "./playbook-catalogue-record";
 import type { AccountRecord } from "../organizations/account";
 import type { WorkspaceRecord } from "../organizations/workspace";
-import type { ApprovalMode, PartnerApprovalSetting } from "./approval-policy";
+import { approvalPolicyOf, type GamebookApprovalPolicy, type PartnerApprovalSetting } from "./approval-policy";
 
 /** A workspace's playbook catalogue; one without a catalogue has no playbooks, gamebooks or rules. */
 export async function catalogueOf(services: Uses<"stores">, workspaceId: string): Promise<PlaybookCatalogueRecord> {
@@ -20,8 +20,8 @@ export async function catalogueOf(services: Uses<"stores">, workspaceId: string)
 }
 
 export interface ApprovalSettings {
-  /** The workspace's own policy (null: none, which is `NoApproval`). */
-  workspacePolicy: ApprovalMode | null;
+  /** The workspace's own policy, defaults filled in (a workspace without one is `NoApproval`). */
+  workspacePolicy: GamebookApprovalPolicy;
   /** The account owning the workspace; undefined only if it was removed. */
   account: AccountRecord | undefined;
   /** The setting of the provider managing that account, when it has one. */
@@ -33,7 +33,7 @@ export async function approvalSettingsOf(services: Uses<"stores">, workspace: Wo
   const account = await services.stores.accounts.get(workspace.accountId);
   const provider = account?.managedByAccountId ? await services.stores.accounts.get(account.managedByAccountId) : undefined;
   return {
-    workspacePolicy: workspace.gamebookApproval ?? null,
+    workspacePolicy: approvalPolicyOf(workspace),
     account,
     partner: provider?.partnerApproval ? { providerAccountId: provider.id, mode: provider.partnerApproval.mode, accountIds: provider.partnerApproval.accountIds } : null,
   };

@@ -11,8 +11,8 @@ import { playbookEntityTypes } from "./playbook-catalogue-record";
 const timestampOrEmpty = (what: string) => z.string().describe(`${what} (ISO 8601 UTC); "" until it happens.`);
 
 export const RUN_STATES_DESCRIPTION = [
-  "Run status: `Pending` (not started: waiting for approval while `isQueued` is true, otherwise dispatched and waiting for the executor), `Running`, then `Succeeded`, `PartiallySucceeded` (a playbook failed after another had succeeded), `Failed` (a playbook failed before any succeeded), `Denied` (approval refused) or `Cancelled`.",
-  "Transitions: submitted → `Pending` (`isQueued` true when approval is required, false when dispatched, with `gamebook.run.v1`); approved → `Pending`, `isQueued` false, dispatched; denied → `Denied`; the executor starts the first playbook → `Running`; the last playbook succeeds → `Succeeded`; a playbook fails → `Failed` or `PartiallySucceeded`, and the playbooks after it are `Skipped`. The final statuses never change.",
+  "Run status: `Pending` (not started: waiting for approval while `isQueued` is true, otherwise dispatched and waiting for the executor), `Running`, then `Succeeded`, `PartiallySucceeded` (a playbook failed after another had succeeded), `Failed` (a playbook failed before any succeeded), `Denied` (approval refused, or the request for approval expired unanswered) or `Cancelled`.",
+  "Transitions: submitted → `Pending` (`isQueued` true when approval is required, false when dispatched, with `gamebook.run.v1`); approved (by every approver the workspace requires) → `Pending`, `isQueued` false, dispatched; denied or expired → `Denied`; the executor starts the first playbook → `Running`; the last playbook succeeds → `Succeeded`; a playbook fails → `Failed` or `PartiallySucceeded`, and the playbooks after it are `Skipped`. The final statuses never change.",
   "Playbook status: `Pending`, `Running`, `Succeeded`, `Failed`, `Skipped`.",
 ].join(" ");
 

@@ -2,48 +2,72 @@ import { notFound } from "../../platform/errors/api-error";
 import type { Uses } from "../../platform/operation-context";
 import { commit } from "../../platform/store/commit";
 import type { GamebookRunRecord } from "./gamebook-run";
-import type { OutboxRecord } from "../../platform/events/outbox-record";
 import type { WorkspaceRecord } from "../organizations/workspace";
-import { withSummary } from "./run-record";
+import { approvalPolicyOf } from "./approval-policy";
+import { decideApproval, type ApprovalAction, type RunDecider } from "./run-approval-rules";
 import { dispatchRecords, runAudit } from "./run-records";
-import { approveRun, denyRun } from "./run-state";
+
+export type { RunDecider } from "./run-approval-rules";
 
 export interface RunDecision {
   workspace: WorkspaceRecord;
   runId: string;
   approve: boolean;
-  /** The approver's note, or the reason for a denial. */
+  /** The approver's note, or the reason for a denial; an expiry writes its own. */
   comment: string | null;
+  /** The person deciding; for an expiry, the service (`approvalExpiryDecider`). */
+  decidedBy: RunDecider;
+  /** A denial because the request is past its `expiresAt` (the expiry sweep's); `approve` must be false. */
+  expire?: boolean;
 }
 
 /**
- * Approval or denial of a run waiting in the approval queue: the portal's, never the API's (contract
- * 4.1 rule 5); the local host's controls stand in for the portal. Approval dispatches the run exactly
- * as a submission that needed none (the run, `gamebook.run.v1` and the executor's message in one
- * commit); denial ends it `Denied`. Either is audited in the same commit. A run that is not waiting
- * is 409 CONFLICT; an unknown one 404.
+ * Approval, denial or expiry of a run waiting in the approval queue: the portal's, never the API's
+ * (contract 4.1 rule 5); the local host's controls stand in for the portal, and the expiry sweep
+ * (approval-expiry.ts) denies what nobody decided in time. The rules are run-approval-rules.ts':
+ * the requester may not approve (403 FORBIDDEN), nor may one person approve twice (409 CONFLICT).
+ * The approval that completes the run's approvals dispatches it exactly as a submission that needed
+ * none (the run, `gamebook.run.v1` and the executor's message in one commit); one that does not
+ * leaves it waiting with the approval recorded; denial and expiry end it `Denied` with no event.
+ * Each is audited in the same commit, the expiry as a denial by the service. A run that is not
+ * waiting is 409 CONFLICT; an unknown one 404. A lost race runs the decision again on the run as it
+ * now is, so a run decided meanwhile is answered 409, never decided twice.
  */
 export async function decideRun(ctx: Uses<"actor" | "events" | "now" | "stores">, decision: RunDecision): Promise<GamebookRunRecord> {
+  if (decision.expire && decision.approve) throw new Error("An expiry is a denial: approve must be false.");
   const { actor } = ctx;
+  const policy = approvalPolicyOf(decision.workspace);
+  const action: ApprovalAction = decision.expire
+    ? { kind: "Expire", by: decision.decidedBy }
+    : { kind: decision.approve ? "Approve" : "Deny", by: decision.decidedBy, comment: decision.comment };
   const saved = await commit({
     read: async () => {
       const found = await ctx.stores.gamebookRuns.get(decision.workspace.id, decision.runId);
       if (!found) throw notFound("The gamebook run", "runId");
       return found;
     },
-    change(draft) {
+    next(current) {
       const now = ctx.now();
-      const at = now.toISOString();
-      const next = decision.approve ? approveRun(draft, at) : denyRun(draft, at);
-      Object.assign(draft, next, {
-        approval: { ...draft.approval, decision: decision.approve ? "Approved" : "Denied", decidedBy: actor.name, decidedAt: at, comment: decision.comment },
-        dispatchedAt: decision.approve ? at : draft.dispatchedAt,
-      });
-      Object.assign(draft, withSummary(draft));
-      const audit = runAudit(actor, draft, decision.approve ? "Approve" : "Deny", { reasons: draft.approval.reasons, comment: decision.comment }, now);
-      return [audit, ...(decision.approve ? dispatchRecords(draft) : [])];
+      const { run, outcome } = decideApproval(current, action, policy, now);
+      const approval = run.approval;
+      const audit = runAudit(
+        actor,
+        run,
+        action.kind === "Approve" ? "Approve" : "Deny",
+        {
+          reasons: approval.reasons,
+          comment: outcome === "Expired" ? approval.comment : decision.comment,
+          decidedBy: { userId: decision.decidedBy.userId, name: decision.decidedBy.name },
+          ...(action.kind === "Approve"
+            ? { approvalsGiven: approval.approvals?.length ?? 0, requiredApprovals: approval.requiredApprovals, dispatched: outcome === "Approved" }
+            : {}),
+          ...(outcome === "Expired" ? { expired: true, expiresAt: approval.expiresAt } : {}),
+        },
+        now,
+      );
+      return { value: run, outbox: [audit, ...(outcome === "Approved" ? dispatchRecords(run) : [])] };
     },
-    write: (draft, etag, outbox) => ctx.stores.gamebookRuns.replace(draft, etag!, outbox),
+    write: (run, etag, outbox) => ctx.stores.gamebookRuns.replace(run, etag!, outbox),
     outbox: ctx.events.outbox,
   });
   return saved.value;

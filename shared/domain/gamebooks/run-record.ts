@@ -1,9 +1,10 @@
 import { derivedGuid } from "../../platform/ids/derived-guid";
 import type { VendorIncident } from "../../systems/vendors/port";
-import type { GamebookRunRecord, PlaybookEntryRecord, RunSubmitter } from "./gamebook-run";
+import type { GamebookRunRecord, PlaybookEntryRecord, RunMatchedRule, RunRequester, RunSubmitter } from "./gamebook-run";
 import type { PlaybookCatalogueRecord } from "./playbook-catalogue-record";
 import type { WorkspaceRecord } from "../organizations/workspace";
-import type { ApprovalDecision } from "./approval-policy";
+import { approvalExpiresAt, requiredApprovalsFor, type ApprovalDecision, type GamebookApprovalPolicy } from "./approval-policy";
+import { matchingRules } from "./playbook-rules";
 import { playbookStepId } from "./run-sequence";
 import { affectedEntityOf, type PlannedPlaybook, type RunGamebookRequest } from "./run-request";
 import { initialRunState } from "./run-state";
@@ -19,7 +20,10 @@ export interface NewRun {
   planned: readonly PlannedPlaybook[];
   catalogue: PlaybookCatalogueRecord;
   submitter: RunSubmitter;
+  requestedBy: RunRequester;
   approval: ApprovalDecision;
+  /** The workspace's approval policy: how long a waiting run waits, and how many must approve it. */
+  policy: GamebookApprovalPolicy;
   /** Started by automation rather than by a caller. */
   isAutoRun: boolean;
 }
@@ -92,11 +96,38 @@ export function newRunRecord(input: NewRun): GamebookRunRecord {
     playbooks,
     accountId: workspace.accountId,
     submitter: input.submitter,
-    approval: { reasons: [...input.approval.reasons], decision: null, decidedBy: null, decidedAt: null, comment: null },
+    requestedBy: { ...input.requestedBy },
+    matchedRule: matchedRuleOf(catalogue, incident, planned),
+    approval: {
+      reasons: [...input.approval.reasons],
+      decision: null,
+      decidedBy: null,
+      decidedAt: null,
+      comment: null,
+      decidedByUserId: null,
+      // The terms are fixed when the run starts waiting, so that its expiry needs no policy read.
+      expiresAt: input.approval.required ? approvalExpiresAt(input.policy, input.now) : null,
+      requiredApprovals: input.approval.required ? requiredApprovalsFor(input.policy, planned.map((p) => p.playbook)) : 0,
+      approvals: [],
+    },
     dispatchedAt: input.approval.required ? "" : at,
     searchText: searchTextOf([title, incident.title, displayName]),
   };
   return withSummary(run);
+}
+
+/**
+ * The rule behind the run's playbooks: among the workspace's rules matching the incident's title
+ * (most specific first), the first that recommends one of them, with every playbook of the run that
+ * rules of that same pattern recommend. Null when no rule recommends any of them.
+ */
+function matchedRuleOf(catalogue: PlaybookCatalogueRecord, incident: VendorIncident, planned: readonly PlannedPlaybook[]): RunMatchedRule | null {
+  const inRun = new Set(planned.map((p) => p.playbook.id));
+  const rules = matchingRules(catalogue.rules, catalogue.playbooks, incident.title).filter((r) => inRun.has(r.playbookId));
+  const first = rules[0];
+  if (!first) return null;
+  const playbookIds = [...new Set(rules.filter((r) => r.incidentTitle === first.incidentTitle).map((r) => r.playbookId))];
+  return { incidentTitle: first.incidentTitle, playbookIds };
 }
 
 /** The history's `query` matches this: titles and the submitter's name, compared in lower case. */
@@ -128,7 +159,11 @@ function summaryOf(run: GamebookRunRecord): string {
   const failed = run.playbooks.find((p) => p.status === "Failed");
   switch (run.status) {
     case "Pending":
-      if (run.isQueued) return `Waiting for approval (${describeReasons(run.approval.reasons)}); ${plural(n, "playbook")} not started.`;
+      if (run.isQueued) {
+        const given = run.approval.approvals?.length ?? 0;
+        const progress = given > 0 ? `; ${given} of ${run.approval.requiredApprovals ?? given + 1} approvals given` : "";
+        return `Waiting for approval (${describeReasons(run.approval.reasons)}${progress}); ${plural(n, "playbook")} not started.`;
+      }
       return `Dispatched; ${plural(n, "playbook")} waiting for the executor.`;
     case "Running": {
       const current = run.playbooks.find((p) => p.status === "Running");
@@ -142,6 +177,7 @@ function summaryOf(run: GamebookRunRecord): string {
       return `${head}${skipped > 0 ? ` and ${plural(skipped, "playbook")} after it ${skipped === 1 ? "was" : "were"} skipped` : ""}.`;
     }
     case "Denied":
+      if (run.approval.expired) return `Denied: nobody decided the approval request in time (${run.approval.comment}); nothing ran.`;
       return `Denied${run.approval.decidedBy ? ` by ${run.approval.decidedBy}` : ""}; nothing ran.${run.approval.comment ? ` Reason: ${run.approval.comment}` : ""}`;
     case "Cancelled":
       return `Cancelled after ${plural(succeeded, "playbook")} succeeded.`;

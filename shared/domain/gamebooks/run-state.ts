@@ -132,7 +132,16 @@ export function approveRun<R extends RunState>(run: R, at: string): R {
   return { ...run, isQueued: false, modificationDate: at };
 }
 
-/** Denial (portal only): the waiting run ends `Denied`; none of its playbooks runs. */
+/**
+ * An approval that is not yet enough (the first of two): the run keeps waiting, unchanged but for
+ * its modification time.
+ */
+export function recordApproval<R extends RunState>(run: R, at: string): R {
+  if (run.status !== "Pending" || !run.isQueued) throw conflict(run, "be approved");
+  return { ...run, modificationDate: at };
+}
+
+/** Denial (portal only, or the approval's expiry): the waiting run ends `Denied`; none of its playbooks runs. */
 export function denyRun<R extends RunState>(run: R, at: string): R {
   if (run.status !== "Pending" || !run.isQueued) throw conflict(run, "be denied");
   return { ...run, status: "Denied", modificationDate: at, playbooks: skipPending(run.playbooks, at) };

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { ApiError } from "../../platform/errors/api-error";
-import type { Uses } from "../../platform/operation-context";
+import type { Actor, Uses } from "../../platform/operation-context";
+import { derivedGuid } from "../../platform/ids/derived-guid";
 import { commit } from "../../platform/store/commit";
 import { AUTOMATION_SYSTEM } from "../../systems/playbook-automation/port";
-import type { GamebookRunRecord } from "./gamebook-run";
+import type { GamebookRunRecord, RunRequester } from "./gamebook-run";
 import type { WorkspaceRecord } from "../organizations/workspace";
 import { approvalRequired } from "./approval-policy";
 import { approvalSettingsOf, catalogueOf } from "./gamebook-settings";
@@ -20,6 +21,11 @@ export interface RunSubmission {
   isAutoRun?: boolean;
   /** A chosen id (the demo seed's, so that a restart submits nothing twice); default a fresh GUID. */
   runId?: string;
+  /**
+   * Who asks for the run, when it is a person (the portal's user); default the actor: the calling
+   * service account, or the service itself.
+   */
+  requestedBy?: RunRequester;
 }
 
 /**
@@ -27,7 +33,8 @@ export interface RunSubmission {
  * otherwise); the playbooks, their entities and parameters must fit the workspace's catalogue and the
  * incident (400 naming `playbooks[i]...`). When the caller asked for approval, or the workspace
  * policy or the managing provider's partner setting requires it, the run is stored `Pending` with
- * `isQueued` true and nothing else happens. Otherwise it is dispatched: the run, its
+ * `isQueued` true, with the terms the workspace policy sets now (when the request expires, how many
+ * people must approve it), and nothing else happens. Otherwise it is dispatched: the run, its
  * `gamebook.run.v1` and the executor's message commit together (with the submission's audit event
  * either way), and the relay sends them on.
  */
@@ -52,7 +59,7 @@ export async function submitRun(ctx: Uses<"actor" | "events" | "now" | "playbook
       playbooks: planned.map((p) => p.playbook),
       isQueued: request.isQueued,
     },
-    settings.workspacePolicy,
+    settings.workspacePolicy.mode,
     settings.partner,
   );
   const now = ctx.now();
@@ -66,7 +73,9 @@ export async function submitRun(ctx: Uses<"actor" | "events" | "now" | "playbook
     planned,
     catalogue,
     submitter: { origin: actor.origin, serviceAccountId: actor.serviceAccountId, name: actor.name, accountId: actor.accountId },
+    requestedBy: submission.requestedBy ?? requesterOfActor(actor),
     approval,
+    policy: settings.workspacePolicy,
     isAutoRun: submission.isAutoRun ?? false,
   });
   const audit = runAudit(
@@ -78,6 +87,7 @@ export async function submitRun(ctx: Uses<"actor" | "events" | "now" | "playbook
       isQueuedRequested: request.isQueued,
       approvalRequired: approval.required,
       approvalReasons: approval.reasons,
+      ...(approval.required ? { approvalExpiresAt: run.approval.expiresAt, requiredApprovals: run.approval.requiredApprovals } : {}),
     },
     now,
   );
@@ -90,4 +100,14 @@ export async function submitRun(ctx: Uses<"actor" | "events" | "now" | "playbook
     maxAttempts: 1,
   });
   return saved.value;
+}
+
+/**
+ * The requester a run records for who submitted it: the service account calling the API, or the
+ * service itself under the GUID its audit events carry for it.
+ */
+function requesterOfActor(actor: Actor): RunRequester {
+  return actor.serviceAccountId
+    ? { kind: "ServiceAccount", id: actor.serviceAccountId, name: actor.name }
+    : { kind: "Service", id: derivedGuid(`actor/${actor.origin}/${actor.name}`), name: actor.name };
 }

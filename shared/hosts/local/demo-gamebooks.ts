@@ -1,5 +1,5 @@
 import type { Uses } from "../../platform/operation-context";
-import type { ApprovalMode, PartnerApprovalSetting, WorkspaceApprovalPolicy } from "../../domain/gamebooks/approval-policy";
+import { approvalPolicyOf, type ApprovalMode, type PartnerApprovalSetting, type WorkspaceApprovalPolicy } from "../../domain/gamebooks/approval-policy";
 import type { CataloguePlaybook, Gamebook, PlaybookActionKind, PlaybookEntityType } from "../../domain/gamebooks/playbook-catalogue";
 import type { PlaybookParameter } from "../../domain/gamebooks/playbook-parameters";
 import type { PlaybookRuleDefinition } from "../../domain/gamebooks/playbook-rules";
@@ -209,7 +209,7 @@ export async function seedDemoGamebooks(services: Uses<"config" | "now" | "store
   }
   for (const policy of world.workspacePolicies) {
     const workspace = demo.workspaces.find((w) => w.id === policy.workspaceId);
-    if (workspace) await services.stores.workspaces.upsert({ ...workspace, gamebookApproval: policy.mode });
+    if (workspace) await services.stores.workspaces.upsert({ ...workspace, gamebookApproval: approvalPolicyOf({ gamebookApproval: policy.mode }) });
   }
   for (const setting of world.partnerSettings) {
     const provider = await services.stores.accounts.get(setting.providerAccountId);

@@ -10,8 +10,11 @@ import { seedDemoGamebooks } from "./demo-gamebooks";
 import { startLocalServer } from "./local-server";
 import { localControlRoutes } from "./local-controls";
 import { startBanner } from "./start-banner";
+import { expireApprovals } from "../../domain/gamebooks/approval-expiry";
 
 const OUTBOX_SWEEP_INTERVAL_MS = 60_000;
+/** As often as the Azure timer: a request is denied within a minute of its expiry. */
+const APPROVAL_EXPIRY_INTERVAL_MS = 60_000;
 
 /** `npm start`: the API on the embedded default (or Cosmos when configured), with demo data. */
 async function main(): Promise<void> {
@@ -43,6 +46,19 @@ async function main(): Promise<void> {
   const sweep = () => void services.events.outbox.sweep().catch((error: unknown) => services.logger.warn("outbox sweep failed", { error: String(error) }));
   sweep();
   setInterval(sweep, OUTBOX_SWEEP_INTERVAL_MS).unref();
+  // Requests for approval nobody decided in time are denied on a timer, off the request path. One
+  // sweep at a time; one overlapping a sweep run from /_local is harmless (etag-checked commits).
+  let expiring = false;
+  setInterval(() => {
+    if (expiring) return;
+    expiring = true;
+    expireApprovals(services)
+      .then((result) => {
+        if (result.expired.length > 0) services.logger.info("approval requests expired", { expired: result.expired.length, skipped: result.skipped, failed: result.failed });
+      })
+      .catch((error: unknown) => services.logger.warn("approval expiry failed", { error: String(error) }))
+      .finally(() => (expiring = false));
+  }, APPROVAL_EXPIRY_INTERVAL_MS).unref();
   if (config.reconcileIntervalMs > 0) {
     // One pass at a time from this timer; one that overlaps a pass started by /_local/reconcile is
     // harmless (etag-checked commits, deterministic event ids).

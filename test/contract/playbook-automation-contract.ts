@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { PlaybookActions, PlaybookStepRequest, PlaybookStepResult } from "../../shared/systems/playbook-automation/port";
+import { automationEntityTypes, type AutomationPlaybook, type PlaybookActions, type PlaybookStepRequest, type PlaybookStepResult } from "../../shared/systems/playbook-automation/port";
 import {
   createSimulatedPlaybookActions,
   type SimulatedAutomationConsole,
@@ -131,6 +131,39 @@ export function describePlaybookAutomationContract(name: string, setup: (options
       expect(console.executions().map((e) => e.result)).toEqual([result]);
     });
 
+    it("lists the actions the backend offers a workspace, each once and well-formed", async () => {
+      const { actions } = await backend();
+      const offered = await actions.listPlaybooks(WORKSPACE);
+      expect(offered.length).toBeGreaterThan(0);
+      expect(new Set(offered.map((p) => p.referenceId)).size).toBe(offered.length);
+      for (const playbook of offered) {
+        expect(playbook.referenceId.trim()).toBe(playbook.referenceId);
+        expect(playbook.name.trim().length).toBeGreaterThan(0);
+        expect(automationEntityTypes).toContain(playbook.entityType);
+        expect(typeof playbook.isAdminRequired).toBe("boolean");
+        for (const parameter of playbook.parameters) expect(["string", "enum", "boolean", "integer"]).toContain(parameter.kind);
+      }
+    });
+
+    it("lists exactly what the backend offers the workspace, every field and parameter kind intact, and another workspace its own", async () => {
+      const { actions, console } = await backend();
+      const usual = await actions.listPlaybooks(OTHER_WORKSPACE);
+      console.setPlaybooks(WORKSPACE, customPlaybooks);
+      expect(await actions.listPlaybooks(WORKSPACE)).toEqual(customPlaybooks);
+      expect(await actions.listPlaybooks(OTHER_WORKSPACE)).toEqual(usual);
+      console.setPlaybooks(WORKSPACE, []);
+      expect(await actions.listPlaybooks(WORKSPACE)).toEqual([]);
+      console.setPlaybooks(WORKSPACE, undefined);
+      expect(await actions.listPlaybooks(WORKSPACE)).toEqual(usual);
+    });
+
+    it("fails a listing whose caller has already gone away with UPSTREAM_ERROR", async () => {
+      const { actions } = await backend();
+      const error = await apiErrorOf(actions.listPlaybooks(WORKSPACE, AbortSignal.abort()));
+      expect(error.code).toBe("UPSTREAM_ERROR");
+      expect(error.message).toMatch(/^Request aborted/);
+    });
+
     it("stops waiting with UPSTREAM_ERROR when the caller goes away, while the step finishes once in the backend", async () => {
       const { actions, console } = await backend(250);
       const step = request("collect-package", "Host", "FAB-WS-0100");
@@ -148,6 +181,27 @@ export function describePlaybookAutomationContract(name: string, setup: (options
     });
   });
 }
+
+const WORKSPACE = "8d2f0c4e-1b7a-4f5e-9c3d-2a6b8e0f1c4d";
+const OTHER_WORKSPACE = "1c4d8d2f-0c4e-4b7a-8f5e-9c3d2a6b8e0f";
+
+/** Every parameter kind, with and without its optional fields. */
+const customPlaybooks: AutomationPlaybook[] = [
+  {
+    referenceId: "lock-device",
+    name: "Lock device",
+    description: "Locks the device's screen until the user signs in again.",
+    entityType: "Host",
+    isAdminRequired: true,
+    parameters: [
+      { name: "message", kind: "string", description: "Shown on the lock screen.", required: false, maxLength: 200, default: "Locked by the security team." },
+      { name: "mode", kind: "enum", description: "How hard to lock.", required: true, values: ["Screen", "Full"] },
+      { name: "notifyUser", kind: "boolean", description: "", required: false, default: true },
+      { name: "minutes", kind: "integer", description: "For how long.", required: false, min: 1, max: 1440, default: 60 },
+    ],
+  },
+  { referenceId: "ban-sender", name: "Ban sender", description: "", entityType: "Mailbox", isAdminRequired: false, parameters: [] },
+];
 
 let counter = 0;
 function request(

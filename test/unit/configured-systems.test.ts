@@ -50,7 +50,7 @@ const cases: SystemCase[] = [
   {
     folder: "playbook-automation",
     settings: { PLAYBOOK_AUTOMATION_URL: "https://bridge.example.com/automation" },
-    create: (config, fallback) => createPlaybookActions(config, fallback && (() => (fallback(), { enabled: true, execute: async () => Promise.reject(new Error("simulated")) }))),
+    create: (config, fallback) => createPlaybookActions(config, fallback && (() => (fallback(), { enabled: true, execute: async () => Promise.reject(new Error("simulated")), listPlaybooks: async () => [] }))),
     enabled: (system) => (system as ReturnType<typeof createPlaybookActions>).enabled,
   },
   {

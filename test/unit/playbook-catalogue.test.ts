@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { actsOn, affectedEntityName, catalogueProblems, sentinelEntitiesFor, type CataloguePlaybook, type Gamebook } from "../../shared/domain/gamebooks/playbook-catalogue";
 import { checkParameters, type PlaybookParameter } from "../../shared/domain/gamebooks/playbook-parameters";
-import { matchingRules, type PlaybookRuleDefinition } from "../../shared/domain/gamebooks/playbook-rules";
+import { matchingRules, ruleMatches, type PlaybookRuleDefinition } from "../../shared/domain/gamebooks/playbook-rules";
 
 const ws = "ws-1";
 
@@ -158,5 +158,20 @@ describe("matchingRules", () => {
   it("skips rules whose playbook is not in the workspace's catalogue, and finds none for an unmatched title", () => {
     expect(matchingRules(rules, catalogue, "Impossible travel activity for ann@contoso.example").map((r) => r.playbookId)).toEqual(["revoke"]);
     expect(matchingRules(rules, catalogue, "Something else entirely")).toEqual([]);
+  });
+
+  it("recommends no playbook that is switched off", () => {
+    const off = catalogue.map((p) => (p.id === "isolate" ? { ...p, enabled: false } : p));
+    expect(matchingRules(rules, off, "MALWARE detected on FAB-WS-0042").map((r) => r.playbookId)).toEqual(["revoke"]);
+  });
+
+  it("says why each rule matched: its place among the stored rules and what each wildcard covered, in the order matchingRules gives", () => {
+    const title = "  MALWARE detected   on FAB-WS-0042";
+    const matches = ruleMatches(rules, catalogue, title);
+    expect(matches.map((m) => [m.index, m.playbook.id, m.match.wildcards])).toEqual([
+      [1, "revoke", ["FAB-WS-0042"]],
+      [0, "isolate", ["", " detected on FAB-WS-0042"]],
+    ]);
+    expect(matches.map((m) => m.playbook.id)).toEqual(matchingRules(rules, catalogue, title).map((r) => r.playbookId));
   });
 });

@@ -31,6 +31,7 @@ beforeEach(async () => {
   const automation: PlaybookActions = {
     enabled: true,
     execute: async (request) => ({ ...(await behaviour(request)), output: {} }),
+    listPlaybooks: async () => [],
   };
   behaviour = async () => ({ status: "Succeeded", errorMessage: null, durationMs: 1500 });
   ({ services } = createLocalServices(loadConfig({}), { logger: silentLogger, playbookActions: automation, now: () => now }));

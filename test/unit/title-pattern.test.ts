@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { normaliseTitle, patternProblem, patternSpecificity, titleMatches } from "../../shared/domain/gamebooks/title-pattern";
+import { normaliseTitle, patternProblem, patternSpecificity, titleMatch, titleMatches } from "../../shared/domain/gamebooks/title-pattern";
 
 describe("titleMatches", () => {
   it("matches a pattern without wildcard only against the whole title, in any letter case", () => {
@@ -58,6 +58,27 @@ describe("titleMatches", () => {
     const started = performance.now();
     expect(titleMatches(pattern, title)).toBe(false);
     expect(performance.now() - started).toBeLessThan(200);
+  });
+});
+
+describe("titleMatch", () => {
+  it.each([
+    ["Impossible travel activity for *", "Impossible Travel Activity for Ann@Contoso.com", ["Ann@Contoso.com"]],
+    ["Malware * on *", "Malware  detected on FAB-WS-0042", ["detected", "FAB-WS-0042"]],
+    ["*ransomware*", "Possible RANSOMWARE", ["Possible ", ""]],
+    ["a**b", "axyb", ["", "xy"]],
+    ["Suspicious sign-in from TOR exit node", "suspicious sign-in from tor exit node", []],
+  ])("%j against %j covers %j with its wildcards, in the title's own letter case", (pattern, title, wildcards) => {
+    expect(titleMatch(pattern, title)).toEqual({ wildcards });
+  });
+
+  it("is null exactly when titleMatches is false", () => {
+    expect(titleMatch("Malware * on *", "Malware detected at FAB-WS-0042")).toBeNull();
+    expect(titleMatches("Malware * on *", "Malware detected at FAB-WS-0042")).toBe(false);
+  });
+
+  it("reports lower case when folding the case changes the title's length", () => {
+    expect(titleMatch("login by *", "Login by İSMAIL")).toEqual({ wildcards: ["i̇smail"] });
   });
 });
 

@@ -1,4 +1,4 @@
-import { automationEntityTypes } from "../../systems/playbook-automation/port";
+import { automationEntityTypes, type ActionParameter } from "../../systems/playbook-automation/port";
 
 /** Contract 2.6 `entityType`: the automation entity types, plus `Incident` for actions on the incident. */
 export const playbookEntityTypes = [...automationEntityTypes, "Incident"] as const;
@@ -16,13 +16,10 @@ export type PlaybookActionKind = (typeof playbookActionKinds)[number];
 
 /**
  * The parameters a playbook declares; a run may pass only these, each of its kind
- * (`gamebooks/playbook-parameters.ts` checks them).
+ * (`gamebooks/playbook-parameters.ts` checks them). The automation backend declares its actions'
+ * parameters the same way, so an imported playbook keeps them as they are.
  */
-export type PlaybookParameter =
-  | { name: string; kind: "string"; description: string; required: boolean; maxLength: number; default?: string }
-  | { name: string; kind: "enum"; description: string; required: boolean; values: readonly string[]; default?: string }
-  | { name: string; kind: "boolean"; description: string; required: boolean; default?: boolean }
-  | { name: string; kind: "integer"; description: string; required: boolean; min: number; max: number; default?: number };
+export type PlaybookParameter = ActionParameter;
 
 export interface CataloguePlaybook {
   /** Unique in the workspace; what a run names as `playbooks[i].id`. */
@@ -42,6 +39,16 @@ export interface CataloguePlaybook {
   recoverPlaybookId: string | null;
   /** What a run may pass in `parameters`; anything else is refused. */
   parameters: readonly PlaybookParameter[];
+  /**
+   * False takes it out of runs and recommendations while keeping its place in the catalogue (its
+   * rules and gamebooks stay). Absent means enabled: catalogues written before the switch existed.
+   */
+  enabled?: boolean;
+}
+
+/** Whether runs may use the playbook and rules recommend it. */
+export function isEnabled(playbook: Pick<CataloguePlaybook, "enabled">): boolean {
+  return playbook.enabled !== false;
 }
 
 export interface Gamebook {

@@ -1,6 +1,7 @@
 import type { PlaybookRuleDefinition } from "./playbook-catalogue-record";
 import { sentinelEntitiesFor, type CataloguePlaybook } from "./playbook-catalogue";
-import { patternSpecificity, titleMatches } from "./title-pattern";
+import { patternSpecificity, titleMatch, type TitleMatch } from "./title-pattern";
+import { isEnabled } from "./playbook-catalogue-record";
 
 export type { PlaybookRuleDefinition } from "./playbook-catalogue-record";
 
@@ -22,22 +23,40 @@ export interface PlaybookRule {
 
 /**
  * The rules of a workspace that match an incident title, most specific pattern first (then in the
- * order they are stored). A rule whose playbook is no longer in the catalogue recommends nothing.
+ * order they are stored). A rule whose playbook is no longer in the catalogue, or is switched off,
+ * recommends nothing.
  */
 export function matchingRules(
   definitions: readonly PlaybookRuleDefinition[],
   catalogue: readonly CataloguePlaybook[],
   incidentTitle: string,
 ): PlaybookRule[] {
+  return ruleMatches(definitions, catalogue, incidentTitle).map(({ definition, playbook }) => ruleView(definition, playbook));
+}
+
+/** A rule that matched a title, and why: where it is stored, its playbook, what each `*` covered. */
+export interface RuleMatch {
+  /** Its place among the workspace's stored rules. */
+  index: number;
+  definition: PlaybookRuleDefinition;
+  playbook: CataloguePlaybook;
+  match: TitleMatch;
+}
+
+/**
+ * What `matchingRules` recommends, with the reasons: the one matching, ordering and filtering of
+ * rules, which runs (isRecommended), the rules endpoint and the portal's preview all go through.
+ */
+export function ruleMatches(definitions: readonly PlaybookRuleDefinition[], catalogue: readonly CataloguePlaybook[], incidentTitle: string): RuleMatch[] {
   const playbooks = new Map(catalogue.map((p) => [p.id, p]));
-  return definitions
-    .map((definition, order) => ({ definition, order, playbook: playbooks.get(definition.playbookId) }))
-    .filter(
-      (m): m is { definition: PlaybookRuleDefinition; order: number; playbook: CataloguePlaybook } =>
-        m.playbook !== undefined && m.playbook.workspaceId === m.definition.workspaceId && titleMatches(m.definition.incidentTitle, incidentTitle),
-    )
-    .sort((a, b) => patternSpecificity(b.definition.incidentTitle) - patternSpecificity(a.definition.incidentTitle) || a.order - b.order)
-    .map(({ definition, playbook }) => ruleView(definition, playbook));
+  const matches: RuleMatch[] = [];
+  definitions.forEach((definition, index) => {
+    const playbook = playbooks.get(definition.playbookId);
+    if (playbook === undefined || playbook.workspaceId !== definition.workspaceId || !isEnabled(playbook)) return;
+    const match = titleMatch(definition.incidentTitle, incidentTitle);
+    if (match !== null) matches.push({ index, definition, playbook, match });
+  });
+  return matches.sort((a, b) => patternSpecificity(b.definition.incidentTitle) - patternSpecificity(a.definition.incidentTitle) || a.index - b.index);
 }
 
 export function ruleView(definition: PlaybookRuleDefinition, playbook: CataloguePlaybook): PlaybookRule {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ApiError, type FieldErrors } from "../../platform/errors/api-error";
 import type { Entity, VendorIncident } from "../../systems/vendors/port";
 import { sourceSchema, sources } from "../sources";
-import type { CataloguePlaybook, PlaybookCatalogueRecord } from "./playbook-catalogue-record";
+import { isEnabled, type CataloguePlaybook, type PlaybookCatalogueRecord } from "./playbook-catalogue-record";
 import { actsOn, affectedEntityName } from "./playbook-catalogue";
 import { checkParameters, type ParameterValues } from "./playbook-parameters";
 import { sequenceProblems } from "./run-sequence";
@@ -88,6 +88,10 @@ export function planPlaybooks(request: RunGamebookRequest, catalogue: PlaybookCa
     const playbook = playbooks.get(requested.id);
     if (!playbook) {
       add(`playbooks[${i}].id`, `Not a playbook of this workspace's catalogue; the rules endpoint lists the playbooks for an incident title.`);
+      return;
+    }
+    if (!isEnabled(playbook)) {
+      add(`playbooks[${i}].id`, `${playbook.name} is switched off in this workspace's catalogue.`);
       return;
     }
     let entity: Entity | null = null;

@@ -23,6 +23,34 @@ export interface PlaybookActions {
    * The same `stepId` with another playbook or entity is CONFLICT.
    */
   execute(request: PlaybookStepRequest, signal?: AbortSignal): Promise<PlaybookStepResult>;
+  /**
+   * The actions the backend offers a workspace, by reference id: what an operator imports into the
+   * workspace's playbook catalogue. A backend may offer each workspace its own (Logic Apps in the
+   * workspace's resource group, say).
+   */
+  listPlaybooks(workspaceId: string, signal?: AbortSignal): Promise<AutomationPlaybook[]>;
+}
+
+/**
+ * A parameter an action takes, as the backend declares it; a catalogue playbook declares the same
+ * (a run may pass only these, each of its kind).
+ */
+export type ActionParameter =
+  | { name: string; kind: "string"; description: string; required: boolean; maxLength: number; default?: string }
+  | { name: string; kind: "enum"; description: string; required: boolean; values: readonly string[]; default?: string }
+  | { name: string; kind: "boolean"; description: string; required: boolean; default?: boolean }
+  | { name: string; kind: "integer"; description: string; required: boolean; min: number; max: number; default?: number };
+
+/** One action the automation backend offers. */
+export interface AutomationPlaybook {
+  /** The automation's own name for the action, the same in every workspace (`reset-password`). */
+  referenceId: string;
+  name: string;
+  description: string;
+  entityType: AutomationEntityType;
+  /** The backend's advice that running it needs an administrator. */
+  isAdminRequired: boolean;
+  parameters: ActionParameter[];
 }
 
 /** What an automation step can act on; `User` is the contract's value for a directory account. */
@@ -88,6 +116,11 @@ export function disabledPlaybookActions(): PlaybookActions {
         `The ${AUTOMATION_SYSTEM.toLowerCase()} integration is not enabled for this deployment: playbooks that act on users, hosts, addresses, domains, URLs, mailboxes or files cannot run.`,
         { target: "playbooks" },
       );
+    },
+    async listPlaybooks() {
+      throw new ApiError("EXTENSION_NOT_ENABLED", `The ${AUTOMATION_SYSTEM.toLowerCase()} integration is not enabled for this deployment: there is no backend to import playbooks from.`, {
+        target: "playbookAutomation",
+      });
     },
   };
 }

@@ -4,12 +4,13 @@ import { notFound } from "../../../shared/platform/errors/api-error";
 import { automationEntityTypes, type PlaybookActions, type PlaybookStepRequest, type PlaybookStepResult } from "../../../shared/systems/playbook-automation/port";
 import { sources } from "../../../shared/domain/sources";
 import type { FakeHttpServer } from "../fake-http-server";
-import { jsonBody, methodNotAllowed, noRoute, startBridgeServer, type BridgeAnswer, type BridgeRequest } from "./bridge-server";
+import { BadBridgeRequest, jsonBody, methodNotAllowed, noRoute, startBridgeServer, type BridgeAnswer, type BridgeRequest } from "./bridge-server";
 
 /**
  * A playbook bridge (docs/playbook-bridge.md) in front of an automation backend given as the port
  * (the simulated automation): `PUT <base>/steps/{stepId}` starts a step and answers at once (201, or
- * 200 for a step id it knows), `GET <base>/steps/{stepId}` reads it. The backend decides idempotency
+ * 200 for a step id it knows), `GET <base>/steps/{stepId}` reads it, `GET <base>/playbooks?workspaceId=`
+ * lists the actions the backend offers the workspace. The backend decides idempotency
  * and conflicts: every PUT is handed to it, and a step it refuses is answered with the doc's status.
  */
 export interface PlaybookBridge {
@@ -64,6 +65,12 @@ export async function startPlaybookBridge(actions: PlaybookActions, options: { a
 
   async function route(request: BridgeRequest): Promise<BridgeAnswer> {
     const [base, kind, stepId, ...rest] = request.segments;
+    if (base === "bridge" && kind === "playbooks" && stepId === undefined) {
+      if (request.method !== "GET") methodNotAllowed();
+      const workspaceId = request.query.get("workspaceId");
+      if (!workspaceId) throw new BadBridgeRequest("workspaceId is required.");
+      return { status: 200, body: { playbooks: await actions.listPlaybooks(workspaceId) } };
+    }
     if (base !== "bridge" || kind !== "steps" || stepId === undefined || rest.length > 0) noRoute();
 
     if (request.method === "GET") {

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError } from "../../../platform/errors/api-error";
-import { createJsonHttpClient, type JsonCall } from "../../../platform/upstream/json-http-client";
+import { createJsonHttpClient, queryString, type JsonCall } from "../../../platform/upstream/json-http-client";
 import { AUTOMATION_SYSTEM, type PlaybookActions, type PlaybookStepRequest, type PlaybookStepResult } from "../port";
-import { bridgeStepSchema, type BridgeStep } from "./playbook-bridge-wire";
+import { bridgePlaybookListSchema, bridgeStepSchema, type BridgeStep } from "./playbook-bridge-wire";
 
 /**
  * The playbook-action port over the JSON contract of docs/playbook-bridge.md, which a bridge in
@@ -70,6 +70,12 @@ export function createHttpPlaybookActions(options: HttpPlaybookActionsOptions): 
         step = await readStep({ method: "GET", path, what: `reading ${about}` }, request.stepId, signal);
       }
       return resultOf(step, performance.now() - started);
+    },
+
+    async listPlaybooks(workspaceId, signal) {
+      const call: JsonCall = { method: "GET", path: `/playbooks${queryString([["workspaceId", workspaceId]])}`, what: `listing the playbooks of workspace ${workspaceId}` };
+      const { playbooks } = await client.read(call, bridgePlaybookListSchema, signal);
+      return playbooks;
     },
   };
 }

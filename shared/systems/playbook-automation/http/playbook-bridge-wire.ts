@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { playbookParametersSchema } from "../../../domain/gamebooks/playbook-parameter-schema";
+import { automationEntityTypes } from "../port";
 
 /**
  * What an automation bridge may answer (docs/playbook-bridge.md). Unknown fields are stripped: a
@@ -37,3 +39,27 @@ export const bridgeStepSchema = z
   });
 
 export type BridgeStep = z.output<typeof bridgeStepSchema>;
+
+/** One action of the bridge's playbook list (`GET /playbooks`); parameters as the catalogue declares them. */
+const bridgePlaybookSchema = z.object({
+  referenceId: z.string().trim().min(1).max(100),
+  name: z.string().trim().min(1).max(200),
+  description: z.string().trim().max(2000),
+  entityType: z.enum(automationEntityTypes),
+  isAdminRequired: z.boolean(),
+  parameters: playbookParametersSchema(false),
+});
+
+/** The bridge's answer to `GET /playbooks?workspaceId=…`: each reference id once. */
+export const bridgePlaybookListSchema = z.object({
+  playbooks: z
+    .array(bridgePlaybookSchema)
+    .max(1000)
+    .superRefine((list, ctx) => {
+      const seen = new Set<string>();
+      list.forEach((p, i) => {
+        if (seen.has(p.referenceId)) ctx.addIssue({ code: "custom", path: [i, "referenceId"], message: `${p.referenceId} is listed twice.` });
+        seen.add(p.referenceId);
+      });
+    }),
+});

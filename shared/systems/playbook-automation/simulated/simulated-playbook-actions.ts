@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError } from "../../../platform/errors/api-error";
-import type { PlaybookActions, PlaybookStepRequest, PlaybookStepResult } from "../port";
+import type { AutomationPlaybook, PlaybookActions, PlaybookStepRequest, PlaybookStepResult } from "../port";
+import { simulatedAutomationCatalogue } from "./simulated-catalogue";
 import { simulateStep } from "./step-outcomes";
 
 export interface SimulatedPlaybookActionsOptions {
@@ -31,6 +32,11 @@ export interface SimulatedAutomationConsole {
    * one; `undefined` restores the simulation.
    */
   setOutcome(referenceId: string, outcome: Pick<PlaybookStepResult, "status" | "errorMessage"> | undefined): void;
+  /**
+   * From now on, the backend offers this workspace these actions instead of its usual ones;
+   * `undefined` restores them.
+   */
+  setPlaybooks(workspaceId: string, playbooks: readonly AutomationPlaybook[] | undefined): void;
 }
 
 export interface SimulatedPlaybookActions {
@@ -48,6 +54,7 @@ export function createSimulatedPlaybookActions(options: SimulatedPlaybookActions
   const steps = new Map<string, { request: PlaybookStepRequest; result: Promise<PlaybookStepResult> }>();
   const executions: SimulatedExecution[] = [];
   const outcomes = new Map<string, Pick<PlaybookStepResult, "status" | "errorMessage">>();
+  const offered = new Map<string, readonly AutomationPlaybook[]>();
 
   async function run(request: PlaybookStepRequest): Promise<PlaybookStepResult> {
     // The delay is not tied to the caller's signal: a step in flight finishes in the backend even
@@ -85,6 +92,10 @@ export function createSimulatedPlaybookActions(options: SimulatedPlaybookActions
       if (steps.size > memory) steps.delete(steps.keys().next().value!);
       return await abortable(result, signal);
     },
+    async listPlaybooks(workspaceId, signal) {
+      if (signal?.aborted) throw aborted(signal);
+      return structuredClone([...(offered.get(workspaceId) ?? simulatedAutomationCatalogue)]);
+    },
   };
 
   return {
@@ -94,6 +105,10 @@ export function createSimulatedPlaybookActions(options: SimulatedPlaybookActions
       setOutcome(referenceId, outcome) {
         if (outcome) outcomes.set(referenceId, outcome);
         else outcomes.delete(referenceId);
+      },
+      setPlaybooks(workspaceId, playbooks) {
+        if (playbooks) offered.set(workspaceId, structuredClone(playbooks));
+        else offered.delete(workspaceId);
       },
     },
   };
@@ -130,5 +145,5 @@ async function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<
 }
 
 function aborted(signal: AbortSignal): ApiError {
-  return new ApiError("UPSTREAM_ERROR", "Request aborted: the caller went away while waiting for a playbook step.", { cause: signal.reason });
+  return new ApiError("UPSTREAM_ERROR", "Request aborted: the caller went away while waiting for the automation backend.", { cause: signal.reason });
 }

@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { checkCloudEnv, cloudConfigOf, cloudEnv, type CloudConfig } from "./cloud-config";
+import { checkPortalSignInEnv, portalSignInEnv, portalSignInOf } from "./portal-sign-in-config";
+import type { OidcSettings } from "../auth/sign-in";
 import { sources, sourceSettingKey, type Source } from "../../domain/sources";
 
 const bool = z
@@ -119,10 +121,12 @@ const envSchema = z
       .default("sop-documents"),
     SOP_BLOB_TIMEOUT_MS: positiveInt.default(30_000),
     SOP_MAX_BYTES: positiveInt.default(10 * 1024 * 1024),
+    ...portalSignInEnv,
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   })
   .superRefine((env, ctx) => {
     checkCloudEnv(env, ctx);
+    checkPortalSignInEnv(env, ctx);
     if (env.SOP_BLOB_ACCOUNT_URL && env.SOP_BLOB_CONNECTION_STRING) {
       // Two accounts named, or one named twice with two ways in: either way, which one is meant is a guess.
       ctx.addIssue({ code: "custom", path: ["SOP_BLOB_CONNECTION_STRING"], message: "set either SOP_BLOB_ACCOUNT_URL or SOP_BLOB_CONNECTION_STRING, not both" });
@@ -196,6 +200,8 @@ export interface Config {
    * document an upload may carry.
    */
   documents: { accountUrl?: string; connectionString?: string; container: string; timeoutMs: number; maxBytes: number };
+  /** People's sign-in to the portal (OpenID Connect); absent when no client id is configured. */
+  portalSignIn?: OidcSettings;
   logLevel: "debug" | "info" | "warn" | "error";
 }
 
@@ -277,6 +283,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: e.SOP_BLOB_TIMEOUT_MS,
       maxBytes: e.SOP_MAX_BYTES,
     },
+    portalSignIn: portalSignInOf(e),
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -281,6 +281,18 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
         expect(await stores.users.find([], "u-1")).toBeUndefined();
       });
 
+      it("findByDirectoryIdentity finds a person's registrations in every account by tenant and object id", async () => {
+        await stores.users.create(user("u-1", "acct-2", { tenantId: "Tenant-A" }));
+        await stores.users.create(user("u-1", "acct-1", { tenantId: "tenant-a" }));
+        await stores.users.create(user("u-1", "acct-3", { tenantId: "tenant-b" }));
+        await stores.users.create(user("u-2", "acct-1", { tenantId: "tenant-a" }));
+
+        const found = await stores.users.findByDirectoryIdentity("TENANT-A", "u-1");
+        expect(found.map((u) => u.accountId)).toEqual(["acct-1", "acct-2"]);
+        expect(await stores.users.findByDirectoryIdentity("tenant-c", "u-1")).toEqual([]);
+        expect(await stores.users.findByDirectoryIdentity("tenant-a", "u-3")).toEqual([]);
+      });
+
       it("users with the same id in two accounts are distinct records", async () => {
         const inFirst = await stores.users.create(user("u-1", "acct-1", { displayName: "First" }));
         const inSecond = await stores.users.create(user("u-1", "acct-2", { displayName: "Second" }));

@@ -82,6 +82,11 @@ export interface UserStore {
   /** The user with this id in any of the accounts, if any. */
   find(accountIds: readonly string[], id: string): Promise<Versioned<UserRecord> | undefined>;
   findByEmail(accountId: string, email: string): Promise<UserRecord | undefined>;
+  /**
+   * Every registration of a person as their directory knows them (tenant and object id), in any
+   * account: how a signed-in person is matched to the service's users. Ordered by account id.
+   */
+  findByDirectoryIdentity(tenantId: string, id: string): Promise<UserRecord[]>;
   list(accountIds: readonly string[], filter: UserFilter, page: PageRequest): Promise<Page<UserRecord>>;
   create(record: UserRecord, outbox?: readonly OutboxRecord[]): Promise<Versioned<UserRecord>>;
   replace(record: UserRecord, etag: string, outbox?: readonly OutboxRecord[]): Promise<Versioned<UserRecord>>;

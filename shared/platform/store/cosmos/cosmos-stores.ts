@@ -136,6 +136,14 @@ function cosmosUsers(users: Collection<UserRecord>): UserStore {
       );
       return user;
     },
+    async findByDirectoryIdentity(tenantId, id) {
+      // Once per sign-in and per expired cache entry, not per request: a cross-partition query by id is fine.
+      const found = await users.query(
+        "SELECT * FROM c WHERE c.id = @id AND LOWER(c.tenantId) = @tenantId",
+        { "@id": id, "@tenantId": tenantId.toLowerCase() },
+      );
+      return found.sort((a, b) => (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : 0));
+    },
     async list(accountIds, filter, page) {
       if (accountIds.length === 0) return { items: [] };
       const where = ["ARRAY_CONTAINS(@accountIds, c.accountId)"];

@@ -337,6 +337,13 @@ function memoryUsers(outbox: MemoryOutbox): UserStore {
       const wanted = email.toLowerCase();
       return map.values().find((u) => u.accountId === accountId && u.email.toLowerCase() === wanted);
     },
+    async findByDirectoryIdentity(tenantId, id) {
+      const tenant = tenantId.toLowerCase();
+      return map
+        .values()
+        .filter((u) => u.id === id && u.tenantId.toLowerCase() === tenant)
+        .sort((a, b) => (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : 0));
+    },
     async list(accountIds, filter, page) {
       const email = filter.email?.toLowerCase();
       return pageById(

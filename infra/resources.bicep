@@ -96,12 +96,16 @@ param logAnalyticsConnectorSources object = {}
 // means a new container and a data migration.
 var cosmosContainers = [
   {
+    // With its outbox (an organization's audit events): carried-out records expire by their own ttl.
     name: 'accounts'
     partitionKeyPath: '/pk'
+    defaultTtl: -1
   }
   {
+    // With its records' outbox (onboarding, changes, offboarding).
     name: 'workspaces'
     partitionKeyPath: '/pk'
+    defaultTtl: -1
   }
   {
     // With its outbox: carried-out records expire by their own ttl.

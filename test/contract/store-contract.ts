@@ -115,6 +115,30 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
         expect(await stores.workspaces.getMany([])).toEqual([]);
       });
 
+      it("an offboarded workspace is gone for get, getMany and the listings; read and listOffboarded still find it", async () => {
+        await stores.workspaces.upsert(workspace("ws-1", "acct-1"));
+        await stores.workspaces.upsert(workspace("ws-3", "acct-2"));
+        const saved = await stores.workspaces.create(workspace("ws-2", "acct-1"));
+        const offboarded = { ...saved.value, offboarded: { at: created, byUserId: "u-1", byName: "Amira Haddad" } };
+        await stores.workspaces.replace(offboarded, saved.etag);
+
+        expect(await stores.workspaces.get("ws-2")).toBeUndefined();
+        expect(ids(await stores.workspaces.getMany(["ws-1", "ws-2"]))).toEqual(["ws-1"]);
+        expect(ids(await stores.workspaces.listByAccounts(["acct-1", "acct-2"]))).toEqual(["ws-1", "ws-3"]);
+        expect(ids(await stores.workspaces.listAll())).toEqual(["ws-1", "ws-3"]);
+        expect((await stores.workspaces.read("ws-2"))?.value).toStrictEqual(offboarded);
+        expect(ids(await stores.workspaces.listOffboarded(["acct-1"]))).toEqual(["ws-2"]);
+        expect(await stores.workspaces.listOffboarded(["acct-2"])).toEqual([]);
+        expect(await stores.workspaces.listOffboarded([])).toEqual([]);
+      });
+
+      it("keeps a workspace's per-source settings as written", async () => {
+        const sources = { SourceA: { enabled: true, vendorWorkspaceId: "vendor-ws-1", bridge: { url: "https://bridge.example.com/a", authorization: "v1.sealed" } }, SourceC: { enabled: false } };
+        const saved = await stores.workspaces.create(workspace("ws-1", "acct-1", { sources }));
+        expect(await stores.workspaces.get("ws-1")).toStrictEqual(saved.value);
+        expect((await stores.workspaces.get("ws-1"))?.sources).toStrictEqual(sources);
+      });
+
       it("keeps the stored workspace when the caller later changes its objects", async () => {
         const written = workspace("ws-1", "acct-1", { name: "Original" });
         await stores.workspaces.upsert(written);
@@ -536,6 +560,51 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
         expect((await stores.outbox.list(users, 10)).map((r) => r.id)).toEqual(["outbox-a-1", "outbox-a-2"]);
         expect((await stores.outbox.list(hook, 10)).map((r) => r.id)).toEqual(["outbox-a-3", "outbox-a-4"]);
         await expect(stores.users.create(user("u-2", "acct-1"), [outboxRecord(hook, "a-y", 9)])).rejects.toThrow(/scope/);
+      });
+
+      it("accounts: create, read with etag and replace commit their records in the account's scope; a stale etag writes none", async () => {
+        const scope = outboxScope.account("acct-1");
+        const first = await stores.accounts.create(account("acct-1", { name: "Fabrikam" }), [outboxRecord(scope, "a-1", 1)]);
+        await expectApiError(stores.accounts.create(account("acct-1"), [outboxRecord(scope, "a-x", 9)]), "CONFLICT");
+        expect(await stores.accounts.read("acct-1")).toStrictEqual(first);
+        const second = await stores.accounts.replace({ ...first.value, name: "Fabrikam Retail", isActive: false }, first.etag, [outboxRecord(scope, "a-2", 2)]);
+        expect(second.etag).not.toBe(first.etag);
+        await expectApiError(stores.accounts.replace({ ...first.value, name: "stale" }, first.etag, [outboxRecord(scope, "a-y", 9)]), "CONFLICT");
+        await expectApiError(stores.accounts.replace(account("acct-missing"), first.etag), "NOT_FOUND");
+        expect(await stores.accounts.get("acct-1")).toStrictEqual(second.value);
+        expect(await stores.accounts.read("acct-missing")).toBeUndefined();
+        expect((await stores.outbox.list(scope, 10)).map((r) => r.id)).toEqual(["outbox-a-1", "outbox-a-2"]);
+        await expect(stores.accounts.create(account("acct-2"), [outboxRecord(scope, "a-z", 9)])).rejects.toThrow(/scope/);
+        // The records share the accounts' partition, never their listings.
+        await stores.accounts.upsert(account("acct-3", { managedByAccountId: "acct-1" }));
+        expect(ids(await stores.accounts.listManagedBy("acct-1"))).toEqual(["acct-3"]);
+      });
+
+      it("workspace records: create and replace commit their records in the workspace-record scope, apart from the workspace's items", async () => {
+        const scope = outboxScope.workspaceRecord("ws-1");
+        const first = await stores.workspaces.create(workspace("ws-1", "acct-1"), [outboxRecord(scope, "a-1", 1)]);
+        await expectApiError(stores.workspaces.create(workspace("ws-1", "acct-1"), [outboxRecord(scope, "a-x", 9)]), "CONFLICT");
+        const renamed = await stores.workspaces.replace({ ...first.value, name: "renamed" }, first.etag, [outboxRecord(scope, "a-2", 2)]);
+        await expectApiError(stores.workspaces.replace({ ...first.value, name: "stale" }, first.etag, [outboxRecord(scope, "a-y", 9)]), "CONFLICT");
+        expect(await stores.workspaces.read("ws-1")).toStrictEqual(renamed);
+        expect((await stores.outbox.list(scope, 10)).map((r) => r.id)).toEqual(["outbox-a-1", "outbox-a-2"]);
+        expect(await stores.outbox.list(outboxScope.workspace("ws-1"), 10)).toEqual([]);
+        await expect(stores.workspaces.create(workspace("ws-2", "acct-1"), [outboxRecord(outboxScope.workspace("ws-2"), "a-z", 9)])).rejects.toThrow(/scope/);
+        // The records live beside the workspace records, never among them.
+        expect(ids(await stores.workspaces.listAll())).toEqual(["ws-1"]);
+        expect(ids(await stores.workspaces.listByAccounts(["acct-1"]))).toEqual(["ws-1"]);
+        expect(ids(await stores.workspaces.getMany(["ws-1", "outbox-a-1"]))).toEqual(["ws-1"]);
+      });
+
+      it("the sweep finds pending records of the account and workspace-record scopes too", async () => {
+        await stores.accounts.create(account("acct-1"), [outboxRecord(outboxScope.account("acct-1"), "a-2", 2)]);
+        await stores.workspaces.create(workspace("ws-1", "acct-1"), [outboxRecord(outboxScope.workspaceRecord("ws-1"), "a-1", 1)]);
+        expect((await stores.outbox.listUnpublished(10)).map((r) => [r.id, r.scope])).toEqual([
+          ["outbox-a-1", "workspace-record:ws-1"],
+          ["outbox-a-2", "account:acct-1"],
+        ]);
+        await stores.outbox.markPublished({ id: "outbox-a-1", scope: outboxScope.workspaceRecord("ws-1") }, created);
+        expect((await stores.outbox.listUnpublished(10)).map((r) => r.id)).toEqual(["outbox-a-2"]);
       });
     });
 

@@ -9,4 +9,19 @@ export interface AccountRecord {
   managedByAccountId: string | null;
   /** A service provider's approval setting for gamebook runs in the accounts it manages; absent: none. */
   partnerApproval?: PartnerApprovalRecord;
+  /**
+   * False once the organization is deactivated (portal): its own service accounts and people are
+   * refused at authentication and no workspace is onboarded into it. Absent: active.
+   */
+  isActive?: boolean;
+  /** When and by whom it was deactivated; absent while active. */
+  deactivated?: { at: string; byUserId: string; byName: string };
+  /** Absent on accounts written before they were kept with their times. */
+  createdAt?: string;
+  lastModifiedAt?: string;
+}
+
+/** Whether an account is active: only one deactivated on purpose is not. */
+export function isActiveAccount(account: Pick<AccountRecord, "isActive">): boolean {
+  return account.isActive !== false;
 }

@@ -1,4 +1,5 @@
 import type { StoredApprovalPolicy } from "../gamebooks/approval-mode";
+import type { WorkspaceSources } from "./workspace-sources";
 
 export interface WorkspaceRecord {
   id: string;
@@ -10,4 +11,17 @@ export interface WorkspaceRecord {
    * `approvalPolicyOf` (gamebooks/approval-policy.ts): older records hold the mode alone.
    */
   gamebookApproval?: StoredApprovalPolicy;
+  /**
+   * The workspace's own settings per source (whether it is on, the vendor's identifier of the
+   * workspace, its own bridge); a source not named is on and served by the deployment's system.
+   */
+  sources?: WorkspaceSources;
+  /**
+   * Set when the workspace is offboarded: the stores' reads then leave it out (every route answers
+   * 404), while its audit trail stays exportable by its organization's Admins.
+   */
+  offboarded?: { at: string; byUserId: string; byName: string };
+  /** Absent on workspaces written before they were kept with their times. */
+  createdAt?: string;
+  lastModifiedAt?: string;
 }

@@ -6,9 +6,17 @@ import type { QueueName } from "../queue/queue-names";
 /**
  * Where an outbox record is committed: the partition of the write that caused it, so that the write
  * and its records are one transaction. `workspace:<id>` (incident state, gamebook runs and the
- * workspace's other documents), `service-account:<id>`, `users:<accountId>`, `webhook:<id>`.
+ * workspace's other documents), `service-account:<id>`, `users:<accountId>`, `webhook:<id>`,
+ * `account:<id>` (an organization's account record) and `workspace-record:<id>` (the workspace's own
+ * record, in the workspaces container).
  */
-export type OutboxScope = `workspace:${string}` | `service-account:${string}` | `users:${string}` | `webhook:${string}`;
+export type OutboxScope =
+  | `workspace:${string}`
+  | `service-account:${string}`
+  | `users:${string}`
+  | `webhook:${string}`
+  | `account:${string}`
+  | `workspace-record:${string}`;
 
 interface OutboxRecordBase {
   /** `outbox-<event id or audit id>`: a record written again (a republished event) replaces itself. */

@@ -6,9 +6,13 @@ export const outboxScope = {
   serviceAccount: (serviceAccountId: string): OutboxScope => `service-account:${serviceAccountId}`,
   users: (accountId: string): OutboxScope => `users:${accountId}`,
   webhook: (webhookId: string): OutboxScope => `webhook:${webhookId}`,
+  /** An account's record (the accounts container, partition the account id). */
+  account: (accountId: string): OutboxScope => `account:${accountId}`,
+  /** A workspace's own record (the workspaces container, partition the workspace id), not its items. */
+  workspaceRecord: (workspaceId: string): OutboxScope => `workspace-record:${workspaceId}`,
 };
 
-export type OutboxScopeKind = "workspace" | "service-account" | "users" | "webhook";
+export type OutboxScopeKind = "workspace" | "service-account" | "users" | "webhook" | "account" | "workspace-record";
 
 /** `workspace:abc` → `{kind: "workspace", key: "abc"}`: which container and partition hold the scope. */
 export function parseOutboxScope(scope: OutboxScope): { kind: OutboxScopeKind; key: string } {

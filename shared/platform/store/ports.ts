@@ -42,20 +42,45 @@ export interface Page<T> {
   nextAfter?: string;
 }
 
+/**
+ * Accounts (organizations). `create` and `replace` commit the account's outbox records (its audit
+ * event) with it, scope `account:<id>`; `upsert` writes without a version or records (the seed and
+ * the bootstrap).
+ */
 export interface AccountStore {
   get(id: string): Promise<AccountRecord | undefined>;
+  /** The account with its version, for a change. */
+  read(id: string): Promise<Versioned<AccountRecord> | undefined>;
   /** Accounts managed by a service provider. */
   listManagedBy(providerAccountId: string): Promise<AccountRecord[]>;
+  /** CONFLICT when the id exists. */
+  create(account: AccountRecord, outbox?: readonly OutboxRecord[]): Promise<Versioned<AccountRecord>>;
+  /** CONFLICT when the account changed since it was read. */
+  replace(account: AccountRecord, etag: string, outbox?: readonly OutboxRecord[]): Promise<Versioned<AccountRecord>>;
   upsert(account: AccountRecord): Promise<void>;
 }
 
+/**
+ * Workspace records. An offboarded workspace (`offboarded` set) is left out of `get`, `getMany` and
+ * the listings, so that it is gone for every route and worker; `read` and `listOffboarded` still
+ * find it. `create` and `replace` commit the record's outbox records with it, scope
+ * `workspace-record:<id>`; `upsert` writes without a version or records (the seed, local controls).
+ */
 export interface WorkspaceStore {
   get(id: string): Promise<WorkspaceRecord | undefined>;
+  /** The workspace with its version, offboarded or not, for a change. */
+  read(id: string): Promise<Versioned<WorkspaceRecord> | undefined>;
   /** The workspaces among these ids that exist, in no particular order. */
   getMany(ids: readonly string[]): Promise<WorkspaceRecord[]>;
   listByAccounts(accountIds: readonly string[]): Promise<WorkspaceRecord[]>;
   /** Every workspace, by id (the reconciler's round). */
   listAll(): Promise<WorkspaceRecord[]>;
+  /** The offboarded workspaces of these accounts, by id. */
+  listOffboarded(accountIds: readonly string[]): Promise<WorkspaceRecord[]>;
+  /** CONFLICT when the id exists. */
+  create(workspace: WorkspaceRecord, outbox?: readonly OutboxRecord[]): Promise<Versioned<WorkspaceRecord>>;
+  /** CONFLICT when the workspace changed since it was read. */
+  replace(workspace: WorkspaceRecord, etag: string, outbox?: readonly OutboxRecord[]): Promise<Versioned<WorkspaceRecord>>;
   upsert(workspace: WorkspaceRecord): Promise<void>;
 }
 

@@ -21,8 +21,10 @@ export interface ContainerSpec {
  * `ensureContainers` and the Bicep check all read it.
  */
 export const containers = {
-  accounts: { name: "accounts", partitionKeyPath: "/pk", partitionedBy: "the account id" },
-  workspaces: { name: "workspaces", partitionKeyPath: "/pk", partitionedBy: "the workspace id" },
+  // An account and a workspace record each commit their outbox records beside them (their audit
+  // events): TTL on, per item, so carried-out records expire and the records themselves never do.
+  accounts: { name: "accounts", partitionKeyPath: "/pk", partitionedBy: "the account id (with its outbox)", defaultTtl: -1 },
+  workspaces: { name: "workspaces", partitionKeyPath: "/pk", partitionedBy: "the workspace id (with its record's outbox)", defaultTtl: -1 },
   // The authentication hot path is a point read by client id, so the id is the partition key.
   serviceAccounts: { name: "serviceAccounts", partitionKeyPath: "/pk", partitionedBy: "the service account id (with its outbox)", defaultTtl: -1 },
   // A user id is unique only within its account; listing an account's users stays in one partition.

@@ -36,8 +36,8 @@ export function createCosmosStores(database: Database): Stores {
     new Collection<T>(database.container(name), kind, partitionKeyOf, outboxScopeOf);
   const workspaceItems = database.container(containers.workspaceItems.name);
   return {
-    accounts: cosmosAccounts(collection<AccountRecord>(containers.accounts.name, "account", (a) => a.id)),
-    workspaces: cosmosWorkspaces(collection<WorkspaceRecord>(containers.workspaces.name, "workspace", (w) => w.id)),
+    accounts: cosmosAccounts(collection<AccountRecord>(containers.accounts.name, "account", (a) => a.id, outboxScope.account)),
+    workspaces: cosmosWorkspaces(collection<WorkspaceRecord>(containers.workspaces.name, "workspace", (w) => w.id, outboxScope.workspaceRecord)),
     serviceAccounts: cosmosServiceAccounts(
       collection<ServiceAccountRecord>(containers.serviceAccounts.name, "service account", (s) => s.id, outboxScope.serviceAccount),
     ),
@@ -49,6 +49,8 @@ export function createCosmosStores(database: Database): Stores {
       "service-account": database.container(containers.serviceAccounts.name),
       users: database.container(containers.users.name),
       webhook: database.container(containers.webhooks.name),
+      account: database.container(containers.accounts.name),
+      "workspace-record": database.container(containers.workspaces.name),
     }),
     webhooks: cosmosWebhooks(collection<WebhookRecord>(containers.webhooks.name, "webhook", (w) => w.id, outboxScope.webhook)),
     deliveryLogs: cosmosDeliveryLogs(
@@ -72,35 +74,55 @@ function cosmosAccounts(accounts: Collection<AccountRecord>): AccountStore {
     async get(id) {
       return (await accounts.read(id, id))?.value;
     },
+    read: (id) => accounts.read(id, id),
     async listManagedBy(providerAccountId) {
       return accounts.query("SELECT * FROM c WHERE c.managedByAccountId = @provider ORDER BY c.id", {
         "@provider": providerAccountId,
       });
     },
+    create: (account, outbox = []) => accounts.create(account, outbox),
+    replace: (account, etag, outbox = []) => accounts.replace(account, etag, outbox),
     async upsert(account) {
       await accounts.upsert(account);
     },
   };
 }
 
+/**
+ * Workspace records share their container with their outbox records (`docType` "outbox"), so every
+ * query names workspaces by a field only they have (`accountId`, or the record's shape); an offboarded
+ * one (`offboarded` set) is left out of every read but `read` and `listOffboarded`.
+ */
+const ONBOARDED = "NOT IS_DEFINED(c.docType) AND NOT IS_DEFINED(c.offboarded)";
+
 function cosmosWorkspaces(workspaces: Collection<WorkspaceRecord>): WorkspaceStore {
   return {
     async get(id) {
-      return (await workspaces.read(id, id))?.value;
+      const found = (await workspaces.read(id, id))?.value;
+      return found && !found.offboarded ? found : undefined;
     },
+    read: (id) => workspaces.read(id, id),
     async getMany(ids) {
       if (ids.length === 0) return [];
-      return workspaces.query("SELECT * FROM c WHERE ARRAY_CONTAINS(@ids, c.id)", { "@ids": [...new Set(ids)] });
+      return workspaces.query(`SELECT * FROM c WHERE ARRAY_CONTAINS(@ids, c.id) AND ${ONBOARDED}`, { "@ids": [...new Set(ids)] });
     },
     async listByAccounts(accountIds) {
       if (accountIds.length === 0) return [];
-      return workspaces.query("SELECT * FROM c WHERE ARRAY_CONTAINS(@accountIds, c.accountId) ORDER BY c.id", {
+      return workspaces.query(`SELECT * FROM c WHERE ARRAY_CONTAINS(@accountIds, c.accountId) AND ${ONBOARDED} ORDER BY c.id`, {
         "@accountIds": [...accountIds],
       });
     },
     async listAll() {
-      return workspaces.query("SELECT * FROM c ORDER BY c.id", {});
+      return workspaces.query(`SELECT * FROM c WHERE ${ONBOARDED} ORDER BY c.id`, {});
     },
+    async listOffboarded(accountIds) {
+      if (accountIds.length === 0) return [];
+      return workspaces.query("SELECT * FROM c WHERE ARRAY_CONTAINS(@accountIds, c.accountId) AND IS_DEFINED(c.offboarded) ORDER BY c.id", {
+        "@accountIds": [...accountIds],
+      });
+    },
+    create: (workspace, outbox = []) => workspaces.create(workspace, outbox),
+    replace: (workspace, etag, outbox = []) => workspaces.replace(workspace, etag, outbox),
     async upsert(workspace) {
       await workspaces.upsert(workspace);
     },

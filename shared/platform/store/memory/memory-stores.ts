@@ -33,8 +33,8 @@ import { memoryAudit, memoryIntegrations, memoryTicketLinks } from "./memory-wor
 export function createMemoryStores(): Stores {
   const outbox = new MemoryOutbox();
   return {
-    accounts: memoryAccounts(),
-    workspaces: memoryWorkspaces(),
+    accounts: memoryAccounts(outbox),
+    workspaces: memoryWorkspaces(outbox),
     serviceAccounts: memoryServiceAccounts(outbox),
     users: memoryUsers(outbox),
     audit: memoryAudit(),
@@ -261,41 +261,62 @@ function memoryPlaybookCatalogues(): PlaybookCatalogueStore {
   };
 }
 
-function memoryAccounts(): AccountStore {
+function memoryAccounts(outbox: MemoryOutbox): AccountStore {
   const map = new VersionedMap<AccountRecord>("account");
+  const writes = new OutboxedWrites(map, outbox);
   return {
     async get(id) {
       return map.get(id)?.value;
     },
+    async read(id) {
+      return map.get(id);
+    },
     async listManagedBy(providerId) {
       return map.values().filter((a) => a.managedByAccountId === providerId);
     },
+    create: async (account, records) => writes.create(account.id, account, outboxScope.account(account.id), records),
+    replace: async (account, etag, records) => writes.replace(account.id, account, etag, outboxScope.account(account.id), records),
     async upsert(account) {
       map.upsert(account.id, account);
     },
   };
 }
 
-function memoryWorkspaces(): WorkspaceStore {
+function memoryWorkspaces(outbox: MemoryOutbox): WorkspaceStore {
   const map = new VersionedMap<WorkspaceRecord>("workspace");
+  const writes = new OutboxedWrites(map, outbox);
+  /** A workspace that is still onboarded: an offboarded one is gone for every reader but `read`. */
+  const current = (id: string) => {
+    const workspace = map.get(id)?.value;
+    return workspace && !workspace.offboarded ? workspace : undefined;
+  };
+  const byId = (a: WorkspaceRecord, b: WorkspaceRecord) => (a.id < b.id ? -1 : 1);
   return {
     async get(id) {
-      return map.get(id)?.value;
+      return current(id);
+    },
+    async read(id) {
+      return map.get(id);
     },
     async getMany(ids) {
       const found: WorkspaceRecord[] = [];
       for (const id of new Set(ids)) {
-        const workspace = map.get(id)?.value;
+        const workspace = current(id);
         if (workspace) found.push(workspace);
       }
       return found;
     },
     async listByAccounts(accountIds) {
-      return map.values().filter((w) => accountIds.includes(w.accountId));
+      return map.values().filter((w) => !w.offboarded && accountIds.includes(w.accountId)).sort(byId);
     },
     async listAll() {
-      return map.values().sort((a, b) => (a.id < b.id ? -1 : 1));
+      return map.values().filter((w) => !w.offboarded).sort(byId);
     },
+    async listOffboarded(accountIds) {
+      return map.values().filter((w) => w.offboarded && accountIds.includes(w.accountId)).sort(byId);
+    },
+    create: async (workspace, records) => writes.create(workspace.id, workspace, outboxScope.workspaceRecord(workspace.id), records),
+    replace: async (workspace, etag, records) => writes.replace(workspace.id, workspace, etag, outboxScope.workspaceRecord(workspace.id), records),
     async upsert(workspace) {
       map.upsert(workspace.id, workspace);
     },

@@ -194,11 +194,6 @@ var cosmosContainers = [
     partitionKeyPath: '/pk'
   }
   {
-    // One document per workspace: the agent's classification cards and the webhooks they name.
-    name: 'agentConfigurations'
-    partitionKeyPath: '/pk'
-  }
-  {
     // One partition per webhook and day; entries expire by their own ttl (the retention).
     name: 'deliveryLogs'
     partitionKeyPath: '/pk'

@@ -6,10 +6,13 @@ import type { AuditEventRecord } from "../../shared/domain/audit/audit-event";
 import type { OutboxAuditRecord } from "../../shared/platform/events/outbox-record";
 import type { TicketLinkRecord } from "../../shared/domain/tickets/ticket-link";
 import type { WorkspaceIntegrationsRecord } from "../../shared/domain/organizations/workspace-integrations";
+import { PLAYBOOK_CATALOGUE_ID, type PlaybookCatalogueRecord } from "../../shared/domain/gamebooks/playbook-catalogue-record";
+import { AGENT_CONFIGURATION_ID, type AgentConfigurationRecord } from "../../shared/domain/incidents/agent-configuration";
+import type { SopRecord } from "../../shared/domain/sops/sop";
 
 /**
- * Store cases of the workspace data: the audit trail's sequences, integration switches and ticket
- * links. Called inside `describeStoreContract`, so they run on every adapter with fresh stores.
+ * Store cases of the workspace data: the audit trail's sequences, integration switches, ticket
+ * links, catalogue changes, agent configurations and SOP records. Called inside `describeStoreContract`, so they run on every adapter with fresh stores.
  */
 export function workspaceDataCases(stores: () => Stores): void {
   describe("audit trail sequences", () => {
@@ -106,6 +109,108 @@ export function workspaceDataCases(stores: () => Stores): void {
       await stores().ticketLinks.create(link("l-1", "ws-1", "inc-1", "t-1", 2));
     });
   });
+
+  describe("playbook catalogue changes", () => {
+    it("reads a catalogue with its version; create is CONFLICT when one exists; replace checks the etag; both commit their records", async () => {
+      expect(await stores().playbookCatalogues.read("ws-1")).toBeUndefined();
+      const created = await stores().playbookCatalogues.create(catalogue("ws-1", ["pb-1"]), [auditRecord("r-1", "ws-1")]);
+      expect(created.value).toStrictEqual(catalogue("ws-1", ["pb-1"]));
+      expect(await stores().playbookCatalogues.read("ws-1")).toStrictEqual(created);
+      await expectApiError(stores().playbookCatalogues.create(catalogue("ws-1", []), [auditRecord("r-x", "ws-1")]), "CONFLICT");
+      const replaced = await stores().playbookCatalogues.replace(catalogue("ws-1", ["pb-1", "pb-2"]), created.etag, [auditRecord("r-2", "ws-1")]);
+      expect(replaced.etag).not.toBe(created.etag);
+      await expectApiError(stores().playbookCatalogues.replace(catalogue("ws-1", []), created.etag, [auditRecord("r-y", "ws-1")]), "CONFLICT");
+      expect((await stores().playbookCatalogues.get("ws-1"))?.playbooks.map((p) => p.id)).toEqual(["pb-1", "pb-2"]);
+      expect((await stores().outbox.list(outboxScope.workspace("ws-1"), 10)).map((r) => r.id)).toEqual(["outbox-r-1", "outbox-r-2"]);
+      // What a seed puts is read back the same way, with a version.
+      await stores().playbookCatalogues.put(catalogue("ws-2", ["pb-9"]));
+      expect((await stores().playbookCatalogues.read("ws-2"))?.value).toStrictEqual(catalogue("ws-2", ["pb-9"]));
+    });
+  });
+
+  describe("agent configurations", () => {
+    it("one per workspace: none until created, create again is CONFLICT, replace checks the etag and commits its record", async () => {
+      expect(await stores().agentConfigurations.get("ws-1")).toBeUndefined();
+      const created = await stores().agentConfigurations.create(agentConfiguration("ws-1", ["wh-1"]), [auditRecord("r-1", "ws-1")]);
+      expect(await stores().agentConfigurations.get("ws-1")).toStrictEqual(created);
+      expect(created.value).toStrictEqual(agentConfiguration("ws-1", ["wh-1"]));
+      await expectApiError(stores().agentConfigurations.create(agentConfiguration("ws-1", [])), "CONFLICT");
+      await stores().agentConfigurations.replace(agentConfiguration("ws-1", ["wh-2"]), created.etag, [auditRecord("r-2", "ws-1")]);
+      await expectApiError(stores().agentConfigurations.replace(agentConfiguration("ws-1", []), created.etag, [auditRecord("r-x", "ws-1")]), "CONFLICT");
+      expect((await stores().agentConfigurations.get("ws-1"))?.value.cards[0]!.webhookIds).toEqual(["wh-2"]);
+      expect(await stores().agentConfigurations.get("ws-2")).toBeUndefined();
+      expect((await stores().outbox.list(outboxScope.workspace("ws-1"), 10)).map((r) => r.id)).toEqual(["outbox-r-1", "outbox-r-2"]);
+    });
+  });
+
+  describe("SOP records", () => {
+    it("lists a workspace's records newest upload first, then by id, and no other workspace's", async () => {
+      await stores().sops.create(sop("s-b", "ws-1", 1), [auditRecord("r-1", "ws-1")]);
+      await stores().sops.create(sop("s-a", "ws-1", 1));
+      await stores().sops.create(sop("s-c", "ws-1", 2));
+      await stores().sops.create(sop("s-d", "ws-2", 3));
+      expect((await stores().sops.list("ws-1")).map((r) => r.id)).toEqual(["s-c", "s-a", "s-b"]);
+      expect(await stores().sops.list("ws-3")).toEqual([]);
+      expect((await stores().sops.get("ws-1", "s-a"))?.value).toStrictEqual(sop("s-a", "ws-1", 1));
+      expect(await stores().sops.get("ws-2", "s-a")).toBeUndefined();
+      await expectApiError(stores().sops.create(sop("s-a", "ws-1", 5), [auditRecord("r-x", "ws-1")]), "CONFLICT");
+      expect((await stores().outbox.list(outboxScope.workspace("ws-1"), 10)).map((r) => r.id)).toEqual(["outbox-r-1"]);
+    });
+
+    it("delete checks the etag and commits its record; a record gone is NOT_FOUND", async () => {
+      const saved = await stores().sops.create(sop("s-1", "ws-1", 1));
+      await expectApiError(stores().sops.delete("ws-1", "s-1", '"stale"', [auditRecord("r-x", "ws-1")]), "CONFLICT");
+      await stores().sops.delete("ws-1", "s-1", saved.etag, [auditRecord("r-1", "ws-1")]);
+      expect(await stores().sops.get("ws-1", "s-1")).toBeUndefined();
+      expect(await stores().sops.list("ws-1")).toEqual([]);
+      expect((await stores().outbox.list(outboxScope.workspace("ws-1"), 10)).map((r) => r.id)).toEqual(["outbox-r-1"]);
+      await expectApiError(stores().sops.delete("ws-1", "s-1", saved.etag), "NOT_FOUND");
+    });
+  });
+}
+
+function catalogue(workspaceId: string, playbookIds: string[]): PlaybookCatalogueRecord {
+  return {
+    id: PLAYBOOK_CATALOGUE_ID,
+    workspaceId,
+    playbooks: playbookIds.map((id) => ({
+      id,
+      workspaceId,
+      referenceId: `ref-${id}`,
+      name: `Playbook ${id}`,
+      description: "",
+      entityType: "User",
+      action: "automation",
+      isAdminRequired: false,
+      isRecommended: true,
+      recoverPlaybookId: null,
+      parameters: [{ name: "note", kind: "string", description: "", required: false, maxLength: 200 }],
+      enabled: true,
+    })),
+    gamebooks: [],
+    rules: playbookIds.map((playbookId) => ({ workspaceId, incidentTitle: "Malware detected on *", playbookId })),
+    updatedAt: "2025-01-15T09:30:00.000Z",
+  };
+}
+
+function agentConfiguration(workspaceId: string, webhookIds: string[]): AgentConfigurationRecord {
+  return { id: AGENT_CONFIGURATION_ID, docType: "agentConfiguration", workspaceId, agentName: "Triage agent", cards: [{ classification: "TruePositive", webhookIds }], updatedAt: "2025-01-15T09:30:00.000Z" };
+}
+
+function sop(id: string, workspaceId: string, minute: number): SopRecord {
+  return {
+    id,
+    docType: "sop",
+    workspaceId,
+    title: `Runbook ${id}`,
+    description: "",
+    fileName: `${id}.md`,
+    contentType: "text/markdown; charset=utf-8",
+    sizeBytes: 120,
+    sha256: "0".repeat(64),
+    uploadedAt: new Date(Date.UTC(2025, 0, 15, 9, minute)).toISOString(),
+    uploadedBy: { userId: "u-1", name: "Amira Haddad" },
+  };
 }
 
 function auditEvent(id: string, workspaceId: string | null): AuditEventRecord {

@@ -1,9 +1,17 @@
 import type { Classification } from "../../systems/vendors/port";
 
-/** A workspace's agent configuration: per classification, the webhooks its card names as a custom action. */
+/** The id of a workspace's agent configuration: one per workspace partition. */
+export const AGENT_CONFIGURATION_ID = "agent-configuration";
+
+/**
+ * A workspace's agent configuration: per classification, the webhooks its card names as a custom
+ * action (contract 6.2 rule 2). Kept in the workspace's partition, so that a change commits with its
+ * audit event.
+ */
 export interface AgentConfigurationRecord {
-  /** The workspace id. */
+  /** Always `agent-configuration`. */
   id: string;
+  docType: "agentConfiguration";
   workspaceId: string;
   agentName: string;
   cards: { classification: Classification; webhookIds: string[] }[];

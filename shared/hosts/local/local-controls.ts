@@ -2,7 +2,7 @@ import { z } from "zod";
 import { publicRoute, type Route } from "../../platform/http/route";
 import { addServiceComment } from "../../domain/incidents/service-comments";
 import { triggerIncidentCreated } from "../../domain/incidents/manual-trigger";
-import { agentConfiguration, completeInvestigation } from "../../domain/incidents/agent-investigations";
+import { completeInvestigation, DEFAULT_AGENT_NAME, setAgentConfiguration } from "../../domain/incidents/agent-investigations";
 import { findWorkspace } from "../../domain/incidents/incident-access";
 import { serviceActor } from "../../platform/operation-context";
 import { classifications, severities } from "../../systems/vendors/port";
@@ -113,7 +113,7 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
       params: z.object({ workspaceId: z.guid() }),
       body: z
         .object({
-          agentName: z.string().trim().min(1).max(200).default("Triage agent"),
+          agentName: z.string().trim().min(1).max(200).default(DEFAULT_AGENT_NAME),
           cards: z.array(z.object({ classification: z.enum(classifications), webhookIds: z.array(z.guid()).max(20) }).strict()).max(4),
         })
         .strict()
@@ -122,7 +122,8 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
       async handler(input) {
         const { params, body } = input;
         const workspace = await findWorkspace(input, params.workspaceId);
-        await input.stores.agentConfigurations.upsert(agentConfiguration(workspace.id, body.agentName, body.cards, input.now()));
+        // The same operation as the portal's agent settings, acting as the portal would.
+        await setAgentConfiguration({ ...input, actor: serviceActor("portal", "Local console") }, workspace, body);
         return { status: 204 };
       },
     }),
@@ -137,6 +138,7 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
           classification: z.enum(classifications),
           maliciousScore: z.int().min(0).max(100).nullable().default(null),
           summary: z.string().trim().min(1).max(4000).nullable().default(null),
+          investigationId: z.guid().optional(),
         })
         .strict()
         .meta({ examples: [{ classification: "TruePositive", maliciousScore: 87, summary: "C2 beaconing confirmed." }] }),
@@ -144,8 +146,10 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
       async handler(input) {
         const { params, body } = input;
         const workspace = await findWorkspace(input, params.workspaceId);
-        // The agent's name comes from the workspace's agent configuration, read by the operation.
-        const ctx = { ...input, actor: serviceActor("agent", "Triage agent") };
+        // Stands for the outside agent, which reports through POST …/agent-investigations with its
+        // own service account: the same operation. The agent's name in the event comes from the
+        // workspace's agent configuration, read by the operation.
+        const ctx = { ...input, actor: serviceActor("agent", DEFAULT_AGENT_NAME) };
         return { status: 202, data: await completeInvestigation(ctx, { ...params, workspace, ...body }) };
       },
     }),

@@ -7,6 +7,7 @@ import type { OutboxRecord, OutboxScope } from "../events/outbox-record";
 import type { DeliveryLogRecord } from "../../domain/webhooks/delivery-log";
 import type { ReconcilerStateRecord } from "../../domain/reconciler/reconciler-state";
 import type { AgentConfigurationRecord } from "../../domain/incidents/agent-configuration";
+import type { SopRecord } from "../../domain/sops/sop";
 import type { WebhookRecord } from "../../domain/webhooks/webhook";
 import type { ServiceAccountRecord } from "../../domain/organizations/service-account";
 import type { UserRecord } from "../../domain/organizations/user";
@@ -233,8 +234,13 @@ export interface GamebookRunStore {
 /** A workspace's playbook catalogue (playbooks, gamebooks, rules): one document per workspace. */
 export interface PlaybookCatalogueStore {
   get(workspaceId: string): Promise<PlaybookCatalogueRecord | undefined>;
-  /** Writes the whole catalogue, replacing what was there. */
+  /** Writes the whole catalogue, replacing what was there (seeding). */
   put(catalogue: PlaybookCatalogueRecord): Promise<void>;
+  /** The catalogue with its version, for a change (`commit`). */
+  read(workspaceId: string): Promise<Versioned<PlaybookCatalogueRecord> | undefined>;
+  /** CONFLICT when the workspace has a catalogue already; the outbox records (`workspace:<id>`) commit with it. */
+  create(catalogue: PlaybookCatalogueRecord, outbox?: readonly OutboxRecord[]): Promise<Versioned<PlaybookCatalogueRecord>>;
+  replace(catalogue: PlaybookCatalogueRecord, etag: string, outbox?: readonly OutboxRecord[]): Promise<Versioned<PlaybookCatalogueRecord>>;
 }
 
 export interface WebhookStore {
@@ -278,9 +284,23 @@ export interface ReconcilerStore {
   replace(record: ReconcilerStateRecord, etag: string): Promise<Versioned<ReconcilerStateRecord>>;
 }
 
+/** A workspace's agent configuration, in its partition (`workspace:<id>` outbox scope). */
 export interface AgentConfigurationStore {
-  get(workspaceId: string): Promise<AgentConfigurationRecord | undefined>;
-  upsert(record: AgentConfigurationRecord): Promise<void>;
+  get(workspaceId: string): Promise<Versioned<AgentConfigurationRecord> | undefined>;
+  /** CONFLICT when the workspace has one already. */
+  create(record: AgentConfigurationRecord, outbox?: readonly OutboxRecord[]): Promise<Versioned<AgentConfigurationRecord>>;
+  replace(record: AgentConfigurationRecord, etag: string, outbox?: readonly OutboxRecord[]): Promise<Versioned<AgentConfigurationRecord>>;
+}
+
+/** The records of a workspace's SOP documents (`workspace:<id>` outbox scope); their bytes are in the document store. */
+export interface SopStore {
+  /** Newest upload first; equal times by id. */
+  list(workspaceId: string): Promise<SopRecord[]>;
+  get(workspaceId: string, id: string): Promise<Versioned<SopRecord> | undefined>;
+  /** CONFLICT when the id is taken. */
+  create(record: SopRecord, outbox?: readonly OutboxRecord[]): Promise<Versioned<SopRecord>>;
+  /** NOT_FOUND when gone, CONFLICT when changed since read. */
+  delete(workspaceId: string, id: string, etag: string, outbox?: readonly OutboxRecord[]): Promise<void>;
 }
 
 /** A workspace's integration switches (`workspace:<id>` outbox scope). */
@@ -318,6 +338,7 @@ export interface Stores {
   deliveryLogs: DeliveryLogStore;
   reconciler: ReconcilerStore;
   agentConfigurations: AgentConfigurationStore;
+  sops: SopStore;
   integrations: WorkspaceIntegrationsStore;
   ticketLinks: TicketLinkStore;
 }

@@ -33,7 +33,8 @@ export const containers = {
   // One partition per audit trail: a workspace's (`workspace:<id>`, read in sequence order by the
   // export) or an account's organization events (`account:<id>`), each with its sequence counter.
   audit: { name: "audit", partitionKeyPath: "/pk", partitionedBy: "the audit trail: `workspace:<id>` or `account:<id>`" },
-  // Everything the service keeps per workspace — incident state, gamebook runs — with the outbox
+  // Everything the service keeps per workspace — incident state, gamebook runs, the playbook catalogue,
+  // the agent configuration, SOP records, integration switches, ticket links — with the outbox
   // records committed beside it: one workspace is one partition, so a change and its events are one
   // transactional batch. TTL on, per item: carried-out outbox records expire, the rest never does.
   // Gamebook runs are listed newest first (history), per incident, newest first (by-incident,
@@ -65,7 +66,6 @@ export const containers = {
   webhooks: { name: "webhooks", partitionKeyPath: "/pk", partitionedBy: "the webhook id (with its outbox)", defaultTtl: -1 },
   // One small document per workspace: the reconciler's lease (etag) and watermarks.
   reconciler: { name: "reconciler", partitionKeyPath: "/pk", partitionedBy: "the workspace id" },
-  agentConfigurations: { name: "agentConfigurations", partitionKeyPath: "/pk", partitionedBy: "the workspace id" },
   // One partition per webhook and day (DESIGN §3); entries expire by their own `ttl`.
   deliveryLogs: {
     name: "deliveryLogs",

@@ -136,18 +136,32 @@ export function cosmosGamebookRuns(runs: Collection<StoredGamebookRun>): Gameboo
 
 export type StoredPlaybookCatalogue = PlaybookCatalogueRecord & { docType: "playbookCatalogue" };
 
-/** A workspace's playbook catalogue: one document in its partition, read with a point read. */
+/**
+ * A workspace's playbook catalogue: one document in its partition, read with a point read; a change
+ * commits its audit event beside it.
+ */
 export function cosmosPlaybookCatalogues(catalogues: Collection<StoredPlaybookCatalogue>): PlaybookCatalogueStore {
+  const stored = (catalogue: PlaybookCatalogueRecord): StoredPlaybookCatalogue => ({ ...catalogue, id: PLAYBOOK_CATALOGUE_ID, docType: "playbookCatalogue" });
+  const plain = ({ docType: _docType, ...catalogue }: StoredPlaybookCatalogue): PlaybookCatalogueRecord => catalogue;
+  const read = async (workspaceId: string) => {
+    const found = await catalogues.read(PLAYBOOK_CATALOGUE_ID, workspaceId);
+    return found && found.value.docType === "playbookCatalogue" ? { value: plain(found.value), etag: found.etag } : undefined;
+  };
   return {
     async get(workspaceId) {
-      const found = await catalogues.read(PLAYBOOK_CATALOGUE_ID, workspaceId);
-      if (!found || found.value.docType !== "playbookCatalogue") return undefined;
-      const { docType: _docType, ...catalogue } = found.value;
-      return catalogue;
+      return (await read(workspaceId))?.value;
     },
     async put(catalogue) {
-      await catalogues.upsert({ ...catalogue, id: PLAYBOOK_CATALOGUE_ID, docType: "playbookCatalogue" });
+      await catalogues.upsert(stored(catalogue));
+    },
+    read,
+    async create(catalogue, outbox = []) {
+      const saved = await catalogues.create(stored(catalogue), outbox);
+      return { value: plain(saved.value), etag: saved.etag };
+    },
+    async replace(catalogue, etag, outbox = []) {
+      const saved = await catalogues.replace(stored(catalogue), etag, outbox);
+      return { value: plain(saved.value), etag: saved.etag };
     },
   };
 }
-

@@ -6,12 +6,10 @@ import type {
   UserStore,
   WorkspaceStore,
   ReconcilerStore,
-  AgentConfigurationStore,
 } from "../ports";
 import { cosmosDeliveryLogs, cosmosWebhooks } from "./cosmos-webhook-stores";
 import type { OutboxScope } from "../../events/outbox-record";
 import type { AccountRecord } from "../../../domain/organizations/account";
-import type { AgentConfigurationRecord } from "../../../domain/incidents/agent-configuration";
 import type { DeliveryLogRecord } from "../../../domain/webhooks/delivery-log";
 import type { IncidentStateRecord } from "../../../domain/incidents/incident-state-record";
 import type { ReconcilerStateRecord } from "../../../domain/reconciler/reconciler-state";
@@ -25,7 +23,7 @@ import { containers } from "./containers";
 import { Collection, type Document, type Parameters } from "./collection";
 import { cosmosGamebookRuns, cosmosIncidents, cosmosPlaybookCatalogues } from "./cosmos-incident-stores";
 import { cosmosAudit } from "./cosmos-audit";
-import { cosmosIntegrations, cosmosTicketLinks } from "./cosmos-workspace-data-stores";
+import { cosmosAgentConfigurations, cosmosIntegrations, cosmosSops, cosmosTicketLinks } from "./cosmos-workspace-data-stores";
 
 /**
  * Every store on Cosmos DB, with the memory adapter's semantics (the contract suite runs on both).
@@ -56,14 +54,13 @@ export function createCosmosStores(database: Database): Stores {
     deliveryLogs: cosmosDeliveryLogs(
       collection<DeliveryLogRecord>(containers.deliveryLogs.name, "delivery log entry", (e) => e.partitionKey),
     ),
-    agentConfigurations: cosmosAgentConfigurations(
-      collection<AgentConfigurationRecord>(containers.agentConfigurations.name, "agent configuration", (r) => r.workspaceId),
-    ),
     reconciler: cosmosReconciler(
       collection<ReconcilerStateRecord>(containers.reconciler.name, "reconciler state", (r) => r.workspaceId),
     ),
     gamebookRuns: cosmosGamebookRuns(new Collection(workspaceItems, "gamebook run", (r) => r.workspaceId, outboxScope.workspace)),
-    playbookCatalogues: cosmosPlaybookCatalogues(new Collection(workspaceItems, "playbook catalogue", (c) => c.workspaceId)),
+    playbookCatalogues: cosmosPlaybookCatalogues(new Collection(workspaceItems, "playbook catalogue", (c) => c.workspaceId, outboxScope.workspace)),
+    agentConfigurations: cosmosAgentConfigurations(new Collection(workspaceItems, "agent configuration", (r) => r.workspaceId, outboxScope.workspace)),
+    sops: cosmosSops(new Collection(workspaceItems, "SOP document", (r) => r.workspaceId, outboxScope.workspace)),
     integrations: cosmosIntegrations(new Collection(workspaceItems, "workspace integrations", (r) => r.workspaceId, outboxScope.workspace)),
     ticketLinks: cosmosTicketLinks(new Collection(workspaceItems, "ticket link", (r) => r.workspaceId, outboxScope.workspace)),
   };
@@ -192,12 +189,5 @@ function cosmosReconciler(states: Collection<ReconcilerStateRecord>): Reconciler
     get: (workspaceId) => states.read(workspaceId, workspaceId),
     create: (record) => states.create(record),
     replace: (record, etag) => states.replace(record, etag),
-  };
-}
-
-function cosmosAgentConfigurations(configurations: Collection<AgentConfigurationRecord>): AgentConfigurationStore {
-  return {
-    get: async (workspaceId) => (await configurations.read(workspaceId, workspaceId))?.value,
-    upsert: (record) => configurations.upsert(record),
   };
 }

@@ -1,11 +1,9 @@
 import type {
   AccountStore,
   GamebookRunStore,
-  PlaybookCatalogueStore,
   IncidentStateStore,
   DeliveryLogStore,
   ReconcilerStore,
-  AgentConfigurationStore,
   WebhookStore,
   ServiceAccountStore,
   Stores,
@@ -14,11 +12,9 @@ import type {
 } from "../ports";
 import type { AccountRecord } from "../../../domain/organizations/account";
 import type { GamebookRunRecord } from "../../../domain/gamebooks/gamebook-run";
-import type { PlaybookCatalogueRecord } from "../../../domain/gamebooks/playbook-catalogue-record";
 import type { IncidentStateRecord } from "../../../domain/incidents/incident-state-record";
 import type { DeliveryLogRecord } from "../../../domain/webhooks/delivery-log";
 import type { ReconcilerStateRecord } from "../../../domain/reconciler/reconciler-state";
-import type { AgentConfigurationRecord } from "../../../domain/incidents/agent-configuration";
 import type { WebhookRecord } from "../../../domain/webhooks/webhook";
 import type { ServiceAccountRecord } from "../../../domain/organizations/service-account";
 import type { UserRecord } from "../../../domain/organizations/user";
@@ -27,7 +23,7 @@ import { deliveryLogPartition } from "../delivery-log-partition";
 import { outboxScope } from "../outbox-scope";
 import { MemoryOutbox, OutboxedWrites } from "./memory-outbox";
 import { VersionedMap, pageById } from "./versioned-map";
-import { memoryAudit, memoryIntegrations, memoryTicketLinks } from "./memory-workspace-data";
+import { memoryAgentConfigurations, memoryAudit, memoryIntegrations, memoryPlaybookCatalogues, memorySops, memoryTicketLinks } from "./memory-workspace-data";
 
 /** The embedded default: every store in this process's memory. */
 export function createMemoryStores(): Stores {
@@ -41,25 +37,14 @@ export function createMemoryStores(): Stores {
     incidents: memoryIncidents(outbox),
     outbox,
     gamebookRuns: memoryGamebookRuns(outbox),
-    playbookCatalogues: memoryPlaybookCatalogues(),
+    playbookCatalogues: memoryPlaybookCatalogues(outbox),
     webhooks: memoryWebhooks(outbox),
     deliveryLogs: memoryDeliveryLogs(),
     reconciler: memoryReconciler(),
-    agentConfigurations: memoryAgentConfigurations(),
+    agentConfigurations: memoryAgentConfigurations(outbox),
+    sops: memorySops(outbox),
     integrations: memoryIntegrations(outbox),
     ticketLinks: memoryTicketLinks(outbox),
-  };
-}
-
-function memoryAgentConfigurations(): AgentConfigurationStore {
-  const map = new VersionedMap<AgentConfigurationRecord>("agent configuration");
-  return {
-    async get(workspaceId) {
-      return map.get(workspaceId)?.value;
-    },
-    async upsert(record) {
-      map.upsert(record.id, record);
-    },
   };
 }
 
@@ -247,18 +232,6 @@ function firstAfter(keys: readonly RunKey[], key: RunKey, atOrAfter = false): nu
     else high = mid;
   }
   return low;
-}
-
-function memoryPlaybookCatalogues(): PlaybookCatalogueStore {
-  const map = new VersionedMap<PlaybookCatalogueRecord>("playbook catalogue");
-  return {
-    async get(workspaceId) {
-      return map.get(workspaceId)?.value;
-    },
-    async put(catalogue) {
-      map.upsert(catalogue.workspaceId, catalogue);
-    },
-  };
 }
 
 function memoryAccounts(outbox: MemoryOutbox): AccountStore {

@@ -1,6 +1,9 @@
 import { outboxScope } from "../outbox-scope";
 import { auditTrailOf, workspaceAuditTrail } from "../audit-trail";
-import type { AuditStore, TicketLinkStore, WorkspaceIntegrationsStore } from "../ports";
+import type { AgentConfigurationStore, AuditStore, PlaybookCatalogueStore, SopStore, TicketLinkStore, WorkspaceIntegrationsStore } from "../ports";
+import type { AgentConfigurationRecord } from "../../../domain/incidents/agent-configuration";
+import type { PlaybookCatalogueRecord } from "../../../domain/gamebooks/playbook-catalogue-record";
+import type { SopRecord } from "../../../domain/sops/sop";
 import type { AuditEventRecord } from "../../../domain/audit/audit-event";
 import type { TicketLinkRecord } from "../../../domain/tickets/ticket-link";
 import type { WorkspaceIntegrationsRecord } from "../../../domain/organizations/workspace-integrations";
@@ -66,6 +69,48 @@ export function memoryTicketLinks(outbox: MemoryOutbox): TicketLinkStore {
     async listForTickets(workspaceId, ticketIds) {
       return oldestFirst(map.values().filter((l) => l.workspaceId === workspaceId && ticketIds.includes(l.ticketId)));
     },
+    create: async (record, records) => writes.create(key(record.workspaceId, record.id), record, outboxScope.workspace(record.workspaceId), records),
+    delete: async (workspaceId, id, etag, records) => writes.delete(key(workspaceId, id), etag, outboxScope.workspace(workspaceId), records),
+  };
+}
+
+/** One catalogue per workspace; a change and its audit event commit together. */
+export function memoryPlaybookCatalogues(outbox: MemoryOutbox): PlaybookCatalogueStore {
+  const map = new VersionedMap<PlaybookCatalogueRecord>("playbook catalogue");
+  const writes = new OutboxedWrites(map, outbox);
+  return {
+    get: async (workspaceId) => map.get(workspaceId)?.value,
+    async put(catalogue) {
+      map.upsert(catalogue.workspaceId, catalogue);
+    },
+    read: async (workspaceId) => map.get(workspaceId),
+    create: async (record, records) => writes.create(record.workspaceId, record, outboxScope.workspace(record.workspaceId), records),
+    replace: async (record, etag, records) => writes.replace(record.workspaceId, record, etag, outboxScope.workspace(record.workspaceId), records),
+  };
+}
+
+export function memoryAgentConfigurations(outbox: MemoryOutbox): AgentConfigurationStore {
+  const map = new VersionedMap<AgentConfigurationRecord>("agent configuration");
+  const writes = new OutboxedWrites(map, outbox);
+  return {
+    get: async (workspaceId) => map.get(workspaceId),
+    create: async (record, records) => writes.create(record.workspaceId, record, outboxScope.workspace(record.workspaceId), records),
+    replace: async (record, etag, records) => writes.replace(record.workspaceId, record, etag, outboxScope.workspace(record.workspaceId), records),
+  };
+}
+
+export function memorySops(outbox: MemoryOutbox): SopStore {
+  const map = new VersionedMap<SopRecord>("SOP document");
+  const writes = new OutboxedWrites(map, outbox);
+  const key = (workspaceId: string, id: string) => `${workspaceId}|${id}`;
+  return {
+    async list(workspaceId) {
+      return map
+        .values()
+        .filter((r) => r.workspaceId === workspaceId)
+        .sort((a, b) => (a.uploadedAt > b.uploadedAt ? -1 : a.uploadedAt < b.uploadedAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    },
+    get: async (workspaceId, id) => map.get(key(workspaceId, id)),
     create: async (record, records) => writes.create(key(record.workspaceId, record.id), record, outboxScope.workspace(record.workspaceId), records),
     delete: async (workspaceId, id, etag, records) => writes.delete(key(workspaceId, id), etag, outboxScope.workspace(workspaceId), records),
   };

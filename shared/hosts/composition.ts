@@ -1,4 +1,7 @@
 import { activeTelemetry } from "./azure/telemetry";
+import { People } from "../platform/auth/people";
+import { createOidcClient } from "../platform/auth/oidc/oidc-client";
+import { PortalSessions } from "../platform/auth/portal-session";
 import { Authenticator } from "../platform/auth/authenticator";
 import { createCloudInventory } from "../systems/cloud-inventory/configured";
 import type { CloudInventory } from "../systems/cloud-inventory/port";
@@ -85,11 +88,15 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
   const events = createEventPipeline({ config, queues, stores, secretBox, sender, now, logger });
   // The reconciler's runner reads the services when a pass runs, after they are built.
   const reconciler = createReconciler(config, serviceBus, () => services, now, logger);
+  const sessions = new PortalSessions(config.portalSessions);
   const services: Services = {
     config,
     now,
     logger,
     stores,
+    sessions,
+    people: new People({ stores, sessions, cacheTtlMs: config.principalCacheTtlMs, now }),
+    signIn: config.portalSignIn && createOidcClient(config.portalSignIn, { now }),
     auth: new Authenticator({
       stores,
       secretHashKey: config.secretHashKey,

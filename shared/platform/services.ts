@@ -1,4 +1,7 @@
 import type { Authenticator } from "./auth/authenticator";
+import type { People } from "./auth/people";
+import type { PortalSessions } from "./auth/portal-session";
+import type { OidcClient } from "./auth/sign-in";
 import type { Config } from "./config/config";
 import type { PageTokens } from "./http/page-token";
 import type { RateLimiter } from "./http/rate-limit";
@@ -27,6 +30,11 @@ export interface Services {
   logger: Logger;
   stores: Stores;
   auth: Authenticator;
+  /** People signed in to the portal: their sessions, and who they are in the service. */
+  people: People;
+  sessions: PortalSessions;
+  /** The identity provider people sign in with; absent when the deployment configures none (PORTAL_CLIENT_ID). */
+  signIn?: OidcClient;
   rateLimiter: RateLimiter;
   pageTokens: PageTokens;
   sources: SourceRegistry;

@@ -1,10 +1,12 @@
 import type { RouteGroup } from "../../platform/http/route";
 import { meRoute } from "./session/me-route";
+import { signInRoutes } from "./session/sign-in-routes";
+import { approvalRoutes } from "./approvals/approval-routes";
 
 /**
  * The portal's endpoint groups (`/portal/…`): people with a browser session, never service accounts.
  * Listed in `route-groups.ts` beside the contract's.
  */
-export const portalSessionRoutes: RouteGroup = { name: "portal-session", routes: [meRoute] };
+export const portalSessionRoutes: RouteGroup = { name: "portal-session", routes: [...signInRoutes, meRoute] };
 
-export const portalGroups: RouteGroup[] = [portalSessionRoutes];
+export const portalGroups: RouteGroup[] = [portalSessionRoutes, approvalRoutes];

@@ -5,6 +5,7 @@ import { ensureAdminAccount, type AdminAccountResult } from "../../domain/organi
 
 import type { AccountRecord } from "../../domain/organizations/account";
 import type { UserRecord } from "../../domain/organizations/user";
+import type { WorkspaceRole } from "../../domain/organizations/roles";
 import type { WorkspaceRecord } from "../../domain/organizations/workspace";
 
 /**
@@ -61,10 +62,15 @@ export function buildDemoData(seed: string, now: Date, workspaceCount = 5): Demo
     createdAt: stamp,
     lastModifiedAt: stamp,
   });
+  // The provider's people sign in to the portal through the local identity provider
+  // (identity-provider/demo-people.ts): Jonas owns every workspace (he approves runs), Li is an
+  // analyst on each, and Sam is registered but signs in without MFA.
+  const everyWorkspace = (role: WorkspaceRole) => workspaces.map((w) => ({ workspaceId: w.id, role }));
   const users = [
     user("amira", "Amira Haddad", "amira.haddad@contoso-mssp.example", provider, "Admin"),
-    user("jonas", "Jonas Becker", "jonas.becker@contoso-mssp.example", provider, "WorkspaceAdmin"),
-    user("li", "Li Wei", "li.wei@contoso-mssp.example", provider, "Member"),
+    { ...user("jonas", "Jonas Becker", "jonas.becker@contoso-mssp.example", provider, "WorkspaceAdmin"), workspaceAssignments: everyWorkspace("Owner") },
+    { ...user("li", "Li Wei", "li.wei@contoso-mssp.example", provider, "Member"), workspaceAssignments: everyWorkspace("Analyst") },
+    user("sam", "Sam Okafor", "sam.okafor@contoso-mssp.example", provider, "Member"),
     user("maria", "María García", "maria.garcia@fabrikam.example", fabrikam, "UserAdmin"),
     user("tom", "Tom O'Neill", "tom.oneill@fabrikam.example", fabrikam, "Member"),
     user("priya", "Priya Natarajan", "priya.natarajan@northwind.example", northwind, "Member"),

@@ -3,7 +3,7 @@ import type { Stores } from "../store/ports";
 import { organizationAccountIds } from "../../domain/organizations/organization-scope";
 import type { UserRecord } from "../../domain/organizations/user";
 import type { Person } from "./person";
-import { CSRF_HEADER, SESSION_COOKIE, type PortalSession, type PortalSessions } from "./session/portal-session";
+import { CSRF_HEADER, SESSION_COOKIE, type PortalSession, type PortalSessions } from "./portal-session";
 
 export interface PeopleOptions {
   stores: Stores;

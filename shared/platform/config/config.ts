@@ -123,6 +123,8 @@ const envSchema = z
     SOP_MAX_BYTES: positiveInt.default(10 * 1024 * 1024),
     ...portalSignInEnv,
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+    PORTAL_SESSION_KEY: key.optional(),
+    PORTAL_SESSION_HOURS: z.coerce.number().positive().max(24).default(8),
   })
   .superRefine((env, ctx) => {
     checkCloudEnv(env, ctx);
@@ -141,6 +143,10 @@ const envSchema = z
     for (const name of ["SECRET_HASH_KEY", "PAGE_TOKEN_KEY", "WEBHOOK_SECRETS_KEY"] as const) {
       if (!env[name]) ctx.addIssue({ code: "custom", path: [name], message: "required when STORE=cosmos" });
     }
+    // Sessions span instances too, once people can sign in.
+    if (env.PORTAL_CLIENT_ID && !env.PORTAL_SESSION_KEY) {
+      ctx.addIssue({ code: "custom", path: ["PORTAL_SESSION_KEY"], message: "required when STORE=cosmos and PORTAL_CLIENT_ID is set" });
+    }
   });
 
 export interface Config {
@@ -150,6 +156,8 @@ export interface Config {
   cosmos: { endpoint?: string; key?: string; database: string; trustSelfSigned: boolean };
   secretHashKey: Buffer;
   pageTokenKey: Buffer;
+  /** The portal's sessions: the key they are sealed with, and how long one lasts. */
+  portalSessions: { key: Buffer; lifetimeMs: number };
   rateLimit: { burst: number; perSecond: number };
   /** Request bodies above this size are refused with 413 before they are parsed. */
   maxRequestBodyBytes: number;
@@ -230,6 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     secretHashKey: e.SECRET_HASH_KEY ?? randomBytes(32),
     pageTokenKey: e.PAGE_TOKEN_KEY ?? randomBytes(32),
+    portalSessions: { key: e.PORTAL_SESSION_KEY ?? randomBytes(32), lifetimeMs: e.PORTAL_SESSION_HOURS * 3_600_000 },
     rateLimit: { burst: e.RATE_LIMIT_BURST, perSecond: e.RATE_LIMIT_PER_SECOND },
     maxRequestBodyBytes: e.MAX_REQUEST_BODY_BYTES,
     queue: {

@@ -7,7 +7,7 @@ import { exampleDetail } from "../errors/error-codes";
 import { paginationSchema } from "./paging";
 import { ERROR_REFERENCE_PATH, problemType } from "./problem";
 import type { Route } from "./route";
-import { SESSION_COOKIE } from "../auth/session/portal-session";
+import { SESSION_COOKIE } from "../auth/portal-session";
 import { API_PREFIX } from "./router";
 import { EXAMPLE_META } from "../../domain/examples/examples";
 

@@ -1,7 +1,10 @@
 import { z } from "zod";
 import type { Page, PageRequest } from "../store/ports";
 import type { TokenBinding } from "./page-token";
-import type { Pagination, RequestContext } from "./route";
+import type { Pagination } from "./route";
+import type { Principal } from "../auth/principal";
+import type { Person } from "../auth/person";
+import type { PageTokens } from "./page-token";
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
@@ -14,8 +17,8 @@ export const pageQueryFields = {
     .describe("The `pagination.continuationToken` of the previous page, unmodified."),
 };
 
-/** Who is paging: the caller, and the token keys among the services. */
-type PagingContext = Pick<RequestContext, "principal" | "pageTokens">;
+/** Who is paging: the caller (a service account, or a person in the portal), and the token keys among the services. */
+type PagingContext = { pageTokens: PageTokens } & ({ principal: Principal } | { person: Person });
 
 /**
  * The one binding of every page token: the service account, because what a listing shows follows
@@ -24,7 +27,8 @@ type PagingContext = Pick<RequestContext, "principal" | "pageTokens">;
  * cannot be replayed against another listing.
  */
 export function bindingOf(ctx: PagingContext, listing: string): TokenBinding {
-  return { identity: ctx.principal.serviceAccountId, listing };
+  // A person's tokens are theirs: bound to their registration, which their portal session may outlive.
+  return { identity: "principal" in ctx ? ctx.principal.serviceAccountId : `user:${ctx.person.accountId}/${ctx.person.userId}`, listing };
 }
 
 /** A token for the next page of `listing`, whatever its parameter is called. */

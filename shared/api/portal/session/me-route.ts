@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { personRoute } from "../../../platform/http/route";
-import { organizationalRoleSchema } from "../../identity/service-account-schemas";
+import { organizationalRoles } from "../../../domain/organizations/roles";
 import { workspaceRoles } from "../../../domain/organizations/roles";
 import { EXAMPLE_USER, EXAMPLE_PROVIDER_ACCOUNT_ID, EXAMPLE_PROVIDER_TENANT_ID, EXAMPLE_WORKSPACE_ID } from "../../../domain/examples/examples";
 
@@ -11,7 +11,7 @@ export const meView = z
     displayName: z.string(),
     email: z.string(),
     accountId: z.guid().describe("The account the person is registered in."),
-    organizationalRole: organizationalRoleSchema,
+    organizationalRole: z.enum(organizationalRoles),
     workspaceRoles: z.array(z.object({ workspaceId: z.guid(), role: z.enum(workspaceRoles) })),
     organizationAccountIds: z.array(z.guid()).describe("The person's organization: their account and the customer accounts it manages."),
     sessionExpiresAt: z.iso.datetime(),

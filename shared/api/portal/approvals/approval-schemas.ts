@@ -1,0 +1,121 @@
+import { z } from "zod";
+import { gamebookRunStatuses } from "../../../domain/gamebooks/gamebook-run";
+import { playbookEntityTypes } from "../../../domain/gamebooks/playbook-catalogue-record";
+import { sources } from "../../../domain/sources";
+import { EXAMPLE_WORKSPACE_ID } from "../../../domain/examples/examples";
+
+const EXAMPLE_RUN_ID = "5b0a4f7e-3c1d-4e8a-9f2b-7d6c5e4a3b21";
+const EXAMPLE_INCIDENT_ID = "a3f9c2d4-1b7e-4c5a-8e6f-2d9b0c1a7e53";
+const EXAMPLE_ENTITY_ID = "e7a1c3b5-9d2f-4e6a-8b0c-1f3e5d7a9c2b";
+
+export const approvalRequestExample = {
+  runId: EXAMPLE_RUN_ID,
+  workspace: { id: EXAMPLE_WORKSPACE_ID, name: "fabrikam-sentinel-prod" },
+  title: "Contain a compromised account",
+  gamebook: null,
+  status: "Pending",
+  awaitingDecision: true,
+  incident: { id: EXAMPLE_INCIDENT_ID, source: "SourceA", number: 4211, title: "Impossible travel for amelia.ross@fabrikam.example" },
+  playbooks: [
+    {
+      sequence: 1,
+      playbookId: "disable-user",
+      name: "Disable user",
+      description: "Blocks sign-in for the account in the directory.",
+      entityType: "User",
+      entityId: EXAMPLE_ENTITY_ID,
+      affectedEntity: "amelia.ross@fabrikam.example",
+      isAdminRequired: true,
+      parameters: [{ name: "revokeSessions", value: true, description: "Also revoke the account's refresh tokens." }],
+      undoneBy: { playbookId: "enable-user", name: "Enable user" },
+      recommendedByRule: true,
+    },
+  ],
+  entities: [
+    { entityId: EXAMPLE_ENTITY_ID, entityType: "User", name: "amelia.ross@fabrikam.example", userPrincipalName: "amelia.ross@fabrikam.example", userObjectId: "0c7d5e3a-2b1f-4a9e-8d6c-5b4a3f2e1d0c", playbooks: [1] },
+  ],
+  matchedRule: { incidentTitle: "Impossible travel*", playbookIds: ["disable-user"] },
+  requestedBy: { kind: "ServiceAccount", id: "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a", name: "SOAR connector" },
+  requestedAt: "2026-11-25T09:12:00.000Z",
+  expiresAt: "2026-11-26T09:12:00.000Z",
+  timeoutHours: 24,
+  reasons: [{ code: "WorkspacePolicy", text: "The workspace's approval policy requires it." }],
+  isAdminRequired: true,
+  approvals: [],
+  requiredApprovals: 1,
+  approvalsStillNeeded: 1,
+  decision: null,
+  viewer: { mayApprove: true, reason: null },
+};
+
+/** What approving a run will do, and where it stands: the approval queue's entry (domain: approval-request-view.ts). */
+export const approvalRequestSchema = z
+  .object({
+    runId: z.guid(),
+    workspace: z.object({ id: z.guid(), name: z.string() }),
+    title: z.string(),
+    gamebook: z.object({ id: z.string(), title: z.string() }).nullable(),
+    status: z.enum(gamebookRunStatuses),
+    awaitingDecision: z.boolean().describe("True while the run waits for a decision: only then can it be approved or denied."),
+    incident: z.object({ id: z.string(), source: z.enum(sources), number: z.number(), title: z.string() }),
+    playbooks: z
+      .array(
+        z.object({
+          sequence: z.number().int(),
+          playbookId: z.string(),
+          name: z.string(),
+          description: z.string(),
+          entityType: z.enum(playbookEntityTypes),
+          entityId: z.string(),
+          affectedEntity: z.string().describe("What it acts on, by name: the UPN, host name, address..."),
+          isAdminRequired: z.boolean(),
+          parameters: z.array(z.object({ name: z.string(), value: z.union([z.string(), z.number(), z.boolean()]), description: z.string().nullable() })),
+          undoneBy: z.object({ playbookId: z.string(), name: z.string() }).nullable(),
+          recommendedByRule: z.boolean(),
+        }),
+      )
+      .describe("In the order they would run."),
+    entities: z.array(
+      z.object({
+        entityId: z.string(),
+        entityType: z.enum(playbookEntityTypes),
+        name: z.string(),
+        userPrincipalName: z.string().nullable(),
+        userObjectId: z.string().nullable(),
+        playbooks: z.array(z.number().int()),
+      }),
+    ),
+    matchedRule: z.object({ incidentTitle: z.string(), playbookIds: z.array(z.string()) }).nullable().describe("The gamebook rule that recommended the playbooks; null when none did."),
+    requestedBy: z.object({ kind: z.enum(["ServiceAccount", "User", "Service"]), id: z.string(), name: z.string() }),
+    requestedAt: z.string(),
+    expiresAt: z.string().nullable(),
+    timeoutHours: z.number().nullable(),
+    reasons: z.array(z.object({ code: z.string(), text: z.string() })),
+    isAdminRequired: z.boolean(),
+    approvals: z.array(z.object({ by: z.string(), byUserId: z.string(), at: z.string(), comment: z.string().nullable() })),
+    requiredApprovals: z.number().int(),
+    approvalsStillNeeded: z.number().int(),
+    decision: z
+      .object({
+        outcome: z.enum(["Approved", "Denied"]),
+        by: z.string().nullable(),
+        byUserId: z.string().nullable(),
+        at: z.string().nullable(),
+        comment: z.string().nullable(),
+        expired: z.boolean(),
+      })
+      .nullable(),
+    viewer: z
+      .object({ mayApprove: z.boolean(), reason: z.string().nullable().describe("Why the person signed in may not approve it, when they may not.") })
+      .describe("What the person signed in may do with it."),
+  })
+  .meta({ examples: [approvalRequestExample] });
+
+export const approveBody = z
+  .strictObject({ comment: z.string().trim().min(1).max(2000).optional().describe("A note kept with the approval.") })
+  .default({})
+  .meta({ examples: [{ comment: "Confirmed with the customer's on-call: contain." }] });
+
+export const denyBody = z
+  .strictObject({ reason: z.string().trim().min(1).max(2000).describe("Why the run must not happen; kept with the denial and audited.") })
+  .meta({ examples: [{ reason: "The sign-ins are from the user's travel; confirmed by phone." }] });

@@ -1,0 +1,109 @@
+import { z } from "zod";
+import { ApiError } from "../../../platform/errors/api-error";
+import { publicRoute, type PublicInput } from "../../../platform/http/route";
+import { API_PREFIX } from "../../../platform/http/router";
+import { signInTransactionSchema, type OidcClient } from "../../../platform/auth/sign-in";
+import { clearCookie, SESSION_COOKIE, SIGN_IN_COOKIE } from "../../../platform/auth/portal-session";
+import { endSessions } from "../../../domain/organizations/person-sessions";
+
+const tag = "Portal: sign-in";
+const CALLBACK_PATH = "/portal/auth/callback";
+/** Where a person lands after signing in or out when nothing else is asked for: the portal's page. */
+const PORTAL_HOME = "/portal/";
+
+/**
+ * Only a path on this service: an absolute URL, a scheme-relative `//host` or a backslash (which
+ * browsers read as a slash) would turn the sign-in into an open redirect.
+ */
+const returnTo = z
+  .string()
+  .max(2048)
+  .regex(/^\/(?![/\\])[^\\\s]*$/, "A path on this service, beginning with a single /.")
+  .default(PORTAL_HOME)
+  .describe("Where to go once signed in: a path on this service. Default: the portal's page.")
+  .meta({ examples: ["/portal/approvals"] });
+
+function signInClient(signIn: OidcClient | undefined): OidcClient {
+  if (!signIn) {
+    throw new ApiError("EXTENSION_NOT_ENABLED", "Sign-in is not configured for this deployment: set PORTAL_CLIENT_ID (README, Operate it).");
+  }
+  return signIn;
+}
+
+function redirectUri(input: Pick<PublicInput<unknown, unknown, unknown>, "config" | "origin">): string {
+  return input.config.portalSignIn?.redirectUri ?? `${input.origin}${API_PREFIX}${CALLBACK_PATH}`;
+}
+
+/**
+ * The browser's side of signing in, OpenID Connect's authorization code flow with PKCE: the sign-in
+ * redirects to the identity provider (Entra ID; locally the local identity provider), whose answer
+ * comes back to the callback, which starts the session. Whether the person passed MFA and is a user
+ * of the service is checked on every portal call, so that the portal can say which it is.
+ */
+export const signInRoutes = [
+  publicRoute({
+    method: "GET",
+    path: "/portal/auth/sign-in",
+    summary: "Sign in: redirects the browser to the identity provider",
+    tag,
+    query: z.strictObject({ returnTo }),
+    successStatus: 303,
+    problems: ["EXTENSION_NOT_ENABLED", "UPSTREAM_ERROR", "TIMEOUT"],
+    async handler(input) {
+      const client = signInClient(input.signIn);
+      const { url, transaction } = await client.beginSignIn(redirectUri(input), input.query.returnTo);
+      return { redirect: url, cookies: [input.sessions.startSignIn(transaction, input.now())] };
+    },
+  }),
+  publicRoute({
+    method: "GET",
+    path: CALLBACK_PATH,
+    summary: "The identity provider's answer: starts the session and returns to where the sign-in began",
+    description: "Called by the browser on the identity provider's redirect, never by hand. The sign-in must finish within 10 minutes of its start, in the browser that started it.",
+    tag,
+    query: z.object({
+      code: z.string().max(4096).optional(),
+      state: z.string().max(512).optional(),
+      error: z.string().max(256).optional(),
+      error_description: z.string().max(4096).optional(),
+      session_state: z.string().max(512).optional(),
+      iss: z.string().max(2048).optional(),
+    }),
+    successStatus: 303,
+    problems: ["UNAUTHORIZED", "EXTENSION_NOT_ENABLED", "UPSTREAM_ERROR", "TIMEOUT"],
+    async handler(input) {
+      const client = signInClient(input.signIn);
+      const transaction = input.sessions.readSignIn(input.header("cookie"), signInTransactionSchema, input.now());
+      if (!transaction) {
+        throw new ApiError("UNAUTHORIZED", "This sign-in took longer than 10 minutes or began in another browser: start again.", {
+          headers: { "Set-Cookie": clearCookie(SIGN_IN_COOKIE) },
+        });
+      }
+      const identity = await client.completeSignIn(input.query, transaction, redirectUri(input));
+      const { setCookie } = input.sessions.start(identity, input.now());
+      return { redirect: transaction.returnTo, cookies: [setCookie, clearCookie(SIGN_IN_COOKIE)] };
+    },
+  }),
+  publicRoute({
+    method: "POST",
+    path: "/portal/auth/sign-out",
+    summary: "Sign out: ends every session of the person, then signs out at the identity provider",
+    description:
+      "Ends every portal session of the person, in every browser (their sessions began before this instant), and clears this browser's cookie. " +
+      "The browser then goes to the identity provider's sign-out when it has one, and back to the portal. Refused from another site (Sec-Fetch-Site).",
+    tag,
+    successStatus: 303,
+    problems: ["FORBIDDEN"],
+    async handler(input) {
+      // Signing someone out is a change: a page on another site may not do it for them.
+      if (input.header("sec-fetch-site") === "cross-site") {
+        throw new ApiError("FORBIDDEN", "A cross-site request cannot sign you out.", { target: "Sec-Fetch-Site" });
+      }
+      const session = input.sessions.read(input.header("cookie"), input.now());
+      if (session) await endSessions(input, session.tenantId, session.objectId);
+      const home = `${input.origin}${PORTAL_HOME}`;
+      const providerSignOut = input.signIn ? await input.signIn.signOutUrl(home) : undefined;
+      return { redirect: providerSignOut ?? PORTAL_HOME, cookies: [clearCookie(SESSION_COOKIE), clearCookie(SIGN_IN_COOKIE)] };
+    },
+  }),
+];

@@ -7,6 +7,8 @@ import { seedDemoGamebooks } from "../../shared/hosts/local/demo-gamebooks";
 import { API_PREFIX, Router } from "../../shared/platform/http/router";
 import { OpenApiResponseCheck } from "./openapi-check";
 import { startLocalServer } from "../../shared/hosts/local/local-server";
+import { startLocalSignIn } from "../../shared/hosts/local/local-sign-in";
+import type { LocalIdentityProvider } from "../../shared/hosts/local/identity-provider/local-identity-provider";
 import { localControlRoutes } from "../../shared/hosts/local/local-controls";
 import type { Logger } from "../../shared/platform/logger";
 import type { OrganizationalRole, WorkspaceRole } from "../../shared/domain/organizations/roles";
@@ -33,6 +35,10 @@ export interface TestHostOptions {
   webhookCa?: string;
   /** Routes added beside the real ones, to drive pipeline paths no real endpoint reaches yet. */
   extraRoutes?: Route[];
+  /** Start the local identity provider and point the sign-in at it (people sign in for real). */
+  signIn?: boolean;
+  /** Start from an empty database: no demo organization, no demo admin (what a new deployment holds). */
+  empty?: boolean;
 }
 
 export interface LogLine {
@@ -63,6 +69,8 @@ export interface TestHost {
    * operation, or its body not matching the schema (problem documents included). Returns the response.
    */
   checked(method: string, url: string | URL, response: Response): Promise<Response>;
+  /** The local identity provider, when the host was started with `signIn`. */
+  identityProvider?: LocalIdentityProvider;
   /** A local control under /_local (no authentication). */
   local(method: string, path: string, body?: unknown): Promise<Response>;
   /**
@@ -127,6 +135,7 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
   ) as unknown as Logger;
 
   const cosmos = storeKind === "cosmos" ? await cosmosStores() : undefined;
+  const signIn = options.signIn ? await startLocalSignIn({}, 0) : undefined;
   const config = loadConfig({
     RATE_LIMIT_BURST: "100000",
     RATE_LIMIT_PER_SECOND: "100000",
@@ -135,11 +144,12 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
     WEBHOOK_SECRETS_KEY: randomBytes(32).toString("base64"),
     LOCAL_ADMIN_CLIENT_SECRET: "soms_" + randomBytes(32).toString("base64url"),
     ...cosmos?.env,
+    ...signIn?.env,
     ...options.env,
   });
   const { services, simulated } = createLocalServices(config, { logger, now: options.now, stores: cosmos?.stores, resolveHost: options.resolveHost ?? fakeDns, webhookCa: options.webhookCa });
-  const { admin, data } = await seedDemoData(services);
-  await seedDemoGamebooks(services, data);
+  const { admin, data } = options.empty ? emptyDeployment() : await seedDemoData(services);
+  if (!options.empty) await seedDemoGamebooks(services, data);
   const server = await startLocalServer(services, [...allRoutes(), ...(options.extraRoutes ?? [])], 0, "127.0.0.1", localControlRoutes(simulated));
   const base = `${server.url}/api/v2`;
   const origin = server.url;
@@ -231,8 +241,18 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
       }
       return checked(method, base + path, await fetch(base + path, { method, headers, body, redirect: "manual" }));
     },
-    close: server.close,
+    identityProvider: signIn?.provider,
+    close: async () => {
+      await server.close();
+      await signIn?.provider.close();
+    },
   };
+}
+
+/** No organization and no admin: the demo data's shape, empty, and an admin that cannot sign in. */
+function emptyDeployment(): { admin: { clientId: string; clientSecret: string }; data: DemoData } {
+  const provider = { id: "", name: "", kind: "ServiceProvider" as const, managedByAccountId: null };
+  return { admin: { clientId: randomUUID(), clientSecret: "none" }, data: { provider, customers: [], workspaces: [], users: [] } };
 }
 
 /**

@@ -10,6 +10,7 @@ import { seedDemoGamebooks } from "./demo-gamebooks";
 import { startLocalServer } from "./local-server";
 import { localControlRoutes } from "./local-controls";
 import { startBanner } from "./start-banner";
+import { signInBannerLines, startLocalSignIn } from "./local-sign-in";
 import { expireApprovals } from "../../domain/gamebooks/approval-expiry";
 
 const OUTBOX_SWEEP_INTERVAL_MS = 60_000;
@@ -18,7 +19,12 @@ const APPROVAL_EXPIRY_INTERVAL_MS = 60_000;
 
 /** `npm start`: the API on the embedded default (or Cosmos when configured), with demo data. */
 async function main(): Promise<void> {
-  const config = loadConfig();
+  // The local identity provider listens next to the API (PORT + 1, LOCAL_IDENTITY_PROVIDER_PORT): a
+  // fixed port keeps its issuer, and so the sessions' sign-in, the same across restarts.
+  const port = Number(process.env.PORT ?? 7071);
+  const idpPort = Number(process.env.LOCAL_IDENTITY_PROVIDER_PORT ?? (port === 0 ? 0 : port + 1));
+  const signIn = await startLocalSignIn(process.env, idpPort);
+  const config = loadConfig({ ...process.env, ...signIn?.env });
   if (config.store === "cosmos" && config.cosmos.key) {
     // Key auth can create containers; in Azure, Bicep creates them and managed identity only uses them.
     await ensureContainers(createCosmosClient(config.cosmos), config.cosmos.database);
@@ -38,6 +44,7 @@ async function main(): Promise<void> {
 
   const base = `${url}/api/v2`;
   const lines = startBanner({ url, store: config.store, data, admin, adminSecretFromEnv: config.localAdmin.clientSecret !== undefined });
+  lines.splice(lines.length - 1, 0, ...signInBannerLines(url, signIn));
   process.stdout.write(lines.join("\n") + "\n");
   if (config.webhooks.allowPrivateTargets) {
     services.logger.warn("WEBHOOK_ALLOW_PRIVATE_TARGETS is on: webhooks may target loopback and private addresses. For local testing only.");
@@ -76,7 +83,7 @@ async function main(): Promise<void> {
 
   const stop = (signal: string) => {
     services.logger.info("stopping", { signal });
-    void close().then(() => process.exit(0));
+    void Promise.all([close(), signIn?.provider.close()]).then(() => process.exit(0));
   };
   process.once("SIGINT", () => stop("SIGINT"));
   process.once("SIGTERM", () => stop("SIGTERM"));

@@ -1,0 +1,37 @@
+import { randomBytes } from "node:crypto";
+import { DEMO_PEOPLE } from "./identity-provider/demo-people";
+import { LOCAL_PORTAL_CLIENT_ID, startLocalIdentityProvider, type LocalIdentityProvider } from "./identity-provider/local-identity-provider";
+
+export interface LocalSignIn {
+  /** The settings that point the service's sign-in at the local identity provider. */
+  env: Record<string, string>;
+  provider: LocalIdentityProvider;
+}
+
+/**
+ * People sign in on the local host as they do in Azure, through OpenID Connect, against a real
+ * OpenID provider beside it that knows the demo's people (identity-provider/). Unless a deployment's
+ * own provider is configured (PORTAL_CLIENT_ID): then that one is used, and none is started.
+ */
+export async function startLocalSignIn(env: NodeJS.ProcessEnv, port: number): Promise<LocalSignIn | undefined> {
+  if (env.PORTAL_CLIENT_ID) return undefined;
+  const provider = await startLocalIdentityProvider({ clientId: LOCAL_PORTAL_CLIENT_ID, port });
+  return {
+    provider,
+    env: {
+      PORTAL_OIDC_AUTHORITY: provider.issuer,
+      PORTAL_CLIENT_ID: LOCAL_PORTAL_CLIENT_ID,
+      // Sessions of the local host need not outlive it: a key of its own unless one is set.
+      PORTAL_SESSION_KEY: env.PORTAL_SESSION_KEY ?? randomBytes(32).toString("base64"),
+    },
+  };
+}
+
+/** The banner's lines about signing in locally: where, and as whom. */
+export function signInBannerLines(url: string, signIn: LocalSignIn | undefined): string[] {
+  if (!signIn) return [`  Portal sign-in: ${url}/api/v2/portal/auth/sign-in (your identity provider)`];
+  return [
+    `  Portal sign-in: ${url}/api/v2/portal/auth/sign-in, through the local identity provider at ${signIn.provider.issuer}; no passwords:`,
+    ...DEMO_PEOPLE.map((p) => `    ${p.name.padEnd(14)} ${p.description}`),
+  ];
+}

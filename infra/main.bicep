@@ -84,6 +84,35 @@ param logAnalyticsWorkspaces object = {}
 @description('Log analytics: data connector kind or name → the source it feeds (SourceA…SourceG), e.g. { \'AzureActiveDirectory\': \'SourceA\' }, from AZURE_LOG_ANALYTICS_CONNECTOR_SOURCES in the azd environment (JSON). Optional.')
 param logAnalyticsConnectorSources object = {}
 
+// The portal: people sign in with Entra ID (OpenID Connect) and keep SOP documents in Blob Storage.
+// The document store is always there; sign-in is off until the app registration exists, which the
+// postprovision hook prints the commands for (README, "Deploy to Azure", "The portal").
+
+@description('Entra tenant of the portal\'s app registration (PORTAL_TENANT_ID in the azd environment): a tenant id, or `organizations` for a multi-tenant registration. Default: the tenant deployed to, the one tenant whose registration can trust the app\'s managed identity.')
+param portalTenantId string = tenant().tenantId
+
+@description('Client (application) id of the portal\'s app registration (PORTAL_CLIENT_ID in the azd environment). Empty: nobody can sign in to the portal.')
+param portalClientId string = ''
+
+@description('How the app proves itself to Entra ID when it redeems a sign-in (PORTAL_CLIENT_CREDENTIAL in the azd environment): `managed-identity`, the app\'s identity as a federated identity credential of the registration (no secret; the registration must be in the identity\'s tenant), or `secret`, a client secret the operator keeps in the Key Vault secret `portal-client-secret`.')
+@allowed([
+  'managed-identity'
+  'secret'
+])
+param portalClientCredential string = 'managed-identity'
+
+@description('The sign-in callback URL registered with Entra ID (PORTAL_REDIRECT_URI in the azd environment). Empty: https://<the app\'s host name>/api/v2/portal/auth/callback.')
+param portalRedirectUri string = ''
+
+@description('Conditional Access authentication context id, c1 to c25, whose policy requires MFA (PORTAL_MFA_AUTH_CONTEXT in the azd environment). Entra\'s ID tokens show a passed MFA only through it, so the portal admits nobody until it is set.')
+param portalMfaAuthContext string = ''
+
+@description('How long a portal session lasts, in hours, at most 24 (PORTAL_SESSION_HOURS in the azd environment). Empty: the app\'s default, 8.')
+param portalSessionHours string = ''
+
+@description('Largest SOP document an upload may carry, in bytes (SOP_MAX_BYTES in the azd environment). Empty: the app\'s default, 10 MiB.')
+param sopMaxBytes string = ''
+
 var tags = {
   'azd-env-name': environmentName
 }
@@ -113,6 +142,13 @@ module resources 'resources.bicep' = {
     directoryLogsTenantIds: directoryLogsTenantIds
     logAnalyticsWorkspaces: logAnalyticsWorkspaces
     logAnalyticsConnectorSources: logAnalyticsConnectorSources
+    portalTenantId: portalTenantId
+    portalClientId: portalClientId
+    portalClientCredential: portalClientCredential
+    portalRedirectUri: portalRedirectUri
+    portalMfaAuthContext: portalMfaAuthContext
+    portalSessionHours: portalSessionHours
+    sopMaxBytes: sopMaxBytes
     sourceBridgeUrls: {
       A: sourceAUrl
       B: sourceBUrl
@@ -141,5 +177,10 @@ output KEY_VAULT_URI string = resources.outputs.keyVaultUri
 output KEY_VAULT_SECRET_NAMES object = resources.outputs.keyVaultSecretNames
 output APPLICATIONINSIGHTS_NAME string = resources.outputs.appInsightsName
 // The app's identity (object id of its service principal): the postprovision hook prints the Microsoft
-// Graph grant for it when directory logs are on.
+// Graph grant for it when directory logs are on, and names it as the subject of the portal
+// registration's federated identity credential.
 output APP_IDENTITY_PRINCIPAL_ID string = resources.outputs.identityPrincipalId
+// The portal's registration: the tenant and the callback URL the postprovision hook prints the
+// registration commands with, under the names the app reads.
+output PORTAL_TENANT_ID string = portalTenantId
+output PORTAL_REDIRECT_URI string = resources.outputs.portalRedirectUri

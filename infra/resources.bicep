@@ -15,10 +15,19 @@
 // - One user-assigned identity for Cosmos, Service Bus, Storage, Key Vault and Application Insights:
 //   it exists before the app, so every grant is in place when the app first starts, and it survives
 //   the app being recreated. Account keys are disabled on Cosmos, Service Bus and Storage.
-// - The three keys (SECRET_HASH_KEY, PAGE_TOKEN_KEY, WEBHOOK_SECRETS_KEY) and the Authorization headers
-//   of the bridges (vendor, playbook automation, ticketing) are Key Vault references. Their values
-//   never pass through a template or a deployment log: the postprovision hook creates the keys if they
-//   are missing, the operator sets the bridges' headers.
+// - The four keys (SECRET_HASH_KEY, PAGE_TOKEN_KEY, WEBHOOK_SECRETS_KEY, PORTAL_SESSION_KEY) and the
+//   Authorization headers of the bridges (vendor, playbook automation, ticketing) are Key Vault
+//   references. Their values never pass through a template or a deployment log: the postprovision
+//   hook creates the keys if they are missing, the operator sets the bridges' headers.
+// - SOP documents live in a storage account of their own, not in the runtime's: the Functions host
+//   needs Storage Blob Data Owner on the whole runtime account, so documents kept there would be
+//   writable under that grant and share an account with host keys and deployment packages. In their
+//   own account the app holds Storage Blob Data Contributor on the documents' container alone, and
+//   deleted documents stay recoverable for a while (soft delete).
+// - People sign in to the portal with an Entra ID app registration, which no deployment can create
+//   (it is a directory object, not an Azure resource): the postprovision hook prints the commands, and
+//   sign-in stays off until PORTAL_CLIENT_ID is set. The app's managed identity is the registration's
+//   credential (a federated identity credential), so there is no client secret to keep or rotate.
 // - Read access the integrations need is granted here (Reader on the cloud lookups' subscriptions,
 //   Log Analytics Reader on the log analytics workspaces); Microsoft Graph application permissions
 //   (directory logs) are not Azure roles, and an Entra administrator grants them (README).
@@ -85,6 +94,31 @@ param logAnalyticsWorkspaces object = {}
 
 @description('Data connector kind or name → source (SourceA..SourceG): LOG_ANALYTICS_CONNECTOR_SOURCES. Optional.')
 param logAnalyticsConnectorSources object = {}
+
+@description('Entra tenant of the portal\'s app registration: PORTAL_TENANT_ID.')
+param portalTenantId string = tenant().tenantId
+
+@description('Client id of the portal\'s app registration: PORTAL_CLIENT_ID. Empty: portal sign-in is off and no PORTAL_ setting but the session key is set.')
+param portalClientId string = ''
+
+@description('`managed-identity`: the app\'s identity is the registration\'s credential (PORTAL_CLIENT_ASSERTION); `secret`: PORTAL_CLIENT_SECRET, from the Key Vault secret portal-client-secret.')
+@allowed([
+  'managed-identity'
+  'secret'
+])
+param portalClientCredential string = 'managed-identity'
+
+@description('The registered sign-in callback URL: PORTAL_REDIRECT_URI. Empty: the app\'s own host name and the callback path.')
+param portalRedirectUri string = ''
+
+@description('Conditional Access authentication context id whose policy requires MFA: PORTAL_MFA_AUTH_CONTEXT. Optional.')
+param portalMfaAuthContext string = ''
+
+@description('Session lifetime in hours: PORTAL_SESSION_HOURS. Empty: the app\'s default.')
+param portalSessionHours string = ''
+
+@description('Largest SOP document, in bytes: SOP_MAX_BYTES. Empty: the app\'s default.')
+param sopMaxBytes string = ''
 
 // ---------------------------------------------------------------------------------------------------
 // What must match the code
@@ -238,11 +272,19 @@ var queueNames = [
 ]
 
 // One Key Vault secret per key the code requires with STORE=cosmos (app setting name: secret name).
+// PORTAL_SESSION_KEY seals the portal's session cookies: every instance must read the same key, or a
+// session begun on one would be refused by the next.
 var secretNames = {
   SECRET_HASH_KEY: 'secret-hash-key'
   PAGE_TOKEN_KEY: 'page-token-key'
   WEBHOOK_SECRETS_KEY: 'webhook-secrets-key'
+  PORTAL_SESSION_KEY: 'portal-session-key'
 }
+
+// The blob container of the SOP documents, in their own storage account (names.documents); the
+// app's default container name (SOP_BLOB_CONTAINER), stated here so that the role assignment and the
+// setting name the same container.
+var documentContainerName = 'sop-documents'
 
 // Every subscription cloudSubscriptions names, once: each gets a Reader assignment below.
 var cloudSubscriptionIds = union(map(flatten(map(items(cloudSubscriptions), entry => entry.value)), id => toLower(id)), [])
@@ -267,6 +309,12 @@ var appSettings = {
   SECRET_HASH_KEY: '@Microsoft.KeyVault(VaultName=${keyVault.outputs.name};SecretName=${secretNames.SECRET_HASH_KEY})'
   PAGE_TOKEN_KEY: '@Microsoft.KeyVault(VaultName=${keyVault.outputs.name};SecretName=${secretNames.PAGE_TOKEN_KEY})'
   WEBHOOK_SECRETS_KEY: '@Microsoft.KeyVault(VaultName=${keyVault.outputs.name};SecretName=${secretNames.WEBHOOK_SECRETS_KEY})'
+  // Set whether or not sign-in is on: the hook creates it with the other keys, so turning sign-in on
+  // later needs no new secret.
+  PORTAL_SESSION_KEY: '@Microsoft.KeyVault(VaultName=${keyVault.outputs.name};SecretName=${secretNames.PORTAL_SESSION_KEY})'
+  // SOP documents, read and written as the identity above (no connection string, no key).
+  SOP_BLOB_ACCOUNT_URL: 'https://${documentStorage.outputs.name}.blob.${environment().suffixes.storage}'
+  SOP_BLOB_CONTAINER: documentContainerName
   // Cloud-resource lookups through Azure Resource Manager as the identity above, when any subscription is named.
   CLOUD_INVENTORY: empty(cloudSubscriptionIds) ? 'disabled' : 'azure'
   CLOUD_SUBSCRIPTIONS: string(cloudSubscriptions)
@@ -320,6 +368,34 @@ var integrationSettings = union(
   empty(logAnalyticsConnectorSources) ? {} : logAnalyticsConnectorSourcesSettings
 )
 
+// The portal's sign-in (shared/platform/config/portal-sign-in-config.ts), only once its app registration
+// exists (portalClientId): without a client id nobody signs in, and the app reads none of these. The
+// credential is the app's managed identity unless the registration lives in another tenant, where
+// Entra cannot trust the identity; then a client secret the operator keeps in Key Vault. Without an
+// explicit redirect URI, the function app module derives it from the app's own host name
+// (portalCallbackPath), which exists only once the app does.
+var portalCallbackPath = '/api/v2/portal/auth/callback'
+var portalSecretNames = {
+  PORTAL_CLIENT_SECRET: 'portal-client-secret'
+}
+var portalSignInSettings = {
+  PORTAL_TENANT_ID: portalTenantId
+  PORTAL_CLIENT_ID: portalClientId
+}
+var portalAssertionSettings = {
+  PORTAL_CLIENT_ASSERTION: 'managed-identity'
+}
+var portalSecretSettings = {
+  PORTAL_CLIENT_SECRET: '@Microsoft.KeyVault(VaultName=${keyVault.outputs.name};SecretName=${portalSecretNames.PORTAL_CLIENT_SECRET})'
+}
+var portalOptionalSettings = union(
+  empty(portalRedirectUri) ? {} : { PORTAL_REDIRECT_URI: portalRedirectUri },
+  empty(portalMfaAuthContext) ? {} : { PORTAL_MFA_AUTH_CONTEXT: portalMfaAuthContext },
+  empty(portalSessionHours) ? {} : { PORTAL_SESSION_HOURS: portalSessionHours }
+)
+var portalSettings = empty(portalClientId) ? {} : union(portalSignInSettings, portalClientCredential == 'secret' ? portalSecretSettings : portalAssertionSettings, portalOptionalSettings)
+var documentSettings = empty(sopMaxBytes) ? {} : { SOP_MAX_BYTES: sopMaxBytes }
+
 // Every Log Analytics workspace logAnalyticsWorkspaces names, once (lower case, so that the same
 // workspace written twice is one role assignment): each gets a Log Analytics Reader assignment below.
 var logAnalyticsWorkspaceResourceIds = union(map(items(logAnalyticsWorkspaces), workspace => toLower(workspace.value)), [])
@@ -337,6 +413,7 @@ var names = {
   logAnalytics: 'log-${resourceToken}'
   appInsights: 'appi-${resourceToken}'
   storage: 'st${resourceToken}'
+  documents: 'stdoc${resourceToken}'
   keyVault: 'kv-${resourceToken}'
   cosmos: 'cosmos-${resourceToken}'
   serviceBus: 'sb-${resourceToken}'
@@ -405,7 +482,43 @@ module storage 'br/public:avm/res/storage/storage-account:0.8.3' = {
   }
 }
 
-// Holds the three keys and the bridges' headers; the template never sets them (the postprovision
+// SOP documents (the portal's standard operating procedures): the service's own data, in an account of
+// its own (see the top of this file). The container is private; the app reaches it with its identity
+// and holds Storage Blob Data Contributor on it alone (modules/role-assignments.bicep). A deleted
+// document or container can be restored for 30 days.
+module documentStorage 'br/public:avm/res/storage/storage-account:0.8.3' = {
+  name: 'document-storage'
+  params: {
+    name: names.documents
+    location: location
+    tags: tags
+    skuName: 'Standard_LRS'
+    allowBlobPublicAccess: false
+    // Identity-based access only, as on the runtime's account: no account key or SAS can read a document.
+    allowSharedKeyAccess: false
+    minimumTlsVersion: 'TLS1_2'
+    publicNetworkAccess: 'Enabled'
+    // Reachable from the app, which has no fixed outbound address without VNet integration.
+    networkAcls: {
+      defaultAction: 'Allow'
+      bypass: 'AzureServices'
+    }
+    blobServices: {
+      deleteRetentionPolicyEnabled: true
+      deleteRetentionPolicyDays: 30
+      containerDeleteRetentionPolicyEnabled: true
+      containerDeleteRetentionPolicyDays: 30
+      containers: [
+        {
+          name: documentContainerName
+          publicAccess: 'None'
+        }
+      ]
+    }
+  }
+}
+
+// Holds the four keys and the bridges' headers; the template never sets them (the postprovision
 // hook creates missing keys, the operator sets the headers). Losing a key is costly (SECRET_HASH_KEY:
 // every client secret stops verifying; WEBHOOK_SECRETS_KEY: stored webhook secrets become
 // unreadable), hence soft delete with purge protection. A deleted vault keeps its name for the
@@ -461,6 +574,8 @@ module access 'modules/role-assignments.bicep' = {
     appPrincipalId: identity.outputs.principalId
     operatorPrincipalId: operatorPrincipalId
     storageAccountName: storage.outputs.name
+    documentStorageAccountName: documentStorage.outputs.name
+    documentContainerName: documentContainerName
     serviceBusNamespaceName: serviceBus.outputs.name
     keyVaultName: keyVault.outputs.name
     appInsightsName: appInsights.outputs.name
@@ -516,7 +631,8 @@ module functionApp 'modules/function-app.bicep' = {
     appInsightsName: appInsights.outputs.name
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
-    appSettings: union(appSettings, sourceBridgeSettings, integrationSettings)
+    appSettings: union(appSettings, documentSettings, sourceBridgeSettings, integrationSettings, portalSettings)
+    portalCallbackPath: empty(portalClientId) || !empty(portalRedirectUri) ? '' : portalCallbackPath
   }
 }
 
@@ -544,3 +660,5 @@ output keyVaultUri string = keyVault.outputs.uri
 output keyVaultSecretNames object = secretNames
 output appInsightsName string = appInsights.outputs.name
 output identityPrincipalId string = identity.outputs.principalId
+// The callback URL the portal's app registration must name, whether or not sign-in is on yet.
+output portalRedirectUri string = empty(portalRedirectUri) ? 'https://${functionApp.outputs.defaultHostName}${portalCallbackPath}' : portalRedirectUri

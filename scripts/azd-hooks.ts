@@ -6,12 +6,14 @@
  * it, and its name, for 90 days); creating it again would fail, so KEY_VAULT_CREATE_MODE=recover
  * makes the next deployment recover it, keys included.
  *
- * postprovision: creates each key the app needs (SECRET_HASH_KEY...) in Key Vault if it is missing —
- * 32 random bytes, never printed —, warns about a configured bridge (vendor, playbook automation,
- * ticketing) whose Authorization header secret is missing, prints the Microsoft Graph grant the
- * directory logs need (no deployment can make it), restarts the app when keys were created (Key Vault
- * references resolve at start), and with BOOTSTRAP_ACCOUNT_NAME set creates the organization's first
- * admin once (scripts/bootstrap.ts).
+ * postprovision: creates each key the app needs (SECRET_HASH_KEY..., PORTAL_SESSION_KEY) in Key Vault if
+ * it is missing — 32 random bytes, never printed —, warns about a configured bridge (vendor, playbook
+ * automation, ticketing) whose Authorization header secret is missing, prints the Microsoft Graph
+ * grant the directory logs need and, until the portal's sign-in is set up, the commands that register
+ * it in Entra ID and require MFA (no deployment can make either), restarts the app when keys were
+ * created (Key Vault references resolve at start), and with BOOTSTRAP_ACCOUNT_NAME set creates the
+ * organization's first admin once (scripts/bootstrap.ts), and the first person as Admin when
+ * BOOTSTRAP_ADMIN_USER_OBJECT_ID names one.
  *
  * Key Vault and Azure Resource Manager are called over their REST APIs with azd's own sign-in
  * (AzureDeveloperCliCredential): nothing else needs installing or logging in to.
@@ -41,6 +43,8 @@ export const BRIDGE_HEADER_SECRETS: readonly { bridge: string; urlSetting: strin
   { bridge: "Ticketing", urlSetting: "TICKETING_URL", secret: "ticketing-auth-header" },
 ];
 
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** Microsoft Graph's application id, the same in every tenant. */
 const GRAPH_APP_ID = "00000003-0000-0000-c000-000000000000";
 /**
@@ -51,6 +55,41 @@ export const GRAPH_APP_ROLES = {
   "AuditLog.Read.All": "b0afded3-3588-46d8-8b3d-9842eff778da",
   "Directory.Read.All": "7ab1d382-f21e-4acd-a863-ba3e13f7da61",
 } as const;
+
+/**
+ * The Key Vault secret holding the portal registration's client secret, when PORTAL_CLIENT_CREDENTIAL
+ * is `secret` (infra/resources.bicep references it as PORTAL_CLIENT_SECRET).
+ */
+export const PORTAL_CLIENT_SECRET_NAME = "portal-client-secret";
+
+/** The sign-in scopes the portal asks for (openid, profile, email), by their ids on Graph, the same in every tenant. */
+export const PORTAL_SIGN_IN_SCOPES = {
+  openid: "37f7f235-527c-4136-accd-4a02d197296e",
+  profile: "14dad69e-099b-42c9-810b-d002981feec1",
+  email: "64a6cdd6-aab1-4aaf-94b8-3cc8405e90d0",
+} as const;
+
+/** What the portal's sign-in instructions are written from: the azd environment, read by `portalSetupOf`. */
+export interface PortalSetup {
+  /** PORTAL_TENANT_ID: where people sign in; a tenant id, a domain, or `organizations`/`common`. */
+  tenantId: string;
+  /** AZURE_TENANT_ID: the app's managed identity's tenant. */
+  identityTenantId?: string;
+  /** APP_IDENTITY_PRINCIPAL_ID: the managed identity's object (principal) id. */
+  identityPrincipalId?: string;
+  /** PORTAL_REDIRECT_URI: the callback URL the registration must name. */
+  redirectUri?: string;
+  /** PORTAL_CLIENT_ID: set once the registration exists. */
+  clientId?: string;
+  /** PORTAL_CLIENT_CREDENTIAL: `secret` when the registration cannot trust the managed identity. */
+  credential: "managed-identity" | "secret";
+  /** PORTAL_MFA_AUTH_CONTEXT: the Conditional Access authentication context whose policy requires MFA. */
+  mfaAuthContext?: string;
+  /** AZURE_ENV_NAME: named in the registration's display name, so environments tell apart. */
+  environmentName?: string;
+  /** KEY_VAULT_NAME. */
+  keyVaultName?: string;
+}
 
 export interface HookDeps {
   env: NodeJS.ProcessEnv;
@@ -124,6 +163,15 @@ export async function postprovision(deps: HookDeps): Promise<void> {
 
   if (env.DIRECTORY_LOGS_TENANT_IDS) printGraphGrant(deps);
 
+  const portal = portalSetupOf(env);
+  for (const line of portalSignInInstructions(portal)) deps.print(line);
+  if (portal.clientId && portal.credential === "secret" && (await keyVault.get(PORTAL_CLIENT_SECRET_NAME)) === undefined) {
+    deps.print(
+      `Warning: portal sign-in uses a client secret (PORTAL_CLIENT_CREDENTIAL=secret) but Key Vault has no secret ${PORTAL_CLIENT_SECRET_NAME}: nobody can sign in. ` +
+        `Set it: ${clientSecretCommands(portal.keyVaultName, portal.clientId).join("; ")}; then restart the app.`,
+    );
+  }
+
   if (created > 0) await restartApp(deps);
 
   if (env.BOOTSTRAP_ACCOUNT_NAME) await bootstrapOnce(deps, values);
@@ -161,6 +209,118 @@ function printGraphGrant(deps: HookDeps): void {
   }
 }
 
+/** The portal's sign-in settings in the azd environment. */
+export function portalSetupOf(env: NodeJS.ProcessEnv): PortalSetup {
+  return {
+    tenantId: env.PORTAL_TENANT_ID || env.AZURE_TENANT_ID || "<tenant>",
+    identityTenantId: env.AZURE_TENANT_ID,
+    identityPrincipalId: env.APP_IDENTITY_PRINCIPAL_ID,
+    redirectUri: env.PORTAL_REDIRECT_URI,
+    clientId: env.PORTAL_CLIENT_ID || undefined,
+    credential: env.PORTAL_CLIENT_CREDENTIAL === "secret" ? "secret" : "managed-identity",
+    mfaAuthContext: env.PORTAL_MFA_AUTH_CONTEXT || undefined,
+    environmentName: env.AZURE_ENV_NAME,
+    keyVaultName: env.KEY_VAULT_NAME,
+  };
+}
+
+/**
+ * What the operator still has to do for people to sign in to the portal, as lines to print: the
+ * registration of the portal in Entra ID while PORTAL_CLIENT_ID is unset, and the Conditional Access
+ * set-up for MFA while PORTAL_MFA_AUTH_CONTEXT is unset. Both are directory objects, which no
+ * deployment can create (and the deployer usually may not). Printed on every provision until done;
+ * nothing when sign-in is complete but one line saying so.
+ */
+export function portalSignInInstructions(setup: PortalSetup): string[] {
+  const lines: string[] = [];
+  const tenant = setup.tenantId;
+  const multiTenant = /^(organizations|common)$/i.test(tenant);
+  // Entra accepts a managed identity as the credential of a registration in the identity's own tenant
+  // only. Told apart by id: a domain name for the same tenant is not taken for another one.
+  const foreignTenant = GUID.test(tenant) && GUID.test(setup.identityTenantId ?? "") && tenant.toLowerCase() !== setup.identityTenantId!.toLowerCase();
+  const registrationTenant = multiTenant ? (setup.identityTenantId ?? "<tenant>") : tenant;
+
+  if (!setup.clientId) {
+    lines.push(
+      `Portal sign-in is off: PORTAL_CLIENT_ID is not set. To turn it on, register the portal in Entra ID once, ` +
+        `signed in with az login to tenant ${registrationTenant} as an Application Administrator or Cloud Application Administrator:`,
+    );
+    if (foreignTenant && setup.credential !== "secret") {
+      lines.push(
+        `  (A registration in ${tenant}, not the app's tenant ${setup.identityTenantId}, cannot trust the app's managed identity: it gets a client secret, ` +
+          `kept in the app's Key Vault; sign in to ${setup.identityTenantId} for the az keyvault command.)`,
+      );
+    }
+    const scopes = Object.values(PORTAL_SIGN_IN_SCOPES).map((id) => ({ id, type: "Scope" }));
+    // ID tokens come from the token endpoint in exchange for the code (PKCE): the implicit grant,
+    // which --enable-id-token-issuance would turn on, is never used. `email` and `acrs` are the
+    // optional claims the sign-in reads (the address, and the authentication context that shows MFA).
+    lines.push(
+      `  APP_ID=$(az ad app create --display-name "SecOps portal (${setup.environmentName ?? "<environment>"})" ` +
+        `--sign-in-audience ${multiTenant ? "AzureADMultipleOrgs" : "AzureADMyOrg"} ` +
+        `--web-redirect-uris "${setup.redirectUri ?? "<PORTAL_REDIRECT_URI>"}" --enable-id-token-issuance false ` +
+        `--optional-claims '${JSON.stringify({ idToken: [{ name: "email" }, { name: "acrs" }] })}' ` +
+        `--required-resource-accesses '${JSON.stringify([{ resourceAppId: GRAPH_APP_ID, resourceAccess: scopes }])}' --query appId -o tsv)`,
+      `  az ad sp create --id "$APP_ID"`,
+      `  az ad app permission admin-consent --id "$APP_ID"`,
+    );
+    if (setup.credential === "secret" || foreignTenant) {
+      lines.push(...clientSecretCommands(setup.keyVaultName, "$APP_ID").map((command) => `  ${command}`), `  azd env set PORTAL_CLIENT_CREDENTIAL secret`);
+    } else {
+      const credential = {
+        name: "app-managed-identity",
+        // The managed identity's tokens name its tenant by id.
+        issuer: `https://login.microsoftonline.com/${setup.identityTenantId ?? registrationTenant}/v2.0`,
+        subject: setup.identityPrincipalId ?? "<APP_IDENTITY_PRINCIPAL_ID>",
+        audiences: ["api://AzureADTokenExchange"],
+        // No apostrophe: the JSON is single-quoted in the shell.
+        description: "The SecOps API redeems sign-ins as its managed identity, with no client secret.",
+      };
+      lines.push(`  az ad app federated-credential create --id "$APP_ID" --parameters '${JSON.stringify(credential)}'`);
+    }
+    lines.push(
+      `  azd env set PORTAL_CLIENT_ID "$APP_ID"`,
+      `  azd env set BOOTSTRAP_ADMIN_USER_OBJECT_ID "$(az ad signed-in-user show --query id -o tsv)"   # optional: you, as the first Admin`,
+      `  azd env set BOOTSTRAP_ADMIN_USER_EMAIL "<your e-mail address>"                                # (with BOOTSTRAP_ACCOUNT_NAME set)`,
+      `  azd provision`,
+    );
+  } else if (setup.credential === "managed-identity" && foreignTenant) {
+    lines.push(
+      `Warning: the portal's registration is in tenant ${tenant}, but the app's managed identity is in ${setup.identityTenantId}: Entra accepts the identity as the credential of a registration in its own tenant only, so sign-ins fail. ` +
+        `Register the portal in ${setup.identityTenantId}, or give it a client secret: ${[...clientSecretCommands(setup.keyVaultName, setup.clientId), "azd env set PORTAL_CLIENT_CREDENTIAL secret", "azd provision"].join("; ")}.`,
+    );
+  }
+
+  if (!setup.mfaAuthContext) {
+    const context = "c1";
+    lines.push(
+      `${setup.clientId ? "Warning: portal sign-in is on, but nobody gets in yet" : "Then require MFA"}: Entra's ID tokens show that a sign-in passed MFA only through a Conditional Access ` +
+        `authentication context, so until PORTAL_MFA_AUTH_CONTEXT is set the portal refuses every sign-in (MFA_REQUIRED); a policy on the app alone does not show in the token. ` +
+        `A Conditional Access Administrator of tenant ${multiTenant ? "<each tenant people sign in from>" : tenant}, once, in the Microsoft Entra admin center:`,
+      `  1. Conditional Access > Authentication contexts > New: ID ${context} (or another unused one, c1 to c25), "Publish to apps" checked.`,
+      `  2. Conditional Access > Policies > New: Users: the people who use the portal (or All users); Target resources: Authentication context ${context}; Grant: Require multifactor authentication (or an authentication strength); Enable policy: On.`,
+      `  3. azd env set PORTAL_MFA_AUTH_CONTEXT ${context}`,
+      `     azd provision`,
+    );
+  }
+
+  if (setup.clientId && setup.mfaAuthContext && !(setup.credential === "managed-identity" && foreignTenant)) {
+    lines.push(`Portal sign-in: on (client ${setup.clientId}, tenant ${tenant}, ${setup.credential}), MFA through authentication context ${setup.mfaAuthContext}.`);
+  }
+  return lines;
+}
+
+/**
+ * Creates a client secret for the registration and stores it in the vault, never on screen. Two
+ * commands: the registration and the vault may be in different tenants, signed in to in turn.
+ */
+function clientSecretCommands(keyVaultName: string | undefined, appId: string): string[] {
+  return [
+    `SECRET=$(az ad app credential reset --id "${appId}" --display-name secops-api --years 1 --query password -o tsv)`,
+    `az keyvault secret set --vault-name ${keyVaultName ?? "<vault>"} --name ${PORTAL_CLIENT_SECRET_NAME} --value "$SECRET" -o none && unset SECRET`,
+  ];
+}
+
 /** Key Vault references resolve when the app starts: after creating keys it must start again. */
 async function restartApp(deps: HookDeps): Promise<void> {
   const { env } = deps;
@@ -194,6 +354,15 @@ async function bootstrapOnce(deps: HookDeps, keys: Record<string, string>): Prom
     WEBHOOK_SECRETS_KEY: keys.WEBHOOK_SECRETS_KEY,
   };
   const argv = ["--account-name", required(env, "BOOTSTRAP_ACCOUNT_NAME"), "--account-id", accountId];
+  if (env.BOOTSTRAP_ADMIN_USER_OBJECT_ID) {
+    // The first person, as Admin: registered once, and found registered on every later provision.
+    argv.push("--admin-user-object-id", env.BOOTSTRAP_ADMIN_USER_OBJECT_ID);
+    // A person's tenant is one directory's id; PORTAL_TENANT_ID may be `organizations` or a domain.
+    const tenant = env.BOOTSTRAP_ADMIN_USER_TENANT_ID || [env.PORTAL_TENANT_ID, env.AZURE_TENANT_ID].find((t) => GUID.test(t ?? ""));
+    if (tenant) argv.push("--admin-user-tenant-id", tenant);
+    if (env.BOOTSTRAP_ADMIN_USER_EMAIL) argv.push("--admin-user-email", env.BOOTSTRAP_ADMIN_USER_EMAIL);
+    if (env.BOOTSTRAP_ADMIN_USER_NAME) argv.push("--admin-user-name", env.BOOTSTRAP_ADMIN_USER_NAME);
+  }
   for (let attempt = 1; ; attempt++) {
     try {
       await deps.bootstrap(argv, bootstrapEnv, deps.print);

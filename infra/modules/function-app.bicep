@@ -35,6 +35,9 @@ param instanceMemoryMB int
 @description('The settings the code reads (resources.bicep). The host\'s own settings are added here.')
 param appSettings object
 
+@description('Path of the portal\'s sign-in callback on this app, e.g. /api/v2/portal/auth/callback: PORTAL_REDIRECT_URI becomes https://<the app\'s default host name><path>. Empty: resources.bicep sets PORTAL_REDIRECT_URI itself, or sign-in is off.')
+param portalCallbackPath string = ''
+
 resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
   name: storageAccountName
 }
@@ -55,6 +58,9 @@ var hostSettings = {
   // Application Insights accepts only Entra ID-authenticated telemetry (local auth is off).
   APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'Authorization=AAD;ClientId=${identityClientId}'
 }
+
+// Settings on the app's own host name, which is known only once the app exists.
+var ownHostSettings = empty(portalCallbackPath) ? {} : { PORTAL_REDIRECT_URI: 'https://${app.properties.defaultHostName}${portalCallbackPath}' }
 
 resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
   name: planName
@@ -122,7 +128,7 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
 resource settings 'Microsoft.Web/sites/config@2024-04-01' = {
   parent: app
   name: 'appsettings'
-  properties: union(appSettings, hostSettings)
+  properties: union(appSettings, hostSettings, ownHostSettings)
 }
 
 output name string = app.name

@@ -9,6 +9,11 @@ param appPrincipalId string
 param operatorPrincipalId string = ''
 
 param storageAccountName string
+
+@description('The SOP documents\' storage account, and their container in it.')
+param documentStorageAccountName string
+param documentContainerName string
+
 param serviceBusNamespaceName string
 param keyVaultName string
 param appInsightsName string
@@ -16,6 +21,7 @@ param appInsightsName string
 // Built-in role definition ids: https://learn.microsoft.com/azure/role-based-access-control/built-in-roles
 var roles = {
   storageBlobDataOwner: 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b'
+  storageBlobDataContributor: 'ba92f5b4-2d11-453d-a403-e96b0029c9fe'
   serviceBusDataSender: '69a216fc-b8fb-44d8-bc22-1f3c2cd27a39'
   serviceBusDataReceiver: '4f6d3b9b-027b-4f4c-9142-0e5a2a2247e0'
   keyVaultSecretsUser: '4633458b-17de-408a-b874-0445c86b69e6'
@@ -25,6 +31,20 @@ var roles = {
 
 resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
   name: storageAccountName
+}
+
+resource documentStorage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
+  name: documentStorageAccountName
+}
+
+resource documentBlobs 'Microsoft.Storage/storageAccounts/blobServices@2023-05-01' existing = {
+  parent: documentStorage
+  name: 'default'
+}
+
+resource documentContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' existing = {
+  parent: documentBlobs
+  name: documentContainerName
 }
 
 resource serviceBus 'Microsoft.ServiceBus/namespaces@2024-01-01' existing = {
@@ -51,6 +71,19 @@ resource storageBlobDataOwner 'Microsoft.Authorization/roleAssignments@2022-04-0
   }
 }
 
+// SOP documents: read, write and delete the blobs of their one container. Contributor, not Owner (which
+// could also change access control lists), and on the container, not the account: the app reaches no
+// other container there, and neither the account's keys nor its network rules.
+resource documentsContributor 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(documentContainer.id, appPrincipalId, roles.storageBlobDataContributor)
+  scope: documentContainer
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roles.storageBlobDataContributor)
+    principalId: appPrincipalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
 // Send: outbox publish, fan-out and scheduled retries. Receive: the two Service Bus triggers.
 // Not Data Owner: it could also create and delete queues. The price is that the scale controller
 // cannot read queue lengths and scales on less exact signals; grant Data Owner if that matters more.
@@ -69,7 +102,7 @@ resource serviceBusData 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
   }
 ]
 
-// Read the three keys through Key Vault references; cannot list other vault content or write.
+// Read the keys (and the bridges' headers) through Key Vault references; cannot list other vault content or write.
 resource keyVaultSecretsUser 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
   name: guid(keyVault.id, appPrincipalId, roles.keyVaultSecretsUser)
   scope: keyVault

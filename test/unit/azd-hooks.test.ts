@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { postprovision, preprovision, type HookDeps } from "../../scripts/azd-hooks";
+import { portalSetupOf, portalSignInInstructions, postprovision, preprovision, type HookDeps, type PortalSetup } from "../../scripts/azd-hooks";
 import { ConfigError } from "../../shared/platform/config/config";
 import { ApiError } from "../../shared/platform/errors/api-error";
 
@@ -74,8 +74,14 @@ const outputs = {
   KEY_VAULT_NAME: "kv-abc",
   COSMOS_ENDPOINT: "https://cosmos-abc.documents.azure.com:443/",
   COSMOS_DATABASE: "secops",
-  KEY_VAULT_SECRET_NAMES: JSON.stringify({ SECRET_HASH_KEY: "secret-hash-key", PAGE_TOKEN_KEY: "page-token-key", WEBHOOK_SECRETS_KEY: "webhook-secrets-key" }),
+  KEY_VAULT_SECRET_NAMES: JSON.stringify({
+    SECRET_HASH_KEY: "secret-hash-key",
+    PAGE_TOKEN_KEY: "page-token-key",
+    WEBHOOK_SECRETS_KEY: "webhook-secrets-key",
+    PORTAL_SESSION_KEY: "portal-session-key",
+  }),
 };
+const keySecrets = ["secret-hash-key", "page-token-key", "webhook-secrets-key", "portal-session-key"];
 
 function fakeDeps(env: Record<string, string> = {}) {
   const printed: string[] = [];
@@ -111,15 +117,17 @@ describe("postprovision hook", () => {
     const { deps, printed } = fakeDeps();
     await postprovision(deps);
 
-    expect([...secrets.keys()].sort()).toEqual(["page-token-key", "secret-hash-key", "webhook-secrets-key"]);
+    expect([...secrets.keys()].sort()).toEqual([...keySecrets].sort());
     expect(secrets.get("page-token-key")).toBe("existing-page-token-key-value");
     // 32 bytes each (what shared/platform/config/config.ts requires), and different keys.
-    for (const name of ["secret-hash-key", "webhook-secrets-key"]) expect(Buffer.from(secrets.get(name)!, "base64")).toHaveLength(32);
-    expect(secrets.get("secret-hash-key")).not.toBe(secrets.get("webhook-secrets-key"));
+    for (const name of ["secret-hash-key", "webhook-secrets-key", "portal-session-key"]) expect(Buffer.from(secrets.get(name)!, "base64")).toHaveLength(32);
+    expect(new Set(["secret-hash-key", "webhook-secrets-key", "portal-session-key"].map((n) => secrets.get(n))).size).toBe(3);
     const everything = printed.join("\n");
     for (const value of secrets.values()) expect(everything).not.toContain(value);
     expect(printed).toContain("Key Vault: created secret-hash-key (SECRET_HASH_KEY).");
     expect(printed).toContain("Key Vault: page-token-key (PAGE_TOKEN_KEY) is set.");
+    // The portal's session key, like the others: every instance reads the same one.
+    expect(printed).toContain("Key Vault: created portal-session-key (PORTAL_SESSION_KEY).");
 
     expect(calls.filter((c) => c.method === "POST").map((c) => c.path)).toEqual(["/subscriptions/sub-1/resourceGroups/rg-dev/providers/Microsoft.Web/sites/func-abc/restart"]);
     expect(calls.find((c) => c.path.startsWith("/vault/"))!.auth).toBe("Bearer token-for https://vault.azure.net/.default");
@@ -127,7 +135,7 @@ describe("postprovision hook", () => {
   });
 
   it("changes nothing and does not restart the app when every key is set", async () => {
-    for (const name of ["secret-hash-key", "page-token-key", "webhook-secrets-key"]) secrets.set(name, `${name}-value`);
+    for (const name of keySecrets) secrets.set(name, `${name}-value`);
     await postprovision(fakeDeps().deps);
     expect(calls.every((c) => c.method === "GET")).toBe(true);
     expect(secrets.get("secret-hash-key")).toBe("secret-hash-key-value");
@@ -139,7 +147,7 @@ describe("postprovision hook", () => {
     await postprovision(deps);
     expect(slept).toEqual([10_000, 10_000]);
     expect(printed[0]).toMatch(/access not granted yet/);
-    expect(secrets.size).toBe(3);
+    expect(secrets.size).toBe(4);
   });
 
   it("warns about a configured vendor bridge without its Authorization header secret, and only about that one", async () => {
@@ -230,6 +238,51 @@ describe("postprovision hook", () => {
     expect(again.printed).toContain(`Bootstrap: account ${accountId} already has its admin; nothing to do.`);
   });
 
+  it("hands the bootstrap the first person to register as Admin, with their tenant (the portal's, or the deployment's)", async () => {
+    const person = { BOOTSTRAP_ADMIN_USER_OBJECT_ID: "5d3c1b2a-9e8f-4a7b-8c6d-1e2f3a4b5c6d", BOOTSTRAP_ADMIN_USER_EMAIL: "ana@contoso.example" };
+    const account = { BOOTSTRAP_ACCOUNT_NAME: "Contoso", BOOTSTRAP_ACCOUNT_ID: "a" };
+    const portalTenant = "72f988bf-86f1-41af-91ab-2d7cd011db47";
+    const argvOf = async (env: Record<string, string>) => {
+      const run = fakeDeps({ ...account, ...env });
+      await postprovision(run.deps);
+      return run.bootstraps[0]!.argv;
+    };
+    expect(await argvOf({ ...person, PORTAL_TENANT_ID: portalTenant, BOOTSTRAP_ADMIN_USER_NAME: "Ana Lima" })).toEqual([
+      "--account-name", "Contoso", "--account-id", "a",
+      "--admin-user-object-id", person.BOOTSTRAP_ADMIN_USER_OBJECT_ID, "--admin-user-tenant-id", portalTenant,
+      "--admin-user-email", "ana@contoso.example", "--admin-user-name", "Ana Lima",
+    ]);
+    // A multi-tenant registration names no tenant: the deployment's; an explicit one wins over both.
+    expect(await argvOf({ ...person, PORTAL_TENANT_ID: "organizations", AZURE_TENANT_ID: "0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e" })).toContain("0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e");
+    expect(await argvOf({ ...person, PORTAL_TENANT_ID: portalTenant, BOOTSTRAP_ADMIN_USER_TENANT_ID: "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d" })).toContain("9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d");
+    expect(await argvOf({ PORTAL_TENANT_ID: portalTenant })).toEqual(["--account-name", "Contoso", "--account-id", "a"]);
+  });
+
+  it("prints what the portal's sign-in still needs, and warns when its client secret is missing from the vault", async () => {
+    const env = { AZURE_TENANT_ID: tenantId, PORTAL_TENANT_ID: tenantId, APP_IDENTITY_PRINCIPAL_ID: principalId, PORTAL_REDIRECT_URI: redirectUri, AZURE_ENV_NAME: "secops-prod" };
+    const off = fakeDeps(env);
+    await postprovision(off.deps);
+    const expected = portalSignInInstructions(portalSetupOf(off.deps.env));
+    expect(expected[0]).toMatch(/^Portal sign-in is off/);
+    const at = off.printed.indexOf(expected[0]!);
+    expect(off.printed.slice(at, at + expected.length)).toEqual(expected);
+
+    const withSecret = { ...env, PORTAL_CLIENT_ID: appId, PORTAL_CLIENT_CREDENTIAL: "secret", PORTAL_MFA_AUTH_CONTEXT: "c1" };
+    const missing = fakeDeps(withSecret);
+    await postprovision(missing.deps);
+    expect(missing.printed.filter((l) => l.startsWith("Warning"))).toEqual([
+      `Warning: portal sign-in uses a client secret (PORTAL_CLIENT_CREDENTIAL=secret) but Key Vault has no secret portal-client-secret: nobody can sign in. ` +
+        `Set it: SECRET=$(az ad app credential reset --id "${appId}" --display-name secops-api --years 1 --query password -o tsv); ` +
+        `az keyvault secret set --vault-name kv-abc --name portal-client-secret --value "$SECRET" -o none && unset SECRET; then restart the app.`,
+    ]);
+    secrets.set("portal-client-secret", "the-client-secret");
+    const present = fakeDeps(withSecret);
+    await postprovision(present.deps);
+    expect(present.printed.filter((l) => l.startsWith("Warning"))).toEqual([]);
+    expect(present.printed).toContain(`Portal sign-in: on (client ${appId}, tenant ${tenantId}, secret), MFA through authentication context c1.`);
+    expect(present.printed.join("\n")).not.toContain("the-client-secret");
+  });
+
   it("retries the bootstrap while Cosmos DB still refuses the deployer, and fails on anything else", async () => {
     const retried = fakeDeps({ BOOTSTRAP_ACCOUNT_NAME: "Contoso", BOOTSTRAP_ACCOUNT_ID: "a" });
     retried.deps.bootstrapError = new ApiError("UPSTREAM_ERROR", "The store is unavailable.");
@@ -246,6 +299,124 @@ describe("postprovision hook", () => {
     const { deps } = fakeDeps();
     delete deps.env.KEY_VAULT_URI;
     await expect(postprovision(deps)).rejects.toThrow(/KEY_VAULT_URI .*azd provision/);
+  });
+});
+
+const tenantId = "72f988bf-86f1-41af-91ab-2d7cd011db47";
+const principalId = "5d3c1b2a-9e8f-4a7b-8c6d-1e2f3a4b5c6d";
+const redirectUri = "https://func-abc.azurewebsites.net/api/v2/portal/auth/callback";
+const appId = "11111111-2222-4333-8444-555555555555";
+
+describe("portal sign-in instructions", () => {
+  const setup: PortalSetup = {
+    tenantId,
+    identityTenantId: tenantId,
+    identityPrincipalId: principalId,
+    redirectUri,
+    credential: "managed-identity",
+    environmentName: "secops-prod",
+    keyVaultName: "kv-abc",
+  };
+  const mfaSteps = [
+    `  1. Conditional Access > Authentication contexts > New: ID c1 (or another unused one, c1 to c25), "Publish to apps" checked.`,
+    `  2. Conditional Access > Policies > New: Users: the people who use the portal (or All users); Target resources: Authentication context c1; Grant: Require multifactor authentication (or an authentication strength); Enable policy: On.`,
+    `  3. azd env set PORTAL_MFA_AUTH_CONTEXT c1`,
+    `     azd provision`,
+  ];
+  const mfaReason =
+    "Entra's ID tokens show that a sign-in passed MFA only through a Conditional Access authentication context, so until PORTAL_MFA_AUTH_CONTEXT is set the portal refuses every sign-in (MFA_REQUIRED); " +
+    `a policy on the app alone does not show in the token. A Conditional Access Administrator of tenant ${tenantId}, once, in the Microsoft Entra admin center:`;
+
+  it("registers the portal with its callback, the sign-in scopes and claims, and the app's managed identity as its credential; then MFA", () => {
+    expect(portalSignInInstructions(setup)).toEqual([
+      `Portal sign-in is off: PORTAL_CLIENT_ID is not set. To turn it on, register the portal in Entra ID once, signed in with az login to tenant ${tenantId} as an Application Administrator or Cloud Application Administrator:`,
+      `  APP_ID=$(az ad app create --display-name "SecOps portal (secops-prod)" --sign-in-audience AzureADMyOrg --web-redirect-uris "${redirectUri}" --enable-id-token-issuance false ` +
+        `--optional-claims '{"idToken":[{"name":"email"},{"name":"acrs"}]}' ` +
+        `--required-resource-accesses '[{"resourceAppId":"00000003-0000-0000-c000-000000000000","resourceAccess":[{"id":"37f7f235-527c-4136-accd-4a02d197296e","type":"Scope"},{"id":"14dad69e-099b-42c9-810b-d002981feec1","type":"Scope"},{"id":"64a6cdd6-aab1-4aaf-94b8-3cc8405e90d0","type":"Scope"}]}]' --query appId -o tsv)`,
+      `  az ad sp create --id "$APP_ID"`,
+      `  az ad app permission admin-consent --id "$APP_ID"`,
+      `  az ad app federated-credential create --id "$APP_ID" --parameters '{"name":"app-managed-identity","issuer":"https://login.microsoftonline.com/${tenantId}/v2.0","subject":"${principalId}","audiences":["api://AzureADTokenExchange"],"description":"The SecOps API redeems sign-ins as its managed identity, with no client secret."}'`,
+      `  azd env set PORTAL_CLIENT_ID "$APP_ID"`,
+      `  azd env set BOOTSTRAP_ADMIN_USER_OBJECT_ID "$(az ad signed-in-user show --query id -o tsv)"   # optional: you, as the first Admin`,
+      `  azd env set BOOTSTRAP_ADMIN_USER_EMAIL "<your e-mail address>"                                # (with BOOTSTRAP_ACCOUNT_NAME set)`,
+      `  azd provision`,
+      `Then require MFA: ${mfaReason}`,
+      ...mfaSteps,
+    ]);
+  });
+
+  it("writes JSON the CLI takes as it is: the federated credential Entra documents for a managed identity, and the claims and scopes", () => {
+    const lines = portalSignInInstructions(setup);
+    // Single-quoted in the shell: what is between the quotes reaches az as is, so each such argument
+    // is whole JSON, ending at its closing quote.
+    const quoted = (line: string, flag: string) => JSON.parse(new RegExp(`${flag} '([^']*)'(?: |$)`).exec(line)![1]!) as unknown;
+    for (const line of lines.filter((l) => l.includes(" '"))) {
+      for (const [, argument] of line.matchAll(/ '([^']*)'/g)) expect(() => JSON.parse(argument!), line).not.toThrow();
+    }
+    const create = lines.find((l) => l.includes("az ad app create"))!;
+    expect(quoted(create, "--optional-claims")).toEqual({ idToken: [{ name: "email" }, { name: "acrs" }] });
+    expect(quoted(create, "--required-resource-accesses")).toEqual([
+      { resourceAppId: "00000003-0000-0000-c000-000000000000", resourceAccess: ["openid", "profile", "email"].map((s) => ({ id: expect.any(String), type: "Scope" })) },
+    ]);
+    const federated = lines.find((l) => l.includes("federated-credential create"))!;
+    // Issuer: the identity's tenant's v2.0 authority; subject: the identity's object (principal) id; the token exchange audience.
+    expect(quoted(federated, "--parameters")).toMatchObject({
+      issuer: `https://login.microsoftonline.com/${tenantId}/v2.0`,
+      subject: principalId,
+      audiences: ["api://AzureADTokenExchange"],
+    });
+  });
+
+  it("asks for MFA alone once the registration exists, and says sign-in is on once both are set", () => {
+    expect(portalSignInInstructions({ ...setup, clientId: appId })).toEqual([`Warning: portal sign-in is on, but nobody gets in yet: ${mfaReason}`, ...mfaSteps]);
+    expect(portalSignInInstructions({ ...setup, clientId: appId, mfaAuthContext: "c3" })).toEqual([
+      `Portal sign-in: on (client ${appId}, tenant ${tenantId}, managed-identity), MFA through authentication context c3.`,
+    ]);
+  });
+
+  it("gives a registration in another tenant a client secret in the vault: a managed identity is trusted in its own tenant only", () => {
+    const other = "0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e";
+    const lines = portalSignInInstructions({ ...setup, tenantId: other });
+    expect(lines.join("\n")).not.toContain("federated-credential");
+    expect(lines[1]).toBe(
+      `  (A registration in ${other}, not the app's tenant ${tenantId}, cannot trust the app's managed identity: it gets a client secret, kept in the app's Key Vault; sign in to ${tenantId} for the az keyvault command.)`,
+    );
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        `  SECRET=$(az ad app credential reset --id "$APP_ID" --display-name secops-api --years 1 --query password -o tsv)`,
+        `  az keyvault secret set --vault-name kv-abc --name portal-client-secret --value "$SECRET" -o none && unset SECRET`,
+        `  azd env set PORTAL_CLIENT_CREDENTIAL secret`,
+      ]),
+    );
+    // Already registered there with the identity as credential: a warning, with the way out.
+    const [warning] = portalSignInInstructions({ ...setup, tenantId: other, clientId: appId, mfaAuthContext: "c1" });
+    expect(warning).toMatch(new RegExp(`^Warning: the portal's registration is in tenant ${other}, but the app's managed identity is in ${tenantId}`));
+    expect(warning).toContain("azd env set PORTAL_CLIENT_CREDENTIAL secret; azd provision.");
+    // Chosen outright, the secret replaces the federated credential in the same tenant too.
+    expect(portalSignInInstructions({ ...setup, credential: "secret" }).join("\n")).not.toContain("federated-credential");
+  });
+
+  it("registers a multi-tenant portal in the identity's tenant, and reads all of it from the azd environment", () => {
+    const lines = portalSignInInstructions({ ...setup, tenantId: "organizations" });
+    expect(lines[0]).toContain(`signed in with az login to tenant ${tenantId}`);
+    expect(lines[1]).toContain("--sign-in-audience AzureADMultipleOrgs");
+    expect(lines.find((l) => l.includes("federated-credential"))).toContain(`"issuer":"https://login.microsoftonline.com/${tenantId}/v2.0"`);
+
+    expect(
+      portalSetupOf({
+        PORTAL_TENANT_ID: "organizations",
+        AZURE_TENANT_ID: tenantId,
+        APP_IDENTITY_PRINCIPAL_ID: principalId,
+        PORTAL_REDIRECT_URI: redirectUri,
+        PORTAL_CLIENT_ID: appId,
+        PORTAL_CLIENT_CREDENTIAL: "secret",
+        PORTAL_MFA_AUTH_CONTEXT: "c2",
+        AZURE_ENV_NAME: "secops-prod",
+        KEY_VAULT_NAME: "kv-abc",
+      }),
+    ).toEqual({ ...setup, tenantId: "organizations", clientId: appId, credential: "secret", mfaAuthContext: "c2" });
+    // Empty values are unset ones (azd keeps a variable once set); the tenant falls back to the deployment's.
+    expect(portalSetupOf({ AZURE_TENANT_ID: tenantId, PORTAL_CLIENT_ID: "", PORTAL_MFA_AUTH_CONTEXT: "" })).toMatchObject({ tenantId, credential: "managed-identity", clientId: undefined, mfaAuthContext: undefined });
   });
 });
 

@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { BRIDGE_HEADER_SECRETS, GRAPH_APP_ROLES, hooks } from "../../scripts/azd-hooks";
+import { BRIDGE_HEADER_SECRETS, GRAPH_APP_ROLES, PORTAL_CLIENT_SECRET_NAME, hooks, portalSetupOf, portalSignInInstructions } from "../../scripts/azd-hooks";
 import { ConfigError, loadConfig } from "../../shared/platform/config/config";
 import { parseWorkspaceResourceId } from "../../shared/systems/log-analytics/azure/azure-log-analytics";
 import { MAX_DELIVERY_COUNT, queueNames } from "../../shared/platform/queue/queue-names";
@@ -161,7 +161,7 @@ describe("infra: Service Bus queues", () => {
 
 describe("infra: app settings", () => {
   const settings = literalAfter(resources, "var appSettings =") as BicepObject;
-  const keyNames = ["SECRET_HASH_KEY", "PAGE_TOKEN_KEY", "WEBHOOK_SECRETS_KEY"] as const;
+  const keyNames = ["SECRET_HASH_KEY", "PAGE_TOKEN_KEY", "WEBHOOK_SECRETS_KEY", "PORTAL_SESSION_KEY"] as const;
 
   it("sets every setting the code needs to run on Cosmos and Service Bus", () => {
     expect(settings.STORE).toBe("cosmos");
@@ -179,13 +179,19 @@ describe("infra: app settings", () => {
     expect(settings[`${SERVICE_BUS_CONNECTION}__clientId`]).toEqual(new Expr("identity.outputs.clientId"));
   });
 
-  it("takes the three keys from Key Vault references, one secret each", () => {
+  it("takes the four keys from Key Vault references, one secret each, which the hook creates (KEY_VAULT_SECRET_NAMES)", () => {
     const secrets = literalAfter(resources, "var secretNames =") as BicepObject;
     for (const name of keyNames) {
       expect(settings[name], name).toBe(`@Microsoft.KeyVault(VaultName=\${keyVault.outputs.name};SecretName=\${secretNames.${name}})`);
       expect(secrets[name], name).toMatch(/^[0-9a-zA-Z-]{1,127}$/);
     }
     expect(new Set(keyNames.map((n) => secrets[n])).size).toBe(keyNames.length);
+    // Exactly these: the hook creates every entry of the output, and the code reads each as a key.
+    expect(Object.keys(secrets).sort()).toEqual([...keyNames].sort());
+    expect(resources).toMatch(/^output keyVaultSecretNames object = secretNames$/m);
+    expect(main).toMatch(/^output KEY_VAULT_SECRET_NAMES object = resources\.outputs\.keyVaultSecretNames$/m);
+    const key = Buffer.alloc(32, 7).toString("base64");
+    expect(loadConfig({ PORTAL_SESSION_KEY: key }).portalSessions.key).toEqual(Buffer.alloc(32, 7));
   });
 
   it("never sets a key or connection string the code would prefer over managed identity", () => {
@@ -196,8 +202,8 @@ describe("infra: app settings", () => {
   });
 
   it("reaches the app merged with the vendor bridges, identity-based host storage and Application Insights", () => {
-    expect(resources).toMatch(/\bappSettings:\s*union\(appSettings, sourceBridgeSettings, integrationSettings\)/);
-    expect(functionAppModule).toMatch(/name: 'appsettings'\s+properties:\s*union\(appSettings, hostSettings\)/);
+    expect(resources).toMatch(/\bappSettings:\s*union\(appSettings, documentSettings, sourceBridgeSettings, integrationSettings, portalSettings\)/);
+    expect(functionAppModule).toMatch(/name: 'appsettings'\s+properties:\s*union\(appSettings, hostSettings, ownHostSettings\)/);
     const host = literalAfter(functionAppModule, "var hostSettings =") as BicepObject;
     expect(host.AzureWebJobsStorage__credential).toBe("managedidentity");
     expect(host.AzureWebJobsStorage__clientId).toEqual(new Expr("identityClientId"));
@@ -363,7 +369,15 @@ describe("infra: azd", () => {
       "KEY_VAULT_CREATE_MODE",
       "BOOTSTRAP_ACCOUNT_NAME",
       "BOOTSTRAP_ACCOUNT_ID",
+      "BOOTSTRAP_ADMIN_USER_OBJECT_ID",
+      "BOOTSTRAP_ADMIN_USER_TENANT_ID",
+      "BOOTSTRAP_ADMIN_USER_EMAIL",
+      "BOOTSTRAP_ADMIN_USER_NAME",
       "DIRECTORY_LOGS_TENANT_IDS",
+      "AZURE_ENV_NAME",
+      "PORTAL_CLIENT_ID",
+      "PORTAL_CLIENT_CREDENTIAL",
+      "PORTAL_MFA_AUTH_CONTEXT",
     ]);
     for (const name of read) if (!notOutputs.has(name)) expect(outputs, name).toContain(name);
     // The operator commands read the same names: npm run dlq (SERVICE_BUS_NAMESPACE) and the app's own settings.
@@ -574,7 +588,7 @@ describe("infra: the other integrations", () => {
     expect(union).toBeInstanceOf(Expr);
     const terms = /^union\(([^]*)\)$/.exec((union as Expr).text)![1]!.split(",").map((t) => t.trim());
     expect(terms).toEqual(integrations.map((i) => `empty(${i.param}) ? {} : ${i.settings}`));
-    expect(resources).toMatch(/\bappSettings:\s*union\(appSettings, sourceBridgeSettings, integrationSettings\)/);
+    expect(resources).toMatch(/\bappSettings:\s*union\(appSettings, documentSettings, sourceBridgeSettings, integrationSettings, portalSettings\)/);
     const always = literalAfter(resources, "var appSettings =") as BicepObject;
     for (const name of emitted) expect(always, name).not.toHaveProperty(name);
   });
@@ -682,6 +696,169 @@ describe("infra: the other integrations", () => {
       expect(deploy).toContain(`azd env set ${b.urlSetting} `);
       expect(deploy).toContain(`--name ${b.secret} `);
     }
+  });
+});
+
+describe("infra: SOP documents", () => {
+  const settings = literalAfter(resources, "var appSettings =") as BicepObject;
+  const account = literalAfter(resources, "module documentStorage", "params:") as BicepObject;
+
+  it("keeps them in a storage account of their own: private, no shared key, deleted documents recoverable", () => {
+    expect(resources).toMatch(/^module documentStorage 'br\/public:avm\/res\/storage\/storage-account:[\d.]+' = \{/m);
+    expect(account).toMatchObject({
+      name: new Expr("names.documents"),
+      allowBlobPublicAccess: false,
+      allowSharedKeyAccess: false,
+      minimumTlsVersion: "TLS1_2",
+      blobServices: { deleteRetentionPolicyEnabled: true, containerDeleteRetentionPolicyEnabled: true },
+    });
+    expect((account.blobServices as BicepObject).containers).toEqual([{ name: new Expr("documentContainerName"), publicAccess: "None" }]);
+    // Not the runtime's account, where the host's Storage Blob Data Owner would reach them too.
+    const names = literalAfter(resources, "var names =") as BicepObject;
+    expect(names.documents).toBe("stdoc${resourceToken}");
+    expect(names.documents).not.toBe(names.storage);
+    // A storage account name: 3 to 24 lowercase letters and digits; uniqueString gives 13.
+    expect(("stdoc" + "x".repeat(13)).length).toBeLessThanOrEqual(24);
+  });
+
+  it("names the account's blob endpoint and the container the code reads, which is the code's default container", () => {
+    expect(settings.SOP_BLOB_ACCOUNT_URL).toBe("https://${documentStorage.outputs.name}.blob.${environment().suffixes.storage}");
+    expect(settings.SOP_BLOB_CONTAINER).toEqual(new Expr("documentContainerName"));
+    const container = literalAfter(resources, "var documentContainerName =");
+    expect(container).toBe(loadConfig({}).documents.container);
+    expect(loadConfig({ SOP_BLOB_ACCOUNT_URL: "https://stdocabc.blob.core.windows.net", SOP_BLOB_CONTAINER: container as string }).documents).toMatchObject({
+      accountUrl: "https://stdocabc.blob.core.windows.net",
+      container,
+    });
+    // No connection string: the app signs in with its identity.
+    expect(settings).not.toHaveProperty("SOP_BLOB_CONNECTION_STRING");
+    expect(literalAfter(resources, "var documentSettings =")).toEqual(new Expr("empty(sopMaxBytes) ? {} : { SOP_MAX_BYTES: sopMaxBytes }"));
+    expect(loadConfig({ SOP_MAX_BYTES: "20971520" }).documents.maxBytes).toBe(20_971_520);
+  });
+
+  it("grants the app's identity Storage Blob Data Contributor on that one container, nothing on the account", () => {
+    expect(roleAssignmentsModule).toContain("storageBlobDataContributor: 'ba92f5b4-2d11-453d-a403-e96b0029c9fe'");
+    expect(roleAssignmentsModule).toMatch(/resource documentStorage 'Microsoft\.Storage\/storageAccounts@[\w-]+' existing = \{\s*name: documentStorageAccountName\s*\}/);
+    expect(roleAssignmentsModule).toMatch(/resource documentBlobs 'Microsoft\.Storage\/storageAccounts\/blobServices@[\w-]+' existing = \{\s*parent: documentStorage\s*name: 'default'\s*\}/);
+    expect(roleAssignmentsModule).toMatch(
+      /resource documentContainer 'Microsoft\.Storage\/storageAccounts\/blobServices\/containers@[\w-]+' existing = \{\s*parent: documentBlobs\s*name: documentContainerName\s*\}/,
+    );
+    expect(roleAssignmentsModule).toMatch(
+      /name: guid\(documentContainer\.id, appPrincipalId, roles\.storageBlobDataContributor\)\s+scope: documentContainer\s+properties: \{\s+roleDefinitionId: subscriptionResourceId\('Microsoft\.Authorization\/roleDefinitions', roles\.storageBlobDataContributor\)\s+principalId: appPrincipalId\s+principalType: 'ServicePrincipal'/,
+    );
+    expect(roleAssignmentsModule.match(/roles\.storageBlobDataContributor\)/g)).toHaveLength(2);
+    expect(roleAssignmentsModule).not.toMatch(/scope: documentStorage\b/);
+    expect(literalAfter(resources, "module access", "params:")).toMatchObject({
+      documentStorageAccountName: new Expr("documentStorage.outputs.name"),
+      documentContainerName: new Expr("documentContainerName"),
+    });
+  });
+});
+
+describe("infra: portal sign-in", () => {
+  const passed = literalAfter(main, "module resources", "params:") as BicepObject;
+  const settingsOf = (variable: string) => literalAfter(resources, `var ${variable} =`);
+  /** Each string parameter: its azd variable, and its default in main.bicep. */
+  const parameters = [
+    { param: "portalTenantId", azd: "PORTAL_TENANT_ID", default: "tenant().tenantId" },
+    { param: "portalClientId", azd: "PORTAL_CLIENT_ID", default: "''" },
+    { param: "portalClientCredential", azd: "PORTAL_CLIENT_CREDENTIAL", default: "'managed-identity'" },
+    { param: "portalRedirectUri", azd: "PORTAL_REDIRECT_URI", default: "''" },
+    { param: "portalMfaAuthContext", azd: "PORTAL_MFA_AUTH_CONTEXT", default: "''" },
+    { param: "portalSessionHours", azd: "PORTAL_SESSION_HOURS", default: "''" },
+    { param: "sopMaxBytes", azd: "SOP_MAX_BYTES", default: "''" },
+  ];
+  const tenant = "72f988bf-86f1-41af-91ab-2d7cd011db47";
+  const clientId = "11111111-2222-4333-8444-555555555555";
+  const identityClientId = "6f0c2a8e-5d7b-4c1e-9a6f-2b8d4e6f1a3c";
+  const redirectUri = "https://func-abc.azurewebsites.net/api/v2/portal/auth/callback";
+  const key = Buffer.alloc(32, 9).toString("base64");
+
+  it("takes one parameter each, with its default, filled from the azd variable of the same name as the setting and handed to resources.bicep", () => {
+    for (const p of parameters) {
+      expect(main, p.param).toMatch(new RegExp(`^param ${p.param} string = ${escapeRegExp(p.default)}$`, "m"));
+      expect(resources, p.param).toMatch(new RegExp(`^param ${p.param} string = ${escapeRegExp(p.default)}$`, "m"));
+      expect(passed[p.param], p.param).toEqual(new Expr(p.param));
+      // Unset (or empty) in the azd environment, azd leaves the parameter to its Bicep default.
+      expect(parametersFile.parameters[p.param], p.param).toEqual({ value: `\${${p.azd}}` });
+    }
+    for (const text of [main, resources]) expect(text).toMatch(/@allowed\(\[\s*'managed-identity'\s*'secret'\s*\]\)\s*param portalClientCredential string/);
+  });
+
+  it("sets the sign-in settings only once a client id is given, the managed identity as the client's credential unless a secret is chosen", () => {
+    expect(settingsOf("portalSettings")).toEqual(
+      new Expr("empty(portalClientId) ? {} : union(portalSignInSettings, portalClientCredential == 'secret' ? portalSecretSettings : portalAssertionSettings, portalOptionalSettings)"),
+    );
+    expect(settingsOf("portalSignInSettings")).toEqual({ PORTAL_TENANT_ID: new Expr("portalTenantId"), PORTAL_CLIENT_ID: new Expr("portalClientId") });
+    expect(settingsOf("portalAssertionSettings")).toEqual({ PORTAL_CLIENT_ASSERTION: "managed-identity" });
+    expect(settingsOf("portalSecretSettings")).toEqual({
+      PORTAL_CLIENT_SECRET: "@Microsoft.KeyVault(VaultName=${keyVault.outputs.name};SecretName=${portalSecretNames.PORTAL_CLIENT_SECRET})",
+    });
+    // The hook checks the same secret.
+    expect(settingsOf("portalSecretNames")).toEqual({ PORTAL_CLIENT_SECRET: PORTAL_CLIENT_SECRET_NAME });
+    const optional = (settingsOf("portalOptionalSettings") as Expr).text;
+    for (const [param, setting] of [["portalRedirectUri", "PORTAL_REDIRECT_URI"], ["portalMfaAuthContext", "PORTAL_MFA_AUTH_CONTEXT"], ["portalSessionHours", "PORTAL_SESSION_HOURS"]]) {
+      expect(optional).toContain(`empty(${param}) ? {} : { ${setting}: ${param} }`);
+    }
+    // Without a client id the app reads no sign-in setting: none is set unconditionally.
+    const always = literalAfter(resources, "var appSettings =") as BicepObject;
+    expect(Object.keys(always).filter((k) => k.startsWith("PORTAL_"))).toEqual(["PORTAL_SESSION_KEY"]);
+  });
+
+  it("emits setting names shared/platform/config/config.ts reads, into the sign-in the app configures", () => {
+    const base = { AZURE_CLIENT_ID: identityClientId, PORTAL_TENANT_ID: tenant, PORTAL_CLIENT_ID: clientId };
+    expect(loadConfig({ ...base, PORTAL_CLIENT_ASSERTION: "managed-identity", PORTAL_REDIRECT_URI: redirectUri, PORTAL_MFA_AUTH_CONTEXT: "c1" }).portalSignIn).toEqual({
+      authority: `https://login.microsoftonline.com/${tenant}/v2.0`,
+      clientId,
+      clientAuthentication: { method: "managed_identity", managedIdentityClientId: identityClientId },
+      redirectUri,
+      mfaAuthContext: "c1",
+    });
+    expect(loadConfig({ ...base, PORTAL_CLIENT_SECRET: "from-key-vault" }).portalSignIn?.clientAuthentication).toEqual({ method: "client_secret_post", clientSecret: "from-key-vault" });
+    expect(loadConfig({ ...base, PORTAL_SESSION_KEY: key, PORTAL_SESSION_HOURS: "4" }).portalSessions.lifetimeMs).toBe(4 * 3_600_000);
+    // What the deployment always sets is enough for a cosmos app with sign-in on: the session key is there.
+    const azure = { STORE: "cosmos", COSMOS_ENDPOINT: "https://cosmos.example", SECRET_HASH_KEY: key, PAGE_TOKEN_KEY: key, WEBHOOK_SECRETS_KEY: key };
+    expect(() => loadConfig({ ...azure, ...base, PORTAL_CLIENT_ASSERTION: "managed-identity" })).toThrow(/PORTAL_SESSION_KEY/);
+    expect(loadConfig({ ...azure, ...base, PORTAL_CLIENT_ASSERTION: "managed-identity", PORTAL_SESSION_KEY: key }).portalSignIn?.clientId).toBe(clientId);
+    // The managed identity is the one the app runs as.
+    expect((literalAfter(resources, "var appSettings =") as BicepObject).AZURE_CLIENT_ID).toEqual(new Expr("identity.outputs.clientId"));
+  });
+
+  it("derives the callback URL from the app's own host name and the sign-in route, and outputs it for the registration", () => {
+    expect(literalAfter(resources, "var portalCallbackPath =")).toBe("/api/v2/portal/auth/callback");
+    // The route the provider sends people back to, under the Functions route prefix api.
+    expect(allRoutes().some((r) => r.method === "GET" && `/api/v2${r.path}` === "/api/v2/portal/auth/callback")).toBe(true);
+    expect(JSON.parse(readRepo("host.json")).extensions.http.routePrefix).toBe("api");
+    expect(literalAfter(resources, "module functionApp", "params:")).toMatchObject({
+      portalCallbackPath: new Expr("empty(portalClientId) || !empty(portalRedirectUri) ? '' : portalCallbackPath"),
+    });
+    expect(functionAppModule).toMatch(/^param portalCallbackPath string = ''$/m);
+    expect(literalAfter(functionAppModule, "var ownHostSettings =")).toEqual(
+      new Expr("empty(portalCallbackPath) ? {} : { PORTAL_REDIRECT_URI: 'https://${app.properties.defaultHostName}${portalCallbackPath}' }"),
+    );
+    expect(resources).toMatch(
+      /^output portalRedirectUri string = empty\(portalRedirectUri\) \? 'https:\/\/\$\{functionApp\.outputs\.defaultHostName\}\$\{portalCallbackPath\}' : portalRedirectUri$/m,
+    );
+    expect(main).toMatch(/^output PORTAL_REDIRECT_URI string = resources\.outputs\.portalRedirectUri$/m);
+    expect(main).toMatch(/^output PORTAL_TENANT_ID string = portalTenantId$/m);
+  });
+
+  it("gives the hook what it prints the registration with: the tenant, the callback and the identity the credential trusts", () => {
+    const lines = portalSignInInstructions(
+      portalSetupOf({ PORTAL_TENANT_ID: tenant, AZURE_TENANT_ID: tenant, PORTAL_REDIRECT_URI: redirectUri, APP_IDENTITY_PRINCIPAL_ID: "5d3c1b2a-9e8f-4a7b-8c6d-1e2f3a4b5c6d" }),
+    );
+    const text = lines.join("\n");
+    expect(text).toContain(`--web-redirect-uris "${redirectUri}"`);
+    expect(text).toContain(`"subject":"5d3c1b2a-9e8f-4a7b-8c6d-1e2f3a4b5c6d"`);
+    for (const output of ["PORTAL_TENANT_ID", "PORTAL_REDIRECT_URI", "APP_IDENTITY_PRINCIPAL_ID", "AZURE_TENANT_ID"]) expect(main).toMatch(new RegExp(`^output ${output} string = `, "m"));
+  });
+
+  it("lists every parameter, its azd variable and the secrets in the README's deploy section", () => {
+    const readme = readRepo("README.md");
+    const deploy = readme.slice(readme.indexOf("## Deploy to Azure"), readme.indexOf("\n## ", readme.indexOf("## Deploy to Azure") + 1));
+    for (const p of parameters) expect(deploy, p.param).toContain(`\`${p.azd}\` → \`${p.param}\``);
+    for (const secret of ["portal-session-key", PORTAL_CLIENT_SECRET_NAME]) expect(deploy).toContain(`\`${secret}\``);
+    expect(deploy).toContain("--admin-user-object-id");
   });
 });
 

@@ -6,7 +6,7 @@ import type { OutboxAuditRecord } from "../../shared/platform/events/outbox-reco
 import { outboxScope } from "../../shared/platform/store/outbox-scope";
 import type { VendorIncident } from "../../shared/systems/vendors/port";
 import { outboxEvents } from "../support/outbox";
-import { startTestHost, type TestHost } from "../support/test-host";
+import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const json = async (res: Response) => (await res.json()) as Json;
@@ -21,17 +21,23 @@ let clinics: string;
 let policyBefore: Json;
 
 const HOUR = 3_600_000;
-const priya = { approvedBy: "Priya Natarajan", approverId: "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d" };
-const jonas = { approvedBy: "Jonas Becker", approverId: "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e" };
+/** Two owners of the workspace who decide in the portal, and the WorkspaceAdmin who sets its policy. */
+let priya: TestPerson;
+let jonas: TestPerson;
+let policyAdmin: TestPerson;
 
 beforeAll(async () => {
   host = await startTestHost({ now: () => new Date(clock), env: { SIMULATED_PLAYBOOK_DELAY_MS: "2" } });
   clinics = host.demo.workspaces.find((w) => w.name === "northwind-sentinel-clinics")!.id;
-  policyBefore = (await json(await host.local("GET", `/workspaces/${clinics}/gamebooks/approval-policy`))).data;
+  const owner = [{ workspaceId: clinics, role: "Owner" as const }];
+  priya = await host.person({ organizationalRole: "Member", workspaceAssignments: owner });
+  jonas = await host.person({ organizationalRole: "Member", workspaceAssignments: owner });
+  policyAdmin = await host.person({ organizationalRole: "WorkspaceAdmin" });
+  policyBefore = (await json(await getPolicy())).data;
 });
 afterEach(async () => {
   vi.restoreAllMocks();
-  await host.local("PUT", `/workspaces/${clinics}/gamebooks/approval-policy`, policyBefore);
+  await setPolicy(policyBefore);
 });
 afterAll(async () => {
   await host?.close();
@@ -75,32 +81,40 @@ async function runEvents(runId: string): Promise<Json[]> {
   return (await outboxEvents(host.services, clinics)).filter((e) => e.type === "gamebook.run.v1" && e.data.runId === runId);
 }
 
-const decide = async (runId: string, action: "approve" | "deny", body: Json = {}) => {
-  const res = await host.local("POST", `/workspaces/${clinics}/gamebooks/runs/${runId}/${action}`, body);
+const getPolicy = () => host.portal(policyAdmin, "GET", `/portal/workspaces/${clinics}/approval-policy`);
+const setPolicy = (policy: Json) => host.portal(policyAdmin, "PUT", `/portal/workspaces/${clinics}/approval-policy`, { body: policy });
+
+/** A decision in the portal by one of the owners; `text` is the approval's comment or the denial's reason. */
+const decide = async (runId: string, action: "approve" | "deny", who: TestPerson, text?: string) => {
+  const body = action === "deny" ? { reason: text ?? "Not now." } : text === undefined ? {} : { comment: text };
+  const res = await host.portal(who, "POST", `/portal/workspaces/${clinics}/approvals/${runId}/${action}`, { body });
   return { status: res.status, body: await json(res) };
 };
+
+/** Where a decided run stands, from the approval request the portal answers with. */
+const brief = (view: Json) => ({ id: view.runId, status: view.status, awaitingDecision: view.awaitingDecision });
 
 const sweep = async () => (await json(await host.local("POST", "/gamebooks/expire-approvals"))).data;
 
 // --- the policy ----------------------------------------------------------------------------------
 
-describe("the workspace approval policy control", () => {
+describe("the workspace approval policy", () => {
   it("reads a record that holds only the mode with the defaults, and stores the whole policy", async () => {
     const workspace = (await host.services.stores.workspaces.get(clinics))!;
     await host.services.stores.workspaces.upsert({ ...workspace, gamebookApproval: "AllRuns" });
-    expect((await json(await host.local("GET", `/workspaces/${clinics}/gamebooks/approval-policy`))).data).toEqual({
+    expect((await json(await getPolicy())).data).toEqual({
       mode: "AllRuns", approvalTimeoutHours: 24, onExpiry: "Deny", requireSecondApproverForAdminPlaybooks: false,
     });
 
-    const put = await host.local("PUT", `/workspaces/${clinics}/gamebooks/approval-policy`, { mode: "AdminRequiredPlaybooks", approvalTimeoutHours: 8, requireSecondApproverForAdminPlaybooks: true });
+    const put = await setPolicy({ mode: "AdminRequiredPlaybooks", approvalTimeoutHours: 8, requireSecondApproverForAdminPlaybooks: true });
     expect(put.status).toBe(200);
     const policy = { mode: "AdminRequiredPlaybooks", approvalTimeoutHours: 8, onExpiry: "Deny", requireSecondApproverForAdminPlaybooks: true };
     expect((await json(put)).data).toEqual(policy);
     expect((await host.services.stores.workspaces.get(clinics))!.gamebookApproval).toEqual(policy);
-    expect((await json(await host.local("GET", `/workspaces/${clinics}/gamebooks/approval-policy`))).data).toEqual(policy);
+    expect((await json(await getPolicy())).data).toEqual(policy);
 
     for (const bad of [{ mode: "AllRuns", approvalTimeoutHours: 0 }, { mode: "AllRuns", approvalTimeoutHours: 721 }, { mode: "AllRuns", onExpiry: "Approve" }]) {
-      expect((await json(await host.local("PUT", `/workspaces/${clinics}/gamebooks/approval-policy`, bad))).code, JSON.stringify(bad)).toBe("VALIDATION_ERROR");
+      expect((await json(await setPolicy(bad))).code, JSON.stringify(bad)).toBe("VALIDATION_ERROR");
     }
   });
 });
@@ -109,7 +123,7 @@ describe("the workspace approval policy control", () => {
 
 describe("approval expiry", () => {
   it("the sweep denies a request past its expiry, as the service, audited like a denial, with no event; nothing runs", async () => {
-    await host.local("PUT", `/workspaces/${clinics}/gamebooks/approval-policy`, { mode: "AllRuns", approvalTimeoutHours: 2 });
+    await setPolicy({ mode: "AllRuns", approvalTimeoutHours: 2 });
     const submittedAt = clock;
     const runId = await submit("revoke-sessions");
     expect((await runOf(runId)).approval).toMatchObject({ expiresAt: new Date(submittedAt + 2 * HOUR).toISOString(), requiredApprovals: 1, approvals: [] });
@@ -141,7 +155,7 @@ describe("approval expiry", () => {
   });
 
   it("an approval after the expiry but before the sweep is 409; the sweep then denies the run", async () => {
-    await host.local("PUT", `/workspaces/${clinics}/gamebooks/approval-policy`, { mode: "AllRuns", approvalTimeoutHours: 1 });
+    await setPolicy({ mode: "AllRuns", approvalTimeoutHours: 1 });
     const runId = await submit("revoke-sessions");
     clock += HOUR;
     const late = await decide(runId, "approve", priya);
@@ -152,12 +166,12 @@ describe("approval expiry", () => {
   });
 
   it("a run a person approves between the sweep's listing and its denial is skipped, not denied nor an error", async () => {
-    await host.local("PUT", `/workspaces/${clinics}/gamebooks/approval-policy`, { mode: "AllRuns", approvalTimeoutHours: 1 });
+    await setPolicy({ mode: "AllRuns", approvalTimeoutHours: 1 });
     const runId = await submit("revoke-sessions");
     const runs = host.services.stores.gamebookRuns;
     const listing = await runs.listAwaitingApproval({ workspaceIds: [clinics] }, { limit: 100 });
     expect(listing.items.map((r) => r.id)).toContain(runId);
-    expect((await decide(runId, "approve", priya)).body.data).toEqual({ id: runId, status: "Pending", isQueued: false });
+    expect(brief((await decide(runId, "approve", priya)).body.data)).toEqual({ id: runId, status: "Pending", awaitingDecision: false });
 
     clock += 2 * HOUR;
     // The sweep lists the run as still waiting (its listing was read before the approval).
@@ -165,7 +179,7 @@ describe("approval expiry", () => {
     const swept = await expireApprovals(host.services);
     expect(swept).toEqual({ expired: [], skipped: 1, failed: 0 });
     const run = await runOf(runId);
-    expect(run.approval).toMatchObject({ decision: "Approved", decidedBy: "Priya Natarajan" });
+    expect(run.approval).toMatchObject({ decision: "Approved", decidedBy: priya.name });
     expect(run.isQueued).toBe(false);
     expect(await runEvents(runId)).toHaveLength(1);
   });
@@ -175,44 +189,42 @@ describe("approval expiry", () => {
 
 describe("a second approver", () => {
   it("an admin run needs two different people; the requester may not approve it; the second approval dispatches it", async () => {
-    await host.local("PUT", `/workspaces/${clinics}/gamebooks/approval-policy`, { mode: "AllRuns", requireSecondApproverForAdminPlaybooks: true });
+    await setPolicy({ mode: "AllRuns", requireSecondApproverForAdminPlaybooks: true });
     const runId = await submit("reset-password");
     expect((await runOf(runId)).approval).toMatchObject({ requiredApprovals: 2 });
     expect((await runOf(runId)).requestedBy).toEqual({ kind: "ServiceAccount", id: host.admin.clientId, name: expect.any(String) });
 
-    const first = await decide(runId, "approve", { ...priya, comment: "Sign-ins checked." });
-    expect([first.status, first.body.data]).toEqual([200, { id: runId, status: "Pending", isQueued: true }]);
+    const first = await decide(runId, "approve", priya, "Sign-ins checked.");
+    expect([first.status, brief(first.body.data)]).toEqual([200, { id: runId, status: "Pending", awaitingDecision: true }]);
+    expect(first.body.data).toMatchObject({ approvalsStillNeeded: 1, viewer: { mayApprove: false } });
     expect(await runEvents(runId)).toEqual([]);
 
     const again = await decide(runId, "approve", priya);
     expect([again.status, again.body.code]).toEqual([409, "CONFLICT"]);
-    const own = await decide(runId, "approve", { approvedBy: "The requester", approverId: host.admin.clientId });
-    expect([own.status, own.body.code]).toEqual([403, "FORBIDDEN"]);
-    expect(own.body.detail).toMatch(/requested .* cannot approve it/);
 
     const second = await decide(runId, "approve", jonas);
-    expect(second.body.data).toEqual({ id: runId, status: "Pending", isQueued: false });
+    expect(brief(second.body.data)).toEqual({ id: runId, status: "Pending", awaitingDecision: false });
     expect(await runEvents(runId)).toHaveLength(1);
     const run = await runOf(runId);
     expect(run.approval.approvals?.map((a) => [a.by, a.byUserId])).toEqual([
-      [priya.approvedBy, priya.approverId],
-      [jonas.approvedBy, jonas.approverId],
+      [priya.name, priya.userId],
+      [jonas.name, jonas.userId],
     ]);
     const audits = await auditsOf(runId);
     expect(audits.map((a) => JSON.parse(a.audit.metadata).activity)).toEqual(["Submit", "Approve", "Approve"]);
     expect(JSON.parse(audits[1]!.audit.metadata)).toMatchObject({ approvalsGiven: 1, requiredApprovals: 2, dispatched: false, comment: "Sign-ins checked." });
-    expect(JSON.parse(audits[2]!.audit.metadata)).toMatchObject({ approvalsGiven: 2, requiredApprovals: 2, dispatched: true, decidedBy: { userId: jonas.approverId, name: jonas.approvedBy } });
+    expect(JSON.parse(audits[2]!.audit.metadata)).toMatchObject({ approvalsGiven: 2, requiredApprovals: 2, dispatched: true, decidedBy: { userId: jonas.userId, name: jonas.name } });
   });
 
   it("a denial by anyone after the first approval ends the run; a run without an admin playbook needs one approver", async () => {
-    await host.local("PUT", `/workspaces/${clinics}/gamebooks/approval-policy`, { mode: "AllRuns", requireSecondApproverForAdminPlaybooks: true });
+    await setPolicy({ mode: "AllRuns", requireSecondApproverForAdminPlaybooks: true });
     const admin = await submit("reset-password");
     await decide(admin, "approve", priya);
-    const denied = await decide(admin, "deny", { deniedBy: "Jonas Becker", reason: "Not this account." });
-    expect(denied.body.data).toEqual({ id: admin, status: "Denied", isQueued: true });
+    const denied = await decide(admin, "deny", jonas, "Not this account.");
+    expect(brief(denied.body.data)).toEqual({ id: admin, status: "Denied", awaitingDecision: false });
     expect(await runEvents(admin)).toEqual([]);
 
     const plain = await submit("revoke-sessions");
-    expect((await decide(plain, "approve", priya)).body.data).toEqual({ id: plain, status: "Pending", isQueued: false });
+    expect(brief((await decide(plain, "approve", priya)).body.data)).toEqual({ id: plain, status: "Pending", awaitingDecision: false });
   });
 });

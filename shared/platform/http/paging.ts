@@ -18,7 +18,7 @@ export const pageQueryFields = {
 };
 
 /** Who is paging: the caller (a service account, or a person in the portal), and the token keys among the services. */
-type PagingContext = { pageTokens: PageTokens } & ({ principal: Principal } | { person: Person });
+type PagingContext = { pageTokens: PageTokens } & ({ principal: Principal; person?: undefined } | { person: Person; principal?: undefined });
 
 /**
  * The one binding of every page token: the service account, because what a listing shows follows
@@ -28,7 +28,7 @@ type PagingContext = { pageTokens: PageTokens } & ({ principal: Principal } | { 
  */
 export function bindingOf(ctx: PagingContext, listing: string): TokenBinding {
   // A person's tokens are theirs: bound to their registration, which their portal session may outlive.
-  return { identity: "principal" in ctx ? ctx.principal.serviceAccountId : `user:${ctx.person.accountId}/${ctx.person.userId}`, listing };
+  return { identity: ctx.principal ? ctx.principal.serviceAccountId : `user:${ctx.person!.accountId}/${ctx.person!.userId}`, listing };
 }
 
 /** A token for the next page of `listing`, whatever its parameter is called. */

@@ -11,6 +11,7 @@ import type { GamebookRunRecord } from "../../../domain/gamebooks/gamebook-run";
 import type { PlaybookCatalogueRecord } from "../../../domain/gamebooks/playbook-catalogue-record";
 import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
 import { approvalRequestExample, approvalRequestSchema, approveBody, denyBody } from "./approval-schemas";
+import { approvalPolicyRoutes } from "./approval-policy-routes";
 
 const tag = "Portal: approvals";
 const runPath = z.object({ workspaceId: z.guid(), runId: z.guid() });
@@ -140,5 +141,6 @@ export const approvalRoutes: RouteGroup = {
       problems: ["CONFLICT"],
       handler: (input) => decide(input, false, input.body.reason),
     }),
+    ...approvalPolicyRoutes,
   ],
 };

@@ -1,0 +1,86 @@
+import { z } from "zod";
+import { notFound } from "../../../platform/errors/api-error";
+import { auditRecord } from "../../../platform/events/audit-record";
+import { personWorkspaceRoute, type Route } from "../../../platform/http/route";
+import { commit } from "../../../platform/store/commit";
+import { outboxScope } from "../../../platform/store/outbox-scope";
+import { approvalModes, approvalExpiryActions, approvalPolicyInput, approvalPolicyOf } from "../../../domain/gamebooks/approval-policy";
+
+const tag = "Portal: approvals";
+
+const policyView = z
+  .object({
+    mode: z.enum(approvalModes),
+    approvalTimeoutHours: z.number().int(),
+    onExpiry: z.enum(approvalExpiryActions),
+    requireSecondApproverForAdminPlaybooks: z.boolean(),
+  })
+  .meta({ examples: [{ mode: "AdminRequiredPlaybooks", approvalTimeoutHours: 24, onExpiry: "Deny", requireSecondApproverForAdminPlaybooks: true }] });
+
+const policyBody = approvalPolicyInput.meta({ examples: [{ mode: "AdminRequiredPlaybooks", approvalTimeoutHours: 8, requireSecondApproverForAdminPlaybooks: true }] });
+
+/**
+ * A workspace's approval policy for gamebook runs: which runs wait for a person (none, those with a
+ * playbook that needs an administrator, all), how long a request waits before it is denied, and
+ * whether admin playbooks need two different approvers. Set by a WorkspaceAdmin; the change is
+ * audited with the workspace record, in one commit.
+ */
+export const approvalPolicyRoutes: Route[] = [
+  personWorkspaceRoute({
+    method: "GET",
+    path: "/portal/workspaces/{workspaceId}/approval-policy",
+    summary: "The workspace's approval policy for gamebook runs",
+    tag,
+    roles: "any",
+    params: z.object({ workspaceId: z.guid() }),
+    response: policyView,
+    async handler({ workspace }) {
+      return { data: approvalPolicyOf(workspace) };
+    },
+  }),
+  personWorkspaceRoute({
+    method: "PUT",
+    path: "/portal/workspaces/{workspaceId}/approval-policy",
+    summary: "Set the workspace's approval policy; fields left out take their defaults",
+    description: "Runs already waiting keep the expiry they were given; a stricter approver count applies to them at once.",
+    tag,
+    roles: ["WorkspaceAdmin"],
+    params: z.object({ workspaceId: z.guid() }),
+    body: policyBody,
+    response: policyView,
+    async handler(input) {
+      const { stores, events, body, workspace } = input;
+      const saved = await commit({
+        read: async () => {
+          const found = await stores.workspaces.read(workspace.id);
+          if (!found || found.value.offboarded) throw notFound("The workspace", "workspaceId");
+          return found;
+        },
+        change(draft) {
+          const before = approvalPolicyOf(draft);
+          draft.gamebookApproval = { ...body };
+          return [
+            auditRecord(
+              input.actor,
+              {
+                activityType: "ApprovalPolicy",
+                activityAction: "Update",
+                targetResourceType: "Workspace",
+                targetResourceId: draft.id,
+                targetResourceName: draft.name,
+                metadata: { before, after: body },
+                workspaceId: draft.id,
+                accountId: draft.accountId,
+              },
+              outboxScope.workspaceRecord(draft.id),
+              input.now(),
+            ),
+          ];
+        },
+        write: (draft, etag, outbox) => stores.workspaces.replace(draft, etag!, outbox),
+        outbox: events.outbox,
+      });
+      return { data: approvalPolicyOf(saved.value) };
+    },
+  }),
+];

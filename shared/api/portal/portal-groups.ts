@@ -2,6 +2,8 @@ import type { RouteGroup } from "../../platform/http/route";
 import { meRoute } from "./session/me-route";
 import { signInRoutes } from "./session/sign-in-routes";
 import { approvalRoutes } from "./approvals/approval-routes";
+import { portalPlaybookRoutes } from "./content/playbook-routes";
+import { portalGamebookRuleRoutes } from "./content/gamebook-rule-routes";
 
 /**
  * The portal's endpoint groups (`/portal/…`): people with a browser session, never service accounts.
@@ -9,4 +11,4 @@ import { approvalRoutes } from "./approvals/approval-routes";
  */
 export const portalSessionRoutes: RouteGroup = { name: "portal-session", routes: [...signInRoutes, meRoute] };
 
-export const portalGroups: RouteGroup[] = [portalSessionRoutes, approvalRoutes];
+export const portalGroups: RouteGroup[] = [portalSessionRoutes, approvalRoutes, portalPlaybookRoutes, portalGamebookRuleRoutes];

@@ -1,5 +1,5 @@
 import type { AutomationEntityType } from "../../systems/playbook-automation/port";
-import type { Entity, EntityKind } from "../../systems/vendors/port";
+import { classifications, type Entity, type EntityKind } from "../../systems/vendors/port";
 import type { CataloguePlaybook, Gamebook, PlaybookEntityType } from "./playbook-catalogue-record";
 
 export { playbookActionKinds, playbookEntityTypes } from "./playbook-catalogue-record";
@@ -79,6 +79,56 @@ export function catalogueProblems(playbooks: readonly CataloguePlaybook[], gameb
       const playbook = byId.get(playbookId);
       if (!playbook || playbook.workspaceId !== gamebook.workspaceId) problems.push(`Gamebook "${gamebook.title}": playbook ${playbookId} is not in the catalogue.`);
     }
+  }
+  return problems;
+}
+
+/** A problem with one field of a playbook entry, for the caller to show beside it. */
+export interface PlaybookProblem {
+  path: "referenceId" | "entityType" | "action" | "recoverPlaybookId" | "parameters";
+  message: string;
+}
+
+/**
+ * What is wrong with one playbook as the catalogue would hold it, among the catalogue's other
+ * playbooks (`others`, without it), field by field: a reference id another playbook has (an import
+ * matches on it), an action that does not fit the entity type, an incident action without the
+ * parameter the executor reads (a comment's `message`, a close's `classification`), an undo playbook
+ * that is itself, missing or on another entity type, or another playbook whose undo this one is and
+ * whose entity type it would leave.
+ */
+export function playbookProblems(playbook: CataloguePlaybook, others: readonly CataloguePlaybook[]): PlaybookProblem[] {
+  const problems: PlaybookProblem[] = [];
+  const twin = others.find((p) => p.referenceId === playbook.referenceId);
+  if (twin) problems.push({ path: "referenceId", message: `${twin.name} (${twin.id}) has this reference id already.` });
+  const onIncident = playbook.entityType === "Incident";
+  if (onIncident && playbook.action === "automation") problems.push({ path: "action", message: "A playbook on the incident itself is incident.comment or incident.close." });
+  if (!onIncident && playbook.action !== "automation") problems.push({ path: "action", message: `${playbook.action} acts on the incident itself: its entityType is Incident.` });
+  const declared = new Map(playbook.parameters.map((p) => [p.name, p]));
+  if (playbook.action === "incident.comment") {
+    const message = declared.get("message");
+    if (message?.kind !== "string" || (!message.required && message.default === undefined)) {
+      problems.push({ path: "parameters", message: "A comment playbook declares `message`, a string that is required or has a default: it is the comment." });
+    }
+  }
+  if (playbook.action === "incident.close") {
+    const classification = declared.get("classification");
+    const fits = classification?.kind === "enum" && classification.values.every((v) => (classifications as readonly string[]).includes(v));
+    if (!fits || (!classification.required && classification.default === undefined)) {
+      problems.push({
+        path: "parameters",
+        message: `A close playbook declares \`classification\`, an enum of ${classifications.join(", ")} that is required or has a default.`,
+      });
+    }
+  }
+  if (playbook.recoverPlaybookId !== null) {
+    const recover = others.find((p) => p.id === playbook.recoverPlaybookId);
+    if (playbook.recoverPlaybookId === playbook.id) problems.push({ path: "recoverPlaybookId", message: "A playbook cannot undo itself." });
+    else if (!recover) problems.push({ path: "recoverPlaybookId", message: "Not a playbook of this workspace's catalogue." });
+    else if (recover.entityType !== playbook.entityType) problems.push({ path: "recoverPlaybookId", message: `${recover.name} acts on ${recover.entityType}, this playbook on ${playbook.entityType}.` });
+  }
+  for (const undone of others.filter((p) => p.recoverPlaybookId === playbook.id && p.entityType !== playbook.entityType)) {
+    problems.push({ path: "entityType", message: `${undone.name} names this playbook as its undo and acts on ${undone.entityType}.` });
   }
   return problems;
 }

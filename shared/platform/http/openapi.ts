@@ -40,6 +40,9 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Users: "The people of your organization.",
   "Cloud resources": "Subscriptions, resource groups and workspaces the service can reach.",
   "Portal: sign-in": "People sign in with OpenID Connect (Microsoft Entra ID) and get a browser session. Not for service accounts.",
+  "Portal: content": "A workspace's playbook catalogue and gamebook rules: OrgContentOperator reads them, OrgContentAdmin changes them.",
+  "Portal: agents": "The investigation agent's classification cards and the webhooks they name: AgentAdmin.",
+  "Portal: SOPs": "The workspace's standard operating procedures, as uploaded documents: AgentAdmin uploads and deletes, anyone on the workspace reads.",
   Reference: "This document, its reading page and the error reference.",
   Events: "What the service sends to your webhooks (OpenAPI webhooks).",
 };

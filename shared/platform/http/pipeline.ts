@@ -116,14 +116,16 @@ export function createPipeline(routes: Route[], services: Services, prefix: stri
       if (person) authorizePerson(r, person, match.params);
       // Router parameters are flat strings under the route's own names: no prototype keys to look for.
       const params = r.params ? validateFlat(r.params, match.params) : match.params;
-      const query = r.query ? validate(r.query, queryObject(request.search)) : undefined;
-      const body = r.body ? validate(r.body, await readBody(r, request, services)) : undefined;
       let workspace: WorkspaceRecord | undefined;
-      if (workspaceRole) workspace = await findWorkspace(services, match.params.workspaceId!);
+      // Before the query and body are judged: a workspace outside the person's organization is not
+      // there for them, whatever they send (a 400 about the body would confirm that it exists).
       if (person && r.kind === "personWorkspace") {
         workspace = await findPersonWorkspace(services, person, match.params.workspaceId!);
         workspaceRole = person.workspaceRoles.get(workspace.id);
       }
+      const query = r.query ? validate(r.query, queryObject(request.search)) : undefined;
+      const body = r.body ? validate(r.body, await readBody(r, request, services)) : undefined;
+      if (workspaceRole && !workspace) workspace = await findWorkspace(services, match.params.workspaceId!);
 
       const result = await r.handler(new RouteInput(services, request, requestId, principal ?? person, params, query, body, workspace, workspaceRole));
       response = render(result, requestId, now);

@@ -107,3 +107,17 @@ export const acrossWorkspacesResultExample = {
   ],
   moreIncidentsAvailable: true,
 };
+
+/** An agent's verdict on EXAMPLE_INCIDENT, with its own investigation id (a repeat is the same event). */
+export const agentInvestigationExample = {
+  investigationId: "4f8c2d1a-6b3e-4a7f-9d2c-8e1b0a9f7c65",
+  classification: "TruePositive",
+  maliciousScore: 87,
+  summary: "Encoded PowerShell fetched a second stage from a domain registered three days ago; C2 beaconing confirmed.",
+};
+
+export const agentInvestigationResultExample = {
+  investigationId: agentInvestigationExample.investigationId,
+  eventId: "9b2f6e4c-1d8a-8c3e-a5f7-2e6d0c4b8a13",
+  webhookIds: ["319a4962-405f-8b40-a23d-50cc209b83f0"],
+};

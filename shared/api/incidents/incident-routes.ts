@@ -9,6 +9,8 @@ import { outboxScope } from "../../platform/store/outbox-scope";
 import { loadIncident } from "../../domain/incidents/incident-access";
 import { TICKET_COMMENT_PREFIX, TICKET_NOTES_HEADER, ticketComments } from "../../domain/tickets/ticket-comments";
 import {
+  agentInvestigationBody,
+  agentInvestigationResult,
   byEntityQuery,
   commentListParams,
   commentParams,
@@ -20,6 +22,7 @@ import {
   updateStatusBody,
 } from "./incident-schemas";
 import { changeAssignee, changeStatus } from "../../domain/incidents/incident-writes";
+import { completeInvestigation } from "../../domain/incidents/agent-investigations";
 import { incidentEtag, incidentSummaryView, incidentView, toIncidentSummary, toIncidentView } from "../../domain/incidents/incident-view";
 import { commentsExample, evidenceExample, incidentExample, incidentSummaryExample } from "./incident-examples";
 import { gamebookRunExample } from "../../domain/examples/gamebook-examples";
@@ -208,6 +211,28 @@ export const incidentRoutes: RouteGroup = {
         const { params, body } = input;
         await changeAssignee(input, { ...params, workspace: input.workspace, ifMatch: input.header("if-match") }, body);
         return { status: 204 };
+      },
+    }),
+    workspaceRoute({
+      method: "POST",
+      path: `${base}/{incidentId}/agent-investigations`,
+      summary: "Report an agent's completed investigation of an incident (agent.investigation.completed.v1)",
+      description:
+        "An extension of the v2 contract, which names the event (6.1, 6.2 rule 2) but not how an investigation agent reports one: the agent calls this with its " +
+        "own service account. When the workspace's agent configuration has a card for the classification naming webhooks, `agent.investigation.completed.v1` " +
+        "goes to those of them that subscribe to it; one bound but not subscribed gets a Failed delivery-log entry instead. Without such a card nothing is sent " +
+        "(`eventId` null). The event's id comes from the investigation id, so a report sent again with the same `investigationId` is the same event. Every " +
+        "report joins the workspace's audit trail. The incident must exist at its source (404).",
+      tag,
+      auth: "incidents:write",
+      params: incidentParams,
+      body: agentInvestigationBody,
+      response: agentInvestigationResult,
+      successStatus: 202,
+      async handler(input) {
+        const { params, body } = input;
+        const result = await completeInvestigation(input, { ...params, workspace: input.workspace, ...body });
+        return { status: 202, data: result };
       },
     }),
   ],

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { classifications, entityKinds } from "../../systems/vendors/port";
 import { EXAMPLE_INCIDENT, EXAMPLE_INTEGRATION_COMMENT, EXAMPLE_WORKSPACE_ID } from "../../domain/examples/examples";
 import { commentPathSources, sourceSchema, sources } from "../../domain/sources";
-import { updateAssigneeExample, updateStatusExample } from "./incident-examples";
+import { agentInvestigationExample, agentInvestigationResultExample, updateAssigneeExample, updateStatusExample } from "./incident-examples";
 
 const timestamp = z.iso.datetime({ offset: true });
 const incidentId = z.string().min(1).max(256).describe("The source's own incident id.");
@@ -112,3 +112,30 @@ export const commentView = z.object({
   ticketNoteId: z.string().nullable(),
   ticketId: z.string().nullable(),
 });
+
+/** An agent's report of a completed investigation (the contract's `agent.investigation.completed.v1`). */
+export const agentInvestigationBody = z
+  .strictObject({
+    investigationId: z
+      .guid()
+      .optional()
+      .describe("Your id for the investigation: report it again with the same id (after a timeout, say) and it is the same event. Absent: the service assigns one."),
+    classification: z.enum(classifications).describe("The verdict's bucket: the classification whose card decides which webhooks hear of it."),
+    maliciousScore: z
+      .int()
+      .min(0)
+      .max(100)
+      .nullable()
+      .default(null)
+      .describe("0 to 100, high is more malicious; not a confidence. null (the default) on the legacy path, which has no score."),
+    summary: z.string().trim().min(1).max(4000).nullable().default(null).describe("What the agent found, for the people who receive the event."),
+  })
+  .meta({ examples: [agentInvestigationExample] });
+
+export const agentInvestigationResult = z
+  .object({
+    investigationId: z.guid(),
+    eventId: z.string().nullable().describe("The `agent.investigation.completed.v1` sent; null when the classification's card names no webhook."),
+    webhookIds: z.array(z.guid()).describe("The webhooks the card names: each gets the event if it subscribes to it, else a Failed delivery-log entry."),
+  })
+  .meta({ examples: [agentInvestigationResultExample] });

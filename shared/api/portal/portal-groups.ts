@@ -4,6 +4,7 @@ import { signInRoutes } from "./session/sign-in-routes";
 import { approvalRoutes } from "./approvals/approval-routes";
 import { portalPlaybookRoutes } from "./content/playbook-routes";
 import { portalGamebookRuleRoutes } from "./content/gamebook-rule-routes";
+import { portalAgentConfigurationRoutes } from "./agents/agent-configuration-routes";
 
 /**
  * The portal's endpoint groups (`/portal/…`): people with a browser session, never service accounts.
@@ -11,4 +12,4 @@ import { portalGamebookRuleRoutes } from "./content/gamebook-rule-routes";
  */
 export const portalSessionRoutes: RouteGroup = { name: "portal-session", routes: [...signInRoutes, meRoute] };
 
-export const portalGroups: RouteGroup[] = [portalSessionRoutes, approvalRoutes, portalPlaybookRoutes, portalGamebookRuleRoutes];
+export const portalGroups: RouteGroup[] = [portalSessionRoutes, approvalRoutes, portalPlaybookRoutes, portalGamebookRuleRoutes, portalAgentConfigurationRoutes];

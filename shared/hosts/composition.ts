@@ -23,8 +23,8 @@ import { RateLimiter } from "../platform/http/rate-limit";
 import { createJsonLogger, type Logger } from "../platform/logger";
 import { queueNames } from "../platform/queue/queue-names";
 import type { Services } from "../platform/services";
-import type { SourceRegistry } from "../systems/vendors/port";
-import { createSourceRegistry } from "../systems/vendors/configured";
+import type { DeploymentSources } from "../systems/vendors/port";
+import { createSourceRegistry, routeSourcesByWorkspace } from "../systems/vendors/configured";
 import type { ServiceBusClient } from "@azure/service-bus";
 import { createServiceBusClient, createServiceBusQueueSender } from "../platform/queue/service-bus/service-bus-queue";
 import { createCosmosClient } from "../platform/store/cosmos/cosmos-client";
@@ -46,7 +46,8 @@ export interface ServiceOverrides {
   now?: () => Date;
   logger?: Logger;
   stores?: Stores;
-  sources?: SourceRegistry;
+  /** The deployment's sources; the service routes each call by its workspace's settings over them. */
+  sources?: DeploymentSources;
   playbookActions?: PlaybookActions;
   cloud?: CloudInventory;
   ticketing?: TicketingSystem;
@@ -106,7 +107,11 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     }),
     rateLimiter: new RateLimiter({ capacity: config.rateLimit.burst, refillPerSecond: config.rateLimit.perSecond }),
     pageTokens: new PageTokens(config.pageTokenKey),
-    sources: overrides.sources ?? createSourceRegistry(config, undefined, now),
+    sources: routeSourcesByWorkspace(overrides.sources ?? createSourceRegistry(config, undefined, now), config, {
+      readWorkspace: (workspaceId) => stores.workspaces.get(workspaceId),
+      openSecret: (sealed) => secretBox.open(sealed),
+      now,
+    }),
     playbookActions: overrides.playbookActions ?? createPlaybookActions(config),
     cloud: overrides.cloud ?? createCloudInventory(config),
     ticketing: overrides.ticketing ?? createTicketingSystem(config),

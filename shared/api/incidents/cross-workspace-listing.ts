@@ -156,9 +156,11 @@ export async function listAcrossWorkspaces(ctx: RequestContext, body: AcrossWork
   }
 
   const binding = bindingOf(body);
+  // A source switched off for a workspace (or with no system behind it) leaves that workspace out, as a missing role does.
+  const serves = (workspace: WorkspaceRecord, source: Source) => ctx.sources.isEnabledFor(workspace, source);
   const open = body.isFirstCall
-    ? workspaces.flatMap((workspace) => chosenSources.map((source): Stream => ({ workspace, source, cursor: null, firstCallAt })))
-    : openStreams(body, workspaces, chosenSources);
+    ? workspaces.flatMap((workspace) => chosenSources.filter((source) => serves(workspace, source)).map((source): Stream => ({ workspace, source, cursor: null, firstCallAt })))
+    : openStreams(body, workspaces, chosenSources).filter((stream) => serves(stream.workspace, stream.source));
 
   // A page holds about LISTING_PAGE_TARGET incidents: up to that many streams advance by a few each.
   // Only their tokens are read and signed again; the others are handed back untouched, moved to the
@@ -236,7 +238,7 @@ async function lastModifiedListing(
   filters: IncidentFilters,
   window: { from: string; to: string },
 ): Promise<AcrossWorkspacesResult> {
-  const pairs = workspaces.flatMap((workspace) => chosenSources.map((source) => ({ workspace, source })));
+  const pairs = workspaces.flatMap((workspace) => chosenSources.filter((source) => ctx.sources.isEnabledFor(workspace, source)).map((source) => ({ workspace, source })));
   const pages = await mapLimited(
     pairs,
     VENDOR_CONCURRENCY,

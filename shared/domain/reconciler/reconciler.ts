@@ -23,7 +23,7 @@ export const WATERMARK_MAX_AGE_MS = 24 * 3600_000;
 
 /**
  * One workspace's share of a pass: for every source that can list by last-modified time (and is
- * enabled), the window since its watermark (minus the overlap), paged, each incident turned into
+ * enabled for the workspace), the window since its watermark (minus the overlap), paged, each incident turned into
  * state and events by `upstreamChange`, committed with the state's etag. The sources run
  * concurrently; a source that fails (a throttling vendor) keeps its watermark, so the next pass
  * covers its window again, and the others are not held up.
@@ -52,9 +52,10 @@ export async function reconcileWorkspace(services: Uses<"events" | "logger" | "n
     workspace = await services.stores.workspaces.get(message.workspaceId);
     if (!workspace) return { ...result, outcome: "missing" };
     let state = await bookkeeping(services, workspace, result);
-    const polled = lastModifiedSources.filter((s) => services.sources.isEnabled(s));
-    const windowEnd = services.now().toISOString();
     const ws = workspace;
+    // A source switched off for the workspace, or with no system behind it, is passed over.
+    const polled = lastModifiedSources.filter((s) => services.sources.isEnabledFor(ws, s));
+    const windowEnd = services.now().toISOString();
     const outcomes = await Promise.all(
       polled.map(async (source) => {
         const watermark = state.value.watermarks[source] ?? state.value.baselineAt;
@@ -131,7 +132,7 @@ async function bookkeeping(services: Uses<"now" | "sources" | "stores">, workspa
  * open. Runs once per workspace (again after a crash midway: an existing state is left alone).
  */
 async function recordBaseline(services: Uses<"now" | "sources" | "stores">, workspace: WorkspaceRecord, baselineAt: string, result: WorkspaceResult): Promise<void> {
-  const polled = lastModifiedSources.filter((s) => services.sources.isEnabled(s));
+  const polled = lastModifiedSources.filter((s) => services.sources.isEnabledFor(workspace, s));
   for (const source of polled) {
     const gateway = services.sources.gateway(source);
     let cursor: string | undefined;

@@ -79,6 +79,7 @@ const envSchema = z
     SERVICEBUS__fullyQualifiedNamespace: z.string().min(1).optional(),
     WEBHOOK_SECRETS_KEY: key.optional(),
     WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
+    WORKSPACE_BRIDGES_ALLOW_HTTP: bool.default(false),
     WEBHOOK_RETRY_BACKOFF_MS: positiveInt.default(30_000),
     WEBHOOK_RETRY_WINDOW_MS: positiveInt.default(300_000),
     WEBHOOK_TIMEOUT_MS: positiveInt.default(30_000),
@@ -190,6 +191,8 @@ export interface Config {
   simulatedIncidentsPerWorkspace: number;
   /** Sources bridged over HTTP; every other source is served by the simulated vendor. */
   httpSources: Partial<Record<Source, { baseUrl: string; authHeader?: string; timeoutMs: number }>>;
+  /** Local testing only: a workspace's own source bridge may be plain `http:` (otherwise HTTPS is required). */
+  workspaceBridgesAllowHttp: boolean;
   /** The automation bridge that runs playbook steps; without it they are simulated locally and disabled in Azure. */
   playbookAutomation?: { baseUrl: string; authHeader?: string; timeoutMs: number; pollIntervalMs: number; stepWaitMs: number };
   /** Local host: real time each simulated playbook step takes. */
@@ -259,6 +262,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     reconcileConcurrency: e.RECONCILE_CONCURRENCY,
     simulatedVendorLatencyMs: e.SIMULATED_VENDOR_LATENCY_MS,
     sourceLimits: sourceLimitsOf(e as unknown as Record<string, unknown>),
+    workspaceBridgesAllowHttp: e.WORKSPACE_BRIDGES_ALLOW_HTTP,
     demoSeed: e.DEMO_SEED,
     demoWorkspaces: e.DEMO_WORKSPACES,
     simulatedIncidentsPerWorkspace: e.SIMULATED_INCIDENTS_PER_WORKSPACE,

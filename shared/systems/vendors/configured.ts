@@ -1,7 +1,8 @@
 import type { Config } from "../../platform/config/config";
-import { disabledSource, isDisabledSource, type SourceGateway, type SourceRegistry } from "./port";
+import { disabledSource, isDisabledSource, type DeploymentSources, type SourceGateway, type SourceRegistry } from "./port";
 import { createHttpVendorGateway } from "./http/http-vendor";
 import { limitedGateway } from "./limiter";
+import { routeByWorkspace, type WorkspaceRoutingOptions } from "./workspace-routing";
 import { sources, type Source } from "../../domain/sources";
 
 /**
@@ -13,7 +14,7 @@ export function createSourceRegistry(
   config: Config,
   fallback: (source: Source) => SourceGateway = disabledSource,
   now: () => Date = () => new Date(),
-): SourceRegistry {
+): DeploymentSources {
   const gateways = new Map<Source, SourceGateway>(
     sources.map((source) => {
       const http = config.httpSources[source];
@@ -26,4 +27,27 @@ export function createSourceRegistry(
     gateway: (source) => gateways.get(source)!,
     isEnabled: (source) => !isDisabledSource(gateways.get(source)!),
   };
+}
+
+/** A workspace's own bridge waits this long per call when the deployment has no bridge of its own for the source. */
+const DEFAULT_BRIDGE_TIMEOUT_MS = 10_000;
+
+/**
+ * The deployment's sources as the service uses them: each call routed by its workspace's own settings
+ * (`routeByWorkspace`): switched off, its own bridge, the vendor's identifier of the workspace. Its
+ * own bridge keeps the source's deadline (`SOURCE_<X>_TIMEOUT_MS` where the deployment has a bridge
+ * for it) and limits.
+ */
+export function routeSourcesByWorkspace(
+  deployment: DeploymentSources,
+  config: Config,
+  options: Pick<WorkspaceRoutingOptions, "readWorkspace" | "openSecret" | "fetch"> & { now: () => Date },
+): SourceRegistry {
+  return routeByWorkspace(deployment, {
+    ...options,
+    cacheTtlMs: config.principalCacheTtlMs,
+    timeoutMs: Object.fromEntries(sources.map((s) => [s, config.httpSources[s]?.timeoutMs ?? DEFAULT_BRIDGE_TIMEOUT_MS])) as Record<Source, number>,
+    limits: config.sourceLimits,
+    nowMs: () => options.now().getTime(),
+  });
 }

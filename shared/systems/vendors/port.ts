@@ -1,4 +1,5 @@
 import type { Source } from "../../domain/sources";
+import type { WorkspaceRecord } from "../../domain/organizations/workspace";
 import { ApiError } from "../../platform/errors/api-error";
 
 /**
@@ -29,11 +30,34 @@ export interface SourceGateway {
   relatedByEntity(query: EntityQuery, signal?: AbortSignal): Promise<VendorIncident[]>;
 }
 
-/** Every source's gateway. A source may be disabled (no bridge configured in a deployment). */
-export interface SourceRegistry {
+/** Every source's gateway as the deployment has it. A source may be disabled (no bridge configured in a deployment). */
+export interface DeploymentSources {
   gateway(source: Source): SourceGateway;
   /** False when the deployment has no system behind the source: its endpoints answer EXTENSION_NOT_ENABLED. */
   isEnabled(source: Source): boolean;
+}
+
+/**
+ * The sources as the service uses them: every call goes where the settings of the workspace it names
+ * say (`WorkspaceRecord.sources`). A source switched off for the workspace answers
+ * EXTENSION_NOT_ENABLED; a workspace with its own bridge for it is served by that bridge; otherwise
+ * the deployment's system serves it; and the vendor's own identifier of the workspace, when set,
+ * replaces the service's wherever the calls name the workspace. `isEnabled` stays the deployment's.
+ */
+export interface SourceRegistry extends DeploymentSources {
+  /**
+   * Whether the workspace's calls of this source reach a system: its own switch on, and its own
+   * bridge or the deployment's system. Takes the workspace as the caller read it, and keeps its
+   * settings for the calls that follow (a record just read is as fresh as any).
+   */
+  isEnabledFor(workspace: WorkspaceRecord, source: Source): boolean;
+  /** Forgets this instance's copy of a workspace's settings, after a change, so that it applies at once here. */
+  evict(workspaceId: string): void;
+}
+
+/** The refusal of a source switched off for one workspace. */
+export function sourceNotEnabledFor(source: Source, workspaceId: string): ApiError {
+  return new ApiError("EXTENSION_NOT_ENABLED", `The ${source} integration is not enabled for workspace ${workspaceId}.`, { target: "source" });
 }
 
 const disabled = new WeakSet<SourceGateway>();

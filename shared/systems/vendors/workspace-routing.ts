@@ -1,0 +1,152 @@
+import { ApiError } from "../../platform/errors/api-error";
+import type { WorkspaceRecord } from "../../domain/organizations/workspace";
+import { sourceSettingsOf, type WorkspaceBridge, type WorkspaceSources } from "../../domain/organizations/workspace-sources";
+import { sources, type Source } from "../../domain/sources";
+import { createHttpVendorGateway } from "./http/http-vendor";
+import { limitedGateway, type SourceLimits } from "./limiter";
+import { sourceNotEnabledFor, type DeploymentSources, type SourceGateway, type SourceRegistry, type VendorIncident } from "./port";
+
+export interface WorkspaceRoutingOptions {
+  /** A workspace's record as the store has it; undefined when there is none (or it was offboarded). */
+  readWorkspace(workspaceId: string): Promise<Pick<WorkspaceRecord, "id" | "sources"> | undefined>;
+  /** Opens a sealed bridge Authorization value (the secret box). */
+  openSecret(sealed: string): string;
+  /** How long a workspace's settings are reused before they are read again; 0 reads them on every call. */
+  cacheTtlMs: number;
+  /** Per source: the deadline of a call to a workspace's own bridge, and the limits it is held to. */
+  timeoutMs: Record<Source, number>;
+  limits: Record<Source, SourceLimits>;
+  nowMs: () => number;
+  /** Injectable for tests; defaults to globalThis.fetch. */
+  fetch?: typeof fetch;
+}
+
+/** Gateways of workspaces' own bridges kept at once; past it the oldest goes (a bridge whose settings changed, say). */
+const MAX_BRIDGE_GATEWAYS = 256;
+
+interface CachedSettings {
+  settings: Promise<WorkspaceSources | undefined>;
+  at: number;
+}
+
+/**
+ * The deployment's sources, routed per workspace by the workspace's own settings (see
+ * `SourceRegistry`). The settings are read through the store and kept per instance for
+ * `cacheTtlMs`, as the authenticators keep what they read; `evict` drops a workspace's copy after a
+ * change made on this instance, and a caller that has just read the workspace hands it over with
+ * `isEnabledFor`. A workspace's own bridge gets an HTTP vendor gateway of its own, built on first use
+ * and kept, held to the source's limits (`SOURCE_<X>_MAX_CONCURRENCY`, `_MAX_RPS`) by a limiter of its
+ * own: a bridge that asks to back off speaks for the tenant behind it, not for every workspace.
+ */
+export function routeByWorkspace(deployment: DeploymentSources, options: WorkspaceRoutingOptions): SourceRegistry {
+  const settingsCache = new Map<string, CachedSettings>();
+  const bridges = new Map<string, SourceGateway>();
+
+  const settingsOf = (workspaceId: string): Promise<WorkspaceSources | undefined> => {
+    const cached = settingsCache.get(workspaceId);
+    if (cached && Date.now() - cached.at < options.cacheTtlMs) return cached.settings;
+    const settings = options.readWorkspace(workspaceId).then((w) => w?.sources);
+    if (options.cacheTtlMs > 0) {
+      const entry = { settings, at: Date.now() };
+      settingsCache.set(workspaceId, entry);
+      // A failed read is not kept: the next call reads again.
+      settings.catch(() => {
+        if (settingsCache.get(workspaceId) === entry) settingsCache.delete(workspaceId);
+      });
+    }
+    return settings;
+  };
+
+  const bridgeGateway = (source: Source, bridge: WorkspaceBridge): SourceGateway => {
+    const key = `${source}\n${bridge.url}\n${bridge.authorization ?? ""}`;
+    let gateway = bridges.get(key);
+    if (!gateway) {
+      let authHeader: string | undefined;
+      try {
+        authHeader = bridge.authorization === undefined ? undefined : options.openSecret(bridge.authorization);
+      } catch (error) {
+        throw new ApiError("UPSTREAM_ERROR", `The workspace's ${source} bridge credential cannot be read; set it again.`, { cause: error });
+      }
+      const http = createHttpVendorGateway({ source, baseUrl: bridge.url, authHeader, timeoutMs: options.timeoutMs[source], fetch: options.fetch });
+      gateway = limitedGateway(http, options.limits[source], options.nowMs);
+      if (bridges.size >= MAX_BRIDGE_GATEWAYS) bridges.delete(bridges.keys().next().value!);
+      bridges.set(key, gateway);
+    }
+    return gateway;
+  };
+
+  /** The gateway that serves one workspace's calls of one source, named as the vendor knows the workspace. */
+  const target = async (source: Source, workspaceId: string): Promise<{ gateway: SourceGateway; vendorWorkspaceId: string }> => {
+    const settings = (await settingsOf(workspaceId))?.[source];
+    if (settings?.enabled === false) throw sourceNotEnabledFor(source, workspaceId);
+    const gateway = settings?.bridge ? bridgeGateway(source, settings.bridge) : deployment.gateway(source);
+    return { gateway, vendorWorkspaceId: settings?.vendorWorkspaceId ?? workspaceId };
+  };
+
+  const routed = new Map<Source, SourceGateway>(sources.map((source) => [source, routingGateway(source, target)]));
+
+  return {
+    gateway: (source) => routed.get(source)!,
+    isEnabled: (source) => deployment.isEnabled(source),
+    isEnabledFor(workspace, source) {
+      settingsCache.set(workspace.id, { settings: Promise.resolve(workspace.sources), at: Date.now() });
+      const settings = sourceSettingsOf(workspace, source);
+      return settings.enabled && (settings.bridge !== undefined || deployment.isEnabled(source));
+    },
+    evict(workspaceId) {
+      settingsCache.delete(workspaceId);
+    },
+  };
+}
+
+/**
+ * One source's gateway for every workspace: each call finds the gateway serving the workspace it
+ * names, calls it with the vendor's identifier of the workspace, and gives the incidents back under
+ * the service's identifier, as the callers asked for them.
+ */
+function routingGateway(source: Source, target: (source: Source, workspaceId: string) => Promise<{ gateway: SourceGateway; vendorWorkspaceId: string }>): SourceGateway {
+  const route = (workspaceId: string) => target(source, workspaceId);
+  const ours = (workspaceId: string, vendorWorkspaceId: string) => (incident: VendorIncident): VendorIncident =>
+    incident.workspaceId === vendorWorkspaceId && vendorWorkspaceId !== workspaceId ? { ...incident, workspaceId } : incident;
+  return {
+    source,
+    async getIncident(workspaceId, incidentId, signal) {
+      const { gateway, vendorWorkspaceId } = await route(workspaceId);
+      return ours(workspaceId, vendorWorkspaceId)(await gateway.getIncident(vendorWorkspaceId, incidentId, signal));
+    },
+    async listIncidents(query, signal) {
+      const { gateway, vendorWorkspaceId } = await route(query.workspaceId);
+      const page = await gateway.listIncidents({ ...query, workspaceId: vendorWorkspaceId }, signal);
+      return vendorWorkspaceId === query.workspaceId ? page : { ...page, items: page.items.map(ours(query.workspaceId, vendorWorkspaceId)) };
+    },
+    async setStatus(workspaceId, incidentId, change, signal) {
+      const { gateway, vendorWorkspaceId } = await route(workspaceId);
+      return ours(workspaceId, vendorWorkspaceId)(await gateway.setStatus(vendorWorkspaceId, incidentId, change, signal));
+    },
+    async setOwner(workspaceId, incidentId, owner, signal) {
+      const { gateway, vendorWorkspaceId } = await route(workspaceId);
+      return ours(workspaceId, vendorWorkspaceId)(await gateway.setOwner(vendorWorkspaceId, incidentId, owner, signal));
+    },
+    async listComments(workspaceId, incidentId, signal) {
+      const { gateway, vendorWorkspaceId } = await route(workspaceId);
+      return gateway.listComments(vendorWorkspaceId, incidentId, signal);
+    },
+    async addComment(workspaceId, incidentId, comment, signal) {
+      const { gateway, vendorWorkspaceId } = await route(workspaceId);
+      return gateway.addComment(vendorWorkspaceId, incidentId, comment, signal);
+    },
+    async deleteComment(workspaceId, incidentId, commentId, signal) {
+      const { gateway, vendorWorkspaceId } = await route(workspaceId);
+      return gateway.deleteComment(vendorWorkspaceId, incidentId, commentId, signal);
+    },
+    async getEvidence(workspaceId, incidentId, signal) {
+      const { gateway, vendorWorkspaceId } = await route(workspaceId);
+      return gateway.getEvidence(vendorWorkspaceId, incidentId, signal);
+    },
+    async relatedByEntity(query, signal) {
+      const { gateway, vendorWorkspaceId } = await route(query.workspaceId);
+      const items = await gateway.relatedByEntity({ ...query, workspaceId: vendorWorkspaceId }, signal);
+      return vendorWorkspaceId === query.workspaceId ? items : items.map(ours(query.workspaceId, vendorWorkspaceId));
+    },
+  };
+}

@@ -271,7 +271,7 @@ describe("a workspace without ticketing", () => {
       expect(await json(res)).toMatchObject({ code: "EXTENSION_NOT_ENABLED", target: "ticketing", detail: expect.stringContaining("ticketing") });
     }
     const on = await host.local("PUT", `/workspaces/${CLINICS}/integrations`, { ticketing: true });
-    expect((await json(on)).data).toEqual({ ticketing: true, directoryLogs: true, logAnalytics: true });
+    expect((await json(on)).data).toEqual({ ticketing: true, directoryLogs: true, logAnalytics: true, playbookAutomation: true });
     expect((await host.call("GET", calls[0][1])).status).toBe(200);
     // The switch is audited in the workspace's trail, by the portal.
     const switched = (await auditTrail(CLINICS)).filter((e) => e.activityType === "WorkspaceIntegrations");

@@ -67,9 +67,11 @@ describe("operations per request", () => {
     // Per playbook: one message, the workspace, one read of the run, `Running` written before the
     // playbook runs and its outcome after (the next playbook's message commits with the outcome).
     // The write before the run is what makes a crash visible and a redelivery resume, not repeat.
+    // Each automation step (4 of the 5) reads the workspace's playbook automation switch as it runs,
+    // so that switching automation off stops runs already under way.
     expect(counts.gamebookRun).toEqual({
       playbooks: 5,
-      storeOperations: 39,
+      storeOperations: 43,
       queueMessages: 7,
       detail: {
         "accounts.get": 4,
@@ -77,6 +79,7 @@ describe("operations per request", () => {
         "gamebookRuns.create": 1,
         "gamebookRuns.get": 5,
         "gamebookRuns.replace": 10,
+        "integrations.get": 4,
         "outbox.append": 1,
         "outbox.markPublished": 8,
         "playbookCatalogues.get": 1,

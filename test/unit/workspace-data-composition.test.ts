@@ -81,8 +81,8 @@ describe("workspace data systems: composition", () => {
     expect(services.ticketing.isEnabled(clinics!.id)).toBe(true);
     await seedDemoData(services);
     const ctx = { ...services, actor: serviceActor("portal", "Portal") };
-    expect(await integrationStates(ctx, first!)).toEqual({ ticketing: true, directoryLogs: true, logAnalytics: true });
-    expect(await integrationStates(ctx, clinics!)).toEqual({ ticketing: false, directoryLogs: true, logAnalytics: true });
+    expect(await integrationStates(ctx, first!)).toEqual({ ticketing: true, directoryLogs: true, logAnalytics: true, playbookAutomation: true });
+    expect(await integrationStates(ctx, clinics!)).toEqual({ ticketing: false, directoryLogs: true, logAnalytics: true, playbookAutomation: true });
     await switchIntegrations(ctx, clinics!, { ticketing: true });
     expect((await integrationStates(ctx, clinics!)).ticketing).toBe(true);
     // Seeding again keeps a setting changed since.

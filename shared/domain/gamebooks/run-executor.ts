@@ -14,6 +14,7 @@ import { commit } from "../../platform/store/commit";
 import type { Versioned } from "../../platform/store/ports";
 import type { WorkspaceRecord } from "../organizations/workspace";
 import { withSummary } from "./run-record";
+import { notEnabled, playbookAutomationSwitchedOn } from "../organizations/integration-switches";
 import { executorMessage } from "./run-records";
 import { advance, beginStep, nextStep, type StepResult } from "./run-state";
 
@@ -195,6 +196,9 @@ async function executeStep(
       if (!(automationEntityTypes as readonly string[]).includes(entry.entityType)) {
         throw new ApiError("VALIDATION_ERROR", `${entry.name} is an automation playbook on ${entry.entityType}, which the automation cannot act on.`);
       }
+      // Read when the step runs, not when the run was submitted: switching automation off stops the
+      // automation steps of runs already under way (the step fails with the refusal's message).
+      if (!(await playbookAutomationSwitchedOn(ctx, workspace.id))) throw notEnabled("playbookAutomation", workspace.id);
       const result = await ctx.playbookActions.execute({
         workspaceId: workspace.id,
         incident: { source: run.source, id: run.incidentId, number: run.incidentNumber, title: run.incidentTitle },

@@ -10,23 +10,34 @@ import { ticketingNotEnabled } from "../../systems/itsm/port";
 
 export type IntegrationStates = Record<IntegrationName, boolean>;
 
+/** What reading a workspace's integration switches takes: its stored switches and the configured systems. */
+export type IntegrationContext = Uses<"stores" | "ticketing" | "directoryLogs" | "logAnalytics" | "playbookActions">;
+
 /**
  * Whether each integration is on for the workspace: the workspace's own switch (on unless turned
  * off) and the deployment having the system for it (a configured bridge, a tenant Graph may read, a
- * Log Analytics workspace behind it).
+ * Log Analytics workspace behind it, an automation backend).
  */
-/** What reading a workspace's integration switches takes: its stored switches and the configured systems. */
-export type IntegrationContext = Uses<"stores" | "ticketing" | "directoryLogs" | "logAnalytics">;
-
 export async function integrationStates(ctx: IntegrationContext, workspace: WorkspaceRecord): Promise<IntegrationStates> {
   const stored = await ctx.stores.integrations.get(workspace.id);
-  const switched = (name: IntegrationName) => stored?.value.enabled[name] ?? true;
-  const { ticketing, directoryLogs, logAnalytics } = ctx;
+  return statesOf(ctx, workspace, stored?.value);
+}
+
+/** The states of a workspace's integrations from its switches as read (undefined: none stored, every one on). */
+export function statesOf(ctx: Omit<IntegrationContext, "stores" | "signal">, workspace: WorkspaceRecord, stored: WorkspaceIntegrationsRecord | undefined): IntegrationStates {
+  const switched = (name: IntegrationName) => stored?.enabled[name] ?? true;
+  const { ticketing, directoryLogs, logAnalytics, playbookActions } = ctx;
   return {
     ticketing: switched("ticketing") && ticketing.isEnabled(workspace.id),
     directoryLogs: switched("directoryLogs") && directoryLogs.isEnabled(workspace.tenantId),
     logAnalytics: switched("logAnalytics") && logAnalytics.isEnabled(workspace.id),
+    playbookAutomation: switched("playbookAutomation") && playbookActions.enabled,
   };
+}
+
+/** Whether the workspace's own playbook automation switch is on (the executor's check before an automation step). */
+export async function playbookAutomationSwitchedOn(ctx: Uses<"stores">, workspaceId: string): Promise<boolean> {
+  return (await ctx.stores.integrations.get(workspaceId))?.value.enabled.playbookAutomation ?? true;
 }
 
 /** 400 EXTENSION_NOT_ENABLED naming the integration, unless it is on for the workspace. */
@@ -38,6 +49,9 @@ export function notEnabled(name: IntegrationName, workspaceId: string): ApiError
   if (name === "ticketing") return ticketingNotEnabled(workspaceId);
   if (name === "directoryLogs") {
     return new ApiError("EXTENSION_NOT_ENABLED", `The directory logs integration is not enabled for workspace ${workspaceId}.`, { target: "directoryLogs" });
+  }
+  if (name === "playbookAutomation") {
+    return new ApiError("EXTENSION_NOT_ENABLED", `The playbook automation integration is not enabled for workspace ${workspaceId}.`, { target: "playbookAutomation" });
   }
   return logAnalyticsNotEnabled(workspaceId);
 }
@@ -73,13 +87,13 @@ export async function switchIntegrations(ctx: Uses<"actor" | "events" | "now" | 
       return found ?? { value: absent, etag: null };
     },
     change(draft) {
-      const before = { ...draft.enabled };
-      draft.enabled = { ...draft.enabled, ...change };
+      const before = { ...allOn, ...draft.enabled };
+      draft.enabled = { ...before, ...change };
       draft.updatedAt = now.toISOString();
-      return [audit(before, draft.enabled)];
+      return [audit(before, { ...allOn, ...draft.enabled })];
     },
     write: (draft, etag, outbox) => (etag === null ? stores.integrations.create(draft, outbox) : stores.integrations.replace(draft, etag, outbox)),
     outbox: ctx.events.outbox,
   });
-  return saved.value.enabled;
+  return { ...allOn, ...saved.value.enabled };
 }

@@ -1,5 +1,5 @@
 /** The integrations a workspace may use; each is also subject to the deployment having the system. */
-export const integrationNames = ["ticketing", "directoryLogs", "logAnalytics"] as const;
+export const integrationNames = ["ticketing", "directoryLogs", "logAnalytics", "playbookAutomation"] as const;
 
 export type IntegrationName = (typeof integrationNames)[number];
 
@@ -12,6 +12,7 @@ export interface WorkspaceIntegrationsRecord {
   id: string;
   docType: "integrations";
   workspaceId: string;
-  enabled: Record<IntegrationName, boolean>;
+  /** Per integration; one not named (documents written before it existed) is on. */
+  enabled: Partial<Record<IntegrationName, boolean>>;
   updatedAt: string;
 }

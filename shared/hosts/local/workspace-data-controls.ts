@@ -11,7 +11,7 @@ import type { SimulatedSystems } from "./local-services";
 const tag = "Local controls";
 const workspacePath = z.object({ workspaceId: z.guid() });
 const integrationSwitches = z
-  .object({ ticketing: z.boolean().optional(), directoryLogs: z.boolean().optional(), logAnalytics: z.boolean().optional() })
+  .object({ ticketing: z.boolean().optional(), directoryLogs: z.boolean().optional(), logAnalytics: z.boolean().optional(), playbookAutomation: z.boolean().optional() })
   .strict()
   .meta({ examples: [{ ticketing: true }] });
 

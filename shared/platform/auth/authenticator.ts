@@ -1,6 +1,7 @@
 import { ApiError } from "../errors/api-error";
 import type { Logger } from "../logger";
 import { organizationAccountIds } from "../../domain/organizations/organization-scope";
+import { isActiveAccount } from "../../domain/organizations/account";
 import type { Stores } from "../store/ports";
 import { commit } from "../store/commit";
 import type { CredentialRecord, ServiceAccountRecord } from "../../domain/organizations/service-account";
@@ -20,6 +21,8 @@ export interface AuthenticatorOptions {
 
 interface CacheEntry {
   account: ServiceAccountRecord;
+  /** Whether the organization it belongs to is active: a deactivated one's service accounts are refused. */
+  organizationActive: boolean;
   /** The account's credentials, in its order, with what each request compares worked out once per load. */
   credentials: LoadedCredential[];
   organizationAccountIds: string[];
@@ -70,7 +73,7 @@ export class Authenticator {
       if (digestsEqual(credential.hash, presented)) match = credential;
     }
     if (!entry) digestsEqual(DECOY_HASH, presented);
-    if (!entry || !match || !entry.account.isActive || !isUsable(match, now)) throw unauthorized();
+    if (!entry || !match || !entry.account.isActive || !entry.organizationActive || !isUsable(match, now)) throw unauthorized();
     this.recordUse(entry.account.id, match.record.id, now);
     let principal = entry.principals.get(match.record.id);
     if (!principal) {
@@ -85,6 +88,14 @@ export class Authenticator {
     this.cache.delete(serviceAccountId);
   }
 
+  /**
+   * Drops every cached service account whose organization includes the account, after the account
+   * changed (created under a provider, deactivated, reactivated), so it takes effect at once here.
+   */
+  evictOrganization(accountId: string): void {
+    for (const [clientId, entry] of this.cache) if (entry.organizationAccountIds.includes(accountId)) this.cache.delete(clientId);
+  }
+
   private async load(clientId: string): Promise<CacheEntry | undefined> {
     // A client id that is not a GUID cannot name a service account; do not ask the store.
     if (!/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(clientId)) return undefined;
@@ -94,14 +105,19 @@ export class Authenticator {
       this.cache.delete(clientId);
       return undefined;
     }
+    const [organization, owner] = await Promise.all([
+      organizationAccountIds(this.options.stores.accounts, found.value.accountId),
+      this.options.stores.accounts.get(found.value.accountId),
+    ]);
     const entry: CacheEntry = {
       account: found.value,
+      organizationActive: !owner || isActiveAccount(owner),
       credentials: found.value.credentials.map((record) => ({
         record,
         hash: Buffer.from(record.secretHash, "hex"),
         expiresAtMs: Date.parse(record.expirationDate),
       })),
-      organizationAccountIds: await organizationAccountIds(this.options.stores.accounts, found.value.accountId),
+      organizationAccountIds: organization,
       loadedAt,
       principals: new Map(),
     };

@@ -1,6 +1,7 @@
 import { ApiError } from "../errors/api-error";
 import type { Stores } from "../store/ports";
 import { organizationAccountIds } from "../../domain/organizations/organization-scope";
+import { isActiveAccount } from "../../domain/organizations/account";
 import type { UserRecord } from "../../domain/organizations/user";
 import type { Person } from "./person";
 import { CSRF_HEADER, SESSION_COOKIE, type PortalSession, type PortalSessions } from "./portal-session";
@@ -16,6 +17,8 @@ export interface PeopleOptions {
 interface Loaded {
   user: UserRecord;
   organizationAccountIds: string[];
+  /** False when the account the person is registered in is deactivated: they are refused as a deactivated user is. */
+  organizationActive: boolean;
 }
 
 /** Where a browser starts signing in; named in the 401's challenge. */
@@ -53,10 +56,14 @@ export class People {
       throw new ApiError("MFA_REQUIRED", "This sign-in did not use multi-factor authentication. Sign out, and sign in again with MFA.");
     }
     const loaded = await this.registration(session.tenantId, session.objectId);
-    if (!loaded || !loaded.user.isActive) {
+    if (!loaded || !loaded.user.isActive || !loaded.organizationActive) {
       throw new ApiError(
         "USER_NOT_REGISTERED",
-        loaded ? "Your user is deactivated in this service. Ask a UserAdmin of your organization." : "You are signed in, but not registered as a user of this service. Ask a UserAdmin of your organization to add you.",
+        !loaded
+          ? "You are signed in, but not registered as a user of this service. Ask a UserAdmin of your organization to add you."
+          : !loaded.organizationActive
+            ? "Your organization is deactivated in this service. Ask its service provider."
+            : "Your user is deactivated in this service. Ask a UserAdmin of your organization.",
       );
     }
     const validFrom = loaded.user.sessionsValidFrom ? Date.parse(loaded.user.sessionsValidFrom) : 0;
@@ -68,6 +75,14 @@ export class People {
   /** Drops the cached registration of a person after a change, so it takes effect at once on this instance. */
   evict(tenantId: string, objectId: string): void {
     this.cache.delete(key(tenantId, objectId));
+  }
+
+  /**
+   * Drops every cached registration whose organization includes the account, after the account
+   * changed (created under a provider, deactivated, reactivated), so it takes effect at once here.
+   */
+  evictOrganization(accountId: string): void {
+    for (const [k, cached] of this.cache) if (cached.loaded?.organizationAccountIds.includes(accountId)) this.cache.delete(k);
   }
 
   private checkCsrf(request: PersonRequest, session: PortalSession): void {
@@ -95,16 +110,25 @@ export class People {
   /**
    * A person registered in more than one account (a provider's analyst also added by a customer)
    * acts through the active registration whose organization is largest: the provider's covers its
-   * customers. Ties go to the first account id, so the choice is stable.
+   * customers. Ties go to the first account id, so the choice is stable. A registration in a
+   * deactivated organization is not an active one.
    */
   private async load(tenantId: string, objectId: string): Promise<Loaded | null> {
     const users = await this.options.stores.users.findByDirectoryIdentity(tenantId, objectId.toLowerCase());
     if (users.length === 0) return null;
-    const active = users.filter((u) => u.isActive);
+    const accounts = this.options.stores.accounts;
+    const activeOrganization = new Map<string, boolean>();
+    for (const accountId of new Set(users.map((u) => u.accountId))) {
+      const account = await accounts.get(accountId);
+      activeOrganization.set(accountId, !account || isActiveAccount(account));
+    }
+    const active = users.filter((u) => u.isActive && activeOrganization.get(u.accountId));
     let best: Loaded | null = null;
     for (const user of active.length > 0 ? active : users.slice(0, 1)) {
-      const organization = await organizationAccountIds(this.options.stores.accounts, user.accountId);
-      if (!best || organization.length > best.organizationAccountIds.length) best = { user, organizationAccountIds: organization };
+      const organization = await organizationAccountIds(accounts, user.accountId);
+      if (!best || organization.length > best.organizationAccountIds.length) {
+        best = { user, organizationAccountIds: organization, organizationActive: activeOrganization.get(user.accountId)! };
+      }
     }
     return best;
   }

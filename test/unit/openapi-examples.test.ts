@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../shared/platform/config/config";
 import { deliveryLogId } from "../../shared/platform/delivery/delivery-worker";
@@ -12,6 +12,8 @@ import { createLocalServices } from "../../shared/hosts/local/local-services";
 import * as ex from "../../shared/domain/examples/examples";
 import type { Services } from "../../shared/platform/services";
 import { EXAMPLE_TICKET } from "../../shared/api/tickets/ticket-schemas";
+import * as content from "../../shared/api/portal/content/content-schemas";
+import { EXAMPLE_SOP_ID } from "../../shared/api/portal/sops/sop-schemas";
 
 /*
  * The example ids of the OpenAPI document are literals (endpoint groups do not import the local
@@ -100,5 +102,19 @@ describe("the OpenAPI examples' ids are the default seed's demo data", () => {
   it("names a ticket of the workspace's ITSM", async () => {
     const [ticket] = await services.ticketing.searchTickets({ workspaceId: ex.EXAMPLE_WORKSPACE_ID, ticketNumber: EXAMPLE_TICKET.ticketNumber, limit: 1 });
     expect(ticket).toMatchObject({ ticketId: EXAMPLE_TICKET.ticketId, ticketNumber: EXAMPLE_TICKET.ticketNumber, groupingIds: [EXAMPLE_TICKET.groupingId] });
+  });
+
+  it("names catalogue playbooks of the workspace for the portal's content examples, and a new one for the add and delete examples", () => {
+    const catalogue = buildDemoGamebooks(SEED, demo).playbooks.filter((p) => p.workspaceId === ex.EXAMPLE_WORKSPACE_ID);
+    expect(Object.entries(content.EXAMPLE_PLAYBOOKS).map(([, id]) => catalogue.find((p) => p.id === id)?.referenceId)).toEqual(["revoke-sessions", "reset-password", "notify-owner"]);
+    expect(catalogue.some((p) => p.id === content.EXAMPLE_NEW_PLAYBOOK_ID)).toBe(false);
+  });
+
+  it("names the workspace's demo SOP document, its bytes in the document store", async () => {
+    expect(EXAMPLE_SOP_ID).toBe(demoId(SEED, "sop/fabrikam-sentinel-prod/phishing-triage"));
+    const record = await services.stores.sops.get(ex.EXAMPLE_WORKSPACE_ID, EXAMPLE_SOP_ID);
+    expect(record?.value).toMatchObject({ fileName: "phishing-triage.md", contentType: "text/markdown; charset=utf-8" });
+    const stored = await services.documents.get(ex.EXAMPLE_WORKSPACE_ID, EXAMPLE_SOP_ID);
+    expect(createHash("sha256").update(stored!.bytes).digest("hex")).toBe(record!.value.sha256);
   });
 });

@@ -5,6 +5,7 @@ import { approvalRoutes } from "./approvals/approval-routes";
 import { portalPlaybookRoutes } from "./content/playbook-routes";
 import { portalGamebookRuleRoutes } from "./content/gamebook-rule-routes";
 import { portalAgentConfigurationRoutes } from "./agents/agent-configuration-routes";
+import { portalSopRoutes } from "./sops/sop-routes";
 
 /**
  * The portal's endpoint groups (`/portal/…`): people with a browser session, never service accounts.
@@ -12,4 +13,4 @@ import { portalAgentConfigurationRoutes } from "./agents/agent-configuration-rou
  */
 export const portalSessionRoutes: RouteGroup = { name: "portal-session", routes: [...signInRoutes, meRoute] };
 
-export const portalGroups: RouteGroup[] = [portalSessionRoutes, approvalRoutes, portalPlaybookRoutes, portalGamebookRuleRoutes, portalAgentConfigurationRoutes];
+export const portalGroups: RouteGroup[] = [portalSessionRoutes, approvalRoutes, portalPlaybookRoutes, portalGamebookRuleRoutes, portalAgentConfigurationRoutes, portalSopRoutes];

@@ -12,6 +12,7 @@ import type { ServiceAccountRecord } from "../../domain/organizations/service-ac
 import type { UserRecord } from "../../domain/organizations/user";
 import type { WebhookRecord, WebhookStatus } from "../../domain/webhooks/webhook";
 import { demoId, type DemoData } from "./demo-data";
+import { seedDemoSops } from "./demo-sops";
 
 /**
  * The demo organization's administration, beyond its people and workspaces: the service accounts of
@@ -19,12 +20,13 @@ import { demoId, type DemoData } from "./demo-data";
  * leaving. They give the reference page's examples something real to act on, deletions included:
  * each is written only when missing, so a restart brings back what an example deleted.
  */
-export async function seedDemoAdministration(services: Uses<"config" | "now" | "secretBox" | "sources" | "stores">, demo: DemoData): Promise<void> {
+export async function seedDemoAdministration(services: Uses<"config" | "documents" | "now" | "secretBox" | "sources" | "stores">, demo: DemoData): Promise<void> {
   const id = (name: string) => demoId(services.config.demoSeed, name);
   const now = services.now();
   const stamp = now.toISOString();
   const [fabrikamProd, fabrikamStores] = demo.workspaces;
   const provider = demo.provider;
+  await seedDemoSops(services, demo);
 
   const serviceAccount = (key: string, fields: Pick<ServiceAccountRecord, "name" | "description" | "organizationalRole" | "workspaceAssignments">, scopes: string[]): ServiceAccountRecord => {
     const { secret, prefix } = generateSecret();

@@ -5,7 +5,7 @@ import { ApiError } from "../../platform/errors/api-error";
 import { createPipeline, type ApiRequest, type ApiResponse, type RequestOutcome } from "../../platform/http/pipeline";
 import { PROBLEM_CONTENT_TYPE, toProblem } from "../../platform/http/problem";
 import { bodyTooLarge } from "../../platform/http/request-body";
-import type { Route } from "../../platform/http/route";
+import { bodyLimitOf, type Route } from "../../platform/http/route";
 import { API_PREFIX, Router } from "../../platform/http/router";
 import type { Services } from "../../platform/services";
 import { requestOrigin, requestTarget, requestUrl } from "./request-url";
@@ -42,7 +42,7 @@ export async function startLocalServer(
   const router = new Router(routes);
   const limitFor = (method: string | undefined, url: URL) => {
     const match = url.pathname.startsWith(API_PREFIX + "/") ? router.match((method ?? "GET").toUpperCase(), url.pathname.slice(API_PREFIX.length)) : undefined;
-    return (match?.kind === "found" ? match.route.maxBodyBytes : undefined) ?? services.config.maxRequestBodyBytes;
+    return match?.kind === "found" ? bodyLimitOf(match.route, services.config) : services.config.maxRequestBodyBytes;
   };
   // A request without a Host header, or with one that is no host, is taken as addressed to this host
   // (Node would otherwise answer it with an empty 400 of its own).

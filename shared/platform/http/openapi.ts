@@ -188,6 +188,16 @@ function success(route: Route, status: number): JsonSchema {
   if (status === 303) {
     return { description: "See Other: the browser goes on to `Location`.", headers: { Location: { description: "Where the browser goes next.", schema: { type: "string" } } } };
   }
+  if (route.rawMediaTypes) {
+    return {
+      description: "The document's bytes, as uploaded, in its media type.",
+      headers: {
+        "Content-Disposition": { description: "`attachment`, with the file name (RFC 6266, `filename*=UTF-8''…`).", schema: { type: "string" } },
+        "X-Content-Type-Options": { description: "`nosniff`: browsers keep to the media type given.", schema: { type: "string" } },
+      },
+      content: Object.fromEntries(route.rawMediaTypes.map((type) => [type, { schema: { type: "string", format: "binary" } }])),
+    };
+  }
   if (route.auth === "public" && route.response === undefined) return { description: "A document." };
   // Contract 2.1's exception: the body is the response schema itself, with no envelope.
   if (route.bare) return { description: "Success (no envelope)", content: { "application/json": { schema: route.response ? schemaOf(route.response, "output") : {} } } };

@@ -11,7 +11,7 @@ import { PROBLEM_CONTENT_TYPE, toProblem } from "./problem";
 import { rateLimitHeaders, setRateLimitHeaders, type RateLimitDecision } from "./rate-limit";
 import { parseJsonBody } from "./request-body";
 import { parseMultipartBody } from "./multipart-body";
-import type { HandlerInput, HandlerResult, Route } from "./route";
+import { bodyLimitOf, type HandlerInput, type HandlerResult, type Route } from "./route";
 import { API_PREFIX, Router } from "./router";
 import { validate, validateFlat } from "./validation";
 
@@ -272,7 +272,7 @@ async function findPersonWorkspace(services: Uses<"stores">, person: Person, wor
 
 /** A route's body: JSON, or for an upload `multipart/form-data`, at most the route's limit. */
 async function readBody(route: Route, request: ApiRequest, services: Uses<"config">): Promise<unknown> {
-  const maxBytes = route.maxBodyBytes ?? services.config.maxRequestBodyBytes;
+  const maxBytes = bodyLimitOf(route, services.config);
   const raw = await request.body(maxBytes);
   return route.multipart ? parseMultipartBody(raw, request.header("content-type")) : parseJsonBody(raw, request.header("content-type"), maxBytes);
 }

@@ -8,6 +8,7 @@ import type { OrganizationalRole, WorkspaceRole } from "../../domain/organizatio
 import type { Person } from "../auth/person";
 import type { Actor } from "../operation-context";
 import type { ErrorCode } from "../errors/api-error";
+import type { Config } from "../config/config";
 
 /**
  * What a handler returns: data for the envelope; a bare JSON body (contract 2.1's one exception,
@@ -126,9 +127,15 @@ interface RouteFields<P extends Schema | undefined, Q extends Schema | undefined
   bare?: boolean;
   /**
    * A larger body limit than `MAX_REQUEST_BODY_BYTES`, for a route whose bodies carry back what the
-   * service itself handed out (the cross-workspace listing's page tokens): it must accept them.
+   * service itself handed out (the cross-workspace listing's page tokens): it must accept them. Or
+   * one the configuration decides (an upload: the largest document a deployment accepts).
    */
-  maxBodyBytes?: number;
+  maxBodyBytes?: number | ((config: Config) => number);
+  /**
+   * The success answer is a document's bytes in one of these media types (a download), not JSON:
+   * documented as binary content of each.
+   */
+  rawMediaTypes?: readonly string[];
   /** Hidden from the OpenAPI document (documentation assets). */
   hidden?: boolean;
 }
@@ -198,6 +205,13 @@ export function personWorkspaceRoute<P extends Schema | undefined = undefined, Q
   if (!route.path.startsWith("/portal/")) throw new Error(`${route.method} ${route.path}: portal routes live under /portal/.`);
   if (!route.path.includes("{workspaceId}")) throw new Error(`${route.method} ${route.path} names no workspace: make it a personRoute.`);
   return { ...route, kind: "personWorkspace", auth: "session", roles: rolesOf(route.roles) };
+}
+
+/** The most a route's request body may hold: its own limit, else `MAX_REQUEST_BODY_BYTES`. */
+export function bodyLimitOf(route: Pick<Route, "maxBodyBytes">, config: Pick<Config, "maxRequestBodyBytes"> & Partial<Config>): number {
+  const limit = route.maxBodyBytes;
+  if (limit === undefined) return config.maxRequestBodyBytes;
+  return typeof limit === "number" ? limit : limit(config as Config);
 }
 
 /**

@@ -6,7 +6,7 @@ import { playbookParametersSchema } from "../../../domain/gamebooks/playbook-par
 
 // Examples are the local host's demo catalogue of `fabrikam-sentinel-prod` for the default DEMO_SEED
 // (shared/domain/examples/gamebook-examples.ts names the same playbooks).
-const EXAMPLE_PLAYBOOKS = {
+export const EXAMPLE_PLAYBOOKS = {
   revokeSessions: "2d240ade-3cd2-8915-87ee-afdd08ce059d",
   resetPassword: "9ef93e8f-9d01-8a68-8fbc-cb06af7a2ee4",
   notifyOwner: "5f42b74f-2f0e-8820-8a1f-16fe3beffa37",

@@ -65,6 +65,18 @@ describe("the OpenAPI examples' ids are the default seed's demo data", () => {
     expect((await services.stores.serviceAccounts.get(ex.EXAMPLE_RETIRED_SERVICE_ACCOUNT_ID))?.value.isPlatformManaged).toBe(false);
   });
 
+  it("names Fabrikam's retired workspace, every source off, for the offboarding example", async () => {
+    expect(ex.EXAMPLE_RETIRED_WORKSPACE_ID).toBe(demoId(SEED, "workspace/fabrikam-sentinel-legacy"));
+    const retired = await services.stores.workspaces.get(ex.EXAMPLE_RETIRED_WORKSPACE_ID);
+    expect(retired).toMatchObject({ name: "fabrikam-sentinel-legacy", accountId: ex.EXAMPLE_CUSTOMER_ACCOUNT_ID, tenantId: ex.EXAMPLE_CUSTOMER_TENANT_ID });
+    expect(Object.values(retired!.sources ?? {}).every((s) => !s.enabled)).toBe(true);
+    expect(ex.EXAMPLE_OFFBOARDED_WORKSPACE_ID).toBe(demoId(SEED, "workspace/fabrikam-sentinel-2019"));
+    expect(await services.stores.workspaces.get(ex.EXAMPLE_OFFBOARDED_WORKSPACE_ID)).toBeUndefined();
+    const [offboarded] = await services.stores.workspaces.listOffboarded([ex.EXAMPLE_CUSTOMER_ACCOUNT_ID]);
+    expect(offboarded).toMatchObject({ id: ex.EXAMPLE_OFFBOARDED_WORKSPACE_ID, offboarded: { byUserId: ex.EXAMPLE_USER.id } });
+    expect((await services.stores.audit.listWorkspaceTrail(ex.EXAMPLE_OFFBOARDED_WORKSPACE_ID, 0, 10)).map((e) => e.event.activityType)).toEqual(["WorkspaceOffboarded"]);
+  });
+
   it("names a webhook in each state the state examples need, and its failed delivery", async () => {
     const status = async (id: string) => (await services.stores.webhooks.get(id))?.value.status;
     expect(await status(ex.EXAMPLE_WEBHOOK_ID)).toBe("Active");

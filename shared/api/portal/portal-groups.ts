@@ -1,5 +1,8 @@
 import type { RouteGroup } from "../../platform/http/route";
 import { meRoute } from "./session/me-route";
+import { organizationRoutes } from "./organizations/organization-routes";
+import { workspaceRoutes } from "./workspaces/workspace-routes";
+import { peopleRoutes } from "./people/people-routes";
 import { signInRoutes } from "./session/sign-in-routes";
 import { approvalRoutes } from "./approvals/approval-routes";
 import { portalPlaybookRoutes } from "./content/playbook-routes";
@@ -13,4 +16,4 @@ import { portalSopRoutes } from "./sops/sop-routes";
  */
 export const portalSessionRoutes: RouteGroup = { name: "portal-session", routes: [...signInRoutes, meRoute] };
 
-export const portalGroups: RouteGroup[] = [portalSessionRoutes, approvalRoutes, portalPlaybookRoutes, portalGamebookRuleRoutes, portalAgentConfigurationRoutes, portalSopRoutes];
+export const portalGroups: RouteGroup[] = [portalSessionRoutes, organizationRoutes, workspaceRoutes, peopleRoutes, approvalRoutes, portalPlaybookRoutes, portalGamebookRuleRoutes, portalAgentConfigurationRoutes, portalSopRoutes];

@@ -19,6 +19,10 @@ export const EXAMPLE_WORKSPACE_ID = "33873265-ff9f-864c-b501-d00077f35d2a";
 export const EXAMPLE_WORKSPACE_NAME = "fabrikam-sentinel-prod";
 /** Workspace `contoso-soc-internal`, the provider's own. */
 export const EXAMPLE_SECOND_WORKSPACE_ID = "6aeb3a86-6df2-8a52-9183-256be7af30dc";
+/** Workspace `fabrikam-sentinel-legacy`, Fabrikam's retired one (its sources off): the offboarding example's target. */
+export const EXAMPLE_RETIRED_WORKSPACE_ID = "616343c6-bed1-86b2-b43b-985704708398";
+/** Workspace `fabrikam-sentinel-2019`, offboarded long ago: the offboarded-workspace audit export example's. */
+export const EXAMPLE_OFFBOARDED_WORKSPACE_ID = "5f672e64-6375-82df-929f-20b3b9f69ff2";
 
 /** The newest SourceA incident of `fabrikam-sentinel-prod`; a demo gamebook run has acted on it. */
 export const EXAMPLE_INCIDENT = {

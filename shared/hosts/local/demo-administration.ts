@@ -7,7 +7,8 @@ import { deterministicEventId } from "../../platform/events/event-ids";
 import { incidentSubject } from "../../domain/incidents/incident-events";
 import { EXAMPLE_FAILED_DELIVERY_CREATED_AT } from "../../domain/examples/examples";
 
-import type { Source } from "../../domain/sources";
+import { sources, type Source } from "../../domain/sources";
+import type { WorkspaceRecord } from "../../domain/organizations/workspace";
 import type { ServiceAccountRecord } from "../../domain/organizations/service-account";
 import type { UserRecord } from "../../domain/organizations/user";
 import type { WebhookRecord, WebhookStatus } from "../../domain/webhooks/webhook";
@@ -114,6 +115,52 @@ export async function seedDemoAdministration(services: Uses<"config" | "document
     if (!(await services.stores.webhooks.get(record.id))) await createOnce(() => services.stores.webhooks.create(record));
   }
   if (fabrikamProd) await seedDeliveryHistory(services, intake, fabrikamProd.id);
+
+  // Fabrikam's retired workspace, every source already off (nothing polls it): what the offboarding
+  // example offboards. Onboarded again at every start, so the example always has it to act on.
+  if (fabrikamProd) {
+    const retired: WorkspaceRecord = {
+      id: id("workspace/fabrikam-sentinel-legacy"),
+      name: "fabrikam-sentinel-legacy",
+      tenantId: fabrikamProd.tenantId,
+      accountId: fabrikamProd.accountId,
+      sources: Object.fromEntries(sources.map((source) => [source, { enabled: false }])),
+      createdAt: stamp,
+      lastModifiedAt: stamp,
+    };
+    const existing = await services.stores.workspaces.read(retired.id);
+    if (!existing) await createOnce(() => services.stores.workspaces.create(retired));
+    else if (existing.value.offboarded) await createOnce(() => services.stores.workspaces.replace(retired, existing.etag));
+
+    // And one offboarded long ago by the provider's administrator, whose audit trail stays exportable.
+    const admin = demo.users.find((u) => u.accountId === provider.id && u.organizationalRole === "Admin");
+    const offboardedAt = new Date(now.getTime() - 90 * 86_400_000).toISOString();
+    const gone: WorkspaceRecord = {
+      ...retired,
+      id: id("workspace/fabrikam-sentinel-2019"),
+      name: "fabrikam-sentinel-2019",
+      offboarded: { at: offboardedAt, byUserId: admin?.id ?? provider.id, byName: admin?.displayName ?? provider.name },
+    };
+    if (!(await services.stores.workspaces.read(gone.id))) {
+      await createOnce(() => services.stores.workspaces.create(gone));
+      await services.stores.audit.append({
+        id: id(`audit/offboarded/${gone.id}`),
+        accountId: gone.accountId,
+        timeGenerated: offboardedAt,
+        workspaceId: gone.id,
+        discriminator: "Workspace",
+        activityType: "WorkspaceOffboarded",
+        activityAction: "Delete",
+        actorId: gone.offboarded!.byUserId,
+        actorName: gone.offboarded!.byName,
+        actorEmail: admin?.email ?? "",
+        targetResourceType: "Workspace",
+        targetResourceId: gone.id,
+        targetResourceName: gone.name,
+        metadata: JSON.stringify({ runsDenied: 0, runsCancelled: 0 }),
+      });
+    }
+  }
 }
 
 /**

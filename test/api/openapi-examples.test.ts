@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemoAdministration } from "../../shared/hosts/local/demo-administration";
 import { seedDemoGamebookRuns } from "../../shared/hosts/local/demo-gamebook-runs";
-import { fakeDns, startTestHost, type TestHost } from "../support/test-host";
+import { fakeDns, startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
@@ -10,11 +10,14 @@ type Json = any;
  * "Try it out" on the reference page, for every operation: the request Swagger UI fills in from the
  * served document (path and query parameters from their `example`, `schema.example` or
  * `schema.default`, the body from its schema's first `examples` entry) is sent as the local admin to
- * a host seeded as `npm start` seeds it, and must succeed. Reads go first, then writes, deletions
- * last, so that no example removes what a later one needs.
+ * a host seeded as `npm start` seeds it, and must succeed; a portal operation is sent as an Admin of
+ * the provider who owns every demo workspace, with their session (its CSRF token is the session's,
+ * not the document's). Reads go first, then writes, deletions last, so that no example removes what
+ * a later one needs.
  */
 
 let host: TestHost;
+let person: TestPerson;
 beforeAll(async () => {
   // Webhook URLs are checked against public DNS (example.com resolves), but deliveries connect
   // through the first resolver, which answers loopback: the sender refuses it, so no example
@@ -23,6 +26,7 @@ beforeAll(async () => {
   host.services.resolveHost = fakeDns;
   await seedDemoAdministration(host.services, host.demo);
   await seedDemoGamebookRuns(host.services, host.demo.workspaces);
+  person = await host.person({ organizationalRole: "Admin", workspaceAssignments: host.demo.workspaces.map((w) => ({ workspaceId: w.id, role: "Owner" as const })) });
 });
 afterAll(async () => host?.close());
 
@@ -50,6 +54,8 @@ function exampleRequests(doc: Json): { requests: ExampleRequest[]; missing: stri
       let path = template;
       const query = new URLSearchParams();
       for (const param of op.parameters ?? []) {
+        // The session's CSRF token: the browser's, never a value the document could give.
+        if (param.in === "header" && param.name === "X-CSRF-Token") continue;
         const value = prefilled(param);
         if (value === undefined) {
           if (param.required) missing.push(`${where}: ${param.in} parameter ${param.name}`);
@@ -67,7 +73,8 @@ function exampleRequests(doc: Json): { requests: ExampleRequest[]; missing: stri
       requests.push({ method: method.toUpperCase(), template, url: path + (search ? `?${search}` : ""), body });
     }
   }
-  const rank = (r: ExampleRequest) => (r.method === "GET" ? 0 : r.method === "DELETE" ? 2 : 1);
+  // Signing out ends the session every other portal example is sent with: it goes last.
+  const rank = (r: ExampleRequest) => (r.template.endsWith("/portal/auth/sign-out") ? 3 : r.method === "GET" ? 0 : r.method === "DELETE" ? 2 : 1);
   return { requests: requests.sort((a, b) => rank(a) - rank(b)), missing };
 }
 
@@ -85,10 +92,13 @@ describe("the reference page's examples", () => {
     const failures: string[] = [];
     const counts = { GET: 0, write: 0, DELETE: 0 };
     for (const request of requests) {
-      // `call` checks every answer against the served document as well.
-      const res = await host.call(request.method, request.url.slice("/api/v2".length), { body: request.body });
+      // `call` and `portal` check every answer against the served document as well.
+      const path = request.url.slice("/api/v2".length);
+      const res = path.startsWith("/portal/") ? await host.portal(person, request.method, path, { body: request.body }) : await host.call(request.method, path, { body: request.body });
       const text = await res.text();
-      if (res.status < 200 || res.status > 299) failures.push(`${request.method} ${request.url} → ${res.status} ${text.slice(0, 300)}`);
+      // A sign-in step answers with where the browser goes next (303), as it documents.
+      const redirected = res.status === 303 && doc.paths[request.template][request.method.toLowerCase()].responses["303"] !== undefined;
+      if ((res.status < 200 || res.status > 299) && !redirected) failures.push(`${request.method} ${request.url} → ${res.status} ${text.slice(0, 300)}`);
       counts[request.method === "GET" || request.method === "DELETE" ? request.method : "write"]++;
     }
     expect(failures).toEqual([]);

@@ -35,6 +35,8 @@ interface ExampleRequest {
   template: string;
   url: string;
   body?: unknown;
+  /** A multipart upload: the body's fields sent as file parts. */
+  fileFields?: string[];
 }
 
 /** The value Swagger UI 5 puts in a parameter's field when "Try it out" is pressed (parameter-row.jsx). */
@@ -65,12 +67,16 @@ function exampleRequests(doc: Json): { requests: ExampleRequest[]; missing: stri
         else for (const v of Array.isArray(value) ? value : [value]) query.append(param.name, String(v));
       }
       let body: unknown;
+      let fileFields: string[] | undefined;
       if (op.requestBody) {
-        body = op.requestBody.content?.["application/json"]?.schema?.examples?.[0];
+        // An upload's example is its form's fields; those the schema marks binary are the files to pick.
+        const form = op.requestBody.content?.["multipart/form-data"]?.schema;
+        body = (form ?? op.requestBody.content?.["application/json"]?.schema)?.examples?.[0];
+        if (form) fileFields = Object.entries<Json>(form.properties ?? {}).filter(([, field]) => field.format === "binary").map(([name]) => name);
         if (body === undefined) missing.push(`${where}: request body`);
       }
       const search = query.toString();
-      requests.push({ method: method.toUpperCase(), template, url: path + (search ? `?${search}` : ""), body });
+      requests.push({ method: method.toUpperCase(), template, url: path + (search ? `?${search}` : ""), body, fileFields });
     }
   }
   // Signing out ends the session every other portal example is sent with: it goes last.
@@ -94,7 +100,11 @@ describe("the reference page's examples", () => {
     for (const request of requests) {
       // `call` and `portal` check every answer against the served document as well.
       const path = request.url.slice("/api/v2".length);
-      const res = path.startsWith("/portal/") ? await host.portal(person, request.method, path, { body: request.body }) : await host.call(request.method, path, { body: request.body });
+      const res = request.fileFields
+        ? await host.fetch(host.base + path, { method: request.method, headers: person.headers, body: formOf(request.body as Json, request.fileFields) })
+        : path.startsWith("/portal/")
+          ? await host.portal(person, request.method, path, { body: request.body })
+          : await host.call(request.method, path, { body: request.body });
       const text = await res.text();
       // A sign-in step answers with where the browser goes next (303), as it documents.
       const redirected = res.status === 303 && doc.paths[request.template][request.method.toLowerCase()].responses["303"] !== undefined;
@@ -108,3 +118,13 @@ describe("the reference page's examples", () => {
     console.info(`example requests: ${requests.length} (${counts.GET} reads, ${counts.write} writes, ${counts.DELETE} deletions), all 2xx`);
   }, 120_000);
 });
+
+/** An upload's example as a browser sends it: each file field a file, named as a person's would be, the others text. */
+function formOf(example: Json, fileFields: string[]): FormData {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(example)) {
+    if (fileFields.includes(name)) form.append(name, new Blob([String(value)]), `${name}-example.md`);
+    else form.append(name, String(value));
+  }
+  return form;
+}

@@ -282,9 +282,8 @@ export const organizationRoutes: RouteGroup = {
         const account = await organizationAccount(input, person, input.params.accountId);
         const workspaceId = input.params.offboardedWorkspaceId.toLowerCase();
         const workspace = (await input.stores.workspaces.read(workspaceId))?.value;
-        // Only an offboarded workspace of this organization (or, from its provider, of a managed one) has its trail here.
-        const ours = workspace?.offboarded && (workspace.accountId === account.value.id || person.organizationAccountIds.includes(workspace.accountId));
-        if (!workspace || !ours) throw notFound("The offboarded workspace", "offboardedWorkspaceId");
+        // Only an offboarded workspace of this very organization has its trail here.
+        if (!workspace?.offboarded || workspace.accountId !== account.value.id) throw notFound("The offboarded workspace", "offboardedWorkspaceId");
         const listing = `offboarded-audit:${workspace.id}`;
         const after = query.continuationToken ? readPageToken(input, query.continuationToken, listing, cursorSchema, "continuationToken").after : 0;
         const page = await input.stores.audit.listWorkspaceTrail(workspace.id, after, query.pageSize);

@@ -124,7 +124,7 @@ export function toOffboardedWorkspaceView(workspace: WorkspaceRecord): z.infer<t
 }
 
 export const offboardedAuditParams = providerParams.extend({
-  accountId: z.guid().describe("An organization of yours: the offboarded workspace's, or its provider's.").meta({ examples: [EXAMPLE_CUSTOMER_ACCOUNT_ID] }),
+  accountId: z.guid().describe("The offboarded workspace's organization (one of yours).").meta({ examples: [EXAMPLE_CUSTOMER_ACCOUNT_ID] }),
   offboardedWorkspaceId: z.guid().describe("The offboarded workspace's id.").meta({ examples: [EXAMPLE_OFFBOARDED_WORKSPACE_ID] }),
 });
 

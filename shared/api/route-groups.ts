@@ -14,14 +14,14 @@ import { ticketRoutes } from "./tickets/ticket-routes";
 import { investigationRoutes } from "./investigation/investigation-routes";
 import { auditExportRoutes } from "./audit/audit-export-routes";
 import { agentToolRoutes } from "./agent-tools/agent-tool-routes";
-import { portalGroups } from "./portal/portal-groups";
+import { portalGroup } from "./portal/portal-groups";
 
 /**
  * Every endpoint group of the API. A new group is one line here. The local host serves them all;
  * in Azure each is one HTTP function (`functions/http-api.ts`), listed for the cold start in
  * `shared/hosts/azure/http-functions.json`, which `npm run routes:azure` writes from this list.
  */
-export const apiGroups: RouteGroup[] = [serviceAccountRoutes, userRoutes, incidentRoutes, incidentsAcrossWorkspacesRoutes, webhookRoutes, cloudRoutes, ...workspaceDataGroups(), gamebookRoutes, gamebooksAcrossWorkspacesRoutes, ...portalGroups];
+export const apiGroups: RouteGroup[] = [serviceAccountRoutes, userRoutes, incidentRoutes, incidentsAcrossWorkspacesRoutes, webhookRoutes, cloudRoutes, ...workspaceDataGroups(), gamebookRoutes, gamebooksAcrossWorkspacesRoutes, portalGroup];
 
 /** The workspace's data: data sources, tickets, investigation logs, the audit export, agent tools. */
 function workspaceDataGroups(): RouteGroup[] {

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemoAdministration } from "../../shared/hosts/local/demo-administration";
 import { seedDemoGamebookRuns } from "../../shared/hosts/local/demo-gamebook-runs";
 import { fakeDns, startTestHost, type TestHost, type TestPerson } from "../support/test-host";
+import { signInHeadless } from "../support/oidc-sign-in";
+import { demoPerson } from "../../shared/hosts/local/identity-provider/demo-people";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
@@ -22,7 +24,7 @@ beforeAll(async () => {
   // Webhook URLs are checked against public DNS (example.com resolves), but deliveries connect
   // through the first resolver, which answers loopback: the sender refuses it, so no example
   // delivery leaves the machine.
-  host = await startTestHost({ resolveHost: async () => ["127.0.0.1"] });
+  host = await startTestHost({ resolveHost: async () => ["127.0.0.1"], signIn: true });
   host.services.resolveHost = fakeDns;
   await seedDemoAdministration(host.services, host.demo);
   await seedDemoGamebookRuns(host.services, host.demo.workspaces);
@@ -100,7 +102,10 @@ describe("the reference page's examples", () => {
     for (const request of requests) {
       // `call` and `portal` check every answer against the served document as well.
       const path = request.url.slice("/api/v2".length);
-      const res = request.fileFields
+      // The callback's only caller is the identity provider's redirect: its example is a real sign-in's.
+      const res = request.template.endsWith("/portal/auth/callback")
+        ? (await signInHeadless({ startUrl: `${host.base}/portal/auth/sign-in`, personId: demoPerson("amira").oid })).response
+        : request.fileFields
         ? await host.fetch(host.base + path, { method: request.method, headers: person.headers, body: formOf(request.body as Json, request.fileFields) })
         : path.startsWith("/portal/")
           ? await host.portal(person, request.method, path, { body: request.body })

@@ -73,8 +73,16 @@ describe("the OpenAPI document's examples", () => {
 });
 
 describe("the OpenAPI document's shape", () => {
-  it("offers only the API's own Basic scheme in the Authorize dialog, saying what goes in each field", () => {
-    expect(Object.keys(doc.components.securitySchemes)).toEqual(["basicAuth"]);
+  it("offers the API's two schemes, Basic for service accounts and the session cookie for people, saying what goes in each", () => {
+    expect(Object.keys(doc.components.securitySchemes)).toEqual(["basicAuth", "portalSession"]);
+    expect(doc.components.securitySchemes.portalSession).toMatchObject({ type: "apiKey", in: "cookie", name: "__Host-secops-session" });
+    expect(doc.components.securitySchemes.portalSession.description).toMatch(/X-CSRF-Token/);
+    // Each operation names the one scheme of its kind of caller.
+    for (const item of Object.values<Json>(doc.paths)) {
+      for (const op of Object.values<Json>(item)) {
+        if (op.security?.length) expect(op.security.length).toBe(1);
+      }
+    }
     expect(doc.components.securitySchemes.basicAuth.description).toMatch(/service account id \(`clientId`\)/);
     expect(doc.components.securitySchemes.basicAuth.description).toMatch(/client secret/);
     for (const webhook of Object.values<Json>(doc.webhooks)) expect(webhook.post.security).toEqual([]);

@@ -10,10 +10,15 @@ import { portalGamebookRuleRoutes } from "./content/gamebook-rule-routes";
 import { portalAgentConfigurationRoutes } from "./agents/agent-configuration-routes";
 import { portalSopRoutes } from "./sops/sop-routes";
 
-/**
- * The portal's endpoint groups (`/portal/…`): people with a browser session, never service accounts.
- * Listed in `route-groups.ts` beside the contract's.
- */
-export const portalSessionRoutes: RouteGroup = { name: "portal-session", routes: [...signInRoutes, meRoute] };
+const portalSessionRoutes: RouteGroup = { name: "portal-session", routes: [...signInRoutes, meRoute] };
 
-export const portalGroups: RouteGroup[] = [portalSessionRoutes, organizationRoutes, workspaceRoutes, peopleRoutes, approvalRoutes, portalPlaybookRoutes, portalGamebookRuleRoutes, portalAgentConfigurationRoutes, portalSopRoutes];
+/** The portal's areas, each a module of its own. */
+const portalAreas: RouteGroup[] = [portalSessionRoutes, organizationRoutes, workspaceRoutes, peopleRoutes, approvalRoutes, portalPlaybookRoutes, portalGamebookRuleRoutes, portalAgentConfigurationRoutes, portalSopRoutes];
+
+/**
+ * The portal's endpoints (`/portal/…`): people with a browser session, never service accounts. One
+ * endpoint group, so one HTTP function in Azure (`v2/portal/{*rest}`): its areas share path prefixes
+ * (`/portal/workspaces/{workspaceId}/…`) that per-area functions could not tell apart, and people's
+ * traffic is small beside the integrations'. Listed in `route-groups.ts` beside the contract's.
+ */
+export const portalGroup: RouteGroup = { name: "portal", routes: portalAreas.flatMap((area) => area.routes) };

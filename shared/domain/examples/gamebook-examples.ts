@@ -95,3 +95,12 @@ export const playbookRuleExample = {
   recoverPlaybookId: "",
   isAdminRequired: false,
 };
+
+/**
+ * The demo's workspace whose policy makes every run wait (northwind-sentinel-clinics), and the two
+ * runs the local host seeds there waiting for approval: the approval examples act on them, the
+ * first approved, the second denied.
+ */
+export const EXAMPLE_APPROVAL_WORKSPACE_ID = "020d8f14-40b4-86f3-90b4-221fc0c4efd9";
+export const EXAMPLE_RUN_TO_APPROVE_ID = "6ae03602-be5d-8d4e-a2ab-ee6372800037";
+export const EXAMPLE_RUN_TO_DENY_ID = "719b9aa5-2ea8-8899-be71-856b0c66b8ed";

@@ -19,34 +19,56 @@ import { demoId } from "./demo-data";
  */
 export async function seedDemoGamebookRuns(services: Uses<"config" | "events" | "now" | "playbookActions" | "sources" | "stores">, workspaces: readonly WorkspaceRecord[]): Promise<number> {
   let seeded = 0;
+  // Two runs waiting for approval where the policy asks for it, so that the approval queue has
+  // something to decide at start (and the reference page's approve and deny examples act on them).
+  const waiting = workspaces.find((w) => w.name === AWAITING_APPROVAL_WORKSPACE);
+  if (waiting) seeded += await seedRuns(services, waiting, 2, (n) => demoId(services.config.demoSeed, `gamebook-run/awaiting-approval/${n}`));
   for (const workspace of workspaces.slice(0, 2)) {
-    const catalogue = await services.stores.playbookCatalogues.get(workspace.id);
-    if (!catalogue) continue;
-    const now = services.now();
-    const page = await services.sources.gateway("SourceA").listIncidents({
-      workspaceId: workspace.id,
-      field: "createdAt",
-      from: new Date(now.getTime() - 30 * 24 * 3600_000).toISOString(),
-      to: now.toISOString(),
-      limit: 3,
-    });
-    for (const incident of page.items) {
-      const request = automaticRun(catalogue, incident);
-      if (!request) continue;
-      const ctx = { ...services, actor: { ...serviceActor("portal", "Automation rule"), accountId: workspace.accountId } };
-      try {
-        await submitRun(ctx, {
-          workspace,
-          request,
-          tracingId: demoId(services.config.demoSeed, `gamebook-run-trace/${workspace.id}/${incident.id}`),
-          runId: demoId(services.config.demoSeed, `gamebook-run/${workspace.id}/${incident.id}`),
-          isAutoRun: true,
-        });
-        seeded++;
-      } catch (error) {
-        // Seeded on an earlier start (a durable store): nothing to do.
-        if (!(isApiError(error) && error.code === "CONFLICT")) throw error;
-      }
+    seeded += await seedRuns(services, workspace, 3, (_, incident) => demoId(services.config.demoSeed, `gamebook-run/${workspace.id}/${incident.id}`));
+  }
+  return seeded;
+}
+
+/** The demo workspace whose own policy makes every run wait for approval (demo-gamebooks.ts). */
+const AWAITING_APPROVAL_WORKSPACE = "northwind-sentinel-clinics";
+
+/** Up to `count` runs on the workspace's newest SourceA incidents, each under the id `idOf` gives it. */
+async function seedRuns(
+  services: Uses<"config" | "events" | "now" | "playbookActions" | "sources" | "stores">,
+  workspace: WorkspaceRecord,
+  count: number,
+  idOf: (n: number, incident: VendorIncident) => string,
+): Promise<number> {
+  let seeded = 0;
+  const catalogue = await services.stores.playbookCatalogues.get(workspace.id);
+  if (!catalogue) return 0;
+  const now = services.now();
+  const page = await services.sources.gateway("SourceA").listIncidents({
+    workspaceId: workspace.id,
+    field: "createdAt",
+    from: new Date(now.getTime() - 30 * 24 * 3600_000).toISOString(),
+    to: now.toISOString(),
+    limit: 10,
+  });
+  let n = 0;
+  for (const incident of page.items) {
+    if (n >= count) break;
+    const request = automaticRun(catalogue, incident);
+    if (!request) continue;
+    n += 1;
+    const ctx = { ...services, actor: { ...serviceActor("portal", "Automation rule"), accountId: workspace.accountId } };
+    try {
+      await submitRun(ctx, {
+        workspace,
+        request,
+        tracingId: demoId(services.config.demoSeed, `gamebook-run-trace/${workspace.id}/${incident.id}`),
+        runId: idOf(n, incident),
+        isAutoRun: true,
+      });
+      seeded++;
+    } catch (error) {
+      // Seeded on an earlier start (a durable store): nothing to do.
+      if (!(isApiError(error) && error.code === "CONFLICT")) throw error;
     }
   }
   return seeded;

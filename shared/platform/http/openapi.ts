@@ -40,6 +40,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Users: "The people of your organization.",
   "Cloud resources": "Subscriptions, resource groups and workspaces the service can reach.",
   "Portal: sign-in": "People sign in with OpenID Connect (Microsoft Entra ID) and get a browser session. Not for service accounts.",
+  "Portal: approvals": "Gamebook runs waiting for a person: the queue across workspaces, what approving will do, approve or deny; the approval policy.",
   "Portal: organizations": "A service provider's customer organizations: create, rename, deactivate; the partner approval setting; offboarded workspaces' audit trails.",
   "Portal: workspaces": "Onboarding and offboarding workspaces, their per-source settings (on or off, the vendor's identifier, their own bridge) and integrations.",
   "Portal: people": "The organization's people: their organizational and workspace roles, activation, and their sessions. UserAdmin.",

@@ -4,9 +4,11 @@ import { auditRecord } from "../../../platform/events/audit-record";
 import { personWorkspaceRoute, type Route } from "../../../platform/http/route";
 import { commit } from "../../../platform/store/commit";
 import { outboxScope } from "../../../platform/store/outbox-scope";
+import { EXAMPLE_APPROVAL_WORKSPACE_ID } from "../../../domain/examples/gamebook-examples";
 import { approvalModes, approvalExpiryActions, approvalPolicyInput, approvalPolicyOf } from "../../../domain/gamebooks/approval-policy";
 
 const tag = "Portal: approvals";
+const workspaceParams = z.object({ workspaceId: z.guid().meta({ examples: [EXAMPLE_APPROVAL_WORKSPACE_ID] }) });
 
 const policyView = z
   .object({
@@ -32,7 +34,7 @@ export const approvalPolicyRoutes: Route[] = [
     summary: "The workspace's approval policy for gamebook runs",
     tag,
     roles: "any",
-    params: z.object({ workspaceId: z.guid() }),
+    params: workspaceParams,
     response: policyView,
     async handler({ workspace }) {
       return { data: approvalPolicyOf(workspace) };
@@ -45,7 +47,7 @@ export const approvalPolicyRoutes: Route[] = [
     description: "Runs already waiting keep the expiry they were given; a stricter approver count applies to them at once.",
     tag,
     roles: ["WorkspaceAdmin"],
-    params: z.object({ workspaceId: z.guid() }),
+    params: workspaceParams,
     body: policyBody,
     response: policyView,
     async handler(input) {

@@ -12,9 +12,12 @@ import type { PlaybookCatalogueRecord } from "../../../domain/gamebooks/playbook
 import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
 import { approvalRequestExample, approvalRequestSchema, approveBody, denyBody } from "./approval-schemas";
 import { approvalPolicyRoutes } from "./approval-policy-routes";
+import { EXAMPLE_APPROVAL_WORKSPACE_ID, EXAMPLE_RUN_TO_APPROVE_ID, EXAMPLE_RUN_TO_DENY_ID } from "../../../domain/examples/gamebook-examples";
 
 const tag = "Portal: approvals";
-const runPath = z.object({ workspaceId: z.guid(), runId: z.guid() });
+const workspaceId = z.guid().meta({ examples: [EXAMPLE_APPROVAL_WORKSPACE_ID] });
+const runPath = z.object({ workspaceId, runId: z.guid().meta({ examples: [EXAMPLE_RUN_TO_APPROVE_ID] }) });
+const runToDenyPath = z.object({ workspaceId, runId: z.guid().meta({ examples: [EXAMPLE_RUN_TO_DENY_ID] }) });
 const cursorSchema = z.strictObject({ expiresAt: z.string(), id: z.string() });
 
 /** Why this person may not approve this run, or null when they may. */
@@ -135,7 +138,7 @@ export const approvalRoutes: RouteGroup = {
       tag,
       roles: "any",
       workspaceRole: "Owner",
-      params: runPath,
+      params: runToDenyPath,
       body: denyBody,
       response: approvalRequestSchema,
       problems: ["CONFLICT"],

@@ -30,6 +30,28 @@ function signInClient(signIn: OidcClient | undefined): OidcClient {
   return signIn;
 }
 
+/**
+ * A caller that asks for JSON (`Accept: application/json`: a page's script, a command-line client)
+ * gets where to go in the body, with the same cookies, instead of a redirect it would have to follow.
+ */
+function wantsJson(header: (name: string) => string | undefined): boolean {
+  return /\bapplication\/json\b/i.test(header("accept") ?? "");
+}
+
+const signInStarted = z
+  .object({ authorizationUrl: z.url().describe("Where the browser goes to sign in: the identity provider's authorization endpoint.") })
+  .meta({ examples: [{ authorizationUrl: "https://login.microsoftonline.com/2a8cc883-0968-8486-8b92-4569ed8ff8c8/oauth2/v2.0/authorize?client_id=6f1c2a9e-4b7d-4e3a-9c8f-2d5b1a7e3c40&response_type=code&redirect_uri=https%3A%2F%2Fsecops.contoso.example%2Fapi%2Fv2%2Fportal%2Fauth%2Fcallback&scope=openid%20profile%20email&state=Zk3q9Vx2&nonce=Qm7t4Lp8&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256" }] });
+const signedIn = z
+  .object({
+    returnTo: z.string().describe("Where the sign-in was to return to."),
+    sessionExpiresAt: z.iso.datetime(),
+    mfa: z.boolean().describe("The sign-in passed MFA; without it every portal call answers 403 MFA_REQUIRED."),
+  })
+  .meta({ examples: [{ returnTo: "/portal/approvals", sessionExpiresAt: "2026-11-25T18:00:00.000Z", mfa: true }] });
+const signedOut = z
+  .object({ signOutUrl: z.string().describe("Where the browser goes next: the identity provider's sign-out, or the portal's page.") })
+  .meta({ examples: [{ signOutUrl: "https://login.microsoftonline.com/2a8cc883-0968-8486-8b92-4569ed8ff8c8/oauth2/v2.0/logout?post_logout_redirect_uri=https%3A%2F%2Fsecops.contoso.example%2Fportal%2F" }] });
+
 function redirectUri(input: Pick<PublicInput<unknown, unknown, unknown>, "config" | "origin">): string {
   return input.config.portalSignIn?.redirectUri ?? `${input.origin}${API_PREFIX}${CALLBACK_PATH}`;
 }
@@ -46,20 +68,25 @@ export const signInRoutes = [
     path: "/portal/auth/sign-in",
     summary: "Sign in: redirects the browser to the identity provider",
     tag,
+    description: "A browser is redirected (303). With `Accept: application/json` the answer is 200 with the URL to go to, and the same cookie.",
     query: z.strictObject({ returnTo }),
-    successStatus: 303,
+    response: signInStarted,
+    successStatus: [200, 303],
     problems: ["EXTENSION_NOT_ENABLED", "UPSTREAM_ERROR", "TIMEOUT"],
     async handler(input) {
       const client = signInClient(input.signIn);
       const { url, transaction } = await client.beginSignIn(redirectUri(input), input.query.returnTo);
-      return { redirect: url, cookies: [input.sessions.startSignIn(transaction, input.now())] };
+      const cookies = [input.sessions.startSignIn(transaction, input.now())];
+      return wantsJson(input.header) ? { data: { authorizationUrl: url }, cookies } : { redirect: url, cookies };
     },
   }),
   publicRoute({
     method: "GET",
     path: CALLBACK_PATH,
     summary: "The identity provider's answer: starts the session and returns to where the sign-in began",
-    description: "Called by the browser on the identity provider's redirect, never by hand. The sign-in must finish within 10 minutes of its start, in the browser that started it.",
+    description:
+      "Called by the browser on the identity provider's redirect, never by hand. The sign-in must finish within 10 minutes of its start, in the browser that started it. " +
+      "A browser is redirected to where the sign-in began (303); a client asking for `application/json` gets 200 with the session's terms.",
     tag,
     query: z.object({
       code: z.string().max(4096).optional(),
@@ -69,7 +96,8 @@ export const signInRoutes = [
       session_state: z.string().max(512).optional(),
       iss: z.string().max(2048).optional(),
     }),
-    successStatus: 303,
+    response: signedIn,
+    successStatus: [200, 303],
     problems: ["UNAUTHORIZED", "EXTENSION_NOT_ENABLED", "UPSTREAM_ERROR", "TIMEOUT"],
     async handler(input) {
       const client = signInClient(input.signIn);
@@ -80,8 +108,10 @@ export const signInRoutes = [
         });
       }
       const identity = await client.completeSignIn(input.query, transaction, redirectUri(input));
-      const { setCookie } = input.sessions.start(identity, input.now());
-      return { redirect: transaction.returnTo, cookies: [setCookie, clearCookie(SIGN_IN_COOKIE)] };
+      const { session, setCookie } = input.sessions.start(identity, input.now());
+      const cookies = [setCookie, clearCookie(SIGN_IN_COOKIE)];
+      if (!wantsJson(input.header)) return { redirect: transaction.returnTo, cookies };
+      return { data: { returnTo: transaction.returnTo, sessionExpiresAt: new Date(session.expiresAt).toISOString(), mfa: session.mfa }, cookies };
     },
   }),
   publicRoute({
@@ -90,9 +120,10 @@ export const signInRoutes = [
     summary: "Sign out: ends every session of the person, then signs out at the identity provider",
     description:
       "Ends every portal session of the person, in every browser (their sessions began before this instant), and clears this browser's cookie. " +
-      "The browser then goes to the identity provider's sign-out when it has one, and back to the portal. Refused from another site (Sec-Fetch-Site).",
+      "The browser then goes to the identity provider's sign-out when it has one, and back to the portal (303; with `Accept: application/json`, 200 and the URL). Refused from another site (Sec-Fetch-Site).",
     tag,
-    successStatus: 303,
+    response: signedOut,
+    successStatus: [200, 303],
     problems: ["FORBIDDEN"],
     async handler(input) {
       // Signing someone out is a change: a page on another site may not do it for them.
@@ -103,7 +134,9 @@ export const signInRoutes = [
       if (session) await endSessions(input, session.tenantId, session.objectId);
       const home = `${input.origin}${PORTAL_HOME}`;
       const providerSignOut = input.signIn ? await input.signIn.signOutUrl(home) : undefined;
-      return { redirect: providerSignOut ?? PORTAL_HOME, cookies: [clearCookie(SESSION_COOKIE), clearCookie(SIGN_IN_COOKIE)] };
+      const next = providerSignOut ?? PORTAL_HOME;
+      const cookies = [clearCookie(SESSION_COOKIE), clearCookie(SIGN_IN_COOKIE)];
+      return wantsJson(input.header) ? { data: { signOutUrl: next }, cookies } : { redirect: next, cookies };
     },
   }),
 ];

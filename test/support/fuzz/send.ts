@@ -29,6 +29,8 @@ export async function send(origin: string, plan: Plan): Promise<Outcome> {
       headers: plan.headers,
       body: plan.body === undefined ? undefined : new Uint8Array(materialize(plan.body)),
       signal: AbortSignal.timeout(30_000),
+      // The service's own answer is judged: a redirect (a sign-in step) is not followed.
+      redirect: "manual",
     });
     const body = await res.text();
     return { kind: "answer", answer: { status: res.status, contentType: res.headers.get("content-type"), body, protocolLevel: PROTOCOL_STATUSES.has(res.status) } };

@@ -1,18 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { anomalyQueryBody } from "../../shared/api/datasources/datasource-schemas";
 import { ApiError } from "../../shared/platform/errors/api-error";
-import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
+import { createServiceAccount, startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const json = async (res: Response) => (await res.json()) as Json;
 
 let host: TestHost;
 let WS: string;
+/** A WorkspaceAdmin of the provider: switches the workspace's integrations in the portal. */
+let workspaceAdmin: TestPerson;
+const switchIntegrations = async (body: Record<string, boolean>) => {
+  const res = await host.portal(workspaceAdmin, "PUT", `/portal/workspaces/${WS}/integrations`, { body });
+  expect(res.status).toBe(200);
+};
 const anomalies = (body: unknown, auth?: { clientId: string; clientSecret: string }) => host.call("POST", "/datasources/across-workspaces/anomalies", { body, auth });
 
 beforeAll(async () => {
   host = await startTestHost();
   WS = host.demo.workspaces[0]!.id;
+  workspaceAdmin = await host.person({ organizationalRole: "WorkspaceAdmin" });
 });
 afterAll(async () => host?.close());
 
@@ -32,7 +39,7 @@ describe("data sources of a workspace", () => {
   });
 
   it("answers 400 EXTENSION_NOT_ENABLED naming logAnalytics when the workspace's integration is off", async () => {
-    await host.local("PUT", `/workspaces/${WS}/integrations`, { logAnalytics: false });
+    await switchIntegrations({ logAnalytics: false });
     try {
       for (const path of [`/workspaces/${WS}/datasources`, `/workspaces/${WS}/agent/tools/kql/tables`]) {
         const res = await host.call("GET", path);
@@ -44,7 +51,7 @@ describe("data sources of a workspace", () => {
       expect(summary.data.workspaces).not.toContain(WS);
       expect((await json(await anomalies({}))).data.workspaces).not.toContain(WS);
     } finally {
-      await host.local("PUT", `/workspaces/${WS}/integrations`, { logAnalytics: true });
+      await switchIntegrations({ logAnalytics: true });
     }
   });
 

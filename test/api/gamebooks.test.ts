@@ -13,7 +13,7 @@ import type { GamebookRunRecord } from "../../shared/domain/gamebooks/gamebook-r
 import type { OutboxAuditRecord } from "../../shared/platform/events/outbox-record";
 import { startHttpsReceiver, type HttpsReceiver } from "../support/https-receiver";
 import { outboxEvents } from "../support/outbox";
-import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
+import { createServiceAccount, startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 import { waitFor } from "../support/wait-for";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -29,6 +29,10 @@ let ws: string;
 let clinics: string;
 /** northwind-sentinel-prod: the provider's partner setting approves runs with admin playbooks. */
 let northwind: string;
+/** Decides the clinics' runs in the portal: the Owner role there is what approving takes. */
+let owner: TestPerson;
+/** Sets the approval settings in the portal. */
+let workspaceAdmin: TestPerson;
 
 beforeAll(async () => {
   receiver = await startHttpsReceiver();
@@ -40,7 +44,11 @@ beforeAll(async () => {
   ws = byName("fabrikam-sentinel-prod");
   clinics = byName("northwind-sentinel-clinics");
   northwind = byName("northwind-sentinel-prod");
+  owner = await host.person({ organizationalRole: "Member", workspaceAssignments: [{ workspaceId: clinics, role: "Owner" }] });
+  workspaceAdmin = await host.person({ organizationalRole: "WorkspaceAdmin" });
 });
+const decide = (runId: string, decision: "approve" | "deny", body: Record<string, string>, workspaceId = clinics) =>
+  host.portal(owner, "POST", `/portal/workspaces/${workspaceId}/approvals/${runId}/${decision}`, { body });
 afterAll(async () => {
   await host?.close();
   await receiver?.close();
@@ -382,34 +390,36 @@ describe("approval", () => {
     expect(await runEvents(clinics, data.id)).toEqual([]);
     expect(JSON.parse((await auditsOf(clinics, data.id))[0]!.audit.metadata)).toMatchObject({ approvalRequired: true, approvalReasons: ["WorkspacePolicy"] });
 
-    const approved = await host.local("POST", `/workspaces/${clinics}/gamebooks/runs/${data.id}/approve`, { approvedBy: "Priya Natarajan", comment: "Go ahead." });
+    const approved = await decide(data.id, "approve", { comment: "Go ahead." });
     expect(approved.status).toBe(200);
-    expect((await json(approved)).data).toEqual({ id: data.id, status: "Pending", isQueued: false });
+    expect((await json(approved)).data).toMatchObject({ runId: data.id, status: "Pending", awaitingDecision: false });
+    expect((await runOf(clinics, data.id)).isQueued).toBe(false);
     expect(await runEvents(clinics, data.id)).toHaveLength(1);
     const run = await finished(clinics, data.id);
     expect(run.status).toBe("Succeeded");
     expect(executionsOf(data.id)).toHaveLength(1);
     const audits = await auditsOf(clinics, data.id);
     expect(audits.map((a) => a.audit.activityType)).toEqual(["GamebookRun", "GamebookApproval"]);
-    expect(audits[1]!.audit).toMatchObject({ activityAction: "Update", actorName: "Priya Natarajan", workspaceId: clinics });
+    expect(audits[1]!.audit).toMatchObject({ activityAction: "Update", actorName: owner.name, actorId: owner.userId, workspaceId: clinics });
     expect(JSON.parse(audits[1]!.audit.metadata)).toMatchObject({ activity: "Approve", comment: "Go ahead." });
     // Approved once: approving or denying again is a conflict.
-    expect((await json(await host.local("POST", `/workspaces/${clinics}/gamebooks/runs/${data.id}/approve`, {}))).code).toBe("CONFLICT");
+    expect((await json(await decide(data.id, "approve", {}))).code).toBe("CONFLICT");
   });
 
   it("denial ends the run Denied with every playbook Skipped, audited, and nothing ever runs", async () => {
     const incident = incidentWith(clinics, ["Account"]);
     const { id } = await submitted(incident, [{ ref: "revoke-sessions" }]);
-    const res = await host.local("POST", `/workspaces/${clinics}/gamebooks/runs/${id}/deny`, { deniedBy: "Jonas Becker", reason: "Not this account." });
-    expect((await json(res)).data).toEqual({ id, status: "Denied", isQueued: true });
+    const res = await decide(id, "deny", { reason: "Not this account." });
+    expect((await json(res)).data).toMatchObject({ runId: id, status: "Denied", awaitingDecision: false });
     const run = await runOf(clinics, id);
+    expect([run.status, run.isQueued]).toEqual(["Denied", true]);
     expect(run.playbooks.map((p) => p.status)).toEqual(["Skipped"]);
-    expect(run.summary).toBe("Denied by Jonas Becker; nothing ran. Reason: Not this account.");
+    expect(run.summary).toBe(`Denied by ${owner.name}; nothing ran. Reason: Not this account.`);
     expect(executionsOf(id)).toEqual([]);
     expect(await runEvents(clinics, id)).toEqual([]);
     expect((await auditsOf(clinics, id)).map((a) => a.audit.activityType)).toEqual(["GamebookRun", "GamebookApproval"]);
-    expect((await json(await host.local("POST", `/workspaces/${clinics}/gamebooks/runs/${id}/approve`, {}))).code).toBe("CONFLICT");
-    expect((await json(await host.local("POST", `/workspaces/${clinics}/gamebooks/runs/7d1c3f0e-5a2b-4c8d-9e6f-1a2b3c4d5e6f/approve`, {}))).code).toBe("NOT_FOUND");
+    expect((await json(await decide(id, "approve", {}))).code).toBe("CONFLICT");
+    expect((await json(await decide("7d1c3f0e-5a2b-4c8d-9e6f-1a2b3c4d5e6f", "approve", {}))).code).toBe("NOT_FOUND");
   });
 
   it("isQueued true asks for approval where nothing requires it; isQueued false never waives a policy", async () => {
@@ -420,7 +430,7 @@ describe("approval", () => {
     expect(waived.isQueued).toBe(true);
   });
 
-  it("the provider's partner setting queues runs with admin playbooks in the accounts it covers, and is changeable locally", async () => {
+  it("the provider's partner setting queues runs with admin playbooks in the accounts it covers, and a WorkspaceAdmin changes it in the portal", async () => {
     const incident = incidentWith(northwind, ["Account"]);
     const admin = await submitted(incident, [{ ref: "reset-password" }]);
     expect(admin.isQueued).toBe(true);
@@ -429,37 +439,40 @@ describe("approval", () => {
     expect(plain.isQueued).toBe(false);
 
     const provider = host.demo.provider.id;
-    const setting = await json(await host.local("GET", `/accounts/${provider}/partner-approval`));
+    const partnerApproval = (accountId: string) => `/portal/organizations/${accountId}/partner-approval`;
+    const setPartnerApproval = (accountId: string, body: unknown) => host.portal(workspaceAdmin, "PUT", partnerApproval(accountId), { body });
+    const setting = await json(await host.portal(workspaceAdmin, "GET", partnerApproval(provider)));
     expect(setting.data).toEqual({ mode: "AdminRequiredPlaybooks", accountIds: [host.demo.customers[1]!.id] });
     try {
-      expect((await host.local("PUT", `/accounts/${provider}/partner-approval`, { mode: "NoApproval", accountIds: [] })).status).toBe(200);
+      expect((await setPartnerApproval(provider, { mode: "NoApproval", accountIds: [] })).status).toBe(200);
       expect((await submitted(incident, [{ ref: "reset-password" }])).isQueued).toBe(false);
-      expect((await host.local("PUT", `/accounts/${provider}/partner-approval`, { mode: "AllRuns", accountIds: [] })).status).toBe(200);
+      expect((await setPartnerApproval(provider, { mode: "AllRuns", accountIds: [] })).status).toBe(200);
       // Every managed account now, Fabrikam's too.
       expect((await submitted(incidentWith(ws, ["Account"]), [{ ref: "revoke-sessions" }])).isQueued).toBe(true);
-      const refused = await json(await host.local("PUT", `/accounts/${host.demo.customers[0]!.id}/partner-approval`, { mode: "AllRuns" }));
+      const refused = await json(await setPartnerApproval(host.demo.customers[0]!.id, { mode: "AllRuns" }));
       expect(refused.code).toBe("VALIDATION_ERROR");
     } finally {
-      await host.local("PUT", `/accounts/${provider}/partner-approval`, setting.data);
+      expect((await setPartnerApproval(provider, setting.data)).status).toBe(200);
     }
   });
 
-  it("a workspace's policy is stored and changeable locally", async () => {
+  it("a workspace's policy is stored, and a WorkspaceAdmin changes it in the portal", async () => {
     const stores = host.demo.workspaces[1]!.id;
-    expect((await json(await host.local("GET", `/workspaces/${stores}/gamebooks/approval-policy`))).data).toEqual({
+    const policy = `/portal/workspaces/${stores}/approval-policy`;
+    expect((await json(await host.portal(workspaceAdmin, "GET", policy))).data).toEqual({
       mode: "NoApproval",
       approvalTimeoutHours: 24,
       onExpiry: "Deny",
       requireSecondApproverForAdminPlaybooks: false,
     });
     try {
-      expect((await host.local("PUT", `/workspaces/${stores}/gamebooks/approval-policy`, { mode: "AdminRequiredPlaybooks" })).status).toBe(200);
+      expect((await host.portal(workspaceAdmin, "PUT", policy, { body: { mode: "AdminRequiredPlaybooks" } })).status).toBe(200);
       const incident = incidentWith(stores, ["Account"]);
       expect((await submitted(incident, [{ ref: "disable-account" }])).isQueued).toBe(true);
       expect((await submitted(incident, [{ ref: "revoke-sessions" }])).isQueued).toBe(false);
-      expect((await json(await host.local("PUT", `/workspaces/${stores}/gamebooks/approval-policy`, { mode: "Sometimes" }))).code).toBe("VALIDATION_ERROR");
+      expect((await json(await host.portal(workspaceAdmin, "PUT", policy, { body: { mode: "Sometimes" } }))).code).toBe("VALIDATION_ERROR");
     } finally {
-      await host.local("PUT", `/workspaces/${stores}/gamebooks/approval-policy`, { mode: "NoApproval" });
+      expect((await host.portal(workspaceAdmin, "PUT", policy, { body: { mode: "NoApproval" } })).status).toBe(200);
     }
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ApiError } from "../../shared/platform/errors/api-error";
-import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
+import { createServiceAccount, startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const json = async (res: Response) => (await res.json()) as Json;
@@ -11,11 +11,18 @@ let TENANT: string;
 const USER = "tom.oneill@fabrikam.example";
 const signIns = (query = "") => host.call("GET", `/workspaces/${WS}/investigation/users/signin-logs${query}`);
 const audits = (query = "") => host.call("GET", `/workspaces/${WS}/investigation/users/directory-logs${query}`);
+/** A WorkspaceAdmin of the provider: switches the workspace's integrations in the portal. */
+let workspaceAdmin: TestPerson;
+const switchIntegrations = async (body: Record<string, boolean>) => {
+  const res = await host.portal(workspaceAdmin, "PUT", `/portal/workspaces/${WS}/integrations`, { body });
+  expect(res.status).toBe(200);
+};
 
 beforeAll(async () => {
   host = await startTestHost();
   WS = host.demo.workspaces[0]!.id;
   TENANT = host.demo.workspaces[0]!.tenantId;
+  workspaceAdmin = await host.person({ organizationalRole: "WorkspaceAdmin" });
 });
 afterAll(async () => host?.close());
 
@@ -139,7 +146,7 @@ describe("who may read investigation logs", () => {
   });
 
   it("answers 400 EXTENSION_NOT_ENABLED naming directoryLogs when the workspace's integration is off", async () => {
-    await host.local("PUT", `/workspaces/${WS}/integrations`, { directoryLogs: false });
+    await switchIntegrations({ directoryLogs: false });
     try {
       for (const read of [signIns, audits]) {
         const res = await read();
@@ -147,7 +154,7 @@ describe("who may read investigation logs", () => {
         expect(await json(res)).toMatchObject({ code: "EXTENSION_NOT_ENABLED", target: "directoryLogs" });
       }
     } finally {
-      await host.local("PUT", `/workspaces/${WS}/integrations`, { directoryLogs: true });
+      await switchIntegrations({ directoryLogs: true });
     }
   });
 

@@ -42,6 +42,27 @@ describe("GET /_local/", () => {
     expect(entries[0]).toMatchObject({ method: "GET", path: "/_local/", example: `curl ${origin}/_local/` });
   });
 
+  it("lists only stand-ins for the world outside the service: the vendors' consoles, the ITSM and the timers", async () => {
+    const paths = (await index()).map((e) => `${e.method} ${e.path}`);
+    const outside = /^(GET \/_local\/|[A-Z]+ \/_local\/sources\/.+|[A-Z]+ \/_local\/itsm\/.+|POST \/_local\/reconcile|POST \/_local\/gamebooks\/expire-approvals)$/;
+    expect(paths.filter((p) => !outside.test(p))).toEqual([]);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        "POST /_local/sources/{source}/workspaces/{workspaceId}/incidents/{incidentId}/investigation",
+        "POST /_local/itsm/workspaces/{workspaceId}/tickets/{ticketId}/notes",
+        "POST /_local/reconcile",
+        "POST /_local/gamebooks/expire-approvals",
+      ]),
+    );
+    // What operators do goes through the portal, as a person: none of it is left here.
+    for (const gone of ["approve", "deny", "approval-policy", "partner-approval", "agent-configuration", "integrations"]) {
+      expect(paths.filter((p) => p.includes(gone)), gone).toEqual([]);
+    }
+    const ws = host.demo.workspaces[0]!.id;
+    expect((await host.local("PUT", `/workspaces/${ws}/integrations`, { ticketing: true })).status).toBe(404);
+    expect((await host.local("GET", `/accounts/${host.demo.provider.id}/partner-approval`)).status).toBe(404);
+  });
+
   it("gives each control a curl example on this host whose body passes the control's own validation", async () => {
     const table = localControlRoutes(host.simulated);
     for (const [i, entry] of (await index()).entries()) {

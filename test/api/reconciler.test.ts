@@ -267,13 +267,18 @@ describe("reconciler", () => {
     const boundUnsubscribed = await mk("agent-unsubscribed", ["incident.closed.v1"]);
     const subscribedNotBound = await mk("agent-not-bound", ["agent.investigation.completed.v1"]);
     const onOtherCard = await mk("agent-other-card", ["agent.investigation.completed.v1"]);
-    expect((await host.local("PUT", `/workspaces/${ws}/agent-configuration`, {
-      agentName: "Triage agent",
-      cards: [
-        { classification: "TruePositive", webhookIds: [bound.id, boundUnsubscribed.id] },
-        { classification: "FalsePositive", webhookIds: [onOtherCard.id] },
-      ],
-    })).status).toBe(204);
+    // An AgentAdmin on the workspace binds them in the portal.
+    const agentAdmin = await host.person({ organizationalRole: "AgentAdmin", workspaceAssignments: [{ workspaceId: ws, role: "Analyst" }] });
+    const configured = await host.portal(agentAdmin, "PUT", `/portal/workspaces/${ws}/agent-configuration`, {
+      body: {
+        agentName: "Triage agent",
+        cards: [
+          { classification: "TruePositive", webhookIds: [bound.id, boundUnsubscribed.id] },
+          { classification: "FalsePositive", webhookIds: [onOtherCard.id] },
+        ],
+      },
+    });
+    expect(configured.status).toBe(200);
     const id = await createInConsole("Beacon to rare domain");
     const res = await host.local("POST", `/sources/SourceB/workspaces/${ws}/incidents/${id}/investigation`, { classification: "TruePositive", maliciousScore: 87, summary: "C2 beaconing confirmed." });
     expect(res.status).toBe(202);

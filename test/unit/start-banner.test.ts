@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { buildDemoData } from "../../shared/hosts/local/demo-data";
 import { startBanner } from "../../shared/hosts/local/start-banner";
+import { signInBannerLines } from "../../shared/hosts/local/local-sign-in";
 
 const data = buildDemoData("secops-demo", new Date("2026-01-05T10:00:00Z"));
 const admin = { clientId: "f5c65c65-7ebe-82fa-918e-b46fbf7a02d7", clientSecret: "soms_PwXOQpstZYJa2GgLhbedWNWj0TuVfSpRMwTnyhwokb8" };
@@ -36,5 +37,17 @@ describe("the start banner", () => {
     expect(lines).toContain("http://127.0.0.1:7071/_local/ lists them all");
     expect(lines).toContain("listening on http://127.0.0.1:7071/api/v2 (store: memory)");
     expect(lines).toContain("Reference: http://127.0.0.1:7071/api/v2/docs");
+  });
+
+  it("tells how people sign in to the portal, in a browser and from a shell, and the operators' tasks are there", () => {
+    const provider = { issuer: "http://127.0.0.1:7072", clientId: "secops-portal-local", close: async () => {} };
+    const lines = signInBannerLines("http://127.0.0.1:7071", { env: {}, provider }).join("\n");
+    expect(lines).toContain("Portal sign-in: http://127.0.0.1:7071/api/v2/portal/auth/sign-in, through the local identity provider at http://127.0.0.1:7072");
+    expect(lines).toMatch(/jonas\s+Jonas Becker/);
+    expect(lines).toContain(`eval "$(npm run -s sign-in -- jonas)"`);
+    expect(lines).toContain(`curl -b "$PORTAL_COOKIE" -H "X-CSRF-Token: $CSRF" http://127.0.0.1:7071/api/v2/portal/me`);
+    // Another port is named for the script, which otherwise looks on 7071.
+    expect(signInBannerLines("http://127.0.0.1:8080", { env: {}, provider }).join("\n")).toContain(`eval "$(BASE=http://127.0.0.1:8080 npm run -s sign-in -- jonas)"`);
+    expect(signInBannerLines("http://127.0.0.1:7071", undefined)).toEqual(["  Portal sign-in: http://127.0.0.1:7071/api/v2/portal/auth/sign-in (your identity provider)"]);
   });
 });

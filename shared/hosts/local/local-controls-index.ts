@@ -93,7 +93,8 @@ function indexPage(entries: LocalControlEntry[], origin: string): string {
 <style>body{font:14px system-ui,sans-serif;margin:2em;max-width:80em}td{vertical-align:top;padding:.4em .6em;border-top:1px solid #ddd}code{font:12px ui-monospace,monospace}code.x{display:block;margin-top:.3em;color:#444;white-space:pre-wrap;word-break:break-all}</style>
 </head><body>
 <h1>Local controls</h1>
-<p>This host only, no authentication: act inside the simulated vendors, ITSM and directories, and run the reconciler, as a person at those consoles would.
+<p>This host only, no authentication: stand-ins for the world outside the service. Act inside the simulated vendors and ITSM as a person at those consoles would, and run now what the timers run every minute (a reconciler pass, the approval expiry).
+What operators do (approve runs, set policies, switch integrations, configure the agent) is the portal's: sign in (<code>npm run sign-in -- jonas</code> in a shell) and use <code>/api/v2/portal/…</code>.
 Ids in &lt;angle brackets&gt; are yours to fill in (an incident's <code>id</code>, for instance the one the first control answers).
 The same list as JSON: <code>curl ${escapeHtml(origin)}${LOCAL_CONTROLS_PREFIX}/</code>. The API itself: <a href="/api/v2/docs">/api/v2/docs</a>.</p>
 <table>

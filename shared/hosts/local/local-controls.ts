@@ -2,24 +2,27 @@ import { z } from "zod";
 import { publicRoute, type Route } from "../../platform/http/route";
 import { addServiceComment } from "../../domain/incidents/service-comments";
 import { triggerIncidentCreated } from "../../domain/incidents/manual-trigger";
-import { completeInvestigation, DEFAULT_AGENT_NAME, setAgentConfiguration } from "../../domain/incidents/agent-investigations";
+import { completeInvestigation, DEFAULT_AGENT_NAME } from "../../domain/incidents/agent-investigations";
+import { expireApprovals } from "../../domain/gamebooks/approval-expiry";
 import { findWorkspace } from "../../domain/incidents/incident-access";
 import { serviceActor } from "../../platform/operation-context";
 import { classifications, severities } from "../../systems/vendors/port";
 import { sourceSchema } from "../../domain/sources";
 import type { SimulatedSystems } from "./local-services";
-import { gamebookControlRoutes } from "./gamebook-controls";
-import { workspaceDataControlRoutes } from "./workspace-data-controls";
+import { itsmControlRoutes } from "./itsm-controls";
 import { localControlsIndexRoute } from "./local-controls-index";
 
 const tag = "Local controls";
 const incidentPath = z.object({ source: sourceSchema(), workspaceId: z.guid(), incidentId: z.string().min(1).max(256) });
 
 /**
- * Local host only (never registered in Azure): act "in the vendor console" and run the reconciler,
- * so that a person or a test can watch incidents be ingested and webhooks fire without Azure. Served
- * under /_local without authentication, like a vendor's own console on the developer's machine; the
- * local host listens on loopback by default.
+ * Local host only (never registered in Azure): stand-ins for the world outside the service, so that a
+ * person or a test can watch incidents be ingested and webhooks fire without Azure. The vendors'
+ * consoles (create, close, delete an incident; an agent's or a gamebook's comment; the investigation
+ * agent's report), the ITSM's resolvers, and the timers (a reconciler pass, the approval expiry) run
+ * now. Served under /_local without authentication, like a vendor's own console on the developer's
+ * machine; the local host listens on loopback by default. What operators do (approvals, policies,
+ * integrations, the agent configuration) is not here: they sign in and use the portal's routes.
  */
 export function localControlRoutes(simulated: SimulatedSystems): Route[] {
   const controls = [
@@ -106,28 +109,6 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
       },
     }),
     publicRoute({
-      method: "PUT",
-      path: "/workspaces/{workspaceId}/agent-configuration",
-      summary: "Set the workspace's agent configuration: per classification, the webhooks its card names",
-      tag,
-      params: z.object({ workspaceId: z.guid() }),
-      body: z
-        .object({
-          agentName: z.string().trim().min(1).max(200).default(DEFAULT_AGENT_NAME),
-          cards: z.array(z.object({ classification: z.enum(classifications), webhookIds: z.array(z.guid()).max(20) }).strict()).max(4),
-        })
-        .strict()
-        .meta({ examples: [{ agentName: "Triage agent", cards: [{ classification: "TruePositive", webhookIds: ["<webhookId>"] }] }] }),
-      successStatus: 204,
-      async handler(input) {
-        const { params, body } = input;
-        const workspace = await findWorkspace(input, params.workspaceId);
-        // The same operation as the portal's agent settings, acting as the portal would.
-        await setAgentConfiguration({ ...input, actor: serviceActor("portal", "Local console") }, workspace, body);
-        return { status: 204 };
-      },
-    }),
-    publicRoute({
       method: "POST",
       path: "/sources/{source}/workspaces/{workspaceId}/incidents/{incidentId}/investigation",
       summary: "Complete an agent investigation of this incident (agent.investigation.completed.v1 per the agent configuration)",
@@ -153,17 +134,28 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
         return { status: 202, data: await completeInvestigation(ctx, { ...params, workspace, ...body }) };
       },
     }),
-    ...gamebookControlRoutes(),
+    ...itsmControlRoutes(simulated),
+    // The timers' stand-ins: what a timer runs every minute, run now and answered when done, so that a
+    // person or a test need not wait for the minute.
     publicRoute({
       method: "POST",
       path: "/reconcile",
-      summary: "Run one reconciler pass now, through the reconcile queue, and return its summary once every workspace is done",
+      summary: "Run one reconciler pass now, as its timer does every minute, through the reconcile queue, and return its summary once every workspace is done",
       tag,
       async handler(services) {
         return { data: await services.reconciler.runPass() };
       },
     }),
-    ...workspaceDataControlRoutes(simulated),
+    publicRoute({
+      method: "POST",
+      path: "/gamebooks/expire-approvals",
+      summary: "Run the approval expiry now, as its timer does every minute: deny every request past its expiry, in every workspace",
+      tag,
+      response: z.object({ expired: z.array(z.object({ workspaceId: z.string(), runId: z.string() })), skipped: z.int(), failed: z.int() }),
+      async handler(input) {
+        return { data: await expireApprovals(input) };
+      },
+    }),
   ];
   // GET /_local/ lists the table above, so every control shows up there as soon as it is added.
   return [localControlsIndexRoute(controls, simulated.demo), ...controls];

@@ -25,7 +25,7 @@ export function startBanner(input: StartBannerInput): string[] {
     "",
     `Security Operations Management API v2 — listening on ${base} (store: ${store})`,
     `  Reference: ${base}/docs    OpenAPI: ${base}/openapi.json`,
-    `  Local controls (act in the simulated vendors, run the reconciler): ${url}${LOCAL_CONTROLS_PREFIX}/ lists them all`,
+    `  Local controls (act in the simulated vendors and ITSM, run the timers now): ${url}${LOCAL_CONTROLS_PREFIX}/ lists them all`,
     `  Demo organization: ${data.provider.name} managing ${data.customers.map((c) => c.name).join(" and ")}; ${data.workspaces.length} workspaces`,
     ...(input.adminSecretFromEnv
       ? [

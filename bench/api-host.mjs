@@ -1,11 +1,11 @@
 // The local API host as the scenarios in bench/scenarios/ use it: where the repository and the built
 // host are, starting the host with a fresh admin service account, and the calls the scenarios make to
-// it (setup calls, the /_local controls, the cross-workspace listing).
+// it (setup calls, a person's portal calls, the /_local controls, the cross-workspace listing).
 
 import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { childEnv, freePort, startServer } from "./lib.mjs";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -58,6 +58,28 @@ export async function apiJson(api, method, pathname, body) {
   const res = await fetch(`${api.baseUrl}${pathname}`, {
     method,
     headers: { ...api.authHeaders, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status < 200 || res.status > 299) throw new Error(`${method} ${pathname}: HTTP ${res.status} ${text.slice(0, 500)}`);
+  return text ? JSON.parse(text) : null;
+}
+
+/**
+ * Signs a demo person in on the host through its local identity provider (beside it on PORT + 1), as
+ * `npm run sign-in` does: their session cookie and CSRF token, for `portalJson`.
+ */
+export async function signInPerson(api, key) {
+  const dist = (file) => import(pathToFileURL(path.join(ROOT, "dist/shared/hosts/local/identity-provider", file)).href);
+  const [{ signInToPortal }, { demoPerson }] = await Promise.all([dist("headless-sign-in.js"), dist("demo-people.js")]);
+  return signInToPortal(api.baseUrl, demoPerson(key).oid);
+}
+
+/** Setup calls against the portal as a signed-in person (not measured): JSON in and out, status checked. */
+export async function portalJson(api, session, method, pathname, body) {
+  const res = await fetch(`${api.baseUrl}${pathname}`, {
+    method,
+    headers: { cookie: session.cookie, "X-CSRF-Token": session.csrfToken, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();

@@ -24,7 +24,6 @@ import { seedDemoGamebooks } from "../shared/hosts/local/demo-gamebooks";
 import { createLocalServices } from "../shared/hosts/local/local-services";
 import type { QueueSender } from "../shared/platform/queue/queue";
 import { ReconcileRunner } from "../shared/domain/reconciler/reconcile-runner";
-import { approvalPolicyOf } from "../shared/domain/gamebooks/approval-policy";
 import { allRoutes } from "../shared/api/route-groups";
 import type { Services } from "../shared/platform/services";
 import { createMemoryStores } from "../shared/platform/store/memory/memory-stores";
@@ -155,7 +154,7 @@ export async function measureOperations(options: MeasureOptions = {}): Promise<O
 
   const { admin, data } = await seedDemoData(services);
   await seedDemoGamebooks(services, data);
-  const call = requestMaker(services, `Basic ${Buffer.from(`${admin.clientId}:${admin.clientSecret}`).toString("base64")}`);
+  const call = requestMaker(services, { authorization: `Basic ${Buffer.from(`${admin.clientId}:${admin.clientSecret}`).toString("base64")}` });
   // The first pass records each workspace's baseline, as the local host does at start.
   await services.reconciler.runPass();
   await settle();
@@ -202,11 +201,16 @@ export async function measureOperations(options: MeasureOptions = {}): Promise<O
 
   // (e) One gamebook run of 5 playbooks in a customer's workspace that needs no approval (so that both
   // approval settings are read: the workspace's and its provider's); the webhook above gets its events.
+  // The policies are the portal's: read there by the demo's SOC lead, who holds a role on every workspace.
+  const lead = data.users.find((u) => u.id === demoId(config.demoSeed, "user/jonas"));
+  if (!lead) throw new Error("no demo SOC lead to read the approval policies");
+  const { setCookie } = services.sessions.start({ tenantId: lead.tenantId, objectId: lead.id, name: lead.displayName, email: lead.email, mfa: true }, now());
+  const asLead = requestMaker(services, { cookie: setCookie.split(";")[0]! });
+  const customers = new Set(data.customers.map((c) => c.id));
   const unapproved = new Set<string>();
   for (const w of data.workspaces) {
-    const workspace = await services.stores.workspaces.get(w.id);
-    const customer = (await services.stores.accounts.get(w.accountId))?.managedByAccountId != null;
-    if (customer && approvalPolicyOf(workspace ?? {}).mode === "NoApproval") unapproved.add(w.id);
+    const policy = (await asLead("GET", `/portal/workspaces/${w.id}/approval-policy`)) as { data: { mode: string } };
+    if (customers.has(w.accountId) && policy.data.mode === "NoApproval") unapproved.add(w.id);
   }
   // The first open incident on the page with entities for all four automation steps, so that the
   // run is always 4 automation steps and a comment whichever workspaces the page starts with.
@@ -252,13 +256,13 @@ export async function measureOperations(options: MeasureOptions = {}): Promise<O
   return { authenticatedGet, statusChangeDelivered, crossWorkspacePage, reconcilerPassUnchanged, gamebookRun };
 }
 
-/** Calls the API's pipeline in this process as the given caller; resolves with the JSON answer, or throws on a non-2xx. */
-function requestMaker(services: Services, authorization: string) {
+/** Calls the API's pipeline in this process as the given caller (its credential or session cookie); resolves with the JSON answer, or throws on a non-2xx. */
+function requestMaker(services: Services, caller: Record<string, string>) {
   const handle = createPipeline(allRoutes(), services);
   const signal = new AbortController().signal;
   return async (method: string, path: string, body?: unknown): Promise<unknown> => {
     const raw = body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(body));
-    const headers: Record<string, string> = { authorization, ...(body === undefined ? {} : { "content-type": "application/json" }) };
+    const headers: Record<string, string> = { ...caller, ...(body === undefined ? {} : { "content-type": "application/json" }) };
     const request: ApiRequest = {
       method,
       path: `/api/v2${path}`,

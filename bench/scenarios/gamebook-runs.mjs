@@ -1,7 +1,7 @@
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
-import { apiJson, localControl, openIncidents, ROOT, startApiHost } from "../api-host.mjs";
+import { apiJson, openIncidents, portalJson, ROOT, signInPerson, startApiHost } from "../api-host.mjs";
 import { describeExit, numberFromEnv, p50p99, processCpuMs } from "../lib.mjs";
 
 /**
@@ -45,12 +45,14 @@ export async function gamebookRuns({ log }) {
     const seed = "secops-demo";
 
     // Workspaces whose runs are dispatched at once: no policy of their own (the partner setting only
-    // asks for admin playbooks, which these runs do not use).
+    // asks for admin playbooks, which these runs do not use). The policy is the portal's: read by the
+    // demo's SOC lead, who holds a role on every workspace.
     const account = await apiJson(api, "GET", `/service-accounts/${api.clientId}`);
     const mapped = account.data.workspaceAssignments.map((a) => a.workspaceId);
+    const lead = await signInPerson(api, "jonas");
     const open = [];
     for (const workspaceId of mapped) {
-      const policy = await localControl(api, "GET", `/workspaces/${workspaceId}/gamebooks/approval-policy`, undefined, 200);
+      const policy = await portalJson(api, lead, "GET", `/portal/workspaces/${workspaceId}/approval-policy`);
       if (policy.data.mode === "NoApproval") open.push(workspaceId);
     }
     const pool = (await openIncidents(api, 400)).incidents.filter((i) => open.includes(i.workspaceId));

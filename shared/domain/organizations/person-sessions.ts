@@ -1,24 +1,35 @@
 import type { Uses } from "../../platform/operation-context";
+import type { OutboxRecord } from "../../platform/events/outbox-record";
 import { commit } from "../../platform/store/commit";
+import type { UserRecord } from "./user";
 
 /**
  * Ends every portal session of a person: sessions live in the browser (sealed cookies), so ending
- * them is recording, on each of the person's registrations, that sessions which began before now are
- * over. Used by sign-out and by a UserAdmin's "sign out everywhere".
+ * them is recording, on each of the person's registrations (a person signs in as a directory
+ * identity, whichever registration the sign-in then picks), that sessions which began before now are
+ * over. Sign-out does it unaudited; a UserAdmin's "sign out everywhere" passes the audit event to
+ * commit with each registration.
  */
-export async function endSessions(ctx: Uses<"stores" | "now" | "people">, tenantId: string, objectId: string): Promise<number> {
+export async function endSessions(
+  ctx: Uses<"stores" | "now" | "people" | "events">,
+  tenantId: string,
+  objectId: string,
+  audit?: (user: UserRecord, at: string) => OutboxRecord[],
+): Promise<{ at: string; registrations: number }> {
   const registrations = await ctx.stores.users.findByDirectoryIdentity(tenantId, objectId.toLowerCase());
   const at = ctx.now().toISOString();
   for (const registration of registrations) {
     await commit({
-      read: () => ctx.stores.users.find([registration.accountId], registration.id).then((found) => found ?? null),
+      read: async () => (await ctx.stores.users.find([registration.accountId], registration.id)) ?? null,
       change(draft) {
         draft.sessionsValidFrom = at;
+        return audit ? audit(draft, at) : [];
       },
-      write: (draft, etag) => ctx.stores.users.replace(draft, etag!),
+      write: (draft, etag, outbox) => ctx.stores.users.replace(draft, etag!, outbox),
+      outbox: ctx.events.outbox,
       maxAttempts: 3,
     });
   }
   ctx.people.evict(tenantId, objectId);
-  return registrations.length;
+  return { at, registrations: registrations.length };
 }

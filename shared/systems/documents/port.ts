@@ -76,8 +76,11 @@ export function checkDocumentId(name: "workspaceId" | "documentId", value: strin
   if (!isDocumentId(value)) invalid(name, "Must be 1 to 128 letters, digits, '-' or '_'.");
 }
 
-/** The rules every adapter applies before storing: ids it can hold and the fields a download needs. */
-export function checkNewDocument(doc: NewDocument): void {
+/**
+ * The rules every adapter applies before storing (ids it can hold and the fields a download needs),
+ * and what the stored document's info will be.
+ */
+export function checkNewDocument(doc: NewDocument): DocumentInfo {
   checkDocumentId("workspaceId", doc.workspaceId);
   checkDocumentId("documentId", doc.documentId);
   if (doc.fileName.trim() === "") invalid("fileName", "Must not be empty.");
@@ -85,6 +88,16 @@ export function checkNewDocument(doc: NewDocument): void {
   if (!SHA256.test(doc.sha256)) invalid("sha256", "Must be 64 lowercase hex digits.");
   if (doc.uploadedBy === "") invalid("uploadedBy", "Must not be empty.");
   if (Number.isNaN(Date.parse(doc.uploadedAt))) invalid("uploadedAt", "Must be a timestamp.");
+  return {
+    id: doc.documentId,
+    workspaceId: doc.workspaceId,
+    fileName: doc.fileName,
+    contentType: doc.contentType,
+    sizeBytes: doc.bytes.length,
+    sha256: doc.sha256,
+    uploadedBy: doc.uploadedBy,
+    uploadedAt: doc.uploadedAt,
+  };
 }
 
 /** The one listing order of every adapter: newest upload first, then by id. */

@@ -2,6 +2,7 @@ import { ApiError, notFound } from "../../../platform/errors/api-error";
 import { auditRecord } from "../../../platform/events/audit-record";
 import { pageRequest, pagination } from "../../../platform/http/paging";
 import { personRoute, type PersonInput, type RouteGroup } from "../../../platform/http/route";
+import { endSessions } from "../../../domain/organizations/person-sessions";
 import { commit } from "../../../platform/store/commit";
 import { outboxScope } from "../../../platform/store/outbox-scope";
 import type { Person } from "../../../platform/auth/person";
@@ -192,22 +193,10 @@ export const peopleRoutes: RouteGroup = {
         const found = await registrationOf(input, input.person, input.params.userId, input.query.accountId);
         if (!found) throw notFound("The person", "userId");
         const { id, tenantId } = found.value;
-        const at = input.now().toISOString();
-        // A person signs in as a directory identity, whichever registration the sign-in picks: end them all.
-        const registrations = await input.stores.users.findByDirectoryIdentity(tenantId, id);
-        for (const registration of registrations) {
-          await commit({
-            read: async () => (await input.stores.users.find([registration.accountId], registration.id)) ?? null,
-            change(user) {
-              user.sessionsValidFrom = at;
-              return [personAudit(input, user, "PersonSignedOutEverywhere", "Update", { sessionsValidFrom: at })];
-            },
-            write: (user, etag, outbox) => input.stores.users.replace(user, etag!, outbox),
-            outbox: input.events.outbox,
-          });
-        }
-        input.people.evict(tenantId, id);
-        return { data: { userId: id, sessionsValidFrom: at, registrations: registrations.length } };
+        const { at, registrations } = await endSessions(input, tenantId, id, (user, when) => [
+          personAudit(input, user, "PersonSignedOutEverywhere", "Update", { sessionsValidFrom: when }),
+        ]);
+        return { data: { userId: id, sessionsValidFrom: at, registrations } };
       },
     }),
   ],

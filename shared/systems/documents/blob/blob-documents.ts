@@ -96,17 +96,7 @@ export function createBlobDocumentStore(options: BlobDocumentStoreOptions): Docu
     enabled: true,
 
     async put(doc, signal) {
-      checkNewDocument(doc);
-      const info: DocumentInfo = {
-        id: doc.documentId,
-        workspaceId: doc.workspaceId,
-        fileName: doc.fileName,
-        contentType: doc.contentType,
-        sizeBytes: doc.bytes.length,
-        sha256: doc.sha256,
-        uploadedBy: doc.uploadedBy,
-        uploadedAt: doc.uploadedAt,
-      };
+      const info = checkNewDocument(doc);
       await onContainer(`storing document ${doc.documentId} of workspace ${doc.workspaceId}`, signal, (client, abortSignal) =>
         client.getBlockBlobClient(blobName(doc.workspaceId, doc.documentId)).uploadData(doc.bytes, {
           abortSignal,

@@ -19,17 +19,7 @@ export function createSimulatedDocumentStore(): DocumentStore {
     enabled: true,
 
     async put(doc) {
-      checkNewDocument(doc);
-      const info: DocumentInfo = {
-        id: doc.documentId,
-        workspaceId: doc.workspaceId,
-        fileName: doc.fileName,
-        contentType: doc.contentType,
-        sizeBytes: doc.bytes.length,
-        sha256: doc.sha256,
-        uploadedBy: doc.uploadedBy,
-        uploadedAt: doc.uploadedAt,
-      };
+      const info = checkNewDocument(doc);
       const documents = workspaces.get(doc.workspaceId) ?? new Map<string, Stored>();
       documents.set(doc.documentId, { info, bytes: Buffer.from(doc.bytes) });
       workspaces.set(doc.workspaceId, documents);

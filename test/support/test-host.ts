@@ -198,7 +198,8 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
         body = typeof callOptions.body === "string" ? callOptions.body : JSON.stringify(callOptions.body);
         headers["content-type"] ??= "application/json";
       }
-      return checked(method, base + path, await fetch(base + path, { method, headers, body }));
+      // The service's own answer is what is checked: a redirect (a sign-in step) is not followed.
+      return checked(method, base + path, await fetch(base + path, { method, headers, body, redirect: "manual" }));
     },
     async fetch(url, init = {}) {
       return checked(init.method ?? "GET", url, await fetch(url, init));

@@ -70,8 +70,10 @@ function withoutComment(line: string): string {
 
 /**
  * One block as bash: the lines that start the service or the receiver become calls of the script's
- * `start_host` / `start_receiver` (which stand in for a terminal running them), a `curl` whose comment
- * says `→ NNN` expects that status, and the ports are the test's. Everything else runs as written.
+ * `start_host` / `start_receiver` (which stand in for a terminal running them), `npm run sign-in`
+ * becomes `sign_in` (the built script, run from the repository rather than the reader's checkout), a
+ * `curl` whose comment says `→ NNN` expects that status, and the ports are the test's. Everything
+ * else runs as written.
  */
 export function blockAsBash(block: ShellBlock, ports: WalkthroughPorts): string {
   if (block.file) return withPorts(`cat > ${quote(block.file)} <<'README_SOURCE_BLOCK'\n${block.text}README_SOURCE_BLOCK`, ports);
@@ -83,7 +85,7 @@ export function blockAsBash(block: ShellBlock, ports: WalkthroughPorts): string 
     if (/(^|&&\s*|\s)npm (ci && npm )?start$/.test(command)) return `start_host ${leadingAssignments(command.replace(/npm .*$/, "")).map(quote).join(" ")}`;
     if (/(^|&&\s*)npm run receiver$/.test(command)) return "start_receiver";
     const expected = /#\s*→\s*(\d{3})\b/.exec(line)?.[1];
-    const kept = raw.replace(/\u0000/g, "\\\n");
+    const kept = raw.replace(/\u0000/g, "\\\n").replace(/\bnpm run (-s )?sign-in --(?= )/g, "sign_in");
     return expected && /^\s*curl\b/.test(kept) ? kept.replace(/^(\s*)curl\b/, `$1EXPECT_STATUS=${expected} curl`) : kept;
   });
   return withPorts(out.join("\n"), ports);
@@ -100,7 +102,8 @@ const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
  * or 5xx, or not the `EXPECT_STATUS` given); `start_host` and `start_receiver` stop the previous
  * process and start the built service or receiver with the given settings in the script's directory
  * (the reader's checkout), wait until it is listening and, as the reader is told to, paste the
- * service's `export ID=… SECRET=…` line when it prints one.
+ * service's `export ID=… SECRET=…` line when it prints one; `sign_in` is `npm run sign-in` against the
+ * service.
  */
 export function prelude(repo: string, ports: WalkthroughPorts): string {
   return `set -eu -o pipefail
@@ -121,6 +124,9 @@ start_host() {
   local line; line=$(grep -Eo 'export ID=[^ ]+ SECRET=soms_[^ ]+' host.log | tail -n 1 || true)
   if [ -n "$line" ]; then eval "$line"; fi
   echo "[walkthrough] the service is listening on port ${ports.host}"
+}
+sign_in() {
+  BASE=http://localhost:${ports.host} node "$REPO/dist/scripts/sign-in.js" "$@"
 }
 start_receiver() {
   stop "$RECEIVER_PID"

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ApiError } from "../../shared/platform/errors/api-error";
 import { EXAMPLE_INCIDENT_ID, EXAMPLE_TICKET, linkBody, priorityBody } from "../../shared/api/tickets/ticket-schemas";
-import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
+import { createServiceAccount, startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const json = async (res: Response) => (await res.json()) as Json;
@@ -270,13 +270,21 @@ describe("a workspace without ticketing", () => {
       expect(res.status, path).toBe(400);
       expect(await json(res)).toMatchObject({ code: "EXTENSION_NOT_ENABLED", target: "ticketing", detail: expect.stringContaining("ticketing") });
     }
-    const on = await host.local("PUT", `/workspaces/${CLINICS}/integrations`, { ticketing: true });
-    expect((await json(on)).data).toEqual({ ticketing: true, directoryLogs: true, logAnalytics: true, playbookAutomation: true });
+    // A WorkspaceAdmin switches it on in the portal.
+    const workspaceAdmin: TestPerson = await host.person({ organizationalRole: "WorkspaceAdmin" });
+    const on = await host.portal(workspaceAdmin, "PUT", `/portal/workspaces/${CLINICS}/integrations`, { body: { ticketing: true } });
+    expect(on.status).toBe(200);
+    const inEffect = { switchedOn: true, inEffect: true };
+    expect((await json(on)).data).toEqual({ ticketing: inEffect, directoryLogs: inEffect, logAnalytics: inEffect, playbookAutomation: inEffect });
     expect((await host.call("GET", calls[0][1])).status).toBe(200);
-    // The switch is audited in the workspace's trail, by the portal.
+    // The switch is audited in the workspace's trail, by the person, after the demo seed's switching it off.
     const switched = (await auditTrail(CLINICS)).filter((e) => e.activityType === "WorkspaceIntegrations");
-    expect(switched.map((e) => [e.actorName, JSON.parse(e.metadata).after.ticketing])).toEqual([["Portal", true]]);
-    await host.local("PUT", `/workspaces/${CLINICS}/integrations`, { ticketing: false });
+    expect(switched.map((e) => [e.actorName, JSON.parse(e.metadata).after.ticketing])).toEqual([
+      ["Demo seed", false],
+      [workspaceAdmin.name, true],
+    ]);
+    expect(switched.at(-1)!.actorId).toBe(workspaceAdmin.userId);
+    expect((await host.portal(workspaceAdmin, "PUT", `/portal/workspaces/${CLINICS}/integrations`, { body: { ticketing: false } })).status).toBe(200);
     expect((await host.call("GET", calls[0][1])).status).toBe(400);
   });
 });

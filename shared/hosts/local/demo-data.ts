@@ -1,7 +1,7 @@
-import type { Uses } from "../../platform/operation-context";
+import { serviceActor, type Actor, type Uses } from "../../platform/operation-context";
 import { derivedGuid } from "../../platform/ids/derived-guid";
-import { isApiError } from "../../platform/errors/api-error";
 import { ensureAdminAccount, type AdminAccountResult } from "../../domain/organizations/admin-account";
+import { switchIntegrations } from "../../domain/organizations/integration-switches";
 
 import type { AccountRecord } from "../../domain/organizations/account";
 import type { UserRecord } from "../../domain/organizations/user";
@@ -15,6 +15,12 @@ import type { WorkspaceRecord } from "../../domain/organizations/workspace";
 export function demoId(seed: string, name: string): string {
   return derivedGuid(`${seed}/${name}`);
 }
+
+/**
+ * Who the demo seed acts as when it changes what operators change in the portal (the catalogue, the
+ * approval settings, integrations): the same operations, checks and audit events, under this name.
+ */
+export const DEMO_SEED_ACTOR: Actor = serviceActor("portal", "Demo seed");
 
 export interface DemoData {
   provider: AccountRecord;
@@ -84,26 +90,30 @@ export interface SeedResult {
 }
 
 /** Writes the demo organization (idempotently: the same ids every time) and its admin service account. */
-export async function seedDemoData(services: Uses<"auth" | "config" | "now" | "stores">): Promise<SeedResult> {
+export async function seedDemoData(services: Uses<"auth" | "config" | "events" | "now" | "stores">): Promise<SeedResult> {
   const { stores, config } = services;
   const data = buildDemoData(config.demoSeed, services.now(), config.demoWorkspaces);
-  for (const account of [data.provider, ...data.customers]) await stores.accounts.upsert(account);
-  for (const workspace of data.workspaces) await stores.workspaces.upsert(workspace);
+  // The records as the demo has them, keeping the approval settings stored on them: those are changed
+  // through their operations (demo-gamebooks.ts), which then find nothing to change on a restart.
+  for (const account of [data.provider, ...data.customers]) {
+    const partnerApproval = (await stores.accounts.get(account.id))?.partnerApproval;
+    await stores.accounts.upsert(partnerApproval ? { ...account, partnerApproval } : account);
+  }
+  for (const workspace of data.workspaces) {
+    const gamebookApproval = (await stores.workspaces.read(workspace.id))?.value.gamebookApproval;
+    await stores.workspaces.upsert(gamebookApproval ? { ...workspace, gamebookApproval } : workspace);
+  }
   for (const user of data.users) {
     const existing = await stores.users.find([user.accountId], user.id);
     if (existing) await stores.users.replace({ ...user, createdAt: existing.value.createdAt }, existing.etag);
     else await stores.users.create(user);
   }
   // One demo workspace starts without ticketing, so that EXTENSION_NOT_ENABLED can be seen locally
-  // (the local controls switch it); a setting changed since is kept.
+  // until a WorkspaceAdmin switches it on in the portal. Switched as the portal does (audited), and
+  // only while the workspace has no switches stored: a setting changed since is kept.
   const withoutTicketing = data.workspaces[3];
   if (withoutTicketing && !(await stores.integrations.get(withoutTicketing.id))) {
-    await stores.integrations
-      .create({ id: "integrations", docType: "integrations", workspaceId: withoutTicketing.id, enabled: { ticketing: false, directoryLogs: true, logAnalytics: true }, updatedAt: services.now().toISOString() })
-      .catch((error: unknown) => {
-        // Another instance seeded it first.
-        if (!(isApiError(error) && error.code === "CONFLICT")) throw error;
-      });
+    await switchIntegrations({ ...services, actor: DEMO_SEED_ACTOR }, withoutTicketing, { ticketing: false });
   }
   const admin = await ensureAdminAccount(services, {
     accountId: data.provider.id,

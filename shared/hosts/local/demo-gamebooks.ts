@@ -1,12 +1,17 @@
+import { isDeepStrictEqual } from "node:util";
+import { ApiError, type FieldErrors } from "../../platform/errors/api-error";
 import type { Uses } from "../../platform/operation-context";
 import { approvalPolicyOf, type ApprovalMode, type PartnerApprovalSetting, type WorkspaceApprovalPolicy } from "../../domain/gamebooks/approval-policy";
-import type { CataloguePlaybook, Gamebook, PlaybookActionKind, PlaybookEntityType } from "../../domain/gamebooks/playbook-catalogue";
+import { setApprovalPolicy, setPartnerApproval } from "../../domain/gamebooks/approval-settings";
+import { changeCatalogue } from "../../domain/gamebooks/catalogue-changes";
+import { rulesOf, ruleProblems } from "../../domain/gamebooks/gamebook-rule-list";
+import { catalogueProblems, playbookProblems, type CataloguePlaybook, type Gamebook, type PlaybookActionKind, type PlaybookEntityType } from "../../domain/gamebooks/playbook-catalogue";
 import type { PlaybookParameter } from "../../domain/gamebooks/playbook-parameters";
 import type { PlaybookRuleDefinition } from "../../domain/gamebooks/playbook-rules";
+import type { WorkspaceRecord } from "../../domain/organizations/workspace";
 
 import { classifications } from "../../systems/vendors/port";
-import { PLAYBOOK_CATALOGUE_ID } from "../../domain/gamebooks/playbook-catalogue-record";
-import { demoId, type DemoData } from "./demo-data";
+import { DEMO_SEED_ACTOR, demoId, type DemoData } from "./demo-data";
 
 /** The demo organization's gamebook world: catalogues, gamebooks, rules and approval settings. */
 export interface DemoGamebookWorld {
@@ -190,30 +195,64 @@ export function buildDemoGamebooks(seed: string, demo: Pick<DemoData, "provider"
 }
 
 /**
- * Writes the demo gamebook world: each workspace's catalogue, the clinics workspace's policy and the
- * provider's partner setting (on the workspace and account records, where the approval decision
- * reads them). Idempotent: the same documents every time.
+ * Writes the demo gamebook world through the operations operators use in the portal, as the demo seed
+ * (DEMO_SEED_ACTOR): each workspace's catalogue, checked as the portal checks playbooks and rules, the
+ * clinics workspace's approval policy and the provider's partner setting, each audited. Each is made
+ * the demo's where it differs and left alone where it is already, so a restart on a durable store
+ * writes nothing twice and brings back what an example or a person changed.
  */
-export async function seedDemoGamebooks(services: Uses<"config" | "now" | "stores">, demo: Pick<DemoData, "provider" | "customers" | "workspaces">): Promise<DemoGamebookWorld> {
+export async function seedDemoGamebooks(services: Uses<"config" | "events" | "now" | "stores">, demo: Pick<DemoData, "provider" | "customers" | "workspaces">): Promise<DemoGamebookWorld> {
   const world = buildDemoGamebooks(services.config.demoSeed, demo);
-  const updatedAt = services.now().toISOString();
-  for (const workspace of demo.workspaces) {
-    await services.stores.playbookCatalogues.put({
-      id: PLAYBOOK_CATALOGUE_ID,
-      workspaceId: workspace.id,
-      playbooks: world.playbooks.filter((p) => p.workspaceId === workspace.id),
-      gamebooks: world.gamebooks.filter((g) => g.workspaceId === workspace.id),
-      rules: world.rules.filter((r) => r.workspaceId === workspace.id),
-      updatedAt,
-    });
-  }
+  const ctx = { ...services, actor: DEMO_SEED_ACTOR };
+  for (const workspace of demo.workspaces) await seedCatalogue(ctx, workspace, world);
   for (const policy of world.workspacePolicies) {
-    const workspace = demo.workspaces.find((w) => w.id === policy.workspaceId);
-    if (workspace) await services.stores.workspaces.upsert({ ...workspace, gamebookApproval: approvalPolicyOf({ gamebookApproval: policy.mode }) });
+    const workspace = await services.stores.workspaces.get(policy.workspaceId);
+    const wanted = approvalPolicyOf({ gamebookApproval: policy.mode });
+    if (workspace && !isDeepStrictEqual(approvalPolicyOf(workspace), wanted)) await setApprovalPolicy(ctx, workspace, wanted);
   }
   for (const setting of world.partnerSettings) {
-    const provider = await services.stores.accounts.get(setting.providerAccountId);
-    if (provider) await services.stores.accounts.upsert({ ...provider, partnerApproval: { mode: setting.mode, accountIds: [...setting.accountIds] } });
+    const stored = (await services.stores.accounts.get(setting.providerAccountId))?.partnerApproval;
+    const same = stored?.mode === setting.mode && isDeepStrictEqual([...stored.accountIds], [...setting.accountIds]);
+    if (!same) await setPartnerApproval(ctx, setting.providerAccountId, setting);
   }
   return world;
+}
+
+/** JSON as stored, so that what the store gives back compares equal to what was written. */
+const asStored = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
+
+/**
+ * Makes the workspace's catalogue the demo's, whole (playbooks, gamebooks, rules), in one change of
+ * the catalogue with its audit event: each playbook checked as the portal checks one, the rules as its
+ * rules page checks them, and the whole as every catalogue change is. Nothing is written when the
+ * catalogue is the demo's already.
+ */
+async function seedCatalogue(ctx: Uses<"actor" | "events" | "now" | "stores">, workspace: WorkspaceRecord, world: DemoGamebookWorld): Promise<void> {
+  const playbooks = world.playbooks.filter((p) => p.workspaceId === workspace.id);
+  const gamebooks = world.gamebooks.filter((g) => g.workspaceId === workspace.id);
+  const rules = world.rules.filter((r) => r.workspaceId === workspace.id);
+  const errors: FieldErrors = Object.create(null) as FieldErrors;
+  playbooks.forEach((playbook, i) => {
+    for (const problem of playbookProblems(playbook, playbooks.filter((p) => p.id !== playbook.id))) (errors[`playbooks[${i}].${problem.path}`] ??= []).push(problem.message);
+  });
+  Object.assign(errors, ruleProblems(rulesOf(rules), { playbooks }));
+  const whole = catalogueProblems(playbooks, gamebooks);
+  if (whole.length > 0) errors.catalogue = whole;
+  if (Object.keys(errors).length > 0) throw new ApiError("VALIDATION_ERROR", `The demo catalogue of ${workspace.name} has problems: ${JSON.stringify(errors)}`, { errors });
+  await changeCatalogue(ctx, workspace, undefined, (draft) => {
+    const created = draft.updatedAt === "";
+    if (isDeepStrictEqual(asStored({ p: draft.playbooks, g: draft.gamebooks, r: draft.rules }), asStored({ p: playbooks, g: gamebooks, r: rules }))) return null;
+    draft.playbooks = playbooks;
+    draft.gamebooks = gamebooks;
+    draft.rules = rules;
+    // Its own activity: not an import, nor one playbook's or the rules' change, but the whole catalogue made the demo's.
+    return {
+      activityType: "DemoCatalogue",
+      activityAction: created ? "Create" : "Update",
+      targetResourceType: "Workspace",
+      targetResourceId: workspace.id,
+      targetResourceName: workspace.name,
+      metadata: { demo: { playbooks: playbooks.length, gamebooks: gamebooks.length, rules: rulesOf(rules).length } },
+    };
+  });
 }

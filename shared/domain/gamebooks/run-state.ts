@@ -126,7 +126,7 @@ export function advance<R extends RunState>(run: R, sequence: number, result: St
   return { ...run, status, modificationDate: at, playbooks };
 }
 
-/** Approval (portal only; the local controls stand in for it): the waiting run is dispatched. */
+/** Approval (a person in the portal only): the waiting run is dispatched. */
 export function approveRun<R extends RunState>(run: R, at: string): R {
   if (run.status !== "Pending" || !run.isQueued) throw conflict(run, "be approved");
   return { ...run, isQueued: false, modificationDate: at };

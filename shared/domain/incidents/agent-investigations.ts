@@ -119,7 +119,7 @@ export interface AgentConfigurationOptions {
 }
 
 /**
- * Sets a workspace's agent configuration (the portal's agent settings; a local control locally),
+ * Sets a workspace's agent configuration (the portal's agent settings),
  * audited in the same commit. Each classification has at most one card; every webhook a card names
  * must exist and be able to receive the workspace's events (contract 6.2.1: the workspace's own
  * account's, or its provider's monitoring it), else 400 naming `cards[i].webhookIds[j]`. A webhook

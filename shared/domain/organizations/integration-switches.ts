@@ -57,7 +57,7 @@ export function notEnabled(name: IntegrationName, workspaceId: string): ApiError
 }
 
 /**
- * Turns integrations of a workspace on or off (the portal's setting; the local controls locally),
+ * Turns integrations of a workspace on or off (the portal's setting; the demo seed's on the local host),
  * audited with the change. Integrations not named keep their state.
  */
 export async function switchIntegrations(ctx: Uses<"actor" | "events" | "now" | "stores">, workspace: WorkspaceRecord, change: Partial<IntegrationStates>): Promise<IntegrationStates> {

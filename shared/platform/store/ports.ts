@@ -65,7 +65,7 @@ export interface AccountStore {
  * Workspace records. An offboarded workspace (`offboarded` set) is left out of `get`, `getMany` and
  * the listings, so that it is gone for every route and worker; `read` and `listOffboarded` still
  * find it. `create` and `replace` commit the record's outbox records with it, scope
- * `workspace-record:<id>`; `upsert` writes without a version or records (the seed, local controls).
+ * `workspace-record:<id>`; `upsert` writes without a version or records (the demo seed's own records).
  */
 export interface WorkspaceStore {
   get(id: string): Promise<WorkspaceRecord | undefined>;
@@ -234,7 +234,7 @@ export interface GamebookRunStore {
 /** A workspace's playbook catalogue (playbooks, gamebooks, rules): one document per workspace. */
 export interface PlaybookCatalogueStore {
   get(workspaceId: string): Promise<PlaybookCatalogueRecord | undefined>;
-  /** Writes the whole catalogue, replacing what was there (seeding). */
+  /** Writes the whole catalogue, replacing what was there, without a version or records; changes go through `changeCatalogue`. */
   put(catalogue: PlaybookCatalogueRecord): Promise<void>;
   /** The catalogue with its version, for a change (`commit`). */
   read(workspaceId: string): Promise<Versioned<PlaybookCatalogueRecord> | undefined>;

@@ -1,11 +1,8 @@
 import { z } from "zod";
-import { notFound } from "../../../platform/errors/api-error";
-import { auditRecord } from "../../../platform/events/audit-record";
 import { personWorkspaceRoute, type Route } from "../../../platform/http/route";
-import { commit } from "../../../platform/store/commit";
-import { outboxScope } from "../../../platform/store/outbox-scope";
 import { EXAMPLE_APPROVAL_WORKSPACE_ID } from "../../../domain/examples/gamebook-examples";
 import { approvalModes, approvalExpiryActions, approvalPolicyInput, approvalPolicyOf } from "../../../domain/gamebooks/approval-policy";
+import { setApprovalPolicy } from "../../../domain/gamebooks/approval-settings";
 
 const tag = "Portal: approvals";
 const workspaceParams = z.object({ workspaceId: z.guid().meta({ examples: [EXAMPLE_APPROVAL_WORKSPACE_ID] }) });
@@ -51,37 +48,7 @@ export const approvalPolicyRoutes: Route[] = [
     body: policyBody,
     response: policyView,
     async handler(input) {
-      const { stores, events, body, workspace } = input;
-      const saved = await commit({
-        read: async () => {
-          const found = await stores.workspaces.read(workspace.id);
-          if (!found || found.value.offboarded) throw notFound("The workspace", "workspaceId");
-          return found;
-        },
-        change(draft) {
-          const before = approvalPolicyOf(draft);
-          draft.gamebookApproval = { ...body };
-          return [
-            auditRecord(
-              input.actor,
-              {
-                activityType: "ApprovalPolicy",
-                activityAction: "Update",
-                targetResourceType: "Workspace",
-                targetResourceId: draft.id,
-                targetResourceName: draft.name,
-                metadata: { before, after: body },
-                workspaceId: draft.id,
-                accountId: draft.accountId,
-              },
-              outboxScope.workspaceRecord(draft.id),
-              input.now(),
-            ),
-          ];
-        },
-        write: (draft, etag, outbox) => stores.workspaces.replace(draft, etag!, outbox),
-        outbox: events.outbox,
-      });
+      const saved = await setApprovalPolicy(input, input.workspace, input.body);
       return { data: approvalPolicyOf(saved.value) };
     },
   }),

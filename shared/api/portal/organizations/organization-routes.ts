@@ -8,6 +8,7 @@ import { commit } from "../../../platform/store/commit";
 import { outboxScope } from "../../../platform/store/outbox-scope";
 import type { Uses } from "../../../platform/operation-context";
 import { isActiveAccount, type AccountRecord } from "../../../domain/organizations/account";
+import { setPartnerApproval } from "../../../domain/gamebooks/approval-settings";
 import { fieldProblem, organizationAccount, byPerson } from "../portal-access";
 import {
   accountParams,
@@ -228,25 +229,9 @@ export const organizationRoutes: RouteGroup = {
       problems: ["CONFLICT"],
       async handler(input) {
         const { person, body } = input;
-        const accountIds = body.accountIds.map((id) => id.toLowerCase());
-        const result = await commit({
-          async read() {
-            const found = await organizationAccount(input, person, input.params.accountId);
-            if (found.value.kind !== "ServiceProvider") throw fieldProblem("accountId", "Only a service provider has a partner approval setting.");
-            const managed = new Set((await input.stores.accounts.listManagedBy(found.value.id)).map((a) => a.id));
-            const foreign = accountIds.filter((id) => !managed.has(id));
-            if (foreign.length > 0) throw fieldProblem("accountIds", `Not managed by this provider: ${foreign.join(", ")}.`);
-            return found;
-          },
+        const result = await setPartnerApproval(input, input.params.accountId, body, {
           ifMatch: input.header("if-match"),
-          change(draft) {
-            const before = draft.partnerApproval ?? { mode: "NoApproval", accountIds: [] };
-            draft.partnerApproval = { mode: body.mode, accountIds };
-            draft.lastModifiedAt = input.now().toISOString();
-            return [accountAudit(input, draft, { activityType: "PartnerApproval", activityAction: "Update", metadata: { before, after: draft.partnerApproval } })];
-          },
-          write: (draft, etag, outbox) => input.stores.accounts.replace(draft, etag!, outbox),
-          outbox: input.events.outbox,
+          read: () => organizationAccount(input, person, input.params.accountId),
         });
         return { data: result.value.partnerApproval!, headers: { ETag: result.etag } };
       },

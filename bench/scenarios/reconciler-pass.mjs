@@ -226,7 +226,9 @@ export async function reconcilerPass({ log, settings }) {
       if (s.closed !== closes) problems.push(`${label}: closed ${s.closed}, but ${closes} incidents were closed in the console`);
       // Each new incident publishes incident.created, each close status.changed and closed (updates add theirs).
       if (s.eventsPublished < s.created + 2 * s.closed) problems.push(`${label}: ${s.eventsPublished} events published, fewer than the ${s.created + 2 * s.closed} its creates and closes make`);
-      if (s.workspaces !== WORKSPACES || s.failed) problems.push(`${label}: ${s.workspaces} workspaces reconciled, ${s.failed} failed (expected ${WORKSPACES}, 0)`);
+      // At least the demo's workspaces: it also keeps a retired one with every source off (the
+      // offboarding example's), which a pass covers without a vendor call.
+      if (s.workspaces < WORKSPACES || s.failed) problems.push(`${label}: ${s.workspaces} workspaces reconciled, ${s.failed} failed (expected ${WORKSPACES} or more, 0)`);
       if (s.incidentsSeen < changes) problems.push(`${label}: saw ${s.incidentsSeen} incidents, fewer than the ${changes} changed`);
       log(
         `  pass "${label}": ${wallMs.toFixed(0)} ms (durationMs ${s.durationMs}), ${s.vendorCalls} vendor calls, seen ${fmt(s.incidentsSeen)}, ` +

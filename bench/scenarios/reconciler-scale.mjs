@@ -34,7 +34,9 @@ export async function reconcilerScale({ log }) {
       const measured = passes.slice(1).sort((a, b) => a.wallMs - b.wallMs);
       const best = measured[0];
       for (const p of passes) {
-        if (p.summary.workspaces !== workspaces || p.summary.failed !== 0) problems.push(`${workspaces} workspaces: a pass covered ${p.summary.workspaces}, ${p.summary.failed} failed`);
+        // The demo also keeps a retired workspace with every source off, for the offboarding example:
+        // a pass covers it too (without a vendor call), so at least the demo's workspaces are covered.
+        if (p.summary.workspaces < workspaces || p.summary.failed !== 0) problems.push(`${workspaces} workspaces: a pass covered ${p.summary.workspaces}, ${p.summary.failed} failed`);
       }
       rows.push({ workspaces, wallMs: best.wallMs, otherMs: measured[1].wallMs, vendorCalls: best.summary.vendorCalls, watermarkWrites: best.summary.watermarkWrites, lagMs: best.summary.lagMs });
       log(

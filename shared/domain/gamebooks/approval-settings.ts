@@ -9,6 +9,7 @@ import type { AccountRecord } from "../organizations/account";
 import type { WorkspaceRecord } from "../organizations/workspace";
 import type { PartnerApprovalRecord } from "./approval-mode";
 import { approvalPolicyInput, approvalPolicyOf } from "./approval-policy";
+import { workspaceAudit } from "../organizations/workspace-audit";
 
 /*
  * The two approval settings as operators change them: a workspace's policy, on its record, and a
@@ -35,21 +36,7 @@ export async function setApprovalPolicy(ctx: Uses<"actor" | "events" | "now" | "
       const before = approvalPolicyOf(draft);
       draft.gamebookApproval = { ...policy };
       return [
-        auditRecord(
-          ctx.actor,
-          {
-            activityType: "ApprovalPolicy",
-            activityAction: "Update",
-            targetResourceType: "Workspace",
-            targetResourceId: draft.id,
-            targetResourceName: draft.name,
-            metadata: { before, after: policy },
-            workspaceId: draft.id,
-            accountId: draft.accountId,
-          },
-          outboxScope.workspaceRecord(draft.id),
-          ctx.now(),
-        ),
+        workspaceAudit(ctx, draft, "ApprovalPolicy", "Update", { before, after: policy }),
       ];
     },
     write: (draft, etag, outbox) => stores.workspaces.replace(draft, etag!, outbox),

@@ -43,7 +43,7 @@ export class People {
 
   constructor(private readonly options: PeopleOptions) {}
 
-  async authenticate(request: PersonRequest): Promise<{ person: Person; session: PortalSession }> {
+  async authenticate(request: PersonRequest): Promise<Person> {
     if (request.header("authorization") !== undefined) {
       throw new ApiError("FORBIDDEN", "Portal routes are for people signed in with a browser session; service account credentials are refused here.", {
         target: "Authorization",
@@ -69,7 +69,7 @@ export class People {
     const validFrom = loaded.user.sessionsValidFrom ? Date.parse(loaded.user.sessionsValidFrom) : 0;
     if (session.issuedAt < validFrom) throw signInRequired("This session has ended; sign in again.");
     if (isChange(request.method)) this.checkCsrf(request, session);
-    return { person: toPerson(loaded, session), session };
+    return toPerson(loaded, session);
   }
 
   /** Drops the cached registration of a person after a change, so it takes effect at once on this instance. */
@@ -146,6 +146,7 @@ function toPerson(loaded: Loaded, session: PortalSession): Person {
     workspaceRoles: new Map((user.workspaceAssignments ?? []).map((a) => [a.workspaceId, a.role])),
     organizationAccountIds: loaded.organizationAccountIds,
     sessionId: session.id,
+    sessionExpiresAt: session.expiresAt,
     rateLimitKey: `user:${user.accountId}/${user.id}`,
   };
 }

@@ -12,8 +12,9 @@ export interface Person {
   workspaceRoles: ReadonlyMap<string, WorkspaceRole>;
   /** The person's organization: their own account and the customer accounts it manages. */
   organizationAccountIds: readonly string[];
-  /** The session the request came with. */
+  /** The session the request came with: its id (what its CSRF token is bound to) and its end. */
   sessionId: string;
+  sessionExpiresAt: number;
   /** The key of this person's token bucket. */
   rateLimitKey: string;
 }

@@ -94,7 +94,7 @@ export function createPipeline(routes: Route[], services: Services, prefix: stri
         limit = enforceLimit(services, principal.rateLimitKey);
       } else if (route && (route.kind === "person" || route.kind === "personWorkspace")) {
         try {
-          person = (await services.people.authenticate(request)).person;
+          person = await services.people.authenticate(request);
         } catch (error) {
           limit = enforceLimit(services, `address:${request.clientAddress}`);
           throw error;

@@ -42,9 +42,7 @@ export const meRoute = personRoute({
   tag: "Portal: sign-in",
   roles: "any",
   response: meView,
-  async handler({ person, sessions, header, now }) {
-    // The pipeline has read the session already; read again for its expiry, which the person does not carry.
-    const session = sessions.read(header("cookie"), now())!;
+  async handler({ person, sessions }) {
     return {
       data: {
         userId: person.userId,
@@ -55,8 +53,8 @@ export const meRoute = personRoute({
         organizationalRole: person.organizationalRole,
         workspaceRoles: [...person.workspaceRoles].map(([workspaceId, role]) => ({ workspaceId, role })),
         organizationAccountIds: [...person.organizationAccountIds],
-        sessionExpiresAt: new Date(session.expiresAt).toISOString(),
-        csrfToken: sessions.csrfToken(session),
+        sessionExpiresAt: new Date(person.sessionExpiresAt).toISOString(),
+        csrfToken: sessions.csrfToken({ id: person.sessionId }),
       },
     };
   },

@@ -10,6 +10,7 @@ import { withSummary } from "../../../domain/gamebooks/run-record";
 import { cancelRun } from "../../../domain/gamebooks/run-state";
 import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
 import { byPerson } from "../portal-access";
+import { workspaceAudit } from "../../../domain/organizations/workspace-audit";
 
 type OffboardInput = PersonWorkspaceInput<unknown, unknown, unknown>;
 
@@ -57,21 +58,7 @@ export async function offboardWorkspace(input: OffboardInput, ifMatch: string | 
       draft.offboarded = byPerson(person, at);
       draft.lastModifiedAt = at;
       return [
-        auditRecord(
-          input.actor,
-          {
-            activityType: "WorkspaceOffboarded",
-            activityAction: "Delete",
-            targetResourceType: "Workspace",
-            targetResourceId: draft.id,
-            targetResourceName: draft.name,
-            metadata: { runsDenied, runsCancelled },
-            workspaceId: draft.id,
-            accountId: draft.accountId,
-          },
-          outboxScope.workspaceRecord(draft.id),
-          input.now(),
-        ),
+        workspaceAudit(input, draft, "WorkspaceOffboarded", "Delete", { runsDenied, runsCancelled }),
       ];
     },
     write: (draft, etag, outbox) => stores.workspaces.replace(draft, etag!, outbox),

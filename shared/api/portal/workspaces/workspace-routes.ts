@@ -1,14 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { ApiError, notFound } from "../../../platform/errors/api-error";
-import { auditRecord } from "../../../platform/events/audit-record";
 import { personRoute, personWorkspaceRoute, type PersonInput, type RouteGroup } from "../../../platform/http/route";
 import { commit } from "../../../platform/store/commit";
-import { outboxScope } from "../../../platform/store/outbox-scope";
 import type { Person } from "../../../platform/auth/person";
 import type { Uses } from "../../../platform/operation-context";
 import { isActiveAccount } from "../../../domain/organizations/account";
 import { integrationStates, switchIntegrations } from "../../../domain/organizations/integration-switches";
 import { integrationNames } from "../../../domain/organizations/workspace-integrations";
+import { workspaceAudit } from "../../../domain/organizations/workspace-audit";
 import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
 import { actsOnEveryWorkspace, fieldProblem } from "../portal-access";
 import { changedSources, sourcesSummary, sourcesView } from "./source-settings";
@@ -46,25 +45,6 @@ function toWorkspaceView(input: Uses<"sources">, person: Person, workspace: Work
 async function nameTaken(ctx: Uses<"stores">, accountId: string, name: string, except?: string): Promise<boolean> {
   const wanted = name.toLowerCase();
   return (await ctx.stores.workspaces.listByAccounts([accountId])).some((w) => w.id !== except && w.name.toLowerCase() === wanted);
-}
-
-/** The audit event of a change to a workspace's record: in the workspace's own trail, committed in its record's scope. */
-function workspaceAudit(input: PersonInput<unknown, unknown, unknown>, workspace: WorkspaceRecord, activityType: string, activityAction: "Create" | "Update" | "Delete", metadata: Record<string, unknown>) {
-  return auditRecord(
-    input.actor,
-    {
-      activityType,
-      activityAction,
-      targetResourceType: "Workspace",
-      targetResourceId: workspace.id,
-      targetResourceName: workspace.name,
-      metadata,
-      workspaceId: workspace.id,
-      accountId: workspace.accountId,
-    },
-    outboxScope.workspaceRecord(workspace.id),
-    input.now(),
-  );
 }
 
 /**

@@ -4,6 +4,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     testTimeout: 30_000,
+    globalSetup: ["test/support/portal-build.setup.ts"],
     hookTimeout: 60_000,
     projects: [
       { test: { name: "unit", include: ["test/unit/**/*.test.ts", "test/contract/**/*.test.ts"] } },

@@ -16,7 +16,7 @@ export const HTTP_FUNCTIONS_PATH = "shared/hosts/azure/http-functions.json";
 /**
  * The Azure Functions route template of an endpoint group, derived from its paths: the segments
  * every path of the group starts with (literals and parameters alike), then a catch-all, under the
- * `v2` version segment (host.json's route prefix adds `api`). The shared router inside the function
+ * `api/v2` (host.json's route prefix is empty: the portal page lives outside the API). The shared router inside the function
  * then matches the exact route, so the host never decides 404 or 405 itself.
  *
  * @example azureRouteOf({ routes: [GET /webhooks, GET /webhooks/{id}] }) // "v2/webhooks/{*rest}"
@@ -25,7 +25,7 @@ export function azureRouteOf(group: Pick<RouteGroup, "routes">): string {
   const paths = group.routes.map((r) => r.path.split("/").filter((s) => s.length > 0));
   const shared: string[] = [];
   for (let i = 0; paths.length > 0 && paths.every((p) => i < p.length && p[i] === paths[0]![i]); i++) shared.push(paths[0]![i]!);
-  return ["v2", ...shared, "{*rest}"].join("/");
+  return ["api", "v2", ...shared, "{*rest}"].join("/");
 }
 
 /** The file's content: one HTTP function per group, in the route table's order. */

@@ -4,7 +4,7 @@
 //   node scripts/package-function.mjs [outDir]        (default: build/function-app)
 //
 // It holds exactly what the Functions host runs: the compiled functions/ and shared/ (no tests,
-// bench, scripts or source maps), host.json, a package.json without scripts, and the production
+// bench, scripts or source maps), the portal page bundled into dist/portal, host.json, a package.json without scripts, and the production
 // dependencies installed from the lockfile (`npm ci --omit=dev`), without their source maps and type
 // declarations. The build is local, not remote: what runs is what this script made, and
 // test/unit/deploy-package.test.ts checks it. Plain JavaScript: it runs before anything is compiled.
@@ -32,6 +32,10 @@ export function packageFunctionApp(outDir, options = {}) {
 
   log(`compiling functions/ and shared/ into ${path.relative(root, out) || out}/dist`);
   run(process.execPath, [path.join(root, "node_modules/typescript/bin/tsc"), "-p", path.join(root, "tsconfig.deploy.json"), "--outDir", path.join(out, "dist")], root);
+
+  log(`bundling the portal page into ${path.relative(root, out) || out}/dist/portal`);
+  run(process.execPath, [path.join(root, "scripts/build-portal.mjs"), path.join(out, "dist", "portal")], root);
+  removeMatching(path.join(out, "dist", "portal"), /\.map$/);
 
   const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
   // Scripts would only confuse a build step on the host; devDependencies stay listed because

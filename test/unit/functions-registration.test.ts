@@ -10,6 +10,8 @@ import { seedDemoData } from "../../shared/hosts/local/demo-data";
 import { getServices } from "../../shared/hosts/composition";
 
 const functionsDir = join(__dirname, "../../functions");
+/** The portal page's functions: static files outside the API, not an endpoint group. */
+const PORTAL_PAGE_FUNCTIONS = ["portal-page", "portal-page-root"];
 type Registration = { name: string; options: azure.HttpFunctionOptions };
 const registrations: Registration[] = [];
 const queueTriggers: { name: string; options: azure.ServiceBusQueueFunctionOptions }[] = [];
@@ -38,7 +40,8 @@ describe("Azure Functions registration", () => {
     // The registrations read a file written from the route table, so that a cold start loads no route group.
     const fix = `${HTTP_FUNCTIONS_PATH} is stale: run \`npm run routes:azure\` and commit it`;
     expect(readFileSync(join(__dirname, "../..", HTTP_FUNCTIONS_PATH), "utf8"), fix).toBe(httpFunctionsFile());
-    expect(registrations.map((r) => r.name).sort(), fix).toEqual(expected.map((g) => g.name).sort());
+    const apiRegistrations = registrations.filter((r) => !PORTAL_PAGE_FUNCTIONS.includes(r.name));
+    expect(apiRegistrations.map((r) => r.name).sort(), fix).toEqual(expected.map((g) => g.name).sort());
     for (const group of expected) {
       const reg = registrations.find((r) => r.name === group.name)!;
       expect(reg.options.route, fix).toBe(azureRouteOf(group));
@@ -68,7 +71,7 @@ describe("Azure Functions registration", () => {
     expect(new Set(templates.map((t) => t.route)).size).toBe(templates.length);
     for (const group of groups) {
       for (const route of group.routes) {
-        const path = "v2" + route.path.replace(/\{\w+\}/g, "x");
+        const path = "api/v2" + route.path.replace(/\{\w+\}/g, "x");
         const matching = templates.filter((t) => templateMatches(t.route, path)).sort((a, b) => compareSpecificity(a.route, b.route));
         expect(matching[0]?.name, `${route.method} ${route.path}`).toBe(group.name);
       }
@@ -83,9 +86,29 @@ describe("Azure Functions registration", () => {
     expect(templateMatches("v2/workspaces/{workspaceId}/incidents/{*rest}", "v2/workspaces/w/incidents/SourceA/1")).toBe(true);
   });
 
-  it("host.json serves the functions under /api", () => {
+  it("host.json adds no route prefix: the API's functions name `api/v2` themselves, the portal page lives at /portal", () => {
     const host = JSON.parse(readFileSync(join(__dirname, "../../host.json"), "utf8"));
-    expect(host.extensions.http.routePrefix).toBe("api");
+    expect(host.extensions.http.routePrefix).toBe("");
+    for (const reg of registrations) {
+      if (PORTAL_PAGE_FUNCTIONS.includes(reg.name)) expect(reg.options.route).toMatch(/^portal(\/\{\*path\})?$/);
+      else expect(reg.options.route).toMatch(/^api\/v2\//);
+    }
+  });
+
+  it("the portal page's function answers with the page under its strict policy, and its root redirects to the page", async () => {
+    const page = registrations.find((r) => r.name === "portal-page")!;
+    const root = registrations.find((r) => r.name === "portal-page-root")!;
+    const context = new azure.InvocationContext({ functionName: "portal-page" });
+    const redirect = (await root.options.handler(new azure.HttpRequest({ method: "GET", url: "https://example.azurewebsites.net/portal" }), context)) as azure.HttpResponse;
+    expect(redirect.status).toBe(308);
+    expect(redirect.headers.get("location")).toBe("/portal/");
+    const answer = (await page.options.handler(new azure.HttpRequest({ method: "GET", url: "https://example.azurewebsites.net/portal/approvals" }), context)) as azure.HttpResponse;
+    // The suite's global setup built the page, as `npm run build` does.
+    expect(answer.status).toBe(200);
+    expect(await answer.text()).toMatch(/<script type="module" src="\/portal\/assets\/app-\w+\.js">/);
+    expect(answer.headers.get("content-security-policy")).toContain("script-src 'self'");
+    const wrongVerb = (await page.options.handler(new azure.HttpRequest({ method: "POST", url: "https://example.azurewebsites.net/portal/x" }), context)) as azure.HttpResponse;
+    expect(wrongVerb.status).toBe(405);
   });
 
   it("a registered handler answers an Azure HttpRequest through the same pipeline", async () => {

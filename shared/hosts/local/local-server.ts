@@ -9,6 +9,7 @@ import { bodyLimitOf, type Route } from "../../platform/http/route";
 import { API_PREFIX, Router } from "../../platform/http/router";
 import type { Services } from "../../platform/services";
 import { requestOrigin, requestTarget, requestUrl } from "./request-url";
+import { PortalPage } from "../../platform/http/portal-page";
 
 export const LOCAL_CONTROLS_PREFIX = "/_local";
 
@@ -50,8 +51,18 @@ export async function startLocalServer(
     void serve(req, res);
   });
   let fallbackHost = `${host}:${port}`;
+  // The portal page's files, served as the app's `portal-page` function serves them in Azure.
+  const portalPage = new PortalPage();
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const pathname = requestUrl(req.url, req.headers.host, fallbackHost).pathname;
+    if (PortalPage.owns(pathname)) {
+      const page = portalPage.respond(req.method ?? "GET", pathname);
+      res.writeHead(page.status, page.headers);
+      res.end(req.method === "HEAD" ? undefined : page.body);
+      services.logger.info("request", { method: req.method, path: pathname, status: page.status });
+      return;
+    }
     const request = new NodeRequest(req, res, fallbackHost);
     let outcome: RequestOutcome | undefined;
     try {

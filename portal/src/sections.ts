@@ -1,0 +1,21 @@
+import type { ComponentType } from "preact";
+import { BASE } from "./router";
+import { ApprovalsPage } from "./pages/approvals";
+
+/** A view: a path pattern under /portal (`:name` segments become params) and the page that shows it. */
+export interface View {
+  pattern: string;
+  page: ComponentType<{ params: Record<string, string> }>;
+}
+
+/** A section of the portal: its entry in the navigation and its views. */
+export interface Section {
+  label: string;
+  href: string;
+  views: View[];
+}
+
+/** The portal's sections, in the navigation's order: what operators do most comes first. */
+export const SECTIONS: Section[] = [
+  { label: "Approvals", href: `${BASE}/approvals`, views: [{ pattern: "/approvals", page: ApprovalsPage }] },
+];

@@ -1,0 +1,251 @@
+import type { ComponentChildren } from "preact";
+import { useCallback, useEffect, useId, useRef, useState } from "preact/hooks";
+import { fieldError, ProblemError, type Problem } from "./api/client";
+
+/** Any error as a problem the page can show. */
+export function asProblem(error: unknown): Problem {
+  return error instanceof ProblemError ? error.problem : { status: 0, code: "UNEXPECTED", detail: error instanceof Error ? error.message : String(error) };
+}
+
+export interface Resource<T> {
+  value: T | undefined;
+  problem: Problem | undefined;
+  loading: boolean;
+  reload(): Promise<void>;
+  set(value: T): void;
+}
+
+/** Loads something on mount and when `deps` change; `reload` loads it again (after a change, on a timer). */
+export function useResource<T>(load: () => Promise<T>, deps: unknown[] = []): Resource<T> {
+  const [value, setValue] = useState<T | undefined>(undefined);
+  const [problem, setProblem] = useState<Problem | undefined>(undefined);
+  const [loading, setLoading] = useState(true);
+  const generation = useRef(0);
+  const reload = useCallback(async () => {
+    const mine = ++generation.current;
+    setLoading(true);
+    try {
+      const next = await load();
+      if (mine === generation.current) {
+        setValue(next);
+        setProblem(undefined);
+      }
+    } catch (error) {
+      if (mine === generation.current) setProblem(asProblem(error));
+    } finally {
+      if (mine === generation.current) setLoading(false);
+    }
+  }, deps);
+  useEffect(() => {
+    void reload();
+  }, [reload]);
+  return { value, problem, loading, reload, set: setValue };
+}
+
+/** Calls `tick` every `ms` while the page is visible. */
+export function useInterval(tick: () => void, ms: number): void {
+  const saved = useRef(tick);
+  saved.current = tick;
+  useEffect(() => {
+    const id = setInterval(() => {
+      if (document.visibilityState === "visible") saved.current();
+    }, ms);
+    return () => clearInterval(id);
+  }, [ms]);
+}
+
+/** A page's heading; focused when the view changes, so keyboard and screen-reader users start there. */
+export function PageHeader(props: { title: string; children?: ComponentChildren }) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    ref.current?.focus();
+  }, [props.title]);
+  return (
+    <div class="page-header">
+      <h1 tabIndex={-1} ref={ref}>
+        {props.title}
+      </h1>
+      {props.children && <div class="page-actions">{props.children}</div>}
+    </div>
+  );
+}
+
+/** The server's problem, in words, with its code and what to do. */
+export function ProblemBanner(props: { problem: Problem | undefined; title?: string }) {
+  const { problem } = props;
+  if (!problem) return null;
+  return (
+    <div class="banner banner-error" role="alert">
+      <strong>{props.title ?? problem.title ?? "Something went wrong"}</strong>
+      {problem.detail && <p>{problem.detail}</p>}
+      <p class="muted">
+        <code>{problem.code}</code>
+        {problem.status ? ` · HTTP ${problem.status}` : ""}
+      </p>
+    </div>
+  );
+}
+
+export function Notice(props: { kind?: "success" | "info"; children: ComponentChildren }) {
+  return (
+    <div class={`banner banner-${props.kind ?? "info"}`} role="status">
+      {props.children}
+    </div>
+  );
+}
+
+/** The input attributes the portal's forms use. */
+interface InputProps {
+  type?: "text" | "email" | "url" | "number" | "datetime-local" | "search" | "password";
+  required?: boolean;
+  maxLength?: number;
+  placeholder?: string;
+  autoComplete?: string;
+  disabled?: boolean;
+}
+
+/**
+ * A labelled input whose error is the server's problem at this field (`errors[name]` or `target`),
+ * tied to it with aria-describedby so that screen readers read it with the field.
+ */
+export function Field(props: InputProps & { label: string; name: string; problem?: Problem; hint?: string; value: string; onValue(value: string): void; multiline?: boolean }) {
+  const { label, name, problem, hint, value, onValue, multiline, ...rest } = props;
+  const id = useId();
+  const error = fieldError(problem, name);
+  const describedBy = [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
+  const common = { id, name, "aria-invalid": error ? ("true" as const) : undefined, "aria-describedby": describedBy };
+  return (
+    <div class={`field${error ? " field-invalid" : ""}`}>
+      <label for={id}>{label}</label>
+      {multiline ? (
+        <textarea {...common} required={rest.required} maxLength={rest.maxLength} value={value} onInput={(e) => onValue((e.currentTarget as HTMLTextAreaElement).value)} rows={3} />
+      ) : (
+        <input {...rest} {...common} value={value} onInput={(e) => onValue((e.currentTarget as HTMLInputElement).value)} />
+      )}
+      {hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p class="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+export function Select(props: { label: string; name: string; value: string; options: readonly (string | { value: string; label: string })[]; onValue(value: string): void; problem?: Problem }) {
+  const id = useId();
+  const error = fieldError(props.problem, props.name);
+  return (
+    <div class={`field${error ? " field-invalid" : ""}`}>
+      <label for={id}>{props.label}</label>
+      <select id={id} name={props.name} value={props.value} aria-invalid={error ? "true" : undefined} aria-describedby={error ? `${id}-error` : undefined} onChange={(e) => props.onValue((e.currentTarget as HTMLSelectElement).value)}>
+        {props.options.map((o) => (typeof o === "string" ? <option value={o}>{o}</option> : <option value={o.value}>{o.label}</option>))}
+      </select>
+      {error && (
+        <p class="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+export function Checkbox(props: { label: string; name: string; checked: boolean; onValue(value: boolean): void }) {
+  const id = useId();
+  return (
+    <div class="field field-check">
+      <input type="checkbox" id={id} name={props.name} checked={props.checked} onChange={(e) => props.onValue((e.currentTarget as HTMLInputElement).checked)} />
+      <label for={id}>{props.label}</label>
+    </div>
+  );
+}
+
+export function Badge(props: { tone?: "ok" | "warn" | "bad" | "neutral"; children: ComponentChildren }) {
+  return <span class={`badge badge-${props.tone ?? "neutral"}`}>{props.children}</span>;
+}
+
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
+const absolute = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+
+/** A time as people read it ("in 3 hours"), with the exact time on hover and for assistive technology. */
+export function Time(props: { at: string | null | undefined }) {
+  if (!props.at) return <span class="muted">—</span>;
+  const at = new Date(props.at);
+  const seconds = Math.round((at.getTime() - Date.now()) / 1000);
+  const [value, unit] = bestUnit(seconds);
+  return (
+    <time dateTime={at.toISOString()} title={absolute.format(at)}>
+      {relative.format(value, unit)}
+    </time>
+  );
+}
+
+function bestUnit(seconds: number): [number, Intl.RelativeTimeFormatUnit] {
+  const abs = Math.abs(seconds);
+  if (abs < 60) return [seconds, "second"];
+  if (abs < 3600) return [Math.round(seconds / 60), "minute"];
+  if (abs < 86_400) return [Math.round(seconds / 3600), "hour"];
+  return [Math.round(seconds / 86_400), "day"];
+}
+
+/** A button that shows it is busy while its action runs, and reports the action's problem. */
+export function useAction<A extends unknown[]>(action: (...args: A) => Promise<unknown>): { run(...args: A): Promise<boolean>; busy: boolean; problem: Problem | undefined; clear(): void } {
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<Problem | undefined>(undefined);
+  return {
+    busy,
+    problem,
+    clear: () => setProblem(undefined),
+    async run(...args: A) {
+      setBusy(true);
+      setProblem(undefined);
+      try {
+        await action(...args);
+        return true;
+      } catch (error) {
+        setProblem(asProblem(error));
+        return false;
+      } finally {
+        setBusy(false);
+      }
+    },
+  };
+}
+
+/** A region that scrolls sideways on a narrow screen rather than squeezing its table. */
+export function TableScroll(props: { label: string; children: ComponentChildren }) {
+  return (
+    <div class="table-scroll" role="region" aria-label={props.label} tabIndex={0}>
+      {props.children}
+    </div>
+  );
+}
+
+export function Empty(props: { children: ComponentChildren }) {
+  return <p class="empty">{props.children}</p>;
+}
+
+/** A copy-to-clipboard button, for secrets shown once. */
+export function CopyButton(props: { text: string; label: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      class="button button-secondary"
+      onClick={async () => {
+        await navigator.clipboard.writeText(props.text);
+        setCopied(true);
+        setTimeout(() => setCopied(false), 2000);
+      }}
+    >
+      {copied ? "Copied" : props.label}
+      <span class="visually-hidden" aria-live="polite">
+        {copied ? " to the clipboard" : ""}
+      </span>
+    </button>
+  );
+}

@@ -1,0 +1,57 @@
+// Builds the portal page into dist/portal: the app bundled by esbuild (tree-shaken, minified, with
+// source maps) under content-named files in assets/, and index.html naming them. Plain JavaScript,
+// so that it runs before anything is compiled:
+//
+//   node scripts/build-portal.mjs [outDir]        (default: dist/portal)
+//
+// `npm run build` and `npm start` run it; the deploy package and the test suite call `buildPortal`.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/**
+ * @param {string} [outDir] where the page goes (emptied first)
+ * @returns {Promise<{ outDir: string, files: string[], bytes: number }>}
+ */
+export async function buildPortal(outDir = path.join(root, "dist", "portal")) {
+  const { build } = await import("esbuild");
+  const out = path.resolve(root, outDir);
+  // Built beside and swapped in, so a server reading the folder never sees it half written.
+  const staging = `${out}.${process.pid}.tmp`;
+  rmSync(staging, { recursive: true, force: true });
+  const result = await build({
+    entryPoints: { app: path.join(root, "portal/src/main.tsx") },
+    bundle: true,
+    minify: true,
+    sourcemap: "linked",
+    format: "esm",
+    target: ["chrome120", "firefox120", "safari17"],
+    jsx: "automatic",
+    jsxImportSource: "preact",
+    entryNames: "[name]-[hash]",
+    assetNames: "[name]-[hash]",
+    outdir: path.join(staging, "assets"),
+    metafile: true,
+    logLevel: "warning",
+    legalComments: "linked",
+  });
+  const outputs = Object.keys(result.metafile.outputs).map((file) => path.relative(path.join(staging, "assets"), path.resolve(root, file)));
+  const script = outputs.find((f) => f.endsWith(".js"));
+  const style = outputs.find((f) => f.endsWith(".css"));
+  if (!script || !style) throw new Error(`the bundle lacks its script or style: ${outputs.join(", ")}`);
+  const template = readFileSync(path.join(root, "portal/index.html"), "utf8");
+  writeFileSync(path.join(staging, "index.html"), template.replace("{{script}}", `/portal/assets/${script}`).replace("{{style}}", `/portal/assets/${style}`));
+  mkdirSync(path.dirname(out), { recursive: true });
+  rmSync(out, { recursive: true, force: true });
+  // renameSync would fail across devices; the staging folder is a sibling, so it does not.
+  (await import("node:fs")).renameSync(staging, out);
+  const bytes = Object.values(result.metafile.outputs).reduce((sum, o) => sum + o.bytes, 0);
+  return { outDir: out, files: ["index.html", ...outputs.map((f) => `assets/${f}`)], bytes };
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  const { outDir, files, bytes } = await buildPortal(process.argv[2]);
+  console.log(`portal page: ${files.length} files, ${(bytes / 1024).toFixed(0)} KiB in ${path.relative(root, outDir) || outDir}`);
+}

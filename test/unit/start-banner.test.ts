@@ -42,12 +42,14 @@ describe("the start banner", () => {
   it("tells how people sign in to the portal, in a browser and from a shell, and the operators' tasks are there", () => {
     const provider = { issuer: "http://127.0.0.1:7072", clientId: "secops-portal-local", close: async () => {} };
     const lines = signInBannerLines("http://127.0.0.1:7071", { env: {}, provider }).join("\n");
-    expect(lines).toContain("Portal sign-in: http://127.0.0.1:7071/api/v2/portal/auth/sign-in, through the local identity provider at http://127.0.0.1:7072");
+    expect(lines).toContain("Portal: http://127.0.0.1:7071/portal/ (open it in a browser). It signs in through the local identity provider at http://127.0.0.1:7072");
     expect(lines).toMatch(/jonas\s+Jonas Becker/);
+    // The one who is refused for want of MFA is named as such.
+    expect(lines).toMatch(/sam\s+Sam Okafor\s+.*no MFA/);
     expect(lines).toContain(`eval "$(npm run -s sign-in -- jonas)"`);
     expect(lines).toContain(`curl -b "$PORTAL_COOKIE" -H "X-CSRF-Token: $CSRF" http://127.0.0.1:7071/api/v2/portal/me`);
     // Another port is named for the script, which otherwise looks on 7071.
     expect(signInBannerLines("http://127.0.0.1:8080", { env: {}, provider }).join("\n")).toContain(`eval "$(BASE=http://127.0.0.1:8080 npm run -s sign-in -- jonas)"`);
-    expect(signInBannerLines("http://127.0.0.1:7071", undefined)).toEqual(["  Portal sign-in: http://127.0.0.1:7071/api/v2/portal/auth/sign-in (your identity provider)"]);
+    expect(signInBannerLines("http://127.0.0.1:7071", undefined)).toEqual(["  Portal: http://127.0.0.1:7071/portal/ (signs in through your identity provider)"]);
   });
 });

@@ -29,11 +29,11 @@ export async function startLocalSignIn(env: NodeJS.ProcessEnv, port: number): Pr
 
 /** The banner's lines about signing in locally: where, as whom, and from a shell. */
 export function signInBannerLines(url: string, signIn: LocalSignIn | undefined): string[] {
-  if (!signIn) return [`  Portal sign-in: ${url}/api/v2/portal/auth/sign-in (your identity provider)`];
+  if (!signIn) return [`  Portal: ${url}/portal/ (signs in through your identity provider)`];
   // scripts/sign-in.ts finds the service on port 7071 by itself; elsewhere it is told.
   const where = new URL(url).port === "7071" ? "" : `BASE=${url} `;
   return [
-    `  Portal sign-in: ${url}/api/v2/portal/auth/sign-in, through the local identity provider at ${signIn.provider.issuer}; no passwords:`,
+    `  Portal: ${url}/portal/ (open it in a browser). It signs in through the local identity provider at ${signIn.provider.issuer}; no passwords, pick one of:`,
     ...DEMO_PEOPLE.map((p) => `    ${p.key.padEnd(7)}${p.name.padEnd(14)} ${p.description}`),
     `  As one of them in a shell (approvals, policies, integrations, the agent configuration are the portal's): eval "$(${where}npm run -s sign-in -- jonas)"`,
     `    then: curl -b "$PORTAL_COOKIE" -H "X-CSRF-Token: $CSRF" ${url}/api/v2/portal/me`,

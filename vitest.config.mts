@@ -13,6 +13,9 @@ export default defineConfig({
       // Generated suites (fuzz, authorization matrix): driven by the OpenAPI document and the route table.
       // The README's examples, pasted in order against the built service and receiver.
       { test: { name: "readme", include: ["test/readme/**/*.test.ts"] } },
+      // The portal in a real headless Chromium (test/support/browser.ts): one file at a time, after the
+      // other projects, so that browsers do not compete with them for the CPU.
+      { test: { name: "browser", include: ["test/browser/**/*.test.ts"], env: { TEST_STORE: "memory" }, maxWorkers: 1, testTimeout: 60_000, hookTimeout: 600_000 } },
       { test: { name: "robustness", include: ["test/robustness/**/*.test.ts"], env: { TEST_STORE: "memory" }, testTimeout: 180_000 } },
     ],
   },

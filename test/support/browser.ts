@@ -1,0 +1,172 @@
+/**
+ * Browser tests: the portal in a real headless Chromium (Debian's `chromium`, found or installed by
+ * scripts/chromium.mjs), driven over the DevTools protocol by puppeteer-core, which brings no browser
+ * of its own. Every page records its console errors, uncaught exceptions and Content-Security-Policy
+ * violations (see `pageProblems`).
+ */
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import axe from "axe-core";
+
+export type { Browser, Page } from "puppeteer-core";
+
+/** Where screenshots go: kept by CI as test artifacts (.test-results is not committed). */
+export const SCREENSHOT_DIR = join(".test-results", "portal");
+
+/** The widths pages are tested at: a desktop window and a phone. */
+export type PageWidth = 1280 | 390;
+
+export interface PageProblems {
+  /** `console.error` calls and the browser's own errors in the console (failed loads among them). */
+  consoleErrors: string[];
+  /** Exceptions no script caught. */
+  pageErrors: string[];
+  /** What the Content-Security-Policy blocked: `directive blocked-uri (source:line)`. */
+  cspViolations: string[];
+}
+
+const problems = new WeakMap<Page, PageProblems>();
+
+/** The name of the binding a page's `securitypolicyviolation` listener reports through. */
+const CSP_BINDING = "__reportCspViolation";
+
+/** Starts Chromium (installing Debian's first when there is none: allow minutes on a new machine). */
+export async function launchBrowser(): Promise<Browser> {
+  const { ensureChromium } = await import("../../scripts/chromium.mjs");
+  const executablePath = await ensureChromium((line) => console.log(line));
+  return puppeteer.launch({
+    executablePath,
+    headless: true,
+    // As root in a container: no sandbox; a small /dev/shm: shared memory in /tmp instead.
+    args: ["--headless", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--no-first-run", "--no-default-browser-check"],
+  });
+}
+
+/**
+ * A page in a browser context of its own (its own cookies: each page is a different person), `width`
+ * pixels wide, recording its problems from the first document on.
+ */
+export async function newPage(browser: Browser, options: { width?: PageWidth; height?: number } = {}): Promise<Page> {
+  const context = await browser.createBrowserContext();
+  const page = await context.newPage();
+  const width = options.width ?? 1280;
+  await page.setViewport({ width, height: options.height ?? (width < 600 ? 844 : 800), isMobile: width < 600, hasTouch: width < 600 });
+  const found: PageProblems = { consoleErrors: [], pageErrors: [], cspViolations: [] };
+  problems.set(page, found);
+  page.on("console", (message) => {
+    if (message.type() !== "error") return;
+    const where = message.location();
+    // The browser's own request for /favicon.ico, made for the tab and not by the page.
+    if (where.url && new URL(where.url).pathname === "/favicon.ico") return;
+    found.consoleErrors.push(`${message.text()}${where.url ? ` (${where.url}${where.lineNumber !== undefined ? `:${where.lineNumber}` : ""})` : ""}`);
+  });
+  page.on("pageerror", (error) => found.pageErrors.push(error instanceof Error ? (error.stack ?? error.message) : String(error)));
+  // A binding, not a script the page loads: it works whatever the page's Content-Security-Policy.
+  await page.exposeFunction(CSP_BINDING, (violation: string) => void found.cspViolations.push(violation));
+  // Page code is given as source text: this project's types are Node's, not the DOM's.
+  await page.evaluateOnNewDocument(`document.addEventListener("securitypolicyviolation", (e) => {
+    window[${JSON.stringify(CSP_BINDING)}]?.(e.effectiveDirective + " " + (e.blockedURI || "-") + " (" + (e.sourceFile || e.documentURI) + ":" + e.lineNumber + ")");
+  });`);
+  return page;
+}
+
+/** What the page recorded so far: tests expect each list to be empty. */
+export function pageProblems(page: Page): PageProblems {
+  const found = problems.get(page);
+  if (!found) throw new Error("pageProblems: the page was not made by newPage");
+  return found;
+}
+
+export interface BrowserSignIn {
+  /** Where the sign-in ended: `returnTo` on the service. */
+  url: string;
+  /** The service's HTTP status for `returnTo`. */
+  status: number | undefined;
+}
+
+/**
+ * Signs `personId` (a demo person's `oid`, see identity-provider/demo-people.ts) in as a person would:
+ * opens the service's sign-in, follows its redirect to the local OpenID provider, chooses the person
+ * on the provider's sign-in page, and follows the provider back through the service's callback to
+ * `returnTo` (default `/portal/`). Fails with the page's text when it stops anywhere else.
+ */
+export async function signInInBrowser(page: Page, baseUrl: string, personId: string, options: { returnTo?: string; timeoutMs?: number } = {}): Promise<BrowserSignIn> {
+  const origin = new URL(baseUrl).origin;
+  const returnTo = options.returnTo ?? "/portal/";
+  const target = new URL(returnTo, origin);
+  const timeout = options.timeoutMs ?? 15_000;
+  let status: number | undefined;
+  const onResponse = (response: import("puppeteer-core").HTTPResponse) => {
+    const request = response.request();
+    if (request.isNavigationRequest() && request.frame() === page.mainFrame() && sameTarget(response.url(), target)) status = response.status();
+  };
+  page.on("response", onResponse);
+  try {
+    await page.goto(`${origin}/api/v2/portal/auth/sign-in?returnTo=${encodeURIComponent(returnTo)}`, { waitUntil: "load", timeout });
+    const person = `form.people button[name="person"][value="${personId}"]`;
+    if (!(await page.$(person))) {
+      throw new Error(`The sign-in did not reach the identity provider's page with ${personId} on it: at ${page.url()}\n${await pageText(page)}`);
+    }
+    // The click posts the form; the provider, then the service's callback, redirect back to returnTo.
+    await Promise.all([page.waitForNavigation({ waitUntil: "load", timeout }), page.click(person)]);
+    const deadline = Date.now() + timeout;
+    while (!sameTarget(page.url(), target)) {
+      if (Date.now() > deadline) throw new Error(`The sign-in did not come back to ${target.href}: at ${page.url()}\n${await pageText(page)}`);
+      // A page of the provider's that submits itself (ending an earlier session) navigates on its own.
+      await page.waitForNavigation({ waitUntil: "load", timeout: Math.max(1, deadline - Date.now()) }).catch(() => undefined);
+    }
+    return { url: page.url(), status };
+  } finally {
+    page.off("response", onResponse);
+  }
+}
+
+function sameTarget(url: string, target: URL): boolean {
+  const at = new URL(url);
+  return at.origin === target.origin && at.pathname === target.pathname && at.search === target.search;
+}
+
+async function pageText(page: Page): Promise<string> {
+  return String(await page.evaluate(`document.body?.innerText ?? ""`).catch(() => "")).slice(0, 1000);
+}
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  helpUrl: string;
+  nodes: { target: string[] }[];
+}
+
+const axeSource = axe.source;
+
+/**
+ * Runs axe-core's WCAG 2 A and AA rules on the page as it is, and fails listing every serious or
+ * critical violation (rule, help, elements). axe is put in the page over the DevTools protocol, which
+ * the page's Content-Security-Policy does not govern (a <script> tag would be refused). Returns all
+ * violations, the minor and moderate ones included.
+ */
+export async function checkAccessibility(page: Page, name: string): Promise<AxeViolation[]> {
+  if (!(await page.evaluate(`typeof window.axe === "object"`))) await page.evaluate(axeSource);
+  const violations = (await page.evaluate(`window.axe
+    .run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa"] }, resultTypes: ["violations"] })
+    .then((result) => result.violations.map((v) => ({
+      id: v.id, impact: v.impact, help: v.help, helpUrl: v.helpUrl,
+      nodes: v.nodes.map((n) => ({ target: n.target.map(String) })),
+    })))`)) as AxeViolation[];
+  const blocking = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  if (blocking.length > 0) {
+    const lines = blocking.map((v) => `  ${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.map((n) => n.target.join(" ")).join("\n    ")}\n    ${v.helpUrl}`);
+    throw new Error(`Accessibility of ${name} (${page.url()}): ${blocking.length} serious or critical violation(s):\n${lines.join("\n")}`);
+  }
+  return violations;
+}
+
+/** A full-page PNG of the page as `.test-results/portal/<name>.png`; returns its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  const path = join(SCREENSHOT_DIR, `${name.replace(/[^\w.-]+/g, "-")}.png`);
+  mkdirSync(dirname(path), { recursive: true });
+  await page.screenshot({ path: path as `${string}.png`, fullPage: true });
+  return path;
+}

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { actsOn } from "../../shared/domain/gamebooks/playbook-catalogue";
 import { outboxScope } from "../../shared/platform/store/outbox-scope";
 import type { OutboxAuditRecord } from "../../shared/platform/events/outbox-record";
 import { outboxEvents } from "../support/outbox";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
+import { submitAccountRun } from "../support/gamebook-runs";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const json = async (res: Response) => (await res.json()) as Json;
@@ -33,23 +33,7 @@ beforeAll(async () => {
 });
 afterAll(() => host?.close());
 
-/** Submits a one-playbook run on a new incident with an account, as the admin service account: it waits for approval. */
-async function submit(workspaceId: string): Promise<string> {
-  for (let i = 0; i < 200; i++) {
-    const incident = host.simulated.vendors.createIncident("SourceA", workspaceId, { title: "Impossible travel", severity: "High" });
-    const catalogue = (await host.services.stores.playbookCatalogues.get(workspaceId))!;
-    const playbook = catalogue.playbooks.find((p) => p.referenceId === "revoke-sessions")!;
-    const entity = incident.entities.find((e) => actsOn(playbook, e));
-    if (!entity) continue;
-    const res = await host.call("POST", `/workspaces/${workspaceId}/gamebooks/run`, {
-      body: { incidentId: incident.id, incidentTitle: incident.title, source: incident.source, playbooks: [{ id: playbook.id, sequence: 1, entityId: entity.id, parameters: {} }] },
-    });
-    const body = await json(res);
-    expect(body.data).toMatchObject({ status: "Pending", isQueued: true });
-    return body.data.id;
-  }
-  throw new Error("no incident with an account");
-}
+const submit = (workspaceId: string) => submitAccountRun(host, workspaceId);
 
 describe("the approval queue", () => {
   it("lists the runs waiting in every workspace the person owns, across customers, soonest to expire first, with what approving will do", async () => {

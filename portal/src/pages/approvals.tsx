@@ -227,7 +227,7 @@ function ApprovalCard({ request: r, onChange }: { request: ApprovalRequest; onCh
                     </ul>
                   )}
                 </td>
-                <td>{p.undoneBy ? p.undoneBy.name : <span class="muted">Nothing: cannot be undone</span>}</td>
+                <td>{p.undoneBy ? p.undoneBy.name : <span class="muted">No undo playbook</span>}</td>
               </tr>
             ))}
           </tbody>

@@ -11,7 +11,7 @@ import type { GamebookRunRecord } from "../../shared/domain/gamebooks/gamebook-r
 import type { PlaybookCatalogueRecord } from "../../shared/domain/gamebooks/playbook-catalogue-record";
 import type { IncidentStateRecord } from "../../shared/domain/incidents/incident-state-record";
 import type { OutboxEventRecord, OutboxScope } from "../../shared/platform/events/outbox-record";
-import type { DeliveryLogRecord } from "../../shared/domain/webhooks/delivery-log";
+import { deliveryOutcomeFields, type DeliveryLogRecord } from "../../shared/domain/webhooks/delivery-log";
 import type { WebhookRecord } from "../../shared/domain/webhooks/webhook";
 import type { ServiceAccountRecord } from "../../shared/domain/organizations/service-account";
 import type { UserRecord } from "../../shared/domain/organizations/user";
@@ -671,6 +671,46 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
         await stores.deliveryLogs.put(deliveryLog("new", "wh-1", "2026-03-02T01:00:00.000Z"));
         const page = await stores.deliveryLogs.list("wh-1", { ...range, notBefore: "2026-03-02T00:00:00.000Z" }, 10);
         expect(page.items.map((e) => e.id)).toEqual(["new"]);
+      });
+
+      it("filters a listing by outcome and by status class (none: no HTTP answer), paging within the filter", async () => {
+        const at = (h: number) => `2026-03-02T${String(h).padStart(2, "0")}:00:00.000Z`;
+        await stores.deliveryLogs.put(deliveryLog("ok", "wh-1", at(1)));
+        await stores.deliveryLogs.put(deliveryLog("moved", "wh-1", at(2), { status: "Failed", httpStatusCode: 301, success: false }));
+        await stores.deliveryLogs.put(deliveryLog("gone", "wh-1", at(3), { status: "Failed", httpStatusCode: 410, success: false }));
+        await stores.deliveryLogs.put(deliveryLog("down", "wh-1", at(4), { status: "Failed", httpStatusCode: 503, success: false }));
+        await stores.deliveryLogs.put(deliveryLog("timeout", "wh-1", day1, { status: "Failed", httpStatusCode: 0, success: false }));
+        await stores.deliveryLogs.put(deliveryLog("held", "wh-1", at(5), { status: "Pending", httpStatusCode: 0, success: false }));
+        const ids = async (filter: Parameters<typeof stores.deliveryLogs.list>[4]) => (await stores.deliveryLogs.list("wh-1", range, 10, undefined, filter)).items.map((e) => e.id);
+        expect(await ids({ status: "Failed" })).toEqual(["down", "gone", "moved", "timeout"]);
+        expect(await ids({ statusClass: "4xx" })).toEqual(["gone"]);
+        expect(await ids({ statusClass: "3xx" })).toEqual(["moved"]);
+        expect(await ids({ statusClass: "none" })).toEqual(["held", "timeout"]);
+        expect(await ids({ status: "Failed", statusClass: "none" })).toEqual(["timeout"]);
+        expect(await ids({ status: "Succeeded", statusClass: "2xx" })).toEqual(["ok"]);
+        const first = await stores.deliveryLogs.list("wh-1", range, 2, undefined, { status: "Failed" });
+        const second = await stores.deliveryLogs.list("wh-1", range, 2, first.next, { status: "Failed" });
+        expect([...first.items, ...second.items].map((e) => e.id)).toEqual(["down", "gone", "moved", "timeout"]);
+        expect(second.next).toBeUndefined();
+      });
+
+      it("outcomes: only the outcome fields, newest or oldest first across days, bounded and saying so", async () => {
+        const times = ["2026-03-01T10:00:00.000Z", day1, day2, "2026-03-02T12:00:00.000Z"];
+        for (const [i, at] of times.entries()) await stores.deliveryLogs.put(deliveryLog(`log-${i}`, "wh-1", at, { durationMs: 100 + i }));
+        await stores.deliveryLogs.put(deliveryLog("other", "wh-2", day2));
+        const all = await stores.deliveryLogs.outcomes("wh-1", range, 10);
+        expect(all.truncated).toBe(false);
+        expect(all.items.map((e) => e.id)).toEqual(["log-3", "log-2", "log-1", "log-0"]);
+        expect(Object.keys(all.items[0]!).sort()).toEqual([...deliveryOutcomeFields].sort());
+        expect(all.items[0]).toMatchObject({ eventId: "ev-log-3", status: "Succeeded", httpStatusCode: 200, durationMs: 103, createdAt: times[3], incident: null });
+        const newest = await stores.deliveryLogs.outcomes("wh-1", range, 3);
+        expect(newest).toMatchObject({ truncated: true });
+        expect(newest.items.map((e) => e.id)).toEqual(["log-3", "log-2", "log-1"]);
+        const oldest = await stores.deliveryLogs.outcomes("wh-1", range, 2, { oldestFirst: true });
+        expect(oldest.items.map((e) => e.id)).toEqual(["log-0", "log-1"]);
+        expect(oldest.truncated).toBe(true);
+        const recent = await stores.deliveryLogs.outcomes("wh-1", { ...range, notBefore: "2026-03-02T00:00:00.000Z" }, 10);
+        expect(recent.items.map((e) => e.id)).toEqual(["log-3", "log-2"]);
       });
     });
 

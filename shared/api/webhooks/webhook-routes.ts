@@ -2,15 +2,14 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { checkWebhookUrl } from "../../platform/delivery/address-policy";
 import { generateSigningSecret } from "../../platform/delivery/signer";
-import { auditRecord } from "../../platform/events/audit-record";
 import { ApiError } from "../../platform/errors/api-error";
 import { commit } from "../../platform/store/commit";
 import { organizationRoute, type RequestContext, type RouteGroup } from "../../platform/http/route";
-import { outboxScope } from "../../platform/store/outbox-scope";
 import type { Versioned } from "../../platform/store/ports";
-import type { OutboxRecord } from "../../platform/events/outbox-record";
-import type { SealedSigningKey, WebhookRecord, WebhookStatus } from "../../domain/webhooks/webhook";
-import { createdWebhookExample, credentialsChangedExample, webhookExample } from "./webhook-examples";
+import type { SealedSigningKey, WebhookRecord } from "../../domain/webhooks/webhook";
+import { changeWebhook, changeWebhookState, webhookAudit, type WebhookStateAction } from "../../domain/webhooks/webhook-changes";
+import { toWebhookView, webhookView } from "../../domain/webhooks/webhook-view";
+import { createdWebhookExample, credentialsChangedExample, webhookExample } from "../../domain/examples/webhook-examples";
 import {
   createWebhookBody,
   disabledWebhookIdParams,
@@ -19,9 +18,7 @@ import {
   updateCredentialsBody,
   updateWebhookBody,
   webhookIdParams,
-  webhookView,
 } from "./webhook-schemas";
-import { toWebhookView } from "./webhook-view";
 import { visibleWebhook } from "./webhook-access";
 import { deliveryLogRoutes } from "./delivery-log-routes";
 import { testEventRoute } from "./webhook-test-event";
@@ -103,7 +100,7 @@ export const webhookRoutes: RouteGroup = {
         };
         const created = await commit({
           read: async () => ({ value: record, etag: null }),
-          change: (w) => [auditOf(input, w, "Create", { url: w.url, eventTypes: w.eventTypes, authenticationType: w.authenticationType })],
+          change: (w) => [webhookAudit(input, w, "Create", { url: w.url, eventTypes: w.eventTypes, authenticationType: w.authenticationType })],
           write: (w, _etag, outbox) => input.stores.webhooks.create(w, outbox),
           outbox: input.events.outbox,
           // A new webhook's id is its own: a create conflicts only with itself.
@@ -151,16 +148,16 @@ export const webhookRoutes: RouteGroup = {
         await commit({
           read: () => visibleWebhook(input, input.params.id),
           ifMatch: input.header("if-match"),
-          change: (w) => [auditOf(input, w, "Delete", {})],
+          change: (w) => [webhookAudit(input, w, "Delete", {})],
           write: (w, etag, outbox) => input.stores.webhooks.delete(w.id, etag!, outbox),
           outbox: input.events.outbox,
         });
         return { status: 204 };
       },
     }),
-    stateRoute("pause", "Pause delivery; new deliveries are held as Pending until resume", "Active", "Paused", webhookIdParams),
-    stateRoute("resume", "Resume a paused webhook; held deliveries are sent", "Paused", "Active", pausedWebhookIdParams),
-    stateRoute("enable", "Re-enable a webhook that was disabled after repeated failures", "Disabled", "Active", disabledWebhookIdParams),
+    stateRoute("pause", "Pause delivery; new deliveries are held as Pending until resume", webhookIdParams),
+    stateRoute("resume", "Resume a paused webhook; held deliveries are sent", pausedWebhookIdParams),
+    stateRoute("enable", "Re-enable a webhook that was disabled after repeated failures", disabledWebhookIdParams),
     organizationRoute({
       method: "POST",
       path: "/webhooks/{id}/credentials",
@@ -194,7 +191,7 @@ export const webhookRoutes: RouteGroup = {
 };
 
 /** pause / resume / enable: one state to another; from any other state the call is 409 CONFLICT. */
-function stateRoute(action: "pause" | "resume" | "enable", summary: string, from: WebhookStatus, to: WebhookStatus, params: typeof webhookIdParams) {
+function stateRoute(action: WebhookStateAction, summary: string, params: typeof webhookIdParams) {
   return organizationRoute({
     method: "POST",
     path: `/webhooks/{id}/${action}`,
@@ -203,20 +200,9 @@ function stateRoute(action: "pause" | "resume" | "enable", summary: string, from
     auth: "webhooks:manage",
     problems: ["CONFLICT"],
     params,
-    response: webhookView.meta({ examples: [{ ...webhookExample, status: to }] }),
+    response: webhookView.meta({ examples: [{ ...webhookExample, status: action === "pause" ? "Paused" : "Active" }] }),
     async handler(input) {
-      const saved = await modifyWebhook(input, input.params.id, { status: { from, to } }, (w) => {
-        if (w.status !== from) {
-          throw new ApiError("CONFLICT", `The webhook is ${w.status}; only a ${from} webhook can be ${action}d.`, { target: "status" });
-        }
-        w.status = to;
-        if (to === "Active") {
-          w.disableReason = null;
-          w.disabledAt = null;
-          // A re-enabled webhook starts a fresh failure count.
-          if (from === "Disabled") w.finalFailures = [];
-        }
-      });
+      const saved = await changeWebhookState(input, () => visibleWebhook(input, input.params.id), action, input.header("if-match"));
       return { data: toWebhookView(saved.value), headers: { ETag: saved.etag } };
     },
   });
@@ -232,19 +218,9 @@ function rotatedKeys(keys: SealedSigningKey[], sealed: string, now: Date): Seale
   return [{ sealed, createdAt: stamp, retiresAt: null }, ...kept];
 }
 
-/** A change to a webhook, its audit event committed with it; `If-Match` honoured. */
+/** A change to a webhook of the caller's organization, its audit event committed with it; `If-Match` honoured. */
 function modifyWebhook(input: RequestContext, id: string, metadata: Record<string, unknown>, mutate: (w: WebhookRecord) => void): Promise<Versioned<WebhookRecord>> {
-  return commit({
-    read: () => visibleWebhook(input, id),
-    ifMatch: input.header("if-match"),
-    change(w) {
-      mutate(w);
-      w.lastModifiedAt = input.now().toISOString();
-      return [auditOf(input, w, "Update", metadata)];
-    },
-    write: (w, etag, outbox) => input.stores.webhooks.replace(w, etag!, outbox),
-    outbox: input.events.outbox,
-  });
+  return changeWebhook(input, () => visibleWebhook(input, id), metadata, mutate, input.header("if-match"));
 }
 
 /** The URL must be an HTTPS endpoint on public addresses; monitored accounts must be the caller's organization's. */
@@ -257,22 +233,4 @@ async function checkTarget(input: RequestContext, url: string, monitoredAccountI
     const message = `Not accounts of your organization: ${foreign.join(", ")}.`;
     throw new ApiError("VALIDATION_ERROR", message, { target: "monitoredAccountIds", errors: { monitoredAccountIds: [message] } });
   }
-}
-
-/** The audit event of a write to a webhook, committed with it, in the trail of the account that owns it. */
-function auditOf(input: RequestContext, webhook: WebhookRecord, action: "Create" | "Update" | "Delete", metadata: Record<string, unknown>): OutboxRecord {
-  return auditRecord(
-    input.actor,
-    {
-      activityType: "Webhook",
-      activityAction: action,
-      targetResourceType: "Webhook",
-      targetResourceId: webhook.id,
-      targetResourceName: webhook.name,
-      metadata,
-      accountId: webhook.targetAccountId,
-    },
-    outboxScope.webhook(webhook.id),
-    input.now(),
-  );
 }

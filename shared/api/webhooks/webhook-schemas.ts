@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { subscribableEventTypes } from "../../platform/events/event-types";
 import { EXAMPLE_DISABLED_WEBHOOK_ID, EXAMPLE_PAUSED_WEBHOOK_ID, EXAMPLE_RETIRED_WEBHOOK_ID, EXAMPLE_WEBHOOK_ID } from "../../domain/examples/examples";
-import { webhookAuthenticationTypes, webhookStatuses } from "../../domain/webhooks/webhook";
-import { createWebhookExample, updateCredentialsExample, updateWebhookExample, webhookExample } from "./webhook-examples";
+import { webhookAuthenticationTypes } from "../../domain/webhooks/webhook";
+import { createWebhookExample, updateCredentialsExample, updateWebhookExample } from "../../domain/examples/webhook-examples";
 
 const webhookId = z.guid().describe("The webhook's id.");
 export const webhookIdParams = z.object({ id: webhookId.meta({ examples: [EXAMPLE_WEBHOOK_ID] }) });
@@ -81,22 +81,3 @@ export const updateCredentialsBody = z
   .strict()
   .superRefine(checkCredentials)
   .meta({ examples: [updateCredentialsExample] });
-
-export const webhookView = z.object({
-  id: z.guid(),
-  serviceProviderId: z.guid(),
-  targetAccountId: z.guid(),
-  targetAccountName: z.string(),
-  workspaceId: z.string().nullable(),
-  name: z.string(),
-  url: z.string(),
-  status: z.enum(webhookStatuses),
-  eventTypes: z.array(z.string()),
-  monitoredAccountIds: z.array(z.guid()),
-  authenticationType: z.enum(webhookAuthenticationTypes),
-  hasSigningToken: z.boolean(),
-  disableReason: z.string().nullable(),
-  disabledAt: z.string().nullable(),
-  createdAt: z.string(),
-  lastModifiedAt: z.string(),
-}).meta({ examples: [webhookExample] });

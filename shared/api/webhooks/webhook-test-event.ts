@@ -1,4 +1,4 @@
-import { deliveryAcceptedExample } from "./webhook-examples";
+import { deliveryAcceptedExample } from "../../domain/examples/webhook-examples";
 import { z } from "zod";
 import { firstAttempt, outgoingDelivery } from "../../platform/delivery/delivery-message";
 import { freshEventId } from "../../platform/events/event-ids";

@@ -8,7 +8,7 @@ import {
   EXAMPLE_PROVIDER_ACCOUNT_NAME,
   EXAMPLE_WEBHOOK_ID,
   EXAMPLE_WORKSPACE_ID,
-} from "../../domain/examples/examples";
+} from "./examples";
 
 // Examples of the OpenAPI document for webhooks: the demo provider's SOAR intake webhook and its
 // delivery log (see domain/examples/examples.ts). A new or changed endpoint must resolve to a public address,
@@ -103,3 +103,8 @@ export const deliveryLogEntryExample = {
 };
 
 export const deliveryAcceptedExample = { eventId: "9d3b7c1e-5f2a-4e8d-b6c0-3a1f7e9d2b54", status: "Pending" };
+
+/** Demo webhooks the portal's state examples act on, each in the state its action needs. */
+export const EXAMPLE_DATA_LAKE_WEBHOOK_ID = "4b6f4302-9e1b-8292-bd47-9284477318e5";
+export const EXAMPLE_CHANGE_BOARD_WEBHOOK_ID = "3c857380-5ddb-808d-9a63-9c5306bd34aa";
+export const EXAMPLE_CHATOPS_WEBHOOK_ID = "20bfadc7-fe93-8aa7-9b06-171aeb244218";

@@ -41,3 +41,55 @@ export interface DeliveryLogRecord {
   /** Seconds until the store may drop it. */
   ttl: number;
 }
+
+/** What `error` says of a failed attempt that will be made again; a final failure never says it. */
+export const RETRY_SCHEDULED = "; next attempt at ";
+
+/** A failure that ends its delivery: retries exhausted, a permanent answer, or never sent. */
+export function isFinalFailure(entry: Pick<DeliveryLogRecord, "status" | "error">): boolean {
+  return entry.status === "Failed" && !(entry.error ?? "").includes(RETRY_SCHEDULED);
+}
+
+/** The class of an attempt's HTTP status; `none` when no response came (network error, timeout, never sent, held). */
+export const statusClasses = ["2xx", "3xx", "4xx", "5xx", "none"] as const;
+
+export type StatusClass = (typeof statusClasses)[number];
+
+/** The `httpStatusCode` values of a class, both ends included. */
+export function statusCodeRange(statusClass: StatusClass): { min: number; max: number } {
+  if (statusClass === "none") return { min: 0, max: 0 };
+  const hundred = Number(statusClass[0]) * 100;
+  return { min: hundred, max: hundred + 99 };
+}
+
+export function statusClassOf(httpStatusCode: number): StatusClass {
+  return statusClasses.find((c) => c !== "none" && httpStatusCode >= statusCodeRange(c).min && httpStatusCode <= statusCodeRange(c).max) ?? "none";
+}
+
+/** Which entries a listing keeps: one outcome, one status class, or both. */
+export interface DeliveryLogFilter {
+  status?: DeliveryStatus;
+  statusClass?: StatusClass;
+}
+
+/** The fields of an entry that health figures and bulk redelivery read: what the store returns for them. */
+export type DeliveryOutcome = Pick<
+  DeliveryLogRecord,
+  "id" | "eventId" | "eventType" | "eventOccurredAt" | "status" | "httpStatusCode" | "durationMs" | "createdAt" | "attempt" | "isTest" | "redelivered" | "incident" | "error"
+>;
+
+export const deliveryOutcomeFields = [
+  "id",
+  "eventId",
+  "eventType",
+  "eventOccurredAt",
+  "status",
+  "httpStatusCode",
+  "durationMs",
+  "createdAt",
+  "attempt",
+  "isTest",
+  "redelivered",
+  "incident",
+  "error",
+] as const satisfies readonly (keyof DeliveryOutcome)[];

@@ -5,7 +5,7 @@ import type { MessageHandler, QueueSender } from "../queue/queue";
 import type { DeliveryLogStore, WebhookStore } from "../store/ports";
 import { deliveryLogPartition } from "../store/delivery-log-partition";
 import { commit } from "../store/commit";
-import type { DeliveryLogRecord, DeliveryStatus } from "../../domain/webhooks/delivery-log";
+import { RETRY_SCHEDULED, type DeliveryLogRecord, type DeliveryStatus } from "../../domain/webhooks/delivery-log";
 import type { WebhookRecord } from "../../domain/webhooks/webhook";
 import type { SecretBox } from "./secret-box";
 import { deliveryMessageId, type DeliveryMessage } from "./delivery-message";
@@ -170,7 +170,7 @@ function redact(headers: Record<string, string>): Record<string, string> {
 
 function describe(outcome: SendOutcome, decision: RetryDecision): string | null {
   const what = outcome.kind === "error" ? `${outcome.error}: ${outcome.message}` : outcome.status >= 300 ? `HTTP ${outcome.status}` : null;
-  if (decision.action === "retry") return `${what}; next attempt at ${decision.at.toISOString()}`;
+  if (decision.action === "retry") return `${what}${RETRY_SCHEDULED}${decision.at.toISOString()}`;
   if (decision.action === "fail") return `${what}; ${decision.reason === "permanent" ? "not retried" : "retries exhausted"}, dead-lettered`;
   return null;
 }

@@ -4,7 +4,7 @@ import type { GamebookRunRecord } from "../../domain/gamebooks/gamebook-run";
 import type { IncidentStateRecord } from "../../domain/incidents/incident-state-record";
 import type { OrganizationalRole } from "../../domain/organizations/roles";
 import type { OutboxRecord, OutboxScope } from "../events/outbox-record";
-import type { DeliveryLogRecord } from "../../domain/webhooks/delivery-log";
+import type { DeliveryLogFilter, DeliveryLogRecord, DeliveryOutcome } from "../../domain/webhooks/delivery-log";
 import type { ReconcilerStateRecord } from "../../domain/reconciler/reconciler-state";
 import type { AgentConfigurationRecord } from "../../domain/incidents/agent-configuration";
 import type { SopRecord } from "../../domain/sops/sop";
@@ -264,15 +264,29 @@ export interface DeliveryLogStore {
   /** A point read; the createdAt names the partition. Expired entries are not returned. */
   get(webhookId: string, id: string, createdAt: string): Promise<DeliveryLogRecord | undefined>;
   /**
-   * A webhook's entries with from <= createdAt < to, newest first, at most `limit`, after `cursor`;
-   * entries older than `notBefore` (expired) are never returned.
+   * A webhook's entries with from <= createdAt < to, newest first, at most `limit`, after `cursor`,
+   * only those `filter` keeps; entries older than `notBefore` (expired) are never returned.
    */
   list(
     webhookId: string,
-    range: { from: string; to: string; notBefore: string },
+    range: DeliveryLogRange,
     limit: number,
     cursor?: DeliveryLogCursor,
+    filter?: DeliveryLogFilter,
   ): Promise<{ items: DeliveryLogRecord[]; next?: DeliveryLogCursor }>;
+  /**
+   * The outcome fields only (`DeliveryOutcome`) of a webhook's entries in the range, newest first
+   * (`oldestFirst`: oldest first), at most `limit`; `truncated` when more matched. For health figures
+   * and bulk redelivery: one day partition at a time, never expired entries.
+   */
+  outcomes(webhookId: string, range: DeliveryLogRange, limit: number, options?: { oldestFirst?: boolean }): Promise<{ items: DeliveryOutcome[]; truncated: boolean }>;
+}
+
+/** A time range of a webhook's delivery log: from <= createdAt < to, and never before `notBefore` (expired). */
+export interface DeliveryLogRange {
+  from: string;
+  to: string;
+  notBefore: string;
 }
 
 /** Per workspace: the reconciler's lease and its watermark per source. */

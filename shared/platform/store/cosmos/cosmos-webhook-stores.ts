@@ -1,5 +1,5 @@
 import type { DeliveryLogStore, WebhookStore } from "../ports";
-import type { DeliveryLogRecord } from "../../../domain/webhooks/delivery-log";
+import { deliveryOutcomeFields, statusCodeRange, type DeliveryLogFilter, type DeliveryLogRecord, type DeliveryOutcome } from "../../../domain/webhooks/delivery-log";
 import type { WebhookRecord } from "../../../domain/webhooks/webhook";
 import { deliveryLogPartition, deliveryLogPartitions } from "../delivery-log-partition";
 import type { Collection } from "./collection";
@@ -34,15 +34,15 @@ export function cosmosDeliveryLogs(logs: Collection<DeliveryLogRecord>): Deliver
       const found = await logs.read(id, deliveryLogPartition(webhookId, createdAt));
       return found && found.value.createdAt === createdAt && found.value.webhookConfigurationId === webhookId ? found.value : undefined;
     },
-    async list(webhookId, range, limit, cursor) {
+    async list(webhookId, range, limit, cursor, filter = {}) {
       const lower = range.from > range.notBefore ? range.from : range.notBefore;
       const upper = cursor && cursor.createdAt < range.to ? cursor.createdAt : range.to;
       if (lower >= range.to) return { items: [] };
       const items: DeliveryLogRecord[] = [];
       for (const partitionKey of deliveryLogPartitions(webhookId, lower, cursor ? new Date(Date.parse(upper) + 1).toISOString() : upper)) {
         const want = limit + 1 - items.length;
-        const conditions = ["c.pk = @pk", "c.createdAt >= @lower", "c.createdAt < @to"];
-        const parameters: Record<string, string | number> = { "@pk": partitionKey, "@lower": lower, "@to": range.to, "@top": want };
+        const { conditions, parameters } = rangeConditions(partitionKey, lower, range.to, filter);
+        parameters["@top"] = want;
         if (cursor) {
           conditions.push("(c.createdAt < @cAt OR (c.createdAt = @cAt AND c.id < @cId))");
           parameters["@cAt"] = cursor.createdAt;
@@ -60,5 +60,45 @@ export function cosmosDeliveryLogs(logs: Collection<DeliveryLogRecord>): Deliver
       const last = page.at(-1);
       return { items: page, next: items.length > limit && last ? { createdAt: last.createdAt, id: last.id } : undefined };
     },
+    async outcomes(webhookId, range, limit, options = {}) {
+      const lower = range.from > range.notBefore ? range.from : range.notBefore;
+      if (lower >= range.to) return { items: [], truncated: false };
+      const days = deliveryLogPartitions(webhookId, lower, range.to);
+      if (options.oldestFirst) days.reverse();
+      // Oldest first orders by time alone (the range index serves it); ties need no order there.
+      const order = options.oldestFirst ? "c.createdAt ASC" : "c.createdAt DESC, c.id DESC";
+      const fields = deliveryOutcomeFields.map((f) => `c.${f}`).join(", ");
+      const items: DeliveryOutcome[] = [];
+      for (const partitionKey of days) {
+        const { conditions, parameters } = rangeConditions(partitionKey, lower, range.to);
+        parameters["@top"] = limit + 1 - items.length;
+        // Only the outcome fields: thousands of entries cost their few fields each, not their headers.
+        const found = (await logs.query(
+          `SELECT TOP @top ${fields} FROM c WHERE ${conditions.join(" AND ")} ORDER BY ${order}`,
+          parameters,
+          partitionKey,
+        )) as unknown as DeliveryOutcome[];
+        items.push(...found);
+        if (items.length > limit) break;
+      }
+      return { items: items.slice(0, limit), truncated: items.length > limit };
+    },
   };
+}
+
+/** One day partition's entries in [lower, to), kept by `filter`. */
+function rangeConditions(partitionKey: string, lower: string, to: string, filter: DeliveryLogFilter = {}) {
+  const conditions = ["c.pk = @pk", "c.createdAt >= @lower", "c.createdAt < @to"];
+  const parameters: Record<string, string | number> = { "@pk": partitionKey, "@lower": lower, "@to": to };
+  if (filter.status !== undefined) {
+    conditions.push("c.status = @status");
+    parameters["@status"] = filter.status;
+  }
+  if (filter.statusClass !== undefined) {
+    const { min, max } = statusCodeRange(filter.statusClass);
+    conditions.push("c.httpStatusCode >= @minCode AND c.httpStatusCode <= @maxCode");
+    parameters["@minCode"] = min;
+    parameters["@maxCode"] = max;
+  }
+  return { conditions, parameters };
 }

@@ -2,6 +2,7 @@ import type {
   AccountStore,
   GamebookRunStore,
   IncidentStateStore,
+  DeliveryLogRange,
   DeliveryLogStore,
   ReconcilerStore,
   WebhookStore,
@@ -13,7 +14,7 @@ import type {
 import type { AccountRecord } from "../../../domain/organizations/account";
 import type { GamebookRunRecord } from "../../../domain/gamebooks/gamebook-run";
 import type { IncidentStateRecord } from "../../../domain/incidents/incident-state-record";
-import type { DeliveryLogRecord } from "../../../domain/webhooks/delivery-log";
+import { deliveryOutcomeFields, statusCodeRange, type DeliveryLogFilter, type DeliveryLogRecord } from "../../../domain/webhooks/delivery-log";
 import type { ReconcilerStateRecord } from "../../../domain/reconciler/reconciler-state";
 import type { WebhookRecord } from "../../../domain/webhooks/webhook";
 import type { ServiceAccountRecord } from "../../../domain/organizations/service-account";
@@ -100,17 +101,39 @@ function memoryDeliveryLogs(): DeliveryLogStore {
       const found = entries.get(key(deliveryLogPartition(webhookId, createdAt), id));
       return found && found.createdAt === createdAt ? found : undefined;
     },
-    async list(webhookId, range, limit, cursor) {
-      const lower = range.from > range.notBefore ? range.from : range.notBefore;
-      const matching = [...entries.values()]
-        .filter((e) => e.webhookConfigurationId === webhookId && e.createdAt >= lower && e.createdAt < range.to)
+    async list(webhookId, range, limit, cursor, filter = {}) {
+      const matching = inRange(webhookId, range)
         .filter((e) => !cursor || e.createdAt < cursor.createdAt || (e.createdAt === cursor.createdAt && e.id < cursor.id))
-        .sort((a, b) => (a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : a.id < b.id ? 1 : -1));
+        .filter((e) => keeps(filter, e))
+        .sort(newestFirst);
       const items = matching.slice(0, limit);
       const last = items.at(-1);
       return { items, next: matching.length > limit && last ? { createdAt: last.createdAt, id: last.id } : undefined };
     },
+    async outcomes(webhookId, range, limit, options = {}) {
+      const sorted = inRange(webhookId, range).sort(newestFirst);
+      if (options.oldestFirst) sorted.reverse();
+      return { items: sorted.slice(0, limit).map((e) => pick(e, deliveryOutcomeFields)), truncated: sorted.length > limit };
+    },
   };
+
+  function inRange(webhookId: string, range: DeliveryLogRange): DeliveryLogRecord[] {
+    const lower = range.from > range.notBefore ? range.from : range.notBefore;
+    return [...entries.values()].filter((e) => e.webhookConfigurationId === webhookId && e.createdAt >= lower && e.createdAt < range.to);
+  }
+}
+
+const newestFirst = (a: DeliveryLogRecord, b: DeliveryLogRecord) => (a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : a.id < b.id ? 1 : -1);
+
+function keeps(filter: DeliveryLogFilter, e: DeliveryLogRecord): boolean {
+  if (filter.status !== undefined && e.status !== filter.status) return false;
+  if (filter.statusClass === undefined) return true;
+  const { min, max } = statusCodeRange(filter.statusClass);
+  return e.httpStatusCode >= min && e.httpStatusCode <= max;
+}
+
+function pick<T, K extends keyof T>(value: T, keys: readonly K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((k) => [k, value[k]])) as Pick<T, K>;
 }
 
 function memoryIncidents(outbox: MemoryOutbox): IncidentStateStore {

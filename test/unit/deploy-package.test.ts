@@ -52,9 +52,13 @@ describe("deployment package", () => {
     const all = filesUnder(pkg);
     const own = all.filter((f) => !f.startsWith("node_modules/"));
     expect(own.filter((f) => !f.startsWith("dist/")).sort()).toEqual(["host.json", "package-lock.json", "package.json"]);
-    // Only compiled JavaScript: no TypeScript sources, source maps, tests, bench, scripts or infra.
-    expect(own.filter((f) => f.startsWith("dist/") && !f.endsWith(".js"))).toEqual(["dist/shared/hosts/azure/http-functions.json"]);
-    expect(own.filter((f) => !/^dist\/(functions|shared)\//.test(f) && f.startsWith("dist/"))).toEqual([]);
+    // The portal page, bundled: its page, one script and one stylesheet, content-named; no source maps.
+    const page = own.filter((f) => f.startsWith("dist/portal/")).sort();
+    expect(page.map((f) => f.replace(/-\w+\.(js|css)$/, ".$1"))).toEqual(["dist/portal/assets/app.css", "dist/portal/assets/app.js", "dist/portal/index.html"]);
+    // Otherwise only compiled JavaScript: no TypeScript sources, source maps, tests, bench, scripts or infra.
+    const code = own.filter((f) => !f.startsWith("dist/portal/"));
+    expect(code.filter((f) => f.startsWith("dist/") && !f.endsWith(".js"))).toEqual(["dist/shared/hosts/azure/http-functions.json"]);
+    expect(code.filter((f) => !/^dist\/(functions|shared)\//.test(f) && f.startsWith("dist/"))).toEqual([]);
     // What Azure runs only: no simulated system and no local host (they are the embedded default's).
     expect(own.filter((f) => f.startsWith("dist/shared/hosts/local/") || /^dist\/shared\/systems\/[^/]+\/simulated\//.test(f))).toEqual([]);
     for (const kind of ["hosts/azure", "api", "domain", "platform", "systems"]) expect(own.some((f) => f.startsWith(`dist/shared/${kind}/`)), kind).toBe(true);

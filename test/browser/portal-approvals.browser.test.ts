@@ -72,7 +72,7 @@ describe("the approval queue in a browser", () => {
     const text = await cardText(page, runs[0]!);
     for (const label of ["Workspace", "Incident", "Asked by", "Expires", "Matched rule", "What approving will do", "Acts on", "Parameters"]) expect(text).toContain(label);
     expect(text).toContain("northwind-sentinel-clinics");
-    await screenshot(page, "approvals-queue");
+    await screenshot(page, "approvals-queue", { readme: true });
     await checkAccessibility(page, "approvals-queue");
     expect(pageProblems(page)).toEqual(noProblems);
   });

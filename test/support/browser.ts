@@ -4,7 +4,7 @@
  * of its own. Every page records its console errors, uncaught exceptions and Content-Security-Policy
  * violations (see `pageProblems`).
  */
-import { mkdirSync } from "node:fs";
+import { copyFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import axe from "axe-core";
@@ -163,10 +163,22 @@ export async function checkAccessibility(page: Page, name: string): Promise<AxeV
   return violations;
 }
 
-/** A full-page PNG of the page as `.test-results/portal/<name>.png`; returns its path. */
-export async function screenshot(page: Page, name: string): Promise<string> {
-  const path = join(SCREENSHOT_DIR, `${name.replace(/[^\w.-]+/g, "-")}.png`);
+/** Where the README's screenshots live; the tests write them there when `README_SCREENSHOTS=1`. */
+export const README_SCREENSHOT_DIR = join("docs", "screenshots");
+
+/**
+ * A full-page PNG of the page as `.test-results/portal/<name>.png`; returns its path. With
+ * `readme`, and `README_SCREENSHOTS=1` in the environment (`npm run screenshots`), the same picture
+ * also replaces the README's copy in docs/screenshots/, so the README shows what the tests saw.
+ */
+export async function screenshot(page: Page, name: string, options: { readme?: boolean } = {}): Promise<string> {
+  const file = `${name.replace(/[^\w.-]+/g, "-")}.png`;
+  const path = join(SCREENSHOT_DIR, file);
   mkdirSync(dirname(path), { recursive: true });
   await page.screenshot({ path: path as `${string}.png`, fullPage: true });
+  if (options.readme && process.env.README_SCREENSHOTS === "1") {
+    mkdirSync(README_SCREENSHOT_DIR, { recursive: true });
+    copyFileSync(path, join(README_SCREENSHOT_DIR, file));
+  }
   return path;
 }

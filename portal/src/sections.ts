@@ -1,6 +1,9 @@
 import type { ComponentType } from "preact";
 import { BASE } from "./router";
 import { ApprovalsPage } from "./pages/approvals";
+import { WorkspacesPage } from "./pages/workspaces";
+import { WorkspacePage } from "./pages/workspace";
+import { PeoplePage, PersonPage } from "./pages/people";
 
 /** A view: a path pattern under /portal (`:name` segments become params) and the page that shows it. */
 export interface View {
@@ -18,4 +21,21 @@ export interface Section {
 /** The portal's sections, in the navigation's order: what operators do most comes first. */
 export const SECTIONS: Section[] = [
   { label: "Approvals", href: `${BASE}/approvals`, views: [{ pattern: "/approvals", page: ApprovalsPage }] },
+  {
+    label: "Workspaces",
+    href: `${BASE}/workspaces`,
+    views: [
+      { pattern: "/workspaces", page: WorkspacesPage },
+      { pattern: "/workspaces/:workspaceId", page: WorkspacePage },
+    ],
+  },
+  {
+    label: "People",
+    href: `${BASE}/people`,
+    views: [
+      { pattern: "/people", page: PeoplePage },
+      { pattern: "/people/new", page: PersonPage },
+      { pattern: "/people/:userId", page: PersonPage },
+    ],
+  },
 ];

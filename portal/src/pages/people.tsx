@@ -1,0 +1,431 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api, call, csrf } from "../api/client";
+import type { paths } from "../api/openapi";
+import { BASE, Link, navigate, useLocation } from "../router";
+import { hasRole, useMe } from "../session";
+import { Badge, Checkbox, Empty, Field, Notice, PageHeader, ProblemBanner, Select, TableScroll, Time, useAction, useResource } from "../ui";
+import { readOrganizations, readWorkspaces, type Organization, type Workspace } from "./workspaces";
+
+type PeopleEnvelope = paths["/api/v2/portal/people"]["get"]["responses"][200]["content"]["application/json"];
+export type Person = PeopleEnvelope["data"][number];
+type PersonBody = NonNullable<paths["/api/v2/portal/people/{userId}"]["put"]["requestBody"]>["content"]["application/json"];
+type OrganizationalRole = Person["organizationalRole"];
+type WorkspaceRole = Person["workspaceRoles"][number]["role"];
+
+/** People and their roles are a UserAdmin's (and an Admin's), as the routes say. */
+const USER_ADMIN = ["UserAdmin"] as const;
+
+const ORGANIZATIONAL_ROLES: readonly { value: OrganizationalRole; label: string }[] = [
+  { value: "Member", label: "Member: acts on the workspaces they hold a role on" },
+  { value: "WorkspaceAdmin", label: "WorkspaceAdmin: every workspace, onboarding and settings" },
+  { value: "UserAdmin", label: "UserAdmin: people and their roles" },
+  { value: "AgentAdmin", label: "AgentAdmin: agents" },
+  { value: "OrgContentOperator", label: "OrgContentOperator: the organization's content" },
+  { value: "OrgContentAdmin", label: "OrgContentAdmin: the organization's content, and who changes it" },
+  { value: "Admin", label: "Admin: everything" },
+];
+
+const WORKSPACE_ROLES: readonly WorkspaceRole[] = ["Owner", "Analyst"];
+
+/** Names of organizations and workspaces for ids, from what the person may read (ids where they may not). */
+function useNames() {
+  const organizations = useResource(() => readOrganizations().catch(() => [] as Organization[]), []);
+  const workspaces = useResource(() => readWorkspaces().catch(() => [] as Workspace[]), []);
+  return {
+    organizations: organizations.value ?? [],
+    workspaces: workspaces.value ?? [],
+    organization: (id: string) => organizations.value?.find((o) => o.id === id)?.name ?? id,
+    workspace: (id: string) => workspaces.value?.find((w) => w.id === id)?.name ?? id,
+  };
+}
+
+/** A notice carried to the list after a change, shown once. */
+let flash: string | undefined;
+
+function personHref(p: Pick<Person, "userId" | "accountId">): string {
+  return `${BASE}/people/${p.userId}?accountId=${p.accountId}`;
+}
+
+/** The people of the organization, with their organizational and workspace roles. */
+export function PeoplePage() {
+  const me = useMe();
+  const names = useNames();
+  const [notice] = useState(() => {
+    const message = flash;
+    flash = undefined;
+    return message;
+  });
+  const [accountId, setAccountId] = useState("");
+  const [role, setRole] = useState("");
+  const [email, setEmail] = useState("");
+  const [applied, setApplied] = useState({ accountId: "", role: "", email: "" });
+  const [people, setPeople] = useState<Person[]>([]);
+  const [more, setMore] = useState<string | undefined>(undefined);
+  const read = (continuationToken?: string) =>
+    call(
+      api.GET("/api/v2/portal/people", {
+        params: {
+          query: {
+            pageSize: 100,
+            continuationToken,
+            accountId: applied.accountId || undefined,
+            role: (applied.role || undefined) as OrganizationalRole | undefined,
+            email: applied.email.trim() || undefined,
+          },
+        },
+      }),
+    );
+  const list = useResource(() => read(), [applied]);
+  useEffect(() => {
+    if (!list.value) return;
+    setPeople(list.value.data);
+    setMore(list.value.pagination?.continuationToken);
+  }, [list.value]);
+  const loadMore = useAction(async () => {
+    const page = await read(more);
+    setPeople((before) => [...before, ...page.data]);
+    setMore(page.pagination?.continuationToken);
+  });
+  const canChange = hasRole(me, USER_ADMIN);
+
+  return (
+    <section>
+      <PageHeader title="People">
+        {canChange && (
+          <Link class="button" href={`${BASE}/people/new`}>
+            Add a person
+          </Link>
+        )}
+      </PageHeader>
+      <p class="lead">The people registered in your organization, their organizational role and their roles on workspaces. Everyone signs in with MFA; the service refuses a session without it.</p>
+      {notice && <Notice kind="success">{notice}</Notice>}
+      {!canChange && <Notice>People and their roles are for UserAdmins and Admins. You are {me.organizationalRole}.</Notice>}
+      <form
+        class="filters"
+        aria-label="Filter people"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setApplied({ accountId, role, email });
+        }}
+      >
+        {names.organizations.length > 1 && (
+          <Select
+            label="Organization"
+            name="accountId"
+            value={accountId}
+            onValue={setAccountId}
+            problem={list.problem}
+            options={[{ value: "", label: "All organizations" }, ...names.organizations.map((o) => ({ value: o.id, label: o.name }))]}
+          />
+        )}
+        <Select label="Organizational role" name="role" value={role} onValue={setRole} problem={list.problem} options={[{ value: "", label: "Any role" }, ...ORGANIZATIONAL_ROLES.map((r) => r.value)]} />
+        <Field label="E-mail address (exact)" name="email" type="email" value={email} onValue={setEmail} problem={list.problem} autoComplete="off" />
+        <div class="buttons filter-buttons">
+          <button type="submit" class="button button-secondary">
+            Filter
+          </button>
+        </div>
+      </form>
+      <ProblemBanner problem={list.problem} title="The people could not be read" />
+      <p aria-live="polite" class="muted">
+        {list.value ? `${people.length}${more ? "+" : ""} ${people.length === 1 ? "person" : "people"}` : list.loading ? "Loading…" : ""}
+      </p>
+      {list.value && people.length === 0 && <Empty>Nobody matches.</Empty>}
+      {people.length > 0 && (
+        <TableScroll label="People">
+          <table>
+            <caption class="visually-hidden">People of your organization</caption>
+            <thead>
+              <tr>
+                <th scope="col">Person</th>
+                <th scope="col">Organization</th>
+                <th scope="col">Organizational role</th>
+                <th scope="col">Workspace roles</th>
+                <th scope="col">Status</th>
+                <th scope="col">Registered</th>
+              </tr>
+            </thead>
+            <tbody>
+              {people.map((p) => (
+                <tr key={`${p.accountId}:${p.userId}`} data-user-id={p.userId}>
+                  <th scope="row">
+                    <Link href={personHref(p)}>{p.displayName || p.email}</Link>
+                    <div class="muted">{p.email}</div>
+                  </th>
+                  <td>{names.organization(p.accountId)}</td>
+                  <td>{p.organizationalRole}</td>
+                  <td>
+                    {p.workspaceRoles.length === 0 ? (
+                      <span class="muted">None</span>
+                    ) : (
+                      <ul class="plain">
+                        {p.workspaceRoles.map((r) => (
+                          <li key={r.workspaceId}>
+                            {r.role} of {names.workspace(r.workspaceId)}
+                          </li>
+                        ))}
+                      </ul>
+                    )}
+                  </td>
+                  <td>{p.isActive ? <Badge tone="ok">Active</Badge> : <Badge tone="bad">Inactive</Badge>}</td>
+                  <td>
+                    <Time at={p.createdAt} />
+                    {p.sessionsValidFrom && (
+                      <div class="muted">
+                        Signed out everywhere <Time at={p.sessionsValidFrom} />
+                      </div>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
+      )}
+      <ProblemBanner problem={loadMore.problem} />
+      {more && (
+        <button type="button" class="button button-secondary" disabled={loadMore.busy} onClick={() => void loadMore.run()}>
+          {loadMore.busy ? "Loading…" : "Show more"}
+        </button>
+      )}
+    </section>
+  );
+}
+
+/** One person (`/people/:userId`) or a new one (`/people/new`): their registration, and signing them out everywhere. */
+export function PersonPage({ params }: { params: Record<string, string> }) {
+  const me = useMe();
+  const url = useLocation();
+  const isNew = params.userId === undefined;
+  const userId = params.userId ?? "";
+  const accountId = url.searchParams.get("accountId") ?? undefined;
+  const person = useResource(
+    async () => (isNew ? undefined : (await call(api.GET("/api/v2/portal/people/{userId}", { params: { path: { userId }, query: { accountId } } }))).data),
+    [userId, accountId],
+  );
+  const names = useNames();
+  const [notice, setNotice] = useState<string | undefined>(undefined);
+  const canChange = hasRole(me, USER_ADMIN);
+  const p = person.value;
+  const title = isNew ? "Add a person" : p ? p.displayName || p.email : "Person";
+
+  return (
+    <section>
+      <p class="breadcrumb">
+        <Link href={`${BASE}/people`}>People</Link>
+      </p>
+      <PageHeader title={title} />
+      {notice && <Notice kind="success">{notice}</Notice>}
+      <ProblemBanner problem={person.problem} title="The person could not be read" />
+      {!isNew && person.loading && !p && <p class="muted">Loading…</p>}
+      {p && (
+        <dl class="facts">
+          <div>
+            <dt>E-mail</dt>
+            <dd>{p.email}</dd>
+          </div>
+          <div>
+            <dt>Organization</dt>
+            <dd>{names.organization(p.accountId)}</dd>
+          </div>
+          <div>
+            <dt>Status</dt>
+            <dd>{p.isActive ? <Badge tone="ok">Active</Badge> : <Badge tone="bad">Inactive</Badge>}</dd>
+          </div>
+          <div>
+            <dt>Registered</dt>
+            <dd>
+              <Time at={p.createdAt} />
+            </dd>
+          </div>
+          <div>
+            <dt>Last changed</dt>
+            <dd>
+              <Time at={p.lastModifiedAt} />
+            </dd>
+          </div>
+          <div>
+            <dt>Sessions valid from</dt>
+            <dd>{p.sessionsValidFrom ? <Time at={p.sessionsValidFrom} /> : <span class="muted">Every session since sign-in</span>}</dd>
+          </div>
+        </dl>
+      )}
+      {canChange && (isNew || p) && (
+        <PersonForm
+          key={p ? `${p.userId}:${p.lastModifiedAt}` : "new"}
+          person={p}
+          organizations={names.organizations}
+          workspaces={names.workspaces}
+          defaultAccountId={me.accountId}
+          defaultTenantId={me.tenantId}
+          onSaved={(saved, created) => {
+            if (created) {
+              flash = `${saved.displayName} is registered as ${saved.organizationalRole}.`;
+              navigate(`${BASE}/people`);
+            } else {
+              person.set(saved);
+              setNotice(`The registration of ${saved.displayName} is saved.`);
+            }
+          }}
+        />
+      )}
+      {canChange && p && <SignOutEverywhere person={p} onDone={(message) => { setNotice(message); void person.reload(); }} />}
+    </section>
+  );
+}
+
+interface Assignment {
+  key: number;
+  workspaceId: string;
+  role: WorkspaceRole;
+}
+
+function PersonForm(props: {
+  person: Person | undefined;
+  organizations: Organization[];
+  workspaces: Workspace[];
+  defaultAccountId: string;
+  defaultTenantId: string;
+  onSaved(p: Person, created: boolean): void;
+}) {
+  const p = props.person;
+  const nextKey = useRef(0);
+  const [userId, setUserId] = useState(p?.userId ?? "");
+  const [displayName, setDisplayName] = useState(p?.displayName ?? "");
+  const [email, setEmail] = useState(p?.email ?? "");
+  const [tenantId, setTenantId] = useState(p?.tenantId ?? props.defaultTenantId);
+  const [accountId, setAccountId] = useState(p?.accountId ?? props.defaultAccountId);
+  const [role, setRole] = useState<OrganizationalRole>(p?.organizationalRole ?? "Member");
+  const [isActive, setIsActive] = useState(p?.isActive ?? true);
+  const [assignments, setAssignments] = useState<Assignment[]>(() => (p?.workspaceRoles ?? []).map((r) => ({ key: nextKey.current++, workspaceId: r.workspaceId, role: r.role })));
+  const save = useAction(async () => {
+    const body: PersonBody = {
+      displayName,
+      email,
+      tenantId,
+      accountId,
+      organizationalRole: role,
+      workspaceRoles: assignments.map((a) => ({ workspaceId: a.workspaceId, role: a.role })),
+      isActive,
+    };
+    const result = await api.PUT("/api/v2/portal/people/{userId}", { params: { path: { userId: p?.userId ?? userId.trim() }, header: csrf() }, body });
+    const saved = await call(Promise.resolve(result));
+    props.onSaved(saved.data, result.response.status === 201);
+  });
+  // The workspaces a role can name: known ones, and any the person holds that the reader cannot see.
+  const workspaceOptions = [
+    { value: "", label: "Choose a workspace" },
+    ...props.workspaces.map((w) => ({ value: w.id, label: w.name })),
+    ...assignments.filter((a) => a.workspaceId && !props.workspaces.some((w) => w.id === a.workspaceId)).map((a) => ({ value: a.workspaceId, label: a.workspaceId })),
+  ];
+  const setAssignment = (key: number, change: Partial<Assignment>) => setAssignments(assignments.map((a) => (a.key === key ? { ...a, ...change } : a)));
+  return (
+    <section class="card form-card" aria-labelledby="person-form-heading">
+      <h2 id="person-form-heading">{p ? "Change the registration" : "Registration"}</h2>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save.run();
+        }}
+      >
+        <ProblemBanner problem={save.problem} title={p ? "The registration was not saved" : "The person was not added"} />
+        {!p && (
+          <Field
+            label="Directory object id"
+            name="userId"
+            value={userId}
+            onValue={setUserId}
+            problem={save.problem}
+            required
+            autoComplete="off"
+            hint="The person's object id (oid) in their directory: a GUID."
+          />
+        )}
+        <Field label="Display name" name="displayName" value={displayName} onValue={setDisplayName} problem={save.problem} required autoComplete="off" />
+        <Field label="E-mail address" name="email" type="email" value={email} onValue={setEmail} problem={save.problem} required autoComplete="off" />
+        <Field label="Directory tenant id" name="tenantId" value={tenantId} onValue={setTenantId} problem={save.problem} required autoComplete="off" hint="The tenant the person signs in from: a GUID." />
+        <Select
+          label="Organization"
+          name="accountId"
+          value={accountId}
+          onValue={setAccountId}
+          problem={save.problem}
+          options={props.organizations.length > 0 ? props.organizations.map((o) => ({ value: o.id, label: o.name })) : [{ value: accountId, label: accountId }]}
+        />
+        <Select label="Organizational role" name="organizationalRole" value={role} onValue={(r) => setRole(r as OrganizationalRole)} problem={save.problem} options={ORGANIZATIONAL_ROLES} />
+        <Checkbox label="Active (unticked: deactivated, and every session ends at once)" name="isActive" checked={isActive} onValue={setIsActive} />
+        <fieldset>
+          <legend>Workspace roles</legend>
+          <p class="hint">The list replaces the roles the person had.</p>
+          {assignments.length === 0 && <p class="muted">No workspace role.</p>}
+          <ol class="plain assignments">
+            {assignments.map((a, i) => (
+              <li key={a.key} class="assignment">
+                <Select
+                  label={`Workspace ${i + 1}`}
+                  name={`workspaceRoles[${i}].workspaceId`}
+                  value={a.workspaceId}
+                  onValue={(workspaceId) => setAssignment(a.key, { workspaceId })}
+                  problem={save.problem}
+                  options={workspaceOptions}
+                />
+                <Select
+                  label={`Role on workspace ${i + 1}`}
+                  name={`workspaceRoles[${i}].role`}
+                  value={a.role}
+                  onValue={(r) => setAssignment(a.key, { role: r as WorkspaceRole })}
+                  problem={save.problem}
+                  options={WORKSPACE_ROLES}
+                />
+                <button type="button" class="button button-secondary" onClick={() => setAssignments(assignments.filter((x) => x.key !== a.key))}>
+                  Remove workspace role {i + 1}
+                </button>
+              </li>
+            ))}
+          </ol>
+          <button type="button" class="button button-secondary" onClick={() => setAssignments([...assignments, { key: nextKey.current++, workspaceId: "", role: "Analyst" }])}>
+            Add a workspace role
+          </button>
+        </fieldset>
+        <div class="buttons">
+          <button type="submit" class="button" disabled={save.busy}>
+            {save.busy ? "Saving…" : p ? "Save registration" : "Add person"}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function SignOutEverywhere(props: { person: Person; onDone(message: string): void }) {
+  const p = props.person;
+  const [confirming, setConfirming] = useState(false);
+  const signOut = useAction(async () => {
+    const result = (await call(api.POST("/api/v2/portal/people/{userId}/sign-out-everywhere", { params: { path: { userId: p.userId }, query: { accountId: p.accountId }, header: csrf() } }))).data;
+    setConfirming(false);
+    props.onDone(`Every portal session of ${p.displayName} that began before now is over (recorded on ${result.registrations} registration${result.registrations === 1 ? "" : "s"}).`);
+  });
+  return (
+    <section class="card" aria-labelledby="sign-out-heading">
+      <h2 id="sign-out-heading">Sign out everywhere</h2>
+      <p class="muted">Ends every portal session of {p.displayName}, in every browser, at once. They can sign in again.</p>
+      <ProblemBanner problem={signOut.problem} title="The sessions were not ended" />
+      <div class="buttons">
+        {!confirming ? (
+          <button type="button" class="button button-danger" onClick={() => setConfirming(true)}>
+            Sign {p.displayName} out everywhere…
+          </button>
+        ) : (
+          <>
+            <button type="button" class="button button-danger" disabled={signOut.busy} onClick={() => void signOut.run()}>
+              {signOut.busy ? "Signing out…" : `Yes, end every session of ${p.displayName}`}
+            </button>
+            <button type="button" class="button button-secondary" onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </>
+        )}
+      </div>
+    </section>
+  );
+}

@@ -4,6 +4,9 @@ import { ApprovalsPage } from "./pages/approvals";
 import { WorkspacesPage } from "./pages/workspaces";
 import { WorkspacePage } from "./pages/workspace";
 import { PeoplePage, PersonPage } from "./pages/people";
+import { ContentPage } from "./pages/content";
+import { AgentsPage } from "./pages/agents";
+import { SopsPage } from "./pages/sops";
 
 /** A view: a path pattern under /portal (`:name` segments become params) and the page that shows it. */
 export interface View {
@@ -38,4 +41,7 @@ export const SECTIONS: Section[] = [
       { pattern: "/people/:userId", page: PersonPage },
     ],
   },
+  { label: "Playbooks & rules", href: `${BASE}/content`, views: [{ pattern: "/content", page: ContentPage }] },
+  { label: "Agents", href: `${BASE}/agents`, views: [{ pattern: "/agents", page: AgentsPage }] },
+  { label: "SOPs", href: `${BASE}/sops`, views: [{ pattern: "/sops", page: SopsPage }] },
 ];

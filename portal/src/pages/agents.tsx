@@ -1,0 +1,316 @@
+import { useEffect, useState } from "preact/hooks";
+import { api, call, csrf, type Problem } from "../api/client";
+import type { paths } from "../api/openapi";
+import { hasRole, useMe } from "../session";
+import { Badge, Empty, Field, Notice, PageHeader, ProblemBanner, Select, TableScroll, Time, useAction, useResource } from "../ui";
+import { ifMatch, useWorkspaceChoice, withEtag, type Workspace } from "./workspace-select";
+
+type ConfigurationPath = paths["/api/v2/portal/workspaces/{workspaceId}/agent-configuration"];
+type Configuration = ConfigurationPath["get"]["responses"][200]["content"]["application/json"]["data"];
+type Card = Configuration["cards"][number];
+type Classification = Card["classification"];
+type BoundWebhook = Card["webhooks"][number];
+
+const CLASSIFICATIONS: { value: Classification; label: string; meaning: string }[] = [
+  { value: "TruePositive", label: "True positive", meaning: "A real threat." },
+  { value: "BenignPositive", label: "Benign positive", meaning: "Real activity, but allowed or expected." },
+  { value: "FalsePositive", label: "False positive", meaning: "The detection was wrong." },
+  { value: "Undetermined", label: "Undetermined", meaning: "The agent could not decide." },
+];
+const EVENT_TYPE = "agent.investigation.completed.v1";
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A webhook of the organization, as `GET /portal/webhooks` lists it (only what this page uses). */
+interface OrganizationWebhook {
+  id: string;
+  name: string;
+  status: string;
+  eventTypes: string[];
+  targetAccountName: string;
+}
+
+/**
+ * The organization's webhooks, to offer by name on the cards. Read with a plain request: the list is
+ * optional here, and a deployment without it leaves the cards to name webhooks by id.
+ */
+async function readOrganizationWebhooks(): Promise<OrganizationWebhook[] | undefined> {
+  const response = await fetch("/api/v2/portal/webhooks", { credentials: "same-origin", headers: { Accept: "application/json" } });
+  if (!response.ok) return undefined;
+  const body = (await response.json()) as { data?: { webhook?: OrganizationWebhook }[] };
+  return body.data?.flatMap((entry) => (entry.webhook ? [entry.webhook] : []));
+}
+
+/**
+ * The investigation agent's classification cards: per classification an investigation can end in,
+ * the webhooks that hear of it. `AgentAdmin` (and `Admin`) reads and changes them.
+ */
+export function AgentsPage() {
+  const me = useMe();
+  const { workspace, picker } = useWorkspaceChoice();
+  const allowed = hasRole(me, ["AgentAdmin"]);
+  return (
+    <section>
+      <PageHeader title="Agent classification cards" />
+      <p class="lead">
+        When the investigation agent ends an investigation, the card of its classification names the webhooks that hear of it (<code>{EVENT_TYPE}</code>). A classification without a card sends
+        nothing.
+      </p>
+      {!allowed ? (
+        <Notice>The agent configuration is for agent administrators; your role is {me.organizationalRole}.</Notice>
+      ) : (
+        <>
+          {picker}
+          {workspace && <AgentConfiguration key={workspace.id} workspace={workspace} />}
+        </>
+      )}
+    </section>
+  );
+}
+
+function AgentConfiguration({ workspace }: { workspace: Workspace }) {
+  const path = { workspaceId: workspace.id };
+  const configuration = useResource(() => withEtag(api.GET("/api/v2/portal/workspaces/{workspaceId}/agent-configuration", { params: { path } })), [workspace.id]);
+  const webhooks = useResource(() => readOrganizationWebhooks().catch(() => undefined), []);
+  const [editing, setEditing] = useState(false);
+  const [saved, setSaved] = useState(false);
+  const value = configuration.value?.value.data;
+  return (
+    <>
+      <ProblemBanner problem={configuration.problem} title="The agent configuration could not be read" />
+      {value && !editing && (
+        <>
+          <div class="card-header">
+            <h2>
+              {value.agentName} <span class="muted">in {workspace.name}</span>
+            </h2>
+            <button
+              type="button"
+              class="button"
+              onClick={() => {
+                setEditing(true);
+                setSaved(false);
+              }}
+            >
+              Edit the cards
+            </button>
+          </div>
+          <p class="muted">{value.updatedAt ? <>Last changed <Time at={value.updatedAt} />.</> : "Not configured yet: no classification sends anything."}</p>
+          {saved && <Notice kind="success">The agent configuration was saved.</Notice>}
+          <ul class="grid cards-grid" aria-label="Classification cards">
+            {CLASSIFICATIONS.map((c) => (
+              <li key={c.value}>
+                <ClassificationCard classification={c} card={value.cards.find((x) => x.classification === c.value)} />
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {value && editing && (
+        <ConfigurationEditor
+          workspace={workspace}
+          configuration={value}
+          etag={configuration.value?.etag}
+          webhooks={webhooks.value ?? undefined}
+          onDone={async (changed) => {
+            setEditing(false);
+            if (changed) {
+              setSaved(true);
+              await configuration.reload();
+            }
+          }}
+        />
+      )}
+    </>
+  );
+}
+
+function webhookTone(w: BoundWebhook): "ok" | "warn" | "bad" | "neutral" {
+  if (w.status === null) return "bad";
+  if (w.status === "Active") return w.subscribed ? "ok" : "warn";
+  return "warn";
+}
+
+function ClassificationCard({ classification, card }: { classification: (typeof CLASSIFICATIONS)[number]; card: Card | undefined }) {
+  const headingId = `card-${classification.value}`;
+  return (
+    <article class="card classification" aria-labelledby={headingId} data-classification={classification.value}>
+      <header class="card-header">
+        <h3 id={headingId}>{classification.label}</h3>
+        <Badge tone={card && card.webhookIds.length > 0 ? "ok" : "neutral"}>{card && card.webhookIds.length > 0 ? `${card.webhookIds.length} webhook(s)` : "Sends nothing"}</Badge>
+      </header>
+      <p class="muted">{classification.meaning}</p>
+      {!card || card.webhooks.length === 0 ? (
+        <Empty>No webhook hears of this classification.</Empty>
+      ) : (
+        <ul class="plain webhook-list">
+          {card.webhooks.map((w) => (
+            <li key={w.id}>
+              <strong>{w.name ?? "Unknown webhook"}</strong> <Badge tone={webhookTone(w)}>{w.status ?? "Removed or not yours"}</Badge>
+              {w.name === null && (
+                <div class="muted">
+                  <code>{w.id}</code>
+                </div>
+              )}
+              {w.subscribed === false && <div class="field-error">Not subscribed to {EVENT_TYPE}: its deliveries are recorded Failed and send nothing.</div>}
+            </li>
+          ))}
+        </ul>
+      )}
+    </article>
+  );
+}
+
+interface DraftCard {
+  classification: Classification;
+  webhookIds: string[];
+}
+
+function ConfigurationEditor(props: { workspace: Workspace; configuration: Configuration; etag: string | undefined; webhooks: OrganizationWebhook[] | undefined; onDone(changed: boolean): Promise<void> }) {
+  const { configuration } = props;
+  const [agentName, setAgentName] = useState(configuration.agentName);
+  const [cards, setCards] = useState<DraftCard[]>(() => CLASSIFICATIONS.map((c) => ({ classification: c.value, webhookIds: [...(configuration.cards.find((x) => x.classification === c.value)?.webhookIds ?? [])] })));
+  const [status, setStatus] = useState("");
+  const known = new Map<string, { name: string | null; detail: string }>();
+  for (const card of configuration.cards) for (const w of card.webhooks) known.set(w.id, { name: w.name, detail: w.status ?? "removed or not yours" });
+  for (const w of props.webhooks ?? []) known.set(w.id, { name: w.name, detail: `${w.status}${w.eventTypes.includes(EVENT_TYPE) ? "" : `, not subscribed to ${EVENT_TYPE}`}` });
+  const save = useAction(async () => {
+    await call(
+      api.PUT("/api/v2/portal/workspaces/{workspaceId}/agent-configuration", {
+        params: { path: { workspaceId: props.workspace.id }, header: csrf() },
+        headers: ifMatch(props.etag),
+        body: { agentName, cards: cards.filter((c) => c.webhookIds.length > 0) },
+      }),
+    );
+    await props.onDone(true);
+  });
+  // The server names `cards[i]` by the body's order, which leaves out cards without webhooks.
+  const sentIndex = (classification: Classification) => cards.filter((c) => c.webhookIds.length > 0).findIndex((c) => c.classification === classification);
+  const change = (classification: Classification, ids: string[], said: string) => {
+    setCards(cards.map((c) => (c.classification === classification ? { ...c, webhookIds: ids } : c)));
+    setStatus(said);
+  };
+  return (
+    <form
+      class="agent-editor"
+      aria-label="Edit the agent configuration"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void save.run();
+      }}
+    >
+      <h2>Edit the cards of {props.workspace.name}</h2>
+      <ProblemBanner problem={save.problem} title="The agent configuration was not saved" />
+      {save.problem?.status === 409 && <p>Someone changed the configuration since you opened it: cancel to see their version, then make your change again.</p>}
+      <p class="visually-hidden" aria-live="polite">
+        {status}
+      </p>
+      <Field label="Agent name" name="agentName" value={agentName} onValue={setAgentName} problem={save.problem} required maxLength={200} hint="As the events carry it." />
+      {props.webhooks === undefined && <p class="hint">Your organization's webhooks could not be listed here: add a webhook by its id.</p>}
+      <ul class="grid cards-grid" aria-label="Classification cards">
+        {CLASSIFICATIONS.map((c) => (
+          <li key={c.value}>
+            <CardEditor
+              classification={c}
+              ids={cards.find((x) => x.classification === c.value)!.webhookIds}
+              known={known}
+              webhooks={props.webhooks}
+              problem={save.problem}
+              sentIndex={sentIndex(c.value)}
+              onChange={(ids, said) => change(c.value, ids, said)}
+            />
+          </li>
+        ))}
+      </ul>
+      <div class="buttons">
+        <button type="submit" class="button" disabled={save.busy}>
+          {save.busy ? "Saving…" : "Save the cards"}
+        </button>
+        <button type="button" class="button button-secondary" onClick={() => void props.onDone(false)}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function CardEditor(props: {
+  classification: (typeof CLASSIFICATIONS)[number];
+  ids: string[];
+  known: Map<string, { name: string | null; detail: string }>;
+  webhooks: OrganizationWebhook[] | undefined;
+  problem: Problem | undefined;
+  sentIndex: number;
+  onChange(ids: string[], said: string): void;
+}) {
+  const { classification, ids } = props;
+  const [typed, setTyped] = useState("");
+  const [chosen, setChosen] = useState("");
+  const available = (props.webhooks ?? []).filter((w) => !ids.includes(w.id));
+  const choice = available.some((w) => w.id === chosen) ? chosen : (available[0]?.id ?? "");
+  useEffect(() => setTyped(""), [ids.length]);
+  const nameOf = (id: string) => props.known.get(id)?.name ?? id;
+  const prefix = `cards[${props.sentIndex}]`;
+  const errors = props.sentIndex >= 0 && props.problem?.errors ? Object.entries(props.problem.errors).filter(([k]) => k.startsWith(prefix)) : [];
+  const typedProblem: Problem | undefined = typed && !GUID.test(typed.trim()) ? { status: 0, code: "INVALID_ID", errors: { [`add-${classification.value}`]: ["A webhook id is a GUID."] } } : undefined;
+  return (
+    <fieldset class="card classification">
+      <legend>{classification.label}</legend>
+      <p class="muted">{classification.meaning}</p>
+      {ids.length === 0 ? (
+        <p class="muted">Sends nothing.</p>
+      ) : (
+        <TableScroll label={`Webhooks of the ${classification.label} card`}>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Webhook</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {ids.map((id) => (
+                <tr key={id}>
+                  <th scope="row">
+                    {props.known.get(id)?.name ?? <code>{id}</code>}
+                    {props.known.get(id) && <div class="muted">{props.known.get(id)!.detail}</div>}
+                  </th>
+                  <td>
+                    <button type="button" class="button button-secondary button-small" onClick={() => props.onChange(ids.filter((x) => x !== id), `${nameOf(id)} removed from ${classification.label}.`)} aria-label={`Remove ${nameOf(id)} from ${classification.label}`}>
+                      Remove
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
+      )}
+      {errors.length > 0 && (
+        <p class="field-error" role="alert">
+          {errors.map(([, messages]) => messages.join(" ")).join(" ")}
+        </p>
+      )}
+      {props.webhooks && available.length > 0 && (
+        <div class="filters">
+          <Select label={`Add a webhook to ${classification.label}`} name={`add-${classification.value}`} value={choice} options={available.map((w) => ({ value: w.id, label: `${w.name} (${w.targetAccountName})` }))} onValue={setChosen} />
+          <button type="button" class="button button-secondary add-button" disabled={!choice} onClick={() => props.onChange([...ids, choice], `${nameOf(choice)} added to ${classification.label}.`)}>
+            Add
+          </button>
+        </div>
+      )}
+      {props.webhooks === undefined && (
+        <div class="filters">
+          <Field label={`Webhook id to add to ${classification.label}`} name={`add-${classification.value}`} value={typed} onValue={setTyped} problem={typedProblem} autoComplete="off" />
+          <button
+            type="button"
+            class="button button-secondary add-button"
+            disabled={!GUID.test(typed.trim()) || ids.includes(typed.trim().toLowerCase())}
+            onClick={() => props.onChange([...ids, typed.trim().toLowerCase()], `${typed.trim()} added to ${classification.label}.`)}
+          >
+            Add
+          </button>
+        </div>
+      )}
+    </fieldset>
+  );
+}

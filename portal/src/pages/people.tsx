@@ -358,7 +358,7 @@ function PersonForm(props: {
           <legend>Workspace roles</legend>
           <p class="hint">The list replaces the roles the person had.</p>
           {assignments.length === 0 && <p class="muted">No workspace role.</p>}
-          <ol class="plain assignments">
+          <ol class="assignments">
             {assignments.map((a, i) => (
               <li key={a.key} class="assignment">
                 <Select

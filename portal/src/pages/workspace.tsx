@@ -115,9 +115,11 @@ export function WorkspacePage({ params }: { params: Record<string, string> }) {
 function SourcesTable({ workspace: w }: { workspace: Workspace }) {
   return (
     <>
-      <h2 id="sources-heading">Sources</h2>
+      <h2 id="sources-heading" class="section-heading">
+        Sources
+      </h2>
       <TableScroll label={`Sources of ${w.name}`}>
-        <table aria-labelledby="sources-heading">
+        <table aria-labelledby="sources-heading" class="sources-table">
           <thead>
             <tr>
               <th scope="col">Source</th>
@@ -220,14 +222,16 @@ function IntegrationsSection(props: { workspaceId: string; canChange: boolean })
           <ul class="plain integration-list">
             {INTEGRATIONS.map((i) => (
               <li key={i.name}>
-                {props.canChange ? (
-                  <Checkbox label={i.label} name={i.name} checked={draft[i.name]} onValue={(on) => setDraft({ ...draft, [i.name]: on })} />
-                ) : (
-                  <strong>
-                    {i.label}: {v[i.name].switchedOn ? "on" : "off"}
-                  </strong>
-                )}{" "}
-                {v[i.name].inEffect ? <Badge tone="ok">In effect</Badge> : <Badge tone={v[i.name].switchedOn ? "warn" : "neutral"}>Not in effect</Badge>}
+                <div class="integration">
+                  {props.canChange ? (
+                    <Checkbox label={i.label} name={i.name} checked={draft[i.name]} onValue={(on) => setDraft({ ...draft, [i.name]: on })} />
+                  ) : (
+                    <strong>
+                      {i.label}: {v[i.name].switchedOn ? "on" : "off"}
+                    </strong>
+                  )}
+                  {v[i.name].inEffect ? <Badge tone="ok">In effect</Badge> : <Badge tone={v[i.name].switchedOn ? "warn" : "neutral"}>Not in effect</Badge>}
+                </div>
                 <p class="hint">{i.hint}</p>
               </li>
             ))}
@@ -347,7 +351,7 @@ function Offboarding({ workspace: w }: { workspace: Workspace }) {
         </div>
       )}
       {confirming && (
-        <div class="confirm" role="group" aria-labelledby="offboard-confirm-heading" tabIndex={-1} ref={confirmRef}>
+        <div class="offboard-confirm" role="group" aria-labelledby="offboard-confirm-heading" tabIndex={-1} ref={confirmRef}>
           <h3 id="offboard-confirm-heading">Offboard {w.name}?</h3>
           <ul>
             <li>Runs of {w.name} waiting for approval are denied, and runs dispatched or running are cancelled (a playbook already in the automation backend is not called back).</li>

@@ -215,7 +215,7 @@ export function WorkspacesPage() {
       <ProblemBanner problem={organizations.problem} title="The organizations could not be read" />
       <ProblemBanner problem={workspaces.problem} title="The workspaces could not be read" />
 
-      <h2 id="organizations-heading">Organizations</h2>
+      <h2 id="organizations-heading" class="section-heading">Organizations</h2>
       {organizations.value && orgs.length === 0 && <Empty>No organization.</Empty>}
       {orgs.length > 0 && (
         <TableScroll label="Organizations">
@@ -249,7 +249,7 @@ export function WorkspacesPage() {
         </TableScroll>
       )}
 
-      <h2 id="workspaces-heading">Workspaces</h2>
+      <h2 id="workspaces-heading" class="section-heading">Workspaces</h2>
       {orgs.length > 1 && (
         <div class="filters">
           <Select label="Organization" name="accountId" value={filter} onValue={setFilter} options={[{ value: "", label: "All organizations" }, ...orgs.map((o) => ({ value: o.id, label: o.name }))]} />

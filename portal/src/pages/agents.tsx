@@ -171,7 +171,7 @@ function ConfigurationEditor(props: { workspace: Workspace; configuration: Confi
   const [cards, setCards] = useState<DraftCard[]>(() => CLASSIFICATIONS.map((c) => ({ classification: c.value, webhookIds: [...(configuration.cards.find((x) => x.classification === c.value)?.webhookIds ?? [])] })));
   const [status, setStatus] = useState("");
   const known = new Map<string, { name: string | null; detail: string }>();
-  for (const card of configuration.cards) for (const w of card.webhooks) known.set(w.id, { name: w.name, detail: w.status ?? "removed or not yours" });
+  for (const card of configuration.cards) for (const w of card.webhooks) known.set(w.id, { name: w.name, detail: w.status === null ? "removed or not yours" : `${w.status}${w.subscribed === false ? `, not subscribed to ${EVENT_TYPE}` : ""}` });
   for (const w of props.webhooks ?? []) known.set(w.id, { name: w.name, detail: `${w.status}${w.eventTypes.includes(EVENT_TYPE) ? "" : `, not subscribed to ${EVENT_TYPE}`}` });
   const save = useAction(async () => {
     await call(

@@ -100,9 +100,9 @@ function CatalogueSection(props: { workspace: Workspace; catalogue: Catalogue | 
   const path = { workspaceId: workspace.id };
   const remove = useAction(async (playbook: Playbook) => {
     await call(api.DELETE("/api/v2/portal/workspaces/{workspaceId}/playbooks/{playbookId}", { params: { path: { ...path, playbookId: playbook.id }, header: csrf() }, headers: ifMatch(props.etag) }));
+    await props.onChanged();
     setConfirming(undefined);
     setNotice(`${playbook.name} was removed from the catalogue.`);
-    await props.onChanged();
   });
   const runImport = useAction(async () => {
     setReport((await call(api.POST("/api/v2/portal/workspaces/{workspaceId}/playbooks/import", { params: { path, header: csrf() }, headers: ifMatch(props.etag) }))).data);

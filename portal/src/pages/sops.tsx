@@ -52,9 +52,9 @@ function WorkspaceSops({ workspace, mayEdit }: { workspace: Workspace; mayEdit: 
   const [notice, setNotice] = useState<string | undefined>(undefined);
   const remove = useAction(async (sop: Sop) => {
     await call(api.DELETE("/api/v2/portal/workspaces/{workspaceId}/sops/{sopId}", { params: { path: { ...path, sopId: sop.id }, header: csrf() } }));
+    await list.reload();
     setConfirming(undefined);
     setNotice(`${sop.title} was deleted.`);
-    await list.reload();
   });
   return (
     <>

@@ -1,0 +1,215 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO_PEOPLE } from "../../shared/hosts/local/identity-provider/demo-people";
+import { startTestHost, type TestHost } from "../support/test-host";
+import { checkAccessibility, launchBrowser, newPage, pageProblems, screenshot, signInInBrowser, type Browser, type Page } from "../support/browser";
+
+/**
+ * SOP documents, playbooks & rules and the agent's classification cards in Chromium: an SOP uploaded
+ * through the page's file input and listed, one over the deployment's limit refused with the
+ * server's problem, one deleted behind its confirmation; the title preview as typed; axe and
+ * screenshots of each page at 1280 and 390 px.
+ */
+const person = (key: string) => DEMO_PEOPLE.find((p) => p.key === key)!;
+/** The limit the host is started with, small enough for a test to go over. */
+const MAX_BYTES = 64 * 1024;
+/** The browser's console line for an answer the page expected and shows (the refused uploads). */
+const expectedRefusal = /^Failed to load resource: the server responded with a status of (413|415) /;
+/**
+ * The agent page asks for the organization's webhooks (GET /portal/webhooks) to offer them by name;
+ * where the deployment does not answer it, the cards take webhook ids instead.
+ */
+const noWebhookList = /^Failed to load resource: the server responded with a status of 404 .*\/api\/v2\/portal\/webhooks\)$/;
+
+let browser: Browser;
+let host: TestHost;
+let origin: string;
+let workspaceId: string;
+let files: string;
+
+beforeAll(async () => {
+  [browser, host] = await Promise.all([launchBrowser(), startTestHost({ signIn: true, env: { SOP_MAX_BYTES: String(MAX_BYTES) } })]);
+  origin = new URL(host.base).origin;
+  workspaceId = host.demo.workspaces.find((w) => w.name === "fabrikam-sentinel-prod")!.id;
+  files = mkdtempSync(join(tmpdir(), "portal-sops-"));
+}, 600_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await host?.close();
+});
+
+function problemsBesidesRefusals(page: Page) {
+  const found = pageProblems(page);
+  return { ...found, consoleErrors: found.consoleErrors.filter((line) => !expectedRefusal.test(line)) };
+}
+
+async function text(page: Page, selector = "main"): Promise<string> {
+  return page.$eval(selector, (el) => (el as unknown as { innerText: string }).innerText);
+}
+
+async function waitForText(page: Page, selector: string, wanted: string | RegExp): Promise<void> {
+  await page.waitForFunction(
+    (sel: string, source: string, flags: string) => {
+      const el = document.querySelector(sel) as HTMLElement | null;
+      return !!el && new RegExp(source, flags).test(el.innerText);
+    },
+    { timeout: 15_000 },
+    selector,
+    typeof wanted === "string" ? wanted.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : wanted.source,
+    typeof wanted === "string" ? "" : wanted.flags,
+  );
+}
+
+/** Nothing wider than a phone's screen, but inside a table's own scrolling region. */
+async function overflowing(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll("body *")]
+      .filter((el) => el.getBoundingClientRect().right > 391 && !el.closest(".table-scroll"))
+      .map((el) => `${el.tagName.toLowerCase()}.${el.className} ${Math.round(el.getBoundingClientRect().right)}`),
+  );
+}
+
+describe("SOP documents in a browser", () => {
+  let page: Page;
+
+  beforeAll(async () => {
+    page = await newPage(browser, { width: 1280 });
+    await signInInBrowser(page, origin, person("amira").oid, { returnTo: `/portal/sops?workspace=${workspaceId}` });
+    await page.waitForSelector('input[type="file"]');
+  }, 120_000);
+
+  afterAll(async () => {
+    await page?.browserContext().close();
+  });
+
+  it("uploads a document through the file input, then lists it with its size and who uploaded it", async () => {
+    const file = join(files, "ransomware-containment.md");
+    writeFileSync(file, `# Ransomware containment\n\n1. Isolate the host.\n2. Revoke the user's sessions.\n${"Keep notes of every step.\n".repeat(200)}`);
+    const input = await page.$('input[type="file"]');
+    await input!.uploadFile(file);
+    await page.type('input[name="title"]', "Ransomware containment");
+    await page.click('form.upload button[type="submit"]');
+    await waitForText(page, "main", "Ransomware containment (ransomware-containment.md");
+    const row = await page.waitForSelector("tr[data-sop-id]");
+    expect(row).not.toBeNull();
+    const listed = await text(page, "table");
+    expect(listed).toContain("Ransomware containment");
+    expect(listed).toContain("ransomware-containment.md");
+    expect(listed).toContain("Markdown");
+    expect(listed).toContain("Amira Haddad");
+    expect(listed).toMatch(/5(\.\d)? KiB/);
+    // The download is the content endpoint, offered as an attachment under the uploaded name.
+    const href = await page.$eval("tr[data-sop-id] a", (a) => a.getAttribute("href")!);
+    const cookies = await page.browserContext().cookies();
+    const response = await fetch(new URL(href, origin), { headers: { cookie: cookies.map((c) => `${c.name}=${c.value}`).join("; ") } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-disposition")).toContain('filename="ransomware-containment.md"');
+    expect(await response.text()).toContain("Isolate the host.");
+    expect(await page.$$eval("h1", (els) => els.length)).toBe(1);
+    await screenshot(page, "sops-1280");
+    await checkAccessibility(page, "sops-1280");
+    expect(problemsBesidesRefusals(page)).toEqual({ consoleErrors: [], pageErrors: [], cspViolations: [] });
+  });
+
+  it("shows the server's problem for a file over the limit, and for a type it does not accept", async () => {
+    const big = join(files, "too-big.txt");
+    writeFileSync(big, "x".repeat(MAX_BYTES + 1024));
+    await (await page.$('input[type="file"]'))!.uploadFile(big);
+    await page.click('form.upload button[type="submit"]');
+    await waitForText(page, "form.upload", "The file is too large");
+    expect(await text(page, "form.upload")).toContain(`at most ${MAX_BYTES}`);
+
+    const image = join(files, "diagram.png");
+    writeFileSync(image, Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex"));
+    await (await page.$('input[type="file"]'))!.uploadFile(image);
+    await page.click('form.upload button[type="submit"]');
+    await waitForText(page, "form.upload", "This kind of file is not accepted");
+    expect(await page.$eval('input[type="file"]', (el) => el.getAttribute("aria-invalid"))).toBe("true");
+    await checkAccessibility(page, "sops-refused");
+  });
+
+  it("deletes a document after its confirmation", async () => {
+    const before = (await page.$$("tr[data-sop-id]")).length;
+    await page.click('tr[data-sop-id] button[aria-label^="Delete"]');
+    // The confirmation takes the focus, so that the keyboard confirms it next.
+    await page.waitForFunction(() => document.activeElement?.matches(".confirm .button-danger") === true, { timeout: 5_000 });
+    await page.keyboard.press("Enter");
+    await waitForText(page, "main", "was deleted");
+    expect((await page.$$("tr[data-sop-id]")).length).toBe(before - 1);
+  });
+
+  it("fits a phone's width", async () => {
+    const phone = await newPage(browser, { width: 390 });
+    await signInInBrowser(phone, origin, person("amira").oid, { returnTo: `/portal/sops?workspace=${workspaceId}` });
+    await phone.waitForSelector('input[type="file"]');
+    expect(await overflowing(phone)).toEqual([]);
+    await screenshot(phone, "sops-390");
+    await checkAccessibility(phone, "sops-390");
+    await phone.browserContext().close();
+  });
+});
+
+describe("playbooks & rules and the agent's cards in a browser", () => {
+  for (const width of [1280, 390] as const) {
+    it(`shows the catalogue, the rules and the title preview at ${width} px`, async () => {
+      const page = await newPage(browser, { width });
+      await signInInBrowser(page, origin, person("amira").oid, { returnTo: `/portal/content?workspace=${workspaceId}` });
+      await page.waitForSelector("tr[data-playbook-id]");
+      await page.type('input[name="title"]', "Impossible travel activity for mateo.costa@fabrikam.example");
+      await waitForText(page, "[data-preview-summary]", /rule\(s\) match/);
+      const preview = await text(page);
+      expect(preview).toContain("Revoke user sessions");
+      expect(preview).toContain("Impossible travel activity for *");
+      await page.click('input[name="title"]', { count: 3 });
+      await page.type('input[name="title"]', "Nothing like any rule");
+      await waitForText(page, "[data-preview-summary]", "No rule matches this title.");
+      expect(await page.$$eval("h1", (els) => els.length)).toBe(1);
+      if (width === 390) expect(await overflowing(page)).toEqual([]);
+      await screenshot(page, `content-${width}`);
+      await checkAccessibility(page, `content-${width}`);
+
+      await page.goto(`${origin}/portal/agents?workspace=${workspaceId}`, { waitUntil: "load" });
+      await page.waitForSelector("article.classification");
+      expect(await page.$$eval("article.classification", (els) => els.length)).toBe(4);
+      if (width === 390) expect(await overflowing(page)).toEqual([]);
+      await screenshot(page, `agents-${width}`);
+      await checkAccessibility(page, `agents-${width}`);
+      await page.click(".card-header button.button");
+      await page.waitForSelector("form.agent-editor");
+      await screenshot(page, `agents-edit-${width}`);
+      await checkAccessibility(page, `agents-edit-${width}`);
+      const found = pageProblems(page);
+      expect({ ...found, consoleErrors: found.consoleErrors.filter((line) => !noWebhookList.test(line)) }).toEqual({ consoleErrors: [], pageErrors: [], cspViolations: [] });
+      await page.browserContext().close();
+    });
+  }
+
+  it("edits the gamebook rules: a rule added with a playbook, the preview trying the unsaved draft, then saved", async () => {
+    const page = await newPage(browser, { width: 1280 });
+    await signInInBrowser(page, origin, person("amira").oid, { returnTo: `/portal/content?workspace=${workspaceId}` });
+    await page.waitForSelector("tr[data-playbook-id]");
+    const [edit] = await page.$$("xpath/.//button[normalize-space()='Edit the rules']");
+    await edit!.click();
+    await page.waitForSelector("form.rules-editor");
+    const [add] = await page.$$("xpath/.//button[normalize-space()='Add a rule']");
+    await add!.click();
+    const patterns = await page.$$('form.rules-editor input[name$="].pattern"]');
+    const last = patterns[patterns.length - 1]!;
+    await last.type("Suspicious inbox rule created by *");
+    const [addPlaybook] = await page.$$("xpath/.//li[last()]//fieldset//button[normalize-space()='Add']");
+    await addPlaybook!.click();
+    await page.type('input[name="title"]', "Suspicious inbox rule created by kim@fabrikam.example");
+    await waitForText(page, "[data-preview-summary]", /1 rule\(s\) match/);
+    await screenshot(page, "content-rules-editor");
+    await checkAccessibility(page, "content-rules-editor");
+    const [save] = await page.$$("xpath/.//button[normalize-space()='Save the rules']");
+    await save!.click();
+    await waitForText(page, "main", "The rules were saved.");
+    expect(await text(page)).toContain("Suspicious inbox rule created by *");
+    expect(problemsBesidesRefusals(page)).toEqual({ consoleErrors: [], pageErrors: [], cspViolations: [] });
+    await page.browserContext().close();
+  });
+});

@@ -50,26 +50,19 @@ async function text(page: Page, selector = "main"): Promise<string> {
   return page.$eval(selector, (el) => (el as unknown as { innerText: string }).innerText);
 }
 
+/** Waits until the element's text matches. Page code is given as source text: this project's types are Node's, not the DOM's. */
 async function waitForText(page: Page, selector: string, wanted: string | RegExp): Promise<void> {
-  await page.waitForFunction(
-    (sel: string, source: string, flags: string) => {
-      const el = document.querySelector(sel) as HTMLElement | null;
-      return !!el && new RegExp(source, flags).test(el.innerText);
-    },
-    { timeout: 15_000 },
-    selector,
-    typeof wanted === "string" ? wanted.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : wanted.source,
-    typeof wanted === "string" ? "" : wanted.flags,
-  );
+  const pattern = typeof wanted === "string" ? new RegExp(wanted.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")) : wanted;
+  await page.waitForFunction(`(() => { const el = document.querySelector(${JSON.stringify(selector)}); return !!el && new RegExp(${JSON.stringify(pattern.source)}, ${JSON.stringify(pattern.flags)}).test(el.innerText); })()`, {
+    timeout: 15_000,
+  });
 }
 
 /** Nothing wider than a phone's screen, but inside a table's own scrolling region. */
 async function overflowing(page: Page): Promise<string[]> {
-  return page.evaluate(() =>
-    [...document.querySelectorAll("body *")]
-      .filter((el) => el.getBoundingClientRect().right > 391 && !el.closest(".table-scroll"))
-      .map((el) => `${el.tagName.toLowerCase()}.${el.className} ${Math.round(el.getBoundingClientRect().right)}`),
-  );
+  return (await page.evaluate(`[...document.querySelectorAll("body *")]
+    .filter((el) => el.getBoundingClientRect().right > 391 && !el.closest(".table-scroll"))
+    .map((el) => el.tagName.toLowerCase() + "." + el.className + " " + Math.round(el.getBoundingClientRect().right))`)) as string[];
 }
 
 describe("SOP documents in a browser", () => {
@@ -135,7 +128,7 @@ describe("SOP documents in a browser", () => {
     const before = (await page.$$("tr[data-sop-id]")).length;
     await page.click('tr[data-sop-id] button[aria-label^="Delete"]');
     // The confirmation takes the focus, so that the keyboard confirms it next.
-    await page.waitForFunction(() => document.activeElement?.matches(".confirm .button-danger") === true, { timeout: 5_000 });
+    await page.waitForFunction(`document.activeElement?.matches(".confirm .button-danger") === true`, { timeout: 5_000 });
     await page.keyboard.press("Enter");
     await waitForText(page, "main", "was deleted");
     expect((await page.$$("tr[data-sop-id]")).length).toBe(before - 1);

@@ -3,6 +3,6 @@
  * `npm start` does after `npm run build`. esbuild takes well under a second.
  */
 export default async function setup(): Promise<void> {
-  const { buildPortal } = (await import("../../scripts/build-portal.mjs")) as { buildPortal(): Promise<unknown> };
+  const { buildPortal } = await import("../../scripts/build-portal.mjs");
   await buildPortal();
 }

@@ -25,7 +25,9 @@ export async function parseMultipartBody(raw: Buffer, contentType: string | unde
   }
   let form: FormData;
   try {
-    form = await new Response(raw, { headers: { "content-type": contentType! } }).formData();
+    // A request body is never a SharedArrayBuffer's view: the cast only narrows the buffer's type, as
+    // the DOM's BodyInit (seen by the browser tests' compilation) asks.
+    form = await new Response(raw as Uint8Array<ArrayBuffer>, { headers: { "content-type": contentType! } }).formData();
   } catch {
     throw new ApiError("BAD_REQUEST", "The multipart/form-data body could not be read: check its boundary and that every part is complete.");
   }

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INVALID_PAGE_TOKEN_MESSAGE } from "../../shared/platform/errors/api-error";
-import { LAST_MODIFIED_CAP, LISTING_PAGE_TARGET } from "../../shared/api/incidents/cross-workspace-listing";
-import { sources, type Source } from "../../shared/domain/sources";
+import { LAST_MODIFIED_CAP, LISTING_PAGE_TARGET } from "../../shared/domain/incidents/cross-workspace-listing";
+import { sources } from "../../shared/domain/sources";
+import { vendorCount } from "../support/vendor-count";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -27,20 +28,6 @@ afterAll(async () => host?.close());
 const list = (body: Json, auth: { clientId: string; clientSecret: string } | undefined = caller) =>
   host.call("POST", "/incidents/across-workspaces", { body, auth });
 
-/** Every incident the vendors hold for a workspace and source, straight from the gateway. */
-async function vendorCount(workspaceId: string, source: Source): Promise<number> {
-  let count = 0;
-  let cursor: string | undefined;
-  do {
-    const page = await host.services.sources.gateway(source).listIncidents({
-      workspaceId, field: "createdAt", from: new Date(0).toISOString(), to: new Date(clock + 1).toISOString(), limit: 500, cursor,
-    });
-    count += page.items.length;
-    cursor = page.cursor;
-  } while (cursor);
-  return count;
-}
-
 /** Pages through a listing the way the contract says, returning every incident and the number of calls. */
 async function pageThrough(first: Json) {
   const seen: Json[] = [];
@@ -63,7 +50,7 @@ describe("POST /incidents/across-workspaces", () => {
   it("pages through every incident of the mapped workspaces exactly once, and only theirs", async () => {
     const { seen, calls } = await pageThrough({});
     let expected = 0;
-    for (const w of mapped) for (const s of sources) expected += await vendorCount(w, s);
+    for (const w of mapped) for (const s of sources) expected += await vendorCount(host.services, w, s, clock);
     expect(expected).toBeGreaterThan(0);
     expect(seen.length).toBe(expected);
     expect(new Set(seen.map((i) => `${i.incident.workspaceId}/${i.source}/${i.incident.id}`)).size).toBe(expected);

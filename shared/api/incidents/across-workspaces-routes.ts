@@ -1,8 +1,12 @@
-import { acrossWorkspacesResultExample } from "./incident-examples";
-import { z } from "zod";
+import { acrossWorkspacesExample, acrossWorkspacesResultExample } from "../../domain/examples/incident-examples";
 import { organizationRoute, type RouteGroup } from "../../platform/http/route";
-import { ACROSS_WORKSPACES_MAX_BODY_BYTES, acrossWorkspacesBody, listAcrossWorkspaces } from "./cross-workspace-listing";
-import { incidentSummaryView } from "../../domain/incidents/incident-view";
+import {
+  ACROSS_WORKSPACES_MAX_BODY_BYTES,
+  acrossWorkspacesPage,
+  acrossWorkspacesQuery,
+  listAcrossWorkspaces,
+} from "../../domain/incidents/cross-workspace-listing";
+import { mappedWorkspaces } from "../../domain/organizations/mapped-workspaces";
 
 export const incidentsAcrossWorkspacesRoutes: RouteGroup = {
   name: "incidents-across-workspaces",
@@ -14,18 +18,12 @@ export const incidentsAcrossWorkspacesRoutes: RouteGroup = {
       tag: "Incidents",
       auth: "incidents:read",
       problems: ["EXTENSION_NOT_ENABLED"],
-      body: acrossWorkspacesBody,
+      body: acrossWorkspacesQuery.meta({ examples: [acrossWorkspacesExample] }),
       // The tokens of 5,000 workspaces (the most a request may name) x 7 sources, sent back as issued.
       maxBodyBytes: ACROSS_WORKSPACES_MAX_BODY_BYTES,
-      response: z
-        .object({
-          incidents: z.array(incidentSummaryView),
-          sourcePageTokens: z.array(z.object({ workspaceId: z.string(), sourceTokens: z.record(z.string(), z.string()) })),
-          moreIncidentsAvailable: z.boolean(),
-        })
-        .meta({ examples: [acrossWorkspacesResultExample] }),
+      response: acrossWorkspacesPage.meta({ examples: [acrossWorkspacesResultExample] }),
       async handler(input) {
-        return { data: await listAcrossWorkspaces(input, input.body) };
+        return { data: await listAcrossWorkspaces(input, await mappedWorkspaces(input), input.body) };
       },
     }),
   ],

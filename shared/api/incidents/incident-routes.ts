@@ -2,19 +2,17 @@ import { z } from "zod";
 import { auditRecord } from "../../platform/events/audit-record";
 import { ApiError, notFound } from "../../platform/errors/api-error";
 import { workspaceRoute, type RouteGroup } from "../../platform/http/route";
-import { gamebookRunView, toGamebookRunView } from "../../domain/gamebooks/gamebook-views";
+import { gamebookRunView } from "../../domain/gamebooks/gamebook-views";
 import type { EntityQuery } from "../../systems/vendors/port";
-import { initialState, stateIdOf } from "../../domain/incidents/incident-state";
 import { outboxScope } from "../../platform/store/outbox-scope";
-import { loadIncident } from "../../domain/incidents/incident-access";
-import { TICKET_COMMENT_PREFIX, TICKET_NOTES_HEADER, ticketComments } from "../../domain/tickets/ticket-comments";
+import { incidentComments, incidentsByEntity, lastGamebookRun, readIncident } from "../../domain/incidents/incident-reads";
+import { TICKET_COMMENT_PREFIX, TICKET_NOTES_HEADER } from "../../domain/tickets/ticket-comments";
 import {
   agentInvestigationBody,
   agentInvestigationResult,
   byEntityQuery,
   commentListParams,
   commentParams,
-  commentView,
   deleteCommentQuery,
   incidentParams,
   sourceParams,
@@ -23,8 +21,8 @@ import {
 } from "./incident-schemas";
 import { changeAssignee, changeStatus } from "../../domain/incidents/incident-writes";
 import { completeInvestigation } from "../../domain/incidents/agent-investigations";
-import { incidentEtag, incidentSummaryView, incidentView, toIncidentSummary, toIncidentView } from "../../domain/incidents/incident-view";
-import { commentsExample, evidenceExample, incidentExample, incidentSummaryExample } from "./incident-examples";
+import { commentView, incidentSummaryView, incidentView } from "../../domain/incidents/incident-view";
+import { commentsExample, evidenceExample, incidentExample, incidentSummaryExample } from "../../domain/examples/incident-examples";
 import { gamebookRunExample } from "../../domain/examples/gamebook-examples";
 
 const tag = "Incidents";
@@ -45,8 +43,7 @@ export const incidentRoutes: RouteGroup = {
       response: z.array(incidentSummaryView).meta({ examples: [[incidentSummaryExample]] }),
       async handler(input) {
         const { params, query, workspace } = input;
-        const entityQuery: EntityQuery = {
-          workspaceId: workspace.id,
+        const entityQuery: Omit<EntityQuery, "workspaceId"> = {
           incidentId: query.IncidentId,
           entityKind: query.EntityType ?? query.EntityKind,
           entityFilter: query.EntityFilter,
@@ -56,13 +53,7 @@ export const incidentRoutes: RouteGroup = {
           endDate: query.EndDate && new Date(query.EndDate).toISOString(),
           limit: BY_ENTITY_LIMIT,
         };
-        const related = await input.sources.gateway(params.source).relatedByEntity(entityQuery, input.signal);
-        const states = await input.stores.incidents.getMany(workspace.id, related.map((i) => stateIdOf(i.source, i.id)));
-        const byId = new Map(states.map((s) => [s.id, s]));
-        const now = input.now();
-        return {
-          data: related.map((i) => toIncidentSummary(i, byId.get(stateIdOf(i.source, i.id)) ?? initialState(i, workspace.accountId, now), now)),
-        };
+        return { data: await incidentsByEntity(input, workspace, params.source, entityQuery) };
       },
     }),
     workspaceRoute({
@@ -75,12 +66,8 @@ export const incidentRoutes: RouteGroup = {
       response: incidentView.meta({ examples: [incidentExample] }),
       async handler(input) {
         const { params } = input;
-        const loaded = await loadIncident(input, input.workspace, params.source, params.incidentId);
-        const evidence = await loaded.gateway.getEvidence(loaded.workspace.id, loaded.incident.id, input.signal);
-        return {
-          data: toIncidentView(loaded.incident, loaded.state, evidence, input.now()),
-          headers: { ETag: incidentEtag(loaded.incident, loaded.stateEtag) },
-        };
+        const { view, etag } = await readIncident(input, input.workspace, params.source, params.incidentId);
+        return { data: view, headers: { ETag: etag } };
       },
     }),
     workspaceRoute({
@@ -108,9 +95,9 @@ export const incidentRoutes: RouteGroup = {
         const { params, workspace } = input;
         // The incident must exist at its source: a run of a deleted incident is not shown.
         await input.sources.gateway(params.source).getIncident(workspace.id, params.incidentId, input.signal);
-        const run = await input.stores.gamebookRuns.latestForIncident(workspace.id, params.source, params.incidentId);
+        const run = await lastGamebookRun(input, workspace, params.source, params.incidentId);
         if (!run) throw new ApiError("NOT_FOUND", "No gamebook has run on this incident.", { target: "incidentId" });
-        return { data: toGamebookRunView(run) };
+        return { data: run };
       },
     }),
     workspaceRoute({
@@ -123,15 +110,10 @@ export const incidentRoutes: RouteGroup = {
       response: z.array(commentView).meta({ examples: [commentsExample] }),
       async handler(input) {
         const { params, workspace } = input;
-        const comments = await input.sources.gateway(params.source).listComments(workspace.id, params.incidentId, input.signal);
         // Linked tickets' notes join the incident's comments (ticketId, ticketNoteId: contract 2.5).
-        const fromTickets = await ticketComments(input, workspace, params.source, params.incidentId);
-        // The owning integration is internal to the vendor record; the contract's fields only.
-        const data = [...comments.map(({ extensionId: _owner, ...comment }) => comment), ...fromTickets.comments].sort((a, b) =>
-          a.createdTime < b.createdTime ? -1 : a.createdTime > b.createdTime ? 1 : 0,
-        );
-        const headers: Record<string, string> = fromTickets.notesAvailable ? {} : { [TICKET_NOTES_HEADER]: "Unavailable" };
-        return { data, headers };
+        const { comments, notesAvailable } = await incidentComments(input, workspace, params.source, params.incidentId);
+        const headers: Record<string, string> = notesAvailable ? {} : { [TICKET_NOTES_HEADER]: "Unavailable" };
+        return { data: comments, headers };
       },
     }),
     workspaceRoute({

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { classifications, entityKinds } from "../../systems/vendors/port";
 import { EXAMPLE_INCIDENT, EXAMPLE_INTEGRATION_COMMENT, EXAMPLE_WORKSPACE_ID } from "../../domain/examples/examples";
 import { commentPathSources, sourceSchema, sources } from "../../domain/sources";
-import { agentInvestigationExample, agentInvestigationResultExample, updateAssigneeExample, updateStatusExample } from "./incident-examples";
+import { agentInvestigationExample, agentInvestigationResultExample, updateAssigneeExample, updateStatusExample } from "../../domain/examples/incident-examples";
 
 const timestamp = z.iso.datetime({ offset: true });
 const incidentId = z.string().min(1).max(256).describe("The source's own incident id.");
@@ -98,20 +98,6 @@ export const byEntityQuery = z
       ctx.addIssue({ code: "custom", message: "Name the entity: IncidentId, EntityName or EntityFilter." });
     }
   });
-
-export const commentView = z.object({
-  id: z.string(),
-  message: z.string(),
-  createdTime: z.string(),
-  authorEmail: z.string(),
-  authorName: z.string(),
-  isActivityComment: z.boolean(),
-  isAgentComment: z.boolean(),
-  agentName: z.string().nullable(),
-  isClosingComment: z.boolean(),
-  ticketNoteId: z.string().nullable(),
-  ticketId: z.string().nullable(),
-});
 
 /** An agent's report of a completed investigation (the contract's `agent.investigation.completed.v1`). */
 export const agentInvestigationBody = z

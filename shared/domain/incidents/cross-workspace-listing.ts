@@ -1,16 +1,14 @@
-import { acrossWorkspacesExample } from "./incident-examples";
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { ApiError, INVALID_PAGE_TOKEN_MESSAGE, invalidPageToken, isApiError } from "../../platform/errors/api-error";
-import { issuePageToken, readPageToken } from "../../platform/http/paging";
-import type { RequestContext } from "../../platform/http/route";
-import { publicStatuses, severities, type IncidentFilters, type VendorIncident } from "../../systems/vendors/port";
-import { lastModifiedSources, parseSource, sourceSchema, sources, type Source } from "../../domain/sources";
-import type { IncidentStateRecord } from "../../domain/incidents/incident-state-record";
-import type { WorkspaceRecord } from "../../domain/organizations/workspace";
-import { initialState, stateIdOf } from "../../domain/incidents/incident-state";
-import { toIncidentSummary, type IncidentSummaryView } from "../../domain/incidents/incident-view";
-import { mappedWorkspaces } from "../../domain/organizations/mapped-workspaces";
+import { issuePageToken, readPageToken, type PagingContext } from "../../platform/http/paging";
+import type { Uses } from "../../platform/operation-context";
+import { publicStatuses, severities, type IncidentFilters, type IncidentPage, type IncidentWindowQuery, type VendorIncident } from "../../systems/vendors/port";
+import { lastModifiedSources, parseSource, sourceSchema, sources, type Source } from "../sources";
+import type { IncidentStateRecord } from "./incident-state-record";
+import type { WorkspaceRecord } from "../organizations/workspace";
+import { initialState, stateIdOf } from "./incident-state";
+import { incidentSummaryView, toIncidentSummary, type IncidentSummaryView } from "./incident-view";
 import { mapLimited } from "../../platform/concurrency/map-limited";
 
 /** Incidents per call the listing aims at, taken from the streams (workspace × source) still paging. */
@@ -38,7 +36,11 @@ const hoursOf: Record<Exclude<(typeof timeFilterTypes)[number], "Custom">, numbe
 };
 const timestamp = z.iso.datetime({ offset: true });
 
-export const acrossWorkspacesBody = z
+/**
+ * The listing's query (contract 4.2): the filters, and the tokens of the previous page. The same for a
+ * service account (`POST /incidents/across-workspaces`) and a person (`POST /portal/incidents/search`).
+ */
+export const acrossWorkspacesQuery = z
   .object({
     severities: z.array(z.enum(severities)).max(severities.length).default([]),
     statuses: z.array(z.enum(publicStatuses)).max(publicStatuses.length).default([]),
@@ -98,10 +100,16 @@ export const acrossWorkspacesBody = z
         message: "Send the previous response's sourcePageTokens unchanged, or start over with isFirstCall true.",
       });
     }
-  })
-  .meta({ examples: [acrossWorkspacesExample] });
+  });
 
-export type AcrossWorkspacesBody = z.output<typeof acrossWorkspacesBody>;
+export type AcrossWorkspacesBody = z.output<typeof acrossWorkspacesQuery>;
+
+/** The listing's page: its incidents, the tokens to send back, and whether any stream is still open. */
+export const acrossWorkspacesPage = z.object({
+  incidents: z.array(incidentSummaryView),
+  sourcePageTokens: z.array(z.object({ workspaceId: z.string(), sourceTokens: z.record(z.string(), z.string()) })),
+  moreIncidentsAvailable: z.boolean(),
+});
 
 export interface AcrossWorkspacesResult {
   incidents: IncidentSummaryView[];
@@ -137,9 +145,16 @@ interface WaitingStream {
   target: string;
 }
 
-/** `POST /incidents/across-workspaces` (contract 4.2). */
-export async function listAcrossWorkspaces(ctx: RequestContext, body: AcrossWorkspacesBody): Promise<AcrossWorkspacesResult> {
-  const workspaces = await mappedWorkspaces(ctx);
+/** What the listing runs with: the services it reads, and the caller its page tokens are signed to. */
+export type ListingContext = Uses<"stores" | "sources" | "now"> & PagingContext;
+
+/**
+ * One page of the incidents of `workspaces` (contract 4.2): those the caller may see, in one order
+ * everywhere (by name, then id). A service account's are the workspaces mapped to it; a person's,
+ * those of their organization they may act on. A token names its workspace, so one sent back for a
+ * workspace no longer among them is left out, as a lost role is.
+ */
+export async function listAcrossWorkspaces(ctx: ListingContext, workspaces: WorkspaceRecord[], body: AcrossWorkspacesBody): Promise<AcrossWorkspacesResult> {
   const chosenSources = body.sources.length > 0 ? [...new Set(body.sources)] : body.filterByLastModified ? lastModifiedSources : sources;
   const filters: IncidentFilters = {
     severities: body.severities.length > 0 ? body.severities : undefined,
@@ -170,7 +185,7 @@ export async function listAcrossWorkspaces(ctx: RequestContext, body: AcrossWork
   const served = open.slice(0, servedCount).map((s) => ("token" in s ? readStream(ctx, s, binding) : s));
   const waiting = open.slice(servedCount);
   const pages = await mapLimited(served, VENDOR_CONCURRENCY, (stream, signal) =>
-    ctx.sources.gateway(stream.source).listIncidents(
+    pageOf(ctx, stream.source,
       {
         workspaceId: stream.workspace.id,
         field: "createdAt",
@@ -232,7 +247,7 @@ export async function listAcrossWorkspaces(ctx: RequestContext, body: AcrossWork
  * window (rule 3). There is nothing to continue, so no tokens are issued.
  */
 async function lastModifiedListing(
-  ctx: RequestContext,
+  ctx: ListingContext,
   workspaces: WorkspaceRecord[],
   chosenSources: readonly Source[],
   filters: IncidentFilters,
@@ -243,7 +258,7 @@ async function lastModifiedListing(
     pairs,
     VENDOR_CONCURRENCY,
     ({ workspace, source }, signal) =>
-      ctx.sources.gateway(source).listIncidents({ workspaceId: workspace.id, field: "lastModificationTime", ...window, limit: LAST_MODIFIED_CAP + 1, filters }, signal),
+      pageOf(ctx, source, { workspaceId: workspace.id, field: "lastModificationTime", ...window, limit: LAST_MODIFIED_CAP + 1, filters }, signal),
     ctx.signal,
   );
   let capped = false;
@@ -262,6 +277,20 @@ async function lastModifiedListing(
       (a.incident.id < b.incident.id ? -1 : a.incident.id > b.incident.id ? 1 : 0),
   );
   return { incidents, sourcePageTokens: [], moreIncidentsAvailable: capped };
+}
+
+/**
+ * One page of one stream. A workspace its source does not know (onboarded here before the vendor
+ * holds it, say) has no incidents there: its stream ends empty, as a source switched off does,
+ * rather than failing the listing of every other workspace.
+ */
+async function pageOf(ctx: ListingContext, source: Source, query: IncidentWindowQuery, signal: AbortSignal): Promise<IncidentPage> {
+  try {
+    return await ctx.sources.gateway(source).listIncidents(query, signal);
+  } catch (error) {
+    if (isApiError(error) && error.code === "NOT_FOUND") return { items: [] };
+    throw error;
+  }
 }
 
 function byLastModifiedDesc(a: VendorIncident, b: VendorIncident): number {
@@ -296,7 +325,7 @@ function openStreams(body: AcrossWorkspacesBody, workspaces: WorkspaceRecord[], 
  * A stream's token, read: it must be one this service issued to this caller, for this very query,
  * at the workspace and source it sits at; anything else is the contract's fixed 400.
  */
-function readStream(ctx: RequestContext, waiting: WaitingStream, binding: string): Stream {
+function readStream(ctx: ListingContext, waiting: WaitingStream, binding: string): Stream {
   let cursor: z.output<typeof streamCursor>;
   try {
     cursor = readPageToken(ctx, waiting.token, streamListing(binding, waiting.workspace.id, waiting.source), streamCursor, waiting.target);
@@ -348,12 +377,12 @@ function bindingOf(body: AcrossWorkspacesBody): string {
   return `incidents-across:${createHash("sha256").update(JSON.stringify(normalised)).digest("base64url")}`;
 }
 
-async function summaries(ctx: RequestContext, workspace: WorkspaceRecord, items: VendorIncident[]): Promise<IncidentSummaryView[]> {
+async function summaries(ctx: ListingContext, workspace: WorkspaceRecord, items: VendorIncident[]): Promise<IncidentSummaryView[]> {
   return summariesOf(workspace, items, await statesOf(ctx, workspace, items), ctx.now());
 }
 
 /** The stored states of these incidents of one workspace, by state id: one store read (none for no items). */
-async function statesOf(ctx: RequestContext, workspace: WorkspaceRecord, items: VendorIncident[]): Promise<Map<string, IncidentStateRecord>> {
+async function statesOf(ctx: ListingContext, workspace: WorkspaceRecord, items: VendorIncident[]): Promise<Map<string, IncidentStateRecord>> {
   if (items.length === 0) return new Map();
   const states = await ctx.stores.incidents.getMany(workspace.id, items.map((i) => stateIdOf(i.source, i.id)));
   return new Map(states.map((s) => [s.id, s]));

@@ -52,6 +52,21 @@ export const incidentView = z.object({
   gamebookCatalog: z.record(z.string(), z.unknown()),
 });
 
+/** Contract 2.5: a comment of an incident, the source's or a linked ticket's. */
+export const commentView = z.object({
+  id: z.string(),
+  message: z.string(),
+  createdTime: z.string(),
+  authorEmail: z.string(),
+  authorName: z.string(),
+  isActivityComment: z.boolean(),
+  isAgentComment: z.boolean(),
+  agentName: z.string().nullable(),
+  isClosingComment: z.boolean(),
+  ticketNoteId: z.string().nullable(),
+  ticketId: z.string().nullable(),
+});
+
 export type IncidentSummaryView = z.output<typeof incidentSummaryView>;
 
 export function toIncidentSummary(incident: VendorIncident, state: IncidentStateRecord, now: Date): IncidentSummaryView {

@@ -1,4 +1,5 @@
 import type { Principal } from "../../platform/auth/principal";
+import { ORGANIZATION_WIDE_ROLES, type Person } from "../../platform/auth/person";
 import type { Uses } from "../../platform/operation-context";
 import type { WorkspaceRecord } from "./workspace";
 import { integrationStates, type IntegrationContext } from "./integration-switches";
@@ -12,7 +13,23 @@ export async function mappedWorkspaces(ctx: Uses<"stores"> & { principal: Princi
   const mapped = [...ctx.principal.workspaceRoles.keys()];
   const wanted = requested && new Set(requested.map((id) => id.toLowerCase()));
   const workspaces = await ctx.stores.workspaces.getMany(wanted ? mapped.filter((id) => wanted.has(id)) : mapped);
-  return workspaces.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : 1));
+  return workspaces.sort(byName);
+}
+
+/**
+ * The workspaces a person sees across workspaces: with an organization-wide role (`Admin`,
+ * `WorkspaceAdmin`) every workspace of their organization, otherwise those they hold a role on that
+ * are still in it. In the order `mappedWorkspaces` gives.
+ */
+export async function personWorkspaces(ctx: Uses<"stores">, person: Person): Promise<WorkspaceRecord[]> {
+  const workspaces = ORGANIZATION_WIDE_ROLES.includes(person.organizationalRole)
+    ? await ctx.stores.workspaces.listByAccounts(person.organizationAccountIds)
+    : (await ctx.stores.workspaces.getMany([...person.workspaceRoles.keys()])).filter((w) => person.organizationAccountIds.includes(w.accountId));
+  return workspaces.sort(byName);
+}
+
+function byName(a: WorkspaceRecord, b: WorkspaceRecord): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : 1;
 }
 
 /** The mapped workspaces (as `mappedWorkspaces`) whose Log Analytics integration is on. */

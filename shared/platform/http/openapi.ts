@@ -47,6 +47,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   "Portal: content": "A workspace's playbook catalogue and gamebook rules: OrgContentOperator reads them, OrgContentAdmin changes them.",
   "Portal: agents": "The investigation agent's classification cards and the webhooks they name: AgentAdmin.",
   "Portal: SOPs": "The workspace's standard operating procedures, as uploaded documents: AgentAdmin uploads and deletes, anyone on the workspace reads.",
+  "Portal: incidents": "Incidents across the workspaces a person may see, with the contract's filters and page tokens, and one incident with its comments, last gamebook run and related incidents.",
   Reference: "This document, its reading page and the error reference.",
   Events: "What the service sends to your webhooks (OpenAPI webhooks).",
 };

@@ -18,7 +18,7 @@ export const pageQueryFields = {
 };
 
 /** Who is paging: the caller (a service account, or a person in the portal), and the token keys among the services. */
-type PagingContext = { pageTokens: PageTokens } & ({ principal: Principal; person?: undefined } | { person: Person; principal?: undefined });
+export type PagingContext = { pageTokens: PageTokens } & ({ principal: Principal; person?: undefined } | { person: Person; principal?: undefined });
 
 /**
  * The one binding of every page token: the service account, because what a listing shows follows

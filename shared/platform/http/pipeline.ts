@@ -114,15 +114,15 @@ export function createPipeline(routes: Route[], services: Services, prefix: stri
       const r = match.route;
       let workspaceRole = principal ? authorize(r, principal, match.params) : undefined;
       if (person) authorizePerson(r, person, match.params);
-      // Router parameters are flat strings under the route's own names: no prototype keys to look for.
-      const params = r.params ? validateFlat(r.params, match.params) : match.params;
       let workspace: WorkspaceRecord | undefined;
-      // Before the query and body are judged: a workspace outside the person's organization is not
-      // there for them, whatever they send (a 400 about the body would confirm that it exists).
+      // Before the other parameters, the query and the body are judged: a workspace outside the
+      // person's organization is not there for them, whatever they send (a 400 would confirm that it exists).
       if (person && r.kind === "personWorkspace") {
         workspace = await findPersonWorkspace(services, person, match.params.workspaceId!);
         workspaceRole = person.workspaceRoles.get(workspace.id);
       }
+      // Router parameters are flat strings under the route's own names: no prototype keys to look for.
+      const params = r.params ? validateFlat(r.params, match.params) : match.params;
       const query = r.query ? validate(r.query, queryObject(request.search)) : undefined;
       const body = r.body ? validate(r.body, await readBody(r, request, services)) : undefined;
       if (workspaceRole && !workspace) workspace = await findWorkspace(services, match.params.workspaceId!);
@@ -263,9 +263,12 @@ function authorizePerson(route: Route, person: Person, rawParams: Record<string,
 /** Owner includes everything an Analyst may do. */
 const satisfies = (held: WorkspaceRole | undefined, needed: WorkspaceRole) => held === "Owner" || held === needed;
 
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** The workspace of a portal workspace route: only one in the person's organization exists for them. */
 async function findPersonWorkspace(services: Uses<"stores">, person: Person, workspaceId: string): Promise<WorkspaceRecord> {
-  const workspace = await services.stores.workspaces.get(workspaceId.toLowerCase());
+  // Read before the parameters are validated: what is no workspace id names no workspace, unread.
+  const workspace = GUID.test(workspaceId) ? await services.stores.workspaces.get(workspaceId.toLowerCase()) : undefined;
   if (!workspace || !person.organizationAccountIds.includes(workspace.accountId)) throw notFound("The workspace", "workspaceId");
   return workspace;
 }

@@ -1,0 +1,69 @@
+import type { z } from "zod";
+import type { Uses } from "../../platform/operation-context";
+import type { EntityQuery } from "../../systems/vendors/port";
+import type { Source } from "../sources";
+import type { WorkspaceRecord } from "../organizations/workspace";
+import type { IntegrationContext } from "../organizations/integration-switches";
+import { toGamebookRunView, type GamebookRunView } from "../gamebooks/gamebook-views";
+import { ticketComments, type IncidentCommentView } from "../tickets/ticket-comments";
+import { loadIncident } from "./incident-access";
+import { initialState, stateIdOf } from "./incident-state";
+import { incidentEtag, toIncidentSummary, toIncidentView, type incidentView, type IncidentSummaryView } from "./incident-view";
+
+/*
+ * What is read of one incident, whoever asks: a service account on the contract's routes, or a person
+ * in the portal, who sees the same things in one answer.
+ */
+
+type ReadContext = Uses<"sources" | "stores" | "now">;
+
+/** The incident, live from its source with the service's state of it and its evidence (contract 2.4), and its version. */
+export async function readIncident(
+  ctx: ReadContext,
+  workspace: WorkspaceRecord,
+  source: Source,
+  incidentId: string,
+): Promise<{ view: z.output<typeof incidentView>; etag: string }> {
+  const loaded = await loadIncident(ctx, workspace, source, incidentId);
+  const evidence = await loaded.gateway.getEvidence(workspace.id, loaded.incident.id, ctx.signal);
+  return { view: toIncidentView(loaded.incident, loaded.state, evidence, ctx.now()), etag: incidentEtag(loaded.incident, loaded.stateEtag) };
+}
+
+/**
+ * The incident's comments, oldest first (contract 2.5): the source's, without the integration that
+ * owns each, and those of its linked tickets. `notesAvailable` is false when the tickets' notes could
+ * not be read.
+ */
+export async function incidentComments(
+  ctx: IntegrationContext & Uses<"sources" | "logger">,
+  workspace: WorkspaceRecord,
+  source: Source,
+  incidentId: string,
+): Promise<{ comments: IncidentCommentView[]; notesAvailable: boolean }> {
+  const own = await ctx.sources.gateway(source).listComments(workspace.id, incidentId, ctx.signal);
+  const fromTickets = await ticketComments(ctx, workspace, source, incidentId);
+  const comments = [...own.map(({ extensionId: _owner, ...comment }) => comment), ...fromTickets.comments].sort((a, b) =>
+    a.createdTime < b.createdTime ? -1 : a.createdTime > b.createdTime ? 1 : 0,
+  );
+  return { comments, notesAvailable: fromTickets.notesAvailable };
+}
+
+/** The last gamebook run on the incident, if any has run (the caller has checked that the incident exists). */
+export async function lastGamebookRun(ctx: Uses<"stores">, workspace: WorkspaceRecord, source: Source, incidentId: string): Promise<GamebookRunView | undefined> {
+  const run = await ctx.stores.gamebookRuns.latestForIncident(workspace.id, source, incidentId);
+  return run && toGamebookRunView(run);
+}
+
+/** Incidents of the workspace at this source that match an entity query (the contract's by-entity search), with the service's state of each. */
+export async function incidentsByEntity(
+  ctx: ReadContext,
+  workspace: WorkspaceRecord,
+  source: Source,
+  query: Omit<EntityQuery, "workspaceId">,
+): Promise<IncidentSummaryView[]> {
+  const found = await ctx.sources.gateway(source).relatedByEntity({ ...query, workspaceId: workspace.id }, ctx.signal);
+  const states = await ctx.stores.incidents.getMany(workspace.id, found.map((i) => stateIdOf(i.source, i.id)));
+  const byId = new Map(states.map((s) => [s.id, s]));
+  const now = ctx.now();
+  return found.map((i) => toIncidentSummary(i, byId.get(stateIdOf(i.source, i.id)) ?? initialState(i, workspace.accountId, now), now));
+}

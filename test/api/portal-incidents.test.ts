@@ -1,0 +1,190 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { actsOn } from "../../shared/domain/gamebooks/playbook-catalogue";
+import { LISTING_PAGE_TARGET } from "../../shared/domain/incidents/cross-workspace-listing";
+import { RELATED_INCIDENTS_LIMIT } from "../../shared/api/portal/incidents/portal-incident-routes";
+import { sources } from "../../shared/domain/sources";
+import { vendorCount } from "../support/vendor-count";
+import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const json = async (res: Response) => (await res.json()) as Json;
+
+/**
+ * Incidents in the portal: the contract's cross-workspace listing over the workspaces a person may
+ * see, and one incident with its comments, its last gamebook run and the incidents related to it.
+ */
+let clock = Date.parse("2026-11-20T12:00:00.000Z");
+const now = () => new Date(clock);
+
+let host: TestHost;
+let assigned: string[];
+let unassigned: string;
+let analyst: TestPerson;
+let workspaceAdmin: TestPerson;
+
+beforeAll(async () => {
+  host = await startTestHost({ now, env: { SIMULATED_INCIDENTS_PER_WORKSPACE: "150", SIMULATED_PLAYBOOK_DELAY_MS: "2" } });
+  assigned = [host.demo.workspaces[0]!.id, host.demo.workspaces[2]!.id];
+  unassigned = host.demo.workspaces[1]!.id;
+  analyst = await host.person({ organizationalRole: "Member", workspaceAssignments: assigned.map((workspaceId) => ({ workspaceId, role: "Analyst" as const })) });
+  workspaceAdmin = await host.person({ organizationalRole: "WorkspaceAdmin" });
+});
+afterAll(async () => host?.close());
+
+const search = (person: TestPerson, body: Json) => host.portal(person, "POST", "/portal/incidents/search", { body });
+
+/** Pages through a listing as the contract says, returning every incident and the number of calls. */
+async function pageThrough(person: TestPerson, filters: Json) {
+  const seen: Json[] = [];
+  let res = await search(person, { ...filters, isFirstCall: true, workspacePageTokens: [] });
+  let calls = 1;
+  for (;;) {
+    const body = await json(res);
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    expect(body.data.incidents.length).toBeLessThanOrEqual(LISTING_PAGE_TARGET);
+    seen.push(...body.data.incidents);
+    if (!body.data.moreIncidentsAvailable) return { seen, calls };
+    res = await search(person, { ...filters, isFirstCall: false, workspacePageTokens: body.data.sourcePageTokens });
+    calls++;
+  }
+}
+
+const keyOf = (i: Json) => `${i.incident.workspaceId}/${i.source}/${i.incident.id}`;
+
+describe("POST /portal/incidents/search", () => {
+  it("pages through every incident of the workspaces the person holds a role on, each once, and none of the others", async () => {
+    const { seen, calls } = await pageThrough(analyst, {});
+    let expected = 0;
+    for (const w of assigned) for (const s of sources) expected += await vendorCount(host.services, w, s, clock);
+    expect(expected).toBeGreaterThan(LISTING_PAGE_TARGET);
+    expect(calls).toBeGreaterThan(1);
+    expect(seen.length).toBe(expected);
+    expect(new Set(seen.map(keyOf)).size).toBe(expected);
+    expect(new Set(seen.map((i) => i.incident.workspaceId))).toEqual(new Set(assigned));
+  });
+
+  it("an organization-wide role sees every workspace of the organization; one its sources do not know yet has no incidents", async () => {
+    // Onboarded here, unknown to the vendors: its streams end empty instead of failing the listing.
+    const onboarded = await host.portal(workspaceAdmin, "POST", "/portal/workspaces", {
+      body: { name: "fabrikam-sentinel-new", accountId: host.demo.customers[0]!.id, tenantId: "0b5c6a1e-2f3d-4e5a-9b8c-7d6e5f4a3b2c" },
+    });
+    expect(onboarded.status).toBe(201);
+    const { seen } = await pageThrough(workspaceAdmin, { sources: ["SourceA"] });
+    const workspaces = new Set(seen.map((i) => i.incident.workspaceId));
+    expect(workspaces.has(unassigned)).toBe(true);
+    for (const w of assigned) expect(workspaces.has(w)).toBe(true);
+    const organization = (await host.services.stores.workspaces.listByAccounts([host.demo.provider.id, ...host.demo.customers.map((c) => c.id)])).map((w) => w.id);
+    for (const w of workspaces) expect(organization).toContain(w);
+  });
+
+  it("filters by severity, status, source and text, as the contract's listing does", async () => {
+    const target = host.simulated.vendors.createIncident("SourceB", assigned[0]!, { title: "Quasar exfiltration beacon", severity: "Low" });
+    host.simulated.vendors.createIncident("SourceB", unassigned, { title: "Quasar exfiltration beacon", severity: "Low" });
+    const byText = await pageThrough(analyst, { query: "quasar" });
+    expect(byText.seen.map(keyOf)).toEqual([`${assigned[0]}/SourceB/${target.id}`]);
+    const filtered = await pageThrough(analyst, { severities: ["High"], statuses: ["New"], sources: ["SourceA", "SourceC"] });
+    expect(filtered.seen.length).toBeGreaterThan(0);
+    for (const i of filtered.seen) {
+      expect(i.incident.severity).toBe("High");
+      expect(i.incident.status).toBe("New");
+      expect(["SourceA", "SourceC"]).toContain(i.source);
+    }
+    const lastModified = await pageThrough(analyst, { filterByLastModified: true, timeFilterSelection: { type: "ThreeHours" } });
+    expect(lastModified.seen.map(keyOf)).toContain(`${assigned[0]}/SourceB/${target.id}`);
+  });
+
+  it("tokens are the person's: another person's, or a changed query's, are 400; bad bodies are 400 naming the field", async () => {
+    const first = await json(await search(analyst, { isFirstCall: true, workspacePageTokens: [] }));
+    expect(first.data.moreIncidentsAvailable).toBe(true);
+    const next = { isFirstCall: false, workspacePageTokens: first.data.sourcePageTokens };
+    const colleague = await host.person({ organizationalRole: "Member", workspaceAssignments: assigned.map((workspaceId) => ({ workspaceId, role: "Analyst" as const })) });
+    const stolen = await search(colleague, next);
+    expect([stolen.status, (await json(stolen)).code]).toEqual([400, "VALIDATION_ERROR"]);
+    const changed = await search(analyst, { ...next, severities: ["High"] });
+    expect(changed.status).toBe(400);
+    const bad = await json(await search(analyst, { isFirstCall: true, timeFilterSelection: { type: "Weekly" } }));
+    expect(bad.code).toBe("VALIDATION_ERROR");
+    expect(Object.keys(bad.errors)).toContain("timeFilterSelection.type");
+  });
+
+  it("a person with no workspace sees nothing, and asks no source", async () => {
+    const nobody = await host.person({ organizationalRole: "Member" });
+    const body = await json(await search(nobody, { isFirstCall: true }));
+    expect(body.data).toEqual({ incidents: [], sourcePageTokens: [], moreIncidentsAvailable: false });
+  });
+});
+
+describe("GET /portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}", () => {
+  /** An incident of the workspace with an account entity, which the catalogue's revoke-sessions playbook acts on. */
+  async function incidentWithAccount(workspaceId: string) {
+    const catalogue = (await host.services.stores.playbookCatalogues.get(workspaceId))!;
+    const playbook = catalogue.playbooks.find((p) => p.referenceId === "revoke-sessions")!;
+    for (let i = 0; i < 200; i++) {
+      const incident = host.simulated.vendors.createIncident("SourceA", workspaceId, { title: "Impossible travel", severity: "High" });
+      const entity = incident.entities.find((e) => actsOn(playbook, e));
+      if (entity) return { incident, playbook, entity };
+    }
+    throw new Error("no incident with an account");
+  }
+
+  it("answers the incident, its comments, its last gamebook run and the incidents sharing an entity with it, in one response", async () => {
+    const workspaceId = assigned[0]!;
+    const { incident, playbook, entity } = await incidentWithAccount(workspaceId);
+    const path = `/portal/workspaces/${workspaceId}/incidents/SourceA/${incident.id}`;
+
+    const before = await json(await host.portal(analyst, "GET", path));
+    expect(before.data.lastGamebookRun).toBeNull();
+
+    await host.services.sources.gateway("SourceA").addComment(workspaceId, incident.id, {
+      message: "Called the user: not them.",
+      authorEmail: "li.wei@contoso-mssp.example",
+      authorName: "Li Wei",
+      isAgentComment: false,
+      agentName: null,
+      isClosingComment: false,
+      extensionId: null,
+    });
+    const run = await host.call("POST", `/workspaces/${workspaceId}/gamebooks/run`, {
+      body: { incidentId: incident.id, incidentTitle: incident.title, source: "SourceA", playbooks: [{ id: playbook.id, sequence: 1, entityId: entity.id, parameters: {} }] },
+    });
+    const runId = (await json(run)).data.id;
+    expect(run.status).toBe(200);
+
+    const res = await host.portal(analyst, "GET", path);
+    const { data } = await json(res);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("etag")).toMatch(/^".+"$/);
+
+    // The incident as the contract's own route has it.
+    const contract = await json(await host.call("GET", `/workspaces/${workspaceId}/incidents/SourceA/${incident.id}`));
+    expect(data.incident).toEqual(contract.data);
+    expect(data.incident.investigationDetails.entities.length).toBeGreaterThan(0);
+    // The comments as the contract's comments route lists them.
+    const comments = await json(await host.call("GET", `/workspaces/${workspaceId}/incidents/SourceA/${incident.id}/comments`));
+    expect(data.comments).toEqual(comments.data);
+    expect(data.comments.map((c: Json) => c.message)).toContain("Called the user: not them.");
+    expect(data.ticketNotesAvailable).toBe(true);
+    expect(data.lastGamebookRun).toMatchObject({ id: runId, incidentId: incident.id, source: "SourceA" });
+    // Related: the by-entity search with the incident's id, at most the limit.
+    const byEntity = await json(await host.call("GET", `/workspaces/${workspaceId}/incidents/SourceA/by-entity?IncidentId=${incident.id}`));
+    expect(data.related).toEqual(byEntity.data.slice(0, RELATED_INCIDENTS_LIMIT));
+    expect(data.related.length).toBeGreaterThan(0);
+    expect(data.related.map(keyOf)).not.toContain(`${workspaceId}/SourceA/${incident.id}`);
+  });
+
+  it("is 404 for another organization's workspace, 403 for one of the person's own they hold no role on, 404 for an incident the source does not have", async () => {
+    const { incident } = await incidentWithAccount(unassigned);
+    const path = `/portal/workspaces/${unassigned}/incidents/SourceA/${incident.id}`;
+    const unassignedWorkspace = (await host.services.stores.workspaces.get(unassigned))!;
+    const otherCustomer = host.demo.customers.find((c) => c.id !== unassignedWorkspace.accountId)!;
+    const stranger = await host.person({ organizationalRole: "Admin", accountId: otherCustomer.id });
+    const foreign = await host.portal(stranger, "GET", path);
+    expect([foreign.status, (await json(foreign)).code]).toEqual([404, "NOT_FOUND"]);
+    const withoutRole = await host.portal(analyst, "GET", path);
+    expect([withoutRole.status, (await json(withoutRole)).code]).toEqual([403, "INSUFFICIENT_WORKSPACE_ROLE"]);
+    // An organization-wide role may read it.
+    expect((await host.portal(workspaceAdmin, "GET", path)).status).toBe(200);
+    const missing = await host.portal(analyst, "GET", `/portal/workspaces/${assigned[0]}/incidents/SourceA/no-such-incident`);
+    expect(missing.status).toBe(404);
+  });
+});

@@ -14,6 +14,7 @@ import type { Services } from "../../shared/platform/services";
 import { EXAMPLE_TICKET } from "../../shared/api/tickets/ticket-schemas";
 import * as content from "../../shared/api/portal/content/content-schemas";
 import { EXAMPLE_SOP_ID } from "../../shared/api/portal/sops/sop-schemas";
+import { EXAMPLE_CHANGE_BOARD_WEBHOOK_ID, EXAMPLE_CHATOPS_WEBHOOK_ID, EXAMPLE_DATA_LAKE_WEBHOOK_ID } from "../../shared/domain/examples/webhook-examples";
 
 /*
  * The example ids of the OpenAPI document are literals (endpoint groups do not import the local
@@ -87,6 +88,20 @@ describe("the OpenAPI examples' ids are the default seed's demo data", () => {
     expect(entry).toMatchObject({ status: "Failed", eventType: "incident.created.v1", incident: { workspaceId: ex.EXAMPLE_WORKSPACE_ID, source: "SourceA", incidentId: ex.EXAMPLE_INCIDENT.id } });
     const eventId = deterministicEventId("incident.created.v1", `${ex.EXAMPLE_WORKSPACE_ID}/SourceA/${ex.EXAMPLE_INCIDENT.id}`);
     expect(deliveryLogId({ eventId, webhookId: ex.EXAMPLE_WEBHOOK_ID, attempt: 10 })).toBe(ex.EXAMPLE_FAILED_DELIVERY_LOG_ID);
+  });
+
+  it("names a demo webhook in each state the portal's state examples need, with a week of deliveries", async () => {
+    const status = async (id: string) => (await services.stores.webhooks.get(id))?.value.status;
+    expect(EXAMPLE_DATA_LAKE_WEBHOOK_ID).toBe(demoId(SEED, "webhook/data-lake-export"));
+    expect(await status(EXAMPLE_DATA_LAKE_WEBHOOK_ID)).toBe("Active");
+    expect(await status(EXAMPLE_CHANGE_BOARD_WEBHOOK_ID)).toBe("Paused");
+    expect(await status(EXAMPLE_CHATOPS_WEBHOOK_ID)).toBe("Disabled");
+    const now = services.now();
+    const week = { from: new Date(now.getTime() - 7 * 86_400_000).toISOString(), to: new Date(now.getTime() + 1).toISOString(), notBefore: new Date(0).toISOString() };
+    const intake = (await services.stores.deliveryLogs.outcomes(ex.EXAMPLE_WEBHOOK_ID, week, 1000)).items;
+    expect(intake.filter((e) => e.status === "Failed").length).toBeGreaterThan(5);
+    expect(intake.filter((e) => e.status === "Succeeded").length).toBeGreaterThan(50);
+    expect((await services.stores.deliveryLogs.outcomes(EXAMPLE_CHANGE_BOARD_WEBHOOK_ID, week, 1000)).items.some((e) => e.status === "Pending")).toBe(true);
   });
 
   it("names the workspace's newest SourceA incident, a demo run on it and a comment an integration wrote", async () => {

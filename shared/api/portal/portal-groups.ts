@@ -9,12 +9,13 @@ import { portalPlaybookRoutes } from "./content/playbook-routes";
 import { portalGamebookRuleRoutes } from "./content/gamebook-rule-routes";
 import { portalAgentConfigurationRoutes } from "./agents/agent-configuration-routes";
 import { portalSopRoutes } from "./sops/sop-routes";
+import { portalWebhookRoutes } from "./webhooks/webhook-health-routes";
 import { portalIncidentRoutes } from "./incidents/portal-incident-routes";
 
 const portalSessionRoutes: RouteGroup = { name: "portal-session", routes: [...signInRoutes, meRoute] };
 
 /** The portal's areas, each a module of its own. */
-const portalAreas: RouteGroup[] = [portalSessionRoutes, organizationRoutes, workspaceRoutes, peopleRoutes, approvalRoutes, portalPlaybookRoutes, portalGamebookRuleRoutes, portalAgentConfigurationRoutes, portalSopRoutes, portalIncidentRoutes];
+const portalAreas: RouteGroup[] = [portalSessionRoutes, organizationRoutes, workspaceRoutes, peopleRoutes, approvalRoutes, portalPlaybookRoutes, portalGamebookRuleRoutes, portalAgentConfigurationRoutes, portalSopRoutes, portalIncidentRoutes, portalWebhookRoutes];
 
 /**
  * The portal's endpoints (`/portal/…`): people with a browser session, never service accounts. One

@@ -14,6 +14,7 @@ import type { UserRecord } from "../../domain/organizations/user";
 import type { WebhookRecord, WebhookStatus } from "../../domain/webhooks/webhook";
 import { demoId, type DemoData } from "./demo-data";
 import { seedDemoSops } from "./demo-sops";
+import { seedDemoWebhookHealth } from "./demo-webhook-health";
 
 /**
  * The demo organization's administration, beyond its people and workspaces: the service accounts of
@@ -115,6 +116,7 @@ export async function seedDemoAdministration(services: Uses<"config" | "document
     if (!(await services.stores.webhooks.get(record.id))) await createOnce(() => services.stores.webhooks.create(record));
   }
   if (fabrikamProd) await seedDeliveryHistory(services, intake, fabrikamProd.id);
+  await seedDemoWebhookHealth(services, demo);
 
   // Fabrikam's retired workspace, every source already off (nothing polls it): what the offboarding
   // example offboards. Onboarded again at every start, so the example always has it to act on.

@@ -64,6 +64,10 @@ describe("the OpenAPI examples' ids are the default seed's demo data", () => {
     const soar = await services.stores.serviceAccounts.get(ex.EXAMPLE_SERVICE_ACCOUNT_ID);
     expect(soar?.value.credentials.map((c) => [c.id, c.status])).toEqual([[ex.EXAMPLE_CREDENTIAL_ID, "Active"]]);
     expect((await services.stores.serviceAccounts.get(ex.EXAMPLE_RETIRED_SERVICE_ACCOUNT_ID))?.value.isPlatformManaged).toBe(false);
+    // The portal's examples deactivate, revoke and delete the vulnerability scanner's, not the contract's.
+    expect(ex.EXAMPLE_SCANNER_SERVICE_ACCOUNT_ID).toBe(demoId(SEED, "service-account/vulnerability-scanner"));
+    const scanner = await services.stores.serviceAccounts.get(ex.EXAMPLE_SCANNER_SERVICE_ACCOUNT_ID);
+    expect(scanner?.value.credentials.map((c) => [c.id, c.status])).toEqual([[ex.EXAMPLE_SCANNER_CREDENTIAL_ID, "Active"]]);
   });
 
   it("names Fabrikam's retired workspace, every source off, for the offboarding example", async () => {

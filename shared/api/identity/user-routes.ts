@@ -8,8 +8,8 @@ import { organizationRoute, type RouteGroup } from "../../platform/http/route";
 import type { OrganizationalRole } from "../../domain/organizations/roles";
 import type { UserRecord } from "../../domain/organizations/user";
 import { EXAMPLE_LEAVING_USER, EXAMPLE_USER } from "../../domain/examples/examples";
-import { upsertUserExample, userExample } from "./identity-examples";
-import { organizationalRoleSchema } from "./service-account-schemas";
+import { upsertUserExample, userExample } from "../../domain/examples/identity-examples";
+import { organizationalRoleSchema } from "../../domain/organizations/service-account-schemas";
 
 const tag = "Users";
 

@@ -64,6 +64,9 @@ export const EXAMPLE_SERVICE_ACCOUNT_ID = "b247775e-0fae-8a3e-a7c5-29558bd76133"
 export const EXAMPLE_CREDENTIAL_ID = "93721159-6577-8bb6-942a-d3bedbe8c331";
 /** A retired SIEM export's service account: the delete example's target. */
 export const EXAMPLE_RETIRED_SERVICE_ACCOUNT_ID = "1d34c190-bcb6-8f96-ae29-e31692add812";
+/** The vulnerability scanner's service account and its credential: what the portal's examples deactivate, revoke and delete. */
+export const EXAMPLE_SCANNER_SERVICE_ACCOUNT_ID = "c9c15733-5a90-8236-95c2-e7c0075a645b";
+export const EXAMPLE_SCANNER_CREDENTIAL_ID = "2252b03f-7139-8fa8-9625-28bd92426cc3";
 
 /** Webhooks of the provider: one per state, and a retired one for the delete example. */
 export const EXAMPLE_WEBHOOK_ID = "319a4962-405f-8b40-a23d-50cc209b83f0";

@@ -1,22 +1,39 @@
 import { ApiError } from "../../platform/errors/api-error";
-import type { Principal } from "../../platform/auth/principal";
 import type { Scope } from "../../platform/auth/scopes";
 import type { WorkspaceStore } from "../../platform/store/ports";
 import type { OrganizationalRole } from "./roles";
 import type { WorkspaceRecord } from "./workspace";
 
 /**
- * A caller can hand out only what it holds: scopes it has itself, and the Admin role only when it is
- * an Admin. Without this, any `org:service-accounts:manage` credential could mint a stronger one.
+ * Who hands out service accounts and credentials: a service account (the contract's `Principal`), or
+ * a person in the portal, who holds no scopes (their role lets them manage service accounts).
  */
-export function assertGrantable(principal: Principal, scopes: readonly Scope[], role?: OrganizationalRole): void {
-  const missing = scopes.filter((s) => !principal.scopes.has(s));
+export interface Grantor {
+  /** The account a new service account belongs to: the grantor's own. */
+  accountId: string;
+  organizationalRole: OrganizationalRole;
+  /** The grantor's organization: what it may see and assign. */
+  organizationAccountIds: readonly string[];
+  /** The scopes a service account may grant, its credential's own; absent for a person. */
+  scopes?: ReadonlySet<Scope>;
+  /** The service account acting, which may not deactivate or delete itself; absent for a person. */
+  serviceAccountId?: string;
+}
+
+/**
+ * A caller can hand out only what it holds: a service account, scopes it has itself; and the Admin
+ * role only an Admin. Without this, any `org:service-accounts:manage` credential could mint a
+ * stronger one. A person who may manage service accounts grants any scope.
+ */
+export function assertGrantable(grantor: Grantor, scopes: readonly Scope[], role?: OrganizationalRole): void {
+  const held = grantor.scopes;
+  const missing = held ? scopes.filter((s) => !held.has(s)) : [];
   if (missing.length > 0) {
     throw new ApiError("FORBIDDEN", `A credential cannot grant scopes it does not hold: ${missing.join(", ")}.`, {
       target: "scopes",
     });
   }
-  if (role === "Admin" && principal.organizationalRole !== "Admin") {
+  if (role === "Admin" && grantor.organizationalRole !== "Admin") {
     throw new ApiError("FORBIDDEN", "Only an Admin can grant the Admin role.", { target: "organizationalRole" });
   }
 }
@@ -27,11 +44,11 @@ export function assertGrantable(principal: Principal, scopes: readonly Scope[], 
  */
 export async function resolveAssignments(
   workspaces: WorkspaceStore,
-  principal: Principal,
+  grantor: Pick<Grantor, "organizationAccountIds">,
   assignments: readonly { workspaceId: string }[],
 ): Promise<Map<string, WorkspaceRecord>> {
   const visible = new Map(
-    (await workspaces.listByAccounts(principal.organizationAccountIds)).map((w) => [w.id, w] as const),
+    (await workspaces.listByAccounts(grantor.organizationAccountIds)).map((w) => [w.id, w] as const),
   );
   const errors: Record<string, string[]> = {};
   assignments.forEach((a, i) => {

@@ -18,9 +18,10 @@ import { seedDemoWebhookHealth } from "./demo-webhook-health";
 
 /**
  * The demo organization's administration, beyond its people and workspaces: the service accounts of
- * its integrations, its webhooks (one in each state) with a delivery history, and an analyst who is
- * leaving. They give the reference page's examples something real to act on, deletions included:
- * each is written only when missing, so a restart brings back what an example deleted.
+ * its integrations (the portal's examples act on the vulnerability scanner's), its webhooks (one in
+ * each state) with a delivery history, and an analyst who is leaving. They give the reference page's
+ * examples something real to act on, deletions included: each is written only when missing, so a
+ * restart brings back what an example deleted.
  */
 export async function seedDemoAdministration(services: Uses<"config" | "documents" | "now" | "secretBox" | "sources" | "stores">, demo: DemoData): Promise<void> {
   const id = (name: string) => demoId(services.config.demoSeed, name);
@@ -68,6 +69,11 @@ export async function seedDemoAdministration(services: Uses<"config" | "document
       "legacy-siem-export",
       { name: "Legacy SIEM export", description: "Nightly incident export to the old SIEM; replaced by webhooks.", organizationalRole: "Member", workspaceAssignments: assignments },
       ["incidents:read"],
+    ),
+    serviceAccount(
+      "vulnerability-scanner",
+      { name: "Vulnerability scanner", description: "Posts scan findings as incident comments; being replaced.", organizationalRole: "Member", workspaceAssignments: assignments },
+      ["incidents:read", "incidents:comments"],
     ),
   ]) {
     if (!(await services.stores.serviceAccounts.get(record.id))) await createOnce(() => services.stores.serviceAccounts.create(record));

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { scopeSchema } from "../../platform/auth/scopes";
 import { pageQueryFields } from "../../platform/http/paging";
-import { EXAMPLE_CREDENTIAL_ID, EXAMPLE_RETIRED_SERVICE_ACCOUNT_ID, EXAMPLE_SERVICE_ACCOUNT_ID } from "../../domain/examples/examples";
-import { organizationalRoles, workspaceRoles } from "../../domain/organizations/roles";
+import { EXAMPLE_CREDENTIAL_ID, EXAMPLE_RETIRED_SERVICE_ACCOUNT_ID, EXAMPLE_SERVICE_ACCOUNT_ID } from "../examples/examples";
+import { organizationalRoles, workspaceRoles } from "./roles";
 import {
   createCredentialExample,
   createdCredentialExample,
@@ -10,7 +10,7 @@ import {
   createServiceAccountExample,
   serviceAccountExample,
   updateServiceAccountExample,
-} from "./identity-examples";
+} from "../examples/identity-examples";
 
 export const organizationalRoleSchema = z.enum(organizationalRoles);
 export const workspaceRoleSchema = z.enum(workspaceRoles);

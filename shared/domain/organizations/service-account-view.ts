@@ -1,6 +1,7 @@
 import type { z } from "zod";
-import type { CredentialRecord, ServiceAccountRecord } from "../../domain/organizations/service-account";
-import type { WorkspaceRecord } from "../../domain/organizations/workspace";
+import type { Uses } from "../../platform/operation-context";
+import type { CredentialRecord, ServiceAccountRecord } from "./service-account";
+import type { WorkspaceRecord } from "./workspace";
 import type { credentialView, serviceAccountView } from "./service-account-schemas";
 
 export function credentialStatus(c: CredentialRecord, now: Date): "Active" | "Revoked" | "Expired" {
@@ -50,4 +51,13 @@ export function toServiceAccountView(
     createdAt: sa.createdAt,
     lastModifiedAt: sa.lastModifiedAt,
   };
+}
+
+/** The API shape of these service accounts, with the names of the workspaces they are assigned to (only those are read). */
+export async function serviceAccountViews(ctx: Uses<"stores" | "now">, accounts: readonly ServiceAccountRecord[]): Promise<z.infer<typeof serviceAccountView>[]> {
+  const ids = [...new Set(accounts.flatMap((sa) => sa.workspaceAssignments.map((a) => a.workspaceId)))];
+  const byId = new Map<string, WorkspaceRecord>();
+  if (ids.length > 0) for (const w of await ctx.stores.workspaces.getMany(ids)) byId.set(w.id, w);
+  const now = ctx.now();
+  return accounts.map((sa) => toServiceAccountView(sa, byId, now));
 }

@@ -1,6 +1,8 @@
 import type { ComponentType } from "preact";
 import { BASE } from "./router";
 import { ApprovalsPage } from "./pages/approvals";
+import { WebhooksPage } from "./pages/webhooks";
+import { WebhookDetailPage } from "./pages/webhook-detail";
 import { WorkspacesPage } from "./pages/workspaces";
 import { WorkspacePage } from "./pages/workspace";
 import { PeoplePage, PersonPage } from "./pages/people";
@@ -24,6 +26,14 @@ export interface Section {
 /** The portal's sections, in the navigation's order: what operators do most comes first. */
 export const SECTIONS: Section[] = [
   { label: "Approvals", href: `${BASE}/approvals`, views: [{ pattern: "/approvals", page: ApprovalsPage }] },
+  {
+    label: "Webhooks",
+    href: `${BASE}/webhooks`,
+    views: [
+      { pattern: "/webhooks", page: WebhooksPage },
+      { pattern: "/webhooks/:webhookId", page: WebhookDetailPage },
+    ],
+  },
   {
     label: "Workspaces",
     href: `${BASE}/workspaces`,

@@ -91,6 +91,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/portal/incidents/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Incidents across the workspaces you may see, with the contract's filters and page tokens
+         * @description Portal session (people only). Any registered person.
+         *
+         *     The body and the answer of `POST /incidents/across-workspaces` (contract 4.2), over the workspaces you may see: every workspace of your organization with an organization-wide role (`Admin`, `WorkspaceAdmin`), otherwise those you hold a role on. Page as the contract says: send `sourcePageTokens` back as `workspacePageTokens` with `isFirstCall` false until `moreIncidentsAvailable` is false. The tokens are signed to you and to the filters; one changed, or sent by someone else, is 400. A read, sent as POST because the tokens of many workspaces outgrow a URL.
+         */
+        post: operations["postPortalIncidentsSearch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/portal/me": {
         parameters: {
             query?: never;
@@ -299,6 +321,308 @@ export interface paths {
          *     Sessions live in browsers, so ending them is recorded on each of the person's registrations (`sessionsValidFrom`, now): every session begun before is refused from then on, on every instance. Audited on each registration, in its organization's trail.
          */
         post: operations["postPortalPeopleByUserIdSignOutEverywhere"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/service-accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The service accounts of your organization, with their credentials (never a secret)
+         * @description Portal session (people only). Organizational role: `Admin`, `UserAdmin`, `WorkspaceAdmin`.
+         *
+         *     Every account of your organization's accounts, by id. Each credential shows its `clientSecretPrefix`, status and expiry. Paged with `continuationToken`.
+         */
+        get: operations["getPortalServiceAccounts"];
+        put?: never;
+        /**
+         * Create a service account and its first credential: the secret is in this answer only
+         * @description Portal session (people only). Organizational role: `Admin`, `UserAdmin`.
+         *
+         *     The account belongs to your own account; workspace assignments name workspaces of your organization. The answer carries `clientId` and `clientSecret`, the HTTP Basic user name and password of the contract's API: store the secret now, it is never shown again. Only an `Admin` grants the `Admin` role (403).
+         */
+        post: operations["postPortalServiceAccounts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/service-accounts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One service account of your organization
+         * @description Portal session (people only). Organizational role: `Admin`, `UserAdmin`, `WorkspaceAdmin`.
+         */
+        get: operations["getPortalServiceAccountsById"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a service account: its credentials stop working at once
+         * @description Portal session (people only). Organizational role: `Admin`, `UserAdmin`.
+         *
+         *     Platform-managed accounts cannot be deleted (403). Optional `If-Match`; a mismatch is 409.
+         */
+        delete: operations["deletePortalServiceAccountsById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a service account: name, description, roles, or deactivate it (`isActive` false)
+         * @description Portal session (people only). Organizational role: `Admin`, `UserAdmin`.
+         *
+         *     Omitted fields keep their values. A deactivated account's credentials are refused at once (401) until it is activated again. Platform-managed accounts cannot be changed (403); only an `Admin` grants the `Admin` role (403). Optional `If-Match` with the `ETag` of a read; a mismatch is 409.
+         */
+        patch: operations["patchPortalServiceAccountsById"];
+        trace?: never;
+    };
+    "/api/v2/portal/service-accounts/{id}/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a credential to a service account: its secret is in this answer only
+         * @description Portal session (people only). Organizational role: `Admin`, `UserAdmin`.
+         *
+         *     For a rotation: add one, move the integration to it, then revoke the old one. At most five active credentials at once (409). The answer carries `clientId` and `clientSecret`; the secret is never shown again.
+         */
+        post: operations["postPortalServiceAccountsByIdCredentials"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/service-accounts/{id}/credentials/{credentialId}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a credential: it stops working at once and stays listed as Revoked
+         * @description Portal session (people only). Organizational role: `Admin`, `UserAdmin`.
+         *
+         *     Answers the service account as it now stands. 409 when the credential is revoked already.
+         */
+        post: operations["postPortalServiceAccountsByIdCredentialsByCredentialIdRevoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your organization's webhooks, each with its last 24 hours' delivery figures
+         * @description Portal session (people only). Any registered person.
+         *
+         *     By name. Attempts are counted one per delivery-log entry (a retried delivery counts each attempt); test events are left out.
+         */
+        get: operations["getPortalWebhooks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One webhook's health: figures over 24 hours and 7 days, latency percentiles, last failures
+         * @description Portal session (people only). Any registered person.
+         *
+         *     Counts by outcome and the success rate, the attempts that ended their delivery, and p50, p95 and p99 of `durationMs` over attempts that got an HTTP answer (nearest rank); the last 10 failed attempts with their HTTP status. Computed over at most 10,000 attempts of the window, the newest (`truncated` says when there were more). Its state (`status`, `disableReason`, `disabledAt`) is the webhook's; `actions` are those it allows.
+         */
+        get: operations["getPortalWebhooksByWebhookId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/webhooks/{webhookId}/delivery-chart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook's attempts over time by outcome, for a chart
+         * @description Portal session (people only). Any registered person.
+         *
+         *     Hourly buckets over the last 24 hours or daily buckets over the last 7 days (UTC), oldest first; test events left out.
+         */
+        get: operations["getPortalWebhooksByWebhookIdDeliveryChart"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/webhooks/{webhookId}/delivery-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook's delivery attempts, newest first, filtered by outcome and status class
+         * @description Portal session (people only). Any registered person.
+         *
+         *     The contract's delivery-log entries (`eventPayload` always null) with their `statusClass`. Paginated.
+         */
+        get: operations["getPortalWebhooksByWebhookIdDeliveryLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/webhooks/{webhookId}/delivery-logs/{logId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver one failed incident.created.v1 again, rebuilt from the incident as it is now, same event id
+         * @description Portal session (people only). Organizational role: `Admin`, `WorkspaceAdmin`.
+         *
+         *     As the contract's redeliver: a non-failed entry is 409, another event type 422, an incident gone from its source 409. Audited.
+         */
+        post: operations["postPortalWebhooksByWebhookIdDeliveryLogsByLogIdRedeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/webhooks/{webhookId}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a webhook disabled after repeated failures
+         * @description Portal session (people only). Organizational role: `Admin`, `WorkspaceAdmin`.
+         *
+         *     Disabled only; its failure count starts afresh. From any other state 409 `CONFLICT`. `If-Match` (the webhook's ETag) is honoured when sent. Audited.
+         */
+        post: operations["postPortalWebhooksByWebhookIdEnable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/webhooks/{webhookId}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a webhook: deliveries are held as Pending until it is resumed
+         * @description Portal session (people only). Organizational role: `Admin`, `WorkspaceAdmin`.
+         *
+         *     Active only. From any other state 409 `CONFLICT`. `If-Match` (the webhook's ETag) is honoured when sent. Audited.
+         */
+        post: operations["postPortalWebhooksByWebhookIdPause"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/webhooks/{webhookId}/redeliver-failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver again every event whose delivery finally failed since a time
+         * @description Portal session (people only). Organizational role: `Admin`, `WorkspaceAdmin`.
+         *
+         *     Events whose latest attempt since `since` is a final failure (retries exhausted, a permanent answer, or not sent); a later success, a held delivery or a retry to come leaves an event alone. Only `incident.created.v1` can be rebuilt; the others are counted in `notRedeliverable`. Bounded: `since` at most 7 days back; oldest first, at most 100 events per call and 10,000 attempts read; `nextSince` says where to go on. Answers 202 with how many were queued; they show up in the delivery log. One audit event names the events sent.
+         */
+        post: operations["postPortalWebhooksByWebhookIdRedeliverFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/webhooks/{webhookId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused webhook: held deliveries go out
+         * @description Portal session (people only). Organizational role: `Admin`, `WorkspaceAdmin`.
+         *
+         *     Paused only. From any other state 409 `CONFLICT`. `If-Match` (the webhook's ETag) is honoured when sent. Audited.
+         */
+        post: operations["postPortalWebhooksByWebhookIdResume"];
         delete?: never;
         options?: never;
         head?: never;
@@ -527,6 +851,28 @@ export interface paths {
          *     The same matching as the contract's rules endpoint and a run's `isRecommended`: every rule whose pattern matches the whole title (case-insensitively, `*` for any run of characters), most specific pattern first (most literal characters), then in the rules' order; for each, the rule, its pattern and what each `*` covered. Rules that match but recommend nothing (a playbook switched off or gone) are listed apart. With `rules`, a draft is tried instead of the stored rules, checked as `PUT` checks them. Changes nothing.
          */
         post: operations["postPortalWorkspacesByWorkspaceIdGamebookRulesPreview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One incident with its comments, its last gamebook run and related incidents
+         * @description Portal session (people only). Any registered person. A role on the workspace, or an organization-wide role (`Admin`, `WorkspaceAdmin`).
+         *
+         *     The incident live from its source with the service's state of it (as the contract's incident), its comments, the last gamebook run on it, and the incidents sharing an entity with it. `ETag` is the incident's version, as the contract's `If-Match` takes it. 404 for an incident the source does not have, and for a workspace you may not see.
+         */
+        get: operations["getPortalWorkspacesByWorkspaceIdIncidentsBySourceByIncidentId"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1531,6 +1877,261 @@ export interface operations {
             };
             /** @description Problem: INTERNAL_ERROR */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postPortalIncidentsSearch: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
+                "X-CSRF-Token": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @default [] */
+                    assigneeEmails?: string[];
+                    /** @default false */
+                    filterByLastModified?: boolean;
+                    /** @default false */
+                    includeUnassigned?: boolean;
+                    isFirstCall: boolean;
+                    /** @description Case-insensitive text in the title, the number or an entity name. */
+                    query?: string;
+                    /** @default [] */
+                    severities?: ("Informational" | "Low" | "Medium" | "High")[];
+                    /** @description Empty: every source, or SourceA and SourceB with filterByLastModified. */
+                    sources?: string[];
+                    /** @default [] */
+                    statuses?: ("New" | "Active" | "Closed")[];
+                    /** @description Absent: no time bound. */
+                    timeFilterSelection?: {
+                        /** Format: date-time */
+                        customEndUtc?: string;
+                        /** Format: date-time */
+                        customStartUtc?: string;
+                        /** @enum {string} */
+                        type: "ThreeHours" | "SixHours" | "TwelveHours" | "TwentyFourHours" | "FortyEightHours" | "Custom";
+                    };
+                    /** @default [] */
+                    workspacePageTokens?: {
+                        sourceTokens: {
+                            [key: string]: string;
+                        };
+                        /** Format: uuid */
+                        workspaceId: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example {
+                         *       "incidents": [
+                         *         {
+                         *           "source": "SourceA",
+                         *           "incident": {
+                         *             "id": "67ad2f09-8df1-8539-bb5d-4fe70e2b6f00",
+                         *             "number": 9139,
+                         *             "title": "Suspicious PowerShell command line on FAB-DC-4624",
+                         *             "severity": "High",
+                         *             "status": "New",
+                         *             "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
+                         *             "createdAt": "2026-03-02T08:41:07.602Z",
+                         *             "updatedAt": "2026-03-02T08:41:07.602Z"
+                         *           },
+                         *           "lastModificationTime": "2026-03-02T08:41:07.602Z",
+                         *           "lastActivityTime": "2026-03-02T08:41:07.602Z",
+                         *           "classification": null,
+                         *           "assignee": {
+                         *             "userId": "6ca1b3c2-1cfb-8ec6-8d44-18ffea2b84aa",
+                         *             "email": "li.wei@contoso-mssp.example",
+                         *             "name": "Li Wei",
+                         *             "isAgent": false
+                         *           },
+                         *           "serviceStatus": "New",
+                         *           "sla": {
+                         *             "state": "Running",
+                         *             "elapsedSeconds": 2417,
+                         *             "startedAt": "2026-03-02T08:41:07.602Z",
+                         *             "pausedSince": null,
+                         *             "stoppedAt": null
+                         *           },
+                         *           "vendorIdentifiers": {
+                         *             "sourceA": {
+                         *               "incidentId": "67ad2f09-8df1-8539-bb5d-4fe70e2b6f00",
+                         *               "incidentNumber": "9139",
+                         *               "incidentUrl": "https://console.source-a.example/tenants/1a56243a-540f-8dc1-9b49-88d09b1389be/workspaces/33873265-ff9f-864c-b501-d00077f35d2a/incidents/67ad2f09-8df1-8539-bb5d-4fe70e2b6f00"
+                         *             }
+                         *           }
+                         *         }
+                         *       ],
+                         *       "sourcePageTokens": [
+                         *         {
+                         *           "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
+                         *           "sourceTokens": {
+                         *             "SourceA": "eyJ3IjoiMzM4NzMyNjUiLCJzIjoiU291cmNlQSIsImEiOjkxMzl9.c2lnbmF0dXJl"
+                         *           }
+                         *         },
+                         *         {
+                         *           "workspaceId": "6aeb3a86-6df2-8a52-9183-256be7af30dc",
+                         *           "sourceTokens": {
+                         *             "SourceB": "eyJ3IjoiNmFlYjNhODYiLCJzIjoiU291cmNlQiIsImEiOjQ0MDJ9.c2lnbmF0dXJl"
+                         *           }
+                         *         }
+                         *       ],
+                         *       "moreIncidentsAvailable": true
+                         *     }
+                         */
+                        data: {
+                            incidents: {
+                                assignee: {
+                                    email: string | null;
+                                    isAgent: boolean;
+                                    name: string | null;
+                                    userId: string | null;
+                                } | null;
+                                classification: string | null;
+                                incident: {
+                                    createdAt: string;
+                                    id: string;
+                                    number: number;
+                                    /** @enum {string} */
+                                    severity: "Informational" | "Low" | "Medium" | "High";
+                                    /** @enum {string} */
+                                    status: "New" | "Active" | "Closed";
+                                    title: string;
+                                    updatedAt: string;
+                                    workspaceId: string;
+                                };
+                                /** @description Time of the latest alert; analyst edits do not move it. */
+                                lastActivityTime: string;
+                                /** @description Vendor last-modified time; compare with your stored copy to detect change. */
+                                lastModificationTime: string;
+                                /**
+                                 * @description The service's status: an internal status (OnHold, WaitingOnCustomer) when set, otherwise the public one.
+                                 * @enum {string}
+                                 */
+                                serviceStatus: "New" | "Active" | "Closed" | "OnHold" | "WaitingOnCustomer";
+                                sla: {
+                                    elapsedSeconds: number;
+                                    pausedSince: string | null;
+                                    startedAt: string;
+                                    /** @enum {string} */
+                                    state: "Running" | "Paused" | "Stopped";
+                                    stoppedAt: string | null;
+                                };
+                                /** @enum {string} */
+                                source: "SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG";
+                                vendorIdentifiers: {
+                                    [key: string]: {
+                                        [key: string]: string;
+                                    };
+                                };
+                            }[];
+                            moreIncidentsAvailable: boolean;
+                            sourcePageTokens: {
+                                sourceTokens: {
+                                    [key: string]: string;
+                                };
+                                workspaceId: string;
+                            }[];
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR, BAD_REQUEST, EXTENSION_NOT_ENABLED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: BAD_REQUEST */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3452,6 +4053,2970 @@ export interface operations {
             };
             /** @description Problem: NOT_FOUND */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPortalServiceAccounts: {
+        parameters: {
+            query?: {
+                /** @description The `pagination.continuationToken` of the previous page, unmodified. */
+                continuationToken?: string;
+                /** @description Items per page, 1 to 200. */
+                pageSize?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example [
+                         *       {
+                         *         "id": "b247775e-0fae-8a3e-a7c5-29558bd76133",
+                         *         "accountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
+                         *         "name": "SOAR connector",
+                         *         "description": "Runs containment gamebooks from the SOAR platform.",
+                         *         "isActive": true,
+                         *         "isPlatformManaged": false,
+                         *         "organizationalRole": "Member",
+                         *         "clientSecretPrefix": "soms_Hq3vR8",
+                         *         "credentialExpirationDate": "2027-03-02T09:12:44.318Z",
+                         *         "workspaceAssignments": [
+                         *           {
+                         *             "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
+                         *             "workspaceName": "fabrikam-sentinel-prod",
+                         *             "role": "Analyst"
+                         *           }
+                         *         ],
+                         *         "credentials": [
+                         *           {
+                         *             "id": "93721159-6577-8bb6-942a-d3bedbe8c331",
+                         *             "clientSecretPrefix": "soms_Hq3vR8",
+                         *             "status": "Active",
+                         *             "expirationDate": "2027-03-02T09:12:44.318Z",
+                         *             "lastUsedAt": "2026-03-02T09:14:20.870Z",
+                         *             "createdAt": "2026-03-02T09:12:44.318Z",
+                         *             "scopes": [
+                         *               "incidents:read",
+                         *               "incidents:write",
+                         *               "incidents:comments",
+                         *               "gamebooks:read",
+                         *               "gamebooks:execute"
+                         *             ]
+                         *           }
+                         *         ],
+                         *         "lastUsedAt": "2026-03-02T09:14:20.870Z",
+                         *         "createdAt": "2026-03-02T09:12:44.318Z",
+                         *         "lastModifiedAt": "2026-03-02T09:12:44.318Z"
+                         *       }
+                         *     ]
+                         */
+                        data: {
+                            /** Format: uuid */
+                            accountId: string;
+                            /** @description Prefix of the newest active credential's secret. */
+                            clientSecretPrefix: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description Expiry of the newest active credential. */
+                            credentialExpirationDate: string | null;
+                            credentials: {
+                                clientSecretPrefix: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                expirationDate: string;
+                                /** Format: uuid */
+                                id: string;
+                                lastUsedAt: string | null;
+                                scopes: string[];
+                                /** @enum {string} */
+                                status: "Active" | "Revoked" | "Expired";
+                            }[];
+                            description: string;
+                            /** Format: uuid */
+                            id: string;
+                            isActive: boolean;
+                            isPlatformManaged: boolean;
+                            /** Format: date-time */
+                            lastModifiedAt: string;
+                            lastUsedAt: string | null;
+                            name: string;
+                            /** @enum {string} */
+                            organizationalRole: "Admin" | "UserAdmin" | "WorkspaceAdmin" | "AgentAdmin" | "Member" | "OrgContentOperator" | "OrgContentAdmin";
+                            workspaceAssignments: {
+                                /** @enum {string} */
+                                role: "Owner" | "Analyst";
+                                /** Format: uuid */
+                                workspaceId: string;
+                                workspaceName: string;
+                            }[];
+                        }[];
+                        meta: components["schemas"]["Meta"];
+                        pagination: {
+                            continuationToken?: string;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postPortalServiceAccounts: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
+                "X-CSRF-Token": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @default  */
+                    description?: string;
+                    /**
+                     * Format: date-time
+                     * @description When the credential expires; default one year from now, at most two.
+                     */
+                    expirationDate?: string;
+                    name: string;
+                    /** @enum {string} */
+                    organizationalRole: "Admin" | "UserAdmin" | "WorkspaceAdmin" | "AgentAdmin" | "Member" | "OrgContentOperator" | "OrgContentAdmin";
+                    /** @description Scopes of the credential. */
+                    scopes: ("incidents:read" | "incidents:write" | "incidents:comments" | "gamebooks:read" | "gamebooks:execute" | "datasources:read" | "tickets:read" | "tickets:manage" | "investigation:read" | "audit:read" | "webhooks:read" | "webhooks:manage" | "org:service-accounts:read" | "org:service-accounts:manage" | "org:users:read" | "org:users:manage" | "org:users:roles" | "org:azure:read" | "org:azure:manage")[];
+                    /** @default [] */
+                    workspaceAssignments?: {
+                        /** @enum {string} */
+                        role: "Owner" | "Analyst";
+                        /** Format: uuid */
+                        workspaceId: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example {
+                         *       "id": "5c0e9a7d-3b1f-4e2a-8d6c-9f4b2a1e7c30",
+                         *       "accountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
+                         *       "name": "ITSM bridge",
+                         *       "description": "Links incidents to ServiceNow tickets and keeps their priorities in step.",
+                         *       "isActive": true,
+                         *       "isPlatformManaged": false,
+                         *       "organizationalRole": "Member",
+                         *       "clientSecretPrefix": "soms_Tz9wK2",
+                         *       "credentialExpirationDate": "2027-03-02T09:12:44.318Z",
+                         *       "workspaceAssignments": [
+                         *         {
+                         *           "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
+                         *           "workspaceName": "fabrikam-sentinel-prod",
+                         *           "role": "Analyst"
+                         *         }
+                         *       ],
+                         *       "credentials": [
+                         *         {
+                         *           "id": "a8d2f6e4-1c3b-4a5d-9e7f-0b2c4d6e8f1a",
+                         *           "clientSecretPrefix": "soms_Tz9wK2",
+                         *           "status": "Active",
+                         *           "expirationDate": "2027-03-02T09:12:44.318Z",
+                         *           "lastUsedAt": null,
+                         *           "createdAt": "2026-03-02T09:12:44.318Z",
+                         *           "scopes": [
+                         *             "incidents:read",
+                         *             "tickets:read",
+                         *             "tickets:manage"
+                         *           ]
+                         *         }
+                         *       ],
+                         *       "lastUsedAt": null,
+                         *       "createdAt": "2026-03-02T09:12:44.318Z",
+                         *       "lastModifiedAt": "2026-03-02T09:12:44.318Z",
+                         *       "clientId": "5c0e9a7d-3b1f-4e2a-8d6c-9f4b2a1e7c30",
+                         *       "clientSecret": "soms_Tz9wK2fX7Lq4bN8cV1mR5sD3hJ6gY0aE2uI9oP4kW7e"
+                         *     }
+                         */
+                        data: {
+                            /** Format: uuid */
+                            accountId: string;
+                            /**
+                             * Format: uuid
+                             * @description The service account id, the user name of HTTP Basic.
+                             */
+                            clientId: string;
+                            /** @description Shown only in this response; store it now. */
+                            clientSecret: string;
+                            /** @description Prefix of the newest active credential's secret. */
+                            clientSecretPrefix: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description Expiry of the newest active credential. */
+                            credentialExpirationDate: string | null;
+                            credentials: {
+                                clientSecretPrefix: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                expirationDate: string;
+                                /** Format: uuid */
+                                id: string;
+                                lastUsedAt: string | null;
+                                scopes: string[];
+                                /** @enum {string} */
+                                status: "Active" | "Revoked" | "Expired";
+                            }[];
+                            description: string;
+                            /** Format: uuid */
+                            id: string;
+                            isActive: boolean;
+                            isPlatformManaged: boolean;
+                            /** Format: date-time */
+                            lastModifiedAt: string;
+                            lastUsedAt: string | null;
+                            name: string;
+                            /** @enum {string} */
+                            organizationalRole: "Admin" | "UserAdmin" | "WorkspaceAdmin" | "AgentAdmin" | "Member" | "OrgContentOperator" | "OrgContentAdmin";
+                            workspaceAssignments: {
+                                /** @enum {string} */
+                                role: "Owner" | "Analyst";
+                                /** Format: uuid */
+                                workspaceId: string;
+                                workspaceName: string;
+                            }[];
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR, BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: BAD_REQUEST */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPortalServiceAccountsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The service account's id (its `clientId`).
+                 * @example b247775e-0fae-8a3e-a7c5-29558bd76133
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example {
+                         *       "id": "b247775e-0fae-8a3e-a7c5-29558bd76133",
+                         *       "accountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
+                         *       "name": "SOAR connector",
+                         *       "description": "Runs containment gamebooks from the SOAR platform.",
+                         *       "isActive": true,
+                         *       "isPlatformManaged": false,
+                         *       "organizationalRole": "Member",
+                         *       "clientSecretPrefix": "soms_Hq3vR8",
+                         *       "credentialExpirationDate": "2027-03-02T09:12:44.318Z",
+                         *       "workspaceAssignments": [
+                         *         {
+                         *           "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
+                         *           "workspaceName": "fabrikam-sentinel-prod",
+                         *           "role": "Analyst"
+                         *         }
+                         *       ],
+                         *       "credentials": [
+                         *         {
+                         *           "id": "93721159-6577-8bb6-942a-d3bedbe8c331",
+                         *           "clientSecretPrefix": "soms_Hq3vR8",
+                         *           "status": "Active",
+                         *           "expirationDate": "2027-03-02T09:12:44.318Z",
+                         *           "lastUsedAt": "2026-03-02T09:14:20.870Z",
+                         *           "createdAt": "2026-03-02T09:12:44.318Z",
+                         *           "scopes": [
+                         *             "incidents:read",
+                         *             "incidents:write",
+                         *             "incidents:comments",
+                         *             "gamebooks:read",
+                         *             "gamebooks:execute"
+                         *           ]
+                         *         }
+                         *       ],
+                         *       "lastUsedAt": "2026-03-02T09:14:20.870Z",
+                         *       "createdAt": "2026-03-02T09:12:44.318Z",
+                         *       "lastModifiedAt": "2026-03-02T09:12:44.318Z"
+                         *     }
+                         */
+                        data: {
+                            /** Format: uuid */
+                            accountId: string;
+                            /** @description Prefix of the newest active credential's secret. */
+                            clientSecretPrefix: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description Expiry of the newest active credential. */
+                            credentialExpirationDate: string | null;
+                            credentials: {
+                                clientSecretPrefix: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                expirationDate: string;
+                                /** Format: uuid */
+                                id: string;
+                                lastUsedAt: string | null;
+                                scopes: string[];
+                                /** @enum {string} */
+                                status: "Active" | "Revoked" | "Expired";
+                            }[];
+                            description: string;
+                            /** Format: uuid */
+                            id: string;
+                            isActive: boolean;
+                            isPlatformManaged: boolean;
+                            /** Format: date-time */
+                            lastModifiedAt: string;
+                            lastUsedAt: string | null;
+                            name: string;
+                            /** @enum {string} */
+                            organizationalRole: "Admin" | "UserAdmin" | "WorkspaceAdmin" | "AgentAdmin" | "Member" | "OrgContentOperator" | "OrgContentAdmin";
+                            workspaceAssignments: {
+                                /** @enum {string} */
+                                role: "Owner" | "Analyst";
+                                /** Format: uuid */
+                                workspaceId: string;
+                                workspaceName: string;
+                            }[];
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deletePortalServiceAccountsById: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
+                "X-CSRF-Token": string;
+            };
+            path: {
+                /**
+                 * @description The service account's id (its `clientId`).
+                 * @example c9c15733-5a90-8236-95c2-e7c0075a645b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchPortalServiceAccountsById: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
+                "X-CSRF-Token": string;
+            };
+            path: {
+                /**
+                 * @description The service account's id (its `clientId`).
+                 * @example c9c15733-5a90-8236-95c2-e7c0075a645b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string;
+                    isActive?: boolean;
+                    name?: string;
+                    /** @enum {string} */
+                    organizationalRole?: "Admin" | "UserAdmin" | "WorkspaceAdmin" | "AgentAdmin" | "Member" | "OrgContentOperator" | "OrgContentAdmin";
+                    workspaceAssignments?: {
+                        /** @enum {string} */
+                        role: "Owner" | "Analyst";
+                        /** Format: uuid */
+                        workspaceId: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example {
+                         *       "id": "b247775e-0fae-8a3e-a7c5-29558bd76133",
+                         *       "accountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
+                         *       "name": "SOAR connector",
+                         *       "description": "Runs containment gamebooks from the SOAR platform.",
+                         *       "isActive": true,
+                         *       "isPlatformManaged": false,
+                         *       "organizationalRole": "Member",
+                         *       "clientSecretPrefix": "soms_Hq3vR8",
+                         *       "credentialExpirationDate": "2027-03-02T09:12:44.318Z",
+                         *       "workspaceAssignments": [
+                         *         {
+                         *           "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
+                         *           "workspaceName": "fabrikam-sentinel-prod",
+                         *           "role": "Analyst"
+                         *         }
+                         *       ],
+                         *       "credentials": [
+                         *         {
+                         *           "id": "93721159-6577-8bb6-942a-d3bedbe8c331",
+                         *           "clientSecretPrefix": "soms_Hq3vR8",
+                         *           "status": "Active",
+                         *           "expirationDate": "2027-03-02T09:12:44.318Z",
+                         *           "lastUsedAt": "2026-03-02T09:14:20.870Z",
+                         *           "createdAt": "2026-03-02T09:12:44.318Z",
+                         *           "scopes": [
+                         *             "incidents:read",
+                         *             "incidents:write",
+                         *             "incidents:comments",
+                         *             "gamebooks:read",
+                         *             "gamebooks:execute"
+                         *           ]
+                         *         }
+                         *       ],
+                         *       "lastUsedAt": "2026-03-02T09:14:20.870Z",
+                         *       "createdAt": "2026-03-02T09:12:44.318Z",
+                         *       "lastModifiedAt": "2026-03-02T09:12:44.318Z"
+                         *     }
+                         */
+                        data: {
+                            /** Format: uuid */
+                            accountId: string;
+                            /** @description Prefix of the newest active credential's secret. */
+                            clientSecretPrefix: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description Expiry of the newest active credential. */
+                            credentialExpirationDate: string | null;
+                            credentials: {
+                                clientSecretPrefix: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                expirationDate: string;
+                                /** Format: uuid */
+                                id: string;
+                                lastUsedAt: string | null;
+                                scopes: string[];
+                                /** @enum {string} */
+                                status: "Active" | "Revoked" | "Expired";
+                            }[];
+                            description: string;
+                            /** Format: uuid */
+                            id: string;
+                            isActive: boolean;
+                            isPlatformManaged: boolean;
+                            /** Format: date-time */
+                            lastModifiedAt: string;
+                            lastUsedAt: string | null;
+                            name: string;
+                            /** @enum {string} */
+                            organizationalRole: "Admin" | "UserAdmin" | "WorkspaceAdmin" | "AgentAdmin" | "Member" | "OrgContentOperator" | "OrgContentAdmin";
+                            workspaceAssignments: {
+                                /** @enum {string} */
+                                role: "Owner" | "Analyst";
+                                /** Format: uuid */
+                                workspaceId: string;
+                                workspaceName: string;
+                            }[];
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR, BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: BAD_REQUEST */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postPortalServiceAccountsByIdCredentials: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
+                "X-CSRF-Token": string;
+            };
+            path: {
+                /**
+                 * @description The service account's id (its `clientId`).
+                 * @example b247775e-0fae-8a3e-a7c5-29558bd76133
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description When the credential expires; default one year from now, at most two.
+                     */
+                    expirationDate?: string;
+                    /** @description Scopes of the credential. */
+                    scopes: ("incidents:read" | "incidents:write" | "incidents:comments" | "gamebooks:read" | "gamebooks:execute" | "datasources:read" | "tickets:read" | "tickets:manage" | "investigation:read" | "audit:read" | "webhooks:read" | "webhooks:manage" | "org:service-accounts:read" | "org:service-accounts:manage" | "org:users:read" | "org:users:manage" | "org:users:roles" | "org:azure:read" | "org:azure:manage")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example {
+                         *       "clientId": "b247775e-0fae-8a3e-a7c5-29558bd76133",
+                         *       "clientSecret": "soms_Tz9wK2fX7Lq4bN8cV1mR5sD3hJ6gY0aE2uI9oP4kW7e",
+                         *       "id": "a8d2f6e4-1c3b-4a5d-9e7f-0b2c4d6e8f1a",
+                         *       "clientSecretPrefix": "soms_Tz9wK2",
+                         *       "status": "Active",
+                         *       "expirationDate": "2027-03-02T09:12:44.318Z",
+                         *       "lastUsedAt": null,
+                         *       "createdAt": "2026-03-02T09:12:44.318Z",
+                         *       "scopes": [
+                         *         "incidents:read",
+                         *         "incidents:write",
+                         *         "incidents:comments",
+                         *         "gamebooks:read",
+                         *         "gamebooks:execute"
+                         *       ]
+                         *     }
+                         */
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description The service account id, the user name of HTTP Basic.
+                             */
+                            clientId: string;
+                            /** @description Shown only in this response; store it now. */
+                            clientSecret: string;
+                            clientSecretPrefix: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            expirationDate: string;
+                            /** Format: uuid */
+                            id: string;
+                            lastUsedAt: string | null;
+                            scopes: string[];
+                            /** @enum {string} */
+                            status: "Active" | "Revoked" | "Expired";
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR, BAD_REQUEST */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: BAD_REQUEST */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postPortalServiceAccountsByIdCredentialsByCredentialIdRevoke: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
+                "X-CSRF-Token": string;
+            };
+            path: {
+                /**
+                 * @description The credential's id, as listed in `credentials`.
+                 * @example 2252b03f-7139-8fa8-9625-28bd92426cc3
+                 */
+                credentialId: string;
+                /**
+                 * @description The service account's id (its `clientId`).
+                 * @example c9c15733-5a90-8236-95c2-e7c0075a645b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example {
+                         *       "id": "b247775e-0fae-8a3e-a7c5-29558bd76133",
+                         *       "accountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
+                         *       "name": "SOAR connector",
+                         *       "description": "Runs containment gamebooks from the SOAR platform.",
+                         *       "isActive": true,
+                         *       "isPlatformManaged": false,
+                         *       "organizationalRole": "Member",
+                         *       "clientSecretPrefix": "soms_Hq3vR8",
+                         *       "credentialExpirationDate": "2027-03-02T09:12:44.318Z",
+                         *       "workspaceAssignments": [
+                         *         {
+                         *           "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
+                         *           "workspaceName": "fabrikam-sentinel-prod",
+                         *           "role": "Analyst"
+                         *         }
+                         *       ],
+                         *       "credentials": [
+                         *         {
+                         *           "id": "93721159-6577-8bb6-942a-d3bedbe8c331",
+                         *           "clientSecretPrefix": "soms_Hq3vR8",
+                         *           "status": "Active",
+                         *           "expirationDate": "2027-03-02T09:12:44.318Z",
+                         *           "lastUsedAt": "2026-03-02T09:14:20.870Z",
+                         *           "createdAt": "2026-03-02T09:12:44.318Z",
+                         *           "scopes": [
+                         *             "incidents:read",
+                         *             "incidents:write",
+                         *             "incidents:comments",
+                         *             "gamebooks:read",
+                         *             "gamebooks:execute"
+                         *           ]
+                         *         }
+                         *       ],
+                         *       "lastUsedAt": "2026-03-02T09:14:20.870Z",
+                         *       "createdAt": "2026-03-02T09:12:44.318Z",
+                         *       "lastModifiedAt": "2026-03-02T09:12:44.318Z"
+                         *     }
+                         */
+                        data: {
+                            /** Format: uuid */
+                            accountId: string;
+                            /** @description Prefix of the newest active credential's secret. */
+                            clientSecretPrefix: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description Expiry of the newest active credential. */
+                            credentialExpirationDate: string | null;
+                            credentials: {
+                                clientSecretPrefix: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                expirationDate: string;
+                                /** Format: uuid */
+                                id: string;
+                                lastUsedAt: string | null;
+                                scopes: string[];
+                                /** @enum {string} */
+                                status: "Active" | "Revoked" | "Expired";
+                            }[];
+                            description: string;
+                            /** Format: uuid */
+                            id: string;
+                            isActive: boolean;
+                            isPlatformManaged: boolean;
+                            /** Format: date-time */
+                            lastModifiedAt: string;
+                            lastUsedAt: string | null;
+                            name: string;
+                            /** @enum {string} */
+                            organizationalRole: "Admin" | "UserAdmin" | "WorkspaceAdmin" | "AgentAdmin" | "Member" | "OrgContentOperator" | "OrgContentAdmin";
+                            workspaceAssignments: {
+                                /** @enum {string} */
+                                role: "Owner" | "Analyst";
+                                /** Format: uuid */
+                                workspaceId: string;
+                                workspaceName: string;
+                            }[];
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPortalWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example [
+                         *       {
+                         *         "webhook": {
+                         *           "id": "319a4962-405f-8b40-a23d-50cc209b83f0",
+                         *           "serviceProviderId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
+                         *           "targetAccountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
+                         *           "targetAccountName": "Contoso Managed Security",
+                         *           "workspaceId": null,
+                         *           "name": "SOAR incident intake",
+                         *           "url": "https://soar.contoso-mssp.example/hooks/secops",
+                         *           "status": "Active",
+                         *           "eventTypes": [
+                         *             "incident.created.v1",
+                         *             "incident.updated.v1",
+                         *             "incident.closed.v1"
+                         *           ],
+                         *           "monitoredAccountIds": [],
+                         *           "authenticationType": "Bearer",
+                         *           "hasSigningToken": true,
+                         *           "disableReason": null,
+                         *           "disabledAt": null,
+                         *           "createdAt": "2026-03-02T09:12:44.318Z",
+                         *           "lastModifiedAt": "2026-03-02T09:12:44.318Z"
+                         *         },
+                         *         "actions": [
+                         *           "pause"
+                         *         ],
+                         *         "last24h": {
+                         *           "from": "2026-03-01T09:15:00.000Z",
+                         *           "to": "2026-03-02T09:15:00.000Z",
+                         *           "succeeded": 12,
+                         *           "pending": 0,
+                         *           "failed": 12,
+                         *           "successRate": 0.5,
+                         *           "lastAttemptAt": "2026-03-02T06:33:30.000Z",
+                         *           "lastFailureAt": "2026-03-02T06:33:30.000Z"
+                         *         }
+                         *       }
+                         *     ]
+                         */
+                        data: {
+                            /** @description The state actions its status allows: `pause` when Active, `resume` when Paused, `enable` when Disabled. */
+                            actions: ("pause" | "resume" | "enable")[];
+                            /** @description The last 24 hours' attempts (test events left out). */
+                            last24h: {
+                                /** @description Failed attempts, those that will be retried included. */
+                                failed: number;
+                                from: string;
+                                lastAttemptAt: string | null;
+                                lastFailureAt: string | null;
+                                /** @description Deliveries not attempted yet: held while the webhook is paused. */
+                                pending: number;
+                                /** @description Attempts the endpoint answered with 2xx. */
+                                succeeded: number;
+                                /** @description succeeded / (succeeded + failed), 0 to 1; null when nothing finished. */
+                                successRate: number | null;
+                                to: string;
+                            };
+                            /**
+                             * @example {
+                             *       "id": "319a4962-405f-8b40-a23d-50cc209b83f0",
+                             *       "serviceProviderId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
+                             *       "targetAccountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
+                             *       "targetAccountName": "Contoso Managed Security",
+                             *       "workspaceId": null,
+                             *       "name": "SOAR incident intake",
+                             *       "url": "https://soar.contoso-mssp.example/hooks/secops",
+                             *       "status": "Active",
+                             *       "eventTypes": [
+                             *         "incident.created.v1",
+                             *         "incident.updated.v1",
+                             *         "incident.closed.v1"
+                             *       ],
+                             *       "monitoredAccountIds": [],
+                             *       "authenticationType": "Bearer",
+                             *       "hasSigningToken": true,
+                             *       "disableReason": null,
+                             *       "disabledAt": null,
+                             *       "createdAt": "2026-03-02T09:12:44.318Z",
+                             *       "lastModifiedAt": "2026-03-02T09:12:44.318Z"
+                             *     }
+                             */
+                            webhook: {
+                                /** @enum {string} */
+                                authenticationType: "None" | "Bearer" | "Basic" | "ApiKey";
+                                createdAt: string;
+                                disabledAt: string | null;
+                                disableReason: string | null;
+                                eventTypes: string[];
+                                hasSigningToken: boolean;
+                                /** Format: uuid */
+                                id: string;
+                                lastModifiedAt: string;
+                                monitoredAccountIds: string[];
+                                name: string;
+                                /** Format: uuid */
+                                serviceProviderId: string;
+                                /** @enum {string} */
+                                status: "Active" | "Paused" | "Disabled";
+                                /** Format: uuid */
+                                targetAccountId: string;
+                                targetAccountName: string;
+                                url: string;
+                                workspaceId: string | null;
+                            };
+                        }[];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPortalWebhooksByWebhookId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook's id.
+                 * @example 319a4962-405f-8b40-a23d-50cc209b83f0
+                 */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example {
+                         *       "webhook": {
+                         *         "id": "319a4962-405f-8b40-a23d-50cc209b83f0",
+                         *         "serviceProviderId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
+                         *         "targetAccountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
+                         *         "targetAccountName": "Contoso Managed Security",
+                         *         "workspaceId": null,
+                         *         "name": "SOAR incident intake",
+                         *         "url": "https://soar.contoso-mssp.example/hooks/secops",
+                         *         "status": "Active",
+                         *         "eventTypes": [
+                         *           "incident.created.v1",
+                         *           "incident.updated.v1",
+                         *           "incident.closed.v1"
+                         *         ],
+                         *         "monitoredAccountIds": [],
+                         *         "authenticationType": "Bearer",
+                         *         "hasSigningToken": true,
+                         *         "disableReason": null,
+                         *         "disabledAt": null,
+                         *         "createdAt": "2026-03-02T09:12:44.318Z",
+                         *         "lastModifiedAt": "2026-03-02T09:12:44.318Z"
+                         *       },
+                         *       "actions": [
+                         *         "pause"
+                         *       ],
+                         *       "last24h": {
+                         *         "from": "2026-03-01T09:15:00.000Z",
+                         *         "to": "2026-03-02T09:15:00.000Z",
+                         *         "succeeded": 12,
+                         *         "pending": 0,
+                         *         "failed": 12,
+                         *         "successRate": 0.5,
+                         *         "finalFailures": 4,
+                         *         "latencyMs": {
+                         *           "p50": 260,
+                         *           "p95": 2100,
+                         *           "p99": 30000,
+                         *           "sampleSize": 20
+                         *         },
+                         *         "truncated": false
+                         *       },
+                         *       "last7d": {
+                         *         "from": "2026-02-23T09:15:00.000Z",
+                         *         "to": "2026-03-02T09:15:00.000Z",
+                         *         "succeeded": 86,
+                         *         "pending": 0,
+                         *         "failed": 16,
+                         *         "successRate": 0.8431,
+                         *         "finalFailures": 5,
+                         *         "latencyMs": {
+                         *           "p50": 231,
+                         *           "p95": 2100,
+                         *           "p99": 30000,
+                         *           "sampleSize": 98
+                         *         },
+                         *         "truncated": false
+                         *       },
+                         *       "recentFailures": [
+                         *         {
+                         *           "logId": "0755f71c-7716-8f43-a5ad-41c42a188767",
+                         *           "createdAt": "2026-03-02T06:33:30.000Z",
+                         *           "eventId": "42b604ad-6c1b-81e3-a694-6818d293cfa5",
+                         *           "eventType": "incident.created.v1",
+                         *           "httpStatusCode": 0,
+                         *           "statusClass": "none",
+                         *           "attempt": 3,
+                         *           "final": true,
+                         *           "error": "timeout: no answer within 30 s; retries exhausted, dead-lettered"
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        data: {
+                            /** @description The state actions its status allows: `pause` when Active, `resume` when Paused, `enable` when Disabled. */
+                            actions: ("pause" | "resume" | "enable")[];
+                            last7d: {
+                                /** @description Failed attempts, those that will be retried included. */
+                                failed: number;
+                                /** @description Failed attempts that ended their delivery: retries exhausted, a permanent answer, or not sent. */
+                                finalFailures: number;
+                                from: string;
+                                latencyMs: {
+                                    p50: number;
+                                    p95: number;
+                                    p99: number;
+                                    /** @description Attempts answered with an HTTP status: the percentiles' population. */
+                                    sampleSize: number;
+                                } | null;
+                                /** @description Deliveries not attempted yet: held while the webhook is paused. */
+                                pending: number;
+                                /** @description Attempts the endpoint answered with 2xx. */
+                                succeeded: number;
+                                /** @description succeeded / (succeeded + failed), 0 to 1; null when nothing finished. */
+                                successRate: number | null;
+                                to: string;
+                                /** @description The window held more than 10,000 attempts: the figures are the newest 10,000's. */
+                                truncated: boolean;
+                            };
+                            last24h: {
+                                /** @description Failed attempts, those that will be retried included. */
+                                failed: number;
+                                /** @description Failed attempts that ended their delivery: retries exhausted, a permanent answer, or not sent. */
+                                finalFailures: number;
+                                from: string;
+                                latencyMs: {
+                                    p50: number;
+                                    p95: number;
+                                    p99: number;
+                                    /** @description Attempts answered with an HTTP status: the percentiles' population. */
+                                    sampleSize: number;
+                                } | null;
+                                /** @description Deliveries not attempted yet: held while the webhook is paused. */
+                                pending: number;
+                                /** @description Attempts the endpoint answered with 2xx. */
+                                succeeded: number;
+                                /** @description succeeded / (succeeded + failed), 0 to 1; null when nothing finished. */
+                                successRate: number | null;
+                                to: string;
+                                /** @description The window held more than 10,000 attempts: the figures are the newest 10,000's. */
+                                truncated: boolean;
+                            };
+                            /** @description The newest failed attempts of the last 7 days, at most 10, newest first. */
+                            recentFailures: {
+                                attempt: number;
+                                createdAt: string;
+                                error: string | null;
+                                eventId: string;
+                                eventType: string;
+                                /** @description No retry follows. */
+                                final: boolean;
+                                /** @description 0: no HTTP answer (see `error`). */
+                                httpStatusCode: number;
+                                logId: string;
+                                /** @enum {string} */
+                                statusClass: "2xx" | "3xx" | "4xx" | "5xx" | "none";
+                            }[];
+                            /**
+                             * @example {
+                             *       "id": "319a4962-405f-8b40-a23d-50cc209b83f0",
+                             *       "serviceProviderId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
+                             *       "targetAccountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
+                             *       "targetAccountName": "Contoso Managed Security",
+                             *       "workspaceId": null,
+                             *       "name": "SOAR incident intake",
+                             *       "url": "https://soar.contoso-mssp.example/hooks/secops",
+                             *       "status": "Active",
+                             *       "eventTypes": [
+                             *         "incident.created.v1",
+                             *         "incident.updated.v1",
+                             *         "incident.closed.v1"
+                             *       ],
+                             *       "monitoredAccountIds": [],
+                             *       "authenticationType": "Bearer",
+                             *       "hasSigningToken": true,
+                             *       "disableReason": null,
+                             *       "disabledAt": null,
+                             *       "createdAt": "2026-03-02T09:12:44.318Z",
+                             *       "lastModifiedAt": "2026-03-02T09:12:44.318Z"
+                             *     }
+                             */
+                            webhook: {
+                                /** @enum {string} */
+                                authenticationType: "None" | "Bearer" | "Basic" | "ApiKey";
+                                createdAt: string;
+                                disabledAt: string | null;
+                                disableReason: string | null;
+                                eventTypes: string[];
+                                hasSigningToken: boolean;
+                                /** Format: uuid */
+                                id: string;
+                                lastModifiedAt: string;
+                                monitoredAccountIds: string[];
+                                name: string;
+                                /** Format: uuid */
+                                serviceProviderId: string;
+                                /** @enum {string} */
+                                status: "Active" | "Paused" | "Disabled";
+                                /** Format: uuid */
+                                targetAccountId: string;
+                                targetAccountName: string;
+                                url: string;
+                                workspaceId: string | null;
+                            };
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPortalWebhooksByWebhookIdDeliveryChart: {
+        parameters: {
+            query?: {
+                /** @description `24h`: 24 hourly buckets, the last one the current hour; `7d`: 7 daily buckets (UTC days), the last one today. */
+                window?: "24h" | "7d";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook's id.
+                 * @example 319a4962-405f-8b40-a23d-50cc209b83f0
+                 */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example {
+                         *       "window": "24h",
+                         *       "bucket": "1h",
+                         *       "from": "2026-03-01T10:00:00.000Z",
+                         *       "to": "2026-03-02T09:15:00.001Z",
+                         *       "buckets": [
+                         *         {
+                         *           "start": "2026-03-02T06:00:00.000Z",
+                         *           "succeeded": 0,
+                         *           "pending": 0,
+                         *           "failed": 12
+                         *         },
+                         *         {
+                         *           "start": "2026-03-02T07:00:00.000Z",
+                         *           "succeeded": 1,
+                         *           "pending": 0,
+                         *           "failed": 0
+                         *         }
+                         *       ],
+                         *       "truncated": false
+                         *     }
+                         */
+                        data: {
+                            /**
+                             * @description Each bucket's length.
+                             * @enum {string}
+                             */
+                            bucket: "1h" | "1d";
+                            /** @description Oldest first. */
+                            buckets: {
+                                /** @description Failed attempts, those that will be retried included. */
+                                failed: number;
+                                /** @description Deliveries not attempted yet: held while the webhook is paused. */
+                                pending: number;
+                                start: string;
+                                /** @description Attempts the endpoint answered with 2xx. */
+                                succeeded: number;
+                            }[];
+                            /** @description The first bucket's start. */
+                            from: string;
+                            to: string;
+                            /** @description The window held more than 10,000 attempts: the oldest buckets miss some. */
+                            truncated: boolean;
+                            /** @enum {string} */
+                            window: "24h" | "7d";
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPortalWebhooksByWebhookIdDeliveryLogs: {
+        parameters: {
+            query?: {
+                /** @description The `pagination.continuationToken` of the previous page, unmodified. */
+                continuationToken?: string;
+                /** @description Oldest createdAt; default: the start of the retention period. */
+                from?: string;
+                /** @description Only attempts with this status. */
+                outcome?: "Pending" | "Succeeded" | "Failed";
+                /** @description Items per page, 1 to 200. */
+                pageSize?: number;
+                /** @description Only attempts whose HTTP status is of this class; `none`: no HTTP answer (network error, timeout, not sent, held). */
+                statusClass?: "2xx" | "3xx" | "4xx" | "5xx" | "none";
+                /** @description Entries created before this; default: now. */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook's id.
+                 * @example 319a4962-405f-8b40-a23d-50cc209b83f0
+                 */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example [
+                         *       {
+                         *         "id": "0755f71c-7716-8f43-a5ad-41c42a188767",
+                         *         "webhookConfigurationId": "319a4962-405f-8b40-a23d-50cc209b83f0",
+                         *         "eventId": "42b604ad-6c1b-81e3-a694-6818d293cfa5",
+                         *         "eventType": "incident.created.v1",
+                         *         "status": "Failed",
+                         *         "httpStatusCode": 503,
+                         *         "success": false,
+                         *         "requestUrl": "https://soar.contoso-mssp.example/hooks/secops",
+                         *         "requestHeaders": {
+                         *           "Content-Type": "application/json",
+                         *           "User-Agent": "SecOps-Webhooks/2",
+                         *           "X-Svc-Event-Id": "42b604ad-6c1b-81e3-a694-6818d293cfa5",
+                         *           "X-Svc-Event-Type": "incident.created.v1"
+                         *         },
+                         *         "requestBody": "",
+                         *         "responseBody": "",
+                         *         "eventPayload": null,
+                         *         "durationMs": 2013,
+                         *         "createdAt": "2026-11-25T21:34:00.000Z",
+                         *         "redelivered": false,
+                         *         "attempt": 10,
+                         *         "isTest": false,
+                         *         "error": "HTTP 503; retries exhausted, dead-lettered",
+                         *         "statusClass": "5xx"
+                         *       }
+                         *     ]
+                         */
+                        data: {
+                            attempt: number;
+                            createdAt: string;
+                            durationMs: number;
+                            error: string | null;
+                            eventId: string;
+                            /** @description List: always null. One entry: the incident as it stands now, or null when it no longer exists. */
+                            eventPayload: {
+                                [key: string]: unknown;
+                            } | null;
+                            eventType: string;
+                            /** @description 0 when no HTTP response was received; see `error`. */
+                            httpStatusCode: number;
+                            id: string;
+                            isTest: boolean;
+                            redelivered: boolean;
+                            /** @description Always empty: the entry is delivery metadata, not a copy of the event. */
+                            requestBody: string;
+                            /** @description As sent; credentials and signatures redacted. */
+                            requestHeaders: {
+                                [key: string]: string;
+                            };
+                            requestUrl: string;
+                            /** @description Always empty. */
+                            responseBody: string;
+                            /** @enum {string} */
+                            status: "Pending" | "Succeeded" | "Failed";
+                            /** @enum {string} */
+                            statusClass: "2xx" | "3xx" | "4xx" | "5xx" | "none";
+                            success: boolean;
+                            /** Format: uuid */
+                            webhookConfigurationId: string;
+                        }[];
+                        meta: components["schemas"]["Meta"];
+                        pagination: {
+                            continuationToken?: string;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postPortalWebhooksByWebhookIdDeliveryLogsByLogIdRedeliver: {
+        parameters: {
+            query: {
+                /**
+                 * @description The entry's createdAt, as listed: it locates the entry.
+                 * @example 2026-11-25T21:34:00.000Z
+                 */
+                createdAt: string;
+            };
+            header: {
+                /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
+                "X-CSRF-Token": string;
+            };
+            path: {
+                /**
+                 * @description The entry's id, as listed.
+                 * @example 0755f71c-7716-8f43-a5ad-41c42a188767
+                 */
+                logId: string;
+                /**
+                 * @description The webhook's id.
+                 * @example 319a4962-405f-8b40-a23d-50cc209b83f0
+                 */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example {
+                         *       "eventId": "42b604ad-6c1b-81e3-a694-6818d293cfa5",
+                         *       "status": "Pending"
+                         *     }
+                         */
+                        data: {
+                            eventId: string;
+                            /** @constant */
+                            status: "Pending";
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR, EXTENSION_NOT_ENABLED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postPortalWebhooksByWebhookIdEnable: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
+                "X-CSRF-Token": string;
+            };
+            path: {
+                /**
+                 * @description The webhook's id.
+                 * @example 20bfadc7-fe93-8aa7-9b06-171aeb244218
+                 */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example {
+                         *       "webhook": {
+                         *         "id": "319a4962-405f-8b40-a23d-50cc209b83f0",
+                         *         "serviceProviderId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
+                         *         "targetAccountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
+                         *         "targetAccountName": "Contoso Managed Security",
+                         *         "workspaceId": null,
+                         *         "name": "SOAR incident intake",
+                         *         "url": "https://soar.contoso-mssp.example/hooks/secops",
+                         *         "status": "Paused",
+                         *         "eventTypes": [
+                         *           "incident.created.v1",
+                         *           "incident.updated.v1",
+                         *           "incident.closed.v1"
+                         *         ],
+                         *         "monitoredAccountIds": [],
+                         *         "authenticationType": "Bearer",
+                         *         "hasSigningToken": true,
+                         *         "disableReason": null,
+                         *         "disabledAt": null,
+                         *         "createdAt": "2026-03-02T09:12:44.318Z",
+                         *         "lastModifiedAt": "2026-03-02T09:12:44.318Z"
+                         *       },
+                         *       "actions": [
+                         *         "resume"
+                         *       ]
+                         *     }
+                         */
+                        data: {
+                            /** @description The state actions its status allows: `pause` when Active, `resume` when Paused, `enable` when Disabled. */
+                            actions: ("pause" | "resume" | "enable")[];
+                            /**
+                             * @example {
+                             *       "id": "319a4962-405f-8b40-a23d-50cc209b83f0",
+                             *       "serviceProviderId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
+                             *       "targetAccountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
+                             *       "targetAccountName": "Contoso Managed Security",
+                             *       "workspaceId": null,
+                             *       "name": "SOAR incident intake",
+                             *       "url": "https://soar.contoso-mssp.example/hooks/secops",
+                             *       "status": "Active",
+                             *       "eventTypes": [
+                             *         "incident.created.v1",
+                             *         "incident.updated.v1",
+                             *         "incident.closed.v1"
+                             *       ],
+                             *       "monitoredAccountIds": [],
+                             *       "authenticationType": "Bearer",
+                             *       "hasSigningToken": true,
+                             *       "disableReason": null,
+                             *       "disabledAt": null,
+                             *       "createdAt": "2026-03-02T09:12:44.318Z",
+                             *       "lastModifiedAt": "2026-03-02T09:12:44.318Z"
+                             *     }
+                             */
+                            webhook: {
+                                /** @enum {string} */
+                                authenticationType: "None" | "Bearer" | "Basic" | "ApiKey";
+                                createdAt: string;
+                                disabledAt: string | null;
+                                disableReason: string | null;
+                                eventTypes: string[];
+                                hasSigningToken: boolean;
+                                /** Format: uuid */
+                                id: string;
+                                lastModifiedAt: string;
+                                monitoredAccountIds: string[];
+                                name: string;
+                                /** Format: uuid */
+                                serviceProviderId: string;
+                                /** @enum {string} */
+                                status: "Active" | "Paused" | "Disabled";
+                                /** Format: uuid */
+                                targetAccountId: string;
+                                targetAccountName: string;
+                                url: string;
+                                workspaceId: string | null;
+                            };
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postPortalWebhooksByWebhookIdPause: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
+                "X-CSRF-Token": string;
+            };
+            path: {
+                /**
+                 * @description The webhook's id.
+                 * @example 4b6f4302-9e1b-8292-bd47-9284477318e5
+                 */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example {
+                         *       "webhook": {
+                         *         "id": "319a4962-405f-8b40-a23d-50cc209b83f0",
+                         *         "serviceProviderId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
+                         *         "targetAccountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
+                         *         "targetAccountName": "Contoso Managed Security",
+                         *         "workspaceId": null,
+                         *         "name": "SOAR incident intake",
+                         *         "url": "https://soar.contoso-mssp.example/hooks/secops",
+                         *         "status": "Paused",
+                         *         "eventTypes": [
+                         *           "incident.created.v1",
+                         *           "incident.updated.v1",
+                         *           "incident.closed.v1"
+                         *         ],
+                         *         "monitoredAccountIds": [],
+                         *         "authenticationType": "Bearer",
+                         *         "hasSigningToken": true,
+                         *         "disableReason": null,
+                         *         "disabledAt": null,
+                         *         "createdAt": "2026-03-02T09:12:44.318Z",
+                         *         "lastModifiedAt": "2026-03-02T09:12:44.318Z"
+                         *       },
+                         *       "actions": [
+                         *         "resume"
+                         *       ]
+                         *     }
+                         */
+                        data: {
+                            /** @description The state actions its status allows: `pause` when Active, `resume` when Paused, `enable` when Disabled. */
+                            actions: ("pause" | "resume" | "enable")[];
+                            /**
+                             * @example {
+                             *       "id": "319a4962-405f-8b40-a23d-50cc209b83f0",
+                             *       "serviceProviderId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
+                             *       "targetAccountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
+                             *       "targetAccountName": "Contoso Managed Security",
+                             *       "workspaceId": null,
+                             *       "name": "SOAR incident intake",
+                             *       "url": "https://soar.contoso-mssp.example/hooks/secops",
+                             *       "status": "Active",
+                             *       "eventTypes": [
+                             *         "incident.created.v1",
+                             *         "incident.updated.v1",
+                             *         "incident.closed.v1"
+                             *       ],
+                             *       "monitoredAccountIds": [],
+                             *       "authenticationType": "Bearer",
+                             *       "hasSigningToken": true,
+                             *       "disableReason": null,
+                             *       "disabledAt": null,
+                             *       "createdAt": "2026-03-02T09:12:44.318Z",
+                             *       "lastModifiedAt": "2026-03-02T09:12:44.318Z"
+                             *     }
+                             */
+                            webhook: {
+                                /** @enum {string} */
+                                authenticationType: "None" | "Bearer" | "Basic" | "ApiKey";
+                                createdAt: string;
+                                disabledAt: string | null;
+                                disableReason: string | null;
+                                eventTypes: string[];
+                                hasSigningToken: boolean;
+                                /** Format: uuid */
+                                id: string;
+                                lastModifiedAt: string;
+                                monitoredAccountIds: string[];
+                                name: string;
+                                /** Format: uuid */
+                                serviceProviderId: string;
+                                /** @enum {string} */
+                                status: "Active" | "Paused" | "Disabled";
+                                /** Format: uuid */
+                                targetAccountId: string;
+                                targetAccountName: string;
+                                url: string;
+                                workspaceId: string | null;
+                            };
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postPortalWebhooksByWebhookIdRedeliverFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
+                "X-CSRF-Token": string;
+            };
+            path: {
+                /**
+                 * @description The webhook's id.
+                 * @example 319a4962-405f-8b40-a23d-50cc209b83f0
+                 */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Failed deliveries created at or after this, at most 7 days back.
+                     * @example 2026-11-25T15:34:00.000Z
+                     */
+                    since: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example {
+                         *       "since": "2026-11-25T15:34:00.000Z",
+                         *       "queued": 1,
+                         *       "eventIds": [
+                         *         "42b604ad-6c1b-81e3-a694-6818d293cfa5"
+                         *       ],
+                         *       "notRedeliverable": 0,
+                         *       "incidentGone": 0,
+                         *       "nextSince": null
+                         *     }
+                         */
+                        data: {
+                            eventIds: string[];
+                            /** @description Finally failed events whose incident no longer exists at its source. */
+                            incidentGone: number;
+                            /** @description Set when the bounds stopped this call: call again with it as `since` for the rest. */
+                            nextSince: string | null;
+                            /** @description Finally failed events of a type that cannot be rebuilt (only incident.created.v1 can). */
+                            notRedeliverable: number;
+                            /** @description Events sent again (at most 100 per call), each rebuilt from its incident as it is now, with its event id. */
+                            queued: number;
+                            since: string;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR, BAD_REQUEST, EXTENSION_NOT_ENABLED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: BAD_REQUEST */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postPortalWebhooksByWebhookIdResume: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
+                "X-CSRF-Token": string;
+            };
+            path: {
+                /**
+                 * @description The webhook's id.
+                 * @example 3c857380-5ddb-808d-9a63-9c5306bd34aa
+                 */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example {
+                         *       "webhook": {
+                         *         "id": "319a4962-405f-8b40-a23d-50cc209b83f0",
+                         *         "serviceProviderId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
+                         *         "targetAccountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
+                         *         "targetAccountName": "Contoso Managed Security",
+                         *         "workspaceId": null,
+                         *         "name": "SOAR incident intake",
+                         *         "url": "https://soar.contoso-mssp.example/hooks/secops",
+                         *         "status": "Paused",
+                         *         "eventTypes": [
+                         *           "incident.created.v1",
+                         *           "incident.updated.v1",
+                         *           "incident.closed.v1"
+                         *         ],
+                         *         "monitoredAccountIds": [],
+                         *         "authenticationType": "Bearer",
+                         *         "hasSigningToken": true,
+                         *         "disableReason": null,
+                         *         "disabledAt": null,
+                         *         "createdAt": "2026-03-02T09:12:44.318Z",
+                         *         "lastModifiedAt": "2026-03-02T09:12:44.318Z"
+                         *       },
+                         *       "actions": [
+                         *         "resume"
+                         *       ]
+                         *     }
+                         */
+                        data: {
+                            /** @description The state actions its status allows: `pause` when Active, `resume` when Paused, `enable` when Disabled. */
+                            actions: ("pause" | "resume" | "enable")[];
+                            /**
+                             * @example {
+                             *       "id": "319a4962-405f-8b40-a23d-50cc209b83f0",
+                             *       "serviceProviderId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
+                             *       "targetAccountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
+                             *       "targetAccountName": "Contoso Managed Security",
+                             *       "workspaceId": null,
+                             *       "name": "SOAR incident intake",
+                             *       "url": "https://soar.contoso-mssp.example/hooks/secops",
+                             *       "status": "Active",
+                             *       "eventTypes": [
+                             *         "incident.created.v1",
+                             *         "incident.updated.v1",
+                             *         "incident.closed.v1"
+                             *       ],
+                             *       "monitoredAccountIds": [],
+                             *       "authenticationType": "Bearer",
+                             *       "hasSigningToken": true,
+                             *       "disableReason": null,
+                             *       "disabledAt": null,
+                             *       "createdAt": "2026-03-02T09:12:44.318Z",
+                             *       "lastModifiedAt": "2026-03-02T09:12:44.318Z"
+                             *     }
+                             */
+                            webhook: {
+                                /** @enum {string} */
+                                authenticationType: "None" | "Bearer" | "Basic" | "ApiKey";
+                                createdAt: string;
+                                disabledAt: string | null;
+                                disableReason: string | null;
+                                eventTypes: string[];
+                                hasSigningToken: boolean;
+                                /** Format: uuid */
+                                id: string;
+                                lastModifiedAt: string;
+                                monitoredAccountIds: string[];
+                                name: string;
+                                /** Format: uuid */
+                                serviceProviderId: string;
+                                /** @enum {string} */
+                                status: "Active" | "Paused" | "Disabled";
+                                /** Format: uuid */
+                                targetAccountId: string;
+                                targetAccountName: string;
+                                url: string;
+                                workspaceId: string | null;
+                            };
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: CONFLICT */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6996,6 +10561,564 @@ export interface operations {
             };
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPortalWorkspacesByWorkspaceIdIncidentsBySourceByIncidentId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The source's own incident id.
+                 * @example 67ad2f09-8df1-8539-bb5d-4fe70e2b6f00
+                 */
+                incidentId: string;
+                /**
+                 * @description Must be one of SourceA, SourceB, SourceC, SourceD, SourceE, SourceF, SourceG (case-insensitive).
+                 * @example SourceA
+                 */
+                source: string;
+                /**
+                 * @description The workspace's id.
+                 * @example 33873265-ff9f-864c-b501-d00077f35d2a
+                 */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example {
+                         *       "incident": {
+                         *         "source": "SourceA",
+                         *         "incident": {
+                         *           "id": "67ad2f09-8df1-8539-bb5d-4fe70e2b6f00",
+                         *           "number": 9139,
+                         *           "title": "Suspicious PowerShell command line on FAB-DC-4624",
+                         *           "severity": "High",
+                         *           "status": "New",
+                         *           "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
+                         *           "createdAt": "2026-03-02T08:41:07.602Z",
+                         *           "updatedAt": "2026-03-02T08:41:07.602Z"
+                         *         },
+                         *         "lastModificationTime": "2026-03-02T08:41:07.602Z",
+                         *         "lastActivityTime": "2026-03-02T08:41:07.602Z",
+                         *         "classification": null,
+                         *         "assignee": {
+                         *           "userId": "6ca1b3c2-1cfb-8ec6-8d44-18ffea2b84aa",
+                         *           "email": "li.wei@contoso-mssp.example",
+                         *           "name": "Li Wei",
+                         *           "isAgent": false
+                         *         },
+                         *         "serviceStatus": "New",
+                         *         "sla": {
+                         *           "state": "Running",
+                         *           "elapsedSeconds": 2417,
+                         *           "startedAt": "2026-03-02T08:41:07.602Z",
+                         *           "pausedSince": null,
+                         *           "stoppedAt": null
+                         *         },
+                         *         "vendorIdentifiers": {
+                         *           "sourceA": {
+                         *             "incidentId": "67ad2f09-8df1-8539-bb5d-4fe70e2b6f00",
+                         *             "incidentNumber": "9139",
+                         *             "incidentUrl": "https://console.source-a.example/tenants/1a56243a-540f-8dc1-9b49-88d09b1389be/workspaces/33873265-ff9f-864c-b501-d00077f35d2a/incidents/67ad2f09-8df1-8539-bb5d-4fe70e2b6f00"
+                         *           }
+                         *         },
+                         *         "investigationDetails": {
+                         *           "entities": [
+                         *             {
+                         *               "id": "host-5b1f0c7e9a2d",
+                         *               "kind": "Host",
+                         *               "name": "FAB-DC-4624",
+                         *               "properties": {
+                         *                 "hostName": "FAB-DC-4624",
+                         *                 "dnsDomain": "fabrikam.local",
+                         *                 "osFamily": "Windows"
+                         *               }
+                         *             },
+                         *             {
+                         *               "id": "acct-8e4c2a6f1d93",
+                         *               "kind": "Account",
+                         *               "name": "svc-backup@fabrikam.example",
+                         *               "properties": {
+                         *                 "upn": "svc-backup@fabrikam.example",
+                         *                 "accountName": "svc-backup",
+                         *                 "domain": "FABRIKAM"
+                         *               }
+                         *             }
+                         *           ],
+                         *           "alerts": [
+                         *             {
+                         *               "id": "9b4e2c7a-1f3d-8e5b-a6c0-d2f4b8e1a7c3",
+                         *               "title": "Suspicious PowerShell command line",
+                         *               "severity": "High",
+                         *               "timeGenerated": "2026-03-02T08:41:07.602Z",
+                         *               "productName": "Cloud SIEM Analytics",
+                         *               "tactics": [
+                         *                 "Execution",
+                         *                 "DefenseEvasion"
+                         *               ],
+                         *               "entityIds": [
+                         *                 "host-5b1f0c7e9a2d",
+                         *                 "acct-8e4c2a6f1d93"
+                         *               ]
+                         *             }
+                         *           ]
+                         *         },
+                         *         "evidence": {
+                         *           "rows": [
+                         *             {
+                         *               "id": "ev-3c9e1f7a5b2d4e60",
+                         *               "entityId": "host-5b1f0c7e9a2d",
+                         *               "kind": "ProcessTree",
+                         *               "verdict": "Malicious",
+                         *               "detail": "powershell.exe -enc launched by winword.exe",
+                         *               "collectedAt": "2026-03-02T08:44:12.031Z"
+                         *             },
+                         *             {
+                         *               "id": "ev-7a2d5e8c1f4b9036",
+                         *               "entityId": "acct-8e4c2a6f1d93",
+                         *               "kind": "SignInActivity",
+                         *               "verdict": "Suspicious",
+                         *               "detail": "Interactive sign-in to a domain controller outside working hours",
+                         *               "collectedAt": "2026-03-02T08:47:55.480Z"
+                         *             }
+                         *           ]
+                         *         },
+                         *         "gamebookCatalog": {
+                         *           "catalogVersion": "2024.11",
+                         *           "recommended": [
+                         *             {
+                         *               "id": "isolate-host",
+                         *               "name": "Isolate host",
+                         *               "description": "Cuts the device off the network except for the endpoint service's channel.",
+                         *               "entityType": "Host",
+                         *               "entityId": "host-5b1f0c7e9a2d"
+                         *             }
+                         *           ]
+                         *         }
+                         *       },
+                         *       "comments": [
+                         *         {
+                         *           "id": "2f8a6c4e-1b3d-8f5a-9c7e-0d2b4f6a8c1e",
+                         *           "message": "Triage summary: encoded PowerShell from an Office document on a domain controller; recommend isolating the host.",
+                         *           "createdTime": "2026-03-02T08:52:31.214Z",
+                         *           "authorEmail": "agent@soc-automation.example",
+                         *           "authorName": "Investigation Agent",
+                         *           "isActivityComment": false,
+                         *           "isAgentComment": true,
+                         *           "agentName": "Investigation Agent",
+                         *           "isClosingComment": false,
+                         *           "ticketNoteId": null,
+                         *           "ticketId": null
+                         *         },
+                         *         {
+                         *           "id": "6d1e3a5c-7f9b-8d2e-b4a6-c8e0f2a4b6d8",
+                         *           "message": "Playbook \"Isolate host\" completed.",
+                         *           "createdTime": "2026-03-02T09:03:12.770Z",
+                         *           "authorEmail": "connector@soar.example",
+                         *           "authorName": "SOAR connector",
+                         *           "isActivityComment": true,
+                         *           "isAgentComment": false,
+                         *           "agentName": null,
+                         *           "isClosingComment": false,
+                         *           "ticketNoteId": null,
+                         *           "ticketId": null
+                         *         }
+                         *       ],
+                         *       "ticketNotesAvailable": true,
+                         *       "lastGamebookRun": {
+                         *         "id": "7d1c3f0e-5a2b-4c8d-9e6f-1a2b3c4d5e6f",
+                         *         "tracingId": "5b0e4c8a-2f1d-4e6b-9a3c-7d8e9f0a1b2c",
+                         *         "incidentId": "effe7c24-f901-892c-9d77-16282227156c",
+                         *         "source": "SourceA",
+                         *         "incidentTitle": "Impossible travel activity for mateo.costa@fabrikam.example",
+                         *         "incidentNumber": 1042,
+                         *         "isOcr": false,
+                         *         "isRecover": false,
+                         *         "isAdminRequired": true,
+                         *         "isAutoRun": false,
+                         *         "isRetryGamebook": false,
+                         *         "isQueued": false,
+                         *         "triggedByUserId": "3f0c2a8e-5d7b-4c1e-9a6f-2b8d4e6f1a3c",
+                         *         "displayName": "SOAR connector",
+                         *         "modificationDate": "2026-03-02T09:14:27.412Z",
+                         *         "creationDate": "2026-03-02T09:14:20.870Z",
+                         *         "status": "Running",
+                         *         "title": "Contain a compromised account",
+                         *         "summary": "Running playbook 3 of 4: Notify the user on mateo.costa@fabrikam.example.",
+                         *         "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
+                         *         "workspaceName": "fabrikam-sentinel-prod",
+                         *         "tenantId": "4b7f1e2a-8c3d-8e5f-9a1b-2c3d4e5f6a7b",
+                         *         "originalGamebookId": "c2a9e7f1-4b3d-8a5c-9e6f-0a1b2c3d4e5f",
+                         *         "originalGamebookTitle": "Contain a compromised account",
+                         *         "playbooks": [
+                         *           {
+                         *             "id": "0f6a1c2e-9b4d-8e3f-a1b2-c3d4e5f60718",
+                         *             "referenceId": "9ef93e8f-9d01-8a68-8fbc-cb06af7a2ee4",
+                         *             "entityId": "acct-43126f817741",
+                         *             "name": "Reset user password",
+                         *             "description": "Sets a temporary password and forces a change at the next sign-in.",
+                         *             "affectedEntity": "mateo.costa@fabrikam.example",
+                         *             "tracingId": "5b0e4c8a-2f1d-4e6b-9a3c-7d8e9f0a1b2c",
+                         *             "userObjectId": "9c1e0d2b7a4f4e3c8b6d5a4f3e2d1c0b",
+                         *             "userPrincipalName": "mateo.costa@fabrikam.example",
+                         *             "internetMessageId": "",
+                         *             "entityType": "User",
+                         *             "isRecommended": true,
+                         *             "isAdminRequired": true,
+                         *             "status": "Succeeded",
+                         *             "errorMessage": "",
+                         *             "sequence": 2,
+                         *             "modificationDate": "2026-03-02T09:14:27.412Z",
+                         *             "startingDate": "2026-03-02T09:14:21.100Z",
+                         *             "finishingDate": "2026-03-02T09:14:27.412Z",
+                         *             "executionTime": "00:00:07.245",
+                         *             "parameters": {}
+                         *           }
+                         *         ]
+                         *       },
+                         *       "related": [
+                         *         {
+                         *           "source": "SourceA",
+                         *           "incident": {
+                         *             "id": "67ad2f09-8df1-8539-bb5d-4fe70e2b6f00",
+                         *             "number": 9139,
+                         *             "title": "Suspicious PowerShell command line on FAB-DC-4624",
+                         *             "severity": "High",
+                         *             "status": "New",
+                         *             "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
+                         *             "createdAt": "2026-03-02T08:41:07.602Z",
+                         *             "updatedAt": "2026-03-02T08:41:07.602Z"
+                         *           },
+                         *           "lastModificationTime": "2026-03-02T08:41:07.602Z",
+                         *           "lastActivityTime": "2026-03-02T08:41:07.602Z",
+                         *           "classification": null,
+                         *           "assignee": {
+                         *             "userId": "6ca1b3c2-1cfb-8ec6-8d44-18ffea2b84aa",
+                         *             "email": "li.wei@contoso-mssp.example",
+                         *             "name": "Li Wei",
+                         *             "isAgent": false
+                         *           },
+                         *           "serviceStatus": "New",
+                         *           "sla": {
+                         *             "state": "Running",
+                         *             "elapsedSeconds": 2417,
+                         *             "startedAt": "2026-03-02T08:41:07.602Z",
+                         *             "pausedSince": null,
+                         *             "stoppedAt": null
+                         *           },
+                         *           "vendorIdentifiers": {
+                         *             "sourceA": {
+                         *               "incidentId": "67ad2f09-8df1-8539-bb5d-4fe70e2b6f00",
+                         *               "incidentNumber": "9139",
+                         *               "incidentUrl": "https://console.source-a.example/tenants/1a56243a-540f-8dc1-9b49-88d09b1389be/workspaces/33873265-ff9f-864c-b501-d00077f35d2a/incidents/67ad2f09-8df1-8539-bb5d-4fe70e2b6f00"
+                         *             }
+                         *           }
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        data: {
+                            /** @description Oldest first, linked tickets' notes among them. */
+                            comments: {
+                                agentName: string | null;
+                                authorEmail: string;
+                                authorName: string;
+                                createdTime: string;
+                                id: string;
+                                isActivityComment: boolean;
+                                isAgentComment: boolean;
+                                isClosingComment: boolean;
+                                message: string;
+                                ticketId: string | null;
+                                ticketNoteId: string | null;
+                            }[];
+                            /** @description The incident as `GET /workspaces/{workspaceId}/incidents/{source}/{incidentId}` has it: entities, alerts, evidence. */
+                            incident: {
+                                assignee: {
+                                    email: string | null;
+                                    isAgent: boolean;
+                                    name: string | null;
+                                    userId: string | null;
+                                } | null;
+                                classification: string | null;
+                                evidence: {
+                                    [key: string]: unknown;
+                                };
+                                gamebookCatalog: {
+                                    [key: string]: unknown;
+                                };
+                                incident: {
+                                    createdAt: string;
+                                    id: string;
+                                    number: number;
+                                    /** @enum {string} */
+                                    severity: "Informational" | "Low" | "Medium" | "High";
+                                    /** @enum {string} */
+                                    status: "New" | "Active" | "Closed";
+                                    title: string;
+                                    updatedAt: string;
+                                    workspaceId: string;
+                                };
+                                investigationDetails: {
+                                    alerts: {
+                                        [key: string]: unknown;
+                                    }[];
+                                    entities: {
+                                        [key: string]: unknown;
+                                    }[];
+                                };
+                                /** @description Time of the latest alert; analyst edits do not move it. */
+                                lastActivityTime: string;
+                                /** @description Vendor last-modified time; compare with your stored copy to detect change. */
+                                lastModificationTime: string;
+                                /**
+                                 * @description The service's status: an internal status (OnHold, WaitingOnCustomer) when set, otherwise the public one.
+                                 * @enum {string}
+                                 */
+                                serviceStatus: "New" | "Active" | "Closed" | "OnHold" | "WaitingOnCustomer";
+                                sla: {
+                                    elapsedSeconds: number;
+                                    pausedSince: string | null;
+                                    startedAt: string;
+                                    /** @enum {string} */
+                                    state: "Running" | "Paused" | "Stopped";
+                                    stoppedAt: string | null;
+                                };
+                                /** @enum {string} */
+                                source: "SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG";
+                                vendorIdentifiers: {
+                                    [key: string]: {
+                                        [key: string]: string;
+                                    };
+                                };
+                            };
+                            /** @description The last gamebook run on the incident; null when none has run. */
+                            lastGamebookRun: {
+                                creationDate: string;
+                                /** @description Its name. */
+                                displayName: string;
+                                /** @description The run's id. */
+                                id: string;
+                                incidentId: string;
+                                incidentNumber: number;
+                                incidentTitle: string;
+                                /** @description A playbook of the run needs an administrator. */
+                                isAdminRequired: boolean;
+                                /** @description Started by automation rather than by a caller. */
+                                isAutoRun: boolean;
+                                isOcr: boolean;
+                                /** @description True exactly while the run waits for portal approval. */
+                                isQueued: boolean;
+                                /** @description Every playbook of the run undoes another (releases a host, unblocks an address). */
+                                isRecover: boolean;
+                                isRetryGamebook: boolean;
+                                modificationDate: string;
+                                /** @description The catalogue gamebook the playbooks are; "" when they are none. */
+                                originalGamebookId: string;
+                                originalGamebookTitle: string;
+                                /** @description In sequence order. */
+                                playbooks: {
+                                    /** @description What it acts on: the UPN, host name, address, domain, URL, mailbox or file name. */
+                                    affectedEntity: string;
+                                    description: string;
+                                    /** @description The incident entity it acts on; the incident's id for a playbook on the incident itself. */
+                                    entityId: string;
+                                    /**
+                                     * @description What the playbook acts on (`User` is a directory account; `Incident` the incident itself).
+                                     * @enum {string}
+                                     */
+                                    entityType: "User" | "Host" | "Ip" | "Domain" | "Url" | "Mailbox" | "File" | "Process" | "Incident";
+                                    /** @description Why it failed, from the automation; "" unless it failed. */
+                                    errorMessage: string;
+                                    /** @description How long the action ran, `hh:mm:ss` with `.fff` when there are milliseconds; "" until it finishes. */
+                                    executionTime: string;
+                                    /** @description When it finished (ISO 8601 UTC); "" until it happens. */
+                                    finishingDate: string;
+                                    /** @description The entry's id: the step id the automation backend sees (derived from the run and the sequence). */
+                                    id: string;
+                                    /** @description The message id of a mailbox entity, when known; "" otherwise. */
+                                    internetMessageId: string;
+                                    isAdminRequired: boolean;
+                                    isRecommended: boolean;
+                                    /** @description Last change (ISO 8601 UTC). */
+                                    modificationDate: string;
+                                    name: string;
+                                    /** @description The parameters it runs with (declared defaults filled in). */
+                                    parameters: {
+                                        [key: string]: string | number | boolean;
+                                    };
+                                    /** @description The catalogue playbook the run named (`playbooks[i].id` of the run request, `playbookId` of a rule). */
+                                    referenceId: string;
+                                    sequence: number;
+                                    /** @description When it started (ISO 8601 UTC); "" until it happens. */
+                                    startingDate: string;
+                                    /**
+                                     * @description `Pending`, `Running`, `Succeeded`, `Failed`, `Skipped`.
+                                     * @enum {string}
+                                     */
+                                    status: "Pending" | "Running" | "Succeeded" | "Failed" | "Skipped";
+                                    /** @description The run's tracing id. */
+                                    tracingId: string;
+                                    /** @description The directory object id of a user entity; "" otherwise. */
+                                    userObjectId: string;
+                                    /** @description The UPN of a user or mailbox entity; "" otherwise. */
+                                    userPrincipalName: string;
+                                }[];
+                                /** @enum {string} */
+                                source: "SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG";
+                                /**
+                                 * @description Run status: `Pending` (not started: waiting for approval while `isQueued` is true, otherwise dispatched and waiting for the executor), `Running`, then `Succeeded`, `PartiallySucceeded` (a playbook failed after another had succeeded), `Failed` (a playbook failed before any succeeded), `Denied` (approval refused, or the request for approval expired unanswered) or `Cancelled`. Transitions: submitted → `Pending` (`isQueued` true when approval is required, false when dispatched, with `gamebook.run.v1`); approved (by every approver the workspace requires) → `Pending`, `isQueued` false, dispatched; denied or expired → `Denied`; the executor starts the first playbook → `Running`; the last playbook succeeds → `Succeeded`; a playbook fails → `Failed` or `PartiallySucceeded`, and the playbooks after it are `Skipped`. The final statuses never change. Playbook status: `Pending`, `Running`, `Succeeded`, `Failed`, `Skipped`.
+                                 * @enum {string}
+                                 */
+                                status: "Pending" | "Running" | "Succeeded" | "PartiallySucceeded" | "Failed" | "Denied" | "Cancelled";
+                                /** @description Where the run stands, in words. */
+                                summary: string;
+                                tenantId: string;
+                                /** @description The gamebook's title, or the playbooks' names for a run that is no catalogue gamebook. */
+                                title: string;
+                                /** @description Trace id of the submission: the `meta.requestId` of the run call. */
+                                tracingId: string;
+                                /** @description The service account that submitted the run (spelled as the contract spells it). */
+                                triggedByUserId: string;
+                                workspaceId: string;
+                                workspaceName: string;
+                            } | null;
+                            /** @description Other incidents of the workspace at the same source sharing at least one entity with this one (the contract's by-entity search with `IncidentId`), newest first, at most 20. */
+                            related: {
+                                assignee: {
+                                    email: string | null;
+                                    isAgent: boolean;
+                                    name: string | null;
+                                    userId: string | null;
+                                } | null;
+                                classification: string | null;
+                                incident: {
+                                    createdAt: string;
+                                    id: string;
+                                    number: number;
+                                    /** @enum {string} */
+                                    severity: "Informational" | "Low" | "Medium" | "High";
+                                    /** @enum {string} */
+                                    status: "New" | "Active" | "Closed";
+                                    title: string;
+                                    updatedAt: string;
+                                    workspaceId: string;
+                                };
+                                /** @description Time of the latest alert; analyst edits do not move it. */
+                                lastActivityTime: string;
+                                /** @description Vendor last-modified time; compare with your stored copy to detect change. */
+                                lastModificationTime: string;
+                                /**
+                                 * @description The service's status: an internal status (OnHold, WaitingOnCustomer) when set, otherwise the public one.
+                                 * @enum {string}
+                                 */
+                                serviceStatus: "New" | "Active" | "Closed" | "OnHold" | "WaitingOnCustomer";
+                                sla: {
+                                    elapsedSeconds: number;
+                                    pausedSince: string | null;
+                                    startedAt: string;
+                                    /** @enum {string} */
+                                    state: "Running" | "Paused" | "Stopped";
+                                    stoppedAt: string | null;
+                                };
+                                /** @enum {string} */
+                                source: "SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG";
+                                vendorIdentifiers: {
+                                    [key: string]: {
+                                        [key: string]: string;
+                                    };
+                                };
+                            }[];
+                            /** @description False when linked tickets' notes could not be read: `comments` lacks them. */
+                            ticketNotesAvailable: boolean;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR, EXTENSION_NOT_ENABLED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -24,11 +24,22 @@ const HEADER = `/**
 export async function portalClientTypes(): Promise<string> {
   const doc = buildOpenApi(allRoutes(), "http://localhost") as { paths: Record<string, unknown> };
   const portalPrefix = `${API_PREFIX}/portal/`;
-  const paths = Object.fromEntries(Object.entries(doc.paths).filter(([path]) => path.startsWith(portalPrefix)));
+  // Types need no examples, and some follow the clock (a demo delivery's time, "since" six hours before
+  // it): with them the file would be stale a minute after it was written.
+  const paths = withoutExamples(Object.fromEntries(Object.entries(doc.paths).filter(([path]) => path.startsWith(portalPrefix))));
   // openapi-typescript is an ES module; this script is compiled to CommonJS.
   const { default: openapiTS, astToString } = await import("openapi-typescript");
   const ast = await openapiTS({ ...doc, paths } as Parameters<typeof openapiTS>[0], { alphabetize: true });
   return HEADER + astToString(ast);
+}
+
+/** A copy of a document part without its `example` and `examples` keywords, at any depth (a property of those names stays). */
+function withoutExamples<T>(value: T, names = false): T {
+  if (Array.isArray(value)) return value.map((v) => withoutExamples(v)) as T;
+  if (value === null || typeof value !== "object") return value;
+  const kept = Object.entries(value).filter(([k]) => names || (k !== "example" && k !== "examples"));
+  // Under `properties` the keys are names of fields, not keywords.
+  return Object.fromEntries(kept.map(([k, v]) => [k, names ? withoutExamples(v) : k === "properties" ? withoutExamples(v, true) : withoutExamples(v)])) as T;
 }
 
 if (require.main === module) {

@@ -1360,92 +1360,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example [
-                         *       {
-                         *         "runId": "5b0a4f7e-3c1d-4e8a-9f2b-7d6c5e4a3b21",
-                         *         "workspace": {
-                         *           "id": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *           "name": "fabrikam-sentinel-prod"
-                         *         },
-                         *         "title": "Contain a compromised account",
-                         *         "gamebook": null,
-                         *         "status": "Pending",
-                         *         "awaitingDecision": true,
-                         *         "incident": {
-                         *           "id": "a3f9c2d4-1b7e-4c5a-8e6f-2d9b0c1a7e53",
-                         *           "source": "SourceA",
-                         *           "number": 4211,
-                         *           "title": "Impossible travel for amelia.ross@fabrikam.example"
-                         *         },
-                         *         "playbooks": [
-                         *           {
-                         *             "sequence": 1,
-                         *             "playbookId": "disable-user",
-                         *             "name": "Disable user",
-                         *             "description": "Blocks sign-in for the account in the directory.",
-                         *             "entityType": "User",
-                         *             "entityId": "e7a1c3b5-9d2f-4e6a-8b0c-1f3e5d7a9c2b",
-                         *             "affectedEntity": "amelia.ross@fabrikam.example",
-                         *             "isAdminRequired": true,
-                         *             "parameters": [
-                         *               {
-                         *                 "name": "revokeSessions",
-                         *                 "value": true,
-                         *                 "description": "Also revoke the account's refresh tokens."
-                         *               }
-                         *             ],
-                         *             "undoneBy": {
-                         *               "playbookId": "enable-user",
-                         *               "name": "Enable user"
-                         *             },
-                         *             "recommendedByRule": true
-                         *           }
-                         *         ],
-                         *         "entities": [
-                         *           {
-                         *             "entityId": "e7a1c3b5-9d2f-4e6a-8b0c-1f3e5d7a9c2b",
-                         *             "entityType": "User",
-                         *             "name": "amelia.ross@fabrikam.example",
-                         *             "userPrincipalName": "amelia.ross@fabrikam.example",
-                         *             "userObjectId": "0c7d5e3a-2b1f-4a9e-8d6c-5b4a3f2e1d0c",
-                         *             "playbooks": [
-                         *               1
-                         *             ]
-                         *           }
-                         *         ],
-                         *         "matchedRule": {
-                         *           "incidentTitle": "Impossible travel*",
-                         *           "playbookIds": [
-                         *             "disable-user"
-                         *           ]
-                         *         },
-                         *         "requestedBy": {
-                         *           "kind": "ServiceAccount",
-                         *           "id": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
-                         *           "name": "SOAR connector"
-                         *         },
-                         *         "requestedAt": "2026-11-25T09:12:00.000Z",
-                         *         "expiresAt": "2026-11-26T09:12:00.000Z",
-                         *         "timeoutHours": 24,
-                         *         "reasons": [
-                         *           {
-                         *             "code": "WorkspacePolicy",
-                         *             "text": "The workspace's approval policy requires it."
-                         *           }
-                         *         ],
-                         *         "isAdminRequired": true,
-                         *         "approvals": [],
-                         *         "requiredApprovals": 1,
-                         *         "approvalsStillNeeded": 1,
-                         *         "decision": null,
-                         *         "viewer": {
-                         *           "mayApprove": true,
-                         *           "reason": null
-                         *         }
-                         *       }
-                         *     ]
-                         */
                         data: {
                             approvals: {
                                 at: string;
@@ -1641,13 +1555,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "returnTo": "/portal/approvals",
-                         *       "sessionExpiresAt": "2026-11-25T18:00:00.000Z",
-                         *       "mfa": true
-                         *     }
-                         */
                         data: {
                             /** @description The sign-in passed MFA; without it every portal call answers 403 MFA_REQUIRED. */
                             mfa: boolean;
@@ -1728,10 +1635,7 @@ export interface operations {
     getPortalAuthSignIn: {
         parameters: {
             query?: {
-                /**
-                 * @description Where to go once signed in: a path on this service. Default: the portal's page.
-                 * @example /portal/approvals
-                 */
+                /** @description Where to go once signed in: a path on this service. Default: the portal's page. */
                 returnTo?: string;
             };
             header?: never;
@@ -1747,11 +1651,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "authorizationUrl": "https://login.microsoftonline.com/2a8cc883-0968-8486-8b92-4569ed8ff8c8/oauth2/v2.0/authorize?client_id=6f1c2a9e-4b7d-4e3a-9c8f-2d5b1a7e3c40&response_type=code&redirect_uri=https%3A%2F%2Fsecops.contoso.example%2Fapi%2Fv2%2Fportal%2Fauth%2Fcallback&scope=openid%20profile%20email&state=Zk3q9Vx2&nonce=Qm7t4Lp8&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256"
-                         *     }
-                         */
                         data: {
                             /**
                              * Format: uri
@@ -1835,11 +1734,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "signOutUrl": "https://login.microsoftonline.com/2a8cc883-0968-8486-8b92-4569ed8ff8c8/oauth2/v2.0/logout?post_logout_redirect_uri=https%3A%2F%2Fsecops.contoso.example%2Fportal%2F"
-                         *     }
-                         */
                         data: {
                             /** @description Where the browser goes next: the identity provider's sign-out, or the portal's page. */
                             signOutUrl: string;
@@ -1942,64 +1836,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "incidents": [
-                         *         {
-                         *           "source": "SourceA",
-                         *           "incident": {
-                         *             "id": "67ad2f09-8df1-8539-bb5d-4fe70e2b6f00",
-                         *             "number": 9139,
-                         *             "title": "Suspicious PowerShell command line on FAB-DC-4624",
-                         *             "severity": "High",
-                         *             "status": "New",
-                         *             "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *             "createdAt": "2026-03-02T08:41:07.602Z",
-                         *             "updatedAt": "2026-03-02T08:41:07.602Z"
-                         *           },
-                         *           "lastModificationTime": "2026-03-02T08:41:07.602Z",
-                         *           "lastActivityTime": "2026-03-02T08:41:07.602Z",
-                         *           "classification": null,
-                         *           "assignee": {
-                         *             "userId": "6ca1b3c2-1cfb-8ec6-8d44-18ffea2b84aa",
-                         *             "email": "li.wei@contoso-mssp.example",
-                         *             "name": "Li Wei",
-                         *             "isAgent": false
-                         *           },
-                         *           "serviceStatus": "New",
-                         *           "sla": {
-                         *             "state": "Running",
-                         *             "elapsedSeconds": 2417,
-                         *             "startedAt": "2026-03-02T08:41:07.602Z",
-                         *             "pausedSince": null,
-                         *             "stoppedAt": null
-                         *           },
-                         *           "vendorIdentifiers": {
-                         *             "sourceA": {
-                         *               "incidentId": "67ad2f09-8df1-8539-bb5d-4fe70e2b6f00",
-                         *               "incidentNumber": "9139",
-                         *               "incidentUrl": "https://console.source-a.example/tenants/1a56243a-540f-8dc1-9b49-88d09b1389be/workspaces/33873265-ff9f-864c-b501-d00077f35d2a/incidents/67ad2f09-8df1-8539-bb5d-4fe70e2b6f00"
-                         *             }
-                         *           }
-                         *         }
-                         *       ],
-                         *       "sourcePageTokens": [
-                         *         {
-                         *           "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *           "sourceTokens": {
-                         *             "SourceA": "eyJ3IjoiMzM4NzMyNjUiLCJzIjoiU291cmNlQSIsImEiOjkxMzl9.c2lnbmF0dXJl"
-                         *           }
-                         *         },
-                         *         {
-                         *           "workspaceId": "6aeb3a86-6df2-8a52-9183-256be7af30dc",
-                         *           "sourceTokens": {
-                         *             "SourceB": "eyJ3IjoiNmFlYjNhODYiLCJzIjoiU291cmNlQiIsImEiOjQ0MDJ9.c2lnbmF0dXJl"
-                         *           }
-                         *         }
-                         *       ],
-                         *       "moreIncidentsAvailable": true
-                         *     }
-                         */
                         data: {
                             incidents: {
                                 assignee: {
@@ -2157,27 +1993,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "userId": "67ff43b5-98aa-8eab-8ef8-ac664bac3ae2",
-                         *       "tenantId": "2a8cc883-0968-8486-8b92-4569ed8ff8c8",
-                         *       "displayName": "Amira Haddad",
-                         *       "email": "amira.haddad@contoso-mssp.example",
-                         *       "accountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                         *       "organizationalRole": "Admin",
-                         *       "workspaceRoles": [
-                         *         {
-                         *           "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *           "role": "Owner"
-                         *         }
-                         *       ],
-                         *       "organizationAccountIds": [
-                         *         "86415e4f-1085-8dee-a123-1d0407ef2acc"
-                         *       ],
-                         *       "sessionExpiresAt": "2026-11-25T18:00:00.000Z",
-                         *       "csrfToken": "q7Vq3m0bq9l5o3e7VZ0y3yqWJm0P1yq4bW0uQ2m9W1c"
-                         *     }
-                         */
                         data: {
                             /**
                              * Format: uuid
@@ -2281,30 +2096,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example [
-                         *       {
-                         *         "id": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                         *         "name": "Contoso Managed Security",
-                         *         "kind": "ServiceProvider",
-                         *         "managedByAccountId": null,
-                         *         "isActive": true,
-                         *         "deactivatedAt": null,
-                         *         "createdAt": "2026-03-02T08:00:00.000Z",
-                         *         "lastModifiedAt": "2026-03-02T08:00:00.000Z"
-                         *       },
-                         *       {
-                         *         "id": "2bfb33bf-8579-8229-8fd5-68adbd2f87a7",
-                         *         "name": "Fabrikam Retail",
-                         *         "kind": "Customer",
-                         *         "managedByAccountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                         *         "isActive": true,
-                         *         "deactivatedAt": null,
-                         *         "createdAt": "2026-03-02T08:00:00.000Z",
-                         *         "lastModifiedAt": "2026-03-02T08:00:00.000Z"
-                         *       }
-                         *     ]
-                         */
                         data: {
                             /** @description Null for organizations created before the service kept it. */
                             createdAt: string | null;
@@ -2409,18 +2200,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "id": "2bfb33bf-8579-8229-8fd5-68adbd2f87a7",
-                         *       "name": "Fabrikam Retail",
-                         *       "kind": "Customer",
-                         *       "managedByAccountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                         *       "isActive": true,
-                         *       "deactivatedAt": null,
-                         *       "createdAt": "2026-03-02T08:00:00.000Z",
-                         *       "lastModifiedAt": "2026-03-02T08:00:00.000Z"
-                         *     }
-                         */
                         data: {
                             /** @description Null for organizations created before the service kept it. */
                             createdAt: string | null;
@@ -2540,10 +2319,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description The organization's account id.
-                 * @example 2bfb33bf-8579-8229-8fd5-68adbd2f87a7
-                 */
+                /** @description The organization's account id. */
                 accountId: string;
             };
             cookie?: never;
@@ -2557,18 +2333,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "id": "2bfb33bf-8579-8229-8fd5-68adbd2f87a7",
-                         *       "name": "Fabrikam Retail",
-                         *       "kind": "Customer",
-                         *       "managedByAccountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                         *       "isActive": true,
-                         *       "deactivatedAt": null,
-                         *       "createdAt": "2026-03-02T08:00:00.000Z",
-                         *       "lastModifiedAt": "2026-03-02T08:00:00.000Z"
-                         *     }
-                         */
                         data: {
                             /** @description Null for organizations created before the service kept it. */
                             createdAt: string | null;
@@ -2673,10 +2437,7 @@ export interface operations {
                 "X-CSRF-Token": string;
             };
             path: {
-                /**
-                 * @description The organization's account id.
-                 * @example 2bfb33bf-8579-8229-8fd5-68adbd2f87a7
-                 */
+                /** @description The organization's account id. */
                 accountId: string;
             };
             cookie?: never;
@@ -2699,18 +2460,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "id": "2bfb33bf-8579-8229-8fd5-68adbd2f87a7",
-                         *       "name": "Fabrikam Retail",
-                         *       "kind": "Customer",
-                         *       "managedByAccountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                         *       "isActive": true,
-                         *       "deactivatedAt": null,
-                         *       "createdAt": "2026-03-02T08:00:00.000Z",
-                         *       "lastModifiedAt": "2026-03-02T08:00:00.000Z"
-                         *     }
-                         */
                         data: {
                             /** @description Null for organizations created before the service kept it. */
                             createdAt: string | null;
@@ -2839,10 +2588,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description The organization's account id.
-                 * @example 2bfb33bf-8579-8229-8fd5-68adbd2f87a7
-                 */
+                /** @description The organization's account id. */
                 accountId: string;
             };
             cookie?: never;
@@ -2856,21 +2602,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example [
-                         *       {
-                         *         "id": "5f672e64-6375-82df-929f-20b3b9f69ff2",
-                         *         "name": "fabrikam-sentinel-2019",
-                         *         "accountId": "2bfb33bf-8579-8229-8fd5-68adbd2f87a7",
-                         *         "tenantId": "1a56243a-540f-8dc1-9b49-88d09b1389be",
-                         *         "offboardedAt": "2026-08-27T10:00:00.000Z",
-                         *         "offboardedBy": {
-                         *           "userId": "67ff43b5-98aa-8eab-8ef8-ac664bac3ae2",
-                         *           "name": "Amira Haddad"
-                         *         }
-                         *       }
-                         *     ]
-                         */
                         data: {
                             /** Format: uuid */
                             accountId: string;
@@ -2974,15 +2705,9 @@ export interface operations {
             };
             header?: never;
             path: {
-                /**
-                 * @description The offboarded workspace's organization (one of yours).
-                 * @example 2bfb33bf-8579-8229-8fd5-68adbd2f87a7
-                 */
+                /** @description The offboarded workspace's organization (one of yours). */
                 accountId: string;
-                /**
-                 * @description The offboarded workspace's id.
-                 * @example 5f672e64-6375-82df-929f-20b3b9f69ff2
-                 */
+                /** @description The offboarded workspace's id. */
                 offboardedWorkspaceId: string;
             };
             cookie?: never;
@@ -2996,25 +2721,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example [
-                         *       {
-                         *         "id": "3f6c1a9e-8b2d-4e7f-a5c3-9d1b7e2f4a60",
-                         *         "timeGenerated": "2026-08-27T10:00:00.000Z",
-                         *         "workspaceId": "5f672e64-6375-82df-929f-20b3b9f69ff2",
-                         *         "discriminator": "Workspace",
-                         *         "activityType": "WorkspaceOffboarded",
-                         *         "activityAction": "Delete",
-                         *         "actorId": "67ff43b5-98aa-8eab-8ef8-ac664bac3ae2",
-                         *         "targetResourceType": "Workspace",
-                         *         "targetResourceId": "5f672e64-6375-82df-929f-20b3b9f69ff2",
-                         *         "actorName": "Amira Haddad",
-                         *         "actorEmail": "amira.haddad@contoso-mssp.example",
-                         *         "targetResourceName": "fabrikam-sentinel-2019",
-                         *         "metadata": "{\"runsDenied\":0,\"runsCancelled\":0}"
-                         *       }
-                         *     ]
-                         */
                         data: {
                             activityAction: string;
                             activityType: string;
@@ -3118,10 +2824,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description The service provider's account id.
-                 * @example 86415e4f-1085-8dee-a123-1d0407ef2acc
-                 */
+                /** @description The service provider's account id. */
                 accountId: string;
             };
             cookie?: never;
@@ -3135,14 +2838,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "mode": "AdminRequiredPlaybooks",
-                         *       "accountIds": [
-                         *         "2bfb33bf-8579-8229-8fd5-68adbd2f87a7"
-                         *       ]
-                         *     }
-                         */
                         data: {
                             /** @description The managed organizations it covers; empty means every one the provider manages. */
                             accountIds: string[];
@@ -3235,10 +2930,7 @@ export interface operations {
                 "X-CSRF-Token": string;
             };
             path: {
-                /**
-                 * @description The service provider's account id.
-                 * @example 86415e4f-1085-8dee-a123-1d0407ef2acc
-                 */
+                /** @description The service provider's account id. */
                 accountId: string;
             };
             cookie?: never;
@@ -3264,14 +2956,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "mode": "AdminRequiredPlaybooks",
-                         *       "accountIds": [
-                         *         "2bfb33bf-8579-8229-8fd5-68adbd2f87a7"
-                         *       ]
-                         *     }
-                         */
                         data: {
                             /** @description The managed organizations it covers; empty means every one the provider manages. */
                             accountIds: string[];
@@ -3410,28 +3094,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example [
-                         *       {
-                         *         "userId": "6ca1b3c2-1cfb-8ec6-8d44-18ffea2b84aa",
-                         *         "tenantId": "2a8cc883-0968-8486-8b92-4569ed8ff8c8",
-                         *         "displayName": "Li Wei",
-                         *         "email": "li.wei@contoso-mssp.example",
-                         *         "accountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                         *         "organizationalRole": "Member",
-                         *         "workspaceRoles": [
-                         *           {
-                         *             "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *             "role": "Analyst"
-                         *           }
-                         *         ],
-                         *         "isActive": true,
-                         *         "sessionsValidFrom": null,
-                         *         "createdAt": "2026-03-02T08:00:00.000Z",
-                         *         "lastModifiedAt": "2026-03-02T08:00:00.000Z"
-                         *       }
-                         *     ]
-                         */
                         data: {
                             /**
                              * Format: uuid
@@ -3544,10 +3206,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /**
-                 * @description The person's object id in their directory.
-                 * @example 6ca1b3c2-1cfb-8ec6-8d44-18ffea2b84aa
-                 */
+                /** @description The person's object id in their directory. */
                 userId: string;
             };
             cookie?: never;
@@ -3561,26 +3220,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "userId": "6ca1b3c2-1cfb-8ec6-8d44-18ffea2b84aa",
-                         *       "tenantId": "2a8cc883-0968-8486-8b92-4569ed8ff8c8",
-                         *       "displayName": "Li Wei",
-                         *       "email": "li.wei@contoso-mssp.example",
-                         *       "accountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                         *       "organizationalRole": "Member",
-                         *       "workspaceRoles": [
-                         *         {
-                         *           "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *           "role": "Analyst"
-                         *         }
-                         *       ],
-                         *       "isActive": true,
-                         *       "sessionsValidFrom": null,
-                         *       "createdAt": "2026-03-02T08:00:00.000Z",
-                         *       "lastModifiedAt": "2026-03-02T08:00:00.000Z"
-                         *     }
-                         */
                         data: {
                             /**
                              * Format: uuid
@@ -3698,10 +3337,7 @@ export interface operations {
                 "X-CSRF-Token": string;
             };
             path: {
-                /**
-                 * @description The person's object id in their directory.
-                 * @example 6ca1b3c2-1cfb-8ec6-8d44-18ffea2b84aa
-                 */
+                /** @description The person's object id in their directory. */
                 userId: string;
             };
             cookie?: never;
@@ -3756,26 +3392,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "userId": "6ca1b3c2-1cfb-8ec6-8d44-18ffea2b84aa",
-                         *       "tenantId": "2a8cc883-0968-8486-8b92-4569ed8ff8c8",
-                         *       "displayName": "Li Wei",
-                         *       "email": "li.wei@contoso-mssp.example",
-                         *       "accountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                         *       "organizationalRole": "Member",
-                         *       "workspaceRoles": [
-                         *         {
-                         *           "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *           "role": "Analyst"
-                         *         }
-                         *       ],
-                         *       "isActive": true,
-                         *       "sessionsValidFrom": null,
-                         *       "createdAt": "2026-03-02T08:00:00.000Z",
-                         *       "lastModifiedAt": "2026-03-02T08:00:00.000Z"
-                         *     }
-                         */
                         data: {
                             /**
                              * Format: uuid
@@ -3818,26 +3434,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "userId": "6ca1b3c2-1cfb-8ec6-8d44-18ffea2b84aa",
-                         *       "tenantId": "2a8cc883-0968-8486-8b92-4569ed8ff8c8",
-                         *       "displayName": "Li Wei",
-                         *       "email": "li.wei@contoso-mssp.example",
-                         *       "accountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                         *       "organizationalRole": "Member",
-                         *       "workspaceRoles": [
-                         *         {
-                         *           "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *           "role": "Analyst"
-                         *         }
-                         *       ],
-                         *       "isActive": true,
-                         *       "sessionsValidFrom": null,
-                         *       "createdAt": "2026-03-02T08:00:00.000Z",
-                         *       "lastModifiedAt": "2026-03-02T08:00:00.000Z"
-                         *     }
-                         */
                         data: {
                             /**
                              * Format: uuid
@@ -3985,10 +3581,7 @@ export interface operations {
                 "X-CSRF-Token": string;
             };
             path: {
-                /**
-                 * @description The person's object id in their directory.
-                 * @example 5f45b11a-761f-8667-8672-36677aaf80c3
-                 */
+                /** @description The person's object id in their directory. */
                 userId: string;
             };
             cookie?: never;
@@ -4002,13 +3595,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "userId": "5f45b11a-761f-8667-8672-36677aaf80c3",
-                         *       "sessionsValidFrom": "2026-11-25T10:00:00.000Z",
-                         *       "registrations": 1
-                         *     }
-                         */
                         data: {
                             /** @description The person's registrations the sign-out was recorded on (one per organization they are registered in). */
                             registrations: number;
@@ -4119,48 +3705,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example [
-                         *       {
-                         *         "id": "b247775e-0fae-8a3e-a7c5-29558bd76133",
-                         *         "accountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                         *         "name": "SOAR connector",
-                         *         "description": "Runs containment gamebooks from the SOAR platform.",
-                         *         "isActive": true,
-                         *         "isPlatformManaged": false,
-                         *         "organizationalRole": "Member",
-                         *         "clientSecretPrefix": "soms_Hq3vR8",
-                         *         "credentialExpirationDate": "2027-03-02T09:12:44.318Z",
-                         *         "workspaceAssignments": [
-                         *           {
-                         *             "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *             "workspaceName": "fabrikam-sentinel-prod",
-                         *             "role": "Analyst"
-                         *           }
-                         *         ],
-                         *         "credentials": [
-                         *           {
-                         *             "id": "93721159-6577-8bb6-942a-d3bedbe8c331",
-                         *             "clientSecretPrefix": "soms_Hq3vR8",
-                         *             "status": "Active",
-                         *             "expirationDate": "2027-03-02T09:12:44.318Z",
-                         *             "lastUsedAt": "2026-03-02T09:14:20.870Z",
-                         *             "createdAt": "2026-03-02T09:12:44.318Z",
-                         *             "scopes": [
-                         *               "incidents:read",
-                         *               "incidents:write",
-                         *               "incidents:comments",
-                         *               "gamebooks:read",
-                         *               "gamebooks:execute"
-                         *             ]
-                         *           }
-                         *         ],
-                         *         "lastUsedAt": "2026-03-02T09:14:20.870Z",
-                         *         "createdAt": "2026-03-02T09:12:44.318Z",
-                         *         "lastModifiedAt": "2026-03-02T09:12:44.318Z"
-                         *       }
-                         *     ]
-                         */
                         data: {
                             /** Format: uuid */
                             accountId: string;
@@ -4318,46 +3862,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "id": "5c0e9a7d-3b1f-4e2a-8d6c-9f4b2a1e7c30",
-                         *       "accountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                         *       "name": "ITSM bridge",
-                         *       "description": "Links incidents to ServiceNow tickets and keeps their priorities in step.",
-                         *       "isActive": true,
-                         *       "isPlatformManaged": false,
-                         *       "organizationalRole": "Member",
-                         *       "clientSecretPrefix": "soms_Tz9wK2",
-                         *       "credentialExpirationDate": "2027-03-02T09:12:44.318Z",
-                         *       "workspaceAssignments": [
-                         *         {
-                         *           "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *           "workspaceName": "fabrikam-sentinel-prod",
-                         *           "role": "Analyst"
-                         *         }
-                         *       ],
-                         *       "credentials": [
-                         *         {
-                         *           "id": "a8d2f6e4-1c3b-4a5d-9e7f-0b2c4d6e8f1a",
-                         *           "clientSecretPrefix": "soms_Tz9wK2",
-                         *           "status": "Active",
-                         *           "expirationDate": "2027-03-02T09:12:44.318Z",
-                         *           "lastUsedAt": null,
-                         *           "createdAt": "2026-03-02T09:12:44.318Z",
-                         *           "scopes": [
-                         *             "incidents:read",
-                         *             "tickets:read",
-                         *             "tickets:manage"
-                         *           ]
-                         *         }
-                         *       ],
-                         *       "lastUsedAt": null,
-                         *       "createdAt": "2026-03-02T09:12:44.318Z",
-                         *       "lastModifiedAt": "2026-03-02T09:12:44.318Z",
-                         *       "clientId": "5c0e9a7d-3b1f-4e2a-8d6c-9f4b2a1e7c30",
-                         *       "clientSecret": "soms_Tz9wK2fX7Lq4bN8cV1mR5sD3hJ6gY0aE2uI9oP4kW7e"
-                         *     }
-                         */
                         data: {
                             /** Format: uuid */
                             accountId: string;
@@ -4498,10 +4002,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description The service account's id (its `clientId`).
-                 * @example b247775e-0fae-8a3e-a7c5-29558bd76133
-                 */
+                /** @description The service account's id (its `clientId`). */
                 id: string;
             };
             cookie?: never;
@@ -4515,46 +4016,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "id": "b247775e-0fae-8a3e-a7c5-29558bd76133",
-                         *       "accountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                         *       "name": "SOAR connector",
-                         *       "description": "Runs containment gamebooks from the SOAR platform.",
-                         *       "isActive": true,
-                         *       "isPlatformManaged": false,
-                         *       "organizationalRole": "Member",
-                         *       "clientSecretPrefix": "soms_Hq3vR8",
-                         *       "credentialExpirationDate": "2027-03-02T09:12:44.318Z",
-                         *       "workspaceAssignments": [
-                         *         {
-                         *           "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *           "workspaceName": "fabrikam-sentinel-prod",
-                         *           "role": "Analyst"
-                         *         }
-                         *       ],
-                         *       "credentials": [
-                         *         {
-                         *           "id": "93721159-6577-8bb6-942a-d3bedbe8c331",
-                         *           "clientSecretPrefix": "soms_Hq3vR8",
-                         *           "status": "Active",
-                         *           "expirationDate": "2027-03-02T09:12:44.318Z",
-                         *           "lastUsedAt": "2026-03-02T09:14:20.870Z",
-                         *           "createdAt": "2026-03-02T09:12:44.318Z",
-                         *           "scopes": [
-                         *             "incidents:read",
-                         *             "incidents:write",
-                         *             "incidents:comments",
-                         *             "gamebooks:read",
-                         *             "gamebooks:execute"
-                         *           ]
-                         *         }
-                         *       ],
-                         *       "lastUsedAt": "2026-03-02T09:14:20.870Z",
-                         *       "createdAt": "2026-03-02T09:12:44.318Z",
-                         *       "lastModifiedAt": "2026-03-02T09:12:44.318Z"
-                         *     }
-                         */
                         data: {
                             /** Format: uuid */
                             accountId: string;
@@ -4682,10 +4143,7 @@ export interface operations {
                 "X-CSRF-Token": string;
             };
             path: {
-                /**
-                 * @description The service account's id (its `clientId`).
-                 * @example c9c15733-5a90-8236-95c2-e7c0075a645b
-                 */
+                /** @description The service account's id (its `clientId`). */
                 id: string;
             };
             cookie?: never;
@@ -4790,10 +4248,7 @@ export interface operations {
                 "X-CSRF-Token": string;
             };
             path: {
-                /**
-                 * @description The service account's id (its `clientId`).
-                 * @example c9c15733-5a90-8236-95c2-e7c0075a645b
-                 */
+                /** @description The service account's id (its `clientId`). */
                 id: string;
             };
             cookie?: never;
@@ -4823,46 +4278,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "id": "b247775e-0fae-8a3e-a7c5-29558bd76133",
-                         *       "accountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                         *       "name": "SOAR connector",
-                         *       "description": "Runs containment gamebooks from the SOAR platform.",
-                         *       "isActive": true,
-                         *       "isPlatformManaged": false,
-                         *       "organizationalRole": "Member",
-                         *       "clientSecretPrefix": "soms_Hq3vR8",
-                         *       "credentialExpirationDate": "2027-03-02T09:12:44.318Z",
-                         *       "workspaceAssignments": [
-                         *         {
-                         *           "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *           "workspaceName": "fabrikam-sentinel-prod",
-                         *           "role": "Analyst"
-                         *         }
-                         *       ],
-                         *       "credentials": [
-                         *         {
-                         *           "id": "93721159-6577-8bb6-942a-d3bedbe8c331",
-                         *           "clientSecretPrefix": "soms_Hq3vR8",
-                         *           "status": "Active",
-                         *           "expirationDate": "2027-03-02T09:12:44.318Z",
-                         *           "lastUsedAt": "2026-03-02T09:14:20.870Z",
-                         *           "createdAt": "2026-03-02T09:12:44.318Z",
-                         *           "scopes": [
-                         *             "incidents:read",
-                         *             "incidents:write",
-                         *             "incidents:comments",
-                         *             "gamebooks:read",
-                         *             "gamebooks:execute"
-                         *           ]
-                         *         }
-                         *       ],
-                         *       "lastUsedAt": "2026-03-02T09:14:20.870Z",
-                         *       "createdAt": "2026-03-02T09:12:44.318Z",
-                         *       "lastModifiedAt": "2026-03-02T09:12:44.318Z"
-                         *     }
-                         */
                         data: {
                             /** Format: uuid */
                             accountId: string;
@@ -5017,10 +4432,7 @@ export interface operations {
                 "X-CSRF-Token": string;
             };
             path: {
-                /**
-                 * @description The service account's id (its `clientId`).
-                 * @example b247775e-0fae-8a3e-a7c5-29558bd76133
-                 */
+                /** @description The service account's id (its `clientId`). */
                 id: string;
             };
             cookie?: never;
@@ -5046,25 +4458,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "clientId": "b247775e-0fae-8a3e-a7c5-29558bd76133",
-                         *       "clientSecret": "soms_Tz9wK2fX7Lq4bN8cV1mR5sD3hJ6gY0aE2uI9oP4kW7e",
-                         *       "id": "a8d2f6e4-1c3b-4a5d-9e7f-0b2c4d6e8f1a",
-                         *       "clientSecretPrefix": "soms_Tz9wK2",
-                         *       "status": "Active",
-                         *       "expirationDate": "2027-03-02T09:12:44.318Z",
-                         *       "lastUsedAt": null,
-                         *       "createdAt": "2026-03-02T09:12:44.318Z",
-                         *       "scopes": [
-                         *         "incidents:read",
-                         *         "incidents:write",
-                         *         "incidents:comments",
-                         *         "gamebooks:read",
-                         *         "gamebooks:execute"
-                         *       ]
-                         *     }
-                         */
                         data: {
                             /**
                              * Format: uuid
@@ -5198,15 +4591,9 @@ export interface operations {
                 "X-CSRF-Token": string;
             };
             path: {
-                /**
-                 * @description The credential's id, as listed in `credentials`.
-                 * @example 2252b03f-7139-8fa8-9625-28bd92426cc3
-                 */
+                /** @description The credential's id, as listed in `credentials`. */
                 credentialId: string;
-                /**
-                 * @description The service account's id (its `clientId`).
-                 * @example c9c15733-5a90-8236-95c2-e7c0075a645b
-                 */
+                /** @description The service account's id (its `clientId`). */
                 id: string;
             };
             cookie?: never;
@@ -5220,46 +4607,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "id": "b247775e-0fae-8a3e-a7c5-29558bd76133",
-                         *       "accountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                         *       "name": "SOAR connector",
-                         *       "description": "Runs containment gamebooks from the SOAR platform.",
-                         *       "isActive": true,
-                         *       "isPlatformManaged": false,
-                         *       "organizationalRole": "Member",
-                         *       "clientSecretPrefix": "soms_Hq3vR8",
-                         *       "credentialExpirationDate": "2027-03-02T09:12:44.318Z",
-                         *       "workspaceAssignments": [
-                         *         {
-                         *           "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *           "workspaceName": "fabrikam-sentinel-prod",
-                         *           "role": "Analyst"
-                         *         }
-                         *       ],
-                         *       "credentials": [
-                         *         {
-                         *           "id": "93721159-6577-8bb6-942a-d3bedbe8c331",
-                         *           "clientSecretPrefix": "soms_Hq3vR8",
-                         *           "status": "Active",
-                         *           "expirationDate": "2027-03-02T09:12:44.318Z",
-                         *           "lastUsedAt": "2026-03-02T09:14:20.870Z",
-                         *           "createdAt": "2026-03-02T09:12:44.318Z",
-                         *           "scopes": [
-                         *             "incidents:read",
-                         *             "incidents:write",
-                         *             "incidents:comments",
-                         *             "gamebooks:read",
-                         *             "gamebooks:execute"
-                         *           ]
-                         *         }
-                         *       ],
-                         *       "lastUsedAt": "2026-03-02T09:14:20.870Z",
-                         *       "createdAt": "2026-03-02T09:12:44.318Z",
-                         *       "lastModifiedAt": "2026-03-02T09:12:44.318Z"
-                         *     }
-                         */
                         data: {
                             /** Format: uuid */
                             accountId: string;
@@ -5404,47 +4751,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example [
-                         *       {
-                         *         "webhook": {
-                         *           "id": "319a4962-405f-8b40-a23d-50cc209b83f0",
-                         *           "serviceProviderId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                         *           "targetAccountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                         *           "targetAccountName": "Contoso Managed Security",
-                         *           "workspaceId": null,
-                         *           "name": "SOAR incident intake",
-                         *           "url": "https://soar.contoso-mssp.example/hooks/secops",
-                         *           "status": "Active",
-                         *           "eventTypes": [
-                         *             "incident.created.v1",
-                         *             "incident.updated.v1",
-                         *             "incident.closed.v1"
-                         *           ],
-                         *           "monitoredAccountIds": [],
-                         *           "authenticationType": "Bearer",
-                         *           "hasSigningToken": true,
-                         *           "disableReason": null,
-                         *           "disabledAt": null,
-                         *           "createdAt": "2026-03-02T09:12:44.318Z",
-                         *           "lastModifiedAt": "2026-03-02T09:12:44.318Z"
-                         *         },
-                         *         "actions": [
-                         *           "pause"
-                         *         ],
-                         *         "last24h": {
-                         *           "from": "2026-03-01T09:15:00.000Z",
-                         *           "to": "2026-03-02T09:15:00.000Z",
-                         *           "succeeded": 12,
-                         *           "pending": 0,
-                         *           "failed": 12,
-                         *           "successRate": 0.5,
-                         *           "lastAttemptAt": "2026-03-02T06:33:30.000Z",
-                         *           "lastFailureAt": "2026-03-02T06:33:30.000Z"
-                         *         }
-                         *       }
-                         *     ]
-                         */
                         data: {
                             /** @description The state actions its status allows: `pause` when Active, `resume` when Paused, `enable` when Disabled. */
                             actions: ("pause" | "resume" | "enable")[];
@@ -5463,30 +4769,6 @@ export interface operations {
                                 successRate: number | null;
                                 to: string;
                             };
-                            /**
-                             * @example {
-                             *       "id": "319a4962-405f-8b40-a23d-50cc209b83f0",
-                             *       "serviceProviderId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                             *       "targetAccountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                             *       "targetAccountName": "Contoso Managed Security",
-                             *       "workspaceId": null,
-                             *       "name": "SOAR incident intake",
-                             *       "url": "https://soar.contoso-mssp.example/hooks/secops",
-                             *       "status": "Active",
-                             *       "eventTypes": [
-                             *         "incident.created.v1",
-                             *         "incident.updated.v1",
-                             *         "incident.closed.v1"
-                             *       ],
-                             *       "monitoredAccountIds": [],
-                             *       "authenticationType": "Bearer",
-                             *       "hasSigningToken": true,
-                             *       "disableReason": null,
-                             *       "disabledAt": null,
-                             *       "createdAt": "2026-03-02T09:12:44.318Z",
-                             *       "lastModifiedAt": "2026-03-02T09:12:44.318Z"
-                             *     }
-                             */
                             webhook: {
                                 /** @enum {string} */
                                 authenticationType: "None" | "Bearer" | "Basic" | "ApiKey";
@@ -5576,10 +4858,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description The webhook's id.
-                 * @example 319a4962-405f-8b40-a23d-50cc209b83f0
-                 */
+                /** @description The webhook's id. */
                 webhookId: string;
             };
             cookie?: never;
@@ -5593,80 +4872,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "webhook": {
-                         *         "id": "319a4962-405f-8b40-a23d-50cc209b83f0",
-                         *         "serviceProviderId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                         *         "targetAccountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                         *         "targetAccountName": "Contoso Managed Security",
-                         *         "workspaceId": null,
-                         *         "name": "SOAR incident intake",
-                         *         "url": "https://soar.contoso-mssp.example/hooks/secops",
-                         *         "status": "Active",
-                         *         "eventTypes": [
-                         *           "incident.created.v1",
-                         *           "incident.updated.v1",
-                         *           "incident.closed.v1"
-                         *         ],
-                         *         "monitoredAccountIds": [],
-                         *         "authenticationType": "Bearer",
-                         *         "hasSigningToken": true,
-                         *         "disableReason": null,
-                         *         "disabledAt": null,
-                         *         "createdAt": "2026-03-02T09:12:44.318Z",
-                         *         "lastModifiedAt": "2026-03-02T09:12:44.318Z"
-                         *       },
-                         *       "actions": [
-                         *         "pause"
-                         *       ],
-                         *       "last24h": {
-                         *         "from": "2026-03-01T09:15:00.000Z",
-                         *         "to": "2026-03-02T09:15:00.000Z",
-                         *         "succeeded": 12,
-                         *         "pending": 0,
-                         *         "failed": 12,
-                         *         "successRate": 0.5,
-                         *         "finalFailures": 4,
-                         *         "latencyMs": {
-                         *           "p50": 260,
-                         *           "p95": 2100,
-                         *           "p99": 30000,
-                         *           "sampleSize": 20
-                         *         },
-                         *         "truncated": false
-                         *       },
-                         *       "last7d": {
-                         *         "from": "2026-02-23T09:15:00.000Z",
-                         *         "to": "2026-03-02T09:15:00.000Z",
-                         *         "succeeded": 86,
-                         *         "pending": 0,
-                         *         "failed": 16,
-                         *         "successRate": 0.8431,
-                         *         "finalFailures": 5,
-                         *         "latencyMs": {
-                         *           "p50": 231,
-                         *           "p95": 2100,
-                         *           "p99": 30000,
-                         *           "sampleSize": 98
-                         *         },
-                         *         "truncated": false
-                         *       },
-                         *       "recentFailures": [
-                         *         {
-                         *           "logId": "0755f71c-7716-8f43-a5ad-41c42a188767",
-                         *           "createdAt": "2026-03-02T06:33:30.000Z",
-                         *           "eventId": "42b604ad-6c1b-81e3-a694-6818d293cfa5",
-                         *           "eventType": "incident.created.v1",
-                         *           "httpStatusCode": 0,
-                         *           "statusClass": "none",
-                         *           "attempt": 3,
-                         *           "final": true,
-                         *           "error": "timeout: no answer within 30 s; retries exhausted, dead-lettered"
-                         *         }
-                         *       ]
-                         *     }
-                         */
                         data: {
                             /** @description The state actions its status allows: `pause` when Active, `resume` when Paused, `enable` when Disabled. */
                             actions: ("pause" | "resume" | "enable")[];
@@ -5731,30 +4936,6 @@ export interface operations {
                                 /** @enum {string} */
                                 statusClass: "2xx" | "3xx" | "4xx" | "5xx" | "none";
                             }[];
-                            /**
-                             * @example {
-                             *       "id": "319a4962-405f-8b40-a23d-50cc209b83f0",
-                             *       "serviceProviderId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                             *       "targetAccountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                             *       "targetAccountName": "Contoso Managed Security",
-                             *       "workspaceId": null,
-                             *       "name": "SOAR incident intake",
-                             *       "url": "https://soar.contoso-mssp.example/hooks/secops",
-                             *       "status": "Active",
-                             *       "eventTypes": [
-                             *         "incident.created.v1",
-                             *         "incident.updated.v1",
-                             *         "incident.closed.v1"
-                             *       ],
-                             *       "monitoredAccountIds": [],
-                             *       "authenticationType": "Bearer",
-                             *       "hasSigningToken": true,
-                             *       "disableReason": null,
-                             *       "disabledAt": null,
-                             *       "createdAt": "2026-03-02T09:12:44.318Z",
-                             *       "lastModifiedAt": "2026-03-02T09:12:44.318Z"
-                             *     }
-                             */
                             webhook: {
                                 /** @enum {string} */
                                 authenticationType: "None" | "Bearer" | "Basic" | "ApiKey";
@@ -5865,10 +5046,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /**
-                 * @description The webhook's id.
-                 * @example 319a4962-405f-8b40-a23d-50cc209b83f0
-                 */
+                /** @description The webhook's id. */
                 webhookId: string;
             };
             cookie?: never;
@@ -5882,29 +5060,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "window": "24h",
-                         *       "bucket": "1h",
-                         *       "from": "2026-03-01T10:00:00.000Z",
-                         *       "to": "2026-03-02T09:15:00.001Z",
-                         *       "buckets": [
-                         *         {
-                         *           "start": "2026-03-02T06:00:00.000Z",
-                         *           "succeeded": 0,
-                         *           "pending": 0,
-                         *           "failed": 12
-                         *         },
-                         *         {
-                         *           "start": "2026-03-02T07:00:00.000Z",
-                         *           "succeeded": 1,
-                         *           "pending": 0,
-                         *           "failed": 0
-                         *         }
-                         *       ],
-                         *       "truncated": false
-                         *     }
-                         */
                         data: {
                             /**
                              * @description Each bucket's length.
@@ -6025,10 +5180,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /**
-                 * @description The webhook's id.
-                 * @example 319a4962-405f-8b40-a23d-50cc209b83f0
-                 */
+                /** @description The webhook's id. */
                 webhookId: string;
             };
             cookie?: never;
@@ -6042,36 +5194,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example [
-                         *       {
-                         *         "id": "0755f71c-7716-8f43-a5ad-41c42a188767",
-                         *         "webhookConfigurationId": "319a4962-405f-8b40-a23d-50cc209b83f0",
-                         *         "eventId": "42b604ad-6c1b-81e3-a694-6818d293cfa5",
-                         *         "eventType": "incident.created.v1",
-                         *         "status": "Failed",
-                         *         "httpStatusCode": 503,
-                         *         "success": false,
-                         *         "requestUrl": "https://soar.contoso-mssp.example/hooks/secops",
-                         *         "requestHeaders": {
-                         *           "Content-Type": "application/json",
-                         *           "User-Agent": "SecOps-Webhooks/2",
-                         *           "X-Svc-Event-Id": "42b604ad-6c1b-81e3-a694-6818d293cfa5",
-                         *           "X-Svc-Event-Type": "incident.created.v1"
-                         *         },
-                         *         "requestBody": "",
-                         *         "responseBody": "",
-                         *         "eventPayload": null,
-                         *         "durationMs": 2013,
-                         *         "createdAt": "2026-11-25T21:34:00.000Z",
-                         *         "redelivered": false,
-                         *         "attempt": 10,
-                         *         "isTest": false,
-                         *         "error": "HTTP 503; retries exhausted, dead-lettered",
-                         *         "statusClass": "5xx"
-                         *       }
-                         *     ]
-                         */
                         data: {
                             attempt: number;
                             createdAt: string;
@@ -6190,10 +5312,7 @@ export interface operations {
     postPortalWebhooksByWebhookIdDeliveryLogsByLogIdRedeliver: {
         parameters: {
             query: {
-                /**
-                 * @description The entry's createdAt, as listed: it locates the entry.
-                 * @example 2026-11-25T21:34:00.000Z
-                 */
+                /** @description The entry's createdAt, as listed: it locates the entry. */
                 createdAt: string;
             };
             header: {
@@ -6201,15 +5320,9 @@ export interface operations {
                 "X-CSRF-Token": string;
             };
             path: {
-                /**
-                 * @description The entry's id, as listed.
-                 * @example 0755f71c-7716-8f43-a5ad-41c42a188767
-                 */
+                /** @description The entry's id, as listed. */
                 logId: string;
-                /**
-                 * @description The webhook's id.
-                 * @example 319a4962-405f-8b40-a23d-50cc209b83f0
-                 */
+                /** @description The webhook's id. */
                 webhookId: string;
             };
             cookie?: never;
@@ -6223,12 +5336,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "eventId": "42b604ad-6c1b-81e3-a694-6818d293cfa5",
-                         *       "status": "Pending"
-                         *     }
-                         */
                         data: {
                             eventId: string;
                             /** @constant */
@@ -6338,10 +5445,7 @@ export interface operations {
                 "X-CSRF-Token": string;
             };
             path: {
-                /**
-                 * @description The webhook's id.
-                 * @example 20bfadc7-fe93-8aa7-9b06-171aeb244218
-                 */
+                /** @description The webhook's id. */
                 webhookId: string;
             };
             cookie?: never;
@@ -6355,62 +5459,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "webhook": {
-                         *         "id": "319a4962-405f-8b40-a23d-50cc209b83f0",
-                         *         "serviceProviderId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                         *         "targetAccountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                         *         "targetAccountName": "Contoso Managed Security",
-                         *         "workspaceId": null,
-                         *         "name": "SOAR incident intake",
-                         *         "url": "https://soar.contoso-mssp.example/hooks/secops",
-                         *         "status": "Paused",
-                         *         "eventTypes": [
-                         *           "incident.created.v1",
-                         *           "incident.updated.v1",
-                         *           "incident.closed.v1"
-                         *         ],
-                         *         "monitoredAccountIds": [],
-                         *         "authenticationType": "Bearer",
-                         *         "hasSigningToken": true,
-                         *         "disableReason": null,
-                         *         "disabledAt": null,
-                         *         "createdAt": "2026-03-02T09:12:44.318Z",
-                         *         "lastModifiedAt": "2026-03-02T09:12:44.318Z"
-                         *       },
-                         *       "actions": [
-                         *         "resume"
-                         *       ]
-                         *     }
-                         */
                         data: {
                             /** @description The state actions its status allows: `pause` when Active, `resume` when Paused, `enable` when Disabled. */
                             actions: ("pause" | "resume" | "enable")[];
-                            /**
-                             * @example {
-                             *       "id": "319a4962-405f-8b40-a23d-50cc209b83f0",
-                             *       "serviceProviderId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                             *       "targetAccountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                             *       "targetAccountName": "Contoso Managed Security",
-                             *       "workspaceId": null,
-                             *       "name": "SOAR incident intake",
-                             *       "url": "https://soar.contoso-mssp.example/hooks/secops",
-                             *       "status": "Active",
-                             *       "eventTypes": [
-                             *         "incident.created.v1",
-                             *         "incident.updated.v1",
-                             *         "incident.closed.v1"
-                             *       ],
-                             *       "monitoredAccountIds": [],
-                             *       "authenticationType": "Bearer",
-                             *       "hasSigningToken": true,
-                             *       "disableReason": null,
-                             *       "disabledAt": null,
-                             *       "createdAt": "2026-03-02T09:12:44.318Z",
-                             *       "lastModifiedAt": "2026-03-02T09:12:44.318Z"
-                             *     }
-                             */
                             webhook: {
                                 /** @enum {string} */
                                 authenticationType: "None" | "Bearer" | "Basic" | "ApiKey";
@@ -6530,10 +5581,7 @@ export interface operations {
                 "X-CSRF-Token": string;
             };
             path: {
-                /**
-                 * @description The webhook's id.
-                 * @example 4b6f4302-9e1b-8292-bd47-9284477318e5
-                 */
+                /** @description The webhook's id. */
                 webhookId: string;
             };
             cookie?: never;
@@ -6547,62 +5595,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "webhook": {
-                         *         "id": "319a4962-405f-8b40-a23d-50cc209b83f0",
-                         *         "serviceProviderId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                         *         "targetAccountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                         *         "targetAccountName": "Contoso Managed Security",
-                         *         "workspaceId": null,
-                         *         "name": "SOAR incident intake",
-                         *         "url": "https://soar.contoso-mssp.example/hooks/secops",
-                         *         "status": "Paused",
-                         *         "eventTypes": [
-                         *           "incident.created.v1",
-                         *           "incident.updated.v1",
-                         *           "incident.closed.v1"
-                         *         ],
-                         *         "monitoredAccountIds": [],
-                         *         "authenticationType": "Bearer",
-                         *         "hasSigningToken": true,
-                         *         "disableReason": null,
-                         *         "disabledAt": null,
-                         *         "createdAt": "2026-03-02T09:12:44.318Z",
-                         *         "lastModifiedAt": "2026-03-02T09:12:44.318Z"
-                         *       },
-                         *       "actions": [
-                         *         "resume"
-                         *       ]
-                         *     }
-                         */
                         data: {
                             /** @description The state actions its status allows: `pause` when Active, `resume` when Paused, `enable` when Disabled. */
                             actions: ("pause" | "resume" | "enable")[];
-                            /**
-                             * @example {
-                             *       "id": "319a4962-405f-8b40-a23d-50cc209b83f0",
-                             *       "serviceProviderId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                             *       "targetAccountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                             *       "targetAccountName": "Contoso Managed Security",
-                             *       "workspaceId": null,
-                             *       "name": "SOAR incident intake",
-                             *       "url": "https://soar.contoso-mssp.example/hooks/secops",
-                             *       "status": "Active",
-                             *       "eventTypes": [
-                             *         "incident.created.v1",
-                             *         "incident.updated.v1",
-                             *         "incident.closed.v1"
-                             *       ],
-                             *       "monitoredAccountIds": [],
-                             *       "authenticationType": "Bearer",
-                             *       "hasSigningToken": true,
-                             *       "disableReason": null,
-                             *       "disabledAt": null,
-                             *       "createdAt": "2026-03-02T09:12:44.318Z",
-                             *       "lastModifiedAt": "2026-03-02T09:12:44.318Z"
-                             *     }
-                             */
                             webhook: {
                                 /** @enum {string} */
                                 authenticationType: "None" | "Bearer" | "Basic" | "ApiKey";
@@ -6722,10 +5717,7 @@ export interface operations {
                 "X-CSRF-Token": string;
             };
             path: {
-                /**
-                 * @description The webhook's id.
-                 * @example 319a4962-405f-8b40-a23d-50cc209b83f0
-                 */
+                /** @description The webhook's id. */
                 webhookId: string;
             };
             cookie?: never;
@@ -6736,7 +5728,6 @@ export interface operations {
                     /**
                      * Format: date-time
                      * @description Failed deliveries created at or after this, at most 7 days back.
-                     * @example 2026-11-25T15:34:00.000Z
                      */
                     since: string;
                 };
@@ -6750,18 +5741,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "since": "2026-11-25T15:34:00.000Z",
-                         *       "queued": 1,
-                         *       "eventIds": [
-                         *         "42b604ad-6c1b-81e3-a694-6818d293cfa5"
-                         *       ],
-                         *       "notRedeliverable": 0,
-                         *       "incidentGone": 0,
-                         *       "nextSince": null
-                         *     }
-                         */
                         data: {
                             eventIds: string[];
                             /** @description Finally failed events whose incident no longer exists at its source. */
@@ -6878,10 +5857,7 @@ export interface operations {
                 "X-CSRF-Token": string;
             };
             path: {
-                /**
-                 * @description The webhook's id.
-                 * @example 3c857380-5ddb-808d-9a63-9c5306bd34aa
-                 */
+                /** @description The webhook's id. */
                 webhookId: string;
             };
             cookie?: never;
@@ -6895,62 +5871,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "webhook": {
-                         *         "id": "319a4962-405f-8b40-a23d-50cc209b83f0",
-                         *         "serviceProviderId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                         *         "targetAccountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                         *         "targetAccountName": "Contoso Managed Security",
-                         *         "workspaceId": null,
-                         *         "name": "SOAR incident intake",
-                         *         "url": "https://soar.contoso-mssp.example/hooks/secops",
-                         *         "status": "Paused",
-                         *         "eventTypes": [
-                         *           "incident.created.v1",
-                         *           "incident.updated.v1",
-                         *           "incident.closed.v1"
-                         *         ],
-                         *         "monitoredAccountIds": [],
-                         *         "authenticationType": "Bearer",
-                         *         "hasSigningToken": true,
-                         *         "disableReason": null,
-                         *         "disabledAt": null,
-                         *         "createdAt": "2026-03-02T09:12:44.318Z",
-                         *         "lastModifiedAt": "2026-03-02T09:12:44.318Z"
-                         *       },
-                         *       "actions": [
-                         *         "resume"
-                         *       ]
-                         *     }
-                         */
                         data: {
                             /** @description The state actions its status allows: `pause` when Active, `resume` when Paused, `enable` when Disabled. */
                             actions: ("pause" | "resume" | "enable")[];
-                            /**
-                             * @example {
-                             *       "id": "319a4962-405f-8b40-a23d-50cc209b83f0",
-                             *       "serviceProviderId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                             *       "targetAccountId": "86415e4f-1085-8dee-a123-1d0407ef2acc",
-                             *       "targetAccountName": "Contoso Managed Security",
-                             *       "workspaceId": null,
-                             *       "name": "SOAR incident intake",
-                             *       "url": "https://soar.contoso-mssp.example/hooks/secops",
-                             *       "status": "Active",
-                             *       "eventTypes": [
-                             *         "incident.created.v1",
-                             *         "incident.updated.v1",
-                             *         "incident.closed.v1"
-                             *       ],
-                             *       "monitoredAccountIds": [],
-                             *       "authenticationType": "Bearer",
-                             *       "hasSigningToken": true,
-                             *       "disableReason": null,
-                             *       "disabledAt": null,
-                             *       "createdAt": "2026-03-02T09:12:44.318Z",
-                             *       "lastModifiedAt": "2026-03-02T09:12:44.318Z"
-                             *     }
-                             */
                             webhook: {
                                 /** @enum {string} */
                                 authenticationType: "None" | "Bearer" | "Basic" | "ApiKey";
@@ -7081,66 +6004,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example [
-                         *       {
-                         *         "id": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *         "name": "fabrikam-sentinel-prod",
-                         *         "accountId": "2bfb33bf-8579-8229-8fd5-68adbd2f87a7",
-                         *         "tenantId": "1a56243a-540f-8dc1-9b49-88d09b1389be",
-                         *         "sources": {
-                         *           "SourceA": {
-                         *             "enabled": true,
-                         *             "vendorWorkspaceId": "fabrikam-prod-7c1e",
-                         *             "bridge": {
-                         *               "url": "https://bridge.fabrikam.example/source-a",
-                         *               "hasAuthorization": true
-                         *             },
-                         *             "inEffect": true
-                         *           },
-                         *           "SourceB": {
-                         *             "enabled": true,
-                         *             "vendorWorkspaceId": null,
-                         *             "bridge": null,
-                         *             "inEffect": true
-                         *           },
-                         *           "SourceC": {
-                         *             "enabled": true,
-                         *             "vendorWorkspaceId": null,
-                         *             "bridge": null,
-                         *             "inEffect": true
-                         *           },
-                         *           "SourceD": {
-                         *             "enabled": true,
-                         *             "vendorWorkspaceId": null,
-                         *             "bridge": null,
-                         *             "inEffect": true
-                         *           },
-                         *           "SourceE": {
-                         *             "enabled": true,
-                         *             "vendorWorkspaceId": null,
-                         *             "bridge": null,
-                         *             "inEffect": true
-                         *           },
-                         *           "SourceF": {
-                         *             "enabled": true,
-                         *             "vendorWorkspaceId": null,
-                         *             "bridge": null,
-                         *             "inEffect": true
-                         *           },
-                         *           "SourceG": {
-                         *             "enabled": false,
-                         *             "vendorWorkspaceId": null,
-                         *             "bridge": null,
-                         *             "inEffect": false
-                         *           }
-                         *         },
-                         *         "workspaceRole": "Owner",
-                         *         "createdAt": "2026-03-02T08:00:00.000Z",
-                         *         "lastModifiedAt": "2026-11-25T09:30:00.000Z"
-                         *       }
-                         *     ]
-                         */
                         data: {
                             /**
                              * Format: uuid
@@ -7457,64 +6320,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "id": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *       "name": "fabrikam-sentinel-prod",
-                         *       "accountId": "2bfb33bf-8579-8229-8fd5-68adbd2f87a7",
-                         *       "tenantId": "1a56243a-540f-8dc1-9b49-88d09b1389be",
-                         *       "sources": {
-                         *         "SourceA": {
-                         *           "enabled": true,
-                         *           "vendorWorkspaceId": "fabrikam-prod-7c1e",
-                         *           "bridge": {
-                         *             "url": "https://bridge.fabrikam.example/source-a",
-                         *             "hasAuthorization": true
-                         *           },
-                         *           "inEffect": true
-                         *         },
-                         *         "SourceB": {
-                         *           "enabled": true,
-                         *           "vendorWorkspaceId": null,
-                         *           "bridge": null,
-                         *           "inEffect": true
-                         *         },
-                         *         "SourceC": {
-                         *           "enabled": true,
-                         *           "vendorWorkspaceId": null,
-                         *           "bridge": null,
-                         *           "inEffect": true
-                         *         },
-                         *         "SourceD": {
-                         *           "enabled": true,
-                         *           "vendorWorkspaceId": null,
-                         *           "bridge": null,
-                         *           "inEffect": true
-                         *         },
-                         *         "SourceE": {
-                         *           "enabled": true,
-                         *           "vendorWorkspaceId": null,
-                         *           "bridge": null,
-                         *           "inEffect": true
-                         *         },
-                         *         "SourceF": {
-                         *           "enabled": true,
-                         *           "vendorWorkspaceId": null,
-                         *           "bridge": null,
-                         *           "inEffect": true
-                         *         },
-                         *         "SourceG": {
-                         *           "enabled": false,
-                         *           "vendorWorkspaceId": null,
-                         *           "bridge": null,
-                         *           "inEffect": false
-                         *         }
-                         *       },
-                         *       "workspaceRole": "Owner",
-                         *       "createdAt": "2026-03-02T08:00:00.000Z",
-                         *       "lastModifiedAt": "2026-11-25T09:30:00.000Z"
-                         *     }
-                         */
                         data: {
                             /**
                              * Format: uuid
@@ -7733,10 +6538,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description The workspace's id.
-                 * @example 33873265-ff9f-864c-b501-d00077f35d2a
-                 */
+                /** @description The workspace's id. */
                 workspaceId: string;
             };
             cookie?: never;
@@ -7750,64 +6552,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "id": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *       "name": "fabrikam-sentinel-prod",
-                         *       "accountId": "2bfb33bf-8579-8229-8fd5-68adbd2f87a7",
-                         *       "tenantId": "1a56243a-540f-8dc1-9b49-88d09b1389be",
-                         *       "sources": {
-                         *         "SourceA": {
-                         *           "enabled": true,
-                         *           "vendorWorkspaceId": "fabrikam-prod-7c1e",
-                         *           "bridge": {
-                         *             "url": "https://bridge.fabrikam.example/source-a",
-                         *             "hasAuthorization": true
-                         *           },
-                         *           "inEffect": true
-                         *         },
-                         *         "SourceB": {
-                         *           "enabled": true,
-                         *           "vendorWorkspaceId": null,
-                         *           "bridge": null,
-                         *           "inEffect": true
-                         *         },
-                         *         "SourceC": {
-                         *           "enabled": true,
-                         *           "vendorWorkspaceId": null,
-                         *           "bridge": null,
-                         *           "inEffect": true
-                         *         },
-                         *         "SourceD": {
-                         *           "enabled": true,
-                         *           "vendorWorkspaceId": null,
-                         *           "bridge": null,
-                         *           "inEffect": true
-                         *         },
-                         *         "SourceE": {
-                         *           "enabled": true,
-                         *           "vendorWorkspaceId": null,
-                         *           "bridge": null,
-                         *           "inEffect": true
-                         *         },
-                         *         "SourceF": {
-                         *           "enabled": true,
-                         *           "vendorWorkspaceId": null,
-                         *           "bridge": null,
-                         *           "inEffect": true
-                         *         },
-                         *         "SourceG": {
-                         *           "enabled": false,
-                         *           "vendorWorkspaceId": null,
-                         *           "bridge": null,
-                         *           "inEffect": false
-                         *         }
-                         *       },
-                         *       "workspaceRole": "Owner",
-                         *       "createdAt": "2026-03-02T08:00:00.000Z",
-                         *       "lastModifiedAt": "2026-11-25T09:30:00.000Z"
-                         *     }
-                         */
                         data: {
                             /**
                              * Format: uuid
@@ -8011,10 +6755,7 @@ export interface operations {
                 "X-CSRF-Token": string;
             };
             path: {
-                /**
-                 * @description The workspace's id.
-                 * @example 616343c6-bed1-86b2-b43b-985704708398
-                 */
+                /** @description The workspace's id. */
                 workspaceId: string;
             };
             cookie?: never;
@@ -8028,14 +6769,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "id": "616343c6-bed1-86b2-b43b-985704708398",
-                         *       "offboardedAt": "2026-11-25T10:00:00.000Z",
-                         *       "runsDenied": 0,
-                         *       "runsCancelled": 0
-                         *     }
-                         */
                         data: {
                             /** Format: uuid */
                             id: string;
@@ -8141,10 +6874,7 @@ export interface operations {
                 "X-CSRF-Token": string;
             };
             path: {
-                /**
-                 * @description The workspace's id.
-                 * @example 33873265-ff9f-864c-b501-d00077f35d2a
-                 */
+                /** @description The workspace's id. */
                 workspaceId: string;
             };
             cookie?: never;
@@ -8258,64 +6988,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "id": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *       "name": "fabrikam-sentinel-prod",
-                         *       "accountId": "2bfb33bf-8579-8229-8fd5-68adbd2f87a7",
-                         *       "tenantId": "1a56243a-540f-8dc1-9b49-88d09b1389be",
-                         *       "sources": {
-                         *         "SourceA": {
-                         *           "enabled": true,
-                         *           "vendorWorkspaceId": "fabrikam-prod-7c1e",
-                         *           "bridge": {
-                         *             "url": "https://bridge.fabrikam.example/source-a",
-                         *             "hasAuthorization": true
-                         *           },
-                         *           "inEffect": true
-                         *         },
-                         *         "SourceB": {
-                         *           "enabled": true,
-                         *           "vendorWorkspaceId": null,
-                         *           "bridge": null,
-                         *           "inEffect": true
-                         *         },
-                         *         "SourceC": {
-                         *           "enabled": true,
-                         *           "vendorWorkspaceId": null,
-                         *           "bridge": null,
-                         *           "inEffect": true
-                         *         },
-                         *         "SourceD": {
-                         *           "enabled": true,
-                         *           "vendorWorkspaceId": null,
-                         *           "bridge": null,
-                         *           "inEffect": true
-                         *         },
-                         *         "SourceE": {
-                         *           "enabled": true,
-                         *           "vendorWorkspaceId": null,
-                         *           "bridge": null,
-                         *           "inEffect": true
-                         *         },
-                         *         "SourceF": {
-                         *           "enabled": true,
-                         *           "vendorWorkspaceId": null,
-                         *           "bridge": null,
-                         *           "inEffect": true
-                         *         },
-                         *         "SourceG": {
-                         *           "enabled": false,
-                         *           "vendorWorkspaceId": null,
-                         *           "bridge": null,
-                         *           "inEffect": false
-                         *         }
-                         *       },
-                         *       "workspaceRole": "Owner",
-                         *       "createdAt": "2026-03-02T08:00:00.000Z",
-                         *       "lastModifiedAt": "2026-11-25T09:30:00.000Z"
-                         *     }
-                         */
                         data: {
                             /**
                              * Format: uuid
@@ -8543,10 +7215,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description The workspace's id.
-                 * @example 33873265-ff9f-864c-b501-d00077f35d2a
-                 */
+                /** @description The workspace's id. */
                 workspaceId: string;
             };
             cookie?: never;
@@ -8560,29 +7229,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *       "agentName": "Triage agent",
-                         *       "cards": [
-                         *         {
-                         *           "classification": "TruePositive",
-                         *           "webhookIds": [
-                         *             "319a4962-405f-8b40-a23d-50cc209b83f0"
-                         *           ],
-                         *           "webhooks": [
-                         *             {
-                         *               "id": "319a4962-405f-8b40-a23d-50cc209b83f0",
-                         *               "name": "SOAR incident intake",
-                         *               "status": "Active",
-                         *               "subscribed": false
-                         *             }
-                         *           ]
-                         *         }
-                         *       ],
-                         *       "updatedAt": "2026-03-02T09:00:00.000Z"
-                         *     }
-                         */
                         data: {
                             agentName: string;
                             cards: {
@@ -8689,10 +7335,7 @@ export interface operations {
                 "X-CSRF-Token": string;
             };
             path: {
-                /**
-                 * @description The workspace's id.
-                 * @example 33873265-ff9f-864c-b501-d00077f35d2a
-                 */
+                /** @description The workspace's id. */
                 workspaceId: string;
             };
             cookie?: never;
@@ -8723,29 +7366,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *       "agentName": "Triage agent",
-                         *       "cards": [
-                         *         {
-                         *           "classification": "TruePositive",
-                         *           "webhookIds": [
-                         *             "319a4962-405f-8b40-a23d-50cc209b83f0"
-                         *           ],
-                         *           "webhooks": [
-                         *             {
-                         *               "id": "319a4962-405f-8b40-a23d-50cc209b83f0",
-                         *               "name": "SOAR incident intake",
-                         *               "status": "Active",
-                         *               "subscribed": false
-                         *             }
-                         *           ]
-                         *         }
-                         *       ],
-                         *       "updatedAt": "2026-03-02T09:00:00.000Z"
-                         *     }
-                         */
                         data: {
                             agentName: string;
                             cards: {
@@ -8876,7 +7496,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 020d8f14-40b4-86f3-90b4-221fc0c4efd9 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -8890,14 +7509,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "mode": "AdminRequiredPlaybooks",
-                         *       "approvalTimeoutHours": 24,
-                         *       "onExpiry": "Deny",
-                         *       "requireSecondApproverForAdminPlaybooks": true
-                         *     }
-                         */
                         data: {
                             approvalTimeoutHours: number;
                             /** @enum {string} */
@@ -8992,7 +7603,6 @@ export interface operations {
                 "X-CSRF-Token": string;
             };
             path: {
-                /** @example 020d8f14-40b4-86f3-90b4-221fc0c4efd9 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -9032,14 +7642,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "mode": "AdminRequiredPlaybooks",
-                         *       "approvalTimeoutHours": 24,
-                         *       "onExpiry": "Deny",
-                         *       "requireSecondApproverForAdminPlaybooks": true
-                         *     }
-                         */
                         data: {
                             approvalTimeoutHours: number;
                             /** @enum {string} */
@@ -9149,9 +7751,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 6ae03602-be5d-8d4e-a2ab-ee6372800037 */
                 runId: string;
-                /** @example 020d8f14-40b4-86f3-90b4-221fc0c4efd9 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -9165,90 +7765,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "runId": "5b0a4f7e-3c1d-4e8a-9f2b-7d6c5e4a3b21",
-                         *       "workspace": {
-                         *         "id": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *         "name": "fabrikam-sentinel-prod"
-                         *       },
-                         *       "title": "Contain a compromised account",
-                         *       "gamebook": null,
-                         *       "status": "Pending",
-                         *       "awaitingDecision": true,
-                         *       "incident": {
-                         *         "id": "a3f9c2d4-1b7e-4c5a-8e6f-2d9b0c1a7e53",
-                         *         "source": "SourceA",
-                         *         "number": 4211,
-                         *         "title": "Impossible travel for amelia.ross@fabrikam.example"
-                         *       },
-                         *       "playbooks": [
-                         *         {
-                         *           "sequence": 1,
-                         *           "playbookId": "disable-user",
-                         *           "name": "Disable user",
-                         *           "description": "Blocks sign-in for the account in the directory.",
-                         *           "entityType": "User",
-                         *           "entityId": "e7a1c3b5-9d2f-4e6a-8b0c-1f3e5d7a9c2b",
-                         *           "affectedEntity": "amelia.ross@fabrikam.example",
-                         *           "isAdminRequired": true,
-                         *           "parameters": [
-                         *             {
-                         *               "name": "revokeSessions",
-                         *               "value": true,
-                         *               "description": "Also revoke the account's refresh tokens."
-                         *             }
-                         *           ],
-                         *           "undoneBy": {
-                         *             "playbookId": "enable-user",
-                         *             "name": "Enable user"
-                         *           },
-                         *           "recommendedByRule": true
-                         *         }
-                         *       ],
-                         *       "entities": [
-                         *         {
-                         *           "entityId": "e7a1c3b5-9d2f-4e6a-8b0c-1f3e5d7a9c2b",
-                         *           "entityType": "User",
-                         *           "name": "amelia.ross@fabrikam.example",
-                         *           "userPrincipalName": "amelia.ross@fabrikam.example",
-                         *           "userObjectId": "0c7d5e3a-2b1f-4a9e-8d6c-5b4a3f2e1d0c",
-                         *           "playbooks": [
-                         *             1
-                         *           ]
-                         *         }
-                         *       ],
-                         *       "matchedRule": {
-                         *         "incidentTitle": "Impossible travel*",
-                         *         "playbookIds": [
-                         *           "disable-user"
-                         *         ]
-                         *       },
-                         *       "requestedBy": {
-                         *         "kind": "ServiceAccount",
-                         *         "id": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
-                         *         "name": "SOAR connector"
-                         *       },
-                         *       "requestedAt": "2026-11-25T09:12:00.000Z",
-                         *       "expiresAt": "2026-11-26T09:12:00.000Z",
-                         *       "timeoutHours": 24,
-                         *       "reasons": [
-                         *         {
-                         *           "code": "WorkspacePolicy",
-                         *           "text": "The workspace's approval policy requires it."
-                         *         }
-                         *       ],
-                         *       "isAdminRequired": true,
-                         *       "approvals": [],
-                         *       "requiredApprovals": 1,
-                         *       "approvalsStillNeeded": 1,
-                         *       "decision": null,
-                         *       "viewer": {
-                         *         "mayApprove": true,
-                         *         "reason": null
-                         *       }
-                         *     }
-                         */
                         data: {
                             approvals: {
                                 at: string;
@@ -9434,9 +7950,7 @@ export interface operations {
                 "X-CSRF-Token": string;
             };
             path: {
-                /** @example 6ae03602-be5d-8d4e-a2ab-ee6372800037 */
                 runId: string;
-                /** @example 020d8f14-40b4-86f3-90b4-221fc0c4efd9 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -9457,90 +7971,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "runId": "5b0a4f7e-3c1d-4e8a-9f2b-7d6c5e4a3b21",
-                         *       "workspace": {
-                         *         "id": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *         "name": "fabrikam-sentinel-prod"
-                         *       },
-                         *       "title": "Contain a compromised account",
-                         *       "gamebook": null,
-                         *       "status": "Pending",
-                         *       "awaitingDecision": true,
-                         *       "incident": {
-                         *         "id": "a3f9c2d4-1b7e-4c5a-8e6f-2d9b0c1a7e53",
-                         *         "source": "SourceA",
-                         *         "number": 4211,
-                         *         "title": "Impossible travel for amelia.ross@fabrikam.example"
-                         *       },
-                         *       "playbooks": [
-                         *         {
-                         *           "sequence": 1,
-                         *           "playbookId": "disable-user",
-                         *           "name": "Disable user",
-                         *           "description": "Blocks sign-in for the account in the directory.",
-                         *           "entityType": "User",
-                         *           "entityId": "e7a1c3b5-9d2f-4e6a-8b0c-1f3e5d7a9c2b",
-                         *           "affectedEntity": "amelia.ross@fabrikam.example",
-                         *           "isAdminRequired": true,
-                         *           "parameters": [
-                         *             {
-                         *               "name": "revokeSessions",
-                         *               "value": true,
-                         *               "description": "Also revoke the account's refresh tokens."
-                         *             }
-                         *           ],
-                         *           "undoneBy": {
-                         *             "playbookId": "enable-user",
-                         *             "name": "Enable user"
-                         *           },
-                         *           "recommendedByRule": true
-                         *         }
-                         *       ],
-                         *       "entities": [
-                         *         {
-                         *           "entityId": "e7a1c3b5-9d2f-4e6a-8b0c-1f3e5d7a9c2b",
-                         *           "entityType": "User",
-                         *           "name": "amelia.ross@fabrikam.example",
-                         *           "userPrincipalName": "amelia.ross@fabrikam.example",
-                         *           "userObjectId": "0c7d5e3a-2b1f-4a9e-8d6c-5b4a3f2e1d0c",
-                         *           "playbooks": [
-                         *             1
-                         *           ]
-                         *         }
-                         *       ],
-                         *       "matchedRule": {
-                         *         "incidentTitle": "Impossible travel*",
-                         *         "playbookIds": [
-                         *           "disable-user"
-                         *         ]
-                         *       },
-                         *       "requestedBy": {
-                         *         "kind": "ServiceAccount",
-                         *         "id": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
-                         *         "name": "SOAR connector"
-                         *       },
-                         *       "requestedAt": "2026-11-25T09:12:00.000Z",
-                         *       "expiresAt": "2026-11-26T09:12:00.000Z",
-                         *       "timeoutHours": 24,
-                         *       "reasons": [
-                         *         {
-                         *           "code": "WorkspacePolicy",
-                         *           "text": "The workspace's approval policy requires it."
-                         *         }
-                         *       ],
-                         *       "isAdminRequired": true,
-                         *       "approvals": [],
-                         *       "requiredApprovals": 1,
-                         *       "approvalsStillNeeded": 1,
-                         *       "decision": null,
-                         *       "viewer": {
-                         *         "mayApprove": true,
-                         *         "reason": null
-                         *       }
-                         *     }
-                         */
                         data: {
                             approvals: {
                                 at: string;
@@ -9753,9 +8183,7 @@ export interface operations {
                 "X-CSRF-Token": string;
             };
             path: {
-                /** @example 719b9aa5-2ea8-8899-be71-856b0c66b8ed */
                 runId: string;
-                /** @example 020d8f14-40b4-86f3-90b4-221fc0c4efd9 */
                 workspaceId: string;
             };
             cookie?: never;
@@ -9776,90 +8204,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "runId": "5b0a4f7e-3c1d-4e8a-9f2b-7d6c5e4a3b21",
-                         *       "workspace": {
-                         *         "id": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *         "name": "fabrikam-sentinel-prod"
-                         *       },
-                         *       "title": "Contain a compromised account",
-                         *       "gamebook": null,
-                         *       "status": "Pending",
-                         *       "awaitingDecision": true,
-                         *       "incident": {
-                         *         "id": "a3f9c2d4-1b7e-4c5a-8e6f-2d9b0c1a7e53",
-                         *         "source": "SourceA",
-                         *         "number": 4211,
-                         *         "title": "Impossible travel for amelia.ross@fabrikam.example"
-                         *       },
-                         *       "playbooks": [
-                         *         {
-                         *           "sequence": 1,
-                         *           "playbookId": "disable-user",
-                         *           "name": "Disable user",
-                         *           "description": "Blocks sign-in for the account in the directory.",
-                         *           "entityType": "User",
-                         *           "entityId": "e7a1c3b5-9d2f-4e6a-8b0c-1f3e5d7a9c2b",
-                         *           "affectedEntity": "amelia.ross@fabrikam.example",
-                         *           "isAdminRequired": true,
-                         *           "parameters": [
-                         *             {
-                         *               "name": "revokeSessions",
-                         *               "value": true,
-                         *               "description": "Also revoke the account's refresh tokens."
-                         *             }
-                         *           ],
-                         *           "undoneBy": {
-                         *             "playbookId": "enable-user",
-                         *             "name": "Enable user"
-                         *           },
-                         *           "recommendedByRule": true
-                         *         }
-                         *       ],
-                         *       "entities": [
-                         *         {
-                         *           "entityId": "e7a1c3b5-9d2f-4e6a-8b0c-1f3e5d7a9c2b",
-                         *           "entityType": "User",
-                         *           "name": "amelia.ross@fabrikam.example",
-                         *           "userPrincipalName": "amelia.ross@fabrikam.example",
-                         *           "userObjectId": "0c7d5e3a-2b1f-4a9e-8d6c-5b4a3f2e1d0c",
-                         *           "playbooks": [
-                         *             1
-                         *           ]
-                         *         }
-                         *       ],
-                         *       "matchedRule": {
-                         *         "incidentTitle": "Impossible travel*",
-                         *         "playbookIds": [
-                         *           "disable-user"
-                         *         ]
-                         *       },
-                         *       "requestedBy": {
-                         *         "kind": "ServiceAccount",
-                         *         "id": "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a",
-                         *         "name": "SOAR connector"
-                         *       },
-                         *       "requestedAt": "2026-11-25T09:12:00.000Z",
-                         *       "expiresAt": "2026-11-26T09:12:00.000Z",
-                         *       "timeoutHours": 24,
-                         *       "reasons": [
-                         *         {
-                         *           "code": "WorkspacePolicy",
-                         *           "text": "The workspace's approval policy requires it."
-                         *         }
-                         *       ],
-                         *       "isAdminRequired": true,
-                         *       "approvals": [],
-                         *       "requiredApprovals": 1,
-                         *       "approvalsStillNeeded": 1,
-                         *       "decision": null,
-                         *       "viewer": {
-                         *         "mayApprove": true,
-                         *         "reason": null
-                         *       }
-                         *     }
-                         */
                         data: {
                             approvals: {
                                 at: string;
@@ -10069,10 +8413,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description The workspace's id.
-                 * @example 33873265-ff9f-864c-b501-d00077f35d2a
-                 */
+                /** @description The workspace's id. */
                 workspaceId: string;
             };
             cookie?: never;
@@ -10086,42 +8427,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *       "rules": [
-                         *         {
-                         *           "pattern": "Impossible travel activity for *",
-                         *           "playbookIds": [
-                         *             "2d240ade-3cd2-8915-87ee-afdd08ce059d",
-                         *             "9ef93e8f-9d01-8a68-8fbc-cb06af7a2ee4",
-                         *             "5f42b74f-2f0e-8820-8a1f-16fe3beffa37"
-                         *           ],
-                         *           "playbooks": [
-                         *             {
-                         *               "id": "2d240ade-3cd2-8915-87ee-afdd08ce059d",
-                         *               "name": "Revoke user sessions",
-                         *               "entityType": "User",
-                         *               "enabled": true
-                         *             },
-                         *             {
-                         *               "id": "9ef93e8f-9d01-8a68-8fbc-cb06af7a2ee4",
-                         *               "name": "Reset user password",
-                         *               "entityType": "User",
-                         *               "enabled": true
-                         *             },
-                         *             {
-                         *               "id": "5f42b74f-2f0e-8820-8a1f-16fe3beffa37",
-                         *               "name": "Notify the user",
-                         *               "entityType": "User",
-                         *               "enabled": true
-                         *             }
-                         *           ]
-                         *         }
-                         *       ],
-                         *       "updatedAt": "2026-03-02T09:00:00.000Z"
-                         *     }
-                         */
                         data: {
                             rules: {
                                 pattern: string;
@@ -10226,10 +8531,7 @@ export interface operations {
                 "X-CSRF-Token": string;
             };
             path: {
-                /**
-                 * @description The workspace's id.
-                 * @example 33873265-ff9f-864c-b501-d00077f35d2a
-                 */
+                /** @description The workspace's id. */
                 workspaceId: string;
             };
             cookie?: never;
@@ -10255,42 +8557,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *       "rules": [
-                         *         {
-                         *           "pattern": "Impossible travel activity for *",
-                         *           "playbookIds": [
-                         *             "2d240ade-3cd2-8915-87ee-afdd08ce059d",
-                         *             "9ef93e8f-9d01-8a68-8fbc-cb06af7a2ee4",
-                         *             "5f42b74f-2f0e-8820-8a1f-16fe3beffa37"
-                         *           ],
-                         *           "playbooks": [
-                         *             {
-                         *               "id": "2d240ade-3cd2-8915-87ee-afdd08ce059d",
-                         *               "name": "Revoke user sessions",
-                         *               "entityType": "User",
-                         *               "enabled": true
-                         *             },
-                         *             {
-                         *               "id": "9ef93e8f-9d01-8a68-8fbc-cb06af7a2ee4",
-                         *               "name": "Reset user password",
-                         *               "entityType": "User",
-                         *               "enabled": true
-                         *             },
-                         *             {
-                         *               "id": "5f42b74f-2f0e-8820-8a1f-16fe3beffa37",
-                         *               "name": "Notify the user",
-                         *               "entityType": "User",
-                         *               "enabled": true
-                         *             }
-                         *           ]
-                         *         }
-                         *       ],
-                         *       "updatedAt": "2026-03-02T09:00:00.000Z"
-                         *     }
-                         */
                         data: {
                             rules: {
                                 pattern: string;
@@ -10422,10 +8688,7 @@ export interface operations {
                 "X-CSRF-Token": string;
             };
             path: {
-                /**
-                 * @description The workspace's id.
-                 * @example 33873265-ff9f-864c-b501-d00077f35d2a
-                 */
+                /** @description The workspace's id. */
                 workspaceId: string;
             };
             cookie?: never;
@@ -10453,28 +8716,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "title": "Impossible travel activity for mateo.costa@fabrikam.example",
-                         *       "recommendations": [
-                         *         {
-                         *           "playbookId": "2d240ade-3cd2-8915-87ee-afdd08ce059d",
-                         *           "playbookName": "Revoke user sessions",
-                         *           "entityType": "User",
-                         *           "isAdminRequired": false,
-                         *           "because": {
-                         *             "ruleIndex": 1,
-                         *             "pattern": "Impossible travel activity for *",
-                         *             "specificity": 31,
-                         *             "wildcards": [
-                         *               "mateo.costa@fabrikam.example"
-                         *             ]
-                         *           }
-                         *         }
-                         *       ],
-                         *       "skipped": []
-                         *     }
-                         */
                         data: {
                             /** @description What a run on an incident of this title is offered, in this order: the rules endpoint's answer and the run's `isRecommended` come from the same matching. */
                             recommendations: {
@@ -10611,20 +8852,11 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description The source's own incident id.
-                 * @example 67ad2f09-8df1-8539-bb5d-4fe70e2b6f00
-                 */
+                /** @description The source's own incident id. */
                 incidentId: string;
-                /**
-                 * @description Must be one of SourceA, SourceB, SourceC, SourceD, SourceE, SourceF, SourceG (case-insensitive).
-                 * @example SourceA
-                 */
+                /** @description Must be one of SourceA, SourceB, SourceC, SourceD, SourceE, SourceF, SourceG (case-insensitive). */
                 source: string;
-                /**
-                 * @description The workspace's id.
-                 * @example 33873265-ff9f-864c-b501-d00077f35d2a
-                 */
+                /** @description The workspace's id. */
                 workspaceId: string;
             };
             cookie?: never;
@@ -10638,239 +8870,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "incident": {
-                         *         "source": "SourceA",
-                         *         "incident": {
-                         *           "id": "67ad2f09-8df1-8539-bb5d-4fe70e2b6f00",
-                         *           "number": 9139,
-                         *           "title": "Suspicious PowerShell command line on FAB-DC-4624",
-                         *           "severity": "High",
-                         *           "status": "New",
-                         *           "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *           "createdAt": "2026-03-02T08:41:07.602Z",
-                         *           "updatedAt": "2026-03-02T08:41:07.602Z"
-                         *         },
-                         *         "lastModificationTime": "2026-03-02T08:41:07.602Z",
-                         *         "lastActivityTime": "2026-03-02T08:41:07.602Z",
-                         *         "classification": null,
-                         *         "assignee": {
-                         *           "userId": "6ca1b3c2-1cfb-8ec6-8d44-18ffea2b84aa",
-                         *           "email": "li.wei@contoso-mssp.example",
-                         *           "name": "Li Wei",
-                         *           "isAgent": false
-                         *         },
-                         *         "serviceStatus": "New",
-                         *         "sla": {
-                         *           "state": "Running",
-                         *           "elapsedSeconds": 2417,
-                         *           "startedAt": "2026-03-02T08:41:07.602Z",
-                         *           "pausedSince": null,
-                         *           "stoppedAt": null
-                         *         },
-                         *         "vendorIdentifiers": {
-                         *           "sourceA": {
-                         *             "incidentId": "67ad2f09-8df1-8539-bb5d-4fe70e2b6f00",
-                         *             "incidentNumber": "9139",
-                         *             "incidentUrl": "https://console.source-a.example/tenants/1a56243a-540f-8dc1-9b49-88d09b1389be/workspaces/33873265-ff9f-864c-b501-d00077f35d2a/incidents/67ad2f09-8df1-8539-bb5d-4fe70e2b6f00"
-                         *           }
-                         *         },
-                         *         "investigationDetails": {
-                         *           "entities": [
-                         *             {
-                         *               "id": "host-5b1f0c7e9a2d",
-                         *               "kind": "Host",
-                         *               "name": "FAB-DC-4624",
-                         *               "properties": {
-                         *                 "hostName": "FAB-DC-4624",
-                         *                 "dnsDomain": "fabrikam.local",
-                         *                 "osFamily": "Windows"
-                         *               }
-                         *             },
-                         *             {
-                         *               "id": "acct-8e4c2a6f1d93",
-                         *               "kind": "Account",
-                         *               "name": "svc-backup@fabrikam.example",
-                         *               "properties": {
-                         *                 "upn": "svc-backup@fabrikam.example",
-                         *                 "accountName": "svc-backup",
-                         *                 "domain": "FABRIKAM"
-                         *               }
-                         *             }
-                         *           ],
-                         *           "alerts": [
-                         *             {
-                         *               "id": "9b4e2c7a-1f3d-8e5b-a6c0-d2f4b8e1a7c3",
-                         *               "title": "Suspicious PowerShell command line",
-                         *               "severity": "High",
-                         *               "timeGenerated": "2026-03-02T08:41:07.602Z",
-                         *               "productName": "Cloud SIEM Analytics",
-                         *               "tactics": [
-                         *                 "Execution",
-                         *                 "DefenseEvasion"
-                         *               ],
-                         *               "entityIds": [
-                         *                 "host-5b1f0c7e9a2d",
-                         *                 "acct-8e4c2a6f1d93"
-                         *               ]
-                         *             }
-                         *           ]
-                         *         },
-                         *         "evidence": {
-                         *           "rows": [
-                         *             {
-                         *               "id": "ev-3c9e1f7a5b2d4e60",
-                         *               "entityId": "host-5b1f0c7e9a2d",
-                         *               "kind": "ProcessTree",
-                         *               "verdict": "Malicious",
-                         *               "detail": "powershell.exe -enc launched by winword.exe",
-                         *               "collectedAt": "2026-03-02T08:44:12.031Z"
-                         *             },
-                         *             {
-                         *               "id": "ev-7a2d5e8c1f4b9036",
-                         *               "entityId": "acct-8e4c2a6f1d93",
-                         *               "kind": "SignInActivity",
-                         *               "verdict": "Suspicious",
-                         *               "detail": "Interactive sign-in to a domain controller outside working hours",
-                         *               "collectedAt": "2026-03-02T08:47:55.480Z"
-                         *             }
-                         *           ]
-                         *         },
-                         *         "gamebookCatalog": {
-                         *           "catalogVersion": "2024.11",
-                         *           "recommended": [
-                         *             {
-                         *               "id": "isolate-host",
-                         *               "name": "Isolate host",
-                         *               "description": "Cuts the device off the network except for the endpoint service's channel.",
-                         *               "entityType": "Host",
-                         *               "entityId": "host-5b1f0c7e9a2d"
-                         *             }
-                         *           ]
-                         *         }
-                         *       },
-                         *       "comments": [
-                         *         {
-                         *           "id": "2f8a6c4e-1b3d-8f5a-9c7e-0d2b4f6a8c1e",
-                         *           "message": "Triage summary: encoded PowerShell from an Office document on a domain controller; recommend isolating the host.",
-                         *           "createdTime": "2026-03-02T08:52:31.214Z",
-                         *           "authorEmail": "agent@soc-automation.example",
-                         *           "authorName": "Investigation Agent",
-                         *           "isActivityComment": false,
-                         *           "isAgentComment": true,
-                         *           "agentName": "Investigation Agent",
-                         *           "isClosingComment": false,
-                         *           "ticketNoteId": null,
-                         *           "ticketId": null
-                         *         },
-                         *         {
-                         *           "id": "6d1e3a5c-7f9b-8d2e-b4a6-c8e0f2a4b6d8",
-                         *           "message": "Playbook \"Isolate host\" completed.",
-                         *           "createdTime": "2026-03-02T09:03:12.770Z",
-                         *           "authorEmail": "connector@soar.example",
-                         *           "authorName": "SOAR connector",
-                         *           "isActivityComment": true,
-                         *           "isAgentComment": false,
-                         *           "agentName": null,
-                         *           "isClosingComment": false,
-                         *           "ticketNoteId": null,
-                         *           "ticketId": null
-                         *         }
-                         *       ],
-                         *       "ticketNotesAvailable": true,
-                         *       "lastGamebookRun": {
-                         *         "id": "7d1c3f0e-5a2b-4c8d-9e6f-1a2b3c4d5e6f",
-                         *         "tracingId": "5b0e4c8a-2f1d-4e6b-9a3c-7d8e9f0a1b2c",
-                         *         "incidentId": "effe7c24-f901-892c-9d77-16282227156c",
-                         *         "source": "SourceA",
-                         *         "incidentTitle": "Impossible travel activity for mateo.costa@fabrikam.example",
-                         *         "incidentNumber": 1042,
-                         *         "isOcr": false,
-                         *         "isRecover": false,
-                         *         "isAdminRequired": true,
-                         *         "isAutoRun": false,
-                         *         "isRetryGamebook": false,
-                         *         "isQueued": false,
-                         *         "triggedByUserId": "3f0c2a8e-5d7b-4c1e-9a6f-2b8d4e6f1a3c",
-                         *         "displayName": "SOAR connector",
-                         *         "modificationDate": "2026-03-02T09:14:27.412Z",
-                         *         "creationDate": "2026-03-02T09:14:20.870Z",
-                         *         "status": "Running",
-                         *         "title": "Contain a compromised account",
-                         *         "summary": "Running playbook 3 of 4: Notify the user on mateo.costa@fabrikam.example.",
-                         *         "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *         "workspaceName": "fabrikam-sentinel-prod",
-                         *         "tenantId": "4b7f1e2a-8c3d-8e5f-9a1b-2c3d4e5f6a7b",
-                         *         "originalGamebookId": "c2a9e7f1-4b3d-8a5c-9e6f-0a1b2c3d4e5f",
-                         *         "originalGamebookTitle": "Contain a compromised account",
-                         *         "playbooks": [
-                         *           {
-                         *             "id": "0f6a1c2e-9b4d-8e3f-a1b2-c3d4e5f60718",
-                         *             "referenceId": "9ef93e8f-9d01-8a68-8fbc-cb06af7a2ee4",
-                         *             "entityId": "acct-43126f817741",
-                         *             "name": "Reset user password",
-                         *             "description": "Sets a temporary password and forces a change at the next sign-in.",
-                         *             "affectedEntity": "mateo.costa@fabrikam.example",
-                         *             "tracingId": "5b0e4c8a-2f1d-4e6b-9a3c-7d8e9f0a1b2c",
-                         *             "userObjectId": "9c1e0d2b7a4f4e3c8b6d5a4f3e2d1c0b",
-                         *             "userPrincipalName": "mateo.costa@fabrikam.example",
-                         *             "internetMessageId": "",
-                         *             "entityType": "User",
-                         *             "isRecommended": true,
-                         *             "isAdminRequired": true,
-                         *             "status": "Succeeded",
-                         *             "errorMessage": "",
-                         *             "sequence": 2,
-                         *             "modificationDate": "2026-03-02T09:14:27.412Z",
-                         *             "startingDate": "2026-03-02T09:14:21.100Z",
-                         *             "finishingDate": "2026-03-02T09:14:27.412Z",
-                         *             "executionTime": "00:00:07.245",
-                         *             "parameters": {}
-                         *           }
-                         *         ]
-                         *       },
-                         *       "related": [
-                         *         {
-                         *           "source": "SourceA",
-                         *           "incident": {
-                         *             "id": "67ad2f09-8df1-8539-bb5d-4fe70e2b6f00",
-                         *             "number": 9139,
-                         *             "title": "Suspicious PowerShell command line on FAB-DC-4624",
-                         *             "severity": "High",
-                         *             "status": "New",
-                         *             "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *             "createdAt": "2026-03-02T08:41:07.602Z",
-                         *             "updatedAt": "2026-03-02T08:41:07.602Z"
-                         *           },
-                         *           "lastModificationTime": "2026-03-02T08:41:07.602Z",
-                         *           "lastActivityTime": "2026-03-02T08:41:07.602Z",
-                         *           "classification": null,
-                         *           "assignee": {
-                         *             "userId": "6ca1b3c2-1cfb-8ec6-8d44-18ffea2b84aa",
-                         *             "email": "li.wei@contoso-mssp.example",
-                         *             "name": "Li Wei",
-                         *             "isAgent": false
-                         *           },
-                         *           "serviceStatus": "New",
-                         *           "sla": {
-                         *             "state": "Running",
-                         *             "elapsedSeconds": 2417,
-                         *             "startedAt": "2026-03-02T08:41:07.602Z",
-                         *             "pausedSince": null,
-                         *             "stoppedAt": null
-                         *           },
-                         *           "vendorIdentifiers": {
-                         *             "sourceA": {
-                         *               "incidentId": "67ad2f09-8df1-8539-bb5d-4fe70e2b6f00",
-                         *               "incidentNumber": "9139",
-                         *               "incidentUrl": "https://console.source-a.example/tenants/1a56243a-540f-8dc1-9b49-88d09b1389be/workspaces/33873265-ff9f-864c-b501-d00077f35d2a/incidents/67ad2f09-8df1-8539-bb5d-4fe70e2b6f00"
-                         *             }
-                         *           }
-                         *         }
-                         *       ]
-                         *     }
-                         */
                         data: {
                             /** @description Oldest first, linked tickets' notes among them. */
                             comments: {
@@ -11169,10 +9168,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description The workspace's id.
-                 * @example 33873265-ff9f-864c-b501-d00077f35d2a
-                 */
+                /** @description The workspace's id. */
                 workspaceId: string;
             };
             cookie?: never;
@@ -11186,26 +9182,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "ticketing": {
-                         *         "switchedOn": true,
-                         *         "inEffect": true
-                         *       },
-                         *       "directoryLogs": {
-                         *         "switchedOn": true,
-                         *         "inEffect": true
-                         *       },
-                         *       "logAnalytics": {
-                         *         "switchedOn": true,
-                         *         "inEffect": true
-                         *       },
-                         *       "playbookAutomation": {
-                         *         "switchedOn": false,
-                         *         "inEffect": false
-                         *       }
-                         *     }
-                         */
                         data: {
                             directoryLogs: {
                                 /** @description Switched on, and the deployment has the system for the workspace. */
@@ -11318,10 +9294,7 @@ export interface operations {
                 "X-CSRF-Token": string;
             };
             path: {
-                /**
-                 * @description The workspace's id.
-                 * @example 33873265-ff9f-864c-b501-d00077f35d2a
-                 */
+                /** @description The workspace's id. */
                 workspaceId: string;
             };
             cookie?: never;
@@ -11344,26 +9317,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "ticketing": {
-                         *         "switchedOn": true,
-                         *         "inEffect": true
-                         *       },
-                         *       "directoryLogs": {
-                         *         "switchedOn": true,
-                         *         "inEffect": true
-                         *       },
-                         *       "logAnalytics": {
-                         *         "switchedOn": true,
-                         *         "inEffect": true
-                         *       },
-                         *       "playbookAutomation": {
-                         *         "switchedOn": false,
-                         *         "inEffect": false
-                         *       }
-                         *     }
-                         */
                         data: {
                             directoryLogs: {
                                 /** @description Switched on, and the deployment has the system for the workspace. */
@@ -11491,10 +9444,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description The workspace's id.
-                 * @example 33873265-ff9f-864c-b501-d00077f35d2a
-                 */
+                /** @description The workspace's id. */
                 workspaceId: string;
             };
             cookie?: never;
@@ -11508,31 +9458,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *       "playbooks": [
-                         *         {
-                         *           "id": "2d240ade-3cd2-8915-87ee-afdd08ce059d",
-                         *           "referenceId": "revoke-sessions",
-                         *           "name": "Revoke user sessions",
-                         *           "description": "Signs the user out of every session and revokes their refresh tokens.",
-                         *           "entityType": "User",
-                         *           "action": "automation",
-                         *           "isAdminRequired": false,
-                         *           "isRecommended": true,
-                         *           "recoverPlaybookId": null,
-                         *           "parameters": [],
-                         *           "enabled": true,
-                         *           "usage": {
-                         *             "rules": 6,
-                         *             "gamebooks": 1
-                         *           }
-                         *         }
-                         *       ],
-                         *       "updatedAt": "2026-03-02T09:00:00.000Z"
-                         *     }
-                         */
                         data: {
                             /** @description By name, then id. */
                             playbooks: {
@@ -11718,15 +9643,9 @@ export interface operations {
                 "X-CSRF-Token": string;
             };
             path: {
-                /**
-                 * @description The playbook's id in the workspace's catalogue: what a run names as `playbooks[i].id`.
-                 * @example 7b3e9a1c-4d2f-4e8a-9c6b-1f2e3d4c5b6a
-                 */
+                /** @description The playbook's id in the workspace's catalogue: what a run names as `playbooks[i].id`. */
                 playbookId: string;
-                /**
-                 * @description The workspace's id.
-                 * @example 33873265-ff9f-864c-b501-d00077f35d2a
-                 */
+                /** @description The workspace's id. */
                 workspaceId: string;
             };
             cookie?: never;
@@ -11830,25 +9749,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "id": "2d240ade-3cd2-8915-87ee-afdd08ce059d",
-                         *       "referenceId": "revoke-sessions",
-                         *       "name": "Revoke user sessions",
-                         *       "description": "Signs the user out of every session and revokes their refresh tokens.",
-                         *       "entityType": "User",
-                         *       "action": "automation",
-                         *       "isAdminRequired": false,
-                         *       "isRecommended": true,
-                         *       "recoverPlaybookId": null,
-                         *       "parameters": [],
-                         *       "enabled": true,
-                         *       "usage": {
-                         *         "rules": 6,
-                         *         "gamebooks": 1
-                         *       }
-                         *     }
-                         */
                         data: {
                             /** @enum {string} */
                             action: "automation" | "incident.comment" | "incident.close";
@@ -11952,25 +9852,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "id": "2d240ade-3cd2-8915-87ee-afdd08ce059d",
-                         *       "referenceId": "revoke-sessions",
-                         *       "name": "Revoke user sessions",
-                         *       "description": "Signs the user out of every session and revokes their refresh tokens.",
-                         *       "entityType": "User",
-                         *       "action": "automation",
-                         *       "isAdminRequired": false,
-                         *       "isRecommended": true,
-                         *       "recoverPlaybookId": null,
-                         *       "parameters": [],
-                         *       "enabled": true,
-                         *       "usage": {
-                         *         "rules": 6,
-                         *         "gamebooks": 1
-                         *       }
-                         *     }
-                         */
                         data: {
                             /** @enum {string} */
                             action: "automation" | "incident.comment" | "incident.close";
@@ -12176,15 +10057,9 @@ export interface operations {
                 "X-CSRF-Token": string;
             };
             path: {
-                /**
-                 * @description The playbook's id in the workspace's catalogue: what a run names as `playbooks[i].id`.
-                 * @example 7b3e9a1c-4d2f-4e8a-9c6b-1f2e3d4c5b6a
-                 */
+                /** @description The playbook's id in the workspace's catalogue: what a run names as `playbooks[i].id`. */
                 playbookId: string;
-                /**
-                 * @description The workspace's id.
-                 * @example 33873265-ff9f-864c-b501-d00077f35d2a
-                 */
+                /** @description The workspace's id. */
                 workspaceId: string;
             };
             cookie?: never;
@@ -12289,10 +10164,7 @@ export interface operations {
                 "X-CSRF-Token": string;
             };
             path: {
-                /**
-                 * @description The workspace's id.
-                 * @example 33873265-ff9f-864c-b501-d00077f35d2a
-                 */
+                /** @description The workspace's id. */
                 workspaceId: string;
             };
             cookie?: never;
@@ -12306,26 +10178,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "added": [
-                         *         {
-                         *           "id": "0d6c2b1e-8f4a-8c3d-9e2f-1a0b9c8d7e6f",
-                         *           "referenceId": "require-mfa-registration",
-                         *           "name": "Require MFA re-registration"
-                         *         }
-                         *       ],
-                         *       "updated": [],
-                         *       "unchanged": [
-                         *         {
-                         *           "id": "2d240ade-3cd2-8915-87ee-afdd08ce059d",
-                         *           "referenceId": "revoke-sessions",
-                         *           "name": "Revoke user sessions"
-                         *         }
-                         *       ],
-                         *       "notOffered": []
-                         *     }
-                         */
                         data: {
                             /** @description Actions the backend offers that the catalogue did not have: added, switched on. */
                             added: {
@@ -12444,10 +10296,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description The workspace's id.
-                 * @example 33873265-ff9f-864c-b501-d00077f35d2a
-                 */
+                /** @description The workspace's id. */
                 workspaceId: string;
             };
             cookie?: never;
@@ -12461,26 +10310,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Newest upload first.
-                         * @example [
-                         *       {
-                         *         "id": "eb54781b-ac21-8dad-8399-df867a227e6b",
-                         *         "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *         "title": "Phishing triage",
-                         *         "description": "First steps for a reported phishing email.",
-                         *         "fileName": "phishing-triage.md",
-                         *         "contentType": "text/markdown; charset=utf-8",
-                         *         "sizeBytes": 1432,
-                         *         "sha256": "9f2b5c1d0e8a7f6b3c4d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b",
-                         *         "uploadedAt": "2026-03-02T09:00:00.000Z",
-                         *         "uploadedBy": {
-                         *           "userId": "67ff43b5-98aa-8eab-8ef8-ac664bac3ae2",
-                         *           "name": "Amira Haddad"
-                         *         }
-                         *       }
-                         *     ]
-                         */
+                        /** @description Newest upload first. */
                         data: {
                             /** @description The media type recognised in its bytes, which the download is served with. */
                             contentType: string;
@@ -12587,10 +10417,7 @@ export interface operations {
                 "X-CSRF-Token": string;
             };
             path: {
-                /**
-                 * @description The workspace's id.
-                 * @example 33873265-ff9f-864c-b501-d00077f35d2a
-                 */
+                /** @description The workspace's id. */
                 workspaceId: string;
             };
             cookie?: never;
@@ -12617,23 +10444,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "id": "eb54781b-ac21-8dad-8399-df867a227e6b",
-                         *       "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *       "title": "Phishing triage",
-                         *       "description": "First steps for a reported phishing email.",
-                         *       "fileName": "phishing-triage.md",
-                         *       "contentType": "text/markdown; charset=utf-8",
-                         *       "sizeBytes": 1432,
-                         *       "sha256": "9f2b5c1d0e8a7f6b3c4d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b",
-                         *       "uploadedAt": "2026-03-02T09:00:00.000Z",
-                         *       "uploadedBy": {
-                         *         "userId": "67ff43b5-98aa-8eab-8ef8-ac664bac3ae2",
-                         *         "name": "Amira Haddad"
-                         *       }
-                         *     }
-                         */
                         data: {
                             /** @description The media type recognised in its bytes, which the download is served with. */
                             contentType: string;
@@ -12755,15 +10565,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description The SOP document's id.
-                 * @example eb54781b-ac21-8dad-8399-df867a227e6b
-                 */
+                /** @description The SOP document's id. */
                 sopId: string;
-                /**
-                 * @description The workspace's id.
-                 * @example 33873265-ff9f-864c-b501-d00077f35d2a
-                 */
+                /** @description The workspace's id. */
                 workspaceId: string;
             };
             cookie?: never;
@@ -12777,23 +10581,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @example {
-                         *       "id": "eb54781b-ac21-8dad-8399-df867a227e6b",
-                         *       "workspaceId": "33873265-ff9f-864c-b501-d00077f35d2a",
-                         *       "title": "Phishing triage",
-                         *       "description": "First steps for a reported phishing email.",
-                         *       "fileName": "phishing-triage.md",
-                         *       "contentType": "text/markdown; charset=utf-8",
-                         *       "sizeBytes": 1432,
-                         *       "sha256": "9f2b5c1d0e8a7f6b3c4d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b",
-                         *       "uploadedAt": "2026-03-02T09:00:00.000Z",
-                         *       "uploadedBy": {
-                         *         "userId": "67ff43b5-98aa-8eab-8ef8-ac664bac3ae2",
-                         *         "name": "Amira Haddad"
-                         *       }
-                         *     }
-                         */
                         data: {
                             /** @description The media type recognised in its bytes, which the download is served with. */
                             contentType: string;
@@ -12900,15 +10687,9 @@ export interface operations {
                 "X-CSRF-Token": string;
             };
             path: {
-                /**
-                 * @description The SOP document's id.
-                 * @example eb54781b-ac21-8dad-8399-df867a227e6b
-                 */
+                /** @description The SOP document's id. */
                 sopId: string;
-                /**
-                 * @description The workspace's id.
-                 * @example 33873265-ff9f-864c-b501-d00077f35d2a
-                 */
+                /** @description The workspace's id. */
                 workspaceId: string;
             };
             cookie?: never;
@@ -13001,15 +10782,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /**
-                 * @description The SOP document's id.
-                 * @example eb54781b-ac21-8dad-8399-df867a227e6b
-                 */
+                /** @description The SOP document's id. */
                 sopId: string;
-                /**
-                 * @description The workspace's id.
-                 * @example 33873265-ff9f-864c-b501-d00077f35d2a
-                 */
+                /** @description The workspace's id. */
                 workspaceId: string;
             };
             cookie?: never;

@@ -2,6 +2,8 @@ import type { ComponentType } from "preact";
 import { BASE } from "./router";
 import { ApprovalsPage } from "./pages/approvals";
 import { WebhooksPage } from "./pages/webhooks";
+import { IncidentsPage } from "./pages/incidents";
+import { IncidentDetailPage } from "./pages/incident-detail";
 import { WebhookDetailPage } from "./pages/webhook-detail";
 import { WorkspacesPage } from "./pages/workspaces";
 import { WorkspacePage } from "./pages/workspace";
@@ -26,6 +28,14 @@ export interface Section {
 /** The portal's sections, in the navigation's order: what operators do most comes first. */
 export const SECTIONS: Section[] = [
   { label: "Approvals", href: `${BASE}/approvals`, views: [{ pattern: "/approvals", page: ApprovalsPage }] },
+  {
+    label: "Incidents",
+    href: `${BASE}/incidents`,
+    views: [
+      { pattern: "/incidents", page: IncidentsPage },
+      { pattern: "/incidents/:workspaceId/:source/:incidentId", page: IncidentDetailPage },
+    ],
+  },
   {
     label: "Webhooks",
     href: `${BASE}/webhooks`,

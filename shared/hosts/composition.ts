@@ -137,7 +137,7 @@ function createReconciler(config: Config, serviceBus: ServiceBusClient | undefin
   return runner;
 }
 
-function createStores(config: Config): Stores {
+export function createStores(config: Config): Stores {
   if (config.store === "memory") return createMemoryStores();
   return createCosmosStores(createCosmosClient(config.cosmos).database(config.cosmos.database));
 }

@@ -271,3 +271,19 @@ describe("simulated vendor: volume", () => {
     expect(first.items[0]!.number).toBeGreaterThan(6_000); // SourceA holds 6,000 of each workspace's incidents
   });
 });
+
+describe("simulated vendor: workspaces onboarded after start", () => {
+  it("holds a workspace added later, with no incident until the console raises one; unknown ones stay NOT_FOUND", async () => {
+    const vendors = createSimulatedVendors({ seed: "later", workspaces: [], incidentsPerWorkspace: 10, owners: [], now: () => new Date("2026-11-25T12:00:00Z") });
+    const id = "0b7c2f4e-9a1d-4e3b-8c5f-6d2a1e9b7c40";
+    const listing = () => vendors.gateway("SourceA").listIncidents({ workspaceId: id, field: "createdAt", from: "2026-01-01T00:00:00Z", to: "2026-12-31T00:00:00Z", limit: 50 });
+    await expect(listing()).rejects.toMatchObject({ code: "NOT_FOUND" });
+    vendors.console.addWorkspace({ id, name: "fabrikam-sentinel-emea", tenantId: "4d7e2b19-8c3a-4f5e-b1d6-9a0c2e7f3b48" });
+    expect((await listing()).items).toEqual([]);
+    const raised = vendors.console.createIncident("SourceA", id, { title: "Password spray", severity: "High" });
+    expect((await listing()).items.map((i) => i.id)).toEqual([raised.id]);
+    // Adding it again keeps what it holds.
+    vendors.console.addWorkspace({ id, name: "fabrikam-sentinel-emea", tenantId: "4d7e2b19-8c3a-4f5e-b1d6-9a0c2e7f3b48" });
+    expect((await listing()).items).toHaveLength(1);
+  });
+});

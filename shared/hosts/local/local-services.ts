@@ -1,12 +1,13 @@
 import { createCloudInventory } from "../../systems/cloud-inventory/configured";
 import { buildSimulatedEstate, type SimulatedEstate } from "../../systems/cloud-inventory/simulated/simulated-estate";
 import { createSimulatedCloudInventory } from "../../systems/cloud-inventory/simulated/simulated-cloud-inventory";
-import { createServices, type ServiceOverrides } from "../composition";
+import { createServices, createStores, type ServiceOverrides } from "../composition";
 import type { Config } from "../../platform/config/config";
 import { createPlaybookActions } from "../../systems/playbook-automation/configured";
 import { createSimulatedPlaybookActions, type SimulatedAutomationConsole } from "../../systems/playbook-automation/simulated/simulated-playbook-actions";
 import type { Services } from "../../platform/services";
 import { createSimulatedVendors, type SimulatedConsole } from "../../systems/vendors/simulated/simulated-vendor";
+import { workspacesKnownToVendors } from "./vendor-tenants";
 import { createSourceRegistry } from "../../systems/vendors/configured";
 import { buildDemoData, type DemoData } from "./demo-data";
 import { createSimulatedItsm, type ItsmConsole } from "../../systems/itsm/simulated/simulated-itsm";
@@ -64,8 +65,10 @@ export function createLocalServices(config: Config, overrides: ServiceOverrides 
   const logAnalytics = createSimulatedLogAnalytics({ seed: config.demoSeed, workspaces: demo.workspaces, now });
   // Each system as the composition root would choose it, with the simulation in place of the disabled
   // adapter: a configured real system wins over its simulation.
+  const stores = overrides.stores ?? createStores(config);
   const services = createServices(config, {
     ...overrides,
+    stores: { ...stores, workspaces: workspacesKnownToVendors(stores.workspaces, vendors.console) },
     now,
     sources: overrides.sources ?? createSourceRegistry(config, (source) => vendors.gateway(source), now),
     playbookActions: overrides.playbookActions ?? createPlaybookActions(config, () => automation.actions),

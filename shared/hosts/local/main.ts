@@ -33,6 +33,8 @@ async function main(): Promise<void> {
   const { admin, data } = await seedDemoData(services);
   await seedDemoGamebooks(services, data);
   await seedDemoAdministration(services, data);
+  // On a durable store, workspaces onboarded in an earlier run: the simulated vendors hold them too.
+  for (const workspace of await services.stores.workspaces.listAll()) simulated.vendors.addWorkspace(workspace);
   await seedDemoGamebookRuns(services, data.workspaces).catch((error: unknown) => {
     // A bridged SourceA that is down must not stop the service from starting.
     services.logger.warn("demo gamebook runs not seeded", { error: String(error) });

@@ -44,6 +44,11 @@ export interface SimulatedVendors {
 }
 
 export interface SimulatedConsole {
+  /**
+   * A workspace the vendors hold from now on, with no incident yet (a customer's tenant onboarded
+   * after start); nothing when they hold it already.
+   */
+  addWorkspace(workspace: { id: string; name: string; tenantId: string }): void;
   /** A new incident, created now(). */
   createIncident(source: Source, workspaceId: string, input: { title: string; severity: Severity }): VendorIncident;
   /** A close made in the console. */
@@ -86,7 +91,8 @@ export function createSimulatedVendors(options: SimulatedVendorOptions): Simulat
   const counts = splitAcrossSources(total);
   const partitions = new Map<string, Map<Source, SourcePartition>>();
 
-  for (const ws of options.workspaces) {
+  /** A workspace's partitions at every source, `perSource` seeded incidents each. */
+  const addPartitions = (ws: WorkspaceIdentity, perSource: Readonly<Record<Source, number>>) => {
     const workspace: WorkspaceIdentity = Object.freeze({ id: ws.id, name: ws.name, tenantId: ws.tenantId });
     let pool: readonly PooledEntity[] | undefined;
     const lazyPool = () => (pool ??= buildEntityPool(options.seed, workspace));
@@ -95,11 +101,13 @@ export function createSimulatedVendors(options: SimulatedVendorOptions): Simulat
     sources.forEach((source, sourceIndex) => {
       bySource.set(
         source,
-        new SourcePartition({ seed: options.seed, workspace, source, sourceIndex, count: counts[source], owners, orgDomain, pool: lazyPool, seedTime, spanMs }),
+        new SourcePartition({ seed: options.seed, workspace, source, sourceIndex, count: perSource[source], owners, orgDomain, pool: lazyPool, seedTime, spanMs }),
       );
     });
     partitions.set(workspace.id, bySource);
-  }
+  };
+  for (const ws of options.workspaces) addPartitions(ws, counts);
+  const noIncidents = splitAcrossSources(0);
 
   const partitionOf = (source: Source, workspaceId: string): SourcePartition => {
     const partition = partitions.get(workspaceId)?.get(source);
@@ -123,6 +131,9 @@ export function createSimulatedVendors(options: SimulatedVendorOptions): Simulat
   };
 
   const vendorConsole: SimulatedConsole = {
+    addWorkspace(workspace) {
+      if (!partitions.has(workspace.id)) addPartitions(workspace, noIncidents);
+    },
     createIncident(source, workspaceId, input) {
       const partition = partitionOf(source, workspaceId);
       const now = nowMs();

@@ -1,0 +1,170 @@
+import { useState } from "preact/hooks";
+import { api, call, csrf } from "../api/client";
+import type { paths } from "../api/openapi";
+import { BASE, Link } from "../router";
+import { Badge, Checkbox, Empty, Field, PageHeader, ProblemBanner, Select, TableScroll, Time, useAction, useResource } from "../ui";
+
+type SearchBody = paths["/api/v2/portal/incidents/search"]["post"]["requestBody"]["content"]["application/json"];
+type SearchEnvelope = paths["/api/v2/portal/incidents/search"]["post"]["responses"][200]["content"]["application/json"];
+type Page = SearchEnvelope["data"];
+export type IncidentSummary = Page["incidents"][number];
+type Severity = NonNullable<SearchBody["severities"]>[number];
+type Status = NonNullable<SearchBody["statuses"]>[number];
+type SourceName = NonNullable<SearchBody["sources"]>[number];
+type TimeFilter = NonNullable<SearchBody["timeFilterSelection"]>["type"];
+
+const SEVERITIES: Severity[] = ["High", "Medium", "Low", "Informational"];
+const STATUSES: Status[] = ["New", "Active", "Closed"];
+const SOURCES: SourceName[] = ["SourceA", "SourceB", "SourceC", "SourceD", "SourceE", "SourceF", "SourceG"];
+const TIMES: { value: TimeFilter | ""; label: string }[] = [
+  { value: "", label: "Any time" },
+  { value: "ThreeHours", label: "Last 3 hours" },
+  { value: "TwelveHours", label: "Last 12 hours" },
+  { value: "TwentyFourHours", label: "Last 24 hours" },
+  { value: "FortyEightHours", label: "Last 48 hours" },
+];
+
+export function severityTone(severity: string): "bad" | "warn" | "neutral" {
+  return severity === "High" ? "bad" : severity === "Medium" ? "warn" : "neutral";
+}
+
+interface Filters {
+  severities: Severity[];
+  statuses: Status[];
+  sources: SourceName[];
+  time: TimeFilter | "";
+  query: string;
+}
+
+function toggle<T>(list: T[], value: T, on: boolean): T[] {
+  return on ? [...list, value] : list.filter((v) => v !== value);
+}
+
+/**
+ * Incidents across every workspace the person sees, with the contract's filters and page tokens: the
+ * first page on demand, then "Show more" sends the page's tokens back until no more are available.
+ */
+export function IncidentsPage() {
+  const workspaces = useResource(async () => (await call(api.GET("/api/v2/portal/workspaces"))).data, []);
+  const names = new Map((workspaces.value ?? []).map((w) => [w.id, w.name]));
+  const [draft, setDraft] = useState<Filters>({ severities: [], statuses: ["New", "Active"], sources: [], time: "", query: "" });
+  const [applied, setApplied] = useState<Filters>(draft);
+  const [incidents, setIncidents] = useState<IncidentSummary[]>([]);
+  const [tokens, setTokens] = useState<Page["sourcePageTokens"]>([]);
+  const [more, setMore] = useState(false);
+
+  const bodyOf = (f: Filters, first: boolean): SearchBody => ({
+    severities: f.severities,
+    statuses: f.statuses,
+    sources: f.sources,
+    isFirstCall: first,
+    workspacePageTokens: first ? [] : tokens,
+    ...(f.time ? { timeFilterSelection: { type: f.time } } : {}),
+    ...(f.query.trim() ? { query: f.query.trim() } : {}),
+  });
+  const search = async (f: Filters, first: boolean) => {
+    const page = (await call(api.POST("/api/v2/portal/incidents/search", { params: { header: csrf() }, body: bodyOf(f, first) }))).data;
+    setIncidents((list) => (first ? page.incidents : [...list, ...page.incidents]));
+    setTokens(page.sourcePageTokens);
+    setMore(page.moreIncidentsAvailable);
+  };
+  const first = useResource(() => search(applied, true), [applied]);
+  const next = useAction(() => search(applied, false));
+
+  return (
+    <section>
+      <PageHeader title="Incidents" />
+      <p class="lead">Every workspace you may see, across customers and sources.</p>
+      <form
+        class="card filters-form"
+        aria-label="Filter incidents"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setApplied({ ...draft });
+        }}
+      >
+        <div class="filters">
+          <Field label="Search" name="query" type="search" value={draft.query} onValue={(query) => setDraft({ ...draft, query })} problem={first.problem} placeholder="Title, number or entity" />
+          <Select label="Time" name="time" value={draft.time} options={TIMES} onValue={(time) => setDraft({ ...draft, time: time as Filters["time"] })} />
+        </div>
+        <fieldset>
+          <legend>Severity</legend>
+          <div class="checks">
+            {SEVERITIES.map((s) => (
+              <Checkbox label={s} name={`severity-${s}`} checked={draft.severities.includes(s)} onValue={(on) => setDraft({ ...draft, severities: toggle(draft.severities, s, on) })} />
+            ))}
+          </div>
+        </fieldset>
+        <fieldset>
+          <legend>Status</legend>
+          <div class="checks">
+            {STATUSES.map((s) => (
+              <Checkbox label={s} name={`status-${s}`} checked={draft.statuses.includes(s)} onValue={(on) => setDraft({ ...draft, statuses: toggle(draft.statuses, s, on) })} />
+            ))}
+          </div>
+        </fieldset>
+        <fieldset>
+          <legend>Source</legend>
+          <div class="checks">
+            {SOURCES.map((s) => (
+              <Checkbox label={s} name={`source-${s}`} checked={draft.sources.includes(s)} onValue={(on) => setDraft({ ...draft, sources: toggle(draft.sources, s, on) })} />
+            ))}
+          </div>
+        </fieldset>
+        <div class="buttons">
+          <button type="submit" class="button">
+            Apply filters
+          </button>
+        </div>
+      </form>
+      <ProblemBanner problem={first.problem} />
+      <p class="muted" aria-live="polite">
+        {first.loading ? "Loading…" : `${incidents.length} incident(s) shown${more ? ", more available" : ""}`}
+      </p>
+      {!first.loading && !first.problem && incidents.length === 0 && <Empty>No incident matches these filters.</Empty>}
+      {incidents.length > 0 && (
+        <TableScroll label="Incidents">
+          <table class="incidents">
+            <thead>
+              <tr>
+                <th scope="col">Incident</th>
+                <th scope="col">Severity</th>
+                <th scope="col">Status</th>
+                <th scope="col">Workspace</th>
+                <th scope="col">Assignee</th>
+                <th scope="col">Updated</th>
+              </tr>
+            </thead>
+            <tbody>
+              {incidents.map((i) => (
+                <tr data-workspace-id={i.incident.workspaceId} data-incident-id={i.incident.id}>
+                  <td>
+                    <Link href={`${BASE}/incidents/${i.incident.workspaceId}/${i.source}/${encodeURIComponent(i.incident.id)}`}>
+                      #{i.incident.number} {i.incident.title}
+                    </Link>
+                    <div class="muted">{i.source}</div>
+                  </td>
+                  <td>
+                    <Badge tone={severityTone(i.incident.severity)}>{i.incident.severity}</Badge>
+                  </td>
+                  <td>{i.serviceStatus}</td>
+                  <td>{names.get(i.incident.workspaceId) ?? i.incident.workspaceId}</td>
+                  <td>{i.assignee?.name ?? i.assignee?.email ?? <span class="muted">Unassigned</span>}</td>
+                  <td>
+                    <Time at={i.lastModificationTime} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
+      )}
+      <ProblemBanner problem={next.problem} />
+      {more && (
+        <button type="button" class="button button-secondary" disabled={next.busy} onClick={() => void next.run()}>
+          {next.busy ? "Loading…" : "Show more"}
+        </button>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO_PEOPLE } from "../../shared/hosts/local/identity-provider/demo-people";
+import { startTestHost, type TestHost } from "../support/test-host";
+import { checkAccessibility, launchBrowser, newPage, pageProblems, screenshot, signInInBrowser, type Browser, type Page } from "../support/browser";
+
+/**
+ * Onboarding a customer's workspace in Chromium and seeing its incidents appear in the cross-workspace
+ * list, paged to its end, then one incident's page: evidence, entities, comments, the last gamebook
+ * run and related incidents.
+ */
+const person = (key: string) => DEMO_PEOPLE.find((p) => p.key === key)!;
+const noProblems = { consoleErrors: [], pageErrors: [], cspViolations: [] };
+const NAME = "fabrikam-sentinel-emea";
+const TITLES = ["Password spray against EMEA VPN gateway", "Suspicious inbox rule forwarding to external address"];
+
+let browser: Browser;
+let host: TestHost;
+let origin: string;
+let page: Page;
+let workspaceId: string;
+
+beforeAll(async () => {
+  [browser, host] = await Promise.all([launchBrowser(), startTestHost({ signIn: true })]);
+  origin = new URL(host.base).origin;
+  page = await newPage(browser, { width: 1280 });
+  await signInInBrowser(page, origin, person("jonas").oid, { returnTo: "/portal/workspaces" });
+}, 600_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await host?.close();
+});
+
+/** Every incident row the page shows, as `workspaceId incidentId`. */
+const rows = () => page.$$eval("table.incidents tbody tr", (trs) => trs.map((tr) => `${tr.getAttribute("data-workspace-id")} ${tr.getAttribute("data-incident-id")}`));
+
+describe("a new workspace's incidents in the cross-workspace list", () => {
+  it("onboards the workspace through the form", async () => {
+    const form = "#onboard-workspace";
+    await page.waitForSelector(form);
+    const fabrikam = host.demo.customers.find((c) => c.name === "Fabrikam Retail")!;
+    await page.type(`${form} input[name="name"]`, NAME);
+    await page.select(`${form} select[name="accountId"]`, fabrikam.id);
+    await page.type(`${form} input[name="tenantId"]`, "4d7e2b19-8c3a-4f5e-b1d6-9a0c2e7f3b48");
+    await page.click(`${form} button[type="submit"]`);
+    await page.waitForFunction(() => location.pathname.startsWith("/portal/workspaces/"));
+    workspaceId = page.url().split("/").pop()!;
+    expect((await host.services.stores.workspaces.read(workspaceId))!.value.name).toBe(NAME);
+  });
+
+  it("lists the incidents the customer's vendor raises there, beside every other workspace's, paged to the end", async () => {
+    // The customer's analysts raise them in the vendor's console: the service reads them live.
+    for (const title of TITLES) {
+      expect((await host.local("POST", `/sources/SourceA/workspaces/${workspaceId}/incidents`, { title, severity: "High" })).status).toBe(201);
+    }
+    await page.click('nav a[href="/portal/incidents"]');
+    await page.waitForSelector("table.incidents tbody tr");
+    // Page to the end through the tokens the service hands back.
+    for (let i = 0; i < 200 && (await page.$("main > section > button.button-secondary")); i++) {
+      const before = (await rows()).length;
+      await page.click("main > section > button.button-secondary");
+      await page.waitForFunction((n) => document.querySelectorAll("table.incidents tbody tr").length > n || !document.querySelector("main > section > button.button-secondary"), {}, before);
+    }
+    const all = await rows();
+    expect(new Set(all).size).toBe(all.length);
+    const ours = all.filter((r) => r.startsWith(`${workspaceId} `));
+    expect(ours).toHaveLength(TITLES.length);
+    expect(new Set(all.map((r) => r.split(" ")[0])).size).toBeGreaterThan(1);
+    const text = await page.$eval("table.incidents", (el) => (el as HTMLElement).innerText);
+    for (const title of TITLES) expect(text).toContain(title);
+    expect(text).toContain(NAME);
+  });
+
+  it("filters them: the search narrows the list to the new workspace's incident", async () => {
+    await page.type('input[name="query"]', "password spray");
+    await page.click("form.filters-form button[type=submit]");
+    await page.waitForFunction(() => document.querySelectorAll("table.incidents tbody tr").length === 1);
+    expect((await rows())[0]).toMatch(new RegExp(`^${workspaceId} `));
+    await screenshot(page, "incidents");
+    await checkAccessibility(page, "incidents");
+  });
+
+  it("opens one: its evidence, entities, comments, last gamebook run and related incidents", async () => {
+    await page.click("table.incidents tbody tr a");
+    await page.waitForFunction(() => document.querySelector("h1")?.textContent?.includes("Password spray"));
+    const text = await page.$eval("main", (el) => (el as HTMLElement).innerText);
+    for (const heading of ["Evidence", "Entities", "Alerts", "Comments", "Last gamebook run", "Related incidents"]) expect(text).toContain(heading);
+    expect(text).toContain("Severity");
+    await screenshot(page, "incident-detail");
+    await checkAccessibility(page, "incident-detail");
+    expect(pageProblems(page)).toEqual(noProblems);
+  });
+
+  it("at 390 px the list fits the screen and passes axe", async () => {
+    const phone = await newPage(browser, { width: 390 });
+    await signInInBrowser(phone, origin, person("li").oid, { returnTo: "/portal/incidents" });
+    await phone.waitForSelector("table.incidents tbody tr");
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await screenshot(phone, "incidents-390");
+    await checkAccessibility(phone, "incidents-390");
+    expect(pageProblems(phone)).toEqual(noProblems);
+    await phone.browserContext().close();
+  });
+});

@@ -826,9 +826,11 @@ describe("infra: portal sign-in", () => {
 
   it("derives the callback URL from the app's own host name and the sign-in route, and outputs it for the registration", () => {
     expect(literalAfter(resources, "var portalCallbackPath =")).toBe("/api/v2/portal/auth/callback");
-    // The route the provider sends people back to, under the Functions route prefix api.
+    // The route the provider sends people back to: the portal group's function names `api/v2` itself
+    // (host.json's route prefix is empty, so that the portal page lives at /portal).
     expect(allRoutes().some((r) => r.method === "GET" && `/api/v2${r.path}` === "/api/v2/portal/auth/callback")).toBe(true);
-    expect(JSON.parse(readRepo("host.json")).extensions.http.routePrefix).toBe("api");
+    expect(JSON.parse(readRepo("host.json")).extensions.http.routePrefix).toBe("");
+    expect(JSON.parse(readRepo("shared/hosts/azure/http-functions.json"))).toContainEqual({ name: "portal", route: "api/v2/portal/{*rest}" });
     expect(literalAfter(resources, "module functionApp", "params:")).toMatchObject({
       portalCallbackPath: new Expr("empty(portalClientId) || !empty(portalRedirectUri) ? '' : portalCallbackPath"),
     });

@@ -3,6 +3,7 @@ import { DEMO_PEOPLE } from "../../shared/hosts/local/identity-provider/demo-peo
 import { startHttpsReceiver, type HttpsReceiver } from "../support/https-receiver";
 import { startTestHost, type TestHost } from "../support/test-host";
 import { waitFor } from "../support/wait-for";
+import { seedDemoAdministration } from "../../shared/hosts/local/demo-administration";
 import { checkAccessibility, launchBrowser, newPage, pageProblems, screenshot, signInInBrowser, type Browser, type Page } from "../support/browser";
 
 /**
@@ -116,7 +117,7 @@ describe("webhook health in a browser", () => {
     const failures = await page.$$eval('table[aria-label="Last failures"] tbody tr, [aria-label="Last failures"] tbody tr', (rows) => rows.map((r) => (r as HTMLElement).innerText));
     expect(failures.length).toBeGreaterThanOrEqual(2);
     expect(failures.every((f) => f.includes("503"))).toBe(true);
-    await screenshot(page, "webhook-health", { readme: true });
+    await screenshot(page, "webhook-health");
     await checkAccessibility(page, "webhook-health");
   });
 
@@ -182,5 +183,35 @@ describe("webhook health in a browser", () => {
     await checkAccessibility(phone, "webhook-health-390");
     expect(pageProblems(phone)).toEqual(noProblems);
     await phone.browserContext().close();
+  });
+});
+
+describe("the demo's webhook health, as npm start shows it", () => {
+  it("shows a week of the SOAR intake's deliveries with its outage, and the paused and disabled webhooks", async () => {
+    const demo = await startTestHost({ signIn: true });
+    try {
+      // What npm start seeds after the demo data: among others, the webhooks' week of deliveries.
+      await seedDemoAdministration(demo.services, demo.demo);
+      const page = await newPage(browser, { width: 1280 });
+      await signInInBrowser(page, new URL(demo.base).origin, person("jonas").oid, { returnTo: "/portal/webhooks" });
+      await page.waitForSelector("tr[data-webhook-id]");
+      const list = await page.$eval("main table", (el) => (el as HTMLElement).innerText);
+      expect(list).toContain("SOAR incident intake");
+      expect(list).toContain("Paused");
+      expect(list).toContain("Disabled");
+      await page.click("xpath/.//a[contains(., 'SOAR incident intake')]");
+      await page.waitForSelector("svg.chart rect.bar-failed");
+      await page.click('.segmented button[aria-pressed="false"]');
+      await page.waitForFunction(() => document.querySelector('.segmented button[aria-pressed="true"]')?.textContent === "7 days");
+      await page.waitForFunction(() => document.querySelectorAll("svg.chart g").length === 7);
+      const week = await page.$eval('[data-window="Last 7 days"]', (el) => (el as HTMLElement).innerText);
+      expect(week).toMatch(/\d+\s*Succeeded/);
+      await screenshot(page, "webhook-health-demo", { readme: true });
+      await checkAccessibility(page, "webhook-health-demo");
+      expect(pageProblems(page)).toEqual(noProblems);
+      await page.browserContext().close();
+    } finally {
+      await demo.close();
+    }
   });
 });

@@ -4,7 +4,7 @@
  * of its own. Every page records its console errors, uncaught exceptions and Content-Security-Policy
  * violations (see `pageProblems`).
  */
-import { copyFileSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import axe from "axe-core";
@@ -163,6 +163,9 @@ export async function checkAccessibility(page: Page, name: string): Promise<AxeV
   return violations;
 }
 
+/** The height of a README screenshot: the page's top, as a reader first sees it on a large screen. */
+const README_SHOT_HEIGHT = 1100;
+
 /** Where the README's screenshots live; the tests write them there when `README_SCREENSHOTS=1`. */
 export const README_SCREENSHOT_DIR = join("docs", "screenshots");
 
@@ -177,8 +180,11 @@ export async function screenshot(page: Page, name: string, options: { readme?: b
   mkdirSync(dirname(path), { recursive: true });
   await page.screenshot({ path: path as `${string}.png`, fullPage: true });
   if (options.readme && process.env.README_SCREENSHOTS === "1") {
+    // The page's top, at most README_SHOT_HEIGHT pixels: a README shows a view, not a scroll.
     mkdirSync(README_SCREENSHOT_DIR, { recursive: true });
-    copyFileSync(path, join(README_SCREENSHOT_DIR, file));
+    const width = page.viewport()?.width ?? 1280;
+    const height = Math.min(README_SHOT_HEIGHT, Number(await page.evaluate("document.documentElement.scrollHeight")));
+    await page.screenshot({ path: join(README_SCREENSHOT_DIR, file) as `${string}.png`, clip: { x: 0, y: 0, width, height }, captureBeyondViewport: true });
   }
   return path;
 }

@@ -1,0 +1,26 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { README_SCREENSHOT_DIR } from "../support/browser";
+
+const root = join(__dirname, "../..");
+const readme = readFileSync(join(root, "README.md"), "utf8");
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+describe("the README's screenshots", () => {
+  const images = [...readme.matchAll(/!\[[^\]]+\]\(([^)]+)\)/g)].map((m) => m[1]!);
+
+  it("shows the approval queue and the webhook health page, each with a text alternative", () => {
+    expect(images).toEqual(expect.arrayContaining([`${README_SCREENSHOT_DIR}/approvals-queue.png`, `${README_SCREENSHOT_DIR}/webhook-health-demo.png`]));
+  });
+
+  it("are files the browser tests write (npm run screenshots), PNGs, in the repository", () => {
+    const browserTests = ["portal-approvals", "portal-webhooks"].map((name) => readFileSync(join(root, "test/browser", `${name}.browser.test.ts`), "utf8")).join("\n");
+    for (const image of images) {
+      expect(existsSync(join(root, image)), image).toBe(true);
+      expect(readFileSync(join(root, image)).subarray(0, 8).equals(PNG), image).toBe(true);
+      const name = image.slice(README_SCREENSHOT_DIR.length + 1, -".png".length);
+      expect(browserTests, image).toContain(`screenshot(page, "${name}", { readme: true })`);
+    }
+  });
+});

@@ -11,6 +11,7 @@ import { PeoplePage, PersonPage } from "./pages/people";
 import { ContentPage } from "./pages/content";
 import { AgentsPage } from "./pages/agents";
 import { SopsPage } from "./pages/sops";
+import { NewServiceAccountPage, ServiceAccountPage, ServiceAccountsPage } from "./pages/service-accounts";
 
 /** A view: a path pattern under /portal (`:name` segments become params) and the page that shows it. */
 export interface View {
@@ -59,6 +60,15 @@ export const SECTIONS: Section[] = [
       { pattern: "/people", page: PeoplePage },
       { pattern: "/people/new", page: PersonPage },
       { pattern: "/people/:userId", page: PersonPage },
+    ],
+  },
+  {
+    label: "Service accounts",
+    href: `${BASE}/service-accounts`,
+    views: [
+      { pattern: "/service-accounts", page: ServiceAccountsPage },
+      { pattern: "/service-accounts/new", page: NewServiceAccountPage },
+      { pattern: "/service-accounts/:id", page: ServiceAccountPage },
     ],
   },
   { label: "Playbooks & rules", href: `${BASE}/content`, views: [{ pattern: "/content", page: ContentPage }] },

@@ -96,7 +96,7 @@ export function Notice(props: { kind?: "success" | "info"; children: ComponentCh
 
 /** The input attributes the portal's forms use. */
 interface InputProps {
-  type?: "text" | "email" | "url" | "number" | "datetime-local" | "search" | "password";
+  type?: "text" | "email" | "url" | "number" | "date" | "datetime-local" | "search" | "password";
   required?: boolean;
   maxLength?: number;
   placeholder?: string;
@@ -229,22 +229,40 @@ export function Empty(props: { children: ComponentChildren }) {
   return <p class="empty">{props.children}</p>;
 }
 
-/** A copy-to-clipboard button, for secrets shown once. */
+/**
+ * A copy-to-clipboard button, for secrets shown once. Where the clipboard is refused (no permission,
+ * no secure context) it says so, and the person selects the text instead.
+ */
 export function CopyButton(props: { text: string; label: string }) {
-  const [copied, setCopied] = useState(false);
+  const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  const show = (next: "copied" | "failed") => {
+    setState(next);
+    clearTimeout(timer.current);
+    timer.current = setTimeout(() => setState("idle"), next === "copied" ? 2000 : 5000);
+  };
   return (
     <button
       type="button"
       class="button button-secondary"
-      onClick={async () => {
-        await navigator.clipboard.writeText(props.text);
-        setCopied(true);
-        setTimeout(() => setCopied(false), 2000);
+      onClick={() => {
+        let pending: Promise<void>;
+        try {
+          if (!navigator.clipboard) throw new Error("No clipboard");
+          pending = navigator.clipboard.writeText(props.text);
+        } catch (error) {
+          pending = Promise.reject(error);
+        }
+        pending.then(
+          () => show("copied"),
+          () => show("failed"),
+        );
       }}
     >
-      {copied ? "Copied" : props.label}
+      {state === "copied" ? "Copied" : state === "failed" ? "Copy failed — select the text" : props.label}
       <span class="visually-hidden" aria-live="polite">
-        {copied ? " to the clipboard" : ""}
+        {state === "copied" ? " to the clipboard" : ""}
       </span>
     </button>
   );

@@ -70,6 +70,15 @@ export function PageHeader(props: { title: string; children?: ComponentChildren 
   );
 }
 
+/** A page header's "Refresh": reads the page's data again, and says so while it does. */
+export function RefreshButton(props: { busy?: boolean; onRefresh(): void }) {
+  return (
+    <button type="button" class="button button-secondary" onClick={props.onRefresh} disabled={props.busy}>
+      {props.busy ? "Refreshing…" : "Refresh"}
+    </button>
+  );
+}
+
 /** The server's problem, in words, with its code and what to do. */
 export function ProblemBanner(props: { problem: Problem | undefined; title?: string }) {
   const { problem } = props;
@@ -192,8 +201,16 @@ function bestUnit(seconds: number): [number, Intl.RelativeTimeFormatUnit] {
   return [Math.round(seconds / 86_400), "day"];
 }
 
+/** An action a button runs: whether it is running, and the problem of its last run. */
+export interface Action<A extends unknown[] = []> {
+  run(...args: A): Promise<boolean>;
+  busy: boolean;
+  problem: Problem | undefined;
+  clear(): void;
+}
+
 /** A button that shows it is busy while its action runs, and reports the action's problem. */
-export function useAction<A extends unknown[]>(action: (...args: A) => Promise<unknown>): { run(...args: A): Promise<boolean>; busy: boolean; problem: Problem | undefined; clear(): void } {
+export function useAction<A extends unknown[]>(action: (...args: A) => Promise<unknown>): Action<A> {
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<Problem | undefined>(undefined);
   return {

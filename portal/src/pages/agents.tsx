@@ -3,7 +3,8 @@ import { api, call, csrf, type Problem } from "../api/client";
 import type { paths } from "../api/openapi";
 import { hasRole, useMe } from "../session";
 import { Badge, Empty, Field, Notice, PageHeader, ProblemBanner, Select, TableScroll, Time, useAction, useResource } from "../ui";
-import { ifMatch, useWorkspaceChoice, withEtag, type Workspace } from "./workspace-select";
+import { ifMatch, withEtag } from "../etag";
+import { useWorkspaceChoice, type Workspace } from "./workspace-select";
 
 type ConfigurationPath = paths["/api/v2/portal/workspaces/{workspaceId}/agent-configuration"];
 type Configuration = ConfigurationPath["get"]["responses"][200]["content"]["application/json"]["data"];

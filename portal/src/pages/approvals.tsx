@@ -1,8 +1,9 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
 import type { paths } from "../api/openapi";
-import { BASE, Link } from "../router";
-import { Badge, Empty, Field, Notice, PageHeader, ProblemBanner, TableScroll, Time, useAction, useInterval, useResource } from "../ui";
+import { IncidentLink } from "../incident-link";
+import { ShowMore } from "../paging";
+import { Badge, Empty, Field, Notice, PageHeader, ProblemBanner, RefreshButton, TableScroll, Time, useAction, useInterval, useResource } from "../ui";
 
 type QueueEnvelope = paths["/api/v2/portal/approvals"]["get"]["responses"][200]["content"]["application/json"];
 export type ApprovalRequest = QueueEnvelope["data"][number];
@@ -63,9 +64,7 @@ export function ApprovalsPage() {
   return (
     <section>
       <PageHeader title="Approval queue">
-        <button type="button" class="button button-secondary" onClick={() => void queue.reload()} disabled={queue.loading}>
-          {queue.loading ? "Refreshing…" : "Refresh"}
-        </button>
+        <RefreshButton busy={queue.loading} onRefresh={() => void queue.reload()} />
       </PageHeader>
       <p class="lead">
         Gamebook runs waiting for a decision in the workspaces you own, soonest to expire first. The queue refreshes every {REFRESH_MS / 1000} seconds.
@@ -82,12 +81,7 @@ export function ApprovalsPage() {
           </li>
         ))}
       </ol>
-      <ProblemBanner problem={loadMore.problem} />
-      {more && (
-        <button type="button" class="button button-secondary" disabled={loadMore.busy} onClick={() => void loadMore.run()}>
-          {loadMore.busy ? "Loading…" : "Show more"}
-        </button>
-      )}
+      <ShowMore more={!!more} action={loadMore} />
     </section>
   );
 }
@@ -151,9 +145,7 @@ function ApprovalCard({ request: r, onChange }: { request: ApprovalRequest; onCh
         <div>
           <dt>Incident</dt>
           <dd>
-            <Link href={`${BASE}/incidents/${r.workspace.id}/${r.incident.source}/${encodeURIComponent(r.incident.id)}`}>
-              #{r.incident.number} {r.incident.title}
-            </Link>{" "}
+            <IncidentLink workspaceId={r.workspace.id} source={r.incident.source} incident={r.incident} />{" "}
             <span class="muted">({r.incident.source})</span>
           </dd>
         </div>

@@ -1,9 +1,11 @@
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { api, call, csrf, type Problem } from "../api/client";
 import type { paths } from "../api/openapi";
+import { Confirmation, useConfirming } from "../confirmation";
+import { ifMatch, withEtag } from "../etag";
 import { hasRole, useMe } from "../session";
 import { asProblem, Badge, Checkbox, Empty, Field, Notice, PageHeader, ProblemBanner, Select, TableScroll, Time, useAction, useResource } from "../ui";
-import { ConfirmRemove, ifMatch, useWorkspaceChoice, withEtag, type Workspace } from "./workspace-select";
+import { useWorkspaceChoice, type Workspace } from "./workspace-select";
 
 type CataloguePath = paths["/api/v2/portal/workspaces/{workspaceId}/playbooks"];
 type Catalogue = CataloguePath["get"]["responses"][200]["content"]["application/json"]["data"];
@@ -94,16 +96,16 @@ function WorkspaceContent({ workspace, mayEdit }: { workspace: Workspace; mayEdi
 function CatalogueSection(props: { workspace: Workspace; catalogue: Catalogue | undefined; etag: string | undefined; problem: Problem | undefined; loading: boolean; mayEdit: boolean; onChanged(): Promise<void> }) {
   const { workspace, catalogue, mayEdit } = props;
   const [editing, setEditing] = useState<{ playbook: Playbook | undefined } | undefined>(undefined);
-  const [confirming, setConfirming] = useState<string | undefined>(undefined);
   const [notice, setNotice] = useState<string | undefined>(undefined);
   const [report, setReport] = useState<ImportReport | undefined>(undefined);
   const path = { workspaceId: workspace.id };
   const remove = useAction(async (playbook: Playbook) => {
     await call(api.DELETE("/api/v2/portal/workspaces/{workspaceId}/playbooks/{playbookId}", { params: { path: { ...path, playbookId: playbook.id }, header: csrf() }, headers: ifMatch(props.etag) }));
     await props.onChanged();
-    setConfirming(undefined);
+    confirming.close();
     setNotice(`${playbook.name} was removed from the catalogue.`);
   });
+  const confirming = useConfirming(remove);
   const runImport = useAction(async () => {
     setReport((await call(api.POST("/api/v2/portal/workspaces/{workspaceId}/playbooks/import", { params: { path, header: csrf() }, headers: ifMatch(props.etag) }))).data);
     setNotice(undefined);
@@ -191,30 +193,22 @@ function CatalogueSection(props: { workspace: Workspace; catalogue: Catalogue | 
                   </td>
                   {mayEdit && (
                     <td>
-                      {confirming === p.id ? (
-                        <ConfirmRemove
-                          what={p.name}
+                      {confirming.key === p.id ? (
+                        <Confirmation
+                          layout="inline"
+                          question={`Remove ${p.name}?`}
+                          confirmLabel="Yes, remove"
+                          busyLabel="Removing…"
                           busy={remove.busy}
                           onConfirm={() => void remove.run(p)}
-                          onCancel={() => {
-                            setConfirming(undefined);
-                            remove.clear();
-                          }}
+                          onCancel={confirming.cancel}
                         />
                       ) : (
                         <div class="buttons buttons-tight">
                           <button type="button" class="button button-secondary" onClick={() => setEditing({ playbook: p })} aria-label={`Edit ${p.name}`}>
                             Edit
                           </button>
-                          <button
-                            type="button"
-                            class="button button-secondary"
-                            onClick={() => {
-                              setConfirming(p.id);
-                              remove.clear();
-                            }}
-                            aria-label={`Remove ${p.name}`}
-                          >
+                          <button type="button" class="button button-secondary" aria-label={`Remove ${p.name}`} {...confirming.opener(p.id)}>
                             Remove…
                           </button>
                         </div>

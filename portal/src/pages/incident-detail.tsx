@@ -1,5 +1,6 @@
 import { api, call } from "../api/client";
 import type { paths } from "../api/openapi";
+import { IncidentLink } from "../incident-link";
 import { BASE, Link } from "../router";
 import { Badge, Empty, PageHeader, ProblemBanner, TableScroll, Time, useResource } from "../ui";
 import { severityTone } from "./incidents";
@@ -156,9 +157,7 @@ function IncidentBody({ detail: d }: { detail: Detail }) {
               {d.related.map((r) => (
                 <tr>
                   <td>
-                    <Link href={`${BASE}/incidents/${r.incident.workspaceId}/${r.source}/${encodeURIComponent(r.incident.id)}`}>
-                      #{r.incident.number} {r.incident.title}
-                    </Link>
+                    <IncidentLink workspaceId={r.incident.workspaceId} source={r.source} incident={r.incident} />
                   </td>
                   <td>
                     <Badge tone={severityTone(r.incident.severity)}>{r.incident.severity}</Badge>

@@ -1,7 +1,8 @@
 import { useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
 import type { paths } from "../api/openapi";
-import { BASE, Link } from "../router";
+import { IncidentLink } from "../incident-link";
+import { ShowMore } from "../paging";
 import { Badge, Checkbox, Empty, Field, PageHeader, ProblemBanner, Select, TableScroll, Time, useAction, useResource } from "../ui";
 
 type SearchBody = paths["/api/v2/portal/incidents/search"]["post"]["requestBody"]["content"]["application/json"];
@@ -139,9 +140,7 @@ export function IncidentsPage() {
               {incidents.map((i) => (
                 <tr data-workspace-id={i.incident.workspaceId} data-incident-id={i.incident.id}>
                   <td>
-                    <Link href={`${BASE}/incidents/${i.incident.workspaceId}/${i.source}/${encodeURIComponent(i.incident.id)}`}>
-                      #{i.incident.number} {i.incident.title}
-                    </Link>
+                    <IncidentLink workspaceId={i.incident.workspaceId} source={i.source} incident={i.incident} />
                     <div class="muted">{i.source}</div>
                   </td>
                   <td>
@@ -159,12 +158,7 @@ export function IncidentsPage() {
           </table>
         </TableScroll>
       )}
-      <ProblemBanner problem={next.problem} />
-      {more && (
-        <button type="button" class="button button-secondary" disabled={next.busy} onClick={() => void next.run()}>
-          {next.busy ? "Loading…" : "Show more"}
-        </button>
-      )}
+      <ShowMore more={more} action={next} />
     </section>
   );
 }

@@ -1,16 +1,19 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
 import type { paths } from "../api/openapi";
+import { Confirmation, useConfirming } from "../confirmation";
+import { setFlash, takeFlash } from "../flash";
+import { ShowMore, usePages } from "../paging";
 import { BASE, Link, navigate, useLocation } from "../router";
 import { hasRole, useMe } from "../session";
 import { Badge, Checkbox, Empty, Field, Notice, PageHeader, ProblemBanner, Select, TableScroll, Time, useAction, useResource } from "../ui";
+import { useWorkspaceRoleRows, WorkspaceRoleList, WorkspaceRolesEditor } from "../workspace-roles";
 import { readOrganizations, readWorkspaces, type Organization, type Workspace } from "./workspaces";
 
 type PeopleEnvelope = paths["/api/v2/portal/people"]["get"]["responses"][200]["content"]["application/json"];
 export type Person = PeopleEnvelope["data"][number];
 type PersonBody = NonNullable<paths["/api/v2/portal/people/{userId}"]["put"]["requestBody"]>["content"]["application/json"];
 type OrganizationalRole = Person["organizationalRole"];
-type WorkspaceRole = Person["workspaceRoles"][number]["role"];
 
 /** People and their roles are a UserAdmin's (and an Admin's), as the routes say. */
 const USER_ADMIN = ["UserAdmin"] as const;
@@ -25,8 +28,6 @@ const ORGANIZATIONAL_ROLES: readonly { value: OrganizationalRole; label: string 
   { value: "Admin", label: "Admin: everything" },
 ];
 
-const WORKSPACE_ROLES: readonly WorkspaceRole[] = ["Owner", "Analyst"];
-
 /** Names of organizations and workspaces for ids, from what the person may read (ids where they may not). */
 function useNames() {
   const organizations = useResource(() => readOrganizations().catch(() => [] as Organization[]), []);
@@ -39,9 +40,6 @@ function useNames() {
   };
 }
 
-/** A notice carried to the list after a change, shown once. */
-let flash: string | undefined;
-
 function personHref(p: Pick<Person, "userId" | "accountId">): string {
   return `${BASE}/people/${p.userId}?accountId=${p.accountId}`;
 }
@@ -50,17 +48,11 @@ function personHref(p: Pick<Person, "userId" | "accountId">): string {
 export function PeoplePage() {
   const me = useMe();
   const names = useNames();
-  const [notice] = useState(() => {
-    const message = flash;
-    flash = undefined;
-    return message;
-  });
+  const [notice] = useState(takeFlash);
   const [accountId, setAccountId] = useState("");
   const [role, setRole] = useState("");
   const [email, setEmail] = useState("");
   const [applied, setApplied] = useState({ accountId: "", role: "", email: "" });
-  const [people, setPeople] = useState<Person[]>([]);
-  const [more, setMore] = useState<string | undefined>(undefined);
   const read = (continuationToken?: string) =>
     call(
       api.GET("/api/v2/portal/people", {
@@ -75,17 +67,7 @@ export function PeoplePage() {
         },
       }),
     );
-  const list = useResource(() => read(), [applied]);
-  useEffect(() => {
-    if (!list.value) return;
-    setPeople(list.value.data);
-    setMore(list.value.pagination?.continuationToken);
-  }, [list.value]);
-  const loadMore = useAction(async () => {
-    const page = await read(more);
-    setPeople((before) => [...before, ...page.data]);
-    setMore(page.pagination?.continuationToken);
-  });
+  const { first: list, items: people, more, loadMore } = usePages(read, [applied]);
   const canChange = hasRole(me, USER_ADMIN);
 
   return (
@@ -155,17 +137,7 @@ export function PeoplePage() {
                   <td>{names.organization(p.accountId)}</td>
                   <td>{p.organizationalRole}</td>
                   <td>
-                    {p.workspaceRoles.length === 0 ? (
-                      <span class="muted">None</span>
-                    ) : (
-                      <ul class="plain">
-                        {p.workspaceRoles.map((r) => (
-                          <li key={r.workspaceId}>
-                            {r.role} of {names.workspace(r.workspaceId)}
-                          </li>
-                        ))}
-                      </ul>
-                    )}
+                    <WorkspaceRoleList roles={p.workspaceRoles.map((r) => ({ ...r, workspaceName: names.workspace(r.workspaceId) }))} />
                   </td>
                   <td>{p.isActive ? <Badge tone="ok">Active</Badge> : <Badge tone="bad">Inactive</Badge>}</td>
                   <td>
@@ -182,12 +154,7 @@ export function PeoplePage() {
           </table>
         </TableScroll>
       )}
-      <ProblemBanner problem={loadMore.problem} />
-      {more && (
-        <button type="button" class="button button-secondary" disabled={loadMore.busy} onClick={() => void loadMore.run()}>
-          {loadMore.busy ? "Loading…" : "Show more"}
-        </button>
-      )}
+      <ShowMore more={!!more} action={loadMore} />
     </section>
   );
 }
@@ -260,7 +227,7 @@ export function PersonPage({ params }: { params: Record<string, string> }) {
           defaultTenantId={me.tenantId}
           onSaved={(saved, created) => {
             if (created) {
-              flash = `${saved.displayName} is registered as ${saved.organizationalRole}.`;
+              setFlash(`${saved.displayName} is registered as ${saved.organizationalRole}.`);
               navigate(`${BASE}/people`);
             } else {
               person.set(saved);
@@ -274,12 +241,6 @@ export function PersonPage({ params }: { params: Record<string, string> }) {
   );
 }
 
-interface Assignment {
-  key: number;
-  workspaceId: string;
-  role: WorkspaceRole;
-}
-
 function PersonForm(props: {
   person: Person | undefined;
   organizations: Organization[];
@@ -289,7 +250,6 @@ function PersonForm(props: {
   onSaved(p: Person, created: boolean): void;
 }) {
   const p = props.person;
-  const nextKey = useRef(0);
   const [userId, setUserId] = useState(p?.userId ?? "");
   const [displayName, setDisplayName] = useState(p?.displayName ?? "");
   const [email, setEmail] = useState(p?.email ?? "");
@@ -297,7 +257,7 @@ function PersonForm(props: {
   const [accountId, setAccountId] = useState(p?.accountId ?? props.defaultAccountId);
   const [role, setRole] = useState<OrganizationalRole>(p?.organizationalRole ?? "Member");
   const [isActive, setIsActive] = useState(p?.isActive ?? true);
-  const [assignments, setAssignments] = useState<Assignment[]>(() => (p?.workspaceRoles ?? []).map((r) => ({ key: nextKey.current++, workspaceId: r.workspaceId, role: r.role })));
+  const workspaceRoles = useWorkspaceRoleRows(p?.workspaceRoles);
   const save = useAction(async () => {
     const body: PersonBody = {
       displayName,
@@ -305,20 +265,13 @@ function PersonForm(props: {
       tenantId,
       accountId,
       organizationalRole: role,
-      workspaceRoles: assignments.map((a) => ({ workspaceId: a.workspaceId, role: a.role })),
+      workspaceRoles: workspaceRoles.entries(),
       isActive,
     };
     const result = await api.PUT("/api/v2/portal/people/{userId}", { params: { path: { userId: p?.userId ?? userId.trim() }, header: csrf() }, body });
     const saved = await call(Promise.resolve(result));
     props.onSaved(saved.data, result.response.status === 201);
   });
-  // The workspaces a role can name: known ones, and any the person holds that the reader cannot see.
-  const workspaceOptions = [
-    { value: "", label: "Choose a workspace" },
-    ...props.workspaces.map((w) => ({ value: w.id, label: w.name })),
-    ...assignments.filter((a) => a.workspaceId && !props.workspaces.some((w) => w.id === a.workspaceId)).map((a) => ({ value: a.workspaceId, label: a.workspaceId })),
-  ];
-  const setAssignment = (key: number, change: Partial<Assignment>) => setAssignments(assignments.map((a) => (a.key === key ? { ...a, ...change } : a)));
   return (
     <section class="card form-card" aria-labelledby="person-form-heading">
       <h2 id="person-form-heading">{p ? "Change the registration" : "Registration"}</h2>
@@ -354,39 +307,13 @@ function PersonForm(props: {
         />
         <Select label="Organizational role" name="organizationalRole" value={role} onValue={(r) => setRole(r as OrganizationalRole)} problem={save.problem} options={ORGANIZATIONAL_ROLES} />
         <Checkbox label="Active (unticked: deactivated, and every session ends at once)" name="isActive" checked={isActive} onValue={setIsActive} />
-        <fieldset>
-          <legend>Workspace roles</legend>
-          <p class="hint">The list replaces the roles the person had.</p>
-          {assignments.length === 0 && <p class="muted">No workspace role.</p>}
-          <ol class="assignments">
-            {assignments.map((a, i) => (
-              <li key={a.key} class="assignment">
-                <Select
-                  label={`Workspace ${i + 1}`}
-                  name={`workspaceRoles[${i}].workspaceId`}
-                  value={a.workspaceId}
-                  onValue={(workspaceId) => setAssignment(a.key, { workspaceId })}
-                  problem={save.problem}
-                  options={workspaceOptions}
-                />
-                <Select
-                  label={`Role on workspace ${i + 1}`}
-                  name={`workspaceRoles[${i}].role`}
-                  value={a.role}
-                  onValue={(r) => setAssignment(a.key, { role: r as WorkspaceRole })}
-                  problem={save.problem}
-                  options={WORKSPACE_ROLES}
-                />
-                <button type="button" class="button button-secondary" onClick={() => setAssignments(assignments.filter((x) => x.key !== a.key))}>
-                  Remove workspace role {i + 1}
-                </button>
-              </li>
-            ))}
-          </ol>
-          <button type="button" class="button button-secondary" onClick={() => setAssignments([...assignments, { key: nextKey.current++, workspaceId: "", role: "Analyst" }])}>
-            Add a workspace role
-          </button>
-        </fieldset>
+        <WorkspaceRolesEditor
+          field="workspaceRoles"
+          rows={workspaceRoles}
+          workspaces={props.workspaces}
+          problem={save.problem}
+          words={{ legend: "Workspace roles", hint: "The list replaces the roles the person had.", none: "No workspace role.", remove: "Remove workspace role", add: "Add a workspace role" }}
+        />
         <div class="buttons">
           <button type="submit" class="button" disabled={save.busy}>
             {save.busy ? "Saving…" : p ? "Save registration" : "Add person"}
@@ -399,33 +326,35 @@ function PersonForm(props: {
 
 function SignOutEverywhere(props: { person: Person; onDone(message: string): void }) {
   const p = props.person;
-  const [confirming, setConfirming] = useState(false);
   const signOut = useAction(async () => {
     const result = (await call(api.POST("/api/v2/portal/people/{userId}/sign-out-everywhere", { params: { path: { userId: p.userId }, query: { accountId: p.accountId }, header: csrf() } }))).data;
-    setConfirming(false);
+    confirming.close();
     props.onDone(`Every portal session of ${p.displayName} that began before now is over (recorded on ${result.registrations} registration${result.registrations === 1 ? "" : "s"}).`);
   });
+  const confirming = useConfirming(signOut);
   return (
     <section class="card" aria-labelledby="sign-out-heading">
       <h2 id="sign-out-heading">Sign out everywhere</h2>
       <p class="muted">Ends every portal session of {p.displayName}, in every browser, at once. They can sign in again.</p>
-      <ProblemBanner problem={signOut.problem} title="The sessions were not ended" />
-      <div class="buttons">
-        {!confirming ? (
-          <button type="button" class="button button-danger" onClick={() => setConfirming(true)}>
+      {confirming.key ? (
+        <Confirmation
+          layout="panel"
+          question={`Sign ${p.displayName} out everywhere?`}
+          confirmLabel={`Yes, end every session of ${p.displayName}`}
+          busyLabel="Signing out…"
+          busy={signOut.busy}
+          problem={signOut.problem}
+          problemTitle="The sessions were not ended"
+          onConfirm={() => void signOut.run()}
+          onCancel={confirming.cancel}
+        />
+      ) : (
+        <div class="buttons">
+          <button type="button" class="button button-danger" {...confirming.opener("sign-out")}>
             Sign {p.displayName} out everywhere…
           </button>
-        ) : (
-          <>
-            <button type="button" class="button button-danger" disabled={signOut.busy} onClick={() => void signOut.run()}>
-              {signOut.busy ? "Signing out…" : `Yes, end every session of ${p.displayName}`}
-            </button>
-            <button type="button" class="button button-secondary" onClick={() => setConfirming(false)}>
-              Cancel
-            </button>
-          </>
-        )}
-      </div>
+        </div>
+      )}
     </section>
   );
 }

@@ -2,9 +2,13 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { api, call, csrf, fieldError, type Problem } from "../api/client";
 import type { paths } from "../api/openapi";
+import { Confirmation, useConfirming } from "../confirmation";
+import { setFlash, takeFlash } from "../flash";
+import { ShowMore, usePages } from "../paging";
 import { BASE, Link, navigate } from "../router";
 import { hasRole, useMe } from "../session";
 import { Badge, Checkbox, CopyButton, Empty, Field, Notice, PageHeader, ProblemBanner, Select, TableScroll, Time, useAction, useResource } from "../ui";
+import { useWorkspaceRoleRows, WorkspaceRoleList, WorkspaceRolesEditor } from "../workspace-roles";
 import { readWorkspaces, type Workspace } from "./workspaces";
 
 type ListEnvelope = paths["/api/v2/portal/service-accounts"]["get"]["responses"][200]["content"]["application/json"];
@@ -14,7 +18,6 @@ type CreateBody = NonNullable<paths["/api/v2/portal/service-accounts"]["post"]["
 type UpdateBody = NonNullable<paths["/api/v2/portal/service-accounts/{id}"]["patch"]["requestBody"]>["content"]["application/json"];
 type Scope = CreateBody["scopes"][number];
 type OrganizationalRole = ServiceAccount["organizationalRole"];
-type WorkspaceRole = ServiceAccount["workspaceAssignments"][number]["role"];
 
 /** Who reads the organization's service accounts, and who manages them (the routes' roles; Admin holds them all). */
 const READERS = ["UserAdmin", "WorkspaceAdmin"] as const;
@@ -29,8 +32,6 @@ const ORGANIZATIONAL_ROLES: readonly { value: OrganizationalRole; label: string 
   { value: "OrgContentAdmin", label: "OrgContentAdmin: the organization's content, and who changes it" },
   { value: "Admin", label: "Admin: everything" },
 ];
-
-const WORKSPACE_ROLES: readonly WorkspaceRole[] = ["Owner", "Analyst"];
 
 /** The contract's scopes, grouped by what they reach. */
 const SCOPE_GROUPS: readonly { label: string; scopes: readonly { scope: Scope; label: string }[] }[] = [
@@ -75,9 +76,6 @@ const SCOPE_GROUPS: readonly { label: string; scopes: readonly { scope: Scope; l
   },
 ];
 
-/** A notice carried to the list after a deletion, shown once. */
-let flash: string | undefined;
-
 function accountHref(id: string): string {
   return `${BASE}/service-accounts/${id}`;
 }
@@ -106,25 +104,9 @@ export function ServiceAccountsPage() {
   const me = useMe();
   const canRead = hasRole(me, READERS);
   const canManage = hasRole(me, MANAGERS);
-  const [notice] = useState(() => {
-    const message = flash;
-    flash = undefined;
-    return message;
-  });
-  const [accounts, setAccounts] = useState<ServiceAccount[]>([]);
-  const [more, setMore] = useState<string | undefined>(undefined);
-  const read = (continuationToken?: string) => call(api.GET("/api/v2/portal/service-accounts", { params: { query: { pageSize: 100, continuationToken } } }));
-  const list = useResource(async () => (canRead ? read() : undefined), [canRead]);
-  useEffect(() => {
-    if (!list.value) return;
-    setAccounts(list.value.data);
-    setMore(list.value.pagination?.continuationToken);
-  }, [list.value]);
-  const loadMore = useAction(async () => {
-    const page = await read(more);
-    setAccounts((before) => [...before, ...page.data]);
-    setMore(page.pagination?.continuationToken);
-  });
+  const [notice] = useState(takeFlash);
+  const read = async (continuationToken?: string) => (canRead ? call(api.GET("/api/v2/portal/service-accounts", { params: { query: { pageSize: 100, continuationToken } } })) : undefined);
+  const { first: list, items: accounts, more, loadMore } = usePages(read, [canRead]);
 
   return (
     <section>
@@ -173,17 +155,7 @@ export function ServiceAccountsPage() {
                     <td class="description">{sa.description || <span class="muted">—</span>}</td>
                     <td>{sa.organizationalRole}</td>
                     <td>
-                      {sa.workspaceAssignments.length === 0 ? (
-                        <span class="muted">None</span>
-                      ) : (
-                        <ul class="plain">
-                          {sa.workspaceAssignments.map((a) => (
-                            <li key={a.workspaceId}>
-                              {a.role} of {a.workspaceName}
-                            </li>
-                          ))}
-                        </ul>
-                      )}
+                      <WorkspaceRoleList roles={sa.workspaceAssignments} />
                     </td>
                     <td>{sa.isActive ? <Badge tone="ok">Active</Badge> : <Badge tone="bad">Inactive</Badge>}</td>
                     <td>
@@ -211,12 +183,7 @@ export function ServiceAccountsPage() {
           </table>
         </TableScroll>
       )}
-      <ProblemBanner problem={loadMore.problem} />
-      {more && (
-        <button type="button" class="button button-secondary" disabled={loadMore.busy} onClick={() => void loadMore.run()}>
-          {loadMore.busy ? "Loading…" : "Show more"}
-        </button>
-      )}
+      <ShowMore more={!!more} action={loadMore} />
     </section>
   );
 }
@@ -293,45 +260,14 @@ function ExpirationField(props: { value: string; onValue(value: string): void; p
   return <Field label="Expiration date" name="expirationDate" type="date" value={props.value} onValue={props.onValue} problem={props.problem} hint="The credential stops working after this day. Empty: one year from now; at most two years." />;
 }
 
-interface Assignment {
-  key: number;
-  workspaceId: string;
-  role: WorkspaceRole;
-}
-
-/** The workspace assignments of a service account, each a workspace and a role; server problems at `workspaceAssignments[i].…`. */
-function AssignmentsEditor(props: { assignments: Assignment[]; onChange(assignments: Assignment[]): void; workspaces: Workspace[]; problem?: Problem; nextKey(): number }) {
-  const { assignments } = props;
-  const error = fieldError(props.problem, "workspaceAssignments");
-  const options = [
-    { value: "", label: "Choose a workspace" },
-    ...props.workspaces.map((w) => ({ value: w.id, label: w.name })),
-    ...assignments.filter((a) => a.workspaceId && !props.workspaces.some((w) => w.id === a.workspaceId)).map((a) => ({ value: a.workspaceId, label: a.workspaceId })),
-  ];
-  const set = (key: number, change: Partial<Assignment>) => props.onChange(assignments.map((a) => (a.key === key ? { ...a, ...change } : a)));
-  return (
-    <fieldset>
-      <legend>Workspace assignments</legend>
-      <p class="hint">The workspaces the account acts on, and its role on each.</p>
-      {error && <p class="field-error">{error}</p>}
-      {assignments.length === 0 && <p class="muted">No workspace assignment.</p>}
-      <ol class="assignments">
-        {assignments.map((a, i) => (
-          <li key={a.key} class="assignment">
-            <Select label={`Workspace ${i + 1}`} name={`workspaceAssignments[${i}].workspaceId`} value={a.workspaceId} onValue={(workspaceId) => set(a.key, { workspaceId })} problem={props.problem} options={options} />
-            <Select label={`Role on workspace ${i + 1}`} name={`workspaceAssignments[${i}].role`} value={a.role} onValue={(r) => set(a.key, { role: r as WorkspaceRole })} problem={props.problem} options={WORKSPACE_ROLES} />
-            <button type="button" class="button button-secondary" onClick={() => props.onChange(assignments.filter((x) => x.key !== a.key))}>
-              Remove assignment {i + 1}
-            </button>
-          </li>
-        ))}
-      </ol>
-      <button type="button" class="button button-secondary" onClick={() => props.onChange([...assignments, { key: props.nextKey(), workspaceId: "", role: "Analyst" }])}>
-        Add a workspace assignment
-      </button>
-    </fieldset>
-  );
-}
+/** The words of a service account's workspace assignments. */
+const ASSIGNMENT_WORDS = {
+  legend: "Workspace assignments",
+  hint: "The workspaces the account acts on, and its role on each.",
+  none: "No workspace assignment.",
+  remove: "Remove assignment",
+  add: "Add a workspace assignment",
+};
 
 function useWorkspaces(): Workspace[] {
   return useResource(() => readWorkspaces().catch(() => [] as Workspace[]), []).value ?? [];
@@ -347,11 +283,10 @@ export function NewServiceAccountPage() {
   const me = useMe();
   const canManage = hasRole(me, MANAGERS);
   const workspaces = useWorkspaces();
-  const keys = useRef(0);
   const [name, setName] = useState("");
   const [description, setDescription] = useState("");
   const [role, setRole] = useState<OrganizationalRole>("Member");
-  const [assignments, setAssignments] = useState<Assignment[]>([]);
+  const assignments = useWorkspaceRoleRows();
   const [scopes, setScopes] = useState<Scope[]>([]);
   const [expiration, setExpiration] = useState("");
   const [created, setCreated] = useState<{ id: string; name: string; clientId: string; clientSecret: string } | undefined>(undefined);
@@ -360,7 +295,7 @@ export function NewServiceAccountPage() {
       name,
       description,
       organizationalRole: role,
-      workspaceAssignments: assignments.map((a) => ({ workspaceId: a.workspaceId, role: a.role })),
+      workspaceAssignments: assignments.entries(),
       scopes,
       expirationDate: expirationOf(expiration),
     };
@@ -398,7 +333,7 @@ export function NewServiceAccountPage() {
             <Field label="Name" name="name" value={name} onValue={setName} problem={create.problem} required maxLength={128} autoComplete="off" />
             <Field label="Description" name="description" value={description} onValue={setDescription} problem={create.problem} maxLength={1024} multiline hint="What it is for and who runs it." />
             <Select label="Organizational role" name="organizationalRole" value={role} onValue={(r) => setRole(r as OrganizationalRole)} problem={create.problem} options={grantableRoles(me.organizationalRole)} />
-            <AssignmentsEditor assignments={assignments} onChange={setAssignments} workspaces={workspaces} problem={create.problem} nextKey={() => keys.current++} />
+            <WorkspaceRolesEditor field="workspaceAssignments" rows={assignments} workspaces={workspaces} problem={create.problem} words={ASSIGNMENT_WORDS} />
             <h3>First credential</h3>
             <ScopePicker selected={scopes} onChange={setScopes} problem={create.problem} />
             <ExpirationField value={expiration} onValue={setExpiration} problem={create.problem} />
@@ -511,21 +446,12 @@ export function ServiceAccountPage({ params }: { params: Record<string, string> 
 
 function Credentials(props: { sa: ServiceAccount; canManage: boolean; onRevoked(sa: ServiceAccount, prefix: string): void }) {
   const { sa } = props;
-  const [confirming, setConfirming] = useState<string | undefined>(undefined);
-  const confirmRef = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    if (confirming) confirmRef.current?.focus();
-  }, [confirming]);
   const revoke = useAction(async (credential: Credential) => {
     const next = (await call(api.POST("/api/v2/portal/service-accounts/{id}/credentials/{credentialId}/revoke", { params: { path: { id: sa.id, credentialId: credential.id }, header: csrf() } }))).data;
-    setConfirming(undefined);
+    confirming.close();
     props.onRevoked(next, credential.clientSecretPrefix);
   });
-  const cancel = (credentialId: string) => {
-    setConfirming(undefined);
-    revoke.clear();
-    setTimeout(() => document.querySelector<HTMLButtonElement>(`button[data-revoke="${credentialId}"]`)?.focus(), 0);
-  };
+  const confirming = useConfirming(revoke);
   return (
     <section aria-labelledby="credentials-heading">
       <h2 id="credentials-heading" class="section-heading">
@@ -577,24 +503,30 @@ function Credentials(props: { sa: ServiceAccount; canManage: boolean; onRevoked(
                   </td>
                   {props.canManage && (
                     <td>
-                      {c.status === "Active" && confirming !== c.id && (
-                        <button type="button" class="button button-secondary button-small" data-revoke={c.id} onClick={() => setConfirming(c.id)}>
+                      {c.status === "Active" && confirming.key !== c.id && (
+                        <button type="button" class="button button-secondary button-small" data-revoke={c.id} {...confirming.opener(c.id)}>
                           Revoke…<span class="visually-hidden"> the credential {c.clientSecretPrefix}</span>
                         </button>
                       )}
-                      {confirming === c.id && (
-                        <div class="confirm offboard-confirm" role="group" aria-labelledby={`revoke-${c.id}`} tabIndex={-1} ref={confirmRef}>
-                          <p id={`revoke-${c.id}`}>
-                            Revoke <code>{c.clientSecretPrefix}…</code>? Integrations using it are refused at once.
-                          </p>
-                          <ProblemBanner problem={revoke.problem} title="The credential was not revoked" />
-                          <button type="button" class="button button-danger button-small" data-confirm-revoke={c.id} disabled={revoke.busy} onClick={() => void revoke.run(c)}>
-                            {revoke.busy ? "Revoking…" : "Revoke it"}
-                          </button>
-                          <button type="button" class="button button-secondary button-small" onClick={() => cancel(c.id)}>
-                            Cancel
-                          </button>
-                        </div>
+                      {confirming.key === c.id && (
+                        <Confirmation
+                          layout="inline"
+                          question={
+                            <>
+                              Revoke <code>{c.clientSecretPrefix}…</code>?
+                            </>
+                          }
+                          confirmLabel="Revoke it"
+                          busyLabel="Revoking…"
+                          busy={revoke.busy}
+                          problem={revoke.problem}
+                          problemTitle="The credential was not revoked"
+                          confirmData={{ "data-confirm-revoke": c.id }}
+                          onConfirm={() => void revoke.run(c)}
+                          onCancel={confirming.cancel}
+                        >
+                          <span>Integrations using it are refused at once.</span>
+                        </Confirmation>
                       )}
                     </td>
                   )}
@@ -646,18 +578,17 @@ function AddCredential(props: { id: string; onAdded(credential: CreatedCredentia
 function ChangeForm(props: { sa: ServiceAccount; myRole: string; onSaved(sa: ServiceAccount): void }) {
   const { sa } = props;
   const workspaces = useWorkspaces();
-  const keys = useRef(0);
   const [name, setName] = useState(sa.name);
   const [description, setDescription] = useState(sa.description);
   const [role, setRole] = useState<OrganizationalRole>(sa.organizationalRole);
   const [isActive, setIsActive] = useState(sa.isActive);
-  const [assignments, setAssignments] = useState<Assignment[]>(() => sa.workspaceAssignments.map((a) => ({ key: keys.current++, workspaceId: a.workspaceId, role: a.role })));
+  const assignments = useWorkspaceRoleRows(sa.workspaceAssignments);
   const save = useAction(async () => {
     const body: UpdateBody = {
       name,
       description,
       organizationalRole: role,
-      workspaceAssignments: assignments.map((a) => ({ workspaceId: a.workspaceId, role: a.role })),
+      workspaceAssignments: assignments.entries(),
       isActive,
     };
     props.onSaved((await call(api.PATCH("/api/v2/portal/service-accounts/{id}", { params: { path: { id: sa.id }, header: csrf() }, body }))).data);
@@ -677,7 +608,7 @@ function ChangeForm(props: { sa: ServiceAccount; myRole: string; onSaved(sa: Ser
         <Field label="Description" name="description" value={description} onValue={setDescription} problem={save.problem} maxLength={1024} multiline />
         <Select label="Organizational role" name="organizationalRole" value={role} onValue={(r) => setRole(r as OrganizationalRole)} problem={save.problem} options={grantableRoles(props.myRole, sa.organizationalRole)} />
         <Checkbox label="Active (unticked: deactivated, its credentials are refused at once)" name="isActive" checked={isActive} onValue={setIsActive} />
-        <AssignmentsEditor assignments={assignments} onChange={setAssignments} workspaces={workspaces} problem={save.problem} nextKey={() => keys.current++} />
+        <WorkspaceRolesEditor field="workspaceAssignments" rows={assignments} workspaces={workspaces} problem={save.problem} words={ASSIGNMENT_WORDS} />
         <div class="buttons">
           <button type="submit" class="button" disabled={save.busy}>
             {save.busy ? "Saving…" : "Save changes"}
@@ -690,51 +621,38 @@ function ChangeForm(props: { sa: ServiceAccount; myRole: string; onSaved(sa: Ser
 
 function DeleteAccount(props: { sa: ServiceAccount }) {
   const { sa } = props;
-  const [confirming, setConfirming] = useState(false);
-  const confirmRef = useRef<HTMLDivElement>(null);
-  const openRef = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    if (confirming) confirmRef.current?.focus();
-  }, [confirming]);
   const remove = useAction(async () => {
     await call(api.DELETE("/api/v2/portal/service-accounts/{id}", { params: { path: { id: sa.id }, header: csrf() } }));
-    flash = `${sa.name} is deleted: its credentials are refused from now on.`;
+    setFlash(`${sa.name} is deleted: its credentials are refused from now on.`);
     navigate(`${BASE}/service-accounts`);
   });
+  const confirming = useConfirming(remove);
   return (
     <section class="card danger-zone" aria-labelledby="delete-heading">
       <h2 id="delete-heading">Delete the account</h2>
       <p class="muted">Its credentials stop working at once. Deactivate it instead to keep it for later.</p>
-      {!confirming && (
-        <div class="buttons">
-          <button type="button" class="button button-danger" ref={openRef} data-action="delete" onClick={() => setConfirming(true)}>
-            Delete {sa.name}…
-          </button>
-        </div>
-      )}
-      {confirming && (
-        <div class="offboard-confirm" role="group" aria-labelledby="delete-confirm-heading" tabIndex={-1} ref={confirmRef}>
-          <h3 id="delete-confirm-heading">Delete {sa.name}?</h3>
+      {confirming.key ? (
+        <Confirmation
+          layout="panel"
+          question={`Delete ${sa.name}?`}
+          confirmLabel={`Delete ${sa.name}`}
+          busyLabel="Deleting…"
+          busy={remove.busy}
+          problem={remove.problem}
+          problemTitle="The service account was not deleted"
+          confirmData={{ "data-action": "confirm-delete" }}
+          onConfirm={() => void remove.run()}
+          onCancel={confirming.cancel}
+        >
           <p>
             Every integration using <strong>{sa.name}</strong> is refused from now on. <strong>This cannot be undone.</strong>
           </p>
-          <ProblemBanner problem={remove.problem} title="The service account was not deleted" />
-          <div class="buttons">
-            <button type="button" class="button button-danger" data-action="confirm-delete" disabled={remove.busy} onClick={() => void remove.run()}>
-              {remove.busy ? "Deleting…" : `Delete ${sa.name}`}
-            </button>
-            <button
-              type="button"
-              class="button button-secondary"
-              onClick={() => {
-                setConfirming(false);
-                remove.clear();
-                setTimeout(() => openRef.current?.focus(), 0);
-              }}
-            >
-              Cancel
-            </button>
-          </div>
+        </Confirmation>
+      ) : (
+        <div class="buttons">
+          <button type="button" class="button button-danger" data-action="delete" {...confirming.opener("delete")}>
+            Delete {sa.name}…
+          </button>
         </div>
       )}
     </section>

@@ -1,19 +1,52 @@
+import type { ComponentChildren } from "preact";
 import type { Problem } from "../api/client";
 import { signInUrl } from "../session";
 import { PageHeader } from "../ui";
 
+/** A page of its own, outside the app's shell: one card in the middle, for someone not (or not yet) let in. */
+function CenteredCard(props: { title: string; refusal?: string; children: ComponentChildren }) {
+  return (
+    <main id="main" class="center-page">
+      <div class="card narrow" data-refusal={props.refusal}>
+        <PageHeader title={props.title} />
+        {props.children}
+      </div>
+    </main>
+  );
+}
+
 /** Not signed in (or the session ended): one way forward. */
 export function SignedOutPage() {
   return (
-    <main id="main" class="center-page">
-      <div class="card narrow">
-        <PageHeader title="Sign in to the SecOps portal" />
-        <p>Sign in with your organization's account to approve containment, onboard customers and watch webhooks.</p>
-        <a class="button" href={signInUrl()}>
-          Sign in
-        </a>
-      </div>
-    </main>
+    <CenteredCard title="Sign in to the SecOps portal">
+      <p>Sign in with your organization's account to approve containment, onboard customers and watch webhooks.</p>
+      <a class="button" href={signInUrl()}>
+        Sign in
+      </a>
+    </CenteredCard>
+  );
+}
+
+/** A refusal's card: what it means and what to do, then signing in again, and the code for whoever helps. */
+function RefusalCard(props: {
+  problem: Problem;
+  title: string;
+  /** The HTTP status beside the code: for a refusal this page has no words of its own for. */
+  withStatus?: boolean;
+  children: ComponentChildren;
+}) {
+  const { problem } = props;
+  return (
+    <CenteredCard title={props.title} refusal={problem.code}>
+      {props.children}
+      <a class="button" href={signInUrl()}>
+        Sign in again
+      </a>
+      <p class="muted">
+        Code: <code>{problem.code}</code>
+        {props.withStatus && problem.status ? ` · HTTP ${problem.status}` : ""}
+      </p>
+    </CenteredCard>
   );
 }
 
@@ -22,55 +55,28 @@ export function SignedOutPage() {
  * rather than an error code.
  */
 export function RefusedPage({ problem }: { problem: Problem }) {
-  const again = (
-    <a class="button" href={signInUrl()}>
-      Sign in again
-    </a>
-  );
   if (problem.code === "MFA_REQUIRED") {
     return (
-      <main id="main" class="center-page">
-        <div class="card narrow" data-refusal="MFA_REQUIRED">
-          <PageHeader title="Multi-factor authentication required" />
-          <p>
-            You signed in with a password only. The portal approves containment and changes customers' settings, so it needs a sign-in that used a second factor (an authenticator app, a security
-            key or a phone).
-          </p>
-          <p>Sign in again and complete the second step. If you are never asked for one, ask your administrator to set up multi-factor authentication for your account.</p>
-          {again}
-          <p class="muted">
-            Code: <code>{problem.code}</code>
-          </p>
-        </div>
-      </main>
+      <RefusalCard problem={problem} title="Multi-factor authentication required">
+        <p>
+          You signed in with a password only. The portal approves containment and changes customers' settings, so it needs a sign-in that used a second factor (an authenticator app, a security key
+          or a phone).
+        </p>
+        <p>Sign in again and complete the second step. If you are never asked for one, ask your administrator to set up multi-factor authentication for your account.</p>
+      </RefusalCard>
     );
   }
   if (problem.code === "USER_NOT_REGISTERED") {
     return (
-      <main id="main" class="center-page">
-        <div class="card narrow" data-refusal="USER_NOT_REGISTERED">
-          <PageHeader title="You are not registered for this portal" />
-          <p>Your sign-in worked, but your account is not a registered, active user of this service.</p>
-          <p>Ask a user administrator of your organization to add you (Portal → People), then sign in again.</p>
-          {again}
-          <p class="muted">
-            Code: <code>{problem.code}</code>
-          </p>
-        </div>
-      </main>
+      <RefusalCard problem={problem} title="You are not registered for this portal">
+        <p>Your sign-in worked, but your account is not a registered, active user of this service.</p>
+        <p>Ask a user administrator of your organization to add you (Portal → People), then sign in again.</p>
+      </RefusalCard>
     );
   }
   return (
-    <main id="main" class="center-page">
-      <div class="card narrow" data-refusal={problem.code}>
-        <PageHeader title="The portal could not be opened" />
-        <p>{problem.detail ?? "The service refused the session."}</p>
-        {again}
-        <p class="muted">
-          Code: <code>{problem.code}</code>
-          {problem.status ? ` · HTTP ${problem.status}` : ""}
-        </p>
-      </div>
-    </main>
+    <RefusalCard problem={problem} title="The portal could not be opened" withStatus>
+      <p>{problem.detail ?? "The service refused the session."}</p>
+    </RefusalCard>
   );
 }

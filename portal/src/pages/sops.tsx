@@ -1,9 +1,10 @@
 import { useId, useRef, useState } from "preact/hooks";
 import { api, call, csrf, type Problem } from "../api/client";
 import type { paths } from "../api/openapi";
+import { Confirmation, useConfirming } from "../confirmation";
 import { hasRole, useMe } from "../session";
-import { Empty, Field, Notice, PageHeader, ProblemBanner, TableScroll, Time, useAction, useResource } from "../ui";
-import { ConfirmRemove, useWorkspaceChoice, type Workspace } from "./workspace-select";
+import { Empty, Field, Notice, PageHeader, ProblemBanner, RefreshButton, TableScroll, Time, useAction, useResource } from "../ui";
+import { useWorkspaceChoice, type Workspace } from "./workspace-select";
 
 type SopList = paths["/api/v2/portal/workspaces/{workspaceId}/sops"]["get"]["responses"][200]["content"]["application/json"]["data"];
 type Sop = SopList[number];
@@ -48,14 +49,14 @@ export function SopsPage() {
 function WorkspaceSops({ workspace, mayEdit }: { workspace: Workspace; mayEdit: boolean }) {
   const path = { workspaceId: workspace.id };
   const list = useResource(async () => (await call(api.GET("/api/v2/portal/workspaces/{workspaceId}/sops", { params: { path } }))).data, [workspace.id]);
-  const [confirming, setConfirming] = useState<string | undefined>(undefined);
   const [notice, setNotice] = useState<string | undefined>(undefined);
   const remove = useAction(async (sop: Sop) => {
     await call(api.DELETE("/api/v2/portal/workspaces/{workspaceId}/sops/{sopId}", { params: { path: { ...path, sopId: sop.id }, header: csrf() } }));
     await list.reload();
-    setConfirming(undefined);
+    confirming.close();
     setNotice(`${sop.title} was deleted.`);
   });
+  const confirming = useConfirming(remove);
   return (
     <>
       {mayEdit && (
@@ -70,9 +71,7 @@ function WorkspaceSops({ workspace, mayEdit }: { workspace: Workspace; mayEdit: 
       <section class="content-section" aria-labelledby="sop-list-heading">
         <div class="card-header">
           <h2 id="sop-list-heading">Documents of {workspace.name}</h2>
-          <button type="button" class="button button-secondary" onClick={() => void list.reload()} disabled={list.loading}>
-            {list.loading ? "Refreshing…" : "Refresh"}
-          </button>
+          <RefreshButton busy={list.loading} onRefresh={() => void list.reload()} />
         </div>
         {!mayEdit && <p class="muted">Agent administrators upload and delete documents.</p>}
         <ProblemBanner problem={list.problem} title="The documents could not be listed" />
@@ -107,16 +106,15 @@ function WorkspaceSops({ workspace, mayEdit }: { workspace: Workspace; mayEdit: 
                       {sop.uploadedBy.name}, <Time at={sop.uploadedAt} />
                     </td>
                     <td>
-                      {confirming === sop.id ? (
-                        <ConfirmRemove
-                          what={sop.title}
-                          verb="Delete"
+                      {confirming.key === sop.id ? (
+                        <Confirmation
+                          layout="inline"
+                          question={`Delete ${sop.title}?`}
+                          confirmLabel="Yes, delete"
+                          busyLabel="Deleting…"
                           busy={remove.busy}
                           onConfirm={() => void remove.run(sop)}
-                          onCancel={() => {
-                            setConfirming(undefined);
-                            remove.clear();
-                          }}
+                          onCancel={confirming.cancel}
                         />
                       ) : (
                         <div class="buttons buttons-tight">
@@ -124,15 +122,7 @@ function WorkspaceSops({ workspace, mayEdit }: { workspace: Workspace; mayEdit: 
                             Download
                           </a>
                           {mayEdit && (
-                            <button
-                              type="button"
-                              class="button button-secondary"
-                              aria-label={`Delete ${sop.title}`}
-                              onClick={() => {
-                                setConfirming(sop.id);
-                                remove.clear();
-                              }}
-                            >
+                            <button type="button" class="button button-secondary" aria-label={`Delete ${sop.title}`} {...confirming.opener(sop.id)}>
                               Delete…
                             </button>
                           )}

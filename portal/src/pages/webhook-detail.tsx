@@ -3,7 +3,8 @@ import { api, call, csrf } from "../api/client";
 import type { paths } from "../api/openapi";
 import { BASE, Link } from "../router";
 import { hasRole, useMe } from "../session";
-import { Badge, Empty, Field, Notice, PageHeader, ProblemBanner, Select, TableScroll, Time, useAction, useResource } from "../ui";
+import { ShowMore, usePages } from "../paging";
+import { Badge, Empty, Field, Notice, PageHeader, ProblemBanner, RefreshButton, Select, TableScroll, Time, useAction, useResource } from "../ui";
 import { DeliveryChart } from "./delivery-chart";
 import { percent, StateButtons, statusTone, WEBHOOK_OPERATORS } from "./webhooks";
 
@@ -47,9 +48,7 @@ export function WebhookDetailPage({ params }: { params: Record<string, string> }
     <section>
       <PageHeader title={webhook ? webhook.name : "Webhook"}>
         {health.value && <StateButtons webhookId={webhookId} actions={health.value.actions} onChanged={refreshAll} />}
-        <button type="button" class="button button-secondary" onClick={refreshAll}>
-          Refresh
-        </button>
+        <RefreshButton onRefresh={refreshAll} />
       </PageHeader>
       <p>
         <Link href={`${BASE}/webhooks`}>All webhooks</Link>
@@ -230,8 +229,6 @@ function DeliveryLog({ webhookId, version, onRedelivered }: { webhookId: string;
   const me = useMe();
   const [outcome, setOutcome] = useState("");
   const [statusClass, setStatusClass] = useState("");
-  const [entries, setEntries] = useState<LogEntry[]>([]);
-  const [next, setNext] = useState<string | undefined>(undefined);
   const [queued, setQueued] = useState<string | undefined>(undefined);
   const query = (continuationToken?: string): LogQuery => ({
     pageSize: 25,
@@ -239,17 +236,8 @@ function DeliveryLog({ webhookId, version, onRedelivered }: { webhookId: string;
     ...(statusClass ? { statusClass: statusClass as LogQuery["statusClass"] } : {}),
     ...(continuationToken ? { continuationToken } : {}),
   });
-  const first = useResource(async () => {
-    const page = await call(api.GET("/api/v2/portal/webhooks/{webhookId}/delivery-logs", { params: { path: { webhookId }, query: query() } }));
-    setEntries(page.data);
-    setNext(page.pagination?.continuationToken);
-    return page;
-  }, [webhookId, outcome, statusClass, version]);
-  const more = useAction(async () => {
-    const page = await call(api.GET("/api/v2/portal/webhooks/{webhookId}/delivery-logs", { params: { path: { webhookId }, query: query(next) } }));
-    setEntries((list) => [...list, ...page.data]);
-    setNext(page.pagination?.continuationToken);
-  });
+  const read = (continuationToken?: string) => call(api.GET("/api/v2/portal/webhooks/{webhookId}/delivery-logs", { params: { path: { webhookId }, query: query(continuationToken) } }));
+  const { first, items: entries, more: next, loadMore: more } = usePages(read, [webhookId, outcome, statusClass, version]);
   const redeliver = useAction(async (entry: LogEntry) => {
     setQueued(undefined);
     await call(
@@ -324,12 +312,7 @@ function DeliveryLog({ webhookId, version, onRedelivered }: { webhookId: string;
           </table>
         </TableScroll>
       )}
-      <ProblemBanner problem={more.problem} />
-      {next && (
-        <button type="button" class="button button-secondary" disabled={more.busy} onClick={() => void more.run()}>
-          {more.busy ? "Loading…" : "Show more"}
-        </button>
-      )}
+      <ShowMore more={!!next} action={more} />
     </>
   );
 }

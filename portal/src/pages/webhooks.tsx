@@ -2,7 +2,7 @@ import { api, call, csrf } from "../api/client";
 import type { paths } from "../api/openapi";
 import { BASE, Link } from "../router";
 import { hasRole, useMe } from "../session";
-import { Badge, Empty, PageHeader, ProblemBanner, TableScroll, Time, useAction, useResource } from "../ui";
+import { Badge, Empty, PageHeader, ProblemBanner, RefreshButton, TableScroll, Time, useAction, useResource } from "../ui";
 
 type ListEnvelope = paths["/api/v2/portal/webhooks"]["get"]["responses"][200]["content"]["application/json"];
 export type WebhookHealthSummary = ListEnvelope["data"][number];
@@ -58,9 +58,7 @@ export function WebhooksPage() {
   return (
     <section>
       <PageHeader title="Webhooks">
-        <button type="button" class="button button-secondary" onClick={() => void list.reload()} disabled={list.loading}>
-          {list.loading ? "Refreshing…" : "Refresh"}
-        </button>
+        <RefreshButton busy={list.loading} onRefresh={() => void list.reload()} />
       </PageHeader>
       <p class="lead">Your organization's endpoints and how their deliveries went in the last 24 hours. Open one for its figures, its delivery log and redelivery.</p>
       <ProblemBanner problem={list.problem} />

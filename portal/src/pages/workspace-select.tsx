@@ -1,5 +1,5 @@
 import type { JSX } from "preact";
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect } from "preact/hooks";
 import { api, call } from "../api/client";
 import type { paths } from "../api/openapi";
 import { navigate, useLocation } from "../router";
@@ -36,50 +36,4 @@ export function useWorkspaceChoice(): { workspaces: Workspace[] | undefined; wor
     </div>
   );
   return { workspaces, workspace, choose, picker };
-}
-
-/** Reads a resource with its `ETag` (which a change sends back as `If-Match`), or throws the server's problem. */
-export async function withEtag<T>(pending: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<{ value: T; etag: string | undefined }> {
-  let etag: string | undefined;
-  const value = await call(
-    pending.then((result) => {
-      etag = result.response.headers.get("ETag") ?? undefined;
-      return result;
-    }),
-  );
-  return { value, etag };
-}
-
-/** `If-Match` when there is a version to match. */
-export function ifMatch(etag: string | undefined): Record<string, string> {
-  return etag ? { "If-Match": etag } : {};
-}
-
-/** An inline "are you sure": its confirm button takes the focus, Escape or Cancel steps back. */
-export function ConfirmRemove(props: { what: string; verb?: string; busy: boolean; onConfirm(): void; onCancel(): void }) {
-  const ref = useRef<HTMLButtonElement>(null);
-  useEffect(() => ref.current?.focus(), []);
-  const verb = props.verb ?? "Remove";
-  return (
-    <div
-      class="confirm"
-      role="group"
-      aria-label={`${verb} ${props.what}?`}
-      onKeyDown={(e) => {
-        if (e.key === "Escape") props.onCancel();
-      }}
-    >
-      <span>
-        {verb} {props.what}?
-      </span>
-      <div class="buttons buttons-tight">
-        <button type="button" ref={ref} class="button button-danger" disabled={props.busy} onClick={props.onConfirm}>
-          {props.busy ? `${verb.replace(/e$/, "")}ing…` : `Yes, ${verb.toLowerCase()}`}
-        </button>
-        <button type="button" class="button button-secondary" onClick={props.onCancel}>
-          Cancel
-        </button>
-      </div>
-    </div>
-  );
 }

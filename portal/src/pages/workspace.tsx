@@ -1,20 +1,12 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
 import type { paths } from "../api/openapi";
+import { Confirmation, useConfirming } from "../confirmation";
+import { setFlash, takeFlash } from "../flash";
 import { BASE, Link, navigate } from "../router";
 import { hasRole, useMe } from "../session";
 import { Badge, Checkbox, Field, Notice, PageHeader, ProblemBanner, Select, TableScroll, Time, useAction, useResource } from "../ui";
-import {
-  changedSourcesBody,
-  readOrganizations,
-  setFlash,
-  SOURCE_NAMES,
-  sourcesDraft,
-  SourcesEditor,
-  takeFlash,
-  WORKSPACE_ADMIN,
-  type Workspace,
-} from "./workspaces";
+import { changedSourcesBody, readOrganizations, SOURCE_NAMES, sourcesDraft, SourcesEditor, WORKSPACE_ADMIN, type Workspace } from "./workspaces";
 
 type Integrations = paths["/api/v2/portal/workspaces/{workspaceId}/integrations"]["get"]["responses"][200]["content"]["application/json"]["data"];
 type IntegrationName = keyof Integrations;
@@ -326,12 +318,6 @@ function ApprovalPolicySection(props: { workspaceId: string; canChange: boolean 
 
 /** Offboarding, behind a confirmation that names the workspace and says what it does. */
 function Offboarding({ workspace: w }: { workspace: Workspace }) {
-  const [confirming, setConfirming] = useState(false);
-  const confirmRef = useRef<HTMLDivElement>(null);
-  const openRef = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    if (confirming) confirmRef.current?.focus();
-  }, [confirming]);
   const offboard = useAction(async () => {
     const result = (await call(api.DELETE("/api/v2/portal/workspaces/{workspaceId}", { params: { path: { workspaceId: w.id }, header: csrf() } }))).data;
     setFlash(
@@ -339,20 +325,23 @@ function Offboarding({ workspace: w }: { workspace: Workspace }) {
     );
     navigate(`${BASE}/workspaces`);
   });
+  const confirming = useConfirming(offboard);
   return (
     <section class="card danger-zone" aria-labelledby="offboard-heading">
       <h2 id="offboard-heading">Offboard this workspace</h2>
       <p class="muted">The workspace leaves every listing and route. Its audit trail stays.</p>
-      {!confirming && (
-        <div class="buttons">
-          <button type="button" class="button button-danger" ref={openRef} onClick={() => setConfirming(true)}>
-            Offboard {w.name}…
-          </button>
-        </div>
-      )}
-      {confirming && (
-        <div class="offboard-confirm" role="group" aria-labelledby="offboard-confirm-heading" tabIndex={-1} ref={confirmRef}>
-          <h3 id="offboard-confirm-heading">Offboard {w.name}?</h3>
+      {confirming.key ? (
+        <Confirmation
+          layout="panel"
+          question={`Offboard ${w.name}?`}
+          confirmLabel={`Offboard ${w.name}`}
+          busyLabel="Offboarding…"
+          busy={offboard.busy}
+          problem={offboard.problem}
+          problemTitle="The workspace was not offboarded"
+          onConfirm={() => void offboard.run()}
+          onCancel={confirming.cancel}
+        >
           <ul>
             <li>Runs of {w.name} waiting for approval are denied, and runs dispatched or running are cancelled (a playbook already in the automation backend is not called back).</li>
             <li>From then on {w.name} answers “not found” everywhere: it leaves the workspace listings, the cross-workspace listings and the reconciler.</li>
@@ -362,23 +351,12 @@ function Offboarding({ workspace: w }: { workspace: Workspace }) {
           <p>
             <strong>This cannot be undone from the portal.</strong>
           </p>
-          <ProblemBanner problem={offboard.problem} title="The workspace was not offboarded" />
-          <div class="buttons">
-            <button type="button" class="button button-danger" disabled={offboard.busy} onClick={() => void offboard.run()}>
-              {offboard.busy ? "Offboarding…" : `Offboard ${w.name}`}
-            </button>
-            <button
-              type="button"
-              class="button button-secondary"
-              onClick={() => {
-                setConfirming(false);
-                offboard.clear();
-                setTimeout(() => openRef.current?.focus(), 0);
-              }}
-            >
-              Cancel
-            </button>
-          </div>
+        </Confirmation>
+      ) : (
+        <div class="buttons">
+          <button type="button" class="button button-danger" {...confirming.opener("offboard")}>
+            Offboard {w.name}…
+          </button>
         </div>
       )}
     </section>

@@ -1,9 +1,10 @@
 import { useState } from "preact/hooks";
 import { api, call, csrf, fieldError, type Problem } from "../api/client";
 import type { paths } from "../api/openapi";
+import { setFlash, takeFlash } from "../flash";
 import { BASE, Link, navigate } from "../router";
 import { hasRole, useMe } from "../session";
-import { Badge, Checkbox, Empty, Field, Notice, PageHeader, ProblemBanner, Select, TableScroll, Time, useAction, useResource } from "../ui";
+import { Badge, Checkbox, Empty, Field, Notice, PageHeader, ProblemBanner, RefreshButton, Select, TableScroll, Time, useAction, useResource } from "../ui";
 
 type OrganizationList = paths["/api/v2/portal/organizations"]["get"]["responses"][200]["content"]["application/json"];
 export type Organization = OrganizationList["data"][number];
@@ -25,17 +26,6 @@ export async function readOrganizations(): Promise<Organization[]> {
 
 export async function readWorkspaces(): Promise<Workspace[]> {
   return (await call(api.GET("/api/v2/portal/workspaces"))).data;
-}
-
-/** A notice carried across a change of view (after onboarding or offboarding), shown once. */
-let flash: string | undefined;
-export function setFlash(message: string): void {
-  flash = message;
-}
-export function takeFlash(): string | undefined {
-  const message = flash;
-  flash = undefined;
-  return message;
 }
 
 export function sourcesOn(w: Workspace): number {
@@ -206,9 +196,7 @@ export function WorkspacesPage() {
   return (
     <section>
       <PageHeader title="Organizations and workspaces">
-        <button type="button" class="button button-secondary" onClick={() => void reload()} disabled={organizations.loading || workspaces.loading}>
-          {organizations.loading || workspaces.loading ? "Refreshing…" : "Refresh"}
-        </button>
+        <RefreshButton busy={organizations.loading || workspaces.loading} onRefresh={() => void reload()} />
       </PageHeader>
       <p class="lead">Your organization, the customer organizations it manages, and the workspaces you may act on.</p>
       {notice && <Notice kind="success">{notice}</Notice>}

@@ -54,7 +54,7 @@ describe("deployment package", () => {
     expect(own.filter((f) => !f.startsWith("dist/")).sort()).toEqual(["host.json", "package-lock.json", "package.json"]);
     // The portal page, bundled: its page, one script and one stylesheet, content-named; no source maps.
     const page = own.filter((f) => f.startsWith("dist/portal/")).sort();
-    expect(page.map((f) => f.replace(/-\w+\.(js|css)$/, ".$1"))).toEqual(["dist/portal/assets/app.css", "dist/portal/assets/app.js", "dist/portal/index.html"]);
+    expect(page.map((f) => f.replace(/-\w+\.(js|css)$/, ".$1")).sort()).toEqual(["dist/portal/assets/app.css", "dist/portal/assets/app.js", "dist/portal/index.html"]);
     // Otherwise only compiled JavaScript: no TypeScript sources, source maps, tests, bench, scripts or infra.
     const code = own.filter((f) => !f.startsWith("dist/portal/"));
     expect(code.filter((f) => f.startsWith("dist/") && !f.endsWith(".js"))).toEqual(["dist/shared/hosts/azure/http-functions.json"]);

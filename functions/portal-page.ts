@@ -16,7 +16,7 @@ for (const [name, route] of [
     authLevel: "anonymous",
     async handler(request) {
       const pathname = new URL(request.url).pathname;
-      const answer = page.respond(request.method, pathname.startsWith(PORTAL_PAGE_PATH) ? pathname : PORTAL_PAGE_PATH);
+      const answer = page.respond(request.method, pathname.startsWith(PORTAL_PAGE_PATH) ? pathname : PORTAL_PAGE_PATH, request.headers.get("accept-encoding") ?? "");
       return new HttpResponse({ status: answer.status, headers: answer.headers, body: request.method === "HEAD" ? undefined : answer.body });
     },
   });

@@ -57,7 +57,7 @@ export async function startLocalServer(
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const pathname = requestUrl(req.url, req.headers.host, fallbackHost).pathname;
     if (PortalPage.owns(pathname)) {
-      const page = portalPage.respond(req.method ?? "GET", pathname);
+      const page = portalPage.respond(req.method ?? "GET", pathname, String(req.headers["accept-encoding"] ?? ""));
       res.writeHead(page.status, page.headers);
       res.end(req.method === "HEAD" ? undefined : page.body);
       services.logger.info("request", { method: req.method, path: pathname, status: page.status });

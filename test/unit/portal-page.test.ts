@@ -1,0 +1,52 @@
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { afterAll, describe, expect, it } from "vitest";
+import { PORTAL_CSP, PortalPage } from "../../shared/platform/http/portal-page";
+
+const dir = mkdtempSync(join(tmpdir(), "portal-page-"));
+mkdirSync(join(dir, "assets"));
+writeFileSync(join(dir, "index.html"), '<!doctype html><script type="module" src="/portal/assets/app-ABC.js"></script>');
+const script = "export const x = 1;\n".repeat(200);
+writeFileSync(join(dir, "assets", "app-ABC.js"), script);
+writeFileSync(join(dir, "assets", ".env.js"), "secret");
+writeFileSync(join(dir, "secret.txt"), "not an asset");
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const page = new PortalPage(dir);
+
+describe("the portal page's files", () => {
+  it("answers every view's path with the page, under the policy, never cached stale", () => {
+    for (const path of ["/portal/", "/portal/approvals", "/portal/incidents/w/SourceA/42"]) {
+      const answer = page.respond("GET", path);
+      expect(answer.status, path).toBe(200);
+      expect(answer.headers).toMatchObject({ "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache", "Content-Security-Policy": PORTAL_CSP, "X-Content-Type-Options": "nosniff" });
+    }
+    expect(page.respond("GET", "/portal")).toMatchObject({ status: 308, headers: { Location: "/portal/" } });
+  });
+
+  it("answers the bundle's content-named files for a year, gzipped to a client that accepts it", () => {
+    const plain = page.respond("GET", "/portal/assets/app-ABC.js");
+    expect(plain).toMatchObject({ status: 200, headers: { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "public, max-age=31536000, immutable" } });
+    expect(plain.headers["Content-Encoding"]).toBeUndefined();
+    const gzipped = page.respond("GET", "/portal/assets/app-ABC.js", "br, gzip, deflate");
+    expect(gzipped.headers).toMatchObject({ "Content-Encoding": "gzip", Vary: "Accept-Encoding" });
+    expect(gunzipSync(gzipped.body as Buffer).toString()).toBe(script);
+    expect((gzipped.body as Buffer).length).toBeLessThan(script.length / 4);
+  });
+
+  it("answers 404 for anything else under assets: unknown, hidden, another type, or a way out of the folder", () => {
+    for (const path of ["/portal/assets/nope.js", "/portal/assets/.env.js", "/portal/assets/..", "/portal/assets/../secret.txt", "/portal/assets/%2e%2e%2fsecret.txt", "/portal/assets/secret.txt"]) {
+      const answer = page.respond("GET", path);
+      // A path the asset pattern refuses is a view, answered with the page itself: never the file.
+      expect(answer.body.toString(), path).not.toContain("not an asset");
+      if (/^\/portal\/assets\/[A-Za-z0-9_.-]+$/.test(path)) expect(answer.status, path).toBe(404);
+    }
+  });
+
+  it("refuses changes with 405, and says how to build the page when it is missing", () => {
+    expect(page.respond("POST", "/portal/approvals")).toMatchObject({ status: 405, headers: { Allow: "GET, HEAD" } });
+    expect(new PortalPage(join(dir, "missing")).respond("GET", "/portal/")).toMatchObject({ status: 503, body: expect.stringContaining("npm run build") });
+  });
+});

@@ -1,37 +1,31 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_PEOPLE } from "../../shared/hosts/local/identity-provider/demo-people";
-import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
+import type { TestHost, TestPerson } from "../support/test-host";
 import { submitAccountRun } from "../support/gamebook-runs";
 import { seedDemoGamebookRuns } from "../../shared/hosts/local/demo-gamebook-runs";
-import { checkAccessibility, launchBrowser, newPage, pageProblems, screenshot, signInInBrowser, type Browser, type Page } from "../support/browser";
+import { checkAccessibility, demoPerson, newPage, NO_PROBLEMS, overflowingElements, pageProblems, pageProblemsBesides, screenshot, signInInBrowser, startPortal, type Browser, type Page, type Portal } from "../support/browser";
 
 /**
  * The approval queue in Chromium, as a SOC lead uses it: what approving will do, approve and see the
  * run dispatch, deny with a reason, and a request decided elsewhere changing in place. Also the pages
  * a refused sign-in lands on.
  */
-const person = (key: string) => DEMO_PEOPLE.find((p) => p.key === key)!;
 
+let portal: Portal;
 let browser: Browser;
 let host: TestHost;
 let origin: string;
 let clinics: string;
 let otherOwner: TestPerson;
-const noProblems = { consoleErrors: [], pageErrors: [], cspViolations: [] };
 
 /**
- * The page's problems, less the browser's own console line for the portal's first call answered 401
- * or 403: that answer is how the page learns it must show the sign-in or a refusal.
+ * The browser's own console line for the portal's first call answered 401 or 403: that answer is how
+ * the page learns it must show the sign-in or a refusal.
  */
-function problemsBesidesRefusal(page: Page) {
-  const found = pageProblems(page);
-  const refusal = /^Failed to load resource: the server responded with a status of 40[13] .*\/api\/v2\/portal\/me\)$/;
-  return { ...found, consoleErrors: found.consoleErrors.filter((line) => !refusal.test(line)) };
-}
+const refusal = /^Failed to load resource: the server responded with a status of 40[13] .*\/api\/v2\/portal\/me\)$/;
 
 beforeAll(async () => {
-  [browser, host] = await Promise.all([launchBrowser(), startTestHost({ signIn: true, env: { SIMULATED_PLAYBOOK_DELAY_MS: "2" } })]);
-  origin = new URL(host.base).origin;
+  portal = await startPortal({ env: { SIMULATED_PLAYBOOK_DELAY_MS: "2" } });
+  ({ browser, host, origin } = portal);
   // The demo workspace whose policy makes every run wait for approval; the demo seeds two such runs.
   clinics = host.demo.workspaces.find((w) => w.name === "northwind-sentinel-clinics")!.id;
   // What `npm start` seeds after the demo data: among others, two runs waiting in that workspace.
@@ -40,8 +34,7 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await host?.close();
+  await portal?.close();
 });
 
 const card = (runId: string) => `article.approval[data-run-id="${runId}"]`;
@@ -62,7 +55,7 @@ describe("the approval queue in a browser", () => {
     // A third waiting run, submitted through the contract's API as an integration would.
     await submitAccountRun(host, clinics);
     page = await newPage(browser, { width: 1280 });
-    await signInInBrowser(page, origin, person("jonas").oid, { returnTo: "/portal/approvals" });
+    await signInInBrowser(page, origin, demoPerson("jonas").oid, { returnTo: "/portal/approvals" });
     await page.waitForSelector('article.approval[data-awaiting="true"]');
     runs = await page.$$eval('article.approval[data-awaiting="true"]', (els) => els.map((el) => el.getAttribute("data-run-id")!));
   }, 120_000);
@@ -74,12 +67,12 @@ describe("the approval queue in a browser", () => {
     expect(text).toContain("northwind-sentinel-clinics");
     await screenshot(page, "approvals-queue", { readme: true });
     await checkAccessibility(page, "approvals-queue");
-    expect(pageProblems(page)).toEqual(noProblems);
+    expect(pageProblems(page)).toEqual(NO_PROBLEMS);
   });
 
   it("at 390 px the navigation folds behind a menu button, and the queue passes axe", async () => {
     const phone = await newPage(browser, { width: 390 });
-    await signInInBrowser(phone, origin, person("jonas").oid, { returnTo: "/portal/approvals" });
+    await signInInBrowser(phone, origin, demoPerson("jonas").oid, { returnTo: "/portal/approvals" });
     await phone.waitForSelector('article.approval[data-awaiting="true"]');
     expect(await phone.$eval("#nav", (el) => getComputedStyle(el).display)).toBe("none");
     await phone.click(".menu-toggle");
@@ -91,10 +84,10 @@ describe("the approval queue in a browser", () => {
         .map((el) => `${el.tagName.toLowerCase()}.${el.className} ${Math.round(el.getBoundingClientRect().right)}`),
     );
     expect(wide).toEqual([]);
-    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await overflowingElements(phone, 390)).toEqual([]);
     await screenshot(phone, "approvals-queue-390");
     await checkAccessibility(phone, "approvals-queue-390");
-    expect(pageProblems(phone)).toEqual(noProblems);
+    expect(pageProblems(phone)).toEqual(NO_PROBLEMS);
     await phone.browserContext().close();
   });
   it("approves a run: the card shows the approval, then follows the run as it is dispatched", async () => {
@@ -105,7 +98,7 @@ describe("the approval queue in a browser", () => {
     // Dispatched: the executor takes it, and the card follows it out of Pending.
     await page.waitForFunction((sel) => document.querySelector(sel)?.getAttribute("data-status") !== "Pending", { timeout: 20_000 }, card(runId));
     expect(await runStatus(runId)).not.toBe("Pending");
-    expect(await cardText(page, runId)).toContain(`Approved by ${person("jonas").name}`);
+    expect(await cardText(page, runId)).toContain(`Approved by ${demoPerson("jonas").name}`);
     expect(await cardText(page, runId)).toContain("Confirmed with the customer's on-call.");
     await screenshot(page, "approvals-approved");
   });
@@ -128,10 +121,10 @@ describe("the approval queue in a browser", () => {
     await page.type(`${card(runId)} textarea[name="reason"]`, "The sign-ins are the user's own travel.");
     await page.click(`${card(runId)} button[type="submit"]`);
     await page.waitForFunction((sel) => document.querySelector(sel)?.getAttribute("data-status") === "Denied", {}, card(runId));
-    expect(await cardText(page, runId)).toContain(`Denied by ${person("jonas").name}`);
+    expect(await cardText(page, runId)).toContain(`Denied by ${demoPerson("jonas").name}`);
     expect(await runStatus(runId)).toBe("Denied");
     await checkAccessibility(page, "approvals-decided");
-    expect(pageProblems(page)).toEqual(noProblems);
+    expect(pageProblems(page)).toEqual(NO_PROBLEMS);
     await page.browserContext().close();
   });
 
@@ -145,36 +138,36 @@ describe("signing in and out of the portal", () => {
     expect(await page.$eval("h1", (el) => el.textContent)).toBe("Sign in to the SecOps portal");
     await screenshot(page, "sign-in");
     await checkAccessibility(page, "sign-in");
-    await signInInBrowser(page, origin, person("li").oid, { returnTo: "/portal/approvals" });
+    await signInInBrowser(page, origin, demoPerson("li").oid, { returnTo: "/portal/approvals" });
     await page.waitForSelector(".who");
-    expect(await page.$eval(".who", (el) => el.textContent)).toContain(person("li").name);
+    expect(await page.$eval(".who", (el) => el.textContent)).toContain(demoPerson("li").name);
     // Signing out ends the session: the page shows the sign-in again.
     await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click(".who button")]);
     await page.goto(`${origin}/portal/approvals`, { waitUntil: "load" });
     await page.waitForSelector("a.button[href*='/api/v2/portal/auth/sign-in']");
-    expect(problemsBesidesRefusal(page)).toEqual(noProblems);
+    expect(pageProblemsBesides(page, refusal)).toEqual(NO_PROBLEMS);
     await page.browserContext().close();
   });
 
   it("someone who signed in without MFA gets a page that says so and what to do", async () => {
     const page = await newPage(browser, { width: 390 });
-    await signInInBrowser(page, origin, person("sam").oid, { returnTo: "/portal/" });
+    await signInInBrowser(page, origin, demoPerson("sam").oid, { returnTo: "/portal/" });
     await page.waitForSelector('[data-refusal="MFA_REQUIRED"]');
     expect(await page.$eval("h1", (el) => el.textContent)).toBe("Multi-factor authentication required");
     await screenshot(page, "sign-in-mfa-required");
     await checkAccessibility(page, "sign-in-mfa-required");
-    expect(problemsBesidesRefusal(page)).toEqual(noProblems);
+    expect(pageProblemsBesides(page, refusal)).toEqual(NO_PROBLEMS);
     await page.browserContext().close();
   });
 
   it("someone not registered in the service gets a page that says so and whom to ask", async () => {
     const page = await newPage(browser, { width: 1280 });
-    await signInInBrowser(page, origin, person("oliver").oid, { returnTo: "/portal/" });
+    await signInInBrowser(page, origin, demoPerson("oliver").oid, { returnTo: "/portal/" });
     await page.waitForSelector('[data-refusal="USER_NOT_REGISTERED"]');
     expect(await page.$eval("h1", (el) => el.textContent)).toBe("You are not registered for this portal");
     await screenshot(page, "sign-in-not-registered");
     await checkAccessibility(page, "sign-in-not-registered");
-    expect(problemsBesidesRefusal(page)).toEqual(noProblems);
+    expect(pageProblemsBesides(page, refusal)).toEqual(NO_PROBLEMS);
     await page.browserContext().close();
   });
 });

@@ -1,18 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_PEOPLE } from "../../shared/hosts/local/identity-provider/demo-people";
-import { startTestHost, type TestHost } from "../support/test-host";
-import { checkAccessibility, launchBrowser, newPage, pageProblems, screenshot, signInInBrowser, type Browser, type Page } from "../support/browser";
+import type { TestHost } from "../support/test-host";
+import { checkAccessibility, demoPerson, newPage, NO_PROBLEMS, overflowingElements, pageProblems, screenshot, signInInBrowser, startPortal, type Browser, type Page, type Portal } from "../support/browser";
 
 /**
  * Onboarding a customer's workspace in Chromium and seeing its incidents appear in the cross-workspace
  * list, paged to its end, then one incident's page: evidence, entities, comments, the last gamebook
  * run and related incidents.
  */
-const person = (key: string) => DEMO_PEOPLE.find((p) => p.key === key)!;
-const noProblems = { consoleErrors: [], pageErrors: [], cspViolations: [] };
 const NAME = "fabrikam-sentinel-emea";
 const TITLES = ["Password spray against EMEA VPN gateway", "Suspicious inbox rule forwarding to external address"];
 
+let portal: Portal;
 let browser: Browser;
 let host: TestHost;
 let origin: string;
@@ -20,15 +18,14 @@ let page: Page;
 let workspaceId: string;
 
 beforeAll(async () => {
-  [browser, host] = await Promise.all([launchBrowser(), startTestHost({ signIn: true })]);
-  origin = new URL(host.base).origin;
+  portal = await startPortal();
+  ({ browser, host, origin } = portal);
   page = await newPage(browser, { width: 1280 });
-  await signInInBrowser(page, origin, person("jonas").oid, { returnTo: "/portal/workspaces" });
+  await signInInBrowser(page, origin, demoPerson("jonas").oid, { returnTo: "/portal/workspaces" });
 }, 600_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await host?.close();
+  await portal?.close();
 });
 
 /** Every incident row the page shows, as `workspaceId incidentId`. */
@@ -88,17 +85,17 @@ describe("a new workspace's incidents in the cross-workspace list", () => {
     expect(text).toContain("Severity");
     await screenshot(page, "incident-detail");
     await checkAccessibility(page, "incident-detail");
-    expect(pageProblems(page)).toEqual(noProblems);
+    expect(pageProblems(page)).toEqual(NO_PROBLEMS);
   });
 
   it("at 390 px the list fits the screen and passes axe", async () => {
     const phone = await newPage(browser, { width: 390 });
-    await signInInBrowser(phone, origin, person("li").oid, { returnTo: "/portal/incidents" });
+    await signInInBrowser(phone, origin, demoPerson("li").oid, { returnTo: "/portal/incidents" });
     await phone.waitForSelector("table.incidents tbody tr");
-    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await overflowingElements(phone, 390)).toEqual([]);
     await screenshot(phone, "incidents-390");
     await checkAccessibility(phone, "incidents-390");
-    expect(pageProblems(phone)).toEqual(noProblems);
+    expect(pageProblems(phone)).toEqual(NO_PROBLEMS);
     await phone.browserContext().close();
   });
 });

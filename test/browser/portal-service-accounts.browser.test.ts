@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_PEOPLE } from "../../shared/hosts/local/identity-provider/demo-people";
-import { startTestHost, type TestHost } from "../support/test-host";
-import { checkAccessibility, launchBrowser, newPage, pageProblems, screenshot, signInInBrowser, type Browser, type Page } from "../support/browser";
+import type { TestHost } from "../support/test-host";
+import { checkAccessibility, demoPerson, newPage, NO_PROBLEMS, overflowingElements, pageProblems, pageProblemsBesides, screenshot, signInInBrowser, startPortal, type Browser, type Page, type Portal } from "../support/browser";
 
 /**
  * Service accounts in Chromium, as an Admin sets up an integration: the list, a validation problem at
@@ -9,22 +8,20 @@ import { checkAccessibility, launchBrowser, newPage, pageProblems, screenshot, s
  * left; a credential added and revoked (refused at once), then the account deleted with a confirmation
  * reached by keyboard. At 1280 and 390 px, with axe.
  */
-const person = (key: string) => DEMO_PEOPLE.find((p) => p.key === key)!;
-const noProblems = { consoleErrors: [], pageErrors: [], cspViolations: [] };
 const NAME = "SIEM export connector";
 
+let portal: Portal;
 let browser: Browser;
 let host: TestHost;
 let origin: string;
 
 beforeAll(async () => {
-  [browser, host] = await Promise.all([launchBrowser(), startTestHost({ signIn: true })]);
-  origin = new URL(host.base).origin;
+  portal = await startPortal();
+  ({ browser, host, origin } = portal);
 }, 600_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await host?.close();
+  await portal?.close();
 });
 
 /** The contract's read of the account, with a client id and secret as HTTP Basic. */
@@ -66,14 +63,10 @@ async function secretShown(page: Page): Promise<{ clientId: string; clientSecret
 }
 
 /**
- * The page's problems, less the browser's console line for the one answer the test asks for: the
- * 400 of the form with an expiration date in the past, which the page shows at its field.
+ * The browser's console line for the one answer the test asks for: the 400 of the form with an
+ * expiration date in the past, which the page shows at its field.
  */
-function problemsBesidesValidation(page: Page) {
-  const found = pageProblems(page);
-  const expected = /^Failed to load resource: the server responded with a status of 400 .*\/api\/v2\/portal\/service-accounts\)$/;
-  return { ...found, consoleErrors: found.consoleErrors.filter((line) => !expected.test(line)) };
-}
+const validation = /^Failed to load resource: the server responded with a status of 400 .*\/api\/v2\/portal\/service-accounts\)$/;
 
 const html = (page: Page) => page.evaluate(() => document.documentElement.outerHTML);
 const storage = (page: Page) => page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
@@ -85,7 +78,7 @@ describe("service accounts in a browser", () => {
 
   beforeAll(async () => {
     page = await newPage(browser, { width: 1280 });
-    await signInInBrowser(page, origin, person("amira").oid, { returnTo: "/portal/service-accounts" });
+    await signInInBrowser(page, origin, demoPerson("amira").oid, { returnTo: "/portal/service-accounts" });
   }, 120_000);
 
   it("lists the organization's service accounts with their role, workspaces and credentials", async () => {
@@ -195,25 +188,25 @@ describe("service accounts in a browser", () => {
     await page.click('form.change-service-account button[type="submit"]');
     await page.waitForFunction(() => !/Inactive/.test((document.querySelector(".facts") as HTMLElement | null)?.innerText ?? "Inactive"));
     expect(await readWith(accountId, first.clientId, first.clientSecret)).toBe(200);
-    expect(problemsBesidesValidation(page)).toEqual(noProblems);
+    expect(pageProblemsBesides(page, validation)).toEqual(NO_PROBLEMS);
   });
 
   it("at 390 px the account and a new secret fit the screen and pass axe", async () => {
     const phone = await newPage(browser, { width: 390 });
-    await signInInBrowser(phone, origin, person("amira").oid, { returnTo: `/portal/service-accounts/${accountId}` });
+    await signInInBrowser(phone, origin, demoPerson("amira").oid, { returnTo: `/portal/service-accounts/${accountId}` });
     await phone.waitForSelector("form.add-credential");
     await checkScope(phone, "form.add-credential", "incidents:read");
     await phone.click('form.add-credential button[type="submit"]');
     await secretShown(phone);
-    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await overflowingElements(phone, 390)).toEqual([]);
     await screenshot(phone, "service-account-390");
     await checkAccessibility(phone, "service-account-390");
     await phone.goto(`${origin}/portal/service-accounts`);
     await phone.waitForSelector("table.service-accounts tbody tr");
-    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await overflowingElements(phone, 390)).toEqual([]);
     await screenshot(phone, "service-accounts-390");
     await checkAccessibility(phone, "service-accounts-390");
-    expect(pageProblems(phone)).toEqual(noProblems);
+    expect(pageProblems(phone)).toEqual(NO_PROBLEMS);
     await phone.browserContext().close();
   });
 
@@ -230,7 +223,7 @@ describe("service accounts in a browser", () => {
     expect(page.url()).toBe(`${origin}/portal/service-accounts`);
     expect(await page.$(`tr[data-service-account-id="${accountId}"]`)).toBeNull();
     expect(await readWith(accountId, first.clientId, first.clientSecret)).toBe(401);
-    expect(problemsBesidesValidation(page)).toEqual(noProblems);
+    expect(pageProblemsBesides(page, validation)).toEqual(NO_PROBLEMS);
     await page.browserContext().close();
   });
 });

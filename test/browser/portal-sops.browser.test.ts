@@ -2,9 +2,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_PEOPLE } from "../../shared/hosts/local/identity-provider/demo-people";
-import { startTestHost, type TestHost } from "../support/test-host";
-import { checkAccessibility, launchBrowser, newPage, pageProblems, screenshot, signInInBrowser, type Browser, type Page } from "../support/browser";
+import type { TestHost } from "../support/test-host";
+import { checkAccessibility, demoPerson, newPage, NO_PROBLEMS, overflowingElements, pageProblemsBesides, screenshot, signInInBrowser, startPortal, type Browser, type Page, type Portal } from "../support/browser";
 
 /**
  * SOP documents, playbooks & rules and the agent's classification cards in Chromium: an SOP uploaded
@@ -12,7 +11,6 @@ import { checkAccessibility, launchBrowser, newPage, pageProblems, screenshot, s
  * server's problem, one deleted behind its confirmation; the title preview as typed; axe and
  * screenshots of each page at 1280 and 390 px.
  */
-const person = (key: string) => DEMO_PEOPLE.find((p) => p.key === key)!;
 /** The limit the host is started with, small enough for a test to go over. */
 const MAX_BYTES = 64 * 1024;
 /** The browser's console line for an answer the page expected and shows (the refused uploads). */
@@ -23,6 +21,7 @@ const expectedRefusal = /^Failed to load resource: the server responded with a s
  */
 const noWebhookList = /^Failed to load resource: the server responded with a status of 404 .*\/api\/v2\/portal\/webhooks\)$/;
 
+let portal: Portal;
 let browser: Browser;
 let host: TestHost;
 let origin: string;
@@ -30,21 +29,15 @@ let workspaceId: string;
 let files: string;
 
 beforeAll(async () => {
-  [browser, host] = await Promise.all([launchBrowser(), startTestHost({ signIn: true, env: { SOP_MAX_BYTES: String(MAX_BYTES) } })]);
-  origin = new URL(host.base).origin;
+  portal = await startPortal({ env: { SOP_MAX_BYTES: String(MAX_BYTES) } });
+  ({ browser, host, origin } = portal);
   workspaceId = host.demo.workspaces.find((w) => w.name === "fabrikam-sentinel-prod")!.id;
   files = mkdtempSync(join(tmpdir(), "portal-sops-"));
 }, 600_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await host?.close();
+  await portal?.close();
 });
-
-function problemsBesidesRefusals(page: Page) {
-  const found = pageProblems(page);
-  return { ...found, consoleErrors: found.consoleErrors.filter((line) => !expectedRefusal.test(line)) };
-}
 
 async function text(page: Page, selector = "main"): Promise<string> {
   return page.$eval(selector, (el) => (el as unknown as { innerText: string }).innerText);
@@ -58,19 +51,12 @@ async function waitForText(page: Page, selector: string, wanted: string | RegExp
   });
 }
 
-/** Nothing wider than a phone's screen, but inside a table's own scrolling region. */
-async function overflowing(page: Page): Promise<string[]> {
-  return (await page.evaluate(`[...document.querySelectorAll("body *")]
-    .filter((el) => el.getBoundingClientRect().right > 391 && !el.closest(".table-scroll"))
-    .map((el) => el.tagName.toLowerCase() + "." + el.className + " " + Math.round(el.getBoundingClientRect().right))`)) as string[];
-}
-
 describe("SOP documents in a browser", () => {
   let page: Page;
 
   beforeAll(async () => {
     page = await newPage(browser, { width: 1280 });
-    await signInInBrowser(page, origin, person("amira").oid, { returnTo: `/portal/sops?workspace=${workspaceId}` });
+    await signInInBrowser(page, origin, demoPerson("amira").oid, { returnTo: `/portal/sops?workspace=${workspaceId}` });
     await page.waitForSelector('input[type="file"]');
   }, 120_000);
 
@@ -104,7 +90,7 @@ describe("SOP documents in a browser", () => {
     expect(await page.$$eval("h1", (els) => els.length)).toBe(1);
     await screenshot(page, "sops-1280");
     await checkAccessibility(page, "sops-1280");
-    expect(problemsBesidesRefusals(page)).toEqual({ consoleErrors: [], pageErrors: [], cspViolations: [] });
+    expect(pageProblemsBesides(page, expectedRefusal)).toEqual(NO_PROBLEMS);
   });
 
   it("shows the server's problem for a file over the limit, and for a type it does not accept", async () => {
@@ -136,9 +122,9 @@ describe("SOP documents in a browser", () => {
 
   it("fits a phone's width", async () => {
     const phone = await newPage(browser, { width: 390 });
-    await signInInBrowser(phone, origin, person("amira").oid, { returnTo: `/portal/sops?workspace=${workspaceId}` });
+    await signInInBrowser(phone, origin, demoPerson("amira").oid, { returnTo: `/portal/sops?workspace=${workspaceId}` });
     await phone.waitForSelector('input[type="file"]');
-    expect(await overflowing(phone)).toEqual([]);
+    expect(await overflowingElements(phone, 390)).toEqual([]);
     await screenshot(phone, "sops-390");
     await checkAccessibility(phone, "sops-390");
     await phone.browserContext().close();
@@ -149,7 +135,7 @@ describe("playbooks & rules and the agent's cards in a browser", () => {
   for (const width of [1280, 390] as const) {
     it(`shows the catalogue, the rules and the title preview at ${width} px`, async () => {
       const page = await newPage(browser, { width });
-      await signInInBrowser(page, origin, person("amira").oid, { returnTo: `/portal/content?workspace=${workspaceId}` });
+      await signInInBrowser(page, origin, demoPerson("amira").oid, { returnTo: `/portal/content?workspace=${workspaceId}` });
       await page.waitForSelector("tr[data-playbook-id]");
       await page.type('input[name="title"]', "Impossible travel activity for mateo.costa@fabrikam.example");
       await waitForText(page, "[data-preview-summary]", /rule\(s\) match/);
@@ -160,29 +146,28 @@ describe("playbooks & rules and the agent's cards in a browser", () => {
       await page.type('input[name="title"]', "Nothing like any rule");
       await waitForText(page, "[data-preview-summary]", "No rule matches this title.");
       expect(await page.$$eval("h1", (els) => els.length)).toBe(1);
-      if (width === 390) expect(await overflowing(page)).toEqual([]);
+      if (width === 390) expect(await overflowingElements(page, 390)).toEqual([]);
       await screenshot(page, `content-${width}`);
       await checkAccessibility(page, `content-${width}`);
 
       await page.goto(`${origin}/portal/agents?workspace=${workspaceId}`, { waitUntil: "load" });
       await page.waitForSelector("article.classification");
       expect(await page.$$eval("article.classification", (els) => els.length)).toBe(4);
-      if (width === 390) expect(await overflowing(page)).toEqual([]);
+      if (width === 390) expect(await overflowingElements(page, 390)).toEqual([]);
       await screenshot(page, `agents-${width}`);
       await checkAccessibility(page, `agents-${width}`);
       await page.click(".card-header button.button");
       await page.waitForSelector("form.agent-editor");
       await screenshot(page, `agents-edit-${width}`);
       await checkAccessibility(page, `agents-edit-${width}`);
-      const found = pageProblems(page);
-      expect({ ...found, consoleErrors: found.consoleErrors.filter((line) => !noWebhookList.test(line)) }).toEqual({ consoleErrors: [], pageErrors: [], cspViolations: [] });
+      expect(pageProblemsBesides(page, noWebhookList)).toEqual(NO_PROBLEMS);
       await page.browserContext().close();
     });
   }
 
   it("edits the gamebook rules: a rule added with a playbook, the preview trying the unsaved draft, then saved", async () => {
     const page = await newPage(browser, { width: 1280 });
-    await signInInBrowser(page, origin, person("amira").oid, { returnTo: `/portal/content?workspace=${workspaceId}` });
+    await signInInBrowser(page, origin, demoPerson("amira").oid, { returnTo: `/portal/content?workspace=${workspaceId}` });
     await page.waitForSelector("tr[data-playbook-id]");
     const [edit] = await page.$$("xpath/.//button[normalize-space()='Edit the rules']");
     await edit!.click();
@@ -202,7 +187,7 @@ describe("playbooks & rules and the agent's cards in a browser", () => {
     await save!.click();
     await waitForText(page, "main", "The rules were saved.");
     expect(await text(page)).toContain("Suspicious inbox rule created by *");
-    expect(problemsBesidesRefusals(page)).toEqual({ consoleErrors: [], pageErrors: [], cspViolations: [] });
+    expect(pageProblemsBesides(page, expectedRefusal)).toEqual(NO_PROBLEMS);
     await page.browserContext().close();
   });
 });

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_PEOPLE } from "../../shared/hosts/local/identity-provider/demo-people";
 import { startHttpsReceiver, type HttpsReceiver } from "../support/https-receiver";
 import { startTestHost, type TestHost } from "../support/test-host";
 import { waitFor } from "../support/wait-for";
 import { seedDemoAdministration } from "../../shared/hosts/local/demo-administration";
-import { checkAccessibility, launchBrowser, newPage, pageProblems, screenshot, signInInBrowser, type Browser, type Page } from "../support/browser";
+import { checkAccessibility, demoPerson, newPage, NO_PROBLEMS, overflowingElements, pageProblems, screenshot, signInInBrowser, startPortal, type Browser, type Page, type Portal } from "../support/browser";
 
 /**
  * Webhooks and their health in Chromium, as an integrator watches them: an endpoint that failed, its
@@ -12,9 +11,8 @@ import { checkAccessibility, launchBrowser, newPage, pageProblems, screenshot, s
  * and seen to succeed at a real HTTPS receiver, then every other failure since a time; pause and resume.
  */
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-const person = (key: string) => DEMO_PEOPLE.find((p) => p.key === key)!;
-const noProblems = { consoleErrors: [], pageErrors: [], cspViolations: [] };
 
+let portal: Portal;
 let browser: Browser;
 let host: TestHost;
 let receiver: HttpsReceiver;
@@ -27,15 +25,11 @@ const titleOf = (body: string) => (JSON.parse(body) as Json).data?.title as stri
 
 beforeAll(async () => {
   receiver = await startHttpsReceiver();
-  [browser, host] = await Promise.all([
-    launchBrowser(),
-    startTestHost({
-      signIn: true,
-      webhookCa: receiver.certificate,
-      env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true", WEBHOOK_RETRY_BACKOFF_MS: "100", WEBHOOK_RETRY_WINDOW_MS: "600" },
-    }),
-  ]);
-  origin = new URL(host.base).origin;
+  portal = await startPortal({
+    webhookCa: receiver.certificate,
+    env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "true", WEBHOOK_RETRY_BACKOFF_MS: "100", WEBHOOK_RETRY_WINDOW_MS: "600" },
+  });
+  ({ browser, host, origin } = portal);
   const path = "/hooks/soc-ingest";
   // The endpoint is down (503) until the test says otherwise.
   receiver.respondWith((r) => (r.url === path && failing && TITLES.includes(titleOf(r.body) ?? "") ? { status: 503, body: "maintenance" } : {}));
@@ -55,8 +49,7 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await host?.close();
+  await portal?.close();
   await receiver?.close();
 });
 
@@ -86,7 +79,7 @@ describe("webhook health in a browser", () => {
 
   beforeAll(async () => {
     page = await newPage(browser, { width: 1280 });
-    await signInInBrowser(page, origin, person("jonas").oid, { returnTo: "/portal/webhooks" });
+    await signInInBrowser(page, origin, demoPerson("jonas").oid, { returnTo: "/portal/webhooks" });
   }, 120_000);
 
   it("lists the organization's webhooks with their last day's figures", async () => {
@@ -167,21 +160,21 @@ describe("webhook health in a browser", () => {
     await page.click('button[data-action="resume"]');
     await page.waitForSelector('button[data-action="pause"]');
     expect((await (await host.call("GET", `/webhooks/${webhook.id}`)).json()).data.status).toBe("Active");
-    expect(pageProblems(page)).toEqual(noProblems);
+    expect(pageProblems(page)).toEqual(NO_PROBLEMS);
     await page.browserContext().close();
   });
 
   it("at 390 px the health page fits the screen and passes axe", async () => {
     const phone = await newPage(browser, { width: 390 });
-    await signInInBrowser(phone, origin, person("li").oid, { returnTo: `/portal/webhooks/${webhook.id}` });
+    await signInInBrowser(phone, origin, demoPerson("li").oid, { returnTo: `/portal/webhooks/${webhook.id}` });
     await phone.waitForSelector("svg.chart");
-    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await overflowingElements(phone, 390)).toEqual([]);
     // An analyst reads; pausing and redelivering are for those who run the integrations.
     expect(await phone.$('button[data-action="pause"]')).toBeNull();
     expect(await phone.$("form.redeliver-failed")).toBeNull();
     await screenshot(phone, "webhook-health-390");
     await checkAccessibility(phone, "webhook-health-390");
-    expect(pageProblems(phone)).toEqual(noProblems);
+    expect(pageProblems(phone)).toEqual(NO_PROBLEMS);
     await phone.browserContext().close();
   });
 });
@@ -193,7 +186,7 @@ describe("the demo's webhook health, as npm start shows it", () => {
       // What npm start seeds after the demo data: among others, the webhooks' week of deliveries.
       await seedDemoAdministration(demo.services, demo.demo);
       const page = await newPage(browser, { width: 1280 });
-      await signInInBrowser(page, new URL(demo.base).origin, person("jonas").oid, { returnTo: "/portal/webhooks" });
+      await signInInBrowser(page, new URL(demo.base).origin, demoPerson("jonas").oid, { returnTo: "/portal/webhooks" });
       await page.waitForSelector("tr[data-webhook-id]");
       const list = await page.$eval("main table", (el) => (el as HTMLElement).innerText);
       expect(list).toContain("SOAR incident intake");
@@ -208,7 +201,7 @@ describe("the demo's webhook health, as npm start shows it", () => {
       expect(week).toMatch(/\d+\s*Succeeded/);
       await screenshot(page, "webhook-health-demo", { readme: true });
       await checkAccessibility(page, "webhook-health-demo");
-      expect(pageProblems(page)).toEqual(noProblems);
+      expect(pageProblems(page)).toEqual(NO_PROBLEMS);
       await page.browserContext().close();
     } finally {
       await demo.close();

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_PEOPLE } from "../../shared/hosts/local/identity-provider/demo-people";
-import { startTestHost, type TestHost } from "../support/test-host";
-import { checkAccessibility, launchBrowser, newPage, pageProblems, screenshot, signInInBrowser, type Browser, type Page } from "../support/browser";
+import type { TestHost } from "../support/test-host";
+import { checkAccessibility, demoPerson, newPage, NO_PROBLEMS, overflowingElements, pageProblems, pageProblemsBesides, screenshot, signInInBrowser, startPortal, type Browser, type Page, type Portal } from "../support/browser";
 
 /**
  * Organizations and workspaces, and people, in Chromium: onboarding a workspace through its form, the
@@ -9,29 +8,22 @@ import { checkAccessibility, launchBrowser, newPage, pageProblems, screenshot, s
  * policy, offboarding one behind its confirmation, and the people list and form; axe and screenshots
  * at 1280 and 390 px.
  */
-const person = (key: string) => DEMO_PEOPLE.find((p) => p.key === key)!;
-const noProblems = { consoleErrors: [], pageErrors: [], cspViolations: [] };
 /** The browser's console line for an answer the page expected and shows (a 400 or 409 of a form). */
 const expectedRefusal = /^Failed to load resource: the server responded with a status of (400|409) /;
 
+let portal: Portal;
 let browser: Browser;
 let host: TestHost;
 let origin: string;
 
 beforeAll(async () => {
-  [browser, host] = await Promise.all([launchBrowser(), startTestHost({ signIn: true })]);
-  origin = new URL(host.base).origin;
+  portal = await startPortal();
+  ({ browser, host, origin } = portal);
 }, 600_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await host?.close();
+  await portal?.close();
 });
-
-function problemsBesidesFormAnswers(page: Page) {
-  const found = pageProblems(page);
-  return { ...found, consoleErrors: found.consoleErrors.filter((line) => !expectedRefusal.test(line)) };
-}
 
 /** The error the page shows at a field: its input is aria-invalid and described by the message. */
 async function fieldErrorAt(page: Page, selector: string): Promise<string | null> {
@@ -48,22 +40,13 @@ async function setValue(page: Page, selector: string, value: string): Promise<vo
   if (value) await page.type(selector, value);
 }
 
-/** Nothing wider than a phone's screen, but inside a table's own scrolling region. */
-async function overflowing(page: Page): Promise<string[]> {
-  return page.evaluate(() =>
-    [...document.querySelectorAll("body *")]
-      .filter((el) => el.getBoundingClientRect().right > 391 && !el.closest(".table-scroll"))
-      .map((el) => `${el.tagName.toLowerCase()}.${el.className} ${Math.round(el.getBoundingClientRect().right)}`),
-  );
-}
-
 describe("organizations and workspaces in a browser", () => {
   let page: Page;
   const form = "#onboard-workspace";
 
   beforeAll(async () => {
     page = await newPage(browser, { width: 1280 });
-    await signInInBrowser(page, origin, person("jonas").oid, { returnTo: "/portal/workspaces" });
+    await signInInBrowser(page, origin, demoPerson("jonas").oid, { returnTo: "/portal/workspaces" });
     await page.waitForSelector("tr[data-workspace-id]");
   }, 120_000);
 
@@ -162,35 +145,35 @@ describe("organizations and workspaces in a browser", () => {
     await page.waitForSelector(".banner-success");
     expect(await page.$eval(".banner-success", (el) => el.textContent)).toContain("fabrikam-sentinel-browser is offboarded");
     expect((await host.services.stores.workspaces.read(id))!.value.offboarded).toBeTruthy();
-    expect(problemsBesidesFormAnswers(page)).toEqual(noProblems);
+    expect(pageProblemsBesides(page, expectedRefusal)).toEqual(NO_PROBLEMS);
   });
 
   it("at 390 px the list, a workspace and its forms fit the screen and pass axe", async () => {
     const phone = await newPage(browser, { width: 390 });
-    await signInInBrowser(phone, origin, person("jonas").oid, { returnTo: "/portal/workspaces" });
+    await signInInBrowser(phone, origin, demoPerson("jonas").oid, { returnTo: "/portal/workspaces" });
     await phone.waitForSelector("tr[data-workspace-id]");
-    expect(await overflowing(phone)).toEqual([]);
+    expect(await overflowingElements(phone, 390)).toEqual([]);
     await screenshot(phone, "workspaces-list-390");
     await checkAccessibility(phone, "workspaces-list-390");
     await phone.click("tr[data-workspace-id] a");
     await phone.waitForSelector('input[name="approvalTimeoutHours"]');
-    expect(await overflowing(phone)).toEqual([]);
+    expect(await overflowingElements(phone, 390)).toEqual([]);
     await screenshot(phone, "workspace-390");
     await checkAccessibility(phone, "workspace-390");
-    expect(pageProblems(phone)).toEqual(noProblems);
+    expect(pageProblems(phone)).toEqual(NO_PROBLEMS);
     await phone.browserContext().close();
   });
 
   it("someone without WorkspaceAdmin sees their workspaces without the forms", async () => {
     const analyst = await newPage(browser, { width: 1280 });
-    await signInInBrowser(analyst, origin, person("li").oid, { returnTo: "/portal/workspaces" });
+    await signInInBrowser(analyst, origin, demoPerson("li").oid, { returnTo: "/portal/workspaces" });
     await analyst.waitForSelector("tr[data-workspace-id]");
     expect(await analyst.$(form)).toBeNull();
     await analyst.click("tr[data-workspace-id] a");
     await analyst.waitForSelector('section[aria-labelledby="policy-heading"] dl');
     expect(await analyst.$('section[aria-labelledby="offboard-heading"]')).toBeNull();
     await checkAccessibility(analyst, "workspace-read-only");
-    expect(pageProblems(analyst)).toEqual(noProblems);
+    expect(pageProblems(analyst)).toEqual(NO_PROBLEMS);
     await analyst.browserContext().close();
   });
 });
@@ -198,7 +181,7 @@ describe("organizations and workspaces in a browser", () => {
 describe("people in a browser", () => {
   it("lists people with their roles, and adds one: the server's problems at their fields, then the list with a notice", async () => {
     const page = await newPage(browser, { width: 1280 });
-    await signInInBrowser(page, origin, person("amira").oid, { returnTo: "/portal/people" });
+    await signInInBrowser(page, origin, demoPerson("amira").oid, { returnTo: "/portal/people" });
     await page.waitForSelector("tr[data-user-id]");
     const text = await page.$eval("main", (el) => (el as unknown as { innerText: string }).innerText);
     expect(text).toContain("Jonas Becker");
@@ -227,27 +210,27 @@ describe("people in a browser", () => {
     await page.waitForSelector(".banner-success");
     await page.waitForSelector('tr[data-user-id="5d7e3a1c-2b4f-4e8a-9c6d-0f1e2a3b4c5d"]');
     expect(await page.$eval('tr[data-user-id="5d7e3a1c-2b4f-4e8a-9c6d-0f1e2a3b4c5d"]', (el) => el.textContent)).toContain("Analyst of northwind-sentinel-clinics");
-    expect(problemsBesidesFormAnswers(page)).toEqual(noProblems);
+    expect(pageProblemsBesides(page, expectedRefusal)).toEqual(NO_PROBLEMS);
     await page.browserContext().close();
   });
 
   it("signs a person out everywhere, and at 390 px the person's page fits and passes axe", async () => {
     const phone = await newPage(browser, { width: 390 });
-    await signInInBrowser(phone, origin, person("amira").oid, { returnTo: "/portal/people" });
+    await signInInBrowser(phone, origin, demoPerson("amira").oid, { returnTo: "/portal/people" });
     await phone.waitForSelector("tr[data-user-id]");
-    expect(await overflowing(phone)).toEqual([]);
+    expect(await overflowingElements(phone, 390)).toEqual([]);
     await checkAccessibility(phone, "people-list-390");
-    const li = person("li");
+    const li = demoPerson("li");
     await phone.click(`tr[data-user-id="${li.oid}"] a`);
     await phone.waitForSelector('section[aria-labelledby="sign-out-heading"] .button-danger');
-    expect(await overflowing(phone)).toEqual([]);
+    expect(await overflowingElements(phone, 390)).toEqual([]);
     await screenshot(phone, "person-390");
     await checkAccessibility(phone, "person-390");
     await phone.click('section[aria-labelledby="sign-out-heading"] .button-danger');
     await phone.click('section[aria-labelledby="sign-out-heading"] .button-danger');
     await phone.waitForSelector(".banner-success");
     expect(await phone.$eval(".banner-success", (el) => el.textContent)).toContain("Every portal session of Li Wei");
-    expect(pageProblems(phone)).toEqual(noProblems);
+    expect(pageProblems(phone)).toEqual(NO_PROBLEMS);
     await phone.browserContext().close();
   });
 });

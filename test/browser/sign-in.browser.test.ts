@@ -2,25 +2,20 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_PEOPLE } from "../../shared/hosts/local/identity-provider/demo-people";
-import { startTestHost, type TestHost } from "../support/test-host";
-import { checkAccessibility, launchBrowser, newPage, pageProblems, screenshot, signInInBrowser, type Browser } from "../support/browser";
+import { checkAccessibility, demoPerson, newPage, NO_PROBLEMS, pageProblems, screenshot, signInInBrowser, startPortal, type Browser, type Portal } from "../support/browser";
 
-const person = (key: string) => DEMO_PEOPLE.find((p) => p.key === key)!;
-
+let portal: Portal;
 let browser: Browser;
-let host: TestHost;
 let origin: string;
 
 beforeAll(async () => {
   // Installs Debian's Chromium first on a machine without one.
-  [browser, host] = await Promise.all([launchBrowser(), startTestHost({ signIn: true })]);
-  origin = new URL(host.base).origin;
+  portal = await startPortal();
+  ({ browser, origin } = portal);
 }, 600_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await host?.close();
+  await portal?.close();
 });
 
 const me = `/api/v2/portal/me`;
@@ -29,7 +24,7 @@ const fetchMe = `fetch(${JSON.stringify(me)}, { headers: { accept: "application/
 describe("signing in through the local OpenID provider in Chromium", () => {
   it("signs Jonas in: the session cookie is set and GET /portal/me names him", async () => {
     const page = await newPage(browser, { width: 1280 });
-    const landed = await signInInBrowser(page, origin, person("jonas").oid, { returnTo: me });
+    const landed = await signInInBrowser(page, origin, demoPerson("jonas").oid, { returnTo: me });
     expect(landed.url).toBe(`${origin}${me}`);
     expect(landed.status).toBe(200);
 
@@ -38,14 +33,14 @@ describe("signing in through the local OpenID provider in Chromium", () => {
 
     const answer = (await page.evaluate(fetchMe)) as { status: number; body: { data: { displayName: string } } };
     expect(answer.status).toBe(200);
-    expect(answer.body.data.displayName).toBe(person("jonas").name);
-    expect(pageProblems(page)).toEqual({ consoleErrors: [], pageErrors: [], cspViolations: [] });
+    expect(answer.body.data.displayName).toBe(demoPerson("jonas").name);
+    expect(pageProblems(page)).toEqual(NO_PROBLEMS);
     await page.browserContext().close();
   });
 
   it("signs Sam in without MFA: GET /portal/me answers 403 MFA_REQUIRED", async () => {
     const page = await newPage(browser, { width: 390 });
-    await signInInBrowser(page, origin, person("sam").oid, { returnTo: me });
+    await signInInBrowser(page, origin, demoPerson("sam").oid, { returnTo: me });
     const answer = (await page.evaluate(fetchMe)) as { status: number; body: { code: string } };
     expect(answer.status).toBe(403);
     expect(answer.body.code).toBe("MFA_REQUIRED");

@@ -8,6 +8,8 @@ import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import axe from "axe-core";
+import { DEMO_PEOPLE, type DemoPerson } from "../../shared/hosts/local/identity-provider/demo-people";
+import type { TestHost, TestHostOptions } from "./test-host";
 
 export type { Browser, Page } from "puppeteer-core";
 
@@ -76,6 +78,62 @@ export function pageProblems(page: Page): PageProblems {
   const found = problems.get(page);
   if (!found) throw new Error("pageProblems: the page was not made by newPage");
   return found;
+}
+
+/** What a page that went as it should recorded: tests compare `pageProblems` with it. */
+export const NO_PROBLEMS: PageProblems = { consoleErrors: [], pageErrors: [], cspViolations: [] };
+
+/**
+ * The page's problems, less the browser's own console lines for answers the page expected and shows
+ * (a form's 400, a refused upload's 413): the browser logs every such answer as a failed load.
+ */
+export function pageProblemsBesides(page: Page, expected: RegExp): PageProblems {
+  const found = pageProblems(page);
+  return { ...found, consoleErrors: found.consoleErrors.filter((line) => !expected.test(line)) };
+}
+
+/** A demo person by key (`jonas`, `li`, …; see identity-provider/demo-people.ts), to sign in as. */
+export function demoPerson(key: string): DemoPerson {
+  const person = DEMO_PEOPLE.find((p) => p.key === key);
+  if (!person) throw new Error(`No demo person ${key}`);
+  return person;
+}
+
+export interface Portal {
+  browser: Browser;
+  host: TestHost;
+  /** The service's origin, where the portal and the sign-in are. */
+  origin: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Chromium and a test host with the local identity provider (people sign in for real), started
+ * side by side: the browser may have to be installed first, which is the long part.
+ */
+export async function startPortal(options: Omit<TestHostOptions, "signIn"> = {}): Promise<Portal> {
+  const { startTestHost } = await import("./test-host.js");
+  const [browser, host] = await Promise.all([launchBrowser(), startTestHost({ ...options, signIn: true })]);
+  return {
+    browser,
+    host,
+    origin: new URL(host.base).origin,
+    close: async () => {
+      await browser.close();
+      await host.close();
+    },
+  };
+}
+
+/**
+ * The elements that reach past `width` pixels, but inside a table's own scrolling region (which
+ * scrolls sideways by design), as `tag.class right`: a page that fits the screen has none.
+ */
+export async function overflowingElements(page: Page, width: number): Promise<string[]> {
+  // A pixel of slack for rounding; page code is given as source text: this project's types are Node's, not the DOM's.
+  return (await page.evaluate(`[...document.querySelectorAll("body *")]
+    .filter((el) => el.getBoundingClientRect().right > ${width + 1} && !el.closest(".table-scroll"))
+    .map((el) => el.tagName.toLowerCase() + "." + el.className + " " + Math.round(el.getBoundingClientRect().right))`)) as string[];
 }
 
 export interface BrowserSignIn {

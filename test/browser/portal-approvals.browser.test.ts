@@ -115,11 +115,23 @@ describe("the approval queue in a browser", () => {
     expect(await runStatus(runId)).toBe("Denied");
   });
 
-  it("denies a run with a reason", async () => {
+  it("denies a run with a reason, from the keyboard alone", async () => {
     const runId = runs[2]!;
-    await page.click(`${card(runId)} .button-danger`);
-    await page.type(`${card(runId)} textarea[name="reason"]`, "The sign-ins are the user's own travel.");
-    await page.click(`${card(runId)} button[type="submit"]`);
+    const focused = () => page.evaluate(() => `${document.activeElement?.tagName.toLowerCase()}[name=${document.activeElement?.getAttribute("name")}]`);
+    // Deny… opens the denial with the keyboard on its reason; Cancel brings the keyboard back to Deny….
+    await page.focus(`${card(runId)} .button-danger`);
+    await page.keyboard.press("Enter");
+    await page.waitForFunction((sel) => document.activeElement === document.querySelector(`${sel} textarea[name="reason"]`), {}, card(runId));
+    expect(await focused()).toBe("textarea[name=reason]");
+    // Deny stays disabled without a reason, so the next stop is Cancel.
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    await page.waitForFunction((sel) => document.activeElement === document.querySelector(`${sel} .button-danger`), {}, card(runId));
+    await page.keyboard.press("Enter");
+    await page.waitForFunction((sel) => document.activeElement === document.querySelector(`${sel} textarea[name="reason"]`), {}, card(runId));
+    await page.keyboard.type("The sign-ins are the user's own travel.");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
     await page.waitForFunction((sel) => document.querySelector(sel)?.getAttribute("data-status") === "Denied", {}, card(runId));
     expect(await cardText(page, runId)).toContain(`Denied by ${demoPerson("jonas").name}`);
     expect(await runStatus(runId)).toBe("Denied");

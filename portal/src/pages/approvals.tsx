@@ -105,6 +105,14 @@ function ApprovalCard({ request: r, onChange }: { request: ApprovalRequest; onCh
   const [comment, setComment] = useState("");
   const [reason, setReason] = useState("");
   const [denying, setDenying] = useState(false);
+  const card = useRef<HTMLElement>(null);
+  // Opening the denial takes the keyboard to its reason; cancelling, back to the Deny button.
+  const opened = useRef(false);
+  useEffect(() => {
+    if (denying) card.current?.querySelector<HTMLTextAreaElement>('textarea[name="reason"]')?.focus();
+    else if (opened.current) card.current?.querySelector<HTMLButtonElement>("button.button-danger")?.focus();
+    opened.current = denying;
+  }, [denying]);
   const path = { workspaceId: r.workspace.id, runId: r.runId };
   const refresh = async () => onChange(await readOne(r.workspace.id, r.runId));
   const approve = useAction(async () => {
@@ -132,7 +140,7 @@ function ApprovalCard({ request: r, onChange }: { request: ApprovalRequest; onCh
 
   const headingId = `approval-${r.runId}`;
   return (
-    <article class="card approval" aria-labelledby={headingId} data-run-id={r.runId} data-status={r.status} data-awaiting={String(r.awaitingDecision)}>
+    <article ref={card} class="card approval" aria-labelledby={headingId} data-run-id={r.runId} data-status={r.status} data-awaiting={String(r.awaitingDecision)}>
       <header class="card-header">
         <h2 id={headingId}>{r.title}</h2>
         <Badge tone={statusTone(r)}>{outcomeText(r)}</Badge>

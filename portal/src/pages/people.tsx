@@ -1,12 +1,13 @@
 import { useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
+import { ifMatch, withEtag } from "../etag";
 import type { paths } from "../api/openapi";
 import { Confirmation, useConfirming } from "../confirmation";
 import { setFlash, takeFlash } from "../flash";
 import { ShowMore, usePages } from "../paging";
 import { BASE, Link, navigate, useLocation } from "../router";
 import { hasRole, useMe } from "../session";
-import { Badge, Checkbox, Empty, Field, Notice, PageHeader, ProblemBanner, Select, TableScroll, Time, useAction, useResource } from "../ui";
+import { Badge, Checkbox, Empty, Field, Notice, PageHeader, ProblemBanner, SaveProblem, Select, TableScroll, Time, useAction, useResource } from "../ui";
 import { useWorkspaceRoleRows, WorkspaceRoleList, WorkspaceRolesEditor } from "../workspace-roles";
 import { readOrganizations, readWorkspaces, type Organization, type Workspace } from "./workspaces";
 
@@ -167,13 +168,15 @@ export function PersonPage({ params }: { params: Record<string, string> }) {
   const userId = params.userId ?? "";
   const accountId = url.searchParams.get("accountId") ?? undefined;
   const person = useResource(
-    async () => (isNew ? undefined : (await call(api.GET("/api/v2/portal/people/{userId}", { params: { path: { userId }, query: { accountId } } }))).data),
+    async () => (isNew ? undefined : withEtag(api.GET("/api/v2/portal/people/{userId}", { params: { path: { userId }, query: { accountId } } })).then((read) => ({ ...read, value: read.value.data }))),
     [userId, accountId],
   );
+  // Read again at the person's request (after a refused change): the form starts over from what the server holds.
+  const [fresh, setFresh] = useState(0);
   const names = useNames();
   const [notice, setNotice] = useState<string | undefined>(undefined);
   const canChange = hasRole(me, USER_ADMIN);
-  const p = person.value;
+  const p = person.value?.value;
   const title = isNew ? "Add a person" : p ? p.displayName || p.email : "Person";
 
   return (
@@ -219,18 +222,24 @@ export function PersonPage({ params }: { params: Record<string, string> }) {
       )}
       {canChange && (isNew || p) && (
         <PersonForm
-          key={p ? `${p.userId}:${p.lastModifiedAt}` : "new"}
+          key={p ? `${p.userId}:${p.lastModifiedAt}:${fresh}` : "new"}
           person={p}
+          etag={person.value?.etag}
+          onReload={async () => {
+            setNotice(undefined);
+            await person.reload();
+            setFresh((n) => n + 1);
+          }}
           organizations={names.organizations}
           workspaces={names.workspaces}
           defaultAccountId={me.accountId}
           defaultTenantId={me.tenantId}
-          onSaved={(saved, created) => {
+          onSaved={(saved, etag, created) => {
             if (created) {
               setFlash(`${saved.displayName} is registered as ${saved.organizationalRole}.`);
               navigate(`${BASE}/people`);
             } else {
-              person.set(saved);
+              person.set({ value: saved, etag });
               setNotice(`The registration of ${saved.displayName} is saved.`);
             }
           }}
@@ -243,11 +252,14 @@ export function PersonPage({ params }: { params: Record<string, string> }) {
 
 function PersonForm(props: {
   person: Person | undefined;
+  /** The version the form was opened on: a change sends it, and is refused (409) over someone else's. */
+  etag: string | undefined;
+  onReload(): Promise<void>;
   organizations: Organization[];
   workspaces: Workspace[];
   defaultAccountId: string;
   defaultTenantId: string;
-  onSaved(p: Person, created: boolean): void;
+  onSaved(p: Person, etag: string | undefined, created: boolean): void;
 }) {
   const p = props.person;
   const [userId, setUserId] = useState(p?.userId ?? "");
@@ -268,9 +280,9 @@ function PersonForm(props: {
       workspaceRoles: workspaceRoles.entries(),
       isActive,
     };
-    const result = await api.PUT("/api/v2/portal/people/{userId}", { params: { path: { userId: p?.userId ?? userId.trim() }, header: csrf() }, body });
-    const saved = await call(Promise.resolve(result));
-    props.onSaved(saved.data, result.response.status === 201);
+    const result = await api.PUT("/api/v2/portal/people/{userId}", { params: { path: { userId: p?.userId ?? userId.trim() }, header: csrf() }, body, headers: ifMatch(props.etag) });
+    const saved = await withEtag(Promise.resolve(result));
+    props.onSaved(saved.value.data, saved.etag, result.response.status === 201);
   });
   return (
     <section class="card form-card" aria-labelledby="person-form-heading">
@@ -281,7 +293,7 @@ function PersonForm(props: {
           void save.run();
         }}
       >
-        <ProblemBanner problem={save.problem} title={p ? "The registration was not saved" : "The person was not added"} />
+        <SaveProblem problem={save.problem} title={p ? "The registration was not saved" : "The person was not added"} onReload={props.onReload} />
         {!p && (
           <Field
             label="Directory object id"

@@ -2,12 +2,13 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { api, call, csrf, fieldError, type Problem } from "../api/client";
 import type { paths } from "../api/openapi";
+import { ifMatch, withEtag } from "../etag";
 import { Confirmation, useConfirming } from "../confirmation";
 import { setFlash, takeFlash } from "../flash";
 import { ShowMore, usePages } from "../paging";
 import { BASE, Link, navigate } from "../router";
 import { hasRole, useMe } from "../session";
-import { Badge, Checkbox, CopyButton, Empty, Field, Notice, PageHeader, ProblemBanner, Select, TableScroll, Time, useAction, useResource } from "../ui";
+import { Badge, Checkbox, CopyButton, Empty, Field, Notice, PageHeader, ProblemBanner, SaveProblem, Select, TableScroll, Time, useAction, useResource } from "../ui";
 import { useWorkspaceRoleRows, WorkspaceRoleList, WorkspaceRolesEditor } from "../workspace-roles";
 import { readWorkspaces, type Workspace } from "./workspaces";
 
@@ -355,10 +356,15 @@ export function ServiceAccountPage({ params }: { params: Record<string, string> 
   const id = params.id ?? "";
   const canRead = hasRole(me, READERS);
   const canManage = hasRole(me, MANAGERS);
-  const account = useResource(async () => (canRead ? (await call(api.GET("/api/v2/portal/service-accounts/{id}", { params: { path: { id } } }))).data : undefined), [id, canRead]);
+  const account = useResource(
+    async () => (canRead ? withEtag(api.GET("/api/v2/portal/service-accounts/{id}", { params: { path: { id } } })).then((read) => ({ ...read, value: read.value.data })) : undefined),
+    [id, canRead],
+  );
+  // Read again at the person's request (after a refused change): the form starts over from what the server holds.
+  const [fresh, setFresh] = useState(0);
   const [notice, setNotice] = useState<string | undefined>(undefined);
   const [secret, setSecret] = useState<{ clientId: string; clientSecret: string } | undefined>(undefined);
-  const sa = account.value;
+  const sa = account.value?.value;
   const changeable = canManage && sa && !sa.isPlatformManaged;
 
   return (
@@ -411,8 +417,8 @@ export function ServiceAccountPage({ params }: { params: Record<string, string> 
           <Credentials
             sa={sa}
             canManage={!!changeable}
-            onRevoked={(next, prefix) => {
-              account.set(next);
+            onRevoked={(next, etag, prefix) => {
+              account.set({ value: next, etag });
               setNotice(`The credential ${prefix}… is revoked: it is refused from now on.`);
             }}
           />
@@ -428,11 +434,17 @@ export function ServiceAccountPage({ params }: { params: Record<string, string> 
           )}
           {changeable && (
             <ChangeForm
-              key={`${sa.id}:${sa.lastModifiedAt}`}
+              key={`${sa.id}:${sa.lastModifiedAt}:${fresh}`}
               sa={sa}
+              etag={account.value?.etag}
               myRole={me.organizationalRole}
-              onSaved={(saved) => {
-                account.set(saved);
+              onReload={async () => {
+                setNotice(undefined);
+                await account.reload();
+                setFresh((n) => n + 1);
+              }}
+              onSaved={(saved, etag) => {
+                account.set({ value: saved, etag });
                 setNotice(`${saved.name} is saved.`);
               }}
             />
@@ -444,12 +456,13 @@ export function ServiceAccountPage({ params }: { params: Record<string, string> 
   );
 }
 
-function Credentials(props: { sa: ServiceAccount; canManage: boolean; onRevoked(sa: ServiceAccount, prefix: string): void }) {
+function Credentials(props: { sa: ServiceAccount; canManage: boolean; onRevoked(sa: ServiceAccount, etag: string | undefined, prefix: string): void }) {
   const { sa } = props;
   const revoke = useAction(async (credential: Credential) => {
-    const next = (await call(api.POST("/api/v2/portal/service-accounts/{id}/credentials/{credentialId}/revoke", { params: { path: { id: sa.id, credentialId: credential.id }, header: csrf() } }))).data;
+    // The answer's ETag is the account's new version, which the change form sends next.
+    const next = await withEtag(api.POST("/api/v2/portal/service-accounts/{id}/credentials/{credentialId}/revoke", { params: { path: { id: sa.id, credentialId: credential.id }, header: csrf() } }));
     confirming.close();
-    props.onRevoked(next, credential.clientSecretPrefix);
+    props.onRevoked(next.value.data, next.etag, credential.clientSecretPrefix);
   });
   const confirming = useConfirming(revoke);
   return (
@@ -575,7 +588,7 @@ function AddCredential(props: { id: string; onAdded(credential: CreatedCredentia
   );
 }
 
-function ChangeForm(props: { sa: ServiceAccount; myRole: string; onSaved(sa: ServiceAccount): void }) {
+function ChangeForm(props: { sa: ServiceAccount; etag: string | undefined; myRole: string; onReload(): Promise<void>; onSaved(sa: ServiceAccount, etag: string | undefined): void }) {
   const { sa } = props;
   const workspaces = useWorkspaces();
   const [name, setName] = useState(sa.name);
@@ -591,7 +604,8 @@ function ChangeForm(props: { sa: ServiceAccount; myRole: string; onSaved(sa: Ser
       workspaceAssignments: assignments.entries(),
       isActive,
     };
-    props.onSaved((await call(api.PATCH("/api/v2/portal/service-accounts/{id}", { params: { path: { id: sa.id }, header: csrf() }, body }))).data);
+    const saved = await withEtag(api.PATCH("/api/v2/portal/service-accounts/{id}", { params: { path: { id: sa.id }, header: csrf() }, body, headers: ifMatch(props.etag) }));
+    props.onSaved(saved.value.data, saved.etag);
   });
   return (
     <section class="card form-card" aria-labelledby="change-heading">
@@ -603,7 +617,7 @@ function ChangeForm(props: { sa: ServiceAccount; myRole: string; onSaved(sa: Ser
           void save.run();
         }}
       >
-        <ProblemBanner problem={save.problem} title="The service account was not saved" />
+        <SaveProblem problem={save.problem} title="The service account was not saved" onReload={props.onReload} />
         <Field label="Name" name="name" value={name} onValue={setName} problem={save.problem} required maxLength={128} autoComplete="off" />
         <Field label="Description" name="description" value={description} onValue={setDescription} problem={save.problem} maxLength={1024} multiline />
         <Select label="Organizational role" name="organizationalRole" value={role} onValue={(r) => setRole(r as OrganizationalRole)} problem={save.problem} options={grantableRoles(props.myRole, sa.organizationalRole)} />

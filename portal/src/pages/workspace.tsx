@@ -1,11 +1,12 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
 import type { paths } from "../api/openapi";
+import { ifMatch, withEtag } from "../etag";
 import { Confirmation, useConfirming } from "../confirmation";
 import { setFlash, takeFlash } from "../flash";
 import { BASE, Link, navigate } from "../router";
 import { hasRole, useMe } from "../session";
-import { Badge, Checkbox, Field, Notice, PageHeader, ProblemBanner, Select, TableScroll, Time, useAction, useResource } from "../ui";
+import { Badge, Checkbox, Field, Notice, PageHeader, ProblemBanner, SaveProblem, Select, TableScroll, Time, useAction, useResource } from "../ui";
 import { changedSourcesBody, readOrganizations, SOURCE_NAMES, sourcesDraft, SourcesEditor, WORKSPACE_ADMIN, type Workspace } from "./workspaces";
 
 type Integrations = paths["/api/v2/portal/workspaces/{workspaceId}/integrations"]["get"]["responses"][200]["content"]["application/json"]["data"];
@@ -33,10 +34,12 @@ export function WorkspacePage({ params }: { params: Record<string, string> }) {
   const workspaceId = params.workspaceId!;
   const path = { workspaceId };
   const [notice, setNotice] = useState<string | undefined>(takeFlash);
-  const workspace = useResource(async () => (await call(api.GET("/api/v2/portal/workspaces/{workspaceId}", { params: { path } }))).data, [workspaceId]);
+  const workspace = useResource(() => withEtag(api.GET("/api/v2/portal/workspaces/{workspaceId}", { params: { path } })).then((read) => ({ ...read, value: read.value.data })), [workspaceId]);
+  // Read again at the person's request (after a refused change): the settings form starts over from what the server holds.
+  const [fresh, setFresh] = useState(0);
   const organizations = useResource(readOrganizations, []);
   const canChange = hasRole(me, WORKSPACE_ADMIN);
-  const w = workspace.value;
+  const w = workspace.value?.value;
   const organization = organizations.value?.find((o) => o.id === w?.accountId);
 
   return (
@@ -88,15 +91,22 @@ export function WorkspacePage({ params }: { params: Record<string, string> }) {
           {canChange && (
             <SettingsForm
               workspace={w}
-              key={`${w.id}:${w.lastModifiedAt}`}
-              onSaved={(saved) => {
-                workspace.set(saved);
+              etag={workspace.value?.etag}
+              key={`${w.id}:${w.lastModifiedAt}:${fresh}`}
+              onReload={async () => {
+                setNotice(undefined);
+                await workspace.reload();
+                setFresh((n) => n + 1);
+              }}
+              onSaved={(saved, etag) => {
+                workspace.set({ value: saved, etag });
                 setNotice(`The settings of ${saved.name} are saved.`);
               }}
             />
           )}
           <IntegrationsSection workspaceId={w.id} canChange={canChange} />
-          <ApprovalPolicySection workspaceId={w.id} canChange={canChange} />
+          {/* The policy is kept in the workspace's record: saving it gives the record a new version, which the settings form sends next. */}
+          <ApprovalPolicySection workspaceId={w.id} canChange={canChange} onSaved={() => void workspace.reload()} />
           {canChange && <Offboarding workspace={w} />}
         </>
       )}
@@ -150,13 +160,14 @@ function SourcesTable({ workspace: w }: { workspace: Workspace }) {
   );
 }
 
-function SettingsForm(props: { workspace: Workspace; onSaved(w: Workspace): void }) {
+function SettingsForm(props: { workspace: Workspace; etag: string | undefined; onReload(): Promise<void>; onSaved(w: Workspace, etag: string | undefined): void }) {
   const w = props.workspace;
   const [name, setName] = useState(w.name);
   const [sources, setSources] = useState(sourcesDraft(w));
   const save = useAction(async () => {
     const body = { ...(name !== w.name || !changedSourcesBody(w, sources) ? { name } : {}), sources: changedSourcesBody(w, sources) };
-    props.onSaved((await call(api.PATCH("/api/v2/portal/workspaces/{workspaceId}", { params: { path: { workspaceId: w.id }, header: csrf() }, body }))).data);
+    const saved = await withEtag(api.PATCH("/api/v2/portal/workspaces/{workspaceId}", { params: { path: { workspaceId: w.id }, header: csrf() }, body, headers: ifMatch(props.etag) }));
+    props.onSaved(saved.value.data, saved.etag);
   });
   return (
     <section class="card form-card" aria-labelledby="settings-heading">
@@ -168,7 +179,7 @@ function SettingsForm(props: { workspace: Workspace; onSaved(w: Workspace): void
           void save.run();
         }}
       >
-        <ProblemBanner problem={save.problem} title="The settings were not saved" />
+        <SaveProblem problem={save.problem} title="The settings were not saved" onReload={props.onReload} />
         <Field label="Workspace name" name="name" value={name} onValue={setName} problem={save.problem} required autoComplete="off" />
         <SourcesEditor draft={sources} onDraft={setSources} problem={save.problem} />
         <div class="buttons">
@@ -241,7 +252,7 @@ function IntegrationsSection(props: { workspaceId: string; canChange: boolean })
   );
 }
 
-function ApprovalPolicySection(props: { workspaceId: string; canChange: boolean }) {
+function ApprovalPolicySection(props: { workspaceId: string; canChange: boolean; onSaved(): void }) {
   const path = { workspaceId: props.workspaceId };
   const policy = useResource(async () => (await call(api.GET("/api/v2/portal/workspaces/{workspaceId}/approval-policy", { params: { path } }))).data, [props.workspaceId]);
   const [mode, setMode] = useState<Policy["mode"]>("NoApproval");
@@ -262,6 +273,7 @@ function ApprovalPolicySection(props: { workspaceId: string; canChange: boolean 
     const body = { mode, approvalTimeoutHours: timeout, requireSecondApproverForAdminPlaybooks: second } as PolicyBody;
     policy.set((await call(api.PUT("/api/v2/portal/workspaces/{workspaceId}/approval-policy", { params: { path, header: csrf() }, body }))).data);
     setSaved(true);
+    props.onSaved();
   });
   const p = policy.value;
   return (

@@ -118,7 +118,8 @@ describe("service accounts in a browser", () => {
     expect(first.clientSecret.length).toBeGreaterThan(20);
     expect(await page.$eval("[data-secret-box]", (el) => (el as HTMLElement).innerText)).toMatch(/will not be shown again/);
     // Focus moved to the box, so a screen reader reads it first.
-    expect(await page.evaluate(() => document.activeElement?.hasAttribute("data-secret-box"))).toBe(true);
+    // The focus moves once the box is drawn: wait for it rather than read it at once.
+    await page.waitForFunction(() => document.activeElement?.hasAttribute("data-secret-box"));
     // The clipboard may be refused in headless Chromium: either way, no uncaught error.
     await page.click("[data-secret-box] dd:has([data-client-secret]) button");
     await page.waitForFunction(() => /Copied|Copy failed/.test(document.querySelector("[data-secret-box] dd:has([data-client-secret]) button")?.textContent ?? ""));
@@ -170,7 +171,7 @@ describe("service accounts in a browser", () => {
     expect(credentialId).not.toBe("");
     await page.click(`button[data-revoke="${credentialId}"]`);
     await page.waitForSelector(`button[data-confirm-revoke="${credentialId}"]`);
-    expect(await page.evaluate(() => document.activeElement?.getAttribute("role"))).toBe("group");
+    await page.waitForFunction(() => document.activeElement?.getAttribute("role") === "group");
     await checkAccessibility(page, "service-account-revoke-confirm");
     await page.click(`button[data-confirm-revoke="${credentialId}"]`);
     await page.waitForSelector(`tr[data-credential-id="${credentialId}"][data-status="Revoked"]`);
@@ -214,7 +215,7 @@ describe("service accounts in a browser", () => {
     await page.focus('button[data-action="delete"]');
     await page.keyboard.press("Enter");
     await page.waitForSelector('button[data-action="confirm-delete"]');
-    expect(await page.evaluate(() => document.activeElement?.getAttribute("role"))).toBe("group");
+    await page.waitForFunction(() => document.activeElement?.getAttribute("role") === "group");
     expect(await page.$eval('button[data-action="confirm-delete"]', (el) => el.textContent)).toBe(`Delete ${NAME}`);
     await page.keyboard.press("Tab");
     expect(await page.evaluate(() => document.activeElement?.getAttribute("data-action"))).toBe("confirm-delete");

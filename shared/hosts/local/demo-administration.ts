@@ -15,6 +15,7 @@ import type { WebhookRecord, WebhookStatus } from "../../domain/webhooks/webhook
 import { demoId, type DemoData } from "./demo-data";
 import { seedDemoSops } from "./demo-sops";
 import { seedDemoWebhookHealth } from "./demo-webhook-health";
+import { seedUnlessVendorsFail } from "./vendor-seeding";
 
 /**
  * The demo organization's administration, beyond its people and workspaces: the service accounts of
@@ -23,7 +24,7 @@ import { seedDemoWebhookHealth } from "./demo-webhook-health";
  * examples something real to act on, deletions included: each is written only when missing, so a
  * restart brings back what an example deleted.
  */
-export async function seedDemoAdministration(services: Uses<"config" | "documents" | "now" | "secretBox" | "sources" | "stores">, demo: DemoData): Promise<void> {
+export async function seedDemoAdministration(services: Uses<"config" | "documents" | "logger" | "now" | "secretBox" | "sources" | "stores">, demo: DemoData): Promise<void> {
   const id = (name: string) => demoId(services.config.demoSeed, name);
   const now = services.now();
   const stamp = now.toISOString();
@@ -121,8 +122,8 @@ export async function seedDemoAdministration(services: Uses<"config" | "document
   ]) {
     if (!(await services.stores.webhooks.get(record.id))) await createOnce(() => services.stores.webhooks.create(record));
   }
-  if (fabrikamProd) await seedDeliveryHistory(services, intake, fabrikamProd.id);
-  await seedDemoWebhookHealth(services, demo);
+  if (fabrikamProd) await seedUnlessVendorsFail(services, "the SOAR intake's delivery history", () => seedDeliveryHistory(services, intake, fabrikamProd.id));
+  await seedUnlessVendorsFail(services, "the webhooks' week of deliveries", () => seedDemoWebhookHealth(services, demo));
 
   // Fabrikam's retired workspace, every source already off (nothing polls it): what the offboarding
   // example offboards. Onboarded again at every start, so the example always has it to act on.

@@ -6,6 +6,7 @@ import { createCosmosClient } from "../../platform/store/cosmos/cosmos-client";
 import { seedDemoAdministration } from "./demo-administration";
 import { seedDemoData } from "./demo-data";
 import { seedDemoGamebookRuns } from "./demo-gamebook-runs";
+import { seedUnlessVendorsFail } from "./vendor-seeding";
 import { seedDemoGamebooks } from "./demo-gamebooks";
 import { startLocalServer } from "./local-server";
 import { localControlRoutes } from "./local-controls";
@@ -35,13 +36,10 @@ async function main(): Promise<void> {
   await seedDemoAdministration(services, data);
   // On a durable store, workspaces onboarded in an earlier run: the simulated vendors hold them too.
   for (const workspace of await services.stores.workspaces.listAll()) simulated.vendors.addWorkspace(workspace);
-  await seedDemoGamebookRuns(services, data.workspaces).catch((error: unknown) => {
-    // A bridged SourceA that is down must not stop the service from starting.
-    services.logger.warn("demo gamebook runs not seeded", { error: String(error) });
-  });
+  await seedUnlessVendorsFail(services, "the demo's gamebook runs", () => seedDemoGamebookRuns(services, data.workspaces));
   // The first pass sets each workspace's baseline: the demo incidents are there already, and only
   // incidents that appear from now on are "new" (incident.created.v1).
-  await services.reconciler.runPass();
+  await seedUnlessVendorsFail(services, "the reconciler's first pass", () => services.reconciler.runPass());
   const { url, close } = await startLocalServer(services, allRoutes(), config.port, config.host, localControlRoutes(simulated));
 
   const base = `${url}/api/v2`;

@@ -1,4 +1,5 @@
 import { issuePageToken, readPageToken } from "../../../platform/http/paging";
+import { mapLimited } from "../../../platform/concurrency/map-limited";
 import { personRoute, type PersonInput, type RouteGroup } from "../../../platform/http/route";
 import type { Versioned } from "../../../platform/store/ports";
 import { statusClassOf, type DeliveryOutcome } from "../../../domain/webhooks/delivery-log";
@@ -48,6 +49,9 @@ function outcomesSince(input: PersonInput<unknown, unknown, unknown>, webhook: W
   return input.stores.deliveryLogs.outcomes(webhook.id, range, HEALTH_SCAN_LIMIT);
 }
 
+/** Webhooks whose figures the list reads at once. */
+const WEBHOOK_READ_CONCURRENCY = 8;
+
 const ago = (input: PersonInput<unknown, unknown, unknown>, ms: number) => new Date(input.now().getTime() - ms).toISOString();
 const within = (items: readonly DeliveryOutcome[], from: string) => items.filter((e) => e.createdAt >= from);
 
@@ -92,8 +96,11 @@ export const portalWebhookRoutes: RouteGroup = {
         const webhooks = (await input.stores.webhooks.listByAccounts(input.person.organizationAccountIds)).sort((a, b) => a.name.localeCompare(b.name) || (a.id < b.id ? -1 : 1));
         const from = ago(input, healthWindows["24h"].spanMs);
         const to = input.now().toISOString();
-        const data = await Promise.all(
-          webhooks.map(async (webhook) => {
+        // One bounded store read per webhook, a few at a time: an organization may hold many.
+        const data = await mapLimited(
+          webhooks,
+          WEBHOOK_READ_CONCURRENCY,
+          async (webhook) => {
             const { items } = await outcomesSince(input, webhook, from);
             const counted = items.filter((e) => !e.isTest);
             return {
@@ -107,7 +114,8 @@ export const portalWebhookRoutes: RouteGroup = {
                 lastFailureAt: counted.find((e) => e.status === "Failed")?.createdAt ?? null,
               },
             };
-          }),
+          },
+          input.signal,
         );
         return { data };
       },

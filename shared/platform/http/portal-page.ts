@@ -52,7 +52,8 @@ export interface PageResponse {
  */
 export class PortalPage {
   private readonly files = new Map<string, Buffer>();
-  private readonly gzipped = new Map<string, Buffer>();
+  /** Each file's compressed form, keyed by the file's own content: the page is compressed once for all its paths. */
+  private readonly gzipped = new WeakMap<Buffer, Buffer>();
 
   constructor(private readonly dir: string = portalAssetsDir()) {}
 
@@ -68,11 +69,12 @@ export class PortalPage {
   respond(method: string, pathname: string, acceptEncoding = ""): PageResponse {
     const answer = this.answer(method, pathname);
     if (answer.status !== 200 || !/\bgzip\b/i.test(acceptEncoding) || !/^(text\/|application\/json)/.test(answer.headers["Content-Type"] ?? "")) return answer;
-    let body = this.gzipped.get(pathname);
+    // A 200's body is always a file this page read and keeps (a Buffer), so the set is bounded.
+    const file = answer.body as Buffer;
+    let body = this.gzipped.get(file);
     if (!body) {
-      body = gzipSync(answer.body);
-      // Only the bundle's files and the page: a bounded set, whatever paths are asked for.
-      if (pathname.startsWith("/portal/assets/")) this.gzipped.set(pathname, body);
+      body = gzipSync(file);
+      this.gzipped.set(file, body);
     }
     return { ...answer, headers: { ...answer.headers, "Content-Encoding": "gzip", Vary: "Accept-Encoding" }, body };
   }

@@ -35,8 +35,9 @@ export function ApprovalsPage() {
     if (!page) return;
     const fresh = new Map(page.data.map((r) => [r.runId, r]));
     const gone = [...known.current.values()].filter((r) => !fresh.has(r.runId) && r.awaitingDecision);
-    // Those that left the queue are read one by one to show their outcome in place.
-    void Promise.all(gone.map((r) => readOne(r.workspace.id, r.runId).catch(() => ({ ...r, awaitingDecision: false })))).then((ended) => {
+    // Those that left the queue are read one by one to show their outcome in place; one that cannot be
+    // read now stays as it was shown, and is read again on the next refresh.
+    void Promise.all(gone.map((r) => readOne(r.workspace.id, r.runId).catch(() => r))).then((ended) => {
       for (const r of ended) fresh.set(r.runId, r);
       const order = [...known.current.keys(), ...page.data.map((r) => r.runId)];
       const next = [...new Set(order)].map((id) => fresh.get(id) ?? known.current.get(id)!).filter(Boolean);

@@ -5,7 +5,7 @@
 //   node scripts/build-portal.mjs [outDir]        (default: dist/portal)
 //
 // `npm run build` and `npm start` run it; the deploy package and the test suite call `buildPortal`.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -45,8 +45,8 @@ export async function buildPortal(outDir = path.join(root, "dist", "portal")) {
   writeFileSync(path.join(staging, "index.html"), template.replace("{{script}}", `/portal/assets/${script}`).replace("{{style}}", `/portal/assets/${style}`));
   mkdirSync(path.dirname(out), { recursive: true });
   rmSync(out, { recursive: true, force: true });
-  // renameSync would fail across devices; the staging folder is a sibling, so it does not.
-  (await import("node:fs")).renameSync(staging, out);
+  // A sibling folder: the rename never crosses devices.
+  renameSync(staging, out);
   const bytes = Object.values(result.metafile.outputs).reduce((sum, o) => sum + o.bytes, 0);
   return { outDir: out, files: ["index.html", ...outputs.map((f) => `assets/${f}`)], bytes };
 }

@@ -1,7 +1,7 @@
 import { createContext } from "preact";
 import { useContext, useEffect, useState } from "preact/hooks";
 import { api, call, onSessionEnded, ProblemError, useCsrfToken, type Problem } from "./api/client";
-import type { components, paths } from "./api/openapi";
+import type { paths } from "./api/openapi";
 
 type MeEnvelope = paths["/api/v2/portal/me"]["get"]["responses"][200]["content"]["application/json"];
 export type Me = MeEnvelope["data"];
@@ -53,8 +53,6 @@ export function signInUrl(returnTo = location.pathname + location.search): strin
 /** Signs out of this service and of the identity provider. */
 export async function signOut(): Promise<void> {
   const result = await call(api.POST("/api/v2/portal/auth/sign-out"));
-  const target = (result as { data?: { signOutUrl?: string } }).data?.signOutUrl;
-  location.assign(target ?? "/portal/");
+  location.assign(result.data.signOutUrl);
 }
 
-export type Schemas = components["schemas"];

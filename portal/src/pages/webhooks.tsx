@@ -6,7 +6,6 @@ import { Badge, Empty, PageHeader, ProblemBanner, RefreshButton, TableScroll, Ti
 
 type ListEnvelope = paths["/api/v2/portal/webhooks"]["get"]["responses"][200]["content"]["application/json"];
 export type WebhookHealthSummary = ListEnvelope["data"][number];
-export type WebhookView = WebhookHealthSummary["webhook"];
 export type StateAction = WebhookHealthSummary["actions"][number];
 
 /** Who may pause, resume, enable and redeliver (the routes' roles; Admin holds every role). */

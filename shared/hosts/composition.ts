@@ -17,6 +17,7 @@ import { InProcessQueue } from "../platform/queue/in-process/in-process-queue";
 import type { ReconcileMessage } from "../domain/reconciler/reconciler-port";
 import { ReconcileRunner } from "../domain/reconciler/reconcile-runner";
 import { PageTokens } from "../platform/http/page-token";
+import { CircuitBreakers } from "../platform/upstream/circuit-breaker";
 import { createPlaybookActions } from "../systems/playbook-automation/configured";
 import type { PlaybookActions } from "../systems/playbook-automation/port";
 import { RateLimiter } from "../platform/http/rate-limit";
@@ -90,6 +91,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
   // The reconciler's runner reads the services when a pass runs, after they are built.
   const reconciler = createReconciler(config, serviceBus, () => services, now, logger);
   const sessions = new PortalSessions(config.portalSessions);
+  const breakers = new CircuitBreakers({ logger, nowMs: () => now().getTime() });
   const services: Services = {
     config,
     now,
@@ -110,8 +112,10 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     sources: routeSourcesByWorkspace(overrides.sources ?? createSourceRegistry(config, undefined, now), config, {
       readWorkspace: (workspaceId) => stores.workspaces.get(workspaceId),
       openSecret: (sealed) => secretBox.open(sealed),
+      breakers,
       now,
     }),
+    breakers,
     playbookActions: overrides.playbookActions ?? createPlaybookActions(config),
     cloud: overrides.cloud ?? createCloudInventory(config),
     ticketing: overrides.ticketing ?? createTicketingSystem(config),

@@ -12,6 +12,7 @@ import type { EventPipeline } from "./events/event-pipeline";
 import type { Reconciler } from "../domain/reconciler/reconciler-port";
 import type { HostResolver } from "./delivery/address-policy";
 import type { SourceRegistry } from "../systems/vendors/port";
+import type { CircuitBreakers } from "./upstream/circuit-breaker";
 import type { PlaybookActions } from "../systems/playbook-automation/port";
 import type { CloudInventory } from "../systems/cloud-inventory/port";
 import type { TicketingSystem } from "../systems/itsm/port";
@@ -38,6 +39,8 @@ export interface Services {
   rateLimiter: RateLimiter;
   pageTokens: PageTokens;
   sources: SourceRegistry;
+  /** The process's circuit breakers over the upstream systems the service fans out to (per source, per workspace). */
+  breakers: CircuitBreakers;
   /** The automation backend that runs playbook steps against users, hosts, addresses... */
   playbookActions: PlaybookActions;
   /** Subscriptions, resource groups, workspaces and network security groups (organization lookups). */

@@ -7,6 +7,8 @@ import { disabledSource, type DeploymentSources, type SourceGateway, type Vendor
 import { createSimulatedVendors } from "../../shared/systems/vendors/simulated/simulated-vendor";
 import { startVendorBridge, type VendorBridge } from "../support/bridges/vendors-bridge-server";
 import { apiErrorOf } from "../support/api-error-of";
+import { CircuitBreakers } from "../../shared/platform/upstream/circuit-breaker";
+import { silentLogger } from "../../shared/platform/logger";
 
 const EVER = { from: "2000-01-01T00:00:00.000Z", to: "2100-01-01T00:00:00.000Z" };
 const AUTH = "Bearer routing-test";
@@ -46,6 +48,7 @@ function routed(deployment: DeploymentSources, workspaces: Record<string, Worksp
     timeoutMs: Object.fromEntries(sources.map((s) => [s, 5_000])) as Record<Source, number>,
     limits: Object.fromEntries(sources.map((s) => [s, { maxConcurrency: 4 }])) as Record<Source, { maxConcurrency: number }>,
     nowMs: () => Date.now(),
+    breakers: new CircuitBreakers({ logger: silentLogger }),
   });
   return { registry, reads, opened };
 }
@@ -127,6 +130,7 @@ describe("source routing per workspace", () => {
       timeoutMs: Object.fromEntries(sources.map((s) => [s, 5_000])) as Record<Source, number>,
       limits: Object.fromEntries(sources.map((s) => [s, { maxConcurrency: 4 }])) as Record<Source, { maxConcurrency: number }>,
       nowMs: () => Date.now(),
+      breakers: new CircuitBreakers({ logger: silentLogger }),
     });
     bridge.server.reset();
     expect(await apiErrorOf(registry.gateway("SourceA").getIncident("ws-1", "i"))).toMatchObject({ code: "UPSTREAM_ERROR" });

@@ -5,6 +5,7 @@ import {
   acrossWorkspacesPage,
   acrossWorkspacesQuery,
   listAcrossWorkspaces,
+  PARTIAL_LISTING_DESCRIPTION,
 } from "../../domain/incidents/cross-workspace-listing";
 import { mappedWorkspaces } from "../../domain/organizations/mapped-workspaces";
 
@@ -15,15 +16,18 @@ export const incidentsAcrossWorkspacesRoutes: RouteGroup = {
       method: "POST",
       path: "/incidents/across-workspaces",
       summary: "List incidents across the workspaces mapped to your credential",
+      description: PARTIAL_LISTING_DESCRIPTION,
       tag: "Incidents",
       auth: "incidents:read",
       problems: ["EXTENSION_NOT_ENABLED"],
       body: acrossWorkspacesQuery.meta({ examples: [acrossWorkspacesExample] }),
       // The tokens of 5,000 workspaces (the most a request may name) x 7 sources, sent back as issued.
       maxBodyBytes: ACROSS_WORKSPACES_MAX_BODY_BYTES,
+      partial: true,
       response: acrossWorkspacesPage.meta({ examples: [acrossWorkspacesResultExample] }),
       async handler(input) {
-        return { data: await listAcrossWorkspaces(input, await mappedWorkspaces(input), input.body) };
+        const { unavailable, ...data } = await listAcrossWorkspaces(input, await mappedWorkspaces(input), input.body);
+        return { data, unavailable };
       },
     }),
   ],

@@ -16,6 +16,14 @@ export const healthCheckSchema = z.object({
   /** The contract code of the failure (`TIMEOUT`, `UPSTREAM_ERROR`...); never the upstream's own text. */
   code: z.string().optional(),
 });
+const openBreakerSchema = z.object({
+  system: z.string().describe("The upstream: a source (`SourceA`)."),
+  workspaceId: z.string().optional().describe("The workspace whose calls are held back; absent when the whole source is."),
+  state: z.enum(["open", "half-open"]).describe("`open`: no call until `retryAt`; `half-open`: one trial call is under way."),
+  code: z.string().describe("The last failure's problem code, which callers are answered with meanwhile."),
+  retryAt: z.string().optional().describe("When the next trial call may go."),
+  opens: z.int().describe("Openings in a row: each doubles the cool-down (30 s, up to 5 min)."),
+});
 export const healthReportSchema = z
   .object({
     status: z.enum(["ok", "failed"]),
@@ -24,6 +32,32 @@ export const healthReportSchema = z
   })
   .meta({
     examples: [{ status: "ok", checkedAt: "2026-03-02T22:11:07.727Z", checks: { store: { status: "ok", durationMs: 4 }, queue: { status: "ok", durationMs: 11 } } }],
+  });
+/**
+ * What `/health` answers: the checks, and this instance's open circuit breakers. A vendor's breaker
+ * does not make the instance unhealthy (restarting it would not mend the vendor); it is there to see.
+ */
+export const healthAnswerSchema = healthReportSchema
+  .extend({
+    circuits: z
+      .object({
+        open: z.int().describe("Breakers open (or half-open) on this instance."),
+        breakers: z.array(openBreakerSchema).describe("The open breakers, at most 50."),
+      })
+      .describe("This instance's circuit breakers over the vendors' sources: those not closed."),
+  })
+  .meta({
+    examples: [
+      {
+        status: "ok",
+        checkedAt: "2026-03-02T22:11:07.727Z",
+        checks: { store: { status: "ok", durationMs: 4 }, queue: { status: "ok", durationMs: 11 } },
+        circuits: {
+          open: 1,
+          breakers: [{ system: "SourceA", workspaceId: "6aeb3a86-6df2-8a52-9183-256be7af30dc", state: "open", code: "RATE_LIMITED", retryAt: "2026-03-02T22:11:34.000Z", opens: 1 }],
+        },
+      },
+    ],
   });
 export type HealthCheckResult = z.infer<typeof healthCheckSchema>;
 export type HealthReport = z.infer<typeof healthReportSchema>;

@@ -6,7 +6,7 @@ import { errorCodeMeaning } from "../../platform/errors/error-codes";
 import { notFound } from "../../platform/errors/api-error";
 import { publicRoute, type Route, type RouteGroup } from "../../platform/http/route";
 import { API_PREFIX } from "../../platform/http/router";
-import { healthProbeOf, healthReportSchema } from "./health";
+import { healthAnswerSchema, healthProbeOf } from "./health";
 import { buildOpenApi } from "../../platform/http/openapi";
 
 const tag = "Reference";
@@ -88,9 +88,9 @@ export function metaRoutes(documented: () => readonly Route[]): RouteGroup {
       publicRoute({
         method: "GET",
         path: "/health",
-        summary: "Whether this instance is up and reaches its store and queue (checked at most every 5 s)",
+        summary: "Whether this instance is up and reaches its store and queue (checked at most every 5 s), and its open circuit breakers",
         tag,
-        response: healthReportSchema,
+        response: healthAnswerSchema,
         // A check that failed: the store or the queue is unreachable (the detail names which).
         problems: ["UPSTREAM_ERROR"],
         async handler(services) {
@@ -100,7 +100,7 @@ export function metaRoutes(documented: () => readonly Route[]): RouteGroup {
             // Names and contract codes only: an upstream's own error text could carry internal detail.
             throw new ApiError("UPSTREAM_ERROR", `Health check failed: ${failed.map(([name, c]) => `${name} (${c.code})`).join(", ")}.`);
           }
-          return { data: report };
+          return { data: { ...report, circuits: services.breakers.report() } };
         },
       }),
       publicRoute({

@@ -83,3 +83,21 @@ export const EXAMPLE_FAILED_DELIVERY_CREATED_AT = new Date(Math.floor(Date.now()
 
 /** The `meta` of a response envelope. */
 export const EXAMPLE_META = { requestId: "0b8e6f4c-2a1d-4c3b-9e5f-7a6d8c9b0e1f", timestamp: "2026-03-02T09:15:04.117Z" } as const;
+
+/**
+ * A cross-workspace answer's report (`meta.unavailable`): one workspace's source rate limited the
+ * service, and its circuit breaker is open.
+ */
+export const EXAMPLE_UNAVAILABLE = [
+  {
+    workspaceId: EXAMPLE_SECOND_WORKSPACE_ID,
+    workspaceName: "contoso-soc-internal",
+    source: "SourceA",
+    code: "RATE_LIMITED",
+    detail: "SourceA for workspace 6aeb3a86-6df2-8a52-9183-256be7af30dc is not being called: it failed 2 times in a row (last RATE_LIMITED); the next try is in 27 s.",
+    retryAfterSeconds: 27,
+    circuitOpen: true,
+    gaveUp: false,
+    failedPages: 1,
+  },
+] as const;

@@ -10,6 +10,8 @@ import type { WorkspaceRecord } from "../organizations/workspace";
 import { initialState, stateIdOf } from "./incident-state";
 import { incidentSummaryView, toIncidentSummary, type IncidentSummaryView } from "./incident-view";
 import { mapLimited } from "../../platform/concurrency/map-limited";
+import { settleWithin, type Settled } from "../../platform/concurrency/settle-within";
+import { isTransient, unavailableOf, type Unavailable } from "../../platform/http/partial-results";
 
 /** Incidents per call the listing aims at, taken from the streams (workspace × source) still paging. */
 export const LISTING_PAGE_TARGET = 200;
@@ -25,6 +27,12 @@ export const LAST_MODIFIED_CAP = 500;
 export const ACROSS_WORKSPACES_MAX_BODY_BYTES = 8 * 1024 * 1024;
 /** Vendor calls in flight at once for one listing call. */
 const VENDOR_CONCURRENCY = 16;
+/**
+ * Pages in a row a stream may fail before the listing gives it up: its token is dropped, so the
+ * listing can end, and the report says so. Three: a blip passes on the next try, and a failing
+ * tenant is retried across the listing (its token goes to the back) without holding it open forever.
+ */
+export const GIVE_UP_AFTER_FAILED_PAGES = 3;
 
 const timeFilterTypes = ["ThreeHours", "SixHours", "TwelveHours", "TwentyFourHours", "FortyEightHours", "Custom"] as const;
 const hoursOf: Record<Exclude<(typeof timeFilterTypes)[number], "Custom">, number> = {
@@ -111,21 +119,36 @@ export const acrossWorkspacesPage = z.object({
   moreIncidentsAvailable: z.boolean(),
 });
 
+/** How the listing answers when some workspaces' vendors fail: for the routes' documentation. */
+export const PARTIAL_LISTING_DESCRIPTION =
+  "**When a vendor fails.** A page holds what the healthy workspaces give; `meta.unavailable` names each workspace and source it could not read, " +
+  "with the problem code (`UPSTREAM_ERROR`, `TIMEOUT`, `RATE_LIMITED`) and, where known, `retryAfterSeconds`. A stream that failed keeps its token " +
+  "(moved to the back of `sourcePageTokens`), so a later page tries it again and `moreIncidentsAvailable` stays true meanwhile; after " +
+  `${GIVE_UP_AFTER_FAILED_PAGES} failed pages in a row it is given up (\`gaveUp\`: its token is dropped). No page waits on vendors longer than the deployment's budget ` +
+  "(2.5 s by default): a stream still unanswered then is reported as `TIMEOUT` and tried again on the next page. A workspace whose vendor keeps failing " +
+  "is not called for a cool-down (`circuitOpen`). In last-modified mode nothing continues: poll a reported workspace's window again.";
+
 export interface AcrossWorkspacesResult {
   incidents: IncidentSummaryView[];
   sourcePageTokens: { workspaceId: string; sourceTokens: Partial<Record<Source, string>> }[];
   moreIncidentsAvailable: boolean;
+  /** The streams this page could not read (`meta.unavailable`). */
+  unavailable: Unavailable[];
 }
 
 /**
  * What a stream token carries, as compact as it can be: the time of the listing's first call (epoch
- * seconds, base 36; the window is derived from it and from the query) and, once the stream has
- * started, the vendor adapter's cursor. Which workspace and source it pages is where the token sits
- * in the request; that, the caller and the query are signed into the token, not copied into it.
+ * seconds, base 36; the window is derived from it and from the query), once the stream has started
+ * the vendor adapter's cursor, and after a failed page the pages in a row it has failed (with "" for
+ * the cursor of a stream that failed its first page). Which workspace and source it pages is where
+ * the token sits in the request; that, the caller and the query are signed into the token, not
+ * copied into it.
  */
+const firstCall = z.string().regex(/^[0-9a-z]{1,9}$/);
 const streamCursor = z.union([
-  z.tuple([z.string().regex(/^[0-9a-z]{1,9}$/)]),
-  z.tuple([z.string().regex(/^[0-9a-z]{1,9}$/), z.string().min(1)]),
+  z.tuple([firstCall]),
+  z.tuple([firstCall, z.string().min(1)]),
+  z.tuple([firstCall, z.string(), z.int().min(1).max(GIVE_UP_AFTER_FAILED_PAGES - 1)]),
 ]);
 
 interface Stream {
@@ -135,6 +158,8 @@ interface Stream {
   cursor: string | null;
   /** The first call's time, epoch seconds: the listing's window is fixed by it. */
   firstCallAt: number;
+  /** Pages in a row on which the stream failed. */
+  failedPages: number;
 }
 
 /** A stream the previous response left open, with its token as sent: verified only if it is served now. */
@@ -146,7 +171,7 @@ interface WaitingStream {
 }
 
 /** What the listing runs with: the services it reads, and the caller its page tokens are signed to. */
-export type ListingContext = Uses<"stores" | "sources" | "now"> & PagingContext;
+export type ListingContext = Uses<"stores" | "sources" | "breakers" | "config" | "now"> & PagingContext;
 
 /**
  * One page of the incidents of `workspaces` (contract 4.2): those the caller may see, in one order
@@ -174,7 +199,7 @@ export async function listAcrossWorkspaces(ctx: ListingContext, workspaces: Work
   // A source switched off for a workspace (or with no system behind it) leaves that workspace out, as a missing role does.
   const serves = (workspace: WorkspaceRecord, source: Source) => ctx.sources.isEnabledFor(workspace, source);
   const open = body.isFirstCall
-    ? workspaces.flatMap((workspace) => chosenSources.filter((source) => serves(workspace, source)).map((source): Stream => ({ workspace, source, cursor: null, firstCallAt })))
+    ? workspaces.flatMap((workspace) => chosenSources.filter((source) => serves(workspace, source)).map((source): Stream => ({ workspace, source, cursor: null, firstCallAt, failedPages: 0 })))
     : openStreams(body, workspaces, chosenSources).filter((stream) => serves(stream.workspace, stream.source));
 
   // A page holds about LISTING_PAGE_TARGET incidents: up to that many streams advance by a few each.
@@ -184,8 +209,10 @@ export async function listAcrossWorkspaces(ctx: ListingContext, workspaces: Work
   const servedCount = Math.ceil(LISTING_PAGE_TARGET / perStream);
   const served = open.slice(0, servedCount).map((s) => ("token" in s ? readStream(ctx, s, binding) : s));
   const waiting = open.slice(servedCount);
-  const pages = await mapLimited(served, VENDOR_CONCURRENCY, (stream, signal) =>
-    pageOf(ctx, stream.source,
+  const budgetMs = ctx.config.crossWorkspaceBudgetMs;
+  // No page waits on a slow vendor beyond the budget: what has not answered by then is carried over.
+  const pages = await settleWithin(served, VENDOR_CONCURRENCY, budgetMs, (stream, signal) =>
+    pageOf(ctx, stream, budgetMs,
       {
         workspaceId: stream.workspace.id,
         field: "createdAt",
@@ -199,27 +226,33 @@ export async function listAcrossWorkspaces(ctx: ListingContext, workspaces: Work
     ctx.signal,
   );
 
+  const unavailable: Unavailable[] = [];
   const tokens = new Map<string, Partial<Record<Source, string>>>();
   const put = (workspaceId: string, source: Source, token: string) => {
     const entry = tokens.get(workspaceId) ?? {};
     entry[source] = token;
     tokens.set(workspaceId, entry);
   };
-  const issue = (stream: Stream, adapterCursor: string | null) => {
+  const issue = (stream: Stream, adapterCursor: string | null, failedPages = 0) => {
     const at = stream.firstCallAt.toString(36);
-    const cursor = adapterCursor === null ? [at] : [at, adapterCursor];
+    const cursor = failedPages > 0 ? [at, adapterCursor ?? "", failedPages] : adapterCursor === null ? [at] : [at, adapterCursor];
     put(stream.workspace.id, stream.source, issuePageToken(ctx, streamListing(binding, stream.workspace.id, stream.source), cursor));
   };
   for (const stream of waiting) {
     if ("token" in stream) put(stream.workspace.id, stream.source, stream.token);
     else issue(stream, null);
+    // A stream waiting its turn behind an open breaker is named too, so every page shows what is failing.
+    const refusal = ctx.breakers.refusal({ system: stream.source, workspaceId: stream.workspace.id });
+    if (refusal) unavailable.push(unavailableOf(stream.workspace, refusal, { source: stream.source }));
   }
   // The service's state of the page's incidents: one read per workspace on the page (the states of a
   // workspace share its partition), not one per stream, and the workspaces' reads in parallel.
   const onPage = new Map<string, { workspace: WorkspaceRecord; items: VendorIncident[] }>();
   served.forEach((stream, i) => {
+    const page = pages[i]!;
+    if (page.status !== "fulfilled") return;
     const entry = onPage.get(stream.workspace.id) ?? { workspace: stream.workspace, items: [] };
-    entry.items.push(...pages[i]!.items);
+    entry.items.push(...page.value.items);
     onPage.set(stream.workspace.id, entry);
   });
   const states = new Map(
@@ -227,18 +260,45 @@ export async function listAcrossWorkspaces(ctx: ListingContext, workspaces: Work
   );
   const now = ctx.now();
   const incidents: IncidentSummaryView[] = [];
+  const failed: (() => void)[] = [];
   for (let i = 0; i < served.length; i++) {
     const stream = served[i]!;
     const page = pages[i]!;
-    incidents.push(...summariesOf(stream.workspace, page.items, states.get(stream.workspace.id)!, now));
-    // A finished stream drops out of the tokens (rule 4).
-    if (page.cursor !== undefined) issue(stream, page.cursor);
+    if (page.status === "fulfilled") {
+      incidents.push(...summariesOf(stream.workspace, page.value.items, states.get(stream.workspace.id)!, now));
+      // A finished stream drops out of the tokens (rule 4).
+      if (page.value.cursor !== undefined) issue(stream, page.value.cursor);
+      continue;
+    }
+    if (page.status === "unstarted") {
+      issue(stream, stream.cursor, stream.failedPages);
+      continue;
+    }
+    const error = failureOf(stream, page, budgetMs);
+    const failedPages = stream.failedPages + 1;
+    const gaveUp = !isTransient(error) || failedPages >= GIVE_UP_AFTER_FAILED_PAGES;
+    unavailable.push(unavailableOf(stream.workspace, error, { source: stream.source, gaveUp, failedPages }));
+    // A failed stream keeps its place in the listing at the back of the tokens, to be tried again
+    // after the others; entries are never invented for it (rule 4).
+    if (!gaveUp) failed.push(() => issue(stream, stream.cursor, failedPages));
   }
+  for (const keep of failed) keep();
   return {
     incidents,
     sourcePageTokens: [...tokens].map(([workspaceId, sourceTokens]) => ({ workspaceId, sourceTokens })),
     moreIncidentsAvailable: tokens.size > 0,
+    unavailable,
   };
+}
+
+/** Why a served stream gave no page: the vendor's failure, or no answer within the page's budget. */
+function failureOf(stream: Stream, page: Settled<IncidentPage>, budgetMs: number): ApiError {
+  if (page.status === "rejected") {
+    // Anything but a vendor's or a breaker's answer is a fault of the service itself: not the stream's to report.
+    if (!isApiError(page.reason)) throw page.reason;
+    return page.reason;
+  }
+  return new ApiError("TIMEOUT", `${stream.source} did not answer for workspace ${stream.workspace.id} within the page's ${budgetMs} ms; the next page tries it again.`);
 }
 
 /**
@@ -253,19 +313,30 @@ async function lastModifiedListing(
   filters: IncidentFilters,
   window: { from: string; to: string },
 ): Promise<AcrossWorkspacesResult> {
-  const pairs = workspaces.flatMap((workspace) => chosenSources.filter((source) => ctx.sources.isEnabledFor(workspace, source)).map((source) => ({ workspace, source })));
-  const pages = await mapLimited(
+  const pairs = workspaces.flatMap((workspace) =>
+    chosenSources.filter((source) => ctx.sources.isEnabledFor(workspace, source)).map((source): Stream => ({ workspace, source, cursor: null, firstCallAt: 0, failedPages: 0 })),
+  );
+  const budgetMs = ctx.config.crossWorkspaceBudgetMs;
+  const pages = await settleWithin(
     pairs,
     VENDOR_CONCURRENCY,
-    ({ workspace, source }, signal) =>
-      pageOf(ctx, source, { workspaceId: workspace.id, field: "lastModificationTime", ...window, limit: LAST_MODIFIED_CAP + 1, filters }, signal),
+    budgetMs,
+    (stream, signal) => pageOf(ctx, stream, budgetMs, { workspaceId: stream.workspace.id, field: "lastModificationTime", ...window, limit: LAST_MODIFIED_CAP + 1, filters }, signal),
     ctx.signal,
   );
+  // Nothing continues in this mode: a pair not read is reported, and its window is the client's to poll again.
+  const unavailable = pairs.flatMap((stream, i) => {
+    const page = pages[i]!;
+    return page.status === "fulfilled" ? [] : [unavailableOf(stream.workspace, failureOf(stream, page, budgetMs), { source: stream.source, gaveUp: true })];
+  });
   let capped = false;
   const incidents: IncidentSummaryView[] = [];
   for (const workspace of workspaces) {
     // Each source was asked for one more than the cap: more than the cap in all means the window is too wide.
-    const found = pairs.flatMap((p, i) => (p.workspace === workspace ? pages[i]!.items : [])).sort(byLastModifiedDesc);
+    const found = pairs.flatMap((p, i) => {
+      const page = pages[i]!;
+      return p.workspace === workspace && page.status === "fulfilled" ? page.value.items : [];
+    }).sort(byLastModifiedDesc);
     if (found.length > LAST_MODIFIED_CAP) capped = true;
     incidents.push(...(await summaries(ctx, workspace, found.slice(0, LAST_MODIFIED_CAP))));
   }
@@ -276,21 +347,21 @@ async function lastModifiedListing(
       (a.incident.workspaceId < b.incident.workspaceId ? -1 : a.incident.workspaceId > b.incident.workspaceId ? 1 : 0) ||
       (a.incident.id < b.incident.id ? -1 : a.incident.id > b.incident.id ? 1 : 0),
   );
-  return { incidents, sourcePageTokens: [], moreIncidentsAvailable: capped };
+  return { incidents, sourcePageTokens: [], moreIncidentsAvailable: capped, unavailable };
 }
 
 /**
- * One page of one stream. A workspace its source does not know (onboarded here before the vendor
- * holds it, say) has no incidents there: its stream ends empty, as a source switched off does,
- * rather than failing the listing of every other workspace.
+ * One page of one stream, through its breakers (in the gateway). A workspace whose vendor has left a
+ * call unanswered for longer than the page's budget gets no second one meanwhile: piling calls onto
+ * a vendor that has stopped answering helps neither, and the first call's outcome (its timeout, in
+ * the end) is what teaches the breaker.
  */
-async function pageOf(ctx: ListingContext, source: Source, query: IncidentWindowQuery, signal: AbortSignal): Promise<IncidentPage> {
-  try {
-    return await ctx.sources.gateway(source).listIncidents(query, signal);
-  } catch (error) {
-    if (isApiError(error) && error.code === "NOT_FOUND") return { items: [] };
-    throw error;
+async function pageOf(ctx: ListingContext, stream: Stream, budgetMs: number, query: IncidentWindowQuery, signal?: AbortSignal): Promise<IncidentPage> {
+  const waitedMs = ctx.breakers.pendingMs({ system: stream.source, workspaceId: stream.workspace.id });
+  if (waitedMs > budgetMs) {
+    throw new ApiError("TIMEOUT", `${stream.source} has left a call for workspace ${stream.workspace.id} unanswered for ${Math.round(waitedMs / 1000)} s; it is not called again until that call ends.`);
   }
+  return ctx.sources.gateway(stream.source).listIncidents(query, signal);
 }
 
 function byLastModifiedDesc(a: VendorIncident, b: VendorIncident): number {
@@ -332,7 +403,7 @@ function readStream(ctx: ListingContext, waiting: WaitingStream, binding: string
   } catch (error) {
     throw invalidTokens(waiting.target, error);
   }
-  return { workspace: waiting.workspace, source: waiting.source, firstCallAt: parseInt(cursor[0], 36), cursor: cursor[1] ?? null };
+  return { workspace: waiting.workspace, source: waiting.source, firstCallAt: parseInt(cursor[0], 36), cursor: cursor[1] || null, failedPages: cursor.length === 3 ? cursor[2] : 0 };
 }
 
 /** The contract's fixed 400 for the token at `target`, keeping a hint the token check gave. */

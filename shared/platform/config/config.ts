@@ -86,6 +86,7 @@ const envSchema = z
     DELIVERY_LOG_TTL_DAYS: positiveInt.max(3650).default(30),
     RECONCILE_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
     RECONCILE_CONCURRENCY: positiveInt.max(1000).default(32),
+    CROSS_WORKSPACE_BUDGET_MS: positiveInt.min(100).max(60_000).default(2_500),
     SIMULATED_VENDOR_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
     DEMO_SEED: z.string().min(1).default("secops-demo"),
     DEMO_WORKSPACES: z.coerce.number().int().min(5).max(1000).default(5),
@@ -182,6 +183,11 @@ export interface Config {
   reconcileIntervalMs: number;
   /** Local host: reconcile messages (workspaces) handled at once. */
   reconcileConcurrency: number;
+  /**
+   * The longest a cross-workspace answer waits on its upstream calls: past it, the answer holds what
+   * came back, and what did not is reported (and, for the incident listing, carried to the next page).
+   */
+  crossWorkspaceBudgetMs: number;
   /** Local host: the delay of every simulated vendor call, to model a real vendor's latency. */
   simulatedVendorLatencyMs: number;
   /** Per source: calls in flight at once and, when a vendor publishes one, a request rate. */
@@ -260,6 +266,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     localAdmin: { clientId: e.LOCAL_ADMIN_CLIENT_ID, clientSecret: e.LOCAL_ADMIN_CLIENT_SECRET },
     reconcileIntervalMs: e.RECONCILE_INTERVAL_MS,
     reconcileConcurrency: e.RECONCILE_CONCURRENCY,
+    crossWorkspaceBudgetMs: e.CROSS_WORKSPACE_BUDGET_MS,
     simulatedVendorLatencyMs: e.SIMULATED_VENDOR_LATENCY_MS,
     sourceLimits: sourceLimitsOf(e as unknown as Record<string, unknown>),
     workspaceBridgesAllowHttp: e.WORKSPACE_BRIDGES_ALLOW_HTTP,

@@ -9,7 +9,8 @@ import { ERROR_REFERENCE_PATH, problemType } from "./problem";
 import type { Route } from "./route";
 import { SESSION_COOKIE } from "../auth/portal-session";
 import { API_PREFIX } from "./router";
-import { EXAMPLE_META } from "../../domain/examples/examples";
+import { EXAMPLE_META, EXAMPLE_UNAVAILABLE } from "../../domain/examples/examples";
+import { partialMeta } from "./partial-results";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -213,7 +214,7 @@ function success(route: Route, status: number): JsonSchema {
     type: "object",
     properties: {
       data,
-      meta: { $ref: "#/components/schemas/Meta" },
+      meta: route.partial ? schemaOf(partialMeta, "output") : { $ref: "#/components/schemas/Meta" },
       ...(route.paginated ? { pagination: schemaOf(paginationSchema, "output") } : {}),
     },
     required: ["data", "meta", ...(route.paginated ? ["pagination"] : [])],
@@ -221,7 +222,8 @@ function success(route: Route, status: number): JsonSchema {
   // The envelope's example wraps the data's, so the whole answer reads as it is sent.
   const examples = data.examples;
   if (Array.isArray(examples) && examples.length > 0) {
-    envelope.examples = [{ data: examples[0], meta: EXAMPLE_META, ...(route.paginated ? { pagination: { hasMore: false } } : {}) }];
+    const meta = route.partial ? { ...EXAMPLE_META, unavailable: EXAMPLE_UNAVAILABLE } : EXAMPLE_META;
+    envelope.examples = [{ data: examples[0], meta, ...(route.paginated ? { pagination: { hasMore: false } } : {}) }];
   }
   return { description: "Success", content: { "application/json": { schema: envelope } } };
 }

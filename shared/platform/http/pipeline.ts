@@ -305,7 +305,8 @@ function renderBody(result: HandlerResult, requestId: string, now: Date): ApiRes
   if ("bare" in result) return { status: 200, headers: headersOf(result.headers, JSON_CONTENT_TYPE), body: JSON.stringify(result.bare) };
   if (result.status === 204) return { status: 204, headers: headersOf(result.headers) };
   const data = JSON.stringify(result.data);
-  const meta = `"meta":{"requestId":"${requestId}","timestamp":"${now.toISOString()}"}`;
+  const report = result.unavailable ? `,"unavailable":${JSON.stringify(result.unavailable)}` : "";
+  const meta = `"meta":{"requestId":"${requestId}","timestamp":"${now.toISOString()}"${report}}`;
   let body: string;
   if (data === undefined) {
     // No data (undefined, a function): JSON.stringify leaves the member out.

@@ -1,3 +1,4 @@
+import type { Unavailable } from "./partial-results";
 import type { z } from "zod";
 import type { Scope } from "../auth/scopes";
 import type { Principal } from "../auth/principal";
@@ -16,7 +17,14 @@ import type { Config } from "../config/config";
  * redirect (the portal's sign-in). Any of them may set cookies (`Set-Cookie` lines, one each).
  */
 export type HandlerResult = (
-  | { data: unknown; status?: 200 | 201 | 202; headers?: Record<string, string>; pagination?: Pagination }
+  | {
+      data: unknown;
+      status?: 200 | 201 | 202;
+      headers?: Record<string, string>;
+      pagination?: Pagination;
+      /** A cross-workspace answer's report (`partial` routes): what could not be read, in `meta.unavailable`. */
+      unavailable?: Unavailable[];
+    }
   | { bare: unknown; headers?: Record<string, string> }
   | { status: 204; headers?: Record<string, string> }
   | { raw: string | Buffer; contentType: string; headers?: Record<string, string> }
@@ -121,6 +129,11 @@ interface RouteFields<P extends Schema | undefined, Q extends Schema | undefined
    */
   problems?: readonly (ErrorCode | { code: ErrorCode; status: number })[];
   paginated?: boolean;
+  /**
+   * A cross-workspace route that answers with what the healthy workspaces give: its `meta` carries
+   * `unavailable`, the report of what could not be read (`partial-results.ts`).
+   */
+  partial?: boolean;
   /** The body is `multipart/form-data` (uploads), read into fields and files before `body` validates it. */
   multipart?: boolean;
   /** The response is a bare JSON body (`{bare}`), not the `{data, meta}` envelope. */

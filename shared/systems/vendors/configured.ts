@@ -41,7 +41,7 @@ const DEFAULT_BRIDGE_TIMEOUT_MS = 10_000;
 export function routeSourcesByWorkspace(
   deployment: DeploymentSources,
   config: Config,
-  options: Pick<WorkspaceRoutingOptions, "readWorkspace" | "openSecret" | "fetch"> & { now: () => Date },
+  options: Pick<WorkspaceRoutingOptions, "readWorkspace" | "openSecret" | "fetch" | "breakers"> & { now: () => Date },
 ): SourceRegistry {
   return routeByWorkspace(deployment, {
     ...options,

@@ -5,6 +5,7 @@ import { sources, type Source } from "../../domain/sources";
 import { createHttpVendorGateway } from "./http/http-vendor";
 import { limitedGateway, type SourceLimits } from "./limiter";
 import { sourceNotEnabledFor, type DeploymentSources, type SourceGateway, type SourceRegistry, type VendorIncident } from "./port";
+import type { CircuitBreakers } from "../../platform/upstream/circuit-breaker";
 
 export interface WorkspaceRoutingOptions {
   /** A workspace's record as the store has it; undefined when there is none (or it was offboarded). */
@@ -17,6 +18,8 @@ export interface WorkspaceRoutingOptions {
   timeoutMs: Record<Source, number>;
   limits: Record<Source, SourceLimits>;
   nowMs: () => number;
+  /** Every call goes through its source's and its workspace's breakers. */
+  breakers: CircuitBreakers;
   /** Injectable for tests; defaults to globalThis.fetch. */
   fetch?: typeof fetch;
 }
@@ -83,7 +86,7 @@ export function routeByWorkspace(deployment: DeploymentSources, options: Workspa
     return { gateway, vendorWorkspaceId: settings?.vendorWorkspaceId ?? workspaceId };
   };
 
-  const routed = new Map<Source, SourceGateway>(sources.map((source) => [source, routingGateway(source, target)]));
+  const routed = new Map<Source, SourceGateway>(sources.map((source) => [source, routingGateway(source, target, options.breakers)]));
 
   return {
     gateway: (source) => routed.get(source)!,
@@ -101,51 +104,41 @@ export function routeByWorkspace(deployment: DeploymentSources, options: Workspa
 
 /**
  * One source's gateway for every workspace: each call finds the gateway serving the workspace it
- * names, calls it with the vendor's identifier of the workspace, and gives the incidents back under
- * the service's identifier, as the callers asked for them.
+ * names, calls it with the vendor's identifier of the workspace through the source's and the
+ * workspace's circuit breakers, and gives the incidents back under the service's identifier, as the
+ * callers asked for them.
  */
-function routingGateway(source: Source, target: (source: Source, workspaceId: string) => Promise<{ gateway: SourceGateway; vendorWorkspaceId: string }>): SourceGateway {
-  const route = (workspaceId: string) => target(source, workspaceId);
+function routingGateway(
+  source: Source,
+  target: (source: Source, workspaceId: string) => Promise<{ gateway: SourceGateway; vendorWorkspaceId: string }>,
+  breakers: CircuitBreakers,
+): SourceGateway {
+  /** Runs `call` on the gateway serving `workspaceId`, through its breakers. */
+  const via = async <T>(workspaceId: string, signal: AbortSignal | undefined, call: (gateway: SourceGateway, vendorWorkspaceId: string, signal?: AbortSignal) => Promise<T>) => {
+    const { gateway, vendorWorkspaceId } = await target(source, workspaceId);
+    return { vendorWorkspaceId, result: await breakers.call({ system: source, workspaceId }, (s) => call(gateway, vendorWorkspaceId, s), signal) };
+  };
   const ours = (workspaceId: string, vendorWorkspaceId: string) => (incident: VendorIncident): VendorIncident =>
     incident.workspaceId === vendorWorkspaceId && vendorWorkspaceId !== workspaceId ? { ...incident, workspaceId } : incident;
+  const oneIncident = async (workspaceId: string, signal: AbortSignal | undefined, call: (gateway: SourceGateway, vendorWorkspaceId: string, signal?: AbortSignal) => Promise<VendorIncident>) => {
+    const { vendorWorkspaceId, result } = await via(workspaceId, signal, call);
+    return ours(workspaceId, vendorWorkspaceId)(result);
+  };
   return {
     source,
-    async getIncident(workspaceId, incidentId, signal) {
-      const { gateway, vendorWorkspaceId } = await route(workspaceId);
-      return ours(workspaceId, vendorWorkspaceId)(await gateway.getIncident(vendorWorkspaceId, incidentId, signal));
-    },
+    getIncident: (workspaceId, incidentId, signal) => oneIncident(workspaceId, signal, (g, w, s) => g.getIncident(w, incidentId, s)),
     async listIncidents(query, signal) {
-      const { gateway, vendorWorkspaceId } = await route(query.workspaceId);
-      const page = await gateway.listIncidents({ ...query, workspaceId: vendorWorkspaceId }, signal);
+      const { vendorWorkspaceId, result: page } = await via(query.workspaceId, signal, (g, w, s) => g.listIncidents({ ...query, workspaceId: w }, s));
       return vendorWorkspaceId === query.workspaceId ? page : { ...page, items: page.items.map(ours(query.workspaceId, vendorWorkspaceId)) };
     },
-    async setStatus(workspaceId, incidentId, change, signal) {
-      const { gateway, vendorWorkspaceId } = await route(workspaceId);
-      return ours(workspaceId, vendorWorkspaceId)(await gateway.setStatus(vendorWorkspaceId, incidentId, change, signal));
-    },
-    async setOwner(workspaceId, incidentId, owner, signal) {
-      const { gateway, vendorWorkspaceId } = await route(workspaceId);
-      return ours(workspaceId, vendorWorkspaceId)(await gateway.setOwner(vendorWorkspaceId, incidentId, owner, signal));
-    },
-    async listComments(workspaceId, incidentId, signal) {
-      const { gateway, vendorWorkspaceId } = await route(workspaceId);
-      return gateway.listComments(vendorWorkspaceId, incidentId, signal);
-    },
-    async addComment(workspaceId, incidentId, comment, signal) {
-      const { gateway, vendorWorkspaceId } = await route(workspaceId);
-      return gateway.addComment(vendorWorkspaceId, incidentId, comment, signal);
-    },
-    async deleteComment(workspaceId, incidentId, commentId, signal) {
-      const { gateway, vendorWorkspaceId } = await route(workspaceId);
-      return gateway.deleteComment(vendorWorkspaceId, incidentId, commentId, signal);
-    },
-    async getEvidence(workspaceId, incidentId, signal) {
-      const { gateway, vendorWorkspaceId } = await route(workspaceId);
-      return gateway.getEvidence(vendorWorkspaceId, incidentId, signal);
-    },
+    setStatus: (workspaceId, incidentId, change, signal) => oneIncident(workspaceId, signal, (g, w, s) => g.setStatus(w, incidentId, change, s)),
+    setOwner: (workspaceId, incidentId, owner, signal) => oneIncident(workspaceId, signal, (g, w, s) => g.setOwner(w, incidentId, owner, s)),
+    listComments: async (workspaceId, incidentId, signal) => (await via(workspaceId, signal, (g, w, s) => g.listComments(w, incidentId, s))).result,
+    addComment: async (workspaceId, incidentId, comment, signal) => (await via(workspaceId, signal, (g, w, s) => g.addComment(w, incidentId, comment, s))).result,
+    deleteComment: async (workspaceId, incidentId, commentId, signal) => (await via(workspaceId, signal, (g, w, s) => g.deleteComment(w, incidentId, commentId, s))).result,
+    getEvidence: async (workspaceId, incidentId, signal) => (await via(workspaceId, signal, (g, w, s) => g.getEvidence(w, incidentId, s))).result,
     async relatedByEntity(query, signal) {
-      const { gateway, vendorWorkspaceId } = await route(query.workspaceId);
-      const items = await gateway.relatedByEntity({ ...query, workspaceId: vendorWorkspaceId }, signal);
+      const { vendorWorkspaceId, result: items } = await via(query.workspaceId, signal, (g, w, s) => g.relatedByEntity({ ...query, workspaceId: w }, s));
       return vendorWorkspaceId === query.workspaceId ? items : items.map(ours(query.workspaceId, vendorWorkspaceId));
     },
   };

@@ -5,6 +5,7 @@ import {
   acrossWorkspacesPage,
   acrossWorkspacesQuery,
   listAcrossWorkspaces,
+  PARTIAL_LISTING_DESCRIPTION,
 } from "../../../domain/incidents/cross-workspace-listing";
 import { incidentComments, incidentsByEntity, lastGamebookRun, readIncident } from "../../../domain/incidents/incident-reads";
 import { commentView, incidentSummaryView, incidentView } from "../../../domain/incidents/incident-view";
@@ -72,16 +73,18 @@ export const portalIncidentRoutes: RouteGroup = {
         "organization with an organization-wide role (`Admin`, `WorkspaceAdmin`), otherwise those you hold a role on. Page as the contract says: " +
         "send `sourcePageTokens` back as `workspacePageTokens` with `isFirstCall` false until `moreIncidentsAvailable` is false. The tokens are " +
         "signed to you and to the filters; one changed, or sent by someone else, is 400. A read, sent as POST because the tokens of many workspaces " +
-        "outgrow a URL.",
+        "outgrow a URL.\n\n" + PARTIAL_LISTING_DESCRIPTION,
       tag,
       roles: "any",
       problems: ["EXTENSION_NOT_ENABLED"],
       // The page a person opens first: what is open and serious at two sources, every workspace they see.
       body: acrossWorkspacesQuery.meta({ examples: [{ ...acrossWorkspacesExample, sources: ["SourceB", "SourceC"] }] }),
       maxBodyBytes: ACROSS_WORKSPACES_MAX_BODY_BYTES,
+      partial: true,
       response: acrossWorkspacesPage.meta({ examples: [acrossWorkspacesResultExample] }),
       async handler(input) {
-        return { data: await listAcrossWorkspaces(input, await personWorkspaces(input, input.person), input.body) };
+        const { unavailable, ...data } = await listAcrossWorkspaces(input, await personWorkspaces(input, input.person), input.body);
+        return { data, unavailable };
       },
     }),
     personWorkspaceRoute({

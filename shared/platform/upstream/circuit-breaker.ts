@@ -22,20 +22,24 @@ export interface BreakerPolicy {
   /** The first cool-down; each failed trial doubles it, up to `maxCoolDownMs`. */
   coolDownMs: number;
   maxCoolDownMs: number;
+  /** Whether a failure carrying `Retry-After` opens the breaker at once (the vendor said so of this very scope). */
+  openOnRetryAfter: boolean;
 }
 
 /**
  * A workspace's breaker opens on its second failure in a row: one failure is a blip worth a retry,
  * two are a pattern. With the cool-down doubling from 30 s, a workspace that keeps failing is called
- * at most 3 times in its first minute and about once a cool-down after.
+ * at most 3 times in its first minute and about once a cool-down after. A vendor's `Retry-After` on a
+ * workspace's call opens it at once, for at least that long.
  */
-export const WORKSPACE_BREAKER: BreakerPolicy = { failuresToOpen: 2, coolDownMs: 30_000, maxCoolDownMs: 300_000 };
+export const WORKSPACE_BREAKER: BreakerPolicy = { failuresToOpen: 2, coolDownMs: 30_000, maxCoolDownMs: 300_000, openOnRetryAfter: true };
 /**
  * A whole source's breaker opens after 10 failures in a row across its workspaces with no success
  * between: far beyond what a few failing tenants produce (their own breakers stop their calls after
- * two), and soon enough that a vendor that is down costs ten calls, not one per workspace.
+ * two), and soon enough that a vendor that is down costs ten calls, not one per workspace. One
+ * tenant's `Retry-After` speaks for that tenant: it does not open the source.
  */
-export const SOURCE_BREAKER: BreakerPolicy = { failuresToOpen: 10, coolDownMs: 30_000, maxCoolDownMs: 300_000 };
+export const SOURCE_BREAKER: BreakerPolicy = { failuresToOpen: 10, coolDownMs: 30_000, maxCoolDownMs: 300_000, openOnRetryAfter: false };
 
 export interface BreakerFailure {
   code: FailureCode;
@@ -69,8 +73,8 @@ export interface BreakerDecision {
 
 /**
  * The next state of one breaker after `event` at `now` (epoch ms). Closed admits every call and
- * counts failures in a row; the `failuresToOpen`-th, or any failure carrying `Retry-After`, opens it
- * for the cool-down (at least the `Retry-After`). Open admits nothing until its time is up; then one
+ * counts failures in a row; the `failuresToOpen`-th, or (where the policy says so) any failure
+ * carrying `Retry-After`, opens it for the cool-down (at least the `Retry-After`). Open admits nothing until its time is up; then one
  * trial call is admitted (half-open) and its outcome closes the breaker or reopens it for twice the
  * last cool-down.
  *
@@ -93,7 +97,8 @@ export function decideBreaker(state: BreakerState, event: BreakerEvent, now: num
     case "failure": {
       const failures = state.failures + 1;
       const { failure } = event;
-      if (state.state === "closed" && failures < policy.failuresToOpen && failure.retryAfterMs === undefined) return { state: { state: "closed", failures } };
+      const openNow = failures >= policy.failuresToOpen || (policy.openOnRetryAfter && failure.retryAfterMs !== undefined);
+      if (state.state === "closed" && !openNow) return { state: { state: "closed", failures } };
       // A call admitted before the breaker opened, failing after: the breaker stays as it is.
       if (state.state === "open" && now < state.until) return { state: { ...state, last: failure, failures } };
       const opens = state.state === "closed" ? 1 : state.opens + 1;

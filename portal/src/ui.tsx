@@ -133,7 +133,7 @@ export function SaveProblem(props: { problem: Problem | undefined; title: string
   );
 }
 
-export function Notice(props: { kind?: "success" | "info"; children: ComponentChildren }) {
+export function Notice(props: { kind?: "success" | "info" | "warn"; children: ComponentChildren }) {
   return (
     <div class={`banner banner-${props.kind ?? "info"}`} role="status">
       {props.children}

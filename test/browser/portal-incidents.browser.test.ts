@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestHost } from "../support/test-host";
+import { startFakeHttpServer } from "../support/fake-http-server";
 import { checkAccessibility, demoPerson, newPage, NO_PROBLEMS, overflowingElements, pageProblems, screenshot, signInInBrowser, startPortal, type Browser, type Page, type Portal } from "../support/browser";
 
 /**
@@ -97,5 +98,34 @@ describe("a new workspace's incidents in the cross-workspace list", () => {
     await checkAccessibility(phone, "incidents-390");
     expect(pageProblems(phone)).toEqual(NO_PROBLEMS);
     await phone.browserContext().close();
+  });
+});
+
+describe("a workspace whose vendor fails", () => {
+  it("leaves the list to the others and says which workspace and source could not be read", async () => {
+    const vendor = await startFakeHttpServer((_req, res) => {
+      res.writeHead(500, { "content-type": "application/json" });
+      res.end("{}");
+    });
+    try {
+      const record = (await host.services.stores.workspaces.get(workspaceId))!;
+      await host.services.stores.workspaces.upsert({ ...record, sources: { ...record.sources, SourceA: { enabled: true, bridge: { url: `${vendor.origin}/source-a` } } } });
+      host.services.sources.evict(workspaceId);
+      await page.goto(`${origin}/portal/incidents`);
+      await page.waitForSelector('input[name="source-SourceA"]');
+      await page.click('input[name="source-SourceA"]');
+      await page.click("form.filters-form button[type=submit]");
+      await page.waitForSelector(`.banner-warn li[data-workspace-id="${workspaceId}"]`);
+      const notice = await page.$eval(".banner-warn", (el) => (el as HTMLElement).innerText);
+      expect(notice).toContain(`${NAME}, SourceA: UPSTREAM_ERROR`);
+      // The other workspaces' SourceA incidents are listed all the same.
+      const listed = new Set((await rows()).map((r) => r.split(" ")[0]));
+      expect(listed.size).toBeGreaterThan(0);
+      expect(listed.has(workspaceId)).toBe(false);
+      await checkAccessibility(page, "incidents-unread");
+      expect(pageProblems(page)).toEqual(NO_PROBLEMS);
+    } finally {
+      await vendor.close();
+    }
   });
 });

@@ -105,6 +105,8 @@ export interface paths {
          * @description Portal session (people only). Any registered person.
          *
          *     The body and the answer of `POST /incidents/across-workspaces` (contract 4.2), over the workspaces you may see: every workspace of your organization with an organization-wide role (`Admin`, `WorkspaceAdmin`), otherwise those you hold a role on. Page as the contract says: send `sourcePageTokens` back as `workspacePageTokens` with `isFirstCall` false until `moreIncidentsAvailable` is false. The tokens are signed to you and to the filters; one changed, or sent by someone else, is 400. A read, sent as POST because the tokens of many workspaces outgrow a URL.
+         *
+         *     **When a vendor fails.** A page holds what the healthy workspaces give; `meta.unavailable` names each workspace and source it could not read, with the problem code (`UPSTREAM_ERROR`, `TIMEOUT`, `RATE_LIMITED`) and, where known, `retryAfterSeconds`. A stream that failed keeps its token (moved to the back of `sourcePageTokens`), so a later page tries it again and `moreIncidentsAvailable` stays true meanwhile; after 3 failed pages in a row it is given up (`gaveUp`: its token is dropped). No page waits on vendors longer than the deployment's budget (2.5 s by default): a stream still unanswered then is reported as `TIMEOUT` and tried again on the next page. A workspace whose vendor keeps failing is not called for a cool-down (`circuitOpen`). In last-modified mode nothing continues: poll a reported workspace's window again.
          */
         post: operations["postPortalIncidentsSearch"];
         delete?: never;
@@ -1890,7 +1892,34 @@ export interface operations {
                                 workspaceId: string;
                             }[];
                         };
-                        meta: components["schemas"]["Meta"];
+                        meta: {
+                            requestId: string;
+                            /** Format: date-time */
+                            timestamp: string;
+                            /** @description The workspaces (and sources) this answer could not read, and why; empty when every one was read. */
+                            unavailable: {
+                                /** @description True when no call was made: the circuit breaker of this workspace (or of the whole source) is open after repeated failures. */
+                                circuitOpen: boolean;
+                                /**
+                                 * @description The problem code a read of it alone would have answered: `UPSTREAM_ERROR`, `TIMEOUT` or `RATE_LIMITED`, or `NOT_FOUND` where the vendor does not know the workspace.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_ERROR" | "BAD_REQUEST" | "EXTENSION_NOT_ENABLED" | "UNAUTHORIZED" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "INSUFFICIENT_WORKSPACE_ROLE" | "MFA_REQUIRED" | "USER_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "TIMEOUT";
+                                /** @description What happened, as a problem's `detail` says it. */
+                                detail: string;
+                                /** @description The incident listing: pages in a row on which this stream has failed. */
+                                failedPages?: number;
+                                /** @description True when the listing has stopped trying it: its token is gone from `sourcePageTokens`, and its incidents not yet listed are not in this listing. Start a new listing to try it again. */
+                                gaveUp: boolean;
+                                /** @description When it is worth trying again, where known (the vendor's `Retry-After`, or the breaker's cool-down). */
+                                retryAfterSeconds?: number;
+                                /** @description The source that could not be read (the incident listing); absent where the whole workspace is meant. */
+                                source?: string;
+                                /** @description The workspace that could not be read. */
+                                workspaceId: string;
+                                workspaceName: string;
+                            }[];
+                        };
                     };
                 };
             };

@@ -3,11 +3,12 @@ import { api, call, csrf } from "../api/client";
 import type { paths } from "../api/openapi";
 import { IncidentLink } from "../incident-link";
 import { ShowMore } from "../paging";
-import { Badge, Checkbox, Empty, Field, PageHeader, ProblemBanner, Select, TableScroll, Time, useAction, useResource } from "../ui";
+import { Badge, Checkbox, Empty, Field, Notice, PageHeader, ProblemBanner, Select, TableScroll, Time, useAction, useResource } from "../ui";
 
 type SearchBody = paths["/api/v2/portal/incidents/search"]["post"]["requestBody"]["content"]["application/json"];
 type SearchEnvelope = paths["/api/v2/portal/incidents/search"]["post"]["responses"][200]["content"]["application/json"];
 type Page = SearchEnvelope["data"];
+type Unavailable = SearchEnvelope["meta"]["unavailable"][number];
 export type IncidentSummary = Page["incidents"][number];
 type Severity = NonNullable<SearchBody["severities"]>[number];
 type Status = NonNullable<SearchBody["statuses"]>[number];
@@ -37,6 +38,27 @@ interface Filters {
   query: string;
 }
 
+const keyOf = (u: Unavailable) => `${u.workspaceId}/${u.source ?? ""}`;
+
+/** The workspaces (and sources) the listing could not read: the rest of the list is still shown. */
+function UnreadWorkspaces(props: { entries: Unavailable[]; more: boolean }) {
+  return (
+    <Notice kind="warn">
+      <strong>Not every workspace could be read.</strong> The list shows what the others gave.
+      <ul class="unread">
+        {props.entries.map((u) => (
+          <li data-workspace-id={u.workspaceId}>
+            {u.workspaceName}
+            {u.source ? `, ${u.source}` : ""}: {u.code}
+            {u.gaveUp ? " (given up for this search)" : u.retryAfterSeconds ? ` (next try in ${u.retryAfterSeconds} s)` : ""}
+          </li>
+        ))}
+      </ul>
+      {props.more && <p>"Show more" tries them again.</p>}
+    </Notice>
+  );
+}
+
 function toggle<T>(list: T[], value: T, on: boolean): T[] {
   return on ? [...list, value] : list.filter((v) => v !== value);
 }
@@ -53,6 +75,8 @@ export function IncidentsPage() {
   const [incidents, setIncidents] = useState<IncidentSummary[]>([]);
   const [tokens, setTokens] = useState<Page["sourcePageTokens"]>([]);
   const [more, setMore] = useState(false);
+  // What the listing could not read so far, by workspace and source: the latest word on each.
+  const [unread, setUnread] = useState<Map<string, Unavailable>>(new Map());
 
   const bodyOf = (f: Filters, first: boolean): SearchBody => ({
     severities: f.severities,
@@ -64,8 +88,15 @@ export function IncidentsPage() {
     ...(f.query.trim() ? { query: f.query.trim() } : {}),
   });
   const search = async (f: Filters, first: boolean) => {
-    const page = (await call(api.POST("/api/v2/portal/incidents/search", { params: { header: csrf() }, body: bodyOf(f, first) }))).data;
+    const { data: page, meta } = await call(api.POST("/api/v2/portal/incidents/search", { params: { header: csrf() }, body: bodyOf(f, first) }));
     setIncidents((list) => (first ? page.incidents : [...list, ...page.incidents]));
+    setUnread((known) => {
+      const next = new Map(first ? [] : known);
+      // A stream read since drops out; one reported again replaces what was known of it.
+      for (const key of next.keys()) if (!next.get(key)!.gaveUp && !meta.unavailable.some((u) => keyOf(u) === key)) next.delete(key);
+      for (const u of meta.unavailable) next.set(keyOf(u), u);
+      return next;
+    });
     setTokens(page.sourcePageTokens);
     setMore(page.moreIncidentsAvailable);
   };
@@ -119,6 +150,7 @@ export function IncidentsPage() {
         </div>
       </form>
       <ProblemBanner problem={first.problem} />
+      {unread.size > 0 && <UnreadWorkspaces entries={[...unread.values()]} more={more} />}
       <p class="muted" aria-live="polite">
         {first.loading ? "Loading…" : `${incidents.length} incident(s) shown${more ? ", more available" : ""}`}
       </p>

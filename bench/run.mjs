@@ -11,6 +11,8 @@
 // delivery scenario, whose warm-up sends batches of a fifth of that, at least 200, for
 // BENCH_WARMUP_S per path), BENCH_GAMEBOOK_RUNS (1000), BENCH_PLAYBOOK_DELAY_MS (0) and
 // BENCH_GAMEBOOK_POLL_MS (5) for the gamebook scenario (which reads them itself, when it runs),
+// BENCH_FAULTS_PHASE_S (120: how long the vendor-faults scenario keeps listing to measure the calls
+// per minute to its failing workspaces; it reads it itself, when it runs),
 // BENCH_ONLY (run only the scenarios whose name contains this text, case-insensitive; e.g.
 // BENCH_ONLY=webhook or BENCH_ONLY=gamebooks; the results file then holds only those),
 // BENCH_CPU_PROF_DIR (run every API host under node --cpu-prof, writing its profile to that folder
@@ -36,6 +38,7 @@ import { pipelineInProcess } from "./scenarios/pipeline-in-process.mjs";
 import { reconcilerPass } from "./scenarios/reconciler-pass.mjs";
 import { reconcilerScale } from "./scenarios/reconciler-scale.mjs";
 import { serviceAccountRead } from "./scenarios/service-account-read.mjs";
+import { vendorFaults } from "./scenarios/vendor-faults.mjs";
 import { webhookDelivery } from "./scenarios/webhook-delivery.mjs";
 
 const RESULTS_FILE = path.join(ROOT, "bench/results/latest.json");
@@ -67,6 +70,7 @@ const scenarios = [
   { name: "reconciler at scale (latency-bound)", run: reconcilerScale },
   { name: "cross-workspace listing at a provider's size", run: crossWorkspaceAtScale },
   { name: "gamebooks: runs of 5 playbooks, 20 in flight", run: gamebookRuns },
+  { name: "vendor faults: 1000 workspaces, 1% failing, 200 ms latency", run: vendorFaults },
 ].filter((s) => !settings.only || s.name.toLowerCase().includes(settings.only.toLowerCase()));
 if (scenarios.length === 0) {
   console.error(`BENCH_ONLY=${JSON.stringify(settings.only)} matches no scenario`);

@@ -37,7 +37,7 @@ import { createTicketingSystem } from "../systems/itsm/configured";
 import type { TicketingSystem } from "../systems/itsm/port";
 import { createDirectoryLogs } from "../systems/directory-logs/configured";
 import type { DirectoryLogs } from "../systems/directory-logs/port";
-import { createLogAnalytics } from "../systems/log-analytics/configured";
+import { createLogAnalytics, withCircuitBreakers } from "../systems/log-analytics/configured";
 import type { LogAnalytics } from "../systems/log-analytics/port";
 import { createDocumentStore } from "../systems/documents/configured";
 import type { DocumentStore } from "../systems/documents/port";
@@ -120,7 +120,8 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     cloud: overrides.cloud ?? createCloudInventory(config),
     ticketing: overrides.ticketing ?? createTicketingSystem(config),
     directoryLogs: overrides.directoryLogs ?? createDirectoryLogs(config),
-    logAnalytics: overrides.logAnalytics ?? createLogAnalytics(config),
+    // Each workspace's calls through its breakers, as the sources' are in their routing.
+    logAnalytics: withCircuitBreakers(overrides.logAnalytics ?? createLogAnalytics(config), breakers),
     documents: overrides.documents ?? createDocumentStore(config),
     secretBox,
     resolveHost,

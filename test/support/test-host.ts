@@ -19,6 +19,7 @@ import { createCosmosClient } from "../../shared/platform/store/cosmos/cosmos-cl
 import { ensureContainers } from "../../shared/platform/store/cosmos/containers";
 import { createCosmosStores } from "../../shared/platform/store/cosmos/cosmos-stores";
 import type { Stores } from "../../shared/platform/store/ports";
+import type { LogAnalytics } from "../../shared/systems/log-analytics/port";
 import { startCosmosServer } from "./cosmos-server";
 
 export type StoreKind = "memory" | "cosmos";
@@ -39,6 +40,8 @@ export interface TestHostOptions {
   signIn?: boolean;
   /** Start from an empty database: no demo organization, no demo admin (what a new deployment holds). */
   empty?: boolean;
+  /** In place of the simulated log analytics (one that fails for chosen workspaces); the composition still puts it behind the breakers. */
+  logAnalytics?: LogAnalytics;
 }
 
 export interface LogLine {
@@ -147,7 +150,14 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
     ...signIn?.env,
     ...options.env,
   });
-  const { services, simulated } = createLocalServices(config, { logger, now: options.now, stores: cosmos?.stores, resolveHost: options.resolveHost ?? fakeDns, webhookCa: options.webhookCa });
+  const { services, simulated } = createLocalServices(config, {
+    logger,
+    now: options.now,
+    stores: cosmos?.stores,
+    resolveHost: options.resolveHost ?? fakeDns,
+    webhookCa: options.webhookCa,
+    logAnalytics: options.logAnalytics,
+  });
   const { admin, data } = options.empty ? emptyDeployment() : await seedDemoData(services);
   if (!options.empty) await seedDemoGamebooks(services, data);
   const server = await startLocalServer(services, [...allRoutes(), ...(options.extraRoutes ?? [])], 0, "127.0.0.1", localControlRoutes(simulated));

@@ -7,8 +7,9 @@ import { anomalySeverities, detectIngestionAnomalies, requiredHistory, type Inge
 import { HOUR_MS } from "../../systems/log-analytics/port";
 import type { WorkspaceRecord } from "../../domain/organizations/workspace";
 import { MAX_ANOMALY_LOOKBACK_DAYS, MAX_ANOMALY_WINDOW_DAYS, type anomalyQueryBody, type anomalyResult } from "./datasource-schemas";
-import { mapLimited } from "../../platform/concurrency/map-limited";
 import { mappedLogAnalyticsWorkspaces } from "../../domain/organizations/mapped-workspaces";
+import type { Unavailable } from "../../platform/http/partial-results";
+import { readWorkspaces } from "./workspace-reads";
 
 type Query = z.output<typeof anomalyQueryBody>;
 type Result = z.infer<typeof anomalyResult>;
@@ -32,15 +33,18 @@ type Cursor = z.infer<typeof cursorSchema>;
  * One page of ingestion anomalies across the caller's mapped workspaces. The anomalies are computed
  * again for every page from the window fixed at the first page (so a default "last 24 hours" does
  * not slide) and paged by keyset over (severity, start, id): ids are stable, so a page boundary stays
- * where it was even when an ongoing anomaly grows.
+ * where it was even when an ongoing anomaly grows. A workspace whose Log Analytics cannot be read
+ * within the budget contributes nothing to the page and is reported in `unavailable`: the page is
+ * the one the other workspaces make, and reading it again tries the reported ones again.
  */
-export async function searchAnomalies(ctx: RequestContext, query: Query): Promise<{ data: Result; pagination: Pagination }> {
+export async function searchAnomalies(ctx: RequestContext, query: Query): Promise<{ data: Result; pagination: Pagination; unavailable: Unavailable[] }> {
   const listing = `datasource-anomalies:${filtersHash(query)}`;
   const cursor: Cursor = query.continuationToken
     ? readPageToken(ctx, query.continuationToken, listing, cursorSchema, "continuationToken")
     : { window: resolveWindow(query.window, ctx.now()) };
   const workspaces = await mappedLogAnalyticsWorkspaces(ctx, query.workspaceIds?.length ? query.workspaceIds : undefined);
-  const found = (await mapLimited(workspaces, WORKSPACE_CONCURRENCY, (w, signal) => workspaceAnomalies(ctx, w, cursor.window, signal), ctx.signal)).flat();
+  const { read, unavailable } = await readWorkspaces(ctx, workspaces, WORKSPACE_CONCURRENCY, (w, signal) => workspaceAnomalies(ctx, w, cursor.window, signal));
+  const found = read.flatMap(({ value }) => value);
   const matching = found.filter((a) => matches(a, query)).sort(byRank);
   const rest = cursor.after ? matching.filter((a) => byRank(a, cursor.after!) > 0) : matching;
   const page = rest.slice(0, query.pageSize);
@@ -49,10 +53,10 @@ export async function searchAnomalies(ctx: RequestContext, query: Query): Promis
     rest.length > query.pageSize && last
       ? { hasMore: true, continuationToken: issuePageToken(ctx, listing, { window: cursor.window, after: { rank: rankOf(last), start: last.window.start, id: last.id } }) }
       : { hasMore: false };
-  return { data: { window: cursor.window, workspaces: workspaces.map((w) => w.id), anomalies: page }, pagination };
+  return { data: { window: cursor.window, workspaces: read.map(({ workspace }) => workspace.id), anomalies: page }, pagination, unavailable };
 }
 
-async function workspaceAnomalies(ctx: RequestContext, workspace: WorkspaceRecord, window: Cursor["window"], signal: AbortSignal): Promise<AnomalyView[]> {
+async function workspaceAnomalies(ctx: RequestContext, workspace: WorkspaceRecord, window: Cursor["window"], signal?: AbortSignal): Promise<AnomalyView[]> {
   const { logAnalytics } = ctx;
   const now = ctx.now();
   const history = requiredHistory(window);

@@ -39,7 +39,7 @@ export const summaryQuery = z.object({ workspaceIds: workspaceIdsParam }).strict
 
 export const dataSourceSummary = z
   .object({
-    workspaces: z.array(z.string()).describe("The workspaces the summary covers: mapped, requested (or all), with log analytics enabled."),
+    workspaces: z.array(z.string()).describe("The workspaces the summary covers: mapped, requested (or all), with log analytics enabled, and read for this answer (those that could not be are in `meta.unavailable`)."),
     sources: z.array(
       z.object({
         workspaceId: z.string(),
@@ -102,7 +102,7 @@ const anomalyView = z.object({
 export const anomalyResult = z
   .object({
     window: z.object({ start: timestamp, end: timestamp }).describe("The window judged (whole hours; hours that ended less than an hour ago are not judged yet)."),
-    workspaces: z.array(z.string()).describe("The workspaces judged."),
+    workspaces: z.array(z.string()).describe("The workspaces judged (those that could not be read are in `meta.unavailable`)."),
     anomalies: z.array(anomalyView).describe("Most severe first, then newest first."),
   })
   .describe("Ingestion anomalies: per table and connector, against the same hour of the previous seven days.");

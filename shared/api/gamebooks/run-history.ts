@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApiError } from "../../platform/errors/api-error";
+import { ApiError, isApiError } from "../../platform/errors/api-error";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, issuePageToken, readPageToken } from "../../platform/http/paging";
 import type { Pagination, RequestContext } from "../../platform/http/route";
 import { gamebookRunStatuses, type GamebookRunRecord } from "../../domain/gamebooks/gamebook-run";
@@ -7,7 +7,8 @@ import type { GamebookRunCursor, GamebookRunFilter } from "../../platform/store/
 import type { WorkspaceRecord } from "../../domain/organizations/workspace";
 import { searchTerm } from "../../domain/gamebooks/run-record";
 import { mappedWorkspaces } from "../../domain/organizations/mapped-workspaces";
-import { mapLimited } from "../../platform/concurrency/map-limited";
+import { settleWithin, type Settled } from "../../platform/concurrency/settle-within";
+import { isTransient, unavailableOf, type Unavailable } from "../../platform/http/partial-results";
 
 const cursorSchema = z.strictObject({ at: z.string().min(1), id: z.string().min(1) });
 const acrossCursorSchema = z.strictObject({ page: z.int().min(2), at: z.string().min(1), id: z.string().min(1) });
@@ -94,11 +95,15 @@ export interface AcrossHistoryPage {
  * few runs per workspace, whatever the total. A page's token records where the next page starts;
  * without one, the pages before `currentPage` are read to find its start (at most
  * MAX_PAGES_SKIPPED of them). No total is counted: on Cosmos a count reads every matching run.
+ *
+ * A workspace whose runs cannot be read (the store throttled, unreachable or slower than the
+ * request's budget) is left out of the rest of the request and reported in `unavailable`: the page
+ * is then the one the other workspaces make, and reading it again tries the reported ones again.
  */
 export async function acrossWorkspacesHistory(
   ctx: RequestContext,
   query: z.output<typeof acrossHistoryQuery>,
-): Promise<{ page: AcrossHistoryPage; pagination: Pagination }> {
+): Promise<{ page: AcrossHistoryPage; pagination: Pagination; unavailable: Unavailable[] }> {
   const workspaces = await mappedWorkspaces(ctx, query.workspaces);
   const statuses = query.statuses === undefined ? undefined : [...new Set(query.statuses)].sort();
   const term = query.query === undefined ? undefined : searchTerm(query.query);
@@ -128,22 +133,27 @@ export async function acrossWorkspacesHistory(
     );
   }
 
+  const reads = new HistoryReads(ctx, filter);
   const empty = { page: { runs: [], currentPage: query.currentPage, pageSize: ACROSS_PAGE_SIZE, hasMore: false }, pagination: { hasMore: false } };
-  if (workspaces.length === 0) return empty;
+  if (workspaces.length === 0) return { ...empty, unavailable: [] };
   if (skip > 0) {
-    const skipped = await mergeNewestFirst(ctx, workspaces, filter, from, skip * ACROSS_PAGE_SIZE);
-    if (!skipped.next) return empty;
+    const skipped = await mergeNewestFirst(reads, workspaces, from, skip * ACROSS_PAGE_SIZE);
+    if (!skipped.next) return { ...empty, unavailable: reads.unavailable };
     from = skipped.next;
   }
-  const merged = await mergeNewestFirst(ctx, workspaces, filter, from, ACROSS_PAGE_SIZE);
+  const merged = await mergeNewestFirst(reads, workspaces, from, ACROSS_PAGE_SIZE);
   const pagination: Pagination = merged.next
     ? { hasMore: true, continuationToken: issuePageToken(ctx, listing, { page: query.currentPage + 1, at: merged.next.creationDate, id: merged.next.id }) }
     : { hasMore: false };
-  return { page: { runs: merged.items, currentPage: query.currentPage, pageSize: ACROSS_PAGE_SIZE, hasMore: merged.next !== undefined }, pagination };
+  return {
+    page: { runs: merged.items, currentPage: query.currentPage, pageSize: ACROSS_PAGE_SIZE, hasMore: merged.next !== undefined },
+    pagination,
+    unavailable: reads.unavailable,
+  };
 }
 
 interface Stream {
-  workspaceId: string;
+  workspace: WorkspaceRecord;
   buffer: GamebookRunRecord[];
   /** Where the workspace's next batch starts; undefined once it has no more. */
   next: GamebookRunCursor | undefined;
@@ -151,40 +161,101 @@ interface Stream {
 }
 
 /**
- * The first `count` runs after `from` in the global newest-first order of the workspaces, and the
- * cursor after them when more exist. A workspace's buffer is refilled only when it runs dry while
- * its next run could still be the newest left, with a batch twice the last, so a page served by one
- * busy workspace costs a few growing queries and one served by many costs one small query each.
+ * The store reads of one request: every batch of every workspace answers within the request's
+ * budget (`CROSS_WORKSPACE_BUDGET_MS`, from the request's first read). A workspace whose read fails
+ * with an upstream's problem (`UPSTREAM_ERROR`, `TIMEOUT`, `RATE_LIMITED`), or does not answer within
+ * the budget, is out for the rest of the request and reported once; any other failure is the
+ * request's own and fails it.
+ */
+class HistoryReads {
+  readonly unavailable: Unavailable[] = [];
+  private readonly out = new Set<string>();
+  private readonly budgetMs: number;
+  private readonly deadline: number;
+
+  constructor(
+    private readonly ctx: RequestContext,
+    private readonly filter: GamebookRunFilter,
+  ) {
+    this.budgetMs = ctx.config.crossWorkspaceBudgetMs;
+    this.deadline = Date.now() + this.budgetMs;
+  }
+
+  /** Whether the workspace is still read in this request. */
+  isIn(workspace: WorkspaceRecord): boolean {
+    return !this.out.has(workspace.id);
+  }
+
+  /**
+   * Reads each stream's next batch, at most QUERY_CONCURRENCY at once, into its buffer; the streams
+   * whose read failed are left as they were, and their workspaces are out. Whether every stream was read.
+   */
+  async fill(streams: readonly Stream[]): Promise<boolean> {
+    const store = this.ctx.stores.gamebookRuns;
+    const remainingMs = Math.max(0, this.deadline - Date.now());
+    const pages = await settleWithin(streams, QUERY_CONCURRENCY, remainingMs, (stream) => store.list(stream.workspace.id, this.filter, stream.batch, stream.next), this.ctx.signal);
+    let all = true;
+    streams.forEach((stream, i) => {
+      const page = pages[i]!;
+      if (page.status === "fulfilled") {
+        stream.buffer.push(...page.value.items);
+        stream.next = page.value.next;
+        return;
+      }
+      all = false;
+      this.out.add(stream.workspace.id);
+      this.unavailable.push(unavailableOf(stream.workspace, this.failureOf(stream, page)));
+    });
+    return all;
+  }
+
+  private failureOf(stream: Stream, page: Exclude<Settled<unknown>, { status: "fulfilled" }>): ApiError {
+    if (page.status !== "rejected") {
+      return new ApiError("TIMEOUT", `The runs of workspace ${stream.workspace.id} were not read within this request's budget of ${this.budgetMs} ms.`);
+    }
+    if (!isApiError(page.reason) || !isTransient(page.reason)) throw page.reason;
+    return page.reason;
+  }
+}
+
+/**
+ * The first `count` runs after `from` in the global newest-first order of the workspaces still read,
+ * and the cursor after them when more exist. A workspace's buffer is refilled only when it runs dry
+ * while its next run could still be the newest left, with a batch twice the last, so a page served
+ * by one busy workspace costs a few growing queries and one served by many costs one small query
+ * each. A workspace whose read fails stops contributing there: the runs it gave stay, and the merge
+ * goes on with the others.
  */
 async function mergeNewestFirst(
-  ctx: RequestContext,
+  reads: HistoryReads,
   workspaces: readonly WorkspaceRecord[],
-  filter: GamebookRunFilter,
   from: GamebookRunCursor | undefined,
   count: number,
 ): Promise<{ items: GamebookRunRecord[]; next?: GamebookRunCursor }> {
-  const store = ctx.stores.gamebookRuns;
-  const firstBatch = Math.min(count + 1, Math.max(5, Math.ceil((2 * (count + 1)) / workspaces.length)));
-  const streams: Stream[] = workspaces.map((w) => ({ workspaceId: w.id, buffer: [], next: from, batch: firstBatch }));
-  const fill = async (stream: Stream) => {
-    const page = await store.list(stream.workspaceId, filter, stream.batch, stream.next);
-    stream.buffer.push(...page.items);
-    stream.next = page.next;
+  const reading = workspaces.filter((w) => reads.isIn(w));
+  const firstBatch = Math.min(count + 1, Math.max(5, Math.ceil((2 * (count + 1)) / Math.max(1, reading.length))));
+  const streams: Stream[] = reading.map((workspace) => ({ workspace, buffer: [], next: from, batch: firstBatch }));
+  const grow = (stream: Stream) => {
     stream.batch = Math.min(count + 1, stream.batch * 2);
   };
-  await mapLimited(streams, QUERY_CONCURRENCY, fill);
+  await reads.fill(streams);
+  streams.forEach(grow);
+  let live = streams.filter((stream) => reads.isIn(stream.workspace));
 
   const items: GamebookRunRecord[] = [];
   // One more than asked, to know whether another page exists.
   while (items.length <= count) {
     let newest: Stream | undefined;
-    for (const stream of streams) {
+    for (const stream of live) {
       const head = stream.buffer[0];
       if (head && (!newest || newerThan(head, newest.buffer[0]!))) newest = stream;
     }
     if (!newest) break;
     items.push(newest.buffer.shift()!);
-    if (newest.buffer.length === 0 && newest.next !== undefined) await fill(newest);
+    if (newest.buffer.length === 0 && newest.next !== undefined) {
+      if (await reads.fill([newest])) grow(newest);
+      else live = live.filter((stream) => stream !== newest);
+    }
   }
   const page = items.slice(0, count);
   const last = page.at(-1);

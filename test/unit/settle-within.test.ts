@@ -24,7 +24,7 @@ afterEach(() => {
 describe("settleWithin", () => {
   it("answers each item's outcome in the items' order, whatever order they finish in", async () => {
     const delays = [30, 5, 20, 0, 10];
-    const outcomes = await settleWithin(delays, 5, 1_000, async (ms) => {
+    const outcomes = await settleWithin(delays, 5, { totalMs: 1_000 }, async (ms) => {
       await sleep(ms);
       return ms * 2;
     });
@@ -35,7 +35,7 @@ describe("settleWithin", () => {
     let inFlight = 0;
     let most = 0;
     const started: number[] = [];
-    const outcomes = await settleWithin(Array.from({ length: 12 }, (_, i) => i), 3, 1_000, async (i) => {
+    const outcomes = await settleWithin(Array.from({ length: 12 }, (_, i) => i), 3, { totalMs: 1_000 }, async (i) => {
       started.push(i);
       inFlight++;
       most = Math.max(most, inFlight);
@@ -50,7 +50,7 @@ describe("settleWithin", () => {
 
   it("does not stop the others when one fails: the failure is that item's outcome", async () => {
     const boom = new Error("item 1 failed");
-    const outcomes = await settleWithin([0, 1, 2, 3], 1, 1_000, async (i) => {
+    const outcomes = await settleWithin([0, 1, 2, 3], 1, { totalMs: 1_000 }, async (i) => {
       if (i === 1) throw boom;
       return `item ${i}`;
     });
@@ -66,7 +66,7 @@ describe("settleWithin", () => {
     const hang = deferred<string>();
     const started: number[] = [];
     const begun = Date.now();
-    const outcomes = await settleWithin([0, 1, 2, 3], 2, 60, async (i) => {
+    const outcomes = await settleWithin([0, 1, 2, 3], 2, { totalMs: 60 }, async (i) => {
       started.push(i);
       if (i === 1) return hang.promise;
       if (i === 2) await sleep(1_000);
@@ -86,7 +86,7 @@ describe("settleWithin", () => {
 
   it("leaves nothing unobserved: a late item that fails after the budget raises no unhandled rejection", async () => {
     const late = deferred<string>();
-    const outcomes = await settleWithin(["slow", "quick"], 2, 30, (item) => (item === "slow" ? late.promise : Promise.resolve(item)));
+    const outcomes = await settleWithin(["slow", "quick"], 2, { totalMs: 30 }, (item) => (item === "slow" ? late.promise : Promise.resolve(item)));
     expect(outcomes).toEqual([{ status: "late" }, { status: "fulfilled", value: "quick" }]);
     late.reject(new Error("failed after the budget"));
     // Two turns of the event loop: an unhandled rejection would have been reported by then.
@@ -97,10 +97,21 @@ describe("settleWithin", () => {
   });
 
   it("answers at once for no items, and passes the signal to each item's work", async () => {
-    expect(await settleWithin([], 4, 1_000, async () => 1)).toEqual([]);
+    expect(await settleWithin([], 4, { totalMs: 1_000 }, async () => 1)).toEqual([]);
     const controller = new AbortController();
     const seen: (AbortSignal | undefined)[] = [];
-    await settleWithin([1, 2], 2, 1_000, async (_, signal) => void seen.push(signal), controller.signal);
+    await settleWithin([1, 2], 2, { totalMs: 1_000 }, async (_, signal) => void seen.push(signal), controller.signal);
     expect(seen).toEqual([controller.signal, controller.signal]);
+  });
+
+  it("with a budget per item, starts every item and marks late only the one that overran its own time", async () => {
+    const slow = deferred<string>();
+    const outcomes = await settleWithin(["a", "slow", "b", "c"], 1, { eachMs: 40 }, (item) => (item === "slow" ? slow.promise : Promise.resolve(item)));
+    expect(outcomes).toEqual([{ status: "fulfilled", value: "a" }, { status: "late" }, { status: "fulfilled", value: "b" }, { status: "fulfilled", value: "c" }]);
+    // Settling after its time changes nothing, and is observed (no unhandled rejection).
+    slow.reject(new Error("too late"));
+    await sleep(10);
+    expect(unhandled).toEqual([]);
+    expect(outcomes[1]).toEqual({ status: "late" });
   });
 });

@@ -12,7 +12,7 @@ const WORKSPACE_CONCURRENCY = 8;
 const WHEN_LOG_ANALYTICS_FAILS =
   "**When a workspace's Log Analytics fails.** The answer holds what the other workspaces give; `meta.unavailable` names each workspace it could not read, " +
   "with the problem code (`UPSTREAM_ERROR`, `TIMEOUT`, `RATE_LIMITED`, or the code a read of that workspace alone would answer) and, where known, `retryAfterSeconds`. " +
-  "A reported workspace is not in `data.workspaces`. No answer waits on Log Analytics longer than the deployment's budget (2.5 s by default): a workspace unanswered by then is reported as `TIMEOUT`. " +
+  "A reported workspace is not in `data.workspaces`. No workspace is waited on longer than the deployment's budget (2.5 s by default, from its own call's start): one unanswered by then is reported as `TIMEOUT`. " +
   "A workspace whose Log Analytics keeps failing is not called for a cool-down (`circuitOpen`). `meta.unavailable` is empty when every workspace was read.";
 
 /** Data sources across the workspaces mapped to the credential (contract 4.2). */

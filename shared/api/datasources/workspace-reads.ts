@@ -12,9 +12,10 @@ export interface WorkspaceReads<R> {
 
 /**
  * Reads each workspace's log analytics for one cross-workspace answer, at most `limit` at once, and
- * answers within the deployment's budget (`CROSS_WORKSPACE_BUDGET_MS`) with what the healthy
- * workspaces gave. A workspace whose read failed is reported with its problem; one still unanswered at
- * the budget, or not reached by then, as `TIMEOUT`. EXTENSION_NOT_ENABLED is the deployment's answer,
+ * answers with what the healthy workspaces gave. These answers are not paged, so every workspace is
+ * asked, but none is waited on for longer than the deployment's budget (`CROSS_WORKSPACE_BUDGET_MS`)
+ * from its own start: a workspace whose read failed is reported with its problem, one still
+ * unanswered then as `TIMEOUT`. EXTENSION_NOT_ENABLED is the deployment's answer,
  * not a workspace's failure, and anything but an ApiError is a fault of the service: either fails the
  * whole request, as it would without the others.
  */
@@ -25,7 +26,8 @@ export async function readWorkspaces<R>(
   read: (workspace: WorkspaceRecord, signal?: AbortSignal) => Promise<R>,
 ): Promise<WorkspaceReads<R>> {
   const budgetMs = ctx.config.crossWorkspaceBudgetMs;
-  const outcomes = await settleWithin(workspaces, limit, budgetMs, read, ctx.signal);
+  // Every workspace is asked (the answer is not paged), but none is waited on past the budget.
+  const outcomes = await settleWithin(workspaces, limit, { eachMs: budgetMs }, read, ctx.signal);
   const result: WorkspaceReads<R> = { read: [], unavailable: [] };
   workspaces.forEach((workspace, i) => {
     const outcome = outcomes[i]!;
@@ -41,8 +43,7 @@ function failureOf(workspace: WorkspaceRecord, outcome: Exclude<Settled<unknown>
       if (!isApiError(outcome.reason) || outcome.reason.code === "EXTENSION_NOT_ENABLED") throw outcome.reason;
       return outcome.reason;
     case "late":
-      return new ApiError("TIMEOUT", `Log Analytics did not answer for workspace ${workspace.id} within this request's budget of ${budgetMs} ms.`);
     case "unstarted":
-      return new ApiError("TIMEOUT", `Log Analytics was not asked for workspace ${workspace.id}: this request's budget of ${budgetMs} ms was spent before its turn.`);
+      return new ApiError("TIMEOUT", `Log Analytics did not answer for workspace ${workspace.id} within ${budgetMs} ms.`);
   }
 }

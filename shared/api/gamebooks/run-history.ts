@@ -193,7 +193,7 @@ class HistoryReads {
   async fill(streams: readonly Stream[]): Promise<boolean> {
     const store = this.ctx.stores.gamebookRuns;
     const remainingMs = Math.max(0, this.deadline - Date.now());
-    const pages = await settleWithin(streams, QUERY_CONCURRENCY, remainingMs, (stream) => store.list(stream.workspace.id, this.filter, stream.batch, stream.next), this.ctx.signal);
+    const pages = await settleWithin(streams, QUERY_CONCURRENCY, { totalMs: remainingMs }, (stream) => store.list(stream.workspace.id, this.filter, stream.batch, stream.next), this.ctx.signal);
     let all = true;
     streams.forEach((stream, i) => {
       const page = pages[i]!;

@@ -211,7 +211,7 @@ export async function listAcrossWorkspaces(ctx: ListingContext, workspaces: Work
   const waiting = open.slice(servedCount);
   const budgetMs = ctx.config.crossWorkspaceBudgetMs;
   // No page waits on a slow vendor beyond the budget: what has not answered by then is carried over.
-  const pages = await settleWithin(served, VENDOR_CONCURRENCY, budgetMs, (stream, signal) =>
+  const pages = await settleWithin(served, VENDOR_CONCURRENCY, { totalMs: budgetMs }, (stream, signal) =>
     pageOf(ctx, stream, budgetMs,
       {
         workspaceId: stream.workspace.id,
@@ -320,7 +320,7 @@ async function lastModifiedListing(
   const pages = await settleWithin(
     pairs,
     VENDOR_CONCURRENCY,
-    budgetMs,
+    { totalMs: budgetMs },
     (stream, signal) => pageOf(ctx, stream, budgetMs, { workspaceId: stream.workspace.id, field: "lastModificationTime", ...window, limit: LAST_MODIFIED_CAP + 1, filters }, signal),
     ctx.signal,
   );

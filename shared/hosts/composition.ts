@@ -26,8 +26,7 @@ import { queueNames } from "../platform/queue/queue-names";
 import type { Services } from "../platform/services";
 import type { DeploymentSources } from "../systems/vendors/port";
 import { createSourceRegistry, routeSourcesByWorkspace } from "../systems/vendors/configured";
-import type { ServiceBusClient } from "@azure/service-bus";
-import { createServiceBusClient, createServiceBusQueueSender } from "../platform/queue/service-bus/service-bus-queue";
+import { createServiceBusQueueSender, serviceBusClientOnFirstUse, type ServiceBusClientSource } from "../platform/queue/service-bus/service-bus-queue";
 import { createCosmosClient } from "../platform/store/cosmos/cosmos-client";
 import { createCosmosStores } from "../platform/store/cosmos/cosmos-stores";
 import { createMemoryStores } from "../platform/store/memory/memory-stores";
@@ -77,8 +76,9 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
   const stores = overrides.stores ?? createStores(config);
   const secretBox = new SecretBox(config.webhooks.secretsKey);
   const resolveHost = overrides.resolveHost ?? resolveAllAddresses;
-  // One Service Bus client per process: it owns the AMQP connection every sender shares.
-  const serviceBus = config.queue.kind === "servicebus" ? createServiceBusClient(config.queue.serviceBus) : undefined;
+  // One Service Bus client per process: it owns the AMQP connection every sender shares. It is created,
+  // and the SDK loaded, on the first send or ping, so a request that sends nothing never loads them.
+  const serviceBus = config.queue.kind === "servicebus" ? serviceBusClientOnFirstUse(config.queue.serviceBus) : undefined;
   const queues = serviceBus ? serviceBusQueues(serviceBus) : inProcessEventQueues(now, logger);
   const sender = overrides.webhookSender ?? createGuardedSender({
     timeoutMs: config.webhooks.timeoutMs,
@@ -134,7 +134,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
 }
 
 /** The reconciler's queue: in-process with bounded concurrency on the embedded default, Service Bus otherwise. */
-function createReconciler(config: Config, serviceBus: ServiceBusClient | undefined, services: () => Services, now: () => Date, logger: Logger): ReconcileRunner {
+function createReconciler(config: Config, serviceBus: ServiceBusClientSource | undefined, services: () => Services, now: () => Date, logger: Logger): ReconcileRunner {
   if (serviceBus) return new ReconcileRunner(services, createServiceBusQueueSender<ReconcileMessage>(serviceBus, queueNames.reconcile));
   const queue = new InProcessQueue<ReconcileMessage>({ name: queueNames.reconcile, now, logger, maxConcurrentCalls: config.reconcileConcurrency });
   const runner = new ReconcileRunner(services, queue);
@@ -162,7 +162,7 @@ function inProcessEventQueues(now: () => Date, logger: Logger): EventQueues {
   return { ...inProcess, inProcess };
 }
 
-function serviceBusQueues(client: ServiceBusClient): EventQueues {
+function serviceBusQueues(client: ServiceBusClientSource): EventQueues {
   return {
     events: createServiceBusQueueSender(client, queueNames.events),
     deliveries: createServiceBusQueueSender(client, queueNames.deliveries),

@@ -73,7 +73,49 @@ fn.options
   .then((response) => console.log(JSON.stringify({ atImport, status: response.status, afterHandler: loaded() })));
 `;
 
+/**
+ * Runs in a fresh process on the production services with the Service Bus queues (the memory store,
+ * so that a caller can be seeded): an authenticated GET through the handler that `app.http`
+ * registered, then the health check through the API catch-all, reporting what is loaded after each.
+ */
+const authenticatedProbe = `
+const { readdirSync } = require("node:fs");
+const { join } = require("node:path");
+const azure = require("@azure/functions");
+const http = [];
+azure.app.http = (name, options) => http.push({ name, options });
+azure.app.serviceBusQueue = () => {};
+azure.app.timer = () => {};
+const loaded = () => {
+  const files = Object.keys(require.cache);
+  return {
+    serviceBus: files.some((f) => f.includes("/node_modules/@azure/service-bus/")),
+    apiModules: files.filter((f) => f.includes("/shared/api/")).map((f) => f.slice(f.indexOf("/shared/api/") + 12)).sort(),
+  };
+};
+const dir = process.argv[1];
+for (const file of readdirSync(join(dir, "functions")).filter((f) => f.endsWith(".js"))) require(join(dir, "functions", file));
+const invoke = (name, path, headers) => {
+  const fn = http.find((r) => r.name === name);
+  return fn.options.handler(new azure.HttpRequest({ method: "GET", url: "https://app.example/api/v2" + path, headers }), new azure.InvocationContext({ functionName: name }));
+};
+(async () => {
+  const { getServices } = require(join(dir, "shared/hosts/composition.js"));
+  const { ensureAdminAccount } = require(join(dir, "shared/domain/organizations/admin-account.js"));
+  const services = getServices();
+  const { clientId, clientSecret } = await ensureAdminAccount(services, { accountId: "00000000-0000-0000-0000-000000000001", name: "probe", workspaceIds: [] });
+  const built = loaded();
+  const get = await invoke("service-accounts", "/service-accounts/" + clientId, { authorization: "Basic " + Buffer.from(clientId + ":" + clientSecret).toString("base64") });
+  const afterGet = loaded();
+  const health = await invoke("meta", "/health");
+  console.log(JSON.stringify({ queue: services.config.queue.kind, built, get: { status: get.status, ...afterGet }, health: { status: health.status, ...loaded() } }));
+  process.exit(0);
+})().catch((error) => { console.error(error); process.exit(1); });
+`;
+
 let report: { atImport: Record<string, unknown>; status: number; afterHandler: Record<string, unknown> };
+type Loaded = { serviceBus: boolean; apiModules: string[] };
+let authenticated: { queue: string; built: Loaded; get: Loaded & { status: number }; health: Loaded & { status: number } };
 
 beforeAll(() => {
   compileApp();
@@ -96,6 +138,21 @@ beforeAll(() => {
     timeout: 60_000,
   });
   report = JSON.parse(stdout.trim().split("\n").at(-1)!);
+  const authenticatedOut = execFileSync(process.execPath, ["-e", authenticatedProbe, out], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH,
+      QUEUE: "servicebus",
+      SERVICEBUS__fullyQualifiedNamespace: "app.servicebus.windows.net",
+      SECRET_HASH_KEY: key,
+      PAGE_TOKEN_KEY: key,
+      WEBHOOK_SECRETS_KEY: key,
+      LOG_LEVEL: "error",
+    },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  authenticated = JSON.parse(authenticatedOut.trim().split("\n").at(-1)!);
 }, 120_000);
 
 describe("cold start", () => {
@@ -111,8 +168,16 @@ describe("cold start", () => {
     });
   });
 
-  it("the first invocation loads them: the services are built on first use", () => {
+  it("the first invocation loads what it needs: the services are built on first use, the Service Bus SDK is not", () => {
     expect(report.status).toBe(401);
-    expect(report.afterHandler).toMatchObject({ cosmos: true, serviceBus: true, identity: true, zod: true, routeTable: true, composition: true });
+    expect(report.afterHandler).toMatchObject({ cosmos: true, serviceBus: false, identity: true, zod: true, routeTable: true, composition: true });
+  });
+
+  it("an authenticated GET on the Service Bus queues never loads the Service Bus SDK; the health check's queue ping does", () => {
+    expect(authenticated.queue).toBe("servicebus");
+    expect(authenticated.built.serviceBus).toBe(false);
+    expect(authenticated.get).toMatchObject({ status: 200, serviceBus: false });
+    // The ping opens the queue's link (and fails here, with no broker): the client is built when first needed.
+    expect(authenticated.health.serviceBus).toBe(true);
   });
 });

@@ -14,6 +14,7 @@ import {
   ServiceBusQueueSender,
   createServiceBusClient,
   createServiceBusQueueSender,
+  serviceBusClientOnFirstUse,
   type ServiceBusSenderLike,
 } from "../../shared/platform/queue/service-bus/service-bus-queue";
 import { SERVICE_BUS_CONNECTION, serviceBusTriggerHandler } from "../../shared/hosts/azure/service-bus-trigger";
@@ -228,6 +229,31 @@ describe("Service Bus client factory", () => {
 
   it("refuses to start without either", () => {
     expect(() => createServiceBusClient({})).toThrow(ConfigError);
+    expect(() => serviceBusClientOnFirstUse({})).toThrow(ConfigError);
+  });
+
+  it("on first use: one client for every call, created when first asked for", () => {
+    const client = serviceBusClientOnFirstUse({ fullyQualifiedNamespace: "secops.servicebus.windows.net" });
+    const first = client();
+    clients.push(first);
+    expect(first.fullyQualifiedNamespace).toBe("secops.servicebus.windows.net");
+    expect(client()).toBe(first);
+  });
+
+  it("a sender over the client on first use asks for the client and its sender on its first send, once, and knows its queue before", async () => {
+    const fake = new FakeSender();
+    const createSender = vi.fn(() => fake);
+    const client = vi.fn(() => ({ createSender }) as unknown as ServiceBusClient);
+    const queue = createServiceBusQueueSender<Body>(client, queueNames.deliveries);
+    expect(queue.queueName).toBe("deliveries");
+    expect(client).not.toHaveBeenCalled();
+    await queue.send([{ messageId: "a", body: { id: "a" } }]);
+    await queue.schedule([{ messageId: "b", body: { id: "b" } }], new Date("2030-01-01T00:00:00Z"));
+    await queue.ping();
+    expect(client).toHaveBeenCalledTimes(1);
+    expect(createSender).toHaveBeenCalledTimes(1);
+    expect(createSender).toHaveBeenCalledWith("deliveries");
+    expect(fake.calls).toEqual(["createMessageBatch", "sendMessages", "createMessageBatch", "scheduleMessages", "createMessageBatch"]);
   });
 });
 

@@ -24,19 +24,57 @@ export interface ServiceBusConnection {
  * const events = createServiceBusQueueSender<EventMessage>(client, queueNames.events);
  */
 export function createServiceBusClient(connection: ServiceBusConnection): ServiceBusClient {
+  checkConnection(connection);
   // Loaded here, on first use, not at import: every cold start pays for what the function modules import.
   const { ServiceBusClient } = require("@azure/service-bus") as typeof import("@azure/service-bus");
-  const { DefaultAzureCredential } = require("@azure/identity") as typeof import("@azure/identity");
   if (connection.connectionString) return new ServiceBusClient(connection.connectionString);
-  if (connection.fullyQualifiedNamespace) {
-    return new ServiceBusClient(connection.fullyQualifiedNamespace, new DefaultAzureCredential());
-  }
-  throw new ConfigError("A Service Bus connection string or fully qualified namespace is required for the Service Bus queues.");
+  const { DefaultAzureCredential } = require("@azure/identity") as typeof import("@azure/identity");
+  return new ServiceBusClient(connection.fullyQualifiedNamespace!, new DefaultAzureCredential());
 }
 
-/** One sender (one AMQP link) per queue; keep it with the client rather than creating one per send. */
-export function createServiceBusQueueSender<T>(client: ServiceBusClient, queueName: string): ServiceBusQueueSender<T> {
-  return new ServiceBusQueueSender<T>(client.createSender(queueName));
+/** The namespace's one client, or what gives it on first use (`serviceBusClientOnFirstUse`). */
+export type ServiceBusClientSource = ServiceBusClient | (() => ServiceBusClient);
+
+/**
+ * The process's client, created — and the SDK loaded — when a sender first needs it (a send, a
+ * schedule, the health check's ping): a request that sends nothing, such as a GET, never loads
+ * `@azure/service-bus`. Every call gives the same client, so the senders still share one AMQP
+ * connection. A connection that names no namespace is refused here, when the services are built.
+ *
+ * @example
+ * const client = serviceBusClientOnFirstUse({ fullyQualifiedNamespace: "secops.servicebus.windows.net" });
+ * const events = createServiceBusQueueSender<EventMessage>(client, queueNames.events); // no SDK yet
+ */
+export function serviceBusClientOnFirstUse(connection: ServiceBusConnection): () => ServiceBusClient {
+  checkConnection(connection);
+  let client: ServiceBusClient | undefined;
+  return () => (client ??= createServiceBusClient(connection));
+}
+
+function checkConnection(connection: ServiceBusConnection): void {
+  if (!connection.connectionString && !connection.fullyQualifiedNamespace) {
+    throw new ConfigError("A Service Bus connection string or fully qualified namespace is required for the Service Bus queues.");
+  }
+}
+
+/**
+ * One sender (one AMQP link) per queue; keep it with the client rather than creating one per send.
+ * Given the client on first use, the SDK's sender is created on the queue's first send, schedule or ping.
+ */
+export function createServiceBusQueueSender<T>(client: ServiceBusClientSource, queueName: string): ServiceBusQueueSender<T> {
+  return new ServiceBusQueueSender<T>(typeof client === "function" ? senderOnFirstUse(client, queueName) : client.createSender(queueName));
+}
+
+/** The queue's sender, created from the client when it is first used; its queue name is known before. */
+function senderOnFirstUse(client: () => ServiceBusClient, queueName: string): ServiceBusSenderLike {
+  let sender: ServiceBusSenderLike | undefined;
+  const get = () => (sender ??= client().createSender(queueName));
+  return {
+    entityPath: queueName,
+    createMessageBatch: (options) => get().createMessageBatch(options),
+    sendMessages: (messages, options) => get().sendMessages(messages, options),
+    scheduleMessages: (messages, enqueueAt, options) => get().scheduleMessages(messages, enqueueAt, options),
+  };
 }
 
 /**

@@ -28,7 +28,7 @@ export const dataSourcesAcrossWorkspacesRoutes: RouteGroup = {
       auth: "datasources:read",
       problems: ["EXTENSION_NOT_ENABLED"],
       query: summaryQuery,
-      partial: true,
+      partial: "workspaces",
       response: dataSourceSummary.meta({ examples: [dataSourceSummaryExample] }),
       async handler(input) {
         const workspaces = await mappedLogAnalyticsWorkspaces(input, input.query.workspaceIds?.length ? input.query.workspaceIds : undefined);
@@ -57,7 +57,7 @@ export const dataSourcesAcrossWorkspacesRoutes: RouteGroup = {
       body: anomalyQueryBody,
       response: anomalyResult.meta({ examples: [anomalyResultExample] }),
       paginated: true,
-      partial: true,
+      partial: "workspaces",
       async handler(input) {
         const { data, pagination, unavailable } = await searchAnomalies(input, input.body);
         return { data, pagination, unavailable };

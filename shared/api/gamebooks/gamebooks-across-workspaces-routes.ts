@@ -31,7 +31,7 @@ export const gamebooksAcrossWorkspacesRoutes: RouteGroup = {
       auth: "gamebooks:read",
       query: acrossHistoryQuery,
       paginated: true,
-      partial: true,
+      partial: "workspaces",
       response: acrossHistoryView,
       async handler(input) {
         const { page, pagination, unavailable } = await acrossWorkspacesHistory(input, input.query);

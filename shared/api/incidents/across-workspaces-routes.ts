@@ -23,7 +23,7 @@ export const incidentsAcrossWorkspacesRoutes: RouteGroup = {
       body: acrossWorkspacesQuery.meta({ examples: [acrossWorkspacesExample] }),
       // The tokens of 5,000 workspaces (the most a request may name) x 7 sources, sent back as issued.
       maxBodyBytes: ACROSS_WORKSPACES_MAX_BODY_BYTES,
-      partial: true,
+      partial: "streams",
       response: acrossWorkspacesPage.meta({ examples: [acrossWorkspacesResultExample] }),
       async handler(input) {
         const { unavailable, ...data } = await listAcrossWorkspaces(input, await mappedWorkspaces(input), input.body);

@@ -85,10 +85,10 @@ export const EXAMPLE_FAILED_DELIVERY_CREATED_AT = new Date(Math.floor(Date.now()
 export const EXAMPLE_META = { requestId: "0b8e6f4c-2a1d-4c3b-9e5f-7a6d8c9b0e1f", timestamp: "2026-03-02T09:15:04.117Z" } as const;
 
 /**
- * A cross-workspace answer's report (`meta.unavailable`): one workspace's source rate limited the
+ * The incident listing's report (`meta.unavailable`): one workspace's source rate limited the
  * service, and its circuit breaker is open.
  */
-export const EXAMPLE_UNAVAILABLE = [
+export const EXAMPLE_UNAVAILABLE_STREAMS = [
   {
     workspaceId: EXAMPLE_SECOND_WORKSPACE_ID,
     workspaceName: "contoso-soc-internal",
@@ -99,5 +99,18 @@ export const EXAMPLE_UNAVAILABLE = [
     circuitOpen: true,
     gaveUp: false,
     failedPages: 1,
+  },
+] as const;
+
+/** The report of the other cross-workspace answers: one workspace's Log Analytics (or store) failed. */
+export const EXAMPLE_UNAVAILABLE_WORKSPACES = [
+  {
+    workspaceId: EXAMPLE_SECOND_WORKSPACE_ID,
+    workspaceName: "contoso-soc-internal",
+    code: "UPSTREAM_ERROR",
+    detail: "Log Analytics failed (status 503) while listing the data connectors of workspace 6aeb3a86-6df2-8a52-9183-256be7af30dc.",
+    retryAfterSeconds: 30,
+    circuitOpen: false,
+    gaveUp: false,
   },
 ] as const;

@@ -9,7 +9,7 @@ import { ERROR_REFERENCE_PATH, problemType } from "./problem";
 import type { Route } from "./route";
 import { SESSION_COOKIE } from "../auth/portal-session";
 import { API_PREFIX } from "./router";
-import { EXAMPLE_META, EXAMPLE_UNAVAILABLE } from "../../domain/examples/examples";
+import { EXAMPLE_META, EXAMPLE_UNAVAILABLE_STREAMS, EXAMPLE_UNAVAILABLE_WORKSPACES } from "../../domain/examples/examples";
 import { partialMeta } from "./partial-results";
 
 type JsonSchema = Record<string, unknown>;
@@ -222,7 +222,7 @@ function success(route: Route, status: number): JsonSchema {
   // The envelope's example wraps the data's, so the whole answer reads as it is sent.
   const examples = data.examples;
   if (Array.isArray(examples) && examples.length > 0) {
-    const meta = route.partial ? { ...EXAMPLE_META, unavailable: EXAMPLE_UNAVAILABLE } : EXAMPLE_META;
+    const meta = route.partial ? { ...EXAMPLE_META, unavailable: route.partial === "streams" ? EXAMPLE_UNAVAILABLE_STREAMS : EXAMPLE_UNAVAILABLE_WORKSPACES } : EXAMPLE_META;
     envelope.examples = [{ data: examples[0], meta, ...(route.paginated ? { pagination: { hasMore: false } } : {}) }];
   }
   return { description: "Success", content: { "application/json": { schema: envelope } } };

@@ -131,9 +131,10 @@ interface RouteFields<P extends Schema | undefined, Q extends Schema | undefined
   paginated?: boolean;
   /**
    * A cross-workspace route that answers with what the healthy workspaces give: its `meta` carries
-   * `unavailable`, the report of what could not be read (`partial-results.ts`).
+   * `unavailable`, the report of what could not be read (`partial-results.ts`): per (workspace,
+   * source) stream for the incident listing, per workspace for the others.
    */
-  partial?: boolean;
+  partial?: "streams" | "workspaces";
   /** The body is `multipart/form-data` (uploads), read into fields and files before `body` validates it. */
   multipart?: boolean;
   /** The response is a bare JSON body (`{bare}`), not the `{data, meta}` envelope. */

@@ -80,7 +80,7 @@ export const portalIncidentRoutes: RouteGroup = {
       // The page a person opens first: what is open and serious at two sources, every workspace they see.
       body: acrossWorkspacesQuery.meta({ examples: [{ ...acrossWorkspacesExample, sources: ["SourceB", "SourceC"] }] }),
       maxBodyBytes: ACROSS_WORKSPACES_MAX_BODY_BYTES,
-      partial: true,
+      partial: "streams",
       response: acrossWorkspacesPage.meta({ examples: [acrossWorkspacesResultExample] }),
       async handler(input) {
         const { unavailable, ...data } = await listAcrossWorkspaces(input, await personWorkspaces(input, input.person), input.body);

@@ -17,9 +17,11 @@ import { agentToolRoutes } from "./agent-tools/agent-tool-routes";
 import { portalGroup } from "./portal/portal-groups";
 
 /**
- * Every endpoint group of the API. A new group is one line here. The local host serves them all;
- * in Azure each is one HTTP function (`functions/http-api.ts`), listed for the cold start in
- * `shared/hosts/azure/http-functions.json`, which `npm run routes:azure` writes from this list.
+ * Every endpoint group of the API, built when this module is imported. A new group is one line here
+ * and one in `route-table.ts`, which builds each group on its first use. The local host serves them
+ * all; in Azure each is one HTTP function (`functions/http-api.ts`) serving through `route-table.ts`,
+ * listed for the cold start in `shared/hosts/azure/http-functions.json`, which `npm run routes:azure`
+ * writes from this list.
  */
 export const apiGroups: RouteGroup[] = [serviceAccountRoutes, userRoutes, incidentRoutes, incidentsAcrossWorkspacesRoutes, webhookRoutes, cloudRoutes, ...workspaceDataGroups(), gamebookRoutes, gamebooksAcrossWorkspacesRoutes, portalGroup];
 

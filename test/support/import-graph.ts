@@ -13,7 +13,8 @@ export interface Import {
 
 /**
  * The import graph of the TypeScript sources under `folders`, read with the compiler's own parser:
- * static imports, re-exports and `require("…")` calls (the lazy loading of SDKs).
+ * static imports, re-exports, `require("…")` calls (the lazy loading of SDKs) and `import("…")`
+ * expressions (modules loaded on first use).
  */
 export function importGraph(root: string, folders: readonly string[]): Map<string, Import[]> {
   const graph = new Map<string, Import[]>();
@@ -31,6 +32,10 @@ export function importGraph(root: string, folders: readonly string[]): Map<strin
       } else if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === "require") {
         const [arg] = node.arguments;
         if (arg && ts.isStringLiteral(arg)) add(arg.text, false);
+      } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+        // import("./x.js"): a module loaded on first use, written with the extension it has at run time.
+        const [arg] = node.arguments;
+        if (arg && ts.isStringLiteral(arg)) add(arg.text.replace(/\.js$/, ""), false);
       }
       node.forEachChild(visit);
     };

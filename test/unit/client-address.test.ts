@@ -29,7 +29,7 @@ describe("client address behind the App Service front end", () => {
   it("a forged X-Forwarded-For gets no fresh rate-limit bucket", async () => {
     const config = loadConfig({ RATE_LIMIT_BURST: "2", RATE_LIMIT_PER_SECOND: "0.001", LOCAL_ADMIN_CLIENT_SECRET: "soms_" + randomBytes(32).toString("base64url") });
     const { services } = createLocalServices(config);
-    const handler = httpHandler(metaGroup, () => services);
+    const handler = httpHandler(metaGroup.routes, () => services);
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {
       const request = new HttpRequest({

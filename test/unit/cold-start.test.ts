@@ -59,6 +59,7 @@ const loaded = () => {
     identity: has("/node_modules/@azure/identity/"),
     undici: has("/node_modules/undici/"),
     zod: has("/node_modules/zod/"),
+    // Every endpoint group at once: the route table that route-groups.ts builds on import.
     routeTable: has("/shared/api/route-groups.js"),
     composition: has("/shared/hosts/composition.js"),
     modules: files.length,
@@ -168,9 +169,9 @@ describe("cold start", () => {
     });
   });
 
-  it("the first invocation loads what it needs: the services are built on first use, the Service Bus SDK is not", () => {
+  it("the first invocation loads what it needs: the services are built on first use, not the Service Bus SDK, nor every route group", () => {
     expect(report.status).toBe(401);
-    expect(report.afterHandler).toMatchObject({ cosmos: true, serviceBus: false, identity: true, zod: true, routeTable: true, composition: true });
+    expect(report.afterHandler).toMatchObject({ cosmos: true, serviceBus: false, identity: true, zod: true, routeTable: false, composition: true });
   });
 
   it("an authenticated GET on the Service Bus queues never loads the Service Bus SDK; the health check's queue ping does", () => {
@@ -179,5 +180,11 @@ describe("cold start", () => {
     expect(authenticated.get).toMatchObject({ status: 200, serviceBus: false });
     // The ping opens the queue's link (and fails here, with no broker): the client is built when first needed.
     expect(authenticated.health.serviceBus).toBe(true);
+  });
+
+  it("a request builds its own endpoint group alone: the GET its group, the health check the catch-all's", () => {
+    expect(authenticated.built.apiModules).toEqual([]);
+    expect(authenticated.get.apiModules).toEqual(["identity/service-account-routes.js", "route-table.js"]);
+    expect(authenticated.health.apiModules).toEqual(["identity/service-account-routes.js", "meta/health.js", "meta/meta-routes.js", "route-table.js"]);
   });
 });

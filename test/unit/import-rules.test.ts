@@ -61,7 +61,7 @@ describe("each rule catches a planted violation", () => {
       caught: "shared/api/webhooks/delivery-log-routes.ts → shared/api/incidents/incident-view.ts",
     },
     {
-      rule: "only route-groups.ts and the hosts import a group",
+      rule: "only the route tables and the hosts import a group",
       files: { "shared/api/other.ts": `import "./incidents/incident-routes";`, "shared/api/incidents/incident-routes.ts": "" },
       caught: "shared/api/other.ts → shared/api/incidents/incident-routes.ts",
     },

@@ -30,9 +30,9 @@ const DOCS_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'un
 /**
  * Unauthenticated reference routes: the OpenAPI document, its reading page, the error reference and
  * the health check.
- * `documented` returns the routes to describe (every group, this one included).
+ * `documented` gives the routes to describe (every group, this one included), or builds them first.
  */
-export function metaRoutes(documented: () => readonly Route[]): RouteGroup {
+export function metaRoutes(documented: () => readonly Route[] | Promise<readonly Route[]>): RouteGroup {
   const openApiCache = new Map<string, string>();
   const assetCache = new Map<string, Buffer>();
   return {
@@ -48,7 +48,7 @@ export function metaRoutes(documented: () => readonly Route[]): RouteGroup {
         async handler({ origin }) {
           let doc = openApiCache.get(origin);
           if (!doc) {
-            doc = JSON.stringify(buildOpenApi(documented(), origin));
+            doc = JSON.stringify(buildOpenApi(await documented(), origin));
             if (openApiCache.size >= OPENAPI_CACHE_ORIGINS) openApiCache.delete(openApiCache.keys().next().value!);
             openApiCache.set(origin, doc);
           }

@@ -14,7 +14,7 @@ export const ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OP
 export const httpFunctions: readonly { name: string; route: string }[] = httpFunctionList;
 
 /**
- * The handler of one HTTP function, with the route table, the pipeline and the services loaded on
+ * The handler of one HTTP function, with its endpoint group, the pipeline and the services loaded on
  * its first invocation rather than when the function module is imported.
  */
 export function lazyHttpHandler(name: string): HttpHandler {

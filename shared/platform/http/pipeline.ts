@@ -12,7 +12,7 @@ import { rateLimitHeaders, setRateLimitHeaders, type RateLimitDecision } from ".
 import { parseJsonBody } from "./request-body";
 import { parseMultipartBody } from "./multipart-body";
 import { bodyLimitOf, type HandlerInput, type HandlerResult, type Route } from "./route";
-import { API_PREFIX, Router } from "./router";
+import { API_PREFIX, Router, type Routing } from "./router";
 import { validate, validateFlat } from "./validation";
 
 /** A request as every host sees it: the Azure Functions host and the local node:http host adapt to this. */
@@ -62,9 +62,10 @@ const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
 /**
  * The request pipeline of every endpoint: request id → route match → authenticate → rate limit →
  * scope → workspace role → validate → handler → envelope, with every failure turned into a problem.
+ * `routes` are the routes themselves, or a routing that builds them on first use (`GroupRouter`).
  */
-export function createPipeline(routes: Route[], services: Services, prefix: string = API_PREFIX): Handle {
-  const router = new Router(routes);
+export function createPipeline(routes: Route[] | Routing, services: Services, prefix: string = API_PREFIX): Handle {
+  const router = Array.isArray(routes) ? new Router(routes) : routes;
 
   return async (request) => {
     const started = performance.now();
@@ -78,9 +79,10 @@ export function createPipeline(routes: Route[], services: Services, prefix: stri
     let code: string | undefined;
 
     try {
-      const match = path === prefix || path.startsWith(prefix + "/")
+      const matched = path === prefix || path.startsWith(prefix + "/")
         ? router.match(request.method, path.slice(prefix.length) || "/")
         : ({ kind: "not-found" } as const);
+      const match = matched instanceof Promise ? await matched : matched;
       const route = match.kind === "found" ? match.route : undefined;
 
       if (route && (route.kind === "organization" || route.kind === "workspace")) {

@@ -16,12 +16,17 @@ interface CompiledRoute {
   specificity: number;
 }
 
+/** What the pipeline asks of its routing: a `Router`, or a `GroupRouter` that builds a group on its first request. */
+export interface Routing {
+  match(method: string, path: string): RouteMatch | Promise<RouteMatch>;
+}
+
 /**
  * Matches a path (after /api/v2) to a route. Decides 404 versus 405 itself, so that hosts can send
  * every method of a whole prefix here. Candidates are tried in order of specificity; only those of
  * the path's length whose first segment can match are looked at.
  */
-export class Router {
+export class Router implements Routing {
   private readonly compiled: CompiledRoute[];
   /** Segment count → first segment → candidates, in order; "" holds those starting with a parameter. */
   private readonly index = new Map<number, Map<string, CompiledRoute[]>>();
@@ -63,6 +68,62 @@ export class Router {
     }
     if (!allow) return { kind: "not-found" };
     return { kind: "method-not-allowed", allow: [...allow].sort() };
+  }
+}
+
+/**
+ * An endpoint group before it is built: the path prefix every one of its routes starts with, and how
+ * to build it (its schemas and handlers' modules load then).
+ */
+export interface DeferredGroup {
+  /** After /api/v2, written as route paths are: literal segments, and `{name}` ones that match any segment. "" when its routes share none. */
+  prefix: string;
+  load(): Promise<readonly Route[]>;
+}
+
+/**
+ * A `Router` over endpoint groups built on first use. Every route of a group starts with the group's
+ * prefix, so a path can only match routes of the groups whose prefix it starts with: those groups are
+ * built on the first request that reaches them (once, however many requests wait for them), and the
+ * path is matched over their routes, with the same answer — route, 405 or 404 — as a `Router` over
+ * every route. A request to one group builds that group alone; before it, routing knows only prefixes.
+ */
+export class GroupRouter implements Routing {
+  private readonly groups: { prefix: string[]; load: () => Promise<readonly Route[]>; routes?: Promise<readonly Route[]> }[];
+  /** The router of each set of groups a path has led to (usually one group), by their indexes. */
+  private readonly routers = new Map<string, Router>();
+
+  constructor(groups: readonly DeferredGroup[]) {
+    this.groups = groups.map((g) => ({ prefix: split(g.prefix), load: g.load }));
+  }
+
+  match(method: string, path: string): RouteMatch | Promise<RouteMatch> {
+    const parts = split(path);
+    const candidates: number[] = [];
+    this.groups.forEach((group, i) => {
+      if (group.prefix.length <= parts.length && group.prefix.every((s, j) => isParam(s) || s === parts[j])) candidates.push(i);
+    });
+    const key = candidates.join(",");
+    const router = this.routers.get(key);
+    if (router) return router.match(method, path);
+    return this.build(key, candidates).then((built) => built.match(method, path));
+  }
+
+  private async build(key: string, candidates: number[]): Promise<Router> {
+    const routes = await Promise.all(candidates.map((i) => this.routesOf(i)));
+    let router = this.routers.get(key);
+    if (!router) this.routers.set(key, (router = new Router(routes.flat())));
+    return router;
+  }
+
+  /** A group's routes, loaded once; a failed load is tried again by the next request. */
+  private routesOf(i: number): Promise<readonly Route[]> {
+    const group = this.groups[i]!;
+    group.routes ??= group.load().catch((error: unknown) => {
+      group.routes = undefined;
+      throw error;
+    });
+    return group.routes;
   }
 }
 

@@ -146,6 +146,26 @@ describe("CircuitBreakers", () => {
     await expect(breakers.call(ws("fresh"), ok)).resolves.toBe("ok");
   });
 
+  it("tells what it knows against a workspace without changing it: the refusal while open, the last failure until a trial succeeds", async () => {
+    const { breakers, fail, ok, calls, advance } = setup();
+    const boom = new ApiError("TIMEOUT", "SourceA did not answer.");
+    expect(breakers.failing(ws("w1"))).toBeUndefined();
+    await breakers.call(ws("w1"), fail(boom)).catch(() => undefined);
+    expect(breakers.failing(ws("w1"))).toBeUndefined();
+    await breakers.call(ws("w1"), fail(boom)).catch(() => undefined);
+    const open = breakers.failing(ws("w1"));
+    expect(open).toMatchObject({ code: "TIMEOUT", headers: { "Retry-After": "30" } });
+    expect(isCircuitOpen(open)).toBe(true);
+    advance(31_000);
+    const due = breakers.failing(ws("w1"));
+    expect(due).toMatchObject({ code: "TIMEOUT" });
+    expect(isCircuitOpen(due)).toBe(false);
+    // Asking used up no trial: the next call goes, and closes the breaker.
+    expect(calls()).toBe(2);
+    await expect(breakers.call(ws("w1"), ok)).resolves.toBe("ok");
+    expect(breakers.failing(ws("w1"))).toBeUndefined();
+  });
+
   it("tells how long the oldest unanswered call to a workspace has waited", async () => {
     const { breakers, advance } = setup();
     let finish!: () => void;

@@ -60,7 +60,7 @@ describe("withCircuitBreakers (Log Analytics)", () => {
     const la = withCircuitBreakers(system.logAnalytics, breakers);
     system.failing.add(A);
     for (let i = 0; i < 2; i++) await la.listDataConnectors(A).catch(() => undefined);
-    expect(breakers.refusal({ system: LOG_ANALYTICS_SYSTEM, workspaceId: A })).toBeDefined();
+    expect(breakers.failing({ system: LOG_ANALYTICS_SYSTEM, workspaceId: A })).toBeDefined();
 
     system.enabled.delete(A);
     const error = await la.listDataConnectors(A).catch((e: unknown) => e);
@@ -69,7 +69,7 @@ describe("withCircuitBreakers (Log Analytics)", () => {
 
     system.enabled.delete(B);
     for (let i = 0; i < 3; i++) await expect(la.listTables(B)).rejects.toMatchObject({ code: "EXTENSION_NOT_ENABLED" });
-    expect(breakers.refusal({ system: LOG_ANALYTICS_SYSTEM, workspaceId: B })).toBeUndefined();
+    expect(breakers.failing({ system: LOG_ANALYTICS_SYSTEM, workspaceId: B })).toBeUndefined();
     expect(la.isEnabled(B)).toBe(false);
   });
 });

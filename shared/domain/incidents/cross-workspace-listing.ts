@@ -241,9 +241,10 @@ export async function listAcrossWorkspaces(ctx: ListingContext, workspaces: Work
   for (const stream of waiting) {
     if ("token" in stream) put(stream.workspace.id, stream.source, stream.token);
     else issue(stream, null);
-    // A stream waiting its turn behind an open breaker is named too, so every page shows what is failing.
-    const refusal = ctx.breakers.refusal({ system: stream.source, workspaceId: stream.workspace.id });
-    if (refusal) unavailable.push(unavailableOf(stream.workspace, refusal, { source: stream.source }));
+    // A stream waiting its turn whose breaker has not closed since it failed is named too, so every
+    // page shows what is failing, not only what it served.
+    const failing = ctx.breakers.failing({ system: stream.source, workspaceId: stream.workspace.id });
+    if (failing) unavailable.push(unavailableOf(stream.workspace, failing, { source: stream.source }));
   }
   // The service's state of the page's incidents: one read per workspace on the page (the states of a
   // workspace share its partition), not one per stream, and the workspaces' reads in parallel.

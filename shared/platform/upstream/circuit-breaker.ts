@@ -222,11 +222,18 @@ export class CircuitBreakers {
     return calls ? this.nowMs() - calls[0]! : 0;
   }
 
-  /** The breaker's refusal if the system's or the workspace's breaker is open now, without changing either. */
-  refusal(key: BreakerKey): ApiError | undefined {
+  /**
+   * What the breakers know against this workspace (or its system), without changing either: while one
+   * is open, its refusal (as `call` would answer); once its cool-down is over and until a trial
+   * succeeds, the last failure, as an ApiError that is not a refusal (the next call will be tried).
+   */
+  failing(key: BreakerKey): ApiError | undefined {
     for (const k of this.keysOf(key).reverse()) {
       const state = this.states.get(k);
-      if (state && state.state !== "closed" && !(state.state === "open" && this.nowMs() >= state.until)) return this.refuse(state, key, k);
+      if (!state || state.state === "closed") continue;
+      if (state.state === "open" && this.nowMs() < state.until) return this.refuse(state, key, k);
+      const whom = k.includes("\n") ? `${key.system} for workspace ${key.workspaceId}` : key.system;
+      return new ApiError(state.last.code, `${whom} failed ${state.failures} time${state.failures === 1 ? "" : "s"} in a row (last ${state.last.code}); it is tried again on its next call.`);
     }
     return undefined;
   }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorCodes } from "../../shared/platform/errors/api-error";
-import { rawExchange, type RawResponse } from "../support/raw-http";
+import { connect } from "node:net";
+import { parseResponse, rawExchange, type RawResponse } from "../support/raw-http";
 import { startTestHost, type TestHost } from "../support/test-host";
 
 let host: TestHost;
@@ -48,6 +49,37 @@ describe("protocol errors", () => {
       expect(outcome.closed).toBe(true);
     });
   }
+
+  it("an unmet Expect is answered 417 at once, without the body being sent; a body sent after the answer is read, not reset", async () => {
+    const { hostname, port } = new URL(host.base);
+    const socket = connect(Number(port), hostname);
+    const started = Date.now();
+    const response = await new Promise<RawResponse>((resolve, reject) => {
+      let received = Buffer.alloc(0);
+      socket.on("data", (chunk: Buffer) => {
+        received = Buffer.concat([received, chunk]);
+        const parsed = parseResponse(received);
+        if (parsed) resolve(parsed);
+      });
+      socket.on("error", reject);
+      socket.on("close", () => reject(new Error(`closed before an answer: ${received.toString("latin1")}`)));
+      // The headers only: the 20 bytes Content-Length announces are never sent before the answer.
+      socket.write(`POST /api/v2/users HTTP/1.1\r\nHost: h\r\nExpect: teapot\r\nContent-Type: application/json\r\nContent-Length: 20\r\n\r\n`);
+    });
+    // Well under the 10 s the host gives a body to arrive.
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expectProblem(response, 417);
+    expect(response.headers.connection).toBe("close");
+    // The client sends the body anyway: the host reads it and closes the connection, without a reset.
+    const closed = new Promise<string | undefined>((resolve) => {
+      let error: string | undefined;
+      socket.removeAllListeners("close").removeAllListeners("error");
+      socket.on("error", (e: NodeJS.ErrnoException) => (error = e.code));
+      socket.on("close", () => resolve(error));
+    });
+    socket.write(" ".repeat(20));
+    expect(await closed).toBeUndefined();
+  });
 
   it("a bad Host header falls back to the configured host, and the host keeps serving", async () => {
     for (const bad of ["", "a:99999", "a:port", "a b", "[::1", "user@evil.example"]) {

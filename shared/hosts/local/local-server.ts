@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { ApiError } from "../../platform/errors/api-error";
-import { createPipeline, type ApiRequest, type ApiResponse, type RequestOutcome } from "../../platform/http/pipeline";
+import { createPipeline, unmetExpectation, type ApiRequest, type ApiResponse, type RequestOutcome } from "../../platform/http/pipeline";
 import { PROBLEM_CONTENT_TYPE, toProblem } from "../../platform/http/problem";
 import { bodyTooLarge } from "../../platform/http/request-body";
 import { bodyLimitOf, type Route } from "../../platform/http/route";
@@ -87,29 +87,37 @@ export async function startLocalServer(
     }
   }
 
-  /** A problem answered outside the pipeline (an unmet expectation, a body announced too large). */
-  function refuse(req: IncomingMessage, res: ServerResponse, error: ApiError, drainFirst = true): void {
+  /**
+   * A problem answered outside the pipeline (an unmet expectation, a body announced too large), then
+   * the connection is closed. `unread`: what becomes of the body the client may still send — none
+   * will come (it waits for 100 Continue), it is drained before the answer, or the answer goes at
+   * once and the body is drained after it, before the connection closes.
+   */
+  function refuse(req: IncomingMessage, res: ServerResponse, error: ApiError, unread: "none" | "drainFirst" | "answerFirst" = "drainFirst"): void {
     const url = requestUrl(req.url, req.headers.host, fallbackHost);
     const requestId = randomUUID();
     const problem = toProblem(error, { origin: url.origin, instance: url.pathname + url.search, requestId, now: services.now() });
     services.logger.info("request", { requestId, method: req.method, path: url.pathname, status: error.status, code: error.code });
-    void answer(req, res, {
+    const response: ApiResponse = {
       status: error.status,
       headers: { "Content-Type": PROBLEM_CONTENT_TYPE, "X-Request-Id": requestId, "Cache-Control": "no-store" },
       body: JSON.stringify(problem),
-    }, true, drainFirst).catch(() => res.destroy());
+    };
+    const sent = unread === "answerFirst" ? answerThenDrain(req, res, response) : answer(req, res, response, true, unread === "drainFirst");
+    void sent.catch(() => res.destroy());
   }
 
   // `Expect: 100-continue` with a body announced over the limit is refused before the client sends it.
   server.on("checkContinue", (req, res) => {
     // The client waits for 100 Continue before it sends the body: nothing to drain.
     const limit = limitFor(req.method, requestUrl(req.url, req.headers.host, fallbackHost));
-    if (Number(req.headers["content-length"]) > limit) return refuse(req, res, bodyTooLarge(limit), false);
+    if (Number(req.headers["content-length"]) > limit) return refuse(req, res, bodyTooLarge(limit), "none");
     res.writeContinue();
     void serve(req, res);
   });
+  // Any other expectation is refused at once, whether or not the client goes on to send the body.
   server.on("checkExpectation", (req, res) => {
-    refuse(req, res, new ApiError("BAD_REQUEST", "Only the expectation 100-continue is supported.", { status: 417, target: "Expect" }));
+    refuse(req, res, unmetExpectation(), "answerFirst");
   });
 
   /** A problem written straight to the socket, for requests that never became a request object. */
@@ -168,6 +176,22 @@ async function answer(req: IncomingMessage, res: ServerResponse, response: ApiRe
   const drained = drainFirst ? await drain(req) : false;
   if (res.destroyed) return;
   write(res, response, close || !drained);
+}
+
+/**
+ * Writes a response whole at once, announcing `Connection: close`, then reads and discards what is
+ * still coming of the request body (as `answer` does before it) and only then closes the connection:
+ * the client has the answer without sending the body, and one that sends it anyway is not reset.
+ */
+async function answerThenDrain(req: IncomingMessage, res: ServerResponse, response: ApiResponse): Promise<void> {
+  const { status, headers, body } = response;
+  headers["Content-Length"] = String(body === undefined ? 0 : Buffer.byteLength(body));
+  headers.Connection = "close";
+  res.writeHead(status, headers);
+  // Sent now, with its length: `end` waits for the drain, since it lets the server close the connection.
+  res.write(body ?? "");
+  await drain(req);
+  if (!res.destroyed) res.end();
 }
 
 function write(res: ServerResponse, response: ApiResponse, close: boolean): void {

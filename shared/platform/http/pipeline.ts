@@ -59,6 +59,19 @@ export type Handle = (request: ApiRequest) => Promise<{ response: ApiResponse; o
 
 const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
 
+/** `Expect` values that ask for 100 Continue, as Node's HTTP server recognises them. */
+const CONTINUE_EXPECTATION = /(?:^|\W)100-continue(?:$|\W)/i;
+
+/** Whether the request's `Expect` header (if any) is one this service meets: only `100-continue`. */
+export function meetsExpectation(expect: string | undefined): boolean {
+  return expect === undefined || CONTINUE_EXPECTATION.test(expect);
+}
+
+/** The answer to any other expectation: 417, before the request body is read. */
+export function unmetExpectation(): ApiError {
+  return new ApiError("BAD_REQUEST", "Only the expectation 100-continue is supported.", { status: 417, target: "Expect" });
+}
+
 /**
  * The request pipeline of every endpoint: request id → route match → authenticate → rate limit →
  * scope → workspace role → validate → handler → envelope, with every failure turned into a problem.
@@ -79,6 +92,8 @@ export function createPipeline(routes: Route[] | Routing, services: Services, pr
     let code: string | undefined;
 
     try {
+      // Before anything else, and before the body is read: the one expectation served is 100-continue.
+      if (!meetsExpectation(request.header("expect"))) throw unmetExpectation();
       const matched = path === prefix || path.startsWith(prefix + "/")
         ? router.match(request.method, path.slice(prefix.length) || "/")
         : ({ kind: "not-found" } as const);

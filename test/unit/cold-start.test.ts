@@ -1,8 +1,13 @@
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:https";
+import type { AddressInfo } from "node:net";
 import { dirname, join, relative } from "node:path";
+import { promisify } from "node:util";
+import { gunzipSync } from "node:zlib";
+import { generate } from "selfsigned";
 import ts from "typescript";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /*
  * What a cold start pays: the Functions worker imports every module matched by package.json `main`
@@ -77,7 +82,8 @@ fn.options
 /**
  * Runs in a fresh process on the production services with the Service Bus queues (the memory store,
  * so that a caller can be seeded): an authenticated GET through the handler that `app.http`
- * registered, then the health check through the API catch-all, reporting what is loaded after each.
+ * registered, then the health check through the API catch-all, reporting what is loaded after each;
+ * with telemetry on, then a flush of what it holds (as the host's shutdown does).
  */
 const authenticatedProbe = `
 const { readdirSync } = require("node:fs");
@@ -91,6 +97,7 @@ const loaded = () => {
   const files = Object.keys(require.cache);
   return {
     serviceBus: files.some((f) => f.includes("/node_modules/@azure/service-bus/")),
+    exporter: files.some((f) => f.includes("/node_modules/@azure/monitor-opentelemetry-exporter/")),
     apiModules: files.filter((f) => f.includes("/shared/api/")).map((f) => f.slice(f.indexOf("/shared/api/") + 12)).sort(),
   };
 };
@@ -109,16 +116,30 @@ const invoke = (name, path, headers) => {
   const get = await invoke("service-accounts", "/service-accounts/" + clientId, { authorization: "Basic " + Buffer.from(clientId + ":" + clientSecret).toString("base64") });
   const afterGet = loaded();
   const health = await invoke("meta", "/health");
-  console.log(JSON.stringify({ queue: services.config.queue.kind, built, get: { status: get.status, ...afterGet }, health: { status: health.status, ...loaded() } }));
+  const afterHealth = loaded();
+  const telemetry = require(join(dir, "shared/hosts/azure/telemetry.js")).activeTelemetry();
+  if (telemetry) await telemetry.flush();
+  console.log(JSON.stringify({
+    queue: services.config.queue.kind,
+    built,
+    get: { status: get.status, requestId: get.headers["X-Request-Id"], ...afterGet },
+    health: { status: health.status, ...afterHealth },
+    flushed: telemetry ? loaded() : undefined,
+  }));
   process.exit(0);
 })().catch((error) => { console.error(error); process.exit(1); });
 `;
 
 let report: { atImport: Record<string, unknown>; status: number; afterHandler: Record<string, unknown> };
-type Loaded = { serviceBus: boolean; apiModules: string[] };
-let authenticated: { queue: string; built: Loaded; get: Loaded & { status: number }; health: Loaded & { status: number } };
+type Loaded = { serviceBus: boolean; exporter: boolean; apiModules: string[] };
+type AuthenticatedReport = { queue: string; built: Loaded; get: Loaded & { status: number; requestId: string }; health: Loaded & { status: number }; flushed?: Loaded };
+let authenticated: AuthenticatedReport;
+let withTelemetry: AuthenticatedReport;
+type Envelope = { data: { baseType: string; baseData: { message?: string; properties?: Record<string, string> } } };
+let ingestion: Server;
+const ingested: Envelope[] = [];
 
-beforeAll(() => {
+beforeAll(async () => {
   compileApp();
   const key = Buffer.alloc(32, 1).toString("base64");
   const stdout = execFileSync(process.execPath, ["-e", probe, join(out, "functions")], {
@@ -154,7 +175,46 @@ beforeAll(() => {
     timeout: 60_000,
   });
   authenticated = JSON.parse(authenticatedOut.trim().split("\n").at(-1)!);
+
+  // The same with telemetry on, sending to an Application Insights ingestion endpoint of the test's own.
+  const pems = await generate([{ name: "commonName", value: "127.0.0.1" }], {
+    keyType: "ec",
+    algorithm: "sha256",
+    notBeforeDate: new Date(Date.now() - 60_000),
+    extensions: [{ name: "subjectAltName", altNames: [{ type: 7, ip: "127.0.0.1" }] }],
+  });
+  const certFile = join(out, "ingestion-cert.pem");
+  writeFileSync(certFile, pems.cert);
+  ingestion = createServer({ cert: pems.cert, key: pems.private }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const raw = Buffer.concat(chunks);
+      ingested.push(...(JSON.parse((req.headers["content-encoding"] === "gzip" ? gunzipSync(raw) : raw).toString("utf8")) as Envelope[]));
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ itemsReceived: 1, itemsAccepted: 1, errors: [] }));
+    });
+  });
+  await new Promise<void>((resolve) => ingestion.listen(0, "127.0.0.1", resolve));
+  const { stdout: telemetryOut } = await promisify(execFile)(process.execPath, ["-e", authenticatedProbe, out], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH,
+      QUEUE: "servicebus",
+      SERVICEBUS__fullyQualifiedNamespace: "app.servicebus.windows.net",
+      SECRET_HASH_KEY: key,
+      PAGE_TOKEN_KEY: key,
+      WEBHOOK_SECRETS_KEY: key,
+      APPLICATIONINSIGHTS_CONNECTION_STRING: `InstrumentationKey=00000000-0000-0000-0000-000000000000;IngestionEndpoint=https://127.0.0.1:${(ingestion.address() as AddressInfo).port}/`,
+      APPLICATIONINSIGHTS_STATSBEAT_DISABLED: "true",
+      APPLICATIONINSIGHTS_SDKSTATS_DISABLED: "true",
+      NODE_EXTRA_CA_CERTS: certFile,
+    },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  withTelemetry = JSON.parse(telemetryOut.trim().split("\n").at(-1)!);
 }, 120_000);
+afterAll(() => ingestion?.close());
 
 describe("cold start", () => {
   it("importing the function modules loads no Azure SDK, no HTTP client, no schema and no route table", () => {
@@ -186,5 +246,18 @@ describe("cold start", () => {
     expect(authenticated.built.apiModules).toEqual([]);
     expect(authenticated.get.apiModules).toEqual(["identity/service-account-routes.js", "route-table.js"]);
     expect(authenticated.health.apiModules).toEqual(["identity/service-account-routes.js", "meta/health.js", "meta/meta-routes.js", "route-table.js"]);
+  });
+
+  it("with Application Insights on, the exporters load on their first export, after the first answer, and the first request's log record is sent", () => {
+    expect(withTelemetry.get).toMatchObject({ status: 200, exporter: false });
+    expect(withTelemetry.health.exporter).toBe(false);
+    expect(withTelemetry.flushed?.exporter).toBe(true);
+    const messages = ingested.filter((i) => i.data.baseType === "MessageData").map((i) => i.data.baseData);
+    expect(messages).toContainEqual(
+      expect.objectContaining({
+        message: "request",
+        properties: expect.objectContaining({ requestId: withTelemetry.get.requestId, path: expect.stringContaining("/api/v2/service-accounts/"), status: "200" }),
+      }),
+    );
   });
 });

@@ -1,6 +1,7 @@
 import type { LogRecord } from "@opentelemetry/api-logs";
 import { describe, expect, it, vi } from "vitest";
-import { activeTelemetry, startTelemetry, telemetryLogger } from "../../shared/hosts/azure/telemetry";
+import type { SpanExporter } from "@opentelemetry/sdk-trace-node";
+import { activeTelemetry, deferredExporter, startTelemetry, telemetryLogger } from "../../shared/hosts/azure/telemetry";
 import { createServices } from "../../shared/hosts/composition";
 import { loadConfig } from "../../shared/platform/config/config";
 
@@ -70,5 +71,53 @@ describe("telemetry outside Azure", () => {
     }
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ level: "info", message: "request", requestId: "req-1" });
+  });
+});
+
+describe("exporters created on their first export", () => {
+  function fakeExporter() {
+    return { export: vi.fn((_items: unknown, done: Parameters<SpanExporter["export"]>[1]) => done({ code: 0 })), shutdown: vi.fn(async () => {}), forceFlush: vi.fn(async () => {}) };
+  }
+
+  it("creates the exporter on the first export, once, and hands it every batch", () => {
+    const real = fakeExporter();
+    const create = vi.fn(() => real);
+    const exporter = deferredExporter<SpanExporter>(create);
+    expect(create).not.toHaveBeenCalled();
+    const results: unknown[] = [];
+    exporter.export([], (r) => results.push(r));
+    exporter.export([], (r) => results.push(r));
+    expect(create).toHaveBeenCalledTimes(1);
+    expect(real.export).toHaveBeenCalledTimes(2);
+    expect(results).toEqual([{ code: 0 }, { code: 0 }]);
+  });
+
+  it("flushes and shuts down without creating an exporter that never exported, and through it once it has", async () => {
+    const real = fakeExporter();
+    const create = vi.fn(() => real);
+    const exporter = deferredExporter<SpanExporter>(create);
+    await exporter.forceFlush!();
+    await exporter.shutdown();
+    expect(create).not.toHaveBeenCalled();
+    exporter.export([], () => {});
+    await exporter.forceFlush!();
+    await exporter.shutdown();
+    expect(real.forceFlush).toHaveBeenCalledTimes(1);
+    expect(real.shutdown).toHaveBeenCalledTimes(1);
+  });
+
+  it("fails the export when the exporter cannot be created, and tries again on the next", () => {
+    const create = vi.fn(() => {
+      throw new Error("no exporter");
+    });
+    const exporter = deferredExporter<SpanExporter>(create);
+    const results: { code: number; error?: Error }[] = [];
+    exporter.export([], (r) => results.push(r));
+    exporter.export([], (r) => results.push(r));
+    expect(results.map((r) => [r.code, r.error?.message])).toEqual([
+      [1, "no exporter"],
+      [1, "no exporter"],
+    ]);
+    expect(create).toHaveBeenCalledTimes(2);
   });
 });

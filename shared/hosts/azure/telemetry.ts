@@ -1,4 +1,6 @@
 import type { LogRecord } from "@opentelemetry/api-logs";
+import type { LogRecordExporter } from "@opentelemetry/sdk-logs";
+import type { SpanExporter } from "@opentelemetry/sdk-trace-node";
 import type { Logger, LogLevel } from "../../platform/logger";
 
 /**
@@ -10,7 +12,10 @@ import type { Logger, LogLevel } from "../../platform/logger";
  * invocation, `context.log` as log records, no duplicate copy from the host).
  *
  * Started only where `APPLICATIONINSIGHTS_CONNECTION_STRING` is set (Azure): the SDK is required here,
- * on start, so local runs and tests never load it. Application Insights takes Entra ID-authenticated
+ * on start, so local runs and tests never load it. What must be in place before the first request —
+ * the providers that record its spans and logs, the instrumentations that patch modules before they
+ * load — starts at once; Azure Monitor's exporters, the heaviest part, load on their first export, a
+ * second after the first span (`deferredExporter`). Application Insights takes Entra ID-authenticated
  * telemetry only (local auth is off), so the exporters sign in as the identity that
  * `APPLICATIONINSIGHTS_AUTHENTICATION_STRING` names, as the host does.
  */
@@ -38,7 +43,6 @@ export function startTelemetry(env: NodeJS.ProcessEnv = process.env): Telemetry 
   const connectionString = env.APPLICATIONINSIGHTS_CONNECTION_STRING;
   if (!connectionString) return undefined;
 
-  const { AzureMonitorLogExporter, AzureMonitorTraceExporter } = require("@azure/monitor-opentelemetry-exporter") as typeof import("@azure/monitor-opentelemetry-exporter");
   const { AzureFunctionsInstrumentation } = require("@azure/functions-opentelemetry-instrumentation") as typeof import("@azure/functions-opentelemetry-instrumentation");
   const { createAzureSdkInstrumentation } = require("@azure/opentelemetry-instrumentation-azure-sdk") as typeof import("@azure/opentelemetry-instrumentation-azure-sdk");
   const { registerInstrumentations } = require("@opentelemetry/instrumentation") as typeof import("@opentelemetry/instrumentation");
@@ -48,15 +52,19 @@ export function startTelemetry(env: NodeJS.ProcessEnv = process.env): Telemetry 
   const { BatchLogRecordProcessor, LoggerProvider } = require("@opentelemetry/sdk-logs") as typeof import("@opentelemetry/sdk-logs");
   const { BatchSpanProcessor, NodeTracerProvider } = require("@opentelemetry/sdk-trace-node") as typeof import("@opentelemetry/sdk-trace-node");
 
-  const credential = entraCredential(env.APPLICATIONINSIGHTS_AUTHENTICATION_STRING);
-  const exporterOptions = { connectionString, credential };
+  // Both exporters with one credential, created on the first export of either.
+  let exporterOptions: { connectionString: string; credential: ReturnType<typeof entraCredential> } | undefined;
+  const options = () => (exporterOptions ??= { connectionString, credential: entraCredential(env.APPLICATIONINSIGHTS_AUTHENTICATION_STRING) });
+  const exporters = () => require("@azure/monitor-opentelemetry-exporter") as typeof import("@azure/monitor-opentelemetry-exporter");
   // The app's name is the role name Application Insights groups by (its application map).
   const resource = resourceFromAttributes({ "service.name": env.OTEL_SERVICE_NAME ?? env.WEBSITE_SITE_NAME ?? "secops-management-api" });
   // Batches leave every second; on a shutdown the host's appTerminate hook flushes the rest.
   const batch = { scheduledDelayMillis: 1000 };
-  const tracerProvider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new AzureMonitorTraceExporter(exporterOptions), batch)] });
+  const traceExporter = deferredExporter<SpanExporter>(() => new (exporters().AzureMonitorTraceExporter)(options()));
+  const tracerProvider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(traceExporter, batch)] });
   tracerProvider.register();
-  const loggerProvider = new LoggerProvider({ resource, processors: [new BatchLogRecordProcessor(new AzureMonitorLogExporter(exporterOptions), batch)] });
+  const logExporter = deferredExporter<LogRecordExporter>(() => new (exporters().AzureMonitorLogExporter)(options()));
+  const loggerProvider = new LoggerProvider({ resource, processors: [new BatchLogRecordProcessor(logExporter, batch)] });
   registerInstrumentations({
     tracerProvider,
     loggerProvider,
@@ -72,6 +80,32 @@ export function startTelemetry(env: NodeJS.ProcessEnv = process.env): Telemetry 
     },
   };
   return active;
+}
+
+/**
+ * An exporter that creates the real one on its first export (or flush) instead of at start. The batch
+ * processors hold what the first request recorded until then — a second later, or at the host's
+ * shutdown flush — so nothing is lost, and loading Azure Monitor's exporter package (about 100 ms, its
+ * HTTP pipeline and its own statistics) happens after the first answer, not before it. An exporter
+ * that cannot be created fails the export, which the processor drops as it drops any failed export.
+ */
+export function deferredExporter<E extends SpanExporter | LogRecordExporter>(create: () => E): E {
+  let exporter: E | undefined;
+  const deferred: SpanExporter & LogRecordExporter = {
+    export(items: never[], done: Parameters<SpanExporter["export"]>[1]) {
+      try {
+        exporter ??= create();
+      } catch (error) {
+        // ExportResultCode.FAILED.
+        return done({ code: 1, error: error instanceof Error ? error : new Error(String(error)) });
+      }
+      (exporter.export as (items: never[], done: Parameters<SpanExporter["export"]>[1]) => void)(items, done);
+    },
+    // Nothing was exported, so nothing is buffered in an exporter that does not exist.
+    shutdown: async () => exporter?.shutdown(),
+    forceFlush: async () => exporter?.forceFlush?.(),
+  };
+  return deferred as E;
 }
 
 const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };

@@ -52,7 +52,19 @@ export const incidentExample = {
   evidence: evidenceExample,
   gamebookCatalog: {
     catalogVersion: "2024.11",
-    recommended: [{ id: "isolate-host", name: "Isolate host", description: "Cuts the device off the network except for the endpoint service's channel.", entityType: "Host", entityId: HOST_ENTITY }],
+    // As the workspace's catalogue runs them: its playbook id, the vendor's name for the action as referenceId.
+    recommended: [
+      {
+        id: "ba7b3cbf-37d7-83d6-a145-af9f138b1a33",
+        referenceId: "isolate-host",
+        name: "Isolate host",
+        description: "Cuts the device off the network except for the endpoint service's channel.",
+        entityType: "Host",
+        entityId: HOST_ENTITY,
+        isAdminRequired: true,
+      },
+    ],
+    unavailable: [],
   },
 };
 

@@ -5,6 +5,8 @@ import type { Source } from "../sources";
 import type { WorkspaceRecord } from "../organizations/workspace";
 import type { IntegrationContext } from "../organizations/integration-switches";
 import { toGamebookRunView, type GamebookRunView } from "../gamebooks/gamebook-views";
+import { catalogueOf } from "../gamebooks/gamebook-settings";
+import { runnableGamebookCatalog } from "../gamebooks/recommended-playbooks";
 import { ticketComments, type IncidentCommentView } from "../tickets/ticket-comments";
 import { loadIncident } from "./incident-access";
 import { initialState, stateIdOf } from "./incident-state";
@@ -17,7 +19,11 @@ import { incidentEtag, toIncidentSummary, toIncidentView, type incidentView, typ
 
 type ReadContext = Uses<"sources" | "stores" | "now">;
 
-/** The incident, live from its source with the service's state of it and its evidence (contract 2.4), and its version. */
+/**
+ * The incident, live from its source with the service's state of it and its evidence (contract 2.4),
+ * and its version. The vendor's recommended playbooks are given as the workspace's catalogue runs them
+ * (`recommended-playbooks.ts`).
+ */
 export async function readIncident(
   ctx: ReadContext,
   workspace: WorkspaceRecord,
@@ -25,8 +31,9 @@ export async function readIncident(
   incidentId: string,
 ): Promise<{ view: z.output<typeof incidentView>; etag: string }> {
   const loaded = await loadIncident(ctx, workspace, source, incidentId);
-  const evidence = await loaded.gateway.getEvidence(workspace.id, loaded.incident.id, ctx.signal);
-  return { view: toIncidentView(loaded.incident, loaded.state, evidence, ctx.now()), etag: incidentEtag(loaded.incident, loaded.stateEtag) };
+  const [evidence, catalogue] = await Promise.all([loaded.gateway.getEvidence(workspace.id, loaded.incident.id, ctx.signal), catalogueOf(ctx, workspace.id)]);
+  const incident = { ...loaded.incident, gamebookCatalog: runnableGamebookCatalog(loaded.incident.gamebookCatalog, catalogue.playbooks, loaded.incident) };
+  return { view: toIncidentView(incident, loaded.state, evidence, ctx.now()), etag: incidentEtag(loaded.incident, loaded.stateEtag) };
 }
 
 /**

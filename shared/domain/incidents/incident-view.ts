@@ -49,7 +49,13 @@ export const incidentView = z.object({
   ...incidentCore,
   investigationDetails: z.object({ entities: z.array(z.record(z.string(), z.unknown())), alerts: z.array(z.record(z.string(), z.unknown())) }),
   evidence: z.record(z.string(), z.unknown()),
-  gamebookCatalog: z.record(z.string(), z.unknown()),
+  gamebookCatalog: z
+    .record(z.string(), z.unknown())
+    .describe(
+      "The playbooks the source recommends, as this workspace runs them: each `recommended[]` entry's `id` is a playbook of the workspace's catalogue " +
+        "(the source's own name for the action is its `referenceId`) and `entityId` the entity it acts on, so it goes into `POST …/gamebooks/run` as it is. " +
+        "`unavailable` lists what the workspace cannot run (`NotInCatalogue`, `SwitchedOff`, `NoEntity`).",
+    ),
 });
 
 /** Contract 2.5: a comment of an incident, the source's or a linked ticket's. */

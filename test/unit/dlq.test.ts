@@ -1,4 +1,5 @@
 import type { ServiceBusMessage, ServiceBusReceivedMessage } from "@azure/service-bus";
+import Long from "long";
 import { describe, expect, it } from "vitest";
 import { runDlq } from "../../scripts/dlq";
 import { ConfigError } from "../../shared/platform/config/config";
@@ -35,8 +36,7 @@ class FakeNamespace implements DeadLetterClientLike {
       body,
       contentType: "application/json",
       deliveryCount,
-      // The SDK gives a Long; what the adapter uses of it is toString().
-      sequenceNumber: { toString: () => sequenceNumber },
+      sequenceNumber: Long.fromString(sequenceNumber),
       enqueuedTimeUtc: new Date("2025-06-01T12:00:00Z"),
       deadLetterReason: "MaxDeliveryCountExceeded",
       deadLetterErrorDescription: "Message could not be consumed after 10 delivery attempts.",
@@ -53,13 +53,11 @@ class FakeNamespace implements DeadLetterClientLike {
   createReceiver(queue: string, options: { subQueueType: "deadLetter"; receiveMode: "peekLock" }): DeadLetterReceiverLike {
     expect(options).toEqual({ subQueueType: "deadLetter", receiveMode: "peekLock" });
     const fake = this;
-    let peekCursor = 0;
     const find = (m: ServiceBusReceivedMessage) => fake.stored(queue).find((s) => s.message === m);
     return {
-      async peekMessages(max) {
+      async peekMessages(max, { fromSequenceNumber }) {
         fake.log.push(`peek ${queue}`);
-        const page = fake.stored(queue).slice(peekCursor, peekCursor + max);
-        peekCursor += page.length;
+        const page = fake.stored(queue).filter((s) => s.message.sequenceNumber!.greaterThanOrEqual(fromSequenceNumber)).slice(0, max);
         return page.map((s) => s.message);
       },
       async receiveMessages(max) {
@@ -123,6 +121,15 @@ describe("npm run dlq against Service Bus (fake)", () => {
     expect(lines[0]).toBe("events: 120+ dead letter(s)");
     expect(lines).toHaveLength(121);
     expect(fake.log.filter((l) => l === "peek events")).toHaveLength(2);
+  });
+
+  it("peeks from the start of the sub-queue every time, so a second command on the same client sees every dead letter", async () => {
+    const fake = new FakeNamespace();
+    const deadLetters = serviceBusDeadLetters(fake);
+    const [first] = ["a", "b"].map((id) => fake.deadLetter("events", id, { id }));
+    expect((await deadLetters.list("events", 10)).map((d) => d.messageId)).toEqual(["a", "b"]);
+    expect((await deadLetters.list("events", 10)).map((d) => d.messageId)).toEqual(["a", "b"]);
+    expect(await deadLetters.show("events", first!)).toMatchObject({ messageId: "a" });
   });
 
   it("shows one dead letter with its body, and answers 1 for a number that is not there", async () => {

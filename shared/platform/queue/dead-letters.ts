@@ -1,4 +1,5 @@
 import type { ServiceBusMessage, ServiceBusReceivedMessage } from "@azure/service-bus";
+import type Long from "long";
 import type { InProcessQueue } from "./in-process/in-process-queue";
 import { suffixedMessageId } from "./scheduled-retry";
 import { translateServiceBusError } from "./service-bus/service-bus-errors";
@@ -95,7 +96,7 @@ export function inProcessDeadLetters(queues: readonly InProcessQueue<unknown>[])
 
 /** The parts of a dead-letter receiver this adapter uses: what a test fake implements. */
 export interface DeadLetterReceiverLike {
-  peekMessages(maxMessageCount: number): Promise<ServiceBusReceivedMessage[]>;
+  peekMessages(maxMessageCount: number, options: { fromSequenceNumber: Long }): Promise<ServiceBusReceivedMessage[]>;
   receiveMessages(maxMessageCount: number, options: { maxWaitTimeInMs: number }): Promise<ServiceBusReceivedMessage[]>;
   completeMessage(message: ServiceBusReceivedMessage): Promise<void>;
   abandonMessage(message: ServiceBusReceivedMessage): Promise<void>;
@@ -125,15 +126,22 @@ const RECEIVE_WAIT_MS = 3_000;
  */
 export function serviceBusDeadLetters(client: DeadLetterClientLike): DeadLetterQueues {
   const receiverOf = (queue: string) => client.createReceiver(queue, { subQueueType: "deadLetter", receiveMode: "peekLock" });
-  /** Peeks from the start of the sub-queue, page by page, until `stop` says so or nothing is left. */
+  /**
+   * Peeks from the start of the sub-queue, page by page, until `stop` says so or nothing is left.
+   * Each page names where it starts: without it the SDK goes on from the last message any receiver of
+   * the client peeked on that queue, so a second listing would start where the first ended.
+   */
   const peek = async (queue: string, stop: (seen: ServiceBusReceivedMessage[]) => boolean) => {
     const receiver = receiverOf(queue);
     const seen: ServiceBusReceivedMessage[] = [];
+    // Loaded here, as the SDK is: only a Service Bus command needs it.
+    let from = (require("long") as typeof Long).ONE;
     try {
       for (;;) {
-        const page = await receiver.peekMessages(PAGE);
+        const page = await receiver.peekMessages(PAGE, { fromSequenceNumber: from });
         seen.push(...page);
         if (page.length === 0 || stop(seen)) return seen;
+        from = page[page.length - 1]!.sequenceNumber!.add(1);
       }
     } catch (error) {
       throw translateServiceBusError(error);

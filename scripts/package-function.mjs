@@ -3,61 +3,280 @@
 //
 //   node scripts/package-function.mjs [outDir]        (default: build/function-app)
 //
-// It holds exactly what the Functions host runs: the compiled functions/ and shared/ (no tests,
-// bench, scripts or source maps), the portal page bundled into dist/portal, host.json, a package.json without scripts, and the production
-// dependencies installed from the lockfile (`npm ci --omit=dev`), without their source maps and type
-// declarations. The build is local, not remote: what runs is what this script made, and
+// It holds exactly what the Functions host runs, bundled by esbuild (tree-shaken, minified):
+//
+//   dist/app.js             functions/ and shared/ with the production dependencies they use, one
+//                           file shared by every function; each module runs when first needed, as
+//                           in the sources (what a request does not use is loaded but never run)
+//   dist/functions/<f>.js   one small file per functions/<f>.ts, what package.json `main` matches:
+//                           it turns on Node's compile cache, then registers that file's functions
+//                           from dist/app.js
+//   dist/vendor/            the packages a first answer never runs (LAZY_GROUPS), in files of their
+//                           own that dist/app.js requires on first use: a cold start never parses them
+//   dist/compile-cache.js   shared/hosts/azure/compile-cache.ts, loaded before dist/app.js
+//   dist/portal/            the portal page (scripts/build-portal.mjs), without source maps
+//   node_modules/           only what cannot be bundled (EXTERNAL_PACKAGES, EXTERNAL_FILES): what the
+//                           telemetry's require hooks patch, and the reference page's files
+//   host.json, package.json (no scripts, no dependencies to install; `main` as in the repository)
+//
+// Source maps are written beside the package, not into it (`<outDir>.sourcemaps/`): Application
+// Insights does not read them, and loading maps at start (`--enable-source-maps`) would cost a cold
+// start more than the bundle saves. A minified stack trace from the logs maps back to the sources
+// with the map of the build that was deployed (`npx source-map-cli resolve ...` or any source-map tool).
+//
+// The build is local, not remote: what runs is what this script made, and
 // test/unit/deploy-package.test.ts checks it. Plain JavaScript: it runs before anything is compiled.
-import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
-/** Files under node_modules that nothing loads at run time. */
-const DEAD_WEIGHT = /\.(map|d\.ts|d\.mts|d\.cts)$/;
+/** Node's oldest runtime on Flex Consumption that the bundle must run on (Azure runs 22; tests run 20). */
+const TARGET = "node20";
+
+/**
+ * Packages that stay files in node_modules, with their own dependencies, because something must see
+ * `require` load them: the telemetry's instrumentations patch `@azure/functions`
+ * (@azure/functions-opentelemetry-instrumentation: trace context into each invocation, `context.log`
+ * as log records, the worker told that the app sends its own telemetry) and `@azure/core-tracing`
+ * (@azure/opentelemetry-instrumentation-azure-sdk: the Azure SDKs' spans) from a `require` hook.
+ * Bundled, `require` never loads them and none of that happens (the package test checks it). Kept
+ * as files, every copy of the SDKs in the bundle shares the one instance the hook patched.
+ */
+const EXTERNAL_PACKAGES = ["@azure/functions", "@azure/core-tracing"];
+
+/** Packages of which only some files ship: swagger-ui-dist's, which the reference page serves as they are. */
+const EXTERNAL_FILES = {
+  "swagger-ui-dist": ["package.json", "LICENSE", "NOTICE", "swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png"],
+};
+
+/**
+ * Packages that a first answer never runs, bundled into files of their own in dist/vendor/, which the
+ * app requires where it uses them (it loads each on first use already): a cold start then does not
+ * even parse them — compiling the bundle is the largest part of a cold start, and these are a third
+ * of it. Packages that share most of their code are one file. What a file shares with the app
+ * (@azure/core-rest-pipeline, @azure/logger, ...) is in it too, stateless helpers; what must be one
+ * instance is kept as a file (EXTERNAL_PACKAGES).
+ */
+const LAZY_GROUPS = {
+  "azure-service-bus": ["@azure/service-bus"],
+  "azure-storage-blob": ["@azure/storage-blob"],
+  // Resource Manager's clients and the Logs query client: one client core between them.
+  "azure-management": ["@azure/arm-operationalinsights", "@azure/arm-resources", "@azure/arm-resources-subscriptions", "@azure/monitor-query-logs"],
+  "azure-monitor-opentelemetry-exporter": ["@azure/monitor-opentelemetry-exporter"],
+  jose: ["jose"],
+};
+const LAZY_PACKAGES = Object.values(LAZY_GROUPS).flat();
+const groupOf = (name) => Object.keys(LAZY_GROUPS).find((group) => LAZY_GROUPS[group].includes(name));
+
+/** dist/vendor/<this> for a package name: its group's file, or for a group of several a file naming it. */
+const vendorFile = (name) => (LAZY_GROUPS[groupOf(name)].length === 1 ? `${groupOf(name)}.js` : `${groupOf(name)}.${name.replace(/^@[^/]+\//, "")}.js`);
+
+/** Files of an external package that nothing loads at run time. */
+const DEAD_WEIGHT = /(\.map|\.d\.[cm]?ts|(?<!\.d)\.ts|\.md)$/;
+
+/** Provided by the Functions worker at run time (it intercepts `require`); never installed. */
+const WORKER_PROVIDED = ["@azure/functions-core"];
 
 /**
  * @param {string} outDir where the package goes (emptied first)
  * @param {{ log?: (line: string) => void }} [options]
- * @returns {{ outDir: string, files: number, bytes: number }}
+ * @returns {Promise<{ outDir: string, files: number, bytes: number, mapsDir: string }>}
  */
-export function packageFunctionApp(outDir, options = {}) {
+export async function packageFunctionApp(outDir, options = {}) {
   const log = options.log ?? ((line) => process.stdout.write(line + "\n"));
   const out = path.resolve(root, outDir);
-  if (out === root || root.startsWith(out + path.sep)) throw new Error(`refusing to empty ${out}`);
-  rmSync(out, { recursive: true, force: true });
+  const mapsDir = `${out}.sourcemaps`;
+  for (const dir of [out, mapsDir]) {
+    if (dir === root || root.startsWith(dir + path.sep)) throw new Error(`refusing to empty ${dir}`);
+    rmSync(dir, { recursive: true, force: true });
+  }
   mkdirSync(out, { recursive: true });
+  const rel = (p) => path.relative(root, p) || p;
 
-  log(`compiling functions/ and shared/ into ${path.relative(root, out) || out}/dist`);
-  run(process.execPath, [path.join(root, "node_modules/typescript/bin/tsc"), "-p", path.join(root, "tsconfig.deploy.json"), "--outDir", path.join(out, "dist")], root);
+  const functionNames = readdirSync(path.join(root, "functions"))
+    .filter((f) => f.endsWith(".ts"))
+    .map((f) => f.replace(/\.ts$/, ""))
+    .sort();
 
-  log(`bundling the portal page into ${path.relative(root, out) || out}/dist/portal`);
-  run(process.execPath, [path.join(root, "scripts/build-portal.mjs"), path.join(out, "dist", "portal")], root);
+  log(`bundling functions/ and shared/ into ${rel(out)}/dist/app.js, and ${LAZY_PACKAGES.length} packages into dist/vendor/`);
+  const { build } = await import("esbuild");
+  // A lazy package, from the app (dist/) or from another of them (dist/vendor/), is its own file.
+  const lazyPackages = (prefix, own = []) => ({
+    name: "lazy-packages",
+    setup(b) {
+      const names = new Set(LAZY_PACKAGES.filter((name) => !own.includes(name)));
+      b.onResolve({ filter: /^[@a-z]/ }, (args) => (names.has(args.path) ? { path: `${prefix}${vendorFile(args.path)}`, external: true } : undefined));
+    },
+  });
+  const common = {
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    target: TARGET,
+    minify: true,
+    // Class and function names stay readable in stack traces and logs (~3% of the size).
+    keepNames: true,
+    sourcemap: "external",
+    sourcesContent: true,
+    legalComments: "linked",
+    external: [...WORKER_PROVIDED, ...EXTERNAL_PACKAGES, ...Object.keys(EXTERNAL_FILES)],
+    logLevel: "warning",
+    metafile: true,
+  };
+  // Each function file's module is required by name, so each runs only when its stub asks for it:
+  // in the order the worker loads the stubs, exactly once however many functions share a module.
+  const appEntry = [
+    "exports.register = function register(name) {",
+    "  switch (name) {",
+    ...functionNames.map((name) => `    case ${JSON.stringify(name)}: require(${JSON.stringify(`./functions/${name}.ts`)}); return;`),
+    "  }",
+    '  throw new Error("No function file is named " + name + ".");',
+    "};",
+  ].join("\n");
+  const app = await build({
+    ...common,
+    plugins: [lazyPackages("./vendor/")],
+    stdin: { contents: appEntry, resolveDir: root, sourcefile: "app.js", loader: "js" },
+    outfile: path.join(out, "dist/app.js"),
+  });
+  const vendors = [];
+  for (const [group, names] of Object.entries(LAZY_GROUPS)) {
+    const contents =
+      names.length === 1
+        ? `module.exports = require(${JSON.stringify(names[0])});`
+        : `module.exports = { ${names.map((name) => `${JSON.stringify(name)}: require(${JSON.stringify(name)})`).join(", ")} };`;
+    vendors.push(
+      await build({
+        ...common,
+        plugins: [lazyPackages("./", names)],
+        stdin: { contents, resolveDir: root, sourcefile: `${group}.js`, loader: "js" },
+        outfile: path.join(out, "dist/vendor", `${group}.js`),
+      }),
+    );
+    // Each package of a group by its own name, the group loaded once for all of them.
+    if (names.length > 1) {
+      for (const name of names) writeFileSync(path.join(out, "dist/vendor", vendorFile(name)), `"use strict";\nmodule.exports = require("./${group}.js")[${JSON.stringify(name)}];\n`);
+    }
+  }
+  await build({
+    ...common,
+    stdin: { contents: 'require("./shared/hosts/azure/compile-cache.ts").enableCompileCache();', resolveDir: root, sourcefile: "compile-cache.js", loader: "js" },
+    outfile: path.join(out, "dist/compile-cache.js"),
+  });
+  for (const result of [app, ...vendors]) assertOnlyExpectedImports(result.metafile);
+
+  mkdirSync(path.join(out, "dist/functions"));
+  for (const name of functionNames) {
+    writeFileSync(
+      path.join(out, "dist/functions", `${name}.js`),
+      [
+        `// functions/${name}.ts, as the Functions worker loads it (package.json \`main\`): its code is in ../app.js.`,
+        '"use strict";',
+        'require("../compile-cache.js");',
+        `require("../app.js").register(${JSON.stringify(name)});`,
+        "",
+      ].join("\n"),
+      { flag: "wx" },
+    );
+  }
+  // The maps go beside the package (the deployed files name none), their sources relative to the
+  // repository's root, as in the stack traces of the sources: functions/http-api.ts, shared/...
+  moveMaps(path.join(out, "dist"), mapsDir);
+  moveMaps(path.join(out, "dist/vendor"), path.join(mapsDir, "vendor"));
+
+  log(`bundling the portal page into ${rel(out)}/dist/portal`);
+  const { buildPortal } = await import("./build-portal.mjs");
+  await buildPortal(path.join(out, "dist", "portal"));
   removeMatching(path.join(out, "dist", "portal"), /\.map$/);
 
   const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
-  // Scripts would only confuse a build step on the host; devDependencies stay listed because
-  // `npm ci` checks package.json against the lockfile, and --omit=dev leaves them out.
-  const { scripts: _scripts, ...shipped } = pkg;
+  // Nothing is installed on the host (remoteBuild: false): no scripts, no dependency lists, no lockfile.
+  const shipped = {
+    name: pkg.name,
+    version: pkg.version,
+    private: true,
+    description: pkg.description,
+    main: pkg.main,
+    engines: pkg.engines,
+  };
   writeFileSync(path.join(out, "package.json"), JSON.stringify(shipped, null, 2) + "\n");
-  cpSync(path.join(root, "package-lock.json"), path.join(out, "package-lock.json"));
   cpSync(path.join(root, "host.json"), path.join(out, "host.json"));
 
-  log("installing production dependencies (npm ci --omit=dev)");
-  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-  run(npm, ["ci", "--omit=dev", "--ignore-scripts", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], out, process.platform === "win32");
-  removeMatching(path.join(out, "node_modules"), DEAD_WEIGHT);
+  for (const [name, files] of Object.entries(EXTERNAL_FILES)) {
+    for (const file of files) cpSync(path.join(root, "node_modules", name, file), path.join(out, "node_modules", name, file));
+  }
+  for (const dir of withDependencies(EXTERNAL_PACKAGES)) {
+    cpSync(dir, path.join(out, path.relative(root, dir)), { recursive: true, filter: (src) => !DEAD_WEIGHT.test(src) || statSync(src).isDirectory() });
+  }
 
   const { files, bytes } = measure(out);
-  log(`package: ${files} files, ${(bytes / 1024 / 1024).toFixed(1)} MB in ${out}`);
-  return { outDir: out, files, bytes };
+  log(`package: ${files} files, ${(bytes / 1024 / 1024).toFixed(1)} MB in ${out} (source maps in ${rel(mapsDir)})`);
+  return { outDir: out, files, bytes, mapsDir };
 }
 
-function run(command, args, cwd, shell = false) {
-  const result = spawnSync(command, args, { cwd, stdio: ["ignore", "inherit", "inherit"], shell });
-  if (result.status !== 0) throw new Error(`${path.basename(command)} ${args.join(" ")} failed (${result.status ?? result.signal})`);
+/**
+ * The bundle may leave `require` calls only to Node's built-ins, the worker's module and the
+ * packages kept as files: anything else would fail at run time in a package that installs nothing.
+ */
+function assertOnlyExpectedImports(metafile) {
+  const allowed = new Set([...WORKER_PROVIDED, ...EXTERNAL_PACKAGES, ...Object.keys(EXTERNAL_FILES)]);
+  const unexpected = new Set();
+  for (const output of Object.values(metafile.outputs)) {
+    for (const imported of output.imports ?? []) {
+      // `node:` names are Node's own, including those newer than the Node this runs on (node:sqlite);
+      // relative ones are the vendor files.
+      if (!imported.external || imported.path.startsWith("node:") || imported.path.startsWith("./")) continue;
+      const name = imported.path;
+      const pkg = name.startsWith("@") ? name.split("/").slice(0, 2).join("/") : name.split("/")[0];
+      if (allowed.has(pkg) || BUILTINS.has(pkg)) continue;
+      unexpected.add(imported.path);
+    }
+  }
+  if (unexpected.size > 0) throw new Error(`the bundle requires what the package does not hold: ${[...unexpected].join(", ")}`);
+}
+
+const BUILTINS = new Set((await import("node:module")).builtinModules);
+
+/**
+ * The installed folders of `names` and of every production dependency they pull in, as npm laid
+ * them out (a dependency in the nearest node_modules above its dependent).
+ */
+function withDependencies(names) {
+  const found = new Set();
+  const visit = (name, fromDir) => {
+    let dir = fromDir;
+    let pkgDir;
+    for (;;) {
+      const candidate = path.join(dir, "node_modules", name);
+      if (statSync(path.join(candidate, "package.json"), { throwIfNoEntry: false })) {
+        pkgDir = candidate;
+        break;
+      }
+      if (dir === root) throw new Error(`${name} (needed by ${path.relative(root, fromDir) || "the app"}) is not installed`);
+      dir = path.dirname(dir);
+    }
+    if (found.has(pkgDir)) return;
+    found.add(pkgDir);
+    const { dependencies = {} } = JSON.parse(readFileSync(path.join(pkgDir, "package.json"), "utf8"));
+    for (const dependency of Object.keys(dependencies)) visit(dependency, pkgDir);
+  };
+  for (const name of names) visit(name, root);
+  return [...found];
+}
+
+function moveMaps(dir, target) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith(".map")) continue;
+    const full = path.join(dir, entry.name);
+    const map = JSON.parse(readFileSync(full, "utf8"));
+    // A package's own map may name its sources by a scheme (webpack:/...): those stay as they are.
+    map.sources = map.sources.map((source) => (/^[a-z]+:/i.test(source) ? source : path.relative(root, path.resolve(dir, source)).split(path.sep).join("/")));
+    mkdirSync(target, { recursive: true });
+    writeFileSync(path.join(target, entry.name), JSON.stringify(map));
+    rmSync(full);
+  }
 }
 
 function removeMatching(dir, pattern) {
@@ -87,7 +306,7 @@ function measure(dir) {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   try {
-    packageFunctionApp(process.argv[2] ?? "build/function-app");
+    await packageFunctionApp(process.argv[2] ?? "build/function-app");
   } catch (error) {
     process.stderr.write(`packaging failed: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);

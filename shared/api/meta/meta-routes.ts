@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { z } from "zod";
 import { ApiError, errorCodes, type ErrorCode } from "../../platform/errors/api-error";
 import { errorCodeMeaning } from "../../platform/errors/error-codes";
@@ -116,8 +116,13 @@ export function metaRoutes(documented: () => readonly Route[] | Promise<readonly
   };
 }
 
+/**
+ * The folder of swagger-ui-dist's files, found without loading the package: its main module would
+ * evaluate the 1.7 MB page bundle in the server only to name its own folder. Resolved at run time,
+ * so in the deployment bundle too the files are read from the package's node_modules.
+ */
 function swaggerUiDir(): string {
-  return (require("swagger-ui-dist") as { getAbsoluteFSPath(): string }).getAbsoluteFSPath();
+  return dirname(require.resolve("swagger-ui-dist/package.json"));
 }
 
 function docsPage(): string {

@@ -5,8 +5,11 @@ import { lazyServices } from "../shared/hosts/azure/lazy-services";
 // and publish left in the outbox. Duplicates are dropped by message id, so overlapping runs are safe.
 app.timer("outbox-sweep", {
   schedule: "0 * * * * *",
-  // The relay logs what it carried out ("outbox sweep carried out records", with its count).
+  // One line per run, whatever it found: the alert on a silent sweep and the workbook's outbox backlog
+  // read it (records waiting: committed but not yet carried out, at most the sweep's limit).
   handler: async () => {
-    await (await lazyServices()).events.outbox.sweep();
+    const services = await lazyServices();
+    const { waiting, carriedOut } = await services.events.outbox.sweepAndCount();
+    services.logger.info("outbox swept", { waiting, carriedOut });
   },
 });

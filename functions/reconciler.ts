@@ -12,6 +12,7 @@ app.timer("reconciler", {
     minute.setUTCSeconds(0, 0);
     const services = await lazyServices();
     const pass = await services.reconciler.startPass(minute.toISOString());
+    // One line per run, with no workspace too: the alert on a silent reconciler reads it.
     services.logger.info("reconciler pass enqueued", { passId: pass.passId, workspaces: pass.workspaceIds.length });
   },
 });

@@ -1,3 +1,4 @@
+import { invocationLogLevel, logInvocation } from "../shared/hosts/azure/invocation-log";
 import { startTelemetry } from "../shared/hosts/azure/telemetry";
 
 // Loaded with the function files (package.json `main`), before any invocation: in Azure, where
@@ -9,4 +10,7 @@ if (telemetry) {
   // its next require (other function files may have loaded it first). On shutdown, send what is buffered.
   const { app } = require("@azure/functions") as typeof import("@azure/functions");
   app.hook.appTerminate(() => telemetry.flush());
+  // Each timer and queue invocation's outcome, as a log record of the service's own.
+  const invocations = telemetry.logger(invocationLogLevel(process.env));
+  app.hook.postInvocation((context) => logInvocation(invocations, context));
 }

@@ -650,6 +650,42 @@ module alerts 'modules/alerts.bicep' = {
   }
 }
 
+// What only the service knows (its log records: 5xx rate, webhooks auto-disabled, reconciler failing,
+// late or silent, the outbox sweep silent) and the queues' backlog, on the same action group.
+module operationsAlerts 'modules/operations-alerts.bicep' = {
+  name: 'operations-alerts'
+  params: {
+    location: location
+    tags: tags
+    actionGroupId: alerts.outputs.actionGroupId
+    appInsightsName: appInsights.outputs.name
+    serviceBusNamespaceName: serviceBus.outputs.name
+  }
+}
+
+// The operator's view in the portal: the operations workbook (infra/workbook.json) and a query pack of
+// the README's queries (infra/query-pack.json).
+module workbook 'modules/workbook.bicep' = {
+  name: 'workbook'
+  params: {
+    location: location
+    tags: tags
+    appInsightsName: appInsights.outputs.name
+    logAnalyticsWorkspaceId: logAnalytics.outputs.resourceId
+    serviceBusNamespaceName: serviceBus.outputs.name
+    cosmosAccountName: cosmos.outputs.name
+  }
+}
+
+module queryPack 'modules/query-pack.bicep' = {
+  name: 'query-pack'
+  params: {
+    location: location
+    tags: tags
+    queryPackName: 'pack-${resourceToken}'
+  }
+}
+
 output functionAppName string = functionApp.outputs.name
 output apiBaseUrl string = 'https://${functionApp.outputs.defaultHostName}/api/v2'
 output cosmosEndpoint string = cosmos.outputs.endpoint

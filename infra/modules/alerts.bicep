@@ -1,10 +1,8 @@
 // What should wake an operator, each routed to one action group (email: the alertEmail parameter):
-// dead letters, a 5xx rate, Cosmos DB throttling, webhooks disabled for failing, reconciler passes
-// failing, and the health check (an availability test of GET /api/v2/health) failing.
-//
-// Metric alerts read platform metrics; log alerts query Application Insights every 15 minutes (the
-// cheapest frequency) for what only the service knows, by the log messages it writes: their text is
-// held to the code by test/unit/infra.test.ts.
+// dead letters, Cosmos DB throttling, and the health check (an availability test of GET /api/v2/health)
+// failing, on platform metrics. What only the service knows (a 5xx rate, webhooks disabled for failing,
+// reconciler passes failing or late, a silent timer) and the queues' backlog are in
+// modules/operations-alerts.bicep, on the same action group.
 
 param location string
 param tags object = {}
@@ -218,83 +216,5 @@ resource healthFailing 'Microsoft.Insights/metricAlerts@2018-03-01' = {
     ]
   }
 }
-
-// --- log alerts --------------------------------------------------------------------------------------
-
-// Each: a Kusto query over Application Insights (classic table names), a row count above a threshold.
-var logAlerts = [
-  {
-    name: 'api-5xx-rate'
-    displayName: 'API 5xx rate'
-    description: 'More than 5% of at least 20 API requests in 15 minutes answered 5xx. The problem documents\' requestId leads to the request\'s log lines.'
-    severity: 2
-    query: 'requests | where isnotempty(url) | summarize total = count(), failed = countif(toint(resultCode) >= 500) | where total >= 20 and failed * 100.0 / total > 5'
-    threshold: 0
-  }
-  {
-    name: 'webhook-auto-disabled'
-    displayName: 'Webhook auto-disabled'
-    description: 'A webhook was disabled after final delivery failures for 5 incidents within 24 hours (customDimensions.webhookId). POST /webhooks/{id}/enable undoes it.'
-    severity: 3
-    query: 'traces | where message == "webhook auto-disabled"'
-    threshold: 0
-  }
-  {
-    name: 'reconciler-failing'
-    displayName: 'Reconciler passes failing'
-    description: 'Workspaces whose reconciliation failed (a source or the store; customDimensions.workspaceId and error), or reconciler invocations that threw, more than twice in 15 minutes. The "reconciler left a source for the next pass" lines name the source.'
-    severity: 2
-    query: 'union (traces | where message == "reconciled workspace" | where tostring(customDimensions.outcome) == "failed"), (requests | where name in ("reconciler", "reconcile-workspace") and success == false)'
-    threshold: 2
-  }
-  {
-    name: 'reconciler-lag'
-    displayName: 'Reconciler lag above three intervals'
-    description: 'A workspace reconciled more than three minutes (three timer intervals) behind: its vendor is slow or throttling, or the reconcile queue is backing up (customDimensions.workspaceId, lagMs, passAgeMs).'
-    severity: 2
-    query: 'traces | where message == "reconciled workspace" | where todouble(customDimensions.lagMs) > 180000'
-    threshold: 0
-  }
-]
-
-resource logAlertRules 'Microsoft.Insights/scheduledQueryRules@2023-03-15-preview' = [
-  for alert in logAlerts: {
-    name: alert.name
-    location: location
-    tags: tags
-    kind: 'LogAlert'
-    properties: {
-      displayName: alert.displayName
-      description: alert.description
-      severity: alert.severity
-      enabled: true
-      evaluationFrequency: 'PT15M'
-      windowSize: 'PT15M'
-      scopes: [
-        appInsights.id
-      ]
-      criteria: {
-        allOf: [
-          {
-            query: alert.query
-            timeAggregation: 'Count'
-            operator: 'GreaterThan'
-            threshold: alert.threshold
-            failingPeriods: {
-              numberOfEvaluationPeriods: 1
-              minFailingPeriodsToAlert: 1
-            }
-          }
-        ]
-      }
-      autoMitigate: true
-      actions: {
-        actionGroups: [
-          actionGroup.id
-        ]
-      }
-    }
-  }
-]
 
 output actionGroupId string = actionGroup.id

@@ -137,6 +137,14 @@ describe("retries and failures", () => {
       [2, "Failed", 503],
       [3, "Succeeded", 200],
     ]);
+    // And one log line per attempt, with its outcome: what the operations workbook counts.
+    const lines = host.logs.filter((l) => l.message === "webhook delivery attempt" && l.fields.webhookId === webhook.id);
+    expect(lines.map((l) => [l.fields.attempt, l.fields.outcome, l.fields.httpStatus]).sort()).toEqual([
+      [1, "retry", 503],
+      [2, "retry", 503],
+      [3, "succeeded", 200],
+    ]);
+    expect(lines[0]!.fields).toMatchObject({ eventId: got[0]!.headers["x-svc-event-id"], eventType: "incident.status.changed.v1", isTest: false, durationMs: expect.any(Number) });
   });
 
   it("a permanent status (400) is not retried", async () => {

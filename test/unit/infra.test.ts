@@ -449,9 +449,10 @@ describe("infra: alerts", () => {
     expect(literalAfter(resources, "module alerts", "params:")).toMatchObject({ alertEmail: new Expr("alertEmail") });
     expect(alertsModule).toMatch(/emailAddress: alertEmail/);
     const alertResources = [...alertsModule.matchAll(/^resource \w+ 'Microsoft\.Insights\/(metricAlerts|scheduledQueryRules)@/gm)];
-    expect(alertResources.length).toBeGreaterThanOrEqual(4);
+    expect(alertResources.length).toBeGreaterThanOrEqual(3);
     expect(alertsModule.match(/actionGroupId: actionGroup\.id/g)?.length).toBe(3);
-    expect(alertsModule).toMatch(/actionGroups: \[\s*actionGroup\.id\s*\]/);
+    // The log and backlog alerts (modules/operations-alerts.bicep) go to the same group.
+    expect(resources).toMatch(/actionGroupId: alerts\.outputs\.actionGroupId/);
   });
 
   it("alerts on dead letters above zero on any queue, and on lasting Cosmos DB 429s", () => {
@@ -468,24 +469,10 @@ describe("infra: alerts", () => {
     expect(alertsModule).toMatch(/'odata\.type': 'Microsoft\.Azure\.Monitor\.WebtestLocationAvailabilityCriteria'\s*webTestId: healthTest\.id/);
   });
 
-  it("finds webhook auto-disables, reconciler failures and 5xx answers by the messages and fields the code logs", () => {
-    const logAlerts = literalAfter(alertsModule, "var logAlerts =") as BicepObject[];
-    const queries = Object.fromEntries(logAlerts.map((a) => [a.name as string, a.query as string]));
-    expect(Object.keys(queries).sort()).toEqual(["api-5xx-rate", "reconciler-failing", "reconciler-lag", "webhook-auto-disabled"]);
-    expect(queries["reconciler-lag"]).toContain('traces | where message == "reconciled workspace" | where todouble(customDimensions.lagMs) > 180000');
-
-    expect(queries["webhook-auto-disabled"]).toBe('traces | where message == "webhook auto-disabled"');
-    expect(readRepo("shared/platform/delivery/delivery-worker.ts")).toMatch(/logger\.warn\("webhook auto-disabled", \{ webhookId/);
-
-    expect(queries["reconciler-failing"]).toContain('traces | where message == "reconciled workspace" | where tostring(customDimensions.outcome) == "failed"');
-    expect(queries["reconciler-failing"]).toContain('requests | where name in ("reconciler", "reconcile-workspace") and success == false');
-    expect(readRepo("shared/domain/reconciler/reconcile-runner.ts")).toContain('services.logger.info("reconciled workspace", { passId: body.passId, ...result, passAgeMs, lagMs });');
-    expect(readRepo("shared/domain/reconciler/reconciler-port.ts")).toMatch(/outcome: "done" \| "failed" \| "missing";/);
-    const functionFiles = readRepo("functions/reconciler.ts");
-    expect(functionFiles).toMatch(/app\.timer\("reconciler"/);
-    expect(functionFiles).toMatch(/app\.serviceBusQueue\("reconcile-workspace"/);
-
-    expect(queries["api-5xx-rate"]).toContain("countif(toint(resultCode) >= 500)");
+  it("leaves what only the service knows to the operations alerts, whose queries test/unit/monitoring-queries.test.ts holds to the code", () => {
+    expect(alertsModule).not.toContain("var logAlerts =");
+    expect(readInfra("modules/operations-alerts.bicep")).toContain("var logAlerts =");
+    expect(resources).toMatch(/^module operationsAlerts 'modules\/operations-alerts\.bicep' = \{/m);
   });
 });
 

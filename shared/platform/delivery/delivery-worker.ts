@@ -18,6 +18,8 @@ export const AUTO_DISABLE_INCIDENTS = 5;
 const AUTO_DISABLE_WINDOW_MS = 24 * 3600_000;
 /** The header an `ApiKey` endpoint credential travels in. */
 export const API_KEY_HEADER = "X-Api-Key";
+/** The `User-Agent` of every delivery. */
+export const DELIVERY_USER_AGENT = "SecOps-Webhooks/2";
 const REDACTED = "[redacted]";
 const SECRET_HEADERS = new Set(["authorization", API_KEY_HEADER.toLowerCase(), "x-svc-signature", "webhook-signature"]);
 
@@ -76,6 +78,18 @@ export function createDeliveryHandler(deps: DeliveryWorkerDeps): MessageHandler<
       error: describe(outcome, decision),
       createdAt,
     });
+    // One line per attempt, its outcome as fields: the workbook's webhook delivery outcomes read it.
+    deps.logger.info("webhook delivery attempt", {
+      webhookId: webhook.id,
+      eventId: message.eventId,
+      eventType: message.eventType,
+      attempt: message.attempt,
+      outcome: decision.action,
+      httpStatus: outcome.kind === "response" ? outcome.status : 0,
+      errorKind: outcome.kind === "error" ? outcome.error : undefined,
+      durationMs: Math.round(outcome.durationMs),
+      isTest: message.isTest,
+    });
 
     if (decision.action === "retry") {
       const next: DeliveryMessage = { ...message, attempt: message.attempt + 1, firstAttemptAt: firstAttemptAt.toISOString(), heldAt: undefined, heldChecks: undefined };
@@ -102,7 +116,7 @@ function requestHeaders(deps: DeliveryWorkerDeps, webhook: WebhookRecord, messag
   const live = webhook.signingKeys.filter((k) => k.retiresAt === null || Date.parse(k.retiresAt) > now.getTime());
   const headers: Record<string, string> = {
     "Content-Type": "application/json",
-    "User-Agent": "SecOps-Webhooks/2",
+    "User-Agent": DELIVERY_USER_AGENT,
     ...signatureHeaders({
       eventId: message.eventId,
       eventType: message.eventType,

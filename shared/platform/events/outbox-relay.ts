@@ -15,6 +15,12 @@ export interface OutboxRelayOptions {
   logger: Logger;
 }
 
+/** One sweep: the records it found waiting (at most its limit) and how many of them it carried out. */
+export interface SweepCounts {
+  waiting: number;
+  carriedOut: number;
+}
+
 /**
  * Carries out committed outbox records: events go to the `events` queue, audit events to the trail,
  * work messages (a dispatched gamebook run) to their queue.
@@ -58,10 +64,15 @@ export class OutboxRelay {
 
   /** Carries out pending records, oldest first; returns how many were carried out. */
   async sweep(limit = 500): Promise<number> {
+    return (await this.sweepAndCount(limit)).carriedOut;
+  }
+
+  /** `sweep`, also saying how many records it found waiting: the outbox's backlog, up to `limit`. */
+  async sweepAndCount(limit = 500): Promise<SweepCounts> {
     const pending = await this.options.outbox.listUnpublished(limit);
     const published = await this.publish(pending);
     if (published > 0) this.options.logger.info("outbox sweep carried out records", { count: published });
-    return published;
+    return { waiting: pending.length, carriedOut: published };
   }
 
   private async sendEvents(records: readonly OutboxEventRecord[]): Promise<OutboxEventRecord[]> {

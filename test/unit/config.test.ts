@@ -51,6 +51,37 @@ describe("configuration", () => {
     expect(() => loadConfig({ LOCAL_ADMIN_CLIENT_ID: "admin" })).toThrow(/LOCAL_ADMIN_CLIENT_ID/);
   });
 
+  it("refuses a Key Vault reference the platform left unresolved, naming each setting and never its value", () => {
+    const reference = "@Microsoft.KeyVault(VaultName=kv-abc;SecretName=source-a-auth-header)";
+    const key = Buffer.alloc(32, 1).toString("base64");
+    const env = {
+      STORE: "cosmos",
+      COSMOS_ENDPOINT: "https://cosmos-abc.documents.azure.com:443/",
+      SECRET_HASH_KEY: "@Microsoft.KeyVault(VaultName=kv-abc;SecretName=secret-hash-key)",
+      PAGE_TOKEN_KEY: key,
+      WEBHOOK_SECRETS_KEY: key,
+      SOURCE_A_URL: "https://bridge.example/a",
+      SOURCE_A_AUTH_HEADER: reference,
+      TICKETING_URL: "https://tickets.example",
+      TICKETING_AUTH_HEADER: " @microsoft.keyvault (SecretUri=https://kv-abc.vault.azure.net/secrets/ticketing-auth-header/)",
+    };
+    let message = "";
+    try {
+      loadConfig(env);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      message = (error as Error).message;
+    }
+    expect(message.split("\n").slice(1).map((line) => line.trim().split(":")[0])).toEqual(["SECRET_HASH_KEY", "SOURCE_A_AUTH_HEADER", "TICKETING_AUTH_HEADER"]);
+    expect(message).toContain("Key Vault reference the platform could not resolve");
+    expect(message).not.toMatch(/VaultName|SecretName|SecretUri|kv-abc|auth-header\)/);
+    // Resolved, the same settings are accepted; a setting the service does not read is not its business.
+    expect(loadConfig({ ...env, SECRET_HASH_KEY: key, SOURCE_A_AUTH_HEADER: "Bearer a", TICKETING_AUTH_HEADER: "Bearer t" }).httpSources).toHaveProperty("SourceA");
+    expect(() => loadConfig({ SOME_OTHER_SETTING: reference })).not.toThrow();
+    // Text that merely mentions a reference is a value like any other.
+    expect(loadConfig({ SOURCE_A_URL: "https://bridge.example/a", SOURCE_A_AUTH_HEADER: `Bearer ${reference}` }).httpSources.SourceA?.authHeader).toBe(`Bearer ${reference}`);
+  });
+
   it("derives the same demo ids from the same seed, and other ids from another", () => {
     const a = buildDemoData("seed-1", new Date());
     const b = buildDemoData("seed-1", new Date(0));

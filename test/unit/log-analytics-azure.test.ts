@@ -156,6 +156,10 @@ describe("Azure log analytics adapter", () => {
     const lastLogQuery = fake.requests.map((r) => r.body).find((b) => b.includes("LastLog"))!;
     expect(JSON.parse(lastLogQuery).query).toContain("union withsource=TableName isfuzzy=true AWSCloudTrail, CommonSecurityLog, OfficeActivity");
     expect(tokenScopes).toContainEqual(`${fake.origin}/.default`);
+    // Both clients, the Logs query client included, ask for tokens of the endpoints they call (another
+    // cloud's, when configured), never the public cloud's.
+    expect(tokenScopes.flat().filter((s) => s !== `${fake.origin}/.default`)).toEqual([]);
+    expect(fake.requests.some((r) => r.url.startsWith("/v1/"))).toBe(true);
   });
 
   it("builds hourly series from the Usage table, zero-filled, attributed to the one connector writing each table", async () => {

@@ -226,9 +226,37 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
+/**
+ * An app setting that is a Key Vault reference the platform could not resolve: App Service then leaves
+ * the reference itself as the value (`@Microsoft.KeyVault(VaultName=…;SecretName=…)` or
+ * `(SecretUri=…)`), which would otherwise be taken for the secret — sent as a bridge's Authorization
+ * header, or decoded as a key.
+ */
+const UNRESOLVED_KEY_VAULT_REFERENCE = /^\s*@Microsoft\.KeyVault\s*\(/i;
+
+/** The name of every setting the service reads. */
+export const configSettingNames: readonly string[] = Object.keys(envSchema.shape);
+
+/** The settings the service reads whose value is an unresolved Key Vault reference; their names only. */
+function unresolvedKeyVaultReferences(present: Record<string, string>): string[] {
+  const read = new Set(configSettingNames);
+  return Object.keys(present)
+    .filter((name) => read.has(name) && UNRESOLVED_KEY_VAULT_REFERENCE.test(present[name]!))
+    .sort();
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Azure app settings that are empty strings mean "not set".
-  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const present = Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ""));
+  // Checked first and reported alone for those settings: the value is never echoed, and no other
+  // message about it (not a URL, not a key) would point at the vault.
+  const unresolved = unresolvedKeyVaultReferences(present);
+  if (unresolved.length > 0) {
+    const lines = unresolved.map(
+      (name) => `  ${name}: is a Key Vault reference the platform could not resolve (does the secret exist, and may the app's identity read it?)`,
+    );
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
   const parsed = envSchema.safeParse(present);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".") || "(config)"}: ${i.message}`);

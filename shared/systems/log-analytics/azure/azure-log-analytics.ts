@@ -40,7 +40,7 @@ export interface AzureLogAnalyticsOptions {
   connectorSources: Readonly<Record<string, Source>>;
   /** Default "https://management.azure.com". */
   armEndpoint?: string;
-  /** Default "https://api.loganalytics.io/v1". */
+  /** Default "https://api.loganalytics.io/v1"; tokens are asked for `<its origin>/.default`. */
   logsEndpoint?: string;
   timeoutMs: number;
   /** Extra CA certificates to trust (tests' self-signed fakes). */
@@ -101,7 +101,13 @@ export function createAzureLogAnalytics(options: AzureLogAnalyticsOptions): LogA
     if (!logsClient) {
       const { LogsQueryClient } = require("@azure/monitor-query-logs") as typeof import("@azure/monitor-query-logs");
       // No retries: an upstream 429 reaches the caller with its Retry-After instead of the SDK sleeping.
-      logsClient = new LogsQueryClient(credential, { endpoint: logsEndpoint, retryOptions: { maxRetries: 0 }, ...(tlsOptions && { tlsOptions }) });
+      // Tokens for the endpoint's own audience: the SDK's default is the public cloud's.
+      logsClient = new LogsQueryClient(credential, {
+        endpoint: logsEndpoint,
+        credentials: { scopes: [`${new URL(logsEndpoint).origin}/.default`] },
+        retryOptions: { maxRetries: 0 },
+        ...(tlsOptions && { tlsOptions }),
+      });
     }
     return logsClient;
   }

@@ -26,17 +26,21 @@ afterEach(async () => {
   for (const item of open.splice(0).reverse()) await item.close();
 });
 
-/** A namespace with the service's queues, `events` as configured, and the events trigger hosted with `handler`. */
-async function eventsTrigger(events: StandInQueueOptions, handler: MessageHandler<Body>, delaysMs?: number[]) {
+/**
+ * A namespace with the service's queues, `events` as configured, and the events trigger hosted with
+ * `handler`. The broker and the retries read `clock` (the process's time plus `clock.offset`).
+ */
+async function eventsTrigger(events: StandInQueueOptions, handler: MessageHandler<Body>, delaysMs?: number[], clock = { offset: 0 }) {
   const queues = Object.fromEntries(Object.values(queueNames).map((name) => [name, name === queueNames.events ? events : {}]));
-  const bus = await startServiceBusStandIn({ queues });
+  const now = () => Date.now() + clock.offset;
+  const bus = await startServiceBusStandIn({ queues, now });
   open.push(bus);
   const client = createServiceBusClient({ connectionString: bus.connectionString });
   open.push(client);
   const retries = createServiceBusQueueSender<Body>(client, queueNames.events);
-  const run = delaysMs ? withScheduledRetries(handler, { queue: retries, logger: silentLogger, delaysMs }) : handler;
+  const run = delaysMs ? withScheduledRetries(handler, { queue: retries, logger: silentLogger, delaysMs, now: () => new Date(now()) }) : handler;
   open.push(hostServiceBusTrigger(client, queueNames.events, serviceBusTriggerHandler<Body>(() => run)));
-  return { bus, retries };
+  return { bus, client, retries };
 }
 
 /** `npm run dlq -- <argv>` with the namespace's connection string, as the command reads it. */
@@ -95,6 +99,37 @@ describe("scheduled retries and npm run dlq over AMQP", { timeout: 20_000 }, () 
     await waitFor(() => bus.stats(queueNames.events).locked === 0, "its completion", WAIT);
     expect(bus.stats(queueNames.events)).toEqual({ active: 0, scheduled: 0, locked: 0, deadLettered: 0 });
     expect((await dlq(bus, "list", "events")).lines).toEqual(["events: no dead letters"]);
+  });
+
+  it("a dead letter re-sent as it is, as the portal's Service Bus Explorer does, gets its retries again", async () => {
+    const clock = { offset: 0 };
+    const tries: string[] = [];
+    const { bus, client, retries } = await eventsTrigger(
+      { maxDeliveryCount: 2 },
+      async (message) => {
+        tries.push(message.messageId);
+        throw new Error("store down");
+      },
+      [100],
+      clock,
+    );
+    await retries.send([{ messageId: "e1", body: { n: 1 } }]);
+    await waitFor(() => bus.deadLetters(queueNames.events).length === 1, "the message to be dead-lettered", WAIT);
+    expect(tries).toEqual(["e1", "e1|retry:1"]);
+
+    // Two hours later, a copy with the same id, body and properties, and the dead letter removed.
+    clock.offset = 2 * 3_600_000;
+    const deadLetters = client.createReceiver(queueNames.events, { subQueueType: "deadLetter" });
+    const [dead] = await deadLetters.receiveMessages(1, { maxWaitTimeInMs: 5_000 });
+    const sender = client.createSender(queueNames.events);
+    await sender.sendMessages({ messageId: dead!.messageId, body: dead!.body, contentType: dead!.contentType, applicationProperties: dead!.applicationProperties });
+    await deadLetters.completeMessage(dead!);
+    await sender.close();
+    await deadLetters.close();
+
+    await waitFor(() => bus.deadLetters(queueNames.events).length === 1, "the copy to be dead-lettered after its own retries", WAIT);
+    expect(tries.slice(2)).toEqual(["e1|retry:1", expect.stringMatching(/^e1\|resent:\d{8}T\d{6}\.\d{3}Z\|retry:1$/)]);
+    expect(bus.deadLetters(queueNames.events)[0]!.messageId).toBe(tries[3]);
   });
 
   it("resubmitting one dead letter leaves the others in place", async () => {

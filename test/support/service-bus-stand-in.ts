@@ -63,6 +63,11 @@ export interface ServiceBusStandInOptions {
   /** The SAS key the connection string carries and put-token checks. */
   keyName?: string;
   key?: string;
+  /**
+   * The broker's clock (ms): enqueue times, schedules, locks, duplicate detection. Default the
+   * process's. A token's expiry is the client's, read on the process's clock.
+   */
+  now?: () => number;
 }
 
 /** A message as the broker holds it, for a test to look at. */
@@ -132,7 +137,7 @@ class Entity {
   ) {}
 
   add(message: Message, fields: Partial<Stored> = {}): Stored {
-    const stored: Stored = { sequenceNumber: this.nextSequence++, message, state: "active", deliveries: 0, enqueuedAt: Date.now(), ...fields };
+    const stored: Stored = { sequenceNumber: this.nextSequence++, message, state: "active", deliveries: 0, enqueuedAt: this.queue.now(), ...fields };
     this.messages.set(stored.sequenceNumber, stored);
     return stored;
   }
@@ -162,6 +167,7 @@ class Queue {
   constructor(
     readonly name: string,
     options: StandInQueueOptions,
+    readonly now: () => number,
   ) {
     this.main = new Entity(name, this, false);
     this.deadLetters = new Entity(`${name}${DEAD_LETTER_SUFFIX}`, this, true);
@@ -173,7 +179,7 @@ class Queue {
 
   /** Duplicate detection: true when the id was accepted within the window (the message is then dropped). */
   isDuplicate(messageId: string | undefined): boolean {
-    const now = Date.now();
+    const now = this.now();
     for (const [id, at] of this.acceptedIds) {
       if (at > now - this.duplicateDetectionWindowMs) break;
       this.acceptedIds.delete(id);
@@ -208,6 +214,7 @@ export class ServiceBusStandIn {
   readonly operations: string[] = [];
 
   private readonly queues = new Map<string, Queue>();
+  private readonly now: () => number;
   private readonly keyName: string;
   private readonly key: string;
   private readonly container = rhea.create_container({ id: "service-bus-stand-in" });
@@ -219,7 +226,8 @@ export class ServiceBusStandIn {
   private closed = false;
 
   constructor(options: ServiceBusStandInOptions) {
-    for (const [name, queueOptions] of Object.entries(options.queues)) this.queues.set(name.toLowerCase(), new Queue(name, queueOptions));
+    this.now = options.now ?? Date.now;
+    for (const [name, queueOptions] of Object.entries(options.queues)) this.queues.set(name.toLowerCase(), new Queue(name, queueOptions, this.now));
     this.keyName = options.keyName ?? "RootManageSharedAccessKey";
     this.key = options.key ?? "c3RhbmQtaW4ga2V5";
     this.wire();
@@ -450,7 +458,7 @@ export class ServiceBusStandIn {
     for (const m of messages) {
       if (queue.isDuplicate(idOf(m))) continue;
       const scheduledFor = m.message_annotations?.["x-opt-scheduled-enqueue-time"] as Date | undefined;
-      if (scheduledFor && scheduledFor.getTime() > Date.now()) this.schedule(entity, m, scheduledFor.getTime());
+      if (scheduledFor && scheduledFor.getTime() > this.now()) this.schedule(entity, m, scheduledFor.getTime());
       else entity.add(m);
       accepted += 1;
     }
@@ -493,7 +501,7 @@ export class ServiceBusStandIn {
         case "com.microsoft:renew-lock": {
           const expirations = listOf(body["lock-tokens"]).map((t) => {
             const stored = this.lockedBy(entity, tokenOf(t));
-            stored.lock!.until = Date.now() + entity.queue.lockDurationMs;
+            stored.lock!.until = this.now() + entity.queue.lockDurationMs;
             this.armLock(entity, stored);
             return new Date(stored.lock!.until);
           });
@@ -535,7 +543,7 @@ export class ServiceBusStandIn {
     return listOf(body.messages).map((entry) => {
       const encoded = (entry as { message: Buffer }).message;
       const m = decode(encoded);
-      const at = (m.message_annotations?.["x-opt-scheduled-enqueue-time"] as Date | undefined)?.getTime() ?? Date.now();
+      const at = (m.message_annotations?.["x-opt-scheduled-enqueue-time"] as Date | undefined)?.getTime() ?? this.now();
       // A duplicate is dropped, as on a send; its sequence number is one the queue never uses.
       if (entity.queue.isDuplicate(idOf(m))) return 0;
       return this.schedule(entity, m, at).sequenceNumber;
@@ -558,14 +566,14 @@ export class ServiceBusStandIn {
     const stored = entity.add(message, { state: "scheduled", scheduledFor: at });
     const activate = () => {
       if (entity.messages.get(stored.sequenceNumber) !== stored) return;
-      const wait = at - Date.now();
+      const wait = at - this.now();
       // setTimeout fires at once above 2^31-1 ms; a far schedule is re-armed in steps.
       if (wait > 0) {
         stored.scheduleTimer = setTimeout(activate, Math.min(wait, 2 ** 31 - 1)).unref();
         return;
       }
       stored.state = "active";
-      stored.enqueuedAt = Date.now();
+      stored.enqueuedAt = this.now();
       this.pump(entity);
     };
     activate();
@@ -600,7 +608,7 @@ export class ServiceBusStandIn {
     }
     const token = randomUUID();
     stored.state = "locked";
-    stored.lock = { token, until: Date.now() + entity.queue.lockDurationMs, timer: undefined as unknown as NodeJS.Timeout };
+    stored.lock = { token, until: this.now() + entity.queue.lockDurationMs, timer: undefined as unknown as NodeJS.Timeout };
     this.armLock(entity, stored);
     const delivery = consumer.send(this.outgoing(stored), lockTokenTag(token));
     stored.deliveries += 1;
@@ -629,12 +637,12 @@ export class ServiceBusStandIn {
       if (stored.lock !== lock) return;
       this.log(`lock expired ${entity.path} #${stored.sequenceNumber}`);
       this.release(entity, stored, {});
-    }, Math.max(0, lock.until - Date.now())).unref();
+    }, Math.max(0, lock.until - this.now())).unref();
   }
 
   private lockedBy(entity: Entity, token: string): Stored {
     const stored = entity.byLockToken(token);
-    if (!stored || stored.lock!.until <= Date.now()) {
+    if (!stored || stored.lock!.until <= this.now()) {
       throw new AmqpFailure(
         "com.microsoft:message-lock-lost",
         "The lock supplied is invalid. Either the lock expired, or the message has already been removed from the queue.",

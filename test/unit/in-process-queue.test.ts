@@ -367,6 +367,18 @@ describe("in-process queue: copies", () => {
     expect(q.deadLetters()[0]!.message.body).toEqual({ n: 1 });
   });
 
+  it("keeps a message's properties with it, as copies", async () => {
+    const q = queue();
+    const seen: ReceivedMessage<Body>[] = [];
+    const properties = { retryDueAt: "2025-01-02T03:04:05.000Z", attempt: 2, manual: false };
+    await q.send([{ messageId: "x", body: { n: 1 }, properties }]);
+    await q.send([msg("plain")]);
+    q.subscribe(async (m) => void seen.push(m));
+    await q.idle(idle);
+    expect(seen.map((m) => m.properties)).toEqual([properties, undefined]);
+    expect(seen[0]!.properties).not.toBe(properties);
+  });
+
   it("rejects a body that cannot be copied, accepting nothing of that send", async () => {
     const q = queue();
     const bad = { messageId: "bad", body: { n: 1, f: () => 1 } as unknown as Body };

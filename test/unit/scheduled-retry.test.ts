@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Logger } from "../../shared/platform/logger";
 import { InProcessQueue } from "../../shared/platform/queue/in-process/in-process-queue";
 import type { OutgoingMessage, QueueSender, ReceivedMessage } from "../../shared/platform/queue/queue";
-import { retryMessageId, retryNumberOf, withScheduledRetries } from "../../shared/platform/queue/scheduled-retry";
+import { ladderOf, retryMessageId, retryNumberOf, withScheduledRetries } from "../../shared/platform/queue/scheduled-retry";
 import { serviceBusTriggerHandler } from "../../shared/hosts/azure/service-bus-trigger";
 import { waitFor } from "../support/wait-for";
 
@@ -87,6 +87,36 @@ describe("scheduled retries on the in-process queue", () => {
     await queue.close();
   });
 
+  it("starts the retries over for a dead letter sent back as it is (same id and properties, hours later)", async () => {
+    let offset = 0;
+    const now = () => new Date(Date.now() + offset);
+    const queue = new InProcessQueue<Body>({ name: "events", maxDeliveryCount: 2, duplicateDetectionWindowMs: 60_000, now });
+    const tries: string[] = [];
+    queue.subscribe(
+      withScheduledRetries(
+        async (message) => {
+          tries.push(message.messageId);
+          throw new Error("store down");
+        },
+        { queue, logger: recordingLogger().logger, now, delaysMs: [20] },
+      ),
+    );
+    await queue.send([{ messageId: "e1", body: { n: 1 } }]);
+    await waitFor(() => queue.stats().deadLettered === 1, "the message to be dead-lettered", 5000);
+    expect(tries).toEqual(["e1", "e1|retry:1"]);
+
+    // Two hours later an operator sends the dead letter back as it is, as the portal's Service Bus
+    // Explorer does: it gets its tries again, under ids of its own, and is dead-lettered after them.
+    offset = 2 * 3_600_000;
+    const [dead] = queue.removeDeadLetters([1]);
+    await queue.send([{ messageId: dead!.message.messageId, body: dead!.message.body, properties: dead!.message.properties as Record<string, string> }]);
+    await waitFor(() => queue.stats().deadLettered === 1, "the copy to be dead-lettered in turn", 5000);
+    const resent = tries.slice(2);
+    expect(resent).toEqual(["e1|retry:1", expect.stringMatching(/^e1\|resent:\d{8}T\d{6}\.\d{3}Z\|retry:1$/)]);
+    expect(queue.deadLetters()[0]!.message.messageId).toBe(resent[1]);
+    await queue.close();
+  });
+
   it("abandons (the queue's own redelivery) when the retry cannot be scheduled", async () => {
     const failingSchedule: QueueSender<Body> = {
       queueName: "events",
@@ -130,7 +160,8 @@ describe("Service Bus trigger with scheduled retries", () => {
     });
     await expect(trigger({ n: 7 }, context)).resolves.toBeUndefined();
     expect(scheduled).toHaveLength(1);
-    expect(scheduled[0]!.messages).toEqual([{ messageId: "e1:w1|retry:1", body: { n: 7 } }]);
+    // The retry carries when it is due: what tells it from a copy re-sent later.
+    expect(scheduled[0]!.messages).toEqual([{ messageId: "e1:w1|retry:1", body: { n: 7 }, properties: { retryDueAt: scheduled[0]!.at.toISOString() } }]);
     expect(scheduled[0]!.at.getTime() - before).toBeGreaterThanOrEqual(10_000);
     expect(lines.map((l) => l.message)).toEqual(["message handler failed; retry scheduled"]);
   });
@@ -145,10 +176,70 @@ describe("Service Bus trigger with scheduled retries", () => {
     }));
     const context = new InvocationContext({
       functionName: "event-fan-out",
-      triggerMetadata: { messageId: "e1|retry:5", deliveryCount: 2, enqueuedTimeUtc: "2025-01-02T03:04:05Z" },
+      triggerMetadata: {
+        messageId: "e1|retry:5",
+        deliveryCount: 2,
+        // Enqueued when it was due: the fifth retry itself.
+        enqueuedTimeUtc: "2025-01-02T03:04:05.2Z",
+        applicationProperties: { retryDueAt: "2025-01-02T03:04:05.000Z" },
+      },
     });
     await expect(trigger({ n: 1 }, context)).rejects.toThrow(/used up its retries/);
     expect(runs).toBe(0);
     expect(lines.map((l) => l.message)).toEqual(["message handler failed; message abandoned"]);
+  });
+
+  it("starts the retries over for a copy of the last retry re-sent from the portal: same id, same properties, enqueued later", async () => {
+    const scheduled: OutgoingMessage<Body>[] = [];
+    let runs = 0;
+    const trigger = serviceBusTriggerHandler<Body>(() => ({
+      handler: async () => {
+        runs++;
+        throw new Error("store down");
+      },
+      retries: { queueName: "events", send: async () => {}, schedule: async (messages) => void scheduled.push(...messages) },
+      logger: recordingLogger().logger,
+    }));
+    const copy = {
+      messageId: "e1|retry:5",
+      enqueuedTimeUtc: "2025-01-02T05:00:00.000Z",
+      applicationProperties: { retryDueAt: "2025-01-02T03:04:05.000Z", deadLetterReason: "MaxDeliveryCountExceeded" },
+    };
+    // Its first delivery runs the handler, and the failure is scheduled as the first retry of a new ladder.
+    await trigger({ n: 1 }, new InvocationContext({ functionName: "event-fan-out", triggerMetadata: { ...copy, deliveryCount: 1 } }));
+    expect(runs).toBe(1);
+    expect(scheduled.map((m) => m.messageId)).toEqual(["e1|resent:20250102T050000.000Z|retry:1"]);
+    expect(scheduled[0]!.properties).toMatchObject({ retryDueAt: expect.any(String), deadLetterReason: "MaxDeliveryCountExceeded" });
+    expect(scheduled[0]!.properties!.retryDueAt).not.toBe("2025-01-02T03:04:05.000Z");
+  });
+});
+
+describe("where a message stands on its retries", () => {
+  const at = (iso: string) => new Date(iso);
+  const message = (messageId: string, enqueuedAt: string, properties?: Record<string, unknown>): ReceivedMessage<Body> => ({
+    messageId,
+    body: { n: 1 },
+    deliveryCount: 1,
+    enqueuedAt: at(enqueuedAt),
+    ...(properties ? { properties } : {}),
+  });
+
+  it("an original message is at 0, whatever it carries", () => {
+    expect(ladderOf(message("e1", "2025-01-02T03:04:05Z"))).toEqual({ retry: 0, id: "e1" });
+    expect(ladderOf(message("e1|resubmit:7", "2025-01-02T03:04:05Z", { retryDueAt: "2020-01-01T00:00:00Z" }))).toEqual({ retry: 0, id: "e1|resubmit:7" });
+  });
+
+  it("a scheduled retry, enqueued when it was due (within a minute), is that retry", () => {
+    const due = { retryDueAt: "2025-01-02T03:04:05.000Z" };
+    expect(ladderOf(message("e1|retry:3", "2025-01-02T03:04:05.000Z", due))).toEqual({ retry: 3, id: "e1|retry:3" });
+    expect(ladderOf(message("e1|retry:3", "2025-01-02T03:05:05.000Z", due))).toEqual({ retry: 3, id: "e1|retry:3" });
+  });
+
+  it("a copy re-sent by hand starts over, with or without the properties, under an id of its own", () => {
+    const late = ladderOf(message("e1|retry:5", "2025-01-02T03:05:05.001Z", { retryDueAt: "2025-01-02T03:04:05.000Z" }));
+    expect(late).toEqual({ retry: 0, id: "e1|resent:20250102T030505.001Z", resent: true });
+    expect(ladderOf(message("e1|retry:5", "2025-01-02T03:05:05.001Z"))).toEqual(late);
+    expect(ladderOf(message("e1|retry:5", "2025-01-02T03:05:05.001Z", { retryDueAt: "not a time" }))).toEqual(late);
+    expect(retryMessageId(late.id, 1)).toBe("e1|resent:20250102T030505.001Z|retry:1");
   });
 });

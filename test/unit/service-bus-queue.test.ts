@@ -104,6 +104,12 @@ describe("Service Bus queue sender", () => {
     expect(fake.sent[0]![0]!.scheduledEnqueueTimeUtc).toBeUndefined();
   });
 
+  it("sends a message's properties as application properties", async () => {
+    const fake = new FakeSender();
+    await new ServiceBusQueueSender<Body>(fake).schedule([{ messageId: "e1|retry:1", body: { id: "e1" }, properties: { retryDueAt: "2025-06-01T12:00:30.000Z" } }], new Date("2025-06-01T12:00:30Z"));
+    expect(fake.scheduled[0]!.messages[0]).toMatchObject({ messageId: "e1|retry:1", applicationProperties: { retryDueAt: "2025-06-01T12:00:30.000Z" } });
+  });
+
   it("splits a large send into batches, in order, and builds them all before sending any", async () => {
     const fake = new FakeSender(1000);
     const queue = new ServiceBusQueueSender<Body>(fake);
@@ -276,6 +282,14 @@ describe("Service Bus trigger adapter", () => {
     expect(seen).toEqual([
       { messageId: "e1:w1", body: { id: "e1", payload: "p" }, deliveryCount: 3, enqueuedAt: new Date("2025-01-02T03:04:05.678Z") },
     ]);
+  });
+
+  it("hands the message's application properties to the handler, as the worker names them", async () => {
+    const seen: ReceivedMessage<Body>[] = [];
+    const trigger = serviceBusTriggerHandler<Body>(() => async (m) => void seen.push(m));
+    const meta = { messageId: "m", deliveryCount: 1, enqueuedTimeUtc: "2025-01-02T03:04:05Z", applicationProperties: { retryDueAt: "2025-01-02T03:04:05.000Z" } };
+    await trigger({ id: "x" }, context(meta).ctx);
+    expect(seen[0]!.properties).toEqual({ retryDueAt: "2025-01-02T03:04:05.000Z" });
   });
 
   it("parses a body that arrives as JSON text or bytes", async () => {

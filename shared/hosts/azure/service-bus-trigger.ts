@@ -70,7 +70,8 @@ function invocationLogger(context: InvocationContext): Logger {
 
 /**
  * The trigger's message, from the binding data of the Service Bus extension. The Node worker turns
- * its keys into camelCase (`MessageId` → `messageId`, `DeliveryCount`, `EnqueuedTimeUtc`).
+ * its keys into camelCase (`MessageId` → `messageId`, `DeliveryCount`, `EnqueuedTimeUtc`,
+ * `ApplicationProperties`, and the first letter of each property's name).
  */
 export function toReceivedMessage<T>(message: unknown, context: InvocationContext): ReceivedMessage<T> {
   const metadata = context.triggerMetadata ?? {};
@@ -83,7 +84,14 @@ export function toReceivedMessage<T>(message: unknown, context: InvocationContex
   if (deliveryCount === undefined || enqueuedAt === undefined) {
     context.warn(JSON.stringify({ message: "incomplete Service Bus trigger metadata", messageId, deliveryCount: metadata.deliveryCount, enqueuedTimeUtc: metadata.enqueuedTimeUtc }));
   }
-  return { messageId, body: toBody(message) as T, deliveryCount: deliveryCount ?? 1, enqueuedAt: enqueuedAt ?? new Date() };
+  const properties = metadata.applicationProperties;
+  return {
+    messageId,
+    body: toBody(message) as T,
+    deliveryCount: deliveryCount ?? 1,
+    enqueuedAt: enqueuedAt ?? new Date(),
+    ...(typeof properties === "object" && properties !== null && !Array.isArray(properties) ? { properties: properties as Record<string, unknown> } : {}),
+  };
 }
 
 /**

@@ -12,6 +12,11 @@ export interface OutgoingMessage<T> {
   messageId: string;
   /** A JSON-serialisable plain object: it crosses the wire as JSON. */
   body: T;
+  /**
+   * Kept beside the body (Service Bus application properties): what the queue's machinery notes about
+   * a message, such as when a scheduled retry was due. Handlers read the body.
+   */
+  properties?: Readonly<Record<string, string | number | boolean>>;
 }
 
 export interface ReceivedMessage<T> {
@@ -21,6 +26,8 @@ export interface ReceivedMessage<T> {
   deliveryCount: number;
   /** When the message became visible on the queue (for a scheduled message: its scheduled time). */
   enqueuedAt: Date;
+  /** The properties it was sent with, when it has any. A copy re-sent by hand may carry them along. */
+  properties?: Readonly<Record<string, unknown>>;
 }
 
 /** Handler: resolve = complete; throw = abandon (redelivered with deliveryCount + 1; dead-lettered past the maximum). */

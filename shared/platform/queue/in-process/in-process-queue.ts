@@ -43,6 +43,7 @@ interface Entry<T> {
   readonly messageId: string;
   /** The queue's own copy; every delivery hands out a fresh copy of it. */
   readonly body: T;
+  readonly properties?: Readonly<Record<string, string | number | boolean>>;
   /** Order of arrival on the queue (Service Bus `SequenceNumber`), kept across redeliveries. */
   sequence: number;
   enqueuedAt: Date;
@@ -209,12 +210,12 @@ export class InProcessQueue<T> implements QueueSender<T> {
         throw new TypeError(`messageId must be a string of 1 to ${MAX_MESSAGE_ID_LENGTH} characters`);
       }
       // The sender keeps its object; the queue keeps its own, as if it had crossed the wire.
-      return { messageId: m.messageId, body: structuredClone(m.body) };
+      return { messageId: m.messageId, body: structuredClone(m.body), ...(m.properties ? { properties: { ...m.properties } } : {}) };
     });
     const at = this.now().getTime();
     this.forgetIdsBefore(at - this.duplicateDetectionWindowMs);
     const accepted: Entry<T>[] = [];
-    for (const { messageId, body } of copies) {
+    for (const { messageId, body, properties } of copies) {
       // Service Bus duplicate detection: a message id already accepted within the window is
       // silently dropped (the send succeeds), which makes resending after a failure safe.
       if (this.acceptedIds.has(messageId)) {
@@ -222,7 +223,7 @@ export class InProcessQueue<T> implements QueueSender<T> {
         continue;
       }
       this.acceptedIds.set(messageId, at);
-      accepted.push({ messageId, body, sequence: 0, enqueuedAt: new Date(at), deliveryCount: 0 });
+      accepted.push({ messageId, body, ...(properties ? { properties } : {}), sequence: 0, enqueuedAt: new Date(at), deliveryCount: 0 });
     }
     return accepted;
   }
@@ -385,7 +386,8 @@ export class InProcessQueue<T> implements QueueSender<T> {
 }
 
 function snapshot<T>(entry: Entry<T>): ReceivedMessage<T> {
-  return copyMessage({ messageId: entry.messageId, body: entry.body, deliveryCount: entry.deliveryCount, enqueuedAt: entry.enqueuedAt });
+  const { messageId, body, deliveryCount, enqueuedAt, properties } = entry;
+  return copyMessage({ messageId, body, deliveryCount, enqueuedAt, ...(properties ? { properties } : {}) });
 }
 
 function copyDeadLetter<T>(d: DeadLetter<T>): DeadLetter<T> {
@@ -394,7 +396,9 @@ function copyDeadLetter<T>(d: DeadLetter<T>): DeadLetter<T> {
 
 /** Each delivery gets its own copy, so a handler that mutates its message cannot change a redelivery. */
 function copyMessage<T>(message: ReceivedMessage<T>): ReceivedMessage<T> {
-  return { ...message, body: structuredClone(message.body), enqueuedAt: new Date(message.enqueuedAt) };
+  const copy = { ...message, body: structuredClone(message.body), enqueuedAt: new Date(message.enqueuedAt) };
+  if (message.properties) copy.properties = { ...message.properties };
+  return copy;
 }
 
 function describe(error: unknown): string {

@@ -155,5 +155,7 @@ export class ServiceBusQueueSender<T> implements QueueSender<T> {
 
 function toServiceBusMessage<T>(message: OutgoingMessage<T>): ServiceBusMessage {
   // The SDK serialises a non-binary body as JSON; contentType tells the receiving side so.
-  return { messageId: message.messageId, body: message.body, contentType: "application/json" };
+  const sent: ServiceBusMessage = { messageId: message.messageId, body: message.body, contentType: "application/json" };
+  if (message.properties) sent.applicationProperties = { ...message.properties };
+  return sent;
 }

@@ -12,8 +12,44 @@ targetScope = 'subscription'
 @description('Name of the azd environment (AZURE_ENV_NAME): names the resource group and seeds every resource name.')
 param environmentName string
 
+// The regions that offer the Flex Consumption plan (as in Microsoft's Flex Consumption azd quickstarts;
+// `az functionapp list-flexconsumption-locations` lists today's). A region outside the list is refused
+// before anything is created, and azd offers only these when it asks.
 @minLength(1)
 @description('Region of every resource. It must offer the Flex Consumption plan.')
+@allowed([
+  'australiaeast'
+  'australiasoutheast'
+  'brazilsouth'
+  'canadacentral'
+  'centralindia'
+  'centralus'
+  'eastasia'
+  'eastus'
+  'eastus2'
+  'francecentral'
+  'germanywestcentral'
+  'italynorth'
+  'japaneast'
+  'koreacentral'
+  'northcentralus'
+  'northeurope'
+  'norwayeast'
+  'southafricanorth'
+  'southcentralus'
+  'southeastasia'
+  'southindia'
+  'spaincentral'
+  'swedencentral'
+  'uaenorth'
+  'uksouth'
+  'ukwest'
+  'westcentralus'
+  'westeurope'
+  'westus'
+  'westus2'
+  'westus3'
+])
 @metadata({
   azd: {
     type: 'location'
@@ -21,7 +57,7 @@ param environmentName string
 })
 param location string
 
-@description('Object id of the operator (user, group or service principal) who gets Key Vault Secrets Officer, Cosmos DB Data Contributor and Service Bus data roles, for the hooks, the bootstrap and `npm run dlq`. Default: whoever runs the deployment.')
+@description('Object id of the operator, who gets the standing data-plane roles Key Vault Secrets Officer, Cosmos DB Data Contributor and Service Bus Data Sender and Receiver, for the hooks, the bootstrap and `npm run dlq` (OPERATOR_PRINCIPAL_ID in the azd environment). Best a group: who holds the roles is then its membership (or an eligible, time-limited membership through Privileged Identity Management), not whoever ran `azd up` last. Whoever runs `azd up` must be in it, for the hooks. Empty or unset: whoever runs the deployment.')
 param operatorPrincipalId string = deployer().objectId
 
 @description('Email address the alerts go to (ALERT_EMAIL). Empty: the alerts fire into an action group with no receiver; add one in the portal or set this.')
@@ -113,6 +149,15 @@ param portalSessionHours string = ''
 @description('Largest SOP document an upload may carry, in bytes (SOP_MAX_BYTES in the azd environment). Empty: the app\'s default, 10 MiB.')
 param sopMaxBytes string = ''
 
+@description('More app settings, merged into the app\'s: setting name → value, each value a string, e.g. { LOG_LEVEL: \'debug\', SOURCE_A_MAX_RPS: \'5\', CROSS_WORKSPACE_BUDGET_MS: \'4000\' }, from EXTRA_APP_SETTINGS in the azd environment (JSON). For the tunables of shared/platform/config/config.ts (README, "Configuration") without editing the templates. A setting the templates set themselves keeps the templates\' value, except the cloud endpoints (ARM_ENDPOINT, CLOUD_ARM_ENDPOINT, GRAPH_BASE_URL, LOG_ANALYTICS_ENDPOINT), which this may replace.')
+param extraAppSettings object = {}
+
+@description('Private networking (PRIVATE_NETWORKING in the azd environment): the app joins a virtual network, and Cosmos DB, both storage accounts, Key Vault and Service Bus are reached through private endpoints only, with public network access off. Service Bus becomes Premium (private endpoints need it). Off by default; README, "Private networking".')
+param privateNetworking bool = false
+
+@description('Whether the availability test of GET /api/v2/health runs (AVAILABILITY_TEST_ENABLED in the azd environment). The postdeploy hook turns it on, and sets the variable, once the code is deployed: on a first `azd up` the test would otherwise fail from every location, and alert, until the package arrives.')
+param availabilityTestEnabled bool = false
+
 var tags = {
   'azd-env-name': environmentName
 }
@@ -130,7 +175,8 @@ module resources 'resources.bicep' = {
     environmentName: environmentName
     location: location
     tags: tags
-    operatorPrincipalId: operatorPrincipalId
+    // An explicitly empty OPERATOR_PRINCIPAL_ID reaches here as '', not as the default.
+    operatorPrincipalId: empty(operatorPrincipalId) ? deployer().objectId : operatorPrincipalId
     alertEmail: alertEmail
     cosmosDatabaseName: cosmosDatabaseName
     maximumInstanceCount: maximumInstanceCount
@@ -149,6 +195,9 @@ module resources 'resources.bicep' = {
     portalMfaAuthContext: portalMfaAuthContext
     portalSessionHours: portalSessionHours
     sopMaxBytes: sopMaxBytes
+    extraAppSettings: extraAppSettings
+    privateNetworking: privateNetworking
+    availabilityTestEnabled: availabilityTestEnabled
     sourceBridgeUrls: {
       A: sourceAUrl
       B: sourceBUrl
@@ -184,3 +233,5 @@ output APP_IDENTITY_PRINCIPAL_ID string = resources.outputs.identityPrincipalId
 // registration commands with, under the names the app reads.
 output PORTAL_TENANT_ID string = portalTenantId
 output PORTAL_REDIRECT_URI string = resources.outputs.portalRedirectUri
+// The availability test the postdeploy hook turns on once the code is deployed.
+output AVAILABILITY_TEST_ID string = resources.outputs.availabilityTestId

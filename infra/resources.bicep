@@ -33,7 +33,9 @@
 //   (directory logs) are not Azure roles, and an Entra administrator grants them (README).
 // - App settings: everything is here. A deployment replaces the app's whole setting set, so a
 //   setting added by hand in the portal is gone after the next `azd provision`; add it below (or as
-//   a parameter) instead.
+//   a parameter), or give it in extraAppSettings (EXTRA_APP_SETTINGS), instead.
+// - Public network access by default; with privateNetworking the app joins a virtual network and
+//   every data service is reached through a private endpoint only (modules/private-network.bicep).
 // - Azure Verified Modules for the generic parts (identity, monitoring, storage, Key Vault); plain
 //   resources where the template carries the app's own data model (Cosmos, Service Bus) or the
 //   Flex-specific app configuration, so that what the test checks is visible here and in modules/.
@@ -119,6 +121,15 @@ param portalSessionHours string = ''
 
 @description('Largest SOP document, in bytes: SOP_MAX_BYTES. Empty: the app\'s default.')
 param sopMaxBytes string = ''
+
+@description('More app settings (setting name → string value), merged into the app\'s. The templates\' own settings keep their values, except the cloud endpoints (cloudEndpointSettings), which these may replace.')
+param extraAppSettings object = {}
+
+@description('Virtual network integration for the app and private endpoints for Cosmos DB, both storage accounts, Key Vault and Service Bus (Premium), with public network access off on each.')
+param privateNetworking bool = false
+
+@description('Whether the availability test of GET /api/v2/health runs; the postdeploy hook turns it on once the code is deployed.')
+param availabilityTestEnabled bool = false
 
 // ---------------------------------------------------------------------------------------------------
 // What must match the code
@@ -396,6 +407,36 @@ var portalOptionalSettings = union(
 var portalSettings = empty(portalClientId) ? {} : union(portalSignInSettings, portalClientCredential == 'secret' ? portalSecretSettings : portalAssertionSettings, portalOptionalSettings)
 var documentSettings = empty(sopMaxBytes) ? {} : { SOP_MAX_BYTES: sopMaxBytes }
 
+// The endpoints of the cloud deployed to, which shared/platform/config/config.ts reads (each defaults to
+// the public cloud's). Azure Resource Manager's is environment()'s. environment() has neither Microsoft
+// Graph's (its `graph` is the retired Azure AD Graph) nor the Log Analytics query API's: those follow the
+// cloud's name, and in a cloud not listed here the app keeps its defaults. Unlike the other settings these
+// are defaults: extraAppSettings may replace them (Microsoft Graph for US Government DoD tenants is
+// https://dod-graph.microsoft.us).
+var cloudServiceEndpoints = {
+  AzureCloud: {
+    GRAPH_BASE_URL: 'https://graph.microsoft.com'
+    LOG_ANALYTICS_ENDPOINT: 'https://api.loganalytics.io/v1'
+  }
+  AzureUSGovernment: {
+    GRAPH_BASE_URL: 'https://graph.microsoft.us'
+    LOG_ANALYTICS_ENDPOINT: 'https://api.loganalytics.us/v1'
+  }
+  AzureChinaCloud: {
+    GRAPH_BASE_URL: 'https://microsoftgraph.chinacloudapi.cn'
+    LOG_ANALYTICS_ENDPOINT: 'https://api.loganalytics.azure.cn/v1'
+  }
+}
+var cloudEndpointSettings = union(
+  {
+    // Cloud-resource lookups, and log analytics' data connectors and tables. With its trailing slash,
+    // which the app accepts.
+    CLOUD_ARM_ENDPOINT: environment().resourceManager
+    ARM_ENDPOINT: environment().resourceManager
+  },
+  cloudServiceEndpoints[?environment().name] ?? {}
+)
+
 // Every Log Analytics workspace logAnalyticsWorkspaces names, once (lower case, so that the same
 // workspace written twice is one role assignment): each gets a Log Analytics Reader assignment below.
 var logAnalyticsWorkspaceResourceIds = union(map(items(logAnalyticsWorkspaces), workspace => toLower(workspace.value)), [])
@@ -420,8 +461,20 @@ var names = {
   plan: 'plan-${resourceToken}'
   functionApp: 'func-${resourceToken}'
   actionGroup: 'ag-${resourceToken}'
+  virtualNetwork: 'vnet-${resourceToken}'
 }
 var deploymentContainerName = 'app-package'
+
+// The storage accounts' and Key Vault's network rules: open to every network (access still needs the
+// identity's role), or, with private networking, closed but to their private endpoints.
+var publicNetworkAcls = {
+  defaultAction: 'Allow'
+  bypass: 'AzureServices'
+}
+var privateNetworkAcls = {
+  defaultAction: 'Deny'
+  bypass: 'None'
+}
 
 module identity 'br/public:avm/res/managed-identity/user-assigned-identity:0.4.1' = {
   name: 'identity'
@@ -467,11 +520,9 @@ module storage 'br/public:avm/res/storage/storage-account:0.8.3' = {
     // Identity-based access only (AzureWebJobsStorage__credential, Flex deployment storage).
     allowSharedKeyAccess: false
     minimumTlsVersion: 'TLS1_2'
-    publicNetworkAccess: 'Enabled'
-    networkAcls: {
-      defaultAction: 'Allow'
-      bypass: 'AzureServices'
-    }
+    // With private networking, reached through its blob and table private endpoints only.
+    publicNetworkAccess: privateNetworking ? 'Disabled' : 'Enabled'
+    networkAcls: privateNetworking ? privateNetworkAcls : publicNetworkAcls
     blobServices: {
       containers: [
         {
@@ -497,12 +548,10 @@ module documentStorage 'br/public:avm/res/storage/storage-account:0.8.3' = {
     // Identity-based access only, as on the runtime's account: no account key or SAS can read a document.
     allowSharedKeyAccess: false
     minimumTlsVersion: 'TLS1_2'
-    publicNetworkAccess: 'Enabled'
-    // Reachable from the app, which has no fixed outbound address without VNet integration.
-    networkAcls: {
-      defaultAction: 'Allow'
-      bypass: 'AzureServices'
-    }
+    // Reachable from the app, which has no fixed outbound address without VNet integration; with
+    // private networking, through its blob private endpoint only.
+    publicNetworkAccess: privateNetworking ? 'Disabled' : 'Enabled'
+    networkAcls: privateNetworking ? privateNetworkAcls : publicNetworkAcls
     blobServices: {
       deleteRetentionPolicyEnabled: true
       deleteRetentionPolicyDays: 30
@@ -536,11 +585,11 @@ module keyVault 'br/public:avm/res/key-vault/vault:0.13.3' = {
     enableSoftDelete: true
     softDeleteRetentionInDays: 90
     enablePurgeProtection: true
-    // Reachable from the app, which has no fixed outbound address without VNet integration.
-    networkAcls: {
-      bypass: 'AzureServices'
-      defaultAction: 'Allow'
-    }
+    // Reachable from the app, which has no fixed outbound address without VNet integration; with
+    // private networking, through its private endpoint only (Flex Consumption resolves Key Vault
+    // references through the virtual network).
+    publicNetworkAccess: privateNetworking ? 'Disabled' : 'Enabled'
+    networkAcls: privateNetworking ? privateNetworkAcls : publicNetworkAcls
   }
 }
 
@@ -554,6 +603,7 @@ module cosmos 'modules/cosmos.bicep' = {
     containers: cosmosContainers
     dataContributorPrincipalIds: concat([identity.outputs.principalId], empty(operatorPrincipalId) ? [] : [operatorPrincipalId])
     logAnalyticsWorkspaceId: logAnalytics.outputs.resourceId
+    publicNetworkAccess: privateNetworking ? 'Disabled' : 'Enabled'
   }
 }
 
@@ -565,6 +615,7 @@ module serviceBus 'modules/service-bus.bicep' = {
     tags: tags
     queueNames: queueNames
     logAnalyticsWorkspaceId: logAnalytics.outputs.resourceId
+    privateNetworking: privateNetworking
   }
 }
 
@@ -577,8 +628,61 @@ module access 'modules/role-assignments.bicep' = {
     documentStorageAccountName: documentStorage.outputs.name
     documentContainerName: documentContainerName
     serviceBusNamespaceName: serviceBus.outputs.name
+    queueNames: queueNames
     keyVaultName: keyVault.outputs.name
     appInsightsName: appInsights.outputs.name
+  }
+}
+
+// Private networking: the virtual network the app joins, and a private endpoint (with the private DNS
+// zone that makes the service's own host name resolve to it) for each service the app reaches. The
+// runtime account's blob and table endpoints are the host's (AzureWebJobsStorage) and the deployment
+// package's; the documents account's blob endpoint the SOP documents'.
+module network 'modules/private-network.bicep' = if (privateNetworking) {
+  name: 'private-network'
+  params: {
+    name: names.virtualNetwork
+    location: location
+    tags: tags
+    endpoints: [
+      {
+        name: 'storage-blob'
+        resourceId: storage.outputs.resourceId
+        groupId: 'blob'
+        dnsZone: 'privatelink.blob.${environment().suffixes.storage}'
+      }
+      {
+        name: 'storage-table'
+        resourceId: storage.outputs.resourceId
+        groupId: 'table'
+        dnsZone: 'privatelink.table.${environment().suffixes.storage}'
+      }
+      {
+        name: 'documents-blob'
+        resourceId: documentStorage.outputs.resourceId
+        groupId: 'blob'
+        dnsZone: 'privatelink.blob.${environment().suffixes.storage}'
+      }
+      {
+        name: 'key-vault'
+        resourceId: keyVault.outputs.resourceId
+        groupId: 'vault'
+        // privatelink.vaultcore.azure.net in the public cloud.
+        dnsZone: 'privatelink${replace(environment().suffixes.keyvaultDns, '.vault.', '.vaultcore.')}'
+      }
+      {
+        name: 'cosmos'
+        resourceId: cosmos.outputs.id
+        groupId: 'Sql'
+        dnsZone: 'privatelink.documents.azure.com'
+      }
+      {
+        name: 'service-bus'
+        resourceId: serviceBus.outputs.id
+        groupId: 'namespace'
+        dnsZone: 'privatelink.servicebus.windows.net'
+      }
+    ]
   }
 }
 
@@ -631,8 +735,24 @@ module functionApp 'modules/function-app.bicep' = {
     appInsightsName: appInsights.outputs.name
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
-    appSettings: union(appSettings, documentSettings, sourceBridgeSettings, integrationSettings, portalSettings)
+    // Later sets win: the operator's extra settings replace the cloud's default endpoints, and the
+    // settings the templates wire (store, queue, identity, keys, bridges) replace any extra one.
+    appSettings: union(cloudEndpointSettings, extraAppSettings, appSettings, documentSettings, sourceBridgeSettings, integrationSettings, portalSettings)
     portalCallbackPath: empty(portalClientId) || !empty(portalRedirectUri) ? '' : portalCallbackPath
+    virtualNetworkSubnetId: privateNetworking ? network.outputs.appSubnetId : ''
+  }
+}
+
+// Diagnostic logs of Key Vault (every access to a secret: AuditEvent), both storage accounts and the
+// function app, to the Log Analytics workspace (Cosmos DB's and Service Bus's are in their modules).
+module diagnostics 'modules/diagnostics.bicep' = {
+  name: 'diagnostics'
+  params: {
+    logAnalyticsWorkspaceId: logAnalytics.outputs.resourceId
+    keyVaultName: keyVault.outputs.name
+    storageAccountName: storage.outputs.name
+    documentStorageAccountName: documentStorage.outputs.name
+    functionAppName: functionApp.outputs.name
   }
 }
 
@@ -647,6 +767,7 @@ module alerts 'modules/alerts.bicep' = {
     serviceBusNamespaceName: serviceBus.outputs.name
     cosmosAccountName: cosmos.outputs.name
     healthUrl: 'https://${functionApp.outputs.defaultHostName}/api/v2/health'
+    availabilityTestEnabled: availabilityTestEnabled
   }
 }
 
@@ -698,3 +819,4 @@ output appInsightsName string = appInsights.outputs.name
 output identityPrincipalId string = identity.outputs.principalId
 // The callback URL the portal's app registration must name, whether or not sign-in is on yet.
 output portalRedirectUri string = empty(portalRedirectUri) ? 'https://${functionApp.outputs.defaultHostName}${portalCallbackPath}' : portalRedirectUri
+output availabilityTestId string = alerts.outputs.availabilityTestId

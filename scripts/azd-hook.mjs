@@ -1,4 +1,4 @@
-// `node scripts/azd-hook.mjs <preprovision|postprovision>`: what azure.yaml's hooks run. Makes sure
+// `node scripts/azd-hook.mjs <preprovision|postprovision|postdeploy>`: what azure.yaml's hooks run. Makes sure
 // the dependencies are installed and the code is built (a fresh clone may provision before anything
 // else ran), then runs the hook (scripts/azd-hooks.ts) with the azd environment, which azd passes as
 // environment variables. Plain JavaScript: it runs before anything is compiled.

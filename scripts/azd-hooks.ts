@@ -4,7 +4,9 @@
  *
  * preprovision: after `azd down` the environment's Key Vault is soft-deleted (purge protection keeps
  * it, and its name, for 90 days); creating it again would fail, so KEY_VAULT_CREATE_MODE=recover
- * makes the next deployment recover it, keys included.
+ * makes the next deployment recover it, keys included. A JSON variable left empty (CLOUD_SUBSCRIPTIONS,
+ * …) becomes `{}`, which azd accepts; EXTRA_APP_SETTINGS is checked before anything is deployed; and the
+ * availability test is kept off while the environment has no app (a first `azd up`, or after `azd down`).
  *
  * postprovision: creates each key the app needs (SECRET_HASH_KEY..., PORTAL_SESSION_KEY) in Key Vault if
  * it is missing — 32 random bytes, never printed —, warns about a configured bridge (vendor, playbook
@@ -15,12 +17,16 @@
  * organization's first admin once (scripts/bootstrap.ts), and the first person as Admin when
  * BOOTSTRAP_ADMIN_USER_OBJECT_ID names one.
  *
+ * postdeploy: turns the availability test of /api/v2/health on once the code is deployed, and records
+ * it (AVAILABILITY_TEST_ENABLED=true) so that later provisions keep it on.
+ *
  * Key Vault and Azure Resource Manager are called over their REST APIs with azd's own sign-in
  * (AzureDeveloperCliCredential): nothing else needs installing or logging in to.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { spawn } from "node:child_process";
 import { isApiError } from "../shared/platform/errors/api-error";
+import { ConfigError, configSettingNames, loadConfig } from "../shared/platform/config/config";
 import type { BootstrapOutput } from "./bootstrap";
 import { sourceSettingKey, sources } from "../shared/domain/sources";
 
@@ -112,10 +118,109 @@ export class HookError extends Error {
   override name = "HookError";
 }
 
+/**
+ * The azd variables that fill object parameters of infra/main.bicep (main.parameters.json). azd parses
+ * each as JSON: unset, the parameter keeps its default (`{}`), but an empty string stops the provision
+ * ("not valid JSON").
+ */
+export const JSON_OBJECT_VARIABLES = ["CLOUD_SUBSCRIPTIONS", "AZURE_LOG_ANALYTICS_WORKSPACES", "AZURE_LOG_ANALYTICS_CONNECTOR_SOURCES", "EXTRA_APP_SETTINGS"] as const;
+
+/**
+ * The app settings infra/ sets itself, from its resources and its own parameters: EXTRA_APP_SETTINGS
+ * may not name them (the templates' value would win, or, for one set only when its parameter is, a
+ * secret would bypass Key Vault). The cloud endpoints are not here: those it may replace.
+ */
+export const TEMPLATE_APP_SETTINGS: readonly string[] = [
+  "STORE",
+  "COSMOS_ENDPOINT",
+  "COSMOS_DATABASE",
+  "QUEUE",
+  "SERVICEBUS__fullyQualifiedNamespace",
+  "SERVICEBUS__credential",
+  "SERVICEBUS__clientId",
+  "AZURE_CLIENT_ID",
+  "SECRET_HASH_KEY",
+  "PAGE_TOKEN_KEY",
+  "WEBHOOK_SECRETS_KEY",
+  "PORTAL_SESSION_KEY",
+  "SOP_BLOB_ACCOUNT_URL",
+  "SOP_BLOB_CONTAINER",
+  "SOP_MAX_BYTES",
+  "CLOUD_INVENTORY",
+  "CLOUD_SUBSCRIPTIONS",
+  ...sources.flatMap((source) => [`SOURCE_${sourceSettingKey(source)}_URL`, `SOURCE_${sourceSettingKey(source)}_AUTH_HEADER`]),
+  "PLAYBOOK_AUTOMATION_URL",
+  "PLAYBOOK_AUTOMATION_AUTH_HEADER",
+  "TICKETING_URL",
+  "TICKETING_AUTH_HEADER",
+  "DIRECTORY_LOGS_TENANT_IDS",
+  "LOG_ANALYTICS_WORKSPACES",
+  "LOG_ANALYTICS_CONNECTOR_SOURCES",
+  "PORTAL_TENANT_ID",
+  "PORTAL_CLIENT_ID",
+  "PORTAL_CLIENT_ASSERTION",
+  "PORTAL_CLIENT_SECRET",
+  "PORTAL_REDIRECT_URI",
+  "PORTAL_MFA_AUTH_CONTEXT",
+  "PORTAL_SESSION_HOURS",
+  "AzureWebJobsStorage__blobServiceUri",
+  "AzureWebJobsStorage__tableServiceUri",
+  "AzureWebJobsStorage__credential",
+  "AzureWebJobsStorage__clientId",
+  "APPLICATIONINSIGHTS_CONNECTION_STRING",
+  "APPLICATIONINSIGHTS_AUTHENTICATION_STRING",
+];
+
+/** An app setting name Linux app settings keep as it is: letters, digits and underscores. */
+const APP_SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * EXTRA_APP_SETTINGS, checked before it is deployed: a JSON object of string values, no setting the
+ * templates set, and values the app accepts (a value it refuses would stop the app at start, after a
+ * successful provision). A name the app does not read is only warned about: it may be the host's.
+ */
+export function checkExtraAppSettings(json: string | undefined, print: (line: string) => void): void {
+  if (json === undefined || json.trim() === "") return;
+  let settings: unknown;
+  try {
+    settings = JSON.parse(json);
+  } catch {
+    throw new HookError('EXTRA_APP_SETTINGS is not JSON: give an object of settings, e.g. azd env set EXTRA_APP_SETTINGS \'{"LOG_LEVEL":"debug"}\'.');
+  }
+  if (typeof settings !== "object" || settings === null || Array.isArray(settings)) {
+    throw new HookError('EXTRA_APP_SETTINGS must be a JSON object of settings, e.g. {"LOG_LEVEL":"debug"}.');
+  }
+  const entries = Object.entries(settings);
+  const problems: string[] = [];
+  for (const [name, value] of entries) {
+    if (!APP_SETTING_NAME.test(name)) problems.push(`${name}: not an app setting name (letters, digits and underscores)`);
+    else if (typeof value !== "string") problems.push(`${name}: give its value as a string ("${String(value)}")`);
+    else if (TEMPLATE_APP_SETTINGS.includes(name)) problems.push(`${name}: set by the templates (its own parameter, or the deployment's resources), not here`);
+  }
+  if (problems.length > 0) throw new HookError(`EXTRA_APP_SETTINGS:\n${problems.map((p) => `  ${p}`).join("\n")}`);
+  try {
+    loadConfig(Object.fromEntries(entries) as Record<string, string>);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new HookError(`EXTRA_APP_SETTINGS holds a value the app refuses, and would stop it at start. ${error.message}`);
+    throw error;
+  }
+  const unknown = entries.map(([name]) => name).filter((name) => !configSettingNames.includes(name));
+  if (unknown.length > 0) {
+    print(`Warning: EXTRA_APP_SETTINGS: the app reads no setting named ${unknown.join(", ")} (README, "Configuration"); set anyway, for the Functions host or the platform.`);
+  }
+}
+
 // --- preprovision ----------------------------------------------------------------------------------
 
 export async function preprovision(deps: HookDeps): Promise<void> {
   const { env } = deps;
+  for (const variable of JSON_OBJECT_VARIABLES) {
+    if (env[variable] === undefined || env[variable].trim() !== "") continue;
+    await deps.setEnv(variable, "{}");
+    deps.print(`${variable} was empty: set to {} (none), which azd accepts as JSON.`);
+  }
+  checkExtraAppSettings(env.EXTRA_APP_SETTINGS, deps.print);
+
   const name = env.KEY_VAULT_NAME;
   let mode: "default" | "recover" = "default";
   if (name && env.AZURE_SUBSCRIPTION_ID && env.AZURE_LOCATION) {
@@ -127,6 +232,62 @@ export async function preprovision(deps: HookDeps): Promise<void> {
   }
   if (mode === "recover") deps.print(`Key Vault ${name} was deleted with the environment: this deployment recovers it, keys included.`);
   if (env.KEY_VAULT_CREATE_MODE !== mode) await deps.setEnv("KEY_VAULT_CREATE_MODE", mode);
+
+  // Deployed before the code, the availability test would fail from every location and alert until
+  // the package arrives: it stays off until the postdeploy hook turns it on.
+  if (env.AVAILABILITY_TEST_ENABLED === "true" && !(await functionAppExists(deps))) {
+    await deps.setEnv("AVAILABILITY_TEST_ENABLED", "false");
+  }
+}
+
+/** Whether the environment's function app exists (with the code an earlier deploy gave it). */
+async function functionAppExists(deps: HookDeps): Promise<boolean> {
+  const { env } = deps;
+  if (!env.AZURE_SUBSCRIPTION_ID || !env.AZURE_RESOURCE_GROUP || !env.SERVICE_API_NAME) return false;
+  const url = `${deps.armEndpoint}/subscriptions/${env.AZURE_SUBSCRIPTION_ID}/resourceGroups/${env.AZURE_RESOURCE_GROUP}/providers/Microsoft.Web/sites/${env.SERVICE_API_NAME}?api-version=2024-04-01`;
+  const res = await deps.fetch(url, { headers: { authorization: `Bearer ${await deps.token(ARM_SCOPE)}` } });
+  await res.body?.cancel();
+  if (res.status === 200) return true;
+  if (res.status === 404) return false;
+  throw new HookError(`Could not check for the function app ${env.SERVICE_API_NAME}: HTTP ${res.status}.`);
+}
+
+// --- postdeploy ------------------------------------------------------------------------------------
+
+const WEBTEST_API = "2022-06-15";
+
+/**
+ * Turns the availability test on now that the code is deployed (a PUT of the test as it is, enabled),
+ * and records AVAILABILITY_TEST_ENABLED=true, from which every later provision deploys it enabled.
+ */
+export async function postdeploy(deps: HookDeps): Promise<void> {
+  const { env } = deps;
+  if (env.AVAILABILITY_TEST_ENABLED === "true") return;
+  if (!env.AVAILABILITY_TEST_ID) {
+    // An environment last provisioned by templates whose test was always on: nothing to turn on yet.
+    deps.print("AVAILABILITY_TEST_ID is not in the azd environment: the availability test is turned on after the next `azd provision` and deploy.");
+    return;
+  }
+  const url = `${deps.armEndpoint}${env.AVAILABILITY_TEST_ID}?api-version=${WEBTEST_API}`;
+  const headers = { authorization: `Bearer ${await deps.token(ARM_SCOPE)}` };
+  const res = await deps.fetch(url, { headers });
+  if (res.status !== 200) {
+    await res.body?.cancel();
+    throw new HookError(`Could not read the availability test: HTTP ${res.status}.`);
+  }
+  const test = (await res.json()) as { location: string; kind?: string; tags?: Record<string, string>; properties: Record<string, unknown> };
+  if (test.properties.Enabled !== true) {
+    const { provisioningState: _readOnly, ...properties } = test.properties;
+    const put = await deps.fetch(url, {
+      method: "PUT",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify({ location: test.location, kind: test.kind, tags: test.tags, properties: { ...properties, Enabled: true } }),
+    });
+    await put.body?.cancel();
+    if (!put.ok) throw new HookError(`Could not turn the availability test on: HTTP ${put.status}.`);
+  }
+  await deps.setEnv("AVAILABILITY_TEST_ENABLED", "true");
+  deps.print("Availability test of /api/v2/health: on, now that the code is deployed.");
 }
 
 // --- postprovision ---------------------------------------------------------------------------------
@@ -430,7 +591,7 @@ function required(env: NodeJS.ProcessEnv, name: string): string {
 
 // --- entry -----------------------------------------------------------------------------------------
 
-export const hooks = { preprovision, postprovision } as const;
+export const hooks = { preprovision, postprovision, postdeploy } as const;
 
 /** The real dependencies: azd's sign-in, `azd env set`, the real bootstrap. */
 export function defaultDeps(env: NodeJS.ProcessEnv, print: (line: string) => void): HookDeps {

@@ -29,6 +29,7 @@
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { writeFuncignore } from "./function-zip.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -203,6 +204,8 @@ export async function packageFunctionApp(outDir, options = {}) {
   };
   writeFileSync(path.join(out, "package.json"), JSON.stringify(shipped, null, 2) + "\n");
   cpSync(path.join(root, "host.json"), path.join(out, "host.json"));
+  // What azd leaves out of the zip it makes of this folder (scripts/function-zip.mjs).
+  writeFuncignore(out);
 
   for (const [name, files] of Object.entries(EXTERNAL_FILES)) {
     for (const file of files) cpSync(path.join(root, "node_modules", name, file), path.join(out, "node_modules", name, file));

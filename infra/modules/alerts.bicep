@@ -18,6 +18,20 @@ param cosmosAccountName string
 @description('The health endpoint the availability test calls.')
 param healthUrl string
 
+@description('Whether the availability test runs: off until the code is deployed (the postdeploy hook turns it on).')
+param availabilityTestEnabled bool = false
+
+// Where the availability test runs from, spread over three continents. Microsoft advises at least five
+// locations and an alert when all but two of them fail: one location's own network trouble then never
+// alerts, and an outage still does within a test interval.
+var availabilityTestLocations = [
+  'us-va-ash-azr' // East US
+  'us-ca-sjc-azr' // West US
+  'emea-nl-ams-azr' // West Europe
+  'emea-gb-db3-azr' // North Europe
+  'apac-sg-sin-azr' // Southeast Asia
+]
+
 resource appInsights 'Microsoft.Insights/components@2020-02-02' existing = {
   name: appInsightsName
 }
@@ -149,9 +163,10 @@ resource cosmosThrottling 'Microsoft.Insights/metricAlerts@2018-03-01' = {
 
 // --- the health check --------------------------------------------------------------------------------
 
-// GET /api/v2/health from two regions every 15 minutes, retried once before it counts as failed (a
+// GET /api/v2/health from five locations every 15 minutes, retried once before it counts as failed (a
 // cold start can exceed the endpoint's one-second budget). Flex Consumption has no platform health
-// check that replaces instances; this is the outside view.
+// check that replaces instances; this is the outside view. Disabled until the code is deployed: on a
+// first `azd up` the app exists, without code, minutes before the package arrives.
 resource healthTest 'Microsoft.Insights/webtests@2022-06-15' = {
   name: 'health-${appInsightsName}'
   location: location
@@ -164,16 +179,13 @@ resource healthTest 'Microsoft.Insights/webtests@2022-06-15' = {
     SyntheticMonitorId: 'health-${appInsightsName}'
     Name: 'GET /api/v2/health'
     Kind: 'standard'
-    Enabled: true
+    Enabled: availabilityTestEnabled
     Frequency: 900
     Timeout: 30
     RetryEnabled: true
     Locations: [
-      {
-        Id: 'us-va-ash-azr'
-      }
-      {
-        Id: 'emea-nl-ams-azr'
+      for id in availabilityTestLocations: {
+        Id: id
       }
     ]
     Request: {
@@ -194,7 +206,7 @@ resource healthFailing 'Microsoft.Insights/metricAlerts@2018-03-01' = {
   location: 'global'
   tags: tags
   properties: {
-    description: 'GET /api/v2/health failed from both test locations: the app is down or cannot reach its store or queue (the answer names which).'
+    description: 'GET /api/v2/health failed from all but two of the test locations: the app is down or cannot reach its store or queue (the answer names which).'
     severity: 1
     enabled: true
     scopes: [
@@ -207,7 +219,8 @@ resource healthFailing 'Microsoft.Insights/metricAlerts@2018-03-01' = {
       'odata.type': 'Microsoft.Azure.Monitor.WebtestLocationAvailabilityCriteria'
       webTestId: healthTest.id
       componentId: appInsights.id
-      failedLocationCount: 2
+      // N - 2 of the N locations.
+      failedLocationCount: length(availabilityTestLocations) - 2
     }
     actions: [
       {
@@ -218,3 +231,4 @@ resource healthFailing 'Microsoft.Insights/metricAlerts@2018-03-01' = {
 }
 
 output actionGroupId string = actionGroup.id
+output availabilityTestId string = healthTest.id

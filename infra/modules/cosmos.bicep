@@ -21,6 +21,13 @@ param dataContributorPrincipalIds string[]
 @description('Log Analytics workspace that receives the account\'s diagnostic logs.')
 param logAnalyticsWorkspaceId string
 
+@description('`Disabled` with private networking: the account answers through its private endpoint only.')
+@allowed([
+  'Enabled'
+  'Disabled'
+])
+param publicNetworkAccess string = 'Enabled'
+
 type containerSpec = {
   name: string
   @description('Fixed for the container\'s lifetime: changing it means a new container and a data migration.')
@@ -56,8 +63,9 @@ resource account 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' = {
     // Entra ID only: there are no account keys to leak or rotate. The app signs in with its managed
     // identity, an operator (bootstrap) with their own login.
     disableLocalAuth: true
-    // No virtual network here: Flex Consumption without VNet integration has no fixed outbound address.
-    publicNetworkAccess: 'Enabled'
+    // Without private networking no network rule: Flex Consumption without VNet integration has no
+    // fixed outbound address. With it, the private endpoint (modules/private-network.bicep) only.
+    publicNetworkAccess: publicNetworkAccess
     // Point-in-time restore for the last 7 days, at no extra cost.
     backupPolicy: {
       type: 'Continuous'
@@ -150,5 +158,6 @@ resource diagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' 
 }
 
 output name string = account.name
+output id string = account.id
 @description('https://<account>.documents.azure.com:443/ — the app setting COSMOS_ENDPOINT.')
 output endpoint string = account.properties.documentEndpoint

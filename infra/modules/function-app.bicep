@@ -35,6 +35,9 @@ param instanceMemoryMB int
 @description('The settings the code reads (resources.bicep). The host\'s own settings are added here.')
 param appSettings object
 
+@description('Subnet the app joins (virtual network integration, delegated to Microsoft.App/environments). Empty: none.')
+param virtualNetworkSubnetId string = ''
+
 @description('Path of the portal\'s sign-in callback on this app, e.g. /api/v2/portal/auth/callback: PORTAL_REDIRECT_URI becomes https://<the app\'s default host name><path>. Empty: resources.bicep sets PORTAL_REDIRECT_URI itself, or sign-in is off.')
 param portalCallbackPath string = ''
 
@@ -47,10 +50,11 @@ resource appInsights 'Microsoft.Insights/components@2020-02-02' existing = {
 }
 
 // What the Functions host itself needs, as identity-based connections: no connection string, no key.
-// The host uses blobs only (timer locks, keys): the blob endpoint alone, matching the identity's
-// blob-only role, so the host never tries queues or tables it may not use.
+// The host uses blobs (timer locks, keys) and a table (its diagnostic events): those two endpoints
+// alone, matching the identity's roles, so the host never tries queues it may not use.
 var hostSettings = {
   AzureWebJobsStorage__blobServiceUri: storage.properties.primaryEndpoints.blob
+  AzureWebJobsStorage__tableServiceUri: storage.properties.primaryEndpoints.table
   AzureWebJobsStorage__credential: 'managedidentity'
   AzureWebJobsStorage__clientId: identityClientId
   // The host's and the worker's telemetry (host.json telemetryMode OpenTelemetry; shared/hosts/azure/telemetry.ts).
@@ -92,6 +96,8 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
   properties: {
     serverFarmId: plan.id
     httpsOnly: true
+    // Outbound through the virtual network (private networking); null: no integration.
+    virtualNetworkSubnetId: empty(virtualNetworkSubnetId) ? null : virtualNetworkSubnetId
     // Key Vault references resolve as this identity; the default would be a system-assigned one,
     // which this app does not have.
     keyVaultReferenceIdentity: identityResourceId
@@ -130,6 +136,21 @@ resource settings 'Microsoft.Web/sites/config@2024-04-01' = {
   name: 'appsettings'
   properties: union(appSettings, hostSettings, ownHostSettings)
 }
+
+// No FTP and no basic authentication to the deployment (SCM) endpoint: azd publishes the package to
+// Flex Consumption with an Entra ID token, and nothing else deploys here.
+resource basicPublishing 'Microsoft.Web/sites/basicPublishingCredentialsPolicies@2024-04-01' = [
+  for policy in [
+    'ftp'
+    'scm'
+  ]: {
+    parent: app
+    name: policy
+    properties: {
+      allow: false
+    }
+  }
+]
 
 output name string = app.name
 output defaultHostName string = app.properties.defaultHostName

@@ -14,19 +14,32 @@ param queueNames string[]
 @description('Log Analytics workspace that receives the namespace\'s diagnostic logs.')
 param logAnalyticsWorkspaceId string
 
+@description('Private networking: reached through a private endpoint only, which needs the Premium tier.')
+param privateNetworking bool = false
+
+var standardSku = {
+  name: 'Standard'
+  tier: 'Standard'
+}
+var premiumSku = {
+  name: 'Premium'
+  tier: 'Premium'
+  capacity: 1
+}
+
 resource namespace 'Microsoft.ServiceBus/namespaces@2024-01-01' = {
   name: namespaceName
   location: location
   tags: tags
-  // Standard, not Basic: Basic has no duplicate detection, which the code relies on (below).
-  sku: {
-    name: 'Standard'
-    tier: 'Standard'
-  }
+  // Standard, not Basic: Basic has no duplicate detection, which the code relies on (below). Premium
+  // (one messaging unit) with private networking: private endpoints exist on Premium only. A namespace
+  // does not change tier in place; README, "Private networking".
+  sku: privateNetworking ? premiumSku : standardSku
   properties: {
     // Entra ID only: no SAS keys or connection strings exist to leak.
     disableLocalAuth: true
     minimumTlsVersion: '1.2'
+    publicNetworkAccess: privateNetworking ? 'Disabled' : 'Enabled'
   }
 }
 
@@ -66,5 +79,6 @@ resource diagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' 
 }
 
 output name string = namespace.name
+output id string = namespace.id
 @description('<namespace>.servicebus.windows.net, taken from the endpoint so that it is right in every cloud.')
 output fullyQualifiedNamespace string = split(split(namespace.properties.serviceBusEndpoint, '//')[1], ':')[0]

@@ -1,7 +1,17 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { portalSetupOf, portalSignInInstructions, postprovision, preprovision, type HookDeps, type PortalSetup } from "../../scripts/azd-hooks";
+import {
+  HookError,
+  checkExtraAppSettings,
+  portalSetupOf,
+  portalSignInInstructions,
+  postdeploy,
+  postprovision,
+  preprovision,
+  type HookDeps,
+  type PortalSetup,
+} from "../../scripts/azd-hooks";
 import { ConfigError } from "../../shared/platform/config/config";
 import { ApiError } from "../../shared/platform/errors/api-error";
 
@@ -20,6 +30,10 @@ const deletedVaults = new Set<string>();
 const calls: Call[] = [];
 /** Answers 403 to this many Key Vault calls first (a role assignment still propagating). */
 let forbiddenFirst = 0;
+/** Whether the environment's function app exists (Azure Resource Manager). */
+let appExists = true;
+/** Availability tests by name, as Azure Resource Manager holds them. */
+const webtests = new Map<string, Record<string, unknown>>();
 let server: Server;
 let base: string;
 
@@ -45,6 +59,20 @@ beforeAll(async () => {
     if (req.method === "POST" && url.pathname === "/subscriptions/sub-1/resourceGroups/rg-dev/providers/Microsoft.Web/sites/func-abc/restart") {
       return void res.writeHead(200).end();
     }
+    if (req.method === "GET" && url.pathname === "/subscriptions/sub-1/resourceGroups/rg-dev/providers/Microsoft.Web/sites/func-abc") {
+      return void res.writeHead(appExists ? 200 : 404).end("{}");
+    }
+    const webtest = /^\/subscriptions\/sub-1\/resourceGroups\/rg-dev\/providers\/Microsoft\.Insights\/webtests\/([^/]+)$/.exec(url.pathname)?.[1];
+    if (webtest) {
+      expect(url.searchParams.get("api-version")).toBe("2022-06-15");
+      if (req.method === "PUT") {
+        webtests.set(webtest, JSON.parse(body) as Record<string, unknown>);
+        return void res.writeHead(200, { "content-type": "application/json" }).end(body);
+      }
+      const test = webtests.get(webtest);
+      if (!test) return void res.writeHead(404).end('{"error":{"code":"ResourceNotFound"}}');
+      return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(test));
+    }
     res.writeHead(400).end();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -56,6 +84,8 @@ beforeEach(() => {
   deletedVaults.clear();
   calls.length = 0;
   forbiddenFirst = 0;
+  appExists = true;
+  webtests.clear();
 });
 
 function read(req: IncomingMessage): Promise<string> {
@@ -439,5 +469,123 @@ describe("preprovision hook", () => {
     await preprovision(first.deps);
     expect(first.envSet).toEqual([["KEY_VAULT_CREATE_MODE", "default"]]);
     expect(calls).toHaveLength(1);
+  });
+});
+
+describe("preprovision hook: the azd environment's values", () => {
+  it("turns an empty JSON variable into {}, which azd parses, and leaves set and unset ones alone", async () => {
+    const { deps, envSet, printed } = fakeDeps({
+      CLOUD_SUBSCRIPTIONS: "",
+      AZURE_LOG_ANALYTICS_WORKSPACES: "  ",
+      AZURE_LOG_ANALYTICS_CONNECTOR_SOURCES: '{"AzureActiveDirectory":"SourceA"}',
+    });
+    await preprovision(deps);
+    expect(envSet).toEqual([
+      ["CLOUD_SUBSCRIPTIONS", "{}"],
+      ["AZURE_LOG_ANALYTICS_WORKSPACES", "{}"],
+      ["KEY_VAULT_CREATE_MODE", "default"],
+    ]);
+    expect(printed.filter((line) => line.includes("was empty"))).toHaveLength(2);
+  });
+
+  it("accepts extra app settings the app reads, as strings, and warns about a name it does not read", () => {
+    const printed: string[] = [];
+    checkExtraAppSettings(JSON.stringify({ LOG_LEVEL: "debug", SOURCE_A_MAX_RPS: "5", CROSS_WORKSPACE_BUDGET_MS: "4000", GRAPH_BASE_URL: "https://dod-graph.microsoft.us" }), (l) => printed.push(l));
+    expect(printed).toEqual([]);
+    checkExtraAppSettings(JSON.stringify({ AzureFunctionsJobHost__logging__logLevel__default: "Warning" }), (l) => printed.push(l));
+    expect(printed).toEqual([expect.stringMatching(/^Warning: EXTRA_APP_SETTINGS: the app reads no setting named AzureFunctionsJobHost__logging__logLevel__default/)]);
+    for (const empty of [undefined, "", " "]) expect(() => checkExtraAppSettings(empty, () => {})).not.toThrow();
+  });
+
+  it("refuses extra app settings that are not an object of strings, that the templates set, or that the app would refuse at start", () => {
+    const refusal = (json: string) => {
+      try {
+        checkExtraAppSettings(json, () => {});
+      } catch (error) {
+        expect(error).toBeInstanceOf(HookError);
+        return (error as Error).message;
+      }
+      throw new Error(`accepted: ${json}`);
+    };
+    expect(refusal("LOG_LEVEL=debug")).toMatch(/not JSON/);
+    expect(refusal('["LOG_LEVEL"]')).toMatch(/JSON object/);
+    expect(refusal('{"SOURCE_A_MAX_RPS":5}')).toMatch(/SOURCE_A_MAX_RPS: give its value as a string/);
+    expect(refusal('{"my-setting":"x"}')).toMatch(/my-setting: not an app setting name/);
+    // Set by the templates: one would be ignored, the other would put a bridge's secret outside Key Vault.
+    const owned = refusal('{"STORE":"memory","SOURCE_A_AUTH_HEADER":"Bearer x"}');
+    expect(owned).toMatch(/STORE: set by the templates/);
+    expect(owned).toMatch(/SOURCE_A_AUTH_HEADER: set by the templates/);
+    expect(refusal('{"LOG_LEVEL":"verbose"}')).toMatch(/refuses[^]*LOG_LEVEL/);
+  });
+
+  it("checks extra app settings before anything else, and stops the provision on a bad one", async () => {
+    const { deps, envSet } = fakeDeps({ EXTRA_APP_SETTINGS: '{"QUEUE":"inprocess"}' });
+    await expect(preprovision(deps)).rejects.toThrow(/QUEUE: set by the templates/);
+    expect(calls).toEqual([]);
+    expect(envSet).toEqual([]);
+  });
+
+  it("keeps the availability test off while the environment has no app, so that a provision before the code cannot alert", async () => {
+    appExists = false;
+    const gone = fakeDeps({ AVAILABILITY_TEST_ENABLED: "true" });
+    await preprovision(gone.deps);
+    expect(gone.envSet).toContainEqual(["AVAILABILITY_TEST_ENABLED", "false"]);
+
+    appExists = true;
+    const deployed = fakeDeps({ AVAILABILITY_TEST_ENABLED: "true" });
+    await preprovision(deployed.deps);
+    expect(deployed.envSet.filter(([name]) => name === "AVAILABILITY_TEST_ENABLED")).toEqual([]);
+
+    // A first provision: no app name yet, nothing to ask.
+    const first = fakeDeps({ AVAILABILITY_TEST_ENABLED: "true" });
+    delete first.deps.env.SERVICE_API_NAME;
+    calls.length = 0;
+    await preprovision(first.deps);
+    expect(first.envSet).toContainEqual(["AVAILABILITY_TEST_ENABLED", "false"]);
+    expect(calls.filter((c) => c.path.endsWith("/sites/func-abc"))).toEqual([]);
+  });
+});
+
+describe("postdeploy hook", () => {
+  const id = "/subscriptions/sub-1/resourceGroups/rg-dev/providers/Microsoft.Insights/webtests/health-appi-abc";
+  const deployed = {
+    location: "westeurope",
+    kind: "standard",
+    tags: { "hidden-link:/subscriptions/sub-1/resourceGroups/rg-dev/providers/Microsoft.Insights/components/appi-abc": "Resource" },
+    properties: { SyntheticMonitorId: "health-appi-abc", Name: "GET /api/v2/health", Enabled: false, Frequency: 900, Locations: [{ Id: "us-va-ash-azr" }], provisioningState: "Succeeded" },
+  };
+
+  it("turns the availability test on once the code is deployed, changing nothing else, and records it for later provisions", async () => {
+    webtests.set("health-appi-abc", deployed);
+    const { deps, envSet, printed } = fakeDeps({ AVAILABILITY_TEST_ID: id });
+    await postdeploy(deps);
+    const put = calls.find((c) => c.method === "PUT")!;
+    expect(put.auth).toBe("Bearer token-for https://management.azure.com/.default");
+    const { provisioningState: _state, ...rest } = deployed.properties;
+    expect(JSON.parse(put.body)).toEqual({ location: deployed.location, kind: deployed.kind, tags: deployed.tags, properties: { ...rest, Enabled: true } });
+    expect(envSet).toEqual([["AVAILABILITY_TEST_ENABLED", "true"]]);
+    expect(printed).toEqual([expect.stringMatching(/Availability test .* on/)]);
+  });
+
+  it("does nothing once the test is on, and only records it when a provision already turned it on", async () => {
+    const on = fakeDeps({ AVAILABILITY_TEST_ID: id, AVAILABILITY_TEST_ENABLED: "true" });
+    await postdeploy(on.deps);
+    expect(calls).toEqual([]);
+    expect(on.envSet).toEqual([]);
+
+    webtests.set("health-appi-abc", { ...deployed, properties: { ...deployed.properties, Enabled: true } });
+    const recorded = fakeDeps({ AVAILABILITY_TEST_ID: id });
+    await postdeploy(recorded.deps);
+    expect(calls.map((c) => c.method)).toEqual(["GET"]);
+    expect(recorded.envSet).toEqual([["AVAILABILITY_TEST_ENABLED", "true"]]);
+  });
+
+  it("leaves an environment provisioned before the test had an id alone, and fails clearly when Azure Resource Manager cannot find the test", async () => {
+    const earlier = fakeDeps();
+    await postdeploy(earlier.deps);
+    expect(calls).toEqual([]);
+    expect(earlier.envSet).toEqual([]);
+    expect(earlier.printed).toEqual([expect.stringMatching(/AVAILABILITY_TEST_ID is not in the azd environment/)]);
+    await expect(postdeploy(fakeDeps({ AVAILABILITY_TEST_ID: id }).deps)).rejects.toThrow(/Could not read the availability test: HTTP 404/);
   });
 });

@@ -64,7 +64,8 @@ describe("deployment package", () => {
     const portal = all.filter((f) => f.startsWith("dist/portal/")).map((f) => f.replace(/-\w+\.(js|css)$/, ".$1"));
     expect(portal.sort()).toEqual(["dist/portal/assets/app.css", "dist/portal/assets/app.js", "dist/portal/index.html"]);
     expect(all.filter((f) => !/^(dist\/portal|dist\/vendor|node_modules)\//.test(f))).toEqual(
-      ["dist/app.js", "dist/app.js.LEGAL.txt", "dist/compile-cache.js", ...functionFiles.map((f) => `dist/functions/${f}.js`), "host.json", "package.json"].sort(),
+      // .funcignore: what azd leaves out of the zip it makes of this folder (test/unit/deploy-zip.test.ts).
+      [".funcignore", "dist/app.js", "dist/app.js.LEGAL.txt", "dist/compile-cache.js", ...functionFiles.map((f) => `dist/functions/${f}.js`), "host.json", "package.json"].sort(),
     );
     expect(all.filter((f) => f.startsWith("dist/vendor/") && !/\.js(\.LEGAL\.txt)?$/.test(f))).toEqual([]);
     // Kept as files: what the telemetry's require hooks patch, with their dependencies, and the

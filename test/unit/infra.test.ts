@@ -8,8 +8,18 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { BRIDGE_HEADER_SECRETS, GRAPH_APP_ROLES, PORTAL_CLIENT_SECRET_NAME, hooks, portalSetupOf, portalSignInInstructions } from "../../scripts/azd-hooks";
-import { ConfigError, loadConfig } from "../../shared/platform/config/config";
+import {
+  BRIDGE_HEADER_SECRETS,
+  GRAPH_APP_ROLES,
+  JSON_OBJECT_VARIABLES,
+  PORTAL_CLIENT_SECRET_NAME,
+  TEMPLATE_APP_SETTINGS,
+  checkExtraAppSettings,
+  hooks,
+  portalSetupOf,
+  portalSignInInstructions,
+} from "../../scripts/azd-hooks";
+import { ConfigError, configSettingNames, loadConfig } from "../../shared/platform/config/config";
 import { parseWorkspaceResourceId } from "../../shared/systems/log-analytics/azure/azure-log-analytics";
 import { MAX_DELIVERY_COUNT, queueNames } from "../../shared/platform/queue/queue-names";
 import { SERVICE_BUS_CONNECTION } from "../../shared/hosts/azure/service-bus-trigger";
@@ -43,6 +53,8 @@ const parametersFile = JSON.parse(readFileSync(path.join(infraDir, "main.paramet
 const azureYaml = readRepo("azure.yaml");
 const subscriptionReaderModule = readInfra("modules/subscription-reader.bicep");
 const logAnalyticsReaderModule = readInfra("modules/log-analytics-reader.bicep");
+const privateNetworkModule = readInfra("modules/private-network.bicep");
+const diagnosticsModule = readInfra("modules/diagnostics.bicep");
 
 /** Every template and parameter file under infra/, comments removed. */
 const allInfraFiles = listFiles(infraDir)
@@ -145,9 +157,11 @@ describe("infra: Service Bus queues", () => {
     });
   });
 
-  it("uses the Standard tier, which has duplicate detection, and no SAS keys", () => {
-    const sku = literalAfter(serviceBusModule, "'Microsoft.ServiceBus/namespaces@", "sku:") as BicepObject;
-    expect(sku).toEqual({ name: "Standard", tier: "Standard" });
+  it("uses the Standard tier, which has duplicate detection (Premium with private networking), and no SAS keys", () => {
+    expect(literalAfter(serviceBusModule, "'Microsoft.ServiceBus/namespaces@", "sku:")).toEqual(new Expr("privateNetworking ? premiumSku : standardSku"));
+    expect(literalAfter(serviceBusModule, "var standardSku =")).toEqual({ name: "Standard", tier: "Standard" });
+    expect(literalAfter(serviceBusModule, "var premiumSku =")).toEqual({ name: "Premium", tier: "Premium", capacity: 1 });
+    expect(serviceBusModule).toMatch(/^param privateNetworking bool = false$/m);
     const properties = literalAfter(serviceBusModule, "'Microsoft.ServiceBus/namespaces@", "properties:") as BicepObject;
     expect(properties.disableLocalAuth).toBe(true);
   });
@@ -202,7 +216,7 @@ describe("infra: app settings", () => {
   });
 
   it("reaches the app merged with the vendor bridges, identity-based host storage and Application Insights", () => {
-    expect(resources).toMatch(/\bappSettings:\s*union\(appSettings, documentSettings, sourceBridgeSettings, integrationSettings, portalSettings\)/);
+    expect(resources).toContain("appSettings: union(cloudEndpointSettings, extraAppSettings, appSettings, documentSettings, sourceBridgeSettings, integrationSettings, portalSettings)");
     expect(functionAppModule).toMatch(/name: 'appsettings'\s+properties:\s*union\(appSettings, hostSettings, ownHostSettings\)/);
     const host = literalAfter(functionAppModule, "var hostSettings =") as BicepObject;
     expect(host.AzureWebJobsStorage__credential).toBe("managedidentity");
@@ -212,13 +226,20 @@ describe("infra: app settings", () => {
     expect(host.APPLICATIONINSIGHTS_AUTHENTICATION_STRING).toBe("Authorization=AAD;ClientId=${identityClientId}");
   });
 
-  it("points host storage at the blob endpoint only, matching the identity's blob-only role", () => {
+  it("points host storage at the blob and table endpoints only, matching the identity's blob and table roles", () => {
     const host = literalAfter(functionAppModule, "var hostSettings =") as BicepObject;
     expect(host.AzureWebJobsStorage__blobServiceUri).toEqual(new Expr("storage.properties.primaryEndpoints.blob"));
-    // With the account name, the host would derive queue and table endpoints it has no role on.
+    // The host's diagnostic events go to a table.
+    expect(host.AzureWebJobsStorage__tableServiceUri).toEqual(new Expr("storage.properties.primaryEndpoints.table"));
+    // With the account name, the host would derive a queue endpoint it has no role on.
     expect(host).not.toHaveProperty("AzureWebJobsStorage__accountName");
-    expect(Object.keys(host).filter((k) => /^AzureWebJobsStorage__(queue|table|file)ServiceUri$/.test(k))).toEqual([]);
+    expect(Object.keys(host).filter((k) => /^AzureWebJobsStorage__(queue|file)ServiceUri$/.test(k))).toEqual([]);
     expect(roleAssignmentsModule).toContain("storageBlobDataOwner: 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b'");
+    expect(roleAssignmentsModule).toContain("storageTableDataContributor: '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3'");
+    expect(roleAssignmentsModule).toMatch(
+      /name: guid\(storage\.id, appPrincipalId, roles\.storageTableDataContributor\)\s+scope: storage\s+properties: \{\s+roleDefinitionId: subscriptionResourceId\('Microsoft\.Authorization\/roleDefinitions', roles\.storageTableDataContributor\)\s+principalId: appPrincipalId/,
+    );
+    expect(roleAssignmentsModule).not.toMatch(/storageQueueData/);
   });
 
   it("lets Key Vault references resolve as the user-assigned identity", () => {
@@ -318,8 +339,12 @@ describe("infra: azd", () => {
     const dist = /^ {4}dist: (\S+)$/m.exec(api)?.[1];
     expect(dist).toBe("build/function-app");
     expect(api).toMatch(new RegExp(`prepackage:\\s+run: node scripts/package-function\\.mjs ${dist}$`, "m"));
-    // Without an ignore file at the project root azd would build remotely unless told not to.
+    // azd reads a .funcignore at the project root to decide on a remote build, and refuses
+    // remoteBuild: false when it excludes node_modules; the zip's own .funcignore is the package's
+    // (test/unit/deploy-zip.test.ts).
     expect(() => readRepo(".funcignore")).toThrow();
+    // 1.23.12: the first azd that keeps node_modules in a JavaScript function app's zip with remoteBuild: false.
+    expect(azureYaml).toMatch(/^requiredVersions:\n {2}azd: ">= 1\.23\.12"$/m);
   });
 
   it("azure.yaml runs each hook that scripts/azd-hooks.ts defines, through the launcher", () => {
@@ -351,9 +376,17 @@ describe("infra: azd", () => {
     for (const d of declared.filter((d) => !d.hasDefault)) expect(parametersFile.parameters, d.name).toHaveProperty(d.name);
   });
 
-  it("takes the operator from deployer(), not from an environment variable", () => {
+  it("takes the operator from OPERATOR_PRINCIPAL_ID (a group, best), and from deployer() when it is unset or empty", () => {
     expect(main).toMatch(/^param operatorPrincipalId string = deployer\(\)\.objectId$/m);
-    expect(main).toMatch(/operatorPrincipalId: operatorPrincipalId/);
+    expect(parametersFile.parameters.operatorPrincipalId).toEqual({ value: "${OPERATOR_PRINCIPAL_ID}" });
+    // azd passes an empty variable on as '' rather than leaving the default.
+    expect(literalAfter(main, "module resources", "params:")).toMatchObject({
+      operatorPrincipalId: new Expr("empty(operatorPrincipalId) ? deployer().objectId : operatorPrincipalId"),
+    });
+    expect(resources).toMatch(/^param operatorPrincipalId string = ''$/m);
+    // No principalType on the operator's grants: a user, a group or a service principal.
+    const operatorGrants = roleAssignmentsModule.slice(roleAssignmentsModule.indexOf("resource operatorSecretsOfficer"));
+    expect(operatorGrants).not.toContain("principalType");
     for (const { file, text } of allInfraFiles) expect(text, file).not.toMatch(/readEnvironmentVariable/);
   });
 
@@ -378,6 +411,8 @@ describe("infra: azd", () => {
       "PORTAL_CLIENT_ID",
       "PORTAL_CLIENT_CREDENTIAL",
       "PORTAL_MFA_AUTH_CONTEXT",
+      "AVAILABILITY_TEST_ENABLED",
+      "EXTRA_APP_SETTINGS",
     ]);
     for (const name of read) if (!notOutputs.has(name)) expect(outputs, name).toContain(name);
     // The operator commands read the same names: npm run dlq (SERVICE_BUS_NAMESPACE) and the app's own settings.
@@ -495,7 +530,7 @@ describe("infra: cloud-resource lookups", () => {
     expect(loadConfig({ CLOUD_INVENTORY: "disabled", CLOUD_SUBSCRIPTIONS: "{}" }).cloud.inventory).toBe("disabled");
     const on = loadConfig({ CLOUD_INVENTORY: "azure", CLOUD_SUBSCRIPTIONS: JSON.stringify({ [account]: [subscription] }) });
     expect(on.cloud).toMatchObject({ inventory: "azure", subscriptions: { [account]: [subscription] } });
-    // The app uses the public cloud's endpoint unless told otherwise; the template does not change it.
+    // The cloud's own Resource Manager endpoint (below, "cloud endpoints"), not among these settings.
     expect(settings).not.toHaveProperty("CLOUD_ARM_ENDPOINT");
   });
 
@@ -575,7 +610,7 @@ describe("infra: the other integrations", () => {
     expect(union).toBeInstanceOf(Expr);
     const terms = /^union\(([^]*)\)$/.exec((union as Expr).text)![1]!.split(",").map((t) => t.trim());
     expect(terms).toEqual(integrations.map((i) => `empty(${i.param}) ? {} : ${i.settings}`));
-    expect(resources).toMatch(/\bappSettings:\s*union\(appSettings, documentSettings, sourceBridgeSettings, integrationSettings, portalSettings\)/);
+    expect(resources).toContain("appSettings: union(cloudEndpointSettings, extraAppSettings, appSettings, documentSettings, sourceBridgeSettings, integrationSettings, portalSettings)");
     const always = literalAfter(resources, "var appSettings =") as BicepObject;
     for (const name of emitted) expect(always, name).not.toHaveProperty(name);
   });
@@ -848,6 +883,277 @@ describe("infra: portal sign-in", () => {
     for (const p of parameters) expect(deploy, p.param).toContain(`\`${p.azd}\` → \`${p.param}\``);
     for (const secret of ["portal-session-key", PORTAL_CLIENT_SECRET_NAME]) expect(deploy).toContain(`\`${secret}\``);
     expect(deploy).toContain("--admin-user-object-id");
+  });
+});
+
+describe("infra: region", () => {
+  it("allows only regions that offer Flex Consumption, so a wrong one is refused before anything is created", () => {
+    const list = /@allowed\(\[([^\]]*)\]\)\s*@metadata\(\{\s*azd: \{\s*type: 'location'\s*\}\s*\}\)\s*param location string$/m.exec(main)?.[1];
+    expect(list).toBeDefined();
+    const allowed = [...list!.matchAll(/'([^']+)'/g)].map((m) => m[1]!);
+    expect(allowed.length).toBeGreaterThanOrEqual(20);
+    expect(new Set(allowed).size).toBe(allowed.length);
+    expect([...allowed].sort()).toEqual(allowed);
+    for (const region of allowed) expect(region).toMatch(/^[a-z]+[0-9]?$/);
+    // No canary (…euap) region: nobody deploys there by accident.
+    expect(allowed.filter((r) => r.endsWith("euap"))).toEqual([]);
+    expect(allowed).toEqual(expect.arrayContaining(["eastus", "westeurope", "northeurope", "swedencentral", "australiaeast", "southeastasia"]));
+    // resources.bicep takes what main.bicep allowed.
+    expect(resources).toMatch(/^param location string = resourceGroup\(\)\.location$/m);
+  });
+});
+
+describe("infra: JSON parameters", () => {
+  /** main.bicep's object parameters and the azd variables that fill them. */
+  const objectParameters = [...main.matchAll(/^param (\w+) object = \{\}$/gm)].map((m) => m[1]!);
+  const variableOf = (param: string) => /^\$\{(\w+)\}$/.exec(String(parametersFile.parameters[param]?.value))?.[1];
+
+  it("are each filled from an azd variable that the preprovision hook turns from empty into {}, which azd accepts", () => {
+    expect(objectParameters.length).toBeGreaterThanOrEqual(4);
+    for (const param of objectParameters) expect(variableOf(param), param).toBeDefined();
+    expect([...JSON_OBJECT_VARIABLES].sort()).toEqual(objectParameters.map((p) => variableOf(p)!).sort());
+  });
+});
+
+describe("infra: extra app settings", () => {
+  it("takes an object parameter, {} by default, from EXTRA_APP_SETTINGS, merged after the cloud endpoints and before every setting the templates wire", () => {
+    expect(main).toMatch(/^param extraAppSettings object = \{\}$/m);
+    expect(resources).toMatch(/^param extraAppSettings object = \{\}$/m);
+    expect(parametersFile.parameters.extraAppSettings).toEqual({ value: "${EXTRA_APP_SETTINGS}" });
+    expect(literalAfter(main, "module resources", "params:")).toMatchObject({ extraAppSettings: new Expr("extraAppSettings") });
+    const merged = (literalAfter(resources, "module functionApp", "appSettings:") as Expr).text;
+    const terms = /^union\(([^)]*)\)$/.exec(merged)![1]!.split(",").map((t) => t.trim());
+    expect(terms.slice(0, 2)).toEqual(["cloudEndpointSettings", "extraAppSettings"]);
+    expect(terms.slice(2)).toEqual(["appSettings", "documentSettings", "sourceBridgeSettings", "integrationSettings", "portalSettings"]);
+    // The host's settings come last, in the function app module.
+    expect(functionAppModule).toMatch(/properties:\s*union\(appSettings, hostSettings, ownHostSettings\)/);
+  });
+
+  it("is shown in the README with an example the preprovision hook accepts", () => {
+    const json = /^azd env set EXTRA_APP_SETTINGS '([^']+)'$/m.exec(readRepo("README.md"))?.[1];
+    expect(json).toBeDefined();
+    const printed: string[] = [];
+    checkExtraAppSettings(json, (line) => printed.push(line));
+    expect(printed).toEqual([]);
+    expect(Object.keys(JSON.parse(json!) as object)).toEqual(expect.arrayContaining(["LOG_LEVEL", "CROSS_WORKSPACE_BUDGET_MS"]));
+  });
+
+  it("names in TEMPLATE_APP_SETTINGS exactly the settings the templates set, which the hook refuses in EXTRA_APP_SETTINGS", () => {
+    const objectKeys = (text: string, variable: string) => Object.keys(literalAfter(text, `var ${variable} =`) as BicepObject);
+    const inlined = (variable: string) => [...(literalAfter(resources, `var ${variable} =`) as Expr).text.matchAll(/\{ (\w+): /g)].map((m) => m[1]!);
+    const set = new Set([
+      ...objectKeys(resources, "appSettings"),
+      ...inlined("documentSettings"),
+      ...sources.flatMap((source) => [`SOURCE_${sourceSettingKey(source)}_URL`, `SOURCE_${sourceSettingKey(source)}_AUTH_HEADER`]),
+      ...["playbookAutomationSettings", "ticketingSettings", "directoryLogsSettings", "logAnalyticsWorkspacesSettings", "logAnalyticsConnectorSourcesSettings"].flatMap((v) => objectKeys(resources, v)),
+      ...["portalSignInSettings", "portalAssertionSettings", "portalSecretSettings"].flatMap((v) => objectKeys(resources, v)),
+      ...inlined("portalOptionalSettings"),
+      ...objectKeys(functionAppModule, "hostSettings"),
+      ...[...(literalAfter(functionAppModule, "var ownHostSettings =") as Expr).text.matchAll(/\{ (\w+): /g)].map((m) => m[1]!),
+    ]);
+    expect([...TEMPLATE_APP_SETTINGS].sort()).toEqual([...set].sort());
+    expect(resources).toContain("bridge => 'SOURCE_${toUpper(bridge.key)}_URL'");
+    // The cloud endpoints are defaults the extra settings may replace; the tunables are the app's own.
+    for (const name of ["ARM_ENDPOINT", "CLOUD_ARM_ENDPOINT", "GRAPH_BASE_URL", "LOG_ANALYTICS_ENDPOINT"]) expect(TEMPLATE_APP_SETTINGS).not.toContain(name);
+    for (const name of ["LOG_LEVEL", "SOURCE_A_MAX_RPS", "SOURCE_A_MAX_CONCURRENCY", "SOURCE_A_TIMEOUT_MS", "CROSS_WORKSPACE_BUDGET_MS", "WEBHOOK_RETRY_WINDOW_MS", "RATE_LIMIT_PER_SECOND"]) {
+      expect(configSettingNames, name).toContain(name);
+      expect(TEMPLATE_APP_SETTINGS, name).not.toContain(name);
+    }
+  });
+});
+
+describe("infra: cloud endpoints", () => {
+  const endpoints = literalAfter(resources, "var cloudServiceEndpoints =") as Record<string, Record<string, string>>;
+  const always = literalAfter(resources, "var cloudEndpointSettings =", "union(", "\n") as BicepObject;
+
+  it("takes Azure Resource Manager's from environment(), and Microsoft Graph's and the Logs query API's by the cloud's name", () => {
+    expect(always).toEqual({ CLOUD_ARM_ENDPOINT: new Expr("environment().resourceManager"), ARM_ENDPOINT: new Expr("environment().resourceManager") });
+    expect(resources).toMatch(/cloudServiceEndpoints\[\?environment\(\)\.name\] \?\? \{\}\s*\)/);
+    expect(Object.keys(endpoints).sort()).toEqual(["AzureChinaCloud", "AzureCloud", "AzureUSGovernment"]);
+    for (const settings of Object.values(endpoints)) expect(Object.keys(settings).sort()).toEqual(["GRAPH_BASE_URL", "LOG_ANALYTICS_ENDPOINT"]);
+    for (const name of [...Object.keys(always), ...Object.keys(endpoints.AzureCloud!)]) expect(configSettingNames, name).toContain(name);
+  });
+
+  it("gives the public cloud the app's own defaults, and another cloud endpoints the app takes, tokens included", () => {
+    const tenant = "72f988bf-86f1-41af-91ab-2d7cd011db47";
+    const workspace = { LOG_ANALYTICS_WORKSPACES: `3f6c2a8e-5d7b-4c1e-9a6f-2b8d4e6f1a3c=/subscriptions/2b1d4c6e-8f0a-4b2c-9d3e-5f6a7b8c9d0e/resourceGroups/rg/providers/Microsoft.OperationalInsights/workspaces/law-a` };
+    const defaults = loadConfig({ DIRECTORY_LOGS_TENANT_IDS: tenant, ...workspace });
+    expect(defaults.directoryLogs?.graphBaseUrl).toBe(endpoints.AzureCloud!.GRAPH_BASE_URL);
+    expect(defaults.logAnalytics?.logsEndpoint).toBe(endpoints.AzureCloud!.LOG_ANALYTICS_ENDPOINT);
+    // environment().resourceManager ends with a slash.
+    const gov = loadConfig({
+      DIRECTORY_LOGS_TENANT_IDS: tenant,
+      ...workspace,
+      ...endpoints.AzureUSGovernment,
+      ARM_ENDPOINT: "https://management.usgovcloudapi.net/",
+      CLOUD_ARM_ENDPOINT: "https://management.usgovcloudapi.net/",
+    });
+    expect(gov.cloud.armEndpoint).toBe("https://management.usgovcloudapi.net");
+    expect(new URL(gov.logAnalytics!.armEndpoint).origin).toBe("https://management.usgovcloudapi.net");
+    expect(gov.logAnalytics?.logsEndpoint).toBe("https://api.loganalytics.us/v1");
+    expect(gov.directoryLogs?.graphBaseUrl).toBe("https://graph.microsoft.us");
+    for (const settings of Object.values(endpoints)) expect(() => loadConfig(settings)).not.toThrow();
+  });
+});
+
+describe("infra: private networking", () => {
+  const network = literalAfter(resources, "module network 'modules/private-network.bicep'", "endpoints:") as BicepObject[];
+
+  it("is a parameter, off by default, from PRIVATE_NETWORKING", () => {
+    expect(main).toMatch(/^param privateNetworking bool = false$/m);
+    expect(resources).toMatch(/^param privateNetworking bool = false$/m);
+    expect(parametersFile.parameters.privateNetworking).toEqual({ value: "${PRIVATE_NETWORKING=false}" });
+    expect(literalAfter(main, "module resources", "params:")).toMatchObject({ privateNetworking: new Expr("privateNetworking") });
+    expect(resources).toMatch(/^module network 'modules\/private-network\.bicep' = if \(privateNetworking\) \{$/m);
+  });
+
+  it("puts the app in a subnet delegated to Microsoft.App/environments, as Flex Consumption requires", () => {
+    expect(literalAfter(resources, "module functionApp", "virtualNetworkSubnetId:")).toEqual(new Expr("privateNetworking ? network.outputs.appSubnetId : ''"));
+    expect(functionAppModule).toMatch(/^param virtualNetworkSubnetId string = ''$/m);
+    expect(literalAfter(functionAppModule, "resource app 'Microsoft.Web/sites@", "virtualNetworkSubnetId:")).toEqual(
+      new Expr("empty(virtualNetworkSubnetId) ? null : virtualNetworkSubnetId"),
+    );
+    const subnets = literalAfter(privateNetworkModule, "resource vnet", "subnets:") as BicepObject[];
+    const app = subnets.find((subnet) => subnet.name instanceof Expr && subnet.name.text === "appSubnetName")!;
+    expect((app.properties as BicepObject).delegations).toEqual([{ name: "flex-consumption", properties: { serviceName: "Microsoft.App/environments" } }]);
+    expect(literalAfter(privateNetworkModule, "var appSubnetName =")).toBe("app");
+    expect(privateNetworkModule).toMatch(/^output appSubnetId string = '\$\{vnet\.id\}\/subnets\/\$\{appSubnetName\}'$/m);
+  });
+
+  it("gives Cosmos DB, both storage accounts (blob; the runtime's table too), Key Vault and Service Bus a private endpoint with its DNS zone", () => {
+    const byName = Object.fromEntries(network.map((e) => [e.name as string, e]));
+    expect(Object.keys(byName).sort()).toEqual(["cosmos", "documents-blob", "key-vault", "service-bus", "storage-blob", "storage-table"]);
+    expect(Object.fromEntries(network.map((e) => [e.name, [(e.resourceId as Expr).text, e.groupId]]))).toEqual({
+      "storage-blob": ["storage.outputs.resourceId", "blob"],
+      "storage-table": ["storage.outputs.resourceId", "table"],
+      "documents-blob": ["documentStorage.outputs.resourceId", "blob"],
+      "key-vault": ["keyVault.outputs.resourceId", "vault"],
+      cosmos: ["cosmos.outputs.id", "Sql"],
+      "service-bus": ["serviceBus.outputs.id", "namespace"],
+    });
+    expect(byName["storage-blob"]!.dnsZone).toBe("privatelink.blob.${environment().suffixes.storage}");
+    expect(byName["storage-table"]!.dnsZone).toBe("privatelink.table.${environment().suffixes.storage}");
+    expect(byName["cosmos"]!.dnsZone).toBe("privatelink.documents.azure.com");
+    expect(byName["service-bus"]!.dnsZone).toBe("privatelink.servicebus.windows.net");
+    // '.vault.azure.net' → privatelink.vaultcore.azure.net
+    expect(byName["key-vault"]!.dnsZone).toBe("privatelink${replace(environment().suffixes.keyvaultDns, '.vault.', '.vaultcore.')}");
+    expect("privatelink" + ".vault.azure.net".replace(".vault.", ".vaultcore.")).toBe("privatelink.vaultcore.azure.net");
+    expect(cosmosModule).toMatch(/^output id string = account\.id$/m);
+    expect(serviceBusModule).toMatch(/^output id string = namespace\.id$/m);
+    // One zone per name, linked to the network; each endpoint registered in its zone.
+    expect(privateNetworkModule).toMatch(/var dnsZones = union\(map\(endpoints, endpoint => endpoint\.dnsZone\), \[\]\)/);
+    expect(privateNetworkModule).toMatch(/resource zoneLinks 'Microsoft\.Network\/privateDnsZones\/virtualNetworkLinks@[\w-]+' = \[\s*for \(zone, i\) in dnsZones: \{\s*parent: zones\[i\]/);
+    expect(privateNetworkModule).toMatch(/groupIds: \[\s*endpoint\.groupId\s*\]/);
+    expect(privateNetworkModule).toMatch(/privateDnsZoneId: resourceId\('Microsoft\.Network\/privateDnsZones', endpoint\.dnsZone\)/);
+  });
+
+  it("turns public network access off on each of them, and Service Bus Premium, only with private networking", () => {
+    for (const module of ["module storage", "module documentStorage", "module keyVault"]) {
+      expect(literalAfter(resources, module, "params:"), module).toMatchObject({
+        publicNetworkAccess: new Expr("privateNetworking ? 'Disabled' : 'Enabled'"),
+        networkAcls: new Expr("privateNetworking ? privateNetworkAcls : publicNetworkAcls"),
+      });
+    }
+    expect(literalAfter(resources, "var privateNetworkAcls =")).toEqual({ defaultAction: "Deny", bypass: "None" });
+    expect(literalAfter(resources, "var publicNetworkAcls =")).toEqual({ defaultAction: "Allow", bypass: "AzureServices" });
+    expect(literalAfter(resources, "module cosmos", "params:")).toMatchObject({ publicNetworkAccess: new Expr("privateNetworking ? 'Disabled' : 'Enabled'") });
+    expect(literalAfter(cosmosModule, "resource account", "properties:")).toMatchObject({ publicNetworkAccess: new Expr("publicNetworkAccess") });
+    expect(literalAfter(resources, "module serviceBus", "params:")).toMatchObject({ privateNetworking: new Expr("privateNetworking") });
+    expect(literalAfter(serviceBusModule, "'Microsoft.ServiceBus/namespaces@", "properties:")).toMatchObject({
+      publicNetworkAccess: new Expr("privateNetworking ? 'Disabled' : 'Enabled'"),
+    });
+  });
+});
+
+describe("infra: diagnostic settings", () => {
+  /** Each diagnostic setting of the module: its scope and the log categories it sends. */
+  const settings = [...diagnosticsModule.matchAll(/^resource (\w+) 'Microsoft\.Insights\/diagnosticSettings@[\w-]+' = \{/gm)].map((m) => {
+    const body = literalAfter(diagnosticsModule, m[0].replace(/\{$/, "")) as BicepObject;
+    return { name: m[1]!, scope: (body.scope as Expr).text, properties: body.properties as BicepObject };
+  });
+  const categories = (logs: BicepValue | undefined): string[] => {
+    if (logs instanceof Expr) {
+      const changes = literalAfter(diagnosticsModule, "var changes =") as BicepObject[];
+      return [...(literalAfter(diagnosticsModule, "logs: concat(", "\n") as BicepObject[]).map((l) => l.category as string), ...changes.map((l) => l.category as string)];
+    }
+    return (logs as BicepObject[]).map((l) => l.category as string);
+  };
+
+  it("sends Key Vault's AuditEvent, storage writes and deletes (and the documents' reads) and the function app's logs to Log Analytics", () => {
+    const byScope = Object.fromEntries(settings.map((s) => [s.scope, s.properties]));
+    expect(Object.keys(byScope).sort()).toEqual(["app", "documentBlobs", "keyVault", "storageBlobs", "storageTables"]);
+    for (const { properties } of settings) expect(properties.workspaceId).toEqual(new Expr("logAnalyticsWorkspaceId"));
+    expect(categories(byScope.keyVault!.logs)).toEqual(["AuditEvent"]);
+    expect(literalAfter(diagnosticsModule, "var changes =")).toEqual([
+      { category: "StorageWrite", enabled: true },
+      { category: "StorageDelete", enabled: true },
+    ]);
+    expect(byScope.storageBlobs!.logs).toEqual(new Expr("changes"));
+    expect(byScope.storageTables!.logs).toEqual(new Expr("changes"));
+    expect(categories(byScope.documentBlobs!.logs).sort()).toEqual(["StorageDelete", "StorageRead", "StorageWrite"]);
+    expect(categories(byScope.app!.logs)).toEqual(["FunctionAppLogs"]);
+    expect(byScope.app!.metrics).toEqual([{ category: "AllMetrics", enabled: true }]);
+    expect(literalAfter(resources, "module diagnostics", "params:")).toEqual({
+      logAnalyticsWorkspaceId: new Expr("logAnalytics.outputs.resourceId"),
+      keyVaultName: new Expr("keyVault.outputs.name"),
+      storageAccountName: new Expr("storage.outputs.name"),
+      documentStorageAccountName: new Expr("documentStorage.outputs.name"),
+      functionAppName: new Expr("functionApp.outputs.name"),
+    });
+  });
+});
+
+describe("infra: availability test", () => {
+  const locations = literalAfter(alertsModule, "var availabilityTestLocations =") as string[];
+
+  it("runs from five locations or more and alerts when all but two fail", () => {
+    expect(locations.length).toBeGreaterThanOrEqual(5);
+    expect(new Set(locations).size).toBe(locations.length);
+    for (const id of locations) expect(id).toMatch(/^(us|emea|apac|latam)-[a-z]{2}-[a-z0-9]{3}-(azr|edge)$/);
+    expect(alertsModule).toMatch(/Locations: \[\s*for id in availabilityTestLocations: \{\s*Id: id\s*\}\s*\]/);
+    expect(literalAfter(alertsModule, "resource healthFailing", "failedLocationCount:")).toEqual(new Expr("length(availabilityTestLocations) - 2"));
+  });
+
+  it("is off until the code is deployed: a parameter from AVAILABILITY_TEST_ENABLED, which the postdeploy hook sets", () => {
+    expect(main).toMatch(/^param availabilityTestEnabled bool = false$/m);
+    expect(parametersFile.parameters.availabilityTestEnabled).toEqual({ value: "${AVAILABILITY_TEST_ENABLED=false}" });
+    expect(literalAfter(resources, "module alerts", "params:")).toMatchObject({ availabilityTestEnabled: new Expr("availabilityTestEnabled") });
+    expect(literalAfter(alertsModule, "resource healthTest", "Enabled:")).toEqual(new Expr("availabilityTestEnabled"));
+    expect(alertsModule).toMatch(/^output availabilityTestId string = healthTest\.id$/m);
+    expect(main).toMatch(/^output AVAILABILITY_TEST_ID string = resources\.outputs\.availabilityTestId$/m);
+    expect(Object.keys(hooks)).toContain("postdeploy");
+    expect(azureYaml).toMatch(/\n {2}postdeploy:\n {4}run: node scripts\/azd-hook\.mjs postdeploy\n/);
+  });
+});
+
+describe("infra: access", () => {
+  it("lets the app's identity manage each of its queues (Data Owner), so the scale controller reads their lengths, and nothing else of the namespace", () => {
+    expect(roleAssignmentsModule).toContain("serviceBusDataOwner: '090c5cfd-751d-490a-894a-3ce6f1109419'");
+    expect(roleAssignmentsModule).toMatch(
+      /resource queueDataOwner 'Microsoft\.Authorization\/roleAssignments@[\w-]+' = \[\s*for \(name, i\) in queueNames: \{\s*name: guid\(queues\[i\]\.id, appPrincipalId, roles\.serviceBusDataOwner\)\s*scope: queues\[i\]/,
+    );
+    expect(roleAssignmentsModule).toMatch(/resource queues 'Microsoft\.ServiceBus\/namespaces\/queues@[\w-]+' existing = \[\s*for name in queueNames: \{\s*parent: serviceBus\s*name: name/);
+    expect(roleAssignmentsModule.match(/roles\.serviceBusDataOwner\)/g)).toHaveLength(2);
+    expect(literalAfter(resources, "module access", "params:")).toMatchObject({ queueNames: new Expr("queueNames") });
+  });
+
+  it("turns basic publishing credentials off: no FTP, no basic authentication to the deployment endpoint", () => {
+    expect(functionAppModule).toMatch(
+      /resource \w+ 'Microsoft\.Web\/sites\/basicPublishingCredentialsPolicies@[\w-]+' = \[\s*for policy in \[\s*'ftp'\s*'scm'\s*\]: \{\s*parent: app\s*name: policy\s*properties: \{\s*allow: false\s*\}/,
+    );
+  });
+
+  it("documents each deployment parameter of the operator in the README's deploy section", () => {
+    const readme = readRepo("README.md");
+    const deploy = readme.slice(readme.indexOf("## Deploy to Azure"), readme.indexOf("\n## ", readme.indexOf("## Deploy to Azure") + 1));
+    for (const [variable, param] of [
+      ["OPERATOR_PRINCIPAL_ID", "operatorPrincipalId"],
+      ["EXTRA_APP_SETTINGS", "extraAppSettings"],
+      ["PRIVATE_NETWORKING", "privateNetworking"],
+      ["AVAILABILITY_TEST_ENABLED", "availabilityTestEnabled"],
+    ]) {
+      expect(deploy, variable).toContain(`\`${variable}\` → \`${param}\``);
+    }
   });
 });
 

@@ -11,7 +11,8 @@ import { buildDemoGamebooks, seedDemoGamebooks } from "../../shared/hosts/local/
 import { createLocalServices } from "../../shared/hosts/local/local-services";
 import * as ex from "../../shared/domain/examples/examples";
 import type { Services } from "../../shared/platform/services";
-import { EXAMPLE_TICKET } from "../../shared/api/tickets/ticket-schemas";
+import { EXAMPLE_LINKED, EXAMPLE_TICKET } from "../../shared/api/tickets/ticket-schemas";
+import { incidentExample } from "../../shared/domain/examples/incident-examples";
 import * as content from "../../shared/api/portal/content/content-schemas";
 import { EXAMPLE_SOP_ID } from "../../shared/api/portal/sops/sop-schemas";
 import { EXAMPLE_CHANGE_BOARD_WEBHOOK_ID, EXAMPLE_CHATOPS_WEBHOOK_ID, EXAMPLE_DATA_LAKE_WEBHOOK_ID } from "../../shared/domain/examples/webhook-examples";
@@ -133,6 +134,18 @@ describe("the OpenAPI examples' ids are the default seed's demo data", () => {
   it("names a ticket of the workspace's ITSM", async () => {
     const [ticket] = await services.ticketing.searchTickets({ workspaceId: ex.EXAMPLE_WORKSPACE_ID, ticketNumber: EXAMPLE_TICKET.ticketNumber, limit: 1 });
     expect(ticket).toMatchObject({ ticketId: EXAMPLE_TICKET.ticketId, ticketNumber: EXAMPLE_TICKET.ticketNumber, groupingIds: [EXAMPLE_TICKET.groupingId] });
+  });
+
+  it("names the demo's link of the gamebook run example's incident to another ticket of the desk", async () => {
+    const link = await services.stores.ticketLinks.get(ex.EXAMPLE_WORKSPACE_ID, EXAMPLE_LINKED.id);
+    expect(link?.value).toMatchObject({ source: EXAMPLE_LINKED.source, incidentId: EXAMPLE_LINKED.incidentId, ticketId: EXAMPLE_LINKED.ticketId, ticketNumber: EXAMPLE_LINKED.ticketNumber });
+    expect(EXAMPLE_LINKED.incidentId).toBe(gamebook.EXAMPLE_INCIDENT_ID);
+    expect(EXAMPLE_LINKED.ticketNumber).not.toBe(EXAMPLE_TICKET.ticketNumber);
+  });
+
+  it("names the catalogue playbook the incident example recommends", () => {
+    const catalogue = buildDemoGamebooks(SEED, demo).playbooks.filter((p) => p.workspaceId === ex.EXAMPLE_WORKSPACE_ID);
+    for (const r of incidentExample.gamebookCatalog.recommended) expect(catalogue.find((p) => p.id === r.id)).toMatchObject({ referenceId: r.referenceId, name: r.name, entityType: r.entityType });
   });
 
   it("names catalogue playbooks of the workspace for the portal's content examples, and a new one for the add and delete examples", () => {

@@ -297,7 +297,7 @@ export interface paths {
          * Register a person in an organization of yours, or change their registration
          * @description Portal session (people only). Organizational role: `Admin`, `UserAdmin`.
          *
-         *     201 when it registered them, 200 when it changed their registration. The body is the whole registration: workspace roles replace what they had. Only an `Admin` grants or takes away `Admin` (403); nobody changes their own organizational role or deactivates themselves (403). Deactivating ends the person's sessions at once. Optional `If-Match` with the `ETag` of a read; a mismatch is 409.
+         *     201 when it registered them (with `Location`), 200 when it changed their registration. The body is the whole registration: workspace roles replace what they had; `isActive` left out keeps the registration's state (a new one is active). Only an `Admin` grants or takes away `Admin` (403); nobody changes their own organizational role or deactivates themselves (403). Deactivating ends the person's sessions at once. Optional `If-Match` with the `ETag` of a read; a mismatch is 409.
          */
         put: operations["putPortalPeopleByUserId"];
         post?: never;
@@ -405,6 +405,26 @@ export interface paths {
          *     For a rotation: add one, move the integration to it, then revoke the old one. At most five active credentials at once (409). The answer carries `clientId` and `clientSecret`; the secret is never shown again.
          */
         post: operations["postPortalServiceAccountsByIdCredentials"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/service-accounts/{id}/credentials/{credentialId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One credential of a service account (never its secret)
+         * @description Portal session (people only). Organizational role: `Admin`, `UserAdmin`, `WorkspaceAdmin`.
+         */
+        get: operations["getPortalServiceAccountsByIdCredentialsByCredentialId"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -936,12 +956,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * One playbook of the catalogue
+         * @description Portal session (people only). Organizational role: `Admin`, `OrgContentOperator`, `OrgContentAdmin`. A role on the workspace, or an organization-wide role (`Admin`, `WorkspaceAdmin`).
+         */
+        get: operations["getPortalWorkspacesByWorkspaceIdPlaybooksByPlaybookId"];
         /**
          * Add a playbook to the catalogue, or change one
          * @description Portal session (people only). Organizational role: `Admin`, `OrgContentAdmin`. A role on the workspace, or an organization-wide role (`Admin`, `WorkspaceAdmin`).
          *
-         *     The whole entry: a field left out takes its default. 201 when it was added. Refused (400, naming the field) when its reference id is another playbook's, its action does not fit its entity type, an incident action lacks the parameter it needs, or its undo playbook is missing, itself or on another entity type. Optional `If-Match` with the catalogue's `ETag` (409 when it changed since).
+         *     The whole entry: a field left out takes its default, except `isAdminRequired` and `enabled`, which keep their values (a new entry: false, and true). 201 when it was added, with `Location`. Refused (400, naming the field) when its reference id is another playbook's, its action does not fit its entity type, an incident action lacks the parameter it needs, or its undo playbook is missing, itself or on another entity type. Optional `If-Match` with the catalogue's `ETag` (409 when it changed since).
          */
         put: operations["putPortalWorkspacesByWorkspaceIdPlaybooksByPlaybookId"];
         post?: never;
@@ -3385,10 +3409,7 @@ export interface operations {
                      * @description Unique within the organization.
                      */
                     email: string;
-                    /**
-                     * @description False deactivates them and ends their sessions at once; nobody deactivates themselves.
-                     * @default true
-                     */
+                    /** @description False deactivates them and ends their sessions at once; nobody deactivates themselves. Left out: a new registration is active, an existing one stays as it is. */
                     isActive?: boolean;
                     /**
                      * @description Only an `Admin` grants or takes away `Admin`; nobody changes their own.
@@ -4567,6 +4588,118 @@ export interface operations {
             };
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPortalServiceAccountsByIdCredentialsByCredentialId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The credential's id, as listed in `credentials`. */
+                credentialId: string;
+                /** @description The service account's id (its `clientId`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            clientSecretPrefix: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            expirationDate: string;
+                            /** Format: uuid */
+                            id: string;
+                            lastUsedAt: string | null;
+                            scopes: string[];
+                            /** @enum {string} */
+                            status: "Active" | "Revoked" | "Expired";
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8926,6 +9059,7 @@ export interface operations {
                                 evidence: {
                                     [key: string]: unknown;
                                 };
+                                /** @description The playbooks the source recommends, as this workspace runs them: each `recommended[]` entry's `id` is a playbook of the workspace's catalogue (the source's own name for the action is its `referenceId`) and `entityId` the entity it acts on, so it goes into `POST …/gamebooks/run` as it is. `unavailable` lists what the workspace cannot run (`NotInCatalogue`, `SwitchedOff`, `NoEntity`). */
                                 gamebookCatalog: {
                                     [key: string]: unknown;
                                 };
@@ -9664,6 +9798,197 @@ export interface operations {
             };
         };
     };
+    getPortalWorkspacesByWorkspaceIdPlaybooksByPlaybookId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The playbook's id in the workspace's catalogue: what a run names as `playbooks[i].id`. */
+                playbookId: string;
+                /** @description The workspace's id. */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {string} */
+                            action: "automation" | "incident.comment" | "incident.close";
+                            /** @default  */
+                            description: string;
+                            /**
+                             * @description false keeps it out of runs and recommendations; its rules and gamebooks stay.
+                             * @default true
+                             */
+                            enabled: boolean;
+                            /**
+                             * @description What it acts on; `Incident` for the incident itself.
+                             * @enum {string}
+                             */
+                            entityType: "User" | "Host" | "Ip" | "Domain" | "Url" | "Mailbox" | "File" | "Process" | "Incident";
+                            id: string;
+                            /**
+                             * @description Running it needs an administrator: it can make a run wait for approval.
+                             * @default false
+                             */
+                            isAdminRequired: boolean;
+                            /**
+                             * @description Offered first to analysts; undo playbooks usually are not.
+                             * @default true
+                             */
+                            isRecommended: boolean;
+                            name: string;
+                            /**
+                             * @description What a run may pass in `parameters`, each of its kind; anything else is refused.
+                             * @default []
+                             */
+                            parameters: ({
+                                default?: string;
+                                /** @default  */
+                                description: string;
+                                /** @constant */
+                                kind: "string";
+                                /** @default 4000 */
+                                maxLength: number;
+                                /** @description What a run passes it as, in `playbooks[i].parameters`. */
+                                name: string;
+                                /** @default false */
+                                required: boolean;
+                            } | {
+                                default?: string;
+                                /** @default  */
+                                description: string;
+                                /** @constant */
+                                kind: "enum";
+                                /** @description What a run passes it as, in `playbooks[i].parameters`. */
+                                name: string;
+                                /** @default false */
+                                required: boolean;
+                                values: string[];
+                            } | {
+                                default?: boolean;
+                                /** @default  */
+                                description: string;
+                                /** @constant */
+                                kind: "boolean";
+                                /** @description What a run passes it as, in `playbooks[i].parameters`. */
+                                name: string;
+                                /** @default false */
+                                required: boolean;
+                            } | {
+                                default?: number;
+                                /** @default  */
+                                description: string;
+                                /** @constant */
+                                kind: "integer";
+                                max: number;
+                                min: number;
+                                /** @description What a run passes it as, in `playbooks[i].parameters`. */
+                                name: string;
+                                /** @default false */
+                                required: boolean;
+                            })[];
+                            /**
+                             * @description The playbook that undoes this one, acting on the same entity type; null when none.
+                             * @default null
+                             */
+                            recoverPlaybookId: string | null;
+                            /** @description The automation's own name for the action (`reset-password`), the same in every workspace; unique in the catalogue. Import matches on it. */
+                            referenceId: string;
+                            /** @description What names it: it cannot be deleted while anything does. */
+                            usage: {
+                                /** @description Gamebooks running it. */
+                                gamebooks: number;
+                                /** @description Rules naming it. */
+                                rules: number;
+                            };
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     putPortalWorkspacesByWorkspaceIdPlaybooksByPlaybookId: {
         parameters: {
             query?: never;
@@ -9689,20 +10014,14 @@ export interface operations {
                     action?: "automation" | "incident.comment" | "incident.close";
                     /** @default  */
                     description?: string;
-                    /**
-                     * @description false keeps it out of runs and recommendations; its rules and gamebooks stay.
-                     * @default true
-                     */
+                    /** @description false keeps it out of runs and recommendations; its rules and gamebooks stay. Left out: as it was (a new entry: true). */
                     enabled?: boolean;
                     /**
                      * @description What it acts on; `Incident` for the incident itself.
                      * @enum {string}
                      */
                     entityType: "User" | "Host" | "Ip" | "Domain" | "Url" | "Mailbox" | "File" | "Process" | "Incident";
-                    /**
-                     * @description Running it needs an administrator: it can make a run wait for approval.
-                     * @default false
-                     */
+                    /** @description Running it needs an administrator: it can make a run wait for approval. Left out: as it was (a new entry: false). */
                     isAdminRequired?: boolean;
                     /**
                      * @description Offered first to analysts; undo playbooks usually are not.

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { pageRequest, pagination } from "../../platform/http/paging";
+import { notFound } from "../../platform/errors/api-error";
 import { organizationRoute, type RequestContext, type RouteGroup } from "../../platform/http/route";
 import type { ServiceAccountRecord } from "../../domain/organizations/service-account";
 import {
@@ -16,6 +17,7 @@ import {
   createdServiceAccountView,
   createServiceAccountBody,
   credentialParams,
+  credentialView,
   deleteServiceAccountParams,
   listServiceAccountsQuery,
   serviceAccountIdParams,
@@ -120,7 +122,26 @@ export const serviceAccountRoutes: RouteGroup = {
       successStatus: 201,
       async handler(input) {
         const { saved, credential, secret } = await addCredential(input, input.principal, input.params.id, input.body, input.header("if-match"));
-        return { status: 201, data: { clientId: saved.value.id, clientSecret: secret, ...toCredentialView(credential, input.now()) } };
+        return {
+          status: 201,
+          data: { clientId: saved.value.id, clientSecret: secret, ...toCredentialView(credential, input.now()) },
+          headers: { Location: `${input.origin}/api/v2/service-accounts/${saved.value.id}/credentials/${credential.id}` },
+        };
+      },
+    }),
+    organizationRoute({
+      method: "GET",
+      path: "/service-accounts/{id}/credentials/{credentialId}",
+      summary: "Get one credential of a service account (never its secret)",
+      tag,
+      auth: "org:service-accounts:read",
+      params: credentialParams,
+      response: credentialView.meta({ examples: [serviceAccountExample.credentials[0]] }),
+      async handler(input) {
+        const found = await findServiceAccount(input, input.principal, input.params.id);
+        const credential = found.value.credentials.find((c) => c.id === input.params.credentialId.toLowerCase());
+        if (!credential) throw notFound("The credential", "credentialId");
+        return { data: toCredentialView(credential, input.now()) };
       },
     }),
     organizationRoute({

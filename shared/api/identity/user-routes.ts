@@ -139,7 +139,8 @@ export const userRoutes: RouteGroup = {
           write: (user, etag, outbox) => (etag === null ? users.create(user, outbox) : users.replace(user, etag, outbox)),
           outbox: input.events.outbox,
         });
-        return { data: true, status: existed ? 200 : 201 };
+        // A new user is at its own address, which the answer names.
+        return existed ? { data: true } : { data: true, status: 201, headers: { Location: `${input.origin}/api/v2/users/${userId}` } };
       },
     }),
     organizationRoute({

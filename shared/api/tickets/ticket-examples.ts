@@ -34,5 +34,15 @@ export const ticketLinkExample = {
   linkedBy: { serviceAccountId: EXAMPLE_SERVICE_ACCOUNT_ID, name: "SOAR connector" },
 };
 
+/** The demo's link of the gamebook run example's incident and SEC-2228, as a read shows it. */
+export const demoLinkExample = {
+  ...ticketLinkExample,
+  id: "beffa9d7-bf61-86d8-bef4-7a6bf6670a48",
+  incidentId: "effe7c24-f901-892c-9d77-16282227156c",
+  ticketId: "12228",
+  ticketNumber: "SEC-2228",
+  url: "https://fabrikam.atlassian.example/browse/SEC-2228",
+};
+
 /** The same ticket after its priority was raised to P1. */
 export const ticketPriorityExample = { ...exampleTicket, priority: "P1", updatedAt: "2026-03-02T22:16:08.191Z" };

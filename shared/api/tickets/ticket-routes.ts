@@ -1,11 +1,12 @@
 import { z } from "zod";
-import { ticketLinkExample, ticketPriorityExample, ticketSearchExample } from "./ticket-examples";
+import { demoLinkExample, ticketLinkExample, ticketPriorityExample, ticketSearchExample } from "./ticket-examples";
+import { notFound } from "../../platform/errors/api-error";
 import { auditRecord } from "../../platform/events/audit-record";
 import { workspaceRoute, type RouteGroup } from "../../platform/http/route";
 import { requireIntegration } from "../../domain/organizations/integration-switches";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import { findTicket, linkTicket, toTicketLinkView, toTicketView, unlinkTicket } from "./ticket-links";
-import { linkBody, priorityBody, ticketLinkView, ticketSearchQuery, ticketSearchResult, ticketView, unlinkBody, workspaceParams } from "./ticket-schemas";
+import { linkBody, linkParams, priorityBody, ticketLinkView, ticketSearchQuery, ticketSearchResult, ticketView, unlinkBody, workspaceParams } from "./ticket-schemas";
 
 const tag = "Tickets";
 const base = "/workspaces/{workspaceId}/tickets";
@@ -61,7 +62,23 @@ export const ticketRoutes: RouteGroup = {
       async handler(input) {
         await requireIntegration(input, input.workspace, "ticketing");
         const link = await linkTicket(input, input.workspace, input.body);
-        return { status: 201, data: toTicketLinkView(link) };
+        return { status: 201, data: toTicketLinkView(link), headers: { Location: `${input.origin}/api/v2${base.replace("{workspaceId}", input.workspace.id)}/links/${link.id}` } };
+      },
+    }),
+    workspaceRoute({
+      method: "GET",
+      path: `${base}/links/{linkId}`,
+      summary: "Get one link between an incident and a ticket",
+      tag,
+      auth: "tickets:read",
+      problems: ["EXTENSION_NOT_ENABLED"],
+      params: linkParams,
+      response: ticketLinkView.meta({ examples: [demoLinkExample] }),
+      async handler(input) {
+        await requireIntegration(input, input.workspace, "ticketing");
+        const found = await input.stores.ticketLinks.get(input.workspace.id, input.params.linkId.toLowerCase());
+        if (!found) throw notFound("The link", "linkId");
+        return { data: toTicketLinkView(found.value) };
       },
     }),
     workspaceRoute({

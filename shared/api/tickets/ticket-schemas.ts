@@ -7,6 +7,14 @@ import { ticketPriorities, ticketStates } from "../../systems/itsm/port";
 // fabrikam-sentinel-prod, its Jira-style desk); test/api/tickets.test.ts sends them to the local host.
 export const EXAMPLE_INCIDENT_ID = EXAMPLE_INCIDENT.id;
 export const EXAMPLE_TICKET = { ticketId: "12219", ticketNumber: "SEC-2219", groupingId: "case-b0d15480" };
+/** A link the demo holds (the gamebook run example's incident and SEC-2228): what the link read example reads. */
+export const EXAMPLE_LINKED = {
+  id: "beffa9d7-bf61-86d8-bef4-7a6bf6670a48",
+  source: "SourceA",
+  incidentId: "effe7c24-f901-892c-9d77-16282227156c",
+  ticketId: "12228",
+  ticketNumber: "SEC-2228",
+} as const;
 
 const timestamp = z.string().describe("UTC ISO 8601 timestamp.");
 const incidentId = z.string().trim().min(1).max(256).describe("The source's own incident id.");
@@ -14,6 +22,7 @@ const ticketId = z.string().trim().min(1).max(128).describe("The ITSM's stable i
 const ticketNumber = z.string().trim().min(1).max(64).describe("The ticket's human-facing number (`INC0012345`, `SEC-1234`), case-insensitive.");
 
 export const workspaceParams = z.object({ workspaceId: z.guid().describe("The workspace's id.").meta({ examples: [EXAMPLE_WORKSPACE_ID] }) }).strict();
+export const linkParams = workspaceParams.extend({ linkId: z.guid().describe("The link's `id`, as linking answered it.").meta({ examples: [EXAMPLE_LINKED.id] }) }).strict();
 
 export const ticketSearchQuery = z
   .object({

@@ -109,7 +109,7 @@ export const webhookRoutes: RouteGroup = {
         return {
           status: 201,
           data: { ...toWebhookView(created.value), ...(generated ? { signingSecret: generated } : {}) },
-          headers: { ETag: created.etag },
+          headers: { Location: `${input.origin}/api/v2/webhooks/${created.value.id}`, ETag: created.etag },
         };
       },
     }),

@@ -12,6 +12,9 @@ import type { WorkspaceRecord } from "../../domain/organizations/workspace";
 import type { ServiceAccountRecord } from "../../domain/organizations/service-account";
 import type { UserRecord } from "../../domain/organizations/user";
 import type { WebhookRecord, WebhookStatus } from "../../domain/webhooks/webhook";
+import type { TicketLinkRecord } from "../../domain/tickets/ticket-link";
+import { EXAMPLE_LINKED } from "../../api/tickets/ticket-schemas";
+import { ticketLinkId } from "../../api/tickets/ticket-links";
 import { demoId, type DemoData } from "./demo-data";
 import { seedDemoSops } from "./demo-sops";
 import { seedDemoWebhookHealth } from "./demo-webhook-health";
@@ -24,7 +27,7 @@ import { seedUnlessVendorsFail } from "./vendor-seeding";
  * examples something real to act on, deletions included: each is written only when missing, so a
  * restart brings back what an example deleted.
  */
-export async function seedDemoAdministration(services: Uses<"config" | "documents" | "logger" | "now" | "secretBox" | "sources" | "stores">, demo: DemoData): Promise<void> {
+export async function seedDemoAdministration(services: Uses<"config" | "documents" | "logger" | "now" | "secretBox" | "sources" | "stores" | "ticketing">, demo: DemoData): Promise<void> {
   const id = (name: string) => demoId(services.config.demoSeed, name);
   const now = services.now();
   const stamp = now.toISOString();
@@ -124,6 +127,7 @@ export async function seedDemoAdministration(services: Uses<"config" | "document
   }
   if (fabrikamProd) await seedUnlessVendorsFail(services, "the SOAR intake's delivery history", () => seedDeliveryHistory(services, intake, fabrikamProd.id));
   await seedUnlessVendorsFail(services, "the webhooks' week of deliveries", () => seedDemoWebhookHealth(services, demo));
+  if (fabrikamProd) await seedUnlessVendorsFail(services, "an incident linked to a ticket", () => seedTicketLink(services, fabrikamProd.id, id("service-account/soar-connector")));
 
   // Fabrikam's retired workspace, every source already off (nothing polls it): what the offboarding
   // example offboards. Onboarded again at every start, so the example always has it to act on.
@@ -221,6 +225,34 @@ async function seedDeliveryHistory(services: Uses<"config" | "now" | "sources" |
 }
 
 /** Another instance may have written it first. */
+/**
+ * The SOAR connector's link of the gamebook run example's incident to a ticket of the workspace's
+ * desk (EXAMPLE_LINKED), which the link read example reads. Written when both exist and the link is
+ * missing, so an unlink is undone by a restart.
+ */
+async function seedTicketLink(services: Uses<"now" | "sources" | "stores" | "ticketing">, workspaceId: string, serviceAccountId: string): Promise<void> {
+  const incident = await services.sources
+    .gateway(EXAMPLE_LINKED.source)
+    .getIncident(workspaceId, EXAMPLE_LINKED.incidentId)
+    .catch((error: unknown) => (isApiError(error) && error.code === "NOT_FOUND" ? undefined : Promise.reject(error)));
+  const [ticket] = await services.ticketing.searchTickets({ workspaceId, ticketNumber: EXAMPLE_LINKED.ticketNumber, limit: 1 });
+  if (!incident || !ticket) return;
+  const link: TicketLinkRecord = {
+    id: ticketLinkId(workspaceId, { source: incident.source, incidentId: incident.id, system: ticket.system, ticketId: ticket.ticketId }),
+    docType: "ticketLink",
+    workspaceId,
+    source: incident.source,
+    incidentId: incident.id,
+    system: ticket.system,
+    ticketId: ticket.ticketId,
+    ticketNumber: ticket.ticketNumber,
+    url: ticket.url,
+    linkedAt: services.now().toISOString(),
+    linkedBy: { serviceAccountId, name: "SOAR connector" },
+  };
+  if (!(await services.stores.ticketLinks.get(workspaceId, link.id))) await createOnce(() => services.stores.ticketLinks.create(link));
+}
+
 async function createOnce(create: () => Promise<unknown>): Promise<void> {
   try {
     await create();

@@ -24,6 +24,8 @@ export const playbookId = z
   .describe("The playbook's id in the workspace's catalogue: what a run names as `playbooks[i].id`.");
 
 export const playbookParams = z.strictObject({ workspaceId, playbookId: playbookId.meta({ examples: [EXAMPLE_NEW_PLAYBOOK_ID] }) });
+/** A playbook the demo catalogue has, to read. */
+export const existingPlaybookParams = z.strictObject({ workspaceId, playbookId: playbookId.meta({ examples: [EXAMPLE_PLAYBOOKS.revokeSessions] }) });
 
 const parameters = playbookParametersSchema(true).describe("What a run may pass in `parameters`, each of its kind; anything else is refused.");
 
@@ -63,9 +65,19 @@ const lockDevice = {
   enabled: true,
 };
 
-/** `PUT …/playbooks/{playbookId}`: the whole entry (a field left out takes its default). */
+/**
+ * `PUT …/playbooks/{playbookId}`: the whole entry (a field left out takes its default), but for the two
+ * that guard running it: left out, they keep their values.
+ */
 export const playbookBody = z
-  .strictObject(playbookFields)
+  .strictObject({
+    ...playbookFields,
+    isAdminRequired: z
+      .boolean()
+      .optional()
+      .describe("Running it needs an administrator: it can make a run wait for approval. Left out: as it was (a new entry: false)."),
+    enabled: z.boolean().optional().describe("false keeps it out of runs and recommendations; its rules and gamebooks stay. Left out: as it was (a new entry: true)."),
+  })
   .describe("The playbook as it is to be: every field, those left out at their defaults.")
   .meta({ examples: [lockDevice] });
 

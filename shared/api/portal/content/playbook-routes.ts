@@ -6,7 +6,7 @@ import { catalogueProblems, playbookProblems } from "../../../domain/gamebooks/p
 import { isEnabled, type CataloguePlaybook, type PlaybookCatalogueRecord } from "../../../domain/gamebooks/playbook-catalogue-record";
 import type { AutomationPlaybook } from "../../../systems/playbook-automation/port";
 import { changeCatalogue, etagHeader, readCatalogue } from "./catalogue-changes";
-import { catalogueView, importView, playbookBody, playbookParams, playbookView, workspaceParams, type PlaybookBody } from "./content-schemas";
+import { catalogueView, existingPlaybookParams, importView, playbookBody, playbookParams, playbookView, workspaceParams, type PlaybookBody } from "./content-schemas";
 
 const tag = "Portal: content";
 const READERS = ["OrgContentOperator", "OrgContentAdmin"] as const;
@@ -36,8 +36,12 @@ function viewOf(playbook: CataloguePlaybook, catalogue: PlaybookCatalogueRecord)
 
 const byName = (a: CataloguePlaybook, b: CataloguePlaybook) => a.name.localeCompare(b.name, "en") || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-/** The entry a PUT body describes; an entity playbook's action defaults to the automation. */
-function entryOf(workspaceId: string, id: string, body: PlaybookBody): CataloguePlaybook {
+/**
+ * The entry a PUT body describes; an entity playbook's action defaults to the automation. Whether it
+ * needs an administrator and whether it is switched on, left out, stay as they were (a new entry: no,
+ * and on): an omission never lets a playbook run with less approval, nor switches one back on.
+ */
+function entryOf(workspaceId: string, id: string, body: PlaybookBody, before: CataloguePlaybook | undefined): CataloguePlaybook {
   return {
     id,
     workspaceId,
@@ -46,11 +50,11 @@ function entryOf(workspaceId: string, id: string, body: PlaybookBody): Catalogue
     description: body.description,
     entityType: body.entityType,
     action: body.action ?? (body.entityType === "Incident" ? "incident.comment" : "automation"),
-    isAdminRequired: body.isAdminRequired,
+    isAdminRequired: body.isAdminRequired ?? before?.isAdminRequired ?? false,
     isRecommended: body.isRecommended,
     recoverPlaybookId: body.recoverPlaybookId,
     parameters: body.parameters,
-    enabled: body.enabled,
+    enabled: body.enabled ?? (before ? isEnabled(before) : true),
   };
 }
 
@@ -143,7 +147,8 @@ export const portalPlaybookRoutes: RouteGroup = {
       path: `${base}/{playbookId}`,
       summary: "Add a playbook to the catalogue, or change one",
       description:
-        "The whole entry: a field left out takes its default. 201 when it was added. Refused (400, naming the field) when its reference id is another playbook's, " +
+        "The whole entry: a field left out takes its default, except `isAdminRequired` and `enabled`, which keep their values (a new entry: false, and true). " +
+        "201 when it was added, with `Location`. Refused (400, naming the field) when its reference id is another playbook's, " +
         "its action does not fit its entity type, an incident action lacks the parameter it needs, or its undo playbook is missing, itself or on another entity type. " +
         "Optional `If-Match` with the catalogue's `ETag` (409 when it changed since).",
       tag,
@@ -160,7 +165,7 @@ export const portalPlaybookRoutes: RouteGroup = {
         const saved = await changeCatalogue(input, workspace, input.header("if-match"), (draft) => {
           const index = draft.playbooks.findIndex((p) => p.id === params.playbookId);
           const before = draft.playbooks[index];
-          const next = entryOf(workspace.id, params.playbookId, body);
+          const next = entryOf(workspace.id, params.playbookId, body, before);
           const others = draft.playbooks.filter((p) => p.id !== params.playbookId);
           const errors: FieldErrors = Object.create(null) as FieldErrors;
           for (const problem of playbookProblems(next, others)) (errors[problem.path] ??= []).push(problem.message);
@@ -183,7 +188,24 @@ export const portalPlaybookRoutes: RouteGroup = {
           };
         });
         const current = saved ?? (await readCatalogue(input, workspace.id));
-        return { status: created ? 201 : 200, data: viewOf(entry!, current.value), headers: etagHeader(current.etag) };
+        if (!created) return { data: viewOf(entry!, current.value), headers: etagHeader(current.etag) };
+        const location = `${input.origin}/api/v2/portal/workspaces/${workspace.id}/playbooks/${encodeURIComponent(params.playbookId)}`;
+        return { status: 201, data: viewOf(entry!, current.value), headers: { ...etagHeader(current.etag), Location: location } };
+      },
+    }),
+    personWorkspaceRoute({
+      method: "GET",
+      path: `${base}/{playbookId}`,
+      summary: "One playbook of the catalogue",
+      tag,
+      roles: READERS,
+      params: existingPlaybookParams,
+      response: playbookView,
+      async handler(input) {
+        const { value } = await readCatalogue(input, input.workspace.id);
+        const playbook = value.playbooks.find((p) => p.id === input.params.playbookId);
+        if (!playbook) throw notFound("The playbook", "playbookId");
+        return { data: viewOf(playbook, value) };
       },
     }),
     personWorkspaceRoute({

@@ -104,8 +104,8 @@ export const peopleRoutes: RouteGroup = {
       path: "/portal/people/{userId}",
       summary: "Register a person in an organization of yours, or change their registration",
       description:
-        "201 when it registered them, 200 when it changed their registration. The body is the whole registration: workspace roles replace what they " +
-        "had. Only an `Admin` grants or takes away `Admin` (403); nobody changes their own organizational role or deactivates themselves (403). " +
+        "201 when it registered them (with `Location`), 200 when it changed their registration. The body is the whole registration: workspace roles replace what they " +
+        "had; `isActive` left out keeps the registration's state (a new one is active). Only an `Admin` grants or takes away `Admin` (403); nobody changes their own organizational role or deactivates themselves (403). " +
         "Deactivating ends the person's sessions at once. Optional `If-Match` with the `ETag` of a read; a mismatch is 409.",
       tag,
       roles,
@@ -143,8 +143,10 @@ export const peopleRoutes: RouteGroup = {
             if (self && existed && user.organizationalRole !== body.organizationalRole) {
               throw new ApiError("FORBIDDEN", "Nobody changes their own organizational role: ask another Admin.", { target: "organizationalRole" });
             }
-            if (self && !body.isActive) throw new ApiError("FORBIDDEN", "Nobody deactivates themselves.", { target: "isActive" });
-            const deactivating = user.isActive && !body.isActive && existed;
+            // Left out, it is what it was (a new registration is active): an omission never reactivates anyone.
+            const isActive = body.isActive ?? user.isActive;
+            if (self && !isActive) throw new ApiError("FORBIDDEN", "Nobody deactivates themselves.", { target: "isActive" });
+            const deactivating = user.isActive && !isActive && existed;
             // Deactivating an Admin takes the role's powers away as surely as demoting them.
             if (deactivating && user.organizationalRole === "Admin" && person.organizationalRole !== "Admin") {
               throw new ApiError("FORBIDDEN", "Only an Admin deactivates an Admin.", { target: "isActive" });
@@ -155,7 +157,7 @@ export const peopleRoutes: RouteGroup = {
               tenantId: body.tenantId.toLowerCase(),
               organizationalRole: body.organizationalRole,
               workspaceAssignments: body.workspaceRoles.map((r) => ({ workspaceId: r.workspaceId.toLowerCase(), role: r.role })),
-              isActive: body.isActive,
+              isActive,
               lastModifiedAt: stamp,
             });
             // Deactivation ends every session of the registration at once, on every instance.
@@ -174,7 +176,10 @@ export const peopleRoutes: RouteGroup = {
         });
         input.people.evict(saved.value.tenantId, userId);
         if (previousTenant !== undefined && previousTenant !== saved.value.tenantId) input.people.evict(previousTenant, userId);
-        return { data: toPersonView(saved.value), status: existed ? 200 : 201, headers: { ETag: saved.etag } };
+        const headers: Record<string, string> = { ETag: saved.etag };
+        if (existed) return { data: toPersonView(saved.value), headers };
+        headers.Location = `${input.origin}/api/v2/portal/people/${userId}?accountId=${accountId}`;
+        return { data: toPersonView(saved.value), status: 201, headers };
       },
     }),
     personRoute({

@@ -94,7 +94,10 @@ export const putPersonBody = z
       .max(1000)
       .default([])
       .describe("Their roles on workspaces of that organization (its provider's included); the list replaces what they had."),
-    isActive: z.boolean().default(true).describe("False deactivates them and ends their sessions at once; nobody deactivates themselves."),
+    isActive: z
+      .boolean()
+      .optional()
+      .describe("False deactivates them and ends their sessions at once; nobody deactivates themselves. Left out: a new registration is active, an existing one stays as it is."),
   })
   .meta({
     examples: [

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { pageQueryFields, pageRequest, pagination } from "../../../platform/http/paging";
+import { notFound } from "../../../platform/errors/api-error";
 import { personRoute, type PersonInput, type RouteGroup } from "../../../platform/http/route";
 import type { Person } from "../../../platform/auth/person";
 import type { Grantor } from "../../../domain/organizations/grants";
@@ -12,12 +13,13 @@ import {
   revokeCredential,
   updateServiceAccount,
 } from "../../../domain/organizations/service-account-writes";
-import { EXAMPLE_SCANNER_CREDENTIAL_ID, EXAMPLE_SCANNER_SERVICE_ACCOUNT_ID, EXAMPLE_SERVICE_ACCOUNT_ID } from "../../../domain/examples/examples";
+import { EXAMPLE_CREDENTIAL_ID, EXAMPLE_SCANNER_CREDENTIAL_ID, EXAMPLE_SCANNER_SERVICE_ACCOUNT_ID, EXAMPLE_SERVICE_ACCOUNT_ID } from "../../../domain/examples/examples";
 import {
   createCredentialBody,
   createdCredentialView,
   createdServiceAccountView,
   createServiceAccountBody,
+  credentialView,
   serviceAccountView,
   updateServiceAccountBody,
 } from "../../../domain/organizations/service-account-schemas";
@@ -35,6 +37,12 @@ const serviceAccountId = z.guid().describe("The service account's id (its `clien
 /** Reads and new credentials name the SOAR connector; the changes that end something, the vulnerability scanner being replaced. */
 const soarParams = z.strictObject({ id: serviceAccountId.meta({ examples: [EXAMPLE_SERVICE_ACCOUNT_ID] }) });
 const scannerParams = z.strictObject({ id: serviceAccountId.meta({ examples: [EXAMPLE_SCANNER_SERVICE_ACCOUNT_ID] }) });
+const credentialId = z.guid().describe("The credential's id, as listed in `credentials`.");
+/** A credential to read: the SOAR connector's. */
+const soarCredentialParams = z.strictObject({
+  id: serviceAccountId.meta({ examples: [EXAMPLE_SERVICE_ACCOUNT_ID] }),
+  credentialId: credentialId.meta({ examples: [EXAMPLE_CREDENTIAL_ID] }),
+});
 const credentialParams = z.strictObject({
   id: serviceAccountId.meta({ examples: [EXAMPLE_SCANNER_SERVICE_ACCOUNT_ID] }),
   credentialId: z.guid().describe("The credential's id, as listed in `credentials`.").meta({ examples: [EXAMPLE_SCANNER_CREDENTIAL_ID] }),
@@ -162,7 +170,26 @@ export const portalServiceAccountRoutes: RouteGroup = {
       successStatus: 201,
       async handler(input) {
         const { saved, credential, secret } = await addCredential(input, grantorOf(input.person), input.params.id, input.body, input.header("if-match"));
-        return { status: 201, data: { clientId: saved.value.id, clientSecret: secret, ...toCredentialView(credential, input.now()) } };
+        return {
+          status: 201,
+          data: { clientId: saved.value.id, clientSecret: secret, ...toCredentialView(credential, input.now()) },
+          headers: { Location: `${input.origin}/api/v2/portal/service-accounts/${saved.value.id}/credentials/${credential.id}` },
+        };
+      },
+    }),
+    personRoute({
+      method: "GET",
+      path: "/portal/service-accounts/{id}/credentials/{credentialId}",
+      summary: "One credential of a service account (never its secret)",
+      tag,
+      roles: readers,
+      params: soarCredentialParams,
+      response: credentialView.meta({ examples: [serviceAccountExample.credentials[0]] }),
+      async handler(input) {
+        const found = await findServiceAccount(input, grantorOf(input.person), input.params.id);
+        const credential = found.value.credentials.find((c) => c.id === input.params.credentialId.toLowerCase());
+        if (!credential) throw notFound("The credential", "credentialId");
+        return { data: toCredentialView(credential, input.now()) };
       },
     }),
     personRoute({

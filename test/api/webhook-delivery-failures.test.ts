@@ -431,7 +431,7 @@ describe("SSRF: a host without WEBHOOK_ALLOW_PRIVATE_TARGETS", () => {
     // A webhook on a public name cannot be re-pointed at a private one either.
     const good = await createWebhook("public", { url: "https://hooks.example.com/soc" }, strict);
     for (const url of ["https://ten.private.example.net/soc", "https://[::ffff:127.0.0.1]/soc", "https://localhost/soc"]) {
-      const res = await strict.call("PUT", `/webhooks/${good.id}`, { body: { name: "public", url, eventTypes: ["incident.status.changed.v1"] } });
+      const res = await strict.call("PUT", `/webhooks/${good.id}`, { body: { name: "public", url, eventTypes: ["incident.status.changed.v1"], monitoredAccountIds: [] } });
       expect([url, res.status, (await json(res)).code]).toEqual([url, 400, "VALIDATION_ERROR"]);
     }
     expect((await json(await strict.call("GET", `/webhooks/${good.id}`))).data.url).toBe("https://hooks.example.com/soc");

@@ -752,7 +752,7 @@ export interface paths {
          */
         get: operations["getPortalWorkspacesByWorkspaceIdApprovalPolicy"];
         /**
-         * Set the workspace's approval policy; fields left out take their defaults
+         * Set the workspace's approval policy; settings left out stay as they are
          * @description Portal session (people only). Organizational role: `Admin`, `WorkspaceAdmin`. A role on the workspace, or an organization-wide role (`Admin`, `WorkspaceAdmin`).
          *
          *     Runs already waiting keep the expiry they were given; a stricter approver count applies to them at once.
@@ -7772,10 +7772,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * @description How long a run waits for approval, in hours (1 to 720, default 24).
-                     * @default 24
-                     */
+                    /** @description How long a run waits for approval, in hours (1 to 720; 24 until set). Left out: as it is. */
                     approvalTimeoutHours?: number;
                     /**
                      * @description `NoApproval`, `AdminRequiredPlaybooks` or `AllRuns`.
@@ -7783,15 +7780,11 @@ export interface operations {
                      */
                     mode: "NoApproval" | "AdminRequiredPlaybooks" | "AllRuns";
                     /**
-                     * @description What happens to a request nobody decided in time: `Deny`.
-                     * @default Deny
+                     * @description What happens to a request nobody decided in time: `Deny`. Left out: as it is.
                      * @enum {string}
                      */
                     onExpiry?: "Deny";
-                    /**
-                     * @description A run with a playbook that needs an administrator needs a second, different approver.
-                     * @default false
-                     */
+                    /** @description A run with a playbook that needs an administrator needs a second, different approver (false until set). Left out: as it is. */
                     requireSecondApproverForAdminPlaybooks?: boolean;
                 };
             };
@@ -9465,10 +9458,18 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    directoryLogs?: boolean;
-                    logAnalytics?: boolean;
-                    playbookAutomation?: boolean;
-                    ticketing?: boolean;
+                    directoryLogs?: boolean | {
+                        switchedOn: boolean;
+                    };
+                    logAnalytics?: boolean | {
+                        switchedOn: boolean;
+                    };
+                    playbookAutomation?: boolean | {
+                        switchedOn: boolean;
+                    };
+                    ticketing?: boolean | {
+                        switchedOn: boolean;
+                    };
                 };
             };
         };

@@ -34,8 +34,11 @@ const upsertUserBody = z
     userId: z.guid().describe("The user's directory object id."),
     displayName: z.string().trim().min(1).max(256),
     email: z.email().max(320),
-    tenantId: z.guid().describe("The directory tenant the user signs in from."),
-    isOwner: z.boolean().default(false).describe("Owners hold the Admin role; changing it needs org:users:roles."),
+    tenantId: z.guid().optional().describe("The directory tenant the user signs in from. Required for a new user; left out, a known user keeps theirs."),
+    isOwner: z
+      .boolean()
+      .optional()
+      .describe("Owners hold the Admin role; changing it needs org:users:roles. Left out, the role stays as it is (a new user is a Member)."),
   })
   .strict()
   .meta({ examples: [upsertUserExample] });
@@ -104,6 +107,9 @@ export const userRoutes: RouteGroup = {
             const existing = await users.find(principal.organizationAccountIds, userId);
             existed = existing !== undefined;
             // A new user joins the caller's own account; a known one stays in the account it is in.
+            if (!existing && body.tenantId === undefined) {
+              throw new ApiError("VALIDATION_ERROR", "A new user needs tenantId.", { target: "tenantId", errors: { tenantId: ["Required for a new user."] } });
+            }
             const current = existing ?? { value: newUser(userId, principal.accountId, stamp), etag: null };
             const sameEmail = await users.findByEmail(current.value.accountId, body.email);
             if (sameEmail && sameEmail.id !== userId) {
@@ -112,13 +118,14 @@ export const userRoutes: RouteGroup = {
             return current;
           },
           change(user) {
-            const role = nextRole(user.organizationalRole, body.isOwner);
+            // Left out, isOwner changes nothing: an omission never demotes (nor promotes) anyone.
+            const role = body.isOwner === undefined ? user.organizationalRole : nextRole(user.organizationalRole, body.isOwner);
             if (role !== user.organizationalRole && !principal.scopes.has("org:users:roles")) {
               throw new ApiError("INSUFFICIENT_SCOPE", "Changing a user's role (isOwner) needs the scope org:users:roles.", {
                 target: "org:users:roles",
               });
             }
-            Object.assign(user, { displayName: body.displayName, email: body.email, tenantId: body.tenantId.toLowerCase(), organizationalRole: role, lastModifiedAt: stamp });
+            Object.assign(user, { displayName: body.displayName, email: body.email, tenantId: (body.tenantId ?? user.tenantId).toLowerCase(), organizationalRole: role, lastModifiedAt: stamp });
             return [
               auditRecord(
                 input.actor,

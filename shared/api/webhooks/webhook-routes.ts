@@ -116,7 +116,7 @@ export const webhookRoutes: RouteGroup = {
     organizationRoute({
       method: "PUT",
       path: "/webhooks/{id}",
-      summary: "Replace a webhook's name, URL, event types and monitored accounts",
+      summary: "Replace a webhook's name, URL, event types and monitored accounts (all four required)",
       tag,
       auth: "webhooks:manage",
       problems: ["CONFLICT"],
@@ -125,7 +125,10 @@ export const webhookRoutes: RouteGroup = {
       response: webhookView,
       async handler(input) {
         const { body } = input;
-        await checkTarget(input, body.url, body.monitoredAccountIds);
+        // The URL is checked when it changes: a configuration written back as read keeps its endpoint,
+        // which the sender checks again on every connection anyway.
+        const current = await visibleWebhook(input, input.params.id);
+        await checkTarget(input, body.url, body.monitoredAccountIds, body.url === current.value.url);
         const saved = await modifyWebhook(input, input.params.id, { url: body.url, eventTypes: body.eventTypes, monitoredAccountIds: body.monitoredAccountIds }, (w) => {
           w.name = body.name;
           w.url = body.url;
@@ -223,10 +226,13 @@ function modifyWebhook(input: RequestContext, id: string, metadata: Record<strin
   return changeWebhook(input, () => visibleWebhook(input, id), metadata, mutate, input.header("if-match"));
 }
 
-/** The URL must be an HTTPS endpoint on public addresses; monitored accounts must be the caller's organization's. */
-async function checkTarget(input: RequestContext, url: string, monitoredAccountIds: readonly string[]): Promise<void> {
+/**
+ * The URL must be an HTTPS endpoint on public addresses (unless it is `unchanged`: the webhook's own);
+ * monitored accounts must be the caller's organization's.
+ */
+async function checkTarget(input: RequestContext, url: string, monitoredAccountIds: readonly string[], unchanged = false): Promise<void> {
   const { config, resolveHost } = input;
-  const problem = await checkWebhookUrl(url, { allowPrivateTargets: config.webhooks.allowPrivateTargets, resolve: resolveHost });
+  const problem = unchanged ? undefined : await checkWebhookUrl(url, { allowPrivateTargets: config.webhooks.allowPrivateTargets, resolve: resolveHost });
   if (problem) throw new ApiError("VALIDATION_ERROR", problem, { target: "url", errors: { url: [problem] } });
   const foreign = monitoredAccountIds.filter((a) => !input.principal.organizationAccountIds.includes(a.toLowerCase()));
   if (foreign.length > 0) {

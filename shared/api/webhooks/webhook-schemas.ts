@@ -18,15 +18,13 @@ const eventTypesField = z
   .max(subscribableEventTypes.length)
   .refine((types) => new Set(types).size === types.length, "Each event type may be listed once.");
 
+const monitoredAccountIds = z.array(z.guid()).max(1000);
+
 const webhookFields = {
   name: z.string().trim().min(1).max(200),
   url: z.string().trim().min(1).max(2048).describe("HTTPS endpoint on a public address."),
   eventTypes: eventTypesField,
-  monitoredAccountIds: z
-    .array(z.guid())
-    .max(1000)
-    .default([])
-    .describe("Provider webhooks: only events of these managed accounts. Empty: every managed account."),
+  monitoredAccountIds: monitoredAccountIds.default([]).describe("Provider webhooks: only events of these managed accounts. Empty or left out: every managed account."),
 };
 
 const credentialFields = {
@@ -67,8 +65,19 @@ export const createWebhookBody = z
   .superRefine(checkCredentials)
   .meta({ examples: [createWebhookExample] });
 
-/** PUT replaces the configuration; credentials change through POST .../credentials. */
-export const updateWebhookBody = z.object(webhookFields).strict().meta({ examples: [updateWebhookExample] });
+/**
+ * PUT replaces the configuration, every field of it: `monitoredAccountIds` too, so that leaving it out
+ * can never widen the webhook to every managed account. Credentials change through POST .../credentials.
+ */
+export const updateWebhookBody = z
+  .object({
+    ...webhookFields,
+    monitoredAccountIds: monitoredAccountIds.describe(
+      "Provider webhooks: only events of these managed accounts. Empty: every managed account. Required: a change never widens what the webhook receives by leaving it out.",
+    ),
+  })
+  .strict()
+  .meta({ examples: [updateWebhookExample] });
 
 export const updateCredentialsBody = z
   .object({

@@ -23,7 +23,7 @@ export const webhookExample = {
   name: "SOAR incident intake",
   url: "https://soar.contoso-mssp.example/hooks/secops",
   status: "Active",
-  eventTypes: ["incident.created.v1", "incident.updated.v1", "incident.closed.v1"],
+  eventTypes: ["incident.created.v1", "incident.closed.v1"],
   monitoredAccountIds: [],
   authenticationType: "Bearer",
   hasSigningToken: true,

@@ -99,19 +99,26 @@ export function approvalPolicyOf(workspace: Pick<WorkspaceRecord, "gamebookAppro
 }
 
 /** The policy as a settings page sends it: the mode, and the other settings or their defaults. */
+/**
+ * A policy as a settings page sends it: the mode, and whichever other settings change. A setting left
+ * out keeps its current value (a workspace that never had one: its default), so that leaving one out
+ * never loosens the policy (one approver instead of two, a longer wait).
+ */
 export const approvalPolicyInput = z.strictObject({
   mode: z.enum(approvalModes).describe("`NoApproval`, `AdminRequiredPlaybooks` or `AllRuns`."),
   approvalTimeoutHours: z
     .int()
     .min(MIN_APPROVAL_TIMEOUT_HOURS)
     .max(MAX_APPROVAL_TIMEOUT_HOURS)
-    .default(DEFAULT_APPROVAL_TIMEOUT_HOURS)
-    .describe(`How long a run waits for approval, in hours (${MIN_APPROVAL_TIMEOUT_HOURS} to ${MAX_APPROVAL_TIMEOUT_HOURS}, default ${DEFAULT_APPROVAL_TIMEOUT_HOURS}).`),
-  onExpiry: z.enum(approvalExpiryActions).default("Deny").describe("What happens to a request nobody decided in time: `Deny`."),
+    .optional()
+    .describe(
+      `How long a run waits for approval, in hours (${MIN_APPROVAL_TIMEOUT_HOURS} to ${MAX_APPROVAL_TIMEOUT_HOURS}; ${DEFAULT_APPROVAL_TIMEOUT_HOURS} until set). Left out: as it is.`,
+    ),
+  onExpiry: z.enum(approvalExpiryActions).optional().describe("What happens to a request nobody decided in time: `Deny`. Left out: as it is."),
   requireSecondApproverForAdminPlaybooks: z
     .boolean()
-    .default(false)
-    .describe("A run with a playbook that needs an administrator needs a second, different approver."),
+    .optional()
+    .describe("A run with a playbook that needs an administrator needs a second, different approver (false until set). Left out: as it is."),
 });
 
 /**

@@ -10,6 +10,7 @@ import type { WorkspaceRecord } from "../organizations/workspace";
 import type { PartnerApprovalRecord } from "./approval-mode";
 import { approvalPolicyInput, approvalPolicyOf } from "./approval-policy";
 import { workspaceAudit } from "../organizations/workspace-audit";
+import { checkIfMatch } from "../../platform/http/etag";
 
 /*
  * The two approval settings as operators change them: a workspace's policy, on its record, and a
@@ -17,11 +18,12 @@ import { workspaceAudit } from "../organizations/workspace-audit";
  * Each change commits with its audit event in the record's own partition, the actor as who changed it.
  */
 
-/** A whole policy as a settings page sends it: fields left out have taken their defaults. */
+/** A policy as a settings page sends it: the mode, and the settings that change (those left out stay). */
 export type ApprovalPolicyChange = z.output<typeof approvalPolicyInput>;
 
 /**
- * Replaces the workspace's approval policy (the older mode-only form included) and audits the change
+ * Sets the workspace's approval policy (the older mode-only form included): the mode, and each setting
+ * the change names, over the policy as it stands (read in the same commit); audits the change
  * (`ApprovalPolicy`, before and after). An offboarded workspace is 404.
  */
 export async function setApprovalPolicy(ctx: Uses<"actor" | "events" | "now" | "stores">, workspace: WorkspaceRecord, policy: ApprovalPolicyChange): Promise<Versioned<WorkspaceRecord>> {
@@ -34,9 +36,11 @@ export async function setApprovalPolicy(ctx: Uses<"actor" | "events" | "now" | "
     },
     change(draft) {
       const before = approvalPolicyOf(draft);
-      draft.gamebookApproval = { ...policy };
+      const named = Object.fromEntries(Object.entries(policy).filter(([, value]) => value !== undefined));
+      const after = { ...before, ...named };
+      draft.gamebookApproval = after;
       return [
-        workspaceAudit(ctx, draft, "ApprovalPolicy", "Update", { before, after: policy }),
+        workspaceAudit(ctx, draft, "ApprovalPolicy", "Update", { before, after }),
       ];
     },
     write: (draft, etag, outbox) => stores.workspaces.replace(draft, etag!, outbox),
@@ -58,7 +62,8 @@ export interface PartnerApprovalOptions {
  * Sets a service provider's partner approval setting (`accountIds` empty: every organization it
  * manages) and audits the change (`PartnerApproval`, before and after) in the provider's trail. Only a
  * service provider has one (400 at `accountId`), naming only organizations it manages (400 at
- * `accountIds`).
+ * `accountIds`). Another organization's is `NoApproval` for every account, as a read shows it: that
+ * setting sent back changes nothing and answers the organization as it is.
  */
 export async function setPartnerApproval(
   ctx: Uses<"actor" | "events" | "now" | "stores">,
@@ -75,6 +80,13 @@ export async function setPartnerApproval(
       if (!found) throw notFound("The organization", "accountId");
       return found;
     });
+  if (setting.mode === "NoApproval" && accountIds.length === 0) {
+    const found = await read();
+    if (found.value.kind !== "ServiceProvider") {
+      if (options.ifMatch !== undefined) checkIfMatch(options.ifMatch, found.etag);
+      return found;
+    }
+  }
   return commit({
     async read() {
       const found = await read();

@@ -4,6 +4,7 @@ import { deliveryLogEntry } from "../../platform/delivery/delivery-worker";
 import { generateSigningSecret } from "../../platform/delivery/signer";
 import { isApiError } from "../../platform/errors/api-error";
 import { deterministicEventId } from "../../platform/events/event-ids";
+import { subscribableEventTypes } from "../../platform/events/event-types";
 import { incidentSubject } from "../../domain/incidents/incident-events";
 import { EXAMPLE_FAILED_DELIVERY_CREATED_AT } from "../../domain/examples/examples";
 
@@ -116,14 +117,19 @@ export async function seedDemoAdministration(services: Uses<"config" | "document
     createdAt: stamp,
     lastModifiedAt: stamp,
   });
-  const intake = webhook("soar-intake", "SOAR incident intake", "https://soar.contoso-mssp.example/hooks/secops", "Active", ["incident.created.v1", "incident.updated.v1", "incident.closed.v1"]);
+  const intake = webhook("soar-intake", "SOAR incident intake", "https://soar.contoso-mssp.example/hooks/secops", "Active", ["incident.created.v1", "incident.closed.v1"]);
   for (const record of [
     intake,
     webhook("northwind-itsm", "Northwind ITSM bridge", "https://itsm.northwind.example/api/secops-events", "Paused", ["incident.created.v1", "incident.closed.v1"]),
     webhook("fabrikam-pager", "Fabrikam on-call pager", "https://pager.fabrikam.example/v1/alerts", "Disabled", ["incident.created.v1"]),
     webhook("legacy-siem", "Legacy SIEM forwarder", "https://siem-old.contoso-mssp.example/ingest", "Active", ["incident.created.v1"]),
   ]) {
-    if (!(await services.stores.webhooks.get(record.id))) await createOnce(() => services.stores.webhooks.create(record));
+    const stored = await services.stores.webhooks.get(record.id);
+    if (!stored) await createOnce(() => services.stores.webhooks.create(record));
+    // A demo webhook stored with an event type no webhook can subscribe to (earlier demos had one) gets the demo's types.
+    else if (stored.value.eventTypes.some((t) => !(subscribableEventTypes as readonly string[]).includes(t))) {
+      await createOnce(() => services.stores.webhooks.replace({ ...stored.value, eventTypes: record.eventTypes }, stored.etag));
+    }
   }
   if (fabrikamProd) await seedUnlessVendorsFail(services, "the SOAR intake's delivery history", () => seedDeliveryHistory(services, intake, fabrikamProd.id));
   await seedUnlessVendorsFail(services, "the webhooks' week of deliveries", () => seedDemoWebhookHealth(services, demo));

@@ -40,7 +40,7 @@ export const approvalPolicyRoutes: Route[] = [
   personWorkspaceRoute({
     method: "PUT",
     path: "/portal/workspaces/{workspaceId}/approval-policy",
-    summary: "Set the workspace's approval policy; fields left out take their defaults",
+    summary: "Set the workspace's approval policy; settings left out stay as they are",
     description: "Runs already waiting keep the expiry they were given; a stricter approver count applies to them at once.",
     tag,
     roles: ["WorkspaceAdmin"],

@@ -233,7 +233,7 @@ export const organizationRoutes: RouteGroup = {
           ifMatch: input.header("if-match"),
           read: () => organizationAccount(input, person, input.params.accountId),
         });
-        return { data: result.value.partnerApproval!, headers: { ETag: result.etag } };
+        return { data: result.value.partnerApproval ?? { mode: "NoApproval", accountIds: [] }, headers: { ETag: result.etag } };
       },
     }),
     personRoute({

@@ -163,10 +163,18 @@ export const integrationsView = z
     ],
   });
 
+/** An integration's switch: a boolean, or the read's `{switchedOn}`, so that what GET shows can be sent back. */
+const integrationSwitch = z
+  .union([z.boolean(), z.strictObject({ switchedOn: z.boolean() })])
+  .transform((s) => (typeof s === "boolean" ? s : s.switchedOn));
+
 export const integrationsBody = z
-  .strictObject(Object.fromEntries(integrationNames.map((n) => [n, z.boolean().optional()])) as Record<(typeof integrationNames)[number], z.ZodOptional<z.ZodBoolean>>)
+  .strictObject(Object.fromEntries(integrationNames.map((n) => [n, integrationSwitch.optional()])) as Record<(typeof integrationNames)[number], z.ZodOptional<typeof integrationSwitch>>)
   .refine((b) => Object.values(b).some((v) => v !== undefined), { message: `Name at least one integration: ${integrationNames.join(", ")}.`, path: [] })
-  .describe("Integrations not named keep their switch. Playbook automation off: the automation steps of runs fail, the incident's own steps still run.")
+  .describe(
+    "Integrations not named keep their switch. Each named one is `true` or `false`, or `{switchedOn}` as a read shows it (without `inEffect`, which is the service's to say). " +
+      "Playbook automation off: the automation steps of runs fail, the incident's own steps still run.",
+  )
   .meta({ examples: [{ ticketing: true }] });
 
 export const offboardedView = z

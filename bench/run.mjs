@@ -32,6 +32,7 @@ import { ROOT } from "./api-host.mjs";
 import { numberFromEnv } from "./lib.mjs";
 import { coldStart } from "./scenarios/cold-start.mjs";
 import { crossWorkspaceAtScale, crossWorkspaceListing } from "./scenarios/cross-workspace-listing.mjs";
+import { firstAnswer } from "./scenarios/first-answer.mjs";
 import { gamebookRuns } from "./scenarios/gamebook-runs.mjs";
 import { operationsPerRequest } from "./scenarios/operations-per-request.mjs";
 import { pipelineInProcess } from "./scenarios/pipeline-in-process.mjs";
@@ -63,6 +64,7 @@ const scenarios = [
   { name: "service-account read vs Fastify and bare node:http", run: serviceAccountRead },
   { name: "pipeline in-process (authenticated GET)", run: pipelineInProcess },
   { name: "cold start (function modules)", run: coldStart },
+  { name: "first answer (fresh worker, production configuration)", run: firstAnswer },
   { name: "operations per request", run: operationsPerRequest },
   { name: "cross-workspace incident listing", run: crossWorkspaceListing },
   { name: "end-to-end webhook delivery", run: webhookDelivery },

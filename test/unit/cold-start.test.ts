@@ -98,6 +98,8 @@ const loaded = () => {
   return {
     serviceBus: files.some((f) => f.includes("/node_modules/@azure/service-bus/")),
     exporter: files.some((f) => f.includes("/node_modules/@azure/monitor-opentelemetry-exporter/")),
+    undici: files.some((f) => f.includes("/node_modules/undici/")),
+    identity: files.some((f) => f.includes("/node_modules/@azure/identity/")),
     apiModules: files.filter((f) => f.includes("/shared/api/")).map((f) => f.slice(f.indexOf("/shared/api/") + 12)).sort(),
   };
 };
@@ -119,20 +121,35 @@ const invoke = (name, path, headers) => {
   const afterHealth = loaded();
   const telemetry = require(join(dir, "shared/hosts/azure/telemetry.js")).activeTelemetry();
   if (telemetry) await telemetry.flush();
+  const flushed = telemetry ? loaded() : undefined;
+  // A webhook send (to a port where nothing listens) loads the HTTP client.
+  const { createGuardedSender } = require(join(dir, "shared/platform/delivery/guarded-sender.js"));
+  const sender = createGuardedSender({ timeoutMs: 5000, maxResponseBytes: 1024, allowPrivateTargets: true });
+  const sent = await sender.send({ url: "https://127.0.0.1:1/hook", headers: { "content-type": "application/json" }, body: "{}" });
+  await sender.close();
   console.log(JSON.stringify({
     queue: services.config.queue.kind,
     built,
     get: { status: get.status, requestId: get.headers["X-Request-Id"], ...afterGet },
     health: { status: health.status, ...afterHealth },
-    flushed: telemetry ? loaded() : undefined,
+    flushed,
+    webhook: { outcome: sent.kind === "error" ? sent.error : sent.kind, ...loaded() },
   }));
   process.exit(0);
 })().catch((error) => { console.error(error); process.exit(1); });
 `;
 
 let report: { atImport: Record<string, unknown>; status: number; afterHandler: Record<string, unknown> };
-type Loaded = { serviceBus: boolean; exporter: boolean; apiModules: string[] };
-type AuthenticatedReport = { queue: string; built: Loaded; get: Loaded & { status: number; requestId: string }; health: Loaded & { status: number }; flushed?: Loaded };
+let withCosmosKey: typeof report;
+type Loaded = { serviceBus: boolean; exporter: boolean; undici: boolean; identity: boolean; apiModules: string[] };
+type AuthenticatedReport = {
+  queue: string;
+  built: Loaded;
+  get: Loaded & { status: number; requestId: string };
+  health: Loaded & { status: number };
+  flushed?: Loaded;
+  webhook: Loaded & { outcome: string };
+};
 let authenticated: AuthenticatedReport;
 let withTelemetry: AuthenticatedReport;
 type Envelope = { data: { baseType: string; baseData: { message?: string; properties?: Record<string, string> } } };
@@ -160,6 +177,23 @@ beforeAll(async () => {
     timeout: 60_000,
   });
   report = JSON.parse(stdout.trim().split("\n").at(-1)!);
+  // The same with a Cosmos key (local runs, tests): no Entra ID credential is needed.
+  const keyStdout = execFileSync(process.execPath, ["-e", probe, join(out, "functions")], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH,
+      STORE: "cosmos",
+      COSMOS_ENDPOINT: "https://127.0.0.1:1",
+      COSMOS_KEY: key,
+      SECRET_HASH_KEY: key,
+      PAGE_TOKEN_KEY: key,
+      WEBHOOK_SECRETS_KEY: key,
+      LOG_LEVEL: "error",
+    },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  withCosmosKey = JSON.parse(keyStdout.trim().split("\n").at(-1)!);
   const authenticatedOut = execFileSync(process.execPath, ["-e", authenticatedProbe, out], {
     cwd: root,
     env: {
@@ -232,6 +266,18 @@ describe("cold start", () => {
   it("the first invocation loads what it needs: the services are built on first use, not the Service Bus SDK, nor every route group", () => {
     expect(report.status).toBe(401);
     expect(report.afterHandler).toMatchObject({ cosmos: true, serviceBus: false, identity: true, zod: true, routeTable: false, composition: true });
+  });
+
+  it("Cosmos with a key never loads @azure/identity; without one (managed identity) it does", () => {
+    expect(withCosmosKey.status).toBe(401);
+    expect(withCosmosKey.afterHandler).toMatchObject({ cosmos: true, identity: false, composition: true });
+    expect(report.afterHandler).toMatchObject({ cosmos: true, identity: true });
+  });
+
+  it("an authenticated GET never loads the webhook sender's HTTP client; the first webhook send does", () => {
+    expect(authenticated.built.undici).toBe(false);
+    expect(authenticated.get).toMatchObject({ status: 200, undici: false, identity: false });
+    expect(authenticated.webhook).toMatchObject({ outcome: "connection", undici: true });
   });
 
   it("an authenticated GET on the Service Bus queues never loads the Service Bus SDK; the health check's queue ping does", () => {

@@ -2,7 +2,7 @@ import type { LookupAddress, LookupOptions } from "node:dns";
 import { isIP, type LookupFunction } from "node:net";
 import { performance } from "node:perf_hooks";
 import { rootCertificates } from "node:tls";
-import { Agent, request } from "undici";
+import type { Agent } from "undici";
 import { errorChain, isTimeout } from "../upstream/transport-errors";
 import { bareHostname, isPublicAddress, resolveAllAddresses, type HostResolver } from "./address-policy";
 
@@ -149,16 +149,20 @@ export function createGuardedSender(options: GuardedSenderOptions): GuardedSende
 
   // One agent per sender, so its connect options (the guarded lookup) apply to every socket it opens
   // and nothing else in the process shares them. undici's Agent follows no redirects unless a
-  // redirect interceptor is composed in, and none is.
-  const agent = new Agent({
-    connect: {
-      lookup: guardedLookup(options.lookup ?? resolveAllAddresses, allowPrivateTargets),
-      timeout: timeoutMs,
-      ...(extraCa.length > 0 ? { ca: [...rootCertificates, ...extraCa] } : {}),
-    },
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-  });
+  // redirect interceptor is composed in, and none is. undici is loaded, and the agent built, on the
+  // first send: building the services (every request does) does not pay for the HTTP client.
+  let agent: Agent | undefined;
+  const undici = (): typeof import("undici") => require("undici") as typeof import("undici");
+  const agentOnFirstUse = (): Agent =>
+    (agent ??= new (undici().Agent)({
+      connect: {
+        lookup: guardedLookup(options.lookup ?? resolveAllAddresses, allowPrivateTargets),
+        timeout: timeoutMs,
+        ...(extraCa.length > 0 ? { ca: [...rootCertificates, ...extraCa] } : {}),
+      },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    }));
 
   async function send({ url, headers, body }: SendRequest): Promise<SendOutcome> {
     const started = performance.now();
@@ -181,8 +185,9 @@ export function createGuardedSender(options: GuardedSenderOptions): GuardedSende
 
     const signal = AbortSignal.timeout(timeoutMs);
     try {
-      const response = await request(target, {
-        dispatcher: agent,
+      const dispatcher = agentOnFirstUse();
+      const response = await undici().request(target, {
+        dispatcher,
         method: "POST",
         headers,
         body,
@@ -227,5 +232,5 @@ export function createGuardedSender(options: GuardedSenderOptions): GuardedSende
     }
   }
 
-  return { send, close: () => agent.close() };
+  return { send, close: async () => agent?.close() };
 }

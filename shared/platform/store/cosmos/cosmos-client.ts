@@ -14,14 +14,19 @@ export function createCosmosClient(config: Config["cosmos"]): CosmosClient {
   if (!config.endpoint) throw new ConfigError("COSMOS_ENDPOINT is required for the Cosmos store.");
   // Loaded here, on first use, not at import: every cold start pays for what the function modules import.
   const { CosmosClient } = require("@azure/cosmos") as typeof import("@azure/cosmos");
-  const { DefaultAzureCredential } = require("@azure/identity") as typeof import("@azure/identity");
   return new CosmosClient({
     endpoint: config.endpoint,
-    ...(config.key ? { key: config.key } : { aadCredentials: new DefaultAzureCredential() }),
+    ...(config.key ? { key: config.key } : { aadCredentials: defaultAzureCredential() }),
     // Only for a local Cosmos-protocol server with a self-signed certificate. The relaxed agent is
     // this client's alone; TLS checks stay on for every other connection of the process.
     ...(config.trustSelfSigned && {
       agent: new https.Agent({ keepAlive: true, rejectUnauthorized: false }),
     }),
   });
+}
+
+/** Entra ID for a client without a key. @azure/identity (and MSAL) is loaded only then: with a key, never. */
+function defaultAzureCredential(): import("@azure/identity").TokenCredential {
+  const { DefaultAzureCredential } = require("@azure/identity") as typeof import("@azure/identity");
+  return new DefaultAzureCredential();
 }

@@ -67,9 +67,40 @@ const LAZY_GROUPS = {
   "azure-management": ["@azure/arm-operationalinsights", "@azure/arm-resources", "@azure/arm-resources-subscriptions", "@azure/monitor-query-logs"],
   "azure-monitor-opentelemetry-exporter": ["@azure/monitor-opentelemetry-exporter"],
   jose: ["jose"],
+  // Cosmos's client-side encryption only (its Key Vault key resolver), which the app does not use;
+  // @azure/cosmos requires it at the top of that resolver's module, deferred by DEFERRED_REQUIRES.
+  "azure-keyvault-keys": ["@azure/keyvault-keys"],
 };
 const LAZY_PACKAGES = Object.values(LAZY_GROUPS).flat();
 const groupOf = (name) => Object.keys(LAZY_GROUPS).find((group) => LAZY_GROUPS[group].includes(name));
+
+/**
+ * `require`s of a lazy package that a dependency makes when its module runs, not where it uses the
+ * package: each is rewritten to require the package on first use of the one export named (a vendor
+ * file alone would still be loaded with the dependency). The build fails if a statement is no longer
+ * in its file (a new version of the dependency): check the file again, then update it here.
+ */
+const DEFERRED_REQUIRES = [
+  {
+    // @azure/cosmos 4.x: the Key Vault key resolver of client-side encryption, loaded with the client.
+    file: /[\\/]node_modules[\\/]@azure[\\/]cosmos[\\/]dist[\\/]commonjs[\\/]encryption[\\/]EncryptionKeyResolver[\\/]AzureKeyVaultEncryptionKeyResolver\.js$/,
+    statement: 'var import_keyvault_keys = require("@azure/keyvault-keys");',
+    replacement: 'var import_keyvault_keys = { get KeyClient() { return require("@azure/keyvault-keys").KeyClient; } };',
+  },
+];
+
+const deferredRequires = {
+  name: "deferred-requires",
+  setup(b) {
+    for (const { file, statement, replacement } of DEFERRED_REQUIRES) {
+      b.onLoad({ filter: file }, (args) => {
+        const source = readFileSync(args.path, "utf8");
+        if (source.split(statement).length !== 2) throw new Error(`${args.path} no longer has, once, ${statement}`);
+        return { contents: source.replace(statement, replacement), loader: "js", resolveDir: path.dirname(args.path) };
+      });
+    }
+  },
+};
 
 /** dist/vendor/<this> for a package name: its group's file, or for a group of several a file naming it. */
 const vendorFile = (name) => (LAZY_GROUPS[groupOf(name)].length === 1 ? `${groupOf(name)}.js` : `${groupOf(name)}.${name.replace(/^@[^/]+\//, "")}.js`);
@@ -138,7 +169,7 @@ export async function packageFunctionApp(outDir, options = {}) {
   ].join("\n");
   const app = await build({
     ...common,
-    plugins: [lazyPackages("./vendor/")],
+    plugins: [lazyPackages("./vendor/"), deferredRequires],
     stdin: { contents: appEntry, resolveDir: root, sourcefile: "app.js", loader: "js" },
     outfile: path.join(out, "dist/app.js"),
   });

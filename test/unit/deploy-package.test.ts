@@ -122,6 +122,7 @@ describe("deployment package", () => {
         logs: vendor("azure-management.monitor-query-logs.js"),
         exporter: vendor("azure-monitor-opentelemetry-exporter.js"),
         jose: vendor("jose.js"),
+        keyVaultKeys: vendor("azure-keyvault-keys.js"),
       }));
     `);
     const exports = JSON.parse(out.trim().split("\n").at(-1)!) as Record<string, string[]>;
@@ -133,6 +134,34 @@ describe("deployment package", () => {
     expect(exports.logs).toContain("LogsQueryClient");
     expect(exports.exporter).toEqual(expect.arrayContaining(["AzureMonitorTraceExporter", "AzureMonitorLogExporter"]));
     expect(exports.jose).toContain("jwtVerify");
+    expect(exports.keyVaultKeys).toContain("KeyClient");
+  });
+
+  it("builds its Cosmos client without loading Key Vault's keys (client-side encryption, unused)", async () => {
+    const out = await runInPackage(`
+      Object.assign(process.env, {
+        STORE: "cosmos", COSMOS_ENDPOINT: "https://127.0.0.1:1", COSMOS_KEY: ${JSON.stringify(key(4))}, LOG_LEVEL: "error",
+        ${Object.entries(keys).map(([name, value]) => `${name}: ${JSON.stringify(value)}`).join(", ")},
+      });
+      const azure = require("@azure/functions");
+      const http = [];
+      azure.app.http = (name, options) => http.push({ name, options });
+      azure.app.serviceBusQueue = () => {};
+      azure.app.timer = () => {};
+      for (const file of require("node:fs").readdirSync("dist/functions")) require("./dist/functions/" + file);
+      const fn = http.find((r) => r.name === "service-accounts");
+      fn.options
+        .handler(new azure.HttpRequest({ method: "GET", url: "https://func.example/api/v2/service-accounts/" + "0".repeat(8) }), new azure.InvocationContext({ functionName: fn.name }))
+        .then((response) => {
+          const files = Object.keys(require.cache).map((f) => f.slice(process.cwd().length + 1));
+          console.log(JSON.stringify({ status: response.status, files }));
+          process.exit(0);
+        });
+    `);
+    const { status, files } = JSON.parse(out.trim().split("\n").at(-1)!) as { status: number; files: string[] };
+    expect(status).toBe(401);
+    expect(files).toContain("dist/app.js");
+    expect(files.filter((f) => f.startsWith("dist/vendor/"))).toEqual([]);
   });
 
   it(`stays within its size budget (${SIZE_BUDGET_BYTES / 1024 / 1024} MB uncompressed), its source maps beside it`, () => {

@@ -108,6 +108,8 @@ describe("POST /incidents/across-workspaces", () => {
       [{ isFirstCall: true, workspacePageTokens: [{ workspaceId: mapped[0], sourceTokens: { SourceA: "x" } }] }, "workspacePageTokens"],
       [{ isFirstCall: false, workspacePageTokens: [] }, "workspacePageTokens"],
       [{ isFirstCall: true, pageSize: 10 }, "pageSize"],
+      // Required: no default could tell a first call from a client that lost its tokens.
+      [{ workspacePageTokens: [] }, "isFirstCall"],
     ];
     for (const [body, field] of cases) {
       const problem = await json(await list(body));

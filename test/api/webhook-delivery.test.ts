@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { verifyWebhookSignature } from "../../shared/platform/delivery/verify-webhook-signature";
@@ -280,5 +281,34 @@ describe("pause, test events, redelivery", () => {
     const newest = await waitFor(async () => (await logsOf(webhook)).find((e) => e.redelivered && e.status === "Succeeded"), "a Succeeded redelivery entry");
     expect((await json(await redeliver(newest))).code).toBe("CONFLICT");
     expect((await json(await host.call("POST", `/webhooks/${webhook.id}/delivery-logs/${created.id}/redeliver`))).code).toBe("VALIDATION_ERROR");
+  });
+
+  it("redeliver again: an entry already redelivered, and a redelivery that failed, can each be sent again, under the same event id", async () => {
+    const webhook = await createWebhook({ eventTypes: ["incident.created.v1"] });
+    receiver.respondWith((r) => (webhook.url.endsWith(r.url) ? { status: 400 } : {}));
+    const incident = newIncident();
+    const envelope = { id: randomUUID(), type: "incident.created.v1", occurredAt: "2026-11-20T10:00:00.000Z", data: incidentCreatedData(incident, host.demo.workspaces[0]!.accountId, null) };
+    await host.services.events.events.send([{ messageId: envelope.id, body: { envelope, accountId: host.demo.workspaces[0]!.accountId, incident: { workspaceId: ws, source: "SourceA", incidentId: incident.id } } }]);
+    const [original] = await waitFor(async () => {
+      const l = await logsOf(webhook);
+      return l.length === 1 && l[0]!.status === "Failed" && l;
+    }, "the failed delivery");
+    const redeliver = (e: Json) => host.call("POST", `/webhooks/${webhook.id}/delivery-logs/${e.id}/redeliver?createdAt=${encodeURIComponent(e.createdAt)}`);
+    const failedRedeliveries = async (n: number, what: string) =>
+      waitFor(async () => {
+        const l = (await logsOf(webhook)).filter((e) => e.redelivered && e.status === "Failed");
+        return l.length === n && l;
+      }, what);
+
+    expect((await redeliver(original!)).status).toBe(202);
+    const [first] = await failedRedeliveries(1, "the first redelivery, failed");
+    // The entry redelivered once is still the failure it was: it can be sent again.
+    expect((await redeliver(original!)).status).toBe(202);
+    await failedRedeliveries(2, "the second redelivery of the same entry");
+    // And so can a redelivery that failed.
+    expect((await redeliver(first!)).status).toBe(202);
+    await failedRedeliveries(3, "the redelivery of a redelivery");
+    const sent = requestsTo(webhook).map((r) => JSON.parse(r.body));
+    expect(sent.map((e) => e.id)).toEqual([envelope.id, envelope.id, envelope.id, envelope.id]);
   });
 });

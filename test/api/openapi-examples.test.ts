@@ -4,6 +4,7 @@ import { seedDemoGamebookRuns } from "../../shared/hosts/local/demo-gamebook-run
 import { fakeDns, startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 import { signInHeadless } from "../support/oidc-sign-in";
 import { demoPerson } from "../../shared/hosts/local/identity-provider/demo-people";
+import { exampleRequests, sendExample } from "../support/example-requests";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
@@ -32,60 +33,6 @@ beforeAll(async () => {
 });
 afterAll(async () => host?.close());
 
-interface ExampleRequest {
-  method: string;
-  template: string;
-  url: string;
-  body?: unknown;
-  /** A multipart upload: the body's fields sent as file parts. */
-  fileFields?: string[];
-}
-
-/** The value Swagger UI 5 puts in a parameter's field when "Try it out" is pressed (parameter-row.jsx). */
-function prefilled(param: Json): unknown {
-  const schema = param.schema ?? {};
-  const value = param.example ?? schema.example ?? schema.default;
-  if (value === undefined && param.required && Array.isArray(schema.enum)) return schema.enum[0];
-  return value;
-}
-
-function exampleRequests(doc: Json): { requests: ExampleRequest[]; missing: string[] } {
-  const requests: ExampleRequest[] = [];
-  const missing: string[] = [];
-  for (const [template, item] of Object.entries<Json>(doc.paths)) {
-    for (const [method, op] of Object.entries<Json>(item)) {
-      const where = `${method.toUpperCase()} ${template}`;
-      let path = template;
-      const query = new URLSearchParams();
-      for (const param of op.parameters ?? []) {
-        // The session's CSRF token: the browser's, never a value the document could give.
-        if (param.in === "header" && param.name === "X-CSRF-Token") continue;
-        const value = prefilled(param);
-        if (value === undefined) {
-          if (param.required) missing.push(`${where}: ${param.in} parameter ${param.name}`);
-          continue;
-        }
-        if (param.in === "path") path = path.replace(`{${param.name}}`, encodeURIComponent(String(value)));
-        else for (const v of Array.isArray(value) ? value : [value]) query.append(param.name, String(v));
-      }
-      let body: unknown;
-      let fileFields: string[] | undefined;
-      if (op.requestBody) {
-        // An upload's example is its form's fields; those the schema marks binary are the files to pick.
-        const form = op.requestBody.content?.["multipart/form-data"]?.schema;
-        body = (form ?? op.requestBody.content?.["application/json"]?.schema)?.examples?.[0];
-        if (form) fileFields = Object.entries<Json>(form.properties ?? {}).filter(([, field]) => field.format === "binary").map(([name]) => name);
-        if (body === undefined) missing.push(`${where}: request body`);
-      }
-      const search = query.toString();
-      requests.push({ method: method.toUpperCase(), template, url: path + (search ? `?${search}` : ""), body, fileFields });
-    }
-  }
-  // Signing out ends the session every other portal example is sent with: it goes last.
-  const rank = (r: ExampleRequest) => (r.template.endsWith("/portal/auth/sign-out") ? 3 : r.method === "GET" ? 0 : r.method === "DELETE" ? 2 : 1);
-  return { requests: requests.sort((a, b) => rank(a) - rank(b)), missing };
-}
-
 describe("the reference page's examples", () => {
   it("fill every parameter a caller must give and every request body", async () => {
     const doc: Json = await (await host.call("GET", "/openapi.json", { auth: null })).json();
@@ -105,11 +52,7 @@ describe("the reference page's examples", () => {
       // The callback's only caller is the identity provider's redirect: its example is a real sign-in's.
       const res = request.template.endsWith("/portal/auth/callback")
         ? (await signInHeadless({ startUrl: `${host.base}/portal/auth/sign-in`, personId: demoPerson("amira").oid })).response
-        : request.fileFields
-        ? await host.fetch(host.base + path, { method: request.method, headers: person.headers, body: formOf(request.body as Json, request.fileFields) })
-        : path.startsWith("/portal/")
-          ? await host.portal(person, request.method, path, { body: request.body })
-          : await host.call(request.method, path, { body: request.body });
+        : await sendExample(host, person, request);
       const text = await res.text();
       // A sign-in step answers with where the browser goes next (303), as it documents.
       const redirected = res.status === 303 && doc.paths[request.template][request.method.toLowerCase()].responses["303"] !== undefined;
@@ -123,13 +66,3 @@ describe("the reference page's examples", () => {
     console.info(`example requests: ${requests.length} (${counts.GET} reads, ${counts.write} writes, ${counts.DELETE} deletions), all 2xx`);
   }, 120_000);
 });
-
-/** An upload's example as a browser sends it: each file field a file, named as a person's would be, the others text. */
-function formOf(example: Json, fileFields: string[]): FormData {
-  const form = new FormData();
-  for (const [name, value] of Object.entries(example)) {
-    if (fileFields.includes(name)) form.append(name, new Blob([String(value)]), `${name}-example.md`);
-    else form.append(name, String(value));
-  }
-  return form;
-}

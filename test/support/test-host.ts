@@ -69,7 +69,8 @@ export interface TestHost {
   fetch(url: string | URL, init?: RequestInit): Promise<Response>;
   /**
    * Fails when an answer is not as the served OpenAPI document says: its status undocumented for the
-   * operation, or its body not matching the schema (problem documents included). Returns the response.
+   * operation, its body not matching the schema (problem documents included), a header documented
+   * as always sent missing, or one sent that is not documented for it. Returns the response.
    */
   checked(method: string, url: string | URL, response: Response): Promise<Response>;
   /** The local identity provider, when the host was started with `signIn`. */
@@ -179,6 +180,7 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
       status: response.status,
       contentType: response.headers.get("content-type"),
       body: method.toUpperCase() === "HEAD" ? "" : await response.clone().text(),
+      headers: response.headers,
     });
     if (mismatches.length > 0) throw new Error(`The answer is not as the OpenAPI document says:\n  ${mismatches.join("\n  ")}`);
     return response;

@@ -17,6 +17,7 @@ import type { VendorIncident } from "../../shared/systems/vendors/port";
 import type { IncidentAssignee, IncidentStateRecord } from "../../shared/domain/incidents/incident-state-record";
 import type { OutboxEventRecord } from "../../shared/platform/events/outbox-record";
 import { testEnvelope } from "../../shared/api/webhooks/webhook-test-event";
+import { signatureHeaders } from "../../shared/platform/delivery/signer";
 
 const now = new Date("2026-09-01T10:00:00.000Z");
 const accountId = "4a1d0f3e-2b7c-4c1e-9d2a-5e6f7a8b9c0d";
@@ -299,8 +300,11 @@ describe("the OpenAPI document's webhooks", () => {
       expect(Object.keys(schema.properties.data.properties).sort()).toEqual(
         Object.keys((eventCatalogue[type].data as z.ZodObject).shape).sort(),
       );
-      const headers = post.parameters.map((p: { name: string }) => p.name);
-      for (const name of ["X-Svc-Timestamp", "X-Svc-Signature", "webhook-id", "webhook-timestamp", "webhook-signature", "X-Svc-Event-Id", "X-Svc-Event-Type", "X-Svc-Schema", "X-Svc-Test"]) {
+      // Reusable parameters, one per header, in the document's components.
+      const parameters = post.parameters.map((p: { $ref: string }) => doc.components.parameters[p.$ref.replace("#/components/parameters/", "")]);
+      const headers = parameters.map((p: { name: string }) => p.name);
+      expect(parameters.every((p: { in: string; example?: string }) => p.in === "header" && typeof p.example === "string")).toBe(true);
+      for (const name of ["User-Agent", "X-Svc-Timestamp", "X-Svc-Signature", "webhook-id", "webhook-timestamp", "webhook-signature", "X-Svc-Event-Id", "X-Svc-Event-Type", "X-Svc-Schema", "X-Svc-Test"]) {
         expect(headers, `${type} ${name}`).toContain(name);
       }
       expect(post.description).toContain('v1=<hex HMAC-SHA256(key, "<ts>.<raw body>")>');
@@ -308,6 +312,26 @@ describe("the OpenAPI document's webhooks", () => {
       expect(post.description).toContain("X-Api-Key");
     }
     expect(doc.webhooks["webhook.test.v1"].post.requestBody.content["application/json"].schema.required).toContain("isTest");
+  });
+
+  it("documents each delivery header in a form the signer's own headers have, with an example of that form", () => {
+    const documented = Object.values<{ name: string; in: string; required: boolean; schema: { pattern?: string }; example: string }>(doc.components.parameters).filter((p) =>
+      p.name.startsWith("X-Svc-") || p.name.startsWith("webhook-"),
+    );
+    expect(documented.length).toBe(9);
+    const base = { eventId: "8a0c7d4e-1f2b-4c3d-9e8f-7a6b5c4d3e2f", eventType: "webhook.test.v1", timestamp: 1_772_442_904, body: '{"id":"x"}', isTest: true };
+    // One key, and two during a rotation.
+    for (const keys of [[Buffer.alloc(32, 1)], [Buffer.alloc(32, 1), Buffer.from("an-override-signing-token")]]) {
+      const sent = signatureHeaders({ ...base, keys });
+      for (const header of documented) {
+        const value = sent[header.name];
+        if (header.required) expect(value, header.name).toBeDefined();
+        if (header.schema.pattern) {
+          expect(new RegExp(header.schema.pattern).test(value!), `${header.name}: ${value}`).toBe(true);
+          expect(new RegExp(header.schema.pattern).test(header.example), `${header.name} example`).toBe(true);
+        }
+      }
+    }
   });
 
   it("is still a valid OpenAPI 3.1 document", async () => {

@@ -103,3 +103,119 @@ describe("the OpenAPI document's shape", () => {
     expect(ambiguous).toEqual([]);
   });
 });
+
+describe("the OpenAPI document's headers", () => {
+  const resolve = (entry: Json, kind: "headers" | "parameters"): Json => (entry.$ref ? doc.components[kind][entry.$ref.split("/").pop()] : entry);
+  const answers = operations.flatMap(({ where, op }) => Object.entries<Json>(op.responses).map(([status, response]) => ({ where: `${where} ${status}`, op, status: Number(status), headers: response.headers ?? {} })));
+
+  it("document on every answer the request id and caching, and the rate limit where it is always sent", () => {
+    for (const { where, status, headers } of answers) {
+      expect(resolve(headers["X-Request-Id"], "headers").required, where).toBe(true);
+      expect(resolve(headers["Cache-Control"], "headers").required, where).toBe(true);
+      for (const name of ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]) {
+        // A body refused before the API, or a failure before the caller is known, comes without them.
+        expect(resolve(headers[name], "headers").required, `${where} ${name}`).toBe(status !== 413 && status !== 500);
+      }
+      if ([429, 502, 504].includes(status)) expect(resolve(headers["Retry-After"], "headers").required, where).toBe(false);
+    }
+    expect(answers.length).toBeGreaterThan(800);
+  });
+
+  it("document WWW-Authenticate on every 401 of an authenticated operation", () => {
+    const unauthorized = answers.filter((a) => a.status === 401 && !(Array.isArray(a.op.security) && a.op.security.length === 0));
+    expect(unauthorized.length).toBeGreaterThan(100);
+    for (const { where, headers } of unauthorized) expect(resolve(headers["WWW-Authenticate"], "headers").required, where).toBe(true);
+  });
+
+  it("document the headers routes set on their answers: ETag, Location, and the service's own", () => {
+    const at = (where: string) => answers.find((a) => a.where === where)!.headers;
+    const incident = "GET /api/v2/workspaces/{workspaceId}/incidents/{source}/{incidentId} 200";
+    expect(resolve(at(incident).ETag, "headers")).toMatchObject({ required: true, schema: { type: "string" }, example: '"3"' });
+    expect(resolve(at("POST /api/v2/service-accounts 201").Location, "headers").required).toBe(true);
+    const validity = at("GET /api/v2/azure-resources/subscriptions/{subscriptionId}/resource-groups/{resourceGroup}/workspaces/{workspaceName}/validate 200")["X-Validation-Reason"];
+    expect(resolve(validity, "headers")).toMatchObject({ required: false, schema: { enum: ["WorkspaceNotFound", "NotOnboarded"] } });
+    expect(validity.description).toMatch(/^Sent when `data` is false\./);
+    expect(resolve(at("GET /api/v2/workspaces/{workspaceId}/incidents/{source}/{incidentId}/comments 200")["X-Ticket-Notes"], "headers").required).toBe(false);
+    expect(resolve(at("GET /api/v2/portal/auth/sign-in 303").Location, "headers").required).toBe(true);
+  });
+
+  it("keep every reusable header and parameter with a schema and an example, each one named by some operation", () => {
+    const used = JSON.stringify({ paths: doc.paths, webhooks: doc.webhooks });
+    for (const [key, header] of Object.entries<Json>(doc.components.headers)) {
+      expect(header.schema, key).toBeDefined();
+      expect(header.example, key).toBeDefined();
+      expect(used, key).toContain(`"#/components/headers/${key}"`);
+    }
+    for (const [key, parameter] of Object.entries<Json>(doc.components.parameters)) {
+      expect(parameter.in, key).toBe("header");
+      expect(parameter.example ?? parameter.schema.examples?.[0], key).toBeDefined();
+      expect(used, key).toContain(`"#/components/parameters/${key}"`);
+    }
+  });
+
+  it("document If-Match where it is honoured, with the 409 a stale one gets", () => {
+    const withIfMatch = operations.filter(({ op }) => (op.parameters ?? []).some((p: Json) => p.$ref === "#/components/parameters/If-Match")).map(({ where }) => where);
+    expect(withIfMatch).toEqual(
+      expect.arrayContaining([
+        "PUT /api/v2/workspaces/{workspaceId}/incidents/{source}/{incidentId}/status",
+        "PUT /api/v2/workspaces/{workspaceId}/incidents/{source}/{incidentId}/assignee",
+        "PUT /api/v2/webhooks/{id}",
+        "PUT /api/v2/service-accounts/{id}",
+      ]),
+    );
+    for (const { where, op } of operations.filter(({ where }) => withIfMatch.includes(where))) {
+      expect(Object.keys(op.responses["409"].content["application/problem+json"].examples), where).toContain("CONFLICT");
+    }
+    // A reference page pre-fills a parameter's own example: If-Match keeps its example in the schema, so none is sent unasked.
+    expect(doc.components.parameters["If-Match"]).toMatchObject({ required: false, schema: { examples: ['"3"'] } });
+    expect(doc.components.parameters["If-Match"].example).toBeUndefined();
+  });
+});
+
+describe("the OpenAPI document's rules across fields", () => {
+  const ajv = new Ajv2020({ strict: false });
+  addFormats(ajv);
+  const body = (path: string, method: string): Json => doc.paths[path][method].requestBody.content["application/json"].schema;
+  const base = "/api/v2/workspaces/{workspaceId}/tickets";
+
+  it("name a ticket by exactly one of its id and number (link, unlink, priority)", () => {
+    for (const [path, method, rest] of [
+      [`${base}/link`, "post", { source: "SourceA", incidentId: "i-1" }],
+      [`${base}/unlink`, "post", { source: "SourceA", incidentId: "i-1" }],
+      [`${base}/priority`, "put", { priority: "P1" }],
+    ] as const) {
+      const validate = ajv.compile(body(path, method));
+      expect(validate({ ...rest, ticketId: "12219" }), path).toBe(true);
+      expect(validate({ ...rest, ticketNumber: "SEC-2219" }), path).toBe(true);
+      expect(validate({ ...rest }), path).toBe(false);
+      expect(validate({ ...rest, ticketId: "12219", ticketNumber: "SEC-2219" }), path).toBe(false);
+    }
+  });
+
+  it("ask a partial change to name at least one field", () => {
+    const workspace = ajv.compile(body("/api/v2/portal/workspaces/{workspaceId}", "patch"));
+    expect([workspace({}), workspace({ name: "x" }), workspace({ sources: {} })]).toEqual([false, true, true]);
+    const organization = ajv.compile(body("/api/v2/portal/organizations/{accountId}", "patch"));
+    expect([organization({}), organization({ isActive: false })]).toEqual([false, true]);
+    const integrations = ajv.compile(body("/api/v2/portal/workspaces/{workspaceId}/integrations", "put"));
+    expect([integrations({}), integrations({ ticketing: true })]).toEqual([false, true]);
+  });
+
+  it("say in the parameters and the operation which query parameters are needed, and give an example of one", () => {
+    const rules: [string, string[]][] = [
+      [`${base}/search`, ["groupingId", "ticketNumber"]],
+      ["/api/v2/workspaces/{workspaceId}/incidents/{source}/by-entity", ["IncidentId", "EntityName", "EntityFilter"]],
+    ];
+    for (const [path, names] of rules) {
+      const op = doc.paths[path].get;
+      const rule = names.map((n) => `\`${n}\``);
+      for (const name of names) {
+        const param = op.parameters.find((p: Json) => p.name === name);
+        expect(param.required, `${path} ${name}`).toBe(false);
+        for (const named of rule) expect(param.description, `${path} ${name}`).toContain(named);
+      }
+      for (const named of rule) expect(op.description, path).toContain(named);
+      expect(op.parameters.some((p: Json) => names.includes(p.name) && p.example !== undefined), path).toBe(true);
+    }
+  });
+});

@@ -11,6 +11,7 @@ import {
   subscriptionList,
   subscriptionParams,
   VALIDATION_REASON_HEADER,
+  VALIDATION_REASON_HEADER_DEFINITION,
   workspaceParams,
   workspaceValidity,
   type networkSecurityGroupView,
@@ -104,6 +105,7 @@ export const cloudRoutes: RouteGroup = {
       problems: ["EXTENSION_NOT_ENABLED"],
       params: workspaceParams,
       response: workspaceValidity,
+      responseHeaders: [{ name: VALIDATION_REASON_HEADER, definition: VALIDATION_REASON_HEADER_DEFINITION, when: "`data` is false" }],
       async handler(input) {
         const { resourceGroup, workspaceName } = input.params;
         const subscriptionId = visibleSubscription(input, input.params.subscriptionId);

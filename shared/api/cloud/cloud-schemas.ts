@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { HeaderDefinition } from "../../platform/http/documented-headers";
 
 // Examples are the local host's own answers for the default DEMO_SEED (the Fabrikam Retail production
 // subscription); test/api/cloud-resources.test.ts holds them to what the simulated estate serves.
@@ -139,6 +140,13 @@ export const networkSecurityGroupList = z
 export const validationReasons = ["WorkspaceNotFound", "NotOnboarded"] as const;
 export type ValidationReason = (typeof validationReasons)[number];
 export const VALIDATION_REASON_HEADER = "X-Validation-Reason";
+
+/** `X-Validation-Reason` as the OpenAPI document describes it. */
+export const VALIDATION_REASON_HEADER_DEFINITION: HeaderDefinition = {
+  description: "Why the workspace is not valid: `WorkspaceNotFound` (no workspace of that name in the resource group) or `NotOnboarded` (the workspace exists without the security solution).",
+  schema: { type: "string", enum: [...validationReasons] },
+  example: "NotOnboarded",
+};
 
 export const workspaceValidity = z
   .boolean()

@@ -55,6 +55,7 @@ export const serviceAccountRoutes: RouteGroup = {
       auth: "org:service-accounts:read",
       params: serviceAccountIdParams,
       response: serviceAccountView,
+      responseHeaders: ["ETag"],
       async handler(input) {
         const found = await findServiceAccount(input, input.principal, input.params.id);
         return { data: await view(input, found.value), headers: { ETag: found.etag } };
@@ -70,6 +71,7 @@ export const serviceAccountRoutes: RouteGroup = {
       body: createServiceAccountBody,
       response: createdServiceAccountView,
       successStatus: 201,
+      responseHeaders: ["Location", "ETag"],
       async handler(input) {
         const { created, secret } = await createServiceAccount(input, input.principal, input.body);
         const id = created.value.id;
@@ -90,6 +92,8 @@ export const serviceAccountRoutes: RouteGroup = {
       params: serviceAccountIdParams,
       body: updateServiceAccountBody,
       response: serviceAccountView,
+      responseHeaders: ["ETag"],
+      ifMatch: true,
       async handler(input) {
         const updated = await updateServiceAccount(input, input.principal, input.params.id, input.body, input.header("if-match"));
         return { data: await view(input, updated.value), headers: { ETag: updated.etag } };
@@ -104,6 +108,7 @@ export const serviceAccountRoutes: RouteGroup = {
       problems: ["FORBIDDEN", "CONFLICT"],
       params: deleteServiceAccountParams,
       successStatus: 204,
+      ifMatch: true,
       async handler(input) {
         await deleteServiceAccount(input, input.principal, input.params.id, input.header("if-match"));
         return { status: 204 };
@@ -120,6 +125,8 @@ export const serviceAccountRoutes: RouteGroup = {
       body: createCredentialBody,
       response: createdCredentialView,
       successStatus: 201,
+      responseHeaders: ["Location"],
+      ifMatch: true,
       async handler(input) {
         const { saved, credential, secret } = await addCredential(input, input.principal, input.params.id, input.body, input.header("if-match"));
         return {
@@ -153,6 +160,7 @@ export const serviceAccountRoutes: RouteGroup = {
       problems: ["CONFLICT"],
       params: credentialParams,
       successStatus: 204,
+      ifMatch: true,
       async handler(input) {
         await revokeCredential(input, input.principal, input.params.id, input.params.credentialId, input.header("if-match"));
         return { status: 204 };

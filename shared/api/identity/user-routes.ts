@@ -96,6 +96,7 @@ export const userRoutes: RouteGroup = {
       body: upsertUserBody,
       response: z.literal(true).meta({ examples: [true] }),
       successStatus: [200, 201],
+      responseHeaders: [{ name: "Location", status: 201 }],
       async handler(input) {
         const { body, principal } = input;
         const users = input.stores.users;

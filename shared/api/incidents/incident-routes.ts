@@ -6,10 +6,11 @@ import { gamebookRunView } from "../../domain/gamebooks/gamebook-views";
 import type { EntityQuery } from "../../systems/vendors/port";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import { incidentComments, incidentsByEntity, lastGamebookRun, readIncident } from "../../domain/incidents/incident-reads";
-import { TICKET_COMMENT_PREFIX, TICKET_NOTES_HEADER } from "../../domain/tickets/ticket-comments";
+import { TICKET_COMMENT_PREFIX, TICKET_NOTES_HEADER, TICKET_NOTES_HEADER_DEFINITION } from "../../domain/tickets/ticket-comments";
 import {
   agentInvestigationBody,
   agentInvestigationResult,
+  BY_ENTITY_NEEDS,
   byEntityQuery,
   commentListParams,
   commentParams,
@@ -36,6 +37,7 @@ export const incidentRoutes: RouteGroup = {
       method: "GET",
       path: `${base}/by-entity`,
       summary: "Incidents of the workspace related to an entity",
+      description: `${BY_ENTITY_NEEDS} The example names the entities of an incident (\`IncidentId\`).`,
       tag,
       auth: "incidents:read",
       params: sourceParams,
@@ -64,6 +66,7 @@ export const incidentRoutes: RouteGroup = {
       auth: "incidents:read",
       params: incidentParams,
       response: incidentView.meta({ examples: [incidentExample] }),
+      responseHeaders: ["ETag"],
       async handler(input) {
         const { params } = input;
         const { view, etag } = await readIncident(input, input.workspace, params.source, params.incidentId);
@@ -108,6 +111,7 @@ export const incidentRoutes: RouteGroup = {
       auth: "incidents:read",
       params: commentListParams,
       response: z.array(commentView).meta({ examples: [commentsExample] }),
+      responseHeaders: [{ name: TICKET_NOTES_HEADER, definition: TICKET_NOTES_HEADER_DEFINITION, when: "the notes of linked tickets could not be read" }],
       async handler(input) {
         const { params, workspace } = input;
         // Linked tickets' notes join the incident's comments (ticketId, ticketNoteId: contract 2.5).
@@ -173,6 +177,7 @@ export const incidentRoutes: RouteGroup = {
       params: incidentParams,
       body: updateStatusBody,
       successStatus: 204,
+      ifMatch: true,
       async handler(input) {
         const { params, body } = input;
         await changeStatus(input, { ...params, workspace: input.workspace, ifMatch: input.header("if-match") }, body);
@@ -189,6 +194,7 @@ export const incidentRoutes: RouteGroup = {
       params: incidentParams,
       body: updateAssigneeBody,
       successStatus: 204,
+      ifMatch: true,
       async handler(input) {
         const { params, body } = input;
         await changeAssignee(input, { ...params, workspace: input.workspace, ifMatch: input.header("if-match") }, body);

@@ -66,9 +66,18 @@ export const updateAssigneeBody = z
 const entityKindSchema = z.enum(entityKinds);
 
 /** `by-entity` query: the contract's PascalCase parameter names, all optional. */
+/** The rule of the entity parameters, which a parameter's schema cannot say. */
+export const BY_ENTITY_NEEDS = "Give at least one of `IncidentId`, `EntityName` and `EntityFilter`: a query naming no entity is 400 `VALIDATION_ERROR`.";
+
 export const byEntityQuery = z
   .object({
-    IncidentId: z.string().min(1).max(256).optional().describe("Find incidents sharing an entity with this incident.").meta({ examples: [EXAMPLE_INCIDENT.id] }),
+    IncidentId: z
+      .string()
+      .min(1)
+      .max(256)
+      .optional()
+      .describe(`Find incidents sharing an entity with this incident. ${BY_ENTITY_NEEDS}`)
+      .meta({ examples: [EXAMPLE_INCIDENT.id] }),
     EntityKind: z
       .string()
       .optional()
@@ -79,8 +88,8 @@ export const byEntityQuery = z
         return kind;
       })
       .describe(`Entity kind, case-insensitive: ${entityKinds.join(", ")}.`),
-    EntityFilter: z.string().min(1).max(256).optional().describe("Substring of the entity name, case-insensitive."),
-    EntityName: z.string().min(1).max(256).optional().describe("Exact entity name, case-insensitive."),
+    EntityFilter: z.string().min(1).max(256).optional().describe(`Substring of the entity name, case-insensitive. ${BY_ENTITY_NEEDS}`),
+    EntityName: z.string().min(1).max(256).optional().describe(`Exact entity name, case-insensitive. ${BY_ENTITY_NEEDS}`),
     EntityType: entityKindSchema.optional().describe("Same as EntityKind, as an enum."),
     TimeFilteringType: z.enum(["CreatedTime", "LastModifiedTime"]).optional().describe("Which time StartDate/EndDate bound; default CreatedTime."),
     StartDate: timestamp.optional(),

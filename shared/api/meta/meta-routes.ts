@@ -58,6 +58,7 @@ export function metaRoutes(documented: () => readonly Route[] | Promise<readonly
       publicRoute({
         method: "GET",
         path: "/docs",
+        responseHeaders: ["Content-Security-Policy"],
         summary: "A readable reference page of this API",
         tag,
         async handler() {

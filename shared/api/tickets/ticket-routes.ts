@@ -6,7 +6,7 @@ import { workspaceRoute, type RouteGroup } from "../../platform/http/route";
 import { requireIntegration } from "../../domain/organizations/integration-switches";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import { findTicket, linkTicket, toTicketLinkView, toTicketView, unlinkTicket } from "./ticket-links";
-import { linkBody, linkParams, priorityBody, ticketLinkView, ticketSearchQuery, ticketSearchResult, ticketView, unlinkBody, workspaceParams } from "./ticket-schemas";
+import { linkBody, linkParams, priorityBody, SEARCH_NEEDS, ticketLinkView, ticketSearchQuery, ticketSearchResult, ticketView, unlinkBody, workspaceParams } from "./ticket-schemas";
 
 const tag = "Tickets";
 const base = "/workspaces/{workspaceId}/tickets";
@@ -25,6 +25,7 @@ export const ticketRoutes: RouteGroup = {
       method: "GET",
       path: `${base}/search`,
       summary: "Find tickets by grouping id and/or ticket number, with the incidents linked to them",
+      description: SEARCH_NEEDS,
       tag,
       auth: "tickets:read",
       problems: ["EXTENSION_NOT_ENABLED"],
@@ -59,6 +60,7 @@ export const ticketRoutes: RouteGroup = {
       body: linkBody,
       response: ticketLinkView.meta({ examples: [ticketLinkExample] }),
       successStatus: 201,
+      responseHeaders: ["Location"],
       async handler(input) {
         await requireIntegration(input, input.workspace, "ticketing");
         const link = await linkTicket(input, input.workspace, input.body);

@@ -24,6 +24,9 @@ const ticketNumber = z.string().trim().min(1).max(64).describe("The ticket's hum
 export const workspaceParams = z.object({ workspaceId: z.guid().describe("The workspace's id.").meta({ examples: [EXAMPLE_WORKSPACE_ID] }) }).strict();
 export const linkParams = workspaceParams.extend({ linkId: z.guid().describe("The link's `id`, as linking answered it.").meta({ examples: [EXAMPLE_LINKED.id] }) }).strict();
 
+/** The rule of the search's two parameters, which a parameter's schema cannot say. */
+export const SEARCH_NEEDS = "Give `groupingId`, `ticketNumber` or both: a search with neither is 400 `VALIDATION_ERROR`.";
+
 export const ticketSearchQuery = z
   .object({
     groupingId: z
@@ -32,12 +35,24 @@ export const ticketSearchQuery = z
       .min(1)
       .max(256)
       .optional()
-      .describe("The correlation key tickets carry for the SOC (ServiceNow `correlation_id`, a Jira label): typically an incident id or a case id. Exact match.")
+      .describe(
+        "The correlation key tickets carry for the SOC (ServiceNow `correlation_id`, a Jira label): typically an incident id or a case id. Exact match. " +
+          SEARCH_NEEDS,
+      )
       .meta({ examples: [EXAMPLE_TICKET.groupingId] }),
-    ticketNumber: ticketNumber.optional().meta({ examples: [EXAMPLE_TICKET.ticketNumber] }),
+    ticketNumber: ticketNumber
+      .optional()
+      .describe(`The ticket's human-facing number (\`INC0012345\`, \`SEC-1234\`), case-insensitive. ${SEARCH_NEEDS}`)
+      .meta({ examples: [EXAMPLE_TICKET.ticketNumber] }),
   })
   .strict()
   .refine((q) => q.groupingId !== undefined || q.ticketNumber !== undefined, { message: "Give groupingId, ticketNumber or both." });
+
+/**
+ * A body that names a ticket by exactly one of its id and its number, for the OpenAPI document: what
+ * `oneTicket` checks, which the fields' own schemas cannot say.
+ */
+const ONE_TICKET = { oneOf: [{ required: ["ticketId"] }, { required: ["ticketNumber"] }] };
 
 /** Names a ticket by the ITSM's id or by its number: exactly one of the two. */
 function oneTicket<T extends { ticketId?: string; ticketNumber?: string }>(value: T, ctx: z.RefinementCtx): void {
@@ -57,15 +72,15 @@ export const linkBody = z
   .object(linkPairShape)
   .strict()
   .superRefine(oneTicket)
-  .describe("The incident and the ticket to link; the ticket by its id or its number.")
-  .meta({ examples: [{ source: "SourceA", incidentId: EXAMPLE_INCIDENT_ID, ticketNumber: EXAMPLE_TICKET.ticketNumber }] });
+  .describe("The incident and the ticket to link; the ticket by exactly one of its id and its number.")
+  .meta({ ...ONE_TICKET, examples: [{ source: "SourceA", incidentId: EXAMPLE_INCIDENT_ID, ticketNumber: EXAMPLE_TICKET.ticketNumber }] });
 
 export const unlinkBody = z
   .object(linkPairShape)
   .strict()
   .superRefine(oneTicket)
-  .describe("The linked pair to remove; the ticket by its id or its number, as stored in the link.")
-  .meta({ examples: [{ source: "SourceA", incidentId: EXAMPLE_INCIDENT_ID, ticketNumber: EXAMPLE_TICKET.ticketNumber }] });
+  .describe("The linked pair to remove; the ticket by exactly one of its id and its number, as stored in the link.")
+  .meta({ ...ONE_TICKET, examples: [{ source: "SourceA", incidentId: EXAMPLE_INCIDENT_ID, ticketNumber: EXAMPLE_TICKET.ticketNumber }] });
 
 export const priorityBody = z
   .object({
@@ -76,8 +91,8 @@ export const priorityBody = z
   })
   .strict()
   .superRefine(oneTicket)
-  .describe("The ticket, by its id or its number, and its new priority.")
-  .meta({ examples: [{ ticketNumber: EXAMPLE_TICKET.ticketNumber, priority: "P1", reason: "Confirmed ransomware precursor on a file server." }] });
+  .describe("The ticket, by exactly one of its id and its number, and its new priority.")
+  .meta({ ...ONE_TICKET, examples: [{ ticketNumber: EXAMPLE_TICKET.ticketNumber, priority: "P1", reason: "Confirmed ransomware precursor on a file server." }] });
 
 const linkedByView = z.object({
   serviceAccountId: z.string().nullable().describe("The service account that linked them; null when the service did."),

@@ -57,6 +57,7 @@ export const webhookRoutes: RouteGroup = {
       auth: "webhooks:read",
       params: webhookIdParams,
       response: webhookView,
+      responseHeaders: ["ETag"],
       async handler(input) {
         const found = await visibleWebhook(input, input.params.id);
         return { data: toWebhookView(found.value), headers: { ETag: found.etag } };
@@ -71,6 +72,7 @@ export const webhookRoutes: RouteGroup = {
       body: createWebhookBody,
       response: createdWebhookResponse,
       successStatus: 201,
+      responseHeaders: ["Location", "ETag"],
       async handler(input) {
         const { body, principal } = input;
         await checkTarget(input, body.url, body.monitoredAccountIds);
@@ -123,6 +125,8 @@ export const webhookRoutes: RouteGroup = {
       params: retiredWebhookIdParams,
       body: updateWebhookBody,
       response: webhookView,
+      responseHeaders: ["ETag"],
+      ifMatch: true,
       async handler(input) {
         const { body } = input;
         // The URL is checked when it changes: a configuration written back as read keeps its endpoint,
@@ -147,6 +151,7 @@ export const webhookRoutes: RouteGroup = {
       problems: ["CONFLICT"],
       params: retiredWebhookIdParams,
       successStatus: 204,
+      ifMatch: true,
       async handler(input) {
         await commit({
           read: () => visibleWebhook(input, input.params.id),
@@ -171,6 +176,8 @@ export const webhookRoutes: RouteGroup = {
       params: webhookIdParams,
       body: updateCredentialsBody,
       response: credentialsChangedResponse,
+      responseHeaders: ["ETag"],
+      ifMatch: true,
       async handler(input) {
         const { body } = input;
         const rotate = body.rotateSigningSecret || body.signingToken !== undefined;
@@ -204,6 +211,8 @@ function stateRoute(action: WebhookStateAction, summary: string, params: typeof 
     problems: ["CONFLICT"],
     params,
     response: webhookView.meta({ examples: [{ ...webhookExample, status: action === "pause" ? "Paused" : "Active" }] }),
+    responseHeaders: ["ETag"],
+    ifMatch: true,
     async handler(input) {
       const saved = await changeWebhookState(input, () => visibleWebhook(input, input.params.id), action, input.header("if-match"));
       return { data: toWebhookView(saved.value), headers: { ETag: saved.etag } };

@@ -6,6 +6,7 @@ import type { Source } from "../sources";
 import type { TicketLinkRecord } from "./ticket-link";
 import type { WorkspaceRecord } from "../organizations/workspace";
 import type { TicketNote } from "../../systems/itsm/port";
+import type { HeaderDefinition } from "../../platform/http/documented-headers";
 
 /** Contract 2.5's comment, as the comments endpoint shows it: the vendor's, without the owning integration. */
 export type IncidentCommentView = Omit<VendorComment, "extensionId">;
@@ -15,6 +16,13 @@ export const TICKET_COMMENT_PREFIX = "ticket-";
 
 /** Set on the comments response when the notes of linked tickets could not be read. */
 export const TICKET_NOTES_HEADER = "X-Ticket-Notes";
+
+/** `X-Ticket-Notes` as the OpenAPI document describes it. */
+export const TICKET_NOTES_HEADER_DEFINITION: HeaderDefinition = {
+  description: "`Unavailable`: the notes of the incident's linked tickets could not be read (ticketing switched off for the workspace, or the ITSM failing); the comments are the source's and the links' own.",
+  schema: { type: "string", enum: ["Unavailable"] },
+  example: "Unavailable",
+};
 
 export interface TicketComments {
   comments: IncidentCommentView[];

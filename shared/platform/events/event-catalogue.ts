@@ -308,7 +308,15 @@ export interface WebhookHeaderDoc {
   name: string;
   required: boolean;
   description: string;
+  /** A value as a delivery sends it (one event, its signatures with one key). */
+  example: string;
+  /** The form of the value, where it has one. */
+  pattern?: string;
 }
+
+const EXAMPLE_EVENT_ID = "5d3c8f0e-6a3b-5c1e-9f2d-8b7a6c5d4e3f";
+/** 2026-03-02T09:15:04Z. */
+const EXAMPLE_DELIVERY_SECONDS = "1772442904";
 
 /**
  * The request headers of a delivery (DESIGN §5, shared/platform/delivery/signer.ts and delivery-worker.ts),
@@ -317,22 +325,37 @@ export interface WebhookHeaderDoc {
  * that one in prose.
  */
 export const webhookHeaders: readonly WebhookHeaderDoc[] = [
-  { name: "X-Svc-Event-Id", required: true, description: "The event id (= envelope `id`); the same on every retry. Deduplicate on it." },
-  { name: "X-Svc-Event-Type", required: true, description: "The event type, e.g. `incident.created.v1`." },
-  { name: "X-Svc-Schema", required: true, description: "The schema of the body (currently the event type); ignore values you do not know." },
-  { name: "X-Svc-Timestamp", required: true, description: "Unix seconds of this attempt; signed." },
+  {
+    name: "X-Svc-Event-Id",
+    required: true,
+    description: "The event id (= envelope `id`); the same on every retry. Deduplicate on it.",
+    example: EXAMPLE_EVENT_ID,
+  },
+  { name: "X-Svc-Event-Type", required: true, description: "The event type, e.g. `incident.created.v1`.", example: "incident.created.v1" },
+  { name: "X-Svc-Schema", required: true, description: "The schema of the body (currently the event type); ignore values you do not know.", example: "incident.created.v1" },
+  { name: "X-Svc-Timestamp", required: true, description: "Unix seconds of this attempt; signed.", example: EXAMPLE_DELIVERY_SECONDS, pattern: "^[0-9]+$" },
   {
     name: "X-Svc-Signature",
     required: true,
     description: 'Space-separated `v1=<hex HMAC-SHA256(key, "<X-Svc-Timestamp>.<raw body>")>`, one per live signing key (two during a rotation).',
+    example: "v1=a3be0ddaf4a061c47893adf03b3ca8c60da351555a3fbb68ae2b68b042659fdc",
+    pattern: "^v1=[0-9a-f]{64}( v1=[0-9a-f]{64})*$",
   },
-  { name: "webhook-id", required: true, description: "Standard Webhooks: the event id (= `X-Svc-Event-Id`)." },
-  { name: "webhook-timestamp", required: true, description: "Standard Webhooks: unix seconds (= `X-Svc-Timestamp`)." },
+  { name: "webhook-id", required: true, description: "Standard Webhooks: the event id (= `X-Svc-Event-Id`).", example: EXAMPLE_EVENT_ID },
+  {
+    name: "webhook-timestamp",
+    required: true,
+    description: "Standard Webhooks: unix seconds (= `X-Svc-Timestamp`).",
+    example: EXAMPLE_DELIVERY_SECONDS,
+    pattern: "^[0-9]+$",
+  },
   {
     name: "webhook-signature",
     required: true,
     description: 'Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, one per live signing key.',
+    example: "v1,dQJdqc2u8gPK3+KBX1kxGRBgdutGso9DY6UutF86w/U=",
+    pattern: "^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)*$",
   },
-  { name: "X-Svc-Test", required: false, description: "`true` on test events (`webhook.test.v1`); absent otherwise." },
-  { name: API_KEY_HEADER, required: false, description: "The endpoint credential when the webhook's authenticationType is ApiKey." },
+  { name: "X-Svc-Test", required: false, description: "`true` on test events (`webhook.test.v1`); absent otherwise.", example: "true", pattern: "^true$" },
+  { name: API_KEY_HEADER, required: false, description: "The endpoint credential when the webhook's authenticationType is ApiKey.", example: "k3y-from-your-endpoint-settings" },
 ];

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { API_KEY_HEADER } from "../delivery/delivery-worker";
+import { API_KEY_HEADER, DELIVERY_USER_AGENT } from "../delivery/delivery-worker";
 import { eventCatalogue, eventEnvelopeOf, webhookHeaders } from "../events/event-catalogue";
 import { eventTypes } from "../events/event-types";
 import { errorCodes, type ErrorCode } from "../errors/api-error";
@@ -11,6 +11,7 @@ import { SESSION_COOKIE } from "../auth/portal-session";
 import { API_PREFIX } from "./router";
 import { EXAMPLE_META, EXAMPLE_UNAVAILABLE_STREAMS, EXAMPLE_UNAVAILABLE_WORKSPACES } from "../../domain/examples/examples";
 import { partialMeta } from "./partial-results";
+import { CSRF_PARAMETER, IF_MATCH_PARAMETER, standardHeaders, type DeclaredHeader, type HeaderDefinition } from "./documented-headers";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -62,6 +63,7 @@ type DocumentedProblem = { code: ErrorCode; status: number };
  * tables and their zod schemas so that it cannot drift from what is served.
  */
 export function buildOpenApi(routes: readonly Route[], origin: string): JsonSchema {
+  const components = new Components();
   const paths: Record<string, Record<string, JsonSchema>> = {};
   // Templates that differ only in parameter names (`/users/{userId}`, `/users/{id}`) are one path in
   // OpenAPI 3.1, which forbids both: the first spelling names the path, the others are renamed to it.
@@ -71,7 +73,7 @@ export function buildOpenApi(routes: readonly Route[], origin: string): JsonSche
     const shape = route.path.replace(/\{[^}]+\}/g, "{}");
     const path = pathOfShape.get(shape) ?? API_PREFIX + route.path;
     pathOfShape.set(shape, path);
-    (paths[path] ??= {})[route.method.toLowerCase()] = operation(route, parameterRenames(API_PREFIX + route.path, path), origin);
+    (paths[path] ??= {})[route.method.toLowerCase()] = operation(route, parameterRenames(API_PREFIX + route.path, path), origin, components);
   }
   const tags = [...new Set([...routes.filter((r) => !r.hidden).map((r) => r.tag), "Events"])];
   return {
@@ -90,7 +92,7 @@ export function buildOpenApi(routes: readonly Route[], origin: string): JsonSche
     security: [{ basicAuth: [] }],
     tags: tags.map((name) => (TAG_DESCRIPTIONS[name] ? { name, description: TAG_DESCRIPTIONS[name] } : { name })),
     paths,
-    webhooks: eventWebhooks(),
+    webhooks: eventWebhooks(components),
     components: {
       securitySchemes: {
         basicAuth: {
@@ -108,6 +110,8 @@ export function buildOpenApi(routes: readonly Route[], origin: string): JsonSche
         },
       },
       schemas: { Problem: problemSchema(), Meta: metaSchema() },
+      headers: components.headers,
+      parameters: components.parameters,
     },
   };
 }
@@ -123,7 +127,7 @@ function parameterRenames(routePath: string, documentedPath: string): Map<string
   return renames;
 }
 
-function operation(route: Route, renames: Map<string, string>, origin: string): JsonSchema {
+function operation(route: Route, renames: Map<string, string>, origin: string, components: Components): JsonSchema {
   const isPublic = route.auth === "public";
   const isPortal = route.auth === "session";
   const pathParameters = parameters(route.params, "path").map((p) => {
@@ -136,14 +140,15 @@ function operation(route: Route, renames: Map<string, string>, origin: string): 
     tags: [route.tag],
     description: [isPublic ? "No authentication." : isPortal ? portalAccess(route) : `Scope: \`${route.auth}\`.`, route.description].filter(Boolean).join("\n\n"),
     parameters: [...pathParameters, ...parameters(route.query, "query")],
-    responses: responses(route, origin, exampleInstance(API_PREFIX + route.path, pathParameters)),
+    responses: responses(route, origin, exampleInstance(API_PREFIX + route.path, pathParameters), components),
   };
+  if (route.ifMatch) op.parameters = [...(op.parameters as JsonSchema[]), components.parameter(IF_MATCH_PARAMETER)];
   if (isPublic) op.security = [];
   else if (isPortal) {
     op.security = [{ portalSession: [] }];
     if (route.roles) op["x-required-roles"] = route.roles;
     if (route.workspaceRole) op["x-required-workspace-role"] = route.workspaceRole;
-    if (route.method !== "GET") op.parameters = [...(op.parameters as JsonSchema[]), CSRF_PARAMETER];
+    if (route.method !== "GET") op.parameters = [...(op.parameters as JsonSchema[]), components.parameter(CSRF_PARAMETER)];
   } else op["x-required-scope"] = route.auth;
   if (route.body) {
     const mediaType = route.multipart ? "multipart/form-data" : "application/json";
@@ -151,14 +156,6 @@ function operation(route: Route, renames: Map<string, string>, origin: string): 
   }
   return op;
 }
-
-const CSRF_PARAMETER: JsonSchema = {
-  name: "X-CSRF-Token",
-  in: "header",
-  required: true,
-  description: "The session's CSRF token (`GET /portal/me`, `csrfToken`).",
-  schema: { type: "string" },
-};
 
 /** The access line of a portal operation: who may call it. */
 function portalAccess(route: Route): string {
@@ -168,9 +165,12 @@ function portalAccess(route: Route): string {
   return `Portal session (people only). ${roles}${workspace}`;
 }
 
-function responses(route: Route, origin: string, instance: string): JsonSchema {
+function responses(route: Route, origin: string, instance: string, components: Components): JsonSchema {
   const out: JsonSchema = {};
-  for (const status of [route.successStatus ?? 200].flat()) out[String(status)] = success(route, status);
+  for (const status of [route.successStatus ?? 200].flat()) {
+    const response = success(route, status, components);
+    out[String(status)] = { ...response, headers: { ...answerHeaders(route, status, components), ...(response.headers as JsonSchema | undefined) } };
+  }
   const byStatus = new Map<number, ErrorCode[]>();
   for (const { code, status } of documentedProblems(route)) {
     const list = byStatus.get(status) ?? [];
@@ -179,6 +179,7 @@ function responses(route: Route, origin: string, instance: string): JsonSchema {
   for (const [s, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     out[String(s)] = {
       description: `Problem: ${list.join(", ")}`,
+      headers: answerHeaders(route, s, components),
       content: {
         "application/problem+json": {
           schema: { $ref: "#/components/schemas/Problem" },
@@ -191,18 +192,15 @@ function responses(route: Route, origin: string, instance: string): JsonSchema {
   return out;
 }
 
-function success(route: Route, status: number): JsonSchema {
+function success(route: Route, status: number, components: Components): JsonSchema {
   if (status === 204) return { description: "Done; no body." };
   if (status === 303) {
-    return { description: "See Other: the browser goes on to `Location`.", headers: { Location: { description: "Where the browser goes next.", schema: { type: "string" } } } };
+    return { description: "See Other: the browser goes on to `Location`.", headers: { Location: components.header("Location", true, "Where the browser goes next.") } };
   }
   if (route.rawMediaTypes) {
     return {
       description: "The document's bytes, as uploaded, in its media type.",
-      headers: {
-        "Content-Disposition": { description: "`attachment`, with the file name (RFC 6266, `filename*=UTF-8''…`).", schema: { type: "string" } },
-        "X-Content-Type-Options": { description: "`nosniff`: browsers keep to the media type given.", schema: { type: "string" } },
-      },
+      headers: Object.fromEntries((["Content-Disposition", "X-Content-Type-Options"] as const).map((name) => [name, components.header(name, true)])),
       content: Object.fromEntries(route.rawMediaTypes.map((type) => [type, { schema: { type: "string", format: "binary" } }])),
     };
   }
@@ -228,6 +226,72 @@ function success(route: Route, status: number): JsonSchema {
   return { description: "Success", content: { "application/json": { schema: envelope } } };
 }
 
+/** Statuses whose answers may come before the caller is identified, without the rate-limit headers. */
+const RATE_LIMIT_UNSURE: Record<number, string> = {
+  413: "the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that",
+  500: "the service got as far as identifying the caller",
+};
+/** Statuses that may say when to try again: the rate limit, an upstream system's own word, an open circuit breaker. */
+const RETRY_AFTER_STATUSES = new Set([429, 502, 503, 504]);
+const RATE_LIMIT_HEADERS = ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"] as const;
+
+/**
+ * The headers of one documented answer: the pipeline's (on every answer: the request id, caching,
+ * the caller's rate limit; `Retry-After` where it may say when to try again; the scheme to
+ * authenticate with on a 401 of an authenticated route), then those the route declares for the status.
+ */
+function answerHeaders(route: Route, status: number, components: Components): JsonSchema {
+  const out: JsonSchema = {
+    "X-Request-Id": components.header("X-Request-Id", true),
+    "Cache-Control": components.header("Cache-Control", true),
+  };
+  const unsure = RATE_LIMIT_UNSURE[status];
+  for (const name of RATE_LIMIT_HEADERS) out[name] = components.header(name, unsure === undefined, unsure && `Sent when ${unsure}.`);
+  if (RETRY_AFTER_STATUSES.has(status)) out["Retry-After"] = components.header("Retry-After", false);
+  if (status === 401 && route.auth !== "public") out["WWW-Authenticate"] = components.header("WWW-Authenticate", true);
+  const isSuccess = status < 400;
+  for (const declared of route.responseHeaders ?? []) {
+    const header: Exclude<DeclaredHeader, string> = typeof declared === "string" ? { name: declared } : declared;
+    if (header.status === undefined ? !isSuccess : header.status !== status) continue;
+    const definition = "definition" in header ? header.definition : undefined;
+    out[header.name] = components.header(header.name, header.when === undefined, header.when && `Sent when ${header.when}.`, definition);
+  }
+  return out;
+}
+
+/**
+ * The document's reusable headers and parameters, collected as the operations name them: a header is
+ * a component per name, and per name a second one (`<name>.optional`) where it is sent on only some
+ * of the answers of a status.
+ */
+class Components {
+  readonly headers: Record<string, JsonSchema> = {};
+  readonly parameters: Record<string, JsonSchema> = {};
+
+  /** A reference to the header; `note` (when it is sent, what it holds here) is added before its description. */
+  header(name: string, required: boolean, note?: string, definition?: HeaderDefinition): JsonSchema {
+    const defined = definition ?? (standardHeaders as Record<string, HeaderDefinition>)[name];
+    if (!defined) throw new Error(`The header ${name} is neither a standard header (documented-headers.ts) nor given a definition.`);
+    if (definition && name in standardHeaders) throw new Error(`The header ${name} is a standard header: name it without a definition.`);
+    const key = required ? name : `${name}.optional`;
+    const component = { description: defined.description, required, schema: defined.schema, example: defined.example };
+    const known = this.headers[key];
+    if (known && JSON.stringify(known) !== JSON.stringify(component)) throw new Error(`The header ${name} is defined twice, differently.`);
+    this.headers[key] = component;
+    const ref = { $ref: `#/components/headers/${key}` };
+    return note ? { ...ref, description: `${note} ${defined.description}` } : ref;
+  }
+
+  /** A reference to a request header parameter, under its name. */
+  parameter(definition: JsonSchema): JsonSchema {
+    const name = definition.name as string;
+    const known = this.parameters[name];
+    if (known && JSON.stringify(known) !== JSON.stringify(definition)) throw new Error(`The parameter ${name} is defined twice, differently.`);
+    this.parameters[name] = definition;
+    return { $ref: `#/components/parameters/${name}` };
+  }
+}
+
 /**
  * Every problem the operation can answer with: those of authentication, those its inputs imply (a
  * path names something that may not exist, a body may be unreadable), and those the route declares
@@ -241,6 +305,8 @@ function documentedProblems(route: Route): DocumentedProblem[] {
   if (route.path.includes("{workspaceId}")) codes.add("INSUFFICIENT_WORKSPACE_ROLE");
   // A source may be switched off in a deployment (its endpoints then answer EXTENSION_NOT_ENABLED).
   if (route.path.includes("{source}")) codes.add("EXTENSION_NOT_ENABLED");
+  // Another version than the one `If-Match` names.
+  if (route.ifMatch) codes.add("CONFLICT");
   const out: DocumentedProblem[] = [...codes].map((code) => ({ code, status: errorCodes[code].status }));
   // A body over MAX_REQUEST_BODY_BYTES: the table has no code of its own for it.
   if (route.body) out.push({ code: "BAD_REQUEST", status: 413 });
@@ -341,8 +407,15 @@ const WEBHOOK_DESCRIPTION = [
 ].join("\n");
 
 /** Contract 6: every event type as an OpenAPI 3.1 webhook whose body is the envelope with that type's data. */
-function eventWebhooks(): Record<string, JsonSchema> {
+function eventWebhooks(components: Components): Record<string, JsonSchema> {
   const out: Record<string, JsonSchema> = {};
+  // Every delivery's request headers, one reusable parameter each; the endpoint credential is described in prose.
+  const headers = [
+    ...webhookHeaders
+      .filter((h) => !WEBHOOK_CREDENTIAL_HEADERS.has(h.name.toLowerCase()))
+      .map((h) => ({ name: h.name, in: "header", required: h.required, description: h.description, schema: { type: "string", ...(h.pattern ? { pattern: h.pattern } : {}) }, example: h.example })),
+    { name: "User-Agent", in: "header", required: true, description: "The service's delivery client.", schema: { type: "string" }, example: DELIVERY_USER_AGENT },
+  ].map((h) => components.parameter(h));
   for (const type of eventTypes) {
     const schema = z.toJSONSchema(eventEnvelopeOf(type), {
       io: "output",
@@ -363,13 +436,21 @@ function eventWebhooks(): Record<string, JsonSchema> {
         tags: ["Events"],
         // The API's own scheme does not apply: the endpoint credential is described above.
         security: [],
-        parameters: webhookHeaders
-          .filter((h) => !WEBHOOK_CREDENTIAL_HEADERS.has(h.name.toLowerCase()))
-          .map((h) => ({ name: h.name, in: "header", required: h.required, description: h.description, schema: { type: "string" } })),
+        parameters: headers,
         requestBody: { required: true, content: { "application/json": { schema } } },
         responses: {
           "2XX": { description: "Received. Any 2xx ends the delivery; the body is read up to 1 MB and discarded." },
-          default: { description: "408, 429, 500, 502, 503 and 504 are retried; any other status, 3xx included, fails the delivery." },
+          default: {
+            description: "408, 429, 500, 502, 503 and 504 are retried; any other status, 3xx included, fails the delivery.",
+            headers: {
+              "Retry-After": {
+                description: "On a retried status: when to try again, in delta-seconds or an HTTP-date. Honoured when longer than the 30 s backoff, within the 5-minute window.",
+                required: false,
+                schema: { type: "string" },
+                example: "120",
+              },
+            },
+          },
         },
       },
     };

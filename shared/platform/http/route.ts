@@ -10,6 +10,7 @@ import type { Person } from "../auth/person";
 import type { Actor } from "../operation-context";
 import type { ErrorCode } from "../errors/api-error";
 import type { Config } from "../config/config";
+import type { DeclaredHeader } from "./documented-headers";
 
 /**
  * What a handler returns: data for the envelope; a bare JSON body (contract 2.1's one exception,
@@ -152,6 +153,15 @@ interface RouteFields<P extends Schema | undefined, Q extends Schema | undefined
   rawMediaTypes?: readonly string[];
   /** Hidden from the OpenAPI document (documentation assets). */
   hidden?: boolean;
+  /**
+   * Headers the handler sets on its answers (`ETag`, `Location`, one of its own…), for the OpenAPI
+   * document and the API tests' check of every answer: by name when every success answer carries
+   * it, or with the status it comes with and, when only some answers carry it, `when`. The
+   * pipeline's headers (request id, rate limit, caching, authentication) need no declaring.
+   */
+  responseHeaders?: readonly DeclaredHeader[];
+  /** The handler honours `If-Match` (409 CONFLICT when it names another version of the resource). */
+  ifMatch?: boolean;
 }
 
 type Handler<I> = (input: I) => Promise<HandlerResult>;

@@ -25,7 +25,14 @@ export function valueOf(schema: JsonSchema | undefined, ctx: SchemaContext, name
   if (!schema || depth > 6) return fc.constant(null);
   if (typeof schema.$ref === "string") return valueOf(ctx.resolve(schema.$ref), ctx, name, depth + 1);
   const alternatives = schema.anyOf ?? schema.oneOf;
-  if (Array.isArray(alternatives)) return fc.oneof(...alternatives.map((s: JsonSchema) => valueOf(s, ctx, name, depth + 1)));
+  if (Array.isArray(alternatives)) {
+    const { anyOf: _any, oneOf: _one, ...own } = schema;
+    // Beside an object's own properties, the alternatives say which of them are required: each alternative is that object.
+    if (own.type === "object" || own.properties) {
+      return fc.oneof(...alternatives.map((s: JsonSchema) => valueOf({ ...own, ...s, required: [...(own.required ?? []), ...(s.required ?? [])] }, ctx, name, depth + 1)));
+    }
+    return fc.oneof(...alternatives.map((s: JsonSchema) => valueOf(s, ctx, name, depth + 1)));
+  }
   if ("const" in schema) return fc.constant(schema.const);
   if (Array.isArray(schema.enum)) return fc.constantFrom(...(schema.enum as unknown[]));
   const type = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== "null") : schema.type;

@@ -89,6 +89,7 @@ export const portalAgentConfigurationRoutes: RouteGroup = {
     personWorkspaceRoute({
       method: "GET",
       path: "/portal/workspaces/{workspaceId}/agent-configuration",
+      responseHeaders: [{ name: "ETag", when: "the workspace has an agent configuration" }],
       summary: "The workspace's agent configuration: per classification, the webhooks its card names",
       description: "With its `ETag`, which `PUT` may send back as `If-Match`. A workspace without one answers the defaults (no cards), without an `ETag`.",
       tag,
@@ -105,6 +106,8 @@ export const portalAgentConfigurationRoutes: RouteGroup = {
     personWorkspaceRoute({
       method: "PUT",
       path: "/portal/workspaces/{workspaceId}/agent-configuration",
+      responseHeaders: ["ETag"],
+      ifMatch: true,
       summary: "Set the workspace's agent configuration",
       description:
         `The whole configuration. Checked: one card per classification; every webhook exists in your organization and can receive the workspace's events ` +

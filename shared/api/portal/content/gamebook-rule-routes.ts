@@ -43,6 +43,7 @@ export const portalGamebookRuleRoutes: RouteGroup = {
     personWorkspaceRoute({
       method: "GET",
       path: base,
+      responseHeaders: [{ name: "ETag", when: "the workspace has a catalogue" }],
       summary: "The workspace's gamebook rules: title patterns and the playbooks each recommends",
       description: "With the catalogue's `ETag`, which `PUT` may send back as `If-Match`.",
       tag,
@@ -57,6 +58,8 @@ export const portalGamebookRuleRoutes: RouteGroup = {
     personWorkspaceRoute({
       method: "PUT",
       path: base,
+      responseHeaders: [{ name: "ETag", when: "the workspace has a catalogue" }],
+      ifMatch: true,
       summary: "Replace the workspace's gamebook rules, in order",
       description:
         "Checked whole: each pattern can match a title and appears once, each playbook is in the catalogue; every problem is reported at once at its place " +

@@ -130,6 +130,7 @@ export const portalPlaybookRoutes: RouteGroup = {
     personWorkspaceRoute({
       method: "GET",
       path: base,
+      responseHeaders: [{ name: "ETag", when: "the workspace has a catalogue" }],
       summary: "The workspace's playbook catalogue",
       description: "With the catalogue's `ETag`, which a change may send back as `If-Match`.",
       tag,
@@ -145,6 +146,8 @@ export const portalPlaybookRoutes: RouteGroup = {
     personWorkspaceRoute({
       method: "PUT",
       path: `${base}/{playbookId}`,
+      responseHeaders: ["ETag", { name: "Location", status: 201 }],
+      ifMatch: true,
       summary: "Add a playbook to the catalogue, or change one",
       description:
         "The whole entry: a field left out takes its default, except `isAdminRequired` and `enabled`, which keep their values (a new entry: false, and true). " +
@@ -211,6 +214,7 @@ export const portalPlaybookRoutes: RouteGroup = {
     personWorkspaceRoute({
       method: "DELETE",
       path: `${base}/{playbookId}`,
+      ifMatch: true,
       summary: "Remove a playbook from the catalogue",
       description:
         "409 while a rule, a gamebook or another playbook's undo names it (the detail says which): change those first, or switch the playbook off (`enabled: false`), " +
@@ -245,6 +249,8 @@ export const portalPlaybookRoutes: RouteGroup = {
     personWorkspaceRoute({
       method: "POST",
       path: `${base}/import`,
+      responseHeaders: [{ name: "ETag", when: "the workspace has a catalogue" }],
+      ifMatch: true,
       summary: "Import the actions the automation backend offers the workspace into its catalogue",
       description:
         "Merged by reference id: an action the catalogue lacks is added (switched on); one it has takes the backend's name, description, entity type and parameters " +

@@ -90,6 +90,7 @@ export const portalIncidentRoutes: RouteGroup = {
     personWorkspaceRoute({
       method: "GET",
       path: "/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}",
+      responseHeaders: ["ETag"],
       summary: "One incident with its comments, its last gamebook run and related incidents",
       description:
         "The incident live from its source with the service's state of it (as the contract's incident), its comments, the last gamebook run on it, " +

@@ -84,6 +84,7 @@ export const organizationRoutes: RouteGroup = {
     personRoute({
       method: "POST",
       path: "/portal/organizations",
+      responseHeaders: ["Location", "ETag"],
       summary: "Create a customer organization managed by your service provider",
       description:
         "Only a service provider's people create organizations; the new one is a `Customer` managed by their account. " +
@@ -133,6 +134,7 @@ export const organizationRoutes: RouteGroup = {
     personRoute({
       method: "GET",
       path: "/portal/organizations/{accountId}",
+      responseHeaders: ["ETag"],
       summary: "One organization of yours",
       tag,
       roles: "any",
@@ -146,6 +148,8 @@ export const organizationRoutes: RouteGroup = {
     personRoute({
       method: "PATCH",
       path: "/portal/organizations/{accountId}",
+      responseHeaders: ["ETag"],
+      ifMatch: true,
       summary: "Rename an organization, or deactivate or reactivate one your organization manages",
       description:
         "Fields not sent keep their values. `isActive: false` deactivates an organization your own manages: its service accounts (401) and people " +
@@ -203,6 +207,7 @@ export const organizationRoutes: RouteGroup = {
     personRoute({
       method: "GET",
       path: "/portal/organizations/{accountId}/partner-approval",
+      responseHeaders: ["ETag"],
       summary: "A service provider's approval setting for gamebook runs in the organizations it manages",
       description: "An organization that is not a service provider has none: `NoApproval`.",
       tag,
@@ -217,6 +222,8 @@ export const organizationRoutes: RouteGroup = {
     personRoute({
       method: "PUT",
       path: "/portal/organizations/{accountId}/partner-approval",
+      responseHeaders: ["ETag"],
+      ifMatch: true,
       summary: "Set a service provider's approval setting; accountIds empty means every organization it manages",
       description:
         "Runs in the organizations it covers need approval as `mode` says, whatever their own workspace policy. Only a service provider has one " +

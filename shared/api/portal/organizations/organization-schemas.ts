@@ -65,7 +65,7 @@ export const updateOrganizationBody = z
     isActive: z.boolean().optional().describe("Deactivate (false) or reactivate (true) an organization your own organization manages; never your own."),
   })
   .refine((b) => b.name !== undefined || b.isActive !== undefined, { message: "Name at least one field to change: name, isActive.", path: [] })
-  .meta({ examples: [{ name: "Fabrikam Retail" }] });
+  .meta({ anyOf: [{ required: ["name"] }, { required: ["isActive"] }], examples: [{ name: "Fabrikam Retail" }] });
 
 export const accountParams = z.object({
   accountId: z.guid().describe("The organization's account id.").meta({ examples: [EXAMPLE_CUSTOMER_ACCOUNT_ID] }),

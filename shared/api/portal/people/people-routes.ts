@@ -87,6 +87,7 @@ export const peopleRoutes: RouteGroup = {
     personRoute({
       method: "GET",
       path: "/portal/people/{userId}",
+      responseHeaders: ["ETag"],
       summary: "One person of your organization",
       tag,
       roles,
@@ -102,6 +103,8 @@ export const peopleRoutes: RouteGroup = {
     personRoute({
       method: "PUT",
       path: "/portal/people/{userId}",
+      responseHeaders: ["ETag", { name: "Location", status: 201 }],
+      ifMatch: true,
       summary: "Register a person in an organization of yours, or change their registration",
       description:
         "201 when it registered them (with `Location`), 200 when it changed their registration. The body is the whole registration: workspace roles replace what they " +

@@ -86,6 +86,7 @@ export const portalServiceAccountRoutes: RouteGroup = {
     personRoute({
       method: "GET",
       path: "/portal/service-accounts/{id}",
+      responseHeaders: ["ETag"],
       summary: "One service account of your organization",
       tag,
       roles: readers,
@@ -99,6 +100,7 @@ export const portalServiceAccountRoutes: RouteGroup = {
     personRoute({
       method: "POST",
       path: "/portal/service-accounts",
+      responseHeaders: ["Location", "ETag"],
       summary: "Create a service account and its first credential: the secret is in this answer only",
       description:
         "The account belongs to your own account; workspace assignments name workspaces of your organization. The answer carries `clientId` and " +
@@ -123,6 +125,8 @@ export const portalServiceAccountRoutes: RouteGroup = {
     personRoute({
       method: "PATCH",
       path: "/portal/service-accounts/{id}",
+      responseHeaders: ["ETag"],
+      ifMatch: true,
       summary: "Change a service account: name, description, roles, or deactivate it (`isActive` false)",
       description:
         "Omitted fields keep their values. A deactivated account's credentials are refused at once (401) until it is activated again. Platform-" +
@@ -142,6 +146,7 @@ export const portalServiceAccountRoutes: RouteGroup = {
     personRoute({
       method: "DELETE",
       path: "/portal/service-accounts/{id}",
+      ifMatch: true,
       summary: "Delete a service account: its credentials stop working at once",
       description: "Platform-managed accounts cannot be deleted (403). Optional `If-Match`; a mismatch is 409.",
       tag,
@@ -157,6 +162,7 @@ export const portalServiceAccountRoutes: RouteGroup = {
     personRoute({
       method: "POST",
       path: "/portal/service-accounts/{id}/credentials",
+      ifMatch: true,
       summary: "Add a credential to a service account: its secret is in this answer only",
       description:
         "For a rotation: add one, move the integration to it, then revoke the old one. At most five active credentials at once (409). The answer " +
@@ -168,6 +174,7 @@ export const portalServiceAccountRoutes: RouteGroup = {
       body: createCredentialBody,
       response: createdCredentialView,
       successStatus: 201,
+      responseHeaders: ["Location"],
       async handler(input) {
         const { saved, credential, secret } = await addCredential(input, grantorOf(input.person), input.params.id, input.body, input.header("if-match"));
         return {
@@ -195,6 +202,8 @@ export const portalServiceAccountRoutes: RouteGroup = {
     personRoute({
       method: "POST",
       path: "/portal/service-accounts/{id}/credentials/{credentialId}/revoke",
+      responseHeaders: ["ETag"],
+      ifMatch: true,
       summary: "Revoke a credential: it stops working at once and stays listed as Revoked",
       description: "Answers the service account as it now stands. 409 when the credential is revoked already.",
       tag,

@@ -66,6 +66,7 @@ export const signInRoutes = [
   publicRoute({
     method: "GET",
     path: "/portal/auth/sign-in",
+    responseHeaders: ["Set-Cookie"],
     summary: "Sign in: redirects the browser to the identity provider",
     tag,
     description: "A browser is redirected (303). With `Accept: application/json` the answer is 200 with the URL to go to, and the same cookie.",
@@ -83,6 +84,7 @@ export const signInRoutes = [
   publicRoute({
     method: "GET",
     path: CALLBACK_PATH,
+    responseHeaders: ["Set-Cookie", { name: "Set-Cookie", status: 401, when: "the sign-in in progress expired or began in another browser: its cookie is cleared" }],
     summary: "The identity provider's answer: starts the session and returns to where the sign-in began",
     description:
       "Called by the browser on the identity provider's redirect, never by hand. The sign-in must finish within 10 minutes of its start, in the browser that started it. " +
@@ -117,6 +119,7 @@ export const signInRoutes = [
   publicRoute({
     method: "POST",
     path: "/portal/auth/sign-out",
+    responseHeaders: ["Set-Cookie"],
     summary: "Sign out: ends every session of the person, then signs out at the identity provider",
     description:
       "Ends every portal session of the person, in every browser (their sessions began before this instant), and clears this browser's cookie. " +

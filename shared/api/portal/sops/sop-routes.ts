@@ -76,6 +76,7 @@ export const portalSopRoutes: RouteGroup = {
     personWorkspaceRoute({
       method: "POST",
       path: base,
+      responseHeaders: ["Location"],
       summary: "Upload an SOP document",
       description:
         "`multipart/form-data` with one file part, `file`, and optional `title` and `description` fields. Its type is judged from its bytes: PDF, Word " +
@@ -183,6 +184,7 @@ export const portalSopRoutes: RouteGroup = {
     personWorkspaceRoute({
       method: "GET",
       path: `${base}/{sopId}/content`,
+      responseHeaders: ["ETag", "Content-Security-Policy"],
       summary: "Download an SOP document, byte for byte",
       description:
         "Served as an attachment in the media type recognised at upload, with `X-Content-Type-Options: nosniff` and a sandboxing content security policy, so " +

@@ -59,6 +59,8 @@ function stateRoute(action: WebhookStateAction, summary: string, description: st
   return personRoute({
     method: "POST",
     path: `${base}/{webhookId}/${action}`,
+    responseHeaders: ["ETag"],
+    ifMatch: true,
     summary,
     description: `${description} From any other state 409 \`CONFLICT\`. \`If-Match\` (the webhook's ETag) is honoured when sent. Audited.`,
     tag,
@@ -123,6 +125,7 @@ export const portalWebhookRoutes: RouteGroup = {
     personRoute({
       method: "GET",
       path: `${base}/{webhookId}`,
+      responseHeaders: ["ETag"],
       summary: "One webhook's health: figures over 24 hours and 7 days, latency percentiles, last failures",
       description:
         "Counts by outcome and the success rate, the attempts that ended their delivery, and p50, p95 and p99 of `durationMs` over attempts that got an HTTP " +

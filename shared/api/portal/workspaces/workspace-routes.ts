@@ -79,6 +79,7 @@ export const workspaceRoutes: RouteGroup = {
     personRoute({
       method: "POST",
       path: "/portal/workspaces",
+      responseHeaders: ["Location", "ETag"],
       summary: "Onboard a workspace into an organization of yours, with its per-source settings",
       description:
         "Every source is on and served by the deployment's system unless `sources` says otherwise: off, the vendor's own identifier of the workspace, " +
@@ -125,6 +126,7 @@ export const workspaceRoutes: RouteGroup = {
     personWorkspaceRoute({
       method: "GET",
       path: "/portal/workspaces/{workspaceId}",
+      responseHeaders: ["ETag"],
       summary: "One workspace, with its per-source settings",
       tag,
       roles: "any",
@@ -139,6 +141,8 @@ export const workspaceRoutes: RouteGroup = {
     personWorkspaceRoute({
       method: "PATCH",
       path: "/portal/workspaces/{workspaceId}",
+      responseHeaders: ["ETag"],
+      ifMatch: true,
       summary: "Rename a workspace, or change its per-source settings",
       description:
         "Fields not sent keep their values; within `sources`, sources not named keep theirs, and a named source keeps the fields not sent (a bridge's " +
@@ -211,6 +215,7 @@ export const workspaceRoutes: RouteGroup = {
     personWorkspaceRoute({
       method: "DELETE",
       path: "/portal/workspaces/{workspaceId}",
+      ifMatch: true,
       summary: "Offboard a workspace: it leaves every listing and route, its audit trail stays",
       description:
         "Runs waiting for approval are denied and runs dispatched or running are cancelled, each audited; then the workspace is marked offboarded. " +

@@ -134,7 +134,7 @@ export const updateWorkspaceBody = z
     sources: sourcesInput.optional(),
   })
   .refine((b) => b.name !== undefined || b.sources !== undefined, { message: "Name at least one field to change: name, sources.", path: [] })
-  .meta({ examples: [{ sources: { SourceG: { enabled: false } } }] });
+  .meta({ anyOf: [{ required: ["name"] }, { required: ["sources"] }], examples: [{ sources: { SourceG: { enabled: false } } }] });
 
 export const workspaceParams = z.object({
   workspaceId: z.guid().describe("The workspace's id.").meta({ examples: [EXAMPLE_WORKSPACE_ID] }),
@@ -175,7 +175,7 @@ export const integrationsBody = z
     "Integrations not named keep their switch. Each named one is `true` or `false`, or `{switchedOn}` as a read shows it (without `inEffect`, which is the service's to say). " +
       "Playbook automation off: the automation steps of runs fail, the incident's own steps still run.",
   )
-  .meta({ examples: [{ ticketing: true }] });
+  .meta({ minProperties: 1, examples: [{ ticketing: true }] });
 
 export const offboardedView = z
   .object({

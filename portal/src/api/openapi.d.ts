@@ -1356,9 +1356,165 @@ export interface components {
         };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
+        "If-Match": string;
+        /**
+         * @description The service's delivery client.
+         * @example SecOps-Webhooks/2
+         */
+        "User-Agent": string;
+        /**
+         * @description Standard Webhooks: the event id (= `X-Svc-Event-Id`).
+         * @example 5d3c8f0e-6a3b-5c1e-9f2d-8b7a6c5d4e3f
+         */
+        "webhook-id": string;
+        /**
+         * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, one per live signing key.
+         * @example v1,dQJdqc2u8gPK3+KBX1kxGRBgdutGso9DY6UutF86w/U=
+         */
+        "webhook-signature": string;
+        /**
+         * @description Standard Webhooks: unix seconds (= `X-Svc-Timestamp`).
+         * @example 1772442904
+         */
+        "webhook-timestamp": string;
+        /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
+        "X-CSRF-Token": string;
+        /**
+         * @description The event id (= envelope `id`); the same on every retry. Deduplicate on it.
+         * @example 5d3c8f0e-6a3b-5c1e-9f2d-8b7a6c5d4e3f
+         */
+        "X-Svc-Event-Id": string;
+        /**
+         * @description The event type, e.g. `incident.created.v1`.
+         * @example incident.created.v1
+         */
+        "X-Svc-Event-Type": string;
+        /**
+         * @description The schema of the body (currently the event type); ignore values you do not know.
+         * @example incident.created.v1
+         */
+        "X-Svc-Schema": string;
+        /**
+         * @description Space-separated `v1=<hex HMAC-SHA256(key, "<X-Svc-Timestamp>.<raw body>")>`, one per live signing key (two during a rotation).
+         * @example v1=a3be0ddaf4a061c47893adf03b3ca8c60da351555a3fbb68ae2b68b042659fdc
+         */
+        "X-Svc-Signature": string;
+        /**
+         * @description `true` on test events (`webhook.test.v1`); absent otherwise.
+         * @example true
+         */
+        "X-Svc-Test": string;
+        /**
+         * @description Unix seconds of this attempt; signed.
+         * @example 1772442904
+         */
+        "X-Svc-Timestamp": string;
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description `no-store` on every answer that carries the caller's data; `public, max-age=<seconds>` on the reference documents.
+         * @example no-store
+         */
+        "Cache-Control": string;
+        /**
+         * @description `attachment`, with the file name (RFC 6266: an ASCII `filename` and the exact `filename*=UTF-8''…`).
+         * @example attachment; filename="phishing-triage.md"; filename*=UTF-8''phishing-triage.md
+         */
+        "Content-Disposition": string;
+        /**
+         * @description What a browser may load and run while showing the answer.
+         * @example default-src 'none'; sandbox
+         */
+        "Content-Security-Policy": string;
+        /**
+         * @description The version of the resource as this answer shows it, opaque. Send it back unchanged in `If-Match` to change it only while it is still that version.
+         * @example "3"
+         */
+        ETag: string;
+        /**
+         * @description The version of the resource as this answer shows it, opaque. Send it back unchanged in `If-Match` to change it only while it is still that version.
+         * @example "3"
+         */
+        "ETag.optional": string;
+        /**
+         * @description Where the resource this answer names is, or where a browser goes next.
+         * @example https://secops.contoso-mssp.example/api/v2/service-accounts/b247775e-0fae-8a3e-a7c5-29558bd76133
+         */
+        Location: string;
+        /**
+         * @description The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication).
+         * @example 100
+         */
+        "RateLimit-Limit": number;
+        /**
+         * @description The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication).
+         * @example 100
+         */
+        "RateLimit-Limit.optional": number;
+        /**
+         * @description Requests left in the budget after this one.
+         * @example 99
+         */
+        "RateLimit-Remaining": number;
+        /**
+         * @description Requests left in the budget after this one.
+         * @example 99
+         */
+        "RateLimit-Remaining.optional": number;
+        /**
+         * @description Seconds until the budget is full again.
+         * @example 1
+         */
+        "RateLimit-Reset": number;
+        /**
+         * @description Seconds until the budget is full again.
+         * @example 1
+         */
+        "RateLimit-Reset.optional": number;
+        /**
+         * @description Seconds to wait before trying again: the rate limit's refill, an upstream system's own `Retry-After` relayed, or an open circuit breaker's cool-down. Sent when known.
+         * @example 2
+         */
+        "Retry-After.optional": number;
+        /**
+         * @description The portal's cookies (RFC 6265): the session (`__Host-secops-session`) and the sign-in in progress, set or cleared. One header per cookie.
+         * @example __Host-secops-session=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Lax
+         */
+        "Set-Cookie": string;
+        /**
+         * @description The portal's cookies (RFC 6265): the session (`__Host-secops-session`) and the sign-in in progress, set or cleared. One header per cookie.
+         * @example __Host-secops-session=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Lax
+         */
+        "Set-Cookie.optional": string;
+        /**
+         * @description The scheme to authenticate with (RFC 9110): `Basic` for service accounts; for the portal, the session cookie and where a browser signs in.
+         * @example Basic realm="api", charset="UTF-8"
+         */
+        "WWW-Authenticate": string;
+        /**
+         * @description `nosniff`: browsers keep to the media type given.
+         * @example nosniff
+         */
+        "X-Content-Type-Options": "nosniff";
+        /**
+         * @description The request's id: `meta.requestId` of an answer, `requestId` of a problem. Quote it when reporting a problem.
+         * @example 0b8e6f4c-2a1d-4c3b-9e5f-7a6d8c9b0e1f
+         */
+        "X-Request-Id": string;
+        /**
+         * @description `Unavailable`: the notes of the incident's linked tickets could not be read (ticketing switched off for the workspace, or the ITSM failing); the comments are the source's and the links' own.
+         * @example Unavailable
+         */
+        "X-Ticket-Notes.optional": "Unavailable";
+        /**
+         * @description Why the workspace is not valid: `WorkspaceNotFound` (no workspace of that name in the resource group) or `NotOnboarded` (the workspace exists without the security solution).
+         * @example NotOnboarded
+         */
+        "X-Validation-Reason.optional": "WorkspaceNotFound" | "NotOnboarded";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1382,6 +1538,11 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1496,6 +1657,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1505,6 +1671,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1514,6 +1686,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1523,6 +1700,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1532,6 +1715,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1541,6 +1732,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1550,6 +1747,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1577,6 +1780,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1596,8 +1805,14 @@ export interface operations {
             /** @description See Other: the browser goes on to `Location`. */
             303: {
                 headers: {
-                    /** @description Where the browser goes next. */
-                    Location?: string;
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Where the browser goes next. Where the resource this answer names is, or where a browser goes next. */
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1605,6 +1820,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR, EXTENSION_NOT_ENABLED */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1614,6 +1834,13 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    /** @description Sent when the sign-in in progress expired or began in another browser: its cookie is cleared. The portal's cookies (RFC 6265): the session (`__Host-secops-session`) and the sign-in in progress, set or cleared. One header per cookie. */
+                    "Set-Cookie": components["headers"]["Set-Cookie.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1623,6 +1850,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1632,6 +1865,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1641,6 +1882,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1650,6 +1897,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1673,6 +1926,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1691,8 +1950,14 @@ export interface operations {
             /** @description See Other: the browser goes on to `Location`. */
             303: {
                 headers: {
-                    /** @description Where the browser goes next. */
-                    Location?: string;
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Where the browser goes next. Where the resource this answer names is, or where a browser goes next. */
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1700,6 +1965,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR, EXTENSION_NOT_ENABLED */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1709,6 +1979,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1718,6 +1994,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1727,6 +2011,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1736,6 +2026,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1756,6 +2052,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1771,8 +2073,14 @@ export interface operations {
             /** @description See Other: the browser goes on to `Location`. */
             303: {
                 headers: {
-                    /** @description Where the browser goes next. */
-                    Location?: string;
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Where the browser goes next. Where the resource this answer names is, or where a browser goes next. */
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1780,6 +2088,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1789,6 +2102,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1798,6 +2117,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1811,7 +2138,7 @@ export interface operations {
             query?: never;
             header: {
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path?: never;
             cookie?: never;
@@ -1858,6 +2185,11 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1950,6 +2282,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR, BAD_REQUEST, EXTENSION_NOT_ENABLED */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1959,6 +2296,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1968,6 +2311,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1977,6 +2325,14 @@ export interface operations {
             /** @description Problem: BAD_REQUEST */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1986,6 +2342,11 @@ export interface operations {
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1995,6 +2356,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2004,6 +2371,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2013,6 +2388,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2022,6 +2403,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2042,6 +2429,11 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2080,6 +2472,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2089,6 +2487,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2098,6 +2501,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2107,6 +2516,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2116,6 +2533,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2125,6 +2548,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2145,6 +2574,11 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2174,6 +2608,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2183,6 +2623,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2192,6 +2637,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2201,6 +2652,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2210,6 +2669,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2219,6 +2684,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2232,7 +2703,7 @@ export interface operations {
             query?: never;
             header: {
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path?: never;
             cookie?: never;
@@ -2249,6 +2720,13 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2278,6 +2756,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR, BAD_REQUEST */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2287,6 +2770,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2296,6 +2785,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2305,6 +2799,11 @@ export interface operations {
             /** @description Problem: CONFLICT */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2314,6 +2813,14 @@ export interface operations {
             /** @description Problem: BAD_REQUEST */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2323,6 +2830,11 @@ export interface operations {
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2332,6 +2844,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2341,6 +2859,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2350,6 +2876,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2359,6 +2891,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2382,6 +2920,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2411,6 +2955,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2420,6 +2969,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2429,6 +2984,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2438,6 +2998,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2447,6 +3012,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2456,6 +3027,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2465,6 +3044,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2474,6 +3059,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2486,8 +3077,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
+                "If-Match"?: components["parameters"]["If-Match"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path: {
                 /** @description The organization's account id. */
@@ -2502,13 +3095,19 @@ export interface operations {
                     isActive?: boolean;
                     /** @description Unique among the organizations of one service provider (case-insensitive). */
                     name?: string;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2538,6 +3137,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR, BAD_REQUEST */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2547,6 +3151,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2556,6 +3166,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2565,6 +3180,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2574,6 +3194,11 @@ export interface operations {
             /** @description Problem: CONFLICT */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2583,6 +3208,14 @@ export interface operations {
             /** @description Problem: BAD_REQUEST */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2592,6 +3225,11 @@ export interface operations {
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2601,6 +3239,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2610,6 +3254,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2619,6 +3271,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2628,6 +3286,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2651,6 +3315,11 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2677,6 +3346,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2686,6 +3360,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2695,6 +3375,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2704,6 +3389,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2713,6 +3403,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2722,6 +3418,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2731,6 +3435,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2740,6 +3450,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2770,6 +3486,11 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2801,6 +3522,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2810,6 +3536,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2819,6 +3551,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2828,6 +3565,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2837,6 +3579,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2846,6 +3594,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2855,6 +3611,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2864,6 +3626,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2887,6 +3655,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2904,6 +3678,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2913,6 +3692,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2922,6 +3707,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2931,6 +3721,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2940,6 +3735,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2949,6 +3750,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2958,6 +3767,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2967,6 +3782,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2979,8 +3800,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
+                "If-Match"?: components["parameters"]["If-Match"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path: {
                 /** @description The service provider's account id. */
@@ -3005,6 +3828,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3022,6 +3851,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR, BAD_REQUEST */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3031,6 +3865,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3040,6 +3880,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3049,6 +3894,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3058,6 +3908,11 @@ export interface operations {
             /** @description Problem: CONFLICT */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3067,6 +3922,14 @@ export interface operations {
             /** @description Problem: BAD_REQUEST */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3076,6 +3939,11 @@ export interface operations {
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3085,6 +3953,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3094,6 +3968,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3103,6 +3985,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3112,6 +4000,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3143,6 +4037,11 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3189,6 +4088,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3198,6 +4102,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3207,6 +4117,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3216,6 +4131,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3225,6 +4146,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3234,6 +4163,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3243,6 +4178,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3269,6 +4210,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3311,6 +4258,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3320,6 +4272,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3329,6 +4287,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3338,6 +4301,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3347,6 +4315,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3356,6 +4330,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3365,6 +4347,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3374,6 +4362,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3386,8 +4380,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
+                "If-Match"?: components["parameters"]["If-Match"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path: {
                 /** @description The person's object id in their directory. */
@@ -3438,6 +4434,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3480,6 +4482,13 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3522,6 +4531,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR, BAD_REQUEST */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3531,6 +4545,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3540,6 +4560,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3549,6 +4574,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3558,6 +4588,11 @@ export interface operations {
             /** @description Problem: CONFLICT */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3567,6 +4602,14 @@ export interface operations {
             /** @description Problem: BAD_REQUEST */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3576,6 +4619,11 @@ export interface operations {
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3585,6 +4633,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3594,6 +4648,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3603,6 +4665,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3612,6 +4680,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3628,7 +4702,7 @@ export interface operations {
             };
             header: {
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path: {
                 /** @description The person's object id in their directory. */
@@ -3641,6 +4715,11 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3663,6 +4742,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3672,6 +4756,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3681,6 +4771,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3690,6 +4785,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3699,6 +4799,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3708,6 +4814,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3717,6 +4831,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3726,6 +4846,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3751,6 +4877,11 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3807,6 +4938,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3816,6 +4952,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3825,6 +4967,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3834,6 +4981,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3843,6 +4996,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3852,6 +5013,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3861,6 +5028,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3874,7 +5047,7 @@ export interface operations {
             query?: never;
             header: {
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path?: never;
             cookie?: never;
@@ -3908,6 +5081,13 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3967,6 +5147,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR, BAD_REQUEST */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3976,6 +5161,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3985,6 +5176,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3994,6 +5190,14 @@ export interface operations {
             /** @description Problem: BAD_REQUEST */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4003,6 +5207,11 @@ export interface operations {
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4012,6 +5221,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4021,6 +5236,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4030,6 +5253,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4039,6 +5268,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4062,6 +5297,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4114,6 +5355,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4123,6 +5369,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4132,6 +5384,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4141,6 +5398,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4150,6 +5412,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4159,6 +5427,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4168,6 +5444,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4177,6 +5459,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4189,8 +5477,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
+                "If-Match"?: components["parameters"]["If-Match"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path: {
                 /** @description The service account's id (its `clientId`). */
@@ -4203,6 +5493,11 @@ export interface operations {
             /** @description Done; no body. */
             204: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4210,6 +5505,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4219,6 +5519,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4228,6 +5534,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4237,6 +5548,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4246,6 +5562,11 @@ export interface operations {
             /** @description Problem: CONFLICT */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4255,6 +5576,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4264,6 +5591,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4273,6 +5608,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4282,6 +5623,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4294,8 +5641,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
+                "If-Match"?: components["parameters"]["If-Match"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path: {
                 /** @description The service account's id (its `clientId`). */
@@ -4324,6 +5673,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4376,6 +5731,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR, BAD_REQUEST */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4385,6 +5745,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4394,6 +5760,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4403,6 +5774,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4412,6 +5788,11 @@ export interface operations {
             /** @description Problem: CONFLICT */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4421,6 +5802,14 @@ export interface operations {
             /** @description Problem: BAD_REQUEST */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4430,6 +5819,11 @@ export interface operations {
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4439,6 +5833,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4448,6 +5848,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4457,6 +5865,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4466,6 +5880,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4478,8 +5898,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
+                "If-Match"?: components["parameters"]["If-Match"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path: {
                 /** @description The service account's id (its `clientId`). */
@@ -4504,6 +5926,12 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4535,6 +5963,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR, BAD_REQUEST */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4544,6 +5977,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4553,6 +5992,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4562,6 +6006,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4571,6 +6020,11 @@ export interface operations {
             /** @description Problem: CONFLICT */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4580,6 +6034,14 @@ export interface operations {
             /** @description Problem: BAD_REQUEST */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4589,6 +6051,11 @@ export interface operations {
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4598,6 +6065,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4607,6 +6080,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4616,6 +6097,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4625,6 +6112,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4650,6 +6143,11 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4674,6 +6172,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4683,6 +6186,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4692,6 +6201,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4701,6 +6215,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4710,6 +6229,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4719,6 +6244,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4728,6 +6261,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4737,6 +6276,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4749,8 +6294,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
+                "If-Match"?: components["parameters"]["If-Match"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path: {
                 /** @description The credential's id, as listed in `credentials`. */
@@ -4765,6 +6312,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4817,6 +6370,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4826,6 +6384,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4835,6 +6399,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4844,6 +6413,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4853,6 +6427,11 @@ export interface operations {
             /** @description Problem: CONFLICT */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4862,6 +6441,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4871,6 +6456,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4880,6 +6473,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4889,6 +6488,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4909,6 +6514,11 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4962,6 +6572,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4971,6 +6587,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4980,6 +6601,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4989,6 +6616,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4998,6 +6633,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5007,6 +6648,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5030,6 +6677,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5129,6 +6782,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5138,6 +6796,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5147,6 +6811,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5156,6 +6825,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5165,6 +6839,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5174,6 +6854,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5183,6 +6871,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5192,6 +6886,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5218,6 +6918,11 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5253,6 +6958,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5262,6 +6972,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5271,6 +6987,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5280,6 +7001,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5289,6 +7015,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5298,6 +7030,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5307,6 +7047,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5316,6 +7062,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5352,6 +7104,11 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5400,6 +7157,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5409,6 +7171,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5418,6 +7186,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5427,6 +7200,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5436,6 +7214,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5445,6 +7229,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5454,6 +7246,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5463,6 +7261,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5479,7 +7283,7 @@ export interface operations {
             };
             header: {
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path: {
                 /** @description The entry's id, as listed. */
@@ -5494,6 +7298,11 @@ export interface operations {
             /** @description Success */
             202: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5510,6 +7319,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR, EXTENSION_NOT_ENABLED */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5519,6 +7333,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5528,6 +7348,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5537,6 +7362,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5546,6 +7376,11 @@ export interface operations {
             /** @description Problem: CONFLICT */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5555,6 +7390,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             422: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5564,6 +7404,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5573,6 +7419,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5582,6 +7436,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5591,6 +7451,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5603,8 +7469,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
+                "If-Match"?: components["parameters"]["If-Match"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path: {
                 /** @description The webhook's id. */
@@ -5617,6 +7485,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5655,6 +7529,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5664,6 +7543,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5673,6 +7558,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5682,6 +7572,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5691,6 +7586,11 @@ export interface operations {
             /** @description Problem: CONFLICT */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5700,6 +7600,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5709,6 +7615,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5718,6 +7632,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5727,6 +7647,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5739,8 +7665,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
+                "If-Match"?: components["parameters"]["If-Match"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path: {
                 /** @description The webhook's id. */
@@ -5753,6 +7681,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5791,6 +7725,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5800,6 +7739,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5809,6 +7754,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5818,6 +7768,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5827,6 +7782,11 @@ export interface operations {
             /** @description Problem: CONFLICT */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5836,6 +7796,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5845,6 +7811,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5854,6 +7828,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5863,6 +7843,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5876,7 +7862,7 @@ export interface operations {
             query?: never;
             header: {
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path: {
                 /** @description The webhook's id. */
@@ -5899,6 +7885,11 @@ export interface operations {
             /** @description Success */
             202: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5922,6 +7913,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR, BAD_REQUEST, EXTENSION_NOT_ENABLED */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5931,6 +7927,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5940,6 +7942,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5949,6 +7956,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5958,6 +7970,14 @@ export interface operations {
             /** @description Problem: BAD_REQUEST */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5967,6 +7987,11 @@ export interface operations {
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5976,6 +8001,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5985,6 +8016,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5994,6 +8033,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6003,6 +8048,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6015,8 +8066,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
+                "If-Match"?: components["parameters"]["If-Match"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path: {
                 /** @description The webhook's id. */
@@ -6029,6 +8082,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6067,6 +8126,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6076,6 +8140,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6085,6 +8155,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6094,6 +8169,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6103,6 +8183,11 @@ export interface operations {
             /** @description Problem: CONFLICT */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6112,6 +8197,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6121,6 +8212,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6130,6 +8229,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6139,6 +8244,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6162,6 +8273,11 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6290,6 +8406,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6299,6 +8420,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6308,6 +8435,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6317,6 +8449,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6326,6 +8464,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6335,6 +8481,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6344,6 +8496,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6357,7 +8515,7 @@ export interface operations {
             query?: never;
             header: {
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path?: never;
             cookie?: never;
@@ -6478,6 +8636,13 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6606,6 +8771,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR, BAD_REQUEST */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6615,6 +8785,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6624,6 +8800,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6633,6 +8814,11 @@ export interface operations {
             /** @description Problem: CONFLICT */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6642,6 +8828,14 @@ export interface operations {
             /** @description Problem: BAD_REQUEST */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6651,6 +8845,11 @@ export interface operations {
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6660,6 +8859,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6669,6 +8874,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6678,6 +8891,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6687,6 +8906,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6710,6 +8935,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6838,6 +9069,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6847,6 +9083,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6856,6 +9098,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6865,6 +9112,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6874,6 +9126,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6883,6 +9141,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6892,6 +9158,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6901,6 +9173,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6913,8 +9191,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
+                "If-Match"?: components["parameters"]["If-Match"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path: {
                 /** @description The workspace's id. */
@@ -6927,6 +9207,11 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6948,6 +9233,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6957,6 +9247,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6966,6 +9262,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6975,6 +9276,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6984,6 +9290,11 @@ export interface operations {
             /** @description Problem: CONFLICT */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6993,6 +9304,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7002,6 +9319,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7011,6 +9336,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7020,6 +9351,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7032,8 +9369,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
+                "If-Match"?: components["parameters"]["If-Match"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path: {
                 /** @description The workspace's id. */
@@ -7139,13 +9478,19 @@ export interface operations {
                             vendorWorkspaceId?: string | null;
                         };
                     };
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7274,6 +9619,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR, BAD_REQUEST */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7283,6 +9633,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7292,6 +9648,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7301,6 +9662,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7310,6 +9676,11 @@ export interface operations {
             /** @description Problem: CONFLICT */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7319,6 +9690,14 @@ export interface operations {
             /** @description Problem: BAD_REQUEST */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7328,6 +9707,11 @@ export interface operations {
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7337,6 +9721,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7346,6 +9736,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7355,6 +9753,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7364,6 +9768,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7387,6 +9797,13 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the workspace has an agent configuration. The version of the resource as this answer shows it, opaque. Send it back unchanged in `If-Match` to change it only while it is still that version. */
+                    ETag: components["headers"]["ETag.optional"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7418,6 +9835,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7427,6 +9849,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7436,6 +9864,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7445,6 +9878,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7454,6 +9892,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7463,6 +9907,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7472,6 +9924,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7481,6 +9939,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7493,8 +9957,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
+                "If-Match"?: components["parameters"]["If-Match"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path: {
                 /** @description The workspace's id. */
@@ -7524,6 +9990,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7555,6 +10027,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR, BAD_REQUEST */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7564,6 +10041,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7573,6 +10056,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7582,6 +10070,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7591,6 +10084,11 @@ export interface operations {
             /** @description Problem: CONFLICT */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7600,6 +10098,14 @@ export interface operations {
             /** @description Problem: BAD_REQUEST */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7609,6 +10115,11 @@ export interface operations {
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7618,6 +10129,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7627,6 +10144,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7636,6 +10161,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7645,6 +10176,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7667,6 +10204,11 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7686,6 +10228,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7695,6 +10242,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7704,6 +10257,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7713,6 +10271,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7722,6 +10285,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7731,6 +10300,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7740,6 +10317,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7749,6 +10332,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7762,7 +10351,7 @@ export interface operations {
             query?: never;
             header: {
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path: {
                 workspaceId: string;
@@ -7793,6 +10382,11 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7812,6 +10406,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR, BAD_REQUEST */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7821,6 +10420,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7830,6 +10435,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7839,6 +10449,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7848,6 +10463,14 @@ export interface operations {
             /** @description Problem: BAD_REQUEST */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7857,6 +10480,11 @@ export interface operations {
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7866,6 +10494,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7875,6 +10509,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7884,6 +10526,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7893,6 +10541,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7916,6 +10570,11 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8026,6 +10685,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8035,6 +10699,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8044,6 +10714,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8053,6 +10728,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8062,6 +10742,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8071,6 +10757,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8080,6 +10774,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8089,6 +10789,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8102,7 +10808,7 @@ export interface operations {
             query?: never;
             header: {
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path: {
                 runId: string;
@@ -8122,6 +10828,11 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8232,6 +10943,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR, BAD_REQUEST */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8241,6 +10957,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8250,6 +10972,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8259,6 +10986,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8268,6 +11000,11 @@ export interface operations {
             /** @description Problem: CONFLICT */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8277,6 +11014,14 @@ export interface operations {
             /** @description Problem: BAD_REQUEST */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8286,6 +11031,11 @@ export interface operations {
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8295,6 +11045,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8304,6 +11060,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8313,6 +11077,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8322,6 +11092,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8335,7 +11111,7 @@ export interface operations {
             query?: never;
             header: {
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path: {
                 runId: string;
@@ -8355,6 +11131,11 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8465,6 +11246,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR, BAD_REQUEST */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8474,6 +11260,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8483,6 +11275,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8492,6 +11289,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8501,6 +11303,11 @@ export interface operations {
             /** @description Problem: CONFLICT */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8510,6 +11317,14 @@ export interface operations {
             /** @description Problem: BAD_REQUEST */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8519,6 +11334,11 @@ export interface operations {
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8528,6 +11348,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8537,6 +11363,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8546,6 +11380,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8555,6 +11395,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8578,6 +11424,13 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the workspace has a catalogue. The version of the resource as this answer shows it, opaque. Send it back unchanged in `If-Match` to change it only while it is still that version. */
+                    ETag: components["headers"]["ETag.optional"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8607,6 +11460,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8616,6 +11474,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8625,6 +11489,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8634,6 +11503,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8643,6 +11517,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8652,6 +11532,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8661,6 +11549,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8670,6 +11564,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8682,8 +11582,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
+                "If-Match"?: components["parameters"]["If-Match"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path: {
                 /** @description The workspace's id. */
@@ -8708,6 +11610,13 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the workspace has a catalogue. The version of the resource as this answer shows it, opaque. Send it back unchanged in `If-Match` to change it only while it is still that version. */
+                    ETag: components["headers"]["ETag.optional"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8737,6 +11646,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR, BAD_REQUEST */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8746,6 +11660,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8755,6 +11675,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8764,6 +11689,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8773,6 +11703,11 @@ export interface operations {
             /** @description Problem: CONFLICT */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8782,6 +11717,14 @@ export interface operations {
             /** @description Problem: BAD_REQUEST */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8791,6 +11734,11 @@ export interface operations {
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8800,6 +11748,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8809,6 +11763,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8818,6 +11780,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8827,6 +11795,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8840,7 +11814,7 @@ export interface operations {
             query?: never;
             header: {
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path: {
                 /** @description The workspace's id. */
@@ -8867,6 +11841,11 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8913,6 +11892,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR, BAD_REQUEST */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8922,6 +11906,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8931,6 +11921,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8940,6 +11935,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8949,6 +11949,14 @@ export interface operations {
             /** @description Problem: BAD_REQUEST */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8958,6 +11966,11 @@ export interface operations {
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8967,6 +11980,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8976,6 +11995,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8985,6 +12012,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8994,6 +12027,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9021,6 +12060,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9248,6 +12293,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR, EXTENSION_NOT_ENABLED */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9257,6 +12307,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9266,6 +12322,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9275,6 +12336,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9284,6 +12350,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9293,6 +12365,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9302,6 +12382,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9311,6 +12397,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9334,6 +12426,11 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9371,6 +12468,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9380,6 +12482,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9389,6 +12497,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9398,6 +12511,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9407,6 +12525,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9416,6 +12540,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9425,6 +12557,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9434,6 +12572,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9447,7 +12591,7 @@ export interface operations {
             query?: never;
             header: {
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path: {
                 /** @description The workspace's id. */
@@ -9477,6 +12621,11 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9514,6 +12663,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR, BAD_REQUEST */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9523,6 +12677,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9532,6 +12692,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9541,6 +12706,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9550,6 +12720,14 @@ export interface operations {
             /** @description Problem: BAD_REQUEST */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9559,6 +12737,11 @@ export interface operations {
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9568,6 +12751,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9577,6 +12766,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9586,6 +12783,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9595,6 +12798,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9618,6 +12827,13 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the workspace has a catalogue. The version of the resource as this answer shows it, opaque. Send it back unchanged in `If-Match` to change it only while it is still that version. */
+                    ETag: components["headers"]["ETag.optional"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9728,6 +12944,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9737,6 +12958,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9746,6 +12973,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9755,6 +12987,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9764,6 +13001,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9773,6 +13016,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9782,6 +13033,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9791,6 +13048,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9816,6 +13079,11 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9919,6 +13187,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9928,6 +13201,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9937,6 +13216,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9946,6 +13230,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9955,6 +13244,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9964,6 +13259,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9973,6 +13276,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9982,6 +13291,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9994,8 +13309,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
+                "If-Match"?: components["parameters"]["If-Match"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path: {
                 /** @description The playbook's id in the workspace's catalogue: what a run names as `playbooks[i].id`. */
@@ -10094,6 +13411,12 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10197,6 +13520,13 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10300,6 +13630,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR, BAD_REQUEST */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10309,6 +13644,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10318,6 +13659,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10327,6 +13673,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10336,6 +13687,11 @@ export interface operations {
             /** @description Problem: CONFLICT */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10345,6 +13701,14 @@ export interface operations {
             /** @description Problem: BAD_REQUEST */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10354,6 +13718,11 @@ export interface operations {
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10363,6 +13732,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10372,6 +13747,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10381,6 +13764,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10390,6 +13779,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10402,8 +13797,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
+                "If-Match"?: components["parameters"]["If-Match"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path: {
                 /** @description The playbook's id in the workspace's catalogue: what a run names as `playbooks[i].id`. */
@@ -10418,6 +13815,11 @@ export interface operations {
             /** @description Done; no body. */
             204: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -10425,6 +13827,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10434,6 +13841,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10443,6 +13856,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10452,6 +13870,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10461,6 +13884,11 @@ export interface operations {
             /** @description Problem: CONFLICT */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10470,6 +13898,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10479,6 +13913,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10488,6 +13930,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10497,6 +13945,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10509,8 +13963,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
+                "If-Match"?: components["parameters"]["If-Match"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path: {
                 /** @description The workspace's id. */
@@ -10523,6 +13979,13 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the workspace has a catalogue. The version of the resource as this answer shows it, opaque. Send it back unchanged in `If-Match` to change it only while it is still that version. */
+                    ETag: components["headers"]["ETag.optional"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10560,6 +14023,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR, EXTENSION_NOT_ENABLED */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10569,6 +14037,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10578,6 +14052,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10587,6 +14066,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10596,6 +14080,11 @@ export interface operations {
             /** @description Problem: CONFLICT */
             409: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10605,6 +14094,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10614,6 +14109,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10623,6 +14126,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10632,6 +14141,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10655,6 +14170,11 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10687,6 +14207,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10696,6 +14221,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10705,6 +14236,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10714,6 +14250,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10723,6 +14264,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10732,6 +14279,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10741,6 +14296,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10750,6 +14311,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10763,7 +14330,7 @@ export interface operations {
             query?: never;
             header: {
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path: {
                 /** @description The workspace's id. */
@@ -10789,6 +14356,12 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10820,6 +14393,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR, BAD_REQUEST, EXTENSION_NOT_ENABLED */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10829,6 +14407,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10838,6 +14422,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10847,6 +14436,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10856,6 +14450,14 @@ export interface operations {
             /** @description Problem: BAD_REQUEST */
             413: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10865,6 +14467,11 @@ export interface operations {
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10874,6 +14481,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10883,6 +14496,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10892,6 +14513,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10901,6 +14528,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10926,6 +14559,11 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10957,6 +14595,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10966,6 +14609,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10975,6 +14624,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10984,6 +14638,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10993,6 +14652,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11002,6 +14667,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11011,6 +14684,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11020,6 +14699,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11033,7 +14718,7 @@ export interface operations {
             query?: never;
             header: {
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
-                "X-CSRF-Token": string;
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
             path: {
                 /** @description The SOP document's id. */
@@ -11048,6 +14733,11 @@ export interface operations {
             /** @description Done; no body. */
             204: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -11055,6 +14745,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11064,6 +14759,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11073,6 +14774,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11082,6 +14788,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11091,6 +14802,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11100,6 +14817,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11109,6 +14834,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11118,6 +14849,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11143,10 +14880,15 @@ export interface operations {
             /** @description The document's bytes, as uploaded, in its media type. */
             200: {
                 headers: {
-                    /** @description `attachment`, with the file name (RFC 6266, `filename*=UTF-8''…`). */
-                    "Content-Disposition"?: string;
-                    /** @description `nosniff`: browsers keep to the media type given. */
-                    "X-Content-Type-Options"?: string;
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11159,6 +14901,11 @@ export interface operations {
             /** @description Problem: VALIDATION_ERROR, EXTENSION_NOT_ENABLED */
             400: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11168,6 +14915,12 @@ export interface operations {
             /** @description Problem: UNAUTHORIZED */
             401: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11177,6 +14930,11 @@ export interface operations {
             /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
             403: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11186,6 +14944,11 @@ export interface operations {
             /** @description Problem: NOT_FOUND */
             404: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11195,6 +14958,12 @@ export interface operations {
             /** @description Problem: RATE_LIMITED */
             429: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11204,6 +14973,14 @@ export interface operations {
             /** @description Problem: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11213,6 +14990,12 @@ export interface operations {
             /** @description Problem: UPSTREAM_ERROR */
             502: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11222,6 +15005,12 @@ export interface operations {
             /** @description Problem: TIMEOUT */
             504: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11234,24 +15023,56 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Standard Webhooks: the event id (= `X-Svc-Event-Id`). */
-                "webhook-id": string;
-                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, one per live signing key. */
-                "webhook-signature": string;
-                /** @description Standard Webhooks: unix seconds (= `X-Svc-Timestamp`). */
-                "webhook-timestamp": string;
-                /** @description The event id (= envelope `id`); the same on every retry. Deduplicate on it. */
-                "X-Svc-Event-Id": string;
-                /** @description The event type, e.g. `incident.created.v1`. */
-                "X-Svc-Event-Type": string;
-                /** @description The schema of the body (currently the event type); ignore values you do not know. */
-                "X-Svc-Schema": string;
-                /** @description Space-separated `v1=<hex HMAC-SHA256(key, "<X-Svc-Timestamp>.<raw body>")>`, one per live signing key (two during a rotation). */
-                "X-Svc-Signature": string;
-                /** @description `true` on test events (`webhook.test.v1`); absent otherwise. */
-                "X-Svc-Test"?: string;
-                /** @description Unix seconds of this attempt; signed. */
-                "X-Svc-Timestamp": string;
+                /**
+                 * @description The service's delivery client.
+                 * @example SecOps-Webhooks/2
+                 */
+                "User-Agent": components["parameters"]["User-Agent"];
+                /**
+                 * @description Standard Webhooks: the event id (= `X-Svc-Event-Id`).
+                 * @example 5d3c8f0e-6a3b-5c1e-9f2d-8b7a6c5d4e3f
+                 */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /**
+                 * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, one per live signing key.
+                 * @example v1,dQJdqc2u8gPK3+KBX1kxGRBgdutGso9DY6UutF86w/U=
+                 */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /**
+                 * @description Standard Webhooks: unix seconds (= `X-Svc-Timestamp`).
+                 * @example 1772442904
+                 */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /**
+                 * @description The event id (= envelope `id`); the same on every retry. Deduplicate on it.
+                 * @example 5d3c8f0e-6a3b-5c1e-9f2d-8b7a6c5d4e3f
+                 */
+                "X-Svc-Event-Id": components["parameters"]["X-Svc-Event-Id"];
+                /**
+                 * @description The event type, e.g. `incident.created.v1`.
+                 * @example incident.created.v1
+                 */
+                "X-Svc-Event-Type": components["parameters"]["X-Svc-Event-Type"];
+                /**
+                 * @description The schema of the body (currently the event type); ignore values you do not know.
+                 * @example incident.created.v1
+                 */
+                "X-Svc-Schema": components["parameters"]["X-Svc-Schema"];
+                /**
+                 * @description Space-separated `v1=<hex HMAC-SHA256(key, "<X-Svc-Timestamp>.<raw body>")>`, one per live signing key (two during a rotation).
+                 * @example v1=a3be0ddaf4a061c47893adf03b3ca8c60da351555a3fbb68ae2b68b042659fdc
+                 */
+                "X-Svc-Signature": components["parameters"]["X-Svc-Signature"];
+                /**
+                 * @description `true` on test events (`webhook.test.v1`); absent otherwise.
+                 * @example true
+                 */
+                "X-Svc-Test"?: components["parameters"]["X-Svc-Test"];
+                /**
+                 * @description Unix seconds of this attempt; signed.
+                 * @example 1772442904
+                 */
+                "X-Svc-Timestamp": components["parameters"]["X-Svc-Timestamp"];
             };
             path?: never;
             cookie?: never;
@@ -11334,6 +15155,11 @@ export interface operations {
             /** @description 408, 429, 500, 502, 503 and 504 are retried; any other status, 3xx included, fails the delivery. */
             default: {
                 headers: {
+                    /**
+                     * @description On a retried status: when to try again, in delta-seconds or an HTTP-date. Honoured when longer than the 30 s backoff, within the 5-minute window.
+                     * @example 120
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -11344,24 +15170,56 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Standard Webhooks: the event id (= `X-Svc-Event-Id`). */
-                "webhook-id": string;
-                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, one per live signing key. */
-                "webhook-signature": string;
-                /** @description Standard Webhooks: unix seconds (= `X-Svc-Timestamp`). */
-                "webhook-timestamp": string;
-                /** @description The event id (= envelope `id`); the same on every retry. Deduplicate on it. */
-                "X-Svc-Event-Id": string;
-                /** @description The event type, e.g. `incident.created.v1`. */
-                "X-Svc-Event-Type": string;
-                /** @description The schema of the body (currently the event type); ignore values you do not know. */
-                "X-Svc-Schema": string;
-                /** @description Space-separated `v1=<hex HMAC-SHA256(key, "<X-Svc-Timestamp>.<raw body>")>`, one per live signing key (two during a rotation). */
-                "X-Svc-Signature": string;
-                /** @description `true` on test events (`webhook.test.v1`); absent otherwise. */
-                "X-Svc-Test"?: string;
-                /** @description Unix seconds of this attempt; signed. */
-                "X-Svc-Timestamp": string;
+                /**
+                 * @description The service's delivery client.
+                 * @example SecOps-Webhooks/2
+                 */
+                "User-Agent": components["parameters"]["User-Agent"];
+                /**
+                 * @description Standard Webhooks: the event id (= `X-Svc-Event-Id`).
+                 * @example 5d3c8f0e-6a3b-5c1e-9f2d-8b7a6c5d4e3f
+                 */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /**
+                 * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, one per live signing key.
+                 * @example v1,dQJdqc2u8gPK3+KBX1kxGRBgdutGso9DY6UutF86w/U=
+                 */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /**
+                 * @description Standard Webhooks: unix seconds (= `X-Svc-Timestamp`).
+                 * @example 1772442904
+                 */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /**
+                 * @description The event id (= envelope `id`); the same on every retry. Deduplicate on it.
+                 * @example 5d3c8f0e-6a3b-5c1e-9f2d-8b7a6c5d4e3f
+                 */
+                "X-Svc-Event-Id": components["parameters"]["X-Svc-Event-Id"];
+                /**
+                 * @description The event type, e.g. `incident.created.v1`.
+                 * @example incident.created.v1
+                 */
+                "X-Svc-Event-Type": components["parameters"]["X-Svc-Event-Type"];
+                /**
+                 * @description The schema of the body (currently the event type); ignore values you do not know.
+                 * @example incident.created.v1
+                 */
+                "X-Svc-Schema": components["parameters"]["X-Svc-Schema"];
+                /**
+                 * @description Space-separated `v1=<hex HMAC-SHA256(key, "<X-Svc-Timestamp>.<raw body>")>`, one per live signing key (two during a rotation).
+                 * @example v1=a3be0ddaf4a061c47893adf03b3ca8c60da351555a3fbb68ae2b68b042659fdc
+                 */
+                "X-Svc-Signature": components["parameters"]["X-Svc-Signature"];
+                /**
+                 * @description `true` on test events (`webhook.test.v1`); absent otherwise.
+                 * @example true
+                 */
+                "X-Svc-Test"?: components["parameters"]["X-Svc-Test"];
+                /**
+                 * @description Unix seconds of this attempt; signed.
+                 * @example 1772442904
+                 */
+                "X-Svc-Timestamp": components["parameters"]["X-Svc-Timestamp"];
             };
             path?: never;
             cookie?: never;
@@ -11477,6 +15335,11 @@ export interface operations {
             /** @description 408, 429, 500, 502, 503 and 504 are retried; any other status, 3xx included, fails the delivery. */
             default: {
                 headers: {
+                    /**
+                     * @description On a retried status: when to try again, in delta-seconds or an HTTP-date. Honoured when longer than the 30 s backoff, within the 5-minute window.
+                     * @example 120
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -11487,24 +15350,56 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Standard Webhooks: the event id (= `X-Svc-Event-Id`). */
-                "webhook-id": string;
-                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, one per live signing key. */
-                "webhook-signature": string;
-                /** @description Standard Webhooks: unix seconds (= `X-Svc-Timestamp`). */
-                "webhook-timestamp": string;
-                /** @description The event id (= envelope `id`); the same on every retry. Deduplicate on it. */
-                "X-Svc-Event-Id": string;
-                /** @description The event type, e.g. `incident.created.v1`. */
-                "X-Svc-Event-Type": string;
-                /** @description The schema of the body (currently the event type); ignore values you do not know. */
-                "X-Svc-Schema": string;
-                /** @description Space-separated `v1=<hex HMAC-SHA256(key, "<X-Svc-Timestamp>.<raw body>")>`, one per live signing key (two during a rotation). */
-                "X-Svc-Signature": string;
-                /** @description `true` on test events (`webhook.test.v1`); absent otherwise. */
-                "X-Svc-Test"?: string;
-                /** @description Unix seconds of this attempt; signed. */
-                "X-Svc-Timestamp": string;
+                /**
+                 * @description The service's delivery client.
+                 * @example SecOps-Webhooks/2
+                 */
+                "User-Agent": components["parameters"]["User-Agent"];
+                /**
+                 * @description Standard Webhooks: the event id (= `X-Svc-Event-Id`).
+                 * @example 5d3c8f0e-6a3b-5c1e-9f2d-8b7a6c5d4e3f
+                 */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /**
+                 * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, one per live signing key.
+                 * @example v1,dQJdqc2u8gPK3+KBX1kxGRBgdutGso9DY6UutF86w/U=
+                 */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /**
+                 * @description Standard Webhooks: unix seconds (= `X-Svc-Timestamp`).
+                 * @example 1772442904
+                 */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /**
+                 * @description The event id (= envelope `id`); the same on every retry. Deduplicate on it.
+                 * @example 5d3c8f0e-6a3b-5c1e-9f2d-8b7a6c5d4e3f
+                 */
+                "X-Svc-Event-Id": components["parameters"]["X-Svc-Event-Id"];
+                /**
+                 * @description The event type, e.g. `incident.created.v1`.
+                 * @example incident.created.v1
+                 */
+                "X-Svc-Event-Type": components["parameters"]["X-Svc-Event-Type"];
+                /**
+                 * @description The schema of the body (currently the event type); ignore values you do not know.
+                 * @example incident.created.v1
+                 */
+                "X-Svc-Schema": components["parameters"]["X-Svc-Schema"];
+                /**
+                 * @description Space-separated `v1=<hex HMAC-SHA256(key, "<X-Svc-Timestamp>.<raw body>")>`, one per live signing key (two during a rotation).
+                 * @example v1=a3be0ddaf4a061c47893adf03b3ca8c60da351555a3fbb68ae2b68b042659fdc
+                 */
+                "X-Svc-Signature": components["parameters"]["X-Svc-Signature"];
+                /**
+                 * @description `true` on test events (`webhook.test.v1`); absent otherwise.
+                 * @example true
+                 */
+                "X-Svc-Test"?: components["parameters"]["X-Svc-Test"];
+                /**
+                 * @description Unix seconds of this attempt; signed.
+                 * @example 1772442904
+                 */
+                "X-Svc-Timestamp": components["parameters"]["X-Svc-Timestamp"];
             };
             path?: never;
             cookie?: never;
@@ -11611,6 +15506,11 @@ export interface operations {
             /** @description 408, 429, 500, 502, 503 and 504 are retried; any other status, 3xx included, fails the delivery. */
             default: {
                 headers: {
+                    /**
+                     * @description On a retried status: when to try again, in delta-seconds or an HTTP-date. Honoured when longer than the 30 s backoff, within the 5-minute window.
+                     * @example 120
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -11621,24 +15521,56 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Standard Webhooks: the event id (= `X-Svc-Event-Id`). */
-                "webhook-id": string;
-                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, one per live signing key. */
-                "webhook-signature": string;
-                /** @description Standard Webhooks: unix seconds (= `X-Svc-Timestamp`). */
-                "webhook-timestamp": string;
-                /** @description The event id (= envelope `id`); the same on every retry. Deduplicate on it. */
-                "X-Svc-Event-Id": string;
-                /** @description The event type, e.g. `incident.created.v1`. */
-                "X-Svc-Event-Type": string;
-                /** @description The schema of the body (currently the event type); ignore values you do not know. */
-                "X-Svc-Schema": string;
-                /** @description Space-separated `v1=<hex HMAC-SHA256(key, "<X-Svc-Timestamp>.<raw body>")>`, one per live signing key (two during a rotation). */
-                "X-Svc-Signature": string;
-                /** @description `true` on test events (`webhook.test.v1`); absent otherwise. */
-                "X-Svc-Test"?: string;
-                /** @description Unix seconds of this attempt; signed. */
-                "X-Svc-Timestamp": string;
+                /**
+                 * @description The service's delivery client.
+                 * @example SecOps-Webhooks/2
+                 */
+                "User-Agent": components["parameters"]["User-Agent"];
+                /**
+                 * @description Standard Webhooks: the event id (= `X-Svc-Event-Id`).
+                 * @example 5d3c8f0e-6a3b-5c1e-9f2d-8b7a6c5d4e3f
+                 */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /**
+                 * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, one per live signing key.
+                 * @example v1,dQJdqc2u8gPK3+KBX1kxGRBgdutGso9DY6UutF86w/U=
+                 */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /**
+                 * @description Standard Webhooks: unix seconds (= `X-Svc-Timestamp`).
+                 * @example 1772442904
+                 */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /**
+                 * @description The event id (= envelope `id`); the same on every retry. Deduplicate on it.
+                 * @example 5d3c8f0e-6a3b-5c1e-9f2d-8b7a6c5d4e3f
+                 */
+                "X-Svc-Event-Id": components["parameters"]["X-Svc-Event-Id"];
+                /**
+                 * @description The event type, e.g. `incident.created.v1`.
+                 * @example incident.created.v1
+                 */
+                "X-Svc-Event-Type": components["parameters"]["X-Svc-Event-Type"];
+                /**
+                 * @description The schema of the body (currently the event type); ignore values you do not know.
+                 * @example incident.created.v1
+                 */
+                "X-Svc-Schema": components["parameters"]["X-Svc-Schema"];
+                /**
+                 * @description Space-separated `v1=<hex HMAC-SHA256(key, "<X-Svc-Timestamp>.<raw body>")>`, one per live signing key (two during a rotation).
+                 * @example v1=a3be0ddaf4a061c47893adf03b3ca8c60da351555a3fbb68ae2b68b042659fdc
+                 */
+                "X-Svc-Signature": components["parameters"]["X-Svc-Signature"];
+                /**
+                 * @description `true` on test events (`webhook.test.v1`); absent otherwise.
+                 * @example true
+                 */
+                "X-Svc-Test"?: components["parameters"]["X-Svc-Test"];
+                /**
+                 * @description Unix seconds of this attempt; signed.
+                 * @example 1772442904
+                 */
+                "X-Svc-Timestamp": components["parameters"]["X-Svc-Timestamp"];
             };
             path?: never;
             cookie?: never;
@@ -11727,6 +15659,11 @@ export interface operations {
             /** @description 408, 429, 500, 502, 503 and 504 are retried; any other status, 3xx included, fails the delivery. */
             default: {
                 headers: {
+                    /**
+                     * @description On a retried status: when to try again, in delta-seconds or an HTTP-date. Honoured when longer than the 30 s backoff, within the 5-minute window.
+                     * @example 120
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -11737,24 +15674,56 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Standard Webhooks: the event id (= `X-Svc-Event-Id`). */
-                "webhook-id": string;
-                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, one per live signing key. */
-                "webhook-signature": string;
-                /** @description Standard Webhooks: unix seconds (= `X-Svc-Timestamp`). */
-                "webhook-timestamp": string;
-                /** @description The event id (= envelope `id`); the same on every retry. Deduplicate on it. */
-                "X-Svc-Event-Id": string;
-                /** @description The event type, e.g. `incident.created.v1`. */
-                "X-Svc-Event-Type": string;
-                /** @description The schema of the body (currently the event type); ignore values you do not know. */
-                "X-Svc-Schema": string;
-                /** @description Space-separated `v1=<hex HMAC-SHA256(key, "<X-Svc-Timestamp>.<raw body>")>`, one per live signing key (two during a rotation). */
-                "X-Svc-Signature": string;
-                /** @description `true` on test events (`webhook.test.v1`); absent otherwise. */
-                "X-Svc-Test"?: string;
-                /** @description Unix seconds of this attempt; signed. */
-                "X-Svc-Timestamp": string;
+                /**
+                 * @description The service's delivery client.
+                 * @example SecOps-Webhooks/2
+                 */
+                "User-Agent": components["parameters"]["User-Agent"];
+                /**
+                 * @description Standard Webhooks: the event id (= `X-Svc-Event-Id`).
+                 * @example 5d3c8f0e-6a3b-5c1e-9f2d-8b7a6c5d4e3f
+                 */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /**
+                 * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, one per live signing key.
+                 * @example v1,dQJdqc2u8gPK3+KBX1kxGRBgdutGso9DY6UutF86w/U=
+                 */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /**
+                 * @description Standard Webhooks: unix seconds (= `X-Svc-Timestamp`).
+                 * @example 1772442904
+                 */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /**
+                 * @description The event id (= envelope `id`); the same on every retry. Deduplicate on it.
+                 * @example 5d3c8f0e-6a3b-5c1e-9f2d-8b7a6c5d4e3f
+                 */
+                "X-Svc-Event-Id": components["parameters"]["X-Svc-Event-Id"];
+                /**
+                 * @description The event type, e.g. `incident.created.v1`.
+                 * @example incident.created.v1
+                 */
+                "X-Svc-Event-Type": components["parameters"]["X-Svc-Event-Type"];
+                /**
+                 * @description The schema of the body (currently the event type); ignore values you do not know.
+                 * @example incident.created.v1
+                 */
+                "X-Svc-Schema": components["parameters"]["X-Svc-Schema"];
+                /**
+                 * @description Space-separated `v1=<hex HMAC-SHA256(key, "<X-Svc-Timestamp>.<raw body>")>`, one per live signing key (two during a rotation).
+                 * @example v1=a3be0ddaf4a061c47893adf03b3ca8c60da351555a3fbb68ae2b68b042659fdc
+                 */
+                "X-Svc-Signature": components["parameters"]["X-Svc-Signature"];
+                /**
+                 * @description `true` on test events (`webhook.test.v1`); absent otherwise.
+                 * @example true
+                 */
+                "X-Svc-Test"?: components["parameters"]["X-Svc-Test"];
+                /**
+                 * @description Unix seconds of this attempt; signed.
+                 * @example 1772442904
+                 */
+                "X-Svc-Timestamp": components["parameters"]["X-Svc-Timestamp"];
             };
             path?: never;
             cookie?: never;
@@ -11851,6 +15820,11 @@ export interface operations {
             /** @description 408, 429, 500, 502, 503 and 504 are retried; any other status, 3xx included, fails the delivery. */
             default: {
                 headers: {
+                    /**
+                     * @description On a retried status: when to try again, in delta-seconds or an HTTP-date. Honoured when longer than the 30 s backoff, within the 5-minute window.
+                     * @example 120
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -11861,24 +15835,56 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Standard Webhooks: the event id (= `X-Svc-Event-Id`). */
-                "webhook-id": string;
-                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, one per live signing key. */
-                "webhook-signature": string;
-                /** @description Standard Webhooks: unix seconds (= `X-Svc-Timestamp`). */
-                "webhook-timestamp": string;
-                /** @description The event id (= envelope `id`); the same on every retry. Deduplicate on it. */
-                "X-Svc-Event-Id": string;
-                /** @description The event type, e.g. `incident.created.v1`. */
-                "X-Svc-Event-Type": string;
-                /** @description The schema of the body (currently the event type); ignore values you do not know. */
-                "X-Svc-Schema": string;
-                /** @description Space-separated `v1=<hex HMAC-SHA256(key, "<X-Svc-Timestamp>.<raw body>")>`, one per live signing key (two during a rotation). */
-                "X-Svc-Signature": string;
-                /** @description `true` on test events (`webhook.test.v1`); absent otherwise. */
-                "X-Svc-Test"?: string;
-                /** @description Unix seconds of this attempt; signed. */
-                "X-Svc-Timestamp": string;
+                /**
+                 * @description The service's delivery client.
+                 * @example SecOps-Webhooks/2
+                 */
+                "User-Agent": components["parameters"]["User-Agent"];
+                /**
+                 * @description Standard Webhooks: the event id (= `X-Svc-Event-Id`).
+                 * @example 5d3c8f0e-6a3b-5c1e-9f2d-8b7a6c5d4e3f
+                 */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /**
+                 * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, one per live signing key.
+                 * @example v1,dQJdqc2u8gPK3+KBX1kxGRBgdutGso9DY6UutF86w/U=
+                 */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /**
+                 * @description Standard Webhooks: unix seconds (= `X-Svc-Timestamp`).
+                 * @example 1772442904
+                 */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /**
+                 * @description The event id (= envelope `id`); the same on every retry. Deduplicate on it.
+                 * @example 5d3c8f0e-6a3b-5c1e-9f2d-8b7a6c5d4e3f
+                 */
+                "X-Svc-Event-Id": components["parameters"]["X-Svc-Event-Id"];
+                /**
+                 * @description The event type, e.g. `incident.created.v1`.
+                 * @example incident.created.v1
+                 */
+                "X-Svc-Event-Type": components["parameters"]["X-Svc-Event-Type"];
+                /**
+                 * @description The schema of the body (currently the event type); ignore values you do not know.
+                 * @example incident.created.v1
+                 */
+                "X-Svc-Schema": components["parameters"]["X-Svc-Schema"];
+                /**
+                 * @description Space-separated `v1=<hex HMAC-SHA256(key, "<X-Svc-Timestamp>.<raw body>")>`, one per live signing key (two during a rotation).
+                 * @example v1=a3be0ddaf4a061c47893adf03b3ca8c60da351555a3fbb68ae2b68b042659fdc
+                 */
+                "X-Svc-Signature": components["parameters"]["X-Svc-Signature"];
+                /**
+                 * @description `true` on test events (`webhook.test.v1`); absent otherwise.
+                 * @example true
+                 */
+                "X-Svc-Test"?: components["parameters"]["X-Svc-Test"];
+                /**
+                 * @description Unix seconds of this attempt; signed.
+                 * @example 1772442904
+                 */
+                "X-Svc-Timestamp": components["parameters"]["X-Svc-Timestamp"];
             };
             path?: never;
             cookie?: never;
@@ -11983,6 +15989,11 @@ export interface operations {
             /** @description 408, 429, 500, 502, 503 and 504 are retried; any other status, 3xx included, fails the delivery. */
             default: {
                 headers: {
+                    /**
+                     * @description On a retried status: when to try again, in delta-seconds or an HTTP-date. Honoured when longer than the 30 s backoff, within the 5-minute window.
+                     * @example 120
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -11993,24 +16004,56 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Standard Webhooks: the event id (= `X-Svc-Event-Id`). */
-                "webhook-id": string;
-                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, one per live signing key. */
-                "webhook-signature": string;
-                /** @description Standard Webhooks: unix seconds (= `X-Svc-Timestamp`). */
-                "webhook-timestamp": string;
-                /** @description The event id (= envelope `id`); the same on every retry. Deduplicate on it. */
-                "X-Svc-Event-Id": string;
-                /** @description The event type, e.g. `incident.created.v1`. */
-                "X-Svc-Event-Type": string;
-                /** @description The schema of the body (currently the event type); ignore values you do not know. */
-                "X-Svc-Schema": string;
-                /** @description Space-separated `v1=<hex HMAC-SHA256(key, "<X-Svc-Timestamp>.<raw body>")>`, one per live signing key (two during a rotation). */
-                "X-Svc-Signature": string;
-                /** @description `true` on test events (`webhook.test.v1`); absent otherwise. */
-                "X-Svc-Test"?: string;
-                /** @description Unix seconds of this attempt; signed. */
-                "X-Svc-Timestamp": string;
+                /**
+                 * @description The service's delivery client.
+                 * @example SecOps-Webhooks/2
+                 */
+                "User-Agent": components["parameters"]["User-Agent"];
+                /**
+                 * @description Standard Webhooks: the event id (= `X-Svc-Event-Id`).
+                 * @example 5d3c8f0e-6a3b-5c1e-9f2d-8b7a6c5d4e3f
+                 */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /**
+                 * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, one per live signing key.
+                 * @example v1,dQJdqc2u8gPK3+KBX1kxGRBgdutGso9DY6UutF86w/U=
+                 */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /**
+                 * @description Standard Webhooks: unix seconds (= `X-Svc-Timestamp`).
+                 * @example 1772442904
+                 */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /**
+                 * @description The event id (= envelope `id`); the same on every retry. Deduplicate on it.
+                 * @example 5d3c8f0e-6a3b-5c1e-9f2d-8b7a6c5d4e3f
+                 */
+                "X-Svc-Event-Id": components["parameters"]["X-Svc-Event-Id"];
+                /**
+                 * @description The event type, e.g. `incident.created.v1`.
+                 * @example incident.created.v1
+                 */
+                "X-Svc-Event-Type": components["parameters"]["X-Svc-Event-Type"];
+                /**
+                 * @description The schema of the body (currently the event type); ignore values you do not know.
+                 * @example incident.created.v1
+                 */
+                "X-Svc-Schema": components["parameters"]["X-Svc-Schema"];
+                /**
+                 * @description Space-separated `v1=<hex HMAC-SHA256(key, "<X-Svc-Timestamp>.<raw body>")>`, one per live signing key (two during a rotation).
+                 * @example v1=a3be0ddaf4a061c47893adf03b3ca8c60da351555a3fbb68ae2b68b042659fdc
+                 */
+                "X-Svc-Signature": components["parameters"]["X-Svc-Signature"];
+                /**
+                 * @description `true` on test events (`webhook.test.v1`); absent otherwise.
+                 * @example true
+                 */
+                "X-Svc-Test"?: components["parameters"]["X-Svc-Test"];
+                /**
+                 * @description Unix seconds of this attempt; signed.
+                 * @example 1772442904
+                 */
+                "X-Svc-Timestamp": components["parameters"]["X-Svc-Timestamp"];
             };
             path?: never;
             cookie?: never;
@@ -12110,6 +16153,11 @@ export interface operations {
             /** @description 408, 429, 500, 502, 503 and 504 are retried; any other status, 3xx included, fails the delivery. */
             default: {
                 headers: {
+                    /**
+                     * @description On a retried status: when to try again, in delta-seconds or an HTTP-date. Honoured when longer than the 30 s backoff, within the 5-minute window.
+                     * @example 120
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -12120,24 +16168,56 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Standard Webhooks: the event id (= `X-Svc-Event-Id`). */
-                "webhook-id": string;
-                /** @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, one per live signing key. */
-                "webhook-signature": string;
-                /** @description Standard Webhooks: unix seconds (= `X-Svc-Timestamp`). */
-                "webhook-timestamp": string;
-                /** @description The event id (= envelope `id`); the same on every retry. Deduplicate on it. */
-                "X-Svc-Event-Id": string;
-                /** @description The event type, e.g. `incident.created.v1`. */
-                "X-Svc-Event-Type": string;
-                /** @description The schema of the body (currently the event type); ignore values you do not know. */
-                "X-Svc-Schema": string;
-                /** @description Space-separated `v1=<hex HMAC-SHA256(key, "<X-Svc-Timestamp>.<raw body>")>`, one per live signing key (two during a rotation). */
-                "X-Svc-Signature": string;
-                /** @description `true` on test events (`webhook.test.v1`); absent otherwise. */
-                "X-Svc-Test"?: string;
-                /** @description Unix seconds of this attempt; signed. */
-                "X-Svc-Timestamp": string;
+                /**
+                 * @description The service's delivery client.
+                 * @example SecOps-Webhooks/2
+                 */
+                "User-Agent": components["parameters"]["User-Agent"];
+                /**
+                 * @description Standard Webhooks: the event id (= `X-Svc-Event-Id`).
+                 * @example 5d3c8f0e-6a3b-5c1e-9f2d-8b7a6c5d4e3f
+                 */
+                "webhook-id": components["parameters"]["webhook-id"];
+                /**
+                 * @description Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<raw body>")>`, one per live signing key.
+                 * @example v1,dQJdqc2u8gPK3+KBX1kxGRBgdutGso9DY6UutF86w/U=
+                 */
+                "webhook-signature": components["parameters"]["webhook-signature"];
+                /**
+                 * @description Standard Webhooks: unix seconds (= `X-Svc-Timestamp`).
+                 * @example 1772442904
+                 */
+                "webhook-timestamp": components["parameters"]["webhook-timestamp"];
+                /**
+                 * @description The event id (= envelope `id`); the same on every retry. Deduplicate on it.
+                 * @example 5d3c8f0e-6a3b-5c1e-9f2d-8b7a6c5d4e3f
+                 */
+                "X-Svc-Event-Id": components["parameters"]["X-Svc-Event-Id"];
+                /**
+                 * @description The event type, e.g. `incident.created.v1`.
+                 * @example incident.created.v1
+                 */
+                "X-Svc-Event-Type": components["parameters"]["X-Svc-Event-Type"];
+                /**
+                 * @description The schema of the body (currently the event type); ignore values you do not know.
+                 * @example incident.created.v1
+                 */
+                "X-Svc-Schema": components["parameters"]["X-Svc-Schema"];
+                /**
+                 * @description Space-separated `v1=<hex HMAC-SHA256(key, "<X-Svc-Timestamp>.<raw body>")>`, one per live signing key (two during a rotation).
+                 * @example v1=a3be0ddaf4a061c47893adf03b3ca8c60da351555a3fbb68ae2b68b042659fdc
+                 */
+                "X-Svc-Signature": components["parameters"]["X-Svc-Signature"];
+                /**
+                 * @description `true` on test events (`webhook.test.v1`); absent otherwise.
+                 * @example true
+                 */
+                "X-Svc-Test"?: components["parameters"]["X-Svc-Test"];
+                /**
+                 * @description Unix seconds of this attempt; signed.
+                 * @example 1772442904
+                 */
+                "X-Svc-Timestamp": components["parameters"]["X-Svc-Timestamp"];
             };
             path?: never;
             cookie?: never;
@@ -12247,6 +16327,11 @@ export interface operations {
             /** @description 408, 429, 500, 502, 503 and 504 are retried; any other status, 3xx included, fails the delivery. */
             default: {
                 headers: {
+                    /**
+                     * @description On a retried status: when to try again, in delta-seconds or an HTTP-date. Honoured when longer than the 30 s backoff, within the 5-minute window.
+                     * @example 120
+                     */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;

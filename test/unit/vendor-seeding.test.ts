@@ -32,6 +32,7 @@ describe("seeding the demo while a bridged vendor is down", () => {
     expect(skipped).toEqual([
       expect.objectContaining({ skipped: "the SOAR intake's delivery history", code: "UPSTREAM_ERROR" }),
       expect.objectContaining({ skipped: "the webhooks' week of deliveries", code: "UPSTREAM_ERROR" }),
+      expect.objectContaining({ skipped: "an incident linked to a ticket", code: "UPSTREAM_ERROR" }),
       expect.objectContaining({ skipped: "the demo's gamebook runs", code: "UPSTREAM_ERROR" }),
     ]);
     // What reads no vendor is there: the demo's webhooks, the SOAR intake among them.

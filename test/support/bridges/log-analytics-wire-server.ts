@@ -33,8 +33,6 @@ export interface LogAnalyticsWireServer {
   close(): Promise<void>;
 }
 
-/** The audience the Logs query API accepts tokens for. */
-const LOGS_AUDIENCE = "https://api.loganalytics.io";
 /** Connectors per ARM page: enough workspaces have more, so that paging is real. */
 const ARM_PAGE_SIZE = 3;
 
@@ -66,7 +64,8 @@ export async function startLogAnalyticsWireServer(): Promise<LogAnalyticsWireSer
     const token = readBearer(authorization);
     const logs = /^\/v1(\/subscriptions\/.+\/providers\/Microsoft\.OperationalInsights\/workspaces\/[^/]+)\/query$/i.exec(path);
     if (logs) {
-      if (token?.aud !== LOGS_AUDIENCE) return { status: 401, body: { error: { code: "InvalidTokenError", message: "The provided authentication is not valid for this resource." } } };
+      // The Logs query API accepts tokens for its own origin (https://api.loganalytics.io in the public cloud).
+      if (token?.aud !== origin) return { status: 401, body: { error: { code: "InvalidTokenError", message: "The provided authentication is not valid for this resource." } } };
       if (method !== "POST") return logsError(405, "MethodNotAllowed", "Queries are posted.");
       const workspace = byResource.get(logs[1]!.toLowerCase());
       if (!workspace || !system) return logsError(404, "ResourceNotFound", "The resource could not be found.");

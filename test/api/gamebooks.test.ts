@@ -412,7 +412,10 @@ describe("approval", () => {
     const res = await decide(id, "deny", { reason: "Not this account." });
     expect((await json(res)).data).toMatchObject({ runId: id, status: "Denied", awaitingDecision: false });
     const run = await runOf(clinics, id);
+    // The record keeps the flag; the answer says whether the run waits now: it does not.
     expect([run.status, run.isQueued]).toEqual(["Denied", true]);
+    const listed = (await json(await host.call("GET", `/workspaces/${clinics}/gamebooks/history`))).data as { id: string; status: string; isQueued: boolean }[];
+    expect(listed.find((r) => r.id === id)).toMatchObject({ status: "Denied", isQueued: false });
     expect(run.playbooks.map((p) => p.status)).toEqual(["Skipped"]);
     expect(run.summary).toBe(`Denied by ${owner.name}; nothing ran. Reason: Not this account.`);
     expect(executionsOf(id)).toEqual([]);

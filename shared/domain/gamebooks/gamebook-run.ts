@@ -60,7 +60,11 @@ export interface GamebookRunRecord {
   isAdminRequired: boolean;
   isAutoRun: boolean;
   isRetryGamebook: boolean;
-  /** True exactly while the run waits in the approval queue. */
+  /**
+   * Set while the run waits in the approval queue; approval clears it, and a run denied, expired or
+   * cancelled in the queue keeps it (so the record says it was queued). Answers show it with
+   * `Pending` only (`gamebook-views.ts`): true exactly while the run waits.
+   */
   isQueued: boolean;
   triggedByUserId: string;
   displayName: string;

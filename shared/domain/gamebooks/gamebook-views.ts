@@ -114,7 +114,8 @@ export function toGamebookRunView(run: GamebookRunRecord): GamebookRunView {
     isAdminRequired: run.isAdminRequired,
     isAutoRun: run.isAutoRun,
     isRetryGamebook: run.isRetryGamebook,
-    isQueued: run.isQueued,
+    // The record keeps the flag of a run denied, expired or cancelled in the queue; the answer says "waiting now".
+    isQueued: run.status === "Pending" && run.isQueued,
     triggedByUserId: run.triggedByUserId,
     displayName: run.displayName,
     modificationDate: run.modificationDate,

@@ -12,14 +12,14 @@
  * invocation's trace, the Cosmos calls and the identity's token request as dependencies, and the
  * request log line with its fields as custom dimensions.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { buildFunctionPackage, filesUnder } from "../support/function-package";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import { createServer as createHttpsServer, type Server } from "node:https";
 import { builtinModules } from "node:module";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { generate } from "selfsigned";
@@ -32,25 +32,13 @@ const WORKER = path.join(root, "scripts/functions-worker.cjs");
 /** Uncompressed; the compiled tree with its production node_modules, unbundled, is about 50 MB. */
 const SIZE_BUDGET_BYTES = 10 * 1024 * 1024;
 
-let work: string;
 let pkg: string;
+let work: string;
+let remove: (() => void) | undefined;
 beforeAll(() => {
-  work = mkdtempSync(path.join(tmpdir(), "function-app-"));
-  // Outside the repository, so that module resolution cannot fall back on its node_modules.
-  pkg = path.join(work, "package");
-  const built = spawnSync(process.execPath, [path.join(root, "scripts/package-function.mjs"), pkg], { cwd: root, encoding: "utf8" });
-  if (built.status !== 0) throw new Error(`packaging failed:\n${built.stdout}\n${built.stderr}`);
+  ({ pkg, work, remove } = buildFunctionPackage("function-app-"));
 }, 300_000);
-afterAll(() => {
-  if (work) rmSync(work, { recursive: true, force: true });
-});
-
-function filesUnder(dir: string, base = dir): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    return entry.isDirectory() ? filesUnder(full, base) : [path.relative(base, full).split(path.sep).join("/")];
-  });
-}
+afterAll(() => remove?.());
 
 const rootPackage = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { main: string };
 const functionFiles = readdirSync(path.join(root, "functions"))

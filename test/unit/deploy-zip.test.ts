@@ -5,9 +5,9 @@
  * (host.json, package.json, each file its `main` matches) and every file the app reads at run time is
  * in it, loadable from the zip's files alone, and nothing of development is.
  */
-import { spawn, spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { buildFunctionPackage, filesUnder } from "../support/function-package";
+import { spawn } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -18,26 +18,14 @@ let zipEntries: FunctionZip["zipEntries"];
 
 const root = path.resolve(__dirname, "../..");
 
-let work: string;
 let pkg: string;
+let work: string;
+let remove: (() => void) | undefined;
 beforeAll(async () => {
   ({ FUNCIGNORE, ignoreMatcher, zipEntries } = await import("../../scripts/function-zip.mjs"));
-  // Outside the repository, so that module resolution cannot fall back on its node_modules.
-  work = mkdtempSync(path.join(tmpdir(), "function-zip-"));
-  pkg = path.join(work, "package");
-  const built = spawnSync(process.execPath, [path.join(root, "scripts/package-function.mjs"), pkg], { cwd: root, encoding: "utf8" });
-  if (built.status !== 0) throw new Error(`packaging failed:\n${built.stdout}\n${built.stderr}`);
+  ({ pkg, work, remove } = buildFunctionPackage("function-zip-"));
 }, 300_000);
-afterAll(() => {
-  if (work) rmSync(work, { recursive: true, force: true });
-});
-
-function filesUnder(dir: string, base = dir): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    return entry.isDirectory() ? filesUnder(full, base) : [path.relative(base, full).split(path.sep).join("/")];
-  });
-}
+afterAll(() => remove?.());
 
 /** A copy of `files` of the package in a new folder: what the zip unpacks to. */
 function unpack(files: readonly string[]): string {

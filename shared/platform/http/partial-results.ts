@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { errorCodes, type ApiError, type ErrorCode } from "../errors/api-error";
-import { isCircuitOpen } from "../upstream/circuit-breaker";
+import { BREAKER_FAILURE_CODES, isCircuitOpen } from "../upstream/circuit-breaker";
 
 /**
  * The report a cross-workspace answer carries in `meta.unavailable`: each workspace (and, for the
@@ -50,7 +50,10 @@ export function unavailableOf(
   };
 }
 
-/** Whether a workspace's failure is one it may recover from (reported and retried), rather than a lasting answer. */
+/**
+ * Whether a workspace's failure is one it may recover from (reported and retried), rather than a
+ * lasting answer: the failures the circuit breakers count.
+ */
 export function isTransient(error: ApiError): boolean {
-  return error.code === "UPSTREAM_ERROR" || error.code === "TIMEOUT" || error.code === "RATE_LIMITED";
+  return BREAKER_FAILURE_CODES.includes(error.code);
 }

@@ -18,7 +18,9 @@ const INTRO = `# Error reference
 
 Every error is an RFC 7807 problem document served as \`application/problem+json\`, with the fields
 \`type\`, \`title\`, \`status\`, \`detail\`, \`instance\`, \`code\`, \`requestId\`, \`timestamp\`, and optionally
-\`target\` and \`errors\` (JSON property path → messages; \`""\` is the object itself). Clients switch on
+\`target\` and \`errors\` (JSON property path → messages; \`""\` is the object itself), and on a 504 of the
+request's own deadline \`commit\` (\`none\`: nothing was changed, send it again; \`committed\` or
+\`in-progress\`: read the resource first). Clients switch on
 \`code\`; \`title\` and \`detail\` may be reworded. \`requestId\` equals the \`X-Request-Id\` response header.
 The running service serves this table at \`GET /api/v2/errors\`, and each problem's \`type\` points at
 its row there (\`/api/v2/errors#CODE\`).`;

@@ -32,7 +32,7 @@ describe("GET /health", () => {
     }
   });
 
-  it("answers 502 UPSTREAM_ERROR naming the failed check when the store is unreachable, with no upstream detail", async () => {
+  it("stays 200 when the store is unreachable: liveness, with the failed check as data and no upstream detail", async () => {
     // A host of its own: the first host's answer is cached for 5 s.
     const broken = await startTestHost();
     try {
@@ -40,13 +40,54 @@ describe("GET /health", () => {
         new ApiError("UPSTREAM_ERROR", "The store is unavailable.", { cause: new Error("connect ECONNREFUSED 10.1.2.3:443") }),
       );
       const res = await broken.call("GET", "/health", { auth: null });
-      expect(res.status).toBe(502);
-      const problem = (await res.json()) as Record<string, unknown>;
-      expect(problem).toMatchObject({ code: "UPSTREAM_ERROR", detail: "Health check failed: store (UPSTREAM_ERROR)." });
-      expect(JSON.stringify(problem)).not.toContain("10.1.2.3");
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { data: Record<string, unknown> };
+      expect(body.data).toMatchObject({ status: "degraded", checks: { store: { status: "failed", code: "UPSTREAM_ERROR" }, queue: { status: "ok" } } });
+      expect(JSON.stringify(body)).not.toContain("10.1.2.3");
     } finally {
       vi.restoreAllMocks();
       await broken.close();
+    }
+  });
+
+  it("stays 200 when the store is slow: the check times out and is reported, the answer does not wait for it", async () => {
+    const slow = await startTestHost();
+    try {
+      vi.spyOn(slow.services.stores.accounts, "get").mockImplementation(() => new Promise(() => {}));
+      const started = performance.now();
+      const res = await slow.call("GET", "/health", { auth: null });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { data: Record<string, unknown> };
+      expect(body.data).toMatchObject({ status: "degraded", checks: { store: { status: "failed", code: "TIMEOUT" } } });
+      // The check's own timeout (800 ms), not the store's: a generous bound, not a speed figure.
+      expect(performance.now() - started).toBeLessThan(5_000);
+    } finally {
+      vi.restoreAllMocks();
+      await slow.close();
+    }
+  });
+
+  it("is never shed: answers 200 while the instance is at its bound of requests in progress", async () => {
+    const busy = await startTestHost({ env: { MAX_CONCURRENT_REQUESTS: "1" } });
+    try {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const authenticate = busy.services.auth.authenticate.bind(busy.services.auth);
+      const spy = vi.spyOn(busy.services.auth, "authenticate").mockImplementationOnce(async (header) => {
+        await held;
+        return authenticate(header);
+      });
+      const first = busy.call("GET", "/service-accounts");
+      await vi.waitFor(() => expect(spy).toHaveBeenCalledTimes(1));
+      const shed = await busy.call("GET", "/service-accounts");
+      expect(shed.status).toBe(429);
+      expect(shed.headers.get("retry-after")).toBe("1");
+      expect((await busy.call("GET", "/health", { auth: null })).status).toBe(200);
+      release();
+      expect((await first).status).toBe(200);
+    } finally {
+      vi.restoreAllMocks();
+      await busy.close();
     }
   });
 });

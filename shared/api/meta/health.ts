@@ -34,11 +34,16 @@ export const healthReportSchema = z
     examples: [{ status: "ok", checkedAt: "2026-03-02T22:11:07.727Z", checks: { store: { status: "ok", durationMs: 4 }, queue: { status: "ok", durationMs: 11 } } }],
   });
 /**
- * What `/health` answers: the checks, and this instance's open circuit breakers. A vendor's breaker
- * does not make the instance unhealthy (restarting it would not mend the vendor); it is there to see.
+ * What `/health` answers: liveness (the instance is up and serving: always 200 while it is), with its
+ * dependencies' state beside it as data: the checks, and this instance's open circuit breakers. A slow
+ * or failing store does not fail liveness: restarting the instance would not mend the store, and under
+ * load it would restart the busiest instance. Nor does a vendor's breaker.
  */
 export const healthAnswerSchema = healthReportSchema
   .extend({
+    status: z
+      .enum(["ok", "degraded"])
+      .describe("`ok`: every dependency check passed; `degraded`: the instance is up but a dependency check failed or timed out (see `checks`). The HTTP status is 200 either way."),
     circuits: z
       .object({
         open: z.int().describe("Breakers open (or half-open) on this instance."),
@@ -52,6 +57,12 @@ export const healthAnswerSchema = healthReportSchema
         status: "ok",
         checkedAt: "2026-03-02T22:11:07.727Z",
         checks: { store: { status: "ok", durationMs: 4 }, queue: { status: "ok", durationMs: 11 } },
+        circuits: { open: 0, breakers: [] },
+      },
+      {
+        status: "degraded",
+        checkedAt: "2026-03-02T22:11:07.727Z",
+        checks: { store: { status: "failed", durationMs: 800, code: "TIMEOUT" }, queue: { status: "ok", durationMs: 11 } },
         circuits: {
           open: 1,
           breakers: [{ system: "SourceA", workspaceId: "6aeb3a86-6df2-8a52-9183-256be7af30dc", state: "open", code: "RATE_LIMITED", retryAt: "2026-03-02T22:11:34.000Z", opens: 1 }],

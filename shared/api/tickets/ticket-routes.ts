@@ -1,3 +1,4 @@
+import { commitWithinDeadline } from "../../platform/concurrency/deadline";
 import { z } from "zod";
 import { demoLinkExample, ticketLinkExample, ticketPriorityExample, ticketSearchExample } from "./ticket-examples";
 import { notFound } from "../../platform/errors/api-error";
@@ -113,7 +114,8 @@ export const ticketRoutes: RouteGroup = {
         const { workspace, body } = input;
         await requireIntegration(input, workspace, "ticketing");
         const ticket = await findTicket(input, workspace, body);
-        const updated = await input.ticketing.setPriority(workspace.id, ticket.ticketId, body.priority, input.signal);
+        // A change in the ITSM: started only while the request's deadline allows, then not cut off by it.
+        const updated = await commitWithinDeadline((signal) => input.ticketing.setPriority(workspace.id, ticket.ticketId, body.priority, signal), input.signal);
         // The write happened in the ITSM: its audit event goes to the workspace's outbox on its own.
         await input.events.outbox.record([
           auditRecord(

@@ -1,3 +1,4 @@
+import { commitWithinDeadline } from "../../platform/concurrency/deadline";
 import { deliveryAcceptedExample } from "../../domain/examples/webhook-examples";
 import { z } from "zod";
 import { firstAttempt, outgoingDelivery } from "../../platform/delivery/delivery-message";
@@ -56,7 +57,8 @@ export const testEventRoute = organizationRoute({
   async handler(input) {
     const webhook = (await visibleWebhook(input, input.params.id)).value;
     const envelope = testEnvelope(webhook.targetAccountId, input.now());
-    await input.events.deliveries.send([outgoingDelivery(firstAttempt(webhook.id, { envelope, incident: null }))]);
+    // Sending is this request's change: started only while its deadline allows.
+    await commitWithinDeadline(() => input.events.deliveries.send([outgoingDelivery(firstAttempt(webhook.id, { envelope, incident: null }))]));
     return { status: 202, data: { eventId: envelope.id, status: "Pending" as const } };
   },
 });

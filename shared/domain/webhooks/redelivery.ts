@@ -1,3 +1,4 @@
+import { commitWithinDeadline } from "../../platform/concurrency/deadline";
 import { randomUUID } from "node:crypto";
 import { firstAttempt, outgoingDelivery } from "../../platform/delivery/delivery-message";
 import { ApiError, isApiError } from "../../platform/errors/api-error";
@@ -101,7 +102,8 @@ function isRebuildable(entry: Pick<DeliveryOutcome, "eventType" | "incident" | "
 
 /** Each a redelivery of its own id, so that none is taken for a duplicate of an earlier attempt. */
 async function send(ctx: RedeliveryContext, webhook: WebhookRecord, events: { envelope: EventEnvelope; incident: NonNullable<DeliveryOutcome["incident"]> }[]): Promise<void> {
-  await ctx.events.deliveries.send(events.map((event) => outgoingDelivery(firstAttempt(webhook.id, event, { redeliveryId: randomUUID() }))));
+  // Sending is the request's change: started only while its deadline allows (`Deadline.commit`).
+  await commitWithinDeadline(() => ctx.events.deliveries.send(events.map((event) => outgoingDelivery(firstAttempt(webhook.id, event, { redeliveryId: randomUUID() })))));
 }
 
 /** `incident.created.v1` rebuilt from the current incident, keeping the event id and occurredAt; 409 when the incident is gone. */

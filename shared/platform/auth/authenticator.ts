@@ -1,3 +1,4 @@
+import { outsideDeadline } from "../concurrency/deadline";
 import { ApiError } from "../errors/api-error";
 import type { Logger } from "../logger";
 import { organizationAccountIds } from "../../domain/organizations/organization-scope";
@@ -130,7 +131,8 @@ export class Authenticator {
     const last = this.lastUsedWritten.get(credentialId);
     if (last !== undefined && now.getTime() - last < LAST_USED_WRITE_INTERVAL_MS) return;
     this.lastUsedWritten.set(credentialId, now.getTime());
-    void this.writeLastUsed(serviceAccountId, credentialId, now.toISOString()).catch((error: unknown) => {
+    // The service's own bookkeeping, not the request's change: no deadline of the request's applies.
+    void outsideDeadline(() => this.writeLastUsed(serviceAccountId, credentialId, now.toISOString())).catch((error: unknown) => {
       this.options.logger.warn("lastUsedAt update failed", { serviceAccountId, credentialId, error: String(error) });
     });
   }

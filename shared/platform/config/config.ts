@@ -87,6 +87,9 @@ const envSchema = z
     RECONCILE_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
     RECONCILE_CONCURRENCY: positiveInt.max(1000).default(32),
     CROSS_WORKSPACE_BUDGET_MS: positiveInt.min(100).max(60_000).default(2_500),
+    // 230 s is the most the Functions front end waits for an answer.
+    REQUEST_DEADLINE_MS: positiveInt.min(1_000).max(230_000).default(20_000),
+    MAX_CONCURRENT_REQUESTS: positiveInt.max(1_000).default(100),
     SIMULATED_VENDOR_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
     DEMO_SEED: z.string().min(1).default("secops-demo"),
     DEMO_WORKSPACES: z.coerce.number().int().min(5).max(1000).default(5),
@@ -188,6 +191,16 @@ export interface Config {
    * came back, and what did not is reported (and, for the incident listing, carried to the next page).
    */
   crossWorkspaceBudgetMs: number;
+  /**
+   * Every request's server-side budget: past it the caller is answered 504 TIMEOUT at once, its
+   * reads and upstream calls are aborted, and no write of it starts (`Deadline`).
+   */
+  requestDeadlineMs: number;
+  /**
+   * Requests in progress at once on this instance; past it a request is answered 429 at once rather
+   * than queued. Equal to the Functions host's HTTP concurrency per instance (infra).
+   */
+  maxConcurrentRequests: number;
   /** Local host: the delay of every simulated vendor call, to model a real vendor's latency. */
   simulatedVendorLatencyMs: number;
   /** Per source: calls in flight at once and, when a vendor publishes one, a request rate. */
@@ -295,6 +308,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     reconcileIntervalMs: e.RECONCILE_INTERVAL_MS,
     reconcileConcurrency: e.RECONCILE_CONCURRENCY,
     crossWorkspaceBudgetMs: e.CROSS_WORKSPACE_BUDGET_MS,
+    requestDeadlineMs: e.REQUEST_DEADLINE_MS,
+    maxConcurrentRequests: e.MAX_CONCURRENT_REQUESTS,
     simulatedVendorLatencyMs: e.SIMULATED_VENDOR_LATENCY_MS,
     sourceLimits: sourceLimitsOf(e as unknown as Record<string, unknown>),
     workspaceBridgesAllowHttp: e.WORKSPACE_BRIDGES_ALLOW_HTTP,

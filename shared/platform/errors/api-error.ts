@@ -10,6 +10,14 @@ export { errorCodes, INVALID_PAGE_TOKEN_MESSAGE, type ErrorCode } from "./error-
 /** Map from JSON property path to messages; the empty key carries object-level errors. */
 export type FieldErrors = Record<string, string[]>;
 
+/**
+ * What a request had changed when its time ran out, as its 504 answer says (the problem's `commit`):
+ * `none`, nothing was or will be changed, so the same request may be sent again; `committed`, its
+ * change was saved before the answer; `in-progress`, a write was under way and completes on its own.
+ * In the last two cases, read the resource before repeating the request.
+ */
+export type CommitState = "none" | "committed" | "in-progress";
+
 export interface ApiErrorOptions {
   /** Field or identifier concerned. */
   target?: string;
@@ -24,6 +32,8 @@ export interface ApiErrorOptions {
   status?: OtherErrorStatus;
   /** Extra response headers, e.g. `Allow` on 405 or `Retry-After` on 429. */
   headers?: Record<string, string>;
+  /** On a TIMEOUT of the request's own deadline: what it had changed (`Deadline`). */
+  commit?: CommitState;
   cause?: unknown;
 }
 
@@ -33,6 +43,7 @@ export class ApiError extends Error {
   readonly target?: string;
   readonly errors?: FieldErrors;
   readonly headers: Record<string, string>;
+  readonly commit?: CommitState;
 
   constructor(code: ErrorCode, detail: string, options: ApiErrorOptions = {}) {
     super(detail, { cause: options.cause });
@@ -42,6 +53,7 @@ export class ApiError extends Error {
     this.target = options.target;
     this.errors = options.errors;
     this.headers = options.headers ?? {};
+    this.commit = options.commit;
   }
 }
 

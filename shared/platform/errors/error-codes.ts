@@ -137,7 +137,8 @@ export const errorCodes = {
   RATE_LIMITED: {
     status: 429,
     title: "Too many requests.",
-    when: "Too many requests, to this API or from it to an upstream system; wait `Retry-After` seconds when it is given.",
+    when:
+      "Too many requests, to this API or from it to an upstream system, or this instance already has as many requests in progress as it takes (`MAX_CONCURRENT_REQUESTS`); wait `Retry-After` seconds when it is given.",
     exampleDetail: "Too many requests; retry after the number of seconds in Retry-After.",
   },
   INTERNAL_ERROR: {
@@ -157,7 +158,8 @@ export const errorCodes = {
   TIMEOUT: {
     status: 504,
     title: "An upstream operation timed out.",
-    when: "An upstream operation timed out, or an upstream system answered 408 or 504.",
+    when:
+      "An upstream operation timed out, an upstream system answered 408 or 504, or the request ran past the server's deadline (`REQUEST_DEADLINE_MS`): then the problem's `commit` says whether anything was changed (`none`: send it again; `committed` or `in-progress`: read the resource first).",
     exampleDetail: "An upstream operation timed out.",
   },
 } as const satisfies Record<string, ErrorCodeEntry>;

@@ -21,7 +21,7 @@ type JsonSchema = Record<string, unknown>;
  */
 const AUTHENTICATED_PROBLEMS: ErrorCode[] = ["UNAUTHORIZED", "INSUFFICIENT_SCOPE", "RATE_LIMITED", "INTERNAL_ERROR", "UPSTREAM_ERROR", "TIMEOUT"];
 /** Public operations read nothing but the route table. */
-const PUBLIC_PROBLEMS: ErrorCode[] = ["RATE_LIMITED", "INTERNAL_ERROR"];
+const PUBLIC_PROBLEMS: ErrorCode[] = ["RATE_LIMITED", "INTERNAL_ERROR", "TIMEOUT"];
 /**
  * Portal operations: no session (401); service-account credentials, a role that may not, or a change
  * without its CSRF token (403 FORBIDDEN); a sign-in without MFA; a person the service does not know.
@@ -229,7 +229,9 @@ function success(route: Route, status: number, components: Components): JsonSche
 /** Statuses whose answers may come before the caller is identified, without the rate-limit headers. */
 const RATE_LIMIT_UNSURE: Record<number, string> = {
   413: "the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that",
+  429: "the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified",
   500: "the service got as far as identifying the caller",
+  504: "the caller was identified before the request's deadline passed",
 };
 /** Statuses that may say when to try again: the rate limit, an upstream system's own word, an open circuit breaker. */
 const RETRY_AFTER_STATUSES = new Set([429, 502, 503, 504]);
@@ -486,6 +488,13 @@ function problemSchema(): JsonSchema {
         type: "object",
         additionalProperties: { type: "array", items: { type: "string" } },
         description: "JSON property path → messages; the empty key carries object-level errors.",
+      },
+      commit: {
+        type: "string",
+        enum: ["none", "committed", "in-progress"],
+        description:
+          "On a 504 `TIMEOUT` of the request's own server-side deadline: what it had changed. `none`: nothing was or will be changed, so the request may be sent again; " +
+          "`committed`: its change was saved before the time ran out; `in-progress`: a write was under way and completes on its own. After `committed` or `in-progress`, read the resource before repeating the request.",
       },
     },
     required: ["type", "title", "status", "detail", "instance", "code", "requestId", "timestamp"],

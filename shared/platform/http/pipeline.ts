@@ -11,6 +11,8 @@ import { PROBLEM_CONTENT_TYPE, toProblem } from "./problem";
 import { rateLimitHeaders, setRateLimitHeaders, type RateLimitDecision } from "./rate-limit";
 import { parseJsonBody } from "./request-body";
 import { parseMultipartBody } from "./multipart-body";
+import { Deadline, runWithin } from "../concurrency/deadline";
+import { admissionOf, shedError } from "./admission";
 import { bodyLimitOf, type HandlerInput, type HandlerResult, type Route } from "./route";
 import { API_PREFIX, Router, type Routing } from "./router";
 import { validate, validateFlat } from "./validation";
@@ -79,92 +81,62 @@ export function unmetExpectation(): ApiError {
  */
 export function createPipeline(routes: Route[] | Routing, services: Services, prefix: string = API_PREFIX): Handle {
   const router = Array.isArray(routes) ? new Router(routes) : routes;
+  const admission = admissionOf(services);
 
   return async (request) => {
     const started = performance.now();
     const requestId = randomUUID();
     const now = services.now();
     const path = request.path;
-    let principal: Principal | undefined;
-    let person: Person | undefined;
-    let limit: RateLimitDecision | undefined;
+    // What the request has learned of its caller so far: the answer's headers and the access log
+    // use it whether the request ends in a response or in its deadline.
+    const caller: CallerSoFar = {};
     let response: ApiResponse;
     let code: string | undefined;
 
-    try {
-      // Before anything else, and before the body is read: the one expectation served is 100-continue.
-      if (!meetsExpectation(request.header("expect"))) throw unmetExpectation();
-      const matched = path === prefix || path.startsWith(prefix + "/")
-        ? router.match(request.method, path.slice(prefix.length) || "/")
-        : ({ kind: "not-found" } as const);
-      const match = matched instanceof Promise ? await matched : matched;
-      const route = match.kind === "found" ? match.route : undefined;
-
-      if (route && (route.kind === "organization" || route.kind === "workspace")) {
-        try {
-          principal = await services.auth.authenticate(request.header("authorization"));
-        } catch (error) {
-          // Failed attempts spend the caller address's budget, which also slows secret guessing.
-          limit = enforceLimit(services, `address:${request.clientAddress}`);
-          throw error;
-        }
-        limit = enforceLimit(services, principal.rateLimitKey);
-      } else if (route && (route.kind === "person" || route.kind === "personWorkspace")) {
-        try {
-          person = await services.people.authenticate(request);
-        } catch (error) {
-          limit = enforceLimit(services, `address:${request.clientAddress}`);
-          throw error;
-        }
-        limit = enforceLimit(services, person.rateLimitKey);
-      } else {
-        limit = enforceLimit(services, `address:${request.clientAddress}`);
-      }
-
-      if (match.kind === "not-found") throw new ApiError("NOT_FOUND", `No resource at ${path}.`);
-      if (match.kind === "method-not-allowed") {
-        throw new ApiError("METHOD_NOT_ALLOWED", `${request.method} is not supported here; use ${match.allow.join(", ")}.`, {
-          headers: { Allow: match.allow.join(", ") },
-        });
-      }
-
-      const r = match.route;
-      let workspaceRole = principal ? authorize(r, principal, match.params) : undefined;
-      if (person) authorizePerson(r, person, match.params);
-      let workspace: WorkspaceRecord | undefined;
-      // Before the other parameters, the query and the body are judged: a workspace outside the
-      // person's organization is not there for them, whatever they send (a 400 would confirm that it exists).
-      if (person && r.kind === "personWorkspace") {
-        workspace = await findPersonWorkspace(services, person, match.params.workspaceId!);
-        workspaceRole = person.workspaceRoles.get(workspace.id);
-      }
-      // Router parameters are flat strings under the route's own names: no prototype keys to look for.
-      const params = r.params ? validateFlat(r.params, match.params) : match.params;
-      const query = r.query ? validate(r.query, queryObject(request.search)) : undefined;
-      const body = r.body ? validate(r.body, await readBody(r, request, services)) : undefined;
-      if (workspaceRole && !workspace) workspace = await findWorkspace(services, match.params.workspaceId!);
-
-      const result = await r.handler(new RouteInput(services, request, requestId, principal ?? person, params, query, body, workspace, workspaceRole));
-      response = render(result, requestId, now);
-    } catch (error) {
+    const problemResponse = (error: unknown): ApiResponse => {
       const apiError = asApiError(error, services, requestId);
       code = apiError.code;
-      const problem = toProblem(apiError, {
-        origin: request.origin,
-        instance: path + request.search,
-        requestId,
-        now,
-      });
-      response = {
+      const problem = toProblem(apiError, { origin: request.origin, instance: path + request.search, requestId, now });
+      return {
         status: apiError.status,
         headers: Object.assign({ "Content-Type": PROBLEM_CONTENT_TYPE }, apiError.headers),
         body: JSON.stringify(problem),
       };
+    };
+
+    // The liveness check is never shed and has no deadline: it must answer while the instance is
+    // busy, which is when it is asked most.
+    const liveness = path === prefix + LIVENESS_PATH;
+    if (!liveness && !admission.tryEnter()) {
+      response = problemResponse(shedError(admission));
+    } else if (liveness) {
+      try {
+        response = await serveRequest(request, new Deadline(LIVENESS_BUDGET_MS, 0, request.signal), caller, requestId, now);
+      } catch (error) {
+        response = problemResponse(error);
+      }
+    } else {
+      const deadline = new Deadline(services.config.requestDeadlineMs, undefined, request.signal);
+      const work = runWithin(deadline, () => serveRequest(request, deadline, caller, requestId, now));
+      // The place is held until the work has really ended, even after a 504: it still holds the instance.
+      void work.then(
+        () => admission.leave(),
+        () => admission.leave(),
+      );
+      try {
+        response = await Promise.race([work, deadline.reached.then(() => Promise.reject(deadline.timeoutError()))]);
+      } catch (error) {
+        // Past the deadline, whatever the work failed with (an aborted read, say) is the deadline's doing.
+        response = problemResponse(deadline.expired ? deadline.timeoutError() : error);
+      } finally {
+        deadline.finish();
+      }
     }
 
     const headers = response.headers;
     headers["X-Request-Id"] = requestId;
-    if (limit) setRateLimitHeaders(headers, limit);
+    if (caller.limit) setRateLimitHeaders(headers, caller.limit);
     // Responses carry credentials and tenant data: never let an intermediary keep them.
     headers["Cache-Control"] ??= "no-store";
     return {
@@ -175,12 +147,87 @@ export function createPipeline(routes: Route[] | Routing, services: Services, pr
         path,
         status: response.status,
         durationMs: Math.round((performance.now() - started) * 10) / 10,
-        serviceAccountId: principal?.serviceAccountId,
-        userId: person?.userId,
+        serviceAccountId: caller.principal?.serviceAccountId,
+        userId: caller.person?.userId,
         code,
       },
     };
   };
+
+  /**
+   * route match → authenticate → rate limit → scope → workspace role → validate → handler →
+   * envelope. Throws what the caller is to be told.
+   */
+  async function serveRequest(request: ApiRequest, deadline: Deadline, caller: CallerSoFar, requestId: string, now: Date): Promise<ApiResponse> {
+    const path = request.path;
+    // Before anything else, and before the body is read: the one expectation served is 100-continue.
+    if (!meetsExpectation(request.header("expect"))) throw unmetExpectation();
+    const matched = path === prefix || path.startsWith(prefix + "/")
+      ? router.match(request.method, path.slice(prefix.length) || "/")
+      : ({ kind: "not-found" } as const);
+    const match = matched instanceof Promise ? await matched : matched;
+    const route = match.kind === "found" ? match.route : undefined;
+
+    if (route && (route.kind === "organization" || route.kind === "workspace")) {
+      try {
+        caller.principal = await services.auth.authenticate(request.header("authorization"));
+      } catch (error) {
+        // Failed attempts spend the caller address's budget, which also slows secret guessing.
+        caller.limit = enforceLimit(services, `address:${request.clientAddress}`);
+        throw error;
+      }
+      caller.limit = enforceLimit(services, caller.principal.rateLimitKey);
+    } else if (route && (route.kind === "person" || route.kind === "personWorkspace")) {
+      try {
+        caller.person = await services.people.authenticate(request);
+      } catch (error) {
+        caller.limit = enforceLimit(services, `address:${request.clientAddress}`);
+        throw error;
+      }
+      caller.limit = enforceLimit(services, caller.person.rateLimitKey);
+    } else {
+      caller.limit = enforceLimit(services, `address:${request.clientAddress}`);
+    }
+    const { principal, person } = caller;
+
+    if (match.kind === "not-found") throw new ApiError("NOT_FOUND", `No resource at ${path}.`);
+    if (match.kind === "method-not-allowed") {
+      throw new ApiError("METHOD_NOT_ALLOWED", `${request.method} is not supported here; use ${match.allow.join(", ")}.`, {
+        headers: { Allow: match.allow.join(", ") },
+      });
+    }
+
+    const r = match.route;
+    let workspaceRole = principal ? authorize(r, principal, match.params) : undefined;
+    if (person) authorizePerson(r, person, match.params);
+    let workspace: WorkspaceRecord | undefined;
+    // Before the other parameters, the query and the body are judged: a workspace outside the
+    // person's organization is not there for them, whatever they send (a 400 would confirm that it exists).
+    if (person && r.kind === "personWorkspace") {
+      workspace = await findPersonWorkspace(services, person, match.params.workspaceId!);
+      workspaceRole = person.workspaceRoles.get(workspace.id);
+    }
+    // Router parameters are flat strings under the route's own names: no prototype keys to look for.
+    const params = r.params ? validateFlat(r.params, match.params) : match.params;
+    const query = r.query ? validate(r.query, queryObject(request.search)) : undefined;
+    const body = r.body ? validate(r.body, await readBody(r, request, services)) : undefined;
+    if (workspaceRole && !workspace) workspace = await findWorkspace(services, match.params.workspaceId!);
+
+    const result = await r.handler(new RouteInput(services, request, deadline, requestId, principal ?? person, params, query, body, workspace, workspaceRole));
+    return render(result, requestId, now);
+  }
+}
+
+/** The liveness check's path under the API prefix: `GET /api/v2/health`. */
+export const LIVENESS_PATH = "/health";
+/** The liveness check's own budget: its checks time out well within it (`HEALTH_CHECK_TIMEOUT_MS`). */
+const LIVENESS_BUDGET_MS = 5_000;
+
+/** Who the caller turned out to be, and their rate-limit decision, as far as the request got. */
+interface CallerSoFar {
+  principal?: Principal;
+  person?: Person;
+  limit?: RateLimitDecision;
 }
 
 /**
@@ -196,6 +243,7 @@ class RouteInput implements HandlerInput<unknown, unknown, unknown> {
   constructor(
     services: Services,
     private readonly request: ApiRequest,
+    private readonly deadline: Deadline,
     readonly requestId: string,
     caller: Principal | Person | undefined,
     readonly params: unknown,
@@ -221,8 +269,9 @@ class RouteInput implements HandlerInput<unknown, unknown, unknown> {
     return this.request.origin;
   }
 
+  /** Aborted when the caller goes away or the request's deadline passes. */
   get signal(): AbortSignal {
-    return this.request.signal;
+    return this.deadline.signal;
   }
 
   /** An own function, not a method: handlers may take it out of their input (`{ header }`). */

@@ -1,4 +1,4 @@
-import { ApiError, errorCodes, type ErrorCode, type FieldErrors } from "../errors/api-error";
+import { ApiError, errorCodes, type CommitState, type ErrorCode, type FieldErrors } from "../errors/api-error";
 
 /** RFC 7807 problem document, exactly the fields of contract section 7. */
 export interface Problem {
@@ -12,6 +12,8 @@ export interface Problem {
   timestamp: string;
   target?: string;
   errors?: FieldErrors;
+  /** On a 504 of the request's own deadline: what it had changed (`CommitState`). */
+  commit?: CommitState;
 }
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
@@ -44,5 +46,6 @@ export function toProblem(error: ApiError, ctx: ProblemContext): Problem {
   };
   if (error.target !== undefined) problem.target = error.target;
   if (error.errors !== undefined) problem.errors = error.errors;
+  if (error.commit !== undefined) problem.commit = error.commit;
   return problem;
 }

@@ -2,6 +2,7 @@ import { setTimeout } from "node:timers/promises";
 import { isLostRace } from "./conflict";
 import type { OutboxRecord } from "../events/outbox-record";
 import { checkIfMatch } from "../http/etag";
+import { commitWithinDeadline, outsideDeadline } from "../concurrency/deadline";
 
 /** What a unit of work read: a document and its version; `etag` null when it does not exist yet (a create). */
 export interface Current<T> {
@@ -92,8 +93,10 @@ export async function commit<T, R>(
       if (changed === null) return null;
       const outbox = changed.outbox ?? [];
       if (outbox.length > 0 && !work.outbox) throw new Error("A unit of work that commits outbox records needs a publisher.");
-      const result = await work.write(changed.value, current.etag, outbox);
-      if (outbox.length > 0) await work.outbox!.publish(outbox);
+      // The write starts only while the request's deadline allows (`Deadline.commit`); carrying out
+      // its records is the service's own follow-up, which no deadline cuts short.
+      const result = await commitWithinDeadline(() => work.write(changed.value, current.etag, outbox));
+      if (outbox.length > 0) await outsideDeadline(() => work.outbox!.publish(outbox));
       return result;
     } catch (error) {
       if (!isLostRace(error) || work.ifMatch !== undefined || attempt >= maxAttempts) throw error;

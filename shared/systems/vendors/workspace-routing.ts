@@ -1,3 +1,4 @@
+import { commitWithinDeadline } from "../../platform/concurrency/deadline";
 import { ApiError } from "../../platform/errors/api-error";
 import type { WorkspaceRecord } from "../../domain/organizations/workspace";
 import { sourceSettingsOf, type WorkspaceBridge, type WorkspaceSources } from "../../domain/organizations/workspace-sources";
@@ -113,15 +114,25 @@ function routingGateway(
   target: (source: Source, workspaceId: string) => Promise<{ gateway: SourceGateway; vendorWorkspaceId: string }>,
   breakers: CircuitBreakers,
 ): SourceGateway {
+  type Call<T> = (gateway: SourceGateway, vendorWorkspaceId: string, signal?: AbortSignal) => Promise<T>;
   /** Runs `call` on the gateway serving `workspaceId`, through its breakers. */
-  const via = async <T>(workspaceId: string, signal: AbortSignal | undefined, call: (gateway: SourceGateway, vendorWorkspaceId: string, signal?: AbortSignal) => Promise<T>) => {
+  const via = async <T>(workspaceId: string, signal: AbortSignal | undefined, call: Call<T>) => {
     const { gateway, vendorWorkspaceId } = await target(source, workspaceId);
     return { vendorWorkspaceId, result: await breakers.call({ system: source, workspaceId }, (s) => call(gateway, vendorWorkspaceId, s), signal) };
   };
+  /**
+   * A change at the vendor: as `via`, but started only while the request's deadline allows, and then
+   * not aborted by it (`Deadline.commit`): a change cut off mid-call may or may not have been made.
+   */
+  const change = async <T>(workspaceId: string, signal: AbortSignal | undefined, call: Call<T>) => {
+    const { gateway, vendorWorkspaceId } = await target(source, workspaceId);
+    const result = await commitWithinDeadline((writeSignal) => breakers.call({ system: source, workspaceId }, (s) => call(gateway, vendorWorkspaceId, s), writeSignal), signal);
+    return { vendorWorkspaceId, result };
+  };
   const ours = (workspaceId: string, vendorWorkspaceId: string) => (incident: VendorIncident): VendorIncident =>
     incident.workspaceId === vendorWorkspaceId && vendorWorkspaceId !== workspaceId ? { ...incident, workspaceId } : incident;
-  const oneIncident = async (workspaceId: string, signal: AbortSignal | undefined, call: (gateway: SourceGateway, vendorWorkspaceId: string, signal?: AbortSignal) => Promise<VendorIncident>) => {
-    const { vendorWorkspaceId, result } = await via(workspaceId, signal, call);
+  const oneIncident = async (workspaceId: string, signal: AbortSignal | undefined, call: Call<VendorIncident>, how: typeof via = via) => {
+    const { vendorWorkspaceId, result } = await how(workspaceId, signal, call);
     return ours(workspaceId, vendorWorkspaceId)(result);
   };
   return {
@@ -131,11 +142,11 @@ function routingGateway(
       const { vendorWorkspaceId, result: page } = await via(query.workspaceId, signal, (g, w, s) => g.listIncidents({ ...query, workspaceId: w }, s));
       return vendorWorkspaceId === query.workspaceId ? page : { ...page, items: page.items.map(ours(query.workspaceId, vendorWorkspaceId)) };
     },
-    setStatus: (workspaceId, incidentId, change, signal) => oneIncident(workspaceId, signal, (g, w, s) => g.setStatus(w, incidentId, change, s)),
-    setOwner: (workspaceId, incidentId, owner, signal) => oneIncident(workspaceId, signal, (g, w, s) => g.setOwner(w, incidentId, owner, s)),
+    setStatus: (workspaceId, incidentId, status, signal) => oneIncident(workspaceId, signal, (g, w, s) => g.setStatus(w, incidentId, status, s), change),
+    setOwner: (workspaceId, incidentId, owner, signal) => oneIncident(workspaceId, signal, (g, w, s) => g.setOwner(w, incidentId, owner, s), change),
     listComments: async (workspaceId, incidentId, signal) => (await via(workspaceId, signal, (g, w, s) => g.listComments(w, incidentId, s))).result,
-    addComment: async (workspaceId, incidentId, comment, signal) => (await via(workspaceId, signal, (g, w, s) => g.addComment(w, incidentId, comment, s))).result,
-    deleteComment: async (workspaceId, incidentId, commentId, signal) => (await via(workspaceId, signal, (g, w, s) => g.deleteComment(w, incidentId, commentId, s))).result,
+    addComment: async (workspaceId, incidentId, comment, signal) => (await change(workspaceId, signal, (g, w, s) => g.addComment(w, incidentId, comment, s))).result,
+    deleteComment: async (workspaceId, incidentId, commentId, signal) => (await change(workspaceId, signal, (g, w, s) => g.deleteComment(w, incidentId, commentId, s))).result,
     getEvidence: async (workspaceId, incidentId, signal) => (await via(workspaceId, signal, (g, w, s) => g.getEvidence(w, incidentId, s))).result,
     async relatedByEntity(query, signal) {
       const { vendorWorkspaceId, result: items } = await via(query.workspaceId, signal, (g, w, s) => g.relatedByEntity({ ...query, workspaceId: w }, s));

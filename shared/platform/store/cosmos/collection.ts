@@ -4,6 +4,7 @@ import type { Page, PageRequest, Versioned } from "../ports";
 import { assertScope } from "../outbox-scope";
 import type { OutboxRecord, OutboxScope } from "../../events/outbox-record";
 import { translateCosmosError, type CosmosOperation } from "./cosmos-errors";
+import { currentDeadline } from "../../concurrency/deadline";
 
 export type Document = { id: string };
 export type Parameters = Record<string, SqlParameter["value"]>;
@@ -32,7 +33,7 @@ export class Collection<T extends Document> {
 
   async read(id: string, partitionKey: string): Promise<Versioned<T> | undefined> {
     // The SDK answers a missing item with resource undefined (status 404), not an exception.
-    const { resource } = await this.attempt("read", id, () => this.container.item(id, partitionKey).read<T>());
+    const { resource } = await this.attempt("read", id, () => this.container.item(id, partitionKey).read<T>(withinDeadline()));
     return resource && versioned(resource);
   }
 
@@ -107,7 +108,7 @@ export class Collection<T extends Document> {
    * when `partitionKey` is given: the option only routes the query (cosmosdb-server ignores it).
    */
   async query(query: string, parameters: Parameters, partitionKey?: PartitionKey): Promise<T[]> {
-    const options: FeedOptions = partitionKey === undefined ? {} : { partitionKey };
+    const options: FeedOptions = partitionKey === undefined ? withinDeadline() : { partitionKey, ...withinDeadline() };
     const spec = { query, parameters: Object.entries(parameters).map(([name, value]) => ({ name, value })) };
     const { resources } = await this.attempt("query", undefined, () =>
       this.container.items.query<T & ItemDefinition>(spec, options).fetchAll(),
@@ -144,6 +145,15 @@ export class Collection<T extends Document> {
       throw translateCosmosError(error, { operation, kind: this.kind, id });
     }
   }
+}
+
+/**
+ * A read's options under the current request's deadline: aborted when it passes, so a read nobody
+ * waits for any more stops. Writes never take it (`Deadline.commit` decides whether they start).
+ */
+function withinDeadline(): { abortSignal?: AbortSignal } {
+  const signal = currentDeadline()?.signal;
+  return signal ? { abortSignal: signal } : {};
 }
 
 export function ifMatch(etag: string) {

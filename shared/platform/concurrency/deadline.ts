@@ -1,0 +1,153 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { ApiError, type CommitState } from "../errors/api-error";
+
+/**
+ * A request's deadline: its server-side time budget. Its `signal` aborts at the deadline, and every
+ * store read, queue send and upstream call of the request takes it (through `currentDeadline`, or the
+ * handler input's `signal`), so work nobody waits for any more stops. Writes go through `commit`:
+ * a write starts only while enough of the budget is left for it to finish (`reserveMs`), never once
+ * the caller has been answered, and once one has started the request's answer says so.
+ *
+ * @example
+ * const deadline = new Deadline(20_000);
+ * await runWithin(deadline, () => handler(input));
+ * await deadline.commit(() => store.replace(doc, etag)); // TIMEOUT when too late to start
+ */
+export class Deadline {
+  readonly signal: AbortSignal;
+  /** Settles when the budget runs out (never, when the request finishes first). */
+  readonly reached: Promise<void>;
+  /** `performance.now()` at which the budget ends. */
+  readonly endsAt: number;
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  private reach!: () => void;
+  private expiredAt?: number;
+  private stateAtExpiry?: CommitState;
+  private writesInFlight = 0;
+  private writesDone = 0;
+
+  /**
+   * @param budgetMs the request's whole budget
+   * @param reserveMs the least time a write needs: none starts with less left
+   * @param clientSignal aborted when the caller goes away; writes keep only this one
+   */
+  constructor(
+    readonly budgetMs: number,
+    readonly reserveMs: number = defaultReserveMs(budgetMs),
+    readonly clientSignal?: AbortSignal,
+  ) {
+    this.endsAt = performance.now() + budgetMs;
+    this.signal = clientSignal ? AbortSignal.any([this.controller.signal, clientSignal]) : this.controller.signal;
+    this.reached = new Promise((resolve) => (this.reach = resolve));
+    this.timer = setTimeout(() => this.expire(), budgetMs);
+    // A finished request clears it; an idle process must not be kept alive for it meanwhile.
+    this.timer.unref();
+  }
+
+  remainingMs(): number {
+    return this.endsAt - performance.now();
+  }
+
+  /** Whether the budget has run out (the caller has been, or is being, answered 504). */
+  get expired(): boolean {
+    return this.expiredAt !== undefined;
+  }
+
+  /** What the request has changed so far. */
+  get commitState(): CommitState {
+    if (this.writesInFlight > 0) return "in-progress";
+    return this.writesDone > 0 ? "committed" : "none";
+  }
+
+  /**
+   * Runs a write (a store commit, a change at a vendor) as part of this request. The request's first
+   * write starts only before the deadline and with at least `reserveMs` left, else TIMEOUT and nothing
+   * is written; once one has started, the rest of the same change may follow (a vendor change and the
+   * state that records it), so a change is never left half-made because time ran out between its
+   * parts. The write runs with the caller's signal only: aborted mid-flight, its outcome would be
+   * unknown.
+   */
+  async commit<T>(write: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
+    if (this.writesInFlight === 0 && this.writesDone === 0) {
+      if (this.expired) throw this.timeoutError("none");
+      if (this.remainingMs() < this.reserveMs) {
+        // Too late to start: answer now, and make sure nothing starts later either.
+        this.expire();
+        throw this.timeoutError("none");
+      }
+    }
+    this.writesInFlight++;
+    try {
+      const result = await write(this.clientSignal);
+      this.writesDone++;
+      return result;
+    } finally {
+      this.writesInFlight--;
+    }
+  }
+
+  /** Throws TIMEOUT when the budget has run out: for long work between reads to stop early. */
+  check(): void {
+    if (this.expired) throw this.timeoutError(this.commitState);
+  }
+
+  /** The 504 a caller gets when the budget runs out, saying what was changed when it did. */
+  timeoutError(commit: CommitState = this.stateAtExpiry ?? this.commitState): ApiError {
+    const detail = {
+      none: "Nothing was changed; the request may be sent again.",
+      committed: "The change was saved before the time ran out; read the resource to see it before sending the request again.",
+      "in-progress": "A change was being saved when the time ran out and completes on its own; read the resource to see it before sending the request again.",
+    }[commit];
+    return new ApiError("TIMEOUT", `The request did not complete within the server's ${this.budgetMs} ms budget. ${detail}`, { commit });
+  }
+
+  /** Ends the budget now: aborts the request's reads and calls. Idempotent. */
+  expire(): void {
+    if (this.expiredAt !== undefined) return;
+    this.expiredAt = performance.now();
+    this.stateAtExpiry = this.commitState;
+    clearTimeout(this.timer);
+    this.controller.abort(this.timeoutError("none"));
+    this.reach();
+  }
+
+  /** The request was answered in time: its timer goes. */
+  finish(): void {
+    clearTimeout(this.timer);
+  }
+}
+
+/** A write needs at most this much of what is left; a quarter of a short budget. */
+export function defaultReserveMs(budgetMs: number): number {
+  return Math.min(2_000, Math.floor(budgetMs / 4));
+}
+
+const scope = new AsyncLocalStorage<Deadline>();
+
+/** Runs `work` with `deadline` as the current one (its awaits and callbacks included). */
+export function runWithin<T>(deadline: Deadline, work: () => Promise<T>): Promise<T> {
+  return scope.run(deadline, work);
+}
+
+/**
+ * Runs `work` with no deadline: the service's own follow-up of a request (carrying out its committed
+ * events and audit records), which must finish whatever the request's budget.
+ */
+export function outsideDeadline<T>(work: () => T): T {
+  return scope.exit(work);
+}
+
+/** The deadline of the request being served, if any (queue workers and timers have none). */
+export function currentDeadline(): Deadline | undefined {
+  return scope.getStore();
+}
+
+/**
+ * A write of the current request through its deadline (`Deadline.commit`); outside a request, the
+ * write as it is.
+ */
+export function commitWithinDeadline<T>(write: (signal: AbortSignal | undefined) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  const deadline = currentDeadline();
+  return deadline ? deadline.commit(write) : write(signal);
+}

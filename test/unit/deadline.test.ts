@@ -1,0 +1,117 @@
+import { describe, expect, it } from "vitest";
+import { setTimeout as sleep } from "node:timers/promises";
+import { commitWithinDeadline, currentDeadline, Deadline, defaultReserveMs, outsideDeadline, runWithin } from "../../shared/platform/concurrency/deadline";
+import { InFlightLimit, shedError } from "../../shared/platform/http/admission";
+import { isApiError } from "../../shared/platform/errors/api-error";
+
+async function rejection(promise: Promise<unknown>) {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected a rejection");
+}
+
+describe("Deadline", () => {
+  it("aborts its signal and settles `reached` when the budget runs out, with a TIMEOUT reason", async () => {
+    const deadline = new Deadline(30);
+    expect(deadline.signal.aborted).toBe(false);
+    await deadline.reached;
+    expect(deadline.expired).toBe(true);
+    expect(deadline.signal.aborted).toBe(true);
+    expect(deadline.signal.reason).toMatchObject({ code: "TIMEOUT", status: 504, commit: "none" });
+  });
+
+  it("aborts its signal when the caller goes away, without expiring", () => {
+    const client = new AbortController();
+    const deadline = new Deadline(10_000, undefined, client.signal);
+    client.abort();
+    expect(deadline.signal.aborted).toBe(true);
+    expect(deadline.expired).toBe(false);
+    deadline.finish();
+  });
+
+  it("refuses the first write once expired, and says nothing was changed", async () => {
+    const deadline = new Deadline(10_000);
+    deadline.expire();
+    let wrote = false;
+    const error = await rejection(deadline.commit(async () => (wrote = true)));
+    expect(wrote).toBe(false);
+    expect(isApiError(error) && error.code === "TIMEOUT" && error.commit).toBe("none");
+  });
+
+  it("refuses to start a write with less than its reserve left, and expires at once", async () => {
+    const deadline = new Deadline(10_000, 20_000);
+    const error = await rejection(deadline.commit(async () => "written"));
+    expect(isApiError(error) && error.commit).toBe("none");
+    expect(deadline.expired).toBe(true);
+  });
+
+  it("lets the rest of a change follow its first write past the deadline, and reports each state", async () => {
+    const deadline = new Deadline(10_000, 0);
+    expect(deadline.commitState).toBe("none");
+    let release!: () => void;
+    const first = deadline.commit(() => new Promise<string>((resolve) => (release = () => resolve("vendor"))));
+    expect(deadline.commitState).toBe("in-progress");
+    deadline.expire();
+    expect(deadline.timeoutError().commit).toBe("in-progress");
+    release();
+    expect(await first).toBe("vendor");
+    expect(deadline.commitState).toBe("committed");
+    // The state that records the vendor's change still commits: the change is not left half-made.
+    expect(await deadline.commit(async () => "state")).toBe("state");
+    // The answer given at the deadline keeps what was true then.
+    expect(deadline.timeoutError().commit).toBe("in-progress");
+  });
+
+  it("gives a write the caller's signal only: the deadline passing does not abort it", async () => {
+    const client = new AbortController();
+    const deadline = new Deadline(10_000, 0, client.signal);
+    const seen = await deadline.commit(async (signal) => signal);
+    expect(seen).toBe(client.signal);
+    deadline.finish();
+  });
+
+  it("is the current deadline inside runWithin, across awaits, and none outside it or in outsideDeadline", async () => {
+    const deadline = new Deadline(10_000);
+    expect(currentDeadline()).toBeUndefined();
+    await runWithin(deadline, async () => {
+      await sleep(1);
+      expect(currentDeadline()).toBe(deadline);
+      await outsideDeadline(async () => {
+        await sleep(1);
+        expect(currentDeadline()).toBeUndefined();
+      });
+    });
+    deadline.finish();
+  });
+
+  it("commitWithinDeadline runs a write as it is outside a request, and through the deadline inside one", async () => {
+    expect(await commitWithinDeadline(async () => "plain")).toBe("plain");
+    const deadline = new Deadline(10_000);
+    deadline.expire();
+    const error = await runWithin(deadline, () => rejection(commitWithinDeadline(async () => "late")));
+    expect(isApiError(error) && error.code).toBe("TIMEOUT");
+  });
+
+  it("reserves a quarter of a short budget for a write, at most 2 s", () => {
+    expect(defaultReserveMs(1_000)).toBe(250);
+    expect(defaultReserveMs(20_000)).toBe(2_000);
+  });
+});
+
+describe("InFlightLimit", () => {
+  it("admits up to its bound, then refuses until a place is given back", () => {
+    const limit = new InFlightLimit(2);
+    expect([limit.tryEnter(), limit.tryEnter(), limit.tryEnter()]).toEqual([true, true, false]);
+    expect(limit.inFlight).toBe(2);
+    limit.leave();
+    expect(limit.tryEnter()).toBe(true);
+  });
+
+  it("sheds with a 429 RATE_LIMITED problem that says when to come back", () => {
+    const error = shedError(new InFlightLimit(100));
+    expect(error).toMatchObject({ code: "RATE_LIMITED", status: 429, headers: { "Retry-After": "1" } });
+  });
+});

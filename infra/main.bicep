@@ -79,6 +79,11 @@ param maximumInstanceCount int = 100
 ])
 param instanceMemoryMB int = 2048
 
+@description('HTTP requests in progress at once per instance: Flex Consumption routes at most this many to an instance (and scales out past it), the Functions host takes as many, and the app itself sheds any beyond it with 429 (MAX_CONCURRENT_REQUESTS). The work per request is mostly waiting on Cosmos DB and the vendors, so one Node instance serves many at once.')
+@minValue(1)
+@maxValue(1000)
+param httpPerInstanceConcurrency int = 100
+
 @description('`recover` when the environment\'s Key Vault is soft-deleted (after `azd down`): the vault and its keys come back. The preprovision hook sets KEY_VAULT_CREATE_MODE.')
 @allowed([
   'default'
@@ -181,6 +186,7 @@ module resources 'resources.bicep' = {
     cosmosDatabaseName: cosmosDatabaseName
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
+    httpPerInstanceConcurrency: httpPerInstanceConcurrency
     keyVaultCreateMode: keyVaultCreateMode
     cloudSubscriptions: cloudSubscriptions
     playbookAutomationUrl: playbookAutomationUrl

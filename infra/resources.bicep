@@ -70,6 +70,11 @@ param maximumInstanceCount int = 100
 ])
 param instanceMemoryMB int = 2048
 
+@description('HTTP requests in progress at once per instance: Flex Consumption routes at most this many to an instance (and scales out past it), the Functions host takes as many, and the app itself sheds any beyond it with 429 (MAX_CONCURRENT_REQUESTS). The work per request is mostly waiting on Cosmos DB and the vendors, so one Node instance serves many at once.')
+@minValue(1)
+@maxValue(1000)
+param httpPerInstanceConcurrency int = 100
+
 @allowed([
   'default'
   'recover'
@@ -164,9 +169,39 @@ var cosmosContainers = [
     defaultTtl: -1
   }
   {
-    // One partition per audit trail (workspace:<id> or account:<id>) with its sequence counter.
+    // One partition per audit trail and UTC day (<trail>|yyyy-mm-dd), and each trail's sequencer in
+    // one of its own (<trail>); events expire by their own ttl (the retention).
     name: 'audit'
     partitionKeyPath: '/pk'
+    defaultTtl: -1
+    // Restates "index everything" and adds the composite index of the sequencer's query: a trail's
+    // unsequenced events oldest first (ORDER BY timeGenerated, id).
+    indexingPolicy: {
+      indexingMode: 'consistent'
+      automatic: true
+      includedPaths: [
+        {
+          path: '/*'
+        }
+      ]
+      excludedPaths: [
+        {
+          path: '/"_etag"/?'
+        }
+      ]
+      compositeIndexes: [
+        [
+          {
+            path: '/timeGenerated'
+            order: 'ascending'
+          }
+          {
+            path: '/id'
+            order: 'ascending'
+          }
+        ]
+      ]
+    }
   }
   {
     // Per workspace: incident state, gamebook runs, the playbook catalogue, ticket links, integration
@@ -735,6 +770,7 @@ module functionApp 'modules/function-app.bicep' = {
     appInsightsName: appInsights.outputs.name
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
+    httpPerInstanceConcurrency: httpPerInstanceConcurrency
     // Later sets win: the operator's extra settings replace the cloud's default endpoints, and the
     // settings the templates wire (store, queue, identity, keys, bridges) replace any extra one.
     appSettings: union(cloudEndpointSettings, extraAppSettings, appSettings, documentSettings, sourceBridgeSettings, integrationSettings, portalSettings)

@@ -169,6 +169,9 @@ export const TEMPLATE_APP_SETTINGS: readonly string[] = [
   "AzureWebJobsStorage__clientId",
   "APPLICATIONINSIGHTS_CONNECTION_STRING",
   "APPLICATIONINSIGHTS_AUTHENTICATION_STRING",
+  // One figure with the platform's per-instance HTTP concurrency: the `httpPerInstanceConcurrency` parameter.
+  "AzureFunctionsJobHost__extensions__http__maxConcurrentRequests",
+  "MAX_CONCURRENT_REQUESTS",
 ];
 
 /** An app setting name Linux app settings keep as it is: letters, digits and underscores. */

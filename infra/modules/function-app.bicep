@@ -32,6 +32,9 @@ param maximumInstanceCount int
 ])
 param instanceMemoryMB int
 
+@description('HTTP requests in progress at once per instance: the platform\'s routing, the host and the app\'s own bound (MAX_CONCURRENT_REQUESTS) alike.')
+param httpPerInstanceConcurrency int
+
 @description('The settings the code reads (resources.bicep). The host\'s own settings are added here.')
 param appSettings object
 
@@ -61,6 +64,10 @@ var hostSettings = {
   APPLICATIONINSIGHTS_CONNECTION_STRING: appInsights.properties.ConnectionString
   // Application Insights accepts only Entra ID-authenticated telemetry (local auth is off).
   APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'Authorization=AAD;ClientId=${identityClientId}'
+  // One figure for the HTTP concurrency of an instance: what the platform routes to it (above), what the
+  // host takes (host.json's http.maxConcurrentRequests) and the app's own bound, past which it sheds.
+  AzureFunctionsJobHost__extensions__http__maxConcurrentRequests: string(httpPerInstanceConcurrency)
+  MAX_CONCURRENT_REQUESTS: string(httpPerInstanceConcurrency)
 }
 
 // Settings on the app's own host name, which is known only once the app exists.
@@ -115,6 +122,11 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
       scaleAndConcurrency: {
         maximumInstanceCount: maximumInstanceCount
         instanceMemoryMB: instanceMemoryMB
+        triggers: {
+          http: {
+            perInstanceConcurrency: httpPerInstanceConcurrency
+          }
+        }
       }
       // On Flex Consumption the language and its version are set here; the app settings
       // FUNCTIONS_WORKER_RUNTIME and WEBSITE_NODE_DEFAULT_VERSION are not accepted.

@@ -1,4 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { InProcessQueue } from "../../shared/platform/queue/in-process/in-process-queue";
+import { silentLogger } from "../../shared/platform/logger";
 import { setTimeout as sleep } from "node:timers/promises";
 import { commitWithinDeadline, currentDeadline, Deadline, defaultReserveMs, outsideDeadline, runWithin } from "../../shared/platform/concurrency/deadline";
 import { InFlightLimit, shedError } from "../../shared/platform/http/admission";
@@ -98,6 +100,20 @@ describe("Deadline", () => {
   it("reserves a quarter of a short budget for a write, at most 2 s", () => {
     expect(defaultReserveMs(1_000)).toBe(250);
     expect(defaultReserveMs(20_000)).toBe(2_000);
+  });
+});
+
+describe("work a request starts but does not own", () => {
+  it("an in-process queue's consumer runs under no request's deadline", async () => {
+    const queue = new InProcessQueue<{ n: number }>({ name: "test", now: () => new Date(), logger: silentLogger });
+    const seen: unknown[] = [];
+    queue.subscribe(async () => void seen.push(currentDeadline()));
+    const deadline = new Deadline(10_000);
+    await runWithin(deadline, () => queue.send([{ messageId: "m1", body: { n: 1 } }]));
+    await vi.waitFor(() => expect(seen).toHaveLength(1));
+    expect(seen[0]).toBeUndefined();
+    deadline.finish();
+    await queue.close();
   });
 });
 

@@ -1,3 +1,4 @@
+import { outsideDeadline } from "../../concurrency/deadline";
 import { silentLogger, type Logger } from "../../logger";
 import type { MessageHandler, OutgoingMessage, QueueSender, ReceivedMessage } from "../queue";
 import { MAX_DELIVERY_COUNT } from "../queue-names";
@@ -287,8 +288,10 @@ export class InProcessQueue<T> implements QueueSender<T> {
     lock.timer.unref();
     this.locks.add(lock);
     const message = snapshot(entry);
+    // A consumer is no part of the request that sent the message: it runs under no request's deadline,
+    // as it would on another instance in Azure.
     Promise.resolve()
-      .then(() => handler(message))
+      .then(() => outsideDeadline(() => handler(message)))
       .then(
         () => this.complete(lock),
         (error: unknown) => this.abandon(lock, error),

@@ -12,7 +12,8 @@
 //                           it turns on Node's compile cache, then registers that file's functions
 //                           from dist/app.js
 //   dist/vendor/            the packages a first answer never runs (LAZY_GROUPS), in files of their
-//                           own that dist/app.js requires on first use: a cold start never parses them
+//                           own that dist/app.js requires on first use: a cold start never parses them;
+//                           those it runs come from their ES module builds (ES_MODULE_PACKAGES)
 //   dist/compile-cache.js   shared/hosts/azure/compile-cache.ts, loaded before dist/app.js
 //   dist/portal/            the portal page (scripts/build-portal.mjs), without source maps
 //   node_modules/           only what cannot be bundled (EXTERNAL_PACKAGES, EXTERNAL_FILES): what the
@@ -68,8 +69,13 @@ const LAZY_GROUPS = {
   "azure-monitor-opentelemetry-exporter": ["@azure/monitor-opentelemetry-exporter"],
   jose: ["jose"],
   // Cosmos's client-side encryption only (its Key Vault key resolver), which the app does not use;
-  // @azure/cosmos requires it at the top of that resolver's module, deferred by DEFERRED_REQUIRES.
+  // @azure/cosmos imports it at the top of that resolver's module, deferred by DEFERRED_REQUIRES.
   "azure-keyvault-keys": ["@azure/keyvault-keys"],
+  // The webhook sender's and the Logs query client's HTTP client, loaded on the first send.
+  undici: ["undici"],
+  // Entra ID (with MSAL): loaded when a client signs in without a key, as Cosmos and Service Bus do
+  // with a managed identity; the exporters' sign-in is after the first answer.
+  "azure-identity": ["@azure/identity"],
 };
 const LAZY_PACKAGES = Object.values(LAZY_GROUPS).flat();
 const groupOf = (name) => Object.keys(LAZY_GROUPS).find((group) => LAZY_GROUPS[group].includes(name));
@@ -82,23 +88,95 @@ const groupOf = (name) => Object.keys(LAZY_GROUPS).find((group) => LAZY_GROUPS[g
  */
 const DEFERRED_REQUIRES = [
   {
-    // @azure/cosmos 4.x: the Key Vault key resolver of client-side encryption, loaded with the client.
-    file: /[\\/]node_modules[\\/]@azure[\\/]cosmos[\\/]dist[\\/]commonjs[\\/]encryption[\\/]EncryptionKeyResolver[\\/]AzureKeyVaultEncryptionKeyResolver\.js$/,
-    statement: 'var import_keyvault_keys = require("@azure/keyvault-keys");',
-    replacement: 'var import_keyvault_keys = { get KeyClient() { return require("@azure/keyvault-keys").KeyClient; } };',
+    // @azure/cosmos 4.x (its ES module build, ES_MODULE_PACKAGES): the Key Vault key resolver of
+    // client-side encryption, loaded with the client. Constructing the stand-in constructs the real
+    // client (a constructor that returns an object makes `new` return that object).
+    file: /[\\/]node_modules[\\/]@azure[\\/]cosmos[\\/]dist[\\/]esm[\\/]encryption[\\/]EncryptionKeyResolver[\\/]AzureKeyVaultEncryptionKeyResolver\.js$/,
+    statement: 'import { KeyClient } from "@azure/keyvault-keys";',
+    replacement: 'const KeyClient = class { constructor(...args) { return new (require("@azure/keyvault-keys").KeyClient)(...args); } };',
   },
 ];
 
-const deferredRequires = {
-  name: "deferred-requires",
+/** Rewrites the statements of DEFERRED_REQUIRES into `plugin`; `assertApplied` fails the build if one was not there to rewrite. */
+function deferredRequires() {
+  const applied = new Set();
+  const plugin = {
+    name: "deferred-requires",
+    setup(b) {
+      for (const entry of DEFERRED_REQUIRES) {
+        b.onLoad({ filter: entry.file }, (args) => {
+          const source = readFileSync(args.path, "utf8");
+          if (source.split(entry.statement).length !== 2) throw new Error(`${args.path} no longer has, once, ${entry.statement}`);
+          applied.add(entry);
+          return { contents: source.replace(entry.statement, entry.replacement), loader: "js", resolveDir: path.dirname(args.path) };
+        });
+      }
+    },
+  };
+  const assertApplied = () => {
+    const missing = DEFERRED_REQUIRES.filter((entry) => !applied.has(entry));
+    if (missing.length > 0) throw new Error(`the bundle no longer holds ${missing.map((entry) => entry.file).join(", ")}: check DEFERRED_REQUIRES against the new version`);
+  };
+  return { plugin, assertApplied };
+}
+
+/**
+ * Packages on the first answer's path that the app bundles from their ES module builds, wherever the
+ * app or a package `require`s them: esbuild then joins their modules into one scope and drops the
+ * exports nothing imports, where the CommonJS builds are a function per module that defines every
+ * export with a getter, run on load. Each ships both builds from the same sources (the Azure SDK's
+ * tshy builds, OpenTelemetry's build/esm); the Cosmos SDK is 534 → 326 KB minified this way
+ * (docs/decisions.md, Performance, for what it saves a cold start).
+ */
+const ES_MODULE_PACKAGES = /^(@azure\/(cosmos|core-[a-z-]+|logger|abort-controller|opentelemetry-instrumentation-azure-sdk)|@typespec\/ts-http-runtime|@opentelemetry\/[a-z-]+)$/;
+
+const esModuleBuilds = {
+  name: "es-module-builds",
   setup(b) {
-    for (const { file, statement, replacement } of DEFERRED_REQUIRES) {
-      b.onLoad({ filter: file }, (args) => {
-        const source = readFileSync(args.path, "utf8");
-        if (source.split(statement).length !== 2) throw new Error(`${args.path} no longer has, once, ${statement}`);
-        return { contents: source.replace(statement, replacement), loader: "js", resolveDir: path.dirname(args.path) };
-      });
-    }
+    b.onResolve({ filter: /^[@a-z]/ }, async (args) => {
+      if ((args.kind !== "require-call" && args.kind !== "import-statement") || args.pluginData === "es-module-build") return undefined;
+      const name = args.path.startsWith("@") ? args.path.split("/").slice(0, 2).join("/") : args.path.split("/")[0];
+      if (!ES_MODULE_PACKAGES.test(name) || EXTERNAL_PACKAGES.includes(name)) return undefined;
+      // Through an `exports` map, the `import` condition; otherwise (OpenTelemetry) the `module` field.
+      const resolved = await b.resolve(args.path, { kind: "import-statement", resolveDir: args.resolveDir, importer: args.importer, pluginData: "es-module-build" });
+      if (resolved.errors.length > 0) return { errors: resolved.errors };
+      if (args.path === name && !resolved.external) {
+        const dir = packageDirOf(resolved.path, name);
+        const pkg = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8"));
+        if (!pkg.exports && pkg.module) return { path: path.join(dir, pkg.module) };
+      }
+      return { path: resolved.path, external: resolved.external, sideEffects: resolved.sideEffects };
+    });
+  },
+};
+
+/** The installed folder of package `name` that holds `file`. */
+function packageDirOf(file, name) {
+  const marker = `${path.sep}node_modules${path.sep}${name.split("/").join(path.sep)}${path.sep}`;
+  const at = file.lastIndexOf(marker);
+  if (at < 0) throw new Error(`${file} is not in ${name}`);
+  return file.slice(0, at + marker.length - 1);
+}
+
+/**
+ * The app's own modules import zod as `import { z } from "zod"`: `z` is then one namespace object
+ * holding all of zod, translations included (`z.locales`, 269 KB minified), which esbuild cannot
+ * tree-shake. Bundled as `import * as z from "zod"` (the same exports: zod's entry re-exports all of
+ * `z`'s), only what the schemas use is kept: zod 465 → 114 KB. Any other form of importing zod's
+ * values fails the build, so that the bundle cannot quietly take all of zod back.
+ */
+const zodNamespaceImports = {
+  name: "zod-namespace-imports",
+  setup(b) {
+    b.onLoad({ filter: /\.ts$/ }, (args) => {
+      if (!/^(functions|shared)[\\/]/.test(path.relative(root, args.path))) return undefined;
+      const source = readFileSync(args.path, "utf8");
+      if (!source.includes('"zod"')) return undefined;
+      const rewritten = source.replaceAll('import { z } from "zod";', 'import * as z from "zod";');
+      const other = rewritten.split("\n").find((line) => /from "zod"/.test(line) && !/^import (type \{[^}]*\}|\* as z) from "zod";$/.test(line.trim()));
+      if (other) throw new Error(`${path.relative(root, args.path)}: import zod's values as \`import { z } from "zod"\` or \`import * as z from "zod"\`, not \`${other.trim()}\``);
+      return { contents: rewritten, loader: "ts" };
+    });
   },
 };
 
@@ -167,12 +245,14 @@ export async function packageFunctionApp(outDir, options = {}) {
     '  throw new Error("No function file is named " + name + ".");',
     "};",
   ].join("\n");
+  const deferred = deferredRequires();
   const app = await build({
     ...common,
-    plugins: [lazyPackages("./vendor/"), deferredRequires],
+    plugins: [lazyPackages("./vendor/"), deferred.plugin, esModuleBuilds, zodNamespaceImports],
     stdin: { contents: appEntry, resolveDir: root, sourcefile: "app.js", loader: "js" },
     outfile: path.join(out, "dist/app.js"),
   });
+  deferred.assertApplied();
   const vendors = [];
   for (const [group, names] of Object.entries(LAZY_GROUPS)) {
     const contents =

@@ -111,6 +111,8 @@ describe("deployment package", () => {
         exporter: vendor("azure-monitor-opentelemetry-exporter.js"),
         jose: vendor("jose.js"),
         keyVaultKeys: vendor("azure-keyvault-keys.js"),
+        undici: vendor("undici.js"),
+        identity: vendor("azure-identity.js"),
       }));
     `);
     const exports = JSON.parse(out.trim().split("\n").at(-1)!) as Record<string, string[]>;
@@ -123,6 +125,26 @@ describe("deployment package", () => {
     expect(exports.exporter).toEqual(expect.arrayContaining(["AzureMonitorTraceExporter", "AzureMonitorLogExporter"]));
     expect(exports.jose).toContain("jwtVerify");
     expect(exports.keyVaultKeys).toContain("KeyClient");
+    expect(exports.undici).toEqual(expect.arrayContaining(["Agent", "fetch"]));
+    expect(exports.identity).toEqual(expect.arrayContaining(["DefaultAzureCredential", "ManagedIdentityCredential"]));
+  });
+
+  it("bundles into dist/app.js what a first answer runs, without what it never runs: no HTTP client, no Entra ID sign-in, none of zod's translations, one copy of each OpenTelemetry package", () => {
+    const { sources } = JSON.parse(readFileSync(`${pkg}.sourcemaps/app.js.map`, "utf8")) as { sources: string[] };
+    // undici and @azure/identity (with MSAL) are vendor files, loaded on a webhook's send and on a sign-in without a key.
+    expect(sources.filter((s) => /node_modules\/(undici|@azure\/identity|@azure\/msal-[a-z]+)\//.test(s))).toEqual([]);
+    // zod's English messages only, the default; the other translations are never bundled.
+    expect(sources.filter((s) => s.includes("node_modules/zod/v4/locales/") && !/\/(en|index)\.js$/.test(s))).toEqual([]);
+    // Each OpenTelemetry package from one installed copy, but where an Azure instrumentation pins its own release.
+    const copies = new Map<string, Set<string>>();
+    for (const source of sources) {
+      const dir = /^(?:.*\/)?node_modules\/(?:.*\/node_modules\/)?(@opentelemetry\/[^/]+)\//.exec(source);
+      if (!dir || /node_modules\/@azure\/(functions-opentelemetry-instrumentation|opentelemetry-instrumentation-azure-sdk)\//.test(source)) continue;
+      const installed = source.slice(0, source.lastIndexOf(dir[1]!) + dir[1]!.length);
+      copies.set(dir[1]!, (copies.get(dir[1]!) ?? new Set()).add(installed));
+    }
+    expect(copies.get("@opentelemetry/core")?.size).toBe(1);
+    expect([...copies].filter(([, dirs]) => dirs.size > 1).map(([name, dirs]) => `${name}: ${[...dirs].join(", ")}`)).toEqual([]);
   });
 
   it("builds its Cosmos client without loading Key Vault's keys (client-side encryption, unused)", async () => {

@@ -14,12 +14,11 @@ import { ApiError, type CommitState } from "../errors/api-error";
  * await deadline.commit(() => store.replace(doc, etag)); // TIMEOUT when too late to start
  */
 export class Deadline {
-  readonly signal: AbortSignal;
   /** Settles when the budget runs out (never, when the request finishes first). */
   readonly reached: Promise<void>;
   /** `performance.now()` at which the budget ends. */
   readonly endsAt: number;
-  private readonly controller = new AbortController();
+  private controller?: AbortController;
   private readonly timer: NodeJS.Timeout;
   private reach!: () => void;
   private expiredAt?: number;
@@ -30,19 +29,41 @@ export class Deadline {
   /**
    * @param budgetMs the request's whole budget
    * @param reserveMs the least time a write needs: none starts with less left
-   * @param clientSignal aborted when the caller goes away; writes keep only this one
+   * @param client the caller's signal, aborted when the caller goes away (writes keep only this one);
+   *   a function when the host makes it on first use, so that a request whose work reads no signal
+   *   never makes it
    */
   constructor(
     readonly budgetMs: number,
     readonly reserveMs: number = defaultReserveMs(budgetMs),
-    readonly clientSignal?: AbortSignal,
+    private readonly client?: AbortSignal | (() => AbortSignal),
   ) {
     this.endsAt = performance.now() + budgetMs;
-    this.signal = clientSignal ? AbortSignal.any([this.controller.signal, clientSignal]) : this.controller.signal;
     this.reached = new Promise((resolve) => (this.reach = resolve));
     this.timer = setTimeout(() => this.expire(), budgetMs);
     // A finished request clears it; an idle process must not be kept alive for it meanwhile.
     this.timer.unref();
+  }
+
+  /**
+   * Aborted when the budget runs out (reason: the 504 TIMEOUT) or the caller goes away. Made on first
+   * use and joined to the caller's signal by a listener: `AbortSignal.any` costs tens of microseconds
+   * a request, more than the rest of the pipeline.
+   */
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      const controller = (this.controller = new AbortController());
+      if (this.expired) controller.abort(this.timeoutError("none"));
+      const client = this.clientSignal;
+      if (client?.aborted) controller.abort(client.reason);
+      else client?.addEventListener("abort", () => controller.abort(client.reason), { once: true });
+    }
+    return this.controller.signal;
+  }
+
+  /** The caller's own signal: aborted only when the caller goes away. */
+  get clientSignal(): AbortSignal | undefined {
+    return typeof this.client === "function" ? this.client() : this.client;
   }
 
   remainingMs(): number {
@@ -108,7 +129,7 @@ export class Deadline {
     this.expiredAt = performance.now();
     this.stateAtExpiry = this.commitState;
     clearTimeout(this.timer);
-    this.controller.abort(this.timeoutError("none"));
+    this.controller?.abort(this.timeoutError("none"));
     this.reach();
   }
 

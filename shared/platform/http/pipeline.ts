@@ -111,13 +111,16 @@ export function createPipeline(routes: Route[] | Routing, services: Services, pr
     if (!liveness && !admission.tryEnter()) {
       response = problemResponse(shedError(admission));
     } else if (liveness) {
+      const deadline = new Deadline(LIVENESS_BUDGET_MS, 0, () => request.signal);
       try {
-        response = await serveRequest(request, new Deadline(LIVENESS_BUDGET_MS, 0, request.signal), caller, requestId, now);
+        response = await serveRequest(request, deadline, caller, requestId, now);
       } catch (error) {
         response = problemResponse(error);
+      } finally {
+        deadline.finish();
       }
     } else {
-      const deadline = new Deadline(services.config.requestDeadlineMs, undefined, request.signal);
+      const deadline = new Deadline(services.config.requestDeadlineMs, undefined, () => request.signal);
       const work = runWithin(deadline, () => serveRequest(request, deadline, caller, requestId, now));
       // The place is held until the work has really ended, even after a 504: it still holds the instance.
       void work.then(

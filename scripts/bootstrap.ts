@@ -59,7 +59,7 @@ export async function runBootstrap(argv: string[], env: NodeJS.ProcessEnv, print
   const client = createCosmosClient(config.cosmos);
   // With a key the database and containers can be created here; with managed identity Bicep made them.
   const database = config.cosmos.key ? await ensureContainers(client, config.cosmos.database) : client.database(config.cosmos.database);
-  const services = createServices(config, { stores: createCosmosStores(database), logger: silentLogger });
+  const services = createServices(config, { stores: createCosmosStores(database, { audit: { retentionDays: config.auditRetentionDays } }), logger: silentLogger });
   const { accounts, serviceAccounts, workspaces } = services.stores;
 
   const accountId = (values["account-id"] ?? randomUUID()).toLowerCase();

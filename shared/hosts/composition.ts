@@ -143,8 +143,9 @@ function createReconciler(config: Config, serviceBus: ServiceBusClientSource | u
 }
 
 export function createStores(config: Config): Stores {
-  if (config.store === "memory") return createMemoryStores();
-  return createCosmosStores(createCosmosClient(config.cosmos).database(config.cosmos.database));
+  const audit = { retentionDays: config.auditRetentionDays };
+  if (config.store === "memory") return createMemoryStores({ audit });
+  return createCosmosStores(createCosmosClient(config.cosmos).database(config.cosmos.database), { audit });
 }
 
 /** Response bytes read from a webhook receiver before the rest is dropped (contract 8: 1 MB). */

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AuditEventRecord } from "../../shared/domain/audit/audit-event";
+import { auditTrailOf } from "../../shared/platform/store/audit-trail";
 import { createServiceAccount, startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -133,8 +134,8 @@ describe("audit export", () => {
   });
 });
 
-/** An audit event appended as the relay does, without waiting for anything else. */
-function appendDirect(): Promise<void> {
+/** An audit event recorded as the relay does (stored, then its trail sequenced), without waiting for anything else. */
+async function appendDirect(): Promise<void> {
   const event: AuditEventRecord = {
     id: randomUUID(),
     accountId: host.demo.workspaces[2]!.accountId,
@@ -151,5 +152,6 @@ function appendDirect(): Promise<void> {
     targetResourceName: "Suspicious sign-in",
     metadata: "{}",
   };
-  return host.services.stores.audit.append(event);
+  await host.services.stores.audit.append(event);
+  await host.services.stores.audit.sequence([auditTrailOf(event)]);
 }

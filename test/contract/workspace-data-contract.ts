@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { isApiError, type ErrorCode } from "../../shared/platform/errors/api-error";
 import { outboxScope } from "../../shared/platform/store/outbox-scope";
 import type { Stores } from "../../shared/platform/store/ports";
-import type { AuditEventRecord } from "../../shared/domain/audit/audit-event";
+import type { AuditEventRecord, SequencedAuditEvent } from "../../shared/domain/audit/audit-event";
+import { auditTrailOf } from "../../shared/platform/store/audit-trail";
 import type { OutboxAuditRecord } from "../../shared/platform/events/outbox-record";
 import type { TicketLinkRecord } from "../../shared/domain/tickets/ticket-link";
 import type { WorkspaceIntegrationsRecord } from "../../shared/domain/organizations/workspace-integrations";
@@ -16,8 +17,23 @@ import type { SopRecord } from "../../shared/domain/sops/sop";
  */
 export function workspaceDataCases(stores: () => Stores): void {
   describe("audit trail sequences", () => {
-    it("numbers a workspace's events 1, 2, 3… in append order and pages after a sequence", async () => {
-      for (const id of ["a1", "a2", "a3", "a4", "a5"]) await stores().audit.append(auditEvent(id, "ws-1"));
+    /** As the relay records an event: stored, then its trail sequenced. */
+    const record = async (event: AuditEventRecord) => {
+      await stores().audit.append(event);
+      await stores().audit.sequence([auditTrailOf(event)]);
+    };
+    /** Pages through the workspace's trail from `after`, `pageSize` at a time, to the end (a short page). */
+    const follow = async (workspaceId: string, after: number, pageSize: number) => {
+      const seen: SequencedAuditEvent[] = [];
+      for (let page = await stores().audit.listWorkspaceTrail(workspaceId, after, pageSize); ; page = await stores().audit.listWorkspaceTrail(workspaceId, after, pageSize)) {
+        seen.push(...page);
+        after = page.at(-1)?.sequence ?? after;
+        if (page.length < pageSize) return { seen, after };
+      }
+    };
+
+    it("numbers a workspace's events 1, 2, 3… in the order they are recorded and pages after a sequence", async () => {
+      for (const id of ["a1", "a2", "a3", "a4", "a5"]) await record(auditEvent(id, "ws-1"));
       const all = await stores().audit.listWorkspaceTrail("ws-1", 0, 10);
       expect(all.map((e) => [e.sequence, e.event.id])).toEqual([[1, "a1"], [2, "a2"], [3, "a3"], [4, "a4"], [5, "a5"]]);
       expect((await stores().audit.listWorkspaceTrail("ws-1", 2, 2)).map((e) => e.event.id)).toEqual(["a3", "a4"]);
@@ -25,9 +41,9 @@ export function workspaceDataCases(stores: () => Stores): void {
     });
 
     it("keeps each workspace's trail apart, and organization events out of every workspace's", async () => {
-      await stores().audit.append(auditEvent("w1", "ws-1"));
-      await stores().audit.append(auditEvent("org", null));
-      await stores().audit.append(auditEvent("w2", "ws-2"));
+      await record(auditEvent("w1", "ws-1"));
+      await record(auditEvent("org", null));
+      await record(auditEvent("w2", "ws-2"));
       expect((await stores().audit.listWorkspaceTrail("ws-1", 0, 10)).map((e) => [e.sequence, e.event.id])).toEqual([[1, "w1"]]);
       expect((await stores().audit.listWorkspaceTrail("ws-2", 0, 10)).map((e) => [e.sequence, e.event.id])).toEqual([[1, "w2"]]);
       // listRecent still covers every trail of the account.
@@ -35,32 +51,77 @@ export function workspaceDataCases(stores: () => Stores): void {
     });
 
     it("an event appended again keeps its first sequence and appears once", async () => {
-      await stores().audit.append(auditEvent("a1", "ws-1"));
-      await stores().audit.append(auditEvent("a2", "ws-1"));
-      await stores().audit.append(auditEvent("a1", "ws-1"));
-      await stores().audit.append(auditEvent("a3", "ws-1"));
+      await record(auditEvent("a1", "ws-1"));
+      await record(auditEvent("a2", "ws-1"));
+      await record({ ...auditEvent("a1", "ws-1"), metadata: '{"again":true}' });
+      await record(auditEvent("a3", "ws-1"));
       const trail = await stores().audit.listWorkspaceTrail("ws-1", 0, 10);
-      expect(trail.map((e) => e.event.id)).toEqual(["a1", "a2", "a3"]);
-      expect(trail[0]!.sequence).toBe(1);
-      // Sequences only grow (a refused duplicate may leave a gap, never a repeat).
-      expect(trail.map((e) => e.sequence)).toEqual([...trail.map((e) => e.sequence)].sort((a, b) => a - b));
+      expect(trail.map((e) => [e.sequence, e.event.id])).toEqual([[1, "a1"], [2, "a2"], [3, "a3"]]);
+      expect(trail[0]!.event.metadata).toBe("{}");
+      expect(await stores().audit.listRecent("acct-1", 10)).toHaveLength(3);
     });
 
     it("returns events exactly as appended, without the trail's bookkeeping", async () => {
       const event = auditEvent("a1", "ws-1");
-      await stores().audit.append(event);
+      await record(event);
       expect((await stores().audit.listWorkspaceTrail("ws-1", 0, 1))[0]!.event).toStrictEqual(event);
       expect(await stores().audit.listRecent("acct-1", 1)).toStrictEqual([event]);
     });
 
-    it("concurrent appends get distinct, increasing sequences, none lost", async () => {
-      const ids = Array.from({ length: 12 }, (_, i) => `c${String(i).padStart(2, "0")}`);
-      await Promise.all(ids.map((id) => stores().audit.append(auditEvent(id, "ws-1"))));
-      const trail = await stores().audit.listWorkspaceTrail("ws-1", 0, 100);
-      expect(trail.map((e) => e.event.id).sort()).toEqual(ids);
-      const sequences = trail.map((e) => e.sequence);
-      expect(new Set(sequences).size).toBe(ids.length);
-      expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
+    it("listRecent shows an event as soon as it is stored, before its trail is sequenced", async () => {
+      await stores().audit.append(auditEvent("a1", "ws-1"));
+      expect((await stores().audit.listRecent("acct-1", 10)).map((e) => e.id)).toEqual(["a1"]);
+    });
+
+    it("200 events recorded at once in one trail all land, each once, numbered 1 to 200 with no gap, and page through in that order", async () => {
+      const ids = Array.from({ length: 200 }, (_, i) => `c${String(i).padStart(3, "0")}`);
+      // Each writer appends and sequences, as the relay does; those that find the trail being
+      // sequenced return at once, and the one sequencing it goes on to their events.
+      await Promise.all(ids.map((id) => record(auditEvent(id, "ws-1"))));
+      const { seen } = await follow("ws-1", 0, 7);
+      expect(seen.map((e) => e.sequence)).toEqual(ids.map((_, i) => i + 1));
+      expect(seen.map((e) => e.event.id).sort()).toEqual(ids);
+      // The same order however it is paged.
+      expect((await stores().audit.listWorkspaceTrail("ws-1", 0, 1000)).map((e) => e.event.id)).toEqual(seen.map((e) => e.event.id));
+    }, 60_000);
+
+    it("a reader paging while writers record never misses or repeats an event", async () => {
+      const written: string[] = [];
+      const seen: SequencedAuditEvent[] = [];
+      let after = 0;
+      for (let round = 0; round < 8; round++) {
+        const batch = [0, 1, 2].map((i) => `r${round}-${i}`);
+        written.push(...batch);
+        // A page is read while this round's writers are at work.
+        const [page] = await Promise.all([stores().audit.listWorkspaceTrail("ws-1", after, 2), ...batch.map((id) => record(auditEvent(id, "ws-1")))]);
+        seen.push(...page);
+        after = page.at(-1)?.sequence ?? after;
+      }
+      seen.push(...(await follow("ws-1", after, 2)).seen);
+      expect(seen.map((e) => e.event.id).sort()).toEqual([...written].sort());
+      expect(seen.map((e) => e.sequence)).toEqual(written.map((_, i) => i + 1));
+    });
+
+    it("an event generated long ago but recorded after a reader caught up is seen when it resumes", async () => {
+      for (const id of ["a1", "a2"]) await record(auditEvent(id, "ws-1"));
+      const caughtUp = await follow("ws-1", 0, 10);
+      expect(caughtUp.seen.map((e) => e.event.id)).toEqual(["a1", "a2"]);
+      await record({ ...auditEvent("late", "ws-1"), timeGenerated: "2024-12-01T08:00:00.000Z" });
+      const resumed = await follow("ws-1", caughtUp.after, 10);
+      expect(resumed.seen.map((e) => [e.sequence, e.event.id])).toEqual([[3, "late"]]);
+      // startTime filters by when an event was generated; the order stays the trail's.
+      expect((await stores().audit.listWorkspaceTrail("ws-1", 0, 10, "2025-01-01T00:00:00.000Z")).map((e) => e.event.id)).toEqual(["a1", "a2"]);
+      expect((await stores().audit.listWorkspaceTrail("ws-1", 0, 10, "2024-01-01T00:00:00.000Z")).map((e) => e.event.id)).toEqual(["a1", "a2", "late"]);
+    });
+
+    it("sequenceWaiting finds the trails whose events were stored but never sequenced (a crash after the append), and sequences them", async () => {
+      await stores().audit.append(auditEvent("a1", "ws-1"));
+      await stores().audit.append(auditEvent("b1", "ws-2"));
+      await stores().audit.sequenceWaiting();
+      expect((await stores().audit.listWorkspaceTrail("ws-1", 0, 10)).map((e) => [e.sequence, e.event.id])).toEqual([[1, "a1"]]);
+      expect((await stores().audit.listWorkspaceTrail("ws-2", 0, 10)).map((e) => [e.sequence, e.event.id])).toEqual([[1, "b1"]]);
+      // Nothing is left waiting.
+      expect(await stores().audit.sequenceWaiting()).toBe(0);
     });
   });
 

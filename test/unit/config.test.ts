@@ -1,4 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import type { AuditEventRecord } from "../../shared/domain/audit/audit-event";
+import { createStores } from "../../shared/hosts/composition";
 import { ConfigError, loadConfig } from "../../shared/platform/config/config";
 import { buildDemoData } from "../../shared/hosts/local/demo-data";
 import { sources } from "../../shared/domain/sources";
@@ -43,6 +45,24 @@ describe("configuration", () => {
     expect(loadConfig({}).httpSources).toEqual({});
     expect(loadConfig({}).sourceLimits[sources[0]]).toEqual({ maxConcurrency: 32, maxRequestsPerSecond: undefined });
     expect(() => loadConfig({ SOURCE_G_MAX_RPS: "0" })).toThrow(/SOURCE_G_MAX_RPS/);
+  });
+
+  it("keeps audit events AUDIT_RETENTION_DAYS from their recording, a year unless set and at most Cosmos's largest ttl, and builds the stores with it", async () => {
+    expect(loadConfig({}).auditRetentionDays).toBe(365);
+    expect(loadConfig({ AUDIT_RETENTION_DAYS: "2555" }).auditRetentionDays).toBe(2555);
+    for (const value of ["0", "24856", "1.5", "a year"]) expect(() => loadConfig({ AUDIT_RETENTION_DAYS: value }), value).toThrow(/AUDIT_RETENTION_DAYS/);
+
+    vi.useFakeTimers({ now: Date.parse("2026-11-26T10:00:00.000Z") });
+    try {
+      const { audit } = createStores(loadConfig({ AUDIT_RETENTION_DAYS: "2" }));
+      await audit.append({ ...auditEvent, id: "e1" });
+      vi.setSystemTime(Date.parse("2026-11-28T09:59:59.999Z"));
+      expect((await audit.listRecent("acct-1", 10)).map((e) => e.id)).toEqual(["e1"]);
+      vi.setSystemTime(Date.parse("2026-11-28T10:00:00.000Z"));
+      expect(await audit.listRecent("acct-1", 10)).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("refuses short keys and malformed values", () => {
@@ -94,3 +114,20 @@ describe("configuration", () => {
     for (const id of ids(a)) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 });
+
+const auditEvent: AuditEventRecord = {
+  id: "",
+  accountId: "acct-1",
+  timeGenerated: "2026-11-26T10:00:00.000Z",
+  workspaceId: "ws-1",
+  discriminator: "Workspace",
+  activityType: "TicketLink",
+  activityAction: "Create",
+  actorId: "2f9b6a3e-0c1d-4e5f-8a7b-9c0d1e2f3a4b",
+  actorName: "SOAR connector",
+  actorEmail: "",
+  targetResourceType: "TicketLink",
+  targetResourceId: "link-1",
+  targetResourceName: "INC0012345",
+  metadata: "{}",
+};

@@ -21,17 +21,20 @@ describe("operations per request", () => {
     });
   });
 
-  it("one status change delivered to one webhook: ten store operations and two messages, from the request to the delivery log", () => {
+  it("one status change delivered to one webhook: eleven store operations and two messages, from the request to the delivery log", () => {
     expect(counts.statusChangeDelivered).toEqual({
-      storeOperations: 10,
+      storeOperations: 11,
       queueMessages: 2,
       detail: {
         // The request: the workspace, the incident's state, the state with its outbox records in one commit.
         "workspaces.get": 1,
         "incidents.get": 1,
         "incidents.commit": 1,
-        // The relay: the audit event to its trail, both records marked carried out, the event on the queue.
+        // The relay: the audit event to its trail, then the trail sequenced (no work left in memory; on
+        // Cosmos the sequencer's own reads and writes, off the appends' path), both records marked
+        // carried out, the event on the queue.
         "audit.append": 1,
+        "audit.sequence": 1,
         "outbox.markPublished": 2,
         "queue:events": 1,
         // The fan-out: the account's provider and the webhooks that may get the event; one delivery message.
@@ -55,11 +58,12 @@ describe("operations per request", () => {
   it("a reconciler pass in which nothing changed sends one message per workspace and only reads: the workspace and its reconciler document", () => {
     const pass = counts.reconcilerPassUnchanged;
     expect(pass.workspaces).toBe(50);
+    // After the pass, the outbox sweep: its query, and the audit trails left waiting for their sequences.
     expect(pass).toEqual({
       workspaces: 50,
-      storeOperations: 2 + 2 * 50,
+      storeOperations: 3 + 2 * 50,
       queueMessages: 50,
-      detail: { "workspaces.listAll": 1, "workspaces.get": 50, "reconciler.get": 50, "outbox.listUnpublished": 1, "queue:reconcile": 50 },
+      detail: { "workspaces.listAll": 1, "workspaces.get": 50, "reconciler.get": 50, "outbox.listUnpublished": 1, "audit.sequenceWaiting": 1, "queue:reconcile": 50 },
     });
   });
 
@@ -71,11 +75,12 @@ describe("operations per request", () => {
     // so that switching automation off stops runs already under way.
     expect(counts.gamebookRun).toEqual({
       playbooks: 5,
-      storeOperations: 43,
+      storeOperations: 44,
       queueMessages: 7,
       detail: {
         "accounts.get": 4,
         "audit.append": 1,
+        "audit.sequence": 1,
         "gamebookRuns.create": 1,
         "gamebookRuns.get": 5,
         "gamebookRuns.replace": 10,

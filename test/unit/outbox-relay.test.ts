@@ -6,6 +6,7 @@ import { silentLogger } from "../../shared/platform/logger";
 import { serviceActor } from "../../shared/platform/operation-context";
 import type { OutgoingMessage, QueueSender } from "../../shared/platform/queue/queue";
 import { createMemoryStores } from "../../shared/platform/store/memory/memory-stores";
+import type { AuditStore } from "../../shared/platform/store/ports";
 import { outboxScope } from "../../shared/platform/store/outbox-scope";
 import type { EventMessage } from "../../shared/platform/events/event-message";
 import type { OutboxRecord } from "../../shared/platform/events/outbox-record";
@@ -62,6 +63,36 @@ describe("outbox relay", () => {
     expect(await relay.sweep()).toBe(1);
     expect(await stores.audit.listRecent("acct-1", 10)).toHaveLength(1);
     expect(await stores.outbox.listUnpublished(10)).toEqual([]);
+  });
+
+  it("sequences the trails it appended to once their events are stored, and the sweep sequences any trail left waiting", async () => {
+    const stores = createMemoryStores();
+    const asked: string[][] = [];
+    let sweeps = 0;
+    let sequencing = Promise.resolve();
+    const audit: AuditStore = {
+      ...stores.audit,
+      append: (e) => stores.audit.append(e),
+      sequence: async (trails) => {
+        asked.push([...trails]);
+        await sequencing;
+      },
+      sequenceWaiting: async () => ++sweeps,
+    };
+    const relay = new OutboxRelay({ outbox: stores.outbox, events: queue(() => false, []), workQueues: { "gamebook-runs": queue(() => false, []) }, audit, now: () => new Date(), logger: silentLogger });
+    const entry = (targetResourceId: string, workspaceId: string | null) =>
+      auditRecord(serviceActor("portal", "Portal"), { activityType: "Test", activityAction: "Create", targetResourceType: "T", targetResourceId, targetResourceName: "t", accountId: "acct-1", workspaceId }, scope, new Date());
+    await relay.record([entry("t-1", "ws-1"), entry("t-2", "ws-1"), entry("t-3", null), event(1)]);
+    expect(asked.map((trails) => [...new Set(trails)].sort())).toEqual([["account:acct-1", "workspace:ws-1"]]);
+    expect(await stores.audit.listRecent("acct-1", 10)).toHaveLength(3);
+
+    // Sequencing that fails leaves the records carried out: the events are stored, the sweep sequences them.
+    sequencing = Promise.reject(new Error("store unavailable"));
+    sequencing.catch(() => {});
+    await relay.record([entry("t-4", "ws-1")]);
+    expect(await stores.outbox.listUnpublished(10)).toEqual([]);
+    expect(await relay.sweep()).toBe(0);
+    expect(sweeps).toBe(1);
   });
 
   it("sends work messages to their queue after the commit, and the sweep resends one the queue refused", async () => {

@@ -9,6 +9,8 @@ import { incidentSubject } from "../../domain/incidents/incident-events";
 import { EXAMPLE_FAILED_DELIVERY_CREATED_AT } from "../../domain/examples/examples";
 
 import { sources, type Source } from "../../domain/sources";
+import type { AuditEventRecord } from "../../domain/audit/audit-event";
+import { auditTrailOf } from "../../platform/store/audit-trail";
 import type { WorkspaceRecord } from "../../domain/organizations/workspace";
 import type { ServiceAccountRecord } from "../../domain/organizations/service-account";
 import type { UserRecord } from "../../domain/organizations/user";
@@ -162,7 +164,7 @@ export async function seedDemoAdministration(services: Uses<"config" | "document
     };
     if (!(await services.stores.workspaces.read(gone.id))) {
       await createOnce(() => services.stores.workspaces.create(gone));
-      await services.stores.audit.append({
+      const offboarding: AuditEventRecord = {
         id: id(`audit/offboarded/${gone.id}`),
         accountId: gone.accountId,
         timeGenerated: offboardedAt,
@@ -177,7 +179,10 @@ export async function seedDemoAdministration(services: Uses<"config" | "document
         targetResourceId: gone.id,
         targetResourceName: gone.name,
         metadata: JSON.stringify({ runsDenied: 0, runsCancelled: 0 }),
-      });
+      };
+      // As the relay does: stored, then given its place in the trail.
+      await services.stores.audit.append(offboarding);
+      await services.stores.audit.sequence([auditTrailOf(offboarding)]);
     }
   }
 }

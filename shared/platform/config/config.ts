@@ -4,6 +4,7 @@ import { checkCloudEnv, cloudConfigOf, cloudEnv, type CloudConfig } from "./clou
 import { checkPortalSignInEnv, portalSignInEnv, portalSignInOf } from "./portal-sign-in-config";
 import type { OidcSettings } from "../auth/sign-in";
 import { sources, sourceSettingKey, type Source } from "../../domain/sources";
+import { DEFAULT_AUDIT_RETENTION_DAYS } from "../../domain/audit/audit-event";
 
 const bool = z
   .enum(["true", "false", "1", "0"])
@@ -84,6 +85,8 @@ const envSchema = z
     WEBHOOK_RETRY_WINDOW_MS: positiveInt.default(300_000),
     WEBHOOK_TIMEOUT_MS: positiveInt.default(30_000),
     DELIVERY_LOG_TTL_DAYS: positiveInt.max(3650).default(30),
+    // 24,855 days is Cosmos's largest ttl (seconds in a 32-bit integer).
+    AUDIT_RETENTION_DAYS: positiveInt.max(24_855).default(DEFAULT_AUDIT_RETENTION_DAYS),
     RECONCILE_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
     RECONCILE_CONCURRENCY: positiveInt.max(1000).default(32),
     CROSS_WORKSPACE_BUDGET_MS: positiveInt.min(100).max(60_000).default(2_500),
@@ -181,6 +184,8 @@ export interface Config {
     deliveryLogTtlDays: number;
   };
   principalCacheTtlMs: number;
+  /** Days an audit event is kept from when it was recorded. */
+  auditRetentionDays: number;
   localAdmin: { clientId?: string; clientSecret?: string };
   /** Local host: how often the reconciler runs; 0 turns the timer off (passes run on demand). */
   reconcileIntervalMs: number;
@@ -304,6 +309,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       deliveryLogTtlDays: e.DELIVERY_LOG_TTL_DAYS,
     },
     principalCacheTtlMs: e.PRINCIPAL_CACHE_TTL_MS,
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     localAdmin: { clientId: e.LOCAL_ADMIN_CLIENT_ID, clientSecret: e.LOCAL_ADMIN_CLIENT_SECRET },
     reconcileIntervalMs: e.RECONCILE_INTERVAL_MS,
     reconcileConcurrency: e.RECONCILE_CONCURRENCY,

@@ -1,5 +1,6 @@
 import type { Logger } from "../logger";
 import type { QueueSender } from "../queue/queue";
+import { auditTrailOf } from "../store/audit-trail";
 import type { AuditStore, OutboxStore } from "../store/ports";
 import type { EventMessage } from "./event-message";
 import type { GamebookRunMessage } from "../../domain/gamebooks/gamebook-run";
@@ -27,7 +28,9 @@ export interface SweepCounts {
  * `publish` runs right after a commit (the unit of work, `store/commit.ts`, calls it); the sweep
  * carries out whatever a crash between commit and publish left behind. Both are idempotent: the
  * event id is the message id (duplicate detection, and receivers deduplicate anyway), and the trail
- * keeps one copy of an audit id.
+ * keeps one copy of an audit id. An audit record is carried out once its event is stored; the
+ * relay then sequences the trails it appended to (their own business: a failure there leaves the
+ * record carried out and the event waiting, which the sweep sequences).
  *
  * @example
  * await commit({ read, change: (w) => [auditOf(w)], write, outbox: services.events.outbox });
@@ -51,7 +54,9 @@ export class OutboxRelay {
     const events = records.filter((r): r is OutboxEventRecord => r.kind === "event");
     const audits = records.filter((r): r is OutboxAuditRecord => r.kind === "audit");
     const messages = records.filter((r): r is OutboxMessageRecord => r.kind === "message");
-    const done = [...(await this.sendEvents(events)), ...(await this.appendAudits(audits)), ...(await this.sendMessages(messages))];
+    const sent = await this.sendEvents(events);
+    const appended = await this.appendAudits(audits);
+    const done = [...sent, ...appended, ...(await this.sendMessages(messages))];
     const at = this.options.now().toISOString();
     for (const r of done) {
       await this.options.outbox.markPublished(r, at).catch((error: unknown) => {
@@ -59,6 +64,7 @@ export class OutboxRelay {
         this.options.logger.warn("outbox mark failed", { recordId: r.id, error: String(error) });
       });
     }
+    if (appended.length > 0) await this.sequence(appended.map((r) => auditTrailOf(r.audit)));
     return done.length;
   }
 
@@ -72,7 +78,20 @@ export class OutboxRelay {
     const pending = await this.options.outbox.listUnpublished(limit);
     const published = await this.publish(pending);
     if (published > 0) this.options.logger.info("outbox sweep carried out records", { count: published });
+    // Audit events stored but not sequenced (a crash, or a relay that gave up on a busy trail).
+    const trails = await this.options.audit.sequenceWaiting().catch((error: unknown) => {
+      this.options.logger.warn("audit sequencing failed; the next sweep will retry", { error: String(error) });
+      return 0;
+    });
+    if (trails > 0) this.options.logger.info("outbox sweep sequenced audit trails", { count: trails });
     return { waiting: pending.length, carriedOut: published };
+  }
+
+  /** Never throws: events left unsequenced wait for the next append to their trail, or the sweep. */
+  private async sequence(trails: readonly string[]): Promise<void> {
+    await this.options.audit.sequence(trails).catch((error: unknown) => {
+      this.options.logger.warn("audit sequencing failed; the sweep will retry", { trails: [...new Set(trails)], error: String(error) });
+    });
   }
 
   private async sendEvents(records: readonly OutboxEventRecord[]): Promise<OutboxEventRecord[]> {

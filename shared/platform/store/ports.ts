@@ -125,14 +125,32 @@ export interface UserStore {
  * that a reader paging by sequence never misses an event appended while it reads: a sequence becomes
  * visible only after every smaller one of its trail.
  */
+/**
+ * The audit trails. An event is stored by `append` and takes its place in its trail's order
+ * (`auditTrailOf`: the sequence the export pages by) when its trail is sequenced: at once in memory,
+ * by `sequence` on Cosmos, where appends never wait for one another. Whoever appends then sequences
+ * the trails it appended to (the outbox relay), and the sweep sequences whatever a crash left behind.
+ */
 export interface AuditStore {
-  /** Appends an audit event; an id already there is left as it is (with its first sequence), so the relay may append twice. */
+  /**
+   * Stores an audit event, to be kept for the retention period from now; an id already there is left
+   * as it is (with its first sequence), so the relay may append twice.
+   */
   append(event: AuditEventRecord): Promise<void>;
-  /** The newest events of an account (every trail of it), newest first. */
+  /**
+   * Gives the events appended to these trails their sequences, so that the export shows them. Returns
+   * when none is left waiting, or at once for a trail another caller is sequencing (it goes on to the
+   * events appended meanwhile).
+   */
+  sequence(trails: readonly string[]): Promise<void>;
+  /** Sequences every trail with events waiting for their sequence (the sweep); returns how many trails it found. */
+  sequenceWaiting(): Promise<number>;
+  /** The newest events of an account (every trail of it, sequenced or not), newest first. */
   listRecent(accountId: string, limit: number): Promise<AuditEventRecord[]>;
   /**
-   * A workspace's events with sequence > `afterSequence` (and, when given, timeGenerated >= `notBefore`),
-   * in sequence order, at most `limit`.
+   * A workspace's sequenced events with sequence > `afterSequence` (and, when given, timeGenerated >= `notBefore`),
+   * in sequence order, at most `limit`. Never one before a smaller sequence still to come: a reader
+   * that has seen sequence k has seen every event up to k.
    */
   listWorkspaceTrail(workspaceId: string, afterSequence: number, limit: number, notBefore?: string): Promise<SequencedAuditEvent[]>;
 }

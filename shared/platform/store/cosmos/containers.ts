@@ -30,9 +30,25 @@ export const containers = {
   // A user id is unique only within its account; listing an account's users stays in one partition.
   // Containers that hold an outbox have TTL on, per item: carried-out records expire, the rest never does.
   users: { name: "users", partitionKeyPath: "/pk", partitionedBy: "the account id (with its users' outbox)", defaultTtl: -1 },
-  // One partition per audit trail: a workspace's (`workspace:<id>`, read in sequence order by the
-  // export) or an account's organization events (`account:<id>`), each with its sequence counter.
-  audit: { name: "audit", partitionKeyPath: "/pk", partitionedBy: "the audit trail: `workspace:<id>` or `account:<id>`" },
+  // Audit events, one partition per trail and UTC day (`workspace:<id>|2026-11-26`, `account:<id>|…`),
+  // so that no partition nears Cosmos's 20 GB cap; each trail's sequencer document in a partition of
+  // its own (`workspace:<id>`), beside the events recorded before days split the trail. TTL on, per
+  // item: events expire by their own `ttl` (the retention); the sequencer and events without a `ttl`
+  // never do. The sequencer takes a trail's unsequenced events oldest first: ORDER BY timeGenerated, id.
+  audit: {
+    name: "audit",
+    partitionKeyPath: "/pk",
+    partitionedBy: "the audit trail and the UTC day of the event (`<trail>|yyyy-mm-dd`); the trail alone for its sequencer",
+    defaultTtl: -1,
+    indexingPolicy: {
+      compositeIndexes: [
+        [
+          { path: "/timeGenerated", order: "ascending" },
+          { path: "/id", order: "ascending" },
+        ],
+      ],
+    },
+  },
   // Everything the service keeps per workspace — incident state, gamebook runs, the playbook catalogue,
   // the agent configuration, SOP records, integration switches, ticket links — with the outbox
   // records committed beside it: one workspace is one partition, so a change and its events are one

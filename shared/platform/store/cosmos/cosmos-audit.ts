@@ -1,65 +1,68 @@
-import type { Container, JSONObject, OperationInput } from "@azure/cosmos";
-import { concurrentWrite } from "../conflict";
-import { auditTrailOf, workspaceAuditTrail } from "../audit-trail";
+import type { Container } from "@azure/cosmos";
+import { auditPartitionOf, auditTrailOf, workspaceAuditTrail } from "../audit-trail";
+import { isLostRace } from "../conflict";
 import type { AuditStore } from "../ports";
-import type { AuditEventRecord } from "../../../domain/audit/audit-event";
-import { commit } from "../commit";
-import { assertAllApplied, Collection } from "./collection";
-import { translateCosmosError } from "./cosmos-errors";
-
-type StoredAuditEvent = AuditEventRecord & { docType: "auditEvent"; sequence: number };
-type TrailCounter = { id: string; docType: "auditSequence"; trail: string; sequence: number };
-
-/** The one counter document of a trail's partition. */
-const COUNTER_ID = "audit-sequence";
-/** Appends racing for one trail's counter; each loser reads again after a short random pause. */
-const MAX_APPEND_ATTEMPTS = 40;
+import { DEFAULT_AUDIT_RETENTION_DAYS, type AuditEventRecord } from "../../../domain/audit/audit-event";
+import { mapLimited } from "../../concurrency/map-limited";
+import { Collection } from "./collection";
+import { AuditSequencer } from "./audit-sequencer";
 
 /**
- * The audit trail on Cosmos, one partition per trail (`auditTrailOf`). An append is one
- * transactional batch: the trail's counter moves from n to n + 1 (conditional on its etag) and the
- * event is created with sequence n + 1. Event n + 1 can therefore commit only after event n has, so a
- * reader that has seen sequence k has seen every smaller one, and an event appended again (same id)
- * fails the batch and keeps its first sequence.
+ * An event as stored: `trail` and `sequence` (null until its trail's sequencer gives it one), and its
+ * `ttl`. Events recorded before appends were plain creates sit in their trail's partition (pk
+ * `<trail>`) with their sequence and neither `trail` nor `ttl`.
  */
-export function cosmosAudit(container: Container): AuditStore {
-  const events = new Collection<StoredAuditEvent>(container, "audit event", auditTrailOf);
-  const counters = new Collection<TrailCounter>(container, "audit trail counter", (c) => c.trail);
+type StoredAuditEvent = AuditEventRecord & { docType: "auditEvent"; trail?: string; sequence: number | null; ttl?: number };
+
+export interface CosmosAuditOptions {
+  /** Days an event is kept from its append (its `ttl`); default `DEFAULT_AUDIT_RETENTION_DAYS`. */
+  retentionDays?: number;
+  /** Milliseconds since the epoch; default `Date.now`. */
+  now?: () => number;
+  /** How long a trail's visible mark stands before readers go up to it (`settledMark`); default 1 s. */
+  settleMs?: number;
+}
+
+/** Allocations the relay's drain makes at most, so that a request never waits on a busy trail for long. */
+const RELAY_ROUNDS = 10;
+/** Allocations the sweep makes at most per trail, each minute. */
+const SWEEP_ROUNDS = 100;
+/** Trails the sweep looks at in one run. */
+const SWEEP_TRAILS = 1000;
+/** Trails sequenced at once. */
+const TRAILS_AT_ONCE = 8;
+
+/**
+ * The audit trail on Cosmos. An append is one create, in a partition of the event's trail and UTC
+ * day (`auditPartitionOf`), touching nothing any other append touches: appends never contend, and
+ * no partition grows without bound. An event appended twice hits 409 and is left as it was. Its
+ * sequence, the export's order, is given afterwards by the trail's sequencer (`AuditSequencer`),
+ * which `sequence` and `sequenceWaiting` run.
+ */
+export function cosmosAudit(container: Container, options: CosmosAuditOptions = {}): AuditStore {
+  const ttl = (options.retentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS) * 86_400;
+  const events = new Collection<StoredAuditEvent>(container, "audit event", auditPartitionOf);
+  const sequencer = new AuditSequencer(container, { now: options.now ?? (() => Date.now()), settleMs: options.settleMs ?? 1_000, takeoverMs: 10_000, batch: 100 });
+  // Every trail is tried, whatever another's fails with; then the first failure is thrown.
+  const drainAll = async (trails: readonly string[], rounds: number) => {
+    const failures: unknown[] = [];
+    await mapLimited([...new Set(trails)], TRAILS_AT_ONCE, (trail) => sequencer.drain(trail, rounds).catch((error: unknown) => void failures.push(error)));
+    if (failures.length > 0) throw failures[0];
+  };
   return {
     async append(event) {
-      const trail = auditTrailOf(event);
-      if (await events.read(event.id, trail)) return;
-      const initial: TrailCounter = { id: COUNTER_ID, docType: "auditSequence", trail, sequence: 0 };
-      await commit({
-        read: async () => (await counters.read(COUNTER_ID, trail)) ?? { value: initial, etag: null },
-        change(counter) {
-          counter.sequence += 1;
-        },
-        async write(next, etag) {
-          const counterOperation: OperationInput = etag
-            ? { operationType: "Replace", partitionKey: trail, id: COUNTER_ID, resourceBody: stored(next, trail), ifMatch: etag }
-            : { operationType: "Create", partitionKey: trail, resourceBody: stored(next, trail) };
-          const eventOperation: OperationInput = {
-            operationType: "Create",
-            partitionKey: trail,
-            resourceBody: stored({ ...event, docType: "auditEvent", sequence: next.sequence }, trail),
-          };
-          let results;
-          try {
-            results = (await events.container.items.batch([counterOperation, eventOperation], trail)).result ?? [];
-          } catch (error) {
-            throw translateCosmosError(error, { operation: "batch", kind: "audit event", id: event.id });
-          }
-          const [counterResult, eventResult] = results;
-          // Another append took the sequence first: read the counter again.
-          if (counterResult?.statusCode === 412 || counterResult?.statusCode === 409) throw concurrentWrite("audit trail");
-          // Appended before (the relay carries a record out twice after a crash): it keeps its sequence.
-          if (eventResult?.statusCode === 409) return;
-          assertAllApplied(results, 2);
-        },
-        maxAttempts: MAX_APPEND_ATTEMPTS,
-        pauseMs: () => 2 + Math.floor(Math.random() * 20),
-      });
+      try {
+        await events.create({ ...event, docType: "auditEvent", trail: auditTrailOf(event), sequence: null, ttl });
+      } catch (error) {
+        // Appended before (the relay carries a record out twice after a crash): it stays as it was.
+        if (!isLostRace(error)) throw error;
+      }
+    },
+    sequence: (trails) => drainAll(trails, RELAY_ROUNDS),
+    async sequenceWaiting() {
+      const trails = await sequencer.waitingTrails(SWEEP_TRAILS);
+      await drainAll(trails, SWEEP_ROUNDS);
+      return trails.length;
     },
     async listRecent(accountId, limit) {
       if (limit <= 0) return [];
@@ -72,23 +75,21 @@ export function cosmosAudit(container: Container): AuditStore {
     async listWorkspaceTrail(workspaceId, afterSequence, limit, notBefore) {
       if (limit <= 0) return [];
       const trail = workspaceAuditTrail(workspaceId);
+      const upTo = await sequencer.readableUpTo(trail);
+      if (upTo <= afterSequence) return [];
       const since = notBefore === undefined ? "" : " AND c.timeGenerated >= @notBefore";
+      // Across the trail's day partitions, and its own partition, where events recorded before
+      // appends were plain creates keep their sequences (pk `<trail>`, no `trail` field).
       const found = await events.query(
-        `SELECT TOP @top * FROM c WHERE c.pk = @trail AND c.docType = 'auditEvent' AND c.sequence > @after${since} ORDER BY c.sequence`,
-        { "@top": limit, "@trail": trail, "@after": afterSequence, ...(notBefore === undefined ? {} : { "@notBefore": notBefore }) },
-        trail,
+        `SELECT TOP @top * FROM c WHERE (c.trail = @trail OR c.pk = @trail) AND c.docType = 'auditEvent' AND c.sequence > @after AND c.sequence <= @upTo${since} ORDER BY c.sequence`,
+        { "@top": limit, "@trail": trail, "@after": afterSequence, "@upTo": upTo, ...(notBefore === undefined ? {} : { "@notBefore": notBefore }) },
       );
-      return found.map((e) => ({ sequence: e.sequence, event: plain(e) }));
+      return found.map((e) => ({ sequence: e.sequence!, event: plain(e) }));
     },
   };
 }
 
-function stored(doc: object, trail: string): JSONObject {
-  return { ...(doc as JSONObject), pk: trail };
-}
-
 function plain(doc: StoredAuditEvent): AuditEventRecord {
-  const { docType: _docType, sequence: _sequence, ...event } = doc;
+  const { docType: _docType, trail: _trail, sequence: _sequence, ttl: _ttl, ...event } = doc;
   return event;
 }
-

@@ -22,14 +22,19 @@ import { cosmosOutbox } from "./cosmos-outbox";
 import { containers } from "./containers";
 import { Collection, type Document, type Parameters } from "./collection";
 import { cosmosGamebookRuns, cosmosIncidents, cosmosPlaybookCatalogues } from "./cosmos-incident-stores";
-import { cosmosAudit } from "./cosmos-audit";
+import { cosmosAudit, type CosmosAuditOptions } from "./cosmos-audit";
 import { cosmosAgentConfigurations, cosmosIntegrations, cosmosSops, cosmosTicketLinks } from "./cosmos-workspace-data-stores";
+
+export interface CosmosStoreOptions {
+  /** The audit trail's retention (and, for tests, its clock). */
+  audit?: CosmosAuditOptions;
+}
 
 /**
  * Every store on Cosmos DB, with the memory adapter's semantics (the contract suite runs on both).
  * The containers must exist: `ensureContainers` locally, Bicep in Azure.
  */
-export function createCosmosStores(database: Database): Stores {
+export function createCosmosStores(database: Database, options: CosmosStoreOptions = {}): Stores {
   const collection = <T extends Document>(name: string, kind: string, partitionKeyOf: (doc: T) => string, outboxScopeOf?: (pk: string) => OutboxScope) =>
     new Collection<T>(database.container(name), kind, partitionKeyOf, outboxScopeOf);
   const workspaceItems = database.container(containers.workspaceItems.name);
@@ -40,7 +45,7 @@ export function createCosmosStores(database: Database): Stores {
       collection<ServiceAccountRecord>(containers.serviceAccounts.name, "service account", (s) => s.id, outboxScope.serviceAccount),
     ),
     users: cosmosUsers(collection<UserRecord>(containers.users.name, "user", (u) => u.accountId, outboxScope.users)),
-    audit: cosmosAudit(database.container(containers.audit.name)),
+    audit: cosmosAudit(database.container(containers.audit.name), options.audit),
     incidents: cosmosIncidents(new Collection<IncidentStateRecord>(workspaceItems, "incident state", (s) => s.workspaceId, outboxScope.workspace)),
     outbox: cosmosOutbox({
       workspace: workspaceItems,

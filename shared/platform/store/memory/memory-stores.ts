@@ -24,17 +24,22 @@ import { deliveryLogPartition } from "../delivery-log-partition";
 import { outboxScope } from "../outbox-scope";
 import { MemoryOutbox, OutboxedWrites } from "./memory-outbox";
 import { VersionedMap, pageById } from "./versioned-map";
-import { memoryAgentConfigurations, memoryAudit, memoryIntegrations, memoryPlaybookCatalogues, memorySops, memoryTicketLinks } from "./memory-workspace-data";
+import { memoryAgentConfigurations, memoryAudit, memoryIntegrations, memoryPlaybookCatalogues, memorySops, memoryTicketLinks, type MemoryAuditOptions } from "./memory-workspace-data";
+
+export interface MemoryStoreOptions {
+  /** The audit trail's retention (and, for tests, its clock). */
+  audit?: MemoryAuditOptions;
+}
 
 /** The embedded default: every store in this process's memory. */
-export function createMemoryStores(): Stores {
+export function createMemoryStores(options: MemoryStoreOptions = {}): Stores {
   const outbox = new MemoryOutbox();
   return {
     accounts: memoryAccounts(outbox),
     workspaces: memoryWorkspaces(outbox),
     serviceAccounts: memoryServiceAccounts(outbox),
     users: memoryUsers(outbox),
-    audit: memoryAudit(),
+    audit: memoryAudit(options.audit),
     incidents: memoryIncidents(outbox),
     outbox,
     gamebookRuns: memoryGamebookRuns(outbox),

@@ -4,30 +4,68 @@ import type { AgentConfigurationStore, AuditStore, PlaybookCatalogueStore, SopSt
 import type { AgentConfigurationRecord } from "../../../domain/incidents/agent-configuration";
 import type { PlaybookCatalogueRecord } from "../../../domain/gamebooks/playbook-catalogue-record";
 import type { SopRecord } from "../../../domain/sops/sop";
-import type { AuditEventRecord } from "../../../domain/audit/audit-event";
+import { DEFAULT_AUDIT_RETENTION_DAYS, type AuditEventRecord, type SequencedAuditEvent } from "../../../domain/audit/audit-event";
 import type { TicketLinkRecord } from "../../../domain/tickets/ticket-link";
 import type { WorkspaceIntegrationsRecord } from "../../../domain/organizations/workspace-integrations";
 import type { MemoryOutbox } from "./memory-outbox";
 import { OutboxedWrites } from "./memory-outbox";
 import { VersionedMap } from "./versioned-map";
 
-/** The audit trail: one sequence per trail, taken in the same synchronous stretch as the append. */
-export function memoryAudit(): AuditStore {
-  const trails = new Map<string, { sequence: number; event: AuditEventRecord }[]>();
+export interface MemoryAuditOptions {
+  /** Days an event is kept from its append; default `DEFAULT_AUDIT_RETENTION_DAYS`. */
+  retentionDays?: number;
+  /** Milliseconds since the epoch; default `Date.now`. */
+  now?: () => number;
+}
+
+interface TrailEntry {
+  sequence: number;
+  event: AuditEventRecord;
+}
+
+/**
+ * The audit trails in memory. A single process can number an event in the same synchronous stretch
+ * as its append, so an event is sequenced when appended and `sequence` has nothing left to do.
+ * Retention: events expire in the order they were appended (each is kept the same time from its
+ * append), so expiry pops them from the front of one queue, on every call, O(1) amortised.
+ */
+export function memoryAudit(options: MemoryAuditOptions = {}): AuditStore {
+  const retentionMs = (options.retentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS) * 86_400_000;
+  const now = options.now ?? (() => Date.now());
+  // Per trail, its live events in sequence order: the i-th from the front has sequence `first + i`.
+  const trails = new Map<string, { first: number; entries: Queue<TrailEntry> }>();
   const ids = new Set<string>();
+  const expiries = new Queue<{ at: number; trail: string; id: string }>();
   const copy = (e: AuditEventRecord) => structuredClone(e);
+  const dropExpired = () => {
+    const time = now();
+    for (let next = expiries.peek(); next && next.at <= time; next = expiries.peek()) {
+      expiries.shift();
+      const trail = trails.get(next.trail)!;
+      trail.entries.shift();
+      trail.first += 1;
+      ids.delete(next.id);
+    }
+  };
   return {
     async append(event) {
+      dropExpired();
       if (ids.has(event.id)) return;
       ids.add(event.id);
-      const trail = auditTrailOf(event);
-      const entries = trails.get(trail) ?? [];
-      entries.push({ sequence: entries.length + 1, event: Object.freeze(copy(event)) });
-      trails.set(trail, entries);
+      const key = auditTrailOf(event);
+      const trail = trails.get(key) ?? { first: 1, entries: new Queue<TrailEntry>() };
+      trail.entries.push({ sequence: trail.first + trail.entries.length, event: Object.freeze(copy(event)) });
+      trails.set(key, trail);
+      expiries.push({ at: now() + retentionMs, trail: key, id: event.id });
+    },
+    async sequence() {},
+    async sequenceWaiting() {
+      return 0;
     },
     async listRecent(accountId, limit) {
+      dropExpired();
       return [...trails.values()]
-        .flat()
+        .flatMap((t) => [...t.entries.from(0)])
         .map((e) => e.event)
         .filter((e) => e.accountId === accountId)
         .sort((a, b) => (a.timeGenerated < b.timeGenerated ? 1 : a.timeGenerated > b.timeGenerated ? -1 : 0))
@@ -35,15 +73,53 @@ export function memoryAudit(): AuditStore {
         .map(copy);
     },
     async listWorkspaceTrail(workspaceId, afterSequence, limit, notBefore) {
-      const entries = trails.get(workspaceAuditTrail(workspaceId)) ?? [];
-      // Sequences start at 1 and have no gaps here: the next one is at index afterSequence.
-      return entries
-        .slice(Math.max(0, afterSequence))
-        .filter((e) => notBefore === undefined || e.event.timeGenerated >= notBefore)
-        .slice(0, Math.max(0, limit))
-        .map((e) => ({ sequence: e.sequence, event: copy(e.event) }));
+      dropExpired();
+      const trail = trails.get(workspaceAuditTrail(workspaceId));
+      if (!trail) return [];
+      // Sequences have no gaps here: the one after `afterSequence` is at index afterSequence + 1 - first.
+      const page: SequencedAuditEvent[] = [];
+      for (const e of trail.entries.from(afterSequence + 1 - trail.first)) {
+        if (page.length >= limit) break;
+        if (notBefore === undefined || e.event.timeGenerated >= notBefore) page.push({ sequence: e.sequence, event: copy(e.event) });
+      }
+      return page;
     },
   };
+}
+
+/** A FIFO queue with O(1) amortised `shift` (an array's own shift moves every element). */
+class Queue<T> {
+  private items: T[] = [];
+  private head = 0;
+
+  get length(): number {
+    return this.items.length - this.head;
+  }
+
+  push(item: T): void {
+    this.items.push(item);
+  }
+
+  peek(): T | undefined {
+    return this.items[this.head];
+  }
+
+  /** The items from the index-th from the front (0: the front) on. */
+  *from(index: number): Generator<T> {
+    for (let i = this.head + Math.max(0, index); i < this.items.length; i++) yield this.items[i]!;
+  }
+
+  shift(): T | undefined {
+    const item = this.items[this.head];
+    if (item === undefined) return undefined;
+    this.head += 1;
+    // Drop the consumed front once it is most of the array: each element is moved at most once more.
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return item;
+  }
 }
 
 export function memoryIntegrations(outbox: MemoryOutbox): WorkspaceIntegrationsStore {

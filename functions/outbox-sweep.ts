@@ -2,7 +2,9 @@ import { app } from "@azure/functions";
 import { lazyServices } from "../shared/hosts/azure/lazy-services";
 
 // Events are published right after their commit; this republishes any that a crash between commit
-// and publish left in the outbox. Duplicates are dropped by message id, so overlapping runs are safe.
+// and publish left in the outbox, and sequences audit trails whose events are stored but still wait
+// for their sequence. Duplicates are dropped by message id and sequencing is conditional, so
+// overlapping runs are safe.
 app.timer("outbox-sweep", {
   schedule: "0 * * * * *",
   // One line per run, whatever it found: the alert on a silent sweep and the workbook's outbox backlog

@@ -1,3 +1,4 @@
+import { commitWithinDeadline, outsideDeadline } from "../concurrency/deadline";
 import type { Logger } from "../logger";
 import type { QueueSender } from "../queue/queue";
 import { auditTrailOf } from "../store/audit-trail";
@@ -39,11 +40,16 @@ export interface SweepCounts {
 export class OutboxRelay {
   constructor(private readonly options: OutboxRelayOptions) {}
 
-  /** Records with no aggregate write beside them: appended to the outbox, then carried out. */
+  /**
+   * Records with no aggregate write beside them: appended to the outbox, then carried out. The append
+   * is a write of the request, if any, that records them (`commitWithinDeadline`: after a change at a
+   * vendor it always follows; alone, it starts only while the deadline allows); carrying them out is
+   * the service's own follow-up, which no request's deadline cuts short.
+   */
   async record(records: readonly OutboxRecord[]): Promise<void> {
     if (records.length === 0) return;
-    await this.options.outbox.append(records);
-    await this.publish(records);
+    await commitWithinDeadline(() => this.options.outbox.append(records));
+    await outsideDeadline(() => this.publish(records));
   }
 
   /**

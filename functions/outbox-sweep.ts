@@ -8,7 +8,7 @@ import { lazyServices } from "../shared/hosts/azure/lazy-services";
 app.timer("outbox-sweep", {
   schedule: "0 * * * * *",
   // One line per run, whatever it found: the alert on a silent sweep and the workbook's outbox backlog
-  // read it (records waiting: committed but not yet carried out, at most the sweep's limit).
+  // read it (records waiting: committed but not yet carried out, found over the run).
   handler: async () => {
     const services = await lazyServices();
     const { waiting, carriedOut } = await services.events.outbox.sweepAndCount();

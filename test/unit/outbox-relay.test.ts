@@ -48,6 +48,22 @@ describe("outbox relay", () => {
     expect(sent).toHaveLength(2);
   });
 
+  it("a sweep drains a backlog batch after batch, not one batch a run, and stops when a batch carries nothing out", async () => {
+    const stores = createMemoryStores();
+    const sent: string[] = [];
+    const backlog = Array.from({ length: 1_200 }, (_, i) => event(100 + i));
+    await stores.outbox.append(backlog);
+    const relay = new OutboxRelay({ outbox: stores.outbox, events: queue(() => false, sent), workQueues: { "gamebook-runs": queue(() => false, []) }, audit: stores.audit, now: () => new Date(), logger: silentLogger });
+    expect(await relay.sweepAndCount(500)).toEqual({ waiting: 1_200, carriedOut: 1_200 });
+    expect(await stores.outbox.listUnpublished(10)).toEqual([]);
+
+    // A full batch the queue refuses entirely: one pass, then the sweep gives up until its next run.
+    const refused = Array.from({ length: 3 }, (_, i) => event(5_000 + i));
+    await stores.outbox.append(refused);
+    const refusing = new OutboxRelay({ outbox: stores.outbox, events: queue(() => true, []), workQueues: { "gamebook-runs": queue(() => false, []) }, audit: stores.audit, now: () => new Date(), logger: silentLogger });
+    expect(await refusing.sweepAndCount(3)).toEqual({ waiting: 3, carriedOut: 0 });
+  });
+
   it("appends audit records to the trail once, however often they are carried out", async () => {
     const stores = createMemoryStores();
     const relay = new OutboxRelay({ outbox: stores.outbox, events: queue(() => false, []), workQueues: { "gamebook-runs": queue(() => false, []) }, audit: stores.audit, now: () => new Date(), logger: silentLogger });

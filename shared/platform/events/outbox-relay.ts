@@ -17,7 +17,7 @@ export interface OutboxRelayOptions {
   logger: Logger;
 }
 
-/** One sweep: the records it found waiting (at most its limit) and how many of them it carried out. */
+/** One sweep: the records it found waiting (batch after batch) and how many of them it carried out. */
 export interface SweepCounts {
   waiting: number;
   carriedOut: number;
@@ -37,6 +37,9 @@ export interface SweepCounts {
  * await commit({ read, change: (w) => [auditOf(w)], write, outbox: services.events.outbox });
  * await services.events.outbox.record([createdEvent(incident, ...)]); // records with no write beside them
  */
+/** The longest one sweep goes on taking batches: well within the minute between the timer's runs. */
+export const SWEEP_BUDGET_MS = 40_000;
+
 export class OutboxRelay {
   constructor(private readonly options: OutboxRelayOptions) {}
 
@@ -79,10 +82,24 @@ export class OutboxRelay {
     return (await this.sweepAndCount(limit)).carriedOut;
   }
 
-  /** `sweep`, also saying how many records it found waiting: the outbox's backlog, up to `limit`. */
-  async sweepAndCount(limit = 500): Promise<SweepCounts> {
-    const pending = await this.options.outbox.listUnpublished(limit);
-    const published = await this.publish(pending);
+  /**
+   * `sweep`, also saying how many records it found waiting over the run: the outbox's backlog. Takes
+   * `limit` records at a time and goes on while it finds a full batch and carries records out, for at
+   * most `budgetMs`, so that a backlog (after an outage of the queue, say) drains at the rate the
+   * relay can carry it rather than `limit` a minute.
+   */
+  async sweepAndCount(limit = 500, budgetMs = SWEEP_BUDGET_MS): Promise<SweepCounts> {
+    const started = performance.now();
+    let waiting = 0;
+    let carriedOut = 0;
+    for (;;) {
+      const pending = await this.options.outbox.listUnpublished(limit);
+      const published = await this.publish(pending);
+      waiting += pending.length;
+      carriedOut += published;
+      if (pending.length < limit || published === 0 || performance.now() - started >= budgetMs) break;
+    }
+    const published = carriedOut;
     if (published > 0) this.options.logger.info("outbox sweep carried out records", { count: published });
     // Audit events stored but not sequenced (a crash, or a relay that gave up on a busy trail).
     const trails = await this.options.audit.sequenceWaiting().catch((error: unknown) => {
@@ -90,7 +107,7 @@ export class OutboxRelay {
       return 0;
     });
     if (trails > 0) this.options.logger.info("outbox sweep sequenced audit trails", { count: trails });
-    return { waiting: pending.length, carriedOut: published };
+    return { waiting, carriedOut };
   }
 
   /** Never throws: events left unsequenced wait for the next append to their trail, or the sweep. */

@@ -73,7 +73,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
   const now = overrides.now ?? (() => new Date());
   // In Azure with telemetry on, log records with fields as dimensions; otherwise JSON lines on stdout.
   const logger = overrides.logger ?? activeTelemetry()?.logger(config.logLevel) ?? createJsonLogger(config.logLevel);
-  const stores = overrides.stores ?? createStores(config);
+  const stores = overrides.stores ?? createStores(config, now);
   const secretBox = new SecretBox(config.webhooks.secretsKey);
   const resolveHost = overrides.resolveHost ?? resolveAllAddresses;
   // One Service Bus client per process: it owns the AMQP connection every sender shares. It is created,
@@ -142,9 +142,10 @@ function createReconciler(config: Config, serviceBus: ServiceBusClientSource | u
   return runner;
 }
 
-export function createStores(config: Config): Stores {
+/** The configured stores; the memory store expires what it keeps by `now`, the service's own clock. */
+export function createStores(config: Config, now: () => Date = () => new Date()): Stores {
   const audit = { retentionDays: config.auditRetentionDays };
-  if (config.store === "memory") return createMemoryStores({ audit });
+  if (config.store === "memory") return createMemoryStores({ audit, now: () => now().getTime() });
   return createCosmosStores(createCosmosClient(config.cosmos).database(config.cosmos.database), { audit });
 }
 

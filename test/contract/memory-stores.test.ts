@@ -1,10 +1,19 @@
 import { describe, expect, it } from "vitest";
 import type { AuditEventRecord } from "../../shared/domain/audit/audit-event";
+import type { DeliveryLogRecord } from "../../shared/domain/webhooks/delivery-log";
+import type { OutboxEventRecord } from "../../shared/platform/events/outbox-record";
+import { deliveryLogPartition } from "../../shared/platform/store/delivery-log-partition";
+import { PUBLISHED_OUTBOX_TTL_SECONDS } from "../../shared/platform/store/outbox-retention";
+import { outboxScope } from "../../shared/platform/store/outbox-scope";
 import { memoryAudit } from "../../shared/platform/store/memory/memory-workspace-data";
-import { createMemoryStores } from "../../shared/platform/store/memory/memory-stores";
+import { createMemoryStores, MAX_DELIVERY_LOG_ENTRIES_PER_WEBHOOK } from "../../shared/platform/store/memory/memory-stores";
+import { MAX_PUBLISHED_OUTBOX_RECORDS } from "../../shared/platform/store/memory/memory-outbox";
 import { describeStoreContract } from "./store-contract";
 
-describeStoreContract("memory", async () => ({ stores: createMemoryStores(), teardown: async () => {} }));
+// The contract's entries are dated early 2026 with the ttls real ones have: its clock, not the wall
+// clock, decides what has expired (cosmosdb-server does not enforce ttl at all).
+const CONTRACT_NOW = Date.parse("2026-03-05T00:00:00.000Z");
+describeStoreContract("memory", async () => ({ stores: createMemoryStores({ now: () => CONTRACT_NOW }), teardown: async () => {} }));
 
 // What Cosmos does by each event's ttl (cosmos-audit.test.ts checks the ttl it stores).
 describe("memory audit retention", () => {
@@ -46,6 +55,137 @@ describe("memory audit retention", () => {
     expect(live.at(-1)).toMatchObject({ sequence: 3_000, event: { id: "e2999" } });
   });
 });
+
+// What Cosmos does by a published record's ttl (set when it is marked published), and the count that
+// bounds a local host's memory.
+describe("memory outbox retention", () => {
+  const DAY = 86_400_000;
+  const scope = outboxScope.workspace("ws-1");
+  const ids = async () => (await stores.outbox.list(scope, 100)).map((r) => r.id);
+  let clock = Date.parse("2026-11-26T10:00:00.000Z");
+  let stores = createMemoryStores({ now: () => clock });
+  const fresh = (options: Parameters<typeof createMemoryStores>[0] = {}) => {
+    clock = Date.parse("2026-11-26T10:00:00.000Z");
+    stores = createMemoryStores({ now: () => clock, ...options });
+  };
+
+  it("keeps a published record for the ttl Cosmos gives it, counted from when it was marked", async () => {
+    fresh();
+    expect(PUBLISHED_OUTBOX_TTL_SECONDS).toBe(7 * 24 * 3600);
+    await stores.outbox.append([outboxRecord("r1", 0), outboxRecord("r2", 1)]);
+    clock += 3 * DAY;
+    await stores.outbox.markPublished({ id: "outbox-r1", scope }, new Date(clock).toISOString());
+    clock += 7 * DAY - 1;
+    expect(await ids()).toEqual(["outbox-r1", "outbox-r2"]);
+    clock += 1;
+    expect(await ids()).toEqual(["outbox-r2"]);
+    // Marking it again changes nothing: it is gone, not brought back.
+    await stores.outbox.markPublished({ id: "outbox-r1", scope }, new Date(clock).toISOString());
+    expect(await ids()).toEqual(["outbox-r2"]);
+  });
+
+  it("never drops a record not yet published, however old, however many", async () => {
+    fresh({ maxPublishedOutboxRecords: 2 });
+    await stores.outbox.append(Array.from({ length: 5 }, (_, i) => outboxRecord(`p${i}`, i)));
+    clock += 3650 * DAY;
+    await stores.outbox.append([outboxRecord("later", 10)]);
+    expect((await stores.outbox.listUnpublished(100)).map((r) => r.id)).toEqual(["outbox-p0", "outbox-p1", "outbox-p2", "outbox-p3", "outbox-p4", "outbox-later"]);
+    expect(await ids()).toHaveLength(6);
+  });
+
+  it("keeps at most the newest published records, the oldest published going first", async () => {
+    expect(MAX_PUBLISHED_OUTBOX_RECORDS).toBe(2_000);
+    fresh({ maxPublishedOutboxRecords: 2 });
+    await stores.outbox.append([outboxRecord("a", 0), outboxRecord("b", 1), outboxRecord("c", 2), outboxRecord("pending", 3)]);
+    const at = new Date(clock).toISOString();
+    // Published in another order than written: the first published goes first.
+    for (const id of ["b", "a"]) await stores.outbox.markPublished({ id: `outbox-${id}`, scope }, at);
+    expect(await ids()).toEqual(["outbox-a", "outbox-b", "outbox-c", "outbox-pending"]);
+    await stores.outbox.markPublished({ id: "outbox-c", scope }, at);
+    expect(await ids()).toEqual(["outbox-a", "outbox-c", "outbox-pending"]);
+    expect((await stores.outbox.listUnpublished(10)).map((r) => r.id)).toEqual(["outbox-pending"]);
+  });
+});
+
+// What Cosmos does by each entry's ttl, and the per-webhook count that bounds a local host's memory.
+describe("memory delivery-log retention", () => {
+  const DAY = 86_400_000;
+  const range = { from: "2026-01-01T00:00:00.000Z", to: "2027-01-01T00:00:00.000Z", notBefore: "2026-01-01T00:00:00.000Z" };
+
+  it("drops an entry once its ttl has passed since createdAt, from reads, listings and outcomes", async () => {
+    let clock = Date.parse("2026-11-26T10:00:00.000Z");
+    const { deliveryLogs } = createMemoryStores({ now: () => clock });
+    await deliveryLogs.put(deliveryLog("old", "wh-1", "2026-11-20T10:00:00.000Z", 7 * 86_400));
+    await deliveryLogs.put(deliveryLog("new", "wh-1", "2026-11-26T09:00:00.000Z", 7 * 86_400));
+    const listed = async () => (await deliveryLogs.list("wh-1", range, 10)).items.map((e) => e.id);
+    expect(await listed()).toEqual(["new", "old"]);
+
+    clock = Date.parse("2026-11-27T10:00:00.000Z") - 1;
+    expect(await deliveryLogs.get("wh-1", "old", "2026-11-20T10:00:00.000Z")).toMatchObject({ id: "old" });
+    clock += 1;
+    expect(await deliveryLogs.get("wh-1", "old", "2026-11-20T10:00:00.000Z")).toBeUndefined();
+    expect(await listed()).toEqual(["new"]);
+    expect((await deliveryLogs.outcomes("wh-1", range, 10)).items.map((e) => e.id)).toEqual(["new"]);
+
+    // Written after expiring entries (which it drops), a new entry is kept as long as its own ttl says.
+    clock += 7 * DAY;
+    await deliveryLogs.put(deliveryLog("latest", "wh-1", new Date(clock).toISOString(), 86_400));
+    expect(await listed()).toEqual(["latest"]);
+    clock += DAY;
+    expect(await listed()).toEqual([]);
+  });
+
+  it("keeps each webhook's newest entries up to the bound; a webhook's entries never crowd out another's", async () => {
+    expect(MAX_DELIVERY_LOG_ENTRIES_PER_WEBHOOK).toBe(1_000);
+    const clock = Date.parse("2026-11-26T10:00:00.000Z");
+    const { deliveryLogs } = createMemoryStores({ now: () => clock, maxDeliveryLogEntriesPerWebhook: 3 });
+    const at = (minute: number) => new Date(clock - 60 * 60_000 + minute * 60_000).toISOString();
+    await deliveryLogs.put(deliveryLog("other", "wh-2", at(0)));
+    for (let i = 1; i <= 5; i++) await deliveryLogs.put(deliveryLog(`e${i}`, "wh-1", at(i)));
+    // A later write of a kept entry (a held attempt's outcome) replaces it and keeps its place.
+    await deliveryLogs.put(deliveryLog("e3", "wh-1", at(3), 30 * 86_400, "Failed"));
+    expect((await deliveryLogs.list("wh-1", range, 10)).items.map((e) => [e.id, e.status])).toEqual([["e5", "Succeeded"], ["e4", "Succeeded"], ["e3", "Failed"]]);
+    expect(await deliveryLogs.get("wh-1", "e1", at(1))).toBeUndefined();
+    expect((await deliveryLogs.list("wh-2", range, 10)).items.map((e) => e.id)).toEqual(["other"]);
+  });
+});
+
+function outboxRecord(id: string, minute: number): OutboxEventRecord {
+  const occurredAt = new Date(Date.parse("2026-11-26T09:00:00.000Z") + minute * 60_000).toISOString();
+  return {
+    id: `outbox-${id}`,
+    docType: "outbox",
+    kind: "event",
+    scope: outboxScope.workspace("ws-1"),
+    createdAt: occurredAt,
+    publishedAt: null,
+    message: { envelope: { id, type: "incident.status.changed.v1", occurredAt, data: { status: "Active" } }, accountId: "acct-1", incident: null },
+  };
+}
+
+function deliveryLog(id: string, webhookId: string, createdAt: string, ttl = 30 * 86_400, status: DeliveryLogRecord["status"] = "Succeeded"): DeliveryLogRecord {
+  return {
+    id,
+    partitionKey: deliveryLogPartition(webhookId, createdAt),
+    webhookConfigurationId: webhookId,
+    eventId: `ev-${id}`,
+    eventType: "incident.created.v1",
+    eventOccurredAt: createdAt,
+    status,
+    httpStatusCode: status === "Succeeded" ? 200 : 503,
+    success: status === "Succeeded",
+    requestUrl: "https://hooks.example.com/in",
+    requestHeaders: { "content-type": "application/json" },
+    durationMs: 12,
+    createdAt,
+    redelivered: false,
+    attempt: 1,
+    isTest: false,
+    incident: null,
+    error: null,
+    ttl,
+  };
+}
 
 function event(id: string): AuditEventRecord {
   return {

@@ -65,7 +65,7 @@ export function createLocalServices(config: Config, overrides: ServiceOverrides 
   const logAnalytics = createSimulatedLogAnalytics({ seed: config.demoSeed, workspaces: demo.workspaces, now });
   // Each system as the composition root would choose it, with the simulation in place of the disabled
   // adapter: a configured real system wins over its simulation.
-  const stores = overrides.stores ?? createStores(config);
+  const stores = overrides.stores ?? createStores(config, now);
   const services = createServices(config, {
     ...overrides,
     stores: { ...stores, workspaces: workspacesKnownToVendors(stores.workspaces, vendors.console) },

@@ -4,9 +4,7 @@ import { parseOutboxScope, type OutboxScopeKind } from "../outbox-scope";
 import type { OutboxRecord } from "../../events/outbox-record";
 import { assertAllApplied, Collection, outboxUpserts } from "./collection";
 import { translateCosmosError } from "./cosmos-errors";
-
-/** How long a carried-out record is kept (seconds), for diagnosis; pending ones never expire. */
-const PUBLISHED_TTL_SECONDS = 7 * 24 * 3600;
+import { PUBLISHED_OUTBOX_TTL_SECONDS } from "../outbox-retention";
 
 /**
  * The outbox on Cosmos: its records live beside the documents they were committed with, one
@@ -53,7 +51,7 @@ export function cosmosOutbox(containers: Record<OutboxScopeKind, Container>): Ou
       const found = await collection.read(record.id, key);
       if (!found || found.value.publishedAt !== null) return;
       try {
-        await collection.replace({ ...found.value, publishedAt: at, ttl: PUBLISHED_TTL_SECONDS } as unknown as OutboxRecord, found.etag);
+        await collection.replace({ ...found.value, publishedAt: at, ttl: PUBLISHED_OUTBOX_TTL_SECONDS } as unknown as OutboxRecord, found.etag);
       } catch {
         // Lost a race with another publisher of the same record: it is marked either way, or will be
         // carried out again by the sweep, which is harmless (same event id, same audit id).

@@ -1,30 +1,61 @@
 import { assertScope } from "../outbox-scope";
+import { PUBLISHED_OUTBOX_TTL_SECONDS } from "../outbox-retention";
 import type { OutboxStore, Versioned } from "../ports";
 import type { OutboxRecord, OutboxScope } from "../../events/outbox-record";
 import type { VersionedMap } from "./versioned-map";
 
 /**
+ * Published records the memory outbox keeps at most, newest published kept. Cosmos keeps a carried-out
+ * record for its ttl (`PUBLISHED_OUTBOX_TTL_SECONDS`, a week), which in a local host's memory would be
+ * millions of records under a steady load; the count bounds it. Only diagnosis and tests read carried-out
+ * records, and they read recent ones.
+ */
+export const MAX_PUBLISHED_OUTBOX_RECORDS = 2_000;
+
+export interface MemoryOutboxOptions {
+  /** Milliseconds since the epoch; default `Date.now`. */
+  now?: () => number;
+  /** Default `MAX_PUBLISHED_OUTBOX_RECORDS`. */
+  maxPublished?: number;
+}
+
+/**
  * The outbox of every memory store. Aggregate stores call `put` in the same synchronous stretch as
  * their own write, after every check has passed, so nothing interleaves: all or nothing, as the
  * Cosmos batch is.
+ *
+ * A record not yet published is kept until it is; a published one expires as on Cosmos, a week after
+ * it was marked, and goes sooner when more than `maxPublished` are kept (the oldest published first).
  */
 export class MemoryOutbox implements OutboxStore {
   private readonly records = new Map<string, OutboxRecord>();
-  /**
-   * The keys of the records not yet published: the sweep reads these, not every record ever written
-   * (a long-running local host keeps them all, as Cosmos keeps them for a week).
-   */
+  /** The keys of the records not yet published: the sweep reads these, not every record kept. */
   private readonly unpublished = new Set<string>();
+  /** The keys of the published records with when each expires (ms), in the order they were published: the front goes first. */
+  private readonly published = new Map<string, number>();
+  private readonly now: () => number;
+  private readonly maxPublished: number;
 
-  /** Writes records; one written again replaces its earlier copy (and goes to the end, as a new write). */
+  constructor(options: MemoryOutboxOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.maxPublished = options.maxPublished ?? MAX_PUBLISHED_OUTBOX_RECORDS;
+  }
+
+  /**
+   * Writes records; one written again replaces its earlier copy (and goes to the end, as a new write).
+   * One written already published counts as published now.
+   */
   put(records: readonly OutboxRecord[]): void {
     for (const record of records) {
       const key = keyOf(record);
       this.records.delete(key);
       this.unpublished.delete(key);
+      this.published.delete(key);
       this.records.set(key, Object.freeze(structuredClone(record)));
       if (record.publishedAt === null) this.unpublished.add(key);
+      else this.published.set(key, this.expiryFromNow());
     }
+    this.dropPublished();
   }
 
   async append(records: readonly OutboxRecord[]): Promise<void> {
@@ -41,11 +72,33 @@ export class MemoryOutbox implements OutboxStore {
     if (found && found.publishedAt === null) {
       this.records.set(key, Object.freeze({ ...found, publishedAt: at }));
       this.unpublished.delete(key);
+      this.published.set(key, this.expiryFromNow());
+      this.dropPublished();
     }
   }
 
   async list(scope: OutboxScope, limit: number): Promise<OutboxRecord[]> {
+    this.dropPublished();
     return oldestFirst([...this.records.values()].filter((r) => r.scope === scope)).slice(0, Math.max(0, limit));
+  }
+
+  /** Cosmos counts an item's ttl from its last write: here, from when the record was marked published. */
+  private expiryFromNow(): number {
+    return this.now() + PUBLISHED_OUTBOX_TTL_SECONDS * 1000;
+  }
+
+  /**
+   * Drops published records from the front while they have expired or there are too many: each is
+   * dropped once, so the work is O(1) per write, amortised. Every record has the same ttl and the
+   * front was published first, so the first one still live ends the expired ones.
+   */
+  private dropPublished(): void {
+    const now = this.now();
+    for (const [key, expiresAt] of this.published) {
+      if (expiresAt > now && this.published.size <= this.maxPublished) break;
+      this.published.delete(key);
+      this.records.delete(key);
+    }
   }
 }
 

@@ -29,23 +29,34 @@ import { memoryAgentConfigurations, memoryAudit, memoryIntegrations, memoryPlayb
 export interface MemoryStoreOptions {
   /** The audit trail's retention (and, for tests, its clock). */
   audit?: MemoryAuditOptions;
+  /** The clock the outbox and the delivery log expire by, in milliseconds since the epoch; default `Date.now`. */
+  now?: () => number;
+  /** Default `MAX_PUBLISHED_OUTBOX_RECORDS`. */
+  maxPublishedOutboxRecords?: number;
+  /** Default `MAX_DELIVERY_LOG_ENTRIES_PER_WEBHOOK`. */
+  maxDeliveryLogEntriesPerWebhook?: number;
 }
 
-/** The embedded default: every store in this process's memory. */
+/**
+ * The embedded default: every store in this process's memory. What Cosmos lets expire expires here
+ * too (published outbox records, delivery-log entries, audit events), and the outbox and the delivery
+ * log are bounded by count as well, so a long-running local host under load keeps a steady heap.
+ */
 export function createMemoryStores(options: MemoryStoreOptions = {}): Stores {
-  const outbox = new MemoryOutbox();
+  const now = options.now ?? Date.now;
+  const outbox = new MemoryOutbox({ now, maxPublished: options.maxPublishedOutboxRecords });
   return {
     accounts: memoryAccounts(outbox),
     workspaces: memoryWorkspaces(outbox),
     serviceAccounts: memoryServiceAccounts(outbox),
     users: memoryUsers(outbox),
-    audit: memoryAudit(options.audit),
+    audit: memoryAudit({ now, ...options.audit }),
     incidents: memoryIncidents(outbox),
     outbox,
     gamebookRuns: memoryGamebookRuns(outbox),
     playbookCatalogues: memoryPlaybookCatalogues(outbox),
     webhooks: memoryWebhooks(outbox),
-    deliveryLogs: memoryDeliveryLogs(),
+    deliveryLogs: memoryDeliveryLogs({ now, maxPerWebhook: options.maxDeliveryLogEntriesPerWebhook ?? MAX_DELIVERY_LOG_ENTRIES_PER_WEBHOOK }),
     reconciler: memoryReconciler(),
     agentConfigurations: memoryAgentConfigurations(outbox),
     sops: memorySops(outbox),
@@ -88,23 +99,64 @@ function memoryWebhooks(outbox: MemoryOutbox): WebhookStore {
   };
 }
 
-function memoryDeliveryLogs(): DeliveryLogStore {
+/**
+ * Delivery-log entries the memory store keeps per webhook at most, newest kept. Cosmos keeps each entry
+ * for its ttl (`DELIVERY_LOG_TTL_DAYS`, 30 by default), which in a local host's memory would be
+ * gigabytes under a steady load (an entry is about 2 KB); the count bounds it. On the local host the
+ * delivery log and the health figures (`GET /portal/webhooks/{id}/health`) cover these entries.
+ */
+export const MAX_DELIVERY_LOG_ENTRIES_PER_WEBHOOK = 1_000;
+
+interface DeliveryLogOptions {
+  now: () => number;
+  maxPerWebhook: number;
+}
+
+/**
+ * What Cosmos does by each entry's ttl (counted, as the service's reads count it, from `createdAt`),
+ * plus the per-webhook bound. An expired entry is never returned; it is dropped when it reaches the
+ * front of the write order (entries are written about in time order, so that is soon), and a
+ * webhook's oldest entry goes when it has more than `maxPerWebhook`. Each entry is dropped once: O(1)
+ * per write, amortised. Reads look at the webhook's own entries only.
+ */
+function memoryDeliveryLogs({ now, maxPerWebhook }: DeliveryLogOptions): DeliveryLogStore {
+  // Every entry by `<partitionKey>|<id>`, in the order first written (a later put replaces it in place).
   const entries = new Map<string, DeliveryLogRecord>();
+  // Per webhook, the keys of its entries in the same order.
+  const byWebhook = new Map<string, Set<string>>();
   const key = (partitionKey: string, id: string) => `${partitionKey}|${id}`;
-  let writes = 0;
-  // What Cosmos does by TTL: drop expired entries, here now and then on write.
-  const prune = () => {
-    const now = Date.now();
-    for (const [k, e] of entries) if (Date.parse(e.createdAt) + e.ttl * 1000 < now) entries.delete(k);
+  const expiresAt = (e: DeliveryLogRecord) => Date.parse(e.createdAt) + e.ttl * 1000;
+  const drop = (k: string, webhookId: string) => {
+    entries.delete(k);
+    const keys = byWebhook.get(webhookId);
+    keys?.delete(k);
+    if (keys?.size === 0) byWebhook.delete(webhookId);
+  };
+  const dropExpired = () => {
+    const time = now();
+    for (const [k, e] of entries) {
+      if (expiresAt(e) > time) break;
+      drop(k, e.webhookConfigurationId);
+    }
   };
   return {
     async put(entry) {
-      if (++writes % 1000 === 0) prune();
-      entries.set(key(entry.partitionKey, entry.id), Object.freeze(structuredClone(entry)));
+      dropExpired();
+      const k = key(entry.partitionKey, entry.id);
+      const known = entries.has(k);
+      entries.set(k, Object.freeze(structuredClone(entry)));
+      if (known) return;
+      const keys = byWebhook.get(entry.webhookConfigurationId) ?? new Set<string>();
+      byWebhook.set(entry.webhookConfigurationId, keys);
+      keys.add(k);
+      for (const oldest of keys) {
+        if (keys.size <= maxPerWebhook) break;
+        drop(oldest, entry.webhookConfigurationId);
+      }
     },
     async get(webhookId, id, createdAt) {
       const found = entries.get(key(deliveryLogPartition(webhookId, createdAt), id));
-      return found && found.createdAt === createdAt ? found : undefined;
+      return found && found.createdAt === createdAt && expiresAt(found) > now() ? found : undefined;
     },
     async list(webhookId, range, limit, cursor, filter = {}) {
       const matching = inRange(webhookId, range)
@@ -124,7 +176,13 @@ function memoryDeliveryLogs(): DeliveryLogStore {
 
   function inRange(webhookId: string, range: DeliveryLogRange): DeliveryLogRecord[] {
     const lower = range.from > range.notBefore ? range.from : range.notBefore;
-    return [...entries.values()].filter((e) => e.webhookConfigurationId === webhookId && e.createdAt >= lower && e.createdAt < range.to);
+    const time = now();
+    const found: DeliveryLogRecord[] = [];
+    for (const k of byWebhook.get(webhookId) ?? []) {
+      const e = entries.get(k)!;
+      if (e.createdAt >= lower && e.createdAt < range.to && expiresAt(e) > time) found.push(e);
+    }
+    return found;
   }
 }
 

@@ -1,3 +1,5 @@
+import { app } from "@azure/functions";
+import { joinFunctionsHost } from "../shared/hosts/azure/functions-host-telemetry";
 import { invocationLogLevel, logInvocation } from "../shared/hosts/azure/invocation-log";
 import { startTelemetry } from "../shared/hosts/azure/telemetry";
 
@@ -6,9 +8,9 @@ import { startTelemetry } from "../shared/hosts/azure/telemetry";
 // which the services load on first use. Elsewhere nothing is loaded.
 const telemetry = startTelemetry();
 if (telemetry) {
-  // Required after the start, not imported above: the instrumentation patches @azure/functions on
-  // its next require (other function files may have loaded it first). On shutdown, send what is buffered.
-  const { app } = require("@azure/functions") as typeof import("@azure/functions");
+  // The host is told that the worker sends its own telemetry; each invocation runs in the host's trace.
+  joinFunctionsHost(app, telemetry);
+  // On shutdown, send what is buffered.
   app.hook.appTerminate(() => telemetry.flush());
   // Each timer and queue invocation's outcome, as a log record of the service's own.
   const invocations = telemetry.logger(invocationLogLevel(process.env));

@@ -38,13 +38,13 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const TARGET = "node20";
 
 /**
- * Packages that stay files in node_modules, with their own dependencies, because something must see
- * `require` load them: the telemetry's instrumentations patch `@azure/functions`
- * (@azure/functions-opentelemetry-instrumentation: trace context into each invocation, `context.log`
- * as log records, the worker told that the app sends its own telemetry) and `@azure/core-tracing`
- * (@azure/opentelemetry-instrumentation-azure-sdk: the Azure SDKs' spans) from a `require` hook.
- * Bundled, `require` never loads them and none of that happens (the package test checks it). Kept
- * as files, every copy of the SDKs in the bundle shares the one instance the hook patched.
+ * Packages that stay files in node_modules, with their own dependencies. `@azure/core-tracing`,
+ * because something must see `require` load it: the Azure SDK instrumentation
+ * (@azure/opentelemetry-instrumentation-azure-sdk: the Azure SDKs' spans) patches it from a `require`
+ * hook. Bundled, `require` never loads it and no SDK span is recorded (the package test checks it);
+ * kept as a file, every copy of the SDKs in the bundle and the vendor files shares the one instance
+ * the hook patched. `@azure/functions`, the programming model the worker hands invocations to: one
+ * instance for every function file, which the package test also loads by name to call the handlers.
  */
 const EXTERNAL_PACKAGES = ["@azure/functions", "@azure/core-tracing"];
 

@@ -51,13 +51,15 @@ describe("deployment package", () => {
     const all = filesUnder(pkg).sort();
     const portal = all.filter((f) => f.startsWith("dist/portal/")).map((f) => f.replace(/-\w+\.(js|css)$/, ".$1"));
     expect(portal.sort()).toEqual(["dist/portal/assets/app.css", "dist/portal/assets/app.js", "dist/portal/index.html"]);
-    expect(all.filter((f) => !/^(dist\/portal|dist\/vendor|node_modules)\//.test(f))).toEqual(
+    // A bundle's licence comments, when its packages have any, are in a .LEGAL.txt file beside it.
+    expect(all.filter((f) => f.endsWith(".LEGAL.txt") && !all.includes(f.replace(/\.LEGAL\.txt$/, "")))).toEqual([]);
+    expect(all.filter((f) => !/^(dist\/portal|dist\/vendor|node_modules)\//.test(f) && !f.endsWith(".LEGAL.txt"))).toEqual(
       // .funcignore: what azd leaves out of the zip it makes of this folder (test/unit/deploy-zip.test.ts).
-      [".funcignore", "dist/app.js", "dist/app.js.LEGAL.txt", "dist/compile-cache.js", ...functionFiles.map((f) => `dist/functions/${f}.js`), "host.json", "package.json"].sort(),
+      [".funcignore", "dist/app.js", "dist/compile-cache.js", ...functionFiles.map((f) => `dist/functions/${f}.js`), "host.json", "package.json"].sort(),
     );
     expect(all.filter((f) => f.startsWith("dist/vendor/") && !/\.js(\.LEGAL\.txt)?$/.test(f))).toEqual([]);
-    // Kept as files: what the telemetry's require hooks patch, with their dependencies, and the
-    // reference page's files, served from the package's folder as they are.
+    // Kept as files: what the telemetry's require hook patches and the programming model, with their
+    // dependencies, and the reference page's files, served from the package's folder as they are.
     const modules = all.filter((f) => f.startsWith("node_modules/"));
     expect([...new Set(modules.map((f) => f.split("/").slice(1, f.startsWith("node_modules/@") ? 3 : 2).join("/")))].sort()).toEqual(
       ["@azure/core-tracing", "@azure/functions", "@azure/functions-extensions-base", "cookie", "swagger-ui-dist", "tslib"].sort(),
@@ -135,11 +137,11 @@ describe("deployment package", () => {
     expect(sources.filter((s) => /node_modules\/(undici|@azure\/identity|@azure\/msal-[a-z]+)\//.test(s))).toEqual([]);
     // zod's English messages only, the default; the other translations are never bundled.
     expect(sources.filter((s) => s.includes("node_modules/zod/v4/locales/") && !/\/(en|index)\.js$/.test(s))).toEqual([]);
-    // Each OpenTelemetry package from one installed copy, but where an Azure instrumentation pins its own release.
+    // Each OpenTelemetry package from one installed copy, but where the Azure SDK instrumentation pins its own release.
     const copies = new Map<string, Set<string>>();
     for (const source of sources) {
       const dir = /^(?:.*\/)?node_modules\/(?:.*\/node_modules\/)?(@opentelemetry\/[^/]+)\//.exec(source);
-      if (!dir || /node_modules\/@azure\/(functions-opentelemetry-instrumentation|opentelemetry-instrumentation-azure-sdk)\//.test(source)) continue;
+      if (!dir || source.includes("node_modules/@azure/opentelemetry-instrumentation-azure-sdk/")) continue;
       const installed = source.slice(0, source.lastIndexOf(dir[1]!) + dir[1]!.length);
       copies.set(dir[1]!, (copies.get(dir[1]!) ?? new Set()).add(installed));
     }
@@ -305,7 +307,7 @@ describe("deployment package, loaded as the Functions worker loads it", () => {
           FUNCTIONS_WORKER_TERMINATE: "1",
         },
       );
-      // The Functions instrumentation has the bundled @azure/functions: the host is told, and each
+      // Telemetry is joined to the Functions host (joinFunctionsHost): the host is told, and each
       // invocation runs in its trace.
       expect(loaded.capabilities).toMatchObject({ WorkerOpenTelemetryEnabled: "true" });
       expect(loaded.hooks).toMatchObject({ preInvocation: 1, log: 1, appTerminate: 1 });

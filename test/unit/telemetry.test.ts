@@ -1,7 +1,10 @@
+import type { app as functionsApp, LogHookContext, PreInvocationContext } from "@azure/functions";
+import { context, propagation, trace } from "@opentelemetry/api";
 import type { LogRecord } from "@opentelemetry/api-logs";
 import { describe, expect, it, vi } from "vitest";
-import type { SpanExporter } from "@opentelemetry/sdk-trace-node";
-import { activeTelemetry, deferredExporter, startTelemetry, telemetryLogger } from "../../shared/hosts/azure/telemetry";
+import { NodeTracerProvider, type SpanExporter } from "@opentelemetry/sdk-trace-node";
+import { joinFunctionsHost } from "../../shared/hosts/azure/functions-host-telemetry";
+import { activeTelemetry, deferredExporter, startTelemetry, telemetryLogger, type Telemetry } from "../../shared/hosts/azure/telemetry";
 import { createServices } from "../../shared/hosts/composition";
 import { loadConfig } from "../../shared/platform/config/config";
 
@@ -119,5 +122,58 @@ describe("exporters created on their first export", () => {
       [1, "no exporter"],
     ]);
     expect(create).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe("telemetry joined to the Functions host", () => {
+  /** The part of `app` that joinFunctionsHost uses, recording what it is given. */
+  function fakeApp() {
+    const setups: unknown[] = [];
+    const logHooks: ((log: LogHookContext) => void)[] = [];
+    const preInvocationHooks: ((invocation: PreInvocationContext) => void)[] = [];
+    const app = {
+      setup: (options: unknown) => setups.push(options),
+      hook: { log: (hook: (log: LogHookContext) => void) => logHooks.push(hook), preInvocation: (hook: (invocation: PreInvocationContext) => void) => preInvocationHooks.push(hook) },
+    };
+    return { app: app as unknown as typeof functionsApp, setups, logHooks, preInvocationHooks };
+  }
+  const records: LogRecord[] = [];
+  const telemetry: Telemetry = { logger: () => telemetryLogger(() => {}, "info"), emit: (record) => records.push(record), flush: async () => {} };
+
+  it("tells the host that the worker sends its own telemetry, and sends the runtime's log lines as log records of their level", () => {
+    const { app, setups, logHooks } = fakeApp();
+    joinFunctionsHost(app, telemetry);
+    expect(setups).toEqual([{ capabilities: { WorkerOpenTelemetryEnabled: true } }]);
+    records.length = 0;
+    logHooks[0]!({ level: "information", message: "Executing 'Functions.reconciler'", category: "system" } as LogHookContext);
+    logHooks[0]!({ level: "critical", message: "worker failed", category: "system" } as LogHookContext);
+    expect(records).toEqual([
+      { body: "Executing 'Functions.reconciler'", severityNumber: 9, severityText: "information" },
+      { body: "worker failed", severityNumber: 21, severityText: "critical" },
+    ]);
+  });
+
+  it("runs each invocation's handler in the trace the host started for it; without one, as it is", async () => {
+    // The propagator and the context manager that startTelemetry registers in Azure.
+    const provider = new NodeTracerProvider();
+    provider.register();
+    try {
+      const { app, preInvocationHooks } = fakeApp();
+      joinFunctionsHost(app, telemetry);
+      const traceId = "0af7651916cd43dd8448eb211c80319c";
+      const handler = async () => trace.getSpanContext(context.active())?.traceId;
+      const traced = { invocationContext: { traceContext: { traceParent: `00-${traceId}-b7ad6b7169203331-01`, traceState: "" } }, functionHandler: handler } as unknown as PreInvocationContext;
+      preInvocationHooks[0]!(traced);
+      expect(await (traced.functionHandler as unknown as typeof handler)()).toBe(traceId);
+      const untraced = { invocationContext: {}, functionHandler: handler } as unknown as PreInvocationContext;
+      preInvocationHooks[0]!(untraced);
+      expect(untraced.functionHandler).toBe(handler);
+      expect(await handler()).toBeUndefined();
+    } finally {
+      await provider.shutdown();
+      trace.disable();
+      context.disable();
+      propagation.disable();
+    }
   });
 });

@@ -8,7 +8,7 @@ import type { Logger, LogLevel } from "../../platform/logger";
  * spans (Cosmos DB and Service Bus through the Azure SDK instrumentation, webhook targets and vendor
  * bridges through the HTTP and undici instrumentations) and the service's logs, whose fields become
  * custom dimensions. The Functions host does its half with `"telemetryMode": "OpenTelemetry"` in
- * host.json; `@azure/functions-opentelemetry-instrumentation` joins the two (trace context into each
+ * host.json; `joinFunctionsHost` (functions-host-telemetry.ts) joins the two (trace context into each
  * invocation, `context.log` as log records, no duplicate copy from the host).
  *
  * Started only where `APPLICATIONINSIGHTS_CONNECTION_STRING` is set (Azure): the SDK is required here,
@@ -22,6 +22,8 @@ import type { Logger, LogLevel } from "../../platform/logger";
 export interface Telemetry {
   /** The service's logger in Azure: one log record per line, fields as attributes. */
   logger(level: LogLevel): Logger;
+  /** Emits a log record as it is: the Functions runtime's own lines (`joinFunctionsHost`). */
+  emit(record: LogRecord): void;
   /** Sends what is buffered (the app is shutting down); never rejects. */
   flush(): Promise<void>;
 }
@@ -35,15 +37,14 @@ export function activeTelemetry(): Telemetry | undefined {
 
 /**
  * Starts telemetry once per process when the environment names an Application Insights resource.
- * The Functions instrumentation patches `@azure/functions` when that is next required, which the
- * caller (functions/telemetry.ts, where the Functions runtime belongs) does right after.
+ * The caller (functions/telemetry.ts, where the Functions runtime belongs) then joins it to the
+ * Functions host (`joinFunctionsHost`).
  */
 export function startTelemetry(env: NodeJS.ProcessEnv = process.env): Telemetry | undefined {
   if (active) return active;
   const connectionString = env.APPLICATIONINSIGHTS_CONNECTION_STRING;
   if (!connectionString) return undefined;
 
-  const { AzureFunctionsInstrumentation } = require("@azure/functions-opentelemetry-instrumentation") as typeof import("@azure/functions-opentelemetry-instrumentation");
   const { createAzureSdkInstrumentation } = require("@azure/opentelemetry-instrumentation-azure-sdk") as typeof import("@azure/opentelemetry-instrumentation-azure-sdk");
   const { registerInstrumentations } = require("@opentelemetry/instrumentation") as typeof import("@opentelemetry/instrumentation");
   const { HttpInstrumentation } = require("@opentelemetry/instrumentation-http") as typeof import("@opentelemetry/instrumentation-http");
@@ -68,12 +69,13 @@ export function startTelemetry(env: NodeJS.ProcessEnv = process.env): Telemetry 
   registerInstrumentations({
     tracerProvider,
     loggerProvider,
-    instrumentations: [new AzureFunctionsInstrumentation(), createAzureSdkInstrumentation(), new HttpInstrumentation(), new UndiciInstrumentation()],
+    instrumentations: [createAzureSdkInstrumentation(), new HttpInstrumentation(), new UndiciInstrumentation()],
   });
 
   const otelLogger = loggerProvider.getLogger("secops-management-api");
   active = {
     logger: (level) => telemetryLogger((record) => otelLogger.emit(record), level),
+    emit: (record) => otelLogger.emit(record),
     // A failed export is the exporter's to retry or drop; a shutdown must not fail on it.
     flush: async () => {
       await Promise.allSettled([tracerProvider.forceFlush(), loggerProvider.forceFlush()]);

@@ -1,3 +1,4 @@
+import { auditEvent } from "../support/audit-events";
 import { randomUUID } from "node:crypto";
 import type { Container, CosmosClient, Database } from "@azure/cosmos";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -225,24 +226,6 @@ async function sequencesStored(): Promise<Record<string, number | null>> {
   return Object.fromEntries(resources.map((r) => [r.id, r.sequence]).sort());
 }
 
-function event(id: string, minute: number): AuditEventRecord {
-  return {
-    id,
-    accountId: "acct-1",
-    timeGenerated: new Date(Date.UTC(2025, 0, 15, 9, minute)).toISOString(),
-    workspaceId: "ws-1",
-    discriminator: "Workspace",
-    activityType: "TicketLink",
-    activityAction: "Create",
-    actorId: "2f9b6a3e-0c1d-4e5f-8a7b-9c0d1e2f3a4b",
-    actorName: "SOAR connector",
-    actorEmail: "",
-    targetResourceType: "TicketLink",
-    targetResourceId: `link-${id}`,
-    targetResourceName: "INC0012345",
-    metadata: "{}",
-  };
-}
 
 function idleQueue() {
   return { queueName: "idle", async send() {}, async schedule() {} };
@@ -280,4 +263,8 @@ function counted(target: Container, log: string[]): Container {
       return typeof member === "function" ? (member as (...a: unknown[]) => unknown).bind(container) : member;
     },
   });
+}
+
+function event(id: string, minute: number): AuditEventRecord {
+  return auditEvent(id, { timeGenerated: new Date(Date.UTC(2025, 0, 15, 9, minute)).toISOString() });
 }

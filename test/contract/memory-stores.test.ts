@@ -1,3 +1,4 @@
+import { auditEvent } from "../support/audit-events";
 import { describe, expect, it } from "vitest";
 import type { AuditEventRecord } from "../../shared/domain/audit/audit-event";
 import type { DeliveryLogRecord } from "../../shared/domain/webhooks/delivery-log";
@@ -188,20 +189,5 @@ function deliveryLog(id: string, webhookId: string, createdAt: string, ttl = 30 
 }
 
 function event(id: string): AuditEventRecord {
-  return {
-    id,
-    accountId: "acct-1",
-    timeGenerated: "2026-11-26T10:00:00.000Z",
-    workspaceId: "ws-1",
-    discriminator: "Workspace",
-    activityType: "TicketLink",
-    activityAction: "Create",
-    actorId: "2f9b6a3e-0c1d-4e5f-8a7b-9c0d1e2f3a4b",
-    actorName: "SOAR connector",
-    actorEmail: "",
-    targetResourceType: "TicketLink",
-    targetResourceId: `link-${id}`,
-    targetResourceName: "INC0012345",
-    metadata: "{}",
-  };
+  return auditEvent(id, { timeGenerated: "2026-11-26T10:00:00.000Z" });
 }

@@ -1,3 +1,4 @@
+import { auditEvent } from "../support/audit-events";
 import { describe, expect, it } from "vitest";
 import { isApiError, type ErrorCode } from "../../shared/platform/errors/api-error";
 import { outboxScope } from "../../shared/platform/store/outbox-scope";
@@ -33,7 +34,7 @@ export function workspaceDataCases(stores: () => Stores): void {
     };
 
     it("numbers a workspace's events 1, 2, 3… in the order they are recorded and pages after a sequence", async () => {
-      for (const id of ["a1", "a2", "a3", "a4", "a5"]) await record(auditEvent(id, "ws-1"));
+      for (const id of ["a1", "a2", "a3", "a4", "a5"]) await record(auditEventOf(id, "ws-1"));
       const all = await stores().audit.listWorkspaceTrail("ws-1", 0, 10);
       expect(all.map((e) => [e.sequence, e.event.id])).toEqual([[1, "a1"], [2, "a2"], [3, "a3"], [4, "a4"], [5, "a5"]]);
       expect((await stores().audit.listWorkspaceTrail("ws-1", 2, 2)).map((e) => e.event.id)).toEqual(["a3", "a4"]);
@@ -41,9 +42,9 @@ export function workspaceDataCases(stores: () => Stores): void {
     });
 
     it("keeps each workspace's trail apart, and organization events out of every workspace's", async () => {
-      await record(auditEvent("w1", "ws-1"));
-      await record(auditEvent("org", null));
-      await record(auditEvent("w2", "ws-2"));
+      await record(auditEventOf("w1", "ws-1"));
+      await record(auditEventOf("org", null));
+      await record(auditEventOf("w2", "ws-2"));
       expect((await stores().audit.listWorkspaceTrail("ws-1", 0, 10)).map((e) => [e.sequence, e.event.id])).toEqual([[1, "w1"]]);
       expect((await stores().audit.listWorkspaceTrail("ws-2", 0, 10)).map((e) => [e.sequence, e.event.id])).toEqual([[1, "w2"]]);
       // listRecent still covers every trail of the account.
@@ -51,10 +52,10 @@ export function workspaceDataCases(stores: () => Stores): void {
     });
 
     it("an event appended again keeps its first sequence and appears once", async () => {
-      await record(auditEvent("a1", "ws-1"));
-      await record(auditEvent("a2", "ws-1"));
-      await record({ ...auditEvent("a1", "ws-1"), metadata: '{"again":true}' });
-      await record(auditEvent("a3", "ws-1"));
+      await record(auditEventOf("a1", "ws-1"));
+      await record(auditEventOf("a2", "ws-1"));
+      await record({ ...auditEventOf("a1", "ws-1"), metadata: '{"again":true}' });
+      await record(auditEventOf("a3", "ws-1"));
       const trail = await stores().audit.listWorkspaceTrail("ws-1", 0, 10);
       expect(trail.map((e) => [e.sequence, e.event.id])).toEqual([[1, "a1"], [2, "a2"], [3, "a3"]]);
       expect(trail[0]!.event.metadata).toBe("{}");
@@ -62,14 +63,14 @@ export function workspaceDataCases(stores: () => Stores): void {
     });
 
     it("returns events exactly as appended, without the trail's bookkeeping", async () => {
-      const event = auditEvent("a1", "ws-1");
+      const event = auditEventOf("a1", "ws-1");
       await record(event);
       expect((await stores().audit.listWorkspaceTrail("ws-1", 0, 1))[0]!.event).toStrictEqual(event);
       expect(await stores().audit.listRecent("acct-1", 1)).toStrictEqual([event]);
     });
 
     it("listRecent shows an event as soon as it is stored, before its trail is sequenced", async () => {
-      await stores().audit.append(auditEvent("a1", "ws-1"));
+      await stores().audit.append(auditEventOf("a1", "ws-1"));
       expect((await stores().audit.listRecent("acct-1", 10)).map((e) => e.id)).toEqual(["a1"]);
     });
 
@@ -77,7 +78,7 @@ export function workspaceDataCases(stores: () => Stores): void {
       const ids = Array.from({ length: 200 }, (_, i) => `c${String(i).padStart(3, "0")}`);
       // Each writer appends and sequences, as the relay does; those that find the trail being
       // sequenced return at once, and the one sequencing it goes on to their events.
-      await Promise.all(ids.map((id) => record(auditEvent(id, "ws-1"))));
+      await Promise.all(ids.map((id) => record(auditEventOf(id, "ws-1"))));
       const { seen } = await follow("ws-1", 0, 7);
       expect(seen.map((e) => e.sequence)).toEqual(ids.map((_, i) => i + 1));
       expect(seen.map((e) => e.event.id).sort()).toEqual(ids);
@@ -93,7 +94,7 @@ export function workspaceDataCases(stores: () => Stores): void {
         const batch = [0, 1, 2].map((i) => `r${round}-${i}`);
         written.push(...batch);
         // A page is read while this round's writers are at work.
-        const [page] = await Promise.all([stores().audit.listWorkspaceTrail("ws-1", after, 2), ...batch.map((id) => record(auditEvent(id, "ws-1")))]);
+        const [page] = await Promise.all([stores().audit.listWorkspaceTrail("ws-1", after, 2), ...batch.map((id) => record(auditEventOf(id, "ws-1")))]);
         seen.push(...page);
         after = page.at(-1)?.sequence ?? after;
       }
@@ -103,10 +104,10 @@ export function workspaceDataCases(stores: () => Stores): void {
     });
 
     it("an event generated long ago but recorded after a reader caught up is seen when it resumes", async () => {
-      for (const id of ["a1", "a2"]) await record(auditEvent(id, "ws-1"));
+      for (const id of ["a1", "a2"]) await record(auditEventOf(id, "ws-1"));
       const caughtUp = await follow("ws-1", 0, 10);
       expect(caughtUp.seen.map((e) => e.event.id)).toEqual(["a1", "a2"]);
-      await record({ ...auditEvent("late", "ws-1"), timeGenerated: "2024-12-01T08:00:00.000Z" });
+      await record({ ...auditEventOf("late", "ws-1"), timeGenerated: "2024-12-01T08:00:00.000Z" });
       const resumed = await follow("ws-1", caughtUp.after, 10);
       expect(resumed.seen.map((e) => [e.sequence, e.event.id])).toEqual([[3, "late"]]);
       // startTime filters by when an event was generated; the order stays the trail's.
@@ -115,8 +116,8 @@ export function workspaceDataCases(stores: () => Stores): void {
     });
 
     it("sequenceWaiting finds the trails whose events were stored but never sequenced (a crash after the append), and sequences them", async () => {
-      await stores().audit.append(auditEvent("a1", "ws-1"));
-      await stores().audit.append(auditEvent("b1", "ws-2"));
+      await stores().audit.append(auditEventOf("a1", "ws-1"));
+      await stores().audit.append(auditEventOf("b1", "ws-2"));
       await stores().audit.sequenceWaiting();
       expect((await stores().audit.listWorkspaceTrail("ws-1", 0, 10)).map((e) => [e.sequence, e.event.id])).toEqual([[1, "a1"]]);
       expect((await stores().audit.listWorkspaceTrail("ws-2", 0, 10)).map((e) => [e.sequence, e.event.id])).toEqual([[1, "b1"]]);
@@ -274,24 +275,6 @@ function sop(id: string, workspaceId: string, minute: number): SopRecord {
   };
 }
 
-function auditEvent(id: string, workspaceId: string | null): AuditEventRecord {
-  return {
-    id,
-    accountId: "acct-1",
-    timeGenerated: "2025-01-15T09:30:00.000Z",
-    workspaceId,
-    discriminator: workspaceId ? "Workspace" : "Organization",
-    activityType: "TicketLink",
-    activityAction: "Create",
-    actorId: "2f9b6a3e-0c1d-4e5f-8a7b-9c0d1e2f3a4b",
-    actorName: "SOAR connector",
-    actorEmail: "",
-    targetResourceType: "TicketLink",
-    targetResourceId: `link-${id}`,
-    targetResourceName: "INC0012345",
-    metadata: "{}",
-  };
-}
 
 function integrations(workspaceId: string, ticketing: boolean): WorkspaceIntegrationsRecord {
   return { id: "integrations", docType: "integrations", workspaceId, enabled: { ticketing, directoryLogs: true, logAnalytics: true }, updatedAt: "2025-01-15T09:30:00.000Z" };
@@ -314,10 +297,14 @@ function link(id: string, workspaceId: string, incidentId: string, ticketId: str
 }
 
 function auditRecord(id: string, workspaceId: string): OutboxAuditRecord {
-  return { id: `outbox-${id}`, docType: "outbox", kind: "audit", scope: outboxScope.workspace(workspaceId), createdAt: "2025-01-15T09:30:00.000Z", publishedAt: null, audit: auditEvent(id, workspaceId) };
+  return { id: `outbox-${id}`, docType: "outbox", kind: "audit", scope: outboxScope.workspace(workspaceId), createdAt: "2025-01-15T09:30:00.000Z", publishedAt: null, audit: auditEventOf(id, workspaceId) };
 }
 
 async function expectApiError(promise: Promise<unknown>, code: ErrorCode): Promise<void> {
   const error = await promise.then(() => undefined, (e: unknown) => e);
   expect(isApiError(error) ? error.code : error).toBe(code);
+}
+
+function auditEventOf(id: string, workspaceId: string | null): AuditEventRecord {
+  return auditEvent(id, { workspaceId });
 }

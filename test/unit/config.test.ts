@@ -1,3 +1,4 @@
+import { auditEvent as auditEventFixture } from "../support/audit-events";
 import { describe, expect, it, vi } from "vitest";
 import type { AuditEventRecord } from "../../shared/domain/audit/audit-event";
 import { createStores } from "../../shared/hosts/composition";
@@ -115,19 +116,4 @@ describe("configuration", () => {
   });
 });
 
-const auditEvent: AuditEventRecord = {
-  id: "",
-  accountId: "acct-1",
-  timeGenerated: "2026-11-26T10:00:00.000Z",
-  workspaceId: "ws-1",
-  discriminator: "Workspace",
-  activityType: "TicketLink",
-  activityAction: "Create",
-  actorId: "2f9b6a3e-0c1d-4e5f-8a7b-9c0d1e2f3a4b",
-  actorName: "SOAR connector",
-  actorEmail: "",
-  targetResourceType: "TicketLink",
-  targetResourceId: "link-1",
-  targetResourceName: "INC0012345",
-  metadata: "{}",
-};
+const auditEvent: AuditEventRecord = auditEventFixture("", { timeGenerated: "2026-11-26T10:00:00.000Z" });

@@ -3,7 +3,8 @@
  * stores and the queues, counted, on the local host's services (simulated vendors, 50 demo
  * workspaces, a fake clock). On Cosmos DB serverless and Service Bus these counts are the bill.
  *
- * - GET /service-accounts/{id} on a warm instance (its caller authenticated before);
+ * - GET /service-accounts/{id} on a warm instance (its caller authenticated before), and the first
+ *   one on a cold instance (nothing cached), with its `lastUsedAt` write;
  * - one status change (PUT .../status) delivered to one webhook: the request, the event fan-out and
  *   the delivery, until the queues are idle (the receiver answers 200; its HTTP POST is not counted);
  * - the first page of POST /incidents/across-workspaces over 50 workspaces;
@@ -40,6 +41,7 @@ export interface OperationCount {
 
 export interface OperationCounts {
   authenticatedGet: OperationCount;
+  coldAuthenticatedGet: OperationCount;
   statusChangeDelivered: OperationCount;
   crossWorkspacePage: OperationCount & { workspaces: number; incidents: number };
   reconcilerPassUnchanged: OperationCount & { workspaces: number };
@@ -159,8 +161,13 @@ export async function measureOperations(options: MeasureOptions = {}): Promise<O
   await services.reconciler.runPass();
   await settle();
 
-  // (a) The caller authenticated once before: the instance is warm.
+  // (a0) The caller's first request: nothing cached, its credential's use recorded.
+  counter.reset();
   await call("GET", `/service-accounts/${admin.clientId}`);
+  await new Promise((resolve) => setTimeout(resolve, 50)); // the lastUsedAt write, off the request path
+  const coldAuthenticatedGet = counter.snapshot();
+
+  // (a) The caller authenticated once before: the instance is warm.
   counter.reset();
   await call("GET", `/service-accounts/${admin.clientId}`);
   const authenticatedGet = counter.snapshot();
@@ -253,7 +260,7 @@ export async function measureOperations(options: MeasureOptions = {}): Promise<O
   await inProcess.events.close();
   await inProcess.deliveries.close();
   await inProcess.gamebookRuns.close();
-  return { authenticatedGet, statusChangeDelivered, crossWorkspacePage, reconcilerPassUnchanged, gamebookRun };
+  return { authenticatedGet, coldAuthenticatedGet, statusChangeDelivered, crossWorkspacePage, reconcilerPassUnchanged, gamebookRun };
 }
 
 /** Calls the API's pipeline in this process as the given caller (its credential or session cookie); resolves with the JSON answer, or throws on a non-2xx. */

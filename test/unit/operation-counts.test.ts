@@ -21,6 +21,23 @@ describe("operations per request", () => {
     });
   });
 
+  it("the first authenticated GET on a cold instance loads the caller (its account, its organization's accounts, its owner) and records its credential's use without reading the account again", () => {
+    expect(counts.coldAuthenticatedGet).toEqual({
+      storeOperations: 6,
+      queueMessages: 0,
+      detail: {
+        // Authentication: the service account, then its organization and its owner account, in parallel.
+        "serviceAccounts.get": 2,
+        "accounts.listManagedBy": 1,
+        "accounts.get": 1,
+        // The handler: the account as it is now (the second read above) and its workspaces' names.
+        "workspaces.getMany": 1,
+        // lastUsedAt, written on the version authentication just read: no read of its own.
+        "serviceAccounts.replace": 1,
+      },
+    });
+  });
+
   it("one status change delivered to one webhook: eleven store operations and two messages, from the request to the delivery log", () => {
     expect(counts.statusChangeDelivered).toEqual({
       storeOperations: 11,

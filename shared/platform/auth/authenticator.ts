@@ -6,6 +6,7 @@ import { isActiveAccount } from "../../domain/organizations/account";
 import type { Stores } from "../store/ports";
 import { commit } from "../store/commit";
 import type { CredentialRecord, ServiceAccountRecord } from "../../domain/organizations/service-account";
+import type { Versioned } from "../store/ports";
 import { parseBasic } from "./basic";
 import type { Principal } from "./principal";
 import type { Scope } from "./scopes";
@@ -22,6 +23,8 @@ export interface AuthenticatorOptions {
 
 interface CacheEntry {
   account: ServiceAccountRecord;
+  /** The version loaded, which a `lastUsedAt` write in the same request starts from. */
+  etag: string;
   /** Whether the organization it belongs to is active: a deactivated one's service accounts are refused. */
   organizationActive: boolean;
   /** The account's credentials, in its order, with what each request compares worked out once per load. */
@@ -66,7 +69,8 @@ export class Authenticator {
     // GUIDs compare case-insensitively; one spelling per account keeps eviction effective.
     const clientId = basic.clientId.toLowerCase();
     const cached = this.cache.get(clientId);
-    const entry = cached && Date.now() - cached.loadedAt < this.options.cacheTtlMs ? cached : await this.load(clientId);
+    const fresh = !(cached && Date.now() - cached.loadedAt < this.options.cacheTtlMs);
+    const entry = fresh ? await this.load(clientId) : cached;
     const presented = this.hasher.digest(basic.clientSecret);
     const now = this.options.now();
     let match: LoadedCredential | undefined;
@@ -75,7 +79,8 @@ export class Authenticator {
     }
     if (!entry) digestsEqual(DECOY_HASH, presented);
     if (!entry || !match || !entry.account.isActive || !entry.organizationActive || !isUsable(match, now)) throw unauthorized();
-    this.recordUse(entry.account.id, match.record.id, now);
+    // An account loaded by this request is current: the write needs no read of its own first.
+    this.recordUse(entry.account.id, match.record.id, now, fresh ? { value: entry.account, etag: entry.etag } : undefined);
     let principal = entry.principals.get(match.record.id);
     if (!principal) {
       principal = toPrincipal(entry, match.record);
@@ -112,6 +117,7 @@ export class Authenticator {
     ]);
     const entry: CacheEntry = {
       account: found.value,
+      etag: found.etag,
       organizationActive: !owner || isActiveAccount(owner),
       credentials: found.value.credentials.map((record) => ({
         record,
@@ -127,22 +133,24 @@ export class Authenticator {
   }
 
   /** Records when a credential was last used, at most once a minute, off the request path. */
-  private recordUse(serviceAccountId: string, credentialId: string, now: Date): void {
+  private recordUse(serviceAccountId: string, credentialId: string, now: Date, loaded: Versioned<ServiceAccountRecord> | undefined): void {
     const last = this.lastUsedWritten.get(credentialId);
     if (last !== undefined && now.getTime() - last < LAST_USED_WRITE_INTERVAL_MS) return;
     this.lastUsedWritten.set(credentialId, now.getTime());
     // The service's own bookkeeping, not the request's change: no deadline of the request's applies.
-    void outsideDeadline(() => this.writeLastUsed(serviceAccountId, credentialId, now.toISOString())).catch((error: unknown) => {
+    void outsideDeadline(() => this.writeLastUsed(serviceAccountId, credentialId, now.toISOString(), loaded)).catch((error: unknown) => {
       this.options.logger.warn("lastUsedAt update failed", { serviceAccountId, credentialId, error: String(error) });
     });
   }
 
-  private async writeLastUsed(serviceAccountId: string, credentialId: string, at: string): Promise<void> {
+  private async writeLastUsed(serviceAccountId: string, credentialId: string, at: string, loaded: Versioned<ServiceAccountRecord> | undefined): Promise<void> {
     const store = this.options.stores.serviceAccounts;
-    // Someone else may write the account meanwhile: a lost race is read again and reapplied.
+    // Someone else may write the account meanwhile: a lost race is read again and reapplied. The
+    // first attempt starts from the version this request loaded, when it loaded one (a cold start's
+    // first request): a write on it fails if the account changed since, like one on a fresh read.
     await commit({
-      async read() {
-        const current = await store.get(serviceAccountId);
+      async read(attempt) {
+        const current = attempt === 1 && loaded ? loaded : await store.get(serviceAccountId);
         return current?.value.credentials.some((c) => c.id === credentialId) ? current : null;
       },
       change(draft) {

@@ -11,7 +11,8 @@
 // - Cosmos DB serverless: a SOC API's load is bursty and often idle; serverless bills per request
 //   with no floor, where provisioned throughput bills every hour. Its limits (one region, a burst
 //   ceiling per container) fit this service. For steady heavy load or several regions, use a
-//   provisioned (autoscale) account: drop EnableServerless and give the database autoscaleSettings.
+//   provisioned (autoscale) account: drop EnableServerless and give the database autoscaleSettings
+//   (and, for several regions, turn endpoint discovery back on in cosmos-client.ts).
 // - One user-assigned identity for Cosmos, Service Bus, Storage, Key Vault and Application Insights:
 //   it exists before the app, so every grant is in place when the app first starts, and it survives
 //   the app being recreated. Account keys are disabled on Cosmos, Service Bus and Storage.

@@ -17,6 +17,10 @@ export function createCosmosClient(config: Config["cosmos"]): CosmosClient {
   return new CosmosClient({
     endpoint: config.endpoint,
     ...(config.key ? { key: config.key } : { aadCredentials: defaultAzureCredential() }),
+    // The account has one region (serverless accounts can have no other: infra/modules/cosmos.bicep),
+    // so there is no other endpoint to discover: without this, the first request of every process
+    // waits for a read of the database account's region list. A multi-region account turns it back on.
+    connectionPolicy: { enableEndpointDiscovery: false },
     // Only for a local Cosmos-protocol server with a self-signed certificate. The relaxed agent is
     // this client's alone; TLS checks stay on for every other connection of the process.
     ...(config.trustSelfSigned && {

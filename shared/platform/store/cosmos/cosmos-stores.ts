@@ -78,9 +78,13 @@ function cosmosAccounts(accounts: Collection<AccountRecord>): AccountStore {
     },
     read: (id) => accounts.read(id, id),
     async listManagedBy(providerAccountId) {
-      return accounts.query("SELECT * FROM c WHERE c.managedByAccountId = @provider ORDER BY c.id", {
+      // Every authentication of a new caller asks this. Sorted here, not by ORDER BY: Cosmos's gateway
+      // answers a cross-partition query that only filters itself, where one with ORDER BY is refused
+      // until the SDK has the query plan and the partition ranges, round trips one after another.
+      const managed = await accounts.query("SELECT * FROM c WHERE c.managedByAccountId = @provider", {
         "@provider": providerAccountId,
       });
+      return managed.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     },
     create: (account, outbox = []) => accounts.create(account, outbox),
     replace: (account, etag, outbox = []) => accounts.replace(account, etag, outbox),

@@ -57,7 +57,9 @@ export async function firstAnswer({ log }) {
 
     // Loaded here, not at the top: the runner imports every scenario, whichever it runs.
     const { createHttpsServer: createCosmosServer } = await import("@vercel/cosmosdb-server");
-    const cosmos = await listen(createCosmosServer());
+    // Keep-alive, as Cosmos DB's gateway answers: by default this server closes every connection, so
+    // each request of the worker would pay a TLS handshake that production does not.
+    const cosmos = await listen(createCosmosServer({ keepAlive: true }));
     closers.push(() => closeServer(cosmos));
     const ingestion = await ingestionEndpoint(work);
     closers.push(() => closeServer(ingestion.server));

@@ -6,10 +6,11 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { childEnv, freePort, startServer } from "./lib.mjs";
+import { childEnv, freePort, httpGet, startIpcChild, startServer } from "./lib.mjs";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const API_HOST = path.join(ROOT, "dist/shared/hosts/local/main.js");
+const HEAP_PROBE = path.join(ROOT, "bench/heap-probe.cjs");
 
 /**
  * Starts the local API host with a freshly generated admin service account and waits until that
@@ -17,9 +18,11 @@ const API_HOST = path.join(ROOT, "dist/shared/hosts/local/main.js");
  * authenticating. Later scenarios can reuse this and then seed what they need through the API.
  *
  * `env` adds to (or overrides) the host's fixed environment, e.g. DEMO_WORKSPACES for a bigger
- * demo world; `readyTimeoutMs` leaves room for seeding such a world.
+ * demo world; `readyTimeoutMs` leaves room for seeding such a world. With `heapProbe`, the host runs
+ * with bench/heap-probe.cjs preloaded (and --expose-gc), and the result has `heapAfterGc()`: the
+ * host's heap and RSS after a full collection, in MB; and `heapSnapshot(file)`, which writes one.
  */
-export async function startApiHost({ env = {}, readyTimeoutMs } = {}) {
+export async function startApiHost({ env = {}, readyTimeoutMs, heapProbe = false } = {}) {
   if (!existsSync(API_HOST)) {
     throw new Error(`${path.relative(ROOT, API_HOST)} does not exist; run \`npm run build\` (npm run bench does).`);
   }
@@ -31,9 +34,14 @@ export async function startApiHost({ env = {}, readyTimeoutMs } = {}) {
   const accountUrl = `${baseUrl}/service-accounts/${clientId}`;
   // BENCH_CPU_PROF_DIR: each API host runs under --cpu-prof and writes its profile there when stopped.
   const profileDir = process.env.BENCH_CPU_PROF_DIR;
+  const probePort = heapProbe ? await freePort() : null;
   const server = await startServer({
     name: "api host",
-    ...(profileDir ? { script: "--cpu-prof", args: [`--cpu-prof-dir=${path.resolve(profileDir)}`, API_HOST] } : { script: API_HOST }),
+    script: API_HOST,
+    nodeArgs: [
+      ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(profileDir)}`] : []),
+      ...(heapProbe ? ["--expose-gc", "--require", HEAP_PROBE] : []),
+    ],
     cwd: ROOT,
     env: childEnv({
       PORT: String(port),
@@ -44,13 +52,42 @@ export async function startApiHost({ env = {}, readyTimeoutMs } = {}) {
       RATE_LIMIT_PER_SECOND: "100000000",
       // Per-request info logs would turn the benchmark into a logging benchmark.
       LOG_LEVEL: "warn",
+      ...(heapProbe ? { BENCH_HEAP_PROBE_PORT: String(probePort) } : {}),
       ...env,
     }),
     readyUrl: accountUrl,
     headers: authHeaders,
     ...(readyTimeoutMs === undefined ? {} : { timeoutMs: readyTimeoutMs }),
   });
-  return { server, baseUrl, authHeaders, clientId, clientSecret, accountUrl };
+  const probe = async (pathname) => JSON.parse((await httpGet(`http://127.0.0.1:${probePort}${pathname}`, {}, 120_000)).body.toString("utf8"));
+  const heapAfterGc = heapProbe ? () => probe("/heap") : undefined;
+  const heapSnapshot = heapProbe ? async (file) => (await probe(`/snapshot?file=${encodeURIComponent(file)}`)).file : undefined;
+  return { server, baseUrl, authHeaders, clientId, clientSecret, accountUrl, heapAfterGc, heapSnapshot };
+}
+
+/** The Cosmos emulator's published key; the Cosmos-protocol server does not check it. */
+const COSMOS_KEY = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
+
+/**
+ * Starts the Cosmos-protocol server in a process of its own (bench/cosmos-server.mjs). Resolves with
+ * { server (stop() it), endpoint, hostEnv(database) }: the environment that puts the API host on it.
+ */
+export async function startCosmosServer() {
+  const server = await startIpcChild({ name: "cosmos server", script: path.join(ROOT, "bench/cosmos-server.mjs"), cwd: ROOT, env: childEnv({}) });
+  const { endpoint } = server.ready;
+  // A durable store needs the keys a deployment has (the memory store makes up its own at start).
+  const key = () => randomBytes(32).toString("base64");
+  const hostEnv = (database) => ({
+    STORE: "cosmos",
+    COSMOS_ENDPOINT: endpoint,
+    COSMOS_KEY,
+    COSMOS_DATABASE: database,
+    COSMOS_TRUST_SELF_SIGNED: "true",
+    SECRET_HASH_KEY: key(),
+    PAGE_TOKEN_KEY: key(),
+    WEBHOOK_SECRETS_KEY: key(),
+  });
+  return { server, endpoint, hostEnv };
 }
 
 /** Setup calls against the API (not measured): plain fetch, JSON in and out. */

@@ -1,7 +1,8 @@
-// The webhook receiver of the "end-to-end webhook delivery" scenario (bench/scenarios/webhook-delivery.mjs),
-// run as a child process of the bench (node:child_process fork, so it has an IPC channel): an HTTPS server on
-// 127.0.0.1 with a self-signed certificate generated at start, which verifies the signature of every
-// POST, answers 200 at once (401 when verification fails) and records when each event arrived.
+// The webhook receiver of the "end-to-end webhook delivery" and "soak" scenarios
+// (bench/scenarios/webhook-delivery.mjs, bench/scenarios/soak.mjs), run as a child process of the
+// bench (node:child_process fork, so it has an IPC channel): an HTTPS server on 127.0.0.1 with a
+// self-signed certificate generated at start, which verifies the signature of every POST, answers 200
+// at once (401 when verification fails) and records when each event arrived.
 //
 // It has its own process (its own event loop) so that the raw undici client of the bench and the
 // receiver never share one event loop, and it is the very same receiver for the service's deliveries
@@ -23,6 +24,17 @@
 //   { op: "collect", withBodies } -> counts, failure samples, a sample delivery (body + headers) and
 //                                    per event { id, t } (+ the event's incident fields when withBodies)
 // and once at start, unasked: { type: "ready", port, cert } (cert: PEM of the self-signed certificate).
+//
+// Several webhooks at once (the soak scenario): each gets a path of its own, /hooks/<name>, verified
+// with its own secret and counted on its own. Their events are summarized on arrival (id, type, the
+// incident, the fields a scenario matches on) and the bodies dropped, so a long run stays small here.
+//   { op: "configureHooks", hooks: { <name>: secret } }   the hooks and their signing secrets
+//   { op: "respond", status }     answer every verified hook request with `status` (e.g. 500: an outage;
+//                                 null: back to 200); such a request is counted as refused, not received
+//   { op: "hookCounts" }          -> { hooks: { <name>: { received, duplicates, failed, refused } } }
+//   { op: "collectHooks" }        -> { hooks: { <name>: { ...counts, failures, events: [{ id, t, type,
+//                                    key, status, previousStatus, assigneeEmail, repeats }] } } }
+// A duplicate is an event id answered 200 again after a first 200.
 // Times `t` are wall-clock milliseconds with sub-millisecond precision (performance.timeOrigin +
 // performance.now()), comparable with the same expression in the bench process.
 
@@ -49,6 +61,11 @@ function reset() {
   sample = null;
 }
 
+/** The HMAC key of a signing secret: the base64-decoded part of a `whsec_` secret, else its UTF-8 bytes. */
+function keyOf(secret) {
+  return secret.startsWith("whsec_") ? Buffer.from(secret.slice(6), "base64") : Buffer.from(secret, "utf8");
+}
+
 function sameBytes(a, b) {
   return a.length === b.length && timingSafeEqual(a, b);
 }
@@ -58,8 +75,8 @@ function timestampOk(raw, nowS) {
   return Math.abs(nowS - Number(raw)) <= TOLERANCE_S;
 }
 
-/** null when the request verifies, otherwise the reason. */
-function verify(headers, body) {
+/** null when the request verifies with `key`, otherwise the reason. */
+function verify(headers, body, key) {
   if (!key) return "receiver not configured with a secret";
   const nowS = Math.floor(Date.now() / 1000);
 
@@ -90,11 +107,12 @@ function verify(headers, body) {
 }
 
 function handle(req, res) {
+  if (req.url?.startsWith("/hooks/")) return handleHook(req, res);
   const chunks = [];
   req.on("data", (c) => chunks.push(c));
   req.on("end", () => {
     const body = Buffer.concat(chunks).toString("utf8");
-    const reason = req.method === "POST" ? verify(req.headers, body) : `method ${req.method}`;
+    const reason = req.method === "POST" ? verify(req.headers, body, key) : `method ${req.method}`;
     const t = now();
     if (reason) {
       failedCount++;
@@ -113,6 +131,67 @@ function handle(req, res) {
     res.writeHead(200, { "Content-Length": "0" }).end();
   });
 }
+
+// The soak's webhooks: name -> { key, events: Map(id -> summary), duplicates, failed, refused, failures }.
+let hooks = new Map();
+let hookStatus = null;
+
+function handleHook(req, res) {
+  const name = decodeURIComponent(req.url.slice("/hooks/".length).split("?")[0]);
+  const chunks = [];
+  req.on("data", (c) => chunks.push(c));
+  req.on("end", () => {
+    const hook = hooks.get(name);
+    const body = Buffer.concat(chunks).toString("utf8");
+    const reason = !hook ? `no hook named ${name}` : req.method === "POST" ? verify(req.headers, body, hook.key) : `method ${req.method}`;
+    const t = now();
+    if (reason) {
+      if (hook) {
+        hook.failed++;
+        if (hook.failures.length < 10) hook.failures.push({ reason, eventId: req.headers["webhook-id"] ?? null });
+      }
+      res.writeHead(hook ? 401 : 404, { "Content-Type": "text/plain" }).end(reason);
+      return;
+    }
+    if (hookStatus !== null) {
+      hook.refused++;
+      res.writeHead(hookStatus, { "Content-Type": "text/plain" }).end("refused by the bench");
+      return;
+    }
+    const id = req.headers["webhook-id"];
+    const seen = hook.events.get(id);
+    if (seen) {
+      seen.repeats++;
+      hook.duplicates++;
+    } else {
+      hook.events.set(id, summarize(id, t, body));
+    }
+    res.writeHead(200, { "Content-Length": "0" }).end();
+  });
+}
+
+/** What a scenario matches an event on; the body itself is not kept. */
+function summarize(id, t, body) {
+  try {
+    const e = JSON.parse(body);
+    const d = e.data ?? {};
+    return {
+      id,
+      t,
+      type: e.type,
+      bodyId: e.id,
+      key: `${d.workspaceId}/${String(d.source).toLowerCase()}/${d.incidentId}`,
+      status: d.status,
+      previousStatus: d.previousStatus,
+      assigneeEmail: d.assignee?.email,
+      repeats: 0,
+    };
+  } catch {
+    return { id, t, type: null, parseError: true, repeats: 0 };
+  }
+}
+
+const hookCounts = (hook) => ({ received: hook.events.size, duplicates: hook.duplicates, failed: hook.failed, refused: hook.refused });
 
 function collect(withBodies) {
   const events = [];
@@ -157,7 +236,7 @@ process.on("message", (msg) => {
   let result;
   switch (msg.op) {
     case "configure":
-      key = msg.secret.startsWith("whsec_") ? Buffer.from(msg.secret.slice(6), "base64") : Buffer.from(msg.secret, "utf8");
+      key = keyOf(msg.secret);
       result = {};
       break;
     case "reset":
@@ -169,6 +248,25 @@ process.on("message", (msg) => {
       break;
     case "collect":
       result = collect(Boolean(msg.withBodies));
+      break;
+    case "configureHooks":
+      hooks = new Map(
+        Object.entries(msg.hooks).map(([name, secret]) => [
+          name,
+          { key: keyOf(secret), events: new Map(), duplicates: 0, failed: 0, refused: 0, failures: [] },
+        ]),
+      );
+      result = {};
+      break;
+    case "respond":
+      hookStatus = msg.status ?? null;
+      result = {};
+      break;
+    case "hookCounts":
+      result = { hooks: Object.fromEntries([...hooks].map(([name, hook]) => [name, hookCounts(hook)])) };
+      break;
+    case "collectHooks":
+      result = { hooks: Object.fromEntries([...hooks].map(([name, hook]) => [name, { ...hookCounts(hook), failures: hook.failures, events: [...hook.events.values()] }])) };
       break;
     default:
       result = { error: `unknown op ${msg.op}` };

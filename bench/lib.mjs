@@ -96,7 +96,7 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
 }
 
 /**
- * Starts `node <script> ...args` as a child process and waits until `readyUrl` answers 200 to a
+ * Starts `node ...nodeArgs <script> ...args` as a child process and waits until `readyUrl` answers 200 to a
  * GET with `headers`. Servers always run outside the bench process, so autocannon's own CPU use
  * never competes with the server inside one event loop.
  *
@@ -105,8 +105,8 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
  *
  * Resolves with { name, child, ready (the 200 response), output(), exited(), stop() }.
  */
-export async function startServer({ name, script, args = [], env, cwd, readyUrl, headers = {}, timeoutMs = 30_000 }) {
-  const child = spawn(process.execPath, [script, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+export async function startServer({ name, script, args = [], nodeArgs = [], env, cwd, readyUrl, headers = {}, timeoutMs = 30_000 }) {
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   children.add(child);
   const stdout = tail(child.stdout);
   const stderr = tail(child.stderr);

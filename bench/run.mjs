@@ -13,6 +13,11 @@
 // BENCH_GAMEBOOK_POLL_MS (5) for the gamebook scenario (which reads them itself, when it runs),
 // BENCH_FAULTS_PHASE_S (120: how long the vendor-faults scenario keeps listing to measure the calls
 // per minute to its failing workspaces; it reads it itself, when it runs),
+// BENCH_SOAK_MEMORY_S (600; the target is set for 1800), BENCH_SOAK_COSMOS_S (300), BENCH_SOAK_RPS (150),
+// BENCH_SOAK_COSMOS_RPS (unset: 80% of a calibration), BENCH_SOAK_OUTAGE_S (60), BENCH_SOAK_STORES
+// ("memory,cosmos") and BENCH_SOAK_SNAPSHOT_DIR for the soak (about 20 minutes as it stands), and
+// BENCH_OVERLOAD_S (180), BENCH_OVERLOAD_DEADLINE_MS (5000), BENCH_OVERLOAD_MAX_IN_FLIGHT (16) for the
+// overload scenario (about 6 minutes); each reads its own when it runs,
 // BENCH_ONLY (run only the scenarios whose name contains this text, case-insensitive; e.g.
 // BENCH_ONLY=webhook or BENCH_ONLY=gamebooks; the results file then holds only those),
 // BENCH_CPU_PROF_DIR (run every API host under node --cpu-prof, writing its profile to that folder
@@ -34,11 +39,13 @@ import { coldStart } from "./scenarios/cold-start.mjs";
 import { crossWorkspaceAtScale, crossWorkspaceListing } from "./scenarios/cross-workspace-listing.mjs";
 import { firstAnswer } from "./scenarios/first-answer.mjs";
 import { gamebookRuns } from "./scenarios/gamebook-runs.mjs";
+import { overload } from "./scenarios/overload.mjs";
 import { operationsPerRequest } from "./scenarios/operations-per-request.mjs";
 import { pipelineInProcess } from "./scenarios/pipeline-in-process.mjs";
 import { reconcilerPass } from "./scenarios/reconciler-pass.mjs";
 import { reconcilerScale } from "./scenarios/reconciler-scale.mjs";
 import { serviceAccountRead } from "./scenarios/service-account-read.mjs";
+import { soak } from "./scenarios/soak.mjs";
 import { vendorFaults } from "./scenarios/vendor-faults.mjs";
 import { webhookDelivery } from "./scenarios/webhook-delivery.mjs";
 
@@ -73,6 +80,8 @@ const scenarios = [
   { name: "cross-workspace listing at a provider's size", run: crossWorkspaceAtScale },
   { name: "gamebooks: runs of 5 playbooks, 20 in flight", run: gamebookRuns },
   { name: "vendor faults: 1000 workspaces, 1% failing, 200 ms latency", run: vendorFaults },
+  { name: "soak: mixed load for minutes, memory after GC, events lost (memory store, then Cosmos)", run: soak },
+  { name: "overload: twice the capacity, open loop, on the Cosmos-protocol server", run: overload },
 ].filter((s) => !settings.only || s.name.toLowerCase().includes(settings.only.toLowerCase()));
 if (scenarios.length === 0) {
   console.error(`BENCH_ONLY=${JSON.stringify(settings.only)} matches no scenario`);

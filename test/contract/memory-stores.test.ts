@@ -55,6 +55,16 @@ describe("memory audit retention", () => {
     expect(live[0]).toMatchObject({ sequence: 1_562, event: { id: "e1561" } });
     expect(live.at(-1)).toMatchObject({ sequence: 3_000, event: { id: "e2999" } });
   });
+
+  it("keeps at most its bound of events across trails, dropping the oldest appended first", async () => {
+    const audit = memoryAudit({ maxEvents: 3 });
+    const other = (id: string) => auditEvent(id, { workspaceId: "ws-2" });
+    for (const e of [event("a1"), other("b1"), event("a2"), other("b2"), event("a3")]) await audit.append(e);
+    // a1 and b1, the two oldest, are gone; each trail's sequences go on where they were.
+    expect((await audit.listWorkspaceTrail("ws-1", 0, 10)).map((e) => [e.sequence, e.event.id])).toEqual([[2, "a2"], [3, "a3"]]);
+    expect((await audit.listWorkspaceTrail("ws-2", 0, 10)).map((e) => [e.sequence, e.event.id])).toEqual([[2, "b2"]]);
+    expect(await audit.listRecent("acct-1", 10)).toHaveLength(3);
+  });
 });
 
 // What Cosmos does by a published record's ttl (set when it is marked published), and the count that

@@ -16,7 +16,16 @@ export interface MemoryAuditOptions {
   retentionDays?: number;
   /** Milliseconds since the epoch; default `Date.now`. */
   now?: () => number;
+  /** Events kept at most, across trails: past it the oldest go first; default `MEMORY_AUDIT_MAX_EVENTS`. */
+  maxEvents?: number;
 }
+
+/**
+ * The embedded store's bound on audit events (about 1 KB each): a year of retention under a steady
+ * load would hold gigabytes in the process, so the local host keeps the newest 20,000, as it keeps
+ * a webhook's newest delivery attempts. Cosmos keeps every event for the retention.
+ */
+export const MEMORY_AUDIT_MAX_EVENTS = 20_000;
 
 interface TrailEntry {
   sequence: number;
@@ -27,7 +36,8 @@ interface TrailEntry {
  * The audit trails in memory. A single process can number an event in the same synchronous stretch
  * as its append, so an event is sequenced when appended and `sequence` has nothing left to do.
  * Retention: events expire in the order they were appended (each is kept the same time from its
- * append), so expiry pops them from the front of one queue, on every call, O(1) amortised.
+ * append), so expiry pops them from the front of one queue, on every call, O(1) amortised. Past
+ * `maxEvents` the oldest go the same way: the oldest appended of all is the front of its own trail.
  */
 export function memoryAudit(options: MemoryAuditOptions = {}): AuditStore {
   const retentionMs = (options.retentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS) * 86_400_000;
@@ -37,15 +47,17 @@ export function memoryAudit(options: MemoryAuditOptions = {}): AuditStore {
   const ids = new Set<string>();
   const expiries = new Queue<{ at: number; trail: string; id: string }>();
   const copy = (e: AuditEventRecord) => structuredClone(e);
+  const maxEvents = options.maxEvents ?? MEMORY_AUDIT_MAX_EVENTS;
+  const dropOldest = () => {
+    const oldest = expiries.shift()!;
+    const trail = trails.get(oldest.trail)!;
+    trail.entries.shift();
+    trail.first += 1;
+    ids.delete(oldest.id);
+  };
   const dropExpired = () => {
     const time = now();
-    for (let next = expiries.peek(); next && next.at <= time; next = expiries.peek()) {
-      expiries.shift();
-      const trail = trails.get(next.trail)!;
-      trail.entries.shift();
-      trail.first += 1;
-      ids.delete(next.id);
-    }
+    for (let next = expiries.peek(); next && next.at <= time; next = expiries.peek()) dropOldest();
   };
   return {
     async append(event) {
@@ -57,6 +69,7 @@ export function memoryAudit(options: MemoryAuditOptions = {}): AuditStore {
       trail.entries.push({ sequence: trail.first + trail.entries.length, event: Object.freeze(copy(event)) });
       trails.set(key, trail);
       expiries.push({ at: now() + retentionMs, trail: key, id: event.id });
+      if (expiries.length > maxEvents) dropOldest();
     },
     async sequence() {},
     async sequenceWaiting() {

@@ -108,11 +108,6 @@ export class Deadline {
     }
   }
 
-  /** Throws TIMEOUT when the budget has run out: for long work between reads to stop early. */
-  check(): void {
-    if (this.expired) throw this.timeoutError(this.commitState);
-  }
-
   /** The 504 a caller gets when the budget runs out, saying what was changed when it did. */
   timeoutError(commit: CommitState = this.stateAtExpiry ?? this.commitState): ApiError {
     const detail = {

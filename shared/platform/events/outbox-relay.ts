@@ -99,8 +99,7 @@ export class OutboxRelay {
       carriedOut += published;
       if (pending.length < limit || published === 0 || performance.now() - started >= budgetMs) break;
     }
-    const published = carriedOut;
-    if (published > 0) this.options.logger.info("outbox sweep carried out records", { count: published });
+    if (carriedOut > 0) this.options.logger.info("outbox sweep carried out records", { count: carriedOut });
     // Audit events stored but not sequenced (a crash, or a relay that gave up on a busy trail).
     const trails = await this.options.audit.sequenceWaiting().catch((error: unknown) => {
       this.options.logger.warn("audit sequencing failed; the next sweep will retry", { error: String(error) });

@@ -115,20 +115,18 @@ function routingGateway(
   breakers: CircuitBreakers,
 ): SourceGateway {
   type Call<T> = (gateway: SourceGateway, vendorWorkspaceId: string, signal?: AbortSignal) => Promise<T>;
-  /** Runs `call` on the gateway serving `workspaceId`, through its breakers. */
-  const via = async <T>(workspaceId: string, signal: AbortSignal | undefined, call: Call<T>) => {
-    const { gateway, vendorWorkspaceId } = await target(source, workspaceId);
-    return { vendorWorkspaceId, result: await breakers.call({ system: source, workspaceId }, (s) => call(gateway, vendorWorkspaceId, s), signal) };
-  };
   /**
-   * A change at the vendor: as `via`, but started only while the request's deadline allows, and then
-   * not aborted by it (`Deadline.commit`): a change cut off mid-call may or may not have been made.
+   * Runs `call` on the gateway serving `workspaceId`, through its breakers. A change at the vendor
+   * (`change`) starts only while the request's deadline allows, and is then not aborted by it
+   * (`Deadline.commit`): a change cut off mid-call may or may not have been made.
    */
-  const change = async <T>(workspaceId: string, signal: AbortSignal | undefined, call: Call<T>) => {
+  const on = async <T>(workspaceId: string, signal: AbortSignal | undefined, call: Call<T>, kind: "read" | "change") => {
     const { gateway, vendorWorkspaceId } = await target(source, workspaceId);
-    const result = await commitWithinDeadline((writeSignal) => breakers.call({ system: source, workspaceId }, (s) => call(gateway, vendorWorkspaceId, s), writeSignal), signal);
-    return { vendorWorkspaceId, result };
+    const run = (s: AbortSignal | undefined) => breakers.call({ system: source, workspaceId }, (bs) => call(gateway, vendorWorkspaceId, bs), s);
+    return { vendorWorkspaceId, result: await (kind === "change" ? commitWithinDeadline(run, signal) : run(signal)) };
   };
+  const via = <T>(workspaceId: string, signal: AbortSignal | undefined, call: Call<T>) => on(workspaceId, signal, call, "read");
+  const change = <T>(workspaceId: string, signal: AbortSignal | undefined, call: Call<T>) => on(workspaceId, signal, call, "change");
   const ours = (workspaceId: string, vendorWorkspaceId: string) => (incident: VendorIncident): VendorIncident =>
     incident.workspaceId === vendorWorkspaceId && vendorWorkspaceId !== workspaceId ? { ...incident, workspaceId } : incident;
   const oneIncident = async (workspaceId: string, signal: AbortSignal | undefined, call: Call<VendorIncident>, how: typeof via = via) => {

@@ -19,6 +19,7 @@ beforeAll(async () => {
 afterAll(() => host?.close());
 
 async function trail(workspaceId: string): Promise<AuditEventRecord[]> {
+  await host.auditSequenced(workspaceId);
   return (await host.services.stores.audit.listWorkspaceTrail(workspaceId, 0, 10_000)).map((e) => e.event);
 }
 const bySeed = (events: readonly AuditEventRecord[]) => events.filter((e) => e.actorName === "Demo seed").map((e) => `${e.activityType} ${e.activityAction}`);

@@ -49,6 +49,7 @@ async function settle(): Promise<void> {
 }
 
 async function audited(activityType: string): Promise<Json[]> {
+  await host.auditSequenced(ws);
   const body = await json(await host.call("GET", `/workspaces/${ws}/export/audit?pageSize=1000`));
   return body.value.filter((e: Json) => e.activityType === activityType);
 }

@@ -35,6 +35,7 @@ async function demoPlaybook(referenceId: string): Promise<CataloguePlaybook> {
 
 /** The workspace's audit events of one activity type, oldest first, through the contract's export. */
 async function audited(activityType: string): Promise<Json[]> {
+  await host.auditSequenced(ws);
   const body = await json(await host.call("GET", `/workspaces/${ws}/export/audit?pageSize=1000`));
   return body.value.filter((e: Json) => e.activityType === activityType);
 }

@@ -38,6 +38,7 @@ async function upload(person: TestPerson, file: { bytes: Buffer | string; name: 
 const get = (person: TestPerson, url: string) => host.fetch(url, { headers: person.headers });
 
 async function audited(activityType: string): Promise<Json[]> {
+  await host.auditSequenced(ws);
   const body = await json(await host.call("GET", `/workspaces/${ws}/export/audit?pageSize=1000`));
   return body.value.filter((e: Json) => e.activityType === activityType);
 }

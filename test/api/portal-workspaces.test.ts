@@ -49,6 +49,7 @@ async function onboard(body: Json, as: TestPerson = admin): Promise<Json> {
 }
 
 async function trail(workspaceId: string) {
+  await host.auditSequenced(workspaceId);
   return (await host.services.stores.audit.listWorkspaceTrail(workspaceId, 0, 500)).map((s) => s.event);
 }
 

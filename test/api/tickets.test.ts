@@ -34,6 +34,7 @@ async function newTicket(workspaceId = WS, groupingIds: string[] = []): Promise<
 }
 
 async function auditTrail(workspaceId = WS): Promise<Json[]> {
+  await host.auditSequenced(workspaceId);
   const res = await host.call("GET", `/workspaces/${workspaceId}/export/audit?pageSize=1000`);
   return (await json(res)).value;
 }

@@ -19,6 +19,7 @@ import { createCosmosClient } from "../../shared/platform/store/cosmos/cosmos-cl
 import { ensureContainers } from "../../shared/platform/store/cosmos/containers";
 import { createCosmosStores } from "../../shared/platform/store/cosmos/cosmos-stores";
 import type { Stores } from "../../shared/platform/store/ports";
+import { workspaceAuditTrail } from "../../shared/platform/store/audit-trail";
 import type { LogAnalytics } from "../../shared/systems/log-analytics/port";
 import { startCosmosServer } from "./cosmos-server";
 
@@ -75,6 +76,12 @@ export interface TestHost {
   checked(method: string, url: string | URL, response: Response): Promise<Response>;
   /** The local identity provider, when the host was started with `signIn`. */
   identityProvider?: LocalIdentityProvider;
+  /**
+   * Returns once the workspace's audit trail has been sequenced past every event stored now: the
+   * export then shows them, as it does a reader after the trail's lag (the relay asks for sequencing
+   * without waiting for it; in memory it is immediate).
+   */
+  auditSequenced(workspaceId: string): Promise<void>;
   /** A local control under /_local (no authentication). */
   local(method: string, path: string, body?: unknown): Promise<Response>;
   /**
@@ -195,6 +202,7 @@ export async function startTestHost(options: TestHostOptions = {}): Promise<Test
     admin: { clientId: admin.clientId, clientSecret: admin.clientSecret },
     logs,
     basic,
+    auditSequenced: (workspaceId) => services.stores.audit.sequence([workspaceAuditTrail(workspaceId)]),
     local(method, path, body) {
       return fetch(`${origin}/_local${path}`, {
         method,

@@ -81,7 +81,7 @@ describe("outbox relay", () => {
     expect(await stores.outbox.listUnpublished(10)).toEqual([]);
   });
 
-  it("sequences the trails it appended to once their events are stored, and the sweep sequences any trail left waiting", async () => {
+  it("asks for the trails it appended to be sequenced once their events are stored, without waiting for it, and the sweep sequences any trail left waiting", async () => {
     const stores = createMemoryStores();
     const asked: string[][] = [];
     let sweeps = 0;
@@ -101,6 +101,14 @@ describe("outbox relay", () => {
     await relay.record([entry("t-1", "ws-1"), entry("t-2", "ws-1"), entry("t-3", null), event(1)]);
     expect(asked.map((trails) => [...new Set(trails)].sort())).toEqual([["account:acct-1", "workspace:ws-1"]]);
     expect(await stores.audit.listRecent("acct-1", 10)).toHaveLength(3);
+
+    // Sequencing that has not finished (a busy trail) does not hold up the record's request.
+    let finish!: () => void;
+    sequencing = new Promise<void>((resolve) => (finish = resolve));
+    await relay.record([entry("t-5", "ws-1")]);
+    expect(asked).toHaveLength(2);
+    expect(await stores.outbox.listUnpublished(10)).toEqual([]);
+    finish();
 
     // Sequencing that fails leaves the records carried out: the events are stored, the sweep sequences them.
     sequencing = Promise.reject(new Error("store unavailable"));

@@ -30,8 +30,9 @@ export interface SweepCounts {
  * carries out whatever a crash between commit and publish left behind. Both are idempotent: the
  * event id is the message id (duplicate detection, and receivers deduplicate anyway), and the trail
  * keeps one copy of an audit id. An audit record is carried out once its event is stored; the
- * relay then sequences the trails it appended to (their own business: a failure there leaves the
- * record carried out and the event waiting, which the sweep sequences).
+ * relay then asks for the trails it appended to be sequenced, and does not wait: the export shows an
+ * event once its trail is sequenced, which is the trail's business, not the request's (a failure there
+ * leaves the record carried out and the event waiting, which the next run or the sweep sequences).
  *
  * @example
  * await commit({ read, change: (w) => [auditOf(w)], write, outbox: services.events.outbox });
@@ -73,7 +74,7 @@ export class OutboxRelay {
         this.options.logger.warn("outbox mark failed", { recordId: r.id, error: String(error) });
       });
     }
-    if (appended.length > 0) await this.sequence(appended.map((r) => auditTrailOf(r.audit)));
+    if (appended.length > 0) this.sequence(appended.map((r) => auditTrailOf(r.audit)));
     return done.length;
   }
 
@@ -109,9 +110,9 @@ export class OutboxRelay {
     return { waiting, carriedOut };
   }
 
-  /** Never throws: events left unsequenced wait for the next append to their trail, or the sweep. */
-  private async sequence(trails: readonly string[]): Promise<void> {
-    await this.options.audit.sequence(trails).catch((error: unknown) => {
+  /** Started, not waited for; never throws: events left unsequenced wait for the next run of their trail, or the sweep. */
+  private sequence(trails: readonly string[]): void {
+    void this.options.audit.sequence(trails).catch((error: unknown) => {
       this.options.logger.warn("audit sequencing failed; the sweep will retry", { trails: [...new Set(trails)], error: String(error) });
     });
   }

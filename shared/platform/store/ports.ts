@@ -120,16 +120,12 @@ export interface UserStore {
 }
 
 /**
- * The audit trail. Each event joins its trail (`auditTrailOf`: the workspace's, or the account's for
- * organization events) with the next sequence number of that trail, assigned when it is appended, so
- * that a reader paging by sequence never misses an event appended while it reads: a sequence becomes
- * visible only after every smaller one of its trail.
- */
-/**
  * The audit trails. An event is stored by `append` and takes its place in its trail's order
  * (`auditTrailOf`: the sequence the export pages by) when its trail is sequenced: at once in memory,
- * by `sequence` on Cosmos, where appends never wait for one another. Whoever appends then sequences
- * the trails it appended to (the outbox relay), and the sweep sequences whatever a crash left behind.
+ * by `sequence` on Cosmos, where appends never wait for one another. Whoever appends then asks for
+ * the trails it appended to be sequenced (the outbox relay, which does not wait for it), and the
+ * sweep sequences whatever a crash left behind. A reader paging by sequence never misses an event: a
+ * sequence becomes visible only after every smaller one of its trail.
  */
 export interface AuditStore {
   /**
@@ -139,8 +135,8 @@ export interface AuditStore {
   append(event: AuditEventRecord): Promise<void>;
   /**
    * Gives the events appended to these trails their sequences, so that the export shows them. Returns
-   * when none is left waiting, or at once for a trail another caller is sequencing (it goes on to the
-   * events appended meanwhile).
+   * once a run of each trail's sequencing that started after the call has finished (it saw every
+   * event stored before the call); callers asking while a run is under way share the next one.
    */
   sequence(trails: readonly string[]): Promise<void>;
   /** Sequences every trail with events waiting for their sequence (the sweep); returns how many trails it found. */

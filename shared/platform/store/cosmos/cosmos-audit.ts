@@ -6,6 +6,7 @@ import { DEFAULT_AUDIT_RETENTION_DAYS, type AuditEventRecord } from "../../../do
 import { mapLimited } from "../../concurrency/map-limited";
 import { Collection } from "./collection";
 import { AuditSequencer } from "./audit-sequencer";
+import { SerialRuns } from "../../concurrency/serial-runs";
 
 /**
  * An event as stored: `trail` and `sequence` (null until its trail's sequencer gives it one), and its
@@ -23,30 +24,36 @@ export interface CosmosAuditOptions {
   settleMs?: number;
 }
 
-/** Allocations the relay's drain makes at most, so that a request never waits on a busy trail for long. */
-const RELAY_ROUNDS = 10;
-/** Allocations the sweep makes at most per trail, each minute. */
-const SWEEP_ROUNDS = 100;
+/**
+ * Allocations (of up to 100 events each) one run of a trail's sequencing makes at most before it lets
+ * the next run, if one was asked for meanwhile, query afresh; what is still waiting with none asked
+ * for goes to the sweep.
+ */
+const ROUNDS_PER_RUN = 100;
 /** Trails the sweep looks at in one run. */
 const SWEEP_TRAILS = 1000;
-/** Trails sequenced at once. */
+/** Trails the sweep sequences at once. */
 const TRAILS_AT_ONCE = 8;
 
 /**
  * The audit trail on Cosmos. An append is one create, in a partition of the event's trail and UTC
  * day (`auditPartitionOf`), touching nothing any other append touches: appends never contend, and
  * no partition grows without bound. An event appended twice hits 409 and is left as it was. Its
- * sequence, the export's order, is given afterwards by the trail's sequencer (`AuditSequencer`),
- * which `sequence` and `sequenceWaiting` run.
+ * sequence, the export's order, is given afterwards by the trail's sequencer (`AuditSequencer`).
+ * `sequence` and `sequenceWaiting` ask for it; in one process a trail's sequencing runs one at a
+ * time, however many writers ask (`SerialRuns`): each run queries the trail's waiting events once and
+ * numbers up to 100 of them per allocation, so its cost follows the trail's write rate in batches,
+ * not the number of writers, and no two runs of one process race each other on the trail's document.
  */
 export function cosmosAudit(container: Container, options: CosmosAuditOptions = {}): AuditStore {
   const ttl = (options.retentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS) * 86_400;
   const events = new Collection<StoredAuditEvent>(container, "audit event", auditPartitionOf);
   const sequencer = new AuditSequencer(container, { now: options.now ?? (() => Date.now()), settleMs: options.settleMs ?? 1_000, takeoverMs: 10_000, batch: 100 });
+  const runs = new SerialRuns((trail: string) => sequencer.drain(trail, ROUNDS_PER_RUN));
   // Every trail is tried, whatever another's fails with; then the first failure is thrown.
-  const drainAll = async (trails: readonly string[], rounds: number) => {
+  const sequenceAll = async (trails: readonly string[]) => {
     const failures: unknown[] = [];
-    await mapLimited([...new Set(trails)], TRAILS_AT_ONCE, (trail) => sequencer.drain(trail, rounds).catch((error: unknown) => void failures.push(error)));
+    await mapLimited([...new Set(trails)], TRAILS_AT_ONCE, (trail) => runs.request(trail).catch((error: unknown) => void failures.push(error)));
     if (failures.length > 0) throw failures[0];
   };
   return {
@@ -58,10 +65,10 @@ export function cosmosAudit(container: Container, options: CosmosAuditOptions = 
         if (!isLostRace(error)) throw error;
       }
     },
-    sequence: (trails) => drainAll(trails, RELAY_ROUNDS),
+    sequence: sequenceAll,
     async sequenceWaiting() {
       const trails = await sequencer.waitingTrails(SWEEP_TRAILS);
-      await drainAll(trails, SWEEP_ROUNDS);
+      await sequenceAll(trails);
       return trails.length;
     },
     async listRecent(accountId, limit) {

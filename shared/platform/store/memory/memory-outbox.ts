@@ -3,6 +3,7 @@ import { PUBLISHED_OUTBOX_TTL_SECONDS } from "../outbox-retention";
 import type { OutboxStore, Versioned } from "../ports";
 import type { OutboxRecord, OutboxScope } from "../../events/outbox-record";
 import type { VersionedMap } from "./versioned-map";
+import { ExpiringKeys } from "../../expiring-keys";
 
 /**
  * Published records the memory outbox keeps at most, newest published kept. Cosmos keeps a carried-out
@@ -31,14 +32,13 @@ export class MemoryOutbox implements OutboxStore {
   private readonly records = new Map<string, OutboxRecord>();
   /** The keys of the records not yet published: the sweep reads these, not every record kept. */
   private readonly unpublished = new Set<string>();
-  /** The keys of the published records with when each expires (ms), in the order they were published: the front goes first. */
-  private readonly published = new Map<string, number>();
+  /** The keys of the published records, in the order they were published: each goes when it expires, or first when too many are kept. */
+  private readonly published: ExpiringKeys<string>;
   private readonly now: () => number;
-  private readonly maxPublished: number;
 
   constructor(options: MemoryOutboxOptions = {}) {
     this.now = options.now ?? Date.now;
-    this.maxPublished = options.maxPublished ?? MAX_PUBLISHED_OUTBOX_RECORDS;
+    this.published = new ExpiringKeys({ now: this.now, max: options.maxPublished ?? MAX_PUBLISHED_OUTBOX_RECORDS, onDrop: (key) => this.records.delete(key) });
   }
 
   /**
@@ -50,12 +50,11 @@ export class MemoryOutbox implements OutboxStore {
       const key = keyOf(record);
       this.records.delete(key);
       this.unpublished.delete(key);
-      this.published.delete(key);
+      this.published.forget(key);
       this.records.set(key, Object.freeze(structuredClone(record)));
       if (record.publishedAt === null) this.unpublished.add(key);
-      else this.published.set(key, this.expiryFromNow());
+      else this.published.keep(key, this.expiryFromNow());
     }
-    this.dropPublished();
   }
 
   async append(records: readonly OutboxRecord[]): Promise<void> {
@@ -72,33 +71,18 @@ export class MemoryOutbox implements OutboxStore {
     if (found && found.publishedAt === null) {
       this.records.set(key, Object.freeze({ ...found, publishedAt: at }));
       this.unpublished.delete(key);
-      this.published.set(key, this.expiryFromNow());
-      this.dropPublished();
+      this.published.keep(key, this.expiryFromNow());
     }
   }
 
   async list(scope: OutboxScope, limit: number): Promise<OutboxRecord[]> {
-    this.dropPublished();
+    this.published.trim();
     return oldestFirst([...this.records.values()].filter((r) => r.scope === scope)).slice(0, Math.max(0, limit));
   }
 
   /** Cosmos counts an item's ttl from its last write: here, from when the record was marked published. */
   private expiryFromNow(): number {
     return this.now() + PUBLISHED_OUTBOX_TTL_SECONDS * 1000;
-  }
-
-  /**
-   * Drops published records from the front while they have expired or there are too many: each is
-   * dropped once, so the work is O(1) per write, amortised. Every record has the same ttl and the
-   * front was published first, so the first one still live ends the expired ones.
-   */
-  private dropPublished(): void {
-    const now = this.now();
-    for (const [key, expiresAt] of this.published) {
-      if (expiresAt > now && this.published.size <= this.maxPublished) break;
-      this.published.delete(key);
-      this.records.delete(key);
-    }
   }
 }
 

@@ -23,6 +23,7 @@ import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
 import { deliveryLogPartition } from "../delivery-log-partition";
 import { outboxScope } from "../outbox-scope";
 import { MemoryOutbox, OutboxedWrites } from "./memory-outbox";
+import { ExpiringKeys } from "../../expiring-keys";
 import { VersionedMap, pageById } from "./versioned-map";
 import { memoryAgentConfigurations, memoryAudit, memoryIntegrations, memoryPlaybookCatalogues, memorySops, memoryTicketLinks, type MemoryAuditOptions } from "./memory-workspace-data";
 
@@ -35,12 +36,15 @@ export interface MemoryStoreOptions {
   maxPublishedOutboxRecords?: number;
   /** Default `MAX_DELIVERY_LOG_ENTRIES_PER_WEBHOOK`. */
   maxDeliveryLogEntriesPerWebhook?: number;
+  /** Default `MAX_SETTLED_GAMEBOOK_RUNS`. */
+  maxSettledGamebookRuns?: number;
 }
 
 /**
  * The embedded default: every store in this process's memory. What Cosmos lets expire expires here
- * too (published outbox records, delivery-log entries, audit events), and the outbox and the delivery
- * log are bounded by count as well, so a long-running local host under load keeps a steady heap.
+ * too (published outbox records, delivery-log entries, audit events), and what Cosmos keeps for longer
+ * than a process can hold (those, and settled gamebook runs) is bounded by count as well, so a
+ * long-running local host under load keeps a steady heap (docs/decisions.md, Storage).
  */
 export function createMemoryStores(options: MemoryStoreOptions = {}): Stores {
   const now = options.now ?? Date.now;
@@ -53,7 +57,7 @@ export function createMemoryStores(options: MemoryStoreOptions = {}): Stores {
     audit: memoryAudit({ now, ...options.audit }),
     incidents: memoryIncidents(outbox),
     outbox,
-    gamebookRuns: memoryGamebookRuns(outbox),
+    gamebookRuns: memoryGamebookRuns(outbox, { now, maxSettled: options.maxSettledGamebookRuns ?? MAX_SETTLED_GAMEBOOK_RUNS }),
     playbookCatalogues: memoryPlaybookCatalogues(outbox),
     webhooks: memoryWebhooks(outbox),
     deliveryLogs: memoryDeliveryLogs({ now, maxPerWebhook: options.maxDeliveryLogEntriesPerWebhook ?? MAX_DELIVERY_LOG_ENTRIES_PER_WEBHOOK }),
@@ -218,7 +222,17 @@ function memoryIncidents(outbox: MemoryOutbox): IncidentStateStore {
   };
 }
 
-function memoryGamebookRuns(outbox: MemoryOutbox): GamebookRunStore {
+/**
+ * Settled gamebook runs (succeeded, failed, denied, cancelled: no longer waiting or running) the memory
+ * store keeps at most, across workspaces, the first settled going first. Cosmos keeps every run (no
+ * ttl); a run is ~3 KB in memory, and the soak bench settles six a second, so a local host would grow
+ * ~1 MB a minute. A demo's history pages and an incident's last run read recent runs; 1,000 is many
+ * pages of them (~3 MB). Runs still waiting or running are never dropped: the approval queue and the
+ * executor work on them.
+ */
+export const MAX_SETTLED_GAMEBOOK_RUNS = 1_000;
+
+function memoryGamebookRuns(outbox: MemoryOutbox, options: { now: () => number; maxSettled: number }): GamebookRunStore {
   const runs = new VersionedMap<GamebookRunRecord>("gamebook run");
   const writes = new OutboxedWrites(runs, outbox);
   const key = (workspaceId: string, runId: string) => `${workspaceId}|${runId}`;
@@ -228,15 +242,36 @@ function memoryGamebookRuns(outbox: MemoryOutbox): GamebookRunStore {
   const byIncident = new Map<string, RunKey[]>();
   // The keys of the runs waiting for approval: the queue and the expiry sweep read only these.
   const waiting = new Set<string>();
+  // The keys of the settled runs, in the order they settled: past the bound the first settled is dropped.
+  const settled = new ExpiringKeys<string>({
+    now: options.now,
+    max: options.maxSettled,
+    onDrop: (k) => {
+      const found = runs.get(k)!;
+      runs.delete(k, found.etag);
+      unindex(byWorkspace, found.value.workspaceId, found.value);
+      unindex(byIncident, `${found.value.workspaceId}|${found.value.incidentId}`, found.value);
+    },
+  });
   const track = (run: GamebookRunRecord) => {
     const k = key(run.workspaceId, run.id);
     if (run.status === "Pending" && run.isQueued) waiting.add(k);
     else waiting.delete(k);
+    if (run.status === "Pending" || run.status === "Running") settled.forget(k);
+    else if (!settled.has(k)) settled.keep(k, Infinity);
   };
   const index = (map: Map<string, RunKey[]>, k: string, run: GamebookRunRecord) => {
     const keys = map.get(k) ?? [];
     keys.splice(firstAfter(keys, run), 0, { creationDate: run.creationDate, id: run.id });
     map.set(k, keys);
+  };
+  /** Takes a dropped run out of one index: found by binary search, its array bounded by what is kept. */
+  const unindex = (map: Map<string, RunKey[]>, k: string, run: GamebookRunRecord) => {
+    const keys = map.get(k);
+    if (!keys) return;
+    const at = firstAfter(keys, run, true);
+    if (keys[at]?.id === run.id) keys.splice(at, 1);
+    if (keys.length === 0) map.delete(k);
   };
   /** Walks one index newest first from before `cursor`, keeping runs that pass `keep`, at most `limit + 1`. */
   const walk = (keys: readonly RunKey[] | undefined, workspaceId: string, limit: number, keep: (r: GamebookRunRecord) => boolean, cursor?: RunKey) => {

@@ -10,6 +10,7 @@ import type { WorkspaceIntegrationsRecord } from "../../../domain/organizations/
 import type { MemoryOutbox } from "./memory-outbox";
 import { OutboxedWrites } from "./memory-outbox";
 import { VersionedMap } from "./versioned-map";
+import { ExpiringKeys } from "../../expiring-keys";
 
 export interface MemoryAuditOptions {
   /** Days an event is kept from its append; default `DEFAULT_AUDIT_RETENTION_DAYS`. */
@@ -21,11 +22,13 @@ export interface MemoryAuditOptions {
 }
 
 /**
- * The embedded store's bound on audit events (about 1 KB each): a year of retention under a steady
- * load would hold gigabytes in the process, so the local host keeps the newest 20,000, as it keeps
- * a webhook's newest delivery attempts. Cosmos keeps every event for the retention.
+ * The embedded store's bound on audit events (about 1 KB each in memory, so ~5 MB). Cosmos keeps every
+ * event for the retention, a year, which under a steady load would be gigabytes in one process. What a
+ * local host reads of its trails is the portal's audit pages and an export consumer that keeps up:
+ * 5,000 events are days of a person using a demo, and about a minute of the soak bench's 150
+ * requests a second (~75 audited writes a second), which no reader of a local host lags behind.
  */
-export const MEMORY_AUDIT_MAX_EVENTS = 20_000;
+export const MEMORY_AUDIT_MAX_EVENTS = 5_000;
 
 interface TrailEntry {
   sequence: number;
@@ -35,48 +38,43 @@ interface TrailEntry {
 /**
  * The audit trails in memory. A single process can number an event in the same synchronous stretch
  * as its append, so an event is sequenced when appended and `sequence` has nothing left to do.
- * Retention: events expire in the order they were appended (each is kept the same time from its
- * append), so expiry pops them from the front of one queue, on every call, O(1) amortised. Past
- * `maxEvents` the oldest go the same way: the oldest appended of all is the front of its own trail.
+ * Retention: every event is kept the same time from its append, so events expire in the order they
+ * were appended, and past `maxEvents` the oldest appended go first (`ExpiringKeys`); the oldest
+ * appended of all is the front of its own trail, so a dropped event is shifted off that trail's front
+ * and every trail's sequences go on unbroken.
  */
 export function memoryAudit(options: MemoryAuditOptions = {}): AuditStore {
   const retentionMs = (options.retentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS) * 86_400_000;
   const now = options.now ?? (() => Date.now());
   // Per trail, its live events in sequence order: the i-th from the front has sequence `first + i`.
   const trails = new Map<string, { first: number; entries: Queue<TrailEntry> }>();
-  const ids = new Set<string>();
-  const expiries = new Queue<{ at: number; trail: string; id: string }>();
+  // The events kept, as `<trail>|<event id>` (a trail's name has no "|"), oldest appended first.
+  const kept = new ExpiringKeys<string>({
+    now,
+    max: options.maxEvents ?? MEMORY_AUDIT_MAX_EVENTS,
+    onDrop: (key) => {
+      const trail = trails.get(key.slice(0, key.indexOf("|")))!;
+      trail.entries.shift();
+      trail.first += 1;
+    },
+  });
   const copy = (e: AuditEventRecord) => structuredClone(e);
-  const maxEvents = options.maxEvents ?? MEMORY_AUDIT_MAX_EVENTS;
-  const dropOldest = () => {
-    const oldest = expiries.shift()!;
-    const trail = trails.get(oldest.trail)!;
-    trail.entries.shift();
-    trail.first += 1;
-    ids.delete(oldest.id);
-  };
-  const dropExpired = () => {
-    const time = now();
-    for (let next = expiries.peek(); next && next.at <= time; next = expiries.peek()) dropOldest();
-  };
   return {
     async append(event) {
-      dropExpired();
-      if (ids.has(event.id)) return;
-      ids.add(event.id);
+      kept.trim();
       const key = auditTrailOf(event);
+      if (kept.has(`${key}|${event.id}`)) return;
       const trail = trails.get(key) ?? { first: 1, entries: new Queue<TrailEntry>() };
       trail.entries.push({ sequence: trail.first + trail.entries.length, event: Object.freeze(copy(event)) });
       trails.set(key, trail);
-      expiries.push({ at: now() + retentionMs, trail: key, id: event.id });
-      if (expiries.length > maxEvents) dropOldest();
+      kept.keep(`${key}|${event.id}`, now() + retentionMs);
     },
     async sequence() {},
     async sequenceWaiting() {
       return 0;
     },
     async listRecent(accountId, limit) {
-      dropExpired();
+      kept.trim();
       return [...trails.values()]
         .flatMap((t) => [...t.entries.from(0)])
         .map((e) => e.event)
@@ -86,7 +84,7 @@ export function memoryAudit(options: MemoryAuditOptions = {}): AuditStore {
         .map(copy);
     },
     async listWorkspaceTrail(workspaceId, afterSequence, limit, notBefore) {
-      dropExpired();
+      kept.trim();
       const trail = trails.get(workspaceAuditTrail(workspaceId));
       if (!trail) return [];
       // Sequences have no gaps here: the one after `afterSequence` is at index afterSequence + 1 - first.
@@ -111,10 +109,6 @@ class Queue<T> {
 
   push(item: T): void {
     this.items.push(item);
-  }
-
-  peek(): T | undefined {
-    return this.items[this.head];
   }
 
   /** The items from the index-th from the front (0: the front) on. */

@@ -101,7 +101,7 @@ export function createSimulatedVendors(options: SimulatedVendorOptions): Simulat
     sources.forEach((source, sourceIndex) => {
       bySource.set(
         source,
-        new SourcePartition({ seed: options.seed, workspace, source, sourceIndex, count: perSource[source], owners, orgDomain, pool: lazyPool, seedTime, spanMs }),
+        new SourcePartition({ seed: options.seed, workspace, source, sourceIndex, count: perSource[source], owners, orgDomain, pool: lazyPool, seedTime, spanMs, now: nowMs }),
       );
     });
     partitions.set(workspace.id, bySource);

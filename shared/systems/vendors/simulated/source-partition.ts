@@ -31,6 +31,7 @@ import { IncidentIdScheme } from "./incident-ids";
 import { closingComments, incidentThemes, productNames } from "./incident-themes";
 import { Rng, guidFromWords, keyWords, mix32 } from "./seeded-random";
 import { WindowIndex, type OrderKey, type ScanBounds } from "./window-index";
+import { ExpiringKeys } from "../../../platform/expiring-keys";
 
 export type WindowField = "createdAt" | "lastModificationTime";
 
@@ -46,6 +47,8 @@ export interface PartitionOptions {
   pool: () => readonly PooledEntity[];
   seedTime: number;
   spanMs: number;
+  /** Milliseconds since the epoch: when a closed incident made in the console has been closed long enough. */
+  now: () => number;
 }
 
 /** An incident made in the console after seeding; seeded ones live in the typed arrays. */
@@ -67,6 +70,8 @@ interface IncidentChanges {
   lastActivityTime?: number;
   alerts: Alert[];
   comments: VendorComment[];
+  /** Comments added with an idempotency key, by key: a repeat returns the first. */
+  commentsByKey?: Map<string, string>;
   deletedComments: Set<string>;
   deleted: boolean;
 }
@@ -77,6 +82,17 @@ const classificationWeights = [25, 30, 35, 10];
 const HOUR = 3_600_000;
 /** Related-by-entity scans newest first and gives up after this many incidents, to bound the cost. */
 export const RELATED_SCAN_LIMIT = 20_000;
+/**
+ * How long an incident made in the console stays at the vendor once closed, and how many such closed
+ * incidents a partition keeps at most (the first closed going first). A real vendor keeps closed
+ * incidents for months; the simulated one runs in the local host's memory, where a steady stream of
+ * console-made incidents (the soak bench makes and closes three a second) would grow it for good. A
+ * demo looks at open incidents and at what was closed lately: a day, and 500 per workspace and vendor,
+ * cover that. Open incidents are never dropped (they are the work), nor seeded ones (their number is
+ * fixed by the seed, and they are regenerated from it).
+ */
+export const CLOSED_CONSOLE_INCIDENT_RETENTION_MS = 24 * HOUR;
+export const MAX_CLOSED_CONSOLE_INCIDENTS = 500;
 
 /**
  * The incidents of one workspace in one vendor. Seeded incidents are a compact summary in typed
@@ -94,10 +110,11 @@ export class SourcePartition {
   /** Index into `owners`, -1 for none. */
   private readonly owner: Int32Array;
   private readonly theme: Uint8Array;
-  private readonly created: CreatedIncident[] = [];
+  /** By index from `seededCount`; undefined once dropped (closed long enough: `closedMade`). */
+  private readonly created: (CreatedIncident | undefined)[] = [];
   private readonly changes = new Map<number, IncidentChanges>();
-  /** Comments added with an idempotency key, by incident and key: a repeat returns the first. */
-  private readonly commentsByKey = new Map<string, string>();
+  /** The console-made incidents that are closed, in the order they closed: each is dropped when old enough. */
+  private readonly closedMade: ExpiringKeys<number>;
   private readonly ids: IncidentIdScheme;
   private readonly key: number;
   private readonly byCreated: WindowIndex;
@@ -128,6 +145,7 @@ export class SourcePartition {
     const created = this.createdAt;
     this.byCreated = new WindowIndex({ size: n, timeAt: (p) => created[p]!, indexAt: (p) => p }, idOf);
     this.byModified = new WindowIndex({ size: n, timeAt: (p) => modified[modifiedOrder[p]!]!, indexAt: (p) => modifiedOrder[p]! }, idOf);
+    this.closedMade = new ExpiringKeys({ now: options.now, max: MAX_CLOSED_CONSOLE_INCIDENTS, onDrop: (index) => this.drop(index) });
   }
 
   private seedIncidents(rng: Rng): void {
@@ -169,7 +187,7 @@ export class SourcePartition {
   /** The index of a live incident, or NOT_FOUND. */
   require(incidentId: string): number {
     const index = this.ids.indexOf(incidentId);
-    if (index === undefined || index < 0 || index >= this.total || this.idOf(index) !== incidentId || this.changes.get(index)?.deleted) {
+    if (index === undefined || index < 0 || index >= this.total || this.isDropped(index) || this.idOf(index) !== incidentId || this.changes.get(index)?.deleted) {
       throw notFound("The incident", "incidentId");
     }
     return index;
@@ -332,6 +350,10 @@ export class SourcePartition {
       if (!classifications.includes(classification)) throw invalid("classification", `Must be one of ${classifications.join(", ")}.`);
     }
     const change = this.touch(index, nowMs);
+    if (index >= this.seededCount) {
+      if (status === "Closed") this.closedMade.keep(index, nowMs + CLOSED_CONSOLE_INCIDENT_RETENTION_MS);
+      else this.closedMade.forget(index);
+    }
     change.status = status;
     change.classification = status === "Closed" ? classification! : null;
     change.closingComment = status === "Closed" ? closingComment ?? null : null;
@@ -369,8 +391,9 @@ export class SourcePartition {
 
   addComment(index: number, comment: NewVendorComment, nowMs: number): VendorComment {
     if (typeof comment.message !== "string" || comment.message.trim() === "") throw invalid("message", "Must be a non-empty string.");
-    const keyed = comment.idempotencyKey === undefined ? undefined : `${index}/${comment.idempotencyKey}`;
-    const earlier = keyed === undefined ? undefined : this.changes.get(index)?.comments.find((c) => c.id === this.commentsByKey.get(keyed));
+    const key = comment.idempotencyKey;
+    const known = this.changes.get(index);
+    const earlier = key === undefined ? undefined : known?.comments.find((c) => c.id === known.commentsByKey?.get(key));
     if (earlier) return { ...earlier };
     const added: VendorComment = {
       id: this.nextGuid(),
@@ -386,8 +409,9 @@ export class SourcePartition {
       ticketId: null,
       extensionId: comment.extensionId,
     };
-    this.touch(index, nowMs).comments.push(added);
-    if (keyed !== undefined) this.commentsByKey.set(keyed, added.id);
+    const change = this.touch(index, nowMs);
+    change.comments.push(added);
+    if (key !== undefined) (change.commentsByKey ??= new Map()).set(key, added.id);
     return { ...added };
   }
 
@@ -430,6 +454,18 @@ export class SourcePartition {
 
   isDeleted(index: number): boolean {
     return this.changes.get(index)?.deleted === true;
+  }
+
+  private isDropped(index: number): boolean {
+    return index >= this.seededCount && this.created[index - this.seededCount] === undefined;
+  }
+
+  /** A console-made incident closed long enough: gone from every read and order, as if never made (its number is not reused). */
+  private drop(index: number): void {
+    this.byCreated.remove(index);
+    this.byModified.remove(index);
+    this.changes.delete(index);
+    this.created[index - this.seededCount] = undefined;
   }
 
   addAlert(index: number, title: string, severity: Severity, nowMs: number): void {

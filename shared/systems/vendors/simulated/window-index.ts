@@ -56,10 +56,10 @@ export class WindowIndex {
     this.overlayTimes.set(index, t);
   }
 
-  /** Takes an incident out of the order for good. */
+  /** Takes an incident out of the order for good. Only a base entry is marked removed: an overlay entry is simply gone. */
   remove(index: number): void {
     this.dropFromOverlay(index);
-    this.removed.add(index);
+    if (index < this.base.size) this.removed.add(index);
   }
 
   /** Entries inside the bounds, newest first. */

@@ -1,0 +1,68 @@
+export interface ExpiringKeysOptions<K> {
+  /** Milliseconds since the epoch. */
+  now: () => number;
+  /** Keys kept at most: past it the oldest kept go first. Default: no bound. */
+  max?: number;
+  /** Told of each key dropped (expired or past `max`), so its owner can drop what the key stands for. */
+  onDrop?: (key: K) => void;
+}
+
+/**
+ * The keys of what a local, in-memory structure keeps, each until its expiry and at most `max` of them,
+ * the oldest kept going first. Every in-memory retention of the local host goes through this one.
+ *
+ * Keys are kept in the order they were kept (a key kept again goes to the back, as a new write), and
+ * each write drops from the front while the front has expired or there are too many: each key is
+ * dropped once, so the work is O(1) per write, amortised, with no scan per request. Dropping stops at
+ * the first live key, so expiry is exact when every key gets the same lifetime (the usual case: one
+ * ttl for a whole structure); a key whose expiry comes before an older key's waits behind it for a
+ * `trim`, and `has` already counts it as gone.
+ *
+ * One key costs a map entry and its expiry (a number): callers keep what a key stands for elsewhere,
+ * or nothing at all (duplicate detection keeps only the keys).
+ */
+export class ExpiringKeys<K> {
+  /** Key → expiry (ms); a Map iterates in insertion order, so the front is the oldest kept. */
+  private readonly expiries = new Map<K, number>();
+  private readonly now: () => number;
+  private readonly max: number;
+  private readonly onDrop: (key: K) => void;
+
+  constructor(options: ExpiringKeysOptions<K>) {
+    this.now = options.now;
+    this.max = options.max ?? Infinity;
+    this.onDrop = options.onDrop ?? (() => {});
+  }
+
+  get size(): number {
+    return this.expiries.size;
+  }
+
+  /** Whether the key is kept and has not expired. */
+  has(key: K): boolean {
+    const expiresAt = this.expiries.get(key);
+    return expiresAt !== undefined && expiresAt > this.now();
+  }
+
+  /** Keeps the key until `expiresAt` (ms; `Infinity`: until the bound drops it), at the back; then trims. */
+  keep(key: K, expiresAt: number): void {
+    this.expiries.delete(key);
+    this.expiries.set(key, expiresAt);
+    this.trim();
+  }
+
+  /** Stops keeping the key without telling `onDrop` (its owner is dropping it itself, or keeping it for good). */
+  forget(key: K): void {
+    this.expiries.delete(key);
+  }
+
+  /** Drops keys from the front while they have expired or there are more than `max`. */
+  trim(): void {
+    const now = this.now();
+    for (const [key, expiresAt] of this.expiries) {
+      if (expiresAt > now && this.expiries.size <= this.max) break;
+      this.expiries.delete(key);
+      this.onDrop(key);
+    }
+  }
+}

@@ -6,10 +6,10 @@ import type { OutboxEventRecord } from "../../shared/platform/events/outbox-reco
 import { deliveryLogPartition } from "../../shared/platform/store/delivery-log-partition";
 import { PUBLISHED_OUTBOX_TTL_SECONDS } from "../../shared/platform/store/outbox-retention";
 import { outboxScope } from "../../shared/platform/store/outbox-scope";
-import { memoryAudit } from "../../shared/platform/store/memory/memory-workspace-data";
-import { createMemoryStores, MAX_DELIVERY_LOG_ENTRIES_PER_WEBHOOK } from "../../shared/platform/store/memory/memory-stores";
+import { MEMORY_AUDIT_MAX_EVENTS, memoryAudit } from "../../shared/platform/store/memory/memory-workspace-data";
+import { createMemoryStores, MAX_DELIVERY_LOG_ENTRIES_PER_WEBHOOK, MAX_SETTLED_GAMEBOOK_RUNS } from "../../shared/platform/store/memory/memory-stores";
 import { MAX_PUBLISHED_OUTBOX_RECORDS } from "../../shared/platform/store/memory/memory-outbox";
-import { describeStoreContract } from "./store-contract";
+import { describeStoreContract, gamebookRun } from "./store-contract";
 
 // The contract's entries are dated early 2026 with the ttls real ones have: its clock, not the wall
 // clock, decides what has expired (cosmosdb-server does not enforce ttl at all).
@@ -57,6 +57,7 @@ describe("memory audit retention", () => {
   });
 
   it("keeps at most its bound of events across trails, dropping the oldest appended first", async () => {
+    expect(MEMORY_AUDIT_MAX_EVENTS).toBe(5_000);
     const audit = memoryAudit({ maxEvents: 3 });
     const other = (id: string) => auditEvent(id, { workspaceId: "ws-2" });
     for (const e of [event("a1"), other("b1"), event("a2"), other("b2"), event("a3")]) await audit.append(e);
@@ -158,6 +159,37 @@ describe("memory delivery-log retention", () => {
     expect((await deliveryLogs.list("wh-1", range, 10)).items.map((e) => [e.id, e.status])).toEqual([["e5", "Succeeded"], ["e4", "Succeeded"], ["e3", "Failed"]]);
     expect(await deliveryLogs.get("wh-1", "e1", at(1))).toBeUndefined();
     expect((await deliveryLogs.list("wh-2", range, 10)).items.map((e) => e.id)).toEqual(["other"]);
+  });
+});
+
+// Cosmos keeps every run; the memory store keeps every run still waiting or running and the newest
+// settled ones up to its bound.
+describe("memory gamebook-run retention", () => {
+  const settledIds = async (stores: ReturnType<typeof createMemoryStores>) => (await stores.gamebookRuns.list("ws-1", {}, 100)).items.map((r) => r.id);
+
+  it("keeps at most its bound of settled runs, the first settled going first, from every read and index", async () => {
+    expect(MAX_SETTLED_GAMEBOOK_RUNS).toBe(1_000);
+    const stores = createMemoryStores({ maxSettledGamebookRuns: 2 });
+    const running = await stores.gamebookRuns.create({ ...gamebookRun("running", "ws-1", "SourceA", "inc-r", 0), status: "Running" }, []);
+    const waiting = gamebookRun("waiting", "ws-1", "SourceA", "inc-w", 0);
+    await stores.gamebookRuns.create({ ...waiting, status: "Pending", isQueued: true, approval: { ...waiting.approval, expiresAt: "2099-01-01T00:00:00.000Z" } }, []);
+    for (const [i, id] of ["s1", "s2", "s3"].entries()) await stores.gamebookRuns.create(gamebookRun(id, "ws-1", "SourceA", "inc-1", i + 1), []);
+    expect(await settledIds(stores)).toEqual(["s3", "s2", "waiting", "running"]);
+    expect(await stores.gamebookRuns.get("ws-1", "s1")).toBeUndefined();
+    expect((await stores.gamebookRuns.listForIncident("ws-1", "inc-1", undefined, 10)).map((r) => r.id)).toEqual(["s3", "s2"]);
+
+    // The running run settles later than s2 and s3: s2, the first settled, goes.
+    await stores.gamebookRuns.replace({ ...running.value, status: "Succeeded" }, running.etag, []);
+    expect(await settledIds(stores)).toEqual(["s3", "waiting", "running"]);
+    expect((await stores.gamebookRuns.latestForIncident("ws-1", "SourceA", "inc-1"))?.id).toBe("s3");
+    expect((await stores.gamebookRuns.listAwaitingApproval({}, { limit: 10 })).items.map((r) => r.id)).toEqual(["waiting"]);
+  });
+
+  it("never drops a run still waiting or running, however many settle after it", async () => {
+    const stores = createMemoryStores({ maxSettledGamebookRuns: 1 });
+    await stores.gamebookRuns.create({ ...gamebookRun("running", "ws-1", "SourceA", "inc-r", 0), status: "Running" }, []);
+    for (let i = 1; i <= 5; i++) await stores.gamebookRuns.create(gamebookRun(`s${i}`, "ws-1", "SourceA", "inc-1", i), []);
+    expect(await settledIds(stores)).toEqual(["s5", "running"]);
   });
 });
 

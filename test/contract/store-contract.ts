@@ -1037,7 +1037,7 @@ function outboxRecord(scope: OutboxScope, id: string, minute: number): OutboxEve
   };
 }
 
-function gamebookRun(id: string, workspaceId: string, source: "SourceA" | "SourceB", incidentId: string, minute: number): GamebookRunRecord {
+export function gamebookRun(id: string, workspaceId: string, source: "SourceA" | "SourceB", incidentId: string, minute: number): GamebookRunRecord {
   const at = new Date(Date.parse(created) + minute * 60_000).toISOString();
   return {
     id, tracingId: `trace-${id}`, incidentId, source, incidentTitle: "Phishing", incidentNumber: 7,

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Logger } from "../../shared/platform/logger";
-import { InProcessQueue, type InProcessQueueOptions } from "../../shared/platform/queue/in-process/in-process-queue";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { DUPLICATE_DETECTION_WINDOW_MS, InProcessQueue, type InProcessQueueOptions } from "../../shared/platform/queue/in-process/in-process-queue";
 import type { ReceivedMessage } from "../../shared/platform/queue/queue";
 
 // No assertion here depends on how fast the machine is: waits go through idle() with generous
@@ -273,6 +275,31 @@ describe("in-process queue: scheduled messages", () => {
 });
 
 describe("in-process queue: duplicate detection", () => {
+  it("remembers ids for the window every Service Bus queue is given in infra", () => {
+    const bicep = readFileSync(path.join(__dirname, "../../infra/modules/service-bus.bicep"), "utf8");
+    const minutes = Number(/duplicateDetectionHistoryTimeWindow: 'PT(\d+)M'/.exec(bicep)?.[1]);
+    expect(DUPLICATE_DETECTION_WINDOW_MS).toBe(minutes * 60_000);
+  });
+
+  it("tells ids apart however they were built, and forgets each at the end of its own window", async () => {
+    let clock = Date.parse("2025-01-01T00:00:00Z");
+    const q = queue({ now: () => new Date(clock) });
+    const seen: string[] = [];
+    q.subscribe(async (m) => void seen.push(m.messageId));
+    const event = "0b6f3c1e-9a1d-4f1e-8c55-3b2f7f0a9d10";
+    const ids = Array.from({ length: 50 }, (_, i) => `${event}:${"webhook"}-${i}:1`);
+    await q.send(ids.map((id) => msg(id)));
+    clock += 5 * 60_000;
+    await q.send([msg(`${event}:webhook-0:2`), ...ids.slice(0, 10).map((id) => msg(id))]);
+    await q.idle(idle);
+    expect(seen).toEqual([...ids, `${event}:webhook-0:2`]);
+
+    clock += 5 * 60_000; // the first 50 are forgotten; the one five minutes younger is not
+    await q.send([msg(ids[0]!), msg(`${event}:webhook-0:2`)]);
+    await q.idle(idle);
+    expect(seen.slice(51)).toEqual([ids[0]]);
+  });
+
   it("drops a message id seen within the window and accepts it again after the window", async () => {
     let clock = Date.parse("2025-01-01T00:00:00Z");
     const q = queue({ now: () => new Date(clock) });

@@ -3,6 +3,7 @@ import { isApiError } from "../../shared/platform/errors/api-error";
 import type { IncidentWindowQuery, SourceGateway, VendorIncident } from "../../shared/systems/vendors/port";
 import { entityKinds } from "../../shared/systems/vendors/port";
 import { createSimulatedVendors, type SimulatedVendorOptions } from "../../shared/systems/vendors/simulated/simulated-vendor";
+import { CLOSED_CONSOLE_INCIDENT_RETENTION_MS, MAX_CLOSED_CONSOLE_INCIDENTS } from "../../shared/systems/vendors/simulated/source-partition";
 import { sources, type Source } from "../../shared/domain/sources";
 
 const T0 = Date.parse("2025-03-01T12:00:00.000Z");
@@ -247,6 +248,42 @@ describe("simulated vendor: console, deletion and errors", () => {
     expect(await rejection(() => vendors.console.close("SourceA", WS, "missing", "TruePositive"))).toMatchObject({ ...notFound, target: "incidentId" });
     expect(await rejection(() => vendors.console.addAlert("SourceA", WS, "missing", { title: "x", severity: "Low" }))).toMatchObject(notFound);
     expect(await rejection(() => vendors.console.createIncident("SourceA", "ws-unknown", { title: "x", severity: "Low" }))).toMatchObject(notFound);
+  });
+});
+
+// A local host's vendors run in its memory: incidents made in the console and closed go once old.
+describe("simulated vendor: closed console incidents", () => {
+  it("drops one a day after it was closed, from reads and both orders; open and seeded ones stay", async () => {
+    expect(CLOSED_CONSOLE_INCIDENT_RETENTION_MS).toBe(24 * 60 * MINUTE);
+    const { a, vendors, clock } = world();
+    const closed = vendors.console.createIncident("SourceA", WS, { title: "Closed soon", severity: "Low" });
+    const open = vendors.console.createIncident("SourceA", WS, { title: "Still open", severity: "Low" });
+    const seeded = (await everything(a)).find((i) => i.status !== "Closed" && i.id !== closed.id && i.id !== open.id)!;
+    vendors.console.close("SourceA", WS, closed.id, "FalsePositive");
+    await a.setStatus(WS, seeded.id, { status: "Closed", classification: "FalsePositive" });
+    clock.now += CLOSED_CONSOLE_INCIDENT_RETENTION_MS - 1;
+    vendors.console.close("SourceA", WS, vendors.console.createIncident("SourceA", WS, { title: "Later", severity: "Low" }).id, "FalsePositive");
+    expect((await a.getIncident(WS, closed.id)).status).toBe("Closed");
+
+    clock.now += 1;
+    vendors.console.createIncident("SourceA", WS, { title: "Next write", severity: "Low" });
+    expect(await rejection(a.getIncident(WS, closed.id))).toMatchObject({ code: "NOT_FOUND", target: "incidentId" });
+    for (const field of ["createdAt", "lastModificationTime"] as const) expect((await everything(a, WS, field)).map((i) => i.id)).not.toContain(closed.id);
+    expect((await a.getIncident(WS, open.id)).status).toBe("New");
+    expect((await a.getIncident(WS, seeded.id)).status).toBe("Closed");
+  });
+
+  it("keeps at most its bound closed per workspace and vendor, the first closed going first; one reopened is not counted", async () => {
+    expect(MAX_CLOSED_CONSOLE_INCIDENTS).toBe(500);
+    const { a, vendors } = world();
+    const made = Array.from({ length: MAX_CLOSED_CONSOLE_INCIDENTS + 2 }, (_, i) => vendors.console.createIncident("SourceA", WS, { title: `Made ${i}`, severity: "Low" }).id);
+    vendors.console.close("SourceA", WS, made[0]!, "FalsePositive");
+    await a.setStatus(WS, made[0]!, { status: "Active" }); // reopened: open again, never dropped
+    for (const id of made.slice(1)) vendors.console.close("SourceA", WS, id, "FalsePositive");
+    // 501 closed: the first closed (made[1]) is gone.
+    expect(await rejection(a.getIncident(WS, made[1]!))).toMatchObject({ code: "NOT_FOUND" });
+    expect((await a.getIncident(WS, made[2]!)).status).toBe("Closed");
+    expect((await a.getIncident(WS, made[0]!)).status).toBe("Active");
   });
 });
 

@@ -113,7 +113,10 @@ export class SourcePartition {
   /** By index from `seededCount`; undefined once dropped (closed long enough: `closedMade`). */
   private readonly created: (CreatedIncident | undefined)[] = [];
   private readonly changes = new Map<number, IncidentChanges>();
-  /** The console-made incidents that are closed, in the order they closed: each is dropped when old enough. */
+  /**
+   * The console-made incidents that are closed, in the order they closed: each is dropped when old
+   * enough, on the next incident made or closed in the console here (a write, never in the middle of one).
+   */
   private readonly closedMade: ExpiringKeys<number>;
   private readonly ids: IncidentIdScheme;
   private readonly key: number;
@@ -438,6 +441,7 @@ export class SourcePartition {
   create(title: string, severity: Severity, nowMs: number): number {
     if (typeof title !== "string" || title.trim() === "") throw invalid("title", "Must be a non-empty string.");
     if (!severities.includes(severity)) throw invalid("severity", `Must be one of ${severities.join(", ")}.`);
+    this.closedMade.trim();
     const index = this.total;
     this.created.push({ createdAt: nowMs, title, severity, themeIndex: mix32(this.key, index, 7) % incidentThemes.length });
     this.byCreated.put(index, nowMs);

@@ -118,45 +118,53 @@ interface DeliveryLogOptions {
 
 /**
  * What Cosmos does by each entry's ttl (counted, as the service's reads count it, from `createdAt`),
- * plus the per-webhook bound. An expired entry is never returned; it is dropped when it reaches the
- * front of the write order (entries are written about in time order, so that is soon), and a
- * webhook's oldest entry goes when it has more than `maxPerWebhook`. Each entry is dropped once: O(1)
- * per write, amortised. Reads look at the webhook's own entries only.
+ * plus the per-webhook bound, both through `ExpiringKeys`. An expired entry is never returned; it is
+ * dropped when it reaches the front of the write order (entries are written about in time order, so
+ * that is soon), and a webhook's oldest entry goes when it has more than `maxPerWebhook`. Each entry is
+ * dropped once: O(1) per write, amortised. Reads look at the webhook's own entries only.
  */
 function memoryDeliveryLogs({ now, maxPerWebhook }: DeliveryLogOptions): DeliveryLogStore {
-  // Every entry by `<partitionKey>|<id>`, in the order first written (a later put replaces it in place).
+  // Every entry by `<partitionKey>|<id>` (a later put replaces it in place).
   const entries = new Map<string, DeliveryLogRecord>();
-  // Per webhook, the keys of its entries in the same order.
-  const byWebhook = new Map<string, Set<string>>();
+  // Per webhook, the keys of its entries in the order first written, at most `maxPerWebhook`.
+  const byWebhook = new Map<string, ExpiringKeys<string>>();
+  // Every entry's key in the order first written, until its ttl has passed.
+  const expiring = new ExpiringKeys<string>({
+    now,
+    onDrop: (k) => {
+      const webhookId = entries.get(k)!.webhookConfigurationId;
+      entries.delete(k);
+      const keys = byWebhook.get(webhookId)!;
+      keys.forget(k);
+      if (keys.size === 0) byWebhook.delete(webhookId);
+    },
+  });
   const key = (partitionKey: string, id: string) => `${partitionKey}|${id}`;
   const expiresAt = (e: DeliveryLogRecord) => Date.parse(e.createdAt) + e.ttl * 1000;
-  const drop = (k: string, webhookId: string) => {
-    entries.delete(k);
-    const keys = byWebhook.get(webhookId);
-    keys?.delete(k);
-    if (keys?.size === 0) byWebhook.delete(webhookId);
-  };
-  const dropExpired = () => {
-    const time = now();
-    for (const [k, e] of entries) {
-      if (expiresAt(e) > time) break;
-      drop(k, e.webhookConfigurationId);
+  const webhookKeys = (webhookId: string) => {
+    let keys = byWebhook.get(webhookId);
+    if (!keys) {
+      keys = new ExpiringKeys<string>({
+        now,
+        max: maxPerWebhook,
+        onDrop: (k) => {
+          entries.delete(k);
+          expiring.forget(k);
+        },
+      });
+      byWebhook.set(webhookId, keys);
     }
+    return keys;
   };
   return {
     async put(entry) {
-      dropExpired();
+      expiring.trim();
       const k = key(entry.partitionKey, entry.id);
       const known = entries.has(k);
       entries.set(k, Object.freeze(structuredClone(entry)));
       if (known) return;
-      const keys = byWebhook.get(entry.webhookConfigurationId) ?? new Set<string>();
-      byWebhook.set(entry.webhookConfigurationId, keys);
-      keys.add(k);
-      for (const oldest of keys) {
-        if (keys.size <= maxPerWebhook) break;
-        drop(oldest, entry.webhookConfigurationId);
-      }
+      webhookKeys(entry.webhookConfigurationId).keep(k, Infinity);
+      expiring.keep(k, expiresAt(entry));
     },
     async get(webhookId, id, createdAt) {
       const found = entries.get(key(deliveryLogPartition(webhookId, createdAt), id));
@@ -182,7 +190,7 @@ function memoryDeliveryLogs({ now, maxPerWebhook }: DeliveryLogOptions): Deliver
     const lower = range.from > range.notBefore ? range.from : range.notBefore;
     const time = now();
     const found: DeliveryLogRecord[] = [];
-    for (const k of byWebhook.get(webhookId) ?? []) {
+    for (const k of byWebhook.get(webhookId)?.keys() ?? []) {
       const e = entries.get(k)!;
       if (e.createdAt >= lower && e.createdAt < range.to && expiresAt(e) > time) found.push(e);
     }

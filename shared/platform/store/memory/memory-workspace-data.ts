@@ -48,26 +48,31 @@ export function memoryAudit(options: MemoryAuditOptions = {}): AuditStore {
   const now = options.now ?? (() => Date.now());
   // Per trail, its live events in sequence order: the i-th from the front has sequence `first + i`.
   const trails = new Map<string, { first: number; entries: Queue<TrailEntry> }>();
-  // The events kept, as `<trail>|<event id>` (a trail's name has no "|"), oldest appended first.
-  const kept = new ExpiringKeys<string>({
+  // The ids of the events kept, for an append of one already kept (the id strings are the stored events' own).
+  const ids = new Set<string>();
+  // The stored events, oldest appended first: the front is also the front of its own trail.
+  const kept = new ExpiringKeys<AuditEventRecord>({
     now,
     max: options.maxEvents ?? MEMORY_AUDIT_MAX_EVENTS,
-    onDrop: (key) => {
-      const trail = trails.get(key.slice(0, key.indexOf("|")))!;
+    onDrop: (event) => {
+      const trail = trails.get(auditTrailOf(event))!;
       trail.entries.shift();
       trail.first += 1;
+      ids.delete(event.id);
     },
   });
   const copy = (e: AuditEventRecord) => structuredClone(e);
   return {
     async append(event) {
       kept.trim();
-      const key = auditTrailOf(event);
-      if (kept.has(`${key}|${event.id}`)) return;
+      if (ids.has(event.id)) return;
+      const stored = Object.freeze(copy(event));
+      const key = auditTrailOf(stored);
       const trail = trails.get(key) ?? { first: 1, entries: new Queue<TrailEntry>() };
-      trail.entries.push({ sequence: trail.first + trail.entries.length, event: Object.freeze(copy(event)) });
+      trail.entries.push({ sequence: trail.first + trail.entries.length, event: stored });
       trails.set(key, trail);
-      kept.keep(`${key}|${event.id}`, now() + retentionMs);
+      ids.add(stored.id);
+      kept.keep(stored, now() + retentionMs);
     },
     async sequence() {},
     async sequenceWaiting() {

@@ -287,7 +287,7 @@ describe("in-process queue: duplicate detection", () => {
     const seen: string[] = [];
     q.subscribe(async (m) => void seen.push(m.messageId));
     const event = "0b6f3c1e-9a1d-4f1e-8c55-3b2f7f0a9d10";
-    const ids = Array.from({ length: 50 }, (_, i) => `${event}:${"webhook"}-${i}:1`);
+    const ids = Array.from({ length: 50 }, (_, i) => `${event}:webhook-${i}:1`);
     await q.send(ids.map((id) => msg(id)));
     clock += 5 * 60_000;
     await q.send([msg(`${event}:webhook-0:2`), ...ids.slice(0, 10).map((id) => msg(id))]);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ApiError } from "../../shared/platform/errors/api-error";
-import { startTestHost, type TestHost } from "../support/test-host";
+import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
 
 let host: TestHost;
 beforeAll(async () => {
@@ -85,6 +85,34 @@ describe("GET /health", () => {
       expect((await busy.call("GET", "/health", { auth: null })).status).toBe(200);
       release();
       expect((await first).status).toBe(200);
+    } finally {
+      vi.restoreAllMocks();
+      await busy.close();
+    }
+  });
+
+  it("keeps the last places for callers with nothing in progress: a busy caller is shed there, another caller is served", async () => {
+    // A bound of 4 keeps 1 place in reserve.
+    const busy = await startTestHost({ env: { MAX_CONCURRENT_REQUESTS: "4" } });
+    try {
+      const other = await createServiceAccount(busy, { scopes: ["org:service-accounts:read"] });
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const authenticate = busy.services.auth.authenticate.bind(busy.services.auth);
+      const spy = vi.spyOn(busy.services.auth, "authenticate").mockImplementation(async (header) => {
+        if (header === busy.basic(busy.admin.clientId, busy.admin.clientSecret)) await held;
+        return authenticate(header);
+      });
+      const first = [busy.call("GET", "/service-accounts"), busy.call("GET", "/service-accounts"), busy.call("GET", "/service-accounts")];
+      await vi.waitFor(() => expect(spy).toHaveBeenCalledTimes(3));
+      // The admin has three in progress: its fourth would take the reserved place.
+      const shed = await busy.call("GET", "/service-accounts");
+      expect(shed.status).toBe(429);
+      expect(shed.headers.get("retry-after")).toBe("1");
+      // Another caller, with nothing in progress, takes it.
+      expect((await busy.call("GET", `/service-accounts/${other.clientId}`, { auth: other })).status).toBe(200);
+      release();
+      expect((await Promise.all(first)).map((r) => r.status)).toEqual([200, 200, 200]);
     } finally {
       vi.restoreAllMocks();
       await busy.close();

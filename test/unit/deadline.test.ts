@@ -3,7 +3,8 @@ import { InProcessQueue } from "../../shared/platform/queue/in-process/in-proces
 import { silentLogger } from "../../shared/platform/logger";
 import { setTimeout as sleep } from "node:timers/promises";
 import { commitWithinDeadline, currentDeadline, Deadline, defaultReserveMs, outsideDeadline, runWithin } from "../../shared/platform/concurrency/deadline";
-import { InFlightLimit, shedError } from "../../shared/platform/http/admission";
+import { callerOf, InFlightLimit, shedError } from "../../shared/platform/http/admission";
+import { SESSION_COOKIE } from "../../shared/platform/auth/portal-session";
 import { isApiError } from "../../shared/platform/errors/api-error";
 
 async function rejection(promise: Promise<unknown>) {
@@ -120,10 +121,50 @@ describe("work a request starts but does not own", () => {
 describe("InFlightLimit", () => {
   it("admits up to its bound, then refuses until a place is given back", () => {
     const limit = new InFlightLimit(2);
-    expect([limit.tryEnter(), limit.tryEnter(), limit.tryEnter()]).toEqual([true, true, false]);
+    expect([limit.tryEnter("a"), limit.tryEnter("b"), limit.tryEnter("c")]).toEqual([true, true, false]);
     expect(limit.inFlight).toBe(2);
-    limit.leave();
-    expect(limit.tryEnter()).toBe(true);
+    limit.leave("a");
+    expect(limit.tryEnter("c")).toBe(true);
+  });
+
+  it("keeps the last quarter of its places for callers with nothing in progress", () => {
+    const limit = new InFlightLimit(8);
+    expect(limit.reserved).toBe(2);
+    // One busy caller takes the unreserved six, then is refused while the reserve is free.
+    expect(Array.from({ length: 7 }, () => limit.tryEnter("busy"))).toEqual([true, true, true, true, true, true, false]);
+    // Other callers' first requests take the reserve; a second from one of them does not.
+    expect(limit.tryEnter("poller")).toBe(true);
+    expect(limit.tryEnter("poller")).toBe(false);
+    expect(limit.tryEnter("person")).toBe(true);
+    expect(limit.tryEnter("third")).toBe(false);
+    expect(limit.inFlight).toBe(8);
+    // A place given back within the reserve goes to a caller with nothing in progress, not the busy one.
+    limit.leave("poller");
+    expect(limit.tryEnter("busy")).toBe(false);
+    expect(limit.tryEnter("third")).toBe(true);
+    // The busy caller's requests ending free the reserve's way: below the reserve it is admitted again.
+    for (let i = 0; i < 3; i++) limit.leave("busy");
+    expect(limit.inFlight).toBe(5);
+    expect(limit.tryEnter("busy")).toBe(true);
+    expect(limit.tryEnter("busy")).toBe(false);
+    // Giving back a place never held changes nothing.
+    limit.leave("nobody");
+    expect(limit.inFlight).toBe(6);
+  });
+
+  it("a bound of one has no reserve", () => {
+    const limit = new InFlightLimit(1);
+    expect(limit.reserved).toBe(0);
+    expect([limit.tryEnter("a"), limit.tryEnter("b")]).toEqual([true, false]);
+  });
+
+  it("knows the caller a request names before it is authenticated: its client id, its portal session, or none", () => {
+    const request = (headers: Record<string, string>) => ({ header: (name: string) => headers[name] });
+    const basic = `Basic ${Buffer.from("8f0e2a4c-1b3d-4e5f-9a7b-6c5d4e3f2a1b:secret").toString("base64")}`;
+    expect(callerOf(request({ authorization: basic }))).toBe("client:8f0e2a4c-1b3d-4e5f-9a7b-6c5d4e3f2a1b");
+    expect(callerOf(request({ cookie: `theme=dark; ${SESSION_COOKIE}=sealed.value` }))).toBe("session:sealed.value");
+    expect(callerOf(request({ authorization: "Bearer x" }))).toBe("anonymous");
+    expect(callerOf(request({}))).toBe("anonymous");
   });
 
   it("sheds with a 429 RATE_LIMITED problem that says when to come back", () => {

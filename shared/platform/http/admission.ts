@@ -1,37 +1,76 @@
 import { ApiError } from "../errors/api-error";
+import { parseBasic } from "../auth/basic";
+import { cookieValue, SESSION_COOKIE } from "../auth/portal-session";
 import type { Services } from "../services";
 
 /** A shed request is told to come back after this long: in-flight requests finish in well under it. */
 export const SHED_RETRY_AFTER_SECONDS = 1;
 
 /**
+ * The share of the places (at least one, when there are two or more) kept for callers with no request
+ * in progress on the instance: one busy integration cannot shut out the others there (a person in the
+ * portal, an audit consumer polling once a second), however many requests it sends.
+ */
+export const RESERVED_SHARE = 0.25;
+
+/**
  * The bound on requests in progress at once in this process (`MAX_CONCURRENT_REQUESTS`). Past it a
  * request is refused at once rather than queued: queued work only grows its own latency and every
  * other request's, until callers give up on answers the service still computes (load shedding).
+ * The last `reserved` places go only to callers with nothing in progress: when the instance is
+ * nearly full, a caller's next request is shed before another caller's first.
+ *
+ * The caller is who the request says it is (`callerOf`), before authentication checks it: admission
+ * must cost nothing. Naming another caller only spends that caller's share, and a flood of made-up
+ * names is held by the bound itself, as before.
  *
  * @example
- * if (!admission.tryEnter()) throw shedError();
- * try { await serve(request); } finally { admission.leave(); }
+ * const caller = callerOf(request);
+ * if (!admission.tryEnter(caller)) throw shedError(admission);
+ * try { await serve(request); } finally { admission.leave(caller); }
  */
 export class InFlightLimit {
   private current = 0;
+  private readonly byCaller = new Map<string, number>();
+  /** Places only a caller with nothing in progress may take. */
+  readonly reserved: number;
 
-  constructor(readonly max: number) {}
+  constructor(readonly max: number) {
+    this.reserved = max >= 2 ? Math.max(1, Math.floor(max * RESERVED_SHARE)) : 0;
+  }
 
   get inFlight(): number {
     return this.current;
   }
 
-  /** Takes a place when one is free. */
-  tryEnter(): boolean {
+  /** Takes a place when one is free for this caller. */
+  tryEnter(caller: string): boolean {
     if (this.current >= this.max) return false;
+    const held = this.byCaller.get(caller) ?? 0;
+    if (held > 0 && this.current >= this.max - this.reserved) return false;
     this.current++;
+    this.byCaller.set(caller, held + 1);
     return true;
   }
 
-  leave(): void {
-    if (this.current > 0) this.current--;
+  leave(caller: string): void {
+    const held = this.byCaller.get(caller);
+    if (held === undefined) return;
+    this.current--;
+    if (held > 1) this.byCaller.set(caller, held - 1);
+    else this.byCaller.delete(caller);
   }
+}
+
+/**
+ * Who a request says it is, as admission sees it: the service account its Basic credentials name or
+ * the portal session its cookie carries, neither checked yet; anonymous otherwise.
+ */
+export function callerOf(request: { header(name: string): string | undefined }): string {
+  const basic = parseBasic(request.header("authorization"));
+  if (basic) return `client:${basic.clientId}`;
+  const session = cookieValue(request.header("cookie"), SESSION_COOKIE);
+  return session ? `session:${session}` : "anonymous";
 }
 
 /** The 429 of a shed request: the same code and headers as the per-credential limit's. */

@@ -12,7 +12,7 @@ import { rateLimitHeaders, setRateLimitHeaders, type RateLimitDecision } from ".
 import { parseJsonBody } from "./request-body";
 import { parseMultipartBody } from "./multipart-body";
 import { Deadline, runWithin } from "../concurrency/deadline";
-import { admissionOf, shedError } from "./admission";
+import { admissionOf, callerOf, shedError } from "./admission";
 import { bodyLimitOf, type HandlerInput, type HandlerResult, type Route } from "./route";
 import { API_PREFIX, Router, type Routing } from "./router";
 import { validate, validateFlat } from "./validation";
@@ -108,7 +108,8 @@ export function createPipeline(routes: Route[] | Routing, services: Services, pr
     // The liveness check is never shed and has no deadline: it must answer while the instance is
     // busy, which is when it is asked most.
     const liveness = path === prefix + LIVENESS_PATH;
-    if (!liveness && !admission.tryEnter()) {
+    const admitted = liveness ? undefined : callerOf(request);
+    if (admitted !== undefined && !admission.tryEnter(admitted)) {
       response = problemResponse(shedError(admission));
     } else if (liveness) {
       const deadline = new Deadline(LIVENESS_BUDGET_MS, 0, () => request.signal);
@@ -124,8 +125,8 @@ export function createPipeline(routes: Route[] | Routing, services: Services, pr
       const work = runWithin(deadline, () => serveRequest(request, deadline, caller, requestId, now));
       // The place is held until the work has really ended, even after a 504: it still holds the instance.
       void work.then(
-        () => admission.leave(),
-        () => admission.leave(),
+        () => admission.leave(admitted!),
+        () => admission.leave(admitted!),
       );
       try {
         response = await Promise.race([work, deadline.reached.then(() => Promise.reject(deadline.timeoutError()))]);

@@ -91,7 +91,12 @@ export async function overload({ log }) {
 
     health = pollHealth(api);
     // The audit consumer is an integration of its own (a SIEM's connector), with its own credential.
-    const consumer = (await apiJson(api, "POST", "/service-accounts", { name: "Audit consumer", organizationalRole: "Admin", scopes: ["audit:read"] })).data;
+    const consumer = (await apiJson(api, "POST", "/service-accounts", {
+      name: "Audit consumer",
+      organizationalRole: "Member",
+      workspaceAssignments: world.workspaces.map((workspaceId) => ({ workspaceId, role: "Analyst" })),
+      scopes: ["audit:read"],
+    })).data;
     poller = pollAudit(api, world.workspaces, { Authorization: `Basic ${Buffer.from(`${consumer.clientId}:${consumer.clientSecret}`).toString("base64")}` });
 
     // 1. Capacity.

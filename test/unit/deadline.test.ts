@@ -127,22 +127,21 @@ describe("InFlightLimit", () => {
     expect(limit.tryEnter("c")).toBe(true);
   });
 
-  it("keeps the last quarter of its places for callers with nothing in progress", () => {
+  it("keeps the last quarter of its places for callers below their fair share", () => {
     const limit = new InFlightLimit(8);
     expect(limit.reserved).toBe(2);
-    // One busy caller takes the unreserved six, then is refused while the reserve is free.
+    // One busy caller takes the unreserved six, then is refused while the reserve is free (its share:
+    // 8 / (1 caller + the newcomer) = 4).
     expect(Array.from({ length: 7 }, () => limit.tryEnter("busy"))).toEqual([true, true, true, true, true, true, false]);
-    // Other callers' first requests take the reserve; a second from one of them does not.
-    expect(limit.tryEnter("poller")).toBe(true);
-    expect(limit.tryEnter("poller")).toBe(false);
-    expect(limit.tryEnter("person")).toBe(true);
-    expect(limit.tryEnter("third")).toBe(false);
+    // Another caller (its share: 8 / 3) takes the reserve, a second request included.
+    expect([limit.tryEnter("poller"), limit.tryEnter("poller")]).toEqual([true, true]);
+    expect(limit.tryEnter("person")).toBe(false);
     expect(limit.inFlight).toBe(8);
-    // A place given back within the reserve goes to a caller with nothing in progress, not the busy one.
+    // A place given back within the reserve goes to a caller below its share (person: 8 / 4), not the busy one.
     limit.leave("poller");
     expect(limit.tryEnter("busy")).toBe(false);
-    expect(limit.tryEnter("third")).toBe(true);
-    // The busy caller's requests ending free the reserve's way: below the reserve it is admitted again.
+    expect(limit.tryEnter("person")).toBe(true);
+    // The busy caller's requests ending free the way: below the reserve it is admitted again.
     for (let i = 0; i < 3; i++) limit.leave("busy");
     expect(limit.inFlight).toBe(5);
     expect(limit.tryEnter("busy")).toBe(true);

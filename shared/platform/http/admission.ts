@@ -7,9 +7,9 @@ import type { Services } from "../services";
 export const SHED_RETRY_AFTER_SECONDS = 1;
 
 /**
- * The share of the places (at least one, when there are two or more) kept for callers with no request
- * in progress on the instance: one busy integration cannot shut out the others there (a person in the
- * portal, an audit consumer polling once a second), however many requests it sends.
+ * The share of the places (at least one, when there are two or more) kept for callers below their
+ * fair share of the instance: one busy integration cannot shut out the others there (a person in the
+ * portal, an audit consumer polling its workspaces), however many requests it sends.
  */
 export const RESERVED_SHARE = 0.25;
 
@@ -17,8 +17,11 @@ export const RESERVED_SHARE = 0.25;
  * The bound on requests in progress at once in this process (`MAX_CONCURRENT_REQUESTS`). Past it a
  * request is refused at once rather than queued: queued work only grows its own latency and every
  * other request's, until callers give up on answers the service still computes (load shedding).
- * The last `reserved` places go only to callers with nothing in progress: when the instance is
- * nearly full, a caller's next request is shed before another caller's first.
+ * The last `reserved` places go only to a caller holding fewer than its fair share: the bound divided
+ * among the callers with requests in progress, itself included, and one more (the newcomer the reserve
+ * is kept for). So when the instance is nearly full the callers holding most are shed first, a lone
+ * busy caller never takes the reserve, and a caller with nothing in progress is let in while a place
+ * is free.
  *
  * The caller is who the request says it is (`callerOf`), before authentication checks it: admission
  * must cost nothing. Naming another caller only spends that caller's share, and a flood of made-up
@@ -32,7 +35,7 @@ export const RESERVED_SHARE = 0.25;
 export class InFlightLimit {
   private current = 0;
   private readonly byCaller = new Map<string, number>();
-  /** Places only a caller with nothing in progress may take. */
+  /** Places only a caller below its fair share may take. */
   readonly reserved: number;
 
   constructor(readonly max: number) {
@@ -47,7 +50,10 @@ export class InFlightLimit {
   tryEnter(caller: string): boolean {
     if (this.current >= this.max) return false;
     const held = this.byCaller.get(caller) ?? 0;
-    if (held > 0 && this.current >= this.max - this.reserved) return false;
+    if (this.current >= this.max - this.reserved) {
+      const callers = this.byCaller.size + (held === 0 ? 1 : 0);
+      if (held >= this.max / (callers + 1)) return false;
+    }
     this.current++;
     this.byCaller.set(caller, held + 1);
     return true;

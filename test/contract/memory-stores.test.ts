@@ -57,7 +57,7 @@ describe("memory audit retention", () => {
   });
 
   it("keeps at most its bound of events across trails, dropping the oldest appended first", async () => {
-    expect(MEMORY_AUDIT_MAX_EVENTS).toBe(5_000);
+    expect(MEMORY_AUDIT_MAX_EVENTS).toBe(2_000);
     const audit = memoryAudit({ maxEvents: 3 });
     const other = (id: string) => auditEvent(id, { workspaceId: "ws-2" });
     for (const e of [event("a1"), other("b1"), event("a2"), other("b2"), event("a3")]) await audit.append(e);

@@ -274,13 +274,13 @@ describe("simulated vendor: closed console incidents", () => {
   });
 
   it("keeps at most its bound closed per workspace and vendor, the first closed going first; one reopened is not counted", async () => {
-    expect(MAX_CLOSED_CONSOLE_INCIDENTS).toBe(500);
+    expect(MAX_CLOSED_CONSOLE_INCIDENTS).toBe(100);
     const { a, vendors } = world();
     const made = Array.from({ length: MAX_CLOSED_CONSOLE_INCIDENTS + 2 }, (_, i) => vendors.console.createIncident("SourceA", WS, { title: `Made ${i}`, severity: "Low" }).id);
     vendors.console.close("SourceA", WS, made[0]!, "FalsePositive");
     await a.setStatus(WS, made[0]!, { status: "Active" }); // reopened: open again, never dropped
     for (const id of made.slice(1)) vendors.console.close("SourceA", WS, id, "FalsePositive");
-    // 501 closed: the first closed (made[1]) is gone.
+    // One more than the bound closed: the first closed (made[1]) is gone.
     expect(await rejection(a.getIncident(WS, made[1]!))).toMatchObject({ code: "NOT_FOUND" });
     expect((await a.getIncident(WS, made[2]!)).status).toBe("Closed");
     expect((await a.getIncident(WS, made[0]!)).status).toBe("Active");

@@ -22,13 +22,13 @@ export interface MemoryAuditOptions {
 }
 
 /**
- * The embedded store's bound on audit events (about 1 KB each in memory, so ~5 MB). Cosmos keeps every
+ * The embedded store's bound on audit events (~700 bytes each in memory, so ~1.5 MB). Cosmos keeps every
  * event for the retention, a year, which under a steady load would be gigabytes in one process. What a
  * local host reads of its trails is the portal's audit pages and an export consumer that keeps up:
- * 5,000 events are days of a person using a demo, and about a minute of the soak bench's 150
- * requests a second (~75 audited writes a second), which no reader of a local host lags behind.
+ * 2,000 events are a day of a person using a demo, and half a minute of the soak bench's 150 requests
+ * a second (~75 audited writes a second), which no reader of a local host lags behind.
  */
-export const MEMORY_AUDIT_MAX_EVENTS = 5_000;
+export const MEMORY_AUDIT_MAX_EVENTS = 2_000;
 
 interface TrailEntry {
   sequence: number;

@@ -72,7 +72,8 @@ interface IncidentChanges {
   comments: VendorComment[];
   /** Comments added with an idempotency key, by key: a repeat returns the first. */
   commentsByKey?: Map<string, string>;
-  deletedComments: Set<string>;
+  /** Generated comments deleted; made on the first (most changed incidents have none). */
+  deletedComments?: Set<string>;
   deleted: boolean;
 }
 
@@ -87,12 +88,12 @@ export const RELATED_SCAN_LIMIT = 20_000;
  * incidents a partition keeps at most (the first closed going first). A real vendor keeps closed
  * incidents for months; the simulated one runs in the local host's memory, where a steady stream of
  * console-made incidents (the soak bench makes and closes three a second) would grow it for good. A
- * demo looks at open incidents and at what was closed lately: a day, and 500 per workspace and vendor,
- * cover that. Open incidents are never dropped (they are the work), nor seeded ones (their number is
+ * demo looks at open incidents and at what was closed lately: a day, and 100 per workspace and vendor
+ * (~1.5 KB each with their changes and places in both orders), cover that. Open incidents are never dropped (they are the work), nor seeded ones (their number is
  * fixed by the seed, and they are regenerated from it).
  */
 export const CLOSED_CONSOLE_INCIDENT_RETENTION_MS = 24 * HOUR;
-export const MAX_CLOSED_CONSOLE_INCIDENTS = 500;
+export const MAX_CLOSED_CONSOLE_INCIDENTS = 100;
 
 /**
  * The incidents of one workspace in one vendor. Seeded incidents are a compact summary in typed
@@ -333,7 +334,7 @@ export class SourcePartition {
   private changesOf(index: number): IncidentChanges {
     let change = this.changes.get(index);
     if (!change) {
-      change = { alerts: [], comments: [], deletedComments: new Set(), deleted: false };
+      change = { alerts: [], comments: [], deleted: false };
       this.changes.set(index, change);
     }
     return change;
@@ -386,7 +387,7 @@ export class SourcePartition {
   comments(index: number): VendorComment[] {
     const slots = this.slotsOf(index);
     const change = this.changes.get(index);
-    const generated = commentsOf(this.context(), this.seedOf(index, slots)).filter((c) => !change?.deletedComments.has(c.id));
+    const generated = commentsOf(this.context(), this.seedOf(index, slots)).filter((c) => !change?.deletedComments?.has(c.id));
     const all = [...generated, ...(change?.comments ?? []).map((c) => ({ ...c }))];
     // Stable: comments added in the same millisecond keep the order they were added in.
     return all.sort((a, b) => compare(a.createdTime, b.createdTime));
@@ -425,8 +426,9 @@ export class SourcePartition {
       change!.comments.splice(added, 1);
     } else {
       const generated = commentsOf(this.context(), this.seedOf(index, this.slotsOf(index)));
-      if (!generated.some((c) => c.id === commentId) || change?.deletedComments.has(commentId)) throw notFound("The comment", "commentId");
-      this.changesOf(index).deletedComments.add(commentId);
+      if (!generated.some((c) => c.id === commentId) || change?.deletedComments?.has(commentId)) throw notFound("The comment", "commentId");
+      const changes = this.changesOf(index);
+      (changes.deletedComments ??= new Set()).add(commentId);
     }
     this.touch(index, nowMs);
   }

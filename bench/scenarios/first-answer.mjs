@@ -2,7 +2,7 @@
 // for on a cold start, from the worker process's start to the answer of its first request.
 
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer as createHttpsServer } from "node:https";
 import os from "node:os";
 import path from "node:path";
@@ -34,12 +34,16 @@ const COSMOS_KEY = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mG
  * Targets: first answer <= 250 ms and <= 3.5 x `@azure/functions` alone (Node 22, compile cache off:
  * the worst case), package <= 10 MB. BENCH_FIRST_ANSWER_APP=<folder> measures that folder instead of
  * a package built now (e.g. an older build, for a before/after comparison).
+ * BENCH_FIRST_ANSWER_CPU_PROF=<folder> runs the app with the compile cache off under `node --cpu-prof`
+ * (on Node 22 when there is one), writing each worker's profile there beside the bundle's source map
+ * (app.js.map), for `bench/profile-by-module.mjs`; that variant's figures are then the profiled ones.
  */
 export async function firstAnswer({ log }) {
   const TARGET_MS = 250;
   const TARGET_RATIO = 3.5;
   const TARGET_PACKAGE_MB = 10;
   const RUNS = numberFromEnv("BENCH_FIRST_ANSWER_RUNS", 9, { integer: true });
+  const profileDir = process.env.BENCH_FIRST_ANSWER_CPU_PROF ? path.resolve(process.env.BENCH_FIRST_ANSWER_CPU_PROF) : undefined;
   const work = mkdtempSync(path.join(os.tmpdir(), "bench-first-answer-"));
   const closers = [];
   try {
@@ -52,6 +56,11 @@ export async function firstAnswer({ log }) {
     } else {
       packageBytes = sizeOf(appDir);
       log(`  measuring ${appDir} (BENCH_FIRST_ANSWER_APP)`);
+    }
+    if (profileDir) {
+      mkdirSync(profileDir, { recursive: true });
+      copyFileSync(`${appDir}.sourcemaps/app.js.map`, path.join(profileDir, "app.js.map"));
+      log(`  CPU profiles of the app, compile cache off, in ${profileDir} (BENCH_FIRST_ANSWER_CPU_PROF)`);
     }
     const aloneDir = await functionsAloneApp(path.join(work, "functions-alone"));
 
@@ -121,7 +130,9 @@ export async function firstAnswer({ log }) {
           const extra = typeof variant.env === "function" ? variant.env() : variant.env;
           const env = variant.key === "alone" ? { ...extra } : { ...production, ...extra };
           try {
-            const answer = await runOnce(node.bin, variant.app, env, variant.key === "alone" ? { ...request, headers: {} } : request);
+            // Profiled: the decisive Node (22 when there is one), compile cache off.
+            const nodeArgs = profileDir && variant.key === "app" && node === nodes.at(-1) ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
+            const answer = await runOnce(node.bin, variant.app, env, variant.key === "alone" ? { ...request, headers: {} } : request, nodeArgs);
             if (answer.status !== 200 || (variant.key !== "alone" && JSON.parse(answer.body).data?.id !== admin.clientId)) {
               problems.push(`${node.label} ${variant.label}: answered ${answer.status} ${answer.body.slice(0, 300)}`);
             }
@@ -173,9 +184,9 @@ export async function firstAnswer({ log }) {
 }
 
 /** One fresh worker process: its `loaded` and first answer, parsed. */
-function runOnce(nodeBin, appDir, env, request) {
+function runOnce(nodeBin, appDir, env, request, nodeArgs = []) {
   return new Promise((resolve, reject) => {
-    const child = spawn(nodeBin, [WORKER, appDir, JSON.stringify([request])], { cwd: appDir, env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(nodeBin, [...nodeArgs, WORKER, appDir, JSON.stringify([request])], { cwd: appDir, env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c) => (stdout += c));

@@ -157,13 +157,13 @@ describe("InFlightLimit", () => {
     expect([limit.tryEnter("a"), limit.tryEnter("b")]).toEqual([true, false]);
   });
 
-  it("knows the caller a request names before it is authenticated: its client id, its portal session, or none", () => {
+  it("knows the caller a request names before it is authenticated: the credentials it presents, its portal session, or none", () => {
     const request = (headers: Record<string, string>) => ({ header: (name: string) => headers[name] });
     const basic = `Basic ${Buffer.from("8f0e2a4c-1b3d-4e5f-9a7b-6c5d4e3f2a1b:secret").toString("base64")}`;
-    expect(callerOf(request({ authorization: basic }))).toBe("client:8f0e2a4c-1b3d-4e5f-9a7b-6c5d4e3f2a1b");
-    expect(callerOf(request({ cookie: `theme=dark; ${SESSION_COOKIE}=sealed.value` }))).toBe("session:sealed.value");
-    expect(callerOf(request({ authorization: "Bearer x" }))).toBe("anonymous");
-    expect(callerOf(request({}))).toBe("anonymous");
+    expect(callerOf(request({ authorization: basic, cookie: `${SESSION_COOKIE}=sealed.value` }))).toBe(basic);
+    expect(callerOf(request({ cookie: `theme=dark; ${SESSION_COOKIE}=sealed.value` }))).toBe("sealed.value");
+    expect(callerOf(request({ cookie: "theme=dark" }))).toBe("");
+    expect(callerOf(request({}))).toBe("");
   });
 
   it("sheds with a 429 RATE_LIMITED problem that says when to come back", () => {

@@ -108,8 +108,8 @@ export function createPipeline(routes: Route[] | Routing, services: Services, pr
     // The liveness check is never shed and has no deadline: it must answer while the instance is
     // busy, which is when it is asked most.
     const liveness = path === prefix + LIVENESS_PATH;
-    const admitted = liveness ? undefined : callerOf(request);
-    if (admitted !== undefined && !admission.tryEnter(admitted)) {
+    const who = liveness ? "" : callerOf(request);
+    if (!liveness && !admission.tryEnter(who)) {
       response = problemResponse(shedError(admission));
     } else if (liveness) {
       const deadline = new Deadline(LIVENESS_BUDGET_MS, 0, () => request.signal);
@@ -125,8 +125,8 @@ export function createPipeline(routes: Route[] | Routing, services: Services, pr
       const work = runWithin(deadline, () => serveRequest(request, deadline, caller, requestId, now));
       // The place is held until the work has really ended, even after a 504: it still holds the instance.
       void work.then(
-        () => admission.leave(admitted!),
-        () => admission.leave(admitted!),
+        () => admission.leave(who),
+        () => admission.leave(who),
       );
       try {
         response = await Promise.race([work, deadline.reached.then(() => Promise.reject(deadline.timeoutError()))]);

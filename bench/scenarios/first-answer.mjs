@@ -34,6 +34,9 @@ const COSMOS_KEY = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mG
  * Targets: first answer <= 250 ms and <= 3.5 x `@azure/functions` alone (Node 22, compile cache off:
  * the worst case), package <= 10 MB. BENCH_FIRST_ANSWER_APP=<folder> measures that folder instead of
  * a package built now (e.g. an older build, for a before/after comparison).
+ * BENCH_FIRST_ANSWER_COMPARE=<folder> adds that folder's package (another build, a variant being
+ * tried) to every round, compile cache off, alternating with the app: the two measured side by side,
+ * at the same moments of a shared machine, which a separate run of each cannot give.
  * BENCH_FIRST_ANSWER_CPU_PROF=<folder> runs the app with the compile cache off under `node --cpu-prof`
  * (on Node 22 when there is one), writing each worker's profile there beside the bundle's source map
  * (app.js.map), for `bench/profile-by-module.mjs`; that variant's figures are then the profiled ones.
@@ -43,6 +46,7 @@ export async function firstAnswer({ log }) {
   const TARGET_RATIO = 3.5;
   const TARGET_PACKAGE_MB = 10;
   const RUNS = numberFromEnv("BENCH_FIRST_ANSWER_RUNS", 9, { integer: true });
+  const compareDir = process.env.BENCH_FIRST_ANSWER_COMPARE ? path.resolve(process.env.BENCH_FIRST_ANSWER_COMPARE) : undefined;
   const profileDir = process.env.BENCH_FIRST_ANSWER_CPU_PROF ? path.resolve(process.env.BENCH_FIRST_ANSWER_CPU_PROF) : undefined;
   const work = mkdtempSync(path.join(os.tmpdir(), "bench-first-answer-"));
   const closers = [];
@@ -113,6 +117,7 @@ export async function firstAnswer({ log }) {
         { label: `app, ${node.cache ? "compile cache off" : "no compile cache"}`, app: appDir, env: { NODE_DISABLE_COMPILE_CACHE: "1" }, key: "app" },
         { label: "@azure/functions alone (fixed 200)", app: aloneDir, env: { NODE_DISABLE_COMPILE_CACHE: "1" }, key: "alone" },
       ];
+      if (compareDir) variants.splice(1, 0, { label: `${path.basename(compareDir)} (BENCH_FIRST_ANSWER_COMPARE), cache off`, app: compareDir, env: { NODE_DISABLE_COMPILE_CACHE: "1" }, key: "compare" });
       if (node.cache) {
         // A directory a previous start filled (one unmeasured run here), and one that is empty each time.
         const warm = path.join(work, `cache-warm-${node.label.replace(/\W/g, "")}`);
@@ -160,6 +165,7 @@ export async function firstAnswer({ log }) {
         const ratio = variant.key === "alone" ? "" : `  (${(f.answerMs / figures.alone.answerMs).toFixed(2)} x alone)`;
         log(`    ${variant.label.padEnd(50)} loaded ${f.loadedMs.toFixed(0).padStart(4)}   first answer ${f.answerMs.toFixed(0).padStart(4)}${ratio}   CPU ${f.cpuMs.toFixed(0).padStart(4)}   [${f.samples.join(", ")}]`);
       }
+      if (figures.compare) log(`    the app / ${path.basename(compareDir)}: first answer ${(figures.app.answerMs / figures.compare.answerMs).toFixed(3)}, CPU ${(figures.app.cpuMs / figures.compare.cpuMs).toFixed(3)}`);
     }
 
     const mb = packageBytes / 1024 / 1024;

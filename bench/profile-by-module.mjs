@@ -76,7 +76,12 @@ export function frameModules(map, bundle) {
       if (column > frame.columnNumber) break;
       found = source;
     }
-    return found === undefined ? `${bundle} (unmapped)` : modules[found];
+    if (found !== undefined) return modules[found];
+    // The bundle's first line holds its top level and esbuild's runtime helpers, which map to no
+    // source. The module wrappers (`__esm`, `__commonJS`) call each module's body the first time it is
+    // needed, and V8 compiles a function when it is first called, before its own frame is on the
+    // stack: that compiling is counted here, not in the module.
+    return frame.lineNumber === 0 ? `${bundle} (top level and module wrappers, with compiling what they first run)` : `${bundle} (unmapped)`;
   };
 }
 

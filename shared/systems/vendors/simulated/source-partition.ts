@@ -89,8 +89,9 @@ export const RELATED_SCAN_LIMIT = 20_000;
  * incidents for months; the simulated one runs in the local host's memory, where a steady stream of
  * console-made incidents (the soak bench makes and closes three a second) would grow it for good. A
  * demo looks at open incidents and at what was closed lately: a day, and 100 per workspace and vendor
- * (~1.5 KB each with their changes and places in both orders), cover that. Open incidents are never dropped (they are the work), nor seeded ones (their number is
- * fixed by the seed, and they are regenerated from it).
+ * (~1.5 KB each with their changes and places in both orders), cover that. Open incidents are never
+ * dropped (they are the work), nor seeded ones (their number is fixed by the seed, and they are
+ * regenerated from it).
  */
 export const CLOSED_CONSOLE_INCIDENT_RETENTION_MS = 24 * HOUR;
 export const MAX_CLOSED_CONSOLE_INCIDENTS = 100;

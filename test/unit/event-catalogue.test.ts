@@ -16,7 +16,7 @@ import { allRoutes } from "../../shared/api/route-groups";
 import type { VendorIncident } from "../../shared/systems/vendors/port";
 import type { IncidentAssignee, IncidentStateRecord } from "../../shared/domain/incidents/incident-state-record";
 import type { OutboxEventRecord } from "../../shared/platform/events/outbox-record";
-import { testEnvelope } from "../../shared/api/webhooks/webhook-test-event";
+import { testEnvelope } from "../../shared/domain/webhooks/test-event";
 import { signatureHeaders } from "../../shared/platform/delivery/signer";
 
 const now = new Date("2026-09-01T10:00:00.000Z");

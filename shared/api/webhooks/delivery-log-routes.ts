@@ -1,10 +1,7 @@
 import { z } from "zod";
-import { isApiError } from "../../platform/errors/api-error";
 import { issuePageToken, pageQueryFields, readPageToken } from "../../platform/http/paging";
-import { organizationRoute, type RequestContext } from "../../platform/http/route";
-import { findWorkspace, loadIncident } from "../../domain/incidents/incident-access";
-import { toIncidentSummary } from "../../domain/incidents/incident-view";
-import type { DeliveryLogRecord } from "../../domain/webhooks/delivery-log";
+import { organizationRoute } from "../../platform/http/route";
+import { eventPayloadNow } from "../../domain/webhooks/event-rebuild";
 import { redeliver } from "../../domain/webhooks/redelivery";
 import { deliveryLogCursor, deliveryLogListing, findDeliveryLogEntry } from "../../domain/webhooks/delivery-log-access";
 import { deliveryLogView, toDeliveryLogView } from "../../domain/webhooks/webhook-view";
@@ -70,7 +67,7 @@ export const deliveryLogRoutes = [
     async handler(input) {
       const webhook = (await visibleWebhook(input, input.params.id)).value;
       const entry = await findDeliveryLogEntry(input, webhook, input.params.logId, input.query.createdAt);
-      return { data: toDeliveryLogView(entry, await liveIncident(input, entry)) };
+      return { data: toDeliveryLogView(entry, await eventPayloadNow(input, entry)) };
     },
   }),
   organizationRoute({
@@ -92,16 +89,3 @@ export const deliveryLogRoutes = [
     },
   }),
 ];
-
-/** The incident as it stands now, or null when the source no longer has it. */
-async function liveIncident(input: RequestContext, entry: DeliveryLogRecord): Promise<Record<string, unknown> | null> {
-  if (!entry.incident) return null;
-  const { workspaceId, source, incidentId } = entry.incident;
-  try {
-    const { incident, state } = await loadIncident(input, await findWorkspace(input, workspaceId), source, incidentId);
-    return toIncidentSummary(incident, state, input.now());
-  } catch (error) {
-    if (isApiError(error) && error.code === "NOT_FOUND") return null;
-    throw error;
-  }
-}

@@ -1,32 +1,16 @@
-import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { checkWebhookUrl } from "../../platform/delivery/address-policy";
-import { generateSigningSecret } from "../../platform/delivery/signer";
-import { ApiError } from "../../platform/errors/api-error";
-import { commit } from "../../platform/store/commit";
-import { organizationRoute, type RequestContext, type RouteGroup } from "../../platform/http/route";
-import type { Versioned } from "../../platform/store/ports";
-import type { SealedSigningKey, WebhookRecord } from "../../domain/webhooks/webhook";
-import { changeWebhook, changeWebhookState, webhookAudit, type WebhookStateAction } from "../../domain/webhooks/webhook-changes";
+import { organizationRoute, type RouteGroup } from "../../platform/http/route";
+import { changeWebhookState, type WebhookStateAction } from "../../domain/webhooks/webhook-changes";
+import { changeWebhookCredentials, createWebhook, deleteWebhook, updateWebhook } from "../../domain/webhooks/webhook-writes";
+import { createWebhookBody, updateCredentialsBody, updateWebhookBody } from "../../domain/webhooks/webhook-schemas";
 import { toWebhookView, webhookView } from "../../domain/webhooks/webhook-view";
 import { createdWebhookExample, credentialsChangedExample, webhookExample } from "../../domain/examples/webhook-examples";
-import {
-  createWebhookBody,
-  disabledWebhookIdParams,
-  pausedWebhookIdParams,
-  retiredWebhookIdParams,
-  updateCredentialsBody,
-  updateWebhookBody,
-  webhookIdParams,
-} from "./webhook-schemas";
+import { disabledWebhookIdParams, pausedWebhookIdParams, retiredWebhookIdParams, webhookIdParams } from "./webhook-schemas";
 import { visibleWebhook } from "./webhook-access";
 import { deliveryLogRoutes } from "./delivery-log-routes";
 import { testEventRoute } from "./webhook-test-event";
 
-
 const tag = "Webhooks";
-/** A rotated-out signing key keeps signing alongside the new one this long, so receivers can switch. */
-export const SIGNING_KEY_OVERLAP_MS = 24 * 3600_000;
 
 const createdWebhookView = webhookView.extend({
   signingSecret: z.string().optional().describe("Shown once: the generated signing secret (absent when you supplied signingToken)."),
@@ -74,44 +58,11 @@ export const webhookRoutes: RouteGroup = {
       successStatus: 201,
       responseHeaders: ["Location", "ETag"],
       async handler(input) {
-        const { body, principal } = input;
-        await checkTarget(input, body.url, body.monitoredAccountIds);
-        const account = await input.stores.accounts.get(principal.accountId);
-        if (!account) throw new Error(`The caller's account ${principal.accountId} does not exist.`);
-        const stamp = input.now().toISOString();
-        const generated = body.signingToken === undefined ? generateSigningSecret() : undefined;
-        const record: WebhookRecord = {
-          id: randomUUID(),
-          targetAccountId: account.id,
-          targetAccountName: account.name,
-          serviceProviderId: account.kind === "ServiceProvider" ? account.id : (account.managedByAccountId ?? account.id),
-          workspaceId: null,
-          name: body.name,
-          url: body.url,
-          status: "Active",
-          eventTypes: body.eventTypes,
-          monitoredAccountIds: body.monitoredAccountIds.map((a) => a.toLowerCase()),
-          authenticationType: body.authenticationType,
-          sealedToken: body.token === undefined ? null : input.secretBox.seal(body.token),
-          signingKeys: [{ sealed: input.secretBox.seal(body.signingToken ?? generated!), createdAt: stamp, retiresAt: null }],
-          disableReason: null,
-          disabledAt: null,
-          finalFailures: [],
-          createdAt: stamp,
-          lastModifiedAt: stamp,
-        };
-        const created = await commit({
-          read: async () => ({ value: record, etag: null }),
-          change: (w) => [webhookAudit(input, w, "Create", { url: w.url, eventTypes: w.eventTypes, authenticationType: w.authenticationType })],
-          write: (w, _etag, outbox) => input.stores.webhooks.create(w, outbox),
-          outbox: input.events.outbox,
-          // A new webhook's id is its own: a create conflicts only with itself.
-          maxAttempts: 1,
-        });
+        const { saved, signingSecret } = await createWebhook(input, input.principal, input.body);
         return {
           status: 201,
-          data: { ...toWebhookView(created.value), ...(generated ? { signingSecret: generated } : {}) },
-          headers: { Location: `${input.origin}/api/v2/webhooks/${created.value.id}`, ETag: created.etag },
+          data: { ...toWebhookView(saved.value), ...(signingSecret ? { signingSecret } : {}) },
+          headers: { Location: `${input.origin}/api/v2/webhooks/${saved.value.id}`, ETag: saved.etag },
         };
       },
     }),
@@ -128,17 +79,7 @@ export const webhookRoutes: RouteGroup = {
       responseHeaders: ["ETag"],
       ifMatch: true,
       async handler(input) {
-        const { body } = input;
-        // The URL is checked when it changes: a configuration written back as read keeps its endpoint,
-        // which the sender checks again on every connection anyway.
-        const current = await visibleWebhook(input, input.params.id);
-        await checkTarget(input, body.url, body.monitoredAccountIds, body.url === current.value.url);
-        const saved = await modifyWebhook(input, input.params.id, { url: body.url, eventTypes: body.eventTypes, monitoredAccountIds: body.monitoredAccountIds }, (w) => {
-          w.name = body.name;
-          w.url = body.url;
-          w.eventTypes = body.eventTypes;
-          w.monitoredAccountIds = body.monitoredAccountIds.map((a) => a.toLowerCase());
-        });
+        const saved = await updateWebhook(input, input.principal, () => visibleWebhook(input, input.params.id), input.body, input.header("if-match"));
         return { data: toWebhookView(saved.value), headers: { ETag: saved.etag } };
       },
     }),
@@ -153,13 +94,7 @@ export const webhookRoutes: RouteGroup = {
       successStatus: 204,
       ifMatch: true,
       async handler(input) {
-        await commit({
-          read: () => visibleWebhook(input, input.params.id),
-          ifMatch: input.header("if-match"),
-          change: (w) => [webhookAudit(input, w, "Delete", {})],
-          write: (w, etag, outbox) => input.stores.webhooks.delete(w.id, etag!, outbox),
-          outbox: input.events.outbox,
-        });
+        await deleteWebhook(input, () => visibleWebhook(input, input.params.id), input.header("if-match"));
         return { status: 204 };
       },
     }),
@@ -179,20 +114,15 @@ export const webhookRoutes: RouteGroup = {
       responseHeaders: ["ETag"],
       ifMatch: true,
       async handler(input) {
-        const { body } = input;
-        const rotate = body.rotateSigningSecret || body.signingToken !== undefined;
-        const generated = rotate && body.signingToken === undefined ? generateSigningSecret() : undefined;
-        const now = input.now();
-        const metadata = { credentials: true, authenticationType: body.authenticationType, signingSecretRotated: rotate };
-        const saved = await modifyWebhook(input, input.params.id, metadata, (w) => {
-          w.authenticationType = body.authenticationType;
-          w.sealedToken = body.token === undefined ? null : input.secretBox.seal(body.token);
-          if (rotate) w.signingKeys = rotatedKeys(w.signingKeys, input.secretBox.seal(body.signingToken ?? generated!), now);
-        });
-        return {
-          data: { ...toWebhookView(saved.value), ...(generated ? { signingSecret: generated } : {}) },
-          headers: { ETag: saved.etag },
-        };
+        const { authenticationType, token, signingToken, rotateSigningSecret } = input.body;
+        const rotate = rotateSigningSecret || signingToken !== undefined;
+        const { saved, signingSecret } = await changeWebhookCredentials(
+          input,
+          () => visibleWebhook(input, input.params.id),
+          { endpoint: { authenticationType, token }, ...(rotate ? { signingKey: { override: signingToken } } : {}) },
+          input.header("if-match"),
+        );
+        return { data: { ...toWebhookView(saved.value), ...(signingSecret ? { signingSecret } : {}) }, headers: { ETag: saved.etag } };
       },
     }),
     testEventRoute,
@@ -218,34 +148,4 @@ function stateRoute(action: WebhookStateAction, summary: string, params: typeof 
       return { data: toWebhookView(saved.value), headers: { ETag: saved.etag } };
     },
   });
-}
-
-/** The new key first; keys already retired drop out; the previous current key retires in 24 hours. */
-function rotatedKeys(keys: SealedSigningKey[], sealed: string, now: Date): SealedSigningKey[] {
-  const stamp = now.toISOString();
-  const retiresAt = new Date(now.getTime() + SIGNING_KEY_OVERLAP_MS).toISOString();
-  const kept = keys
-    .filter((k) => k.retiresAt === null || k.retiresAt > stamp)
-    .map((k) => (k.retiresAt === null ? { ...k, retiresAt } : k));
-  return [{ sealed, createdAt: stamp, retiresAt: null }, ...kept];
-}
-
-/** A change to a webhook of the caller's organization, its audit event committed with it; `If-Match` honoured. */
-function modifyWebhook(input: RequestContext, id: string, metadata: Record<string, unknown>, mutate: (w: WebhookRecord) => void): Promise<Versioned<WebhookRecord>> {
-  return changeWebhook(input, () => visibleWebhook(input, id), metadata, mutate, input.header("if-match"));
-}
-
-/**
- * The URL must be an HTTPS endpoint on public addresses (unless it is `unchanged`: the webhook's own);
- * monitored accounts must be the caller's organization's.
- */
-async function checkTarget(input: RequestContext, url: string, monitoredAccountIds: readonly string[], unchanged = false): Promise<void> {
-  const { config, resolveHost } = input;
-  const problem = unchanged ? undefined : await checkWebhookUrl(url, { allowPrivateTargets: config.webhooks.allowPrivateTargets, resolve: resolveHost });
-  if (problem) throw new ApiError("VALIDATION_ERROR", problem, { target: "url", errors: { url: [problem] } });
-  const foreign = monitoredAccountIds.filter((a) => !input.principal.organizationAccountIds.includes(a.toLowerCase()));
-  if (foreign.length > 0) {
-    const message = `Not accounts of your organization: ${foreign.join(", ")}.`;
-    throw new ApiError("VALIDATION_ERROR", message, { target: "monitoredAccountIds", errors: { monitoredAccountIds: [message] } });
-  }
 }

@@ -1,8 +1,5 @@
 import { z } from "zod";
-import { subscribableEventTypes } from "../../platform/events/event-types";
 import { EXAMPLE_DISABLED_WEBHOOK_ID, EXAMPLE_PAUSED_WEBHOOK_ID, EXAMPLE_RETIRED_WEBHOOK_ID, EXAMPLE_WEBHOOK_ID } from "../../domain/examples/examples";
-import { webhookAuthenticationTypes } from "../../domain/webhooks/webhook";
-import { createWebhookExample, updateCredentialsExample, updateWebhookExample } from "../../domain/examples/webhook-examples";
 
 const webhookId = z.guid().describe("The webhook's id.");
 export const webhookIdParams = z.object({ id: webhookId.meta({ examples: [EXAMPLE_WEBHOOK_ID] }) });
@@ -11,82 +8,3 @@ export const webhookIdParams = z.object({ id: webhookId.meta({ examples: [EXAMPL
 export const pausedWebhookIdParams = z.object({ id: webhookId.meta({ examples: [EXAMPLE_PAUSED_WEBHOOK_ID] }) });
 export const disabledWebhookIdParams = z.object({ id: webhookId.meta({ examples: [EXAMPLE_DISABLED_WEBHOOK_ID] }) });
 export const retiredWebhookIdParams = z.object({ id: webhookId.meta({ examples: [EXAMPLE_RETIRED_WEBHOOK_ID] }) });
-
-const eventTypesField = z
-  .array(z.enum(subscribableEventTypes as [string, ...string[]], { error: `Must be one of ${subscribableEventTypes.join(", ")} (webhook.test.v1 is not subscribable).` }))
-  .min(1, "Subscribe to at least one event type.")
-  .max(subscribableEventTypes.length)
-  .refine((types) => new Set(types).size === types.length, "Each event type may be listed once.");
-
-const monitoredAccountIds = z.array(z.guid()).max(1000);
-
-const webhookFields = {
-  name: z.string().trim().min(1).max(200),
-  url: z.string().trim().min(1).max(2048).describe("HTTPS endpoint on a public address."),
-  eventTypes: eventTypesField,
-  monitoredAccountIds: monitoredAccountIds.default([]).describe("Provider webhooks: only events of these managed accounts. Empty or left out: every managed account."),
-};
-
-const credentialFields = {
-  authenticationType: z.enum(webhookAuthenticationTypes).default("None"),
-  token: z
-    .string()
-    .min(1)
-    .max(4096)
-    .optional()
-    .describe("The endpoint credential: Bearer token, `user:password` for Basic, or the key sent in `X-Api-Key` for ApiKey."),
-  signingToken: z
-    .string()
-    .min(16)
-    .max(512)
-    .optional()
-    .describe("Overrides the generated signing secret; with Bearer credentials only."),
-};
-
-/** Token present exactly when the authentication type needs one; a signing override only with Bearer. */
-function checkCredentials(body: { authenticationType: string; token?: string; signingToken?: string }, ctx: z.RefinementCtx): void {
-  if (body.authenticationType === "None" && body.token !== undefined) {
-    ctx.addIssue({ code: "custom", path: ["token"], message: "Not used with authenticationType None." });
-  }
-  if (body.authenticationType !== "None" && body.token === undefined) {
-    ctx.addIssue({ code: "custom", path: ["token"], message: `Required with authenticationType ${body.authenticationType}.` });
-  }
-  if (body.authenticationType === "Basic" && body.token !== undefined && !body.token.includes(":")) {
-    ctx.addIssue({ code: "custom", path: ["token"], message: "Basic needs `user:password`." });
-  }
-  if (body.signingToken !== undefined && body.authenticationType !== "Bearer") {
-    ctx.addIssue({ code: "custom", path: ["signingToken"], message: "A signing override goes with Bearer credentials only." });
-  }
-}
-
-export const createWebhookBody = z
-  .object({ ...webhookFields, ...credentialFields })
-  .strict()
-  .superRefine(checkCredentials)
-  .meta({ examples: [createWebhookExample] });
-
-/**
- * PUT replaces the configuration, every field of it: `monitoredAccountIds` too, so that leaving it out
- * can never widen the webhook to every managed account. Credentials change through POST .../credentials.
- */
-export const updateWebhookBody = z
-  .object({
-    ...webhookFields,
-    monitoredAccountIds: monitoredAccountIds.describe(
-      "Provider webhooks: only events of these managed accounts. Empty: every managed account. Required: a change never widens what the webhook receives by leaving it out.",
-    ),
-  })
-  .strict()
-  .meta({ examples: [updateWebhookExample] });
-
-export const updateCredentialsBody = z
-  .object({
-    ...credentialFields,
-    rotateSigningSecret: z
-      .boolean()
-      .default(false)
-      .describe("Issue a new signing secret (shown once); the previous one keeps signing alongside for 24 hours."),
-  })
-  .strict()
-  .superRefine(checkCredentials)
-  .meta({ examples: [updateCredentialsExample] });

@@ -65,6 +65,9 @@ export const updateWebhookExample = {
 
 export const updateCredentialsExample = { authenticationType: "Bearer", token: "soar-intake-2c71e94b0fa35d68", rotateSigningSecret: true };
 
+/** The SOAR intake's new bearer token, the signing secret left as it is. */
+export const endpointCredentialsExample = { authenticationType: "Bearer", token: "soar-intake-2c71e94b0fa35d68" };
+
 export const credentialsChangedExample = { ...webhookExample, signingSecret: SIGNING_SECRET_EXAMPLE };
 
 export const deliveryLogExample = {

@@ -4,12 +4,11 @@ import { firstAttempt, outgoingDelivery } from "../../platform/delivery/delivery
 import { ApiError, isApiError } from "../../platform/errors/api-error";
 import type { EventEnvelope } from "../../platform/events/event-message";
 import type { Uses } from "../../platform/operation-context";
-import { incidentCreatedData } from "../incidents/incident-events";
-import { findWorkspace, loadIncident } from "../incidents/incident-access";
 import { isFinalFailure, type DeliveryLogRecord, type DeliveryOutcome } from "./delivery-log";
 import type { WebhookRecord } from "./webhook";
 import { webhookAudit } from "./webhook-changes";
 import { deliveryLogNotBefore } from "./delivery-log-access";
+import { incidentNow, REBUILDABLE_EVENT_TYPE, rebuiltCreatedEvent } from "./event-rebuild";
 
 /*
  * Redelivery (contract 6.6.7): a failed `incident.created.v1` rebuilt from the incident as it is now,
@@ -19,8 +18,6 @@ import { deliveryLogNotBefore } from "./delivery-log-access";
 
 type RedeliveryContext = Uses<"actor" | "config" | "events" | "now" | "sources" | "stores">;
 
-/** The only event type whose body can be rebuilt from its source. */
-const REBUILDABLE = "incident.created.v1";
 /** At most this many events are sent again by one bulk redelivery; the answer says where to go on. */
 export const BULK_REDELIVERY_LIMIT = 100;
 /** At most this many entries are read by one bulk redelivery, oldest first. */
@@ -35,7 +32,7 @@ export async function redeliver(ctx: RedeliveryContext, webhook: WebhookRecord, 
     throw new ApiError("CONFLICT", `Only a Failed delivery can be redelivered; this one is ${entry.status}.`, { target: "logId" });
   }
   if (!isRebuildable(entry)) {
-    throw new ApiError("VALIDATION_ERROR", `Only ${REBUILDABLE} deliveries can be redelivered, not ${entry.eventType}.`, {
+    throw new ApiError("VALIDATION_ERROR", `Only ${REBUILDABLE_EVENT_TYPE} deliveries can be redelivered, not ${entry.eventType}.`, {
       status: 422,
       target: "logId",
       errors: { "": [`${entry.eventType} cannot be redelivered.`] },
@@ -97,7 +94,7 @@ export async function redeliverFailedSince(ctx: RedeliveryContext, webhook: Webh
 }
 
 function isRebuildable(entry: Pick<DeliveryOutcome, "eventType" | "incident" | "isTest">): boolean {
-  return entry.eventType === REBUILDABLE && entry.incident !== null && !entry.isTest;
+  return entry.eventType === REBUILDABLE_EVENT_TYPE && entry.incident !== null && !entry.isTest;
 }
 
 /** Each a redelivery of its own id, so that none is taken for a duplicate of an earlier attempt. */
@@ -107,21 +104,8 @@ async function send(ctx: RedeliveryContext, webhook: WebhookRecord, events: { en
 }
 
 /** `incident.created.v1` rebuilt from the current incident, keeping the event id and occurredAt; 409 when the incident is gone. */
-async function rebuilt(ctx: RedeliveryContext, entry: Pick<DeliveryLogRecord, "eventId" | "eventType" | "eventOccurredAt" | "incident">): Promise<EventEnvelope> {
-  const { workspaceId, source, incidentId } = entry.incident!;
-  let loaded;
-  try {
-    loaded = await loadIncident(ctx, await findWorkspace(ctx, workspaceId), source, incidentId);
-  } catch (error) {
-    if (isApiError(error) && error.code === "NOT_FOUND") {
-      throw new ApiError("CONFLICT", "The incident no longer exists at its source, so the event cannot be rebuilt.", { target: "logId" });
-    }
-    throw error;
-  }
-  return {
-    id: entry.eventId,
-    type: entry.eventType,
-    occurredAt: entry.eventOccurredAt,
-    data: incidentCreatedData(loaded.incident, loaded.workspace.accountId, loaded.state.assignee),
-  };
+async function rebuilt(ctx: RedeliveryContext, entry: Pick<DeliveryLogRecord, "eventId" | "eventOccurredAt" | "incident">): Promise<EventEnvelope> {
+  const loaded = await incidentNow(ctx, entry.incident!);
+  if (!loaded) throw new ApiError("CONFLICT", "The incident no longer exists at its source, so the event cannot be rebuilt.", { target: "logId" });
+  return rebuiltCreatedEvent(entry, loaded);
 }

@@ -652,6 +652,13 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
         expect((await stores.deliveryLogs.get("wh-1", "log-1", day1))?.status).toBe("Succeeded");
       });
 
+      it("keeps a test delivery's response excerpt as written, in point reads and listings", async () => {
+        const responseExcerpt = { text: '{"received":true}\\u001b', truncated: true };
+        await stores.deliveryLogs.put(deliveryLog("test-1", "wh-1", day1, { isTest: true, eventType: "webhook.test.v1", responseExcerpt }));
+        expect((await stores.deliveryLogs.get("wh-1", "test-1", day1))?.responseExcerpt).toEqual(responseExcerpt);
+        expect((await stores.deliveryLogs.list("wh-1", range, 10)).items.find((e) => e.id === "test-1")?.responseExcerpt).toEqual(responseExcerpt);
+      });
+
       it("lists newest first across days, pages by cursor without repeats, and stays within the webhook and range", async () => {
         const times = ["2026-03-01T10:00:00.000Z", day1, day2, "2026-03-02T12:00:00.000Z", "2026-03-02T12:00:00.000Z", "2026-03-04T00:00:00.000Z"];
         for (const [i, at] of times.entries()) await stores.deliveryLogs.put(deliveryLog(`log-${i}`, "wh-1", at));

@@ -2,7 +2,7 @@ import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { checkWebhookUrl, type HostResolver } from "../../shared/platform/delivery/address-policy";
-import { createGuardedSender, type GuardedSender, type SendOutcome } from "../../shared/platform/delivery/guarded-sender";
+import { createGuardedSender, RESPONSE_HEAD_BYTES, type GuardedSender, type SendOutcome } from "../../shared/platform/delivery/guarded-sender";
 import { generateSigningSecret, signatureHeaders, signingKeyOf } from "../../shared/platform/delivery/signer";
 import { verifyWebhookSignature } from "../../shared/platform/delivery/verify-webhook-signature";
 import { RECEIVER_HOSTNAME, startHttpsReceiver, type HttpsReceiver } from "../support/https-receiver";
@@ -147,7 +147,7 @@ describe("guarded sender against a real HTTPS receiver", () => {
     receiver.respondWith({ status: 200, hugeBody: { totalBytes: total } });
     const outcome = expectResponse(await sender({ timeoutMs: 10_000 }).send(request()));
     expect(outcome).toMatchObject({ status: 200, truncated: true, responseBytesRead: CAP });
-    expect(outcome.snippet).toBe("x".repeat(512));
+    expect(outcome.snippet).toBe("x".repeat(RESPONSE_HEAD_BYTES));
     await receiver.responses[0]!.closed;
     const record = receiver.responses[0]!;
     expect(record.finished).toBe(false);

@@ -11,6 +11,14 @@ export interface IncidentRef {
   incidentId: string;
 }
 
+/** The start of a receiver's answer to a test delivery, as the delivery log keeps it. */
+export interface ResponseExcerpt {
+  /** At most 2 KiB of UTF-8; control characters escaped, credentials the receiver echoed masked. */
+  text: string;
+  /** The body went on beyond the excerpt. */
+  truncated: boolean;
+}
+
 /**
  * One delivery attempt (contract 2.9): metadata, never a copy of the event. Partitioned by webhook and
  * UTC day of `createdAt` (DESIGN §3), expiring by `ttl`.
@@ -38,6 +46,11 @@ export interface DeliveryLogRecord {
   incident: IncidentRef | null;
   /** What went wrong without a response (timeout, connection, blocked address), or why it stopped. */
   error: string | null;
+  /**
+   * Test deliveries only: the start of the receiver's answer, for a person debugging the endpoint (the
+   * test event carries sample data only). Event deliveries keep none; absent on entries written before.
+   */
+  responseExcerpt?: ResponseExcerpt | null;
   /** Seconds until the store may drop it. */
   ttl: number;
 }

@@ -5,11 +5,12 @@ import type { MessageHandler, QueueSender } from "../queue/queue";
 import type { DeliveryLogStore, WebhookStore } from "../store/ports";
 import { deliveryLogPartition } from "../store/delivery-log-partition";
 import { commit } from "../store/commit";
-import { RETRY_SCHEDULED, type DeliveryLogRecord, type DeliveryStatus } from "../../domain/webhooks/delivery-log";
+import { RETRY_SCHEDULED, type DeliveryLogRecord, type DeliveryStatus, type ResponseExcerpt } from "../../domain/webhooks/delivery-log";
 import type { WebhookRecord } from "../../domain/webhooks/webhook";
 import type { SecretBox } from "./secret-box";
 import { deliveryMessageId, type DeliveryMessage } from "./delivery-message";
 import type { GuardedSender, SendOutcome } from "./guarded-sender";
+import { responseExcerpt } from "./response-excerpt";
 import { decideRetry, DEFAULT_MAX_ATTEMPTS, type RetryDecision } from "./retry-policy";
 import { signatureHeaders, signingKeyOf } from "./signer";
 
@@ -57,7 +58,7 @@ export function createDeliveryHandler(deps: DeliveryWorkerDeps): MessageHandler<
     if (webhook.status === "Paused" && !message.isTest) return hold(deps, message, webhook);
 
     const now = deps.now();
-    const headers = requestHeaders(deps, webhook, message, now);
+    const { headers, secrets } = request(deps, webhook, message, now);
     const outcome = await deps.sender.send({ url: webhook.url, headers, body: message.body });
     const firstAttemptAt = message.firstAttemptAt ? new Date(message.firstAttemptAt) : now;
     const decision = decideRetry({
@@ -77,6 +78,8 @@ export function createDeliveryHandler(deps: DeliveryWorkerDeps): MessageHandler<
       headers,
       error: describe(outcome, decision),
       createdAt,
+      // A person testing an endpoint needs its answer; an event's answer is read and dropped (contract 6.6.6).
+      responseExcerpt: message.isTest && outcome.kind === "response" ? responseExcerpt({ head: outcome.snippet, bodyBytes: outcome.responseBytesRead, cut: outcome.truncated }, secrets) : null,
     });
     // One line per attempt, its outcome as fields: the workbook's webhook delivery outcomes read it.
     deps.logger.info("webhook delivery attempt", {
@@ -112,7 +115,8 @@ async function hold(deps: DeliveryWorkerDeps, message: DeliveryMessage, webhook:
   await deps.deliveries.schedule([{ messageId: `held:${id}:${again.heldChecks}`, body: again }], at);
 }
 
-function requestHeaders(deps: DeliveryWorkerDeps, webhook: WebhookRecord, message: DeliveryMessage, now: Date): Record<string, string> {
+/** An attempt's headers, and the secret values among them (and the endpoint token), which nothing may keep. */
+function request(deps: DeliveryWorkerDeps, webhook: WebhookRecord, message: DeliveryMessage, now: Date): { headers: Record<string, string>; secrets: string[] } {
   const live = webhook.signingKeys.filter((k) => k.retiresAt === null || Date.parse(k.retiresAt) > now.getTime());
   const headers: Record<string, string> = {
     "Content-Type": "application/json",
@@ -130,7 +134,14 @@ function requestHeaders(deps: DeliveryWorkerDeps, webhook: WebhookRecord, messag
   if (token !== null && webhook.authenticationType === "Bearer") headers.Authorization = `Bearer ${token}`;
   if (token !== null && webhook.authenticationType === "Basic") headers.Authorization = `Basic ${Buffer.from(token).toString("base64")}`;
   if (token !== null && webhook.authenticationType === "ApiKey") headers[API_KEY_HEADER] = token;
-  return headers;
+  return { headers, secrets: [...(token === null ? [] : [token]), ...secretValues(headers)] };
+}
+
+/** Each secret header's value, its credential after the scheme (`Bearer …`) and each of its signatures. */
+function secretValues(headers: Record<string, string>): string[] {
+  return Object.entries(headers)
+    .filter(([name]) => SECRET_HEADERS.has(name.toLowerCase()))
+    .flatMap(([name, value]) => (name.toLowerCase() === "authorization" ? [value, value.slice(value.indexOf(" ") + 1)] : [value, ...value.split(" ")]));
 }
 
 export interface LogInput {
@@ -139,6 +150,8 @@ export interface LogInput {
   outcome?: SendOutcome;
   headers?: Record<string, string>;
   error: string | null;
+  /** Test deliveries only. */
+  responseExcerpt?: ResponseExcerpt | null;
 }
 
 async function writeLog(deps: DeliveryWorkerDeps, message: DeliveryMessage, webhook: WebhookRecord, input: LogInput): Promise<void> {
@@ -168,6 +181,7 @@ export function deliveryLogEntry(message: DeliveryMessage, webhook: WebhookRecor
     isTest: message.isTest,
     incident: message.incident,
     error: input.error,
+    responseExcerpt: input.responseExcerpt ?? null,
     ttl: ttlSeconds,
   };
   return entry;

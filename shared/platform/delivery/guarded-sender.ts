@@ -14,7 +14,10 @@ export type SendOutcome =
       /** Lower-case names; repeated headers joined with ", ". */
       headers: Record<string, string>;
       durationMs: number;
-      /** Start of the response body as text (at most 512 characters), for the delivery log. */
+      /**
+       * Start of the response body as UTF-8 text, decoded from at most `RESPONSE_HEAD_BYTES` bytes: the
+       * delivery log keeps an excerpt of it for test deliveries (`response-excerpt.ts`).
+       */
       snippet: string;
       /** Body bytes read, never more than `maxResponseBytes`. */
       responseBytesRead: number;
@@ -55,9 +58,12 @@ export interface GuardedSenderOptions {
   ca?: string | Buffer | Array<string | Buffer>;
 }
 
-const SNIPPET_CHARS = 512;
-// Enough bytes for 512 characters of UTF-8 at worst.
-const SNIPPET_BYTES = SNIPPET_CHARS * 4;
+/**
+ * Response bytes kept as `snippet`: the 2 KiB a test delivery's log entry keeps, and room beyond it to
+ * see whole any credential the receiver echoes back that starts within them (a token is at most
+ * 4096 characters, 5.4 kB as Basic's base64), so that it is masked rather than cut in half.
+ */
+export const RESPONSE_HEAD_BYTES = 8 * 1024;
 
 /** Raised from the connect-time lookup; it travels through the socket error to the request. */
 class BlockedAddressError extends Error {
@@ -203,8 +209,8 @@ export function createGuardedSender(options: GuardedSenderOptions): GuardedSende
       for await (const chunk of response.body as AsyncIterable<Buffer>) {
         const kept = chunk.length > maxResponseBytes - bytesRead ? chunk.subarray(0, maxResponseBytes - bytesRead) : chunk;
         bytesRead += kept.length;
-        if (headBytes < SNIPPET_BYTES && kept.length > 0) {
-          const piece = kept.subarray(0, SNIPPET_BYTES - headBytes);
+        if (headBytes < RESPONSE_HEAD_BYTES && kept.length > 0) {
+          const piece = kept.subarray(0, RESPONSE_HEAD_BYTES - headBytes);
           head.push(Buffer.from(piece));
           headBytes += piece.length;
         }
@@ -222,7 +228,7 @@ export function createGuardedSender(options: GuardedSenderOptions): GuardedSende
         status: response.statusCode,
         headers: flattenHeaders(response.headers),
         durationMs: durationMs(),
-        snippet: Buffer.concat(head).toString("utf8").slice(0, SNIPPET_CHARS),
+        snippet: Buffer.concat(head).toString("utf8"),
         responseBytesRead: bytesRead,
         truncated,
       };

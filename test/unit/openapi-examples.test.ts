@@ -15,7 +15,7 @@ import { EXAMPLE_LINKED, EXAMPLE_TICKET } from "../../shared/api/tickets/ticket-
 import { incidentExample } from "../../shared/domain/examples/incident-examples";
 import * as content from "../../shared/api/portal/content/content-schemas";
 import { EXAMPLE_SOP_ID } from "../../shared/api/portal/sops/sop-schemas";
-import { EXAMPLE_CHANGE_BOARD_WEBHOOK_ID, EXAMPLE_CHATOPS_WEBHOOK_ID, EXAMPLE_DATA_LAKE_WEBHOOK_ID } from "../../shared/domain/examples/webhook-examples";
+import { EXAMPLE_CHANGE_BOARD_WEBHOOK_ID, EXAMPLE_CHATOPS_WEBHOOK_ID, EXAMPLE_DATA_LAKE_WEBHOOK_ID, EXAMPLE_TICKET_RELAY_WEBHOOK_ID } from "../../shared/domain/examples/webhook-examples";
 
 /*
  * The example ids of the OpenAPI document are literals (endpoint groups do not import the local
@@ -89,6 +89,9 @@ describe("the OpenAPI examples' ids are the default seed's demo data", () => {
     expect(await status(ex.EXAMPLE_PAUSED_WEBHOOK_ID)).toBe("Paused");
     expect(await status(ex.EXAMPLE_DISABLED_WEBHOOK_ID)).toBe("Disabled");
     expect(await status(ex.EXAMPLE_RETIRED_WEBHOOK_ID)).toBe("Active");
+    // The portal's delete example has a retired webhook of its own: the contract's deletes the other.
+    expect(EXAMPLE_TICKET_RELAY_WEBHOOK_ID).toBe(demoId(SEED, "webhook/legacy-ticket-relay"));
+    expect(await status(EXAMPLE_TICKET_RELAY_WEBHOOK_ID)).toBe("Active");
     const entry = await services.stores.deliveryLogs.get(ex.EXAMPLE_WEBHOOK_ID, ex.EXAMPLE_FAILED_DELIVERY_LOG_ID, ex.EXAMPLE_FAILED_DELIVERY_CREATED_AT);
     expect(entry).toMatchObject({ status: "Failed", eventType: "incident.created.v1", incident: { workspaceId: ex.EXAMPLE_WORKSPACE_ID, source: "SourceA", incidentId: ex.EXAMPLE_INCIDENT.id } });
     const eventId = deterministicEventId("incident.created.v1", `${ex.EXAMPLE_WORKSPACE_ID}/SourceA/${ex.EXAMPLE_INCIDENT.id}`);

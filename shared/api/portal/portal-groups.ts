@@ -10,13 +10,14 @@ import { portalGamebookRuleRoutes } from "./content/gamebook-rule-routes";
 import { portalAgentConfigurationRoutes } from "./agents/agent-configuration-routes";
 import { portalSopRoutes } from "./sops/sop-routes";
 import { portalWebhookRoutes } from "./webhooks/webhook-health-routes";
+import { portalWebhookConfigurationRoutes } from "./webhooks/webhook-configuration-routes";
 import { portalIncidentRoutes } from "./incidents/portal-incident-routes";
 import { portalServiceAccountRoutes } from "./service-accounts/portal-service-account-routes";
 
 const portalSessionRoutes: RouteGroup = { name: "portal-session", routes: [...signInRoutes, meRoute] };
 
 /** The portal's areas, each a module of its own. */
-const portalAreas: RouteGroup[] = [portalSessionRoutes, organizationRoutes, workspaceRoutes, peopleRoutes, approvalRoutes, portalPlaybookRoutes, portalGamebookRuleRoutes, portalAgentConfigurationRoutes, portalSopRoutes, portalIncidentRoutes, portalServiceAccountRoutes, portalWebhookRoutes];
+const portalAreas: RouteGroup[] = [portalSessionRoutes, organizationRoutes, workspaceRoutes, peopleRoutes, approvalRoutes, portalPlaybookRoutes, portalGamebookRuleRoutes, portalAgentConfigurationRoutes, portalSopRoutes, portalIncidentRoutes, portalServiceAccountRoutes, portalWebhookRoutes, portalWebhookConfigurationRoutes];
 
 /**
  * The portal's endpoints (`/portal/…`): people with a browser session, never service accounts. One

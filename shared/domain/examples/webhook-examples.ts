@@ -111,3 +111,59 @@ export const deliveryAcceptedExample = { eventId: "9d3b7c1e-5f2a-4e8d-b6c0-3a1f7
 export const EXAMPLE_DATA_LAKE_WEBHOOK_ID = "4b6f4302-9e1b-8292-bd47-9284477318e5";
 export const EXAMPLE_CHANGE_BOARD_WEBHOOK_ID = "3c857380-5ddb-808d-9a63-9c5306bd34aa";
 export const EXAMPLE_CHATOPS_WEBHOOK_ID = "20bfadc7-fe93-8aa7-9b06-171aeb244218";
+
+/** A demo webhook the portal's delete example removes: a retired ticketing relay. */
+export const EXAMPLE_TICKET_RELAY_WEBHOOK_ID = "69aec880-0d82-8481-827f-d4d5b3627ac6";
+
+/** The SOAR intake created in the portal: its signing secret, shown once. */
+export const portalCreatedWebhookExample = {
+  webhook: { ...webhookExample, id: createdWebhookExample.id, name: createdWebhookExample.name, url: createdWebhookExample.url, eventTypes: createdWebhookExample.eventTypes, monitoredAccountIds: createdWebhookExample.monitoredAccountIds },
+  actions: ["pause"],
+  signingSecret: SIGNING_SECRET_EXAMPLE,
+};
+
+/** The SOAR intake's signing secret rotated in the portal: the new one, and when the previous one stops signing. */
+export const signingSecretRotatedExample = {
+  webhook: webhookExample,
+  actions: ["pause"],
+  signingSecret: SIGNING_SECRET_EXAMPLE,
+  previousSecretRetiresAt: "2026-03-03T09:15:04.117Z",
+};
+
+/** The SOAR intake's failed delivery opened in the portal: the body rebuilt from the incident as it is now, no response body kept. */
+export const deliveryAttemptExample = {
+  id: deliveryLogExample.id,
+  webhookConfigurationId: deliveryLogExample.webhookConfigurationId,
+  eventId: deliveryLogExample.eventId,
+  eventType: deliveryLogExample.eventType,
+  status: deliveryLogExample.status,
+  statusClass: "5xx",
+  attempt: deliveryLogExample.attempt,
+  isTest: false,
+  redelivered: false,
+  createdAt: deliveryLogExample.createdAt,
+  request: {
+    url: deliveryLogExample.requestUrl,
+    headers: { ...deliveryLogExample.requestHeaders, Authorization: "[redacted]", "X-Svc-Signature": "[redacted]", "webhook-signature": "[redacted]" },
+    body: JSON.stringify({
+      id: deliveryLogExample.eventId,
+      type: "incident.created.v1",
+      occurredAt: EXAMPLE_INCIDENT_BLOCK.createdAt,
+      data: {
+        incidentId: EXAMPLE_INCIDENT.id,
+        source: "sourcea",
+        sourceDisplayName: EXAMPLE_INCIDENT.source,
+        workspaceId: EXAMPLE_WORKSPACE_ID,
+        accountId: EXAMPLE_CUSTOMER_ACCOUNT_ID,
+        incidentNumber: EXAMPLE_INCIDENT.number,
+        title: EXAMPLE_INCIDENT.title,
+        severity: EXAMPLE_INCIDENT_BLOCK.severity,
+        status: EXAMPLE_INCIDENT_BLOCK.status,
+        createdAt: EXAMPLE_INCIDENT_BLOCK.createdAt,
+      },
+    }),
+    bodySource: "rebuilt",
+  },
+  response: { httpStatusCode: 503, durationMs: deliveryLogExample.durationMs, error: deliveryLogExample.error, body: null },
+  eventPayload: deliveryLogEntryExample.eventPayload,
+};

@@ -125,6 +125,7 @@ export async function seedDemoAdministration(services: Uses<"config" | "document
     webhook("northwind-itsm", "Northwind ITSM bridge", "https://itsm.northwind.example/api/secops-events", "Paused", ["incident.created.v1", "incident.closed.v1"]),
     webhook("fabrikam-pager", "Fabrikam on-call pager", "https://pager.fabrikam.example/v1/alerts", "Disabled", ["incident.created.v1"]),
     webhook("legacy-siem", "Legacy SIEM forwarder", "https://siem-old.contoso-mssp.example/ingest", "Active", ["incident.created.v1"]),
+    webhook("legacy-ticket-relay", "Legacy ticketing relay", "https://relay-old.contoso-mssp.example/tickets", "Active", ["incident.created.v1"]),
   ]) {
     const stored = await services.stores.webhooks.get(record.id);
     if (!stored) await createOnce(() => services.stores.webhooks.create(record));

@@ -1,15 +1,15 @@
 import { issuePageToken, readPageToken } from "../../../platform/http/paging";
 import { mapLimited } from "../../../platform/concurrency/map-limited";
 import { personRoute, type PersonInput, type RouteGroup } from "../../../platform/http/route";
-import type { Versioned } from "../../../platform/store/ports";
 import { statusClassOf, type DeliveryOutcome } from "../../../domain/webhooks/delivery-log";
 import { chartRange, deliveryBuckets, deliveryCounts, deliveryFigures, healthWindows, HEALTH_SCAN_LIMIT, recentFailures } from "../../../domain/webhooks/delivery-health";
 import { redeliver, redeliverFailedSince } from "../../../domain/webhooks/redelivery";
 import { deliveryLogCursor, deliveryLogListing, deliveryLogNotBefore, findDeliveryLogEntry } from "../../../domain/webhooks/delivery-log-access";
 import type { WebhookRecord } from "../../../domain/webhooks/webhook";
-import { changeWebhookState, organizationWebhook, stateActionsOf, type WebhookStateAction } from "../../../domain/webhooks/webhook-changes";
+import { changeWebhookState, stateActionsOf, type WebhookStateAction } from "../../../domain/webhooks/webhook-changes";
 import { toDeliveryLogView, toWebhookView } from "../../../domain/webhooks/webhook-view";
 import { fieldProblem } from "../portal-access";
+import { OPERATORS, webhookOf } from "./portal-webhook-access";
 import {
   acceptedView,
   chartQuery,
@@ -31,17 +31,8 @@ import {
 
 const tag = "Portal: webhooks";
 const base = "/portal/webhooks";
-/** Who changes a webhook's state or sends deliveries again: the organization's integrations are the WorkspaceAdmin's (and Admin's). */
-const OPERATORS = ["WorkspaceAdmin"] as const;
 /** How far back a bulk redelivery may reach. */
 const REDELIVER_FAILED_MAX_MS = healthWindows["7d"].spanMs;
-
-type Input = PersonInput<{ webhookId: string }, unknown, unknown>;
-
-/** A webhook of the person's organization; any other is 404 at `webhookId`. */
-function webhookOf(input: Input): Promise<Versioned<WebhookRecord>> {
-  return organizationWebhook(input, input.person.organizationAccountIds, input.params.webhookId, "webhookId");
-}
 
 /** The outcome fields of the webhook's attempts from `from` to now, newest first, bounded. */
 function outcomesSince(input: PersonInput<unknown, unknown, unknown>, webhook: WebhookRecord, from: string) {

@@ -1,7 +1,7 @@
 import type { ComponentType } from "preact";
 import { BASE } from "./router";
 import { ApprovalsPage } from "./pages/approvals";
-import { WebhooksPage } from "./pages/webhooks";
+import { NewWebhookPage, WebhooksPage } from "./pages/webhooks";
 import { IncidentsPage } from "./pages/incidents";
 import { IncidentDetailPage } from "./pages/incident-detail";
 import { WebhookDetailPage } from "./pages/webhook-detail";
@@ -42,6 +42,7 @@ export const SECTIONS: Section[] = [
     href: `${BASE}/webhooks`,
     views: [
       { pattern: "/webhooks", page: WebhooksPage },
+      { pattern: "/webhooks/new", page: NewWebhookPage },
       { pattern: "/webhooks/:webhookId", page: WebhookDetailPage },
     ],
   },

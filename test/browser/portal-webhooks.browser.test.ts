@@ -131,7 +131,7 @@ describe("webhook health in a browser", () => {
   it("redelivers one failed delivery and sees it succeed at the receiver", async () => {
     const [first] = await failedForGood();
     const eventId = first!.eventId as string;
-    await page.click(`table.delivery-log tbody tr[data-event-id="${eventId}"] button`);
+    await page.click(`table.delivery-log tbody tr[data-event-id="${eventId}"] button[data-action="redeliver"]`);
     await waitFor(() => delivered(eventId).length > 0 && receiver.responses.length > 0, "the redelivery at the receiver");
     await page.select('select[name="outcome"]', "");
     await page.select('select[name="statusClass"]', "");

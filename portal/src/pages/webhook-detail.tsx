@@ -1,11 +1,14 @@
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
 import type { paths } from "../api/openapi";
+import { withEtag } from "../etag";
 import { BASE, Link } from "../router";
 import { hasRole, useMe } from "../session";
 import { ShowMore, usePages } from "../paging";
 import { Badge, Empty, Field, Notice, PageHeader, ProblemBanner, RefreshButton, Select, TableScroll, Time, useAction, useResource } from "../ui";
+import { DeliveryAttemptPanel, type AttemptRef } from "./delivery-attempt";
 import { DeliveryChart } from "./delivery-chart";
+import { WebhookSettings } from "./webhook-settings";
 import { percent, StateButtons, statusTone, WEBHOOK_OPERATORS } from "./webhooks";
 
 type HealthEnvelope = paths["/api/v2/portal/webhooks/{webhookId}"]["get"]["responses"][200]["content"]["application/json"];
@@ -30,14 +33,29 @@ const STATUS_CLASSES = [
   { value: "none", label: "No HTTP answer" },
 ];
 
-/** One webhook's health, the model of Svix's and Stripe's endpoint pages: figures, chart, failures, the log, redelivery. */
+/** How long the page looks for a test event's attempt before saying it has not landed yet. */
+const TEST_WAIT_MS = 30_000;
+
+/**
+ * One webhook, the model of Svix's and Stripe's endpoint pages: figures, chart, failures, the log and
+ * one attempt's detail, redelivery; for those who run the integrations, a test event and the settings.
+ */
 export function WebhookDetailPage({ params }: { params: Record<string, string> }) {
+  const me = useMe();
+  const operator = hasRole(me, WEBHOOK_OPERATORS);
   const webhookId = params.webhookId!;
   const path = { webhookId };
-  const health = useResource(async () => (await call(api.GET("/api/v2/portal/webhooks/{webhookId}", { params: { path } }))).data, [webhookId]);
+  const health = useResource(async () => {
+    const read = await withEtag(api.GET("/api/v2/portal/webhooks/{webhookId}", { params: { path } }));
+    return { ...read.value.data, etag: read.etag };
+  }, [webhookId]);
   const [window, setWindow] = useState<"24h" | "7d">("24h");
   const chart = useResource(async () => (await call(api.GET("/api/v2/portal/webhooks/{webhookId}/delivery-chart", { params: { path, query: { window } } }))).data, [webhookId, window]);
   const [logVersion, setLogVersion] = useState(0);
+  const [attempt, setAttempt] = useState<AttemptRef | undefined>(undefined);
+  const [notice, setNotice] = useState<string | undefined>(undefined);
+  // Bumped when the person asks to read the webhook again after a refused change: the forms start over.
+  const [fresh, setFresh] = useState(0);
   const refreshAll = () => {
     void health.reload();
     void chart.reload();
@@ -47,6 +65,15 @@ export function WebhookDetailPage({ params }: { params: Record<string, string> }
   return (
     <section>
       <PageHeader title={webhook ? webhook.name : "Webhook"}>
+        {operator && webhook && (
+          <SendTest
+            webhookId={webhookId}
+            onLanded={(landed) => {
+              setAttempt(landed);
+              refreshAll();
+            }}
+          />
+        )}
         {health.value && <StateButtons webhookId={webhookId} actions={health.value.actions} onChanged={refreshAll} />}
         <RefreshButton onRefresh={refreshAll} />
       </PageHeader>
@@ -54,6 +81,7 @@ export function WebhookDetailPage({ params }: { params: Record<string, string> }
         <Link href={`${BASE}/webhooks`}>All webhooks</Link>
       </p>
       <ProblemBanner problem={health.problem} />
+      {notice && <Notice kind="success">{notice}</Notice>}
       {webhook && health.value && (
         <>
           <dl class="facts">
@@ -70,6 +98,10 @@ export function WebhookDetailPage({ params }: { params: Record<string, string> }
             <div>
               <dt>Events</dt>
               <dd>{webhook.eventTypes.join(", ")}</dd>
+            </div>
+            <div>
+              <dt>Authentication</dt>
+              <dd>{webhook.authenticationType}</dd>
             </div>
             {webhook.disableReason && (
               <div>
@@ -102,8 +134,71 @@ export function WebhookDetailPage({ params }: { params: Record<string, string> }
       {chart.value && <DeliveryChart chart={chart.value} />}
       {health.value && <RecentFailures failures={health.value.recentFailures} />}
       <RedeliverFailed webhookId={webhookId} onQueued={refreshAll} />
-      <DeliveryLog webhookId={webhookId} version={logVersion} onRedelivered={refreshAll} />
+      <DeliveryLog webhookId={webhookId} version={logVersion} opened={attempt?.id} onOpen={setAttempt} onRedelivered={refreshAll} />
+      {attempt && <DeliveryAttemptPanel webhookId={webhookId} attempt={attempt} onClose={() => setAttempt(undefined)} />}
+      {operator && webhook && (
+        <WebhookSettings
+          webhook={webhook}
+          etag={health.value?.etag}
+          fresh={fresh}
+          onChanged={(said) => {
+            setNotice(said);
+            refreshAll();
+          }}
+          onReload={async () => {
+            setNotice(undefined);
+            await health.reload();
+            setFresh((n) => n + 1);
+          }}
+        />
+      )}
     </section>
+  );
+}
+
+/**
+ * "Send test event": a `webhook.test.v1` goes out at once; its attempt is written when the endpoint has
+ * answered, so the page looks for it in the log and opens it when it lands.
+ */
+function SendTest(props: { webhookId: string; onLanded(attempt: AttemptRef): void }) {
+  const [waiting, setWaiting] = useState<{ eventId: string; since: number } | undefined>(undefined);
+  const [late, setLate] = useState(false);
+  const send = useAction(async () => {
+    setLate(false);
+    const { eventId } = (await call(api.POST("/api/v2/portal/webhooks/{webhookId}/test", { params: { path: { webhookId: props.webhookId }, header: csrf() } }))).data;
+    setWaiting({ eventId, since: Date.now() });
+  });
+  useEffect(() => {
+    if (!waiting) return;
+    let stopped = false;
+    const look = async () => {
+      const listed = await call(api.GET("/api/v2/portal/webhooks/{webhookId}/delivery-logs", { params: { path: { webhookId: props.webhookId }, query: { pageSize: 25 } } })).catch(() => undefined);
+      const landed = listed?.data.find((e) => e.eventId === waiting.eventId && e.status !== "Pending");
+      if (stopped) return;
+      if (landed) {
+        setWaiting(undefined);
+        props.onLanded({ id: landed.id, createdAt: landed.createdAt });
+      } else if (Date.now() - waiting.since > TEST_WAIT_MS) {
+        setWaiting(undefined);
+        setLate(true);
+      } else setTimeout(() => void look(), 500);
+    };
+    void look();
+    return () => {
+      stopped = true;
+    };
+  }, [waiting?.eventId]);
+  return (
+    <>
+      <button type="button" class="button button-secondary" data-action="send-test" disabled={send.busy || !!waiting} onClick={() => void send.run()}>
+        {send.busy ? "Sending…" : waiting ? "Waiting for the answer…" : "Send test event"}
+      </button>
+      <span class="visually-hidden" role="status">
+        {waiting ? "Test event sent; waiting for the endpoint's answer." : ""}
+      </span>
+      {late && <Notice kind="warn">The test event's attempt has not landed yet: look for it in the delivery log shortly.</Notice>}
+      <ProblemBanner problem={send.problem} title="The test event was not sent" />
+    </>
   );
 }
 
@@ -225,7 +320,8 @@ function RedeliverFailed({ webhookId, onQueued }: { webhookId: string; onQueued(
   );
 }
 
-function DeliveryLog({ webhookId, version, onRedelivered }: { webhookId: string; version: number; onRedelivered(): void }) {
+function DeliveryLog(props: { webhookId: string; version: number; opened?: string; onOpen(attempt: AttemptRef): void; onRedelivered(): void }) {
+  const { webhookId, version, onRedelivered } = props;
   const me = useMe();
   const [outcome, setOutcome] = useState("");
   const [statusClass, setStatusClass] = useState("");
@@ -271,11 +367,9 @@ function DeliveryLog({ webhookId, version, onRedelivered }: { webhookId: string;
                 <th scope="col">HTTP status</th>
                 <th scope="col">Duration</th>
                 <th scope="col">Attempt</th>
-                {operator && (
-                  <th scope="col">
-                    <span class="visually-hidden">Actions</span>
-                  </th>
-                )}
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -297,15 +391,24 @@ function DeliveryLog({ webhookId, version, onRedelivered }: { webhookId: string;
                   <td>{e.httpStatusCode === 0 ? <span class="muted">none</span> : e.httpStatusCode}</td>
                   <td>{e.durationMs} ms</td>
                   <td>{e.attempt}</td>
-                  {operator && (
-                    <td>
-                      {e.status === "Failed" && (
-                        <button type="button" class="button button-secondary" disabled={redeliver.busy} onClick={() => void redeliver.run(e)}>
+                  <td>
+                    <div class="buttons buttons-tight">
+                      <button
+                        type="button"
+                        class="button button-secondary button-small"
+                        aria-pressed={props.opened === e.id}
+                        data-action="open-attempt"
+                        onClick={() => props.onOpen({ id: e.id, createdAt: e.createdAt })}
+                      >
+                        Details<span class="visually-hidden"> of {e.eventType} at {new Date(e.createdAt).toLocaleString()}</span>
+                      </button>
+                      {operator && e.status === "Failed" && (
+                        <button type="button" class="button button-secondary button-small" data-action="redeliver" disabled={redeliver.busy} onClick={() => void redeliver.run(e)}>
                           Redeliver<span class="visually-hidden"> {e.eventType} of {new Date(e.createdAt).toLocaleString()}</span>
                         </button>
                       )}
-                    </td>
-                  )}
+                    </div>
+                  </td>
                 </tr>
               ))}
             </tbody>

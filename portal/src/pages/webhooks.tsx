@@ -1,14 +1,17 @@
+import { useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
 import type { paths } from "../api/openapi";
+import { takeFlash } from "../flash";
 import { BASE, Link } from "../router";
 import { hasRole, useMe } from "../session";
-import { Badge, Empty, PageHeader, ProblemBanner, RefreshButton, TableScroll, Time, useAction, useResource } from "../ui";
+import { Badge, Empty, Notice, PageHeader, ProblemBanner, RefreshButton, TableScroll, Time, useAction, useResource } from "../ui";
+import { credentialBody, CredentialFields, SigningSecret, useOrganizations, WebhookFields, type CredentialDraft, type WebhookDraft } from "./webhook-form";
 
 type ListEnvelope = paths["/api/v2/portal/webhooks"]["get"]["responses"][200]["content"]["application/json"];
 export type WebhookHealthSummary = ListEnvelope["data"][number];
 export type StateAction = WebhookHealthSummary["actions"][number];
 
-/** Who may pause, resume, enable and redeliver (the routes' roles; Admin holds every role). */
+/** Who may create, change, test and delete webhooks, pause, resume, enable and redeliver (the routes' roles; Admin holds every role). */
 export const WEBHOOK_OPERATORS = ["WorkspaceAdmin"] as const;
 
 export function statusTone(status: string): "ok" | "warn" | "bad" | "neutral" {
@@ -53,15 +56,23 @@ export function StateButtons(props: { webhookId: string; actions: readonly State
 
 /** Every webhook of the organization with its last day's figures, like Svix's and Stripe's endpoint lists. */
 export function WebhooksPage() {
+  const me = useMe();
+  const [notice] = useState(takeFlash);
   const list = useResource(async () => (await call(api.GET("/api/v2/portal/webhooks"))).data, []);
   return (
     <section>
       <PageHeader title="Webhooks">
+        {hasRole(me, WEBHOOK_OPERATORS) && (
+          <Link class="button" href={`${BASE}/webhooks/new`}>
+            New webhook
+          </Link>
+        )}
         <RefreshButton busy={list.loading} onRefresh={() => void list.reload()} />
       </PageHeader>
-      <p class="lead">Your organization's endpoints and how their deliveries went in the last 24 hours. Open one for its figures, its delivery log and redelivery.</p>
+      <p class="lead">Your organization's endpoints and how their deliveries went in the last 24 hours. Open one for its figures, its delivery log, a test event and its settings.</p>
+      {notice && <Notice kind="success">{notice}</Notice>}
       <ProblemBanner problem={list.problem} />
-      {list.value && list.value.length === 0 && <Empty>No webhook yet. Integrations create them with POST /api/v2/webhooks.</Empty>}
+      {list.value && list.value.length === 0 && <Empty>No webhook yet. Create one here, or with POST /api/v2/webhooks.</Empty>}
       {list.value && list.value.length > 0 && (
         <TableScroll label="Webhooks">
           <table>
@@ -107,6 +118,61 @@ export function WebhooksPage() {
             </tbody>
           </table>
         </TableScroll>
+      )}
+    </section>
+  );
+}
+
+/** `/webhooks/new`: a new endpoint; its signing secret is shown once, here. */
+export function NewWebhookPage() {
+  const me = useMe();
+  const organizations = useOrganizations();
+  const [draft, setDraft] = useState<WebhookDraft>({ name: "", url: "", eventTypes: ["incident.created.v1"], monitoredAccountIds: [] });
+  const [credential, setCredential] = useState<CredentialDraft>({ authenticationType: "None", token: "" });
+  const [created, setCreated] = useState<{ id: string; name: string; signingSecret?: string } | undefined>(undefined);
+  const create = useAction(async () => {
+    const answer = (await call(api.POST("/api/v2/portal/webhooks", { params: { header: csrf() }, body: { ...draft, ...credentialBody(credential) } }))).data;
+    setCreated({ id: answer.webhook.id, name: answer.webhook.name, signingSecret: answer.signingSecret });
+  });
+  const open = created && (
+    <Link class="button" href={`${BASE}/webhooks/${created.id}`}>
+      {created.signingSecret ? `I have stored the secret: open ${created.name}` : `Open ${created.name}`}
+    </Link>
+  );
+  return (
+    <section>
+      <p class="breadcrumb">
+        <Link href={`${BASE}/webhooks`}>Webhooks</Link>
+      </p>
+      <PageHeader title={created ? `${created.name} is created` : "New webhook"} />
+      {!hasRole(me, WEBHOOK_OPERATORS) && <Notice>Creating webhooks is for WorkspaceAdmins and Admins. You are {me.organizationalRole}.</Notice>}
+      {created?.signingSecret && (
+        <SigningSecret secret={created.signingSecret} title="Its signing secret">
+          <div class="buttons">{open}</div>
+        </SigningSecret>
+      )}
+      {created && !created.signingSecret && <div class="buttons">{open}</div>}
+      {hasRole(me, WEBHOOK_OPERATORS) && !created && (
+        <section class="card form-card" aria-labelledby="new-webhook-heading">
+          <h2 id="new-webhook-heading">The endpoint and what it receives</h2>
+          <form
+            class="webhook-form"
+            data-form="new-webhook"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void create.run();
+            }}
+          >
+            <ProblemBanner problem={create.problem} title="The webhook was not created" />
+            <WebhookFields draft={draft} onChange={setDraft} problem={create.problem} organizations={organizations} />
+            <CredentialFields draft={credential} onChange={setCredential} problem={create.problem} />
+            <div class="buttons">
+              <button type="submit" class="button" disabled={create.busy}>
+                {create.busy ? "Creating…" : "Create webhook"}
+              </button>
+            </div>
+          </form>
+        </section>
       )}
     </section>
   );

@@ -72,7 +72,7 @@ export function WebhooksPage() {
       <p class="lead">Your organization's endpoints and how their deliveries went in the last 24 hours. Open one for its figures, its delivery log, a test event and its settings.</p>
       {notice && <Notice kind="success">{notice}</Notice>}
       <ProblemBanner problem={list.problem} />
-      {list.value && list.value.length === 0 && <Empty>No webhook yet. Create one here, or with POST /api/v2/webhooks.</Empty>}
+      {list.value && list.value.length === 0 && <Empty>No webhook yet.{hasRole(me, WEBHOOK_OPERATORS) ? " Create one with New webhook, or with POST /api/v2/webhooks." : ""}</Empty>}
       {list.value && list.value.length > 0 && (
         <TableScroll label="Webhooks">
           <table>

@@ -211,8 +211,9 @@ var cosmosContainers = [
     partitionKeyPath: '/pk'
     defaultTtl: -1
     // Restates "index everything" and adds the composite indexes of the gamebook run listings:
-    // newest first (ORDER BY creationDate DESC, id DESC), per incident, newest first, and the runs
-    // waiting for approval, soonest to expire first (ORDER BY approval.expiresAt, id).
+    // newest first (ORDER BY creationDate DESC, id DESC), per incident, newest first, the runs
+    // waiting for approval, soonest to expire first (ORDER BY approval.expiresAt, id), and the
+    // decided approvals, newest decision first (ORDER BY approval.decidedAt DESC, id DESC).
     indexingPolicy: {
       indexingMode: 'consistent'
       automatic: true
@@ -259,6 +260,16 @@ var cosmosContainers = [
           {
             path: '/id'
             order: 'ascending'
+          }
+        ]
+        [
+          {
+            path: '/approval/decidedAt'
+            order: 'descending'
+          }
+          {
+            path: '/id'
+            order: 'descending'
           }
         ]
       ]

@@ -4,7 +4,7 @@ import { deliveryLogPartition } from "../../shared/platform/store/delivery-log-p
 import { outboxScope } from "../../shared/platform/store/outbox-scope";
 import { workspaceDataCases } from "./workspace-data-contract";
 import { apiErrorOf } from "../support/api-error-of";
-import type { AwaitingApprovalCursor, AwaitingApprovalFilter, GamebookRunCursor, Page, Stores } from "../../shared/platform/store/ports";
+import type { AwaitingApprovalCursor, AwaitingApprovalFilter, DecidedApprovalCursor, GamebookRunCursor, Page, Stores } from "../../shared/platform/store/ports";
 import type { AccountRecord } from "../../shared/domain/organizations/account";
 import type { AuditEventRecord } from "../../shared/domain/audit/audit-event";
 import type { GamebookRunRecord } from "../../shared/domain/gamebooks/gamebook-run";
@@ -858,6 +858,48 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
         await stores.gamebookRuns.replace({ ...first.value, status: "Denied" }, first.etag);
         expect(await list({})).toEqual(["run-2", "run-3"]);
       });
+
+      it("listDecided lists the decided runs of the workspaces asked for, newest decision first (then id), page by page", async () => {
+        await stores.gamebookRuns.create(decidedRun("run-a", "ws-1", "Approved", 30), []);
+        await stores.gamebookRuns.create(decidedRun("run-b", "ws-2", "Denied", 10), []);
+        await stores.gamebookRuns.create(decidedRun("run-c", "ws-1", "Denied", 20, { expired: true }), []);
+        await stores.gamebookRuns.create(decidedRun("run-d", "ws-2", "Approved", 30), []);
+        await stores.gamebookRuns.create(decidedRun("run-e", "ws-3", "Approved", 40), []);
+        // Not decided: still waiting, or never waited for approval.
+        await stores.gamebookRuns.create(waitingRun("run-w", "ws-1", 50), []);
+        await stores.gamebookRuns.create(gamebookRun("run-n", "ws-1", "SourceA", "inc-n", 50), []);
+
+        const all = await stores.gamebookRuns.listDecided(["ws-1", "ws-2"], { limit: 10 });
+        expect(ids(all.items)).toEqual(["run-d", "run-a", "run-c", "run-b"]);
+        expect(all.next).toBeUndefined();
+        expect(all.items[2]).toStrictEqual(decidedRun("run-c", "ws-1", "Denied", 20, { expired: true }));
+
+        const seen: string[] = [];
+        let cursor: DecidedApprovalCursor | undefined;
+        for (let i = 0; i < 10; i++) {
+          const page = await stores.gamebookRuns.listDecided(["ws-1", "ws-2"], { cursor, limit: 3 });
+          seen.push(...ids(page.items));
+          cursor = page.next;
+          if (!cursor) break;
+        }
+        expect(seen).toEqual(["run-d", "run-a", "run-c", "run-b"]);
+        expect((await stores.gamebookRuns.listDecided(["ws-1", "ws-2"], { limit: 4 })).next).toBeUndefined();
+        expect(ids((await stores.gamebookRuns.listDecided(["ws-2"], { limit: 10 })).items)).toEqual(["run-d", "run-b"]);
+        expect(await stores.gamebookRuns.listDecided([], { limit: 10 })).toEqual({ items: [] });
+        expect(await stores.gamebookRuns.listDecided(["ws-1"], { limit: 0 })).toEqual({ items: [] });
+      });
+
+      it("listDecided takes a run in when it is decided, at its decision time, and keeps it there as it runs", async () => {
+        const waiting = await stores.gamebookRuns.create(waitingRun("run-1", "ws-1", 60), []);
+        await stores.gamebookRuns.create(decidedRun("run-2", "ws-1", "Denied", 10), []);
+        expect(ids((await stores.gamebookRuns.listDecided(["ws-1"], { limit: 10 })).items)).toEqual(["run-2"]);
+        const approved = decidedRun("run-1", "ws-1", "Approved", 5);
+        const dispatched = await stores.gamebookRuns.replace({ ...approved, status: "Pending" }, waiting.etag);
+        expect(ids((await stores.gamebookRuns.listDecided(["ws-1"], { limit: 10 })).items)).toEqual(["run-2", "run-1"]);
+        await stores.gamebookRuns.replace({ ...approved, status: "Failed", modificationDate: minuteAt(90) }, dispatched.etag);
+        const [, ran] = (await stores.gamebookRuns.listDecided(["ws-1"], { limit: 10 })).items;
+        expect([ran?.id, ran?.status]).toEqual(["run-1", "Failed"]);
+      });
     });
 
     describe("playbook catalogues and approval settings", () => {
@@ -1080,6 +1122,25 @@ function waitingRun(id: string, workspaceId: string, expiresInMinutes: number): 
     approval: {
       reasons: ["WorkspacePolicy"], decision: null, decidedBy: null, decidedAt: null, comment: null,
       decidedByUserId: null, expiresAt: minuteAt(expiresInMinutes), requiredApprovals: 1, approvals: [],
+    },
+  };
+}
+
+/** A run whose approval was decided `decidedAtMinute` after `created` (a denial ends it; an approval has it run). */
+function decidedRun(id: string, workspaceId: string, decision: "Approved" | "Denied", decidedAtMinute: number, options: { expired?: boolean } = {}): GamebookRunRecord {
+  const waiting = waitingRun(id, workspaceId, 24 * 60);
+  return {
+    ...waiting,
+    status: decision === "Denied" ? "Denied" : "Succeeded",
+    isQueued: decision === "Denied",
+    approval: {
+      ...waiting.approval,
+      decision,
+      decidedBy: options.expired ? "Approval expiry" : "Jonas Becker",
+      decidedByUserId: "u-owner",
+      decidedAt: minuteAt(decidedAtMinute),
+      comment: decision === "Denied" ? "Not now." : null,
+      ...(options.expired ? { expired: true } : {}),
     },
   };
 }

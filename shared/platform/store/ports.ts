@@ -209,6 +209,12 @@ export interface AwaitingApprovalCursor {
   id: string;
 }
 
+/** A decided-approvals cursor: runs decided strictly before (decidedAt, id), newest decision first. */
+export interface DecidedApprovalCursor {
+  decidedAt: string;
+  id: string;
+}
+
 /**
  * Gamebook runs, in their workspace's partition. `create` and `replace` commit the run's outbox
  * records (its event, its audit event, its executor message) with it, scope `workspace:<id>`.
@@ -243,6 +249,16 @@ export interface GamebookRunStore {
     filter: AwaitingApprovalFilter,
     page: { cursor?: AwaitingApprovalCursor; limit: number },
   ): Promise<{ items: GamebookRunRecord[]; next?: AwaitingApprovalCursor }>;
+  /**
+   * Runs of these workspaces whose approval was decided (approved by every approver it needed,
+   * denied, or expired unanswered: `approval.decision` set), newest decision first
+   * (approval.decidedAt, then id, descending), after `cursor`, at most `limit`; `next` is set when
+   * more match. Runs that never waited for approval, and those still waiting, are not listed.
+   */
+  listDecided(
+    workspaceIds: readonly string[],
+    page: { cursor?: DecidedApprovalCursor; limit: number },
+  ): Promise<{ items: GamebookRunRecord[]; next?: DecidedApprovalCursor }>;
 }
 
 /** A workspace's playbook catalogue (playbooks, gamebooks, rules): one document per workspace. */

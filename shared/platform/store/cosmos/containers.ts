@@ -54,8 +54,9 @@ export const containers = {
   // records committed beside it: one workspace is one partition, so a change and its events are one
   // transactional batch. TTL on, per item: carried-out outbox records expire, the rest never does.
   // Gamebook runs are listed newest first (history), per incident, newest first (by-incident,
-  // last-gamebook), and, waiting for approval, soonest to expire first (the approval queue and its
-  // expiry sweep): one composite index for each ORDER BY.
+  // last-gamebook), waiting for approval, soonest to expire first (the approval queue and its
+  // expiry sweep), and, decided, newest decision first (decided approvals): one composite index for
+  // each ORDER BY.
   workspaceItems: {
     name: "workspaceItems",
     partitionKeyPath: "/pk",
@@ -75,6 +76,10 @@ export const containers = {
         [
           { path: "/approval/expiresAt", order: "ascending" },
           { path: "/id", order: "ascending" },
+        ],
+        [
+          { path: "/approval/decidedAt", order: "descending" },
+          { path: "/id", order: "descending" },
         ],
       ],
     },

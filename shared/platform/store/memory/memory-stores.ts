@@ -1,5 +1,6 @@
 import type {
   AccountStore,
+  GamebookRunCursor,
   GamebookRunStore,
   IncidentStateStore,
   DeliveryLogRange,

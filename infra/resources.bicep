@@ -175,8 +175,9 @@ var cosmosContainers = [
     name: 'audit'
     partitionKeyPath: '/pk'
     defaultTtl: -1
-    // Restates "index everything" and adds the composite index of the sequencer's query: a trail's
-    // unsequenced events oldest first (ORDER BY timeGenerated, id).
+    // Restates "index everything" and adds the composite indexes of the sequencer's query, a trail's
+    // unsequenced events oldest first (ORDER BY timeGenerated, id), and of the organization's audit
+    // search, newest first (ORDER BY timeGenerated DESC, id DESC).
     indexingPolicy: {
       indexingMode: 'consistent'
       automatic: true
@@ -199,6 +200,16 @@ var cosmosContainers = [
           {
             path: '/id'
             order: 'ascending'
+          }
+        ]
+        [
+          {
+            path: '/timeGenerated'
+            order: 'descending'
+          }
+          {
+            path: '/id'
+            order: 'descending'
           }
         ]
       ]

@@ -4,7 +4,7 @@ import { deliveryLogPartition } from "../../shared/platform/store/delivery-log-p
 import { outboxScope } from "../../shared/platform/store/outbox-scope";
 import { workspaceDataCases } from "./workspace-data-contract";
 import { apiErrorOf } from "../support/api-error-of";
-import type { AwaitingApprovalCursor, AwaitingApprovalFilter, DecidedApprovalCursor, GamebookRunCursor, Page, Stores } from "../../shared/platform/store/ports";
+import type { AuditSearchCursor, AuditSearchFilter, AwaitingApprovalCursor, AwaitingApprovalFilter, DecidedApprovalCursor, GamebookRunCursor, Page, Stores } from "../../shared/platform/store/ports";
 import type { AccountRecord } from "../../shared/domain/organizations/account";
 import type { AuditEventRecord } from "../../shared/domain/audit/audit-event";
 import type { GamebookRunRecord } from "../../shared/domain/gamebooks/gamebook-run";
@@ -616,6 +616,68 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
       });
     });
 
+    describe("audit search", () => {
+      /** Every event a search finds, following `next` to the end (a page may be short, or empty, where the store bounds a call). */
+      const searchAll = async (filter: AuditSearchFilter, limit = 2) => {
+        const found: string[] = [];
+        let cursor: AuditSearchCursor | undefined;
+        for (let calls = 0; calls < 50; calls++) {
+          const page = await stores.audit.search(filter, limit, cursor);
+          expect(page.items.length).toBeLessThanOrEqual(limit);
+          found.push(...ids(page.items));
+          cursor = page.next;
+          if (!cursor) return found;
+        }
+        throw new Error("The search never ended.");
+      };
+      const trails = ["account:acct-1", "workspace:ws-1", "workspace:ws-2"];
+
+      beforeEach(async () => {
+        const events: AuditEventRecord[] = [
+          auditEvent("ev-a", "acct-1", 10, { actorId: "u-ann", actorName: "Ann Lee", actorEmail: "ann@contoso.example", activityType: "PartnerApproval" }),
+          auditEvent("ev-b", "acct-1", 20, { workspaceId: "ws-1", actorId: "u-bob", actorName: "Bob Stone", actorEmail: "bob@contoso.example", activityType: "IncidentStatus" }),
+          auditEvent("ev-c", "acct-2", 30, { workspaceId: "ws-2", actorId: "u-ann", actorName: "Ann Lee", actorEmail: "ann@contoso.example", activityType: "IncidentStatus", activityAction: "Create" }),
+          auditEvent("ev-d", "acct-1", 30, { workspaceId: "ws-1", actorId: "sa-1", actorName: "SOAR connector", actorEmail: "", activityType: "GamebookRun", activityAction: "Create" }),
+          auditEvent("ev-e", "acct-1", 40, { workspaceId: "ws-1", actorId: "u-bob", actorName: "Bob Stone", actorEmail: "bob@contoso.example", activityType: "IncidentStatus" }),
+          // Other trails: another organization's account, a workspace not asked for.
+          auditEvent("ev-x", "acct-9", 50, { actorName: "Ann Lee" }),
+          auditEvent("ev-y", "acct-9", 50, { workspaceId: "ws-9", actorName: "Ann Lee" }),
+          // Two days later: a trail's events span day partitions.
+          auditEvent("ev-f", "acct-1", 2 * 24 * 60 + 5, { workspaceId: "ws-2", actorId: "u-ann", actorName: "Ann Lee", actorEmail: "ann@contoso.example", activityType: "SopDocument", activityAction: "Delete" }),
+        ];
+        for (const event of events) await stores.audit.append(event);
+      });
+
+      it("lists the events of the trails asked for, newest first (then id), page by page", async () => {
+        expect(await searchAll({ trails })).toEqual(["ev-f", "ev-e", "ev-d", "ev-c", "ev-b", "ev-a"]);
+        const first = await stores.audit.search({ trails }, 10);
+        expect(ids(first.items)).toEqual(["ev-f", "ev-e", "ev-d", "ev-c", "ev-b", "ev-a"]);
+        expect(first.next).toBeUndefined();
+        expect(first.items[1]).toStrictEqual(auditEvent("ev-e", "acct-1", 40, { workspaceId: "ws-1", actorId: "u-bob", actorName: "Bob Stone", actorEmail: "bob@contoso.example", activityType: "IncidentStatus" }));
+        expect((await stores.audit.search({ trails }, 6)).next).toBeUndefined();
+        expect(await searchAll({ trails: ["workspace:ws-2"] })).toEqual(["ev-f", "ev-c"]);
+        expect(await stores.audit.search({ trails: [] }, 10)).toEqual({ items: [] });
+        expect(await stores.audit.search({ trails }, 0)).toEqual({ items: [] });
+      });
+
+      it("keeps to the time range, the actor, the activity type and the action", async () => {
+        expect(await searchAll({ trails, from: minuteOf(20), to: minuteOf(40) })).toEqual(["ev-d", "ev-c", "ev-b"]);
+        expect(await searchAll({ trails, actorId: "u-ann" })).toEqual(["ev-f", "ev-c", "ev-a"]);
+        expect(await searchAll({ trails, activityType: "IncidentStatus" })).toEqual(["ev-e", "ev-c", "ev-b"]);
+        expect(await searchAll({ trails, activityType: "IncidentStatus", activityAction: "Create" })).toEqual(["ev-c"]);
+        expect(await searchAll({ trails, actorId: "u-bob", from: minuteOf(21) })).toEqual(["ev-e"]);
+        expect(await searchAll({ trails, activityType: "incidentstatus" })).toEqual([]);
+      });
+
+      it("matches the actor's text in the name or the e-mail address, whatever the case", async () => {
+        expect(await searchAll({ trails, actorText: "ann" })).toEqual(["ev-f", "ev-c", "ev-a"]);
+        expect(await searchAll({ trails, actorText: "stone" })).toEqual(["ev-e", "ev-b"]);
+        expect(await searchAll({ trails, actorText: "bob@contoso" }, 1)).toEqual(["ev-e", "ev-b"]);
+        expect(await searchAll({ trails, actorText: "soar", activityType: "GamebookRun" })).toEqual(["ev-d"]);
+        expect(await searchAll({ trails, actorText: "nobody" })).toEqual([]);
+      });
+    });
+
     describe("webhooks", () => {
       it("create, get with etag, replace with a stale etag is CONFLICT, delete", async () => {
         const created = await stores.webhooks.create(webhook("wh-1", "acct-1"));
@@ -1032,6 +1094,11 @@ function auditEvent(
     metadata: "{}",
     ...overrides,
   };
+}
+
+/** The time `auditEvent` gives an event of that minute. */
+function minuteOf(minute: number): string {
+  return new Date(Date.UTC(2025, 0, 15, 9, minute)).toISOString();
 }
 
 /** Runs a change to a value read from a store; a frozen snapshot refusing it is as good as a copy. */

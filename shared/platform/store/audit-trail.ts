@@ -6,7 +6,11 @@ import type { AuditSearchCursor, AuditSearchFilter } from "./ports";
  * workspace's export reads it in sequence order), the account's for organization events.
  */
 export function auditTrailOf(event: Pick<AuditEventRecord, "workspaceId" | "accountId">): string {
-  return event.workspaceId ? workspaceAuditTrail(event.workspaceId) : `account:${event.accountId}`;
+  return event.workspaceId ? workspaceAuditTrail(event.workspaceId) : accountAuditTrail(event.accountId);
+}
+
+export function accountAuditTrail(accountId: string): string {
+  return `account:${accountId}`;
 }
 
 export function workspaceAuditTrail(workspaceId: string): string {

@@ -1,11 +1,11 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, call } from "../api/client";
 import type { paths } from "../api/openapi";
-import { IncidentLink } from "../incident-link";
 import { ShowMore, usePages } from "../paging";
 import { useUrlFilters } from "../url-filters";
 import { Badge, Empty, Notice, ProblemBanner, TableScroll, Time } from "../ui";
 import { HistoryHeader, useWorkspaceChoices, WorkspaceFilter } from "./history";
+import { RequestFacts } from "./approvals";
 
 type Envelope = paths["/api/v2/portal/approvals/decided"]["get"]["responses"][200]["content"]["application/json"];
 type DecidedApproval = Envelope["data"][number];
@@ -87,22 +87,7 @@ function DecidedCard({ request: r }: { request: DecidedApproval }) {
         <Badge tone={outcome.tone}>{outcome.label}</Badge>
       </header>
       <dl class="facts">
-        <div>
-          <dt>Workspace</dt>
-          <dd>{r.workspace.name}</dd>
-        </div>
-        <div>
-          <dt>Incident</dt>
-          <dd>
-            <IncidentLink workspaceId={r.workspace.id} source={r.incident.source} incident={r.incident} /> <span class="muted">({r.incident.source})</span>
-          </dd>
-        </div>
-        <div>
-          <dt>Asked by</dt>
-          <dd>
-            {r.requestedBy.name} <span class="muted">({r.requestedBy.kind})</span>, <Time at={r.requestedAt} />
-          </dd>
-        </div>
+        <RequestFacts request={r} />
         <div>
           <dt>Decided</dt>
           <dd>

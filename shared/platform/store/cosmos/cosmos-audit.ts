@@ -112,19 +112,25 @@ export function cosmosAudit(container: Container, options: CosmosAuditOptions = 
       // the composite index (timeGenerated, id) read backwards: a query loads the events it answers.
       const conditions = ["c.docType = 'auditEvent'", "(ARRAY_CONTAINS(@trails, c.trail) OR ARRAY_CONTAINS(@trails, c.pk))"];
       const parameters: Parameters = { "@trails": trails };
-      const exact = { from: ["c.timeGenerated >= @from", filter.from], to: ["c.timeGenerated < @to", filter.to], actorId: ["c.actorId = @actorId", filter.actorId], activityType: ["c.activityType = @activityType", filter.activityType], activityAction: ["c.activityAction = @activityAction", filter.activityAction] } as const;
-      for (const [name, [condition, value]] of Object.entries(exact)) {
+      const indexed: [condition: string, name: string, value: string | undefined][] = [
+        ["c.timeGenerated >= @from", "@from", filter.from],
+        ["c.timeGenerated < @to", "@to", filter.to],
+        ["c.actorId = @actorId", "@actorId", filter.actorId],
+        ["c.activityType = @activityType", "@activityType", filter.activityType],
+        ["c.activityAction = @activityAction", "@activityAction", filter.activityAction],
+      ];
+      for (const [condition, name, value] of indexed) {
         if (value === undefined) continue;
         conditions.push(condition);
-        parameters[`@${name}`] = value;
+        parameters[name] = value;
       }
       const text = filter.actorText;
       const items: AuditEventRecord[] = [];
       let position = cursor;
       let read = 0;
       let exhausted = false;
-      // Without the text, one query of the page (and one more, to know whether there is more); with
-      // it, batches until the page is full or `searchReadLimit` events were read.
+      // Without the text, one query of the page and one event more (whether there is more); with it,
+      // batches until the page is full or `searchReadLimit` events were read.
       while (items.length <= limit && !exhausted && (text === undefined ? read === 0 : read < searchReadLimit)) {
         const top = text === undefined ? limit + 1 : Math.min(SEARCH_BATCH, searchReadLimit - read);
         const after = position === undefined ? [] : ["(c.timeGenerated < @cAt OR (c.timeGenerated = @cAt AND c.id < @cId))"];

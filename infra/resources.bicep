@@ -175,8 +175,9 @@ var cosmosContainers = [
     name: 'audit'
     partitionKeyPath: '/pk'
     defaultTtl: -1
-    // Restates "index everything" and adds the composite index of the sequencer's query: a trail's
-    // unsequenced events oldest first (ORDER BY timeGenerated, id).
+    // Restates "index everything" and adds the composite indexes of the sequencer's query, a trail's
+    // unsequenced events oldest first (ORDER BY timeGenerated, id), and of the organization's audit
+    // search, newest first (ORDER BY timeGenerated DESC, id DESC).
     indexingPolicy: {
       indexingMode: 'consistent'
       automatic: true
@@ -201,6 +202,16 @@ var cosmosContainers = [
             order: 'ascending'
           }
         ]
+        [
+          {
+            path: '/timeGenerated'
+            order: 'descending'
+          }
+          {
+            path: '/id'
+            order: 'descending'
+          }
+        ]
       ]
     }
   }
@@ -211,8 +222,9 @@ var cosmosContainers = [
     partitionKeyPath: '/pk'
     defaultTtl: -1
     // Restates "index everything" and adds the composite indexes of the gamebook run listings:
-    // newest first (ORDER BY creationDate DESC, id DESC), per incident, newest first, and the runs
-    // waiting for approval, soonest to expire first (ORDER BY approval.expiresAt, id).
+    // newest first (ORDER BY creationDate DESC, id DESC), per incident, newest first, the runs
+    // waiting for approval, soonest to expire first (ORDER BY approval.expiresAt, id), and the
+    // decided approvals, newest decision first (ORDER BY approval.decidedAt DESC, id DESC).
     indexingPolicy: {
       indexingMode: 'consistent'
       automatic: true
@@ -259,6 +271,16 @@ var cosmosContainers = [
           {
             path: '/id'
             order: 'ascending'
+          }
+        ]
+        [
+          {
+            path: '/approval/decidedAt'
+            order: 'descending'
+          }
+          {
+            path: '/id'
+            order: 'descending'
           }
         ]
       ]

@@ -12,6 +12,9 @@ import { ContentPage } from "./pages/content";
 import { AgentsPage } from "./pages/agents";
 import { SopsPage } from "./pages/sops";
 import { NewServiceAccountPage, ServiceAccountPage, ServiceAccountsPage } from "./pages/service-accounts";
+import { DecidedApprovalsPage } from "./pages/history-approvals";
+import { RunHistoryPage } from "./pages/history-runs";
+import { AuditTrailPage } from "./pages/history-audit";
 
 /** A view: a path pattern under /portal (`:name` segments become params) and the page that shows it. */
 export interface View {
@@ -35,6 +38,15 @@ export const SECTIONS: Section[] = [
     views: [
       { pattern: "/incidents", page: IncidentsPage },
       { pattern: "/incidents/:workspaceId/:source/:incidentId", page: IncidentDetailPage },
+    ],
+  },
+  {
+    label: "History",
+    href: `${BASE}/history`,
+    views: [
+      { pattern: "/history", page: DecidedApprovalsPage },
+      { pattern: "/history/runs", page: RunHistoryPage },
+      { pattern: "/history/audit", page: AuditTrailPage },
     ],
   },
   {

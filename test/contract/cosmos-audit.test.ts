@@ -232,6 +232,39 @@ function idleQueue() {
 }
 
 /** The container, every call made on it (and on its items) written to `log`. */
+describe("cosmos audit: the search", () => {
+  const at = (minute: number) => new Date(Date.UTC(2025, 0, 15, 9, minute)).toISOString();
+  const byActor = (id: string, minute: number, actorName: string) => ({ ...auditEvent(id, { timeGenerated: at(minute) }), actorName });
+
+  it("without the actor's text a page is one query, whatever the other filters", async () => {
+    const audit = cosmosAudit(container, SETTLED);
+    for (let i = 0; i < 5; i++) await audit.append(byActor(`e${i}`, i, "SOAR connector"));
+    calls.length = 0;
+    const page = await audit.search({ trails: [TRAIL], activityType: "TicketLink", from: at(1) }, 2);
+    expect(page.items.map((e) => e.id)).toEqual(["e4", "e3"]);
+    expect(calls).toEqual(["items.query"]);
+  });
+
+  it("with the actor's text a call reads at most its bound, and says where to go on when the bound ended it", async () => {
+    const audit = cosmosAudit(container, { ...SETTLED, searchReadLimit: 3 });
+    await audit.append(byActor("match-old", 1, "Li Wei"));
+    for (let i = 2; i <= 6; i++) await audit.append(byActor(`other-${i}`, i, "SOAR connector"));
+    await audit.append(byActor("match-new", 7, "Li Wei"));
+    calls.length = 0;
+    const first = await audit.search({ trails: [TRAIL], actorText: "li wei" }, 10);
+    // Read match-new, other-6, other-5: the bound, in one query of three.
+    expect(first.items.map((e) => e.id)).toEqual(["match-new"]);
+    expect(first.next).toEqual({ timeGenerated: at(5), id: "other-5" });
+    expect(calls).toEqual(["items.query"]);
+    const second = await audit.search({ trails: [TRAIL], actorText: "li wei" }, 10, first.next);
+    expect(second.items).toEqual([]);
+    expect(second.next).toEqual({ timeGenerated: at(2), id: "other-2" });
+    const third = await audit.search({ trails: [TRAIL], actorText: "li wei" }, 10, second.next);
+    expect(third.items.map((e) => e.id)).toEqual(["match-old"]);
+    expect(third.next).toBeUndefined();
+  });
+});
+
 function counted(target: Container, log: string[]): Container {
   const items = new Proxy(target.items, {
     get(items, key) {

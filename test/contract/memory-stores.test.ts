@@ -185,6 +185,18 @@ describe("memory gamebook-run retention", () => {
     expect((await stores.gamebookRuns.listAwaitingApproval({}, { limit: 10 })).items.map((r) => r.id)).toEqual(["waiting"]);
   });
 
+  it("a dropped decided run leaves the decided approvals too", async () => {
+    const stores = createMemoryStores({ maxSettledGamebookRuns: 1 });
+    const decided = (id: string, minute: number) => {
+      const run = gamebookRun(id, "ws-1", "SourceA", `inc-${id}`, minute);
+      return { ...run, status: "Denied" as const, approval: { ...run.approval, decision: "Denied" as const, decidedBy: "Jonas Becker", decidedAt: run.creationDate } };
+    };
+    await stores.gamebookRuns.create(decided("d1", 1), []);
+    expect((await stores.gamebookRuns.listDecided(["ws-1"], { limit: 10 })).items.map((r) => r.id)).toEqual(["d1"]);
+    await stores.gamebookRuns.create(decided("d2", 2), []);
+    expect((await stores.gamebookRuns.listDecided(["ws-1"], { limit: 10 })).items.map((r) => r.id)).toEqual(["d2"]);
+  });
+
   it("never drops a run still waiting or running, however many settle after it", async () => {
     const stores = createMemoryStores({ maxSettledGamebookRuns: 1 });
     await stores.gamebookRuns.create({ ...gamebookRun("running", "ws-1", "SourceA", "inc-r", 0), status: "Running" }, []);

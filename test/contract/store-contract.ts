@@ -4,7 +4,7 @@ import { deliveryLogPartition } from "../../shared/platform/store/delivery-log-p
 import { outboxScope } from "../../shared/platform/store/outbox-scope";
 import { workspaceDataCases } from "./workspace-data-contract";
 import { apiErrorOf } from "../support/api-error-of";
-import type { AwaitingApprovalCursor, AwaitingApprovalFilter, GamebookRunCursor, Page, Stores } from "../../shared/platform/store/ports";
+import type { AuditSearchCursor, AuditSearchFilter, AwaitingApprovalCursor, AwaitingApprovalFilter, DecidedApprovalCursor, GamebookRunCursor, Page, Stores } from "../../shared/platform/store/ports";
 import type { AccountRecord } from "../../shared/domain/organizations/account";
 import type { AuditEventRecord } from "../../shared/domain/audit/audit-event";
 import type { GamebookRunRecord } from "../../shared/domain/gamebooks/gamebook-run";
@@ -616,6 +616,68 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
       });
     });
 
+    describe("audit search", () => {
+      /** Every event a search finds, following `next` to the end (a page may be short, or empty, where the store bounds a call). */
+      const searchAll = async (filter: AuditSearchFilter, limit = 2) => {
+        const found: string[] = [];
+        let cursor: AuditSearchCursor | undefined;
+        for (let calls = 0; calls < 50; calls++) {
+          const page = await stores.audit.search(filter, limit, cursor);
+          expect(page.items.length).toBeLessThanOrEqual(limit);
+          found.push(...ids(page.items));
+          cursor = page.next;
+          if (!cursor) return found;
+        }
+        throw new Error("The search never ended.");
+      };
+      const trails = ["account:acct-1", "workspace:ws-1", "workspace:ws-2"];
+
+      beforeEach(async () => {
+        const events: AuditEventRecord[] = [
+          auditEvent("ev-a", "acct-1", 10, { actorId: "u-ann", actorName: "Ann Lee", actorEmail: "ann@contoso.example", activityType: "PartnerApproval" }),
+          auditEvent("ev-b", "acct-1", 20, { workspaceId: "ws-1", actorId: "u-bob", actorName: "Bob Stone", actorEmail: "bob@contoso.example", activityType: "IncidentStatus" }),
+          auditEvent("ev-c", "acct-2", 30, { workspaceId: "ws-2", actorId: "u-ann", actorName: "Ann Lee", actorEmail: "ann@contoso.example", activityType: "IncidentStatus", activityAction: "Create" }),
+          auditEvent("ev-d", "acct-1", 30, { workspaceId: "ws-1", actorId: "sa-1", actorName: "SOAR connector", actorEmail: "", activityType: "GamebookRun", activityAction: "Create" }),
+          auditEvent("ev-e", "acct-1", 40, { workspaceId: "ws-1", actorId: "u-bob", actorName: "Bob Stone", actorEmail: "bob@contoso.example", activityType: "IncidentStatus" }),
+          // Other trails: another organization's account, a workspace not asked for.
+          auditEvent("ev-x", "acct-9", 50, { actorName: "Ann Lee" }),
+          auditEvent("ev-y", "acct-9", 50, { workspaceId: "ws-9", actorName: "Ann Lee" }),
+          // Two days later: a trail's events span day partitions.
+          auditEvent("ev-f", "acct-1", 2 * 24 * 60 + 5, { workspaceId: "ws-2", actorId: "u-ann", actorName: "Ann Lee", actorEmail: "ann@contoso.example", activityType: "SopDocument", activityAction: "Delete" }),
+        ];
+        for (const event of events) await stores.audit.append(event);
+      });
+
+      it("lists the events of the trails asked for, newest first (then id), page by page", async () => {
+        expect(await searchAll({ trails })).toEqual(["ev-f", "ev-e", "ev-d", "ev-c", "ev-b", "ev-a"]);
+        const first = await stores.audit.search({ trails }, 10);
+        expect(ids(first.items)).toEqual(["ev-f", "ev-e", "ev-d", "ev-c", "ev-b", "ev-a"]);
+        expect(first.next).toBeUndefined();
+        expect(first.items[1]).toStrictEqual(auditEvent("ev-e", "acct-1", 40, { workspaceId: "ws-1", actorId: "u-bob", actorName: "Bob Stone", actorEmail: "bob@contoso.example", activityType: "IncidentStatus" }));
+        expect((await stores.audit.search({ trails }, 6)).next).toBeUndefined();
+        expect(await searchAll({ trails: ["workspace:ws-2"] })).toEqual(["ev-f", "ev-c"]);
+        expect(await stores.audit.search({ trails: [] }, 10)).toEqual({ items: [] });
+        expect(await stores.audit.search({ trails }, 0)).toEqual({ items: [] });
+      });
+
+      it("keeps to the time range, the actor, the activity type and the action", async () => {
+        expect(await searchAll({ trails, from: minuteOf(20), to: minuteOf(40) })).toEqual(["ev-d", "ev-c", "ev-b"]);
+        expect(await searchAll({ trails, actorId: "u-ann" })).toEqual(["ev-f", "ev-c", "ev-a"]);
+        expect(await searchAll({ trails, activityType: "IncidentStatus" })).toEqual(["ev-e", "ev-c", "ev-b"]);
+        expect(await searchAll({ trails, activityType: "IncidentStatus", activityAction: "Create" })).toEqual(["ev-c"]);
+        expect(await searchAll({ trails, actorId: "u-bob", from: minuteOf(21) })).toEqual(["ev-e"]);
+        expect(await searchAll({ trails, activityType: "incidentstatus" })).toEqual([]);
+      });
+
+      it("matches the actor's text in the name or the e-mail address, whatever the case", async () => {
+        expect(await searchAll({ trails, actorText: "ann" })).toEqual(["ev-f", "ev-c", "ev-a"]);
+        expect(await searchAll({ trails, actorText: "stone" })).toEqual(["ev-e", "ev-b"]);
+        expect(await searchAll({ trails, actorText: "bob@contoso" }, 1)).toEqual(["ev-e", "ev-b"]);
+        expect(await searchAll({ trails, actorText: "soar", activityType: "GamebookRun" })).toEqual(["ev-d"]);
+        expect(await searchAll({ trails, actorText: "nobody" })).toEqual([]);
+      });
+    });
+
     describe("webhooks", () => {
       it("create, get with etag, replace with a stale etag is CONFLICT, delete", async () => {
         const created = await stores.webhooks.create(webhook("wh-1", "acct-1"));
@@ -865,6 +927,48 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
         await stores.gamebookRuns.replace({ ...first.value, status: "Denied" }, first.etag);
         expect(await list({})).toEqual(["run-2", "run-3"]);
       });
+
+      it("listDecided lists the decided runs of the workspaces asked for, newest decision first (then id), page by page", async () => {
+        await stores.gamebookRuns.create(decidedRun("run-a", "ws-1", "Approved", 30), []);
+        await stores.gamebookRuns.create(decidedRun("run-b", "ws-2", "Denied", 10), []);
+        await stores.gamebookRuns.create(decidedRun("run-c", "ws-1", "Denied", 20, { expired: true }), []);
+        await stores.gamebookRuns.create(decidedRun("run-d", "ws-2", "Approved", 30), []);
+        await stores.gamebookRuns.create(decidedRun("run-e", "ws-3", "Approved", 40), []);
+        // Not decided: still waiting, or never waited for approval.
+        await stores.gamebookRuns.create(waitingRun("run-w", "ws-1", 50), []);
+        await stores.gamebookRuns.create(gamebookRun("run-n", "ws-1", "SourceA", "inc-n", 50), []);
+
+        const all = await stores.gamebookRuns.listDecided(["ws-1", "ws-2"], { limit: 10 });
+        expect(ids(all.items)).toEqual(["run-d", "run-a", "run-c", "run-b"]);
+        expect(all.next).toBeUndefined();
+        expect(all.items[2]).toStrictEqual(decidedRun("run-c", "ws-1", "Denied", 20, { expired: true }));
+
+        const seen: string[] = [];
+        let cursor: DecidedApprovalCursor | undefined;
+        for (let i = 0; i < 10; i++) {
+          const page = await stores.gamebookRuns.listDecided(["ws-1", "ws-2"], { cursor, limit: 3 });
+          seen.push(...ids(page.items));
+          cursor = page.next;
+          if (!cursor) break;
+        }
+        expect(seen).toEqual(["run-d", "run-a", "run-c", "run-b"]);
+        expect((await stores.gamebookRuns.listDecided(["ws-1", "ws-2"], { limit: 4 })).next).toBeUndefined();
+        expect(ids((await stores.gamebookRuns.listDecided(["ws-2"], { limit: 10 })).items)).toEqual(["run-d", "run-b"]);
+        expect(await stores.gamebookRuns.listDecided([], { limit: 10 })).toEqual({ items: [] });
+        expect(await stores.gamebookRuns.listDecided(["ws-1"], { limit: 0 })).toEqual({ items: [] });
+      });
+
+      it("listDecided takes a run in when it is decided, at its decision time, and keeps it there as it runs", async () => {
+        const waiting = await stores.gamebookRuns.create(waitingRun("run-1", "ws-1", 60), []);
+        await stores.gamebookRuns.create(decidedRun("run-2", "ws-1", "Denied", 10), []);
+        expect(ids((await stores.gamebookRuns.listDecided(["ws-1"], { limit: 10 })).items)).toEqual(["run-2"]);
+        const approved = decidedRun("run-1", "ws-1", "Approved", 5);
+        const dispatched = await stores.gamebookRuns.replace({ ...approved, status: "Pending" }, waiting.etag);
+        expect(ids((await stores.gamebookRuns.listDecided(["ws-1"], { limit: 10 })).items)).toEqual(["run-2", "run-1"]);
+        await stores.gamebookRuns.replace({ ...approved, status: "Failed", modificationDate: minuteAt(90) }, dispatched.etag);
+        const [, ran] = (await stores.gamebookRuns.listDecided(["ws-1"], { limit: 10 })).items;
+        expect([ran?.id, ran?.status]).toEqual(["run-1", "Failed"]);
+      });
     });
 
     describe("playbook catalogues and approval settings", () => {
@@ -999,6 +1103,11 @@ function auditEvent(
   };
 }
 
+/** The time `auditEvent` gives an event of that minute. */
+function minuteOf(minute: number): string {
+  return new Date(Date.UTC(2025, 0, 15, 9, minute)).toISOString();
+}
+
 /** Runs a change to a value read from a store; a frozen snapshot refusing it is as good as a copy. */
 function attemptToChange(change: () => void): void {
   try {
@@ -1087,6 +1196,25 @@ function waitingRun(id: string, workspaceId: string, expiresInMinutes: number): 
     approval: {
       reasons: ["WorkspacePolicy"], decision: null, decidedBy: null, decidedAt: null, comment: null,
       decidedByUserId: null, expiresAt: minuteAt(expiresInMinutes), requiredApprovals: 1, approvals: [],
+    },
+  };
+}
+
+/** A run whose approval was decided `decidedAtMinute` after `created` (a denial ends it; an approval has it run). */
+function decidedRun(id: string, workspaceId: string, decision: "Approved" | "Denied", decidedAtMinute: number, options: { expired?: boolean } = {}): GamebookRunRecord {
+  const waiting = waitingRun(id, workspaceId, 24 * 60);
+  return {
+    ...waiting,
+    status: decision === "Denied" ? "Denied" : "Succeeded",
+    isQueued: decision === "Denied",
+    approval: {
+      ...waiting.approval,
+      decision,
+      decidedBy: options.expired ? "Approval expiry" : "Jonas Becker",
+      decidedByUserId: "u-owner",
+      decidedAt: minuteAt(decidedAtMinute),
+      comment: decision === "Denied" ? "Not now." : null,
+      ...(options.expired ? { expired: true } : {}),
     },
   };
 }

@@ -25,6 +25,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/portal/approvals/decided": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Decided approval requests: who decided, when, why, and what ran
+         * @description Portal session (people only). Any registered person.
+         *
+         *     The approval requests of every workspace you see (any role on it; every workspace of your organization with an organization-wide role) that were approved, denied or expired unanswered, newest decision first: what was asked and by whom, the decision (by whom, when, the comment or the reason; `expired` for an expiry), and the run as it stands now with each playbook's outcome.
+         */
+        get: operations["getPortalApprovalsDecided"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your organization's audit trail: who did what, filtered, newest first
+         * @description Portal session (people only). Organizational role: `Admin`, `UserAdmin`, `WorkspaceAdmin`.
+         *
+         *     Every audit event of your organization: your own account's and its workspaces', and, at a service provider, those of the customers it manages and their workspaces; never another organization's. Events of offboarded workspaces are for `Admin`s only, as their export is. Filter by actor (`actorId` exactly, or `actor`, text in the name or e-mail address), organization, workspace, activity type and action, and time (`from` inclusive, `to` exclusive). Newest first (time, then id). A page may hold fewer events than `pageSize`, even none, while `hasMore` is true: a search by `actor` text reads a bounded number of events per page; follow the token. The token is signed to you and to the filters. `Admin`, `UserAdmin` and `WorkspaceAdmin` only.
+         */
+        get: operations["getPortalAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/portal/auth/callback": {
         parameters: {
             query?: never;
@@ -85,6 +129,28 @@ export interface paths {
          *     Ends every portal session of the person, in every browser (their sessions began before this instant), and clears this browser's cookie. The browser then goes to the identity provider's sign-out when it has one, and back to the portal (303; with `Accept: application/json`, 200 and the URL). Refused from another site (Sec-Fetch-Site).
          */
         post: operations["postPortalAuthSignOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/gamebooks/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Gamebook runs across the workspaces you see, by page number
+         * @description Portal session (people only). Any registered person.
+         *
+         *     The contract's cross-workspace history (`GET /gamebooks/across-workspaces/history`: the same filters, order, pages and tokens) over every workspace you see: any role on it, or every workspace of your organization with an organization-wide role (`Admin`, `WorkspaceAdmin`). Newest first, 50 runs a page; send `pagination.continuationToken` as `pageToken` with `currentPage` + 1 for the next (without it at most 20 pages are skipped). A workspace that could not be read is named in `meta.unavailable`, and reading the page again tries it again.
+         */
+        get: operations["getPortalGamebooksHistory"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1878,6 +1944,466 @@ export interface operations {
             };
         };
     };
+    getPortalApprovalsDecided: {
+        parameters: {
+            query?: {
+                /** @description The `pagination.continuationToken` of the previous page, unmodified. */
+                continuationToken?: string;
+                /** @description Items per page, 1 to 200. */
+                pageSize?: number;
+                /** @description Only these workspaces (repeat the parameter); those you may not see are left out. Absent: every workspace you see. */
+                workspaceIds?: string | string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            approvals: {
+                                at: string;
+                                by: string;
+                                byUserId: string;
+                                comment: string | null;
+                            }[];
+                            approvalsStillNeeded: number;
+                            /** @description True while the run waits for a decision: only then can it be approved or denied. */
+                            awaitingDecision: boolean;
+                            decision: {
+                                at: string | null;
+                                by: string | null;
+                                byUserId: string | null;
+                                comment: string | null;
+                                expired: boolean;
+                                /** @enum {string} */
+                                outcome: "Approved" | "Denied";
+                            } | null;
+                            entities: {
+                                entityId: string;
+                                /** @enum {string} */
+                                entityType: "User" | "Host" | "Ip" | "Domain" | "Url" | "Mailbox" | "File" | "Process" | "Incident";
+                                name: string;
+                                playbooks: number[];
+                                userObjectId: string | null;
+                                userPrincipalName: string | null;
+                            }[];
+                            expiresAt: string | null;
+                            gamebook: {
+                                id: string;
+                                title: string;
+                            } | null;
+                            incident: {
+                                id: string;
+                                number: number;
+                                /** @enum {string} */
+                                source: "SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG";
+                                title: string;
+                            };
+                            isAdminRequired: boolean;
+                            /** @description The gamebook rule that recommended the playbooks; null when none did. */
+                            matchedRule: {
+                                incidentTitle: string;
+                                playbookIds: string[];
+                            } | null;
+                            /** @description In the order they would run. */
+                            playbooks: {
+                                /** @description What it acts on, by name: the UPN, host name, address... */
+                                affectedEntity: string;
+                                description: string;
+                                entityId: string;
+                                /** @enum {string} */
+                                entityType: "User" | "Host" | "Ip" | "Domain" | "Url" | "Mailbox" | "File" | "Process" | "Incident";
+                                isAdminRequired: boolean;
+                                name: string;
+                                parameters: {
+                                    description: string | null;
+                                    name: string;
+                                    value: string | number | boolean;
+                                }[];
+                                playbookId: string;
+                                recommendedByRule: boolean;
+                                sequence: number;
+                                undoneBy: {
+                                    name: string;
+                                    playbookId: string;
+                                } | null;
+                            }[];
+                            reasons: {
+                                code: string;
+                                text: string;
+                            }[];
+                            requestedAt: string;
+                            requestedBy: {
+                                id: string;
+                                /** @enum {string} */
+                                kind: "ServiceAccount" | "User" | "Service";
+                                name: string;
+                            };
+                            requiredApprovals: number;
+                            /** @description What ran: the run as it stands now. */
+                            run: {
+                                /** @description When the approval handed it to the executor; null when it never ran. */
+                                dispatchedAt: string | null;
+                                /** @description The run's last change. */
+                                modificationDate: string;
+                                /** @description Each playbook's outcome, in sequence order: `Skipped` when the run was denied or stopped before it. */
+                                playbooks: {
+                                    /** @description Why it failed; "" unless it failed. */
+                                    errorMessage: string;
+                                    /** @description `hh:mm:ss[.fff]`; "" until it finished. */
+                                    executionTime: string;
+                                    /** @description "" until it finished. */
+                                    finishingDate: string;
+                                    name: string;
+                                    sequence: number;
+                                    /** @description "" until it started. */
+                                    startingDate: string;
+                                    /** @enum {string} */
+                                    status: "Pending" | "Running" | "Succeeded" | "Failed" | "Skipped";
+                                }[];
+                                /**
+                                 * @description Where the run stands now: `Denied` for a denial or an expiry, otherwise what it ran to.
+                                 * @enum {string}
+                                 */
+                                status: "Pending" | "Running" | "Succeeded" | "PartiallySucceeded" | "Failed" | "Denied" | "Cancelled";
+                                /** @description Where the run stands, in words. */
+                                summary: string;
+                            };
+                            /** Format: uuid */
+                            runId: string;
+                            /** @enum {string} */
+                            status: "Pending" | "Running" | "Succeeded" | "PartiallySucceeded" | "Failed" | "Denied" | "Cancelled";
+                            timeoutHours: number | null;
+                            title: string;
+                            workspace: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                            };
+                        }[];
+                        meta: components["schemas"]["Meta"];
+                        pagination: {
+                            continuationToken?: string;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPortalAudit: {
+        parameters: {
+            query?: {
+                /** @description Only this organization of yours: your own account, or one it manages. Another is left out (an empty list). */
+                accountId?: string;
+                /** @description Exactly this action. */
+                activityAction?: "Create" | "Update" | "Delete";
+                /** @description Exactly this activity type, as events show it (`IncidentStatus`, `GamebookApproval`, `Webhook`, …). */
+                activityType?: string;
+                /** @description Text in the actor's name or e-mail address, any case. */
+                actor?: string;
+                /** @description Exactly this actor: a person's directory object id, a service account's id, or the id the service acts under (every event shows it as `actorId`). */
+                actorId?: string;
+                /** @description The `pagination.continuationToken` of the previous page, unmodified. */
+                continuationToken?: string;
+                /** @description Only events generated at or after this time. */
+                from?: string;
+                /** @description Items per page, 1 to 200. */
+                pageSize?: number;
+                /** @description Only events generated before this time. */
+                to?: string;
+                /** @description Only these workspaces' events (repeat the parameter); organization events then drop out. Workspaces outside your organization are left out. */
+                workspaceIds?: string | string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The organization whose trail holds the event (for a workspace event, the workspace's). */
+                            accountId: string;
+                            accountName: string;
+                            /** @description `Create`, `Update`, `Delete`. */
+                            activityAction: string;
+                            activityType: string;
+                            /** @description A person's address; "" for a service account or the service. */
+                            actorEmail: string;
+                            /** @description A person's directory object id, a service account's id, or a GUID derived from who acted for the service (a gamebook, an expiry, an agent). */
+                            actorId: string;
+                            actorName: string;
+                            /** @description `Workspace` or `Organization`. */
+                            discriminator: string;
+                            /** @description GUID. */
+                            id: string;
+                            /** @description JSON text of what changed; never a secret. */
+                            metadata: string;
+                            targetResourceId: string;
+                            targetResourceName: string;
+                            targetResourceType: string;
+                            timeGenerated: string;
+                            /** @description The workspace; null for an event of the organization itself. */
+                            workspaceId: string | null;
+                            workspaceName: string | null;
+                        }[];
+                        meta: components["schemas"]["Meta"];
+                        pagination: {
+                            continuationToken?: string;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getPortalAuthCallback: {
         parameters: {
             query?: {
@@ -2256,6 +2782,285 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPortalGamebooksHistory: {
+        parameters: {
+            query?: {
+                /** @description The page, 1-based. */
+                currentPage?: number;
+                /** @description The `pagination.continuationToken` of page N, sent with `currentPage` N+1 (or later): the page is then read from where page N ended, at a cost that does not grow with the page number. Without it, a page is reached by reading the pages before it; at most 20 pages are skipped that way. */
+                pageToken?: string;
+                /** @description Case-insensitive text in the run's title, the incident's title or the submitter's name. */
+                query?: string;
+                /** @description Run statuses, repeated or comma-separated: Pending, Running, Succeeded, PartiallySucceeded, Failed, Denied, Cancelled; absent: all. */
+                statuses?: string | string[];
+                /** @description Workspace GUIDs, repeated or comma-separated; absent: every workspace you see. Workspaces you may not see are left out. */
+                workspaces?: string | string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The page returned, 1-based. */
+                            currentPage: number;
+                            /** @description True when a next page exists. */
+                            hasMore: boolean;
+                            /** @description Runs per page (server-controlled: 50). */
+                            pageSize: number;
+                            /** @description The page's runs, newest first across the workspaces. */
+                            runs: {
+                                creationDate: string;
+                                /** @description Its name. */
+                                displayName: string;
+                                /** @description The run's id. */
+                                id: string;
+                                incidentId: string;
+                                incidentNumber: number;
+                                incidentTitle: string;
+                                /** @description A playbook of the run needs an administrator. */
+                                isAdminRequired: boolean;
+                                /** @description Started by automation rather than by a caller. */
+                                isAutoRun: boolean;
+                                isOcr: boolean;
+                                /** @description True exactly while the run waits for portal approval. */
+                                isQueued: boolean;
+                                /** @description Every playbook of the run undoes another (releases a host, unblocks an address). */
+                                isRecover: boolean;
+                                isRetryGamebook: boolean;
+                                modificationDate: string;
+                                /** @description The catalogue gamebook the playbooks are; "" when they are none. */
+                                originalGamebookId: string;
+                                originalGamebookTitle: string;
+                                /** @description In sequence order. */
+                                playbooks: {
+                                    /** @description What it acts on: the UPN, host name, address, domain, URL, mailbox or file name. */
+                                    affectedEntity: string;
+                                    description: string;
+                                    /** @description The incident entity it acts on; the incident's id for a playbook on the incident itself. */
+                                    entityId: string;
+                                    /**
+                                     * @description What the playbook acts on (`User` is a directory account; `Incident` the incident itself).
+                                     * @enum {string}
+                                     */
+                                    entityType: "User" | "Host" | "Ip" | "Domain" | "Url" | "Mailbox" | "File" | "Process" | "Incident";
+                                    /** @description Why it failed, from the automation; "" unless it failed. */
+                                    errorMessage: string;
+                                    /** @description How long the action ran, `hh:mm:ss` with `.fff` when there are milliseconds; "" until it finishes. */
+                                    executionTime: string;
+                                    /** @description When it finished (ISO 8601 UTC); "" until it happens. */
+                                    finishingDate: string;
+                                    /** @description The entry's id: the step id the automation backend sees (derived from the run and the sequence). */
+                                    id: string;
+                                    /** @description The message id of a mailbox entity, when known; "" otherwise. */
+                                    internetMessageId: string;
+                                    isAdminRequired: boolean;
+                                    isRecommended: boolean;
+                                    /** @description Last change (ISO 8601 UTC). */
+                                    modificationDate: string;
+                                    name: string;
+                                    /** @description The parameters it runs with (declared defaults filled in). */
+                                    parameters: {
+                                        [key: string]: string | number | boolean;
+                                    };
+                                    /** @description The catalogue playbook the run named (`playbooks[i].id` of the run request, `playbookId` of a rule). */
+                                    referenceId: string;
+                                    sequence: number;
+                                    /** @description When it started (ISO 8601 UTC); "" until it happens. */
+                                    startingDate: string;
+                                    /**
+                                     * @description `Pending`, `Running`, `Succeeded`, `Failed`, `Skipped`.
+                                     * @enum {string}
+                                     */
+                                    status: "Pending" | "Running" | "Succeeded" | "Failed" | "Skipped";
+                                    /** @description The run's tracing id. */
+                                    tracingId: string;
+                                    /** @description The directory object id of a user entity; "" otherwise. */
+                                    userObjectId: string;
+                                    /** @description The UPN of a user or mailbox entity; "" otherwise. */
+                                    userPrincipalName: string;
+                                }[];
+                                /** @enum {string} */
+                                source: "SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG";
+                                /**
+                                 * @description Run status: `Pending` (not started: waiting for approval while `isQueued` is true, otherwise dispatched and waiting for the executor), `Running`, then `Succeeded`, `PartiallySucceeded` (a playbook failed after another had succeeded), `Failed` (a playbook failed before any succeeded), `Denied` (approval refused, or the request for approval expired unanswered) or `Cancelled`. Transitions: submitted → `Pending` (`isQueued` true when approval is required, false when dispatched, with `gamebook.run.v1`); approved (by every approver the workspace requires) → `Pending`, `isQueued` false, dispatched; denied or expired → `Denied`; the executor starts the first playbook → `Running`; the last playbook succeeds → `Succeeded`; a playbook fails → `Failed` or `PartiallySucceeded`, and the playbooks after it are `Skipped`. The final statuses never change. Playbook status: `Pending`, `Running`, `Succeeded`, `Failed`, `Skipped`.
+                                 * @enum {string}
+                                 */
+                                status: "Pending" | "Running" | "Succeeded" | "PartiallySucceeded" | "Failed" | "Denied" | "Cancelled";
+                                /** @description Where the run stands, in words. */
+                                summary: string;
+                                tenantId: string;
+                                /** @description The gamebook's title, or the playbooks' names for a run that is no catalogue gamebook. */
+                                title: string;
+                                /** @description Trace id of the submission: the `meta.requestId` of the run call. */
+                                tracingId: string;
+                                /** @description The service account that submitted the run (spelled as the contract spells it). */
+                                triggedByUserId: string;
+                                workspaceId: string;
+                                workspaceName: string;
+                            }[];
+                        };
+                        meta: {
+                            requestId: string;
+                            /** Format: date-time */
+                            timestamp: string;
+                            /** @description The workspaces (and sources) this answer could not read, and why; empty when every one was read. */
+                            unavailable: {
+                                /** @description True when no call was made: the circuit breaker of this workspace (or of the whole source) is open after repeated failures. */
+                                circuitOpen: boolean;
+                                /**
+                                 * @description The problem code a read of it alone would have answered: `UPSTREAM_ERROR`, `TIMEOUT` or `RATE_LIMITED`, or `NOT_FOUND` where the vendor does not know the workspace.
+                                 * @enum {string}
+                                 */
+                                code: "VALIDATION_ERROR" | "BAD_REQUEST" | "EXTENSION_NOT_ENABLED" | "UNAUTHORIZED" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "INSUFFICIENT_WORKSPACE_ROLE" | "MFA_REQUIRED" | "USER_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "TIMEOUT";
+                                /** @description What happened, as a problem's `detail` says it. */
+                                detail: string;
+                                /** @description The incident listing: pages in a row on which this stream has failed. */
+                                failedPages?: number;
+                                /** @description True when the listing has stopped trying it: its token is gone from `sourcePageTokens`, and its incidents not yet listed are not in this listing. Start a new listing to try it again. */
+                                gaveUp: boolean;
+                                /** @description When it is worth trying again, where known (the vendor's `Retry-After`, or the breaker's cool-down). */
+                                retryAfterSeconds?: number;
+                                /** @description The source that could not be read (the incident listing); absent where the whole workspace is meant. */
+                                source?: string;
+                                /** @description The workspace that could not be read. */
+                                workspaceId: string;
+                                workspaceName: string;
+                            }[];
+                        };
+                        pagination: {
+                            continuationToken?: string;
+                            hasMore: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };

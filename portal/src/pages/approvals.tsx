@@ -102,6 +102,30 @@ function outcomeText(r: ApprovalRequest): string {
   return `Run ${r.status}`;
 }
 
+/** Where a request was made and by whom: the first facts of its card, waiting or decided (History). */
+export function RequestFacts({ request: r }: { request: Pick<ApprovalRequest, "workspace" | "incident" | "requestedBy" | "requestedAt"> }) {
+  return (
+    <>
+      <div>
+        <dt>Workspace</dt>
+        <dd>{r.workspace.name}</dd>
+      </div>
+      <div>
+        <dt>Incident</dt>
+        <dd>
+          <IncidentLink workspaceId={r.workspace.id} source={r.incident.source} incident={r.incident} /> <span class="muted">({r.incident.source})</span>
+        </dd>
+      </div>
+      <div>
+        <dt>Asked by</dt>
+        <dd>
+          {r.requestedBy.name} <span class="muted">({r.requestedBy.kind})</span>, <Time at={r.requestedAt} />
+        </dd>
+      </div>
+    </>
+  );
+}
+
 function ApprovalCard({ request: r, onChange }: { request: ApprovalRequest; onChange(r: ApprovalRequest): void }) {
   const [comment, setComment] = useState("");
   const [reason, setReason] = useState("");
@@ -147,23 +171,7 @@ function ApprovalCard({ request: r, onChange }: { request: ApprovalRequest; onCh
         <Badge tone={statusTone(r)}>{outcomeText(r)}</Badge>
       </header>
       <dl class="facts">
-        <div>
-          <dt>Workspace</dt>
-          <dd>{r.workspace.name}</dd>
-        </div>
-        <div>
-          <dt>Incident</dt>
-          <dd>
-            <IncidentLink workspaceId={r.workspace.id} source={r.incident.source} incident={r.incident} />{" "}
-            <span class="muted">({r.incident.source})</span>
-          </dd>
-        </div>
-        <div>
-          <dt>Asked by</dt>
-          <dd>
-            {r.requestedBy.name} <span class="muted">({r.requestedBy.kind})</span>, <Time at={r.requestedAt} />
-          </dd>
-        </div>
+        <RequestFacts request={r} />
         <div>
           <dt>Expires</dt>
           <dd>{r.expiresAt ? <Time at={r.expiresAt} /> : "Never"}</dd>

@@ -7,7 +7,7 @@ import { EXAMPLE_INCIDENT_TITLE, EXAMPLE_WORKSPACE_ID, gamebookRunExample, playb
 import { catalogueOf } from "../../domain/gamebooks/gamebook-settings";
 import { gamebookRunView, playbookEntryView, playbookRuleView, RUN_STATES_DESCRIPTION, runSubmittedView, toGamebookRunView, toPlaybookEntryView } from "../../domain/gamebooks/gamebook-views";
 import { matchingRules } from "../../domain/gamebooks/playbook-rules";
-import { historyQuery, workspaceHistory } from "./run-history";
+import { historyQuery, workspaceHistory } from "../../domain/gamebooks/run-history";
 import { DETECTION_SOURCE_FIELD, runGamebookBody } from "../../domain/gamebooks/run-request";
 import { submitRun } from "../../domain/gamebooks/run-submission";
 

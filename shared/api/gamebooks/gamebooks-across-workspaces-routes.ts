@@ -1,17 +1,7 @@
-import { z } from "zod";
 import { organizationRoute, type RouteGroup } from "../../platform/http/route";
-import { gamebookRunExample } from "../../domain/examples/gamebook-examples";
-import { gamebookRunView, toGamebookRunView } from "../../domain/gamebooks/gamebook-views";
-import { ACROSS_PAGE_SIZE, MAX_PAGES_SKIPPED, acrossHistoryQuery, acrossWorkspacesHistory } from "./run-history";
-
-const acrossHistoryView = z
-  .object({
-    runs: z.array(gamebookRunView).describe("The page's runs, newest first across the workspaces."),
-    currentPage: z.int().describe("The page returned, 1-based."),
-    pageSize: z.int().describe(`Runs per page (server-controlled: ${ACROSS_PAGE_SIZE}).`),
-    hasMore: z.boolean().describe("True when a next page exists."),
-  })
-  .meta({ examples: [{ runs: [gamebookRunExample], currentPage: 1, pageSize: ACROSS_PAGE_SIZE, hasMore: true }] });
+import { toGamebookRunView } from "../../domain/gamebooks/gamebook-views";
+import { mappedWorkspaces } from "../../domain/organizations/mapped-workspaces";
+import { ACROSS_PAGE_SIZE, MAX_PAGES_SKIPPED, acrossHistoryQuery, acrossHistoryView, acrossWorkspacesHistory } from "../../domain/gamebooks/run-history";
 
 export const gamebooksAcrossWorkspacesRoutes: RouteGroup = {
   name: "gamebooks-across-workspaces",
@@ -34,7 +24,7 @@ export const gamebooksAcrossWorkspacesRoutes: RouteGroup = {
       partial: "workspaces",
       response: acrossHistoryView,
       async handler(input) {
-        const { page, pagination, unavailable } = await acrossWorkspacesHistory(input, input.query);
+        const { page, pagination, unavailable } = await acrossWorkspacesHistory(input, await mappedWorkspaces(input, input.query.workspaces), input.query);
         return { data: { ...page, runs: page.runs.map(toGamebookRunView) }, pagination, unavailable };
       },
     }),

@@ -19,6 +19,13 @@ export async function catalogueOf(services: Uses<"stores">, workspaceId: string)
   );
 }
 
+/** The catalogues of the workspaces these runs belong to, each read once, by workspace id (undefined: none). */
+export async function cataloguesOfRuns(services: Uses<"stores">, runs: readonly { workspaceId: string }[]): Promise<Map<string, PlaybookCatalogueRecord | undefined>> {
+  const ids = [...new Set(runs.map((r) => r.workspaceId))];
+  const found = await Promise.all(ids.map((id) => services.stores.playbookCatalogues.get(id)));
+  return new Map(ids.map((id, i) => [id, found[i]]));
+}
+
 export interface ApprovalSettings {
   /** The workspace's own policy, defaults filled in (a workspace without one is `NoApproval`). */
   workspacePolicy: GamebookApprovalPolicy;

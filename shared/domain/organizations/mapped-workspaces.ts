@@ -19,13 +19,15 @@ export async function mappedWorkspaces(ctx: Uses<"stores"> & { principal: Princi
 /**
  * The workspaces a person sees across workspaces: with an organization-wide role (`Admin`,
  * `WorkspaceAdmin`) every workspace of their organization, otherwise those they hold a role on that
- * are still in it. In the order `mappedWorkspaces` gives.
+ * are still in it; among `requested` when it is given (others are left out silently, as for
+ * `mappedWorkspaces`). In the order `mappedWorkspaces` gives.
  */
-export async function personWorkspaces(ctx: Uses<"stores">, person: Person): Promise<WorkspaceRecord[]> {
+export async function personWorkspaces(ctx: Uses<"stores">, person: Person, requested?: readonly string[]): Promise<WorkspaceRecord[]> {
   const workspaces = ORGANIZATION_WIDE_ROLES.includes(person.organizationalRole)
     ? await ctx.stores.workspaces.listByAccounts(person.organizationAccountIds)
     : (await ctx.stores.workspaces.getMany([...person.workspaceRoles.keys()])).filter((w) => person.organizationAccountIds.includes(w.accountId));
-  return workspaces.sort(byName);
+  const wanted = requested && new Set(requested.map((id) => id.toLowerCase()));
+  return (wanted ? workspaces.filter((w) => wanted.has(w.id)) : workspaces).sort(byName);
 }
 
 function byName(a: WorkspaceRecord, b: WorkspaceRecord): number {

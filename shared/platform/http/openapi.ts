@@ -52,6 +52,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   "Portal: incidents": "Incidents across the workspaces a person may see, with the contract's filters and page tokens, and one incident with its comments, last gamebook run and related incidents.",
   "Portal: service accounts": "The organization's service accounts and their credentials, each secret shown once: UserAdmin manages them, WorkspaceAdmin reads them.",
   "Portal: webhooks": "The organization's webhooks and their health: delivery figures over 24 hours and 7 days, latency, last failures, a chart and the filtered delivery log; pause, resume, enable and redelivery (WorkspaceAdmin).",
+  "Portal: history": "What happened, read-only: decided approval requests and what ran, gamebook runs across the workspaces a person sees, and the organization's audit trail (Admin, UserAdmin, WorkspaceAdmin).",
   Reference: "This document, its reading page and the error reference.",
   Events: "What the service sends to your webhooks (OpenAPI webhooks).",
 };

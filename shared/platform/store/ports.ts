@@ -119,6 +119,30 @@ export interface UserStore {
   delete(accountId: string, id: string, etag: string, outbox?: readonly OutboxRecord[]): Promise<void>;
 }
 
+/** Which audit events a search keeps: those of these trails generated in [from, to), and each filter given. */
+export interface AuditSearchFilter {
+  /** The trails searched (`auditTrailOf`): `account:<id>` and `workspace:<id>`. Empty: none. */
+  trails: readonly string[];
+  /** Only events generated at or after this instant (ISO 8601 UTC). */
+  from?: string;
+  /** Only events generated strictly before this instant (ISO 8601 UTC). */
+  to?: string;
+  /** Exact. */
+  actorId?: string;
+  /** Lower-case text that the actor's name or e-mail address contains. */
+  actorText?: string;
+  /** Exact. */
+  activityType?: string;
+  /** Exact. */
+  activityAction?: string;
+}
+
+/** An audit-search cursor: events strictly older than (timeGenerated, id), newest first. */
+export interface AuditSearchCursor {
+  timeGenerated: string;
+  id: string;
+}
+
 /**
  * The audit trails. An event is stored by `append` and takes its place in its trail's order
  * (`auditTrailOf`: the sequence the export pages by) when its trail is sequenced: at once in memory,
@@ -149,6 +173,14 @@ export interface AuditStore {
    * that has seen sequence k has seen every event up to k.
    */
   listWorkspaceTrail(workspaceId: string, afterSequence: number, limit: number, notBefore?: string): Promise<SequencedAuditEvent[]>;
+  /**
+   * The events of these trails that `filter` keeps, sequenced or not, newest first (timeGenerated,
+   * then id, descending), strictly after `cursor` in that order, at most `limit`. An adapter may
+   * bound the events one call reads (Cosmos does, for the actor's text, which no index serves): a
+   * call that reaches its bound answers what it found, fewer than `limit` or none, with `next` where
+   * to go on. `next` absent: nothing more matches.
+   */
+  search(filter: AuditSearchFilter, limit: number, cursor?: AuditSearchCursor): Promise<{ items: AuditEventRecord[]; next?: AuditSearchCursor }>;
 }
 
 /** The service's state of vendor incidents, in the workspace's scope. */
@@ -209,6 +241,12 @@ export interface AwaitingApprovalCursor {
   id: string;
 }
 
+/** A decided-approvals cursor: runs decided strictly before (decidedAt, id), newest decision first. */
+export interface DecidedApprovalCursor {
+  decidedAt: string;
+  id: string;
+}
+
 /**
  * Gamebook runs, in their workspace's partition. `create` and `replace` commit the run's outbox
  * records (its event, its audit event, its executor message) with it, scope `workspace:<id>`.
@@ -243,6 +281,16 @@ export interface GamebookRunStore {
     filter: AwaitingApprovalFilter,
     page: { cursor?: AwaitingApprovalCursor; limit: number },
   ): Promise<{ items: GamebookRunRecord[]; next?: AwaitingApprovalCursor }>;
+  /**
+   * Runs of these workspaces whose approval was decided (approved by every approver it needed,
+   * denied, or expired unanswered: `approval.decision` set), newest decision first
+   * (approval.decidedAt, then id, descending), after `cursor`, at most `limit`; `next` is set when
+   * more match. Runs that never waited for approval, and those still waiting, are not listed.
+   */
+  listDecided(
+    workspaceIds: readonly string[],
+    page: { cursor?: DecidedApprovalCursor; limit: number },
+  ): Promise<{ items: GamebookRunRecord[]; next?: DecidedApprovalCursor }>;
 }
 
 /** A workspace's playbook catalogue (playbooks, gamebooks, rules): one document per workspace. */

@@ -7,6 +7,7 @@ import type { Uses } from "../../../platform/operation-context";
 import { approvalRequestView } from "../../../domain/gamebooks/approval-request-view";
 import { decideRun } from "../../../domain/gamebooks/run-approval";
 import { requesterOf } from "../../../domain/gamebooks/run-approval-rules";
+import { cataloguesOfRuns } from "../../../domain/gamebooks/gamebook-settings";
 import type { GamebookRunRecord } from "../../../domain/gamebooks/gamebook-run";
 import type { PlaybookCatalogueRecord } from "../../../domain/gamebooks/playbook-catalogue-record";
 import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
@@ -93,9 +94,8 @@ export const approvalRoutes: RouteGroup = {
         const cursor = query.continuationToken === undefined ? undefined : readPageToken(input, query.continuationToken, listing, cursorSchema, "continuationToken");
         const page = await stores.gamebookRuns.listAwaitingApproval({ workspaceIds: ids }, { cursor, limit: query.pageSize });
         const byId = new Map(workspaces.map((w) => [w.id, w]));
-        const catalogues = new Map<string, Promise<PlaybookCatalogueRecord | undefined>>();
-        const catalogueOf = (id: string) => catalogues.get(id) ?? catalogues.set(id, stores.playbookCatalogues.get(id)).get(id)!;
-        const data = await Promise.all(page.items.map(async (run) => viewOf(run, byId.get(run.workspaceId)!, await catalogueOf(run.workspaceId), person)));
+        const catalogues = await cataloguesOfRuns(input, page.items);
+        const data = page.items.map((run) => viewOf(run, byId.get(run.workspaceId)!, catalogues.get(run.workspaceId), person));
         const pagination = page.next ? { hasMore: true, continuationToken: issuePageToken(input, listing, page.next) } : { hasMore: false };
         return { data, pagination };
       },

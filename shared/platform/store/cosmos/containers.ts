@@ -34,7 +34,10 @@ export const containers = {
   // so that no partition nears Cosmos's 20 GB cap; each trail's sequencer document in a partition of
   // its own (`workspace:<id>`), beside the events recorded before days split the trail. TTL on, per
   // item: events expire by their own `ttl` (the retention); the sequencer and events without a `ttl`
-  // never do. The sequencer takes a trail's unsequenced events oldest first: ORDER BY timeGenerated, id.
+  // never do. The sequencer takes a trail's unsequenced events oldest first (ORDER BY timeGenerated,
+  // id); the search lists an organization's events newest first (ORDER BY timeGenerated DESC, id
+  // DESC). Cosmos would serve the second from the first's index read backwards, but the
+  // Cosmos-protocol server of the tests needs an index in the query's own direction.
   audit: {
     name: "audit",
     partitionKeyPath: "/pk",
@@ -46,6 +49,10 @@ export const containers = {
           { path: "/timeGenerated", order: "ascending" },
           { path: "/id", order: "ascending" },
         ],
+        [
+          { path: "/timeGenerated", order: "descending" },
+          { path: "/id", order: "descending" },
+        ],
       ],
     },
   },
@@ -54,8 +61,9 @@ export const containers = {
   // records committed beside it: one workspace is one partition, so a change and its events are one
   // transactional batch. TTL on, per item: carried-out outbox records expire, the rest never does.
   // Gamebook runs are listed newest first (history), per incident, newest first (by-incident,
-  // last-gamebook), and, waiting for approval, soonest to expire first (the approval queue and its
-  // expiry sweep): one composite index for each ORDER BY.
+  // last-gamebook), waiting for approval, soonest to expire first (the approval queue and its
+  // expiry sweep), and, decided, newest decision first (decided approvals): one composite index for
+  // each ORDER BY.
   workspaceItems: {
     name: "workspaceItems",
     partitionKeyPath: "/pk",
@@ -75,6 +83,10 @@ export const containers = {
         [
           { path: "/approval/expiresAt", order: "ascending" },
           { path: "/id", order: "ascending" },
+        ],
+        [
+          { path: "/approval/decidedAt", order: "descending" },
+          { path: "/id", order: "descending" },
         ],
       ],
     },

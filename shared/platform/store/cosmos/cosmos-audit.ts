@@ -1,10 +1,10 @@
 import type { Container } from "@azure/cosmos";
-import { auditPartitionOf, auditTrailOf, workspaceAuditTrail } from "../audit-trail";
+import { actorTextKeeps, auditPartitionOf, auditTrailOf, workspaceAuditTrail } from "../audit-trail";
 import { isLostRace } from "../conflict";
-import type { AuditStore } from "../ports";
+import type { AuditSearchCursor, AuditStore } from "../ports";
 import { DEFAULT_AUDIT_RETENTION_DAYS, type AuditEventRecord } from "../../../domain/audit/audit-event";
 import { mapLimited } from "../../concurrency/map-limited";
-import { Collection } from "./collection";
+import { Collection, type Parameters } from "./collection";
 import { AuditSequencer } from "./audit-sequencer";
 import { SerialRuns } from "../../concurrency/serial-runs";
 
@@ -22,6 +22,8 @@ export interface CosmosAuditOptions {
   now?: () => number;
   /** How long a trail's visible mark stands before readers go up to it (`settledMark`); default 1 s. */
   settleMs?: number;
+  /** Events a search by the actor's text reads at most in one call; default `MAX_AUDIT_SEARCH_READ`. */
+  searchReadLimit?: number;
 }
 
 /**
@@ -30,6 +32,14 @@ export interface CosmosAuditOptions {
  * for goes to the sweep.
  */
 const ROUNDS_PER_RUN = 100;
+/**
+ * Events an audit search reads at most in one call when it filters by the actor's text, which no
+ * index serves (a substring): it reads the events the indexed filters keep, newest first, in batches,
+ * and keeps those whose actor matches, until the page is full or this many were read.
+ */
+export const MAX_AUDIT_SEARCH_READ = 1_000;
+/** Events a search by the actor's text reads in one query. */
+const SEARCH_BATCH = 250;
 /** Trails the sweep looks at in one run. */
 const SWEEP_TRAILS = 1000;
 /** Trails the sweep sequences at once. */
@@ -50,6 +60,7 @@ export function cosmosAudit(container: Container, options: CosmosAuditOptions = 
   const events = new Collection<StoredAuditEvent>(container, "audit event", auditPartitionOf);
   const sequencer = new AuditSequencer(container, { now: options.now ?? (() => Date.now()), settleMs: options.settleMs ?? 1_000, takeoverMs: 10_000, batch: 100 });
   const runs = new SerialRuns((trail: string) => sequencer.drain(trail, ROUNDS_PER_RUN));
+  const searchReadLimit = options.searchReadLimit ?? MAX_AUDIT_SEARCH_READ;
   // Every trail is tried, whatever another's fails with; then the first failure is thrown.
   const sequenceAll = async (trails: readonly string[]) => {
     const failures: unknown[] = [];
@@ -92,6 +103,54 @@ export function cosmosAudit(container: Container, options: CosmosAuditOptions = 
         { "@top": limit, "@trail": trail, "@after": afterSequence, "@upTo": upTo, ...(notBefore === undefined ? {} : { "@notBefore": notBefore }) },
       );
       return found.map((e) => ({ sequence: e.sequence!, event: plain(e) }));
+    },
+    async search(filter, limit, cursor) {
+      const trails = [...new Set(filter.trails)];
+      if (limit <= 0 || trails.length === 0) return { items: [] };
+      // Across partitions (a trail's days, and the trail's own partition for events recorded before
+      // days split it). Every condition is an equality or a range on an indexed path, and the order is
+      // the composite index (timeGenerated, id) read backwards: a query loads the events it answers.
+      const conditions = ["c.docType = 'auditEvent'", "(ARRAY_CONTAINS(@trails, c.trail) OR ARRAY_CONTAINS(@trails, c.pk))"];
+      const parameters: Parameters = { "@trails": trails };
+      const indexed: [condition: string, name: string, value: string | undefined][] = [
+        ["c.timeGenerated >= @from", "@from", filter.from],
+        ["c.timeGenerated < @to", "@to", filter.to],
+        ["c.actorId = @actorId", "@actorId", filter.actorId],
+        ["c.activityType = @activityType", "@activityType", filter.activityType],
+        ["c.activityAction = @activityAction", "@activityAction", filter.activityAction],
+      ];
+      for (const [condition, name, value] of indexed) {
+        if (value === undefined) continue;
+        conditions.push(condition);
+        parameters[name] = value;
+      }
+      const text = filter.actorText;
+      const items: AuditEventRecord[] = [];
+      let position = cursor;
+      let read = 0;
+      let exhausted = false;
+      // Without the text, one query of the page and one event more (whether there is more); with it,
+      // batches until the page is full or `searchReadLimit` events were read.
+      while (items.length <= limit && !exhausted && (text === undefined ? read === 0 : read < searchReadLimit)) {
+        const top = text === undefined ? limit + 1 : Math.min(SEARCH_BATCH, searchReadLimit - read);
+        const after = position === undefined ? [] : ["(c.timeGenerated < @cAt OR (c.timeGenerated = @cAt AND c.id < @cId))"];
+        const found = await events.query(
+          `SELECT TOP @top * FROM c WHERE ${[...conditions, ...after].join(" AND ")} ORDER BY c.timeGenerated DESC, c.id DESC`,
+          { ...parameters, "@top": top, ...(position === undefined ? {} : { "@cAt": position.timeGenerated, "@cId": position.id }) },
+        );
+        read += found.length;
+        exhausted = found.length < top;
+        for (const doc of found) {
+          position = { timeGenerated: doc.timeGenerated, id: doc.id };
+          if (actorTextKeeps(text, doc)) items.push(plain(doc));
+          if (items.length > limit) break;
+        }
+      }
+      const page = items.slice(0, limit);
+      const last = page.at(-1);
+      const next: AuditSearchCursor | undefined =
+        items.length > limit && last ? { timeGenerated: last.timeGenerated, id: last.id } : !exhausted && items.length <= limit ? position : undefined;
+      return { items: page, next };
     },
   };
 }

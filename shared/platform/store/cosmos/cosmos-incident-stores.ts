@@ -131,6 +131,31 @@ export function cosmosGamebookRuns(runs: Collection<StoredGamebookRun>): Gameboo
       const last = items.at(-1);
       return { items, next: found.length > limit && last ? { expiresAt: last.approval.expiresAt!, id: last.id } : undefined };
     },
+    async listDecided(workspaceIds, page) {
+      const limit = page.limit;
+      const ids = [...new Set(workspaceIds)];
+      if (limit <= 0 || ids.length === 0) return { items: [] };
+      // Across the workspaces asked for, in the order of the composite index (approval.decidedAt DESC,
+      // id DESC) of containers.ts: each partition reads its newest decisions from the cursor on and
+      // stops at the page, so a page costs its size per partition read, however long the history. A
+      // run that never waited has no decision time (null) and is left out.
+      const conditions = ["ARRAY_CONTAINS(@ws, c.pk)", "c.docType = 'gamebookRun'", "IS_STRING(c.approval.decidedAt)", "IS_STRING(c.approval.decision)"];
+      const parameters: Parameters = { "@ws": ids, "@top": limit + 1 };
+      if (page.cursor) {
+        conditions.push("(c.approval.decidedAt < @cAt OR (c.approval.decidedAt = @cAt AND c.id < @cId))");
+        parameters["@cAt"] = page.cursor.decidedAt;
+        parameters["@cId"] = page.cursor.id;
+      }
+      const found = await runs.query(
+        `SELECT TOP @top * FROM c WHERE ${conditions.join(" AND ")} ORDER BY c.approval.decidedAt DESC, c.id DESC`,
+        parameters,
+        // One workspace is one partition: no fan-out.
+        ids.length === 1 ? ids[0] : undefined,
+      );
+      const items = found.slice(0, limit).map(plain);
+      const last = items.at(-1);
+      return { items, next: found.length > limit && last ? { decidedAt: last.approval.decidedAt!, id: last.id } : undefined };
+    },
   };
 }
 

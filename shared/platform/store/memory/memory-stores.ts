@@ -1,5 +1,6 @@
 import type {
   AccountStore,
+  GamebookRunCursor,
   GamebookRunStore,
   IncidentStateStore,
   DeliveryLogRange,
@@ -250,6 +251,12 @@ function memoryGamebookRuns(outbox: MemoryOutbox, options: { now: () => number; 
   const byIncident = new Map<string, RunKey[]>();
   // The keys of the runs waiting for approval: the queue and the expiry sweep read only these.
   const waiting = new Set<string>();
+  // The decided runs in (decidedAt, id) order, as the Cosmos index keeps them; a decision is final, so
+  // a run enters once and leaves only when it is dropped.
+  const decided: DecidedKey[] = [];
+  const decidedRuns = new Set<string>();
+  const decidedKeyOf = (run: GamebookRunRecord): DecidedKey | undefined =>
+    run.approval.decision !== null && typeof run.approval.decidedAt === "string" ? { at: run.approval.decidedAt, id: run.id, workspaceId: run.workspaceId } : undefined;
   // The keys of the settled runs, in the order they settled: past the bound the first settled is dropped.
   const settled = new ExpiringKeys<string>({
     now: options.now,
@@ -259,6 +266,12 @@ function memoryGamebookRuns(outbox: MemoryOutbox, options: { now: () => number; 
       runs.delete(k, found.etag);
       unindex(byWorkspace, found.value.workspaceId, found.value);
       unindex(byIncident, `${found.value.workspaceId}|${found.value.incidentId}`, found.value);
+      if (decidedRuns.delete(k)) {
+        const decision = decidedKeyOf(found.value)!;
+        let at = firstAfter(decided, decision, true);
+        while (decided[at] && decided[at]!.workspaceId !== decision.workspaceId) at++;
+        decided.splice(at, 1);
+      }
     },
   });
   const track = (run: GamebookRunRecord) => {
@@ -267,25 +280,30 @@ function memoryGamebookRuns(outbox: MemoryOutbox, options: { now: () => number; 
     else waiting.delete(k);
     if (run.status === "Pending" || run.status === "Running") settled.forget(k);
     else if (!settled.has(k)) settled.keep(k, Infinity);
+    const decision = decidedKeyOf(run);
+    if (decision && !decidedRuns.has(k)) {
+      decidedRuns.add(k);
+      decided.splice(firstAfter(decided, decision), 0, decision);
+    }
   };
   const index = (map: Map<string, RunKey[]>, k: string, run: GamebookRunRecord) => {
     const keys = map.get(k) ?? [];
-    keys.splice(firstAfter(keys, run), 0, { creationDate: run.creationDate, id: run.id });
+    keys.splice(firstAfter(keys, createdKey(run)), 0, createdKey(run));
     map.set(k, keys);
   };
   /** Takes a dropped run out of one index: found by binary search, its array bounded by what is kept. */
   const unindex = (map: Map<string, RunKey[]>, k: string, run: GamebookRunRecord) => {
     const keys = map.get(k);
     if (!keys) return;
-    const at = firstAfter(keys, run, true);
+    const at = firstAfter(keys, createdKey(run), true);
     if (keys[at]?.id === run.id) keys.splice(at, 1);
     if (keys.length === 0) map.delete(k);
   };
   /** Walks one index newest first from before `cursor`, keeping runs that pass `keep`, at most `limit + 1`. */
-  const walk = (keys: readonly RunKey[] | undefined, workspaceId: string, limit: number, keep: (r: GamebookRunRecord) => boolean, cursor?: RunKey) => {
+  const walk = (keys: readonly RunKey[] | undefined, workspaceId: string, limit: number, keep: (r: GamebookRunRecord) => boolean, cursor?: GamebookRunCursor) => {
     const found: GamebookRunRecord[] = [];
     if (!keys) return found;
-    for (let i = (cursor ? firstAfter(keys, cursor, true) : keys.length) - 1; i >= 0 && found.length <= limit; i--) {
+    for (let i = (cursor ? firstAfter(keys, { at: cursor.creationDate, id: cursor.id }, true) : keys.length) - 1; i >= 0 && found.length <= limit; i--) {
       const run = runs.get(key(workspaceId, keys[i]!.id))?.value;
       if (run && keep(run)) found.push(run);
     }
@@ -341,22 +359,43 @@ function memoryGamebookRuns(outbox: MemoryOutbox, options: { now: () => number; 
       const last = items.at(-1);
       return { items, next: found.length > limit && last ? { expiresAt: last.approval.expiresAt!, id: last.id } : undefined };
     },
+    async listDecided(workspaceIds, page) {
+      const limit = Math.max(0, page.limit);
+      const wanted = new Set(workspaceIds);
+      if (limit === 0 || wanted.size === 0) return { items: [] };
+      const found: GamebookRunRecord[] = [];
+      const from = page.cursor ? firstAfter(decided, { at: page.cursor.decidedAt, id: page.cursor.id }, true) : decided.length;
+      for (let i = from - 1; i >= 0 && found.length <= limit; i--) {
+        const entry = decided[i]!;
+        if (wanted.has(entry.workspaceId)) found.push(runs.get(key(entry.workspaceId, entry.id))!.value);
+      }
+      const items = found.slice(0, limit);
+      const last = items.at(-1);
+      return { items, next: found.length > limit && last ? { decidedAt: last.approval.decidedAt!, id: last.id } : undefined };
+    },
   };
 }
 
+/** A run's place in one of the memory indexes: by creation (`at` = creationDate) or by decision (`at` = approval.decidedAt). */
 interface RunKey {
-  creationDate: string;
+  at: string;
   id: string;
 }
 
-/** The index of the first key after `key` in (creationDate, id) order; with `atOrAfter`, the first not before it. */
+interface DecidedKey extends RunKey {
+  workspaceId: string;
+}
+
+const createdKey = (run: GamebookRunRecord): RunKey => ({ at: run.creationDate, id: run.id });
+
+/** The index of the first key after `key` in (at, id) order; with `atOrAfter`, the first not before it. */
 function firstAfter(keys: readonly RunKey[], key: RunKey, atOrAfter = false): number {
   let low = 0;
   let high = keys.length;
   while (low < high) {
     const mid = (low + high) >>> 1;
     const k = keys[mid]!;
-    const before = k.creationDate < key.creationDate || (k.creationDate === key.creationDate && (atOrAfter ? k.id < key.id : k.id <= key.id));
+    const before = k.at < key.at || (k.at === key.at && (atOrAfter ? k.id < key.id : k.id <= key.id));
     if (before) low = mid + 1;
     else high = mid;
   }

@@ -1,5 +1,5 @@
 import { outboxScope } from "../outbox-scope";
-import { auditTrailOf, workspaceAuditTrail } from "../audit-trail";
+import { auditSearchKeeps, auditTrailOf, newestEventFirst, workspaceAuditTrail } from "../audit-trail";
 import type { AgentConfigurationStore, AuditStore, PlaybookCatalogueStore, SopStore, TicketLinkStore, WorkspaceIntegrationsStore } from "../ports";
 import type { AgentConfigurationRecord } from "../../../domain/incidents/agent-configuration";
 import type { PlaybookCatalogueRecord } from "../../../domain/gamebooks/playbook-catalogue-record";
@@ -99,6 +99,18 @@ export function memoryAudit(options: MemoryAuditOptions = {}): AuditStore {
         if (notBefore === undefined || e.event.timeGenerated >= notBefore) page.push({ sequence: e.sequence, event: copy(e.event) });
       }
       return page;
+    },
+    async search(filter, limit, cursor) {
+      kept.trim();
+      if (limit <= 0) return { items: [] };
+      // Every event of the trails asked for: the store holds at most `maxEvents` of them.
+      const found = [...new Set(filter.trails)]
+        .flatMap((trail) => [...(trails.get(trail)?.entries.from(0) ?? [])].map((e) => e.event))
+        .filter((e) => auditSearchKeeps(filter, e) && (cursor === undefined || newestEventFirst(cursor, e) < 0))
+        .sort(newestEventFirst);
+      const items = found.slice(0, limit).map(copy);
+      const last = items.at(-1);
+      return { items, next: found.length > limit && last ? { timeGenerated: last.timeGenerated, id: last.id } : undefined };
     },
   };
 }

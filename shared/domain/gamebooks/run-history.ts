@@ -1,14 +1,22 @@
 import { z } from "zod";
 import { ApiError, isApiError } from "../../platform/errors/api-error";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, issuePageToken, readPageToken } from "../../platform/http/paging";
-import type { Pagination, RequestContext } from "../../platform/http/route";
-import { gamebookRunStatuses, type GamebookRunRecord } from "../../domain/gamebooks/gamebook-run";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, issuePageToken, readPageToken, type PagingContext } from "../../platform/http/paging";
+import type { Pagination } from "../../platform/http/route";
+import type { Uses } from "../../platform/operation-context";
+import { gamebookRunStatuses, type GamebookRunRecord } from "./gamebook-run";
 import type { GamebookRunCursor, GamebookRunFilter } from "../../platform/store/ports";
-import type { WorkspaceRecord } from "../../domain/organizations/workspace";
-import { searchTerm } from "../../domain/gamebooks/run-record";
-import { mappedWorkspaces } from "../../domain/organizations/mapped-workspaces";
+import type { WorkspaceRecord } from "../organizations/workspace";
+import { searchTerm } from "./run-record";
+import { gamebookRunExample } from "../examples/gamebook-examples";
+import { gamebookRunView } from "./gamebook-views";
 import { settleWithin, type Settled } from "../../platform/concurrency/settle-within";
 import { isTransient, unavailableOf, type Unavailable } from "../../platform/http/partial-results";
+
+/**
+ * A run history's reader: a service account (the contract's history routes) or a person (the
+ * portal's), whose page tokens are bound to them.
+ */
+export type HistoryContext = Uses<"stores" | "config"> & PagingContext;
 
 const cursorSchema = z.strictObject({ at: z.string().min(1), id: z.string().min(1) });
 const acrossCursorSchema = z.strictObject({ page: z.int().min(2), at: z.string().min(1), id: z.string().min(1) });
@@ -24,7 +32,7 @@ export const historyQuery = z.strictObject({
 
 /** A workspace's runs, newest first, one keyset page: its cost is its size, however long the history. */
 export async function workspaceHistory(
-  ctx: RequestContext,
+  ctx: HistoryContext,
   workspace: WorkspaceRecord,
   query: z.output<typeof historyQuery>,
 ): Promise<{ runs: GamebookRunRecord[]; pagination: Pagination }> {
@@ -80,6 +88,16 @@ export const acrossHistoryQuery = z.strictObject({
     ),
 });
 
+/** A page of the cross-workspace history, as both the contract's route and the portal's answer it. */
+export const acrossHistoryView = z
+  .object({
+    runs: z.array(gamebookRunView).describe("The page's runs, newest first across the workspaces."),
+    currentPage: z.int().describe("The page returned, 1-based."),
+    pageSize: z.int().describe(`Runs per page (server-controlled: ${ACROSS_PAGE_SIZE}).`),
+    hasMore: z.boolean().describe("True when a next page exists."),
+  })
+  .meta({ examples: [{ runs: [gamebookRunExample], currentPage: 1, pageSize: ACROSS_PAGE_SIZE, hasMore: true }] });
+
 export interface AcrossHistoryPage {
   runs: GamebookRunRecord[];
   currentPage: number;
@@ -88,7 +106,8 @@ export interface AcrossHistoryPage {
 }
 
 /**
- * The runs of every workspace mapped to the caller (or the chosen ones), newest first across them,
+ * The runs of these workspaces (those mapped to the caller, or those a person sees, among the ones
+ * asked for), newest first across them,
  * by page number. Each page is a merge of keyset pages of the workspaces from one position in the
  * global order (creationDate, id): each workspace is read from there in small batches that grow
  * only for a workspace that keeps supplying the page, so a page reads about its own size plus a
@@ -101,10 +120,10 @@ export interface AcrossHistoryPage {
  * is then the one the other workspaces make, and reading it again tries the reported ones again.
  */
 export async function acrossWorkspacesHistory(
-  ctx: RequestContext,
+  ctx: HistoryContext,
+  workspaces: readonly WorkspaceRecord[],
   query: z.output<typeof acrossHistoryQuery>,
 ): Promise<{ page: AcrossHistoryPage; pagination: Pagination; unavailable: Unavailable[] }> {
-  const workspaces = await mappedWorkspaces(ctx, query.workspaces);
   const statuses = query.statuses === undefined ? undefined : [...new Set(query.statuses)].sort();
   const term = query.query === undefined ? undefined : searchTerm(query.query);
   const filter: GamebookRunFilter = { text: term, statuses };
@@ -174,7 +193,7 @@ class HistoryReads {
   private readonly deadline: number;
 
   constructor(
-    private readonly ctx: RequestContext,
+    private readonly ctx: HistoryContext,
     private readonly filter: GamebookRunFilter,
   ) {
     this.budgetMs = ctx.config.crossWorkspaceBudgetMs;

@@ -11,6 +11,7 @@
 // delivery scenario, whose warm-up sends batches of a fifth of that, at least 200, for
 // BENCH_WARMUP_S per path), BENCH_GAMEBOOK_RUNS (1000), BENCH_PLAYBOOK_DELAY_MS (0) and
 // BENCH_GAMEBOOK_POLL_MS (5) for the gamebook scenario (which reads them itself, when it runs),
+// BENCH_BULK_VENDOR_LATENCY_MS (0: the simulated vendors' latency in the incident bulk scenario),
 // BENCH_FAULTS_PHASE_S (120: how long the vendor-faults scenario keeps listing to measure the calls
 // per minute to its failing workspaces; it reads it itself, when it runs),
 // BENCH_SOAK_MEMORY_S (600; the target is set for 1800), BENCH_SOAK_COSMOS_S (300), BENCH_SOAK_RPS (150),
@@ -39,6 +40,7 @@ import { coldStart } from "./scenarios/cold-start.mjs";
 import { crossWorkspaceAtScale, crossWorkspaceListing } from "./scenarios/cross-workspace-listing.mjs";
 import { firstAnswer } from "./scenarios/first-answer.mjs";
 import { gamebookRuns } from "./scenarios/gamebook-runs.mjs";
+import { incidentBulk } from "./scenarios/incident-bulk.mjs";
 import { overload } from "./scenarios/overload.mjs";
 import { operationsPerRequest } from "./scenarios/operations-per-request.mjs";
 import { pipelineInProcess } from "./scenarios/pipeline-in-process.mjs";
@@ -79,6 +81,7 @@ const scenarios = [
   { name: "reconciler at scale (latency-bound)", run: reconcilerScale },
   { name: "cross-workspace listing at a provider's size", run: crossWorkspaceAtScale },
   { name: "gamebooks: runs of 5 playbooks, 20 in flight", run: gamebookRuns },
+  { name: "incident bulk close of 100 vs 100 single writes", run: incidentBulk },
   { name: "vendor faults: 1000 workspaces, 1% failing, 200 ms latency", run: vendorFaults },
   { name: "soak: mixed load for minutes, memory after GC, events lost (memory store, then Cosmos)", run: soak },
   { name: "overload: twice the capacity, open loop, on the Cosmos-protocol server", run: overload },

@@ -10,7 +10,9 @@
  * - the first page of POST /incidents/across-workspaces over 50 workspaces;
  * - a reconciler pass in which nothing changed;
  * - one gamebook run of 5 playbooks (4 automation steps and a comment, no approval), from the request
- *   until its last playbook is recorded and its events delivered.
+ *   until its last playbook is recorded and its events delivered;
+ * - a person's bulk assignment of 10 incidents across workspaces (POST /portal/incidents/bulk), until
+ *   its events have been fanned out.
  *
  * A store operation is one call of a store port's method; a message is one message sent or scheduled
  * on a queue. `test/unit/operation-counts.test.ts` pins the counts, so a change that adds a round
@@ -46,6 +48,7 @@ export interface OperationCounts {
   crossWorkspacePage: OperationCount & { workspaces: number; incidents: number };
   reconcilerPassUnchanged: OperationCount & { workspaces: number };
   gamebookRun: OperationCount & { playbooks: number };
+  bulkAssign: OperationCount & { incidents: number; workspaces: number };
 }
 
 export interface MeasureOptions {
@@ -175,7 +178,7 @@ export async function measureOperations(options: MeasureOptions = {}): Promise<O
   // (c) The first page over every workspace of the caller.
   counter.reset();
   const page = (await call("POST", "/incidents/across-workspaces", { isFirstCall: true, workspacePageTokens: [] })) as {
-    data: { incidents: { incident: { workspaceId: string; id: string; status: string }; source: string }[] };
+    data: { incidents: { incident: { workspaceId: string; id: string; status: string }; source: string; assignee: { userId: string | null } | null }[] };
   };
   const crossWorkspacePage = {
     ...counter.snapshot(),
@@ -211,8 +214,8 @@ export async function measureOperations(options: MeasureOptions = {}): Promise<O
   // The policies are the portal's: read there by the demo's SOC lead, who holds a role on every workspace.
   const lead = data.users.find((u) => u.id === demoId(config.demoSeed, "user/jonas"));
   if (!lead) throw new Error("no demo SOC lead to read the approval policies");
-  const { setCookie } = services.sessions.start({ tenantId: lead.tenantId, objectId: lead.id, name: lead.displayName, email: lead.email, mfa: true }, now());
-  const asLead = requestMaker(services, { cookie: setCookie.split(";")[0]! });
+  const { session, setCookie } = services.sessions.start({ tenantId: lead.tenantId, objectId: lead.id, name: lead.displayName, email: lead.email, mfa: true }, now());
+  const asLead = requestMaker(services, { cookie: setCookie.split(";")[0]!, "x-csrf-token": services.sessions.csrfToken(session) });
   const customers = new Set(data.customers.map((c) => c.id));
   const unapproved = new Set<string>();
   for (const w of data.workspaces) {
@@ -257,10 +260,31 @@ export async function measureOperations(options: MeasureOptions = {}): Promise<O
   await settle();
   const gamebookRun = { ...counter.snapshot(), playbooks: steps.length };
 
+  // (f) The SOC lead assigns to himself, in one bulk action, 10 open incidents of the page that are not
+  // his yet, taken in turn from its workspaces (the provider's own and its customers'), as a lead's
+  // selection across the queue is.
+  const byWorkspace = new Map<string, (typeof page.data.incidents)[number][]>();
+  for (const i of page.data.incidents) {
+    if (i.incident.status === "Closed" || i.assignee?.userId === lead.id || i.incident.id === open.incident.id || i.incident.id === target.incident.id) continue;
+    byWorkspace.set(i.incident.workspaceId, [...(byWorkspace.get(i.incident.workspaceId) ?? []), i]);
+  }
+  const assigned: (typeof page.data.incidents)[number][] = [];
+  for (let round = 0; assigned.length < 10 && round < 10; round++) {
+    for (const list of byWorkspace.values()) if (list[round] && assigned.length < 10) assigned.push(list[round]!);
+  }
+  await settle();
+  counter.reset();
+  await asLead("POST", "/portal/incidents/bulk", {
+    incidents: assigned.map((i) => ({ workspaceId: i.incident.workspaceId, source: i.source, incidentId: i.incident.id })),
+    action: { type: "Assign", userId: lead.id, email: lead.email },
+  });
+  await settle();
+  const bulkAssign = { ...counter.snapshot(), incidents: assigned.length, workspaces: new Set(assigned.map((i) => i.incident.workspaceId)).size };
+
   await inProcess.events.close();
   await inProcess.deliveries.close();
   await inProcess.gamebookRuns.close();
-  return { authenticatedGet, coldAuthenticatedGet, statusChangeDelivered, crossWorkspacePage, reconcilerPassUnchanged, gamebookRun };
+  return { authenticatedGet, coldAuthenticatedGet, statusChangeDelivered, crossWorkspacePage, reconcilerPassUnchanged, gamebookRun, bulkAssign };
 }
 
 /** Calls the API's pipeline in this process as the given caller (its credential or session cookie); resolves with the JSON answer, or throws on a non-2xx. */

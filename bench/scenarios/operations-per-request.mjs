@@ -19,6 +19,7 @@ export async function operationsPerRequest({ log }) {
     [`cross-workspace page (${counts.crossWorkspacePage.incidents} incidents, ${counts.crossWorkspacePage.workspaces} workspaces on it, 50 in all)`, counts.crossWorkspacePage],
     [`reconciler pass, nothing changed (${counts.reconcilerPassUnchanged.workspaces} workspaces)`, counts.reconcilerPassUnchanged],
     [`gamebook run of ${counts.gamebookRun.playbooks} playbooks`, counts.gamebookRun],
+    [`bulk assignment of ${counts.bulkAssign.incidents} incidents (${counts.bulkAssign.workspaces} workspaces)`, counts.bulkAssign],
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
   log(`  ${"request".padEnd(width)}  store ops  messages  detail`);

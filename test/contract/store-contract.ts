@@ -508,11 +508,14 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
         expect(await pending()).toEqual(["outbox-e-1", "outbox-e-2"]);
       });
 
-      it("getMany returns the states among the ids of one workspace only", async () => {
-        await stores.incidents.commit(incidentState("ws-1", "s-1"), null, []);
+      it("getMany returns the states among the ids of one workspace only, each with the etag a conditional write takes", async () => {
+        const first = await stores.incidents.commit(incidentState("ws-1", "s-1"), null, []);
         await stores.incidents.commit(incidentState("ws-1", "s-2"), null, []);
         await stores.incidents.commit(incidentState("ws-2", "s-3"), null, []);
-        expect(ids(await stores.incidents.getMany("ws-1", ["s-2", "s-1", "s-3", "s-9"])).sort()).toEqual(["s-1", "s-2"]);
+        const found = await stores.incidents.getMany("ws-1", ["s-2", "s-1", "s-3", "s-9"]);
+        expect(ids(found.map((s) => s.value)).sort()).toEqual(["s-1", "s-2"]);
+        expect(found.find((s) => s.value.id === "s-1")!.etag).toBe(first.etag);
+        await stores.incidents.commit({ ...first.value, updatedAt: "2025-01-15T10:00:00.000Z" }, found.find((s) => s.value.id === "s-1")!.etag, []);
         expect(await stores.incidents.getMany("ws-1", [])).toEqual([]);
       });
 

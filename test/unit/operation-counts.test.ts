@@ -112,4 +112,28 @@ describe("operations per request", () => {
       },
     });
   });
+
+  it("a bulk assignment of 10 incidents reads the workspaces once, then costs each incident what its single write costs: its state read, the assignee's name, one commit", () => {
+    const bulk = counts.bulkAssign;
+    expect([bulk.incidents, bulk.workspaces]).toEqual([10, 6]);
+    expect(bulk).toMatchObject({ storeOperations: 99, queueMessages: 10 });
+    expect(bulk.detail).toEqual({
+      // The request: every workspace named, in one read; no person read (the lead's session was read before).
+      "workspaces.getMany": 1,
+      // Per incident: its state, the assignee's name (in the workspace's account, then in the lead's
+      // own: two reads for the 8 in customers' workspaces, one for the 2 in the provider's), the state
+      // with its event and audit record in one commit.
+      "incidents.get": 10,
+      "users.findByEmail": 18,
+      "incidents.commit": 10,
+      // The relay, per incident: the audit record to its trail, the trail sequenced, both records marked, the event queued.
+      "audit.append": 10,
+      "audit.sequence": 10,
+      "outbox.markPublished": 20,
+      "queue:events": 10,
+      // The fan-out, per event: the account's provider and the webhooks that may get it (none subscribes).
+      "accounts.get": 10,
+      "webhooks.listByAccounts": 10,
+    });
+  });
 });

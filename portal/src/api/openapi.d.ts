@@ -157,6 +157,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/portal/incidents/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Assign, set the status of, or close many incidents at once, across workspaces
+         * @description Portal session (people only). Any registered person.
+         *
+         *     One action on 1 to 250 incidents of any workspaces of your organization, as the incident list's bulk actions do. Each incident is changed on its own, exactly as the single change would change it (the same checks, the source first, then the service's state with its events and its audit record, you as the actor): never all or nothing. Partial success is normal, so the answer is 200 whenever the request itself is valid, and reports every incident in the request's order: `Succeeded`, or `Refused` with the problem that incident alone would have answered (`INSUFFICIENT_WORKSPACE_ROLE` without the `Analyst` or `Owner` role on its workspace; `NOT_FOUND` for an incident or workspace not there for you; `CONFLICT` when it changed since the `etag` you sent, or, for a close, when it is closed already, saying when and by whom where known; `VALIDATION_ERROR` for a change it cannot take, such as OnHold on a closed incident; `UPSTREAM_ERROR`, `TIMEOUT`, `RATE_LIMITED` from its source). No change starts when too little of the request's time is left to finish it: those incidents are `NotAttempted` (nothing changed, send them again); one still under way when the answer goes out is `InProgress`. An incident named twice is 400, before anything is changed.
+         */
+        post: operations["postPortalIncidentsBulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/portal/incidents/search": {
         parameters: {
             query?: never;
@@ -3088,6 +3110,251 @@ export interface operations {
             };
         };
     };
+    postPortalIncidentsBulk: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What to do to every incident named. */
+                    action: {
+                        /** @description The assignee's e-mail address; null with a null userId unassigns. */
+                        email: string | null;
+                        /** @constant */
+                        type: "Assign";
+                        /** @description The user's id; null with a null email unassigns. */
+                        userId: string | null;
+                    } | {
+                        /**
+                         * @description New or Active go to the source; OnHold and WaitingOnCustomer are the service's own and pause the SLA clock.
+                         * @enum {string}
+                         */
+                        status: "New" | "Active" | "OnHold" | "WaitingOnCustomer";
+                        /** @constant */
+                        type: "SetStatus";
+                    } | {
+                        /** @enum {string} */
+                        classification: "TruePositive" | "BenignPositive" | "FalsePositive" | "Undetermined";
+                        /** @description Travels on `incident.closed.v1` and to the source. */
+                        closingComment?: string;
+                        /** @constant */
+                        type: "Close";
+                    };
+                    /** @description The incidents, 1 to 250, each at most once, across any workspaces of your organization. */
+                    incidents: {
+                        /** @description The incident's version as you saw it (`etag` of `POST /portal/incidents/search`, or the `ETag` of a read): the change applies only if the incident is still at that version, as `If-Match` does; otherwise that incident is refused with `CONFLICT`. Absent: applied to the incident as it is. */
+                        etag?: string;
+                        /** @description The source's own incident id. */
+                        incidentId: string;
+                        /** @description Must be one of SourceA, SourceB, SourceC, SourceD, SourceE, SourceF, SourceG (case-insensitive). */
+                        source: string;
+                        /**
+                         * Format: uuid
+                         * @description The incident's workspace.
+                         */
+                        workspaceId: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            inProgress: number;
+                            notAttempted: number;
+                            refused: number;
+                            /** @description One per incident named, in the request's order. */
+                            results: {
+                                incidentId: string;
+                                /**
+                                 * @description `Succeeded`: changed, in its own commit, with its events and audit record. `Refused`: not changed, `problem` says why. `NotAttempted`: not started because the request's time ran out first; nothing was changed, send it again. `InProgress`: still being changed when the answer went out; it completes on its own, so read the incident before sending it again.
+                                 * @enum {string}
+                                 */
+                                outcome: "Succeeded" | "Refused" | "NotAttempted" | "InProgress";
+                                problem: {
+                                    /**
+                                     * @description The code the same change of this incident alone would have answered.
+                                     * @enum {string}
+                                     */
+                                    code: "VALIDATION_ERROR" | "BAD_REQUEST" | "EXTENSION_NOT_ENABLED" | "UNAUTHORIZED" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "INSUFFICIENT_WORKSPACE_ROLE" | "MFA_REQUIRED" | "USER_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "TIMEOUT";
+                                    detail: string;
+                                    /** @description The HTTP status that change alone would have answered. */
+                                    status: number;
+                                    /** @description The field or identifier concerned. */
+                                    target?: string;
+                                } | null;
+                                /** @enum {string} */
+                                source: "SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG";
+                                workspaceId: string;
+                            }[];
+                            succeeded: number;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR, BAD_REQUEST */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: BAD_REQUEST */
+            413: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     postPortalIncidentsSearch: {
         parameters: {
             query?: never;
@@ -3158,6 +3425,8 @@ export interface operations {
                                     userId: string | null;
                                 } | null;
                                 classification: string | null;
+                                /** @description The incident's version: its `ETag` as a read of it answers, for `If-Match` or a bulk action's `etag`. */
+                                etag: string;
                                 incident: {
                                     createdAt: string;
                                     id: string;

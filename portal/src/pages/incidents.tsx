@@ -3,7 +3,9 @@ import { api, call, csrf } from "../api/client";
 import type { paths } from "../api/openapi";
 import { IncidentLink } from "../incident-link";
 import { ShowMore } from "../paging";
+import { useMe } from "../session";
 import { Badge, Checkbox, Empty, Field, Notice, PageHeader, ProblemBanner, Select, TableScroll, Time, useAction, useResource } from "../ui";
+import { BulkActions } from "./incident-bulk";
 
 type SearchBody = paths["/api/v2/portal/incidents/search"]["post"]["requestBody"]["content"]["application/json"];
 type SearchEnvelope = paths["/api/v2/portal/incidents/search"]["post"]["responses"][200]["content"]["application/json"];
@@ -39,6 +41,7 @@ interface Filters {
 }
 
 const keyOf = (u: Unavailable) => `${u.workspaceId}/${u.source ?? ""}`;
+const incidentKey = (i: IncidentSummary) => `${i.incident.workspaceId}/${i.source}/${i.incident.id}`;
 
 /** The workspaces (and sources) the listing could not read: the rest of the list is still shown. */
 function UnreadWorkspaces(props: { entries: Unavailable[]; more: boolean }) {
@@ -66,8 +69,14 @@ function toggle<T>(list: T[], value: T, on: boolean): T[] {
 /**
  * Incidents across every workspace the person sees, with the contract's filters and page tokens: the
  * first page on demand, then "Show more" sends the page's tokens back until no more are available.
+ * A person with a role on a workspace (Analyst or Owner: both may act) selects its incidents and acts
+ * on them together; the others read.
  */
 export function IncidentsPage() {
+  const me = useMe();
+  const actsOn = new Set(me.workspaceRoles.map((r) => r.workspaceId));
+  const canAct = actsOn.size > 0;
+  const [selected, setSelected] = useState<Map<string, IncidentSummary>>(new Map());
   const workspaces = useResource(async () => (await call(api.GET("/api/v2/portal/workspaces"))).data, []);
   const names = new Map((workspaces.value ?? []).map((w) => [w.id, w.name]));
   const [draft, setDraft] = useState<Filters>({ severities: [], statuses: ["New", "Active"], sources: [], time: "", query: "" });
@@ -90,6 +99,9 @@ export function IncidentsPage() {
   const search = async (f: Filters, first: boolean) => {
     const { data: page, meta } = await call(api.POST("/api/v2/portal/incidents/search", { params: { header: csrf() }, body: bodyOf(f, first) }));
     setIncidents((list) => (first ? page.incidents : [...list, ...page.incidents]));
+    // A new list (other filters, or read again after a change) starts with nothing selected: what was
+    // selected was selected at versions that may be gone.
+    if (first) setSelected(new Map());
     setUnread((known) => {
       const next = new Map(first ? [] : known);
       // A stream read since drops out; one reported again replaces what was known of it.
@@ -102,6 +114,16 @@ export function IncidentsPage() {
   };
   const first = useResource(() => search(applied, true), [applied]);
   const next = useAction(() => search(applied, false));
+  // Only incidents of workspaces the person holds a role on can be selected: elsewhere they read.
+  const selectable = canAct ? incidents.filter((i) => actsOn.has(i.incident.workspaceId)) : [];
+  const select = (incident: IncidentSummary, on: boolean) =>
+    setSelected((before) => {
+      const after = new Map(before);
+      if (on) after.set(incidentKey(incident), incident);
+      else after.delete(incidentKey(incident));
+      return after;
+    });
+  const selectAll = (on: boolean) => setSelected(on ? new Map(selectable.map((i) => [incidentKey(i), i])) : new Map());
 
   return (
     <section>
@@ -155,11 +177,31 @@ export function IncidentsPage() {
         {first.loading ? "Loading…" : `${incidents.length} incident(s) shown${more ? ", more available" : ""}`}
       </p>
       {!first.loading && !first.problem && incidents.length === 0 && <Empty>No incident matches these filters.</Empty>}
+      {canAct && (
+        <BulkActions
+          selected={[...selected.values()]}
+          workspaceNames={names}
+          onDone={() => void first.reload()}
+          onClear={() => setSelected(new Map())}
+        />
+      )}
       {incidents.length > 0 && (
         <TableScroll label="Incidents">
           <table class="incidents">
             <thead>
               <tr>
+                {canAct && (
+                  <th scope="col" class="select-cell">
+                    <input
+                      type="checkbox"
+                      aria-label="Select all incidents shown"
+                      data-select-all=""
+                      checked={selectable.length > 0 && selectable.every((i) => selected.has(incidentKey(i)))}
+                      disabled={selectable.length === 0}
+                      onChange={(e) => selectAll((e.currentTarget as HTMLInputElement).checked)}
+                    />
+                  </th>
+                )}
                 <th scope="col">Incident</th>
                 <th scope="col">Severity</th>
                 <th scope="col">Status</th>
@@ -171,6 +213,21 @@ export function IncidentsPage() {
             <tbody>
               {incidents.map((i) => (
                 <tr data-workspace-id={i.incident.workspaceId} data-incident-id={i.incident.id}>
+                  {canAct && (
+                    <td class="select-cell">
+                      {actsOn.has(i.incident.workspaceId) ? (
+                        <input
+                          type="checkbox"
+                          aria-label={`Select #${i.incident.number} ${i.incident.title}`}
+                          data-select=""
+                          checked={selected.has(incidentKey(i))}
+                          onChange={(e) => select(i, (e.currentTarget as HTMLInputElement).checked)}
+                        />
+                      ) : (
+                        <span class="visually-hidden">You hold no role on this workspace</span>
+                      )}
+                    </td>
+                  )}
                   <td>
                     <IncidentLink workspaceId={i.incident.workspaceId} source={i.source} incident={i.incident} />
                     <div class="muted">{i.source}</div>

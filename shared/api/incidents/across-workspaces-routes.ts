@@ -26,8 +26,8 @@ export const incidentsAcrossWorkspacesRoutes: RouteGroup = {
       partial: "streams",
       response: acrossWorkspacesPage.meta({ examples: [acrossWorkspacesResultExample] }),
       async handler(input) {
-        const { unavailable, ...data } = await listAcrossWorkspaces(input, await mappedWorkspaces(input), input.body);
-        return { data, unavailable };
+        const { unavailable, incidents, ...page } = await listAcrossWorkspaces(input, await mappedWorkspaces(input), input.body);
+        return { data: { incidents: incidents.map((i) => i.summary), ...page }, unavailable };
       },
     }),
   ],

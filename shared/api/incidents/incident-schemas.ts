@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { classifications, entityKinds } from "../../systems/vendors/port";
+import { assigneeFields, assigneeHasEmail, closingCommentSchema } from "../../domain/incidents/incident-change-schemas";
 import { EXAMPLE_INCIDENT, EXAMPLE_INTEGRATION_COMMENT, EXAMPLE_WORKSPACE_ID } from "../../domain/examples/examples";
 import { commentPathSources, sourceSchema, sources } from "../../domain/sources";
 import { agentInvestigationExample, agentInvestigationResultExample, updateAssigneeExample, updateStatusExample } from "../../domain/examples/incident-examples";
@@ -36,7 +37,7 @@ export const updateStatusBody = z
       .enum(["New", "Active", "Closed", "OnHold", "WaitingOnCustomer"])
       .describe("New, Active or Closed go to the vendor; OnHold and WaitingOnCustomer are the service's own and pause the SLA clock."),
     classification: z.enum(classifications).optional().describe("Required when closing; only allowed then."),
-    closingComment: z.string().trim().min(1).max(4000).optional().describe("Only when closing."),
+    closingComment: closingCommentSchema.optional().describe("Only when closing."),
   })
   .strict()
   .superRefine((body, ctx) => {
@@ -52,15 +53,9 @@ export const updateStatusBody = z
   .meta({ examples: [updateStatusExample] });
 
 export const updateAssigneeBody = z
-  .object({
-    userId: z.string().trim().min(1).max(256).nullable().describe("The user's id; null with a null email unassigns."),
-    email: z.email().max(320).nullable().describe("The assignee's e-mail address; null with a null userId unassigns."),
-  })
+  .object(assigneeFields)
   .strict()
-  .refine((b) => b.email !== null || b.userId === null, {
-    path: ["email"],
-    message: "An assignee needs an e-mail address; send both fields null to unassign.",
-  })
+  .refine(...assigneeHasEmail)
   .meta({ examples: [updateAssigneeExample] });
 
 const entityKindSchema = z.enum(entityKinds);

@@ -6,6 +6,7 @@ import type { Uses } from "../../platform/operation-context";
 import { publicStatuses, severities, type IncidentFilters, type IncidentPage, type IncidentWindowQuery, type VendorIncident } from "../../systems/vendors/port";
 import { lastModifiedSources, parseSource, sourceSchema, sources, type Source } from "../sources";
 import type { IncidentStateRecord } from "./incident-state-record";
+import type { Versioned } from "../../platform/store/ports";
 import type { WorkspaceRecord } from "../organizations/workspace";
 import { initialState, stateIdOf } from "./incident-state";
 import { incidentSummaryView, toIncidentSummary, type IncidentSummaryView } from "./incident-view";
@@ -128,8 +129,18 @@ export const PARTIAL_LISTING_DESCRIPTION =
   "(2.5 s by default): a stream still unanswered then is reported as `TIMEOUT` and tried again on the next page. A workspace whose vendor keeps failing " +
   "is not called for a cool-down (`circuitOpen`). In last-modified mode nothing continues: poll a reported workspace's window again.";
 
+/**
+ * One incident of a page: its row, and the etag of the service's state of it (null while it holds
+ * none). With the row's `lastModificationTime` that is the incident's version (`incidentEtag`), which
+ * the portal's answer carries for a change made from the list to send back; the contract's does not.
+ */
+export interface ListedIncident {
+  summary: IncidentSummaryView;
+  stateEtag: string | null;
+}
+
 export interface AcrossWorkspacesResult {
-  incidents: IncidentSummaryView[];
+  incidents: ListedIncident[];
   sourcePageTokens: { workspaceId: string; sourceTokens: Partial<Record<Source, string>> }[];
   moreIncidentsAvailable: boolean;
   /** The streams this page could not read (`meta.unavailable`). */
@@ -260,7 +271,7 @@ export async function listAcrossWorkspaces(ctx: ListingContext, workspaces: Work
     await mapLimited([...onPage.values()], VENDOR_CONCURRENCY, async ({ workspace, items }) => [workspace.id, await statesOf(ctx, workspace, items)] as const),
   );
   const now = ctx.now();
-  const incidents: IncidentSummaryView[] = [];
+  const incidents: ListedIncident[] = [];
   const failed: (() => void)[] = [];
   for (let i = 0; i < served.length; i++) {
     const stream = served[i]!;
@@ -331,7 +342,7 @@ async function lastModifiedListing(
     return page.status === "fulfilled" ? [] : [unavailableOf(stream.workspace, failureOf(stream, page, budgetMs), { source: stream.source, gaveUp: true })];
   });
   let capped = false;
-  const incidents: IncidentSummaryView[] = [];
+  const incidents: ListedIncident[] = [];
   for (const workspace of workspaces) {
     // Each source was asked for one more than the cap: more than the cap in all means the window is too wide.
     const found = pairs.flatMap((p, i) => {
@@ -343,7 +354,7 @@ async function lastModifiedListing(
   }
   // Newest change first; ties by workspace, then incident, so that the order never depends on the workspaces' order.
   incidents.sort(
-    (a, b) =>
+    ({ summary: a }, { summary: b }) =>
       (a.lastModificationTime < b.lastModificationTime ? 1 : a.lastModificationTime > b.lastModificationTime ? -1 : 0) ||
       (a.incident.workspaceId < b.incident.workspaceId ? -1 : a.incident.workspaceId > b.incident.workspaceId ? 1 : 0) ||
       (a.incident.id < b.incident.id ? -1 : a.incident.id > b.incident.id ? 1 : 0),
@@ -449,17 +460,20 @@ function bindingOf(body: AcrossWorkspacesBody): string {
   return `incidents-across:${createHash("sha256").update(JSON.stringify(normalised)).digest("base64url")}`;
 }
 
-async function summaries(ctx: ListingContext, workspace: WorkspaceRecord, items: VendorIncident[]): Promise<IncidentSummaryView[]> {
+async function summaries(ctx: ListingContext, workspace: WorkspaceRecord, items: VendorIncident[]): Promise<ListedIncident[]> {
   return summariesOf(workspace, items, await statesOf(ctx, workspace, items), ctx.now());
 }
 
-/** The stored states of these incidents of one workspace, by state id: one store read (none for no items). */
-async function statesOf(ctx: ListingContext, workspace: WorkspaceRecord, items: VendorIncident[]): Promise<Map<string, IncidentStateRecord>> {
+/** The stored states of these incidents of one workspace, with their etags, by state id: one store read (none for no items). */
+async function statesOf(ctx: ListingContext, workspace: WorkspaceRecord, items: VendorIncident[]): Promise<Map<string, Versioned<IncidentStateRecord>>> {
   if (items.length === 0) return new Map();
   const states = await ctx.stores.incidents.getMany(workspace.id, items.map((i) => stateIdOf(i.source, i.id)));
-  return new Map(states.map((s) => [s.id, s]));
+  return new Map(states.map((s) => [s.value.id, s]));
 }
 
-function summariesOf(workspace: WorkspaceRecord, items: VendorIncident[], states: Map<string, IncidentStateRecord>, now: Date): IncidentSummaryView[] {
-  return items.map((i) => toIncidentSummary(i, states.get(stateIdOf(i.source, i.id)) ?? initialState(i, workspace.accountId, now), now));
+function summariesOf(workspace: WorkspaceRecord, items: VendorIncident[], states: Map<string, Versioned<IncidentStateRecord>>, now: Date): ListedIncident[] {
+  return items.map((i) => {
+    const stored = states.get(stateIdOf(i.source, i.id));
+    return { summary: toIncidentSummary(i, stored?.value ?? initialState(i, workspace.accountId, now), now), stateEtag: stored?.etag ?? null };
+  });
 }

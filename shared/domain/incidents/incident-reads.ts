@@ -70,7 +70,7 @@ export async function incidentsByEntity(
 ): Promise<IncidentSummaryView[]> {
   const found = await ctx.sources.gateway(source).relatedByEntity({ ...query, workspaceId: workspace.id }, ctx.signal);
   const states = await ctx.stores.incidents.getMany(workspace.id, found.map((i) => stateIdOf(i.source, i.id)));
-  const byId = new Map(states.map((s) => [s.id, s]));
+  const byId = new Map(states.map((s) => [s.value.id, s.value]));
   const now = ctx.now();
   return found.map((i) => toIncidentSummary(i, byId.get(stateIdOf(i.source, i.id)) ?? initialState(i, workspace.accountId, now), now));
 }

@@ -1,5 +1,6 @@
 import type { Source } from "../sources";
 import type { Classification, PublicStatus } from "../../systems/vendors/port";
+import type { ChangeOrigin } from "../../platform/events/event-types";
 
 /** Statuses that exist only inside the service: they pause the SLA clock and never reach a vendor. */
 export const internalStatuses = ["OnHold", "WaitingOnCustomer"] as const;
@@ -43,6 +44,12 @@ export interface IncidentStateRecord {
   classification: Classification | null;
   assignee: IncidentAssignee | null;
   sla: SlaClockRecord;
+  /**
+   * Who made the close the service last recorded (its `incident.closed.v1`'s `closedBy`); null while
+   * open, or when the incident was closed before the service knew it. Absent on states stored before
+   * it was kept.
+   */
+  closedBy?: ChangeOrigin | null;
   /** Closings so far; a new closing of a reopened incident is a new `incident.closed.v1` subject. */
   closeCount: number;
   vendorLastModificationTime: string | null;

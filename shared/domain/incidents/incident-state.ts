@@ -32,6 +32,7 @@ export function initialState(incident: VendorIncident, accountId: string, now: D
       pausedMs: 0,
       stoppedAt: incident.status === "Closed" ? incident.lastModificationTime : null,
     },
+    closedBy: null,
     closeCount: incident.status === "Closed" ? 1 : 0,
     vendorLastModificationTime: incident.lastModificationTime,
     ingestedAt: null,

@@ -117,7 +117,7 @@ export function toIncidentView(
  * The incident's version for `If-Match`: it changes when the vendor's record changes or when the
  * service's own state does (`stateEtag` null while the service holds none).
  */
-export function incidentEtag(incident: VendorIncident, stateEtag: string | null): string {
+export function incidentEtag(incident: Pick<VendorIncident, "lastModificationTime">, stateEtag: string | null): string {
   const h = createHash("sha256").update(`${incident.lastModificationTime}\n${stateEtag ?? ""}`).digest("base64url");
   return `"${h.slice(0, 22)}"`;
 }

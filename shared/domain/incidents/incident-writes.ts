@@ -1,7 +1,7 @@
 import { auditRecord, type AuditEntry } from "../../platform/events/audit-record";
 import { ApiError } from "../../platform/errors/api-error";
 import { checkIfMatch } from "../../platform/http/etag";
-import type { Uses } from "../../platform/operation-context";
+import { changeOriginOf, type Uses } from "../../platform/operation-context";
 import { normalizeClassification } from "./classification";
 import type { Classification, PublicStatus, VendorIncident } from "../../systems/vendors/port";
 import type { Source } from "../sources";
@@ -27,6 +27,11 @@ export interface IncidentTarget {
   incidentId: string;
   /** `If-Match` as sent: checked against the incident's ETag before anything is written. */
   ifMatch?: string;
+  /**
+   * Refuse (409) an incident that is closed already: a close made without having seen it closed
+   * must not overwrite another's (its classification, its closing comment) without a word.
+   */
+  refuseIfClosed?: boolean;
 }
 
 export interface StatusChange {
@@ -82,6 +87,7 @@ export async function changeStatus(ctx: Uses<"actor" | "events" | "logger" | "no
       after.status = change.status as PublicStatus;
       after.internalStatus = null;
       after.classification = change.status === "Closed" ? (change.classification ?? null) : null;
+      after.closedBy = change.status === "Closed" ? changeOriginOf(ctx.actor) : null;
       // Every closing is a new subject (a new incident.closed.v1 id), however the reopening happened.
       if (change.status === "Closed" && vendorBefore !== "Closed") after.closeCount = stored.closeCount + 1;
     }
@@ -146,10 +152,45 @@ function incidentAudit(
   );
 }
 
+/**
+ * The incident with the checks made before anything is written: `If-Match`, and `refuseIfClosed`.
+ * Either refusal of an incident closed now says when and by whom, where the service knows: what a
+ * person looking at an old list needs to hear.
+ */
 async function loadChecked(ctx: Uses<"sources" | "stores" | "now">, target: IncidentTarget): Promise<LoadedIncident> {
   const loaded = await loadIncident(ctx, target.workspace, target.source, target.incidentId);
-  checkIfMatch(target.ifMatch, incidentEtag(loaded.incident, loaded.stateEtag));
+  const closed = loaded.incident.status === "Closed";
+  try {
+    checkIfMatch(target.ifMatch, incidentEtag(loaded.incident, loaded.stateEtag));
+  } catch (error) {
+    if (!closed) throw error;
+    throw new ApiError("CONFLICT", `The incident has changed since you read it (If-Match does not match its ETag): it is closed now, ${howClosed(loaded)}.`, {
+      target: "If-Match",
+    });
+  }
+  if (target.refuseIfClosed && closed) {
+    throw new ApiError("CONFLICT", `The incident is closed already, ${howClosed(loaded)}; it is not closed again over that close.`, { target: "status" });
+  }
   return loaded;
+}
+
+/** When and by whom a closed incident was closed, as far as the service knows. */
+function howClosed(loaded: LoadedIncident): string {
+  const { state, incident } = loaded;
+  // No close recorded here (no state stored, or one still open): it was made at the source itself,
+  // outside the service, and not yet reconciled.
+  if (loaded.stateEtag === null || state.status !== "Closed") return `at the source itself (its last change ${incident.lastModificationTime})`;
+  const at = state.sla.stoppedAt ?? incident.lastModificationTime;
+  const by = state.closedBy;
+  if (!by) return `since ${at}`;
+  const who = {
+    portal: `by ${by.name} in the portal`,
+    api: `by the service account ${by.name}`,
+    agent: `by the agent ${by.name}`,
+    gamebook: `by the gamebook ${by.name}`,
+    upstream: "in the source's own console",
+  }[by.origin];
+  return `since ${at}, ${who}`;
 }
 
 /**
@@ -205,6 +246,7 @@ function followVendor(state: IncidentStateRecord, vendor: VendorIncident): void 
   if (state.vendorLastModificationTime !== null && vendor.lastModificationTime <= state.vendorLastModificationTime) return;
   state.status = vendor.status;
   state.classification = vendor.status === "Closed" ? normalizeClassification(vendor.classification) : null;
+  if (vendor.status !== "Closed") state.closedBy = null;
   state.vendorLastModificationTime = vendor.lastModificationTime;
 }
 

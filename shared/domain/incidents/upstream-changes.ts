@@ -1,6 +1,6 @@
 import { normalizeClassification } from "./classification";
 import type { VendorIncident } from "../../systems/vendors/port";
-import { serviceActor } from "../../platform/operation-context";
+import { changeOriginOf, serviceActor } from "../../platform/operation-context";
 import type { IncidentStateRecord } from "./incident-state-record";
 import type { OutboxEventRecord } from "../../platform/events/outbox-record";
 import type { WorkspaceRecord } from "../organizations/workspace";
@@ -71,7 +71,8 @@ function arrivalOf(workspace: WorkspaceRecord, incident: VendorIncident, baselin
   const events = [createdEvent(incident, workspace.accountId, state.assignee, now)];
   if (incident.status === "Closed") {
     state.classification = normalizeClassification(incident.classification);
-    const opened: IncidentStateRecord = { ...state, status: "New", classification: null, closeCount: 0 };
+    state.closedBy = changeOriginOf(upstream);
+    const opened: IncidentStateRecord = { ...state, status: "New", classification: null, closedBy: null, closeCount: 0 };
     events.push(...statusEvents({ ...incident, classification: state.classification }, opened, state, upstream, incident.closingComment, now));
   }
   return { kind: "created", state, events };
@@ -89,6 +90,7 @@ function changeOf(workspace: WorkspaceRecord, before: IncidentStateRecord, incid
     after.status = "Closed";
     after.internalStatus = null;
     after.classification = normalizeClassification(incident.classification);
+    after.closedBy = changeOriginOf(upstream);
     after.closeCount = before.closeCount + 1;
     after.sla = nextSla(before.sla, "Closed", now);
     const closed = { ...incident, classification: after.classification };
@@ -98,6 +100,7 @@ function changeOf(workspace: WorkspaceRecord, before: IncidentStateRecord, incid
   if (incident.status !== "Closed" && before.status === "Closed") {
     after.status = incident.status;
     after.classification = null;
+    after.closedBy = null;
     after.sla = nextSla(before.sla, incident.status, now);
   }
   return { kind: createdDue ? "created" : "updated", state: after, events };

@@ -149,7 +149,7 @@ async function recordBaseline(services: Uses<"now" | "sources" | "stores">, work
       });
       cursor = page.cursor;
       const stored = await services.stores.incidents.getMany(workspace.id, page.items.map((i) => stateIdOf(i.source, i.id)));
-      const known = new Set(stored.map((s) => s.id));
+      const known = new Set(stored.map((s) => s.value.id));
       for (const incident of page.items) {
         if (known.has(stateIdOf(incident.source, incident.id))) continue;
         try {
@@ -192,7 +192,7 @@ async function reconcileWindow(
     result.incidentsSeen += page.items.length;
     if (page.items.length === 0) continue;
     const stored = await services.stores.incidents.getMany(workspace.id, page.items.map((i) => stateIdOf(i.source, i.id)));
-    const byId = new Map(stored.map((s) => [s.id, s]));
+    const byId = new Map(stored.map((s) => [s.value.id, s.value]));
     for (const incident of page.items) {
       // Unchanged since the stored copy (the overlap brings some back), nothing due: nothing to do.
       if (!upstreamChangePossible(byId.get(stateIdOf(incident.source, incident.id)), incident, baselineAt)) continue;

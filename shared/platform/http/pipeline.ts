@@ -5,7 +5,7 @@ import { ORGANIZATION_WIDE_ROLES, type Person } from "../auth/person";
 import { actorOf, personActor, type Actor } from "../operation-context";
 import type { Services } from "../services";
 import type { WorkspaceRecord } from "../../domain/organizations/workspace";
-import type { WorkspaceRole } from "../../domain/organizations/roles";
+import { satisfiesWorkspaceRole, type WorkspaceRole } from "../../domain/organizations/roles";
 import { ApiError, isApiError, notFound } from "../errors/api-error";
 import { PROBLEM_CONTENT_TYPE, toProblem } from "./problem";
 import { rateLimitHeaders, setRateLimitHeaders, type RateLimitDecision } from "./rate-limit";
@@ -324,14 +324,11 @@ function authorizePerson(route: Route, person: Person, rawParams: Record<string,
   }
   if (route.kind !== "personWorkspace") return;
   const role = person.workspaceRoles.get(rawParams.workspaceId!.toLowerCase());
-  if (route.workspaceRole ? !satisfies(role, route.workspaceRole) : role === undefined && !ORGANIZATION_WIDE_ROLES.includes(person.organizationalRole)) {
+  if (route.workspaceRole ? !satisfiesWorkspaceRole(role, route.workspaceRole) : role === undefined && !ORGANIZATION_WIDE_ROLES.includes(person.organizationalRole)) {
     const needed = route.workspaceRole ? `the ${route.workspaceRole} role on this workspace` : "a role on this workspace";
     throw new ApiError("INSUFFICIENT_WORKSPACE_ROLE", `This needs ${needed}.`, { target: "workspaceId" });
   }
 }
-
-/** Owner includes everything an Analyst may do. */
-const satisfies = (held: WorkspaceRole | undefined, needed: WorkspaceRole) => held === "Owner" || held === needed;
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -186,8 +186,11 @@ export interface AuditStore {
 /** The service's state of vendor incidents, in the workspace's scope. */
 export interface IncidentStateStore {
   get(workspaceId: string, stateId: string): Promise<Versioned<IncidentStateRecord> | undefined>;
-  /** The states among these ids in one workspace, in no particular order. */
-  getMany(workspaceId: string, stateIds: readonly string[]): Promise<IncidentStateRecord[]>;
+  /**
+   * The states among these ids in one workspace, in no particular order, each with its etag (a
+   * listing's rows carry the incident's ETag, which a later change sends back as `If-Match`).
+   */
+  getMany(workspaceId: string, stateIds: readonly string[]): Promise<Versioned<IncidentStateRecord>[]>;
   /**
    * Writes the state and its outbox records (scope `workspace:<id>`), all or nothing. `etag` null
    * creates the state (CONFLICT when it exists); otherwise the state must still carry that etag

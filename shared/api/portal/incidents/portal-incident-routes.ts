@@ -8,12 +8,14 @@ import {
   PARTIAL_LISTING_DESCRIPTION,
 } from "../../../domain/incidents/cross-workspace-listing";
 import { incidentComments, incidentsByEntity, lastGamebookRun, readIncident } from "../../../domain/incidents/incident-reads";
-import { commentView, incidentSummaryView, incidentView } from "../../../domain/incidents/incident-view";
+import { commentView, incidentEtag, incidentSummaryView, incidentView } from "../../../domain/incidents/incident-view";
 import { gamebookRunView } from "../../../domain/gamebooks/gamebook-views";
 import { personWorkspaces } from "../../../domain/organizations/mapped-workspaces";
 import { gamebookRunExample } from "../../../domain/examples/gamebook-examples";
 import { EXAMPLE_INCIDENT, EXAMPLE_WORKSPACE_ID } from "../../../domain/examples/examples";
 import { sourceSchema, sources } from "../../../domain/sources";
+import { applyBulkAction } from "./incident-bulk";
+import { BULK_MAX_INCIDENTS, bulkActionBody, bulkActionResult } from "./incident-bulk-schemas";
 import {
   acrossWorkspacesExample,
   acrossWorkspacesResultExample,
@@ -28,6 +30,20 @@ const incidentParams = z.strictObject({
   source: sourceSchema(sources).meta({ examples: [EXAMPLE_INCIDENT.source] }),
   incidentId: z.string().min(1).max(256).describe("The source's own incident id.").meta({ examples: [EXAMPLE_INCIDENT.id] }),
 });
+/**
+ * The listing's page as the portal answers it: each incident with its version, which a change made
+ * from the list (a bulk action) sends back so that an incident changed since is refused, not overwritten.
+ */
+const portalSearchPage = acrossWorkspacesPage
+  .extend({
+    incidents: z.array(
+      incidentSummaryView.extend({
+        etag: z.string().describe("The incident's version: its `ETag` as a read of it answers, for `If-Match` or a bulk action's `etag`."),
+      }),
+    ),
+  })
+  .meta({ examples: [{ ...acrossWorkspacesResultExample, incidents: acrossWorkspacesResultExample.incidents.map((i) => ({ ...i, etag: '"kqj0Yb3Z9mF1uQx2c7WfEw"' })) }] });
+
 /** Related incidents one detail shows, newest first. */
 export const RELATED_INCIDENTS_LIMIT = 20;
 
@@ -58,8 +74,8 @@ const incidentDetail = z
 
 /**
  * Incidents in the portal: the cross-workspace listing of the contract (4.2) over the workspaces the
- * person may see, and one incident with what a person looks at beside it, in one answer. The same
- * domain reads as the contract's routes; nothing here changes an incident.
+ * person may see, one incident with what a person looks at beside it, in one answer, and the list's
+ * bulk action. The same domain reads and writes as the contract's routes.
  */
 export const portalIncidentRoutes: RouteGroup = {
   name: "portal-incidents",
@@ -81,10 +97,32 @@ export const portalIncidentRoutes: RouteGroup = {
       body: acrossWorkspacesQuery.meta({ examples: [{ ...acrossWorkspacesExample, sources: ["SourceB", "SourceC"] }] }),
       maxBodyBytes: ACROSS_WORKSPACES_MAX_BODY_BYTES,
       partial: "streams",
-      response: acrossWorkspacesPage.meta({ examples: [acrossWorkspacesResultExample] }),
+      response: portalSearchPage,
       async handler(input) {
-        const { unavailable, ...data } = await listAcrossWorkspaces(input, await personWorkspaces(input, input.person), input.body);
-        return { data, unavailable };
+        const { unavailable, incidents, ...page } = await listAcrossWorkspaces(input, await personWorkspaces(input, input.person), input.body);
+        return { data: { incidents: incidents.map((i) => ({ ...i.summary, etag: incidentEtag(i.summary, i.stateEtag) })), ...page }, unavailable };
+      },
+    }),
+    personRoute({
+      method: "POST",
+      path: "/portal/incidents/bulk",
+      summary: "Assign, set the status of, or close many incidents at once, across workspaces",
+      description:
+        `One action on 1 to ${BULK_MAX_INCIDENTS} incidents of any workspaces of your organization, as the incident list's bulk actions do. Each incident is ` +
+        "changed on its own, exactly as the single change would change it (the same checks, the source first, then the service's state with its events " +
+        "and its audit record, you as the actor): never all or nothing. Partial success is normal, so the answer is 200 whenever the request itself is " +
+        "valid, and reports every incident in the request's order: `Succeeded`, or `Refused` with the problem that incident alone would have answered " +
+        "(`INSUFFICIENT_WORKSPACE_ROLE` without the `Analyst` or `Owner` role on its workspace; `NOT_FOUND` for an incident or workspace not there for " +
+        "you; `CONFLICT` when it changed since the `etag` you sent, or, for a close, when it is closed already, saying when and by whom where known; " +
+        "`VALIDATION_ERROR` for a change it cannot take, such as OnHold on a closed incident; `UPSTREAM_ERROR`, `TIMEOUT`, `RATE_LIMITED` from its " +
+        "source). No change starts when too little of the request's time is left to finish it: those incidents are `NotAttempted` (nothing changed, send " +
+        "them again); one still under way when the answer goes out is `InProgress`. An incident named twice is 400, before anything is changed.",
+      tag,
+      roles: "any",
+      body: bulkActionBody,
+      response: bulkActionResult,
+      async handler(input) {
+        return { data: await applyBulkAction(input, input.body) };
       },
     }),
     personWorkspaceRoute({

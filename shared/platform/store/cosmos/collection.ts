@@ -108,12 +108,21 @@ export class Collection<T extends Document> {
    * when `partitionKey` is given: the option only routes the query (cosmosdb-server ignores it).
    */
   async query(query: string, parameters: Parameters, partitionKey?: PartitionKey): Promise<T[]> {
+    return (await this.fetchAll(query, parameters, partitionKey)).map(withoutSystemProperties);
+  }
+
+  /** `query`, each document with its etag: a `SELECT *` whose results a caller may write back conditionally. */
+  async queryVersioned(query: string, parameters: Parameters, partitionKey?: PartitionKey): Promise<Versioned<T>[]> {
+    return (await this.fetchAll(query, parameters, partitionKey)).map((resource) => versioned(resource));
+  }
+
+  private async fetchAll(query: string, parameters: Parameters, partitionKey?: PartitionKey): Promise<(T & ItemDefinition)[]> {
     const options: FeedOptions = partitionKey === undefined ? withinDeadline() : { partitionKey, ...withinDeadline() };
     const spec = { query, parameters: Object.entries(parameters).map(([name, value]) => ({ name, value })) };
     const { resources } = await this.attempt("query", undefined, () =>
       this.container.items.query<T & ItemDefinition>(spec, options).fetchAll(),
     );
-    return resources.map(withoutSystemProperties);
+    return resources;
   }
 
   /**

@@ -16,7 +16,7 @@ export function cosmosIncidents(states: Collection<IncidentStateRecord>): Incide
     },
     async getMany(workspaceId, stateIds) {
       if (stateIds.length === 0) return [];
-      return states.query(
+      return states.queryVersioned(
         "SELECT * FROM c WHERE c.pk = @ws AND c.docType = 'incidentState' AND ARRAY_CONTAINS(@ids, c.id)",
         { "@ws": workspaceId, "@ids": [...new Set(stateIds)] },
         workspaceId,

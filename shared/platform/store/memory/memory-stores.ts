@@ -221,7 +221,7 @@ function memoryIncidents(outbox: MemoryOutbox): IncidentStateStore {
       return states.get(key(workspaceId, stateId));
     },
     async getMany(workspaceId, stateIds) {
-      return [...new Set(stateIds)].flatMap((id) => states.get(key(workspaceId, id))?.value ?? []);
+      return [...new Set(stateIds)].flatMap((id) => states.get(key(workspaceId, id)) ?? []);
     },
     async commit(state, etag, records) {
       const k = key(state.workspaceId, state.id);

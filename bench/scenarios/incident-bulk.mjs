@@ -1,0 +1,109 @@
+// A bulk close of 100 incidents from the portal's incident list, beside the same 100 closes made one
+// request at a time, in alternating rounds.
+
+import { apiJson, localControl, portalJson, signInPerson, startApiHost } from "../api-host.mjs";
+import { describeExit, median, numberFromEnv } from "../lib.mjs";
+
+/**
+ * Issue requirement: a bulk action over 100 incidents finishes in at most 5 s on the local host.
+ *
+ * - Host: the default demo (5 workspaces, simulated vendors answering at once unless
+ *   BENCH_BULK_VENDOR_LATENCY_MS says otherwise), RECONCILE_INTERVAL_MS=0.
+ * - Incidents: new open SourceA incidents made in the simulated consoles through /_local, spread
+ *   evenly over the workspaces, fresh ones for every measured close (a closed incident would be
+ *   refused, not closed again).
+ * - Bulk: Jonas (signed in through the local identity provider, Owner of every demo workspace) sends
+ *   one POST /portal/incidents/bulk closing the 100, each with its classification and closing comment.
+ *   Timed from sending it to the answer; every incident must come back Succeeded.
+ * - Peer: the same 100 closes one request after the other, each the single write a client makes
+ *   without a bulk route: PUT /workspaces/{workspaceId}/incidents/SourceA/{incidentId}/status as
+ *   the admin service account (the same domain operation, `changeStatus`, one commit each).
+ * - BENCH_ROUNDS rounds (default 3), the order flipped every round so that drift on a shared machine
+ *   falls on both; one warm-up round of each first, not counted.
+ *
+ * Checks: the bulk close's median time against the 5 s target; the peer's time over the bulk's (how
+ * much the bulk saves a person over closing them one by one), which must be at least 1.
+ * Broken run: an incident not closed, a non-2xx answer, or a host that exited.
+ */
+export async function incidentBulk({ log, settings }) {
+  const INCIDENTS = 100;
+  const TARGET_MS = 5_000;
+  const latencyMs = numberFromEnv("BENCH_BULK_VENDOR_LATENCY_MS", 0, { integer: true, min: 0 });
+  const problems = [];
+  const started = [];
+  try {
+    const api = await startApiHost({ env: { RECONCILE_INTERVAL_MS: "0", SIMULATED_VENDOR_LATENCY_MS: String(latencyMs) } });
+    started.push(api.server);
+    const account = await apiJson(api, "GET", `/service-accounts/${api.clientId}`);
+    const workspaces = account.data.workspaceAssignments.map((a) => a.workspaceId);
+    const lead = await signInPerson(api, "jonas");
+    log(`  ${INCIDENTS} incidents over ${workspaces.length} workspaces a close; simulated vendor latency ${latencyMs} ms`);
+
+    let made = 0;
+    /** `count` new open incidents, round-robin over the workspaces. */
+    const fresh = async (count) => {
+      const refs = [];
+      for (let i = 0; i < count; i++) {
+        const workspaceId = workspaces[made++ % workspaces.length];
+        const created = await localControl(api, "POST", `/sources/SourceA/workspaces/${workspaceId}/incidents`, { title: `Bench drill ${made}`, severity: "Low" }, 201);
+        refs.push({ workspaceId, source: "SourceA", incidentId: created.data.id });
+      }
+      return refs;
+    };
+    const close = { classification: "FalsePositive", closingComment: "Closed in bulk by the bench." };
+
+    const paths = {
+      bulk: async (refs) => {
+        const t0 = performance.now();
+        const answer = await portalJson(api, lead, "POST", "/portal/incidents/bulk", { incidents: refs, action: { type: "Close", ...close } });
+        const ms = performance.now() - t0;
+        if (answer.data.succeeded !== refs.length) {
+          const refused = answer.data.results.filter((r) => r.outcome !== "Succeeded").slice(0, 3);
+          problems.push(`bulk closed ${answer.data.succeeded} of ${refs.length}: ${JSON.stringify(refused)}`);
+        }
+        return ms;
+      },
+      single: async (refs) => {
+        const t0 = performance.now();
+        for (const r of refs) {
+          await apiJson(api, "PUT", `/workspaces/${r.workspaceId}/incidents/SourceA/${encodeURIComponent(r.incidentId)}/status`, { status: "Closed", ...close });
+        }
+        return performance.now() - t0;
+      },
+    };
+
+    for (const path of ["bulk", "single"]) await paths[path](await fresh(INCIDENTS / 5));
+    const times = { bulk: [], single: [] };
+    for (let round = 0; round < settings.rounds && problems.length === 0; round++) {
+      const order = round % 2 === 0 ? ["bulk", "single"] : ["single", "bulk"];
+      for (const path of order) {
+        const refs = await fresh(INCIDENTS);
+        times[path].push(await paths[path](refs));
+      }
+      const [b, s] = [times.bulk.at(-1), times.single.at(-1)];
+      log(`  round ${round + 1}/${settings.rounds}  bulk ${b.toFixed(0)} ms   100 single writes ${s.toFixed(0)} ms   single / bulk ${(s / b).toFixed(2)}`);
+    }
+    const exit = api.server.exited();
+    if (exit) problems.push(`api host exited (${describeExit(exit)})\n${api.server.output()}`);
+    if (problems.length > 0) return { checks: [], problems };
+
+    const bulkMs = median(times.bulk);
+    const singleMs = median(times.single);
+    const ratio = singleMs / bulkMs;
+    const perRound = times.bulk.map((b, i) => times.single[i] / b);
+    log("");
+    log(`  bulk close of ${INCIDENTS}: median ${bulkMs.toFixed(0)} ms (target <= ${TARGET_MS}); ${INCIDENTS} single writes: median ${singleMs.toFixed(0)} ms`);
+    log(`  single / bulk = ${ratio.toFixed(2)} (medians); per round ${perRound.map((x) => x.toFixed(2)).join(", ")}`);
+    return {
+      checks: [
+        { name: `bulk close of ${INCIDENTS} incidents, median (ms)`, value: bulkMs, target: `<= ${TARGET_MS}`, pass: bulkMs <= TARGET_MS },
+        { name: `${INCIDENTS} sequential single writes / one bulk close (time)`, value: ratio, target: ">= 1", pass: ratio >= 1, perRound },
+      ],
+      problems,
+      times,
+      vendorLatencyMs: latencyMs,
+    };
+  } finally {
+    await Promise.all(started.map((s) => s.stop()));
+  }
+}

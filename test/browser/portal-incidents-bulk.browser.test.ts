@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { randomUUID } from "node:crypto";
+import type { TestHost, TestPerson } from "../support/test-host";
+import { outboxEvents } from "../support/outbox";
+import { checkAccessibility, demoPerson, newPage, NO_PROBLEMS, overflowingElements, pageProblems, screenshot, signInInBrowser, startPortal, type Browser, type Page, type Portal } from "../support/browser";
+
+/**
+ * The incident list's bulk action in Chromium, as Jonas (a lead who owns the demo workspaces): 150
+ * incidents across three workspaces selected at once, assigned to him in one action and closed in
+ * another. Meanwhile one of them is closed in the source's own console and he loses his role on one
+ * workspace: each action reports those two as refused, naming the incident, its workspace and why,
+ * and changes the other 148, each with its own events.
+ */
+const TITLE = `Bulk drill ${randomUUID().slice(0, 8)}`;
+const COUNTS = [75, 74, 1];
+
+let portal: Portal;
+let browser: Browser;
+let host: TestHost;
+let origin: string;
+let page: Page;
+let workspaceIds: string[];
+let refs: { workspaceId: string; incidentId: string }[];
+let closedMeanwhile: { workspaceId: string; incidentId: string };
+let noRole: { workspaceId: string; incidentId: string };
+let admin: TestPerson;
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+beforeAll(async () => {
+  portal = await startPortal({ env: { SIMULATED_INCIDENTS_PER_WORKSPACE: "20" } });
+  ({ browser, host, origin } = portal);
+  const [fabrikamProd, fabrikamStores, , , contosoSoc] = host.demo.workspaces.map((w) => w.id);
+  workspaceIds = [fabrikamProd!, fabrikamStores!, contosoSoc!];
+  refs = workspaceIds.flatMap((workspaceId, w) =>
+    Array.from({ length: COUNTS[w]! }, () => ({ workspaceId, incidentId: host.simulated.vendors.createIncident("SourceA", workspaceId, { title: TITLE, severity: "Medium" }).id })),
+  );
+  closedMeanwhile = refs[3]!;
+  noRole = refs.at(-1)!;
+  admin = await host.person({ organizationalRole: "Admin" });
+  page = await newPage(browser, { width: 1280 });
+  await signInInBrowser(page, origin, demoPerson("jonas").oid, { returnTo: "/portal/incidents" });
+}, 600_000);
+
+afterAll(async () => {
+  await portal?.close();
+});
+
+const rowCount = () => page.$$eval("table.incidents tbody tr", (trs) => trs.length);
+const text = (selector: string) => page.$eval(selector, (el) => (el as HTMLElement).innerText);
+
+/** Every drill incident in the list: the filters narrow it to them, then "Show more" until the end. */
+async function showAll(): Promise<void> {
+  await page.waitForFunction(() => document.querySelectorAll("table.incidents tbody tr").length > 0);
+  for (let i = 0; i < 20 && (await page.$("main > section > button.button-secondary")); i++) {
+    const before = await rowCount();
+    await page.click("main > section > button.button-secondary");
+    await page.waitForFunction((n) => document.querySelectorAll("table.incidents tbody tr").length > n || !document.querySelector("main > section > button.button-secondary"), {}, before);
+  }
+  expect(await rowCount()).toBe(refs.length);
+}
+
+/** Selects every incident shown, chooses the action, and confirms it; answers the result panel's text. */
+async function actOnAll(choose: () => Promise<void>, expectedHeading: RegExp): Promise<string> {
+  await page.click("input[data-select-all]");
+  await page.waitForFunction(() => document.querySelector("[data-bulk-bar] h2")?.textContent?.includes("150 incidents selected in 3 workspaces"));
+  await choose();
+  await page.click("[data-bulk-bar] button[type=submit]");
+  await page.waitForSelector("[data-bulk-confirm]");
+  expect(await text("[data-bulk-bar] [role=group]")).toContain("150 incidents in 3 workspaces?");
+  await checkAccessibility(page, "incidents-bulk-confirm");
+  await page.click("[data-bulk-confirm]");
+  await page.waitForFunction((pattern) => new RegExp(pattern).test(document.querySelector("[data-bulk-result] h2")?.textContent ?? ""), { timeout: 60_000 }, expectedHeading.source);
+  return text("[data-bulk-result]");
+}
+
+/** The refusals the result panel lists, as `incidentId code`. */
+const refusals = () => page.$$eval(".bulk-refusals li", (lis) => lis.map((li) => `${li.getAttribute("data-incident-id")} ${li.getAttribute("data-code")}`).sort());
+
+describe("bulk actions on the incident list", () => {
+  it("lists the 150 drill incidents of three workspaces, each selectable", async () => {
+    await page.waitForSelector("form.filters-form");
+    await page.type('input[name="query"]', TITLE);
+    // Every status: closed incidents stay in the list, so both actions see all 150.
+    await page.click('input[name="status-New"]');
+    await page.click('input[name="status-Active"]');
+    await page.click('input[name="source-SourceA"]');
+    await page.click("form.filters-form button[type=submit]");
+    await showAll();
+    expect(await page.$$eval("input[data-select]", (boxes) => boxes.length)).toBe(refs.length);
+    expect(await text("[data-bulk-bar] h2")).toBe("No incident selected");
+  });
+
+  it("assigns them to Jonas in one action: one closed in the source meanwhile and one where he lost his role are refused and named", async () => {
+    // After the page was read: the source's console closes one, and an Admin takes Jonas's role on one workspace away.
+    expect((await host.local("POST", `/sources/SourceA/workspaces/${closedMeanwhile.workspaceId}/incidents/${closedMeanwhile.incidentId}/close`, { classification: "BenignPositive" })).status).toBe(204);
+    const jonas = host.demo.users.find((u) => u.email.startsWith("jonas."))!;
+    const changed = await host.portal(admin, "PUT", `/portal/people/${jonas.id}`, {
+      body: {
+        displayName: jonas.displayName,
+        email: jonas.email,
+        tenantId: jonas.tenantId,
+        accountId: jonas.accountId,
+        organizationalRole: jonas.organizationalRole,
+        workspaceRoles: host.demo.workspaces.filter((w) => w.id !== noRole.workspaceId).map((w) => ({ workspaceId: w.id, role: "Owner" })),
+      },
+    });
+    expect(changed.status).toBe(200);
+
+    const result = await actOnAll(async () => undefined, /^148 of 150 incidents assigned to you$/);
+    expect(await refusals()).toEqual([`${closedMeanwhile.incidentId} CONFLICT`, `${noRole.incidentId} INSUFFICIENT_WORKSPACE_ROLE`].sort());
+    expect(result).toContain("2 incidents were not changed");
+    expect(result).toContain("it is closed now, at the source itself");
+    expect(result).toContain("This needs the Analyst role on this workspace.");
+    expect(result).toContain("contoso-soc-internal");
+    expect(result).toContain(TITLE);
+    await screenshot(page, "incidents-bulk-assigned", { readme: true });
+    await checkAccessibility(page, "incidents-bulk-assigned");
+    // The list is read again: the others are Jonas's now.
+    await page.waitForFunction(() => [...document.querySelectorAll("table.incidents tbody tr")].filter((tr) => (tr as HTMLElement).innerText.includes("Jonas Becker")).length >= 50);
+  });
+
+  it("closes them in one action: the same two are refused, 148 are closed, each with its events once", async () => {
+    await showAll();
+    const result = await actOnAll(async () => {
+      await page.select('select[name="action.type"]', "Close");
+      await page.select('select[name="action.classification"]', "FalsePositive");
+      await page.type('textarea[name="action.closingComment"]', "Drill traffic from the red team's scanner.");
+    }, /^148 of 150 incidents closed as false positive$/);
+    expect(await refusals()).toEqual([`${closedMeanwhile.incidentId} CONFLICT`, `${noRole.incidentId} INSUFFICIENT_WORKSPACE_ROLE`].sort());
+    expect(result).toContain("closed already, at the source itself");
+    await screenshot(page, "incidents-bulk-closed");
+    await checkAccessibility(page, "incidents-bulk-closed");
+    expect(pageProblems(page)).toEqual(NO_PROBLEMS);
+
+    const closed = refs.filter((r) => r !== closedMeanwhile && r !== noRole);
+    const events = (await Promise.all(workspaceIds.map((w) => outboxEvents(host.services, w)))).flat() as { type: string; data: Json }[];
+    for (const ref of closed) {
+      const mine = events.filter((e) => e.data.incidentId === ref.incidentId);
+      expect(mine.filter((e) => e.type === "incident.closed.v1").map((e) => [e.data.classification, e.data.closedBy.origin, e.data.closedBy.name])).toEqual([
+        ["FalsePositive", "portal", "Jonas Becker"],
+      ]);
+      expect(mine.filter((e) => e.type === "incident.assignee.changed.v1")).toHaveLength(1);
+    }
+    for (const ref of [closedMeanwhile, noRole]) {
+      expect(events.filter((e) => e.data.incidentId === ref.incidentId && (e.data.changedBy?.name === "Jonas Becker" || e.data.closedBy?.name === "Jonas Becker"))).toEqual([]);
+    }
+  });
+
+  it("at 390 px the selection and its action fit the screen and pass axe", async () => {
+    const phone = await newPage(browser, { width: 390 });
+    await signInInBrowser(phone, origin, demoPerson("li").oid, { returnTo: "/portal/incidents" });
+    await phone.waitForSelector("table.incidents tbody tr input[data-select]");
+    await phone.click("table.incidents tbody tr input[data-select]");
+    await phone.waitForSelector("[data-bulk-bar] form");
+    await phone.select('select[name="action.type"]', "Close");
+    await phone.click("[data-bulk-bar] button[type=submit]");
+    await phone.waitForSelector("[data-bulk-confirm]");
+    expect(await overflowingElements(phone, 390)).toEqual([]);
+    await screenshot(phone, "incidents-bulk-390");
+    await checkAccessibility(phone, "incidents-bulk-390");
+    expect(pageProblems(phone)).toEqual(NO_PROBLEMS);
+    await phone.browserContext().close();
+  });
+});

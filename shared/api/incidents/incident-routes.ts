@@ -16,14 +16,15 @@ import {
   commentParams,
   deleteCommentQuery,
   incidentParams,
+  serviceCommentBody,
   sourceParams,
-  updateAssigneeBody,
-  updateStatusBody,
 } from "./incident-schemas";
+import { updateAssigneeBody, updateStatusBody } from "../../domain/incidents/incident-changes";
 import { changeAssignee, changeStatus } from "../../domain/incidents/incident-writes";
 import { completeInvestigation } from "../../domain/incidents/agent-investigations";
+import { addServiceComment } from "../../domain/incidents/service-comments";
 import { commentView, incidentSummaryView, incidentView } from "../../domain/incidents/incident-view";
-import { commentsExample, evidenceExample, incidentExample, incidentSummaryExample } from "../../domain/examples/incident-examples";
+import { commentsExample, evidenceExample, incidentExample, incidentSummaryExample, serviceCommentViewExample } from "../../domain/examples/incident-examples";
 import { gamebookRunExample } from "../../domain/examples/gamebook-examples";
 
 const tag = "Incidents";
@@ -118,6 +119,52 @@ export const incidentRoutes: RouteGroup = {
         const { comments, notesAvailable } = await incidentComments(input, workspace, params.source, params.incidentId);
         const headers: Record<string, string> = notesAvailable ? {} : { [TICKET_NOTES_HEADER]: "Unavailable" };
         return { data: comments, headers };
+      },
+    }),
+    workspaceRoute({
+      method: "POST",
+      path: `${base}/{incidentId}/comments`,
+      summary: "Add a comment as your integration, or as the agent it writes for (incident.comment.added.v1)",
+      description:
+        "An extension of the v2 contract, which took comment create off its surface until a handler takes an explicit source: this one takes it in the " +
+        "path, as the list and the delete do. The comment is your integration's: its `extensionId` is your service account's id, so the contract's " +
+        "`DELETE …/comments/{commentId}?extensionId=` lets you (and only you) delete it. With `agentName` it is that agent's comment (`isAgentComment` " +
+        "true; the event's `addedBy.origin` is `agent`), else your integration's (`api`). `incident.comment.added.v1` goes out (its id from the " +
+        "comment), and the write joins the workspace's audit trail. `If-Match` (the incident's ETag) is honoured when sent. 404 when the source " +
+        "does not have the incident.",
+      tag,
+      auth: "incidents:comments",
+      problems: ["CONFLICT"],
+      params: commentListParams,
+      body: serviceCommentBody,
+      response: commentView.meta({ examples: [serviceCommentViewExample] }),
+      successStatus: 201,
+      responseHeaders: ["Location"],
+      ifMatch: true,
+      async handler(input) {
+        const { params, body, workspace } = input;
+        const target = { workspace, source: params.source, incidentId: params.incidentId, ifMatch: input.header("if-match") };
+        const { comment } = await addServiceComment(input, { ...target, message: body.message, agentName: body.agentName });
+        const { extensionId: _owner, ...view } = comment;
+        const location = `${input.origin}/api/v2${base.replace("{workspaceId}", workspace.id).replace("{source}", params.source)}/${encodeURIComponent(params.incidentId)}/comments/${encodeURIComponent(comment.id)}`;
+        return { status: 201, data: view, headers: { Location: location } };
+      },
+    }),
+    workspaceRoute({
+      method: "GET",
+      path: `${base}/{incidentId}/comments/{commentId}`,
+      summary: "One comment of an incident",
+      description: "An extension of the v2 contract: the comment a create answered (its `Location`), as the list shows it (linked tickets' notes included).",
+      tag,
+      auth: "incidents:read",
+      params: commentParams,
+      response: commentView.meta({ examples: [commentsExample[0]] }),
+      async handler(input) {
+        const { params, workspace } = input;
+        const { comments } = await incidentComments(input, workspace, params.source, params.incidentId);
+        const comment = comments.find((c) => c.id === params.commentId);
+        if (!comment) throw notFound("The comment", "commentId");
+        return { data: comment };
       },
     }),
     workspaceRoute({

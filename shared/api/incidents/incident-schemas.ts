@@ -2,7 +2,8 @@ import { z } from "zod";
 import { classifications, entityKinds } from "../../systems/vendors/port";
 import { EXAMPLE_INCIDENT, EXAMPLE_INTEGRATION_COMMENT, EXAMPLE_WORKSPACE_ID } from "../../domain/examples/examples";
 import { commentPathSources, sourceSchema, sources } from "../../domain/sources";
-import { agentInvestigationExample, agentInvestigationResultExample, updateAssigneeExample, updateStatusExample } from "../../domain/examples/incident-examples";
+import { agentInvestigationExample, agentInvestigationResultExample, serviceCommentExample } from "../../domain/examples/incident-examples";
+import { commentMessage } from "../../domain/incidents/incident-changes";
 
 const timestamp = z.iso.datetime({ offset: true });
 const incidentId = z.string().min(1).max(256).describe("The source's own incident id.");
@@ -29,39 +30,6 @@ export const deleteCommentQuery = z
     extensionId: z.string().trim().min(1).max(256).describe("The integration that owns the comment.").meta({ examples: [EXAMPLE_INTEGRATION_COMMENT.extensionId] }),
   })
   .strict();
-
-export const updateStatusBody = z
-  .object({
-    status: z
-      .enum(["New", "Active", "Closed", "OnHold", "WaitingOnCustomer"])
-      .describe("New, Active or Closed go to the vendor; OnHold and WaitingOnCustomer are the service's own and pause the SLA clock."),
-    classification: z.enum(classifications).optional().describe("Required when closing; only allowed then."),
-    closingComment: z.string().trim().min(1).max(4000).optional().describe("Only when closing."),
-  })
-  .strict()
-  .superRefine((body, ctx) => {
-    if (body.status === "Closed" && body.classification === undefined) {
-      ctx.addIssue({ code: "custom", path: ["classification"], message: `Closing needs a classification: ${classifications.join(", ")}.` });
-    }
-    if (body.status !== "Closed") {
-      for (const field of ["classification", "closingComment"] as const) {
-        if (body[field] !== undefined) ctx.addIssue({ code: "custom", path: [field], message: "Only allowed when status is Closed." });
-      }
-    }
-  })
-  .meta({ examples: [updateStatusExample] });
-
-export const updateAssigneeBody = z
-  .object({
-    userId: z.string().trim().min(1).max(256).nullable().describe("The user's id; null with a null email unassigns."),
-    email: z.email().max(320).nullable().describe("The assignee's e-mail address; null with a null userId unassigns."),
-  })
-  .strict()
-  .refine((b) => b.email !== null || b.userId === null, {
-    path: ["email"],
-    message: "An assignee needs an e-mail address; send both fields null to unassign.",
-  })
-  .meta({ examples: [updateAssigneeExample] });
 
 const entityKindSchema = z.enum(entityKinds);
 
@@ -134,3 +102,17 @@ export const agentInvestigationResult = z
     webhookIds: z.array(z.guid()).describe("The webhooks the card names: each gets the event if it subscribes to it, else a Failed delivery-log entry."),
   })
   .meta({ examples: [agentInvestigationResultExample] });
+
+/** A comment an integration adds (an extension of the contract: see the route). */
+export const serviceCommentBody = z
+  .strictObject({
+    message: commentMessage,
+    agentName: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe("The agent the integration writes for: the comment is then that agent's (`isAgentComment` true, `agentName` this). Absent: the integration's own comment."),
+  })
+  .meta({ examples: [serviceCommentExample] });

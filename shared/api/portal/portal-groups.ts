@@ -11,12 +11,14 @@ import { portalAgentConfigurationRoutes } from "./agents/agent-configuration-rou
 import { portalSopRoutes } from "./sops/sop-routes";
 import { portalWebhookRoutes } from "./webhooks/webhook-health-routes";
 import { portalIncidentRoutes } from "./incidents/portal-incident-routes";
+import { portalIncidentActionRoutes } from "./incidents/portal-incident-action-routes";
+import { slaPolicyRoutes } from "./workspaces/sla-policy-routes";
 import { portalServiceAccountRoutes } from "./service-accounts/portal-service-account-routes";
 
 const portalSessionRoutes: RouteGroup = { name: "portal-session", routes: [...signInRoutes, meRoute] };
 
 /** The portal's areas, each a module of its own. */
-const portalAreas: RouteGroup[] = [portalSessionRoutes, organizationRoutes, workspaceRoutes, peopleRoutes, approvalRoutes, portalPlaybookRoutes, portalGamebookRuleRoutes, portalAgentConfigurationRoutes, portalSopRoutes, portalIncidentRoutes, portalServiceAccountRoutes, portalWebhookRoutes];
+const portalAreas: RouteGroup[] = [portalSessionRoutes, organizationRoutes, workspaceRoutes, slaPolicyRoutes, peopleRoutes, approvalRoutes, portalPlaybookRoutes, portalGamebookRuleRoutes, portalAgentConfigurationRoutes, portalSopRoutes, portalIncidentRoutes, portalIncidentActionRoutes, portalServiceAccountRoutes, portalWebhookRoutes];
 
 /**
  * The portal's endpoints (`/portal/…`): people with a browser session, never service accounts. One

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { EXAMPLE_INCIDENT, EXAMPLE_WORKSPACE_ID } from "../../domain/examples/examples";
 import { sourceSchema, sources } from "../../domain/sources";
-import { ticketPriorities, ticketStates } from "../../systems/itsm/port";
+import { ticketPriorities, ticketStates, type Ticket } from "../../systems/itsm/port";
+import { linkedByView } from "../../domain/tickets/ticket-link-view";
 
 // Examples are the local host's own data for the default DEMO_SEED and incident count (workspace
 // fabrikam-sentinel-prod, its Jira-style desk); test/api/tickets.test.ts sends them to the local host.
@@ -94,26 +95,6 @@ export const priorityBody = z
   .describe("The ticket, by exactly one of its id and its number, and its new priority.")
   .meta({ ...ONE_TICKET, examples: [{ ticketNumber: EXAMPLE_TICKET.ticketNumber, priority: "P1", reason: "Confirmed ransomware precursor on a file server." }] });
 
-const linkedByView = z.object({
-  serviceAccountId: z.string().nullable().describe("The service account that linked them; null when the service did."),
-  name: z.string(),
-});
-
-export const ticketLinkView = z
-  .object({
-    id: z.string().describe("The link's id: the same for the same incident and ticket."),
-    workspaceId: z.string(),
-    source: z.enum(sources),
-    incidentId: z.string(),
-    ticketSystem: z.string().describe("The ITSM: `ServiceNow`, `Jira Service Management`."),
-    ticketId: z.string(),
-    ticketNumber: z.string(),
-    url: z.string().describe("Where an analyst opens the ticket."),
-    linkedAt: timestamp,
-    linkedBy: linkedByView,
-  })
-  .describe("An incident linked to an ITSM ticket.");
-
 const incidentLinkView = z.object({
   id: z.string(),
   source: z.enum(sources),
@@ -143,3 +124,8 @@ export const ticketView = z
 export const ticketSearchResult = ticketView
   .extend({ links: z.array(incidentLinkView).describe("Incidents of this workspace linked to the ticket, oldest link first.") })
   .describe("A ticket found by the search, with the workspace's incidents linked to it.");
+
+export function toTicketView(ticket: Ticket): z.infer<typeof ticketView> {
+  const { system, ...rest } = ticket;
+  return { ticketSystem: system, ...rest, groupingIds: [...ticket.groupingIds] };
+}

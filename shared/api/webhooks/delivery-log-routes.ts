@@ -98,8 +98,8 @@ async function liveIncident(input: RequestContext, entry: DeliveryLogRecord): Pr
   if (!entry.incident) return null;
   const { workspaceId, source, incidentId } = entry.incident;
   try {
-    const { incident, state } = await loadIncident(input, await findWorkspace(input, workspaceId), source, incidentId);
-    return toIncidentSummary(incident, state, input.now());
+    const { workspace, incident, state } = await loadIncident(input, await findWorkspace(input, workspaceId), source, incidentId);
+    return toIncidentSummary(incident, state, workspace, input.now());
   } catch (error) {
     if (isApiError(error) && error.code === "NOT_FOUND") return null;
     throw error;

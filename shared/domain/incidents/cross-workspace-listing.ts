@@ -461,5 +461,5 @@ async function statesOf(ctx: ListingContext, workspace: WorkspaceRecord, items: 
 }
 
 function summariesOf(workspace: WorkspaceRecord, items: VendorIncident[], states: Map<string, IncidentStateRecord>, now: Date): IncidentSummaryView[] {
-  return items.map((i) => toIncidentSummary(i, states.get(stateIdOf(i.source, i.id)) ?? initialState(i, workspace.accountId, now), now));
+  return items.map((i) => toIncidentSummary(i, states.get(stateIdOf(i.source, i.id)) ?? initialState(i, workspace.accountId, now), workspace, now));
 }

@@ -1,10 +1,12 @@
 import { notFound } from "../../platform/errors/api-error";
+import { checkIfMatch } from "../../platform/http/etag";
 import type { Uses } from "../../platform/operation-context";
 import type { SourceGateway, VendorIncident } from "../../systems/vendors/port";
 import type { Source } from "../sources";
 import type { IncidentStateRecord } from "./incident-state-record";
 import type { WorkspaceRecord } from "../organizations/workspace";
 import { initialState, stateIdOf } from "./incident-state";
+import { incidentEtag } from "./incident-view";
 
 /**
  * A workspace by id, for work that does not come through a workspace route (where the pipeline has
@@ -45,4 +47,20 @@ export async function loadIncident(
     state: stored?.value ?? initialState(incident, workspace.accountId, ctx.now()),
     stateEtag: stored?.etag ?? null,
   };
+}
+
+/** One incident as a write names it. */
+export interface IncidentTarget {
+  workspace: WorkspaceRecord;
+  source: Source;
+  incidentId: string;
+  /** `If-Match` as sent: checked against the incident's ETag before anything is written. */
+  ifMatch?: string;
+}
+
+/** The incident a write is about, read live, its version checked against the caller's `If-Match` (409 CONFLICT). */
+export async function loadChecked(ctx: Uses<"sources" | "stores" | "now">, target: IncidentTarget): Promise<LoadedIncident> {
+  const loaded = await loadIncident(ctx, target.workspace, target.source, target.incidentId);
+  checkIfMatch(target.ifMatch, incidentEtag(loaded.incident, loaded.stateEtag));
+  return loaded;
 }

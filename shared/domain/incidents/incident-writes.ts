@@ -1,33 +1,21 @@
 import { auditRecord, type AuditEntry } from "../../platform/events/audit-record";
 import { ApiError } from "../../platform/errors/api-error";
-import { checkIfMatch } from "../../platform/http/etag";
 import type { Uses } from "../../platform/operation-context";
 import { normalizeClassification } from "./classification";
 import type { Classification, PublicStatus, VendorIncident } from "../../systems/vendors/port";
-import type { Source } from "../sources";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import { commit } from "../../platform/store/commit";
 import type { IncidentAssignee, IncidentStateRecord, InternalStatus } from "./incident-state-record";
 import type { OutboxRecord } from "../../platform/events/outbox-record";
-import type { WorkspaceRecord } from "../organizations/workspace";
-import { loadIncident, type LoadedIncident } from "./incident-access";
+import { loadChecked, type IncidentTarget, type LoadedIncident } from "./incident-access";
 import { assigneeEvent, statusEvents } from "./incident-events";
 import { initialState, nextSla, stateIdOf } from "./incident-state";
-import { incidentEtag } from "./incident-view";
 
 /**
  * A lost race on the state is retried on a fresh read, after a short random pause that spreads the
  * contenders out, this many times before giving up with 409 (each round lets at least one through).
  */
 const MAX_COMMIT_ATTEMPTS = 25;
-
-export interface IncidentTarget {
-  workspace: WorkspaceRecord;
-  source: Source;
-  incidentId: string;
-  /** `If-Match` as sent: checked against the incident's ETag before anything is written. */
-  ifMatch?: string;
-}
 
 export interface StatusChange {
   status: PublicStatus | InternalStatus;
@@ -144,12 +132,6 @@ function incidentAudit(
     outboxScope.workspace(loaded.workspace.id),
     now,
   );
-}
-
-async function loadChecked(ctx: Uses<"sources" | "stores" | "now">, target: IncidentTarget): Promise<LoadedIncident> {
-  const loaded = await loadIncident(ctx, target.workspace, target.source, target.incidentId);
-  checkIfMatch(target.ifMatch, incidentEtag(loaded.incident, loaded.stateEtag));
-  return loaded;
 }
 
 /**

@@ -152,7 +152,7 @@ describe("portal authorization matrix", () => {
     const customer = host.demo.customers[0]!;
     const foreignAdmin = await host.person({ organizationalRole: "Admin", accountId: customer.id });
     const providerWorkspace = host.demo.workspaces.find((w) => w.accountId === host.demo.provider.id)!;
-    for (const route of portalRoutes.filter((r) => r.kind === "personWorkspace" && !r.workspaceRole)) {
+    for (const route of portalRoutes.filter((r) => r.kind === "personWorkspace")) {
       const res = await host.portal(foreignAdmin, route.method, route.path.replace(/\{(\w+)\}/g, (_, n: string) => (n === "workspaceId" ? providerWorkspace.id : "00000000-0000-4000-8000-000000000001")), {
         body: isChange(route) ? {} : undefined,
       });

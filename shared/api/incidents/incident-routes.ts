@@ -171,6 +171,9 @@ export const incidentRoutes: RouteGroup = {
       method: "DELETE",
       path: `${base}/{incidentId}/comments/{commentId}`,
       summary: "Delete a comment written by your integration",
+      description:
+        "`extensionId` names the integration that owns the comment; any other is 403. A comment added through `POST …/comments` is owned by the " +
+        "service account that added it (its id is the comment's `extensionId`): only that account may delete it.",
       tag,
       auth: "incidents:comments",
       problems: ["FORBIDDEN"],
@@ -191,6 +194,12 @@ export const incidentRoutes: RouteGroup = {
         // The caller can already see the comment (GET comments), so 404 would hide nothing: say why.
         if (comment.extensionId === null || comment.extensionId.toLowerCase() !== query.extensionId.toLowerCase()) {
           throw new ApiError("FORBIDDEN", "Only the integration that wrote a comment may delete it.", { target: "extensionId" });
+        }
+        // A comment written through this API names its service account as extensionId: only that
+        // account may delete it, whoever else knows the id.
+        const owner = comment.extensionId.toLowerCase();
+        if (owner !== input.principal.serviceAccountId.toLowerCase() && (await input.stores.serviceAccounts.get(owner))) {
+          throw new ApiError("FORBIDDEN", "This comment was written by another service account: only it may delete it.", { target: "extensionId" });
         }
         await gateway.deleteComment(workspace.id, params.incidentId, params.commentId, input.signal);
         // The write happened at the vendor: its audit event goes to the workspace's outbox on its own.

@@ -17,10 +17,10 @@ const target = z
   .min(1)
   .max(MAX_SLA_TARGET_MINUTES)
   .nullable()
-  .default(null)
-  .describe(`Minutes the clock may run before the target is breached, 1 to ${MAX_SLA_TARGET_MINUTES}; null or left out: no target.`);
+  .optional()
+  .describe(`Minutes the clock may run before the target is breached, 1 to ${MAX_SLA_TARGET_MINUTES}; null: no target; left out: as it is.`);
 
-/** The policy as a settings page sends it: the whole policy, each severity's target or none. */
+/** The policy as a settings page sends it: each severity's target, or none (null); a severity left out keeps its target. */
 export const slaPolicyInput = z.strictObject({
   timeToResolveMinutes: z
     .strictObject(Object.fromEntries(severities.map((s) => [s, target])) as Record<Severity, typeof target>)

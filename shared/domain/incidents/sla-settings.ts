@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import type { z } from "zod";
 import { notFound } from "../../platform/errors/api-error";
 import type { Uses } from "../../platform/operation-context";
@@ -8,9 +9,10 @@ import { workspaceAudit } from "../organizations/workspace-audit";
 import { slaPolicyOf, type slaPolicyInput } from "./sla-policy";
 
 /**
- * Sets the workspace's SLA policy (the whole of it), with the caller's `If-Match` on the workspace
- * record, audited (`SlaPolicy`, before and after) in the workspace's trail, in one commit. A policy
- * equal to the one stored writes nothing. An offboarded workspace is 404.
+ * Sets the workspace's SLA targets: each severity the change names (null removes its target), those
+ * left out kept, over the policy as it stands (read in the same commit, `If-Match` on the workspace
+ * record); audited (`SlaPolicy`, before and after) in the workspace's trail, in one commit. A change
+ * that changes nothing writes nothing. An offboarded workspace is 404.
  */
 export async function setSlaPolicy(
   ctx: Uses<"actor" | "events" | "now" | "stores">,
@@ -25,13 +27,14 @@ export async function setSlaPolicy(
     if (!found || found.value.offboarded) throw notFound("The workspace", "workspaceId");
     return (current = found);
   };
-  const after = slaPolicyOf({ slaPolicy: policy });
   const saved = await commit({
     read,
     ifMatch,
     change(draft) {
       const before = slaPolicyOf(draft);
-      if (JSON.stringify(before) === JSON.stringify(after)) return null;
+      const named = Object.fromEntries(Object.entries(policy.timeToResolveMinutes).filter(([, minutes]) => minutes !== undefined));
+      const after = { timeToResolveMinutes: { ...before.timeToResolveMinutes, ...named } };
+      if (isDeepStrictEqual(before, after)) return null;
       draft.slaPolicy = after;
       draft.lastModifiedAt = ctx.now().toISOString();
       return [workspaceAudit(ctx, draft, "SlaPolicy", "Update", { before, after })];

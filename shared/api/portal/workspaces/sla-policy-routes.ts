@@ -46,9 +46,9 @@ export const slaPolicyRoutes: RouteGroup = {
     personWorkspaceRoute({
       method: "PUT",
       path,
-      summary: "Set the workspace's SLA targets (the whole policy)",
+      summary: "Set the workspace's SLA targets; severities left out keep theirs",
       description:
-        "Each severity's time-to-resolve target in minutes; null or left out: none. Applies at once to every incident's `sla` (open ones included: " +
+        "Each severity's time-to-resolve target in minutes; null: none; left out: as it is. Applies at once to every incident's `sla` (open ones included: " +
         "a tighter target may show one breached). Optional `If-Match` (the `ETag` of a read): a change made since is 409 `CONFLICT`. Audited (`SlaPolicy`).",
       tag,
       roles: ["WorkspaceAdmin"],

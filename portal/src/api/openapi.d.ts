@@ -13992,9 +13992,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The ITSM's stable id of the ticket. */
+                    /** @description The ITSM's stable id of the ticket (ServiceNow `sys_id`, Jira issue id). */
                     ticketId?: string;
-                    /** @description The ticket's human-facing number (`SEC-1234`, `INC0012345`), case-insensitive. */
+                    /** @description The ticket's human-facing number (`INC0012345`, `SEC-1234`), case-insensitive. */
                     ticketNumber?: string;
                 } & (unknown | unknown);
             };

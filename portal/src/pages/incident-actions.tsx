@@ -141,16 +141,21 @@ interface ActionContext {
   write(by: string, pending: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<void>;
 }
 
-/** One action's form: its heading, its problem (a 409 as a SaveProblem with Reload) and what it did. */
+/**
+ * One action's form: its heading, its problem (a 409 as a SaveProblem with Reload), what it did, its
+ * fields, and its submit button (`data-action` its id), which says so while the change is sent.
+ */
 function ActionForm(props: {
   id: string;
   title: string;
   ctx: ActionContext;
-  /** Run by the form's submit button; its problem shows at the top of the form. */
-  action: { problem: Problem | undefined; run(): Promise<boolean> };
+  /** Run by the submit button; its problem shows at the top of the form. */
+  action: { problem: Problem | undefined; busy: boolean; run(): Promise<boolean> };
+  submit: { label: string; busyLabel: string; danger?: boolean; disabled?: boolean };
   done?: string;
   children: ComponentChildren;
 }) {
+  const { action, submit } = props;
   return (
     <form
       class="action"
@@ -158,13 +163,18 @@ function ActionForm(props: {
       data-action-form={props.id}
       onSubmit={(e) => {
         e.preventDefault();
-        void props.action.run();
+        void action.run();
       }}
     >
       <h3 id={`${props.id}-heading`}>{props.title}</h3>
-      <SaveProblem problem={props.action.problem} title={`${props.title}: not done`} onReload={props.ctx.onChanged} />
-      {props.done && !props.action.problem && props.ctx.lastWriter === props.id && <Notice kind="success">{props.done}</Notice>}
+      <SaveProblem problem={action.problem} title={`${props.title}: not done`} onReload={props.ctx.onChanged} />
+      {props.done && !action.problem && props.ctx.lastWriter === props.id && <Notice kind="success">{props.done}</Notice>}
       {props.children}
+      <div class="buttons">
+        <button type="submit" class={submit.danger ? "button button-danger" : "button"} data-action={props.id} disabled={action.busy || submit.disabled}>
+          {action.busy ? submit.busyLabel : submit.label}
+        </button>
+      </div>
     </form>
   );
 }
@@ -191,7 +201,7 @@ function AssignForm(ctx: ActionContext) {
   });
   const mine = me !== undefined && assignee?.userId === me.userId;
   return (
-    <ActionForm id="assign" title="Assignee" action={assign} done={done} ctx={ctx}>
+    <ActionForm id="assign" title="Assignee" action={assign} done={done} ctx={ctx} submit={{ label: "Assign", busyLabel: "Assigning…", disabled: chosen === "" && email.trim() === "" }}>
       <p data-assignee={assignee?.email ?? ""}>{assignee ? `Assigned to ${assignee.name ?? assignee.email}` : "Unassigned"}</p>
       <ProblemBanner problem={people.problem} title="Who may be assigned could not be read" />
       <div class="buttons">
@@ -214,11 +224,6 @@ function AssignForm(ctx: ActionContext) {
         options={[{ value: "", label: "Choose a person of this workspace" }, ...(people.value ?? []).map((p) => ({ value: p.userId, label: `${p.displayName} (${p.workspaceRole})` }))]}
       />
       <Field label="Or by e-mail address" name="email" type="email" value={email} onValue={setEmail} problem={assign.problem} autoComplete="off" hint="Someone not listed: the name comes from the organization's people." />
-      <div class="buttons">
-        <button type="submit" class="button" data-action="assign" disabled={assign.busy || (chosen === "" && email.trim() === "")}>
-          {assign.busy ? "Assigning…" : "Assign"}
-        </button>
-      </div>
     </ActionForm>
   );
 }
@@ -243,14 +248,9 @@ function StatusForm(ctx: ActionContext) {
     setDone(`${closed ? "Reopened" : "Status"}: ${OPEN_STATUSES.find((s) => s.value === status)!.label}.`);
   });
   return (
-    <ActionForm id="status" title={closed ? "Reopen" : "Status"} action={change} done={done} ctx={ctx}>
+    <ActionForm id="status" title={closed ? "Reopen" : "Status"} action={change} done={done} ctx={ctx} submit={{ label: closed ? "Reopen" : "Change status", busyLabel: "Changing…", disabled: status === current }}>
       <p data-service-status={current}>Now: {current}</p>
       <Select label={closed ? "Reopen as" : "New status"} name="status" value={status} onValue={(v) => setStatus(v as Exclude<Status, "Closed">)} options={options} problem={change.problem} />
-      <div class="buttons">
-        <button type="submit" class="button" data-action="status" disabled={change.busy || status === current}>
-          {change.busy ? "Changing…" : closed ? "Reopen" : "Change status"}
-        </button>
-      </div>
     </ActionForm>
   );
 }
@@ -267,7 +267,7 @@ function CloseForm(ctx: ActionContext) {
     setClassification("");
   });
   return (
-    <ActionForm id="close" title="Close" action={close} ctx={ctx}>
+    <ActionForm id="close" title="Close" action={close} ctx={ctx} submit={{ label: "Close incident", busyLabel: "Closing…", danger: true }}>
       <Select
         label="Classification"
         name="classification"
@@ -277,11 +277,6 @@ function CloseForm(ctx: ActionContext) {
         problem={close.problem}
       />
       <Field label="Closing comment" name="closingComment" multiline maxLength={4000} value={comment} onValue={setComment} problem={close.problem} hint="Optional; it travels with incident.closed.v1." />
-      <div class="buttons">
-        <button type="submit" class="button button-danger" data-action="close" disabled={close.busy}>
-          {close.busy ? "Closing…" : "Close incident"}
-        </button>
-      </div>
     </ActionForm>
   );
 }
@@ -307,13 +302,8 @@ function CommentForm(ctx: ActionContext) {
     setDone("Comment added.");
   });
   return (
-    <ActionForm id="comment" title="Comment" action={add} done={done} ctx={ctx}>
+    <ActionForm id="comment" title="Comment" action={add} done={done} ctx={ctx} submit={{ label: "Add comment", busyLabel: "Adding…" }}>
       <Field label="Your comment" name="message" multiline required maxLength={4000} value={message} onValue={setMessage} problem={add.problem} />
-      <div class="buttons">
-        <button type="submit" class="button" data-action="comment" disabled={add.busy}>
-          {add.busy ? "Adding…" : "Add comment"}
-        </button>
-      </div>
     </ActionForm>
   );
 }
@@ -372,7 +362,7 @@ function TicketList(ctx: ActionContext) {
           ))}
         </ul>
       )}
-      <ActionForm id="link-ticket" title="Link a ticket" action={link} done={done} ctx={ctx}>
+      <ActionForm id="link-ticket" title="Link a ticket" action={link} done={done} ctx={ctx} submit={{ label: "Link ticket", busyLabel: "Linking…" }}>
         <Select
           label="Find the ticket by"
           name="by"
@@ -384,11 +374,6 @@ function TicketList(ctx: ActionContext) {
           ]}
         />
         <Field label={by === "ticketNumber" ? "Ticket number" : "Ticket id"} name={by} value={ticket} onValue={setTicket} problem={link.problem} required autoComplete="off" />
-        <div class="buttons">
-          <button type="submit" class="button" data-action="link-ticket" disabled={link.busy}>
-            {link.busy ? "Linking…" : "Link ticket"}
-          </button>
-        </div>
       </ActionForm>
     </section>
   );
@@ -413,7 +398,7 @@ function TriggerWebhook(ctx: ActionContext) {
     <details class="trigger" onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
       <summary>Trigger webhook</summary>
       <ProblemBanner problem={webhooks.problem} title="The webhooks could not be read" />
-      <ActionForm id="trigger" title="Send incident.created.v1 now" action={trigger} done={done} ctx={ctx}>
+      <ActionForm id="trigger" title="Send incident.created.v1 now" action={trigger} done={done} ctx={ctx} submit={{ label: "Trigger webhook", busyLabel: "Sending…" }}>
         <p class="hint">Whether or not the webhooks subscribe to incident.created.v1; a webhook that monitors other accounts only does not get it.</p>
         <Select
           label="Send to"
@@ -423,11 +408,6 @@ function TriggerWebhook(ctx: ActionContext) {
           problem={trigger.problem}
           options={[{ value: "", label: "Every webhook that receives this workspace's events" }, ...choices.map((w) => ({ value: w.webhook.id, label: `${w.webhook.name} (${w.webhook.status})` }))]}
         />
-        <div class="buttons">
-          <button type="submit" class="button" data-action="trigger" disabled={trigger.busy}>
-            {trigger.busy ? "Sending…" : "Trigger webhook"}
-          </button>
-        </div>
       </ActionForm>
     </details>
   );

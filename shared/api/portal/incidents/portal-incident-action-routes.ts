@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { personWorkspaceRoute, type RouteGroup } from "../../../platform/http/route";
+import { personWorkspaceRoute, type Route, type RouteGroup } from "../../../platform/http/route";
+import type { IncidentTarget } from "../../../domain/incidents/incident-access";
+import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
 import { changeAssignee, changeStatus } from "../../../domain/incidents/incident-writes";
 import { commentMessage, updateAssigneeBody, updateStatusBody } from "../../../domain/incidents/incident-changes";
 import { addServiceComment } from "../../../domain/incidents/service-comments";
@@ -7,9 +9,10 @@ import { triggerIncidentCreated } from "../../../domain/incidents/manual-trigger
 import { requireIntegration } from "../../../domain/organizations/integration-switches";
 import { linkTicket, unlinkTicket } from "../../../domain/tickets/ticket-links";
 import { ticketLinkView, toTicketLinkView } from "../../../domain/tickets/ticket-link-view";
+import { ONE_TICKET, ticketNameBody } from "../../../domain/tickets/ticket-names";
 import { analystCommentExample } from "../../../domain/examples/incident-examples";
 import { EXAMPLE_INCIDENT, EXAMPLE_WEBHOOK_ID, EXAMPLE_WORKSPACE_ID } from "../../../domain/examples/examples";
-import { commentPathSources, sourceSchema, sources } from "../../../domain/sources";
+import { commentPathSources, sourceSchema, sources, type Source } from "../../../domain/sources";
 import { assigneeList, assignableUsers } from "./portal-incident-assignees";
 
 const tag = "Portal: incidents";
@@ -26,18 +29,7 @@ const ticketParams = incidentParams.extend({
   ticketId: z.string().min(1).max(128).describe("The ITSM's id of the linked ticket (`ticketId` of the link).").meta({ examples: [EXAMPLE_TICKET.ticketId] }),
 });
 
-const ticketName = z
-  .strictObject({
-    ticketId: z.string().trim().min(1).max(128).optional().describe("The ITSM's stable id of the ticket."),
-    ticketNumber: z.string().trim().min(1).max(64).optional().describe("The ticket's human-facing number (`SEC-1234`, `INC0012345`), case-insensitive."),
-  })
-  .superRefine((value, ctx) => {
-    if ((value.ticketId === undefined) === (value.ticketNumber === undefined)) {
-      ctx.addIssue({ code: "custom", message: "Name the ticket by exactly one of ticketId and ticketNumber.", path: [] });
-    }
-  })
-  .describe("The ticket, by exactly one of its id and its number.")
-  .meta({ oneOf: [{ required: ["ticketId"] }, { required: ["ticketNumber"] }], examples: [{ ticketNumber: EXAMPLE_TICKET.ticketNumber }] });
+const ticketName = ticketNameBody.meta({ ...ONE_TICKET, examples: [{ ticketNumber: EXAMPLE_TICKET.ticketNumber }] });
 
 const triggerBody = z
   .strictObject({
@@ -53,6 +45,30 @@ const WRITE_ANSWER =
   "Answers 204 with no body, as the contract's incident writes do: read the incident again (`GET` of the incident, with its new `ETag`) to see " +
   "what the change did. `If-Match` (the incident's `ETag`) is honoured when sent: a change made since is 409 `CONFLICT`. Audited with you as actor.";
 
+type WriteFields<P extends z.ZodType, B extends z.ZodType | undefined> = Pick<
+  Parameters<typeof personWorkspaceRoute<P, undefined, B>>[0],
+  "method" | "path" | "summary" | "description" | "params" | "body" | "problems" | "handler"
+>;
+
+/** A change to the incident: the `Analyst` role on the workspace (`Owner` includes it), 204, `If-Match` honoured. */
+function incidentWrite<P extends z.ZodType, B extends z.ZodType | undefined = undefined>(route: WriteFields<P, B>): Route {
+  return personWorkspaceRoute<P, undefined, B>({
+    ...route,
+    description: `${route.description} ${WRITE_ANSWER}`,
+    tag,
+    roles: "any",
+    workspaceRole: "Analyst",
+    problems: [...(route.problems ?? []), "CONFLICT"],
+    successStatus: 204,
+    ifMatch: true,
+  });
+}
+
+/** The incident a write names, with the version the caller sent. */
+function targetOf(input: { workspace: WorkspaceRecord; params: { source: Source; incidentId: string }; header(name: string): string | undefined }): IncidentTarget {
+  return { workspace: input.workspace, source: input.params.source, incidentId: input.params.incidentId, ifMatch: input.header("if-match") };
+}
+
 /**
  * One incident worked in the portal: assign, change status and close, comment, link tickets, fire
  * the Trigger-webhook action, and who may be assigned. Each write is the domain operation the
@@ -63,29 +79,21 @@ const WRITE_ANSWER =
 export const portalIncidentActionRoutes: RouteGroup = {
   name: "portal-incident-actions",
   routes: [
-    personWorkspaceRoute({
+    incidentWrite({
       method: "PUT",
       path: `${base}/assignee`,
       summary: "Assign, reassign or (both fields null) unassign the incident",
       description:
         "The contract's assignee body: `userId` and `email` of the person (an e-mail alone assigns by address; the name comes from the " +
-        "organization's people), both null to unassign. The owner is written to the source too; `incident.assignee.changed.v1` when it changes. " +
-        WRITE_ANSWER,
-      tag,
-      roles: "any",
-      workspaceRole: "Analyst",
-      problems: ["CONFLICT"],
+        "organization's people), both null to unassign. The owner is written to the source too; `incident.assignee.changed.v1` when it changes.",
       params: incidentParams,
       body: updateAssigneeBody,
-      successStatus: 204,
-      ifMatch: true,
       async handler(input) {
-        const { params, workspace } = input;
-        await changeAssignee(input, { workspace, source: params.source, incidentId: params.incidentId, ifMatch: input.header("if-match") }, input.body);
+        await changeAssignee(input, targetOf(input), input.body);
         return { status: 204 };
       },
     }),
-    personWorkspaceRoute({
+    incidentWrite({
       method: "PUT",
       path: `${base}/status`,
       summary: "Change the incident's status, put it on hold, or close it with a classification",
@@ -93,42 +101,26 @@ export const portalIncidentActionRoutes: RouteGroup = {
         "The contract's status body. `New`, `Active` and `Closed` go to the source; `OnHold` and `WaitingOnCustomer` are the service's own, pause the " +
         "SLA clock and never reach the source (a closed incident cannot be put on hold: 400, reopen it first). Closing needs a `classification` and " +
         "may carry a `closingComment`. `incident.status.changed.v1` on every transition, and `incident.closed.v1` on a close, each with " +
-        "`origin` `portal`. " +
-        WRITE_ANSWER,
-      tag,
-      roles: "any",
-      workspaceRole: "Analyst",
-      problems: ["CONFLICT"],
+        "`origin` `portal`.",
       params: incidentParams,
       body: updateStatusBody,
-      successStatus: 204,
-      ifMatch: true,
       async handler(input) {
-        const { params, workspace } = input;
-        await changeStatus(input, { workspace, source: params.source, incidentId: params.incidentId, ifMatch: input.header("if-match") }, input.body);
+        await changeStatus(input, targetOf(input), input.body);
         return { status: 204 };
       },
     }),
-    personWorkspaceRoute({
+    incidentWrite({
       method: "POST",
       path: `${base}/comments`,
       summary: "Add a comment as yourself (incident.comment.added.v1)",
       description:
         "Written to the source with your name and e-mail address as its author (an analyst's comment, not an agent's), through the operation the " +
         "agents' and gamebooks' comments take; `incident.comment.added.v1` with `addedBy.origin` `portal`. The comment paths' sources only " +
-        "(SourceA to SourceF). " +
-        WRITE_ANSWER,
-      tag,
-      roles: "any",
-      workspaceRole: "Analyst",
-      problems: ["CONFLICT"],
+        "(SourceA to SourceF).",
       params: commentParams,
       body: z.strictObject({ message: commentMessage }).meta({ examples: [analystCommentExample] }),
-      successStatus: 204,
-      ifMatch: true,
       async handler(input) {
-        const { params, workspace } = input;
-        await addServiceComment(input, { workspace, source: params.source, incidentId: params.incidentId, ifMatch: input.header("if-match"), message: input.body.message });
+        await addServiceComment(input, { ...targetOf(input), message: input.body.message });
         return { status: 204 };
       },
     }),
@@ -149,75 +141,47 @@ export const portalIncidentActionRoutes: RouteGroup = {
         return { data: [...links].sort((a, b) => (a.linkedAt < b.linkedAt ? -1 : a.linkedAt > b.linkedAt ? 1 : 0)).map(toTicketLinkView) };
       },
     }),
-    personWorkspaceRoute({
+    incidentWrite({
       method: "POST",
       path: `${base}/tickets`,
       summary: "Link a ticket of the workspace's ITSM to the incident (409 when they are linked already)",
       description:
         "The ticket by its number or its id; both the incident and the ticket must exist (404). The operation the contract's `POST …/tickets/link` " +
-        "runs, with you as who linked them. 400 `EXTENSION_NOT_ENABLED` where ticketing is off for the workspace. " +
-        WRITE_ANSWER,
-      tag,
-      roles: "any",
-      workspaceRole: "Analyst",
-      problems: ["EXTENSION_NOT_ENABLED", "CONFLICT"],
+        "runs, with you as who linked them. 400 `EXTENSION_NOT_ENABLED` where ticketing is off for the workspace.",
+      problems: ["EXTENSION_NOT_ENABLED"],
       params: incidentParams,
       body: ticketName,
-      successStatus: 204,
-      ifMatch: true,
       async handler(input) {
-        const { params, workspace } = input;
-        await requireIntegration(input, workspace, "ticketing");
-        await linkTicket(input, { workspace, source: params.source, incidentId: params.incidentId, ifMatch: input.header("if-match") }, input.body);
+        await requireIntegration(input, input.workspace, "ticketing");
+        await linkTicket(input, targetOf(input), input.body);
         return { status: 204 };
       },
     }),
-    personWorkspaceRoute({
+    incidentWrite({
       method: "DELETE",
       path: `${base}/tickets/{ticketId}`,
       summary: "Unlink a ticket from the incident (404 when they are not linked)",
-      description: "The operation the contract's `POST …/tickets/unlink` runs. 400 `EXTENSION_NOT_ENABLED` where ticketing is off for the workspace. " + WRITE_ANSWER,
-      tag,
-      roles: "any",
-      workspaceRole: "Analyst",
-      problems: ["EXTENSION_NOT_ENABLED", "CONFLICT"],
+      description: "The operation the contract's `POST …/tickets/unlink` runs. 400 `EXTENSION_NOT_ENABLED` where ticketing is off for the workspace.",
+      problems: ["EXTENSION_NOT_ENABLED"],
       params: ticketParams,
-      successStatus: 204,
-      ifMatch: true,
       async handler(input) {
-        const { params, workspace } = input;
-        await requireIntegration(input, workspace, "ticketing");
-        await unlinkTicket(input, { workspace, source: params.source, incidentId: params.incidentId, ifMatch: input.header("if-match") }, { ticketId: params.ticketId });
+        await requireIntegration(input, input.workspace, "ticketing");
+        await unlinkTicket(input, targetOf(input), { ticketId: input.params.ticketId });
         return { status: 204 };
       },
     }),
-    personWorkspaceRoute({
+    incidentWrite({
       method: "POST",
       path: `${base}/trigger`,
       summary: "Trigger webhook: send incident.created.v1 for the incident as it is now",
       description:
         "The manual Trigger-webhook action of the contract (6.1): `incident.created.v1` with a fresh event id per fire, to every webhook that may " +
         "receive the workspace's events whether or not it subscribes to the type (`monitoredAccountIds` still apply), or only to `webhookId` (400 " +
-        "at `webhookId` when that one would not receive it: disabled, another account's, or monitoring other accounts). Delivered like any event. " +
-        WRITE_ANSWER,
-      tag,
-      roles: "any",
-      workspaceRole: "Analyst",
-      problems: ["CONFLICT"],
+        "at `webhookId` when that one would not receive it: disabled, another account's, or monitoring other accounts). Delivered like any event.",
       params: incidentParams,
       body: triggerBody,
-      successStatus: 204,
-      ifMatch: true,
       async handler(input) {
-        const { params, workspace, person } = input;
-        await triggerIncidentCreated(input, {
-          workspace,
-          source: params.source,
-          incidentId: params.incidentId,
-          ifMatch: input.header("if-match"),
-          webhookId: input.body.webhookId,
-          visibleAccountIds: person.organizationAccountIds,
-        });
+        await triggerIncidentCreated(input, { ...targetOf(input), webhookId: input.body.webhookId, visibleAccountIds: input.person.organizationAccountIds });
         return { status: 204 };
       },
     }),

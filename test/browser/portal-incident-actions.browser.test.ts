@@ -105,6 +105,8 @@ describe("an analyst works an incident", () => {
     expect(await page.$eval(`${form("comment")} textarea[name="message"]`, (el) => (el as HTMLTextAreaElement).value)).toBe("");
     const comments = await textOf(page, ".comments");
     expect(comments).toContain(LI.name);
+    // Assigned, on hold (the clock paused) and commented: the incident page at work.
+    await screenshot(page, "incident-actions", { readme: true });
   });
 
   it("a change made meanwhile shows at the form she was using, her draft kept; after Reload her comment goes", async () => {
@@ -144,8 +146,8 @@ describe("an analyst works an incident", () => {
     await page.click('[data-action="close"]');
     await waitForAttribute(page, "data-closed-as", "TruePositive");
     await waitForAttribute(page, "data-sla-state", "Stopped");
-    await screenshot(page, "incident-actions", { readme: true });
-    await checkAccessibility(page, "incident-actions");
+    await screenshot(page, "incident-actions-closed");
+    await checkAccessibility(page, "incident-actions-closed");
 
     const events = (await outboxEvents(host.services, ws)).filter((e) => (e.data as { incidentId?: string }).incidentId === incidentId);
     const origins = events.map((e) => {

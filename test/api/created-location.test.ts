@@ -68,6 +68,11 @@ const cases: Record<string, () => Promise<Created>> = {
     const res = await host.call("POST", `/workspaces/${ws}/tickets/link`, { body: { source: "SourceA", incidentId: incident.id, ticketNumber: "SEC-2219" } });
     return { res, id: (await json(res)).data.id, read: asServiceAccount };
   },
+  "POST /workspaces/{workspaceId}/incidents/{source}/{incidentId}/comments": async () => {
+    const incident = host.simulated.vendors.createIncident("SourceA", ws, { title: "Commented for Location", severity: "Low" });
+    const res = await host.call("POST", `/workspaces/${ws}/incidents/SourceA/${incident.id}/comments`, { body: { message: "Located." } });
+    return { res, id: (await json(res)).data.id, read: asServiceAccount };
+  },
   "POST /portal/workspaces/{workspaceId}/sops": async () => {
     const form = new FormData();
     form.append("file", new Blob(["# Located\n\nA runbook.\n"], { type: "text/markdown" }), "located.md");

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemoData } from "../../shared/hosts/local/demo-data";
 import { buildDemoGamebooks, seedDemoGamebooks } from "../../shared/hosts/local/demo-gamebooks";
 import { approvalPolicyOf } from "../../shared/domain/gamebooks/approval-policy";
+import { slaPolicyOf } from "../../shared/domain/incidents/sla-policy";
 import type { AuditEventRecord } from "../../shared/domain/audit/audit-event";
 import { startTestHost, type TestHost } from "../support/test-host";
 
@@ -29,7 +30,7 @@ const reseed = async () => {
 };
 
 describe("the demo seed", () => {
-  it("writes the catalogue, the approval settings and the integration switch through their operations, audited as the demo seed", async () => {
+  it("writes the catalogue, the approval and SLA settings and the integration switch through their operations, audited as the demo seed", async () => {
     const world = buildDemoGamebooks(host.services.config.demoSeed, host.demo);
     for (const workspace of host.demo.workspaces) {
       const catalogue = (await host.services.stores.playbookCatalogues.get(workspace.id))!;
@@ -37,8 +38,11 @@ describe("the demo seed", () => {
       expect(catalogue.rules).toEqual(world.rules.filter((r) => r.workspaceId === workspace.id));
     }
     const clinics = byName("northwind-sentinel-clinics");
-    expect(bySeed(await trail(clinics.id))).toEqual(expect.arrayContaining(["DemoCatalogue Create", "ApprovalPolicy Update", "WorkspaceIntegrations Update"]));
-    expect(bySeed(await trail(byName("fabrikam-sentinel-prod").id))).toEqual(["DemoCatalogue Create"]);
+    expect(bySeed(await trail(clinics.id))).toEqual(expect.arrayContaining(["DemoCatalogue Create", "ApprovalPolicy Update", "WorkspaceIntegrations Update", "SlaPolicy Update"]));
+    expect(bySeed(await trail(byName("fabrikam-sentinel-prod").id))).toEqual(["SlaPolicy Update", "DemoCatalogue Create"]);
+    for (const workspace of host.demo.workspaces) {
+      expect(slaPolicyOf((await host.services.stores.workspaces.get(workspace.id))!).timeToResolveMinutes).toEqual({ Informational: null, Low: 4320, Medium: 1440, High: 240 });
+    }
     expect(approvalPolicyOf((await host.services.stores.workspaces.get(clinics.id))!).mode).toBe("AllRuns");
     expect((await host.services.stores.integrations.get(clinics.id))?.value.enabled.ticketing).toBe(false);
     const provider = await host.services.stores.accounts.get(host.demo.provider.id);
@@ -56,7 +60,7 @@ describe("the demo seed", () => {
     expect((await host.services.stores.audit.listRecent(host.demo.provider.id, 1000)).length).toBe(providerBefore);
   });
 
-  it("brings back the demo's catalogue and approval settings changed since, audited, and keeps an integration switched since", async () => {
+  it("brings back the demo's catalogue, approval and SLA settings changed since, audited, and keeps an integration switched since", async () => {
     const clinics = byName("northwind-sentinel-clinics");
     const workspaceAdmin = await host.person({ organizationalRole: "WorkspaceAdmin" });
     const editor = await host.person({ organizationalRole: "OrgContentAdmin", workspaceAssignments: [{ workspaceId: clinics.id, role: "Analyst" }] });
@@ -64,6 +68,7 @@ describe("the demo seed", () => {
     expect((await host.portal(workspaceAdmin, "PUT", `/portal/workspaces/${clinics.id}/integrations`, { body: { ticketing: true } })).status).toBe(200);
     expect((await host.portal(workspaceAdmin, "PUT", `/portal/organizations/${host.demo.provider.id}/partner-approval`, { body: { mode: "NoApproval", accountIds: [] } })).status).toBe(200);
     expect((await host.portal(editor, "PUT", `/portal/workspaces/${clinics.id}/gamebook-rules`, { body: { rules: [] } })).status).toBe(200);
+    expect((await host.portal(workspaceAdmin, "PUT", `/portal/workspaces/${clinics.id}/sla-policy`, { body: { timeToResolveMinutes: { High: 60 } } })).status).toBe(200);
 
     await reseed();
     expect(approvalPolicyOf((await host.services.stores.workspaces.get(clinics.id))!).mode).toBe("AllRuns");
@@ -71,6 +76,7 @@ describe("the demo seed", () => {
     expect((await host.services.stores.playbookCatalogues.get(clinics.id))!.rules.length).toBeGreaterThan(0);
     expect((await host.services.stores.integrations.get(clinics.id))?.value.enabled.ticketing).toBe(true);
     const seeded = bySeed(await trail(clinics.id));
-    expect(seeded.slice(-2).sort()).toEqual(["ApprovalPolicy Update", "DemoCatalogue Update"]);
+    expect(slaPolicyOf((await host.services.stores.workspaces.get(clinics.id))!).timeToResolveMinutes.High).toBe(240);
+    expect(seeded.slice(-3).sort()).toEqual(["ApprovalPolicy Update", "DemoCatalogue Update", "SlaPolicy Update"]);
   });
 });

@@ -48,6 +48,15 @@ describe("a PUT that leaves a field out", () => {
     await portal("PUT", path, { mode: "NoApproval", approvalTimeoutHours: 24, requireSecondApproverForAdminPlaybooks: false });
   });
 
+  it("PUT …/sla-policy keeps the targets left out: one severity changed leaves the others' targets", async () => {
+    const path = `/portal/workspaces/${ws}/sla-policy`;
+    const res = await portal("PUT", path, { timeToResolveMinutes: { High: 120 } });
+    expect((await json(res)).data).toEqual({ timeToResolveMinutes: { Informational: null, Low: 4320, Medium: 1440, High: 120 } });
+    // Removing a target is said with null.
+    expect((await json(await portal("PUT", path, { timeToResolveMinutes: { Low: null, High: 240 } }))).data.timeToResolveMinutes).toEqual({ Informational: null, Low: null, Medium: 1440, High: 240 });
+    await portal("PUT", path, { timeToResolveMinutes: { Low: 4320 } });
+  });
+
   it("PUT /portal/people/{userId} keeps a deactivated person deactivated; a new one is active", async () => {
     const userId = randomUUID();
     const provider = host.demo.provider.id;

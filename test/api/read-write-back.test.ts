@@ -129,6 +129,11 @@ const pairs: Record<string, Pair> = {
     targets: async () => (await workspaces()).map((id) => ({ get: `/portal/workspaces/${id}/approval-policy` })),
     readOnly: [],
   },
+  "PUT /portal/workspaces/{workspaceId}/sla-policy": {
+    caller: "person",
+    targets: async () => (await workspaces()).map((id) => ({ get: `/portal/workspaces/${id}/sla-policy` })),
+    readOnly: [],
+  },
   "PUT /portal/workspaces/{workspaceId}/playbooks/{playbookId}": {
     caller: "person",
     async targets() {

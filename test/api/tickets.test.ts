@@ -49,7 +49,7 @@ describe("ticket search", () => {
     expect(byNumber.status).toBe(200);
     const [found] = (await json(byNumber)).data;
     expect(found).toMatchObject({ ticketSystem: ticket.system, ticketId: ticket.ticketId, ticketNumber: ticket.ticketNumber, url: ticket.url, priority: "P3", state: "Open" });
-    expect(found.links).toEqual([expect.objectContaining({ source: "SourceA", incidentId: incident, linkedBy: { serviceAccountId: host.admin.clientId, name: "Local admin" } })]);
+    expect(found.links).toEqual([expect.objectContaining({ source: "SourceA", incidentId: incident, linkedBy: { serviceAccountId: host.admin.clientId, userId: null, name: "Local admin" } })]);
 
     const byGrouping = await json(await host.call("GET", `${tickets()}/search?groupingId=case-search-1`));
     expect(byGrouping.data.map((t: Json) => t.ticketId)).toEqual([ticket.ticketId]);
@@ -85,7 +85,7 @@ describe("linking an incident to a ticket", () => {
       ticketNumber: EXAMPLE_TICKET.ticketNumber,
       url: `https://fabrikam.atlassian.example/browse/${EXAMPLE_TICKET.ticketNumber}`,
       linkedAt: expect.any(String),
-      linkedBy: { serviceAccountId: host.admin.clientId, name: "Local admin" },
+      linkedBy: { serviceAccountId: host.admin.clientId, userId: null, name: "Local admin" },
     });
     const audit = (await auditTrail()).filter((e) => e.targetResourceId === link.id);
     expect(audit.map((e) => [e.activityType, e.activityAction, e.targetResourceName, e.actorId])).toEqual([["TicketLink", "Create", EXAMPLE_TICKET.ticketNumber, host.admin.clientId]]);

@@ -391,6 +391,20 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
         expect(await list({})).toEqual(["u-1", "u-2", "u-3"]);
       });
 
+      it("list filters by a role on a workspace, whatever the role, combined with the other filters", async () => {
+        await stores.users.create(user("u-1", "acct-1", { workspaceAssignments: [{ workspaceId: "ws-1", role: "Analyst" }] }));
+        await stores.users.create(user("u-2", "acct-1", { workspaceAssignments: [{ workspaceId: "ws-2", role: "Owner" }, { workspaceId: "ws-1", role: "Owner" }], organizationalRole: "Admin" }));
+        await stores.users.create(user("u-3", "acct-1", { workspaceAssignments: [{ workspaceId: "ws-2", role: "Analyst" }] }));
+        await stores.users.create(user("u-4", "acct-1"));
+        await stores.users.create(user("u-5", "acct-2", { workspaceAssignments: [{ workspaceId: "ws-1", role: "Analyst" }] }));
+
+        const list = async (accounts: string[], filter: Parameters<Stores["users"]["list"]>[1]) => ids((await stores.users.list(accounts, filter, { limit: 10 })).items);
+        expect(await list(["acct-1"], { workspaceId: "ws-1" })).toEqual(["u-1", "u-2"]);
+        expect(await list(["acct-1", "acct-2"], { workspaceId: "ws-1" })).toEqual(["u-1", "u-2", "u-5"]);
+        expect(await list(["acct-1"], { workspaceId: "ws-1", role: "Admin" })).toEqual(["u-2"]);
+        expect(await list(["acct-1"], { workspaceId: "ws-3" })).toEqual([]);
+      });
+
       it("list returns only users of the given accounts", async () => {
         await stores.users.create(user("u-1", "acct-1"));
         await stores.users.create(user("u-2", "acct-2"));

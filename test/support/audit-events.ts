@@ -1,4 +1,6 @@
 import type { AuditEventRecord } from "../../shared/domain/audit/audit-event";
+import type { Uses } from "../../shared/platform/operation-context";
+import { outboxScope } from "../../shared/platform/store/outbox-scope";
 
 /** A realistic audit event (a ticket linked by a connector) of account `acct-1`; `workspaceId` null: an organization event. */
 export function auditEvent(id: string, options: { workspaceId?: string | null; timeGenerated?: string } = {}): AuditEventRecord {
@@ -19,4 +21,10 @@ export function auditEvent(id: string, options: { workspaceId?: string | null; t
     targetResourceName: "INC0012345",
     metadata: "{}",
   };
+}
+
+/** The audit events a workspace's writes committed to its outbox (beside their events), published or not, oldest first. */
+export async function outboxAudits(services: Uses<"stores">, workspaceId: string): Promise<AuditEventRecord[]> {
+  const records = await services.stores.outbox.list(outboxScope.workspace(workspaceId), 100_000);
+  return records.flatMap((r) => (r.kind === "audit" ? [r.audit] : []));
 }

@@ -89,21 +89,22 @@ describe("operations per request", () => {
     // playbook runs and its outcome after (the next playbook's message commits with the outcome).
     // The write before the run is what makes a crash visible and a redelivery resume, not repeat.
     // Each automation step (4 of the 5) reads the workspace's playbook automation switch as it runs,
-    // so that switching automation off stops runs already under way.
+    // so that switching automation off stops runs already under way. The comment step's audit event
+    // goes to the outbox with its event, in the same append: the relay stores it and marks it.
     expect(counts.gamebookRun).toEqual({
       playbooks: 5,
-      storeOperations: 44,
+      storeOperations: 47,
       queueMessages: 7,
       detail: {
         "accounts.get": 4,
-        "audit.append": 1,
-        "audit.sequence": 1,
+        "audit.append": 2,
+        "audit.sequence": 2,
         "gamebookRuns.create": 1,
         "gamebookRuns.get": 5,
         "gamebookRuns.replace": 10,
         "integrations.get": 4,
         "outbox.append": 1,
-        "outbox.markPublished": 8,
+        "outbox.markPublished": 9,
         "playbookCatalogues.get": 1,
         "queue:events": 2,
         "queue:gamebook-runs": 5,

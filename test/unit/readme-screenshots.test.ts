@@ -15,7 +15,7 @@ describe("the README's screenshots", () => {
   });
 
   it("are files the browser tests write (npm run screenshots), PNGs, in the repository", () => {
-    const browserTests = ["portal-approvals", "portal-webhooks"].map((name) => readFileSync(join(root, "test/browser", `${name}.browser.test.ts`), "utf8")).join("\n");
+    const browserTests = ["portal-approvals", "portal-webhooks", "portal-incident-actions"].map((name) => readFileSync(join(root, "test/browser", `${name}.browser.test.ts`), "utf8")).join("\n");
     for (const image of images) {
       expect(existsSync(join(root, image)), image).toBe(true);
       expect(readFileSync(join(root, image)).subarray(0, 8).equals(PNG), image).toBe(true);

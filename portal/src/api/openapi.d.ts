@@ -1095,6 +1095,166 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}/assignee": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Assign, reassign or (both fields null) unassign the incident
+         * @description Portal session (people only). Any registered person. Workspace role: `Analyst`.
+         *
+         *     The contract's assignee body: `userId` and `email` of the person (an e-mail alone assigns by address; the name comes from the organization's people), both null to unassign. The owner is written to the source too; `incident.assignee.changed.v1` when it changes. Answers 204 with no body, as the contract's incident writes do: read the incident again (`GET` of the incident, with its new `ETag`) to see what the change did. `If-Match` (the incident's `ETag`) is honoured when sent: a change made since is 409 `CONFLICT`. Audited with you as actor.
+         */
+        put: operations["putPortalWorkspacesByWorkspaceIdIncidentsBySourceByIncidentIdAssignee"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}/assignees": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who the incident can be assigned to: the people who work this workspace
+         * @description Portal session (people only). Any registered person. A role on the workspace, or an organization-wide role (`Admin`, `WorkspaceAdmin`).
+         *
+         *     Active people of the workspace's organization and of the provider that manages it who hold a role on the workspace (`Owner` or `Analyst`: those who can work the incident), by name; `isYou` marks you, for "Assign to me". Anyone else is assigned by e-mail address.
+         */
+        get: operations["getPortalWorkspacesByWorkspaceIdIncidentsBySourceByIncidentIdAssignees"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a comment as yourself (incident.comment.added.v1)
+         * @description Portal session (people only). Any registered person. Workspace role: `Analyst`.
+         *
+         *     Written to the source with your name and e-mail address as its author (an analyst's comment, not an agent's), through the operation the agents' and gamebooks' comments take; `incident.comment.added.v1` with `addedBy.origin` `portal`. The comment paths' sources only (SourceA to SourceF). Answers 204 with no body, as the contract's incident writes do: read the incident again (`GET` of the incident, with its new `ETag`) to see what the change did. `If-Match` (the incident's `ETag`) is honoured when sent: a change made since is 409 `CONFLICT`. Audited with you as actor.
+         */
+        post: operations["postPortalWorkspacesByWorkspaceIdIncidentsBySourceByIncidentIdComments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change the incident's status, put it on hold, or close it with a classification
+         * @description Portal session (people only). Any registered person. Workspace role: `Analyst`.
+         *
+         *     The contract's status body. `New`, `Active` and `Closed` go to the source; `OnHold` and `WaitingOnCustomer` are the service's own, pause the SLA clock and never reach the source (a closed incident cannot be put on hold: 400, reopen it first). Closing needs a `classification` and may carry a `closingComment`. `incident.status.changed.v1` on every transition, and `incident.closed.v1` on a close, each with `origin` `portal`. Answers 204 with no body, as the contract's incident writes do: read the incident again (`GET` of the incident, with its new `ETag`) to see what the change did. `If-Match` (the incident's `ETag`) is honoured when sent: a change made since is 409 `CONFLICT`. Audited with you as actor.
+         */
+        put: operations["putPortalWorkspacesByWorkspaceIdIncidentsBySourceByIncidentIdStatus"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}/tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tickets linked to the incident, oldest link first
+         * @description Portal session (people only). Any registered person. A role on the workspace, or an organization-wide role (`Admin`, `WorkspaceAdmin`).
+         *
+         *     400 `EXTENSION_NOT_ENABLED` where ticketing is off for the workspace (`GET /portal/workspaces/{workspaceId}/integrations` says whether it is on).
+         */
+        get: operations["getPortalWorkspacesByWorkspaceIdIncidentsBySourceByIncidentIdTickets"];
+        put?: never;
+        /**
+         * Link a ticket of the workspace's ITSM to the incident (409 when they are linked already)
+         * @description Portal session (people only). Any registered person. Workspace role: `Analyst`.
+         *
+         *     The ticket by its number or its id; both the incident and the ticket must exist (404). The operation the contract's `POST …/tickets/link` runs, with you as who linked them. 400 `EXTENSION_NOT_ENABLED` where ticketing is off for the workspace. Answers 204 with no body, as the contract's incident writes do: read the incident again (`GET` of the incident, with its new `ETag`) to see what the change did. `If-Match` (the incident's `ETag`) is honoured when sent: a change made since is 409 `CONFLICT`. Audited with you as actor.
+         */
+        post: operations["postPortalWorkspacesByWorkspaceIdIncidentsBySourceByIncidentIdTickets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}/tickets/{ticketId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Unlink a ticket from the incident (404 when they are not linked)
+         * @description Portal session (people only). Any registered person. Workspace role: `Analyst`.
+         *
+         *     The operation the contract's `POST …/tickets/unlink` runs. 400 `EXTENSION_NOT_ENABLED` where ticketing is off for the workspace. Answers 204 with no body, as the contract's incident writes do: read the incident again (`GET` of the incident, with its new `ETag`) to see what the change did. `If-Match` (the incident's `ETag`) is honoured when sent: a change made since is 409 `CONFLICT`. Audited with you as actor.
+         */
+        delete: operations["deletePortalWorkspacesByWorkspaceIdIncidentsBySourceByIncidentIdTicketsByTicketId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Trigger webhook: send incident.created.v1 for the incident as it is now
+         * @description Portal session (people only). Any registered person. Workspace role: `Analyst`.
+         *
+         *     The manual Trigger-webhook action of the contract (6.1): `incident.created.v1` with a fresh event id per fire, to every webhook that may receive the workspace's events whether or not it subscribes to the type (`monitoredAccountIds` still apply), or only to `webhookId` (400 at `webhookId` when that one would not receive it: disabled, another account's, or monitoring other accounts). Delivered like any event. Answers 204 with no body, as the contract's incident writes do: read the incident again (`GET` of the incident, with its new `ETag`) to see what the change did. `If-Match` (the incident's `ETag`) is honoured when sent: a change made since is 409 `CONFLICT`. Audited with you as actor.
+         */
+        post: operations["postPortalWorkspacesByWorkspaceIdIncidentsBySourceByIncidentIdTrigger"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/portal/workspaces/{workspaceId}/integrations": {
         parameters: {
             query?: never;
@@ -1191,6 +1351,34 @@ export interface paths {
          *     Merged by reference id: an action the catalogue lacks is added (switched on); one it has takes the backend's name, description, entity type and parameters and keeps the workspace's own settings (switched on or off, needs an administrator, recommended, undo). Nothing is removed: `notOffered` lists the automation playbooks the backend no longer offers. One audit event for the whole import; none when nothing changed. 400 `EXTENSION_NOT_ENABLED` without an automation backend.
          */
         post: operations["postPortalWorkspacesByWorkspaceIdPlaybooksImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/workspaces/{workspaceId}/sla-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's SLA targets: time to resolve, per severity
+         * @description Portal session (people only). Any registered person. A role on the workspace, or an organization-wide role (`Admin`, `WorkspaceAdmin`).
+         *
+         *     `ETag` is the workspace record's version, which `PUT` takes as `If-Match`.
+         */
+        get: operations["getPortalWorkspacesByWorkspaceIdSlaPolicy"];
+        /**
+         * Set the workspace's SLA targets; severities left out keep theirs
+         * @description Portal session (people only). Organizational role: `Admin`, `WorkspaceAdmin`. A role on the workspace, or an organization-wide role (`Admin`, `WorkspaceAdmin`).
+         *
+         *     Each severity's time-to-resolve target in minutes; null: none; left out: as it is. Applies at once to every incident's `sla` (open ones included: a tighter target may show one breached). Optional `If-Match` (the `ETag` of a read): a change made since is 409 `CONFLICT`. Audited (`SlaPolicy`).
+         */
+        put: operations["putPortalWorkspacesByWorkspaceIdSlaPolicy"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3448,13 +3636,26 @@ export interface operations {
                                  * @enum {string}
                                  */
                                 serviceStatus: "New" | "Active" | "Closed" | "OnHold" | "WaitingOnCustomer";
+                                /** @description The service's time-to-resolve clock (an extension of the contract): paused by OnHold and WaitingOnCustomer, stopped by Closed. */
                                 sla: {
+                                    /** @description The time counted has passed the target (a stopped clock: resolved late); false without a target. */
+                                    breached: boolean;
+                                    /** @description While the clock runs, when it reaches the target (in the past once breached); null while paused or stopped, and without a target. */
+                                    dueAt: string | null;
+                                    /** @description Time counted against the SLA since creation, paused and closed time left out. */
                                     elapsedSeconds: number;
                                     pausedSince: string | null;
+                                    /** @description The target less the time counted; negative once breached; null without a target. */
+                                    remainingSeconds: number | null;
                                     startedAt: string;
-                                    /** @enum {string} */
+                                    /**
+                                     * @description Running; Paused while OnHold or WaitingOnCustomer; Stopped while closed (a reopen resumes it).
+                                     * @enum {string}
+                                     */
                                     state: "Running" | "Paused" | "Stopped";
                                     stoppedAt: string | null;
+                                    /** @description The workspace's time-to-resolve target for the incident's severity (`/portal/workspaces/{workspaceId}/sla-policy`); null: none. */
+                                    targetSeconds: number | null;
                                 };
                                 /** @enum {string} */
                                 source: "SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG";
@@ -15093,13 +15294,26 @@ export interface operations {
                                  * @enum {string}
                                  */
                                 serviceStatus: "New" | "Active" | "Closed" | "OnHold" | "WaitingOnCustomer";
+                                /** @description The service's time-to-resolve clock (an extension of the contract): paused by OnHold and WaitingOnCustomer, stopped by Closed. */
                                 sla: {
+                                    /** @description The time counted has passed the target (a stopped clock: resolved late); false without a target. */
+                                    breached: boolean;
+                                    /** @description While the clock runs, when it reaches the target (in the past once breached); null while paused or stopped, and without a target. */
+                                    dueAt: string | null;
+                                    /** @description Time counted against the SLA since creation, paused and closed time left out. */
                                     elapsedSeconds: number;
                                     pausedSince: string | null;
+                                    /** @description The target less the time counted; negative once breached; null without a target. */
+                                    remainingSeconds: number | null;
                                     startedAt: string;
-                                    /** @enum {string} */
+                                    /**
+                                     * @description Running; Paused while OnHold or WaitingOnCustomer; Stopped while closed (a reopen resumes it).
+                                     * @enum {string}
+                                     */
                                     state: "Running" | "Paused" | "Stopped";
                                     stoppedAt: string | null;
+                                    /** @description The workspace's time-to-resolve target for the incident's severity (`/portal/workspaces/{workspaceId}/sla-policy`); null: none. */
+                                    targetSeconds: number | null;
                                 };
                                 /** @enum {string} */
                                 source: "SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG";
@@ -15230,13 +15444,26 @@ export interface operations {
                                  * @enum {string}
                                  */
                                 serviceStatus: "New" | "Active" | "Closed" | "OnHold" | "WaitingOnCustomer";
+                                /** @description The service's time-to-resolve clock (an extension of the contract): paused by OnHold and WaitingOnCustomer, stopped by Closed. */
                                 sla: {
+                                    /** @description The time counted has passed the target (a stopped clock: resolved late); false without a target. */
+                                    breached: boolean;
+                                    /** @description While the clock runs, when it reaches the target (in the past once breached); null while paused or stopped, and without a target. */
+                                    dueAt: string | null;
+                                    /** @description Time counted against the SLA since creation, paused and closed time left out. */
                                     elapsedSeconds: number;
                                     pausedSince: string | null;
+                                    /** @description The target less the time counted; negative once breached; null without a target. */
+                                    remainingSeconds: number | null;
                                     startedAt: string;
-                                    /** @enum {string} */
+                                    /**
+                                     * @description Running; Paused while OnHold or WaitingOnCustomer; Stopped while closed (a reopen resumes it).
+                                     * @enum {string}
+                                     */
                                     state: "Running" | "Paused" | "Stopped";
                                     stoppedAt: string | null;
+                                    /** @description The workspace's time-to-resolve target for the incident's severity (`/portal/workspaces/{workspaceId}/sla-policy`); null: none. */
+                                    targetSeconds: number | null;
                                 };
                                 /** @enum {string} */
                                 source: "SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG";
@@ -15298,6 +15525,1617 @@ export interface operations {
             };
             /** @description Problem: NOT_FOUND */
             404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putPortalWorkspacesByWorkspaceIdIncidentsBySourceByIncidentIdAssignee: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
+                "If-Match"?: components["parameters"]["If-Match"];
+                /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
+            };
+            path: {
+                /** @description The source's own incident id. */
+                incidentId: string;
+                /** @description Must be one of SourceA, SourceB, SourceC, SourceD, SourceE, SourceF, SourceG (case-insensitive). */
+                source: string;
+                /** @description The workspace's id. */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The assignee's e-mail address; null with a null userId unassigns. */
+                    email: string | null;
+                    /** @description The user's id; null with a null email unassigns. */
+                    userId: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem: VALIDATION_ERROR, BAD_REQUEST, EXTENSION_NOT_ENABLED */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: CONFLICT */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: BAD_REQUEST */
+            413: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPortalWorkspacesByWorkspaceIdIncidentsBySourceByIncidentIdAssignees: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The source's own incident id. */
+                incidentId: string;
+                /** @description Must be one of SourceA, SourceB, SourceC, SourceD, SourceE, SourceF, SourceG (case-insensitive). */
+                source: string;
+                /** @description The workspace's id. */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description By name, at most 500. */
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description The organization the person is registered in: the workspace's, or the provider's that manages it.
+                             */
+                            accountId: string;
+                            displayName: string;
+                            email: string;
+                            /** @description The person asking: the page's "Assign to me". */
+                            isYou: boolean;
+                            /** Format: uuid */
+                            userId: string;
+                            /** @enum {string} */
+                            workspaceRole: "Owner" | "Analyst";
+                        }[];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR, EXTENSION_NOT_ENABLED */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postPortalWorkspacesByWorkspaceIdIncidentsBySourceByIncidentIdComments: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
+                "If-Match"?: components["parameters"]["If-Match"];
+                /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
+            };
+            path: {
+                /** @description The source's own incident id. */
+                incidentId: string;
+                /** @description Must be one of SourceA, SourceB, SourceC, SourceD, SourceE, SourceF (case-insensitive). */
+                source: string;
+                /** @description The workspace's id. */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The comment's text (plain text, at most 4,000 characters). */
+                    message: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem: VALIDATION_ERROR, BAD_REQUEST, EXTENSION_NOT_ENABLED */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: CONFLICT */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: BAD_REQUEST */
+            413: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putPortalWorkspacesByWorkspaceIdIncidentsBySourceByIncidentIdStatus: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
+                "If-Match"?: components["parameters"]["If-Match"];
+                /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
+            };
+            path: {
+                /** @description The source's own incident id. */
+                incidentId: string;
+                /** @description Must be one of SourceA, SourceB, SourceC, SourceD, SourceE, SourceF, SourceG (case-insensitive). */
+                source: string;
+                /** @description The workspace's id. */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Required when closing; only allowed then.
+                     * @enum {string}
+                     */
+                    classification?: "TruePositive" | "BenignPositive" | "FalsePositive" | "Undetermined";
+                    /** @description Only when closing. */
+                    closingComment?: string;
+                    /**
+                     * @description New, Active or Closed go to the vendor; OnHold and WaitingOnCustomer are the service's own and pause the SLA clock.
+                     * @enum {string}
+                     */
+                    status: "New" | "Active" | "Closed" | "OnHold" | "WaitingOnCustomer";
+                };
+            };
+        };
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem: VALIDATION_ERROR, BAD_REQUEST, EXTENSION_NOT_ENABLED */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: CONFLICT */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: BAD_REQUEST */
+            413: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPortalWorkspacesByWorkspaceIdIncidentsBySourceByIncidentIdTickets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The source's own incident id. */
+                incidentId: string;
+                /** @description Must be one of SourceA, SourceB, SourceC, SourceD, SourceE, SourceF, SourceG (case-insensitive). */
+                source: string;
+                /** @description The workspace's id. */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The incident's links, oldest first. */
+                        data: {
+                            /** @description The link's id: the same for the same incident and ticket. */
+                            id: string;
+                            incidentId: string;
+                            /** @description UTC ISO 8601 timestamp. */
+                            linkedAt: string;
+                            linkedBy: {
+                                name: string;
+                                /** @description The service account that linked them; null when a person or the service did. */
+                                serviceAccountId: string | null;
+                                /** @description The person who linked them in the portal; null when a service account or the service did. */
+                                userId: string | null;
+                            };
+                            /** @enum {string} */
+                            source: "SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG";
+                            ticketId: string;
+                            ticketNumber: string;
+                            /** @description The ITSM: `ServiceNow`, `Jira Service Management`. */
+                            ticketSystem: string;
+                            /** @description Where an analyst opens the ticket. */
+                            url: string;
+                            workspaceId: string;
+                        }[];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR, EXTENSION_NOT_ENABLED */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postPortalWorkspacesByWorkspaceIdIncidentsBySourceByIncidentIdTickets: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
+                "If-Match"?: components["parameters"]["If-Match"];
+                /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
+            };
+            path: {
+                /** @description The source's own incident id. */
+                incidentId: string;
+                /** @description Must be one of SourceA, SourceB, SourceC, SourceD, SourceE, SourceF, SourceG (case-insensitive). */
+                source: string;
+                /** @description The workspace's id. */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The ITSM's stable id of the ticket (ServiceNow `sys_id`, Jira issue id). */
+                    ticketId?: string;
+                    /** @description The ticket's human-facing number (`INC0012345`, `SEC-1234`), case-insensitive. */
+                    ticketNumber?: string;
+                } & (unknown | unknown);
+            };
+        };
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem: VALIDATION_ERROR, BAD_REQUEST, EXTENSION_NOT_ENABLED */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: CONFLICT */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: BAD_REQUEST */
+            413: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deletePortalWorkspacesByWorkspaceIdIncidentsBySourceByIncidentIdTicketsByTicketId: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
+                "If-Match"?: components["parameters"]["If-Match"];
+                /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
+            };
+            path: {
+                /** @description The source's own incident id. */
+                incidentId: string;
+                /** @description Must be one of SourceA, SourceB, SourceC, SourceD, SourceE, SourceF, SourceG (case-insensitive). */
+                source: string;
+                /** @description The ITSM's id of the linked ticket (`ticketId` of the link). */
+                ticketId: string;
+                /** @description The workspace's id. */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem: VALIDATION_ERROR, EXTENSION_NOT_ENABLED */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: CONFLICT */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postPortalWorkspacesByWorkspaceIdIncidentsBySourceByIncidentIdTrigger: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
+                "If-Match"?: components["parameters"]["If-Match"];
+                /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
+            };
+            path: {
+                /** @description The source's own incident id. */
+                incidentId: string;
+                /** @description Must be one of SourceA, SourceB, SourceC, SourceD, SourceE, SourceF, SourceG (case-insensitive). */
+                source: string;
+                /** @description The workspace's id. */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description Only this webhook of your organization, which must receive the workspace's events; absent: every webhook that does.
+                     */
+                    webhookId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem: VALIDATION_ERROR, BAD_REQUEST, EXTENSION_NOT_ENABLED */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: CONFLICT */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: BAD_REQUEST */
+            413: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
+            415: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -17084,6 +18922,402 @@ export interface operations {
             };
             /** @description Problem: CONFLICT */
             409: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPortalWorkspacesByWorkspaceIdSlaPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The workspace's id. */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Per severity, the minutes an incident may take to resolve (its SLA clock: paused time left out); null: no target. */
+                            timeToResolveMinutes: {
+                                High: number | null;
+                                Informational: number | null;
+                                Low: number | null;
+                                Medium: number | null;
+                            };
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putPortalWorkspacesByWorkspaceIdSlaPolicy: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
+                "If-Match"?: components["parameters"]["If-Match"];
+                /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
+            };
+            path: {
+                /** @description The workspace's id. */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Per severity of the incident (its severity now), the time-to-resolve target. */
+                    timeToResolveMinutes: {
+                        /** @description Minutes the clock may run before the target is breached, 1 to 525600; null: no target; left out: as it is. */
+                        High?: number | null;
+                        /** @description Minutes the clock may run before the target is breached, 1 to 525600; null: no target; left out: as it is. */
+                        Informational?: number | null;
+                        /** @description Minutes the clock may run before the target is breached, 1 to 525600; null: no target; left out: as it is. */
+                        Low?: number | null;
+                        /** @description Minutes the clock may run before the target is breached, 1 to 525600; null: no target; left out: as it is. */
+                        Medium?: number | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Per severity, the minutes an incident may take to resolve (its SLA clock: paused time left out); null: no target. */
+                            timeToResolveMinutes: {
+                                High: number | null;
+                                Informational: number | null;
+                                Low: number | null;
+                                Medium: number | null;
+                            };
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR, BAD_REQUEST */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: CONFLICT */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: BAD_REQUEST */
+            413: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
+            415: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

@@ -1,8 +1,11 @@
-import { api, call } from "../api/client";
+import type { ComponentChildren } from "preact";
+import { api } from "../api/client";
 import type { paths } from "../api/openapi";
 import { IncidentLink } from "../incident-link";
 import { BASE, Link } from "../router";
+import { withEtag } from "../etag";
 import { Badge, Empty, PageHeader, ProblemBanner, TableScroll, Time, useResource } from "../ui";
+import { IncidentActions, SlaFact } from "./incident-actions";
 import { severityTone } from "./incidents";
 
 type Detail = paths["/api/v2/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}"]["get"]["responses"][200]["content"]["application/json"]["data"];
@@ -26,12 +29,12 @@ function entityName(entity: Record<string, unknown>): string {
 /** One incident with its evidence, entities and alerts, its comments, its last gamebook run and related incidents. */
 export function IncidentDetailPage({ params }: { params: Record<string, string> }) {
   const path = { workspaceId: params.workspaceId!, source: params.source as Source, incidentId: params.incidentId! };
-  const detail = useResource(async () => (await call(api.GET("/api/v2/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}", { params: { path } }))).data, [
-    path.workspaceId,
-    path.source,
-    path.incidentId,
-  ]);
-  const d = detail.value;
+  // With its ETag: the actions send it back as If-Match.
+  const detail = useResource(
+    () => withEtag(api.GET("/api/v2/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}", { params: { path } })).then((read) => ({ ...read, value: read.value.data })),
+    [path.workspaceId, path.source, path.incidentId],
+  );
+  const d = detail.value?.value;
   return (
     <section>
       <PageHeader title={d ? `#${d.incident.incident.number} ${d.incident.incident.title}` : "Incident"} />
@@ -39,12 +42,12 @@ export function IncidentDetailPage({ params }: { params: Record<string, string> 
         <Link href={`${BASE}/incidents`}>All incidents</Link>
       </p>
       <ProblemBanner problem={detail.problem} />
-      {d && <IncidentBody detail={d} />}
+      {d && <IncidentBody detail={d} actions={<IncidentActions detail={d} etag={detail.value?.etag} path={path} onChanged={detail.reload} />} />}
     </section>
   );
 }
 
-function IncidentBody({ detail: d }: { detail: Detail }) {
+function IncidentBody({ detail: d, actions }: { detail: Detail; actions: ComponentChildren }) {
   const i = d.incident;
   const entities = i.investigationDetails.entities;
   const alerts = i.investigationDetails.alerts;
@@ -82,10 +85,11 @@ function IncidentBody({ detail: d }: { detail: Detail }) {
         <div>
           <dt>SLA</dt>
           <dd>
-            {i.sla.state} · {Math.round(i.sla.elapsedSeconds / 60)} min
+            <SlaFact sla={i.sla} />
           </dd>
         </div>
       </dl>
+      {actions}
 
       <h2>Evidence</h2>
       <Evidence evidence={i.evidence} />

@@ -7,6 +7,7 @@ import { setFlash, takeFlash } from "../flash";
 import { BASE, Link, navigate } from "../router";
 import { hasRole, useMe } from "../session";
 import { Badge, Checkbox, Field, Notice, PageHeader, ProblemBanner, SaveProblem, Select, TableScroll, Time, useAction, useResource } from "../ui";
+import { SlaPolicySection } from "./sla-policy";
 import { changedSourcesBody, readOrganizations, SOURCE_NAMES, sourcesDraft, SourcesEditor, WORKSPACE_ADMIN, type Workspace } from "./workspaces";
 
 type Integrations = paths["/api/v2/portal/workspaces/{workspaceId}/integrations"]["get"]["responses"][200]["content"]["application/json"]["data"];
@@ -107,6 +108,7 @@ export function WorkspacePage({ params }: { params: Record<string, string> }) {
           <IntegrationsSection workspaceId={w.id} canChange={canChange} />
           {/* The policy is kept in the workspace's record: saving it gives the record a new version, which the settings form sends next. */}
           <ApprovalPolicySection workspaceId={w.id} canChange={canChange} onSaved={() => void workspace.reload()} />
+          <SlaPolicySection workspaceId={w.id} canChange={canChange} onSaved={() => void workspace.reload()} />
           {canChange && <Offboarding workspace={w} />}
         </>
       )}

@@ -16,14 +16,15 @@ import {
   commentParams,
   deleteCommentQuery,
   incidentParams,
+  serviceCommentBody,
   sourceParams,
-  updateAssigneeBody,
-  updateStatusBody,
 } from "./incident-schemas";
+import { updateAssigneeBody, updateStatusBody } from "../../domain/incidents/incident-changes";
 import { changeAssignee, changeStatus } from "../../domain/incidents/incident-writes";
 import { completeInvestigation } from "../../domain/incidents/agent-investigations";
+import { addServiceComment } from "../../domain/incidents/service-comments";
 import { commentView, incidentSummaryView, incidentView } from "../../domain/incidents/incident-view";
-import { commentsExample, evidenceExample, incidentExample, incidentSummaryExample } from "../../domain/examples/incident-examples";
+import { commentsExample, evidenceExample, incidentExample, incidentSummaryExample, serviceCommentViewExample } from "../../domain/examples/incident-examples";
 import { gamebookRunExample } from "../../domain/examples/gamebook-examples";
 
 const tag = "Incidents";
@@ -121,9 +122,58 @@ export const incidentRoutes: RouteGroup = {
       },
     }),
     workspaceRoute({
+      method: "POST",
+      path: `${base}/{incidentId}/comments`,
+      summary: "Add a comment as your integration, or as the agent it writes for (incident.comment.added.v1)",
+      description:
+        "An extension of the v2 contract, which took comment create off its surface until a handler takes an explicit source: this one takes it in the " +
+        "path, as the list and the delete do. The comment is your integration's: its `extensionId` is your service account's id, so the contract's " +
+        "`DELETE …/comments/{commentId}?extensionId=` lets you (and only you) delete it. With `agentName` it is that agent's comment (`isAgentComment` " +
+        "true; the event's `addedBy.origin` is `agent`), else your integration's (`api`). `incident.comment.added.v1` goes out (its id from the " +
+        "comment), and the write joins the workspace's audit trail. `If-Match` (the incident's ETag) is honoured when sent. 404 when the source " +
+        "does not have the incident.",
+      tag,
+      auth: "incidents:comments",
+      problems: ["CONFLICT"],
+      params: commentListParams,
+      body: serviceCommentBody,
+      response: commentView.meta({ examples: [serviceCommentViewExample] }),
+      successStatus: 201,
+      responseHeaders: ["Location"],
+      ifMatch: true,
+      async handler(input) {
+        const { params, body, workspace } = input;
+        const target = { workspace, source: params.source, incidentId: params.incidentId, ifMatch: input.header("if-match") };
+        const { comment } = await addServiceComment(input, { ...target, message: body.message, agentName: body.agentName });
+        const { extensionId: _owner, ...view } = comment;
+        const location = `${input.origin}/api/v2${base.replace("{workspaceId}", workspace.id).replace("{source}", params.source)}/${encodeURIComponent(params.incidentId)}/comments/${encodeURIComponent(comment.id)}`;
+        return { status: 201, data: view, headers: { Location: location } };
+      },
+    }),
+    workspaceRoute({
+      method: "GET",
+      path: `${base}/{incidentId}/comments/{commentId}`,
+      summary: "One comment of an incident",
+      description: "An extension of the v2 contract: the comment a create answered (its `Location`), as the list shows it (linked tickets' notes included).",
+      tag,
+      auth: "incidents:read",
+      params: commentParams,
+      response: commentView.meta({ examples: [commentsExample[0]] }),
+      async handler(input) {
+        const { params, workspace } = input;
+        const { comments } = await incidentComments(input, workspace, params.source, params.incidentId);
+        const comment = comments.find((c) => c.id === params.commentId);
+        if (!comment) throw notFound("The comment", "commentId");
+        return { data: comment };
+      },
+    }),
+    workspaceRoute({
       method: "DELETE",
       path: `${base}/{incidentId}/comments/{commentId}`,
       summary: "Delete a comment written by your integration",
+      description:
+        "`extensionId` names the integration that owns the comment; any other is 403. A comment added through `POST …/comments` is owned by the " +
+        "service account that added it (its id is the comment's `extensionId`): only that account may delete it.",
       tag,
       auth: "incidents:comments",
       problems: ["FORBIDDEN"],
@@ -144,6 +194,12 @@ export const incidentRoutes: RouteGroup = {
         // The caller can already see the comment (GET comments), so 404 would hide nothing: say why.
         if (comment.extensionId === null || comment.extensionId.toLowerCase() !== query.extensionId.toLowerCase()) {
           throw new ApiError("FORBIDDEN", "Only the integration that wrote a comment may delete it.", { target: "extensionId" });
+        }
+        // A comment written through this API names its service account as extensionId: only that
+        // account may delete it, whoever else knows the id.
+        const owner = comment.extensionId.toLowerCase();
+        if (owner !== input.principal.serviceAccountId.toLowerCase() && (await input.stores.serviceAccounts.get(owner))) {
+          throw new ApiError("FORBIDDEN", "This comment was written by another service account: only it may delete it.", { target: "extensionId" });
         }
         await gateway.deleteComment(workspace.id, params.incidentId, params.commentId, input.signal);
         // The write happened at the vendor: its audit event goes to the workspace's outbox on its own.

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { classifications, entityKinds } from "../../systems/vendors/port";
-import { assigneeFields, assigneeHasEmail, closingCommentSchema } from "../../domain/incidents/incident-change-schemas";
 import { EXAMPLE_INCIDENT, EXAMPLE_INTEGRATION_COMMENT, EXAMPLE_WORKSPACE_ID } from "../../domain/examples/examples";
 import { commentPathSources, sourceSchema, sources } from "../../domain/sources";
-import { agentInvestigationExample, agentInvestigationResultExample, updateAssigneeExample, updateStatusExample } from "../../domain/examples/incident-examples";
+import { agentInvestigationExample, agentInvestigationResultExample, serviceCommentExample } from "../../domain/examples/incident-examples";
+import { commentMessage } from "../../domain/incidents/incident-changes";
 
 const timestamp = z.iso.datetime({ offset: true });
 const incidentId = z.string().min(1).max(256).describe("The source's own incident id.");
@@ -30,33 +30,6 @@ export const deleteCommentQuery = z
     extensionId: z.string().trim().min(1).max(256).describe("The integration that owns the comment.").meta({ examples: [EXAMPLE_INTEGRATION_COMMENT.extensionId] }),
   })
   .strict();
-
-export const updateStatusBody = z
-  .object({
-    status: z
-      .enum(["New", "Active", "Closed", "OnHold", "WaitingOnCustomer"])
-      .describe("New, Active or Closed go to the vendor; OnHold and WaitingOnCustomer are the service's own and pause the SLA clock."),
-    classification: z.enum(classifications).optional().describe("Required when closing; only allowed then."),
-    closingComment: closingCommentSchema.optional().describe("Only when closing."),
-  })
-  .strict()
-  .superRefine((body, ctx) => {
-    if (body.status === "Closed" && body.classification === undefined) {
-      ctx.addIssue({ code: "custom", path: ["classification"], message: `Closing needs a classification: ${classifications.join(", ")}.` });
-    }
-    if (body.status !== "Closed") {
-      for (const field of ["classification", "closingComment"] as const) {
-        if (body[field] !== undefined) ctx.addIssue({ code: "custom", path: [field], message: "Only allowed when status is Closed." });
-      }
-    }
-  })
-  .meta({ examples: [updateStatusExample] });
-
-export const updateAssigneeBody = z
-  .object(assigneeFields)
-  .strict()
-  .refine(...assigneeHasEmail)
-  .meta({ examples: [updateAssigneeExample] });
 
 const entityKindSchema = z.enum(entityKinds);
 
@@ -129,3 +102,17 @@ export const agentInvestigationResult = z
     webhookIds: z.array(z.guid()).describe("The webhooks the card names: each gets the event if it subscribes to it, else a Failed delivery-log entry."),
   })
   .meta({ examples: [agentInvestigationResultExample] });
+
+/** A comment an integration adds (an extension of the contract: see the route). */
+export const serviceCommentBody = z
+  .strictObject({
+    message: commentMessage,
+    agentName: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe("The agent the integration writes for: the comment is then that agent's (`isAgentComment` true, `agentName` this). Absent: the integration's own comment."),
+  })
+  .meta({ examples: [serviceCommentExample] });

@@ -12,13 +12,32 @@ import { portalSopRoutes } from "./sops/sop-routes";
 import { portalWebhookRoutes } from "./webhooks/webhook-health-routes";
 import { portalWebhookConfigurationRoutes } from "./webhooks/webhook-configuration-routes";
 import { portalIncidentRoutes } from "./incidents/portal-incident-routes";
+import { portalIncidentActionRoutes } from "./incidents/portal-incident-action-routes";
+import { slaPolicyRoutes } from "./workspaces/sla-policy-routes";
 import { portalServiceAccountRoutes } from "./service-accounts/portal-service-account-routes";
 import { portalHistoryRoutes } from "./history/history-routes";
 
 const portalSessionRoutes: RouteGroup = { name: "portal-session", routes: [...signInRoutes, meRoute] };
 
 /** The portal's areas, each a module of its own. */
-const portalAreas: RouteGroup[] = [portalSessionRoutes, organizationRoutes, workspaceRoutes, peopleRoutes, approvalRoutes, portalPlaybookRoutes, portalGamebookRuleRoutes, portalAgentConfigurationRoutes, portalSopRoutes, portalIncidentRoutes, portalServiceAccountRoutes, portalWebhookRoutes, portalWebhookConfigurationRoutes, portalHistoryRoutes];
+const portalAreas: RouteGroup[] = [
+  portalSessionRoutes,
+  organizationRoutes,
+  workspaceRoutes,
+  slaPolicyRoutes,
+  peopleRoutes,
+  approvalRoutes,
+  portalPlaybookRoutes,
+  portalGamebookRuleRoutes,
+  portalAgentConfigurationRoutes,
+  portalSopRoutes,
+  portalIncidentRoutes,
+  portalIncidentActionRoutes,
+  portalServiceAccountRoutes,
+  portalWebhookRoutes,
+  portalWebhookConfigurationRoutes,
+  portalHistoryRoutes,
+];
 
 /**
  * The portal's endpoints (`/portal/…`): people with a browser session, never service accounts. One

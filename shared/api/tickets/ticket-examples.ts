@@ -31,7 +31,7 @@ export const ticketLinkExample = {
   ticketNumber: "SEC-2219",
   url: "https://fabrikam.atlassian.example/browse/SEC-2219",
   linkedAt: "2026-03-02T22:16:08.160Z",
-  linkedBy: { serviceAccountId: EXAMPLE_SERVICE_ACCOUNT_ID, name: "SOAR connector" },
+  linkedBy: { serviceAccountId: EXAMPLE_SERVICE_ACCOUNT_ID, userId: null, name: "SOAR connector" },
 };
 
 /** The demo's link of the gamebook run example's incident and SEC-2228, as a read shows it. */

@@ -6,8 +6,9 @@ import { auditRecord } from "../../platform/events/audit-record";
 import { workspaceRoute, type RouteGroup } from "../../platform/http/route";
 import { requireIntegration } from "../../domain/organizations/integration-switches";
 import { outboxScope } from "../../platform/store/outbox-scope";
-import { findTicket, linkTicket, toTicketLinkView, toTicketView, unlinkTicket } from "./ticket-links";
-import { linkBody, linkParams, priorityBody, SEARCH_NEEDS, ticketLinkView, ticketSearchQuery, ticketSearchResult, ticketView, unlinkBody, workspaceParams } from "./ticket-schemas";
+import { findTicket, linkTicket, unlinkTicket } from "../../domain/tickets/ticket-links";
+import { ticketLinkView, toLinkedByView, toTicketLinkView } from "../../domain/tickets/ticket-link-view";
+import { linkBody, linkParams, priorityBody, SEARCH_NEEDS, ticketSearchQuery, ticketSearchResult, ticketView, toTicketView, unlinkBody, workspaceParams } from "./ticket-schemas";
 
 const tag = "Tickets";
 const base = "/workspaces/{workspaceId}/tickets";
@@ -45,7 +46,7 @@ export const ticketRoutes: RouteGroup = {
           ...toTicketView(ticket),
           links: links
             .filter((l) => l.ticketId === ticket.ticketId && l.system === ticket.system)
-            .map((l) => ({ id: l.id, source: l.source, incidentId: l.incidentId, linkedAt: l.linkedAt, linkedBy: { ...l.linkedBy } })),
+            .map((l) => ({ id: l.id, source: l.source, incidentId: l.incidentId, linkedAt: l.linkedAt, linkedBy: toLinkedByView(l.linkedBy) })),
         }));
         return { data };
       },
@@ -64,7 +65,8 @@ export const ticketRoutes: RouteGroup = {
       responseHeaders: ["Location"],
       async handler(input) {
         await requireIntegration(input, input.workspace, "ticketing");
-        const link = await linkTicket(input, input.workspace, input.body);
+        const { source, incidentId, ...ticket } = input.body;
+        const link = await linkTicket(input, { workspace: input.workspace, source, incidentId }, ticket);
         return { status: 201, data: toTicketLinkView(link), headers: { Location: `${input.origin}/api/v2${base.replace("{workspaceId}", input.workspace.id)}/links/${link.id}` } };
       },
     }),
@@ -96,7 +98,8 @@ export const ticketRoutes: RouteGroup = {
       successStatus: 204,
       async handler(input) {
         await requireIntegration(input, input.workspace, "ticketing");
-        await unlinkTicket(input, input.workspace, input.body);
+        const { source, incidentId, ...ticket } = input.body;
+        await unlinkTicket(input, { workspace: input.workspace, source, incidentId }, ticket);
         return { status: 204 };
       },
     }),

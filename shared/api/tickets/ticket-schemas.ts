@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { EXAMPLE_INCIDENT, EXAMPLE_WORKSPACE_ID } from "../../domain/examples/examples";
 import { sourceSchema, sources } from "../../domain/sources";
-import { ticketPriorities, ticketStates } from "../../systems/itsm/port";
+import { ticketPriorities, ticketStates, type Ticket } from "../../systems/itsm/port";
+import { linkedByView } from "../../domain/tickets/ticket-link-view";
+import { ONE_TICKET, oneTicket, ticketId, ticketNumber } from "../../domain/tickets/ticket-names";
 
 // Examples are the local host's own data for the default DEMO_SEED and incident count (workspace
 // fabrikam-sentinel-prod, its Jira-style desk); test/api/tickets.test.ts sends them to the local host.
@@ -18,8 +20,6 @@ export const EXAMPLE_LINKED = {
 
 const timestamp = z.string().describe("UTC ISO 8601 timestamp.");
 const incidentId = z.string().trim().min(1).max(256).describe("The source's own incident id.");
-const ticketId = z.string().trim().min(1).max(128).describe("The ITSM's stable id of the ticket (ServiceNow `sys_id`, Jira issue id).");
-const ticketNumber = z.string().trim().min(1).max(64).describe("The ticket's human-facing number (`INC0012345`, `SEC-1234`), case-insensitive.");
 
 export const workspaceParams = z.object({ workspaceId: z.guid().describe("The workspace's id.").meta({ examples: [EXAMPLE_WORKSPACE_ID] }) }).strict();
 export const linkParams = workspaceParams.extend({ linkId: z.guid().describe("The link's `id`, as linking answered it.").meta({ examples: [EXAMPLE_LINKED.id] }) }).strict();
@@ -47,19 +47,6 @@ export const ticketSearchQuery = z
   })
   .strict()
   .refine((q) => q.groupingId !== undefined || q.ticketNumber !== undefined, { message: "Give groupingId, ticketNumber or both." });
-
-/**
- * A body that names a ticket by exactly one of its id and its number, for the OpenAPI document: what
- * `oneTicket` checks, which the fields' own schemas cannot say.
- */
-const ONE_TICKET = { oneOf: [{ required: ["ticketId"] }, { required: ["ticketNumber"] }] };
-
-/** Names a ticket by the ITSM's id or by its number: exactly one of the two. */
-function oneTicket<T extends { ticketId?: string; ticketNumber?: string }>(value: T, ctx: z.RefinementCtx): void {
-  if ((value.ticketId === undefined) === (value.ticketNumber === undefined)) {
-    ctx.addIssue({ code: "custom", message: "Name the ticket by exactly one of ticketId and ticketNumber.", path: [] });
-  }
-}
 
 const linkPairShape = {
   source: sourceSchema(sources).describe("The incident's source (case-insensitive)."),
@@ -94,26 +81,6 @@ export const priorityBody = z
   .describe("The ticket, by exactly one of its id and its number, and its new priority.")
   .meta({ ...ONE_TICKET, examples: [{ ticketNumber: EXAMPLE_TICKET.ticketNumber, priority: "P1", reason: "Confirmed ransomware precursor on a file server." }] });
 
-const linkedByView = z.object({
-  serviceAccountId: z.string().nullable().describe("The service account that linked them; null when the service did."),
-  name: z.string(),
-});
-
-export const ticketLinkView = z
-  .object({
-    id: z.string().describe("The link's id: the same for the same incident and ticket."),
-    workspaceId: z.string(),
-    source: z.enum(sources),
-    incidentId: z.string(),
-    ticketSystem: z.string().describe("The ITSM: `ServiceNow`, `Jira Service Management`."),
-    ticketId: z.string(),
-    ticketNumber: z.string(),
-    url: z.string().describe("Where an analyst opens the ticket."),
-    linkedAt: timestamp,
-    linkedBy: linkedByView,
-  })
-  .describe("An incident linked to an ITSM ticket.");
-
 const incidentLinkView = z.object({
   id: z.string(),
   source: z.enum(sources),
@@ -143,3 +110,8 @@ export const ticketView = z
 export const ticketSearchResult = ticketView
   .extend({ links: z.array(incidentLinkView).describe("Incidents of this workspace linked to the ticket, oldest link first.") })
   .describe("A ticket found by the search, with the workspace's incidents linked to it.");
+
+export function toTicketView(ticket: Ticket): z.infer<typeof ticketView> {
+  const { system, ...rest } = ticket;
+  return { ticketSystem: system, ...rest, groupingIds: [...ticket.groupingIds] };
+}

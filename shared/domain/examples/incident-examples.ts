@@ -14,7 +14,18 @@ export const incidentSummaryExample = {
   classification: null,
   assignee: { userId: EXAMPLE_ANALYST.id, email: EXAMPLE_ANALYST.email, name: EXAMPLE_ANALYST.displayName, isAgent: false },
   serviceStatus: "New",
-  sla: { state: "Running", elapsedSeconds: 2417, startedAt: "2026-03-02T08:41:07.602Z", pausedSince: null, stoppedAt: null },
+  // The demo workspace's High target: 4 hours.
+  sla: {
+    state: "Running",
+    elapsedSeconds: 2417,
+    startedAt: "2026-03-02T08:41:07.602Z",
+    pausedSince: null,
+    stoppedAt: null,
+    targetSeconds: 14_400,
+    remainingSeconds: 11_983,
+    dueAt: "2026-03-02T12:41:07.602Z",
+    breached: false,
+  },
   vendorIdentifiers: {
     sourceA: { incidentId: EXAMPLE_INCIDENT.id, incidentNumber: String(EXAMPLE_INCIDENT.number), incidentUrl: consoleUrl(EXAMPLE_INCIDENT.id) },
   },
@@ -101,6 +112,33 @@ export const commentsExample = [
 export const updateStatusExample = { status: "Active" };
 
 export const updateAssigneeExample = { userId: EXAMPLE_ANALYST.id, email: EXAMPLE_ANALYST.email };
+
+/** An integration writes a comment for its triage agent. */
+export const serviceCommentExample = {
+  message: "Sender domain registered 3 days ago; 14 mailboxes received the same attachment.",
+  agentName: "Triage agent",
+};
+
+/** The comment as that write answers it (contract 2.5). */
+export const serviceCommentViewExample = {
+  id: "9b3f5d7e-2c4a-8e6f-b1d3-5f7a9c1e3b5d",
+  message: serviceCommentExample.message,
+  createdTime: "2026-03-02T09:14:55.301Z",
+  authorEmail: "",
+  authorName: "Triage agent",
+  isActivityComment: false,
+  isAgentComment: true,
+  agentName: "Triage agent",
+  isClosingComment: false,
+  ticketNoteId: null,
+  ticketId: null,
+};
+
+/** The demo workspaces' SLA targets (minutes to resolve): four hours for High, a day for Medium, three days for Low, none for Informational. */
+export const demoSlaPolicy = { timeToResolveMinutes: { Informational: null, Low: 4320, Medium: 1440, High: 240 } };
+
+/** An analyst's note on the incident page. */
+export const analystCommentExample = { message: "Called the user: the sign-in was not them. Resetting credentials." };
 
 /** The first page of the week's high and medium severity incidents of every mapped workspace. */
 export const acrossWorkspacesExample = {

@@ -474,6 +474,6 @@ async function statesOf(ctx: ListingContext, workspace: WorkspaceRecord, items: 
 function summariesOf(workspace: WorkspaceRecord, items: VendorIncident[], states: Map<string, Versioned<IncidentStateRecord>>, now: Date): ListedIncident[] {
   return items.map((i) => {
     const stored = states.get(stateIdOf(i.source, i.id));
-    return { summary: toIncidentSummary(i, stored?.value ?? initialState(i, workspace.accountId, now), now), stateEtag: stored?.etag ?? null };
+    return { summary: toIncidentSummary(i, stored?.value ?? initialState(i, workspace.accountId, now), workspace, now), stateEtag: stored?.etag ?? null };
   });
 }

@@ -33,7 +33,7 @@ export async function readIncident(
   const loaded = await loadIncident(ctx, workspace, source, incidentId);
   const [evidence, catalogue] = await Promise.all([loaded.gateway.getEvidence(workspace.id, loaded.incident.id, ctx.signal), catalogueOf(ctx, workspace.id)]);
   const incident = { ...loaded.incident, gamebookCatalog: runnableGamebookCatalog(loaded.incident.gamebookCatalog, catalogue.playbooks, loaded.incident) };
-  return { view: toIncidentView(incident, loaded.state, evidence, ctx.now()), etag: incidentEtag(loaded.incident, loaded.stateEtag) };
+  return { view: toIncidentView(incident, loaded.state, workspace, evidence, ctx.now()), etag: incidentEtag(loaded.incident, loaded.stateEtag) };
 }
 
 /**
@@ -72,5 +72,5 @@ export async function incidentsByEntity(
   const states = await ctx.stores.incidents.getMany(workspace.id, found.map((i) => stateIdOf(i.source, i.id)));
   const byId = new Map(states.map((s) => [s.value.id, s.value]));
   const now = ctx.now();
-  return found.map((i) => toIncidentSummary(i, byId.get(stateIdOf(i.source, i.id)) ?? initialState(i, workspace.accountId, now), now));
+  return found.map((i) => toIncidentSummary(i, byId.get(stateIdOf(i.source, i.id)) ?? initialState(i, workspace.accountId, now), workspace, now));
 }

@@ -73,17 +73,36 @@ export interface SlaView {
   startedAt: string;
   pausedSince: string | null;
   stoppedAt: string | null;
+  /** The workspace's time-to-resolve target for the incident's severity; null: none. */
+  targetSeconds: number | null;
+  /** The target less the time counted: negative once breached; null without a target. */
+  remainingSeconds: number | null;
+  /**
+   * While the clock runs, when it reaches the target (past once breached); null while it is paused
+   * or stopped (it has no due time then) and without a target.
+   */
+  dueAt: string | null;
+  /** Whether the time counted has passed the target (for a stopped clock: the incident was resolved late); false without one. */
+  breached: boolean;
 }
 
-export function slaView(sla: SlaClockRecord, now: Date): SlaView {
+/** The clock as it stands at `now`, against the target for the incident's severity (seconds; null: none). */
+export function slaView(sla: SlaClockRecord, now: Date, targetSeconds: number | null = null): SlaView {
   const end = sla.stoppedAt ?? sla.pausedAt;
   const until = end === null ? now.getTime() : Date.parse(end);
   const elapsedMs = Math.max(0, until - Date.parse(sla.startedAt) - sla.pausedMs);
+  const state: SlaClockState = sla.stoppedAt !== null ? "Stopped" : sla.pausedAt !== null ? "Paused" : "Running";
+  const remainingMs = targetSeconds === null ? null : targetSeconds * 1000 - elapsedMs;
   return {
-    state: sla.stoppedAt !== null ? "Stopped" : sla.pausedAt !== null ? "Paused" : "Running",
+    state,
     elapsedSeconds: Math.floor(elapsedMs / 1000),
     startedAt: sla.startedAt,
     pausedSince: sla.pausedAt,
     stoppedAt: sla.stoppedAt,
+    targetSeconds,
+    // Whole seconds towards zero, so that one second past the target reads -1, not -0 or -2.
+    remainingSeconds: remainingMs === null ? null : Math.trunc(remainingMs / 1000) || 0,
+    dueAt: remainingMs === null || state !== "Running" ? null : new Date(now.getTime() + remainingMs).toISOString(),
+    breached: remainingMs !== null && remainingMs < 0,
   };
 }

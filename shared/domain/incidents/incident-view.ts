@@ -4,6 +4,8 @@ import { publicStatuses, severities, type VendorIncident } from "../../systems/v
 import { sources } from "../sources";
 import { internalStatuses, type IncidentStateRecord } from "./incident-state-record";
 import { slaView } from "./incident-state";
+import { slaTargetSeconds } from "./sla-policy";
+import type { SlaPolicy } from "./sla-policy-record";
 
 const assigneeView = z.object({
   userId: z.string().nullable(),
@@ -12,13 +14,23 @@ const assigneeView = z.object({
   isAgent: z.boolean(),
 });
 
-const slaSchema = z.object({
-  state: z.enum(["Running", "Paused", "Stopped"]),
-  elapsedSeconds: z.number().int(),
-  startedAt: z.string(),
-  pausedSince: z.string().nullable(),
-  stoppedAt: z.string().nullable(),
-});
+const slaSchema = z
+  .object({
+    state: z.enum(["Running", "Paused", "Stopped"]).describe("Running; Paused while OnHold or WaitingOnCustomer; Stopped while closed (a reopen resumes it)."),
+    elapsedSeconds: z.number().int().describe("Time counted against the SLA since creation, paused and closed time left out."),
+    startedAt: z.string(),
+    pausedSince: z.string().nullable(),
+    stoppedAt: z.string().nullable(),
+    targetSeconds: z
+      .number()
+      .int()
+      .nullable()
+      .describe("The workspace's time-to-resolve target for the incident's severity (`/portal/workspaces/{workspaceId}/sla-policy`); null: none."),
+    remainingSeconds: z.number().int().nullable().describe("The target less the time counted; negative once breached; null without a target."),
+    dueAt: z.string().nullable().describe("While the clock runs, when it reaches the target (in the past once breached); null while paused or stopped, and without a target."),
+    breached: z.boolean().describe("The time counted has passed the target (a stopped clock: resolved late); false without a target."),
+  })
+  .describe("The service's time-to-resolve clock (an extension of the contract): paused by OnHold and WaitingOnCustomer, stopped by Closed.");
 
 const incidentCore = {
   source: z.enum(sources),
@@ -75,7 +87,8 @@ export const commentView = z.object({
 
 export type IncidentSummaryView = z.output<typeof incidentSummaryView>;
 
-export function toIncidentSummary(incident: VendorIncident, state: IncidentStateRecord, now: Date): IncidentSummaryView {
+/** The incident as listings show it; `workspace` gives the SLA target (its record is in hand: no read). */
+export function toIncidentSummary(incident: VendorIncident, state: IncidentStateRecord, workspace: { slaPolicy?: SlaPolicy }, now: Date): IncidentSummaryView {
   return {
     source: incident.source,
     incident: {
@@ -94,7 +107,7 @@ export function toIncidentSummary(incident: VendorIncident, state: IncidentState
     assignee: state.assignee,
     // The public status is the vendor's, read live; the service only adds its internal statuses.
     serviceStatus: state.internalStatus ?? incident.status,
-    sla: slaView(state.sla, now),
+    sla: slaView(state.sla, now, slaTargetSeconds(workspace, incident.severity)),
     vendorIdentifiers: incident.vendorIdentifiers,
   };
 }
@@ -102,11 +115,12 @@ export function toIncidentSummary(incident: VendorIncident, state: IncidentState
 export function toIncidentView(
   incident: VendorIncident,
   state: IncidentStateRecord,
+  workspace: { slaPolicy?: SlaPolicy },
   evidence: object,
   now: Date,
 ): z.output<typeof incidentView> {
   return {
-    ...toIncidentSummary(incident, state, now),
+    ...toIncidentSummary(incident, state, workspace, now),
     investigationDetails: { entities: incident.entities as never, alerts: incident.alerts as never },
     evidence: evidence as Record<string, unknown>,
     gamebookCatalog: incident.gamebookCatalog,

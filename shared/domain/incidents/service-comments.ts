@@ -1,19 +1,21 @@
-import type { Uses } from "../../platform/operation-context";
+import type { Uses, Actor } from "../../platform/operation-context";
+import { auditRecord } from "../../platform/events/audit-record";
 import { eventRecord } from "../../platform/events/event-record";
+import { derivedGuid } from "../../platform/ids/derived-guid";
+import type { ChangeOrigin } from "../../platform/events/event-types";
 import { changeOriginOf } from "../../platform/operation-context";
-import type { VendorComment, VendorIncident } from "../../systems/vendors/port";
-import type { Source } from "../sources";
+import type { NewVendorComment, VendorComment, VendorIncident } from "../../systems/vendors/port";
 import { outboxScope } from "../../platform/store/outbox-scope";
-import type { WorkspaceRecord } from "../organizations/workspace";
+import { loadChecked, type IncidentTarget } from "./incident-access";
 import { clipText, incidentSubject } from "./incident-events";
 
-export interface ServiceComment {
-  workspace: WorkspaceRecord;
-  source: Source;
-  incidentId: string;
+export interface ServiceComment extends IncidentTarget {
   message: string;
-  /** The author's address, when the actor has one. */
-  authorEmail?: string;
+  /**
+   * An agent's comment written by the calling integration (a service account posting for its
+   * agent): the comment is the agent's, the integration owns it.
+   */
+  agentName?: string;
   /**
    * Makes the write idempotent at the vendor: a repeat with the same key (a gamebook step resumed
    * after a crash) returns the comment the first call added, and its event has the same id.
@@ -22,24 +24,27 @@ export interface ServiceComment {
 }
 
 /**
- * A comment added through the service by an agent or a gamebook (the actor; analysts have no comment
- * create in v2, contract 6.1): written to the vendor, then `incident.comment.added.v1` goes to the
- * outbox with an id from its subject (the comment), so a repeat is the same event. The `incident`
- * block is read when the event is built; when that read fails its fields are null, and the event
- * still goes out (contract 6.5).
+ * A comment added through the service (contract 6.1: "by an analyst, agent or gamebook"), whoever
+ * the actor is: a person in the portal (their name and address as author), a service account (the
+ * integration owns the comment: its id is the `extensionId` the contract's delete asks for; with
+ * `agentName` it is that agent's comment), an agent or a gamebook of the service. With `If-Match`
+ * the incident's version is checked first. Written to the vendor, then `incident.comment.added.v1`
+ * (id from its subject, the comment, so a repeat is the same event) and the audit event go to the
+ * outbox together. The `incident` block is read when the event is built; when that read fails its
+ * fields are null, and the event still goes out (contract 6.5).
  */
-export async function addServiceComment(ctx: Uses<"actor" | "events" | "logger" | "now" | "sources">, input: ServiceComment): Promise<{ comment: VendorComment; eventId: string }> {
+export async function addServiceComment(
+  ctx: Uses<"actor" | "events" | "logger" | "now" | "sources" | "stores">,
+  input: ServiceComment,
+): Promise<{ comment: VendorComment; eventId: string }> {
   const { actor } = ctx;
   const { workspace } = input;
+  if (input.ifMatch !== undefined) await loadChecked(ctx, input);
   const gateway = ctx.sources.gateway(input.source);
   const comment = await gateway.addComment(workspace.id, input.incidentId, {
     message: input.message,
-    authorEmail: input.authorEmail ?? "",
-    authorName: actor.name,
-    isAgentComment: actor.origin === "agent",
-    agentName: actor.origin === "agent" ? actor.name : null,
+    ...authorOf(actor, input.agentName),
     isClosingComment: false,
-    extensionId: null,
     ...(input.idempotencyKey === undefined ? {} : { idempotencyKey: input.idempotencyKey }),
   });
   let incident: VendorIncident | null = null;
@@ -48,9 +53,10 @@ export async function addServiceComment(ctx: Uses<"actor" | "events" | "logger" 
   } catch (error) {
     ctx.logger.warn("comment event built without its incident block", { incidentId: input.incidentId, error: String(error) });
   }
-  const occurredAt = ctx.now().toISOString();
+  const now = ctx.now();
+  const occurredAt = now.toISOString();
   const subject = `${incidentSubject({ workspaceId: workspace.id, source: input.source, id: input.incidentId })}/comment/${comment.id}`;
-  const record = eventRecord(
+  const event = eventRecord(
     "incident.comment.added.v1",
     {
       scope: outboxScope.workspace(workspace.id),
@@ -73,7 +79,7 @@ export async function addServiceComment(ctx: Uses<"actor" | "events" | "logger" 
         isAgentComment: comment.isAgentComment,
         agentName: comment.agentName,
       },
-      addedBy: changeOriginOf(actor),
+      addedBy: addedBy(actor, input.agentName),
       incident: {
         incidentNumber: incident?.number ?? null,
         title: incident?.title ?? null,
@@ -83,6 +89,43 @@ export async function addServiceComment(ctx: Uses<"actor" | "events" | "logger" 
       },
     },
   );
-  await ctx.events.outbox.record([record]);
-  return { comment, eventId: record.message.envelope.id };
+  const audit = auditRecord(
+    actor,
+    {
+      activityType: "IncidentComment",
+      activityAction: "Create",
+      targetResourceType: "IncidentComment",
+      targetResourceId: `${input.source}/${input.incidentId}/${comment.id}`,
+      targetResourceName: comment.message.slice(0, 100),
+      metadata: { isAgentComment: comment.isAgentComment, agentName: comment.agentName, extensionId: comment.extensionId },
+      workspaceId: workspace.id,
+      accountId: workspace.accountId,
+    },
+    outboxScope.workspace(workspace.id),
+    now,
+    // One comment, one audit event: a repeated write (a resumed gamebook step) is the same one.
+    { id: derivedGuid(`audit/${subject}`) },
+  );
+  await ctx.events.outbox.record([event, audit]);
+  return { comment, eventId: event.message.envelope.id };
+}
+
+/** The comment's author as the vendor keeps it, from who adds it. */
+function authorOf(actor: Actor, agentName: string | undefined): Omit<NewVendorComment, "message" | "isClosingComment" | "idempotencyKey"> {
+  // An integration owns what it writes, so that it (and only it) may delete it (contract 4.1, extensionId).
+  const extensionId = actor.origin === "api" ? actor.serviceAccountId : null;
+  const agent = agentName ?? (actor.origin === "agent" ? actor.name : null);
+  return {
+    authorEmail: actor.person?.email ?? "",
+    authorName: agent ?? actor.name,
+    isAgentComment: agent !== null,
+    agentName: agent,
+    extensionId,
+  };
+}
+
+/** `addedBy` of the event: an integration writing for its agent is the agent's comment, still under its service account. */
+function addedBy(actor: Actor, agentName: string | undefined): ChangeOrigin {
+  const origin = changeOriginOf(actor);
+  return agentName === undefined ? origin : { ...origin, origin: "agent", name: agentName };
 }

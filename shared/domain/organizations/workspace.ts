@@ -1,5 +1,6 @@
 import type { StoredApprovalPolicy } from "../gamebooks/approval-mode";
 import type { WorkspaceSources } from "./workspace-sources";
+import type { SlaPolicy } from "../incidents/sla-policy-record";
 
 export interface WorkspaceRecord {
   id: string;
@@ -16,6 +17,8 @@ export interface WorkspaceRecord {
    * workspace, its own bridge); a source not named is on and served by the deployment's system.
    */
   sources?: WorkspaceSources;
+  /** Time-to-resolve targets per severity (`slaPolicyOf`, incidents/sla-policy.ts); absent: none. */
+  slaPolicy?: SlaPolicy;
   /**
    * Set when the workspace is offboarded: the stores' reads then leave it out (every route answers
    * 404), while its audit trail stays exportable by its organization's Admins.

@@ -13,5 +13,6 @@ export interface TicketLinkRecord {
   ticketNumber: string;
   url: string;
   linkedAt: string;
-  linkedBy: { serviceAccountId: string | null; name: string };
+  /** A service account, or a person in the portal (`userId`; absent on links made before people could link). */
+  linkedBy: { serviceAccountId: string | null; userId?: string | null; name: string };
 }

@@ -82,7 +82,7 @@ export async function deliveryAttempt(ctx: Uses<"sources" | "stores" | "now">, w
       error: entry.error,
       body: entry.isTest && entry.responseExcerpt ? { excerpt: entry.responseExcerpt.text, truncated: entry.responseExcerpt.truncated } : null,
     },
-    eventPayload: loaded && toIncidentSummary(loaded.incident, loaded.state, ctx.now()),
+    eventPayload: loaded && toIncidentSummary(loaded.incident, loaded.state, loaded.workspace, ctx.now()),
   };
 }
 

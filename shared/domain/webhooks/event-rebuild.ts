@@ -27,7 +27,7 @@ export async function incidentNow(ctx: Uses<"sources" | "stores" | "now">, ref: 
 /** An entry's `eventPayload` (contract 2.9): the incident as it stands now, or null when it is gone or the entry is about none. */
 export async function eventPayloadNow(ctx: Uses<"sources" | "stores" | "now">, entry: Pick<DeliveryLogRecord, "incident">): Promise<Record<string, unknown> | null> {
   const loaded = entry.incident ? await incidentNow(ctx, entry.incident) : null;
-  return loaded && toIncidentSummary(loaded.incident, loaded.state, ctx.now());
+  return loaded && toIncidentSummary(loaded.incident, loaded.state, loaded.workspace, ctx.now());
 }
 
 /** `incident.created.v1` rebuilt from the incident as it is now, keeping the event's id and `occurredAt`. */

@@ -17,7 +17,7 @@ import type { UserRecord } from "../../domain/organizations/user";
 import type { WebhookRecord, WebhookStatus } from "../../domain/webhooks/webhook";
 import type { TicketLinkRecord } from "../../domain/tickets/ticket-link";
 import { EXAMPLE_LINKED } from "../../api/tickets/ticket-schemas";
-import { ticketLinkId } from "../../api/tickets/ticket-links";
+import { ticketLinkId } from "../../domain/tickets/ticket-links";
 import { demoId, type DemoData } from "./demo-data";
 import { seedDemoSops } from "./demo-sops";
 import { seedDemoWebhookHealth } from "./demo-webhook-health";
@@ -260,7 +260,7 @@ async function seedTicketLink(services: Uses<"now" | "sources" | "stores" | "tic
     ticketNumber: ticket.ticketNumber,
     url: ticket.url,
     linkedAt: services.now().toISOString(),
-    linkedBy: { serviceAccountId, name: "SOAR connector" },
+    linkedBy: { serviceAccountId, userId: null, name: "SOAR connector" },
   };
   if (!(await services.stores.ticketLinks.get(workspaceId, link.id))) await createOnce(() => services.stores.ticketLinks.create(link));
 }

@@ -2,6 +2,10 @@ import { serviceActor, type Actor, type Uses } from "../../platform/operation-co
 import { derivedGuid } from "../../platform/ids/derived-guid";
 import { ensureAdminAccount, type AdminAccountResult } from "../../domain/organizations/admin-account";
 import { switchIntegrations } from "../../domain/organizations/integration-switches";
+import { slaPolicyOf } from "../../domain/incidents/sla-policy";
+import { setSlaPolicy } from "../../domain/incidents/sla-settings";
+import { demoSlaPolicy } from "../../domain/examples/incident-examples";
+import { isDeepStrictEqual } from "node:util";
 
 import type { AccountRecord } from "../../domain/organizations/account";
 import type { UserRecord } from "../../domain/organizations/user";
@@ -28,6 +32,9 @@ export interface DemoData {
   workspaces: WorkspaceRecord[];
   users: UserRecord[];
 }
+
+/** The demo's own workspaces; those beyond them are added for benchmarks. */
+const NAMED_WORKSPACES = 5;
 
 /** The demo organization; `workspaceCount` above five adds workspaces (for benchmarks), alternating customers. */
 export function buildDemoData(seed: string, now: Date, workspaceCount = 5): DemoData {
@@ -100,8 +107,17 @@ export async function seedDemoData(services: Uses<"auth" | "config" | "events" |
     await stores.accounts.upsert(partnerApproval ? { ...account, partnerApproval } : account);
   }
   for (const workspace of data.workspaces) {
-    const gamebookApproval = (await stores.workspaces.read(workspace.id))?.value.gamebookApproval;
-    await stores.workspaces.upsert(gamebookApproval ? { ...workspace, gamebookApproval } : workspace);
+    const stored = (await stores.workspaces.read(workspace.id))?.value;
+    await stores.workspaces.upsert({
+      ...workspace,
+      ...(stored?.gamebookApproval ? { gamebookApproval: stored.gamebookApproval } : {}),
+      ...(stored?.slaPolicy ? { slaPolicy: stored.slaPolicy } : {}),
+    });
+  }
+  // The named demo workspaces' SLA targets, set as a WorkspaceAdmin sets them (audited), where they differ.
+  for (const workspace of data.workspaces.slice(0, NAMED_WORKSPACES)) {
+    const stored = await stores.workspaces.get(workspace.id);
+    if (stored && !isDeepStrictEqual(slaPolicyOf(stored), demoSlaPolicy)) await setSlaPolicy({ ...services, actor: DEMO_SEED_ACTOR }, workspace, demoSlaPolicy);
   }
   for (const user of data.users) {
     const existing = await stores.users.find([user.accountId], user.id);

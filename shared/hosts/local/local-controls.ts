@@ -89,7 +89,7 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
         const { params, body } = input;
         const workspace = await findWorkspace(input, params.workspaceId);
         const ctx = { ...input, actor: serviceActor(body.origin, body.name) };
-        const { comment, eventId } = await addServiceComment(ctx, { ...params, workspace, message: body.message });
+        const { comment, eventId } = await addServiceComment(ctx, { workspace, source: params.source, incidentId: params.incidentId, message: body.message });
         return { status: 201, data: { commentId: comment.id, eventId } };
       },
     }),
@@ -105,7 +105,7 @@ export function localControlRoutes(simulated: SimulatedSystems): Route[] {
         const { params, body } = input;
         const workspace = await findWorkspace(input, params.workspaceId);
         const ctx = { ...input, actor: serviceActor("portal", "Trigger webhook") };
-        return { status: 202, data: await triggerIncidentCreated(ctx, { ...params, workspace, webhookId: body.webhookId }) };
+        return { status: 202, data: await triggerIncidentCreated(ctx, { workspace, source: params.source, incidentId: params.incidentId, webhookId: body.webhookId }) };
       },
     }),
     publicRoute({

@@ -29,10 +29,11 @@ export interface AuditEntry {
  *   outbox: events.outbox,
  * });
  */
-export function auditRecord(actor: Actor, entry: AuditEntry, scope: OutboxScope, now: Date): OutboxAuditRecord {
+export function auditRecord(actor: Actor, entry: AuditEntry, scope: OutboxScope, now: Date, options: { id?: string } = {}): OutboxAuditRecord {
   const accountId = entry.accountId ?? actor.accountId;
   if (accountId === null) throw new Error("An audit event needs the account whose trail it joins.");
-  const id = randomUUID();
+  // A write that may be repeated (a resumed gamebook step) gives an id of its own: the trail keeps one copy.
+  const id = options.id ?? randomUUID();
   const at = now.toISOString();
   return {
     id: `outbox-${id}`,

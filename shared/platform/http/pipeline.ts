@@ -203,13 +203,15 @@ export function createPipeline(routes: Route[] | Routing, services: Services, pr
 
     const r = match.route;
     let workspaceRole = principal ? authorize(r, principal, match.params) : undefined;
-    if (person) authorizePerson(r, person, match.params);
+    if (person) authorizePerson(r, person);
     let workspace: WorkspaceRecord | undefined;
     // Before the other parameters, the query and the body are judged: a workspace outside the
-    // person's organization is not there for them, whatever they send (a 400 would confirm that it exists).
+    // person's organization is not there for them, whatever they send (a 400 would confirm that it
+    // exists, and so would a 403 for want of a role there).
     if (person && r.kind === "personWorkspace") {
       workspace = await findPersonWorkspace(services, person, match.params.workspaceId!);
       workspaceRole = person.workspaceRoles.get(workspace.id);
+      authorizePersonOnWorkspace(r, person, workspaceRole);
     }
     // Router parameters are flat strings under the route's own names: no prototype keys to look for.
     const params = r.params ? validateFlat(r.params, match.params) : match.params;
@@ -311,19 +313,20 @@ function authorize(route: Route, principal: Principal, rawParams: Record<string,
   return role;
 }
 
-/**
- * A person's organizational role against a portal route's, and on a workspace route whether they may
- * act there at all (a role on it, or an organization-wide role) and hold the role the route needs.
- * Decided before anything is read: a refusal costs no store read.
- */
-function authorizePerson(route: Route, person: Person, rawParams: Record<string, string>): void {
+/** A person's organizational role against a portal route's; decided before anything is read. */
+function authorizePerson(route: Route, person: Person): void {
   if (route.roles && !route.roles.includes(person.organizationalRole)) {
     throw new ApiError("FORBIDDEN", `This needs one of the organizational roles ${route.roles.join(", ")}; you hold ${person.organizationalRole}.`, {
       target: "organizationalRole",
     });
   }
-  if (route.kind !== "personWorkspace") return;
-  const role = person.workspaceRoles.get(rawParams.workspaceId!.toLowerCase());
+}
+
+/**
+ * On a workspace route, once the workspace is known to be of the person's organization: whether they
+ * may act there at all (a role on it, or an organization-wide role) and hold the role the route needs.
+ */
+function authorizePersonOnWorkspace(route: Route, person: Person, role: WorkspaceRole | undefined): void {
   if (route.workspaceRole ? !satisfiesWorkspaceRole(role, route.workspaceRole) : role === undefined && !ORGANIZATION_WIDE_ROLES.includes(person.organizationalRole)) {
     const needed = route.workspaceRole ? `the ${route.workspaceRole} role on this workspace` : "a role on this workspace";
     throw new ApiError("INSUFFICIENT_WORKSPACE_ROLE", `This needs ${needed}.`, { target: "workspaceId" });

@@ -102,6 +102,8 @@ export interface UserFilter {
   /** Exact match, case-insensitive. */
   email?: string;
   role?: OrganizationalRole;
+  /** Holds a role (any) on this workspace (its id as stored: lower-case). */
+  workspaceId?: string;
 }
 
 export interface UserStore {

@@ -6,7 +6,8 @@ import type { Person } from "../../../platform/auth/person";
 import type { Uses } from "../../../platform/operation-context";
 import { satisfiesWorkspaceRole } from "../../../domain/organizations/roles";
 import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
-import { changeAssignee, changeStatus, type IncidentTarget } from "../../../domain/incidents/incident-writes";
+import { changeAssignee, changeStatus } from "../../../domain/incidents/incident-writes";
+import type { IncidentTarget } from "../../../domain/incidents/incident-access";
 import type { BulkAction, BulkActionBody, BulkActionResult, BulkIncident, BulkItemResult, BulkOutcome } from "./incident-bulk-schemas";
 
 /**

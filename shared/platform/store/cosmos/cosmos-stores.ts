@@ -184,6 +184,11 @@ function cosmosUsers(users: Collection<UserRecord>): UserStore {
         where.push("c.organizationalRole = @role");
         parameters["@role"] = filter.role;
       }
+      if (filter.workspaceId !== undefined) {
+        // Partial match: an assignment with this workspace, whatever its role.
+        where.push("ARRAY_CONTAINS(c.workspaceAssignments, {workspaceId: @workspaceId}, true)");
+        parameters["@workspaceId"] = filter.workspaceId;
+      }
       // One account (the usual case) is one partition: no fan-out.
       return users.page(where, parameters, page, accountIds.length === 1 ? accountIds[0] : undefined);
     },

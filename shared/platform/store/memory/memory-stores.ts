@@ -515,7 +515,8 @@ function memoryUsers(outbox: MemoryOutbox): UserStore {
             (u) =>
               accountIds.includes(u.accountId) &&
               (email === undefined || u.email.toLowerCase() === email) &&
-              (filter.role === undefined || u.organizationalRole === filter.role),
+              (filter.role === undefined || u.organizationalRole === filter.role) &&
+              (filter.workspaceId === undefined || (u.workspaceAssignments ?? []).some((a) => a.workspaceId === filter.workspaceId)),
           ),
         page,
       );

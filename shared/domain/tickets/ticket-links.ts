@@ -1,25 +1,24 @@
-import type { z } from "zod";
 import { ApiError, notFound } from "../../platform/errors/api-error";
 import { auditRecord } from "../../platform/events/audit-record";
 import { derivedGuid } from "../../platform/ids/derived-guid";
-import type { Uses } from "../../platform/operation-context";
-import type { Source } from "../../domain/sources";
+import type { Actor, Uses } from "../../platform/operation-context";
 import { commit } from "../../platform/store/commit";
 import { outboxScope } from "../../platform/store/outbox-scope";
-import type { TicketLinkRecord } from "../../domain/tickets/ticket-link";
-import type { WorkspaceRecord } from "../../domain/organizations/workspace";
 import type { Ticket } from "../../systems/itsm/port";
-import type { ticketLinkView, ticketView } from "./ticket-schemas";
+import type { Source } from "../sources";
+import type { WorkspaceRecord } from "../organizations/workspace";
+import { loadChecked, type IncidentTarget } from "../incidents/incident-access";
+import type { TicketLinkRecord } from "./ticket-link";
+
+/*
+ * Linking incidents and ITSM tickets, whoever asks: a service account on the contract's ticket routes
+ * or a person on the incident's page. Each change commits with its audit event, the actor as who did it.
+ */
 
 /** A ticket as the caller names it: by the ITSM's id or by its number. */
 export interface TicketName {
   ticketId?: string;
   ticketNumber?: string;
-}
-
-export interface IncidentTicketPair extends TicketName {
-  source: Source;
-  incidentId: string;
 }
 
 /** The same incident and ticket always give the same link id, so a second link of the pair is a taken id. */
@@ -37,25 +36,28 @@ export async function findTicket(ctx: Uses<"ticketing">, workspace: WorkspaceRec
 }
 
 /**
- * Links an incident to a ticket: both must exist (the incident at its source, the ticket in the
- * workspace's ITSM); the link and its audit event commit together. CONFLICT when the pair is linked.
+ * Links an incident to a ticket: both must exist (the incident at its source, its version the
+ * caller's `If-Match` when sent; the ticket in the workspace's ITSM); the link and its audit event
+ * commit together. CONFLICT when the pair is linked.
  */
-export async function linkTicket(ctx: Uses<"actor" | "events" | "now" | "sources" | "stores" | "ticketing">, workspace: WorkspaceRecord, pair: IncidentTicketPair): Promise<TicketLinkRecord> {
-  await ctx.sources.gateway(pair.source).getIncident(workspace.id, pair.incidentId, ctx.signal);
-  const ticket = await findTicket(ctx, workspace, pair);
+export async function linkTicket(ctx: Uses<"actor" | "events" | "now" | "sources" | "stores" | "ticketing">, target: IncidentTarget, name: TicketName): Promise<TicketLinkRecord> {
+  const { workspace } = target;
+  if (target.ifMatch === undefined) await ctx.sources.gateway(target.source).getIncident(workspace.id, target.incidentId, ctx.signal);
+  else await loadChecked(ctx, target);
+  const ticket = await findTicket(ctx, workspace, name);
   const now = ctx.now();
   const link: TicketLinkRecord = {
-    id: ticketLinkId(workspace.id, { source: pair.source, incidentId: pair.incidentId, system: ticket.system, ticketId: ticket.ticketId }),
+    id: ticketLinkId(workspace.id, { source: target.source, incidentId: target.incidentId, system: ticket.system, ticketId: ticket.ticketId }),
     docType: "ticketLink",
     workspaceId: workspace.id,
-    source: pair.source,
-    incidentId: pair.incidentId,
+    source: target.source,
+    incidentId: target.incidentId,
     system: ticket.system,
     ticketId: ticket.ticketId,
     ticketNumber: ticket.ticketNumber,
     url: ticket.url,
     linkedAt: now.toISOString(),
-    linkedBy: { serviceAccountId: ctx.actor.serviceAccountId, name: ctx.actor.name },
+    linkedBy: linkedBy(ctx.actor),
   };
   try {
     await commit({
@@ -68,7 +70,7 @@ export async function linkTicket(ctx: Uses<"actor" | "events" | "now" | "sources
     });
   } catch (error) {
     if (error instanceof ApiError && error.code === "CONFLICT") {
-      throw new ApiError("CONFLICT", `Incident ${pair.incidentId} is already linked to ticket ${ticket.ticketNumber}.`, { target: "ticketId", cause: error });
+      throw new ApiError("CONFLICT", `Incident ${target.incidentId} is already linked to ticket ${ticket.ticketNumber}.`, { target: "ticketId", cause: error });
     }
     throw error;
   }
@@ -77,20 +79,22 @@ export async function linkTicket(ctx: Uses<"actor" | "events" | "now" | "sources
 
 /**
  * Removes the link of an incident and a ticket, found among the incident's stored links (by the
- * ticket's id or number), so that a ticket since deleted in the ITSM can still be unlinked. NOT_FOUND
- * when the pair is not linked.
+ * ticket's id or number), so that a ticket since deleted in the ITSM can still be unlinked. The
+ * incident is read only to check the caller's `If-Match`, when sent. NOT_FOUND when the pair is not linked.
  */
-export async function unlinkTicket(ctx: Uses<"actor" | "events" | "now" | "stores">, workspace: WorkspaceRecord, pair: IncidentTicketPair): Promise<TicketLinkRecord> {
+export async function unlinkTicket(ctx: Uses<"actor" | "events" | "now" | "sources" | "stores">, target: IncidentTarget, name: TicketName): Promise<TicketLinkRecord> {
   const { stores } = ctx;
-  const links = await stores.ticketLinks.listForIncident(workspace.id, pair.source, pair.incidentId);
-  const number = pair.ticketNumber?.toLowerCase();
-  const link = links.find((l) => (pair.ticketId !== undefined ? l.ticketId === pair.ticketId : l.ticketNumber.toLowerCase() === number));
-  const ticket = pair.ticketId ?? pair.ticketNumber;
-  if (!link) throw new ApiError("NOT_FOUND", `Incident ${pair.incidentId} is not linked to ticket ${ticket}.`, { target: pair.ticketId !== undefined ? "ticketId" : "ticketNumber" });
+  const { workspace } = target;
+  if (target.ifMatch !== undefined) await loadChecked(ctx, target);
+  const links = await stores.ticketLinks.listForIncident(workspace.id, target.source, target.incidentId);
+  const number = name.ticketNumber?.toLowerCase();
+  const link = links.find((l) => (name.ticketId !== undefined ? l.ticketId === name.ticketId : l.ticketNumber.toLowerCase() === number));
+  const ticket = name.ticketId ?? name.ticketNumber;
+  if (!link) throw new ApiError("NOT_FOUND", `Incident ${target.incidentId} is not linked to ticket ${ticket}.`, { target: name.ticketId !== undefined ? "ticketId" : "ticketNumber" });
   await commit({
     async read() {
       const current = await stores.ticketLinks.get(workspace.id, link.id);
-      if (!current) throw new ApiError("NOT_FOUND", `Incident ${pair.incidentId} is not linked to ticket ${ticket}.`, { target: "ticketId" });
+      if (!current) throw new ApiError("NOT_FOUND", `Incident ${target.incidentId} is not linked to ticket ${ticket}.`, { target: "ticketId" });
       return current;
     },
     change: (current) => [linkAudit(ctx, workspace, current, "Delete", ctx.now())],
@@ -98,6 +102,11 @@ export async function unlinkTicket(ctx: Uses<"actor" | "events" | "now" | "store
     outbox: ctx.events.outbox,
   });
   return link;
+}
+
+/** Who made a link: the service account, or the person in the portal. */
+function linkedBy(actor: Actor): TicketLinkRecord["linkedBy"] {
+  return { serviceAccountId: actor.serviceAccountId, userId: actor.person?.userId ?? null, name: actor.name };
 }
 
 function linkAudit(ctx: Uses<"actor">, workspace: WorkspaceRecord, link: TicketLinkRecord, action: "Create" | "Delete", now: Date) {
@@ -116,24 +125,4 @@ function linkAudit(ctx: Uses<"actor">, workspace: WorkspaceRecord, link: TicketL
     outboxScope.workspace(workspace.id),
     now,
   );
-}
-
-export function toTicketLinkView(link: TicketLinkRecord): z.infer<typeof ticketLinkView> {
-  return {
-    id: link.id,
-    workspaceId: link.workspaceId,
-    source: link.source,
-    incidentId: link.incidentId,
-    ticketSystem: link.system,
-    ticketId: link.ticketId,
-    ticketNumber: link.ticketNumber,
-    url: link.url,
-    linkedAt: link.linkedAt,
-    linkedBy: { ...link.linkedBy },
-  };
-}
-
-export function toTicketView(ticket: Ticket): z.infer<typeof ticketView> {
-  const { system, ...rest } = ticket;
-  return { ticketSystem: system, ...rest, groupingIds: [...ticket.groupingIds] };
 }

@@ -40,8 +40,8 @@ beforeEach(async () => {
   workspace = data.workspaces[0]!;
   sent = [];
   scheduled = [];
-  vi.spyOn(services.events.gamebookRuns, "send").mockImplementation(async (messages) => void sent.push(...messages));
-  vi.spyOn(services.events.gamebookRuns, "schedule").mockImplementation(async (messages, at) => void scheduled.push(...messages.map((message) => ({ message, at }))));
+  vi.spyOn(services.events.gamebookRuns, "send").mockImplementation(async (messages) => void sent.push(...(messages as OutgoingMessage<GamebookRunMessage>[])));
+  vi.spyOn(services.events.gamebookRuns, "schedule").mockImplementation(async (messages, at) => void scheduled.push(...(messages as OutgoingMessage<GamebookRunMessage>[]).map((message) => ({ message, at }))));
 });
 afterEach(() => vi.restoreAllMocks());
 

@@ -11,12 +11,13 @@ import { portalAgentConfigurationRoutes } from "./agents/agent-configuration-rou
 import { portalSopRoutes } from "./sops/sop-routes";
 import { portalWebhookRoutes } from "./webhooks/webhook-health-routes";
 import { portalIncidentRoutes } from "./incidents/portal-incident-routes";
+import { incidentRunRoutes } from "./incidents/incident-run-routes";
 import { portalServiceAccountRoutes } from "./service-accounts/portal-service-account-routes";
 
 const portalSessionRoutes: RouteGroup = { name: "portal-session", routes: [...signInRoutes, meRoute] };
 
 /** The portal's areas, each a module of its own. */
-const portalAreas: RouteGroup[] = [portalSessionRoutes, organizationRoutes, workspaceRoutes, peopleRoutes, approvalRoutes, portalPlaybookRoutes, portalGamebookRuleRoutes, portalAgentConfigurationRoutes, portalSopRoutes, portalIncidentRoutes, portalServiceAccountRoutes, portalWebhookRoutes];
+const portalAreas: RouteGroup[] = [portalSessionRoutes, organizationRoutes, workspaceRoutes, peopleRoutes, approvalRoutes, portalPlaybookRoutes, portalGamebookRuleRoutes, portalAgentConfigurationRoutes, portalSopRoutes, portalIncidentRoutes, incidentRunRoutes, portalServiceAccountRoutes, portalWebhookRoutes];
 
 /**
  * The portal's endpoints (`/portal/…`): people with a browser session, never service accounts. One

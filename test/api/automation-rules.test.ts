@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { autoRunId, submitAutoRun } from "../../shared/domain/gamebooks/auto-run";
 import { derivedGuid } from "../../shared/platform/ids/derived-guid";
 import { outboxScope } from "../../shared/platform/store/outbox-scope";
@@ -6,6 +6,8 @@ import type { VendorIncident } from "../../shared/systems/vendors/port";
 import { outboxEvents } from "../support/outbox";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 import { waitFor } from "../support/wait-for";
+
+vi.setConfig({ testTimeout: 60_000 });
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const json = async (res: Response) => (await res.clone().json()) as Json;

@@ -9,6 +9,8 @@ import { outboxEvents } from "../support/outbox";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 import { waitFor } from "../support/wait-for";
 
+vi.setConfig({ testTimeout: 60_000 });
+
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const json = async (res: Response) => (await res.clone().json()) as Json;
 

@@ -4,9 +4,11 @@ import { IncidentLink } from "../incident-link";
 import { BASE, Link } from "../router";
 import { Badge, Empty, PageHeader, ProblemBanner, TableScroll, Time, useResource } from "../ui";
 import { severityTone } from "./incidents";
+import { IncidentRuns } from "./incident-runs";
 
 type Detail = paths["/api/v2/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}"]["get"]["responses"][200]["content"]["application/json"]["data"];
-type Source = paths["/api/v2/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}"]["get"]["parameters"]["path"]["source"];
+type IncidentPath = paths["/api/v2/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}"]["get"]["parameters"]["path"];
+type Source = IncidentPath["source"];
 
 /** A value of the source's evidence or an entity, as text. */
 function show(value: unknown): string {
@@ -23,9 +25,9 @@ function entityName(entity: Record<string, unknown>): string {
   return JSON.stringify(entity);
 }
 
-/** One incident with its evidence, entities and alerts, its comments, its last gamebook run and related incidents. */
+/** One incident with its evidence, entities and alerts, its comments, its playbook runs and related incidents. */
 export function IncidentDetailPage({ params }: { params: Record<string, string> }) {
-  const path = { workspaceId: params.workspaceId!, source: params.source as Source, incidentId: params.incidentId! };
+  const path: IncidentPath = { workspaceId: params.workspaceId!, source: params.source as Source, incidentId: params.incidentId! };
   const detail = useResource(async () => (await call(api.GET("/api/v2/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}", { params: { path } }))).data, [
     path.workspaceId,
     path.source,
@@ -39,12 +41,12 @@ export function IncidentDetailPage({ params }: { params: Record<string, string> 
         <Link href={`${BASE}/incidents`}>All incidents</Link>
       </p>
       <ProblemBanner problem={detail.problem} />
-      {d && <IncidentBody detail={d} />}
+      {d && <IncidentBody detail={d} path={path} />}
     </section>
   );
 }
 
-function IncidentBody({ detail: d }: { detail: Detail }) {
+function IncidentBody({ detail: d, path }: { detail: Detail; path: IncidentPath }) {
   const i = d.incident;
   const entities = i.investigationDetails.entities;
   const alerts = i.investigationDetails.alerts;
@@ -135,8 +137,7 @@ function IncidentBody({ detail: d }: { detail: Detail }) {
         </ol>
       )}
 
-      <h2>Last gamebook run</h2>
-      {d.lastGamebookRun ? <RunSummary run={d.lastGamebookRun} /> : <Empty>No gamebook has run on this incident.</Empty>}
+      <IncidentRuns path={path} runs={d.runs} />
 
       <h2>Related incidents</h2>
       <p class="muted">Incidents of this workspace at the same source that share an entity with this one.</p>
@@ -173,27 +174,6 @@ function IncidentBody({ detail: d }: { detail: Detail }) {
         </TableScroll>
       )}
     </>
-  );
-}
-
-function RunSummary({ run }: { run: NonNullable<Detail["lastGamebookRun"]> }) {
-  return (
-    <div class="card">
-      <p>
-        <strong>{run.title}</strong> <Badge tone={run.status === "Succeeded" ? "ok" : run.status === "Failed" || run.status === "Denied" ? "bad" : "neutral"}>{run.status}</Badge>
-      </p>
-      <p class="muted">
-        {run.summary} · started by {run.displayName}, <Time at={run.creationDate} />
-      </p>
-      <ol>
-        {run.playbooks.map((p) => (
-          <li>
-            {p.name} on {p.affectedEntity} <span class="muted">· {p.status}</span>
-            {p.errorMessage && <span class="muted"> · {p.errorMessage}</span>}
-          </li>
-        ))}
-      </ol>
-    </div>
   );
 }
 

@@ -185,7 +185,7 @@ describe("the rules editor's automation switch", () => {
     await admin.click('input[name="rules[0].autoRun"]');
     await admin.click("form.rules-editor button[type=submit]");
     await admin.waitForSelector("form.rules-editor", { hidden: true });
-    expect(await admin.$eval("table", (el) => (el as unknown as { innerText: string }).innerText)).toContain("Runs by itself");
+    expect(await admin.$eval('section[aria-labelledby="rules-heading"] table', (el) => (el as unknown as { innerText: string }).innerText)).toContain("Runs by itself");
     const rules = (await host.services.stores.playbookCatalogues.get(fabrikam))!.rules;
     expect(rules.filter((r) => r.autoRun).map((r) => r.incidentTitle)).toEqual(expect.arrayContaining(["Phishing email with a malicious link delivered to *"]));
     await checkAccessibility(admin, "rules-auto-run");

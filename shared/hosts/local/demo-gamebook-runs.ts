@@ -40,15 +40,20 @@ export async function seedDemoGamebookRuns(services: Uses<"config" | "events" | 
  * firewall refuses (the run fails: there is something to retry), and a block of a public one, which
  * succeeds (the catalogue's unblock undoes it). Blocking is chosen because whether it works depends
  * on the address alone, which the incident names. Each on the newest SourceA incident with such an
- * address (other than the newest incident, whose run the incident examples show). Seeding waits for
- * them to end, so that the examples find a failed run to retry and a succeeded one to undo.
+ * address that no other demo run acts on (not the newest incident, whose run the incident examples
+ * show). Seeding waits for them to end, so that the examples find a failed run to retry and a
+ * succeeded one to undo.
  */
 async function seedRunsToFollowUp(services: Uses<"config" | "events" | "now" | "playbookActions" | "sources" | "stores">, workspace: WorkspaceRecord): Promise<number> {
   const seed = services.config.demoSeed;
   const catalogue = await services.stores.playbookCatalogues.get(workspace.id);
   const block = catalogue?.playbooks.find((p) => p.referenceId === "block-ip");
   if (!catalogue || !block) return 0;
-  const incidents = (await newestIncidents(services, workspace)).slice(1);
+  // Incidents no demo run has acted on: each example run is then its incident's last.
+  const incidents: VendorIncident[] = [];
+  for (const incident of (await newestIncidents(services, workspace)).slice(1)) {
+    if ((await services.stores.gamebookRuns.listForIncident(workspace.id, incident.id, incident.source, 1)).length === 0) incidents.push(incident);
+  }
   const address = (isPrivate: boolean) => (i: VendorIncident) => i.entities.find((e) => e.kind === "Ip" && e.properties.isPrivate === isPrivate);
   const actor = analystActor(seed, services.now());
   let seeded = 0;

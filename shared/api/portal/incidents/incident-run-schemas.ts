@@ -13,9 +13,9 @@ import { approvalReasonSchema, approvalStandingFields, requesterSchema, runPlayb
  * collect-package playbook acts on.
  */
 
-const EXAMPLE_HOST_ENTITY = "host-e4217e545908";
+export const EXAMPLE_HOST_ENTITY = "host-e4217e545908";
 /** The demo catalogue's playbooks of `fabrikam-sentinel-prod` the examples name. */
-const EXAMPLE = {
+export const EXAMPLE_RUN_PLAYBOOKS = {
   collectPackage: "68824622-0588-8de2-abbc-fce0330aa5f8",
   addComment: "ad255856-13a3-8753-b918-b030a4631d64",
   isolateHost: "ba7b3cbf-37d7-83d6-a145-af9f138b1a33",
@@ -30,8 +30,8 @@ export const runRequestBody = z
     examples: [
       {
         playbooks: [
-          { id: EXAMPLE.collectPackage, sequence: 1, entityId: EXAMPLE_HOST_ENTITY, parameters: {} },
-          { id: EXAMPLE.addComment, sequence: 2, entityId: EXAMPLE_INCIDENT.id, parameters: { message: "Investigation package requested from FAB-DC-4624." } },
+          { id: EXAMPLE_RUN_PLAYBOOKS.collectPackage, sequence: 1, entityId: EXAMPLE_HOST_ENTITY, parameters: {} },
+          { id: EXAMPLE_RUN_PLAYBOOKS.addComment, sequence: 2, entityId: EXAMPLE_INCIDENT.id, parameters: { message: "Investigation package requested from FAB-DC-4624." } },
         ],
         isQueued: false,
       },
@@ -73,7 +73,7 @@ export const runPreviewView = z
         playbooks: [
           {
             sequence: 1,
-            playbookId: EXAMPLE.collectPackage,
+            playbookId: EXAMPLE_RUN_PLAYBOOKS.collectPackage,
             name: "Collect investigation package",
             entityType: "Host",
             entityId: EXAMPLE_HOST_ENTITY,
@@ -115,7 +115,7 @@ const incidentRunExample = {
   steps: [
     {
       sequence: 1,
-      playbookId: EXAMPLE.isolateHost,
+      playbookId: EXAMPLE_RUN_PLAYBOOKS.isolateHost,
       name: "Isolate host",
       description: "Cuts the device off the network except for the endpoint service's channel.",
       entityType: "Host",
@@ -123,7 +123,7 @@ const incidentRunExample = {
       affectedEntity: "FAB-DC-4624",
       isAdminRequired: true,
       parameters: [{ name: "isolationType", value: "Full", description: "Full, or Selective (keeps Outlook, Teams and Skype working)." }],
-      undoneBy: { playbookId: EXAMPLE.releaseHost, name: "Release host from isolation" },
+      undoneBy: { playbookId: EXAMPLE_RUN_PLAYBOOKS.releaseHost, name: "Release host from isolation" },
       recommendedByRule: true,
       status: "Failed",
       errorMessage: "Isolating FAB-DC-4624 was refused: the device is a domain controller, and device group policy 'Tier 0 servers' forbids automated isolation.",
@@ -238,7 +238,7 @@ export const incidentPlaybookOfferView = z
         incident: { id: EXAMPLE_INCIDENT.id, source: EXAMPLE_INCIDENT.source, number: EXAMPLE_INCIDENT.number, title: EXAMPLE_INCIDENT.title },
         playbooks: [
           {
-            id: EXAMPLE.isolateHost,
+            id: EXAMPLE_RUN_PLAYBOOKS.isolateHost,
             referenceId: "isolate-host",
             name: "Isolate host",
             description: "Cuts the device off the network except for the endpoint service's channel.",
@@ -248,7 +248,7 @@ export const incidentPlaybookOfferView = z
             recommendedBy: { rules: ["Suspicious PowerShell command line on *"], vendor: true },
             entities: [{ entityId: EXAMPLE_HOST_ENTITY, kind: "Host", name: "FAB-DC-4624" }],
             parameters: [{ name: "isolationType", kind: "enum", description: "Full, or Selective (keeps Outlook, Teams and Skype working).", required: false, values: ["Full", "Selective"], default: "Full" }],
-            undoPlaybook: { id: EXAMPLE.releaseHost, name: "Release host from isolation" },
+            undoPlaybook: { id: EXAMPLE_RUN_PLAYBOOKS.releaseHost, name: "Release host from isolation" },
           },
         ],
         gamebooks: [
@@ -257,7 +257,7 @@ export const incidentPlaybookOfferView = z
             title: "Contain an infected host",
             description: "Isolates the device, collects evidence from it and blocks the address it talked to.",
             recommended: true,
-            playbooks: [{ sequence: 1, playbookId: EXAMPLE.isolateHost, name: "Isolate host", entityType: "Host" }],
+            playbooks: [{ sequence: 1, playbookId: EXAMPLE_RUN_PLAYBOOKS.isolateHost, name: "Isolate host", entityType: "Host" }],
             runnable: false,
             reason: "The incident has nothing Block IP address can act on.",
           },

@@ -51,7 +51,7 @@ export const gamebookRunView = z
     incidentTitle: z.string(),
     incidentNumber: z.int(),
     isOcr: z.boolean(),
-    isRecover: z.boolean().describe("Every playbook of the run undoes another (releases a host, unblocks an address)."),
+    isRecover: z.boolean().describe("The run undoes what another did (asked for in the portal), or every playbook of it undoes another (releases a host, unblocks an address)."),
     isAdminRequired: z.boolean().describe("A playbook of the run needs an administrator."),
     isAutoRun: z.boolean().describe("Started by an automation rule on the incident's arrival rather than by a caller."),
     isRetryGamebook: z.boolean().describe("A retry of another run's failed and skipped playbooks, asked for in the portal."),

@@ -1,6 +1,6 @@
 import type { Uses } from "../../platform/operation-context";
 import { isApiError } from "../../platform/errors/api-error";
-import { baselineState, upstreamChange, upstreamChangePossible, type UpstreamChange } from "../incidents/upstream-changes";
+import { baselineState, createdEventDue, upstreamChange, upstreamChangePossible, type UpstreamChange } from "../incidents/upstream-changes";
 import { stateIdOf } from "../incidents/incident-state";
 
 import { lastModifiedSources, type Source } from "../sources";
@@ -203,9 +203,12 @@ async function reconcileWindow(
     const stored = await services.stores.incidents.getMany(workspace.id, page.items.map((i) => stateIdOf(i.source, i.id)));
     const byId = new Map(stored.map((s) => [s.id, s]));
     for (const incident of page.items) {
+      const stored = byId.get(stateIdOf(incident.source, incident.id));
       // Unchanged since the stored copy (the overlap brings some back), nothing due: nothing to do.
-      if (!upstreamChangePossible(byId.get(stateIdOf(incident.source, incident.id)), incident, baselineAt)) continue;
-      complete = (await reconcileIncident(services, workspace, incident, baselineAt, result, catalogueOnce)) && complete;
+      if (!upstreamChangePossible(stored, incident, baselineAt)) continue;
+      // Only an incident that may arrive now (its incident.created.v1 due) needs the automation rules.
+      const mayArrive = createdEventDue(stored, incident, baselineAt) && !incident.deletedAt;
+      complete = (await reconcileIncident(services, workspace, incident, baselineAt, result, mayArrive ? catalogueOnce : null)) && complete;
     }
   } while (cursor);
   return { complete, items, fresh };
@@ -222,12 +225,12 @@ async function reconcileIncident(
   incident: Parameters<typeof upstreamChange>[2],
   baselineAt: string,
   result: WorkspaceResult,
-  catalogueOnce: CatalogueOnce,
+  /** Given when the incident may arrive now: the catalogue is read for the first such incident of the pass. */
+  catalogueOnce: CatalogueOnce | null,
 ): Promise<boolean> {
   const store = services.stores.incidents;
   const id = stateIdOf(incident.source, incident.id);
-  // Only an incident created after the baseline can arrive; the catalogue is read for the first such one of the pass.
-  const automated = !incident.deletedAt && incident.createdAt >= baselineAt && autoRunRequest(await catalogueOnce(), incident) !== null;
+  const automated = catalogueOnce !== null && autoRunRequest(await catalogueOnce(), incident) !== null;
   try {
     let change: UpstreamChange | null = null;
     await commit({

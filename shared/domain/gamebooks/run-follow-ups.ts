@@ -1,6 +1,5 @@
-import { ApiError, notFound, type FieldErrors } from "../../platform/errors/api-error";
+import { ApiError, isApiError, notFound, type FieldErrors } from "../../platform/errors/api-error";
 import { derivedGuid } from "../../platform/ids/derived-guid";
-import { isApiError } from "../../platform/errors/api-error";
 import type { Uses } from "../../platform/operation-context";
 import type { GamebookRunRecord, PlaybookEntryRecord, RunLink, RunRequester } from "./gamebook-run";
 import type { WorkspaceRecord } from "../organizations/workspace";

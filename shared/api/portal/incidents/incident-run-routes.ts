@@ -55,8 +55,8 @@ export async function incidentRuns(ctx: Uses<"stores">, workspace: WorkspaceReco
 /** One run as the incident's page shows it, worked out among the other runs on its incident. */
 async function runView(ctx: Uses<"stores">, workspace: WorkspaceRecord, run: GamebookRunRecord, person: Person): Promise<IncidentRunView> {
   const views = await incidentRuns(ctx, workspace, run.source, run.incidentId, person, FOLLOW_UP_SCAN_LIMIT);
-  const view = views.find((v) => v.id === run.id) ?? incidentRunViews([run], workspace, await catalogueOf(ctx, workspace.id), { mayAct: mayActOn(person, workspace) })[0]!;
-  return view;
+  // A run older than the newest the incident listing reads is shown on its own.
+  return views.find((v) => v.id === run.id) ?? incidentRunViews([run], workspace, await catalogueOf(ctx, workspace.id), { mayAct: mayActOn(person, workspace) })[0]!;
 }
 
 /** A new run's answer: 201, where it is, and the run as the incident's page shows it. */

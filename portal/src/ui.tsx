@@ -201,12 +201,27 @@ export function Select(props: { label: string; name: string; value: string; opti
   );
 }
 
-export function Checkbox(props: { label: string; name: string; checked: boolean; onValue(value: boolean): void }) {
+/** A labelled checkbox; with `problem`, the server's problem at this field shows under it, as a `Field`'s does. */
+export function Checkbox(props: { label: string; name: string; checked: boolean; onValue(value: boolean): void; problem?: Problem }) {
   const id = useId();
+  const error = fieldError(props.problem, props.name);
   return (
-    <div class="field field-check">
-      <input type="checkbox" id={id} name={props.name} checked={props.checked} onChange={(e) => props.onValue((e.currentTarget as HTMLInputElement).checked)} />
+    <div class={`field field-check${error ? " field-invalid" : ""}`}>
+      <input
+        type="checkbox"
+        id={id}
+        name={props.name}
+        checked={props.checked}
+        aria-invalid={error ? "true" : undefined}
+        aria-describedby={error ? `${id}-error` : undefined}
+        onChange={(e) => props.onValue((e.currentTarget as HTMLInputElement).checked)}
+      />
       <label for={id}>{props.label}</label>
+      {error && (
+        <p class="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
     </div>
   );
 }

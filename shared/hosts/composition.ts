@@ -10,7 +10,7 @@ import { resolveAllAddresses, type HostResolver } from "../platform/delivery/add
 import { createGuardedSender, type GuardedSender } from "../platform/delivery/guarded-sender";
 import { createEventPipeline, type EventQueues } from "../platform/events/event-pipeline";
 import type { EventMessage } from "../platform/events/event-message";
-import type { GamebookRunMessage } from "../domain/gamebooks/gamebook-run";
+import type { GamebookRunsMessage } from "../domain/gamebooks/gamebook-run";
 import { createRunExecutor } from "../domain/gamebooks/run-executor";
 import type { DeliveryMessage } from "../platform/delivery/delivery-message";
 import { InProcessQueue } from "../platform/queue/in-process/in-process-queue";
@@ -159,7 +159,7 @@ function inProcessEventQueues(now: () => Date, logger: Logger): EventQueues {
     deliveries: new InProcessQueue<DeliveryMessage>({ name: queueNames.deliveries, now, logger }),
     // One playbook per message, which may wait on the automation backend for minutes: the lock lasts
     // as long as the Functions host renews a live handler's (maxAutoLockRenewalDuration, 5 minutes).
-    gamebookRuns: new InProcessQueue<GamebookRunMessage>({ name: queueNames.gamebookRuns, now, logger, lockDurationMs: 5 * 60_000 }),
+    gamebookRuns: new InProcessQueue<GamebookRunsMessage>({ name: queueNames.gamebookRuns, now, logger, lockDurationMs: 5 * 60_000 }),
   };
   return { ...inProcess, inProcess };
 }

@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allRoutes } from "../../shared/api/route-groups";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
+import { actsOn } from "../../shared/domain/gamebooks/playbook-catalogue";
+import { waitFor } from "../support/wait-for";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
@@ -42,6 +44,27 @@ async function newServiceAccount(path: string, call: typeof host.call | ((m: str
 }
 
 const portal = (method: string, path: string, options: { body?: unknown } = {}) => host.portal(admin, method, path, options);
+
+/** A new incident with an entity the playbook acts on (an account by default). */
+async function incidentToRun(referenceId = "revoke-sessions") {
+  const catalogue = (await host.services.stores.playbookCatalogues.get(ws))!;
+  const playbook = catalogue.playbooks.find((p) => p.referenceId === referenceId)!;
+  for (let i = 0; i < 300; i++) {
+    const incident = host.simulated.vendors.createIncident("SourceA", ws, { title: "Located run", severity: "Low" });
+    const entity = incident.entities.find((e) => actsOn(playbook, e));
+    if (entity) return { incident, playbookId: playbook.id, entityId: entity.id };
+  }
+  throw new Error(`no incident for ${referenceId}`);
+}
+
+/** A run of one playbook, submitted in the portal and carried out to its end; its id. */
+async function endedRun(referenceId?: string): Promise<string> {
+  const { incident, playbookId, entityId } = await incidentToRun(referenceId);
+  const res = await portal("POST", `/portal/workspaces/${ws}/incidents/SourceA/${incident.id}/runs`, { body: { playbooks: [{ id: playbookId, sequence: 1, entityId, parameters: {} }] } });
+  const runId = (await json(res)).data.id as string;
+  await waitFor(async () => ["Succeeded", "Failed"].includes((await host.services.stores.gamebookRuns.get(ws, runId))!.value.status), `run ${runId} to end`);
+  return runId;
+}
 
 /** Per 201 operation: how to create one. */
 const cases: Record<string, () => Promise<Created>> = {
@@ -104,6 +127,25 @@ const cases: Record<string, () => Promise<Created>> = {
     const body = { displayName: "Located Person", email: `person-${userId.slice(0, 8)}@example.com`, tenantId, accountId: provider, organizationalRole: "Member" };
     const res = await portal("PUT", `/portal/people/${userId}`, { body });
     return { res, id: userId, idField: "userId", read: asPerson };
+  },
+  "POST /portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}/runs": async () => {
+    const { incident, playbookId, entityId } = await incidentToRun();
+    const res = await portal("POST", `/portal/workspaces/${ws}/incidents/SourceA/${incident.id}/runs`, { body: { playbooks: [{ id: playbookId, sequence: 1, entityId, parameters: {} }] } });
+    return { res, id: (await json(res)).data.id, read: asPerson };
+  },
+  "POST /portal/workspaces/{workspaceId}/gamebook-runs/{runId}/retry": async () => {
+    host.simulated.automation.setOutcome("revoke-sessions", { status: "Failed", errorMessage: "Refused." });
+    const failed = await endedRun();
+    host.simulated.automation.setOutcome("revoke-sessions", undefined);
+    const res = await portal("POST", `/portal/workspaces/${ws}/gamebook-runs/${failed}/retry`);
+    return { res, id: (await json(res)).data.id, read: asPerson };
+  },
+  "POST /portal/workspaces/{workspaceId}/gamebook-runs/{runId}/undo": async () => {
+    host.simulated.automation.setOutcome("block-ip", { status: "Succeeded", errorMessage: null });
+    const done = await endedRun("block-ip");
+    host.simulated.automation.setOutcome("block-ip", undefined);
+    const res = await portal("POST", `/portal/workspaces/${ws}/gamebook-runs/${done}/undo`, { body: {} });
+    return { res, id: (await json(res)).data.id, read: asPerson };
   },
   "PUT /portal/workspaces/{workspaceId}/playbooks/{playbookId}": async () => {
     const playbookId = randomUUID();

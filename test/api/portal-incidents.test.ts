@@ -11,7 +11,7 @@ const json = async (res: Response) => (await res.json()) as Json;
 
 /**
  * Incidents in the portal: the contract's cross-workspace listing over the workspaces a person may
- * see, and one incident with its comments, its last gamebook run and the incidents related to it.
+ * see, and one incident with its comments, every gamebook run on it and the incidents related to it.
  */
 let clock = Date.parse("2026-11-20T12:00:00.000Z");
 const now = () => new Date(clock);
@@ -127,13 +127,13 @@ describe("GET /portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}",
     throw new Error("no incident with an account");
   }
 
-  it("answers the incident, its comments, its last gamebook run and the incidents sharing an entity with it, in one response", async () => {
+  it("answers the incident, its comments, its gamebook runs and the incidents sharing an entity with it, in one response", async () => {
     const workspaceId = assigned[0]!;
     const { incident, playbook, entity } = await incidentWithAccount(workspaceId);
     const path = `/portal/workspaces/${workspaceId}/incidents/SourceA/${incident.id}`;
 
     const before = await json(await host.portal(analyst, "GET", path));
-    expect(before.data.lastGamebookRun).toBeNull();
+    expect(before.data.runs).toEqual([]);
 
     await host.services.sources.gateway("SourceA").addComment(workspaceId, incident.id, {
       message: "Called the user: not them.",
@@ -164,7 +164,8 @@ describe("GET /portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}",
     expect(data.comments).toEqual(comments.data);
     expect(data.comments.map((c: Json) => c.message)).toContain("Called the user: not them.");
     expect(data.ticketNotesAvailable).toBe(true);
-    expect(data.lastGamebookRun).toMatchObject({ id: runId, incidentId: incident.id, source: "SourceA" });
+    expect(data.runs).toHaveLength(1);
+    expect(data.runs[0]).toMatchObject({ id: runId, requestedBy: { kind: "ServiceAccount", id: host.admin.clientId }, isAutoRun: false, isRetryGamebook: false, isRecover: false });
     // Related: the by-entity search with the incident's id, at most the limit.
     const byEntity = await json(await host.call("GET", `/workspaces/${workspaceId}/incidents/SourceA/by-entity?IncidentId=${incident.id}`));
     expect(data.related).toEqual(byEntity.data.slice(0, RELATED_INCIDENTS_LIMIT));

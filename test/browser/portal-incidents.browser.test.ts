@@ -82,7 +82,7 @@ describe("a new workspace's incidents in the cross-workspace list", () => {
     await page.click("table.incidents tbody tr a");
     await page.waitForFunction(() => document.querySelector("h1")?.textContent?.includes("Password spray"));
     const text = await page.$eval("main", (el) => (el as HTMLElement).innerText);
-    for (const heading of ["Evidence", "Entities", "Alerts", "Comments", "Last gamebook run", "Related incidents"]) expect(text).toContain(heading);
+    for (const heading of ["Evidence", "Entities", "Alerts", "Comments", "Playbook runs", "Related incidents"]) expect(text).toContain(heading);
     expect(text).toContain("Severity");
     await screenshot(page, "incident-detail");
     await checkAccessibility(page, "incident-detail");

@@ -14,6 +14,7 @@ import type { Services } from "../../shared/platform/services";
 import { EXAMPLE_LINKED, EXAMPLE_TICKET } from "../../shared/api/tickets/ticket-schemas";
 import { incidentExample } from "../../shared/domain/examples/incident-examples";
 import * as content from "../../shared/api/portal/content/content-schemas";
+import * as runs from "../../shared/api/portal/incidents/incident-run-schemas";
 import { EXAMPLE_SOP_ID } from "../../shared/api/portal/sops/sop-schemas";
 import { EXAMPLE_CHANGE_BOARD_WEBHOOK_ID, EXAMPLE_CHATOPS_WEBHOOK_ID, EXAMPLE_DATA_LAKE_WEBHOOK_ID, EXAMPLE_TICKET_RELAY_WEBHOOK_ID } from "../../shared/domain/examples/webhook-examples";
 
@@ -132,6 +133,21 @@ describe("the OpenAPI examples' ids are the default seed's demo data", () => {
       expect([...entityIds, incident.id]).toContain(step.entityId);
     }
     expect(catalogue.find((p) => p.id === gamebook.playbookRuleExample.playbookId)?.name).toBe(gamebook.playbookRuleExample.playbookName);
+  });
+
+  it("names the demo runs the portal's run examples act on: one failed, one succeeded with an undo playbook, one waiting; and the incident's host", async () => {
+    const run = async (workspaceId: string, id: string) => (await services.stores.gamebookRuns.get(workspaceId, id))?.value;
+    expect(gamebook.EXAMPLE_RUN_TO_RETRY_ID).toBe(demoId(SEED, "gamebook-run/example/to-retry"));
+    expect((await run(ex.EXAMPLE_WORKSPACE_ID, gamebook.EXAMPLE_RUN_TO_RETRY_ID))?.status).toBe("Failed");
+    const toUndo = await run(ex.EXAMPLE_WORKSPACE_ID, gamebook.EXAMPLE_RUN_TO_UNDO_ID);
+    expect([toUndo?.status, toUndo?.playbooks[0]?.actionName]).toEqual(["Succeeded", "block-ip"]);
+    expect(gamebook.EXAMPLE_RUN_TO_CANCEL_ID).toBe(demoId(SEED, "gamebook-run/awaiting-approval/3"));
+    expect(await run(gamebook.EXAMPLE_APPROVAL_WORKSPACE_ID, gamebook.EXAMPLE_RUN_TO_CANCEL_ID)).toMatchObject({ status: "Pending", isQueued: true });
+    const catalogue = buildDemoGamebooks(SEED, demo).playbooks.filter((p) => p.workspaceId === ex.EXAMPLE_WORKSPACE_ID);
+    const references = Object.values(runs.EXAMPLE_RUN_PLAYBOOKS).map((id) => catalogue.find((p) => p.id === id)?.referenceId);
+    expect(references).toEqual(["collect-package", "add-comment", "isolate-host", "release-host"]);
+    const incident = await services.sources.gateway("SourceA").getIncident(ex.EXAMPLE_WORKSPACE_ID, ex.EXAMPLE_INCIDENT.id);
+    expect(incident.entities.find((e) => e.id === runs.EXAMPLE_HOST_ENTITY)?.kind).toBe("Host");
   });
 
   it("names a ticket of the workspace's ITSM", async () => {

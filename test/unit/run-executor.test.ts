@@ -3,6 +3,7 @@ import { loadConfig } from "../../shared/platform/config/config";
 import { ApiError } from "../../shared/platform/errors/api-error";
 import { createRunExecutor } from "../../shared/domain/gamebooks/run-executor";
 import { submitRun } from "../../shared/domain/gamebooks/run-submission";
+import { cancelGamebookRun } from "../../shared/domain/gamebooks/run-cancellation";
 import { seedDemoData } from "../../shared/hosts/local/demo-data";
 import { seedDemoGamebooks } from "../../shared/hosts/local/demo-gamebooks";
 import { createLocalServices } from "../../shared/hosts/local/local-services";
@@ -40,8 +41,8 @@ beforeEach(async () => {
   workspace = data.workspaces[0]!;
   sent = [];
   scheduled = [];
-  vi.spyOn(services.events.gamebookRuns, "send").mockImplementation(async (messages) => void sent.push(...messages));
-  vi.spyOn(services.events.gamebookRuns, "schedule").mockImplementation(async (messages, at) => void scheduled.push(...messages.map((message) => ({ message, at }))));
+  vi.spyOn(services.events.gamebookRuns, "send").mockImplementation(async (messages) => void sent.push(...(messages as OutgoingMessage<GamebookRunMessage>[])));
+  vi.spyOn(services.events.gamebookRuns, "schedule").mockImplementation(async (messages, at) => void scheduled.push(...(messages as OutgoingMessage<GamebookRunMessage>[]).map((message) => ({ message, at }))));
 });
 afterEach(() => vi.restoreAllMocks());
 
@@ -208,6 +209,45 @@ describe("the gamebook executor", () => {
     expect(ended.playbooks[0]!.errorMessage).toBe(`The service failed internally on each of ${MAX_DELIVERY_COUNT} attempts to run this playbook.`);
     expect(ended.playbooks[0]!.errorMessage).not.toContain("tenantId");
     expect(scheduled).toEqual([]);
+  });
+
+  it("honours a cancellation: a cancelled run never starts a playbook, whichever message arrives", async () => {
+    const run = await dispatchedRun();
+    const executor = createRunExecutor({ services });
+    const calls = vi.fn(behaviour);
+    behaviour = calls;
+    const person = { ...services, actor: { origin: "portal" as const, serviceAccountId: null, name: "Li Wei", accountId: workspace.accountId } };
+    const cancelled = await cancelGamebookRun(person, { workspace, runId: run.id, cancelledBy: { userId: "li", name: "Li Wei" }, reason: null });
+    expect([cancelled.status, cancelled.playbooks.map((p) => p.status)]).toEqual(["Cancelled", ["Skipped", "Skipped"]]);
+    // The dispatch message, delivered after the cancellation, and a stray one for the second playbook.
+    await executor.handle(delivered(sent[0]!));
+    await executor.handle(delivered({ messageId: "stray", body: { workspaceId: workspace.id, runId: run.id, sequence: 2, attempt: 1 } }));
+    expect(calls).not.toHaveBeenCalled();
+    expect((await current(run)).playbooks.map((p) => p.status)).toEqual(["Skipped", "Skipped"]);
+    expect(sent).toHaveLength(1);
+  });
+
+  it("honours a cancellation while a playbook runs: its outcome is recorded when it arrives, and nothing after it starts", async () => {
+    const run = await dispatchedRun();
+    const executor = createRunExecutor({ services });
+    const person = { ...services, actor: { origin: "portal" as const, serviceAccountId: null, name: "Li Wei", accountId: workspace.accountId } };
+    const executed: number[] = [];
+    behaviour = async (request) => {
+      executed.push(run.playbooks.find((p) => p.id === request.stepId)!.sequence);
+      // Cancelled while the backend carries the playbook out.
+      await cancelGamebookRun(person, { workspace, runId: run.id, cancelledBy: { userId: "li", name: "Li Wei" }, reason: "Wrong account." });
+      return { status: "Succeeded", errorMessage: null, durationMs: 2500 };
+    };
+    await executor.handle(delivered(sent[0]!));
+    const after = await current(run);
+    expect(after.status).toBe("Cancelled");
+    expect(after.playbooks.map((p) => p.status)).toEqual(["Succeeded", "Skipped"]);
+    expect(after.playbooks[0]!.executionTime).toBe("00:00:02.500");
+    expect(after.cancellation).toMatchObject({ by: "Li Wei", reason: "Wrong account." });
+    // No message for the second playbook was committed with the outcome; delivering one anyway runs nothing.
+    expect(sent).toHaveLength(1);
+    await executor.handle(delivered({ messageId: "stray", body: { workspaceId: workspace.id, runId: run.id, sequence: 2, attempt: 1 } }));
+    expect(executed).toEqual([1]);
   });
 
   it("refuses a message that is not one of its own, so that it ends in the dead-letter queue", async () => {

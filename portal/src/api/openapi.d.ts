@@ -1041,7 +1041,7 @@ export interface paths {
          * Replace the workspace's gamebook rules, in order
          * @description Portal session (people only). Organizational role: `Admin`, `OrgContentAdmin`. A role on the workspace, or an organization-wide role (`Admin`, `WorkspaceAdmin`).
          *
-         *     Checked whole: each pattern can match a title and appears once, each playbook is in the catalogue; every problem is reported at once at its place (`rules[2].pattern`, `rules[0].playbookIds[1]`). Audited with what changed. Optional `If-Match` with the catalogue's `ETag` (409 when it changed since).
+         *     Checked whole: each pattern can match a title and appears once, each playbook is in the catalogue, an automation rule's (`autoRun`) playbooks can run without a person (no required parameter without a default); every problem is reported at once at its place (`rules[2].pattern`, `rules[0].playbookIds[1]`, `rules[1].autoRun`). Audited with what changed. Optional `If-Match` with the catalogue's `ETag` (409 when it changed since).
          */
         put: operations["putPortalWorkspacesByWorkspaceIdGamebookRules"];
         post?: never;
@@ -1073,6 +1073,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/portal/workspaces/{workspaceId}/gamebook-runs/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One gamebook run as the incident's page shows it
+         * @description Portal session (people only). Any registered person. A role on the workspace, or an organization-wide role (`Admin`, `WorkspaceAdmin`).
+         *
+         *     Who asked, who decided, each step's outcome, the runs it comes from and those made from it, and what you may do with it now. 404 for a run the workspace does not have.
+         */
+        get: operations["getPortalWorkspacesByWorkspaceIdGamebookRunsByRunId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/workspaces/{workspaceId}/gamebook-runs/{runId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a run waiting for approval, dispatched or running
+         * @description Portal session (people only). Any registered person. Workspace role: `Analyst`.
+         *
+         *     Playbooks not started are skipped and never start; a waiting run leaves the approval queue. A playbook already running in the automation backend cannot be called back: its outcome is still recorded when it arrives. Any Analyst or Owner of the workspace may cancel any run there. Audited with you as actor and the optional reason. 409 once the run has ended.
+         */
+        post: operations["postPortalWorkspacesByWorkspaceIdGamebookRunsByRunIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/workspaces/{workspaceId}/gamebook-runs/{runId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a failed or partly failed run: a new run of its failed and skipped playbooks
+         * @description Portal session (people only). Any registered person. Workspace role: `Analyst`.
+         *
+         *     A new run of the run's failed and skipped playbooks, on the same entities with the same parameters, resequenced 1..N, with `isRetryGamebook` true and linked to the run it retries (`retryOf`). It goes through the approval policy like any run, and you are its requester. Audited with you as actor. 409 for a run that did not fail, and while an earlier retry of it has not ended.
+         */
+        post: operations["postPortalWorkspacesByWorkspaceIdGamebookRunsByRunIdRetry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/workspaces/{workspaceId}/gamebook-runs/{runId}/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Undo what a run did: run the catalogue's undo playbooks of its succeeded steps
+         * @description Portal session (people only). Any registered person. Workspace role: `Analyst`.
+         *
+         *     A new run of the undo playbooks the catalogue names (`recoverPlaybookId`) for the run's succeeded steps, on the same entities, in reverse order, with `isRecover` true and linked to the run it undoes (`undoOf`); `sequences` chooses which steps. Offered only where the catalogue names an undo playbook: a run with nothing to undo, or one that has not ended, is 409 saying why; a chosen step that cannot be undone is 400 at `sequences[i]`. Through the approval policy like any run; audited with you as actor.
+         */
+        post: operations["postPortalWorkspacesByWorkspaceIdGamebookRunsByRunIdUndo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}": {
         parameters: {
             query?: never;
@@ -1081,10 +1169,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One incident with its comments, its last gamebook run and related incidents
+         * One incident with its comments, its gamebook runs and related incidents
          * @description Portal session (people only). Any registered person. A role on the workspace, or an organization-wide role (`Admin`, `WorkspaceAdmin`).
          *
-         *     The incident live from its source with the service's state of it (as the contract's incident), its comments, the last gamebook run on it, and the incidents sharing an entity with it. `ETag` is the incident's version, as the contract's `If-Match` takes it. 404 for an incident the source does not have, and for a workspace you may not see.
+         *     The incident live from its source with the service's state of it (as the contract's incident), its comments, every gamebook run on it, and the incidents sharing an entity with it. `ETag` is the incident's version, as the contract's `If-Match` takes it. 404 for an incident the source does not have, and for a workspace you may not see.
          */
         get: operations["getPortalWorkspacesByWorkspaceIdIncidentsBySourceByIncidentId"];
         put?: never;
@@ -1155,6 +1243,72 @@ export interface paths {
          *     Written to the source with your name and e-mail address as its author (an analyst's comment, not an agent's), through the operation the agents' and gamebooks' comments take; `incident.comment.added.v1` with `addedBy.origin` `portal`. The comment paths' sources only (SourceA to SourceF). Answers 204 with no body, as the contract's incident writes do: read the incident again (`GET` of the incident, with its new `ETag`) to see what the change did. `If-Match` (the incident's `ETag`) is honoured when sent: a change made since is 409 `CONFLICT`. Audited with you as actor.
          */
         post: operations["postPortalWorkspacesByWorkspaceIdIncidentsBySourceByIncidentIdComments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}/playbooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What can run on an incident: the catalogue's playbooks and gamebooks, recommended first, each with the entities it can act on
+         * @description Portal session (people only). Any registered person. A role on the workspace, or an organization-wide role (`Admin`, `WorkspaceAdmin`).
+         *
+         *     The workspace catalogue's playbooks and gamebooks that are switched on, recommended first: by the workspace's rules matching the incident's title (most specific first), then by the incident's source. Each playbook with the incident's entities of its kind (a run's `entityId`; the incident itself for a playbook on the incident), its declared parameters (a run's `parameters`), whether it needs an administrator and its undo playbook. 404 for an incident the source does not have.
+         */
+        get: operations["getPortalWorkspacesByWorkspaceIdIncidentsBySourceByIncidentIdPlaybooks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run playbooks on the incident, as yourself
+         * @description Portal session (people only). Any registered person. Workspace role: `Analyst`.
+         *
+         *     The contract's run (`POST /workspaces/{workspaceId}/gamebooks/run`) asked for by you: the incident's title and source come from the incident; `playbooks` and `isQueued` are the contract's, checked the same way. The approval policy applies as to any run: when it waits, you cannot approve it yourself. `gamebook.run.v1` when it is dispatched, never while it waits. Audited with you as actor. 201 with the run as the incident's page shows it. Run statuses as the contract's run record has them: `Pending` (waiting for approval, or dispatched), `Running`, `Succeeded`, `PartiallySucceeded`, `Failed`, `Denied`, `Cancelled`.
+         */
+        post: operations["postPortalWorkspacesByWorkspaceIdIncidentsBySourceByIncidentIdRuns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}/runs/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Whether a run would wait for approval, and why, before it is submitted
+         * @description Portal session (people only). Any registered person. Workspace role: `Analyst`.
+         *
+         *     The same body as `POST …/runs`, checked the same way (the same 400 at `playbooks[i]...`, 404, `EXTENSION_NOT_ENABLED`), and nothing stored: whether the run would wait for approval, the reasons (you asked; the workspace's policy; the managing provider's setting), how many people would have to approve it and when the request would expire, and the playbooks as they would run (defaults filled in).
+         */
+        post: operations["postPortalWorkspacesByWorkspaceIdIncidentsBySourceByIncidentIdRunsPreview"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1998,6 +2152,7 @@ export interface operations {
                                 playbookId: string;
                                 recommendedByRule: boolean;
                                 sequence: number;
+                                /** @description The catalogue's playbook that would undo it; null when it names none. */
                                 undoneBy: {
                                     name: string;
                                     playbookId: string;
@@ -2246,6 +2401,7 @@ export interface operations {
                                 playbookId: string;
                                 recommendedByRule: boolean;
                                 sequence: number;
+                                /** @description The catalogue's playbook that would undo it; null when it names none. */
                                 undoneBy: {
                                     name: string;
                                     playbookId: string;
@@ -3061,7 +3217,7 @@ export interface operations {
                             /** @description The page's runs, newest first across the workspaces. */
                             runs: {
                                 creationDate: string;
-                                /** @description Its name. */
+                                /** @description Their name ("Automation rule" for an automation rule's run). */
                                 displayName: string;
                                 /** @description The run's id. */
                                 id: string;
@@ -3070,13 +3226,14 @@ export interface operations {
                                 incidentTitle: string;
                                 /** @description A playbook of the run needs an administrator. */
                                 isAdminRequired: boolean;
-                                /** @description Started by automation rather than by a caller. */
+                                /** @description Started by an automation rule on the incident's arrival rather than by a caller. */
                                 isAutoRun: boolean;
                                 isOcr: boolean;
                                 /** @description True exactly while the run waits for portal approval. */
                                 isQueued: boolean;
-                                /** @description Every playbook of the run undoes another (releases a host, unblocks an address). */
+                                /** @description The run undoes what another did (asked for in the portal), or every playbook of it undoes another (releases a host, unblocks an address). */
                                 isRecover: boolean;
+                                /** @description A retry of another run's failed and skipped playbooks, asked for in the portal. */
                                 isRetryGamebook: boolean;
                                 modificationDate: string;
                                 /** @description The catalogue gamebook the playbooks are; "" when they are none. */
@@ -3133,7 +3290,7 @@ export interface operations {
                                 /** @enum {string} */
                                 source: "SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG";
                                 /**
-                                 * @description Run status: `Pending` (not started: waiting for approval while `isQueued` is true, otherwise dispatched and waiting for the executor), `Running`, then `Succeeded`, `PartiallySucceeded` (a playbook failed after another had succeeded), `Failed` (a playbook failed before any succeeded), `Denied` (approval refused, or the request for approval expired unanswered) or `Cancelled`. Transitions: submitted → `Pending` (`isQueued` true when approval is required, false when dispatched, with `gamebook.run.v1`); approved (by every approver the workspace requires) → `Pending`, `isQueued` false, dispatched; denied or expired → `Denied`; the executor starts the first playbook → `Running`; the last playbook succeeds → `Succeeded`; a playbook fails → `Failed` or `PartiallySucceeded`, and the playbooks after it are `Skipped`. The final statuses never change. Playbook status: `Pending`, `Running`, `Succeeded`, `Failed`, `Skipped`.
+                                 * @description Run status: `Pending` (not started: waiting for approval while `isQueued` is true, otherwise dispatched and waiting for the executor), `Running`, then `Succeeded`, `PartiallySucceeded` (a playbook failed after another had succeeded), `Failed` (a playbook failed before any succeeded), `Denied` (approval refused, or the request for approval expired unanswered) or `Cancelled`. Transitions: submitted → `Pending` (`isQueued` true when approval is required, false when dispatched, with `gamebook.run.v1`); approved (by every approver the workspace requires) → `Pending`, `isQueued` false, dispatched; denied or expired → `Denied`; the executor starts the first playbook → `Running`; the last playbook succeeds → `Succeeded`; a playbook fails → `Failed` or `PartiallySucceeded`, and the playbooks after it are `Skipped`; cancelled by a person in the portal (waiting, dispatched or running) → `Cancelled`, the playbooks not started `Skipped` (one already running still records its outcome). The final statuses never change. Playbook status: `Pending`, `Running`, `Succeeded`, `Failed`, `Skipped`.
                                  * @enum {string}
                                  */
                                 status: "Pending" | "Running" | "Succeeded" | "PartiallySucceeded" | "Failed" | "Denied" | "Cancelled";
@@ -3144,7 +3301,7 @@ export interface operations {
                                 title: string;
                                 /** @description Trace id of the submission: the `meta.requestId` of the run call. */
                                 tracingId: string;
-                                /** @description The service account that submitted the run (spelled as the contract spells it). */
+                                /** @description Who asked for the run (spelled as the contract spells it): the service account that submitted it, the person's user id for a run asked for in the portal, or the service's own id for an automation rule's run. */
                                 triggedByUserId: string;
                                 workspaceId: string;
                                 workspaceName: string;
@@ -13771,6 +13928,7 @@ export interface operations {
                                 playbookId: string;
                                 recommendedByRule: boolean;
                                 sequence: number;
+                                /** @description The catalogue's playbook that would undo it; null when it names none. */
                                 undoneBy: {
                                     name: string;
                                     playbookId: string;
@@ -14035,6 +14193,7 @@ export interface operations {
                                 playbookId: string;
                                 recommendedByRule: boolean;
                                 sequence: number;
+                                /** @description The catalogue's playbook that would undo it; null when it names none. */
                                 undoneBy: {
                                     name: string;
                                     playbookId: string;
@@ -14344,6 +14503,7 @@ export interface operations {
                                 playbookId: string;
                                 recommendedByRule: boolean;
                                 sequence: number;
+                                /** @description The catalogue's playbook that would undo it; null when it names none. */
                                 undoneBy: {
                                     name: string;
                                     playbookId: string;
@@ -14583,6 +14743,8 @@ export interface operations {
                     "application/json": {
                         data: {
                             rules: {
+                                /** @description An automation rule: its playbooks run by themselves on a new incident whose title matches. */
+                                autoRun: boolean;
                                 pattern: string;
                                 playbookIds: string[];
                                 /** @description `playbookIds` as the catalogue has them now. */
@@ -14750,6 +14912,11 @@ export interface operations {
                 "application/json": {
                     /** @description Every rule of the workspace, in order: where several match a title, the most specific pattern (most literal characters) comes first, then this order. */
                     rules: {
+                        /**
+                         * @description An automation rule: on a new incident whose title matches (its arrival, `incident.created.v1`), the service runs these playbooks by itself, each on every incident entity of its kind, as one run with `isAutoRun` true, still subject to approval. Refused for a playbook with a required parameter that has no default.
+                         * @default false
+                         */
+                        autoRun?: boolean;
                         /** @description A title pattern: the whole incident title, case-insensitively, `*` for any run of characters; every other character is literal. */
                         pattern: string;
                         /** @description The playbooks it recommends, in this order; each in the workspace's catalogue. */
@@ -14775,6 +14942,8 @@ export interface operations {
                     "application/json": {
                         data: {
                             rules: {
+                                /** @description An automation rule: its playbooks run by themselves on a new incident whose title matches. */
+                                autoRun: boolean;
                                 pattern: string;
                                 playbookIds: string[];
                                 /** @description `playbookIds` as the catalogue has them now. */
@@ -14985,6 +15154,11 @@ export interface operations {
                 "application/json": {
                     /** @description Rules to try instead of the stored ones (a draft, checked as `PUT …/gamebook-rules` checks them); absent: the workspace's rules. */
                     rules?: {
+                        /**
+                         * @description An automation rule: on a new incident whose title matches (its arrival, `incident.created.v1`), the service runs these playbooks by itself, each on every incident entity of its kind, as one run with `isAutoRun` true, still subject to approval. Refused for a playbook with a required parameter that has no default.
+                         * @default false
+                         */
+                        autoRun?: boolean;
                         /** @description A title pattern: the whole incident title, case-insensitively, `*` for any run of characters; every other character is literal. */
                         pattern: string;
                         /** @description The playbooks it recommends, in this order; each in the workspace's catalogue. */
@@ -15092,6 +15266,1311 @@ export interface operations {
             };
             /** @description Problem: NOT_FOUND */
             404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: BAD_REQUEST */
+            413: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPortalWorkspacesByWorkspaceIdGamebookRunsByRunId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id. */
+                runId: string;
+                /** @description The workspace's id. */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description What you may do with it now, and why not when you may not. */
+                            actions: {
+                                /** @description Stop it: playbooks not started never start. */
+                                cancel: {
+                                    allowed: boolean;
+                                    /** @description Why you may not, when you may not. */
+                                    reason: string | null;
+                                };
+                                /** @description Run its failed and skipped playbooks again, as a new run. */
+                                retry: {
+                                    allowed: boolean;
+                                    /** @description Why you may not, when you may not. */
+                                    reason: string | null;
+                                };
+                                /** @description Run the catalogue's undo playbooks of what it did. */
+                                undo: {
+                                    allowed: boolean;
+                                    /** @description Why you may not, when you may not. */
+                                    reason: string | null;
+                                    /** @description Its steps that can be undone now. */
+                                    sequences: number[];
+                                };
+                            };
+                            /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment; null when it never waited. */
+                            approval: {
+                                approvals: {
+                                    at: string;
+                                    by: string;
+                                    byUserId: string;
+                                    comment: string | null;
+                                }[];
+                                approvalsStillNeeded: number;
+                                decision: {
+                                    at: string | null;
+                                    by: string | null;
+                                    byUserId: string | null;
+                                    comment: string | null;
+                                    expired: boolean;
+                                    /** @enum {string} */
+                                    outcome: "Approved" | "Denied";
+                                } | null;
+                                expiresAt: string | null;
+                                reasons: {
+                                    code: string;
+                                    text: string;
+                                }[];
+                                requiredApprovals: number;
+                                timeoutHours: number | null;
+                            } | null;
+                            /** @description True while it waits in the approval queue. */
+                            awaitingApproval: boolean;
+                            /** @description Who cancelled it, when someone did. */
+                            cancellation: {
+                                at: string;
+                                by: string;
+                                byUserId: string;
+                                reason: string | null;
+                            } | null;
+                            createdAt: string;
+                            /** @description When it was handed to the executor; null while it waits, or when it never was. */
+                            dispatchedAt: string | null;
+                            gamebook: {
+                                id: string;
+                                title: string;
+                            } | null;
+                            id: string;
+                            isAdminRequired: boolean;
+                            /** @description Started by an automation rule. */
+                            isAutoRun: boolean;
+                            /** @description Undoes another run (`undoOf`). */
+                            isRecover: boolean;
+                            /** @description A retry of another run (`retryOf`). */
+                            isRetryGamebook: boolean;
+                            /** @description Its latest change: the list's order. */
+                            lastActivityAt: string;
+                            /** @description Who asked for it: a person, a service account, or the service (an automation rule). */
+                            requestedBy: {
+                                id: string;
+                                /** @enum {string} */
+                                kind: "ServiceAccount" | "User" | "Service";
+                                name: string;
+                            };
+                            /** @description Runs that retried it, oldest first. */
+                            retriedBy: string[];
+                            /** @description The run it retries. */
+                            retryOf: {
+                                runId: string;
+                                /** @description The other run's playbooks (their sequence there) this run's stand for, in this run's order. */
+                                sequences: number[];
+                            } | null;
+                            /** @enum {string} */
+                            status: "Pending" | "Running" | "Succeeded" | "PartiallySucceeded" | "Failed" | "Denied" | "Cancelled";
+                            /** @description Its playbooks in order, each with its outcome. */
+                            steps: {
+                                /** @description What it acts on, by name: the UPN, host name, address... */
+                                affectedEntity: string;
+                                description: string;
+                                entityId: string;
+                                /** @enum {string} */
+                                entityType: "User" | "Host" | "Ip" | "Domain" | "Url" | "Mailbox" | "File" | "Process" | "Incident";
+                                /** @description Why it failed; "" unless it failed. */
+                                errorMessage: string;
+                                /** @description `hh:mm:ss[.fff]`; "" until it finishes. */
+                                executionTime: string;
+                                finishedAt: string | null;
+                                isAdminRequired: boolean;
+                                name: string;
+                                parameters: {
+                                    description: string | null;
+                                    name: string;
+                                    value: string | number | boolean;
+                                }[];
+                                playbookId: string;
+                                recommendedByRule: boolean;
+                                sequence: number;
+                                startedAt: string | null;
+                                /** @enum {string} */
+                                status: "Pending" | "Running" | "Succeeded" | "Failed" | "Skipped";
+                                /** @description The catalogue's playbook that would undo it; null when it names none. */
+                                undoneBy: {
+                                    name: string;
+                                    playbookId: string;
+                                } | null;
+                            }[];
+                            /** @description Where the run stands, in words. */
+                            summary: string;
+                            title: string;
+                            /** @description Runs that undid what it did, oldest first. */
+                            undoneBy: string[];
+                            /** @description The run it undoes. */
+                            undoOf: {
+                                runId: string;
+                                /** @description The other run's playbooks (their sequence there) this run's stand for, in this run's order. */
+                                sequences: number[];
+                            } | null;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postPortalWorkspacesByWorkspaceIdGamebookRunsByRunIdCancel: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
+            };
+            path: {
+                /** @description The run's id. */
+                runId: string;
+                /** @description The workspace's id. */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why, kept with the cancellation and audited. */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description What you may do with it now, and why not when you may not. */
+                            actions: {
+                                /** @description Stop it: playbooks not started never start. */
+                                cancel: {
+                                    allowed: boolean;
+                                    /** @description Why you may not, when you may not. */
+                                    reason: string | null;
+                                };
+                                /** @description Run its failed and skipped playbooks again, as a new run. */
+                                retry: {
+                                    allowed: boolean;
+                                    /** @description Why you may not, when you may not. */
+                                    reason: string | null;
+                                };
+                                /** @description Run the catalogue's undo playbooks of what it did. */
+                                undo: {
+                                    allowed: boolean;
+                                    /** @description Why you may not, when you may not. */
+                                    reason: string | null;
+                                    /** @description Its steps that can be undone now. */
+                                    sequences: number[];
+                                };
+                            };
+                            /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment; null when it never waited. */
+                            approval: {
+                                approvals: {
+                                    at: string;
+                                    by: string;
+                                    byUserId: string;
+                                    comment: string | null;
+                                }[];
+                                approvalsStillNeeded: number;
+                                decision: {
+                                    at: string | null;
+                                    by: string | null;
+                                    byUserId: string | null;
+                                    comment: string | null;
+                                    expired: boolean;
+                                    /** @enum {string} */
+                                    outcome: "Approved" | "Denied";
+                                } | null;
+                                expiresAt: string | null;
+                                reasons: {
+                                    code: string;
+                                    text: string;
+                                }[];
+                                requiredApprovals: number;
+                                timeoutHours: number | null;
+                            } | null;
+                            /** @description True while it waits in the approval queue. */
+                            awaitingApproval: boolean;
+                            /** @description Who cancelled it, when someone did. */
+                            cancellation: {
+                                at: string;
+                                by: string;
+                                byUserId: string;
+                                reason: string | null;
+                            } | null;
+                            createdAt: string;
+                            /** @description When it was handed to the executor; null while it waits, or when it never was. */
+                            dispatchedAt: string | null;
+                            gamebook: {
+                                id: string;
+                                title: string;
+                            } | null;
+                            id: string;
+                            isAdminRequired: boolean;
+                            /** @description Started by an automation rule. */
+                            isAutoRun: boolean;
+                            /** @description Undoes another run (`undoOf`). */
+                            isRecover: boolean;
+                            /** @description A retry of another run (`retryOf`). */
+                            isRetryGamebook: boolean;
+                            /** @description Its latest change: the list's order. */
+                            lastActivityAt: string;
+                            /** @description Who asked for it: a person, a service account, or the service (an automation rule). */
+                            requestedBy: {
+                                id: string;
+                                /** @enum {string} */
+                                kind: "ServiceAccount" | "User" | "Service";
+                                name: string;
+                            };
+                            /** @description Runs that retried it, oldest first. */
+                            retriedBy: string[];
+                            /** @description The run it retries. */
+                            retryOf: {
+                                runId: string;
+                                /** @description The other run's playbooks (their sequence there) this run's stand for, in this run's order. */
+                                sequences: number[];
+                            } | null;
+                            /** @enum {string} */
+                            status: "Pending" | "Running" | "Succeeded" | "PartiallySucceeded" | "Failed" | "Denied" | "Cancelled";
+                            /** @description Its playbooks in order, each with its outcome. */
+                            steps: {
+                                /** @description What it acts on, by name: the UPN, host name, address... */
+                                affectedEntity: string;
+                                description: string;
+                                entityId: string;
+                                /** @enum {string} */
+                                entityType: "User" | "Host" | "Ip" | "Domain" | "Url" | "Mailbox" | "File" | "Process" | "Incident";
+                                /** @description Why it failed; "" unless it failed. */
+                                errorMessage: string;
+                                /** @description `hh:mm:ss[.fff]`; "" until it finishes. */
+                                executionTime: string;
+                                finishedAt: string | null;
+                                isAdminRequired: boolean;
+                                name: string;
+                                parameters: {
+                                    description: string | null;
+                                    name: string;
+                                    value: string | number | boolean;
+                                }[];
+                                playbookId: string;
+                                recommendedByRule: boolean;
+                                sequence: number;
+                                startedAt: string | null;
+                                /** @enum {string} */
+                                status: "Pending" | "Running" | "Succeeded" | "Failed" | "Skipped";
+                                /** @description The catalogue's playbook that would undo it; null when it names none. */
+                                undoneBy: {
+                                    name: string;
+                                    playbookId: string;
+                                } | null;
+                            }[];
+                            /** @description Where the run stands, in words. */
+                            summary: string;
+                            title: string;
+                            /** @description Runs that undid what it did, oldest first. */
+                            undoneBy: string[];
+                            /** @description The run it undoes. */
+                            undoOf: {
+                                runId: string;
+                                /** @description The other run's playbooks (their sequence there) this run's stand for, in this run's order. */
+                                sequences: number[];
+                            } | null;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR, BAD_REQUEST */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: CONFLICT */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: BAD_REQUEST */
+            413: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postPortalWorkspacesByWorkspaceIdGamebookRunsByRunIdRetry: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
+            };
+            path: {
+                /** @description The run's id. */
+                runId: string;
+                /** @description The workspace's id. */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description What you may do with it now, and why not when you may not. */
+                            actions: {
+                                /** @description Stop it: playbooks not started never start. */
+                                cancel: {
+                                    allowed: boolean;
+                                    /** @description Why you may not, when you may not. */
+                                    reason: string | null;
+                                };
+                                /** @description Run its failed and skipped playbooks again, as a new run. */
+                                retry: {
+                                    allowed: boolean;
+                                    /** @description Why you may not, when you may not. */
+                                    reason: string | null;
+                                };
+                                /** @description Run the catalogue's undo playbooks of what it did. */
+                                undo: {
+                                    allowed: boolean;
+                                    /** @description Why you may not, when you may not. */
+                                    reason: string | null;
+                                    /** @description Its steps that can be undone now. */
+                                    sequences: number[];
+                                };
+                            };
+                            /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment; null when it never waited. */
+                            approval: {
+                                approvals: {
+                                    at: string;
+                                    by: string;
+                                    byUserId: string;
+                                    comment: string | null;
+                                }[];
+                                approvalsStillNeeded: number;
+                                decision: {
+                                    at: string | null;
+                                    by: string | null;
+                                    byUserId: string | null;
+                                    comment: string | null;
+                                    expired: boolean;
+                                    /** @enum {string} */
+                                    outcome: "Approved" | "Denied";
+                                } | null;
+                                expiresAt: string | null;
+                                reasons: {
+                                    code: string;
+                                    text: string;
+                                }[];
+                                requiredApprovals: number;
+                                timeoutHours: number | null;
+                            } | null;
+                            /** @description True while it waits in the approval queue. */
+                            awaitingApproval: boolean;
+                            /** @description Who cancelled it, when someone did. */
+                            cancellation: {
+                                at: string;
+                                by: string;
+                                byUserId: string;
+                                reason: string | null;
+                            } | null;
+                            createdAt: string;
+                            /** @description When it was handed to the executor; null while it waits, or when it never was. */
+                            dispatchedAt: string | null;
+                            gamebook: {
+                                id: string;
+                                title: string;
+                            } | null;
+                            id: string;
+                            isAdminRequired: boolean;
+                            /** @description Started by an automation rule. */
+                            isAutoRun: boolean;
+                            /** @description Undoes another run (`undoOf`). */
+                            isRecover: boolean;
+                            /** @description A retry of another run (`retryOf`). */
+                            isRetryGamebook: boolean;
+                            /** @description Its latest change: the list's order. */
+                            lastActivityAt: string;
+                            /** @description Who asked for it: a person, a service account, or the service (an automation rule). */
+                            requestedBy: {
+                                id: string;
+                                /** @enum {string} */
+                                kind: "ServiceAccount" | "User" | "Service";
+                                name: string;
+                            };
+                            /** @description Runs that retried it, oldest first. */
+                            retriedBy: string[];
+                            /** @description The run it retries. */
+                            retryOf: {
+                                runId: string;
+                                /** @description The other run's playbooks (their sequence there) this run's stand for, in this run's order. */
+                                sequences: number[];
+                            } | null;
+                            /** @enum {string} */
+                            status: "Pending" | "Running" | "Succeeded" | "PartiallySucceeded" | "Failed" | "Denied" | "Cancelled";
+                            /** @description Its playbooks in order, each with its outcome. */
+                            steps: {
+                                /** @description What it acts on, by name: the UPN, host name, address... */
+                                affectedEntity: string;
+                                description: string;
+                                entityId: string;
+                                /** @enum {string} */
+                                entityType: "User" | "Host" | "Ip" | "Domain" | "Url" | "Mailbox" | "File" | "Process" | "Incident";
+                                /** @description Why it failed; "" unless it failed. */
+                                errorMessage: string;
+                                /** @description `hh:mm:ss[.fff]`; "" until it finishes. */
+                                executionTime: string;
+                                finishedAt: string | null;
+                                isAdminRequired: boolean;
+                                name: string;
+                                parameters: {
+                                    description: string | null;
+                                    name: string;
+                                    value: string | number | boolean;
+                                }[];
+                                playbookId: string;
+                                recommendedByRule: boolean;
+                                sequence: number;
+                                startedAt: string | null;
+                                /** @enum {string} */
+                                status: "Pending" | "Running" | "Succeeded" | "Failed" | "Skipped";
+                                /** @description The catalogue's playbook that would undo it; null when it names none. */
+                                undoneBy: {
+                                    name: string;
+                                    playbookId: string;
+                                } | null;
+                            }[];
+                            /** @description Where the run stands, in words. */
+                            summary: string;
+                            title: string;
+                            /** @description Runs that undid what it did, oldest first. */
+                            undoneBy: string[];
+                            /** @description The run it undoes. */
+                            undoOf: {
+                                runId: string;
+                                /** @description The other run's playbooks (their sequence there) this run's stand for, in this run's order. */
+                                sequences: number[];
+                            } | null;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR, EXTENSION_NOT_ENABLED */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: CONFLICT */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postPortalWorkspacesByWorkspaceIdGamebookRunsByRunIdUndo: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
+            };
+            path: {
+                /** @description The run's id. */
+                runId: string;
+                /** @description The workspace's id. */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Which of the run's steps to undo (their `sequence`); left out: every step that can be undone. */
+                    sequences?: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description What you may do with it now, and why not when you may not. */
+                            actions: {
+                                /** @description Stop it: playbooks not started never start. */
+                                cancel: {
+                                    allowed: boolean;
+                                    /** @description Why you may not, when you may not. */
+                                    reason: string | null;
+                                };
+                                /** @description Run its failed and skipped playbooks again, as a new run. */
+                                retry: {
+                                    allowed: boolean;
+                                    /** @description Why you may not, when you may not. */
+                                    reason: string | null;
+                                };
+                                /** @description Run the catalogue's undo playbooks of what it did. */
+                                undo: {
+                                    allowed: boolean;
+                                    /** @description Why you may not, when you may not. */
+                                    reason: string | null;
+                                    /** @description Its steps that can be undone now. */
+                                    sequences: number[];
+                                };
+                            };
+                            /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment; null when it never waited. */
+                            approval: {
+                                approvals: {
+                                    at: string;
+                                    by: string;
+                                    byUserId: string;
+                                    comment: string | null;
+                                }[];
+                                approvalsStillNeeded: number;
+                                decision: {
+                                    at: string | null;
+                                    by: string | null;
+                                    byUserId: string | null;
+                                    comment: string | null;
+                                    expired: boolean;
+                                    /** @enum {string} */
+                                    outcome: "Approved" | "Denied";
+                                } | null;
+                                expiresAt: string | null;
+                                reasons: {
+                                    code: string;
+                                    text: string;
+                                }[];
+                                requiredApprovals: number;
+                                timeoutHours: number | null;
+                            } | null;
+                            /** @description True while it waits in the approval queue. */
+                            awaitingApproval: boolean;
+                            /** @description Who cancelled it, when someone did. */
+                            cancellation: {
+                                at: string;
+                                by: string;
+                                byUserId: string;
+                                reason: string | null;
+                            } | null;
+                            createdAt: string;
+                            /** @description When it was handed to the executor; null while it waits, or when it never was. */
+                            dispatchedAt: string | null;
+                            gamebook: {
+                                id: string;
+                                title: string;
+                            } | null;
+                            id: string;
+                            isAdminRequired: boolean;
+                            /** @description Started by an automation rule. */
+                            isAutoRun: boolean;
+                            /** @description Undoes another run (`undoOf`). */
+                            isRecover: boolean;
+                            /** @description A retry of another run (`retryOf`). */
+                            isRetryGamebook: boolean;
+                            /** @description Its latest change: the list's order. */
+                            lastActivityAt: string;
+                            /** @description Who asked for it: a person, a service account, or the service (an automation rule). */
+                            requestedBy: {
+                                id: string;
+                                /** @enum {string} */
+                                kind: "ServiceAccount" | "User" | "Service";
+                                name: string;
+                            };
+                            /** @description Runs that retried it, oldest first. */
+                            retriedBy: string[];
+                            /** @description The run it retries. */
+                            retryOf: {
+                                runId: string;
+                                /** @description The other run's playbooks (their sequence there) this run's stand for, in this run's order. */
+                                sequences: number[];
+                            } | null;
+                            /** @enum {string} */
+                            status: "Pending" | "Running" | "Succeeded" | "PartiallySucceeded" | "Failed" | "Denied" | "Cancelled";
+                            /** @description Its playbooks in order, each with its outcome. */
+                            steps: {
+                                /** @description What it acts on, by name: the UPN, host name, address... */
+                                affectedEntity: string;
+                                description: string;
+                                entityId: string;
+                                /** @enum {string} */
+                                entityType: "User" | "Host" | "Ip" | "Domain" | "Url" | "Mailbox" | "File" | "Process" | "Incident";
+                                /** @description Why it failed; "" unless it failed. */
+                                errorMessage: string;
+                                /** @description `hh:mm:ss[.fff]`; "" until it finishes. */
+                                executionTime: string;
+                                finishedAt: string | null;
+                                isAdminRequired: boolean;
+                                name: string;
+                                parameters: {
+                                    description: string | null;
+                                    name: string;
+                                    value: string | number | boolean;
+                                }[];
+                                playbookId: string;
+                                recommendedByRule: boolean;
+                                sequence: number;
+                                startedAt: string | null;
+                                /** @enum {string} */
+                                status: "Pending" | "Running" | "Succeeded" | "Failed" | "Skipped";
+                                /** @description The catalogue's playbook that would undo it; null when it names none. */
+                                undoneBy: {
+                                    name: string;
+                                    playbookId: string;
+                                } | null;
+                            }[];
+                            /** @description Where the run stands, in words. */
+                            summary: string;
+                            title: string;
+                            /** @description Runs that undid what it did, oldest first. */
+                            undoneBy: string[];
+                            /** @description The run it undoes. */
+                            undoOf: {
+                                runId: string;
+                                /** @description The other run's playbooks (their sequence there) this run's stand for, in this run's order. */
+                                sequences: number[];
+                            } | null;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR, BAD_REQUEST, EXTENSION_NOT_ENABLED */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: CONFLICT */
+            409: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -15323,97 +16802,6 @@ export interface operations {
                                     };
                                 };
                             };
-                            /** @description The last gamebook run on the incident; null when none has run. */
-                            lastGamebookRun: {
-                                creationDate: string;
-                                /** @description Its name. */
-                                displayName: string;
-                                /** @description The run's id. */
-                                id: string;
-                                incidentId: string;
-                                incidentNumber: number;
-                                incidentTitle: string;
-                                /** @description A playbook of the run needs an administrator. */
-                                isAdminRequired: boolean;
-                                /** @description Started by automation rather than by a caller. */
-                                isAutoRun: boolean;
-                                isOcr: boolean;
-                                /** @description True exactly while the run waits for portal approval. */
-                                isQueued: boolean;
-                                /** @description Every playbook of the run undoes another (releases a host, unblocks an address). */
-                                isRecover: boolean;
-                                isRetryGamebook: boolean;
-                                modificationDate: string;
-                                /** @description The catalogue gamebook the playbooks are; "" when they are none. */
-                                originalGamebookId: string;
-                                originalGamebookTitle: string;
-                                /** @description In sequence order. */
-                                playbooks: {
-                                    /** @description What it acts on: the UPN, host name, address, domain, URL, mailbox or file name. */
-                                    affectedEntity: string;
-                                    description: string;
-                                    /** @description The incident entity it acts on; the incident's id for a playbook on the incident itself. */
-                                    entityId: string;
-                                    /**
-                                     * @description What the playbook acts on (`User` is a directory account; `Incident` the incident itself).
-                                     * @enum {string}
-                                     */
-                                    entityType: "User" | "Host" | "Ip" | "Domain" | "Url" | "Mailbox" | "File" | "Process" | "Incident";
-                                    /** @description Why it failed, from the automation; "" unless it failed. */
-                                    errorMessage: string;
-                                    /** @description How long the action ran, `hh:mm:ss` with `.fff` when there are milliseconds; "" until it finishes. */
-                                    executionTime: string;
-                                    /** @description When it finished (ISO 8601 UTC); "" until it happens. */
-                                    finishingDate: string;
-                                    /** @description The entry's id: the step id the automation backend sees (derived from the run and the sequence). */
-                                    id: string;
-                                    /** @description The message id of a mailbox entity, when known; "" otherwise. */
-                                    internetMessageId: string;
-                                    isAdminRequired: boolean;
-                                    isRecommended: boolean;
-                                    /** @description Last change (ISO 8601 UTC). */
-                                    modificationDate: string;
-                                    name: string;
-                                    /** @description The parameters it runs with (declared defaults filled in). */
-                                    parameters: {
-                                        [key: string]: string | number | boolean;
-                                    };
-                                    /** @description The catalogue playbook the run named (`playbooks[i].id` of the run request, `playbookId` of a rule). */
-                                    referenceId: string;
-                                    sequence: number;
-                                    /** @description When it started (ISO 8601 UTC); "" until it happens. */
-                                    startingDate: string;
-                                    /**
-                                     * @description `Pending`, `Running`, `Succeeded`, `Failed`, `Skipped`.
-                                     * @enum {string}
-                                     */
-                                    status: "Pending" | "Running" | "Succeeded" | "Failed" | "Skipped";
-                                    /** @description The run's tracing id. */
-                                    tracingId: string;
-                                    /** @description The directory object id of a user entity; "" otherwise. */
-                                    userObjectId: string;
-                                    /** @description The UPN of a user or mailbox entity; "" otherwise. */
-                                    userPrincipalName: string;
-                                }[];
-                                /** @enum {string} */
-                                source: "SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG";
-                                /**
-                                 * @description Run status: `Pending` (not started: waiting for approval while `isQueued` is true, otherwise dispatched and waiting for the executor), `Running`, then `Succeeded`, `PartiallySucceeded` (a playbook failed after another had succeeded), `Failed` (a playbook failed before any succeeded), `Denied` (approval refused, or the request for approval expired unanswered) or `Cancelled`. Transitions: submitted → `Pending` (`isQueued` true when approval is required, false when dispatched, with `gamebook.run.v1`); approved (by every approver the workspace requires) → `Pending`, `isQueued` false, dispatched; denied or expired → `Denied`; the executor starts the first playbook → `Running`; the last playbook succeeds → `Succeeded`; a playbook fails → `Failed` or `PartiallySucceeded`, and the playbooks after it are `Skipped`. The final statuses never change. Playbook status: `Pending`, `Running`, `Succeeded`, `Failed`, `Skipped`.
-                                 * @enum {string}
-                                 */
-                                status: "Pending" | "Running" | "Succeeded" | "PartiallySucceeded" | "Failed" | "Denied" | "Cancelled";
-                                /** @description Where the run stands, in words. */
-                                summary: string;
-                                tenantId: string;
-                                /** @description The gamebook's title, or the playbooks' names for a run that is no catalogue gamebook. */
-                                title: string;
-                                /** @description Trace id of the submission: the `meta.requestId` of the run call. */
-                                tracingId: string;
-                                /** @description The service account that submitted the run (spelled as the contract spells it). */
-                                triggedByUserId: string;
-                                workspaceId: string;
-                                workspaceName: string;
-                            } | null;
                             /** @description Other incidents of the workspace at the same source sharing at least one entity with this one (the contract's by-entity search with `IncidentId`), newest first, at most 20. */
                             related: {
                                 assignee: {
@@ -15472,6 +16860,144 @@ export interface operations {
                                         [key: string]: string;
                                     };
                                 };
+                            }[];
+                            /** @description Every gamebook run on the incident (at this source), newest activity first, at most 100 (the newest created): who asked, who decided, each step's outcome, the runs it retries or undoes, and what you may do with each now (retry, cancel, undo) or why not. */
+                            runs: {
+                                /** @description What you may do with it now, and why not when you may not. */
+                                actions: {
+                                    /** @description Stop it: playbooks not started never start. */
+                                    cancel: {
+                                        allowed: boolean;
+                                        /** @description Why you may not, when you may not. */
+                                        reason: string | null;
+                                    };
+                                    /** @description Run its failed and skipped playbooks again, as a new run. */
+                                    retry: {
+                                        allowed: boolean;
+                                        /** @description Why you may not, when you may not. */
+                                        reason: string | null;
+                                    };
+                                    /** @description Run the catalogue's undo playbooks of what it did. */
+                                    undo: {
+                                        allowed: boolean;
+                                        /** @description Why you may not, when you may not. */
+                                        reason: string | null;
+                                        /** @description Its steps that can be undone now. */
+                                        sequences: number[];
+                                    };
+                                };
+                                /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment; null when it never waited. */
+                                approval: {
+                                    approvals: {
+                                        at: string;
+                                        by: string;
+                                        byUserId: string;
+                                        comment: string | null;
+                                    }[];
+                                    approvalsStillNeeded: number;
+                                    decision: {
+                                        at: string | null;
+                                        by: string | null;
+                                        byUserId: string | null;
+                                        comment: string | null;
+                                        expired: boolean;
+                                        /** @enum {string} */
+                                        outcome: "Approved" | "Denied";
+                                    } | null;
+                                    expiresAt: string | null;
+                                    reasons: {
+                                        code: string;
+                                        text: string;
+                                    }[];
+                                    requiredApprovals: number;
+                                    timeoutHours: number | null;
+                                } | null;
+                                /** @description True while it waits in the approval queue. */
+                                awaitingApproval: boolean;
+                                /** @description Who cancelled it, when someone did. */
+                                cancellation: {
+                                    at: string;
+                                    by: string;
+                                    byUserId: string;
+                                    reason: string | null;
+                                } | null;
+                                createdAt: string;
+                                /** @description When it was handed to the executor; null while it waits, or when it never was. */
+                                dispatchedAt: string | null;
+                                gamebook: {
+                                    id: string;
+                                    title: string;
+                                } | null;
+                                id: string;
+                                isAdminRequired: boolean;
+                                /** @description Started by an automation rule. */
+                                isAutoRun: boolean;
+                                /** @description Undoes another run (`undoOf`). */
+                                isRecover: boolean;
+                                /** @description A retry of another run (`retryOf`). */
+                                isRetryGamebook: boolean;
+                                /** @description Its latest change: the list's order. */
+                                lastActivityAt: string;
+                                /** @description Who asked for it: a person, a service account, or the service (an automation rule). */
+                                requestedBy: {
+                                    id: string;
+                                    /** @enum {string} */
+                                    kind: "ServiceAccount" | "User" | "Service";
+                                    name: string;
+                                };
+                                /** @description Runs that retried it, oldest first. */
+                                retriedBy: string[];
+                                /** @description The run it retries. */
+                                retryOf: {
+                                    runId: string;
+                                    /** @description The other run's playbooks (their sequence there) this run's stand for, in this run's order. */
+                                    sequences: number[];
+                                } | null;
+                                /** @enum {string} */
+                                status: "Pending" | "Running" | "Succeeded" | "PartiallySucceeded" | "Failed" | "Denied" | "Cancelled";
+                                /** @description Its playbooks in order, each with its outcome. */
+                                steps: {
+                                    /** @description What it acts on, by name: the UPN, host name, address... */
+                                    affectedEntity: string;
+                                    description: string;
+                                    entityId: string;
+                                    /** @enum {string} */
+                                    entityType: "User" | "Host" | "Ip" | "Domain" | "Url" | "Mailbox" | "File" | "Process" | "Incident";
+                                    /** @description Why it failed; "" unless it failed. */
+                                    errorMessage: string;
+                                    /** @description `hh:mm:ss[.fff]`; "" until it finishes. */
+                                    executionTime: string;
+                                    finishedAt: string | null;
+                                    isAdminRequired: boolean;
+                                    name: string;
+                                    parameters: {
+                                        description: string | null;
+                                        name: string;
+                                        value: string | number | boolean;
+                                    }[];
+                                    playbookId: string;
+                                    recommendedByRule: boolean;
+                                    sequence: number;
+                                    startedAt: string | null;
+                                    /** @enum {string} */
+                                    status: "Pending" | "Running" | "Succeeded" | "Failed" | "Skipped";
+                                    /** @description The catalogue's playbook that would undo it; null when it names none. */
+                                    undoneBy: {
+                                        name: string;
+                                        playbookId: string;
+                                    } | null;
+                                }[];
+                                /** @description Where the run stands, in words. */
+                                summary: string;
+                                title: string;
+                                /** @description Runs that undid what it did, oldest first. */
+                                undoneBy: string[];
+                                /** @description The run it undoes. */
+                                undoOf: {
+                                    runId: string;
+                                    /** @description The other run's playbooks (their sequence there) this run's stand for, in this run's order. */
+                                    sequences: number[];
+                                } | null;
                             }[];
                             /** @description False when linked tickets' notes could not be read: `comments` lacks them. */
                             ticketNotesAvailable: boolean;
@@ -16095,6 +17621,881 @@ export interface operations {
             };
             /** @description Problem: CONFLICT */
             409: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: BAD_REQUEST */
+            413: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPortalWorkspacesByWorkspaceIdIncidentsBySourceByIncidentIdPlaybooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The source's own incident id. */
+                incidentId: string;
+                /** @description Must be one of SourceA, SourceB, SourceC, SourceD, SourceE, SourceF, SourceG (case-insensitive). */
+                source: string;
+                /** @description The workspace's id. */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The catalogue's gamebooks whose playbooks are all switched on, recommended first. */
+                            gamebooks: {
+                                description: string;
+                                id: string;
+                                playbooks: {
+                                    /** @enum {string} */
+                                    entityType: "User" | "Host" | "Ip" | "Domain" | "Url" | "Mailbox" | "File" | "Process" | "Incident";
+                                    name: string;
+                                    playbookId: string;
+                                    sequence: number;
+                                }[];
+                                /** @description Why it cannot run here, when it cannot. */
+                                reason: string | null;
+                                recommended: boolean;
+                                runnable: boolean;
+                                title: string;
+                            }[];
+                            incident: {
+                                id: string;
+                                number: number;
+                                source: string;
+                                title: string;
+                            };
+                            /** @description The catalogue's playbooks that are switched on, recommended first. */
+                            playbooks: {
+                                description: string;
+                                /** @description What it can act on here: the incident's entities of its kind, or the incident itself. Empty: nothing here fits it. */
+                                entities: {
+                                    /** @description What a run names as `playbooks[i].entityId`. */
+                                    entityId: string;
+                                    kind: string;
+                                    name: string;
+                                }[];
+                                /** @enum {string} */
+                                entityType: "User" | "Host" | "Ip" | "Domain" | "Url" | "Mailbox" | "File" | "Process" | "Incident";
+                                /** @description What a run names as `playbooks[i].id`. */
+                                id: string;
+                                /** @description Running it needs an administrator: it can make the run wait for approval. */
+                                isAdminRequired: boolean;
+                                name: string;
+                                /** @description Its declared parameters, each of its kind, with its default. */
+                                parameters: ({
+                                    default?: string;
+                                    /** @default  */
+                                    description: string;
+                                    /** @constant */
+                                    kind: "string";
+                                    /** @default 4000 */
+                                    maxLength: number;
+                                    /** @description What a run passes it as, in `playbooks[i].parameters`. */
+                                    name: string;
+                                    /** @default false */
+                                    required: boolean;
+                                } | {
+                                    default?: string;
+                                    /** @default  */
+                                    description: string;
+                                    /** @constant */
+                                    kind: "enum";
+                                    /** @description What a run passes it as, in `playbooks[i].parameters`. */
+                                    name: string;
+                                    /** @default false */
+                                    required: boolean;
+                                    values: string[];
+                                } | {
+                                    default?: boolean;
+                                    /** @default  */
+                                    description: string;
+                                    /** @constant */
+                                    kind: "boolean";
+                                    /** @description What a run passes it as, in `playbooks[i].parameters`. */
+                                    name: string;
+                                    /** @default false */
+                                    required: boolean;
+                                } | {
+                                    default?: number;
+                                    /** @default  */
+                                    description: string;
+                                    /** @constant */
+                                    kind: "integer";
+                                    max: number;
+                                    min: number;
+                                    /** @description What a run passes it as, in `playbooks[i].parameters`. */
+                                    name: string;
+                                    /** @default false */
+                                    required: boolean;
+                                })[];
+                                recommended: boolean;
+                                recommendedBy: {
+                                    /** @description The rule patterns recommending it for the incident's title, most specific first. */
+                                    rules: string[];
+                                    /** @description The incident's source recommends it. */
+                                    vendor: boolean;
+                                };
+                                referenceId: string;
+                                /** @description The playbook that undoes it, when the catalogue names one. */
+                                undoPlaybook: {
+                                    id: string;
+                                    name: string;
+                                } | null;
+                            }[];
+                            /** @description What the incident's source recommends that this workspace cannot run, and why. */
+                            unavailable: {
+                                name: string | null;
+                                /** @enum {string} */
+                                reason: "NotInCatalogue" | "SwitchedOff" | "NoEntity";
+                                referenceId: string;
+                            }[];
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR, EXTENSION_NOT_ENABLED */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postPortalWorkspacesByWorkspaceIdIncidentsBySourceByIncidentIdRuns: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
+            };
+            path: {
+                /** @description The source's own incident id. */
+                incidentId: string;
+                /** @description Must be one of SourceA, SourceB, SourceC, SourceD, SourceE, SourceF, SourceG (case-insensitive). */
+                source: string;
+                /** @description The workspace's id. */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description true asks for human approval before anything runs. false never waives an approval the workspace policy or the partner setting requires.
+                     * @default false
+                     */
+                    isQueued?: boolean;
+                    /** @description The playbooks to run, 1 to 50. */
+                    playbooks: {
+                        /** @description The incident entity it acts on (`investigationDetails.entities[].id`); for a playbook on the incident itself (add a comment, close it), the incident's own id. */
+                        entityId: string;
+                        /** @description A playbook of the workspace's catalogue (the `playbookId` of a rule). */
+                        id: string;
+                        /**
+                         * @description The playbook's declared parameters only, each of its declared kind.
+                         * @default {}
+                         */
+                        parameters?: {
+                            [key: string]: string | number | boolean;
+                        };
+                        /** @description Its place in the run: the playbooks' sequences are exactly 1..N. */
+                        sequence: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description What you may do with it now, and why not when you may not. */
+                            actions: {
+                                /** @description Stop it: playbooks not started never start. */
+                                cancel: {
+                                    allowed: boolean;
+                                    /** @description Why you may not, when you may not. */
+                                    reason: string | null;
+                                };
+                                /** @description Run its failed and skipped playbooks again, as a new run. */
+                                retry: {
+                                    allowed: boolean;
+                                    /** @description Why you may not, when you may not. */
+                                    reason: string | null;
+                                };
+                                /** @description Run the catalogue's undo playbooks of what it did. */
+                                undo: {
+                                    allowed: boolean;
+                                    /** @description Why you may not, when you may not. */
+                                    reason: string | null;
+                                    /** @description Its steps that can be undone now. */
+                                    sequences: number[];
+                                };
+                            };
+                            /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment; null when it never waited. */
+                            approval: {
+                                approvals: {
+                                    at: string;
+                                    by: string;
+                                    byUserId: string;
+                                    comment: string | null;
+                                }[];
+                                approvalsStillNeeded: number;
+                                decision: {
+                                    at: string | null;
+                                    by: string | null;
+                                    byUserId: string | null;
+                                    comment: string | null;
+                                    expired: boolean;
+                                    /** @enum {string} */
+                                    outcome: "Approved" | "Denied";
+                                } | null;
+                                expiresAt: string | null;
+                                reasons: {
+                                    code: string;
+                                    text: string;
+                                }[];
+                                requiredApprovals: number;
+                                timeoutHours: number | null;
+                            } | null;
+                            /** @description True while it waits in the approval queue. */
+                            awaitingApproval: boolean;
+                            /** @description Who cancelled it, when someone did. */
+                            cancellation: {
+                                at: string;
+                                by: string;
+                                byUserId: string;
+                                reason: string | null;
+                            } | null;
+                            createdAt: string;
+                            /** @description When it was handed to the executor; null while it waits, or when it never was. */
+                            dispatchedAt: string | null;
+                            gamebook: {
+                                id: string;
+                                title: string;
+                            } | null;
+                            id: string;
+                            isAdminRequired: boolean;
+                            /** @description Started by an automation rule. */
+                            isAutoRun: boolean;
+                            /** @description Undoes another run (`undoOf`). */
+                            isRecover: boolean;
+                            /** @description A retry of another run (`retryOf`). */
+                            isRetryGamebook: boolean;
+                            /** @description Its latest change: the list's order. */
+                            lastActivityAt: string;
+                            /** @description Who asked for it: a person, a service account, or the service (an automation rule). */
+                            requestedBy: {
+                                id: string;
+                                /** @enum {string} */
+                                kind: "ServiceAccount" | "User" | "Service";
+                                name: string;
+                            };
+                            /** @description Runs that retried it, oldest first. */
+                            retriedBy: string[];
+                            /** @description The run it retries. */
+                            retryOf: {
+                                runId: string;
+                                /** @description The other run's playbooks (their sequence there) this run's stand for, in this run's order. */
+                                sequences: number[];
+                            } | null;
+                            /** @enum {string} */
+                            status: "Pending" | "Running" | "Succeeded" | "PartiallySucceeded" | "Failed" | "Denied" | "Cancelled";
+                            /** @description Its playbooks in order, each with its outcome. */
+                            steps: {
+                                /** @description What it acts on, by name: the UPN, host name, address... */
+                                affectedEntity: string;
+                                description: string;
+                                entityId: string;
+                                /** @enum {string} */
+                                entityType: "User" | "Host" | "Ip" | "Domain" | "Url" | "Mailbox" | "File" | "Process" | "Incident";
+                                /** @description Why it failed; "" unless it failed. */
+                                errorMessage: string;
+                                /** @description `hh:mm:ss[.fff]`; "" until it finishes. */
+                                executionTime: string;
+                                finishedAt: string | null;
+                                isAdminRequired: boolean;
+                                name: string;
+                                parameters: {
+                                    description: string | null;
+                                    name: string;
+                                    value: string | number | boolean;
+                                }[];
+                                playbookId: string;
+                                recommendedByRule: boolean;
+                                sequence: number;
+                                startedAt: string | null;
+                                /** @enum {string} */
+                                status: "Pending" | "Running" | "Succeeded" | "Failed" | "Skipped";
+                                /** @description The catalogue's playbook that would undo it; null when it names none. */
+                                undoneBy: {
+                                    name: string;
+                                    playbookId: string;
+                                } | null;
+                            }[];
+                            /** @description Where the run stands, in words. */
+                            summary: string;
+                            title: string;
+                            /** @description Runs that undid what it did, oldest first. */
+                            undoneBy: string[];
+                            /** @description The run it undoes. */
+                            undoOf: {
+                                runId: string;
+                                /** @description The other run's playbooks (their sequence there) this run's stand for, in this run's order. */
+                                sequences: number[];
+                            } | null;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR, BAD_REQUEST, EXTENSION_NOT_ENABLED */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: BAD_REQUEST */
+            413: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postPortalWorkspacesByWorkspaceIdIncidentsBySourceByIncidentIdRunsPreview: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
+            };
+            path: {
+                /** @description The source's own incident id. */
+                incidentId: string;
+                /** @description Must be one of SourceA, SourceB, SourceC, SourceD, SourceE, SourceF, SourceG (case-insensitive). */
+                source: string;
+                /** @description The workspace's id. */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description true asks for human approval before anything runs. false never waives an approval the workspace policy or the partner setting requires.
+                     * @default false
+                     */
+                    isQueued?: boolean;
+                    /** @description The playbooks to run, 1 to 50. */
+                    playbooks: {
+                        /** @description The incident entity it acts on (`investigationDetails.entities[].id`); for a playbook on the incident itself (add a comment, close it), the incident's own id. */
+                        entityId: string;
+                        /** @description A playbook of the workspace's catalogue (the `playbookId` of a rule). */
+                        id: string;
+                        /**
+                         * @description The playbook's declared parameters only, each of its declared kind.
+                         * @default {}
+                         */
+                        parameters?: {
+                            [key: string]: string | number | boolean;
+                        };
+                        /** @description Its place in the run: the playbooks' sequences are exactly 1..N. */
+                        sequence: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description True: submitted now, the run would wait in the approval queue and nothing would run until it is approved. */
+                            awaitsApproval: boolean;
+                            /** @description When the request would expire unanswered, were it submitted now; null when it would not wait. */
+                            expiresAt: string | null;
+                            isAdminRequired: boolean;
+                            /** @description In the order they would run. */
+                            playbooks: {
+                                affectedEntity: string;
+                                entityId: string;
+                                /** @enum {string} */
+                                entityType: "User" | "Host" | "Ip" | "Domain" | "Url" | "Mailbox" | "File" | "Process" | "Incident";
+                                isAdminRequired: boolean;
+                                name: string;
+                                /** @description The values it would run with, declared defaults filled in. */
+                                parameters: {
+                                    [key: string]: string | number | boolean;
+                                };
+                                playbookId: string;
+                                sequence: number;
+                            }[];
+                            /** @description Why it would wait: you asked for approval, the workspace's policy, the managing provider's setting. */
+                            reasons: {
+                                code: string;
+                                text: string;
+                            }[];
+                            /** @description How many different people would have to approve it; 0 when it would be dispatched at once. */
+                            requiredApprovals: number;
+                            timeoutHours: number | null;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR, BAD_REQUEST, EXTENSION_NOT_ENABLED */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

@@ -405,6 +405,7 @@ function RulesSection(props: {
       </div>
       <p class="muted">
         A rule recommends its playbooks, in order, for every incident whose whole title matches its pattern (case-insensitively; <code>*</code> stands for any run of characters).
+        An automation rule also runs them by itself when such an incident arrives: one run, on every entity of each playbook's kind, still subject to approval.
         Where several match, the most specific pattern (most literal characters) comes first.
         {rules && (
           <>
@@ -449,6 +450,12 @@ function RulesSection(props: {
                   <td>{i + 1}</td>
                   <th scope="row">
                     <code>{r.pattern}</code>
+                    {r.autoRun && (
+                      <>
+                        {" "}
+                        <Badge tone="warn">Runs by itself</Badge>
+                      </>
+                    )}
                   </th>
                   <td>
                     <ol class="compact">
@@ -474,15 +481,16 @@ interface DraftRule {
   key: number;
   pattern: string;
   playbookIds: string[];
+  autoRun: boolean;
 }
 
 let nextKey = 1;
 
 function RulesEditor(props: { workspace: Workspace; rules: Rules; etag: string | undefined; playbooks: Playbook[]; onDraft(rules: RuleInput[] | undefined): void; onDone(changed: boolean): Promise<void> }) {
-  const [draft, setDraft] = useState<DraftRule[]>(() => props.rules.rules.map((r) => ({ key: nextKey++, pattern: r.pattern, playbookIds: [...r.playbookIds] })));
+  const [draft, setDraft] = useState<DraftRule[]>(() => props.rules.rules.map((r) => ({ key: nextKey++, pattern: r.pattern, playbookIds: [...r.playbookIds], autoRun: r.autoRun })));
   const [status, setStatus] = useState("");
   const names = new Map(props.playbooks.map((p) => [p.id, p]));
-  const asInput = (list: DraftRule[]): RuleInput[] => list.map((r) => ({ pattern: r.pattern, playbookIds: r.playbookIds }));
+  const asInput = (list: DraftRule[]): RuleInput[] => list.map((r) => ({ pattern: r.pattern, playbookIds: r.playbookIds, autoRun: r.autoRun }));
   const update = (next: DraftRule[], said?: string) => {
     setDraft(next);
     props.onDraft(asInput(next));
@@ -541,6 +549,13 @@ function RulesEditor(props: { workspace: Workspace; rules: Rules; etag: string |
                 problem={save.problem}
                 onChange={(ids, said) => update(draft.map((r) => (r.key === rule.key ? { ...r, playbookIds: ids } : r)), said)}
               />
+              <Checkbox
+                label="Automation rule: run these playbooks by themselves on every new incident whose title matches (still subject to approval)"
+                name={`rules[${i}].autoRun`}
+                checked={rule.autoRun}
+                problem={save.problem}
+                onValue={(v) => update(draft.map((r) => (r.key === rule.key ? { ...r, autoRun: v } : r)))}
+              />
               <div class="buttons buttons-tight">
                 <button type="button" class="button button-secondary" disabled={i === 0} onClick={() => move(i, i - 1)} aria-label={`Move rule ${i + 1} up`}>
                   Move up
@@ -557,7 +572,7 @@ function RulesEditor(props: { workspace: Workspace; rules: Rules; etag: string |
         ))}
       </ol>
       <div class="buttons">
-        <button type="button" class="button button-secondary" onClick={() => update([...draft, { key: nextKey++, pattern: "", playbookIds: [] }], `Rule ${draft.length + 1} added.`)}>
+        <button type="button" class="button button-secondary" onClick={() => update([...draft, { key: nextKey++, pattern: "", playbookIds: [], autoRun: false }], `Rule ${draft.length + 1} added.`)}>
           Add a rule
         </button>
         <button type="submit" class="button" disabled={save.busy}>

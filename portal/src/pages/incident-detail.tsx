@@ -7,9 +7,11 @@ import { withEtag } from "../etag";
 import { Badge, Empty, PageHeader, ProblemBanner, TableScroll, Time, useResource } from "../ui";
 import { IncidentActions, SlaFact } from "./incident-actions";
 import { severityTone } from "./incidents";
+import { IncidentRuns } from "./incident-runs";
 
 type Detail = paths["/api/v2/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}"]["get"]["responses"][200]["content"]["application/json"]["data"];
-type Source = paths["/api/v2/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}"]["get"]["parameters"]["path"]["source"];
+type IncidentPath = paths["/api/v2/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}"]["get"]["parameters"]["path"];
+type Source = IncidentPath["source"];
 
 /** A value of the source's evidence or an entity, as text. */
 function show(value: unknown): string {
@@ -26,9 +28,9 @@ function entityName(entity: Record<string, unknown>): string {
   return JSON.stringify(entity);
 }
 
-/** One incident with its evidence, entities and alerts, its comments, its last gamebook run and related incidents. */
+/** One incident with its evidence, entities and alerts, its comments, its playbook runs and related incidents. */
 export function IncidentDetailPage({ params }: { params: Record<string, string> }) {
-  const path = { workspaceId: params.workspaceId!, source: params.source as Source, incidentId: params.incidentId! };
+  const path: IncidentPath = { workspaceId: params.workspaceId!, source: params.source as Source, incidentId: params.incidentId! };
   // With its ETag: the actions send it back as If-Match.
   const detail = useResource(
     () => withEtag(api.GET("/api/v2/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}", { params: { path } })).then((read) => ({ ...read, value: read.value.data })),
@@ -42,12 +44,12 @@ export function IncidentDetailPage({ params }: { params: Record<string, string> 
         <Link href={`${BASE}/incidents`}>All incidents</Link>
       </p>
       <ProblemBanner problem={detail.problem} />
-      {d && <IncidentBody detail={d} actions={<IncidentActions detail={d} etag={detail.value?.etag} path={path} onChanged={detail.reload} />} />}
+      {d && <IncidentBody detail={d} path={path} actions={<IncidentActions detail={d} etag={detail.value?.etag} path={path} onChanged={detail.reload} />} />}
     </section>
   );
 }
 
-function IncidentBody({ detail: d, actions }: { detail: Detail; actions: ComponentChildren }) {
+function IncidentBody({ detail: d, path, actions }: { detail: Detail; path: IncidentPath; actions: ComponentChildren }) {
   const i = d.incident;
   const entities = i.investigationDetails.entities;
   const alerts = i.investigationDetails.alerts;
@@ -139,8 +141,7 @@ function IncidentBody({ detail: d, actions }: { detail: Detail; actions: Compone
         </ol>
       )}
 
-      <h2>Last gamebook run</h2>
-      {d.lastGamebookRun ? <RunSummary run={d.lastGamebookRun} /> : <Empty>No gamebook has run on this incident.</Empty>}
+      <IncidentRuns path={path} runs={d.runs} />
 
       <h2>Related incidents</h2>
       <p class="muted">Incidents of this workspace at the same source that share an entity with this one.</p>
@@ -177,27 +178,6 @@ function IncidentBody({ detail: d, actions }: { detail: Detail; actions: Compone
         </TableScroll>
       )}
     </>
-  );
-}
-
-function RunSummary({ run }: { run: NonNullable<Detail["lastGamebookRun"]> }) {
-  return (
-    <div class="card">
-      <p>
-        <strong>{run.title}</strong> <Badge tone={run.status === "Succeeded" ? "ok" : run.status === "Failed" || run.status === "Denied" ? "bad" : "neutral"}>{run.status}</Badge>
-      </p>
-      <p class="muted">
-        {run.summary} · started by {run.displayName}, <Time at={run.creationDate} />
-      </p>
-      <ol>
-        {run.playbooks.map((p) => (
-          <li>
-            {p.name} on {p.affectedEntity} <span class="muted">· {p.status}</span>
-            {p.errorMessage && <span class="muted"> · {p.errorMessage}</span>}
-          </li>
-        ))}
-      </ol>
-    </div>
   );
 }
 

@@ -91,6 +91,10 @@ export const incidentRoutes: RouteGroup = {
       method: "GET",
       path: `${base}/{incidentId}/last-gamebook`,
       summary: "The last gamebook run on an incident (404 when none has run)",
+      description:
+        "The newest **created** run on the incident at this source, whatever its status: waiting for approval, denied, cancelled, running or ended. A run " +
+        "created after another that ran is the answer, even when it never ran itself (a denied retry, say); `GET /gamebooks/by-incident/{incidentId}` lists " +
+        "every run, newest created first. 404 when no run was ever made on the incident.",
       tag,
       auth: "incidents:read",
       params: incidentParams,

@@ -14,6 +14,7 @@ import { portalWebhookConfigurationRoutes } from "./webhooks/webhook-configurati
 import { portalIncidentRoutes } from "./incidents/portal-incident-routes";
 import { portalIncidentActionRoutes } from "./incidents/portal-incident-action-routes";
 import { slaPolicyRoutes } from "./workspaces/sla-policy-routes";
+import { incidentRunRoutes } from "./incidents/incident-run-routes";
 import { portalServiceAccountRoutes } from "./service-accounts/portal-service-account-routes";
 import { portalHistoryRoutes } from "./history/history-routes";
 
@@ -33,6 +34,7 @@ const portalAreas: RouteGroup[] = [
   portalSopRoutes,
   portalIncidentRoutes,
   portalIncidentActionRoutes,
+  incidentRunRoutes,
   portalServiceAccountRoutes,
   portalWebhookRoutes,
   portalWebhookConfigurationRoutes,

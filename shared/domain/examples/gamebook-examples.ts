@@ -104,3 +104,14 @@ export const playbookRuleExample = {
 export const EXAMPLE_APPROVAL_WORKSPACE_ID = "020d8f14-40b4-86f3-90b4-221fc0c4efd9";
 export const EXAMPLE_RUN_TO_APPROVE_ID = "6ae03602-be5d-8d4e-a2ab-ee6372800037";
 export const EXAMPLE_RUN_TO_DENY_ID = "719b9aa5-2ea8-8899-be71-856b0c66b8ed";
+
+/**
+ * The runs the local host seeds for the run examples of the incident page: in `fabrikam-sentinel-prod`
+ * (which dispatches at once), one that failed (a block of a private address: the retry example's) and
+ * one that succeeded (a block of a public address, which the catalogue's unblock undoes: the undo
+ * example's), both asked for by Li Wei; in the approval workspace, the third run waiting for approval
+ * (the cancel example's).
+ */
+export const EXAMPLE_RUN_TO_RETRY_ID = "36f6051e-e5aa-881c-8a0d-67b0fb68ec74";
+export const EXAMPLE_RUN_TO_UNDO_ID = "91101d4f-66a7-8f13-babf-6dad3a84833f";
+export const EXAMPLE_RUN_TO_CANCEL_ID = "9d4db314-6c55-84f7-a4a6-18a1ba1845ad";

@@ -87,33 +87,75 @@ const reasonTexts: Record<ApprovalReason, string> = {
   PartnerApproval: "The managing service provider's approval setting requires it.",
 };
 
-export function approvalRequestView(run: GamebookRunRecord, workspace: WorkspaceRecord, catalogue?: PlaybookCatalogueRecord): ApprovalRequestView {
+/** The reasons a run waits (or waited) for approval, each with the words a person reads. */
+export function approvalReasonViews(codes: readonly string[]): { code: string; text: string }[] {
+  return codes.map((code) => ({ code, text: reasonTexts[code as ApprovalReason] ?? code }));
+}
+
+/** Where a run's approval stands: why it was needed, its terms, who approved, the final decision. */
+export type ApprovalStanding = Pick<
+  ApprovalRequestView,
+  "awaitingDecision" | "expiresAt" | "timeoutHours" | "reasons" | "approvals" | "requiredApprovals" | "approvalsStillNeeded" | "decision"
+>;
+
+/** The approval of a run as the queue and the incident's run list show it (approvals needed by the workspace's current policy while it waits). */
+export function approvalStandingOf(run: GamebookRunRecord, workspace: WorkspaceRecord): ApprovalStanding {
   const terms = approvalTermsOf(run);
   const awaitingDecision = run.status === "Pending" && run.isQueued;
   const requiredApprovals = awaitingDecision ? approvalsNeeded(run, approvalPolicyOf(workspace)) : terms.requiredApprovals;
+  const { approval } = run;
+  return {
+    awaitingDecision,
+    expiresAt: terms.expiresAt,
+    timeoutHours: terms.timeoutHours,
+    reasons: approvalReasonViews(approval.reasons),
+    approvals: terms.approvals.map((a) => ({ ...a })),
+    requiredApprovals,
+    approvalsStillNeeded: awaitingDecision ? Math.max(0, requiredApprovals - terms.approvals.length) : 0,
+    decision:
+      approval.decision === null
+        ? null
+        : {
+            outcome: approval.decision,
+            by: approval.decidedBy,
+            byUserId: approval.decidedByUserId ?? null,
+            at: approval.decidedAt,
+            comment: approval.comment,
+            expired: approval.expired === true,
+          },
+  };
+}
+
+/** A run's playbooks in order, with their parameters and, given the catalogue, what each parameter means and what would undo each. */
+export function runPlaybookViews(run: GamebookRunRecord, catalogue?: PlaybookCatalogueRecord): ApprovalPlaybookView[] {
   const catalogued = new Map((catalogue?.playbooks ?? []).map((p) => [p.id, p]));
   const matchedRule = run.matchedRule ?? null;
-  const ordered = [...run.playbooks].sort((a, b) => a.sequence - b.sequence);
+  return [...run.playbooks]
+    .sort((a, b) => a.sequence - b.sequence)
+    .map((p): ApprovalPlaybookView => {
+      const known = catalogued.get(p.referenceId);
+      const declared = known?.parameters ?? [];
+      const names = [...declared.map((d) => d.name).filter((n) => n in p.parameters), ...Object.keys(p.parameters).filter((n) => !declared.some((d) => d.name === n))];
+      const undo = known?.recoverPlaybookId ? catalogued.get(known.recoverPlaybookId) : undefined;
+      return {
+        sequence: p.sequence,
+        playbookId: p.referenceId,
+        name: p.name,
+        description: p.description,
+        entityType: p.entityType,
+        entityId: p.entityId,
+        affectedEntity: p.affectedEntity,
+        isAdminRequired: p.isAdminRequired,
+        parameters: names.map((name) => ({ name, value: p.parameters[name]!, description: declared.find((d) => d.name === name)?.description ?? null })),
+        undoneBy: undo ? { playbookId: undo.id, name: undo.name } : null,
+        recommendedByRule: matchedRule?.playbookIds.includes(p.referenceId) ?? false,
+      };
+    });
+}
 
-  const playbooks = ordered.map((p): ApprovalPlaybookView => {
-    const known = catalogued.get(p.referenceId);
-    const declared = known?.parameters ?? [];
-    const names = [...declared.map((d) => d.name).filter((n) => n in p.parameters), ...Object.keys(p.parameters).filter((n) => !declared.some((d) => d.name === n))];
-    const undo = known?.recoverPlaybookId ? catalogued.get(known.recoverPlaybookId) : undefined;
-    return {
-      sequence: p.sequence,
-      playbookId: p.referenceId,
-      name: p.name,
-      description: p.description,
-      entityType: p.entityType,
-      entityId: p.entityId,
-      affectedEntity: p.affectedEntity,
-      isAdminRequired: p.isAdminRequired,
-      parameters: names.map((name) => ({ name, value: p.parameters[name]!, description: declared.find((d) => d.name === name)?.description ?? null })),
-      undoneBy: undo ? { playbookId: undo.id, name: undo.name } : null,
-      recommendedByRule: matchedRule?.playbookIds.includes(p.referenceId) ?? false,
-    };
-  });
+export function approvalRequestView(run: GamebookRunRecord, workspace: WorkspaceRecord, catalogue?: PlaybookCatalogueRecord): ApprovalRequestView {
+  const matchedRule = run.matchedRule ?? null;
+  const ordered = [...run.playbooks].sort((a, b) => a.sequence - b.sequence);
 
   const entities = new Map<string, ApprovalEntityView>();
   for (const p of ordered) {
@@ -133,37 +175,27 @@ export function approvalRequestView(run: GamebookRunRecord, workspace: Workspace
     });
   }
 
-  const { approval } = run;
+  const standing = approvalStandingOf(run, workspace);
   return {
     runId: run.id,
     workspace: { id: run.workspaceId, name: workspace.name || run.workspaceName },
     title: run.title,
     gamebook: run.originalGamebookId ? { id: run.originalGamebookId, title: run.originalGamebookTitle } : null,
     status: run.status,
-    awaitingDecision,
+    awaitingDecision: standing.awaitingDecision,
     incident: { id: run.incidentId, source: run.source, number: run.incidentNumber, title: run.incidentTitle },
-    playbooks,
+    playbooks: runPlaybookViews(run, catalogue),
     entities: [...entities.values()],
     matchedRule: matchedRule && { incidentTitle: matchedRule.incidentTitle, playbookIds: [...matchedRule.playbookIds] },
     requestedBy: { ...requesterOf(run) },
     requestedAt: run.creationDate,
-    expiresAt: terms.expiresAt,
-    timeoutHours: terms.timeoutHours,
-    reasons: approval.reasons.map((code) => ({ code, text: reasonTexts[code as ApprovalReason] ?? code })),
+    expiresAt: standing.expiresAt,
+    timeoutHours: standing.timeoutHours,
+    reasons: standing.reasons,
     isAdminRequired: run.isAdminRequired,
-    approvals: terms.approvals.map((a) => ({ ...a })),
-    requiredApprovals,
-    approvalsStillNeeded: awaitingDecision ? Math.max(0, requiredApprovals - terms.approvals.length) : 0,
-    decision:
-      approval.decision === null
-        ? null
-        : {
-            outcome: approval.decision,
-            by: approval.decidedBy,
-            byUserId: approval.decidedByUserId ?? null,
-            at: approval.decidedAt,
-            comment: approval.comment,
-            expired: approval.expired === true,
-          },
+    approvals: standing.approvals,
+    requiredApprovals: standing.requiredApprovals,
+    approvalsStillNeeded: standing.approvalsStillNeeded,
+    decision: standing.decision,
   };
 }

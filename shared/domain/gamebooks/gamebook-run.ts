@@ -87,11 +87,35 @@ export interface GamebookRunRecord {
   requestedBy?: RunRequester;
   /** The rule that recommended the run's playbooks for the incident's title; null: none did. */
   matchedRule?: RunMatchedRule | null;
+  /** The run this one retries (`isRetryGamebook`): its failed and skipped playbooks, by their sequence there. */
+  retryOf?: RunLink | null;
+  /** The run this one undoes (`isRecover`): the succeeded playbooks whose undo playbooks it runs, by their sequence there. */
+  undoOf?: RunLink | null;
+  /** Who cancelled the run, when someone did. */
+  cancellation?: RunCancellation | null;
   approval: RunApproval;
   /** When the run was handed to the executor (`gamebook.run.v1`); "" while it waits for approval. */
   dispatchedAt: string;
   /** Lower-case title, incident title and submitter name, for the history's `query`. */
   searchText: string;
+}
+
+/**
+ * A run made from another (a retry, an undo): the other run, and which of its playbooks (their
+ * sequences there) this run's playbooks stand for, in this run's order: `sequences[i]` is the
+ * original of this run's playbook `i + 1`.
+ */
+export interface RunLink {
+  runId: string;
+  sequences: number[];
+}
+
+/** A person's cancellation of a run: who, when, and why if they said. */
+export interface RunCancellation {
+  by: string;
+  byUserId: string;
+  at: string;
+  reason: string | null;
 }
 
 /**
@@ -174,3 +198,18 @@ export interface GamebookRunMessage {
   /** 1 for the first try; a retry after the automation backend could not be reached counts up. */
   attempt: number;
 }
+
+/**
+ * The other message of the `gamebook-runs` queue: an incident arrived whose title matches automation
+ * rules; submit their run (`auto-run.ts`). Committed with the incident's arrival, so none is lost;
+ * the run's id derives from the incident, so a redelivery submits nothing twice.
+ */
+export interface AutoRunMessage {
+  kind: "autoRun";
+  workspaceId: string;
+  source: Source;
+  incidentId: string;
+}
+
+/** What the `gamebook-runs` queue carries. A message without `kind` is a playbook's (the older form). */
+export type GamebookRunsMessage = GamebookRunMessage | AutoRunMessage;

@@ -12,7 +12,7 @@ const timestampOrEmpty = (what: string) => z.string().describe(`${what} (ISO 860
 
 export const RUN_STATES_DESCRIPTION = [
   "Run status: `Pending` (not started: waiting for approval while `isQueued` is true, otherwise dispatched and waiting for the executor), `Running`, then `Succeeded`, `PartiallySucceeded` (a playbook failed after another had succeeded), `Failed` (a playbook failed before any succeeded), `Denied` (approval refused, or the request for approval expired unanswered) or `Cancelled`.",
-  "Transitions: submitted → `Pending` (`isQueued` true when approval is required, false when dispatched, with `gamebook.run.v1`); approved (by every approver the workspace requires) → `Pending`, `isQueued` false, dispatched; denied or expired → `Denied`; the executor starts the first playbook → `Running`; the last playbook succeeds → `Succeeded`; a playbook fails → `Failed` or `PartiallySucceeded`, and the playbooks after it are `Skipped`. The final statuses never change.",
+  "Transitions: submitted → `Pending` (`isQueued` true when approval is required, false when dispatched, with `gamebook.run.v1`); approved (by every approver the workspace requires) → `Pending`, `isQueued` false, dispatched; denied or expired → `Denied`; the executor starts the first playbook → `Running`; the last playbook succeeds → `Succeeded`; a playbook fails → `Failed` or `PartiallySucceeded`, and the playbooks after it are `Skipped`; cancelled by a person in the portal (waiting, dispatched or running) → `Cancelled`, the playbooks not started `Skipped` (one already running still records its outcome). The final statuses never change.",
   "Playbook status: `Pending`, `Running`, `Succeeded`, `Failed`, `Skipped`.",
 ].join(" ");
 
@@ -51,13 +51,17 @@ export const gamebookRunView = z
     incidentTitle: z.string(),
     incidentNumber: z.int(),
     isOcr: z.boolean(),
-    isRecover: z.boolean().describe("Every playbook of the run undoes another (releases a host, unblocks an address)."),
+    isRecover: z.boolean().describe("The run undoes what another did (asked for in the portal), or every playbook of it undoes another (releases a host, unblocks an address)."),
     isAdminRequired: z.boolean().describe("A playbook of the run needs an administrator."),
-    isAutoRun: z.boolean().describe("Started by automation rather than by a caller."),
-    isRetryGamebook: z.boolean(),
+    isAutoRun: z.boolean().describe("Started by an automation rule on the incident's arrival rather than by a caller."),
+    isRetryGamebook: z.boolean().describe("A retry of another run's failed and skipped playbooks, asked for in the portal."),
     isQueued: z.boolean().describe("True exactly while the run waits for portal approval."),
-    triggedByUserId: z.string().describe("The service account that submitted the run (spelled as the contract spells it)."),
-    displayName: z.string().describe("Its name."),
+    triggedByUserId: z
+      .string()
+      .describe(
+        "Who asked for the run (spelled as the contract spells it): the service account that submitted it, the person's user id for a run asked for in the portal, or the service's own id for an automation rule's run.",
+      ),
+    displayName: z.string().describe("Their name (\"Automation rule\" for an automation rule's run)."),
     modificationDate: z.string(),
     creationDate: z.string(),
     status: z.enum(gamebookRunStatuses).describe(RUN_STATES_DESCRIPTION),

@@ -66,6 +66,11 @@ export interface PlaybookRuleDefinition {
   /** A title pattern: exact and case-insensitive, `*` for any run of characters. */
   incidentTitle: string;
   playbookId: string;
+  /**
+   * An automation rule: on a new incident whose title matches, the service runs the playbook by
+   * itself (`auto-run.ts`), still subject to approval. Absent on rules that only recommend.
+   */
+  autoRun?: boolean;
 }
 
 /** One workspace's playbooks, gamebooks and rules: one small document, read whole by every run. */

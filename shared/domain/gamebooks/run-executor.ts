@@ -9,7 +9,7 @@ import { MAX_DELIVERY_COUNT } from "../../platform/queue/queue-names";
 import type { Services } from "../../platform/services";
 import { classifications, type Classification } from "../../systems/vendors/port";
 import { parseRetryAfter } from "../../platform/upstream/retry-after";
-import type { GamebookRunMessage, GamebookRunRecord, PlaybookEntryRecord } from "./gamebook-run";
+import type { AutoRunMessage, GamebookRunMessage, GamebookRunRecord, GamebookRunsMessage, PlaybookEntryRecord } from "./gamebook-run";
 import { commit } from "../../platform/store/commit";
 import type { Versioned } from "../../platform/store/ports";
 import type { WorkspaceRecord } from "../organizations/workspace";
@@ -17,6 +17,8 @@ import { withSummary } from "./run-record";
 import { notEnabled, playbookAutomationSwitchedOn } from "../organizations/integration-switches";
 import { executorMessage } from "./run-records";
 import { advance, beginStep, nextStep, type StepResult } from "./run-state";
+import { submitAutoRun } from "./auto-run";
+import { sources } from "../sources";
 
 export interface RunExecutorOptions {
   services: Services;
@@ -28,8 +30,11 @@ export interface RunExecutorOptions {
 }
 
 export interface RunExecutor {
-  /** The `gamebook-runs` queue's handler: resolve completes the message, throw abandons it. */
-  handle: MessageHandler<GamebookRunMessage>;
+  /**
+   * The `gamebook-runs` queue's handler: resolve completes the message, throw abandons it. A
+   * playbook's message is carried out here; an automation rule's (`kind: "autoRun"`) submits its run.
+   */
+  handle: MessageHandler<GamebookRunsMessage>;
 }
 
 const DEFAULT_RETRY_DELAYS_MS = [10_000, 30_000, 60_000, 120_000, 300_000];
@@ -42,6 +47,13 @@ const messageSchema = z.strictObject({
   runId: z.string().min(1),
   sequence: z.int().min(1),
   attempt: z.int().min(1),
+});
+
+const autoRunMessageSchema = z.strictObject({
+  kind: z.literal("autoRun"),
+  workspaceId: z.string().min(1),
+  source: z.enum(sources),
+  incidentId: z.string().min(1),
 });
 
 /**
@@ -62,7 +74,8 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   const retryDelaysMs = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
   const runs = () => services.stores.gamebookRuns;
 
-  const handle: MessageHandler<GamebookRunMessage> = async (received) => {
+  const handle: MessageHandler<GamebookRunsMessage> = async (received) => {
+    if ((received.body as Partial<AutoRunMessage>).kind === "autoRun") return submitAutomationRun(received.messageId, received.body);
     const parsed = messageSchema.safeParse(received.body);
     // Not one of ours: failing sends it, in the end, to the dead-letter queue where someone can look.
     if (!parsed.success) throw new Error(`Malformed gamebook-runs message ${received.messageId}.`);
@@ -90,6 +103,13 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     const result = outcome.kind === "done" ? outcome.result : { status: "Failed" as const, errorMessage: outcome.reason, durationMs: outcome.durationMs };
     await record(message, result, running);
   };
+
+  async function submitAutomationRun(messageId: string, body: unknown): Promise<void> {
+    const parsed = autoRunMessageSchema.safeParse(body);
+    if (!parsed.success) throw new Error(`Malformed gamebook-runs message ${messageId}.`);
+    const outcome = await submitAutoRun(services, parsed.data);
+    services.logger.info("automation rule run", { ...parsed.data, outcome });
+  }
 
   /**
    * The run as read for an attempt: the version the caller already holds on the first attempt (one

@@ -1,6 +1,5 @@
-import { derivedGuid } from "../../platform/ids/derived-guid";
 import type { VendorIncident } from "../../systems/vendors/port";
-import type { GamebookRunRecord, PlaybookEntryRecord, RunMatchedRule, RunRequester, RunSubmitter } from "./gamebook-run";
+import type { GamebookRunRecord, PlaybookEntryRecord, RunLink, RunMatchedRule, RunRequester, RunSubmitter } from "./gamebook-run";
 import type { PlaybookCatalogueRecord } from "./playbook-catalogue-record";
 import type { WorkspaceRecord } from "../organizations/workspace";
 import { approvalExpiresAt, requiredApprovalsFor, type ApprovalDecision, type GamebookApprovalPolicy } from "./approval-policy";
@@ -26,6 +25,10 @@ export interface NewRun {
   policy: GamebookApprovalPolicy;
   /** Started by automation rather than by a caller. */
   isAutoRun: boolean;
+  /** The run it retries, when it is a retry (`isRetryGamebook`). */
+  retryOf?: RunLink | null;
+  /** The run it undoes, when it is an undo (`isRecover`). */
+  undoOf?: RunLink | null;
 }
 
 /** A new run (contract 2.6): `Pending`, waiting for approval or dispatched, every playbook `Pending`. */
@@ -65,7 +68,8 @@ export function newRunRecord(input: NewRun): GamebookRunRecord {
   );
   const recoverIds = new Set(catalogue.playbooks.flatMap((p) => (p.recoverPlaybookId ? [p.recoverPlaybookId] : [])));
   const title = gamebook?.title ?? adHocTitle(planned);
-  const displayName = input.submitter.name;
+  // Who asked: the service account, the person in the portal, or the service for an automation rule.
+  const displayName = input.requestedBy.name;
   const run: GamebookRunRecord = {
     id: input.id,
     tracingId: input.tracingId,
@@ -75,13 +79,14 @@ export function newRunRecord(input: NewRun): GamebookRunRecord {
     incidentTitle: incident.title,
     incidentNumber: incident.number,
     isOcr: false,
-    isRecover: planned.every((p) => recoverIds.has(p.playbook.id)),
+    isRecover: input.undoOf ? true : planned.every((p) => recoverIds.has(p.playbook.id)),
     isAdminRequired: planned.some((p) => p.playbook.isAdminRequired),
     isAutoRun: input.isAutoRun,
-    isRetryGamebook: false,
+    isRetryGamebook: input.retryOf ? true : false,
     isQueued: state.isQueued,
-    // The service account; for the service acting on its own (an automation rule), the same GUID its audit events carry.
-    triggedByUserId: input.submitter.serviceAccountId ?? derivedGuid(`actor/${input.submitter.origin}/${input.submitter.name}`),
+    // The service account, the person's user id, or for the service acting on its own (an automation
+    // rule) the GUID its audit events carry.
+    triggedByUserId: input.requestedBy.id,
     displayName,
     modificationDate: at,
     creationDate: at,
@@ -98,6 +103,9 @@ export function newRunRecord(input: NewRun): GamebookRunRecord {
     submitter: input.submitter,
     requestedBy: { ...input.requestedBy },
     matchedRule: matchedRuleOf(catalogue, incident, planned),
+    retryOf: input.retryOf ? { runId: input.retryOf.runId, sequences: [...input.retryOf.sequences] } : null,
+    undoOf: input.undoOf ? { runId: input.undoOf.runId, sequences: [...input.undoOf.sequences] } : null,
+    cancellation: null,
     approval: {
       reasons: [...input.approval.reasons],
       decision: null,
@@ -179,8 +187,12 @@ function summaryOf(run: GamebookRunRecord): string {
     case "Denied":
       if (run.approval.expired) return `Denied: nobody decided the approval request in time (${run.approval.comment}); nothing ran.`;
       return `Denied${run.approval.decidedBy ? ` by ${run.approval.decidedBy}` : ""}; nothing ran.${run.approval.comment ? ` Reason: ${run.approval.comment}` : ""}`;
-    case "Cancelled":
-      return `Cancelled after ${plural(succeeded, "playbook")} succeeded.`;
+    case "Cancelled": {
+      const by = run.cancellation ? ` by ${run.cancellation.by}` : "";
+      const inFlight = run.playbooks.find((p) => p.status === "Running");
+      const awaited = inFlight ? `; ${inFlight.name} was already running and its outcome is recorded when it ends` : "";
+      return `Cancelled${by} after ${plural(succeeded, "playbook")} succeeded${awaited}.`;
+    }
   }
 }
 

@@ -89,15 +89,20 @@ export function executorMessage(run: Pick<GamebookRunRecord, "workspaceId" | "id
   };
 }
 
-export type RunActivity = "Submit" | "Approve" | "Deny";
+export type RunActivity = "Submit" | "Retry" | "Undo" | "Approve" | "Deny" | "Cancel";
 
-/** The audit event (contract 2.12) of a submission, approval or denial, committed with the run. */
+/**
+ * The audit event (contract 2.12) of a submission (a retry and an undo are submissions of a new
+ * run), an approval, a denial or a cancellation, committed with the run.
+ */
 export function runAudit(actor: Actor, run: GamebookRunRecord, activity: RunActivity, metadata: Record<string, unknown>, now: Date): OutboxAuditRecord {
+  const decision = activity === "Approve" || activity === "Deny";
+  const creates = activity === "Submit" || activity === "Retry" || activity === "Undo";
   return auditRecord(
     actor,
     {
-      activityType: activity === "Submit" ? "GamebookRun" : "GamebookApproval",
-      activityAction: activity === "Submit" ? "Create" : "Update",
+      activityType: decision ? "GamebookApproval" : "GamebookRun",
+      activityAction: creates ? "Create" : "Update",
       targetResourceType: "GamebookRun",
       targetResourceId: run.id,
       targetResourceName: run.title,

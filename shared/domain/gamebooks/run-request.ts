@@ -36,6 +36,23 @@ const playbookRequest = z
   })
   .describe("One playbook of the run.");
 
+/** The playbooks of a run, as the contract's run body and the portal's both take them. */
+export const runPlaybooksSchema = z.array(playbookRequest).min(1).max(MAX_RUN_PLAYBOOKS).describe(`The playbooks to run, 1 to ${MAX_RUN_PLAYBOOKS}.`);
+
+/** Whether the request asks for approval; the same in the contract's body and the portal's. */
+export const isQueuedSchema = z
+  .boolean()
+  .default(false)
+  .describe("true asks for human approval before anything runs. false never waives an approval the workspace policy or the partner setting requires.");
+
+/** Contract 4.1 rule 1 on a body holding `playbooks`: sequences exactly 1..N, each problem at its place. */
+export function checkSequences(body: { playbooks: readonly { sequence: number }[] }, ctx: z.RefinementCtx): void {
+  for (const problem of sequenceProblems(body.playbooks.map((p) => p.sequence))) {
+    const path = problem.path.replace(/\[(\d+)\]/g, ".$1").split(".").map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+    ctx.addIssue({ code: "custom", path, message: problem.message });
+  }
+}
+
 /**
  * Contract 4.1 `POST /gamebooks/run`: only the documented inputs (a strict object: portal approval,
  * retry and state fields are 400 naming each), sequences exactly 1..N (rule 1).
@@ -47,19 +64,11 @@ export const runGamebookBody = z
     [DETECTION_SOURCE_FIELD]: sourceSchema(sources).describe(
       "The incident's detection source, SourceA to SourceG, case-insensitive. The contract leaves this property unnamed; this service calls it `source`, as the run record and the incident do.",
     ),
-    playbooks: z.array(playbookRequest).min(1).max(MAX_RUN_PLAYBOOKS).describe(`The playbooks to run, 1 to ${MAX_RUN_PLAYBOOKS}.`),
+    playbooks: runPlaybooksSchema,
     incidentNumber: z.int().min(0).optional().describe("The vendor's incident number. The run records the incident's title and number as its source holds them."),
-    isQueued: z
-      .boolean()
-      .default(false)
-      .describe("true asks for human approval before anything runs. false never waives an approval the workspace policy or the partner setting requires."),
+    isQueued: isQueuedSchema,
   })
-  .superRefine((body, ctx) => {
-    for (const problem of sequenceProblems(body.playbooks.map((p) => p.sequence))) {
-      const path = problem.path.replace(/\[(\d+)\]/g, ".$1").split(".").map((part) => (/^\d+$/.test(part) ? Number(part) : part));
-      ctx.addIssue({ code: "custom", path, message: problem.message });
-    }
-  });
+  .superRefine(checkSequences);
 
 export type RunGamebookRequest = z.output<typeof runGamebookBody>;
 

@@ -55,7 +55,10 @@ export async function incidentComments(
   return { comments, notesAvailable: fromTickets.notesAvailable };
 }
 
-/** The last gamebook run on the incident, if any has run (the caller has checked that the incident exists). */
+/**
+ * The last gamebook run on the incident: the newest created, whatever its status (the caller has
+ * checked that the incident exists).
+ */
 export async function lastGamebookRun(ctx: Uses<"stores">, workspace: WorkspaceRecord, source: Source, incidentId: string): Promise<GamebookRunView | undefined> {
   const run = await ctx.stores.gamebookRuns.latestForIncident(workspace.id, source, incidentId);
   return run && toGamebookRunView(run);

@@ -60,8 +60,8 @@ function deletionOf(before: IncidentStateRecord, incident: VendorIncident, now: 
   return { kind: "deleted", state: after, events: [] };
 }
 
-/** The incident was created after the baseline and its incident.created.v1 has not gone out yet. */
-function createdEventDue(state: IncidentStateRecord | undefined, incident: VendorIncident, baselineAt: string): boolean {
+/** The incident was created after the baseline and its incident.created.v1 has not gone out yet: it may arrive now. */
+export function createdEventDue(state: IncidentStateRecord | undefined, incident: VendorIncident, baselineAt: string): boolean {
   return (state === undefined || state.ingestedAt === null) && incident.createdAt >= baselineAt;
 }
 

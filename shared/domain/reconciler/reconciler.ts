@@ -1,6 +1,6 @@
 import type { Uses } from "../../platform/operation-context";
 import { isApiError } from "../../platform/errors/api-error";
-import { baselineState, upstreamChange, upstreamChangePossible, type UpstreamChange } from "../incidents/upstream-changes";
+import { baselineState, createdEventDue, upstreamChange, upstreamChangePossible, type UpstreamChange } from "../incidents/upstream-changes";
 import { stateIdOf } from "../incidents/incident-state";
 
 import { lastModifiedSources, type Source } from "../sources";
@@ -9,6 +9,12 @@ import { commit } from "../../platform/store/commit";
 import type { ReconcilerStateRecord } from "./reconciler-state";
 import type { WorkspaceRecord } from "../organizations/workspace";
 import type { PassSummary, ReconcileMessage, Tally, WorkspaceResult } from "./reconciler-port";
+import type { PlaybookCatalogueRecord } from "../gamebooks/playbook-catalogue-record";
+import { catalogueOf } from "../gamebooks/gamebook-settings";
+import { autoRunMessageRecord, autoRunRequest } from "../gamebooks/auto-run";
+
+/** The workspace's catalogue for its automation rules, read at the first arrival of a pass and only then. */
+type CatalogueOnce = () => Promise<PlaybookCatalogueRecord>;
 
 /** Each window starts this long before the previous one ended (contract 4.2: one to two minutes). */
 export const RECONCILE_OVERLAP_MS = 90_000;
@@ -53,6 +59,8 @@ export async function reconcileWorkspace(services: Uses<"events" | "logger" | "n
     if (!workspace) return { ...result, outcome: "missing" };
     let state = await bookkeeping(services, workspace, result);
     const ws = workspace;
+    let catalogue: Promise<PlaybookCatalogueRecord> | undefined;
+    const catalogueOnce: CatalogueOnce = () => (catalogue ??= catalogueOf(services, ws.id));
     // A source switched off for the workspace, or with no system behind it, is passed over.
     const polled = lastModifiedSources.filter((s) => services.sources.isEnabledFor(ws, s));
     const windowEnd = services.now().toISOString();
@@ -60,7 +68,7 @@ export async function reconcileWorkspace(services: Uses<"events" | "logger" | "n
       polled.map(async (source) => {
         const watermark = state.value.watermarks[source] ?? state.value.baselineAt;
         try {
-          const seen = await reconcileWindow(services, ws, source, watermark, windowEnd, state.value.baselineAt, result);
+          const seen = await reconcileWindow(services, ws, source, watermark, windowEnd, state.value.baselineAt, result, catalogueOnce);
           return { source, watermark, complete: seen.complete, fresh: seen.fresh, repeats: seen.items - seen.fresh };
         } catch (error) {
           result.outcome = "failed";
@@ -176,6 +184,7 @@ async function reconcileWindow(
   to: string,
   baselineAt: string,
   result: WorkspaceResult,
+  catalogueOnce: CatalogueOnce,
 ): Promise<{ complete: boolean; items: number; fresh: number }> {
   const gateway = services.sources.gateway(source);
   const from = new Date(Date.parse(watermark) - RECONCILE_OVERLAP_MS).toISOString();
@@ -194,18 +203,34 @@ async function reconcileWindow(
     const stored = await services.stores.incidents.getMany(workspace.id, page.items.map((i) => stateIdOf(i.source, i.id)));
     const byId = new Map(stored.map((s) => [s.value.id, s.value]));
     for (const incident of page.items) {
+      const stored = byId.get(stateIdOf(incident.source, incident.id));
       // Unchanged since the stored copy (the overlap brings some back), nothing due: nothing to do.
-      if (!upstreamChangePossible(byId.get(stateIdOf(incident.source, incident.id)), incident, baselineAt)) continue;
-      complete = (await reconcileIncident(services, workspace, incident, baselineAt, result)) && complete;
+      if (!upstreamChangePossible(stored, incident, baselineAt)) continue;
+      // Only an incident that may arrive now (its incident.created.v1 due) needs the automation rules.
+      const mayArrive = createdEventDue(stored, incident, baselineAt) && !incident.deletedAt;
+      complete = (await reconcileIncident(services, workspace, incident, baselineAt, result, mayArrive ? catalogueOnce : null)) && complete;
     }
   } while (cursor);
   return { complete, items, fresh };
 }
 
-/** Applies one vendor incident to the service's state; retried on a fresh read when a writer raced it. */
-async function reconcileIncident(services: Uses<"events" | "logger" | "now" | "stores">, workspace: WorkspaceRecord, incident: Parameters<typeof upstreamChange>[2], baselineAt: string, result: WorkspaceResult): Promise<boolean> {
+/**
+ * Applies one vendor incident to the service's state; retried on a fresh read when a writer raced it.
+ * An arrival (its `incident.created.v1`) that an automation rule matches commits the rule's `autoRun`
+ * message with it (`gamebooks/auto-run.ts`).
+ */
+async function reconcileIncident(
+  services: Uses<"events" | "logger" | "now" | "stores">,
+  workspace: WorkspaceRecord,
+  incident: Parameters<typeof upstreamChange>[2],
+  baselineAt: string,
+  result: WorkspaceResult,
+  /** Given when the incident may arrive now: the catalogue is read for the first such incident of the pass. */
+  catalogueOnce: CatalogueOnce | null,
+): Promise<boolean> {
   const store = services.stores.incidents;
   const id = stateIdOf(incident.source, incident.id);
+  const automated = catalogueOnce !== null && autoRunRequest(await catalogueOnce(), incident) !== null;
   try {
     let change: UpstreamChange | null = null;
     await commit({
@@ -215,7 +240,9 @@ async function reconcileIncident(services: Uses<"events" | "logger" | "now" | "s
       },
       next(stored) {
         change = upstreamChange(workspace, stored ?? undefined, incident, baselineAt, services.now()) ?? null;
-        return change && { value: change.state, outbox: change.events };
+        if (!change) return null;
+        const autoRun = automated && change.kind === "created" ? [autoRunMessageRecord(workspace.id, incident, services.now().toISOString())] : [];
+        return { value: change.state, outbox: [...change.events, ...autoRun] };
       },
       write: (state, etag, outbox) => store.commit(state!, etag, outbox),
       outbox: {

@@ -8,7 +8,7 @@ import type { MessageHandler, QueueSender } from "../queue/queue";
 import type { Stores } from "../store/ports";
 import type { SecretBox } from "../delivery/secret-box";
 import type { EventMessage } from "./event-message";
-import type { GamebookRunMessage } from "../../domain/gamebooks/gamebook-run";
+import type { GamebookRunsMessage } from "../../domain/gamebooks/gamebook-run";
 import { createFanOutHandler } from "./fan-out";
 import { OutboxRelay } from "./outbox-relay";
 
@@ -21,7 +21,7 @@ export interface EventPipeline {
   events: QueueSender<EventMessage>;
   deliveries: QueueSender<DeliveryMessage>;
   /** Dispatched gamebook runs, for the executor (sent by the relay from the outbox). */
-  gamebookRuns: QueueSender<GamebookRunMessage>;
+  gamebookRuns: QueueSender<GamebookRunsMessage>;
   outbox: OutboxRelay;
   fanOutHandler: MessageHandler<EventMessage>;
   deliveryHandler: MessageHandler<DeliveryMessage>;
@@ -34,14 +34,14 @@ export interface InProcessQueues {
   events: InProcessQueue<EventMessage>;
   deliveries: InProcessQueue<DeliveryMessage>;
   /** Its handler (the gamebook executor) is subscribed by the composition root. */
-  gamebookRuns: InProcessQueue<GamebookRunMessage>;
+  gamebookRuns: InProcessQueue<GamebookRunsMessage>;
 }
 
 /** The queues the outbox feeds: in-process on the embedded default, Service Bus in Azure. */
 export interface EventQueues {
   events: QueueSender<EventMessage>;
   deliveries: QueueSender<DeliveryMessage>;
-  gamebookRuns: QueueSender<GamebookRunMessage>;
+  gamebookRuns: QueueSender<GamebookRunsMessage>;
   /** Set when the queues run in this process: the event handlers are subscribed to them here. */
   inProcess?: InProcessQueues;
 }

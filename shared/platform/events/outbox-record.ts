@@ -1,5 +1,5 @@
 import type { AuditEventRecord } from "../../domain/audit/audit-event";
-import type { GamebookRunMessage } from "../../domain/gamebooks/gamebook-run";
+import type { GamebookRunsMessage } from "../../domain/gamebooks/gamebook-run";
 import type { EventMessage } from "./event-message";
 import type { QueueName } from "../queue/queue-names";
 
@@ -47,7 +47,7 @@ export interface OutboxAuditRecord extends OutboxRecordBase {
 export interface OutboxMessageRecord extends OutboxRecordBase {
   kind: "message";
   queue: Extract<QueueName, "gamebook-runs">;
-  message: { messageId: string; body: GamebookRunMessage };
+  message: { messageId: string; body: GamebookRunsMessage };
 }
 
 /** What a write commits beside itself and the relay carries out after: nothing accepted is lost. */

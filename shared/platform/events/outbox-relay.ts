@@ -4,14 +4,14 @@ import type { QueueSender } from "../queue/queue";
 import { auditTrailOf } from "../store/audit-trail";
 import type { AuditStore, OutboxStore } from "../store/ports";
 import type { EventMessage } from "./event-message";
-import type { GamebookRunMessage } from "../../domain/gamebooks/gamebook-run";
+import type { GamebookRunsMessage } from "../../domain/gamebooks/gamebook-run";
 import type { OutboxAuditRecord, OutboxEventRecord, OutboxMessageRecord, OutboxRecord } from "./outbox-record";
 
 export interface OutboxRelayOptions {
   outbox: OutboxStore;
   events: QueueSender<EventMessage>;
   /** The work queues that outbox message records go to, by name. */
-  workQueues: { "gamebook-runs": QueueSender<GamebookRunMessage> };
+  workQueues: { "gamebook-runs": QueueSender<GamebookRunsMessage> };
   audit: AuditStore;
   now: () => Date;
   logger: Logger;

@@ -48,6 +48,50 @@ export const approvalRequestExample = {
   viewer: { mayApprove: true, reason: null },
 };
 
+/** One playbook of a run as an approver weighs it (domain: `runPlaybookViews`). */
+export const runPlaybookSchema = z.object({
+  sequence: z.number().int(),
+  playbookId: z.string(),
+  name: z.string(),
+  description: z.string(),
+  entityType: z.enum(playbookEntityTypes),
+  entityId: z.string(),
+  affectedEntity: z.string().describe("What it acts on, by name: the UPN, host name, address..."),
+  isAdminRequired: z.boolean(),
+  parameters: z.array(z.object({ name: z.string(), value: z.union([z.string(), z.number(), z.boolean()]), description: z.string().nullable() })),
+  undoneBy: z.object({ playbookId: z.string(), name: z.string() }).nullable().describe("The catalogue's playbook that would undo it; null when it names none."),
+  recommendedByRule: z.boolean(),
+});
+
+/** Who asked for a run: a service account, a person, or the service itself (an automation rule). */
+export const requesterSchema = z.object({ kind: z.enum(["ServiceAccount", "User", "Service"]), id: z.string(), name: z.string() });
+
+export const approvalReasonSchema = z.object({ code: z.string(), text: z.string() });
+
+export const approvalEntrySchema = z.object({ by: z.string(), byUserId: z.string(), at: z.string(), comment: z.string().nullable() });
+
+export const approvalDecisionSchema = z
+  .object({
+    outcome: z.enum(["Approved", "Denied"]),
+    by: z.string().nullable(),
+    byUserId: z.string().nullable(),
+    at: z.string().nullable(),
+    comment: z.string().nullable(),
+    expired: z.boolean(),
+  })
+  .nullable();
+
+/** Where a run's approval stands (domain: `approvalStandingOf`): the queue's entry and the incident's run list both carry it. */
+export const approvalStandingFields = {
+  expiresAt: z.string().nullable(),
+  timeoutHours: z.number().nullable(),
+  reasons: z.array(approvalReasonSchema),
+  approvals: z.array(approvalEntrySchema),
+  requiredApprovals: z.number().int(),
+  approvalsStillNeeded: z.number().int(),
+  decision: approvalDecisionSchema,
+};
+
 /** What approving a run will do, and where it stands: the approval queue's entry (domain: approval-request-view.ts). */
 export const approvalRequestSchema = z
   .object({
@@ -58,23 +102,7 @@ export const approvalRequestSchema = z
     status: z.enum(gamebookRunStatuses),
     awaitingDecision: z.boolean().describe("True while the run waits for a decision: only then can it be approved or denied."),
     incident: z.object({ id: z.string(), source: z.enum(sources), number: z.number(), title: z.string() }),
-    playbooks: z
-      .array(
-        z.object({
-          sequence: z.number().int(),
-          playbookId: z.string(),
-          name: z.string(),
-          description: z.string(),
-          entityType: z.enum(playbookEntityTypes),
-          entityId: z.string(),
-          affectedEntity: z.string().describe("What it acts on, by name: the UPN, host name, address..."),
-          isAdminRequired: z.boolean(),
-          parameters: z.array(z.object({ name: z.string(), value: z.union([z.string(), z.number(), z.boolean()]), description: z.string().nullable() })),
-          undoneBy: z.object({ playbookId: z.string(), name: z.string() }).nullable(),
-          recommendedByRule: z.boolean(),
-        }),
-      )
-      .describe("In the order they would run."),
+    playbooks: z.array(runPlaybookSchema).describe("In the order they would run."),
     entities: z.array(
       z.object({
         entityId: z.string(),
@@ -86,25 +114,10 @@ export const approvalRequestSchema = z
       }),
     ),
     matchedRule: z.object({ incidentTitle: z.string(), playbookIds: z.array(z.string()) }).nullable().describe("The gamebook rule that recommended the playbooks; null when none did."),
-    requestedBy: z.object({ kind: z.enum(["ServiceAccount", "User", "Service"]), id: z.string(), name: z.string() }),
+    requestedBy: requesterSchema,
     requestedAt: z.string(),
-    expiresAt: z.string().nullable(),
-    timeoutHours: z.number().nullable(),
-    reasons: z.array(z.object({ code: z.string(), text: z.string() })),
     isAdminRequired: z.boolean(),
-    approvals: z.array(z.object({ by: z.string(), byUserId: z.string(), at: z.string(), comment: z.string().nullable() })),
-    requiredApprovals: z.number().int(),
-    approvalsStillNeeded: z.number().int(),
-    decision: z
-      .object({
-        outcome: z.enum(["Approved", "Denied"]),
-        by: z.string().nullable(),
-        byUserId: z.string().nullable(),
-        at: z.string().nullable(),
-        comment: z.string().nullable(),
-        expired: z.boolean(),
-      })
-      .nullable(),
+    ...approvalStandingFields,
     viewer: z
       .object({ mayApprove: z.boolean(), reason: z.string().nullable().describe("Why the person signed in may not approve it, when they may not.") })
       .describe("What the person signed in may do with it."),

@@ -149,6 +149,13 @@ const ruleInput = z.strictObject({
     .min(1)
     .max(50)
     .describe("The playbooks it recommends, in this order; each in the workspace's catalogue."),
+  autoRun: z
+    .boolean()
+    .default(false)
+    .describe(
+      "An automation rule: on a new incident whose title matches (its arrival, `incident.created.v1`), the service runs these playbooks by itself, each on every " +
+        "incident entity of its kind, as one run with `isAutoRun` true, still subject to approval. Refused for a playbook with a required parameter that has no default.",
+    ),
 });
 
 const rulesExample = [
@@ -183,6 +190,7 @@ export const rulesView = z
       z.object({
         pattern: z.string(),
         playbookIds: z.array(z.string()),
+        autoRun: z.boolean().describe("An automation rule: its playbooks run by themselves on a new incident whose title matches."),
         playbooks: z.array(rulePlaybook).describe("`playbookIds` as the catalogue has them now."),
       }),
     ),
@@ -196,6 +204,7 @@ export const rulesView = z
           {
             pattern: rulesExample[0]!.pattern,
             playbookIds: rulesExample[0]!.playbookIds,
+            autoRun: false,
             playbooks: [
               { id: EXAMPLE_PLAYBOOKS.revokeSessions, name: "Revoke user sessions", entityType: "User", enabled: true },
               { id: EXAMPLE_PLAYBOOKS.resetPassword, name: "Reset user password", entityType: "User", enabled: true },

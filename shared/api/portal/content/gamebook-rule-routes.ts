@@ -23,6 +23,7 @@ function rulesViewOf(catalogue: PlaybookCatalogueRecord) {
     workspaceId: catalogue.workspaceId,
     rules: rulesOf(catalogue.rules).map((rule) => ({
       ...rule,
+      autoRun: rule.autoRun ?? false,
       playbooks: rule.playbookIds.map((id) => {
         const playbook = playbooks.get(id);
         return { id, name: playbook?.name ?? null, entityType: playbook?.entityType ?? null, enabled: playbook !== undefined && isEnabled(playbook) };
@@ -62,8 +63,9 @@ export const portalGamebookRuleRoutes: RouteGroup = {
       ifMatch: true,
       summary: "Replace the workspace's gamebook rules, in order",
       description:
-        "Checked whole: each pattern can match a title and appears once, each playbook is in the catalogue; every problem is reported at once at its place " +
-        "(`rules[2].pattern`, `rules[0].playbookIds[1]`). Audited with what changed. Optional `If-Match` with the catalogue's `ETag` (409 when it changed since).",
+        "Checked whole: each pattern can match a title and appears once, each playbook is in the catalogue, an automation rule's (`autoRun`) playbooks can run " +
+        "without a person (no required parameter without a default); every problem is reported at once at its place " +
+        "(`rules[2].pattern`, `rules[0].playbookIds[1]`, `rules[1].autoRun`). Audited with what changed. Optional `If-Match` with the catalogue's `ETag` (409 when it changed since).",
       tag,
       roles: EDITORS,
       params: workspaceParams,
@@ -72,7 +74,7 @@ export const portalGamebookRuleRoutes: RouteGroup = {
       problems: ["CONFLICT"],
       async handler(input) {
         const { workspace, body } = input;
-        const rules = body.rules.map((r) => ({ pattern: r.pattern.trim(), playbookIds: r.playbookIds }));
+        const rules = body.rules.map((r) => ({ pattern: r.pattern.trim(), playbookIds: r.playbookIds, autoRun: r.autoRun }));
         const saved = await changeCatalogue(input, workspace, input.header("if-match"), (draft) => {
           refuseIfAny(ruleProblems(rules, draft));
           const before = rulesOf(draft.rules);
@@ -104,7 +106,7 @@ export const portalGamebookRuleRoutes: RouteGroup = {
         const { value: catalogue } = await readCatalogue(input, workspace.id);
         let rules = rulesOf(catalogue.rules);
         if (body.rules) {
-          rules = body.rules.map((r) => ({ pattern: r.pattern.trim(), playbookIds: r.playbookIds }));
+          rules = body.rules.map((r) => ({ pattern: r.pattern.trim(), playbookIds: r.playbookIds, autoRun: r.autoRun }));
           refuseIfAny(ruleProblems(rules, catalogue));
         }
         const { definitions, ruleIndex } = definitionsOf(workspace.id, rules);

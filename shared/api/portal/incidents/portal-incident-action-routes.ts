@@ -11,18 +11,16 @@ import { linkTicket, unlinkTicket } from "../../../domain/tickets/ticket-links";
 import { ticketLinkView, toTicketLinkView } from "../../../domain/tickets/ticket-link-view";
 import { ONE_TICKET, ticketNameBody } from "../../../domain/tickets/ticket-names";
 import { analystCommentExample } from "../../../domain/examples/incident-examples";
-import { EXAMPLE_INCIDENT, EXAMPLE_WEBHOOK_ID, EXAMPLE_WORKSPACE_ID } from "../../../domain/examples/examples";
-import { commentPathSources, sourceSchema, sources, type Source } from "../../../domain/sources";
+import { EXAMPLE_INCIDENT, EXAMPLE_WEBHOOK_ID } from "../../../domain/examples/examples";
+import { commentPathSources, sourceSchema, type Source } from "../../../domain/sources";
+import { incidentParams } from "./incident-params";
 import { assigneeList, assignableUsers } from "./portal-incident-assignees";
 
 const tag = "Portal: incidents";
 const base = "/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}";
 
-const workspaceId = z.guid().describe("The workspace's id.").meta({ examples: [EXAMPLE_WORKSPACE_ID] });
-const incidentId = z.string().min(1).max(256).describe("The source's own incident id.").meta({ examples: [EXAMPLE_INCIDENT.id] });
-const incidentParams = z.strictObject({ workspaceId, source: sourceSchema(sources).meta({ examples: [EXAMPLE_INCIDENT.source] }), incidentId });
 /** Comments take the comment paths' sources (contract 2.3: A to F), as the contract's comment routes do. */
-const commentParams = z.strictObject({ workspaceId, source: sourceSchema(commentPathSources).meta({ examples: [EXAMPLE_INCIDENT.source] }), incidentId });
+const commentParams = incidentParams.extend({ source: sourceSchema(commentPathSources).meta({ examples: [EXAMPLE_INCIDENT.source] }) });
 /** SEC-2219 on the demo workspace's desk, which the link example links and the unlink example unlinks. */
 const EXAMPLE_TICKET = { ticketId: "12219", ticketNumber: "SEC-2219" };
 const ticketParams = incidentParams.extend({

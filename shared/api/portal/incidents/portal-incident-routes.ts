@@ -7,15 +7,14 @@ import {
   listAcrossWorkspaces,
   PARTIAL_LISTING_DESCRIPTION,
 } from "../../../domain/incidents/cross-workspace-listing";
-import { incidentComments, incidentsByEntity, lastGamebookRun, readIncident } from "../../../domain/incidents/incident-reads";
+import { incidentComments, incidentsByEntity, readIncident } from "../../../domain/incidents/incident-reads";
 import { commentView, incidentEtag, incidentSummaryView, incidentView } from "../../../domain/incidents/incident-view";
-import { gamebookRunView } from "../../../domain/gamebooks/gamebook-views";
 import { personWorkspaces } from "../../../domain/organizations/mapped-workspaces";
-import { gamebookRunExample } from "../../../domain/examples/gamebook-examples";
-import { EXAMPLE_INCIDENT, EXAMPLE_WORKSPACE_ID } from "../../../domain/examples/examples";
-import { sourceSchema, sources } from "../../../domain/sources";
 import { applyBulkAction } from "./incident-bulk";
 import { BULK_MAX_INCIDENTS, bulkActionBody, bulkActionResult } from "./incident-bulk-schemas";
+import { incidentParams } from "./incident-params";
+import { incidentRuns } from "./incident-run-routes";
+import { incidentRunSchema, incidentRunsExample } from "./incident-run-schemas";
 import {
   acrossWorkspacesExample,
   acrossWorkspacesResultExample,
@@ -25,11 +24,6 @@ import {
 } from "../../../domain/examples/incident-examples";
 
 const tag = "Portal: incidents";
-const incidentParams = z.strictObject({
-  workspaceId: z.guid().describe("The workspace's id.").meta({ examples: [EXAMPLE_WORKSPACE_ID] }),
-  source: sourceSchema(sources).meta({ examples: [EXAMPLE_INCIDENT.source] }),
-  incidentId: z.string().min(1).max(256).describe("The source's own incident id.").meta({ examples: [EXAMPLE_INCIDENT.id] }),
-});
 /**
  * The listing's page as the portal answers it: each incident with its version, which a change made
  * from the list (a bulk action) sends back so that an incident changed since is refused, not overwritten.
@@ -46,13 +40,20 @@ const portalSearchPage = acrossWorkspacesPage
 
 /** Related incidents one detail shows, newest first. */
 export const RELATED_INCIDENTS_LIMIT = 20;
+/** Runs one detail shows: the newest created, ordered by latest activity. */
+export const INCIDENT_RUNS_LIMIT = 100;
 
 const incidentDetail = z
   .object({
     incident: incidentView.describe("The incident as `GET /workspaces/{workspaceId}/incidents/{source}/{incidentId}` has it: entities, alerts, evidence."),
     comments: z.array(commentView).describe("Oldest first, linked tickets' notes among them."),
     ticketNotesAvailable: z.boolean().describe("False when linked tickets' notes could not be read: `comments` lacks them."),
-    lastGamebookRun: gamebookRunView.nullable().describe("The last gamebook run on the incident; null when none has run."),
+    runs: z
+      .array(incidentRunSchema)
+      .describe(
+        `Every gamebook run on the incident (at this source), newest activity first, at most ${INCIDENT_RUNS_LIMIT} (the newest created): who asked, who decided, ` +
+          "each step's outcome, the runs it retries or undoes, and what you may do with each now (retry, cancel, undo) or why not.",
+      ),
     related: z
       .array(incidentSummaryView)
       .describe(
@@ -66,7 +67,7 @@ const incidentDetail = z
         incident: incidentExample,
         comments: commentsExample,
         ticketNotesAvailable: true,
-        lastGamebookRun: gamebookRunExample,
+        runs: incidentRunsExample,
         related: [incidentSummaryExample],
       },
     ],
@@ -129,9 +130,9 @@ export const portalIncidentRoutes: RouteGroup = {
       method: "GET",
       path: "/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}",
       responseHeaders: ["ETag"],
-      summary: "One incident with its comments, its last gamebook run and related incidents",
+      summary: "One incident with its comments, its gamebook runs and related incidents",
       description:
-        "The incident live from its source with the service's state of it (as the contract's incident), its comments, the last gamebook run on it, " +
+        "The incident live from its source with the service's state of it (as the contract's incident), its comments, every gamebook run on it, " +
         "and the incidents sharing an entity with it. `ETag` is the incident's version, as the contract's `If-Match` takes it. 404 for an incident " +
         "the source does not have, and for a workspace you may not see.",
       tag,
@@ -142,13 +143,13 @@ export const portalIncidentRoutes: RouteGroup = {
         const { workspace, params } = input;
         // Read first: an incident the source does not have is 404 before anything else is asked.
         const { view, etag } = await readIncident(input, workspace, params.source, params.incidentId);
-        const [comments, lastRun, related] = await Promise.all([
+        const [comments, runs, related] = await Promise.all([
           incidentComments(input, workspace, params.source, params.incidentId),
-          lastGamebookRun(input, workspace, params.source, params.incidentId),
+          incidentRuns(input, workspace, params.source, params.incidentId, input.person, INCIDENT_RUNS_LIMIT),
           incidentsByEntity(input, workspace, params.source, { incidentId: params.incidentId, limit: RELATED_INCIDENTS_LIMIT }),
         ]);
         return {
-          data: { incident: view, comments: comments.comments, ticketNotesAvailable: comments.notesAvailable, lastGamebookRun: lastRun ?? null, related },
+          data: { incident: view, comments: comments.comments, ticketNotesAvailable: comments.notesAvailable, runs, related },
           headers: { ETag: etag },
         };
       },

@@ -29,6 +29,7 @@ interface Created {
   res: Response;
   /** The created resource's id, as the GET of its Location shows it. */
   id: string;
+  /** Where the GET of its Location shows the id: a field, or a path of fields (`webhook.id`). */
   idField?: string;
   /** How the resource is read back. */
   read(url: string): Promise<Response>;
@@ -107,6 +108,10 @@ const cases: Record<string, () => Promise<Created>> = {
     const res = await portal("POST", "/portal/workspaces", { body: { accountId: fabrikam.accountId, tenantId: fabrikam.tenantId, name: `located-${randomUUID().slice(0, 8)}` } });
     return { res, id: (await json(res)).data.id, read: asPerson };
   },
+  "POST /portal/webhooks": async () => {
+    const res = await portal("POST", "/portal/webhooks", { body: { name: "located", url: "https://hooks.example.com/located", eventTypes: ["incident.created.v1"] } });
+    return { res, id: (await json(res)).data.webhook.id, idField: "webhook.id", read: asPerson };
+  },
   "POST /portal/organizations": async () => {
     const res = await portal("POST", "/portal/organizations", { body: { name: `Located ${randomUUID().slice(0, 8)}` } });
     return { res, id: (await json(res)).data.id, read: asPerson };
@@ -173,7 +178,7 @@ describe("Location on every 201", () => {
       expect(url.origin + url.pathname).toMatch(new RegExp(`^${new URL(host.base).origin}/api/v2/`));
       const got = await read(location!);
       expect(got.status, `GET ${location}`).toBe(200);
-      expect((await json(got)).data[idField]).toBe(id);
+      expect(idField.split(".").reduce((value, key) => value?.[key], (await json(got)).data)).toBe(id);
     });
   }
 });

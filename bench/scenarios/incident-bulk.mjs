@@ -15,9 +15,9 @@ import { describeExit, median, numberFromEnv } from "../lib.mjs";
  * - Bulk: Jonas (signed in through the local identity provider, Owner of every demo workspace) sends
  *   one POST /portal/incidents/bulk closing the 100, each with its classification and closing comment.
  *   Timed from sending it to the answer; every incident must come back Succeeded.
- * - Peer: the same 100 closes one request after the other, each the single write a client makes
- *   without a bulk route: PUT /workspaces/{workspaceId}/incidents/SourceA/{incidentId}/status as
- *   the admin service account (the same domain operation, `changeStatus`, one commit each).
+ * - Peer: the same 100 closes one request after the other, as the same person closing them one by
+ *   one from each incident's page: PUT /portal/workspaces/{workspaceId}/incidents/SourceA/{incidentId}/status
+ *   (the same domain operation, `changeStatus`, one commit each).
  * - BENCH_ROUNDS rounds (default 3), the order flipped every round so that drift on a shared machine
  *   falls on both; one warm-up round of each first, not counted.
  *
@@ -66,7 +66,7 @@ export async function incidentBulk({ log, settings }) {
       single: async (refs) => {
         const t0 = performance.now();
         for (const r of refs) {
-          await apiJson(api, "PUT", `/workspaces/${r.workspaceId}/incidents/SourceA/${encodeURIComponent(r.incidentId)}/status`, { status: "Closed", ...close });
+          await portalJson(api, lead, "PUT", `/portal/workspaces/${r.workspaceId}/incidents/SourceA/${encodeURIComponent(r.incidentId)}/status`, { status: "Closed", ...close });
         }
         return performance.now() - t0;
       },

@@ -142,7 +142,7 @@ describe("an incident's playbook runs", () => {
       [true, incident.id],
     ]);
     expect(stored.triggedByUserId).toBe(demoPerson("li").oid);
-    await screenshot(page, "incident-runs", { readme: true });
+    await screenshot(page, "incident-runs", { readme: true, from: "section.incident-runs" });
 
     await page.click(`${card(runId)} button[data-action="cancel"]`);
     await page.waitForSelector(`${card(runId)} input[name="reason"]`);

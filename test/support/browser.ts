@@ -230,9 +230,10 @@ export const README_SCREENSHOT_DIR = join("docs", "screenshots");
 /**
  * A full-page PNG of the page as `.test-results/portal/<name>.png`; returns its path. With
  * `readme`, and `README_SCREENSHOTS=1` in the environment (`npm run screenshots`), the same picture
- * also replaces the README's copy in docs/screenshots/, so the README shows what the tests saw.
+ * also replaces the README's copy in docs/screenshots/, so the README shows what the tests saw:
+ * the page's top, or the part that starts at the element `from` names.
  */
-export async function screenshot(page: Page, name: string, options: { readme?: boolean } = {}): Promise<string> {
+export async function screenshot(page: Page, name: string, options: { readme?: boolean; from?: string } = {}): Promise<string> {
   const file = `${name.replace(/[^\w.-]+/g, "-")}.png`;
   const path = join(SCREENSHOT_DIR, file);
   mkdirSync(dirname(path), { recursive: true });
@@ -240,9 +241,11 @@ export async function screenshot(page: Page, name: string, options: { readme?: b
   if (options.readme && process.env.README_SCREENSHOTS === "1") {
     // The page's top, at most README_SHOT_HEIGHT pixels: a README shows a view, not a scroll.
     mkdirSync(README_SCREENSHOT_DIR, { recursive: true });
+    // Or, with `from`, the view starting a little above that element: a part far down a long page.
     const width = page.viewport()?.width ?? 1280;
-    const height = Math.min(README_SHOT_HEIGHT, Number(await page.evaluate("document.documentElement.scrollHeight")));
-    await page.screenshot({ path: join(README_SCREENSHOT_DIR, file) as `${string}.png`, clip: { x: 0, y: 0, width, height }, captureBeyondViewport: true });
+    const top = options.from ? Math.max(0, Number(await page.evaluate(`document.querySelector(${JSON.stringify(options.from)}).getBoundingClientRect().top + window.scrollY`)) - 16) : 0;
+    const height = Math.min(README_SHOT_HEIGHT, Number(await page.evaluate("document.documentElement.scrollHeight")) - top);
+    await page.screenshot({ path: join(README_SCREENSHOT_DIR, file) as `${string}.png`, clip: { x: 0, y: top, width, height }, captureBeyondViewport: true });
   }
   return path;
 }

@@ -10,17 +10,18 @@ const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 describe("the README's screenshots", () => {
   const images = [...readme.matchAll(/!\[[^\]]+\]\(([^)]+)\)/g)].map((m) => m[1]!);
 
-  it("shows the approval queue and the webhook health page, each with a text alternative", () => {
-    expect(images).toEqual(expect.arrayContaining([`${README_SCREENSHOT_DIR}/approvals-queue.png`, `${README_SCREENSHOT_DIR}/webhook-health-demo.png`]));
+  it("shows the approval queue, the webhook health page, an incident's actions and runs, and a bulk action, each with a text alternative", () => {
+    const shown = ["approvals-queue", "webhook-health-demo", "incident-actions", "incident-runs", "incidents-bulk-assigned"];
+    expect(images).toEqual(expect.arrayContaining(shown.map((name) => `${README_SCREENSHOT_DIR}/${name}.png`)));
   });
 
   it("are files the browser tests write (npm run screenshots), PNGs, in the repository", () => {
-    const browserTests = ["portal-approvals", "portal-webhooks", "portal-incident-actions"].map((name) => readFileSync(join(root, "test/browser", `${name}.browser.test.ts`), "utf8")).join("\n");
+    const browserTests = ["portal-approvals", "portal-webhooks", "portal-incident-actions", "portal-incident-runs", "portal-incidents-bulk"].map((name) => readFileSync(join(root, "test/browser", `${name}.browser.test.ts`), "utf8")).join("\n");
     for (const image of images) {
       expect(existsSync(join(root, image)), image).toBe(true);
       expect(readFileSync(join(root, image)).subarray(0, 8).equals(PNG), image).toBe(true);
       const name = image.slice(README_SCREENSHOT_DIR.length + 1, -".png".length);
-      expect(browserTests, image).toContain(`screenshot(page, "${name}", { readme: true })`);
+      expect(browserTests, image).toContain(`screenshot(page, "${name}", { readme: true`);
     }
   });
 });

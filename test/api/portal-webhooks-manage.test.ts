@@ -322,7 +322,7 @@ describe("an event delivery's attempt", () => {
     const incident = host.simulated.vendors.createIncident("SourceA", ws, { title: "Impossible travel", severity: "High" });
     expect((await host.call("PUT", `/workspaces/${ws}/incidents/SourceA/${incident.id}/status`, { body: { status: "Active" } })).status).toBe(204);
     const sent = await waitFor(() => requestsTo(data.webhook)[0], "the status change's delivery");
-    const attempt = await attemptOf(data.webhook.id, sent.headers["x-svc-event-id"] as string);
+    const attempt = await attemptOf(data.webhook.id, sent.headers["x-svc-event-id"] as string, operator);
     expect(attempt).toMatchObject({ eventType: "incident.status.changed.v1", status: "Succeeded", isTest: false });
     expect(attempt.response).toMatchObject({ httpStatusCode: 200, body: null });
     // A status change is built from the change itself, which nothing keeps: it cannot be rebuilt.
@@ -331,7 +331,7 @@ describe("an event delivery's attempt", () => {
     expect(JSON.stringify(await host.services.stores.deliveryLogs.get(data.webhook.id, attempt.id, attempt.createdAt))).not.toContain("answer-of-an-event-delivery");
   });
 
-  it("rebuilds incident.created.v1 with the event's id and time; a vanished incident shows no body", async () => {
+  it("rebuilds incident.created.v1 with the event's id and time for whoever reads its workspace; withholds it from others; a vanished incident shows no body", async () => {
     const { data } = await create();
     const id = data.webhook.id;
     const ws = host.demo.workspaces[0]!.id;
@@ -362,8 +362,10 @@ describe("an event delivery's attempt", () => {
       await host.services.stores.deliveryLogs.put(entry);
       return entry;
     };
-    const open = async (entry: DeliveryLogRecord) =>
-      (await json(await host.portal(member, "GET", `/portal/webhooks/${id}/delivery-logs/${entry.id}?createdAt=${encodeURIComponent(entry.createdAt)}`))).data;
+    // Someone of the organization who reads the incident's workspace: an analyst there.
+    const reader = await host.person({ organizationalRole: "Member", workspaceAssignments: [{ workspaceId: ws, role: "Analyst" }] });
+    const open = async (entry: DeliveryLogRecord, who: TestPerson = reader) =>
+      (await json(await host.portal(who, "GET", `/portal/webhooks/${id}/delivery-logs/${entry.id}?createdAt=${encodeURIComponent(entry.createdAt)}`))).data;
 
     const created = await put("incident.created.v1", { workspaceId: ws, source: "SourceA", incidentId: incident.id });
     const rebuilt = await open(created);
@@ -371,6 +373,10 @@ describe("an event delivery's attempt", () => {
     expect(JSON.parse(rebuilt.request.body)).toMatchObject({ id: created.eventId, type: "incident.created.v1", occurredAt: created.eventOccurredAt, data: { incidentId: incident.id, title: "Beaconing to a new domain" } });
     expect(rebuilt.response).toEqual({ httpStatusCode: 503, durationMs: 812, error: created.error, body: null });
     expect(rebuilt.eventPayload).toMatchObject({ incident: { id: incident.id } });
+    // Someone of the organization with no role on the incident's workspace sees the attempt, not the incident.
+    const withheld = await open(created, member);
+    expect(withheld).toMatchObject({ request: { bodySource: "withheld", body: null }, response: rebuilt.response, eventPayload: null });
+    expect(JSON.stringify(withheld)).not.toContain("Beaconing to a new domain");
 
     const gone = await open(await put("incident.created.v1", { workspaceId: ws, source: "SourceA", incidentId: "no-such-incident" }));
     expect(gone).toMatchObject({ request: { bodySource: "unavailable", body: null }, eventPayload: null });

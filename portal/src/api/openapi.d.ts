@@ -9931,7 +9931,7 @@ export interface operations {
                             attempt: number;
                             createdAt: string;
                             eventId: string;
-                            /** @description The incident as it stands now; null for a test event, or when the incident no longer exists. */
+                            /** @description The incident as it stands now; null for a test event, when the incident no longer exists, or when it is in a workspace you may not read. */
                             eventPayload: {
                                 [key: string]: unknown;
                             } | null;
@@ -9943,10 +9943,10 @@ export interface operations {
                                 /** @description The JSON body, as `bodySource` says; null when it cannot be rebuilt. */
                                 body: string | null;
                                 /**
-                                 * @description `sample`: a test event, its fixed sample data with this attempt's event id and time: the body that was sent. `rebuilt`: `incident.created.v1` rebuilt now from the incident as it stands, with the event's id and `occurredAt` (what a redelivery sends): the incident may have changed since it was sent. `unavailable`: the log keeps no copy of an event and this one cannot be rebuilt (its type is built from a change, or the incident no longer exists); `eventPayload` shows the incident as it is now.
+                                 * @description `sample`: a test event, its fixed sample data with this attempt's event id and time: the body that was sent. `rebuilt`: `incident.created.v1` rebuilt now from the incident as it stands, with the event's id and `occurredAt` (what a redelivery sends): the incident may have changed since it was sent. `unavailable`: the log keeps no copy of an event and this one cannot be rebuilt (its type is built from a change, or the incident no longer exists); `eventPayload` shows the incident as it is now. `withheld`: the incident is in a workspace you may not read: neither the body nor `eventPayload` is shown.
                                  * @enum {string}
                                  */
-                                bodySource: "sample" | "rebuilt" | "unavailable";
+                                bodySource: "sample" | "rebuilt" | "unavailable" | "withheld";
                                 /** @description As sent; credentials and signatures redacted. Empty when it was not sent (held while paused, or the webhook disabled). */
                                 headers: {
                                     [key: string]: string;

@@ -17,6 +17,7 @@ export interface AttemptRef {
 const BODY_SOURCES: Record<BodySource, string> = {
   sample: "The test event's sample data with this attempt's event id and time: the body that was sent.",
   rebuilt: "Rebuilt now from the incident as it stands, with the event's id and time, as a redelivery would send it. The incident may have changed since this attempt: the body sent then is not kept.",
+  withheld: "The incident is in a workspace you hold no role on: the event is not shown.",
   unavailable: "Not kept, and this event cannot be rebuilt (it was built from a change, or its incident no longer exists). The incident as it stands now is below, where it exists.",
 };
 

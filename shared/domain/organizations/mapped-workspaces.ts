@@ -30,6 +30,12 @@ export async function personWorkspaces(ctx: Uses<"stores">, person: Person, requ
   return (wanted ? workspaces.filter((w) => wanted.has(w.id)) : workspaces).sort(byName);
 }
 
+/** Whether the person sees this workspace: it is of their organization, and they hold a role on it or an organization-wide role. */
+export function personSeesWorkspace(person: Person, workspace: Pick<WorkspaceRecord, "id" | "accountId">): boolean {
+  if (!person.organizationAccountIds.includes(workspace.accountId)) return false;
+  return ORGANIZATION_WIDE_ROLES.includes(person.organizationalRole) || person.workspaceRoles.has(workspace.id);
+}
+
 function byName(a: WorkspaceRecord, b: WorkspaceRecord): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : 1;
 }

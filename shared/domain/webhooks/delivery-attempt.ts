@@ -7,6 +7,7 @@ import { deliveryStatuses, statusClasses, statusClassOf, type DeliveryLogRecord 
 import { incidentNow, REBUILDABLE_EVENT_TYPE, rebuiltCreatedEvent } from "./event-rebuild";
 import { testEnvelope } from "./test-event";
 import type { WebhookRecord } from "./webhook";
+import type { WorkspaceRecord } from "../organizations/workspace";
 
 /*
  * One delivery attempt opened to debug an endpoint, as Svix's and Stripe's attempt views show it: the
@@ -16,7 +17,7 @@ import type { WebhookRecord } from "./webhook";
  */
 
 /** Where the request body shown comes from. */
-export const requestBodySources = ["sample", "rebuilt", "unavailable"] as const;
+export const requestBodySources = ["sample", "rebuilt", "unavailable", "withheld"] as const;
 
 export const deliveryAttemptView = z
   .object({
@@ -40,7 +41,8 @@ export const deliveryAttemptView = z
           "`sample`: a test event, its fixed sample data with this attempt's event id and time: the body that was sent. `rebuilt`: " +
             "`incident.created.v1` rebuilt now from the incident as it stands, with the event's id and `occurredAt` (what a redelivery " +
             "sends): the incident may have changed since it was sent. `unavailable`: the log keeps no copy of an event and this one cannot " +
-            "be rebuilt (its type is built from a change, or the incident no longer exists); `eventPayload` shows the incident as it is now.",
+            "be rebuilt (its type is built from a change, or the incident no longer exists); `eventPayload` shows the incident as it is now. " +
+            "`withheld`: the incident is in a workspace you may not read: neither the body nor `eventPayload` is shown.",
         ),
     }),
     response: z.object({
@@ -55,15 +57,29 @@ export const deliveryAttemptView = z
         .nullable()
         .describe("Test deliveries only: the start of the receiver's answer. An event delivery's answer is read and dropped, never kept."),
     }),
-    eventPayload: z.record(z.string(), z.unknown()).nullable().describe("The incident as it stands now; null for a test event, or when the incident no longer exists."),
+    eventPayload: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .describe("The incident as it stands now; null for a test event, when the incident no longer exists, or when it is in a workspace you may not read."),
   })
   .meta({ examples: [deliveryAttemptExample] });
 
 export type DeliveryAttemptView = z.output<typeof deliveryAttemptView>;
 
-/** One attempt of `webhook`'s log, its incident read live once for both its body and `eventPayload`. */
-export async function deliveryAttempt(ctx: Uses<"sources" | "stores" | "now">, webhook: WebhookRecord, entry: DeliveryLogRecord): Promise<DeliveryAttemptView> {
-  const loaded = entry.incident ? await incidentNow(ctx, entry.incident) : null;
+/**
+ * One attempt of `webhook`'s log, its incident read live once for both its body and `eventPayload`.
+ * A webhook of the organization hears of incidents of workspaces the reader may not see: those are
+ * `withheld`, as the incident itself would be refused them.
+ */
+export async function deliveryAttempt(
+  ctx: Uses<"sources" | "stores" | "now">,
+  webhook: WebhookRecord,
+  entry: DeliveryLogRecord,
+  mayRead: (workspace: WorkspaceRecord) => boolean,
+): Promise<DeliveryAttemptView> {
+  const found = entry.incident ? await incidentNow(ctx, entry.incident) : null;
+  const withheld = found !== null && !mayRead(found.workspace);
+  const loaded = withheld ? null : found;
   return {
     id: entry.id,
     webhookConfigurationId: entry.webhookConfigurationId,
@@ -75,7 +91,7 @@ export async function deliveryAttempt(ctx: Uses<"sources" | "stores" | "now">, w
     isTest: entry.isTest,
     redelivered: entry.redelivered,
     createdAt: entry.createdAt,
-    request: { url: entry.requestUrl, headers: entry.requestHeaders, ...requestBody(webhook, entry, loaded) },
+    request: { url: entry.requestUrl, headers: entry.requestHeaders, ...(withheld ? { body: null, bodySource: "withheld" as const } : requestBody(webhook, entry, loaded)) },
     response: {
       httpStatusCode: entry.httpStatusCode,
       durationMs: entry.durationMs,

@@ -10,6 +10,7 @@ import { createWebhookBody, endpointCredentialsBody, updateWebhookBody } from ".
 import { toWebhookView, webhookView } from "../../../domain/webhooks/webhook-view";
 import { changeWebhookCredentials, createWebhook, deleteWebhook, previousKeyRetiresAt, updateWebhook } from "../../../domain/webhooks/webhook-writes";
 import type { WebhookRecord } from "../../../domain/webhooks/webhook";
+import { personSeesWorkspace } from "../../../domain/organizations/mapped-workspaces";
 import { OPERATORS, webhookOf } from "./portal-webhook-access";
 import { acceptedView, entryParams, entryQuery, webhookParams, webhookStateView } from "./webhook-health-schemas";
 
@@ -185,7 +186,7 @@ export const portalWebhookConfigurationRoutes: RouteGroup = {
       async handler(input) {
         const webhook = (await webhookOf(input)).value;
         const entry = await findDeliveryLogEntry(input, webhook, input.params.logId, input.query.createdAt);
-        return { data: await deliveryAttempt(input, webhook, entry) };
+        return { data: await deliveryAttempt(input, webhook, entry, (workspace) => personSeesWorkspace(input.person, workspace)) };
       },
     }),
   ],

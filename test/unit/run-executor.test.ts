@@ -250,6 +250,32 @@ describe("the gamebook executor", () => {
     expect(executed).toEqual([1]);
   });
 
+  it("honours a cancellation while a playbook waits to be tried again: it is not tried again, and is recorded Failed saying why", async () => {
+    const run = await dispatchedRun();
+    const executor = createRunExecutor({ services });
+    const person = { ...services, actor: { origin: "portal" as const, serviceAccountId: null, name: "Li Wei", accountId: workspace.accountId } };
+    let calls = 0;
+    behaviour = async () => {
+      calls++;
+      throw new ApiError("TIMEOUT", "The automation backend did not answer in time.");
+    };
+    await executor.handle(delivered(sent[0]!));
+    expect(scheduled.map((s) => s.message.body)).toEqual([{ workspaceId: workspace.id, runId: run.id, sequence: 1, attempt: 2 }]);
+    await cancelGamebookRun(person, { workspace, runId: run.id, cancelledBy: { userId: "li", name: "Li Wei" }, reason: null });
+    expect((await current(run)).playbooks.map((p) => p.status)).toEqual(["Running", "Skipped"]);
+
+    behaviour = async () => {
+      calls++;
+      return { status: "Succeeded", errorMessage: null, durationMs: 100 };
+    };
+    await executor.handle(delivered(scheduled[0]!.message));
+    expect(calls).toBe(1);
+    const after = await current(run);
+    expect([after.status, after.playbooks.map((p) => p.status)]).toEqual(["Cancelled", ["Failed", "Skipped"]]);
+    expect(after.playbooks[0]!.errorMessage).toContain("cancelled while this playbook waited to be tried again");
+    expect(sent).toHaveLength(1);
+  });
+
   it("refuses a message that is not one of its own, so that it ends in the dead-letter queue", async () => {
     const executor = createRunExecutor({ services });
     await expect(executor.handle({ messageId: "x", body: { runId: 1 } as never, deliveryCount: 1, enqueuedAt: now })).rejects.toThrow(/Malformed/);

@@ -92,6 +92,14 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
 
     const running = step.resumed ? found : await begin(message, found);
     if (!running) return;
+    // Cancelled while this playbook waited to try again after its system could not be reached: the
+    // earlier attempts may never have arrived, so trying again could carry it out now, after the
+    // person stopped the run. Recorded Failed instead, saying what is known.
+    if (running.value.status === "Cancelled" && message.attempt > 1) {
+      const reason = `The run was cancelled while this playbook waited to be tried again (its system could not be reached on ${message.attempt - 1} attempt(s)): it was not tried again, and whether an earlier attempt took effect is unknown.`;
+      await record(message, { status: "Failed", errorMessage: reason, durationMs: 0 }, running);
+      return;
+    }
     const entry = running.value.playbooks.find((p) => p.sequence === message.sequence)!;
     const outcome = await carryOut(workspace, running.value, entry, message.attempt, received.deliveryCount);
     if (outcome.kind === "retry") {

@@ -1,5 +1,5 @@
 import { auditRecord, type AuditEntry } from "../../platform/events/audit-record";
-import { ApiError } from "../../platform/errors/api-error";
+import { ApiError, isApiError } from "../../platform/errors/api-error";
 import { changeOriginOf, type Uses } from "../../platform/operation-context";
 import { normalizeClassification } from "./classification";
 import type { Classification, PublicStatus, VendorIncident } from "../../systems/vendors/port";
@@ -34,7 +34,7 @@ export interface AssigneeChange {
  * never loses its events and a refused one emits none. Internal statuses never reach the vendor.
  */
 export async function changeStatus(ctx: Uses<"actor" | "events" | "logger" | "now" | "sources" | "stores">, target: IncidentTarget, change: StatusChange): Promise<void> {
-  const loaded = await loadChecked(ctx, target);
+  const loaded = await claimChecked(ctx, target);
   const internal = change.status === "OnHold" || change.status === "WaitingOnCustomer";
   if (internal && loaded.incident.status === "Closed") {
     throw new ApiError("VALIDATION_ERROR", `A closed incident cannot be put ${change.status}; reopen it first.`, {
@@ -57,7 +57,10 @@ export async function changeStatus(ctx: Uses<"actor" | "events" | "logger" | "no
   const vendorBefore = loaded.incident.status;
 
   await commitWithRetry(ctx, loaded, incident, (stored) => {
-    const before: IncidentStateRecord = { ...stored, status: vendorBefore };
+    // Closed by another writer since this one read it (both found it open at the vendor): one closing,
+    // not two. This write's classification stands (the vendor took it last), without a second close event.
+    const closedMeanwhile = change.status === "Closed" && stored.closeCount > loaded.state.closeCount;
+    const before: IncidentStateRecord = { ...stored, status: closedMeanwhile ? "Closed" : vendorBefore };
     const after: IncidentStateRecord = {
       ...before,
       vendorLastModificationTime: incident.lastModificationTime,
@@ -72,7 +75,7 @@ export async function changeStatus(ctx: Uses<"actor" | "events" | "logger" | "no
       after.classification = change.status === "Closed" ? (change.classification ?? null) : null;
       after.closedBy = change.status === "Closed" ? changeOriginOf(ctx.actor) : null;
       // Every closing is a new subject (a new incident.closed.v1 id), however the reopening happened.
-      if (change.status === "Closed" && vendorBefore !== "Closed") after.closeCount = stored.closeCount + 1;
+      if (change.status === "Closed" && vendorBefore !== "Closed" && !closedMeanwhile) after.closeCount = stored.closeCount + 1;
     }
     const moved = after.status !== before.status || after.internalStatus !== stored.internalStatus;
     const audit = incidentAudit(ctx, loaded, incident, now, {
@@ -85,7 +88,7 @@ export async function changeStatus(ctx: Uses<"actor" | "events" | "logger" | "no
 
 /** Assigns (or with both fields null, unassigns) an incident: vendor owner first, then state and event. */
 export async function changeAssignee(ctx: Uses<"actor" | "events" | "logger" | "now" | "sources" | "stores">, target: IncidentTarget, change: AssigneeChange): Promise<void> {
-  const loaded = await loadChecked(ctx, target);
+  const loaded = await claimChecked(ctx, target);
   const assignee = change.email === null && change.userId === null ? null : await resolveAssignee(ctx, loaded, change);
   const incident = await loaded.gateway.setOwner(
     loaded.workspace.id,
@@ -109,6 +112,26 @@ export async function changeAssignee(ctx: Uses<"actor" | "events" | "logger" | "
     });
     return { after, outbox: [...(moved ? [assigneeEvent(incident, before.assignee, after, ctx.actor, now)] : []), audit] };
   });
+}
+
+/**
+ * The incident a write is about, checked as `loadChecked` checks it and, when the caller named the
+ * version it acts on (`If-Match`) or refuses a closed incident, claimed before the vendor is written:
+ * the state is written back as read, conditionally on its etag, so that of two writers holding the
+ * same version only one gets past this point (the other is 409, as if it had read after the first).
+ * Without the claim both would pass the check, write the vendor, and the second would land on the
+ * first without having seen it.
+ */
+async function claimChecked(ctx: Uses<"events" | "logger" | "now" | "sources" | "stores">, target: IncidentTarget): Promise<LoadedIncident> {
+  const loaded = await loadChecked(ctx, target);
+  if (target.ifMatch === undefined && !target.refuseIfClosed) return loaded;
+  try {
+    const claimed = await ctx.stores.incidents.commit({ ...loaded.state, updatedAt: ctx.now().toISOString() }, loaded.stateEtag, []);
+    return { ...loaded, state: claimed.value, stateEtag: claimed.etag };
+  } catch (error) {
+    if (!(isApiError(error) && error.code === "CONFLICT")) throw error;
+    throw new ApiError("CONFLICT", "The incident is being changed by someone else at this moment: read it again, then make your change.", { target: "If-Match" });
+  }
 }
 
 /** The audit event of a write to an incident, committed with the state (or rescued with its events). */

@@ -145,7 +145,7 @@ describe("cosmos audit: the sequencer", () => {
   it("the outbox sweep sequences the events of audit records carried out before a crash kept the relay from sequencing them", async () => {
     const audit = cosmosAudit(container, SETTLED);
     const stores = createMemoryStores();
-    const relay = new OutboxRelay({ outbox: stores.outbox, events: idleQueue(), workQueues: { "gamebook-runs": idleQueue() }, audit, now: () => new Date(clock), logger: silentLogger });
+    const relay = new OutboxRelay({ outbox: stores.outbox, events: idleQueue(), workQueues: { "gamebook-runs": idleQueue(), deliveries: idleQueue() }, audit, now: () => new Date(clock), logger: silentLogger });
     const record = auditRecord(serviceActor("portal", "Portal"), { activityType: "Test", activityAction: "Create", targetResourceType: "T", targetResourceId: "t-1", targetResourceName: "t", accountId: "acct-1", workspaceId: "ws-1" }, outboxScope.workspace("ws-1"), new Date(clock));
     // Committed, its event stored and the record marked carried out; then the crash.
     await stores.outbox.append([record]);

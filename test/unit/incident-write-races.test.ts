@@ -47,7 +47,7 @@ async function closedEvents(): Promise<{ classification: string; by: string }[]>
   return records
     .filter((r) => r.kind === "event" && r.message.envelope.type === "incident.closed.v1" && r.message.envelope.data.incidentId === incident.id)
     .map((r) => {
-      const data = (r as { message: { envelope: { data: { classification: string; closedBy: { name: string } } } } }).message.envelope.data;
+      const data = (r as unknown as { message: { envelope: { data: { classification: string; closedBy: { name: string } } } } }).message.envelope.data;
       return { classification: data.classification, by: data.closedBy.name };
     });
 }

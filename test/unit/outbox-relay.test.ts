@@ -37,7 +37,7 @@ describe("outbox relay", () => {
     const [a, poison, b] = [event(1), event(2), event(3)] as [OutboxRecord, OutboxRecord, OutboxRecord];
     const poisonId = poison.kind === "event" ? poison.message.envelope.id : "";
     await stores.outbox.append([a, poison, b]);
-    const relay = new OutboxRelay({ outbox: stores.outbox, events: queue((id) => id === poisonId, sent), workQueues: { "gamebook-runs": queue(() => false, []) }, audit: stores.audit, now: () => new Date(), logger: silentLogger });
+    const relay = new OutboxRelay({ outbox: stores.outbox, events: queue((id) => id === poisonId, sent), workQueues: { "gamebook-runs": queue(() => false, []), deliveries: queue(() => false, []) }, audit: stores.audit, now: () => new Date(), logger: silentLogger });
 
     expect(await relay.sweep()).toBe(2);
     expect(sent).toHaveLength(2);
@@ -53,20 +53,20 @@ describe("outbox relay", () => {
     const sent: string[] = [];
     const backlog = Array.from({ length: 1_200 }, (_, i) => event(100 + i));
     await stores.outbox.append(backlog);
-    const relay = new OutboxRelay({ outbox: stores.outbox, events: queue(() => false, sent), workQueues: { "gamebook-runs": queue(() => false, []) }, audit: stores.audit, now: () => new Date(), logger: silentLogger });
+    const relay = new OutboxRelay({ outbox: stores.outbox, events: queue(() => false, sent), workQueues: { "gamebook-runs": queue(() => false, []), deliveries: queue(() => false, []) }, audit: stores.audit, now: () => new Date(), logger: silentLogger });
     expect(await relay.sweepAndCount(500)).toEqual({ waiting: 1_200, carriedOut: 1_200 });
     expect(await stores.outbox.listUnpublished(10)).toEqual([]);
 
     // A full batch the queue refuses entirely: one pass, then the sweep gives up until its next run.
     const refused = Array.from({ length: 3 }, (_, i) => event(5_000 + i));
     await stores.outbox.append(refused);
-    const refusing = new OutboxRelay({ outbox: stores.outbox, events: queue(() => true, []), workQueues: { "gamebook-runs": queue(() => false, []) }, audit: stores.audit, now: () => new Date(), logger: silentLogger });
+    const refusing = new OutboxRelay({ outbox: stores.outbox, events: queue(() => true, []), workQueues: { "gamebook-runs": queue(() => false, []), deliveries: queue(() => false, []) }, audit: stores.audit, now: () => new Date(), logger: silentLogger });
     expect(await refusing.sweepAndCount(3)).toEqual({ waiting: 3, carriedOut: 0 });
   });
 
   it("appends audit records to the trail once, however often they are carried out", async () => {
     const stores = createMemoryStores();
-    const relay = new OutboxRelay({ outbox: stores.outbox, events: queue(() => false, []), workQueues: { "gamebook-runs": queue(() => false, []) }, audit: stores.audit, now: () => new Date(), logger: silentLogger });
+    const relay = new OutboxRelay({ outbox: stores.outbox, events: queue(() => false, []), workQueues: { "gamebook-runs": queue(() => false, []), deliveries: queue(() => false, []) }, audit: stores.audit, now: () => new Date(), logger: silentLogger });
     const audit = auditRecord(
       serviceActor("portal", "Portal"),
       { activityType: "Test", activityAction: "Create", targetResourceType: "T", targetResourceId: "t-1", targetResourceName: "t", accountId: "acct-1" },
@@ -95,7 +95,7 @@ describe("outbox relay", () => {
       },
       sequenceWaiting: async () => ++sweeps,
     };
-    const relay = new OutboxRelay({ outbox: stores.outbox, events: queue(() => false, []), workQueues: { "gamebook-runs": queue(() => false, []) }, audit, now: () => new Date(), logger: silentLogger });
+    const relay = new OutboxRelay({ outbox: stores.outbox, events: queue(() => false, []), workQueues: { "gamebook-runs": queue(() => false, []), deliveries: queue(() => false, []) }, audit, now: () => new Date(), logger: silentLogger });
     const entry = (targetResourceId: string, workspaceId: string | null) =>
       auditRecord(serviceActor("portal", "Portal"), { activityType: "Test", activityAction: "Create", targetResourceType: "T", targetResourceId, targetResourceName: "t", accountId: "acct-1", workspaceId }, scope, new Date());
     await relay.record([entry("t-1", "ws-1"), entry("t-2", "ws-1"), entry("t-3", null), event(1)]);
@@ -126,7 +126,7 @@ describe("outbox relay", () => {
     const relay = new OutboxRelay({
       outbox: stores.outbox,
       events: queue(() => false, []),
-      workQueues: { "gamebook-runs": queue(() => down, sent, "gamebook-runs") },
+      workQueues: { "gamebook-runs": queue(() => down, sent, "gamebook-runs"), deliveries: queue(() => false, []) },
       audit: stores.audit,
       now: () => new Date(),
       logger: silentLogger,

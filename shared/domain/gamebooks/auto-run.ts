@@ -1,5 +1,5 @@
 import { isApiError } from "../../platform/errors/api-error";
-import type { OutboxMessageRecord } from "../../platform/events/outbox-record";
+import type { OutboxMessageRecordFor } from "../../platform/events/outbox-record";
 import { derivedGuid } from "../../platform/ids/derived-guid";
 import { serviceActor, type Actor, type Uses } from "../../platform/operation-context";
 import { queueNames } from "../../platform/queue/queue-names";
@@ -70,7 +70,7 @@ export function autoRunId(workspaceId: string, incident: Pick<VendorIncident, "s
 }
 
 /** The `autoRun` message an incident's arrival commits with its state when an automation rule matches it. */
-export function autoRunMessageRecord(workspaceId: string, incident: Pick<VendorIncident, "source" | "id">, at: string): OutboxMessageRecord {
+export function autoRunMessageRecord(workspaceId: string, incident: Pick<VendorIncident, "source" | "id">, at: string): OutboxMessageRecordFor<"gamebook-runs"> {
   const messageId = `gamebook-auto-run/${autoRunId(workspaceId, incident)}`;
   return {
     id: `outbox-${messageId.replaceAll("/", "-")}`,

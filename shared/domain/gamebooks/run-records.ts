@@ -4,7 +4,7 @@ import type { Actor } from "../../platform/operation-context";
 import { queueNames } from "../../platform/queue/queue-names";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import type { GamebookRunRecord } from "./gamebook-run";
-import type { OutboxAuditRecord, OutboxEventRecord, OutboxMessageRecord, OutboxRecord } from "../../platform/events/outbox-record";
+import type { OutboxAuditRecord, OutboxEventRecord, OutboxMessageRecordFor, OutboxRecord } from "../../platform/events/outbox-record";
 
 /**
  * The outbox records a run commits with its own writes: `gamebook.run.v1` and the executor's
@@ -75,7 +75,7 @@ function runEvent(run: GamebookRunRecord): OutboxEventRecord {
  * a resend of the same message is dropped by duplicate detection, while the next playbook's message
  * (or a retry's) is a new one.
  */
-export function executorMessage(run: Pick<GamebookRunRecord, "workspaceId" | "id">, sequence: number, attempt: number, at: string): OutboxMessageRecord {
+export function executorMessage(run: Pick<GamebookRunRecord, "workspaceId" | "id">, sequence: number, attempt: number, at: string): OutboxMessageRecordFor<"gamebook-runs"> {
   const messageId = `gamebook-run/${run.id}/${sequence}/${attempt}`;
   return {
     id: `outbox-${messageId.replaceAll("/", "-")}`,

@@ -1,5 +1,5 @@
 import { commitWithinDeadline } from "../../platform/concurrency/deadline";
-import { firstAttempt, outgoingDelivery } from "../../platform/delivery/delivery-message";
+import { firstAttempt, outboxDelivery } from "../../platform/delivery/delivery-message";
 import { freshEventId } from "../../platform/events/event-ids";
 import type { EventEnvelope } from "../../platform/events/event-message";
 import type { Uses } from "../../platform/operation-context";
@@ -49,8 +49,10 @@ export function testEnvelope(accountId: string, now: Date, id: string = freshEve
  */
 export async function sendTestEvent(ctx: Uses<"actor" | "events" | "now">, webhook: WebhookRecord): Promise<{ eventId: string }> {
   const envelope = testEnvelope(webhook.targetAccountId, ctx.now());
-  // Sending is the request's change: started only while its deadline allows.
-  await commitWithinDeadline(() => ctx.events.deliveries.send([outgoingDelivery(firstAttempt(webhook.id, { envelope, incident: null }))]));
-  await ctx.events.outbox.record([webhookAudit(ctx, webhook, "Create", { test: true, eventId: envelope.id }, "WebhookDelivery")]);
+  const audit = webhookAudit(ctx, webhook, "Create", { test: true, eventId: envelope.id }, "WebhookDelivery");
+  // The send and its audit event are one commit (the relay sends it after), started only while the
+  // request's deadline allows: neither goes without the other.
+  const send = outboxDelivery(audit.scope, firstAttempt(webhook.id, { envelope, incident: null }), audit.createdAt);
+  await commitWithinDeadline(() => ctx.events.outbox.record([send, audit]));
   return { eventId: envelope.id };
 }

@@ -91,7 +91,7 @@ export function createEventPipeline(deps: EventPipelineDeps): EventPipeline {
     events,
     deliveries,
     gamebookRuns,
-    outbox: new OutboxRelay({ outbox: stores.outbox, events, workQueues: { "gamebook-runs": gamebookRuns }, audit: stores.audit, now, logger }),
+    outbox: new OutboxRelay({ outbox: stores.outbox, events, workQueues: { "gamebook-runs": gamebookRuns, deliveries }, audit: stores.audit, now, logger }),
     fanOutHandler,
     deliveryHandler,
     sender,

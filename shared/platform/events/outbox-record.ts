@@ -2,6 +2,7 @@ import type { AuditEventRecord } from "../../domain/audit/audit-event";
 import type { GamebookRunsMessage } from "../../domain/gamebooks/gamebook-run";
 import type { EventMessage } from "./event-message";
 import type { QueueName } from "../queue/queue-names";
+import type { DeliveryMessage } from "../delivery/delivery-message";
 
 /**
  * Where an outbox record is committed: the partition of the write that caused it, so that the write
@@ -40,15 +41,23 @@ export interface OutboxAuditRecord extends OutboxRecordBase {
   audit: AuditEventRecord;
 }
 
+/** What each work queue an outbox record may name carries. */
+export interface OutboxWorkMessages {
+  "gamebook-runs": GamebookRunsMessage;
+  deliveries: DeliveryMessage;
+}
+
 /**
  * A work message committed with the change that calls for it (a dispatched gamebook run and its
- * `gamebook-runs` message); sent to its queue after the commit, so a crash cannot lose it.
+ * `gamebook-runs` message, a test delivery and its audit event); sent to its queue after the commit,
+ * so a crash cannot lose it.
  */
-export interface OutboxMessageRecord extends OutboxRecordBase {
-  kind: "message";
-  queue: Extract<QueueName, "gamebook-runs">;
-  message: { messageId: string; body: GamebookRunsMessage };
-}
+export type OutboxMessageRecord = {
+  [Q in Extract<QueueName, keyof OutboxWorkMessages>]: OutboxRecordBase & { kind: "message"; queue: Q; message: { messageId: string; body: OutboxWorkMessages[Q] } };
+}[Extract<QueueName, keyof OutboxWorkMessages>];
+
+/** An outbox message record for one queue. */
+export type OutboxMessageRecordFor<Q extends keyof OutboxWorkMessages> = Extract<OutboxMessageRecord, { queue: Q }>;
 
 /** What a write commits beside itself and the relay carries out after: nothing accepted is lost. */
 export type OutboxRecord = OutboxEventRecord | OutboxAuditRecord | OutboxMessageRecord;

@@ -5,13 +5,13 @@ import { auditTrailOf } from "../store/audit-trail";
 import type { AuditStore, OutboxStore } from "../store/ports";
 import type { EventMessage } from "./event-message";
 import type { GamebookRunsMessage } from "../../domain/gamebooks/gamebook-run";
-import type { OutboxAuditRecord, OutboxEventRecord, OutboxMessageRecord, OutboxRecord } from "./outbox-record";
+import type { OutboxAuditRecord, OutboxEventRecord, OutboxMessageRecord, OutboxRecord, OutboxWorkMessages } from "./outbox-record";
 
 export interface OutboxRelayOptions {
   outbox: OutboxStore;
   events: QueueSender<EventMessage>;
   /** The work queues that outbox message records go to, by name. */
-  workQueues: { "gamebook-runs": QueueSender<GamebookRunsMessage> };
+  workQueues: { [Q in keyof OutboxWorkMessages]: QueueSender<OutboxWorkMessages[Q]> };
   audit: AuditStore;
   now: () => Date;
   logger: Logger;
@@ -136,7 +136,8 @@ export class OutboxRelay {
     const results = await Promise.all(
       records.map(async (r) => {
         try {
-          await this.options.workQueues[r.queue].send([r.message]);
+          if (r.queue === "deliveries") await this.options.workQueues.deliveries.send([r.message]);
+          else await this.options.workQueues["gamebook-runs"].send([r.message]);
           return r;
         } catch (error) {
           this.options.logger.warn("outbox message send failed; the sweep will retry", { queue: r.queue, messageId: r.message.messageId, error: String(error) });

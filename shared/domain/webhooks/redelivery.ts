@@ -1,6 +1,6 @@
 import { commitWithinDeadline } from "../../platform/concurrency/deadline";
 import { randomUUID } from "node:crypto";
-import { firstAttempt, outgoingDelivery } from "../../platform/delivery/delivery-message";
+import { firstAttempt, outboxDelivery, outgoingDelivery } from "../../platform/delivery/delivery-message";
 import { ApiError, isApiError } from "../../platform/errors/api-error";
 import type { EventEnvelope } from "../../platform/events/event-message";
 import type { Uses } from "../../platform/operation-context";
@@ -38,8 +38,11 @@ export async function redeliver(ctx: RedeliveryContext, webhook: WebhookRecord, 
       errors: { "": [`${entry.eventType} cannot be redelivered.`] },
     });
   }
-  await send(ctx, webhook, [{ envelope: await rebuilt(ctx, entry), incident: entry.incident! }]);
-  await ctx.events.outbox.record([webhookAudit(ctx, webhook, "Create", { redeliverOf: entry.id, eventId: entry.eventId }, "WebhookDelivery")]);
+  const event = { envelope: await rebuilt(ctx, entry), incident: entry.incident! };
+  const audit = webhookAudit(ctx, webhook, "Create", { redeliverOf: entry.id, eventId: entry.eventId }, "WebhookDelivery");
+  // The delivery and its audit event are one commit, as a test send's are: neither goes without the other.
+  const delivery = outboxDelivery(audit.scope, firstAttempt(webhook.id, event, { redeliveryId: randomUUID() }), audit.createdAt);
+  await commitWithinDeadline(() => ctx.events.outbox.record([delivery, audit]));
   return { eventId: entry.eventId };
 }
 

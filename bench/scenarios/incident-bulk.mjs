@@ -5,7 +5,7 @@ import { apiJson, localControl, portalJson, signInPerson, startApiHost } from ".
 import { describeExit, median, numberFromEnv } from "../lib.mjs";
 
 /**
- * Issue requirement: a bulk action over 100 incidents finishes in at most 5 s on the local host.
+ * Target: a bulk action over 100 incidents finishes in at most 5 s on the local host.
  *
  * - Host: the default demo (5 workspaces, simulated vendors answering at once unless
  *   BENCH_BULK_VENDOR_LATENCY_MS says otherwise), RECONCILE_INTERVAL_MS=0.

@@ -25,6 +25,9 @@ let owner: TestPerson;
 let fabrikamAnalyst: TestPerson;
 let fabrikamUserAdmin: TestPerson;
 let northwindUserAdmin: TestPerson;
+/** The customers' WorkspaceAdmins: they read their own organization's audit trail. */
+let fabrikamWorkspaceAdmin: TestPerson;
+let northwindWorkspaceAdmin: TestPerson;
 let providerAdmin: TestPerson;
 let providerWorkspaceAdmin: TestPerson;
 /** Approved and ran (Fabrikam), denied (Northwind), expired (Fabrikam), still waiting (Fabrikam). */
@@ -53,6 +56,8 @@ beforeAll(async () => {
   fabrikamAnalyst = await host.person({ accountId: fabrikamAccount, organizationalRole: "Member", workspaceAssignments: [{ workspaceId: fabrikam, role: "Analyst" }] });
   fabrikamUserAdmin = await host.person({ accountId: fabrikamAccount, organizationalRole: "UserAdmin" });
   northwindUserAdmin = await host.person({ accountId: northwindAccount, organizationalRole: "UserAdmin" });
+  fabrikamWorkspaceAdmin = await host.person({ accountId: fabrikamAccount, organizationalRole: "WorkspaceAdmin" });
+  northwindWorkspaceAdmin = await host.person({ accountId: northwindAccount, organizationalRole: "WorkspaceAdmin" });
   providerAdmin = await host.person({ organizationalRole: "Admin" });
   providerWorkspaceAdmin = await host.person({ organizationalRole: "WorkspaceAdmin" });
   for (const workspaceId of [fabrikam, northwind]) {
@@ -212,9 +217,9 @@ describe("the organization's audit trail", () => {
     await rename(fabrikamAccount, "Fabrikam Retail");
   });
 
-  it("is for Admin, UserAdmin and WorkspaceAdmin only", async () => {
-    for (const person of [providerAdmin, providerWorkspaceAdmin, fabrikamUserAdmin]) expect((await host.portal(person, "GET", "/portal/audit")).status).toBe(200);
-    for (const person of [owner, fabrikamAnalyst, await host.person({ organizationalRole: "OrgContentAdmin" })]) {
+  it("is for Admin and WorkspaceAdmin only: the roles that read every workspace of the organization anyway", async () => {
+    for (const person of [providerAdmin, providerWorkspaceAdmin, fabrikamWorkspaceAdmin]) expect((await host.portal(person, "GET", "/portal/audit")).status).toBe(200);
+    for (const person of [owner, fabrikamAnalyst, fabrikamUserAdmin, await host.person({ organizationalRole: "OrgContentAdmin" })]) {
       const refused = await json(await host.portal(person, "GET", "/portal/audit"));
       expect([refused.status, refused.code, refused.target]).toEqual([403, "FORBIDDEN", "organizationalRole"]);
     }
@@ -234,19 +239,19 @@ describe("the organization's audit trail", () => {
   });
 
   it("shows a customer only its own account's and workspaces' events: never the provider's, never another customer's", async () => {
-    const fabrikams = await allEvents(fabrikamUserAdmin, "?pageSize=200");
+    const fabrikams = await allEvents(fabrikamWorkspaceAdmin, "?pageSize=200");
     const fabrikamWorkspaces = new Set(host.demo.workspaces.filter((w) => w.accountId === fabrikamAccount).map((w) => w.id));
     expect(fabrikams.length).toBeGreaterThan(0);
     for (const e of fabrikams) expect(e.workspaceId === null ? e.accountId === fabrikamAccount : fabrikamWorkspaces.has(e.workspaceId)).toBe(true);
     // The provider's Admin renamed Fabrikam: that is Fabrikam's event; renaming the provider is not.
     expect(fabrikams.filter((e) => e.activityType === "OrganizationUpdated").map((e) => e.targetResourceId)).toEqual([fabrikamAccount, fabrikamAccount]);
     expect(fabrikams.some((e) => e.targetResourceId === denied)).toBe(false);
-    const northwinds = await allEvents(northwindUserAdmin, "?pageSize=200");
+    const northwinds = await allEvents(northwindWorkspaceAdmin, "?pageSize=200");
     expect(northwinds.some((e) => e.targetResourceId === denied)).toBe(true);
     expect(northwinds.some((e) => e.accountId === fabrikamAccount || e.accountId === providerAccount || e.workspaceId === fabrikam)).toBe(false);
     // Naming what is not theirs leaves it out.
-    expect((await audit(fabrikamUserAdmin, `?accountId=${northwindAccount}`)).data).toEqual([]);
-    expect((await audit(fabrikamUserAdmin, `?workspaceIds=${northwind}`)).data).toEqual([]);
+    expect((await audit(fabrikamWorkspaceAdmin, `?accountId=${northwindAccount}`)).data).toEqual([]);
+    expect((await audit(fabrikamWorkspaceAdmin, `?workspaceIds=${northwind}`)).data).toEqual([]);
   });
 
   it("filters by actor (id, or text in the name or e-mail address), organization, workspace, activity type and action, and time", async () => {
@@ -280,7 +285,7 @@ describe("the organization's audit trail", () => {
     expect((await host.portal(providerAdmin, "DELETE", `/portal/workspaces/${retired}`)).status).toBe(200);
     expect(await onboarded(providerAdmin)).toEqual(["WorkspaceOffboarded", "WorkspaceOnboarded"]);
     expect(await onboarded(providerWorkspaceAdmin)).toEqual([]);
-    expect(await onboarded(fabrikamUserAdmin)).toEqual([]);
+    expect(await onboarded(fabrikamWorkspaceAdmin)).toEqual([]);
     expect((await allEvents(providerWorkspaceAdmin, "?pageSize=200")).some((e) => e.workspaceId === retired)).toBe(false);
   });
 

@@ -56,9 +56,9 @@ export interface paths {
         };
         /**
          * Your organization's audit trail: who did what, filtered, newest first
-         * @description Portal session (people only). Organizational role: `Admin`, `UserAdmin`, `WorkspaceAdmin`.
+         * @description Portal session (people only). Organizational role: `Admin`, `WorkspaceAdmin`.
          *
-         *     Every audit event of your organization: your own account's and its workspaces', and, at a service provider, those of the customers it manages and their workspaces; never another organization's. Events of offboarded workspaces are for `Admin`s only, as their export is. Filter by actor (`actorId` exactly, or `actor`, text in the name or e-mail address), organization, workspace, activity type and action, and time (`from` inclusive, `to` exclusive). Newest first (time, then id). A page may hold fewer events than `pageSize`, even none, while `hasMore` is true: a search by `actor` text reads a bounded number of events per page; follow the token. The token is signed to you and to the filters. `Admin`, `UserAdmin` and `WorkspaceAdmin` only.
+         *     Every audit event of your organization: your own account's and its workspaces', and, at a service provider, those of the customers it manages and their workspaces; never another organization's. Events of offboarded workspaces are for `Admin`s only, as their export is. Filter by actor (`actorId` exactly, or `actor`, text in the name or e-mail address), organization, workspace, activity type and action, and time (`from` inclusive, `to` exclusive). Newest first (time, then id). A page may hold fewer events than `pageSize`, even none, while `hasMore` is true: a search by `actor` text reads a bounded number of events per page; follow the token. The token is signed to you and to the filters. `Admin` and `WorkspaceAdmin` only: the roles that read every workspace of the organization (the trail names incidents, their titles and comments).
          */
         get: operations["getPortalAudit"];
         put?: never;

@@ -4,7 +4,7 @@ import { hasRole, useMe, type OrganizationalRole } from "../session";
 import { PageHeader, Select, useResource } from "../ui";
 
 /** The roles that read the organization's audit trail (`GET /portal/audit`); `Admin` holds them all. */
-export const AUDIT_ROLES: readonly OrganizationalRole[] = ["UserAdmin", "WorkspaceAdmin"];
+export const AUDIT_ROLES: readonly OrganizationalRole[] = ["WorkspaceAdmin"];
 
 /** The History section's views, as tabs under one heading; the audit trail only for the roles that may read it. */
 export function HistoryHeader(props: { lead: string }) {

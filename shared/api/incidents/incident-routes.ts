@@ -90,7 +90,7 @@ export const incidentRoutes: RouteGroup = {
     workspaceRoute({
       method: "GET",
       path: `${base}/{incidentId}/last-gamebook`,
-      summary: "The last gamebook run on an incident (404 when none has run)",
+      summary: "The newest gamebook run made on an incident, whatever became of it (404 when none was ever made)",
       description:
         "The newest **created** run on the incident at this source, whatever its status: waiting for approval, denied, cancelled, running or ended. A run " +
         "created after another that ran is the answer, even when it never ran itself (a denied retry, say); `GET /gamebooks/by-incident/{incidentId}` lists " +

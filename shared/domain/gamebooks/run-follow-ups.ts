@@ -210,7 +210,7 @@ async function submitFollowUp(
   } catch (error) {
     // Someone else made the same follow-up a moment before (the same derived id).
     if (isApiError(error) && error.code === "CONFLICT" && error.target !== "runId") {
-      throw new ApiError("CONFLICT", `Someone else has just made this ${kind.split("/")[0]} of the run: see run ${runId}.`, { target: "runId" });
+      throw new ApiError("CONFLICT", `Someone else has just made a ${kind.split("/")[0]} of this run (run ${runId}): read the run again to see what is left to ${kind.split("/")[0]}.`, { target: "runId" });
     }
     throw error;
   }

@@ -62,9 +62,9 @@ export const portalHistoryRoutes: RouteGroup = {
         "organization's. Events of offboarded workspaces are for `Admin`s only, as their export is. Filter by actor (`actorId` exactly, or `actor`, text in the name or e-mail address), " +
         "organization, workspace, activity type and action, and time (`from` inclusive, `to` exclusive). Newest first (time, then id). " +
         "A page may hold fewer events than `pageSize`, even none, while `hasMore` is true: a search by `actor` text reads a bounded number of events per page; follow the token. " +
-        "The token is signed to you and to the filters. `Admin`, `UserAdmin` and `WorkspaceAdmin` only.",
+        "The token is signed to you and to the filters. `Admin` and `WorkspaceAdmin` only: the roles that read every workspace of the organization (the trail names incidents, their titles and comments).",
       tag,
-      roles: ["UserAdmin", "WorkspaceAdmin"],
+      roles: ["WorkspaceAdmin"],
       query: auditQuery,
       response: z.array(auditEventViewSchema).meta({ examples: [[auditEventExample, organizationAuditExample]] }),
       paginated: true,

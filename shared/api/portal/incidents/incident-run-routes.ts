@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { satisfiesWorkspaceRole } from "../../../domain/organizations/roles";
 import { notFound } from "../../../platform/errors/api-error";
 import { personWorkspaceRoute, type PersonWorkspaceInput, type RouteGroup } from "../../../platform/http/route";
 import type { Uses } from "../../../platform/operation-context";
@@ -36,8 +37,7 @@ const RUN_STATES = "Run statuses as the contract's run record has them: `Pending
 
 /** Whether the person may act on the workspace's incidents: the Analyst or Owner role there (an organizational `Member` reads). */
 export function mayActOn(person: Person, workspace: Pick<WorkspaceRecord, "id">): boolean {
-  const role = person.workspaceRoles.get(workspace.id);
-  return role === "Analyst" || role === "Owner";
+  return satisfiesWorkspaceRole(person.workspaceRoles.get(workspace.id), "Analyst");
 }
 
 /** The person as a run's requester. */

@@ -278,9 +278,10 @@ describe("who may act", () => {
     }
   });
 
-  it("a Member with no role on the workspace is 403 for every write, and for the reads", async () => {
+  it("a Member with no role on the workspace is 403 for every write, and for the incident, its tickets, its assignees and its playbooks", async () => {
     const incident = newIncident();
-    for (const [method, path, body] of [...writes(incident.id), ["GET", `${pathOf(incident.id)}/assignees`, undefined] as const]) {
+    const reads = ["", "/assignees", "/tickets", "/playbooks"].map((suffix) => ["GET", `${pathOf(incident.id)}${suffix}`, undefined] as const);
+    for (const [method, path, body] of [...writes(incident.id), ...reads]) {
       const res = await act(roleless, method, path, body);
       expect([method, path, res.status, (await json(res)).code]).toEqual([method, path, 403, "INSUFFICIENT_WORKSPACE_ROLE"]);
     }

@@ -255,6 +255,13 @@ describe("POST /portal/incidents/bulk", () => {
     expect(refused).toBe(0);
     expect(succeeded + notAttempted + inProgress).toBe(BULK_MAX_INCIDENTS);
     expect(succeeded).toBeGreaterThan(0);
+    // At the source: each one changed is Active, each one not attempted still New.
+    for (const [i, r] of (results as Json[]).entries()) {
+      const ref = refs[i]!;
+      const { status } = await host.services.sources.gateway(ref.source).getIncident(ref.workspaceId, ref.incidentId);
+      if (r.outcome === "Succeeded") expect(status, ref.incidentId).toBe("Active");
+      if (r.outcome === "NotAttempted") expect(status, ref.incidentId).toBe("New");
+    }
   }, 60_000);
 });
 

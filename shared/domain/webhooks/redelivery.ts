@@ -1,6 +1,7 @@
 import { commitWithinDeadline } from "../../platform/concurrency/deadline";
 import { randomUUID } from "node:crypto";
-import { firstAttempt, outboxDelivery, outgoingDelivery } from "../../platform/delivery/delivery-message";
+import { firstAttempt, outgoingDelivery } from "../../platform/delivery/delivery-message";
+import { outboxDelivery } from "../../platform/delivery/outbox-delivery";
 import { ApiError, isApiError } from "../../platform/errors/api-error";
 import type { EventEnvelope } from "../../platform/events/event-message";
 import type { Uses } from "../../platform/operation-context";

@@ -1,5 +1,6 @@
 import { commitWithinDeadline } from "../../platform/concurrency/deadline";
-import { firstAttempt, outboxDelivery } from "../../platform/delivery/delivery-message";
+import { firstAttempt } from "../../platform/delivery/delivery-message";
+import { outboxDelivery } from "../../platform/delivery/outbox-delivery";
 import { freshEventId } from "../../platform/events/event-ids";
 import type { EventEnvelope } from "../../platform/events/event-message";
 import type { Uses } from "../../platform/operation-context";

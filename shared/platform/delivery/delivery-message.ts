@@ -1,8 +1,6 @@
 import type { EventEnvelope } from "../events/event-message";
 import type { IncidentRef } from "../../domain/webhooks/delivery-log";
 import type { OutgoingMessage } from "../queue/queue";
-import type { OutboxMessageRecordFor, OutboxScope } from "../events/outbox-record";
-import { queueNames } from "../queue/queue-names";
 
 /** A message on the `deliveries` queue: one attempt to deliver one event to one webhook. */
 export interface DeliveryMessage {
@@ -60,22 +58,4 @@ export function firstAttempt(
 /** A delivery message as sent: its id lets duplicate detection drop a second copy of the same attempt. */
 export function outgoingDelivery(message: DeliveryMessage): OutgoingMessage<DeliveryMessage> {
   return { messageId: deliveryMessageId(message), body: message };
-}
-
-/**
- * A delivery committed through the outbox with the write that calls for it (a test send with its
- * audit event), in that write's scope: the relay sends it after the commit, so neither goes alone.
- */
-export function outboxDelivery(scope: OutboxScope, message: DeliveryMessage, at: string): OutboxMessageRecordFor<"deliveries"> {
-  const outgoing = outgoingDelivery(message);
-  return {
-    id: `outbox-delivery-${outgoing.messageId.replaceAll(":", "-")}`,
-    docType: "outbox",
-    kind: "message",
-    scope,
-    createdAt: at,
-    publishedAt: null,
-    queue: queueNames.deliveries,
-    message: outgoing,
-  };
 }

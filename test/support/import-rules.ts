@@ -30,6 +30,18 @@ export const groupOf = (file: string): string => {
   return parts[0] === "shared" && parts[1] === "api" && parts.length > 3 ? parts[2]! : "";
 };
 
+/** The portal group's assembly: the one module that gathers its areas' routes. */
+const portalAssembly = "shared/api/portal/portal-groups.ts";
+
+/** `shared/api/portal/<area>/…` → the area; "" for anything else (what the areas share, directly under portal/, included). */
+const portalAreaOf = (file: string): string => {
+  const parts = file.split("/");
+  return parts[0] === "shared" && parts[1] === "api" && parts[2] === "portal" && parts.length > 4 ? parts[3]! : "";
+};
+
+/** A module of a portal area's routes (`*-routes.ts`, `*-route.ts`). */
+const isPortalRoutes = (file: string) => portalAreaOf(file) !== "" && /-routes?\.ts$/.test(file);
+
 /** `shared/systems/<system>/…` and `shared/platform/<port>/…` → that folder; "" otherwise. */
 export const portFolderOf = (file: string): string => {
   const parts = file.split("/");
@@ -81,6 +93,10 @@ export function ruleViolations(graph: Map<string, Import[]>): Record<string, str
     "each kind imports only the kinds below it": show(local.filter((e) => kindOf(e.from) !== "other" && !below[kindOf(e.from)].includes(kindOf(e.to)))),
     "no endpoint group imports another group": show(local.filter((e) => groupOf(e.from) !== "" && groupOf(e.to) !== "" && groupOf(e.from) !== groupOf(e.to))),
     "only the route tables and the hosts import a group": show(local.filter((e) => groupOf(e.to) !== "" && groupOf(e.from) === "" && !routeTables.includes(e.from) && !composes(e.from))),
+    "no portal area imports another area: what they share sits directly under portal/": show(
+      local.filter((e) => portalAreaOf(e.from) !== "" && portalAreaOf(e.to) !== "" && portalAreaOf(e.from) !== portalAreaOf(e.to)),
+    ),
+    "only the portal's assembly imports an area's routes": show(local.filter((e) => isPortalRoutes(e.to) && e.from !== portalAssembly)),
     "the platform and the systems use the domain's model, never its operations": show(
       local.filter((e) => ["platform", "systems"].includes(kindOf(e.from)) && kindOf(e.to) === "domain" && !e.typeOnly && !isModel(e.to)),
     ),

@@ -7,7 +7,7 @@ import {
   requiredApprovalsFor,
   type GamebookApprovalPolicy,
 } from "../../shared/domain/gamebooks/approval-policy";
-import { approvalRequestView } from "../../shared/domain/gamebooks/approval-request-view";
+import { approvalRequestView } from "../../shared/api/portal/approval-request-view";
 import type { GamebookRunRecord, RunRequester } from "../../shared/domain/gamebooks/gamebook-run";
 import type { CataloguePlaybook, PlaybookCatalogueRecord } from "../../shared/domain/gamebooks/playbook-catalogue-record";
 import {

@@ -66,6 +66,16 @@ describe("each rule catches a planted violation", () => {
       caught: "shared/api/other.ts → shared/api/incidents/incident-routes.ts",
     },
     {
+      rule: "no portal area imports another area: what they share sits directly under portal/",
+      files: { "shared/api/portal/history/history-schemas.ts": `import "../approvals/approval-schemas";`, "shared/api/portal/approvals/approval-schemas.ts": "" },
+      caught: "shared/api/portal/history/history-schemas.ts → shared/api/portal/approvals/approval-schemas.ts",
+    },
+    {
+      rule: "only the portal's assembly imports an area's routes",
+      files: { "shared/api/portal/incidents/portal-incident-routes.ts": `import "./incident-run-routes";`, "shared/api/portal/incidents/incident-run-routes.ts": "" },
+      caught: "shared/api/portal/incidents/portal-incident-routes.ts → shared/api/portal/incidents/incident-run-routes.ts",
+    },
+    {
       rule: "the platform and the systems use the domain's model, never its operations",
       files: {
         "shared/platform/events/fan-out.ts": `import "../../domain/incidents/incident-writes";`,

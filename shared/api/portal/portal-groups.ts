@@ -5,6 +5,7 @@ import { workspaceRoutes } from "./workspaces/workspace-routes";
 import { peopleRoutes } from "./people/people-routes";
 import { signInRoutes } from "./session/sign-in-routes";
 import { approvalRoutes } from "./approvals/approval-routes";
+import { approvalPolicyRoutes } from "./approvals/approval-policy-routes";
 import { portalPlaybookRoutes } from "./content/playbook-routes";
 import { portalGamebookRuleRoutes } from "./content/gamebook-rule-routes";
 import { portalAgentConfigurationRoutes } from "./agents/agent-configuration-routes";
@@ -28,6 +29,7 @@ const portalAreas: RouteGroup[] = [
   slaPolicyRoutes,
   peopleRoutes,
   approvalRoutes,
+  approvalPolicyRoutes,
   portalPlaybookRoutes,
   portalGamebookRuleRoutes,
   portalAgentConfigurationRoutes,

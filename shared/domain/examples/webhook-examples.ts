@@ -7,7 +7,6 @@ import {
   EXAMPLE_PROVIDER_ACCOUNT_ID,
   EXAMPLE_PROVIDER_ACCOUNT_NAME,
   EXAMPLE_WEBHOOK_ID,
-  EXAMPLE_WORKSPACE_ID,
 } from "./examples";
 
 // Examples of the OpenAPI document for webhooks: the demo provider's SOAR intake webhook and its
@@ -128,42 +127,4 @@ export const signingSecretRotatedExample = {
   actions: ["pause"],
   signingSecret: SIGNING_SECRET_EXAMPLE,
   previousSecretRetiresAt: "2026-03-03T09:15:04.117Z",
-};
-
-/** The SOAR intake's failed delivery opened in the portal: the body rebuilt from the incident as it is now, no response body kept. */
-export const deliveryAttemptExample = {
-  id: deliveryLogExample.id,
-  webhookConfigurationId: deliveryLogExample.webhookConfigurationId,
-  eventId: deliveryLogExample.eventId,
-  eventType: deliveryLogExample.eventType,
-  status: deliveryLogExample.status,
-  statusClass: "5xx",
-  attempt: deliveryLogExample.attempt,
-  isTest: false,
-  redelivered: false,
-  createdAt: deliveryLogExample.createdAt,
-  request: {
-    url: deliveryLogExample.requestUrl,
-    headers: { ...deliveryLogExample.requestHeaders, Authorization: "[redacted]", "X-Svc-Signature": "[redacted]", "webhook-signature": "[redacted]" },
-    body: JSON.stringify({
-      id: deliveryLogExample.eventId,
-      type: "incident.created.v1",
-      occurredAt: EXAMPLE_INCIDENT_BLOCK.createdAt,
-      data: {
-        incidentId: EXAMPLE_INCIDENT.id,
-        source: "sourcea",
-        sourceDisplayName: EXAMPLE_INCIDENT.source,
-        workspaceId: EXAMPLE_WORKSPACE_ID,
-        accountId: EXAMPLE_CUSTOMER_ACCOUNT_ID,
-        incidentNumber: EXAMPLE_INCIDENT.number,
-        title: EXAMPLE_INCIDENT.title,
-        severity: EXAMPLE_INCIDENT_BLOCK.severity,
-        status: EXAMPLE_INCIDENT_BLOCK.status,
-        createdAt: EXAMPLE_INCIDENT_BLOCK.createdAt,
-      },
-    }),
-    bodySource: "rebuilt",
-  },
-  response: { httpStatusCode: 503, durationMs: deliveryLogExample.durationMs, error: deliveryLogExample.error, body: null },
-  eventPayload: deliveryLogEntryExample.eventPayload,
 };

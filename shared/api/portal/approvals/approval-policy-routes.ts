@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { personWorkspaceRoute, type Route } from "../../../platform/http/route";
+import { personWorkspaceRoute, type RouteGroup } from "../../../platform/http/route";
 import { EXAMPLE_APPROVAL_WORKSPACE_ID } from "../../../domain/examples/gamebook-examples";
 import { approvalModes, approvalExpiryActions, approvalPolicyInput, approvalPolicyOf } from "../../../domain/gamebooks/approval-policy";
 import { setApprovalPolicy } from "../../../domain/gamebooks/approval-settings";
@@ -24,32 +24,35 @@ const policyBody = approvalPolicyInput.meta({ examples: [{ mode: "AdminRequiredP
  * whether admin playbooks need two different approvers. Set by a WorkspaceAdmin; the change is
  * audited with the workspace record, in one commit.
  */
-export const approvalPolicyRoutes: Route[] = [
-  personWorkspaceRoute({
-    method: "GET",
-    path: "/portal/workspaces/{workspaceId}/approval-policy",
-    summary: "The workspace's approval policy for gamebook runs",
-    tag,
-    roles: "any",
-    params: workspaceParams,
-    response: policyView,
-    async handler({ workspace }) {
-      return { data: approvalPolicyOf(workspace) };
-    },
-  }),
-  personWorkspaceRoute({
-    method: "PUT",
-    path: "/portal/workspaces/{workspaceId}/approval-policy",
-    summary: "Set the workspace's approval policy; settings left out stay as they are",
-    description: "Runs already waiting keep the expiry they were given; a stricter approver count applies to them at once.",
-    tag,
-    roles: ["WorkspaceAdmin"],
-    params: workspaceParams,
-    body: policyBody,
-    response: policyView,
-    async handler(input) {
-      const saved = await setApprovalPolicy(input, input.workspace, input.body);
-      return { data: approvalPolicyOf(saved.value) };
-    },
-  }),
-];
+export const approvalPolicyRoutes: RouteGroup = {
+  name: "portal-approval-policy",
+  routes: [
+    personWorkspaceRoute({
+      method: "GET",
+      path: "/portal/workspaces/{workspaceId}/approval-policy",
+      summary: "The workspace's approval policy for gamebook runs",
+      tag,
+      roles: "any",
+      params: workspaceParams,
+      response: policyView,
+      async handler({ workspace }) {
+        return { data: approvalPolicyOf(workspace) };
+      },
+    }),
+    personWorkspaceRoute({
+      method: "PUT",
+      path: "/portal/workspaces/{workspaceId}/approval-policy",
+      summary: "Set the workspace's approval policy; settings left out stay as they are",
+      description: "Runs already waiting keep the expiry they were given; a stricter approver count applies to them at once.",
+      tag,
+      roles: ["WorkspaceAdmin"],
+      params: workspaceParams,
+      body: policyBody,
+      response: policyView,
+      async handler(input) {
+        const saved = await setApprovalPolicy(input, input.workspace, input.body);
+        return { data: approvalPolicyOf(saved.value) };
+      },
+    }),
+  ],
+};

@@ -4,15 +4,15 @@ import { pageQueryFields, issuePageToken, readPageToken } from "../../../platfor
 import { personRoute, personWorkspaceRoute, type PersonInput, type RouteGroup } from "../../../platform/http/route";
 import type { Person } from "../../../platform/auth/person";
 import type { Uses } from "../../../platform/operation-context";
-import { approvalRequestView } from "../../../domain/gamebooks/approval-request-view";
+import { approvalRequestView } from "../approval-request-view";
 import { decideRun } from "../../../domain/gamebooks/run-approval";
 import { requesterOf } from "../../../domain/gamebooks/run-approval-rules";
 import { cataloguesOfRuns } from "../../../domain/gamebooks/gamebook-settings";
 import type { GamebookRunRecord } from "../../../domain/gamebooks/gamebook-run";
 import type { PlaybookCatalogueRecord } from "../../../domain/gamebooks/playbook-catalogue-record";
 import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
-import { approvalRequestExample, approvalRequestSchema, approveBody, denyBody } from "./approval-schemas";
-import { approvalPolicyRoutes } from "./approval-policy-routes";
+import { approvalRequestExample, approvalRequestSchema } from "../approval-request-schemas";
+import { approveBody, denyBody } from "./approval-schemas";
 import { EXAMPLE_APPROVAL_WORKSPACE_ID, EXAMPLE_RUN_TO_APPROVE_ID, EXAMPLE_RUN_TO_DENY_ID } from "../../../domain/examples/gamebook-examples";
 
 const tag = "Portal: approvals";
@@ -144,6 +144,5 @@ export const approvalRoutes: RouteGroup = {
       problems: ["CONFLICT"],
       handler: (input) => decide(input, false, input.body.reason),
     }),
-    ...approvalPolicyRoutes,
   ],
 };

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { personRoute, type RouteGroup } from "../../../platform/http/route";
 import { personWorkspaces } from "../../../domain/organizations/mapped-workspaces";
-import { listDecidedApprovals } from "../../../domain/gamebooks/decided-approvals";
+import { listDecidedApprovals } from "./decided-approvals";
 import { ACROSS_PAGE_SIZE, MAX_PAGES_SKIPPED, acrossHistoryView, acrossWorkspacesHistory } from "../../../domain/gamebooks/run-history";
 import { toGamebookRunView } from "../../../domain/gamebooks/gamebook-views";
-import { searchOrganizationAudit } from "../../../domain/audit/audit-search";
+import { searchOrganizationAudit } from "./audit-search";
 import { auditEventExample, auditEventViewSchema, auditQuery, decidedApprovalExample, decidedApprovalSchema, decidedApprovalsQuery, organizationAuditExample, runHistoryQuery } from "./history-schemas";
 
 const tag = "Portal: history";

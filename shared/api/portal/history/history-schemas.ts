@@ -10,7 +10,7 @@ import {
   EXAMPLE_WORKSPACE_ID,
   EXAMPLE_WORKSPACE_NAME,
 } from "../../../domain/examples/examples";
-import { approvalRequestExample, approvalRequestSchema } from "../approvals/approval-schemas";
+import { approvalRequestExample, approvalRequestSchema } from "../approval-request-schemas";
 
 /** Workspace ids, the parameter repeated (`workspaceIds=a&workspaceIds=b`). */
 const workspaceIds = z

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { satisfiesWorkspaceRole } from "../../../domain/organizations/roles";
 import { notFound } from "../../../platform/errors/api-error";
 import { personWorkspaceRoute, type PersonWorkspaceInput, type RouteGroup } from "../../../platform/http/route";
 import type { Uses } from "../../../platform/operation-context";
@@ -8,9 +7,7 @@ import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
 import type { GamebookRunRecord, RunRequester } from "../../../domain/gamebooks/gamebook-run";
 import type { Source } from "../../../domain/sources";
 import { catalogueOf } from "../../../domain/gamebooks/gamebook-settings";
-import { incidentPlaybookOffer } from "../../../domain/gamebooks/incident-playbook-offer";
-import { incidentRunViews, type IncidentRunView } from "../../../domain/gamebooks/incident-run-view";
-import { approvalReasonViews } from "../../../domain/gamebooks/approval-request-view";
+import { approvalReasonViews } from "../approval-request-view";
 import { cancelGamebookRun } from "../../../domain/gamebooks/run-cancellation";
 import { FOLLOW_UP_SCAN_LIMIT, retryRun, undoRun } from "../../../domain/gamebooks/run-follow-ups";
 import { previewRun, submitRun } from "../../../domain/gamebooks/run-submission";
@@ -23,6 +20,8 @@ import {
 } from "../../../domain/examples/gamebook-examples";
 import { EXAMPLE_GAMEBOOK_RUN_ID, EXAMPLE_WORKSPACE_ID } from "../../../domain/examples/examples";
 import { incidentParams } from "./incident-params";
+import { incidentPlaybookOffer } from "./incident-playbook-offer";
+import { incidentRuns, incidentRunViews, mayActOn, type IncidentRunView } from "./incident-run-view";
 import { cancelBody, incidentPlaybookOfferView, incidentRunSchema, runPreviewView, runRequestBody, undoBody } from "./incident-run-schemas";
 
 const tag = "Portal: incident runs";
@@ -35,22 +34,8 @@ const runParams = (workspaceId: string, runId: string) =>
   });
 const RUN_STATES = "Run statuses as the contract's run record has them: `Pending` (waiting for approval, or dispatched), `Running`, `Succeeded`, `PartiallySucceeded`, `Failed`, `Denied`, `Cancelled`.";
 
-/** Whether the person may act on the workspace's incidents: the Analyst or Owner role there (an organizational `Member` reads). */
-export function mayActOn(person: Person, workspace: Pick<WorkspaceRecord, "id">): boolean {
-  return satisfiesWorkspaceRole(person.workspaceRoles.get(workspace.id), "Analyst");
-}
-
 /** The person as a run's requester. */
 const requesterOf = (person: Person): RunRequester => ({ kind: "User", id: person.userId, name: person.name });
-
-/**
- * Every run on the incident (at most `limit`, newest created first as read, then ordered by latest
- * activity), as the person sees them: with what each may do now.
- */
-export async function incidentRuns(ctx: Uses<"stores">, workspace: WorkspaceRecord, source: Source, incidentId: string, person: Person, limit: number): Promise<IncidentRunView[]> {
-  const [runs, catalogue] = await Promise.all([ctx.stores.gamebookRuns.listForIncident(workspace.id, incidentId, source, limit), catalogueOf(ctx, workspace.id)]);
-  return incidentRunViews(runs, workspace, catalogue, { mayAct: mayActOn(person, workspace) });
-}
 
 /** One run as the incident's page shows it, worked out among the other runs on its incident. */
 async function runView(ctx: Uses<"stores">, workspace: WorkspaceRecord, run: GamebookRunRecord, person: Person): Promise<IncidentRunView> {

@@ -4,7 +4,7 @@ import { playbookEntityTypes } from "../../../domain/gamebooks/playbook-catalogu
 import { playbookParametersSchema } from "../../../domain/gamebooks/playbook-parameter-schema";
 import { checkSequences, isQueuedSchema, runPlaybooksSchema } from "../../../domain/gamebooks/run-request";
 import { EXAMPLE_GAMEBOOK_RUN_ID, EXAMPLE_INCIDENT } from "../../../domain/examples/examples";
-import { approvalReasonSchema, approvalStandingFields, requesterSchema, runPlaybookSchema } from "../approvals/approval-schemas";
+import { approvalReasonSchema, approvalStandingFields, requesterSchema, runPlaybookSchema } from "../approval-request-schemas";
 
 /*
  * Playbook runs from an incident in the portal: what can run on it, the run request, the preview of
@@ -139,7 +139,7 @@ const incidentRunExample = {
   },
 };
 
-/** One run on an incident as its page lists it (domain: incident-run-view.ts). */
+/** One run on an incident as its page lists it (built in incident-run-view.ts). */
 export const incidentRunSchema = z
   .object({
     id: z.string(),

@@ -13,7 +13,7 @@ import { personWorkspaces } from "../../../domain/organizations/mapped-workspace
 import { applyBulkAction } from "./incident-bulk";
 import { BULK_MAX_INCIDENTS, bulkActionBody, bulkActionResult } from "./incident-bulk-schemas";
 import { incidentParams } from "./incident-params";
-import { incidentRuns } from "./incident-run-routes";
+import { incidentRuns } from "./incident-run-view";
 import { incidentRunSchema, incidentRunsExample } from "./incident-run-schemas";
 import {
   acrossWorkspacesExample,

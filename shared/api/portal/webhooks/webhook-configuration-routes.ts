@@ -2,7 +2,7 @@ import { z } from "zod";
 import { personRoute, type RouteGroup } from "../../../platform/http/route";
 import { EXAMPLE_RETIRED_WEBHOOK_ID } from "../../../domain/examples/examples";
 import { EXAMPLE_TICKET_RELAY_WEBHOOK_ID, portalCreatedWebhookExample, signingSecretRotatedExample, webhookExample } from "../../../domain/examples/webhook-examples";
-import { deliveryAttempt, deliveryAttemptView } from "../../../domain/webhooks/delivery-attempt";
+import { deliveryAttempt, deliveryAttemptView } from "./delivery-attempt";
 import { findDeliveryLogEntry } from "../../../domain/webhooks/delivery-log-access";
 import { sendTestEvent } from "../../../domain/webhooks/test-event";
 import { stateActionsOf } from "../../../domain/webhooks/webhook-changes";

@@ -1,8 +1,8 @@
-import type { VendorIncident } from "../../systems/vendors/port";
-import { actsOn, affectedEntityName } from "./playbook-catalogue";
-import { isEnabled, type CataloguePlaybook, type PlaybookCatalogueRecord, type PlaybookEntityType, type PlaybookParameter } from "./playbook-catalogue-record";
-import { ruleMatches } from "./playbook-rules";
-import { runnableGamebookCatalog, type RecommendedPlaybook, type UnavailableRecommendation } from "./recommended-playbooks";
+import type { VendorIncident } from "../../../systems/vendors/port";
+import { actsOn, affectedEntityName } from "../../../domain/gamebooks/playbook-catalogue";
+import { isEnabled, type CataloguePlaybook, type PlaybookCatalogueRecord, type PlaybookEntityType, type PlaybookParameter } from "../../../domain/gamebooks/playbook-catalogue-record";
+import { ruleMatches } from "../../../domain/gamebooks/playbook-rules";
+import { runnableGamebookCatalog, type RecommendedPlaybook, type UnavailableRecommendation } from "../../../domain/gamebooks/recommended-playbooks";
 
 /**
  * What can run on an incident, as a person choosing a playbook sees it (Splunk SOAR's and Cortex

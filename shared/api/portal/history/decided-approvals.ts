@@ -1,12 +1,12 @@
 import { z } from "zod";
-import { issuePageToken, readPageToken, type PagingContext } from "../../platform/http/paging";
-import type { Pagination } from "../../platform/http/route";
-import type { Uses } from "../../platform/operation-context";
-import type { WorkspaceRecord } from "../organizations/workspace";
-import type { GamebookRunRecord, GamebookRunStatus, PlaybookStatus } from "./gamebook-run";
-import type { PlaybookCatalogueRecord } from "./playbook-catalogue-record";
-import { approvalRequestView, type ApprovalRequestView } from "./approval-request-view";
-import { cataloguesOfRuns } from "./gamebook-settings";
+import { issuePageToken, readPageToken, type PagingContext } from "../../../platform/http/paging";
+import type { Pagination } from "../../../platform/http/route";
+import type { Uses } from "../../../platform/operation-context";
+import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
+import type { GamebookRunRecord, GamebookRunStatus, PlaybookStatus } from "../../../domain/gamebooks/gamebook-run";
+import type { PlaybookCatalogueRecord } from "../../../domain/gamebooks/playbook-catalogue-record";
+import { approvalRequestView, type ApprovalRequestView } from "../approval-request-view";
+import { cataloguesOfRuns } from "../../../domain/gamebooks/gamebook-settings";
 
 /**
  * A decided approval request: what was asked (the request as the approver weighed it) and how it

@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { ApiError } from "../../platform/errors/api-error";
-import type { Person } from "../../platform/auth/person";
-import { issuePageToken, readPageToken, type PagingContext } from "../../platform/http/paging";
-import type { Pagination } from "../../platform/http/route";
-import type { Uses } from "../../platform/operation-context";
-import { accountAuditTrail, workspaceAuditTrail } from "../../platform/store/audit-trail";
-import type { AuditEventRecord } from "./audit-event";
+import { ApiError } from "../../../platform/errors/api-error";
+import type { Person } from "../../../platform/auth/person";
+import { issuePageToken, readPageToken, type PagingContext } from "../../../platform/http/paging";
+import type { Pagination } from "../../../platform/http/route";
+import type { Uses } from "../../../platform/operation-context";
+import { accountAuditTrail, workspaceAuditTrail } from "../../../platform/store/audit-trail";
+import type { AuditEventRecord } from "../../../domain/audit/audit-event";
 
 /** What a person asks of their organization's audit trail: each filter optional, times as ISO 8601 UTC. */
 export interface AuditSearchQuery {

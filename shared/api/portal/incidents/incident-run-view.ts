@@ -1,11 +1,16 @@
-import type { WorkspaceRecord } from "../organizations/workspace";
-import type { GamebookRunRecord, GamebookRunStatus, RunCancellation, RunLink, RunRequester } from "./gamebook-run";
-import type { PlaybookCatalogueRecord } from "./playbook-catalogue-record";
-import type { PlaybookStatus } from "./run-state";
-import { approvalStandingOf, runPlaybookViews, type ApprovalPlaybookView, type ApprovalStanding } from "./approval-request-view";
-import { requesterOf } from "./run-approval-rules";
-import { followUpsOf, retryRefusal, undoOffer } from "./run-follow-ups";
-import { isFinal } from "./run-state";
+import type { Person } from "../../../platform/auth/person";
+import type { Uses } from "../../../platform/operation-context";
+import { satisfiesWorkspaceRole } from "../../../domain/organizations/roles";
+import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
+import type { Source } from "../../../domain/sources";
+import { catalogueOf } from "../../../domain/gamebooks/gamebook-settings";
+import type { GamebookRunRecord, GamebookRunStatus, RunCancellation, RunLink, RunRequester } from "../../../domain/gamebooks/gamebook-run";
+import type { PlaybookCatalogueRecord } from "../../../domain/gamebooks/playbook-catalogue-record";
+import type { PlaybookStatus } from "../../../domain/gamebooks/run-state";
+import { approvalStandingOf, runPlaybookViews, type ApprovalPlaybookView, type ApprovalStanding } from "../approval-request-view";
+import { requesterOf } from "../../../domain/gamebooks/run-approval-rules";
+import { followUpsOf, retryRefusal, undoOffer } from "../../../domain/gamebooks/run-follow-ups";
+import { isFinal } from "../../../domain/gamebooks/run-state";
 
 /**
  * One run on an incident as the incident's page lists it: who asked, who decided (the approval queue's
@@ -65,6 +70,20 @@ export interface RunViewer {
 }
 
 const NO_ROLE = "Needs the Analyst or Owner role on this workspace.";
+
+/** Whether the person may act on the workspace's incidents: the Analyst or Owner role there (an organizational `Member` reads). */
+export function mayActOn(person: Person, workspace: Pick<WorkspaceRecord, "id">): boolean {
+  return satisfiesWorkspaceRole(person.workspaceRoles.get(workspace.id), "Analyst");
+}
+
+/**
+ * Every run on the incident (at most `limit`, newest created first as read, then ordered by latest
+ * activity), as the person sees them: with what each may do now.
+ */
+export async function incidentRuns(ctx: Uses<"stores">, workspace: WorkspaceRecord, source: Source, incidentId: string, person: Person, limit: number): Promise<IncidentRunView[]> {
+  const [runs, catalogue] = await Promise.all([ctx.stores.gamebookRuns.listForIncident(workspace.id, incidentId, source, limit), catalogueOf(ctx, workspace.id)]);
+  return incidentRunViews(runs, workspace, catalogue, { mayAct: mayActOn(person, workspace) });
+}
 
 /**
  * The incident's runs, newest activity first (latest change, then newest created), each with its

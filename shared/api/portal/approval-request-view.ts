@@ -1,10 +1,10 @@
-import type { Source } from "../sources";
-import type { WorkspaceRecord } from "../organizations/workspace";
-import type { GamebookRunRecord, GamebookRunStatus, RunApprovalEntry, RunMatchedRule, RunRequester } from "./gamebook-run";
-import type { PlaybookCatalogueRecord, PlaybookEntityType } from "./playbook-catalogue-record";
-import type { ApprovalReason } from "./approval-policy";
-import { approvalPolicyOf } from "./approval-policy";
-import { approvalsNeeded, approvalTermsOf, requesterOf } from "./run-approval-rules";
+import type { Source } from "../../domain/sources";
+import type { WorkspaceRecord } from "../../domain/organizations/workspace";
+import type { GamebookRunRecord, GamebookRunStatus, RunApprovalEntry, RunMatchedRule, RunRequester } from "../../domain/gamebooks/gamebook-run";
+import type { PlaybookCatalogueRecord, PlaybookEntityType } from "../../domain/gamebooks/playbook-catalogue-record";
+import type { ApprovalReason } from "../../domain/gamebooks/approval-policy";
+import { approvalPolicyOf } from "../../domain/gamebooks/approval-policy";
+import { approvalsNeeded, approvalTermsOf, requesterOf } from "../../domain/gamebooks/run-approval-rules";
 
 /**
  * What approving a run will do, for the approval queue: everything an approver weighs, read from

@@ -3,7 +3,7 @@ import { PORTAL_PAGE_PATH, PortalPage } from "../shared/platform/http/portal-pag
 
 // The portal page: static files in the package (no CDN), outside the API's `api/v2` routes, so
 // host.json's route prefix is empty and every API function names `api/` itself. The module is
-// small (node:fs only); the files are read on first request.
+// small (node:fs, and the negotiation of a content coding); the files are read on first request.
 const page = new PortalPage();
 
 for (const [name, route] of [

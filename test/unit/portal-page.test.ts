@@ -1,7 +1,7 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gunzipSync } from "node:zlib";
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
 import { PORTAL_CSP, PortalPage } from "../../shared/platform/http/portal-page";
 
@@ -10,6 +10,11 @@ mkdirSync(join(dir, "assets"));
 writeFileSync(join(dir, "index.html"), '<!doctype html><script type="module" src="/portal/assets/app-ABC.js"></script>');
 const script = "export const x = 1;\n".repeat(200);
 writeFileSync(join(dir, "assets", "app-ABC.js"), script);
+// The build's compressed forms of the script (scripts/build-portal.mjs); the style has none.
+writeFileSync(join(dir, "assets", "app-ABC.js.br"), brotliCompressSync(script));
+writeFileSync(join(dir, "assets", "app-ABC.js.gz"), gzipSync(script));
+const style = "body { margin: 0 }\n".repeat(100);
+writeFileSync(join(dir, "assets", "app-ABC.css"), style);
 writeFileSync(join(dir, "assets", ".env.js"), "secret");
 writeFileSync(join(dir, "secret.txt"), "not an asset");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -26,14 +31,26 @@ describe("the portal page's files", () => {
     expect(page.respond("GET", "/portal")).toMatchObject({ status: 308, headers: { Location: "/portal/" } });
   });
 
-  it("answers the bundle's content-named files for a year, gzipped to a client that accepts it", () => {
+  it("answers the bundle's content-named files for a year, in the build's Brotli or gzip form as the client prefers", () => {
     const plain = page.respond("GET", "/portal/assets/app-ABC.js");
-    expect(plain).toMatchObject({ status: 200, headers: { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "public, max-age=31536000, immutable" } });
+    expect(plain).toMatchObject({ status: 200, headers: { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "public, max-age=31536000, immutable", Vary: "Accept-Encoding" } });
     expect(plain.headers["Content-Encoding"]).toBeUndefined();
-    const gzipped = page.respond("GET", "/portal/assets/app-ABC.js", "br, gzip, deflate");
-    expect(gzipped.headers).toMatchObject({ "Content-Encoding": "gzip", Vary: "Accept-Encoding" });
+    expect(plain.body.toString()).toBe(script);
+    // A browser lists gzip first, as an equal: Brotli, the smaller, is chosen.
+    const br = page.respond("GET", "/portal/assets/app-ABC.js", "gzip, deflate, br, zstd");
+    expect(br.headers).toMatchObject({ "Content-Encoding": "br", Vary: "Accept-Encoding" });
+    expect(brotliDecompressSync(br.body as Buffer).toString()).toBe(script);
+    expect((br.body as Buffer).length).toBeLessThan(script.length / 4);
+    const gzipped = page.respond("GET", "/portal/assets/app-ABC.js", "br;q=0.5, gzip");
+    expect(gzipped.headers["Content-Encoding"]).toBe("gzip");
     expect(gunzipSync(gzipped.body as Buffer).toString()).toBe(script);
-    expect((gzipped.body as Buffer).length).toBeLessThan(script.length / 4);
+    expect(page.respond("GET", "/portal/assets/app-ABC.js", "br;q=0, gzip;q=0").headers["Content-Encoding"]).toBeUndefined();
+    // A file the build left as it is goes as it is, whatever the client accepts.
+    const css = page.respond("GET", "/portal/assets/app-ABC.css", "br, gzip");
+    expect(css.headers["Content-Encoding"]).toBeUndefined();
+    expect(css.body.toString()).toBe(style);
+    // The compressed forms are not files of their own.
+    expect(page.respond("GET", "/portal/assets/app-ABC.js.br").status).toBe(404);
   });
 
   it("answers 404 for anything else under assets: unknown, hidden, another type, or a way out of the folder", () => {

@@ -33,7 +33,8 @@ const DOCS_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'un
  * `documented` gives the routes to describe (every group, this one included), or builds them first.
  */
 export function metaRoutes(documented: () => readonly Route[] | Promise<readonly Route[]>): RouteGroup {
-  const openApiCache = new Map<string, string>();
+  // Kept as bytes: the pipeline keeps a Buffer's compressed forms with it, so the document is compressed once per origin.
+  const openApiCache = new Map<string, Buffer>();
   const assetCache = new Map<string, Buffer>();
   return {
     name: "meta",
@@ -48,7 +49,7 @@ export function metaRoutes(documented: () => readonly Route[] | Promise<readonly
         async handler({ origin }) {
           let doc = openApiCache.get(origin);
           if (!doc) {
-            doc = JSON.stringify(buildOpenApi(await documented(), origin));
+            doc = Buffer.from(JSON.stringify(buildOpenApi(await documented(), origin)));
             if (openApiCache.size >= OPENAPI_CACHE_ORIGINS) openApiCache.delete(openApiCache.keys().next().value!);
             openApiCache.set(origin, doc);
           }

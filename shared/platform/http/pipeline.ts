@@ -16,6 +16,7 @@ import { admissionOf, callerOf, shedError } from "./admission";
 import { bodyLimitOf, type HandlerInput, type HandlerResult, type Route } from "./route";
 import { API_PREFIX, Router, type Routing } from "./router";
 import { validate, validateFlat } from "./validation";
+import { encode, preferredCoding, varyOnEncoding, worthCompressing } from "./compression";
 
 /** A request as every host sees it: the Azure Functions host and the local node:http host adapt to this. */
 export interface ApiRequest {
@@ -143,6 +144,7 @@ export function createPipeline(routes: Route[] | Routing, services: Services, pr
     if (caller.limit) setRateLimitHeaders(headers, caller.limit);
     // Responses carry credentials and tenant data: never let an intermediary keep them.
     headers["Cache-Control"] ??= "no-store";
+    await compressFor(request, response);
     return {
       response,
       outcome: {
@@ -396,6 +398,21 @@ function headersOf(handlerHeaders: Record<string, string> | undefined, contentTy
   const headers: Record<string, string> = handlerHeaders ? Object.assign({}, handlerHeaders) : {};
   if (contentType !== undefined) headers["Content-Type"] = contentType;
   return headers;
+}
+
+/**
+ * The answer in the coding the client prefers (Brotli, else gzip), when it is worth compressing;
+ * neither host compresses on its own (Azure Functions on Linux sends what the app gives it). An
+ * `ETag` stays as it is: it names the resource's version, whatever the coding, so `If-Match` holds.
+ */
+async function compressFor(request: ApiRequest, response: ApiResponse): Promise<void> {
+  const { body, headers } = response;
+  if (body === undefined || headers["Content-Encoding"] !== undefined || !worthCompressing(headers["Content-Type"], body.length)) return;
+  varyOnEncoding(headers);
+  const coding = preferredCoding(request.header("accept-encoding"));
+  if (coding === null) return;
+  response.body = await encode(body, coding);
+  headers["Content-Encoding"] = coding;
 }
 
 function asApiError(error: unknown, services: Uses<"logger">, requestId: string): ApiError {

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { gzipSync } from "node:zlib";
+import { CONTENT_CODINGS, preferredCoding, varyOnEncoding, worthCompressing, type ContentCoding } from "./compression";
 
 /** Where the portal page is served: outside the API, at a path of its own. */
 export const PORTAL_PAGE_PATH = "/portal";
@@ -44,6 +44,9 @@ export interface PageResponse {
   body: Buffer | string;
 }
 
+/** Where the build puts a file's compressed forms: beside it, under its name and this suffix (scripts/build-portal.mjs). */
+export const PRECOMPRESSED_SUFFIX: Record<ContentCoding, string> = { br: ".br", gzip: ".gz" };
+
 /**
  * Serves the portal page's files from `dist/portal` (written by `scripts/build-portal.mjs`):
  * `/portal/assets/…` are the bundle's content-named files, cached for good; every other path under
@@ -52,8 +55,6 @@ export interface PageResponse {
  */
 export class PortalPage {
   private readonly files = new Map<string, Buffer>();
-  /** Each file's compressed form, keyed by the file's own content: the page is compressed once for all its paths. */
-  private readonly gzipped = new WeakMap<Buffer, Buffer>();
 
   constructor(private readonly dir: string = portalAssetsDir()) {}
 
@@ -63,23 +64,23 @@ export class PortalPage {
   }
 
   /**
-   * The answer to a request for `pathname`. Text files go gzipped to a client that accepts it (the
-   * script is about a quarter of its size so); neither host compresses on its own.
+   * The answer to a request for `pathname`. A text file goes in the coding the client prefers among
+   * those the build compressed it in (Brotli, gzip: the script is about a quarter of its size so),
+   * compressed once at build time at the best ratio; neither host compresses on its own.
    */
   respond(method: string, pathname: string, acceptEncoding = ""): PageResponse {
-    const answer = this.answer(method, pathname);
-    if (answer.status !== 200 || !/\bgzip\b/i.test(acceptEncoding) || !/^(text\/|application\/json)/.test(answer.headers["Content-Type"] ?? "")) return answer;
-    // A 200's body is always a file this page read and keeps (a Buffer), so the set is bounded.
-    const file = answer.body as Buffer;
-    let body = this.gzipped.get(file);
-    if (!body) {
-      body = gzipSync(file);
-      this.gzipped.set(file, body);
-    }
-    return { ...answer, headers: { ...answer.headers, "Content-Encoding": "gzip", Vary: "Accept-Encoding" }, body };
+    const { file, ...answer } = this.answer(method, pathname);
+    if (file === undefined || !worthCompressing(answer.headers["Content-Type"], answer.body.length)) return answer;
+    const headers = { ...answer.headers };
+    varyOnEncoding(headers);
+    const offered = CONTENT_CODINGS.filter((coding) => this.read(file + PRECOMPRESSED_SUFFIX[coding]) !== undefined);
+    const coding = preferredCoding(acceptEncoding, offered);
+    if (coding === null) return { ...answer, headers };
+    return { status: answer.status, headers: { ...headers, "Content-Encoding": coding }, body: this.read(file + PRECOMPRESSED_SUFFIX[coding])! };
   }
 
-  private answer(method: string, pathname: string): PageResponse {
+  /** The answer, and for a file served whole (a 200) which file it is. */
+  private answer(method: string, pathname: string): PageResponse & { file?: string } {
     if (method !== "GET" && method !== "HEAD") {
       return { status: 405, headers: { Allow: "GET, HEAD", "Content-Type": "text/plain; charset=utf-8" }, body: "Method not allowed\n" };
     }
@@ -89,7 +90,7 @@ export class PortalPage {
       const type = MEDIA_TYPES.get(asset.slice(asset.lastIndexOf(".")));
       const content = type && !asset.startsWith(".") ? this.read(join("assets", asset)) : undefined;
       if (!type || !content) return { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8", ...SECURITY_HEADERS }, body: "Not found\n" };
-      return { status: 200, headers: { "Content-Type": type, "Cache-Control": "public, max-age=31536000, immutable", ...SECURITY_HEADERS }, body: content };
+      return { status: 200, headers: { "Content-Type": type, "Cache-Control": "public, max-age=31536000, immutable", ...SECURITY_HEADERS }, body: content, file: join("assets", asset) };
     }
     const page = this.read("index.html");
     if (!page) {
@@ -99,7 +100,7 @@ export class PortalPage {
         body: "The portal page is not built: run `npm run build`.\n",
       };
     }
-    return { status: 200, headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache", ...SECURITY_HEADERS }, body: page };
+    return { status: 200, headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache", ...SECURITY_HEADERS }, body: page, file: "index.html" };
   }
 
   private read(file: string): Buffer | undefined {

@@ -27,7 +27,8 @@ function compileApp(): void {
   const walk = (dir: string): string[] =>
     readdirSync(dir).flatMap((name) => {
       const path = join(dir, name);
-      return statSync(path).isDirectory() ? walk(path) : /\.(ts|json)$/.test(path) ? [path] : [];
+      // Declarations (`.d.ts`) describe a module's types only: nothing to emit.
+      return statSync(path).isDirectory() ? walk(path) : /\.(ts|json)$/.test(path) && !path.endsWith(".d.ts") ? [path] : [];
     });
   for (const file of [...walk(join(root, "functions")), ...walk(join(root, "shared"))]) {
     if (file.endsWith(".json")) {

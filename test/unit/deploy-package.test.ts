@@ -49,8 +49,17 @@ const httpFunctionNames = (JSON.parse(readFileSync(path.join(root, "shared/hosts
 describe("deployment package", () => {
   it("holds the bundled app, a file per function file, the portal page, host.json and a package.json with nothing to install", () => {
     const all = filesUnder(pkg).sort();
-    const portal = all.filter((f) => f.startsWith("dist/portal/")).map((f) => f.replace(/-\w+\.(js|css)$/, ".$1"));
-    expect(portal.sort()).toEqual(["dist/portal/assets/app.css", "dist/portal/assets/app.js", "dist/portal/index.html"]);
+    const portal = all.filter((f) => f.startsWith("dist/portal/")).map((f) => f.replace(/-\w+\.(js|css)((?:\.br|\.gz)?)$/, ".$1$2"));
+    // The script and the style with their compressed forms, made at build time.
+    expect(portal.sort()).toEqual([
+      "dist/portal/assets/app.css",
+      "dist/portal/assets/app.css.br",
+      "dist/portal/assets/app.css.gz",
+      "dist/portal/assets/app.js",
+      "dist/portal/assets/app.js.br",
+      "dist/portal/assets/app.js.gz",
+      "dist/portal/index.html",
+    ]);
     // A bundle's licence comments, when its packages have any, are in a .LEGAL.txt file beside it.
     expect(all.filter((f) => f.endsWith(".LEGAL.txt") && !all.includes(f.replace(/\.LEGAL\.txt$/, "")))).toEqual([]);
     expect(all.filter((f) => !/^(dist\/portal|dist\/vendor|node_modules)\//.test(f) && !f.endsWith(".LEGAL.txt"))).toEqual(

@@ -37,6 +37,7 @@ import path from "node:path";
 import { ROOT } from "./api-host.mjs";
 import { numberFromEnv } from "./lib.mjs";
 import { coldStart } from "./scenarios/cold-start.mjs";
+import { compression } from "./scenarios/compression.mjs";
 import { crossWorkspaceAtScale, crossWorkspaceListing } from "./scenarios/cross-workspace-listing.mjs";
 import { firstAnswer } from "./scenarios/first-answer.mjs";
 import { gamebookRuns } from "./scenarios/gamebook-runs.mjs";
@@ -76,6 +77,7 @@ const scenarios = [
   { name: "first answer (fresh worker, production configuration)", run: firstAnswer },
   { name: "operations per request", run: operationsPerRequest },
   { name: "cross-workspace incident listing", run: crossWorkspaceListing },
+  { name: "compressed answers (bytes and host CPU)", run: compression },
   { name: "end-to-end webhook delivery", run: webhookDelivery },
   { name: "reconciler pass", run: reconcilerPass },
   { name: "reconciler at scale (latency-bound)", run: reconcilerScale },

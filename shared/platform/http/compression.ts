@@ -59,10 +59,13 @@ const kept = new WeakMap<Buffer, Partial<Record<ContentCoding, Buffer>>>();
 export async function encode(body: string | Buffer, coding: ContentCoding): Promise<Buffer> {
   const known = typeof body === "string" ? undefined : kept.get(body)?.[coding];
   if (known) return known;
+  const length = Buffer.byteLength(body);
+  // One chunk the size of the body (zlib's default is 16 KiB): one trip to the pool, not one per chunk.
+  const chunkSize = Math.max(length + 1024, 16 * 1024);
   const out =
     coding === "br"
-      ? await brotli(body, { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_ANSWER_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: Buffer.byteLength(body) } })
-      : await gzipped(body);
+      ? await brotli(body, { chunkSize, params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_ANSWER_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: length } })
+      : await gzipped(body, { chunkSize });
   if (typeof body !== "string") kept.set(body, { ...kept.get(body), [coding]: out });
   return out;
 }

@@ -87,7 +87,9 @@ export function buildOpenApi(routes: readonly Route[], origin: string): JsonSche
       description:
         "Incidents from several detection vendors, gamebooks, and signed webhook events. Every request " +
         "authenticates with HTTP Basic: the service account id (`clientId`) as the user name and its client " +
-        `secret as the password. Errors are RFC 7807 problem documents; see ${ERROR_REFERENCE_PATH} for the codes.`,
+        `secret as the password. Errors are RFC 7807 problem documents; see ${ERROR_REFERENCE_PATH} for the codes. ` +
+        "Answers of 1 KiB or more come compressed (`Content-Encoding` `br` or `gzip`, `Vary: Accept-Encoding`) when `Accept-Encoding` allows it; " +
+        "an `ETag` is the resource's version in every coding.",
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
     // Self-hosted: every deployment serves its own document, so the server is wherever it came from.

@@ -93,6 +93,38 @@ describe("POST /portal/incidents/search", () => {
     expect(lastModified.seen.map(keyOf)).toContain(`${assigned[0]}/SourceB/${target.id}`);
   });
 
+  it("narrows to customers and to workspaces, within what the person sees; the narrowing binds the page tokens", async () => {
+    const customer = host.demo.customers[0]!;
+    const customerWorkspaces = host.demo.workspaces.filter((w) => w.accountId === customer.id).map((w) => w.id);
+    expect(customerWorkspaces.length).toBeGreaterThan(0);
+    const byCustomer = await pageThrough(workspaceAdmin, { sources: ["SourceA"], accountIds: [customer.id] });
+    expect(byCustomer.seen.length).toBeGreaterThan(0);
+    expect(new Set(byCustomer.seen.map((i) => i.incident.workspaceId))).toEqual(new Set(customerWorkspaces.filter((w) => byCustomer.seen.some((i) => i.incident.workspaceId === w))));
+    for (const i of byCustomer.seen) expect(customerWorkspaces).toContain(i.incident.workspaceId);
+    const { seen: everyWorkspace } = await pageThrough(workspaceAdmin, { sources: ["SourceA"] });
+    expect(byCustomer.seen.length).toBe(everyWorkspace.filter((i) => customerWorkspaces.includes(i.incident.workspaceId)).length);
+
+    const byWorkspace = await pageThrough(workspaceAdmin, { sources: ["SourceA"], workspaceIds: [assigned[0]] });
+    expect(new Set(byWorkspace.seen.map((i) => i.incident.workspaceId))).toEqual(new Set([assigned[0]]));
+    // The analyst holds no role on `unassigned`: naming it narrows to nothing, and no source is asked.
+    const notTheirs = await json(await search(analyst, { isFirstCall: true, workspacePageTokens: [], workspaceIds: [unassigned] }));
+    expect(notTheirs.data).toMatchObject({ incidents: [], moreIncidentsAvailable: false });
+    // A workspace of another customer than the one named: nothing.
+    const other = host.demo.workspaces.find((w) => w.accountId !== customer.id)!.id;
+    const crossed = await json(await search(workspaceAdmin, { isFirstCall: true, workspacePageTokens: [], accountIds: [customer.id], workspaceIds: [other] }));
+    expect(crossed.data.incidents).toEqual([]);
+
+    // Tokens of a narrowed listing page that listing only.
+    const first = await json(await search(workspaceAdmin, { isFirstCall: true, workspacePageTokens: [], accountIds: [customer.id] }));
+    expect(first.data.moreIncidentsAvailable).toBe(true);
+    const widened = await search(workspaceAdmin, { isFirstCall: false, workspacePageTokens: first.data.sourcePageTokens });
+    expect([widened.status, (await json(widened)).code]).toEqual([400, "VALIDATION_ERROR"]);
+    const same = await search(workspaceAdmin, { isFirstCall: false, workspacePageTokens: first.data.sourcePageTokens, accountIds: [customer.id] });
+    expect(same.status).toBe(200);
+    const bad = await json(await search(workspaceAdmin, { isFirstCall: true, workspacePageTokens: [], accountIds: ["not-a-guid"] }));
+    expect(Object.keys(bad.errors)).toContain("accountIds[0]");
+  });
+
   it("tokens are the person's: another person's, or a changed query's, are 400; bad bodies are 400 naming the field", async () => {
     const first = await json(await search(analyst, { isFirstCall: true, workspacePageTokens: [] }));
     expect(first.data.moreIncidentsAvailable).toBe(true);

@@ -89,6 +89,38 @@ describe("a new workspace's incidents in the cross-workspace list", () => {
     expect(pageProblems(page)).toEqual(NO_PROBLEMS);
   });
 
+  it("keeps its filters in the URL: one customer, High and Medium; the link reloaded shows the same list", async () => {
+    const fabrikam = host.demo.customers.find((c) => c.name === "Fabrikam Retail")!;
+    const theirs = new Set((await host.services.stores.workspaces.listByAccounts([fabrikam.id])).map((w) => w.id));
+    await page.goto(`${origin}/portal/incidents`);
+    await page.waitForSelector('select[name="customer"]');
+    await page.select('select[name="customer"]', fabrikam.id);
+    for (const severity of ["High", "Medium"]) await page.click(`input[name="severity-${severity}"]`);
+    await page.click("form.filters-form button[type=submit]");
+    await page.waitForFunction(() => new URL(location.href).searchParams.getAll("severity").length === 2);
+    await page.waitForSelector("table.incidents tbody tr");
+    const url = new URL(page.url());
+    expect(url.searchParams.get("customer")).toBe(fabrikam.id);
+    expect(url.searchParams.getAll("severity").sort()).toEqual(["High", "Medium"]);
+    const shown = await rows();
+    expect(shown.length).toBeGreaterThan(0);
+    for (const row of shown) expect(theirs.has(row.split(" ")[0]!)).toBe(true);
+    const severities = await page.$$eval("table.incidents tbody tr", (trs) => trs.map((tr) => (tr as HTMLElement).innerText));
+    for (const text of severities) expect(text).toMatch(/\b(High|Medium)\b/);
+
+    // The same address in another tab of the session: the same filters chosen, the same first rows.
+    const again = await page.browserContext().newPage();
+    await again.setViewport({ width: 1280, height: 900 });
+    await again.goto(url.href);
+    await again.waitForSelector("table.incidents tbody tr");
+    expect(await again.$eval('select[name="customer"]', (el) => (el as HTMLSelectElement).value)).toBe(fabrikam.id);
+    expect(await again.$eval('input[name="severity-High"]', (el) => (el as HTMLInputElement).checked)).toBe(true);
+    expect(await again.$eval('input[name="severity-Low"]', (el) => (el as HTMLInputElement).checked)).toBe(false);
+    const reloaded = await again.$$eval("table.incidents tbody tr", (trs) => trs.map((tr) => `${tr.getAttribute("data-workspace-id")} ${tr.getAttribute("data-incident-id")}`));
+    expect(reloaded).toEqual(shown);
+    await again.close();
+  });
+
   it("at 390 px the list fits the screen and passes axe", async () => {
     const phone = await newPage(browser, { width: 390 });
     await signInInBrowser(phone, origin, demoPerson("li").oid, { returnTo: "/portal/incidents" });

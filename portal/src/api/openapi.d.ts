@@ -192,7 +192,7 @@ export interface paths {
          * Incidents across the workspaces you may see, with the contract's filters and page tokens
          * @description Portal session (people only). Any registered person.
          *
-         *     The body and the answer of `POST /incidents/across-workspaces` (contract 4.2), over the workspaces you may see: every workspace of your organization with an organization-wide role (`Admin`, `WorkspaceAdmin`), otherwise those you hold a role on. Page as the contract says: send `sourcePageTokens` back as `workspacePageTokens` with `isFirstCall` false until `moreIncidentsAvailable` is false. The tokens are signed to you and to the filters; one changed, or sent by someone else, is 400. A read, sent as POST because the tokens of many workspaces outgrow a URL.
+         *     The body and the answer of `POST /incidents/across-workspaces` (contract 4.2), over the workspaces you may see: every workspace of your organization with an organization-wide role (`Admin`, `WorkspaceAdmin`), otherwise those you hold a role on; narrowed to customers (`accountIds`) and workspaces (`workspaceIds`) when you name them. Page as the contract says: send `sourcePageTokens` back as `workspacePageTokens` with `isFirstCall` false until `moreIncidentsAvailable` is false. The tokens are signed to you and to the filters; one changed, or sent by someone else, is 400. A read, sent as POST because the tokens of many workspaces outgrow a URL.
          *
          *     **When a vendor fails.** A page holds what the healthy workspaces give; `meta.unavailable` names each workspace and source it could not read, with the problem code (`UPSTREAM_ERROR`, `TIMEOUT`, `RATE_LIMITED`) and, where known, `retryAfterSeconds`. A stream that failed keeps its token (moved to the back of `sourcePageTokens`), so a later page tries it again and `moreIncidentsAvailable` stays true meanwhile; after 3 failed pages in a row it is given up (`gaveUp`: its token is dropped). No page waits on vendors longer than the deployment's budget (2.5 s by default): a stream still unanswered then is reported as `TIMEOUT` and tried again on the next page. A workspace whose vendor keeps failing is not called for a cool-down (`circuitOpen`). In last-modified mode nothing continues: poll a reported workspace's window again.
          */
@@ -3713,6 +3713,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @description Only these organizations' workspaces (a customer, or your own): empty, every organization you see. One you do not see narrows to nothing.
+                     * @default []
+                     */
+                    accountIds?: string[];
                     /** @default [] */
                     assigneeEmails?: string[];
                     /** @default false */
@@ -3737,6 +3742,11 @@ export interface operations {
                         /** @enum {string} */
                         type: "ThreeHours" | "SixHours" | "TwelveHours" | "TwentyFourHours" | "FortyEightHours" | "Custom";
                     };
+                    /**
+                     * @description Only these workspaces: empty, every workspace you see (within `accountIds`). One you do not see is left out, as a workspace without your role is.
+                     * @default []
+                     */
+                    workspaceIds?: string[];
                     /** @default [] */
                     workspacePageTokens?: {
                         sourceTokens: {

@@ -1,9 +1,10 @@
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
 import type { paths } from "../api/openapi";
 import { IncidentLink } from "../incident-link";
 import { ShowMore } from "../paging";
 import { useMe } from "../session";
+import { useUrlFilters } from "../url-filters";
 import { Badge, Checkbox, Empty, Field, Notice, PageHeader, ProblemBanner, Select, TableScroll, Time, useAction, useResource } from "../ui";
 import { BulkActions } from "./incident-bulk";
 
@@ -33,11 +34,36 @@ export function severityTone(severity: string): "bad" | "warn" | "neutral" {
 }
 
 interface Filters {
+  /** A customer (or the person's own organization): its account id, "" for all. */
+  account: string;
+  workspace: string;
   severities: Severity[];
   statuses: Status[];
   sources: SourceName[];
   time: TimeFilter | "";
   query: string;
+}
+
+/** What the list shows before a person chooses: what is still to be worked. */
+const OPEN_STATUSES: Status[] = ["New", "Active"];
+/** In the URL, no status filter at all: every status (no `status` parameter means the open ones). */
+const ANY_STATUS = "any";
+
+const pick = <T extends string>(values: string[], allowed: readonly T[]): T[] => values.filter((v): v is T => (allowed as readonly string[]).includes(v));
+
+/** The filters a URL names: a reload or a shared link shows the same list. */
+function filtersOf(params: URLSearchParams): Filters {
+  const statuses = params.getAll("status");
+  const time = params.get("time") ?? "";
+  return {
+    account: params.get("customer") ?? "",
+    workspace: params.get("workspace") ?? "",
+    severities: pick(params.getAll("severity"), SEVERITIES),
+    statuses: statuses.length === 0 ? OPEN_STATUSES : pick(statuses, STATUSES),
+    sources: pick(params.getAll("source"), SOURCES),
+    time: TIMES.some((t) => t.value === time) ? (time as Filters["time"]) : "",
+    query: params.get("q") ?? "",
+  };
 }
 
 const keyOf = (u: Unavailable) => `${u.workspaceId}/${u.source ?? ""}`;
@@ -79,8 +105,11 @@ export function IncidentsPage() {
   const [selected, setSelected] = useState<Map<string, IncidentSummary>>(new Map());
   const workspaces = useResource(async () => (await call(api.GET("/api/v2/portal/workspaces"))).data, []);
   const names = new Map((workspaces.value ?? []).map((w) => [w.id, w.name]));
-  const [draft, setDraft] = useState<Filters>({ severities: [], statuses: ["New", "Active"], sources: [], time: "", query: "" });
-  const [applied, setApplied] = useState<Filters>(draft);
+  const organizations = useResource(async () => (await call(api.GET("/api/v2/portal/organizations"))).data, []);
+  const { params, key, apply } = useUrlFilters();
+  const applied = filtersOf(params);
+  const [draft, setDraft] = useState<Filters>(applied);
+  useEffect(() => setDraft(filtersOf(params)), [key]);
   const [incidents, setIncidents] = useState<IncidentSummary[]>([]);
   const [tokens, setTokens] = useState<Page["sourcePageTokens"]>([]);
   const [more, setMore] = useState(false);
@@ -88,6 +117,8 @@ export function IncidentsPage() {
   const [unread, setUnread] = useState<Map<string, Unavailable>>(new Map());
 
   const bodyOf = (f: Filters, first: boolean): SearchBody => ({
+    ...(f.account ? { accountIds: [f.account] } : {}),
+    ...(f.workspace ? { workspaceIds: [f.workspace] } : {}),
     severities: f.severities,
     statuses: f.statuses,
     sources: f.sources,
@@ -112,7 +143,7 @@ export function IncidentsPage() {
     setTokens(page.sourcePageTokens);
     setMore(page.moreIncidentsAvailable);
   };
-  const first = useResource(() => search(applied, true), [applied]);
+  const first = useResource(() => search(applied, true), [key]);
   const next = useAction(() => search(applied, false));
   // Only incidents of workspaces the person holds a role on can be selected: elsewhere they read.
   const selectable = canAct ? incidents.filter((i) => actsOn.has(i.incident.workspaceId)) : [];
@@ -134,10 +165,39 @@ export function IncidentsPage() {
         aria-label="Filter incidents"
         onSubmit={(e) => {
           e.preventDefault();
-          setApplied({ ...draft });
+          apply({
+            customer: draft.account,
+            workspace: draft.workspace,
+            severity: draft.severities,
+            status: draft.statuses.length > 0 ? draft.statuses : [ANY_STATUS],
+            source: draft.sources,
+            time: draft.time,
+            q: draft.query,
+          });
         }}
       >
         <div class="filters">
+          {(organizations.value?.length ?? 0) > 1 && (
+            <Select
+              label="Customer"
+              name="customer"
+              value={draft.account}
+              options={[{ value: "", label: "All customers" }, ...(organizations.value ?? []).map((o) => ({ value: o.id, label: o.name }))]}
+              onValue={(account) => setDraft({ ...draft, account, workspace: "" })}
+            />
+          )}
+          <Select
+            label="Workspace"
+            name="workspace"
+            value={draft.workspace}
+            options={[
+              { value: "", label: "All workspaces" },
+              ...(workspaces.value ?? []).filter((w) => !draft.account || w.accountId === draft.account).map((w) => ({ value: w.id, label: w.name })),
+              // A workspace named in a shared link that this person does not see stays shown as chosen, by its id.
+              ...(draft.workspace && !(workspaces.value ?? []).some((w) => w.id === draft.workspace) ? [{ value: draft.workspace, label: draft.workspace }] : []),
+            ]}
+            onValue={(workspace) => setDraft({ ...draft, workspace })}
+          />
           <Field label="Search" name="query" type="search" value={draft.query} onValue={(query) => setDraft({ ...draft, query })} problem={first.problem} placeholder="Title, number or entity" />
           <Select label="Time" name="time" value={draft.time} options={TIMES} onValue={(time) => setDraft({ ...draft, time: time as Filters["time"] })} />
         </div>

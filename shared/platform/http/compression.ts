@@ -1,3 +1,4 @@
+/// <reference path="./negotiator.d.ts" />
 import Negotiator from "negotiator";
 import { promisify } from "node:util";
 import { brotliCompress, constants, gzip } from "node:zlib";

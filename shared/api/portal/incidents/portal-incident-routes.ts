@@ -10,6 +10,7 @@ import {
 import { incidentComments, incidentsByEntity, readIncident } from "../../../domain/incidents/incident-reads";
 import { commentView, incidentEtag, incidentSummaryView, incidentView } from "../../../domain/incidents/incident-view";
 import { personWorkspaces } from "../../../domain/organizations/mapped-workspaces";
+import { EXAMPLE_CUSTOMER_ACCOUNT_ID } from "../../../domain/examples/examples";
 import { applyBulkAction } from "./incident-bulk";
 import { BULK_MAX_INCIDENTS, bulkActionBody, bulkActionResult } from "./incident-bulk-schemas";
 import { incidentParams } from "./incident-params";
@@ -24,6 +25,24 @@ import {
 } from "../../../domain/examples/incident-examples";
 
 const tag = "Portal: incidents";
+
+/**
+ * The portal's search: the contract's listing query, narrowed to customers and workspaces, as a
+ * provider's analyst narrows a queue (Defender XDR's tenant filter). The narrowing is part of the
+ * query the page tokens are signed to, as every filter is.
+ */
+const portalSearchQuery = acrossWorkspacesQuery.safeExtend({
+  accountIds: z
+    .array(z.guid())
+    .max(1000)
+    .default([])
+    .describe("Only these organizations' workspaces (a customer, or your own): empty, every organization you see. One you do not see narrows to nothing."),
+  workspaceIds: z
+    .array(z.guid())
+    .max(1000)
+    .default([])
+    .describe("Only these workspaces: empty, every workspace you see (within `accountIds`). One you do not see is left out, as a workspace without your role is."),
+});
 /**
  * The listing's page as the portal answers it: each incident with its version, which a change made
  * from the list (a bulk action) sends back so that an incident changed since is refused, not overwritten.
@@ -87,7 +106,8 @@ export const portalIncidentRoutes: RouteGroup = {
       summary: "Incidents across the workspaces you may see, with the contract's filters and page tokens",
       description:
         "The body and the answer of `POST /incidents/across-workspaces` (contract 4.2), over the workspaces you may see: every workspace of your " +
-        "organization with an organization-wide role (`Admin`, `WorkspaceAdmin`), otherwise those you hold a role on. Page as the contract says: " +
+        "organization with an organization-wide role (`Admin`, `WorkspaceAdmin`), otherwise those you hold a role on; narrowed to customers " +
+        "(`accountIds`) and workspaces (`workspaceIds`) when you name them. Page as the contract says: " +
         "send `sourcePageTokens` back as `workspacePageTokens` with `isFirstCall` false until `moreIncidentsAvailable` is false. The tokens are " +
         "signed to you and to the filters; one changed, or sent by someone else, is 400. A read, sent as POST because the tokens of many workspaces " +
         "outgrow a URL.\n\n" + PARTIAL_LISTING_DESCRIPTION,
@@ -95,12 +115,21 @@ export const portalIncidentRoutes: RouteGroup = {
       roles: "any",
       problems: ["EXTENSION_NOT_ENABLED"],
       // The page a person opens first: what is open and serious at two sources, every workspace they see.
-      body: acrossWorkspacesQuery.meta({ examples: [{ ...acrossWorkspacesExample, sources: ["SourceB", "SourceC"] }] }),
+      body: portalSearchQuery.meta({
+        examples: [
+          { ...acrossWorkspacesExample, sources: ["SourceB", "SourceC"] },
+          { ...acrossWorkspacesExample, severities: ["High", "Medium"], accountIds: [EXAMPLE_CUSTOMER_ACCOUNT_ID] },
+        ],
+      }),
       maxBodyBytes: ACROSS_WORKSPACES_MAX_BODY_BYTES,
       partial: "streams",
       response: portalSearchPage,
       async handler(input) {
-        const { unavailable, incidents, ...page } = await listAcrossWorkspaces(input, await personWorkspaces(input, input.person), input.body);
+        const { accountIds, workspaceIds } = input.body;
+        const seen = await personWorkspaces(input, input.person, workspaceIds.length > 0 ? workspaceIds : undefined);
+        const accounts = new Set(accountIds.map((id) => id.toLowerCase()));
+        const narrowed = accounts.size > 0 ? seen.filter((w) => accounts.has(w.accountId)) : seen;
+        const { unavailable, incidents, ...page } = await listAcrossWorkspaces(input, narrowed, input.body);
         return { data: { incidents: incidents.map((i) => ({ ...i.summary, etag: incidentEtag(i.summary, i.stateEtag) })), ...page }, unavailable };
       },
     }),

@@ -201,6 +201,25 @@ export function Select(props: { label: string; name: string; value: string; opti
   );
 }
 
+/** `list` with `value` in it (`on`) or not: a checkbox's change to the values it stands among. */
+export function toggle<T>(list: readonly T[], value: T, on: boolean): T[] {
+  return on ? [...list, value] : list.filter((v) => v !== value);
+}
+
+/** A filter of several values, a checkbox each (named `<name>-<value>`): none ticked means no filter. */
+export function CheckboxFilter<T extends string>(props: { legend: string; name: string; options: readonly T[]; values: readonly T[]; onValues(values: T[]): void }) {
+  return (
+    <fieldset>
+      <legend>{props.legend}</legend>
+      <div class="checks">
+        {props.options.map((o) => (
+          <Checkbox label={o} name={`${props.name}-${o}`} checked={props.values.includes(o)} onValue={(on) => props.onValues(toggle(props.values, o, on))} />
+        ))}
+      </div>
+    </fieldset>
+  );
+}
+
 /** A labelled checkbox; with `problem`, the server's problem at this field shows under it, as a `Field`'s does. */
 export function Checkbox(props: { label: string; name: string; checked: boolean; onValue(value: boolean): void; problem?: Problem }) {
   const id = useId();

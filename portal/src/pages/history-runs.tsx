@@ -4,7 +4,7 @@ import type { paths } from "../api/openapi";
 import { IncidentLink } from "../incident-link";
 import { ShowMore } from "../paging";
 import { useUrlFilters } from "../url-filters";
-import { Badge, Checkbox, Empty, Field, Notice, ProblemBanner, TableScroll, Time, useAction, useResource } from "../ui";
+import { Badge, CheckboxFilter, Empty, Field, Notice, ProblemBanner, TableScroll, Time, useAction, useResource } from "../ui";
 import { HistoryHeader, useWorkspaceChoices, WorkspaceFilter } from "./history";
 import { runTone } from "./history-approvals";
 
@@ -75,19 +75,7 @@ export function RunHistoryPage() {
           <WorkspaceFilter value={draft.workspace} onValue={(workspace) => setDraft({ ...draft, workspace })} options={choices.options} />
           <Field label="Search" name="q" type="search" value={draft.query} onValue={(query) => setDraft({ ...draft, query })} problem={first.problem} placeholder="Run, incident or requester" />
         </div>
-        <fieldset>
-          <legend>Status</legend>
-          <div class="checks">
-            {STATUSES.map((s) => (
-              <Checkbox
-                label={s}
-                name={`status-${s}`}
-                checked={draft.statuses.includes(s)}
-                onValue={(on) => setDraft({ ...draft, statuses: on ? [...draft.statuses, s] : draft.statuses.filter((x) => x !== s) })}
-              />
-            ))}
-          </div>
-        </fieldset>
+        <CheckboxFilter legend="Status" name="status" options={STATUSES} values={draft.statuses} onValues={(statuses) => setDraft({ ...draft, statuses })} />
         <div class="buttons">
           <button type="submit" class="button">
             Apply filters

@@ -5,7 +5,7 @@ import { IncidentLink } from "../incident-link";
 import { ShowMore } from "../paging";
 import { useMe } from "../session";
 import { useUrlFilters } from "../url-filters";
-import { Badge, Checkbox, Empty, Field, Notice, PageHeader, ProblemBanner, Select, TableScroll, Time, useAction, useResource } from "../ui";
+import { Badge, CheckboxFilter, Empty, Field, Notice, PageHeader, ProblemBanner, Select, TableScroll, Time, useAction, useResource } from "../ui";
 import { BulkActions } from "./incident-bulk";
 
 type SearchBody = paths["/api/v2/portal/incidents/search"]["post"]["requestBody"]["content"]["application/json"];
@@ -86,10 +86,6 @@ function UnreadWorkspaces(props: { entries: Unavailable[]; more: boolean }) {
       {props.more && <p>"Show more" tries them again.</p>}
     </Notice>
   );
-}
-
-function toggle<T>(list: T[], value: T, on: boolean): T[] {
-  return on ? [...list, value] : list.filter((v) => v !== value);
 }
 
 /**
@@ -201,30 +197,9 @@ export function IncidentsPage() {
           <Field label="Search" name="query" type="search" value={draft.query} onValue={(query) => setDraft({ ...draft, query })} problem={first.problem} placeholder="Title, number or entity" />
           <Select label="Time" name="time" value={draft.time} options={TIMES} onValue={(time) => setDraft({ ...draft, time: time as Filters["time"] })} />
         </div>
-        <fieldset>
-          <legend>Severity</legend>
-          <div class="checks">
-            {SEVERITIES.map((s) => (
-              <Checkbox label={s} name={`severity-${s}`} checked={draft.severities.includes(s)} onValue={(on) => setDraft({ ...draft, severities: toggle(draft.severities, s, on) })} />
-            ))}
-          </div>
-        </fieldset>
-        <fieldset>
-          <legend>Status</legend>
-          <div class="checks">
-            {STATUSES.map((s) => (
-              <Checkbox label={s} name={`status-${s}`} checked={draft.statuses.includes(s)} onValue={(on) => setDraft({ ...draft, statuses: toggle(draft.statuses, s, on) })} />
-            ))}
-          </div>
-        </fieldset>
-        <fieldset>
-          <legend>Source</legend>
-          <div class="checks">
-            {SOURCES.map((s) => (
-              <Checkbox label={s} name={`source-${s}`} checked={draft.sources.includes(s)} onValue={(on) => setDraft({ ...draft, sources: toggle(draft.sources, s, on) })} />
-            ))}
-          </div>
-        </fieldset>
+        <CheckboxFilter legend="Severity" name="severity" options={SEVERITIES} values={draft.severities} onValues={(severities) => setDraft({ ...draft, severities })} />
+        <CheckboxFilter legend="Status" name="status" options={STATUSES} values={draft.statuses} onValues={(statuses) => setDraft({ ...draft, statuses })} />
+        <CheckboxFilter legend="Source" name="source" options={SOURCES} values={draft.sources} onValues={(sources) => setDraft({ ...draft, sources })} />
         <div class="buttons">
           <button type="submit" class="button">
             Apply filters

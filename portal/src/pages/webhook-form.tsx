@@ -2,7 +2,7 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useId, useRef } from "preact/hooks";
 import { fieldError, type Problem } from "../api/client";
 import type { paths } from "../api/openapi";
-import { Checkbox, CopyButton, Field, Select, Time, useResource } from "../ui";
+import { Checkbox, CopyButton, Field, Select, Time, toggle, useResource } from "../ui";
 import { readOrganizations, type Organization } from "./workspaces";
 
 type CreateBody = NonNullable<paths["/api/v2/portal/webhooks"]["post"]["requestBody"]>["content"]["application/json"];
@@ -83,7 +83,6 @@ function CheckGroup(props: { legend: string; hint: string; field: string; proble
 /** Name, HTTPS URL, event types and monitored accounts: what creating and changing a webhook share. */
 export function WebhookFields(props: { draft: WebhookDraft; onChange(draft: WebhookDraft): void; problem?: Problem; organizations: readonly Organization[] }) {
   const { draft, onChange, problem } = props;
-  const toggle = <T extends string>(list: readonly T[], value: T, on: boolean): T[] => (on ? [...list, value] : list.filter((v) => v !== value));
   return (
     <>
       <Field label="Name" name="name" value={draft.name} onValue={(name) => onChange({ ...draft, name })} problem={problem} required maxLength={200} autoComplete="off" />

@@ -16,7 +16,7 @@ import { admissionOf, callerOf, shedError } from "./admission";
 import { bodyLimitOf, type HandlerInput, type HandlerResult, type Route } from "./route";
 import { API_PREFIX, Router, type Routing } from "./router";
 import { validate, validateFlat } from "./validation";
-import { encode, preferredCoding, varyOnEncoding, worthCompressing } from "./compression";
+import { encode, preferredCoding, varyOnEncoding, worthCompressing, type ContentCoding } from "./compression";
 
 /** A request as every host sees it: the Azure Functions host and the local node:http host adapt to this. */
 export interface ApiRequest {
@@ -144,7 +144,9 @@ export function createPipeline(routes: Route[] | Routing, services: Services, pr
     if (caller.limit) setRateLimitHeaders(headers, caller.limit);
     // Responses carry credentials and tenant data: never let an intermediary keep them.
     headers["Cache-Control"] ??= "no-store";
-    await compressFor(request, response);
+    // Decided without an await: most answers are small or go to a client that asked for no coding.
+    const coding = codingFor(request, response);
+    if (coding !== null) await compress(response, coding);
     return {
       response,
       outcome: {
@@ -401,18 +403,21 @@ function headersOf(handlerHeaders: Record<string, string> | undefined, contentTy
 }
 
 /**
- * The answer in the coding the client prefers (Brotli, else gzip), when it is worth compressing;
- * neither host compresses on its own (Azure Functions on Linux sends what the app gives it). An
- * `ETag` stays as it is: it names the resource's version, whatever the coding, so `If-Match` holds.
+ * The coding the answer goes in (Brotli, else gzip, as the client prefers), when it is worth
+ * compressing; null to send it as it is. Neither host compresses on its own (Azure Functions on
+ * Linux sends what the app gives it). An `ETag` stays as it is: it names the resource's version,
+ * whatever the coding, so `If-Match` holds.
  */
-async function compressFor(request: ApiRequest, response: ApiResponse): Promise<void> {
+function codingFor(request: ApiRequest, response: ApiResponse): ContentCoding | null {
   const { body, headers } = response;
-  if (body === undefined || headers["Content-Encoding"] !== undefined || !worthCompressing(headers["Content-Type"], body.length)) return;
+  if (body === undefined || headers["Content-Encoding"] !== undefined || !worthCompressing(headers["Content-Type"], body.length)) return null;
   varyOnEncoding(headers);
-  const coding = preferredCoding(request.header("accept-encoding"));
-  if (coding === null) return;
-  response.body = await encode(body, coding);
-  headers["Content-Encoding"] = coding;
+  return preferredCoding(request.header("accept-encoding"));
+}
+
+async function compress(response: ApiResponse, coding: ContentCoding): Promise<void> {
+  response.body = await encode(response.body!, coding);
+  response.headers["Content-Encoding"] = coding;
 }
 
 function asApiError(error: unknown, services: Uses<"logger">, requestId: string): ApiError {

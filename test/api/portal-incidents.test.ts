@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { actsOn } from "../../shared/domain/gamebooks/playbook-catalogue";
-import { LISTING_PAGE_TARGET } from "../../shared/domain/incidents/cross-workspace-listing";
+import { QUEUE_PAGE_SIZE } from "../../shared/domain/incidents/incident-queue";
 import { RELATED_INCIDENTS_LIMIT } from "../../shared/api/portal/incidents/portal-incident-routes";
 import { sources } from "../../shared/domain/sources";
 import { vendorCount } from "../support/vendor-count";
@@ -33,34 +33,58 @@ afterAll(async () => host?.close());
 
 const search = (person: TestPerson, body: Json) => host.portal(person, "POST", "/portal/incidents/search", { body });
 
-/** Pages through a listing as the contract says, returning every incident and the number of calls. */
+/** Pages through the queue, returning every incident, the pages' sizes and the number of calls. */
 async function pageThrough(person: TestPerson, filters: Json) {
   const seen: Json[] = [];
-  let res = await search(person, { ...filters, isFirstCall: true, workspacePageTokens: [] });
-  let calls = 1;
+  const sizes: number[] = [];
+  let res = await search(person, filters);
   for (;;) {
     const body = await json(res);
     expect(res.status, JSON.stringify(body)).toBe(200);
-    expect(body.data.incidents.length).toBeLessThanOrEqual(LISTING_PAGE_TARGET);
+    expect(body.data.incidents.length).toBeLessThanOrEqual(QUEUE_PAGE_SIZE);
+    expect(body.data.moreIncidentsAvailable).toBe(body.data.nextPageToken !== null);
     seen.push(...body.data.incidents);
-    if (!body.data.moreIncidentsAvailable) return { seen, calls };
-    res = await search(person, { ...filters, isFirstCall: false, workspacePageTokens: body.data.sourcePageTokens });
-    calls++;
+    sizes.push(body.data.incidents.length);
+    if (!body.data.moreIncidentsAvailable) return { seen, calls: sizes.length, sizes };
+    res = await search(person, { ...filters, pageToken: body.data.nextPageToken });
   }
 }
 
 const keyOf = (i: Json) => `${i.incident.workspaceId}/${i.source}/${i.incident.id}`;
+const severityRank: Record<string, number> = { High: 0, Medium: 1, Low: 2, Informational: 3 };
+/** The queue's order: newest created first (or severity first), then workspace, source and id. */
+function queueOrder(order: "newest" | "severity") {
+  return (a: Json, b: Json) =>
+    (order === "severity" ? severityRank[a.incident.severity]! - severityRank[b.incident.severity]! : 0) ||
+    Date.parse(b.incident.createdAt) - Date.parse(a.incident.createdAt) ||
+    (a.incident.workspaceId < b.incident.workspaceId ? -1 : a.incident.workspaceId > b.incident.workspaceId ? 1 : 0) ||
+    (a.source < b.source ? -1 : a.source > b.source ? 1 : 0) ||
+    (a.incident.id < b.incident.id ? -1 : a.incident.id > b.incident.id ? 1 : 0);
+}
 
 describe("POST /portal/incidents/search", () => {
-  it("pages through every incident of the workspaces the person holds a role on, each once, and none of the others", async () => {
-    const { seen, calls } = await pageThrough(analyst, {});
+  it("pages through every incident of the workspaces the person holds a role on, each once, newest first across them all, and none of the others", async () => {
+    const { seen, calls, sizes } = await pageThrough(analyst, {});
     let expected = 0;
     for (const w of assigned) for (const s of sources) expected += await vendorCount(host.services, w, s, clock);
-    expect(expected).toBeGreaterThan(LISTING_PAGE_TARGET);
-    expect(calls).toBeGreaterThan(1);
+    expect(expected).toBeGreaterThan(QUEUE_PAGE_SIZE * 2);
+    expect(calls).toBe(Math.ceil(expected / QUEUE_PAGE_SIZE));
+    // Every page full but the last: "more" is said only when there is more.
+    expect(sizes.slice(0, -1).every((n) => n === QUEUE_PAGE_SIZE)).toBe(true);
     expect(seen.length).toBe(expected);
     expect(new Set(seen.map(keyOf)).size).toBe(expected);
     expect(new Set(seen.map((i) => i.incident.workspaceId))).toEqual(new Set(assigned));
+    // One order across both workspaces and all seven sources, page after page.
+    expect(seen.map(keyOf)).toEqual([...seen].sort(queueOrder("newest")).map(keyOf));
+  });
+
+  it("orders by severity, then newest, across workspaces and sources", async () => {
+    const { seen } = await pageThrough(analyst, { order: "severity", statuses: ["New", "Active"] });
+    expect(seen.length).toBeGreaterThan(QUEUE_PAGE_SIZE);
+    expect(seen.map(keyOf)).toEqual([...seen].sort(queueOrder("severity")).map(keyOf));
+    expect(new Set(seen.map((i) => i.incident.severity)).size).toBeGreaterThan(1);
+    const { seen: newest } = await pageThrough(analyst, { statuses: ["New", "Active"] });
+    expect(new Set(seen.map(keyOf))).toEqual(new Set(newest.map(keyOf)));
   });
 
   it("an organization-wide role sees every workspace of the organization; one its sources do not know yet has no incidents", async () => {
@@ -77,7 +101,7 @@ describe("POST /portal/incidents/search", () => {
     for (const w of workspaces) expect(organization).toContain(w);
   });
 
-  it("filters by severity, status, source and text, as the contract's listing does", async () => {
+  it("filters by severity, status, source, assignee and text, as the contract's listing does", async () => {
     const target = host.simulated.vendors.createIncident("SourceB", assigned[0]!, { title: "Quasar exfiltration beacon", severity: "Low" });
     host.simulated.vendors.createIncident("SourceB", unassigned, { title: "Quasar exfiltration beacon", severity: "Low" });
     const byText = await pageThrough(analyst, { query: "quasar" });
@@ -89,60 +113,70 @@ describe("POST /portal/incidents/search", () => {
       expect(i.incident.status).toBe("New");
       expect(["SourceA", "SourceC"]).toContain(i.source);
     }
-    const lastModified = await pageThrough(analyst, { filterByLastModified: true, timeFilterSelection: { type: "ThreeHours" } });
-    expect(lastModified.seen.map(keyOf)).toContain(`${assigned[0]}/SourceB/${target.id}`);
+    const unowned = await pageThrough(analyst, { includeUnassigned: true, sources: ["SourceA"] });
+    expect(unowned.seen.length).toBeGreaterThan(0);
+    for (const i of unowned.seen) expect(i.assignee?.email ?? null).toBeNull();
+    const owner = (await pageThrough(analyst, { sources: ["SourceA"] })).seen.find((i) => i.assignee?.email)!.assignee.email as string;
+    const owned = await pageThrough(analyst, { assigneeEmails: [owner.toUpperCase()], sources: ["SourceA"] });
+    expect(owned.seen.length).toBeGreaterThan(0);
+    for (const i of owned.seen) expect(i.assignee.email.toLowerCase()).toBe(owner.toLowerCase());
   });
 
-  it("narrows to customers and to workspaces, within what the person sees; the narrowing binds the page tokens", async () => {
+  it("narrows to customers and to workspaces, within what the person sees; the narrowing binds the page token", async () => {
     const customer = host.demo.customers[0]!;
     const customerWorkspaces = host.demo.workspaces.filter((w) => w.accountId === customer.id).map((w) => w.id);
     expect(customerWorkspaces.length).toBeGreaterThan(0);
     const byCustomer = await pageThrough(workspaceAdmin, { sources: ["SourceA"], accountIds: [customer.id] });
     expect(byCustomer.seen.length).toBeGreaterThan(0);
-    expect(new Set(byCustomer.seen.map((i) => i.incident.workspaceId))).toEqual(new Set(customerWorkspaces.filter((w) => byCustomer.seen.some((i) => i.incident.workspaceId === w))));
     for (const i of byCustomer.seen) expect(customerWorkspaces).toContain(i.incident.workspaceId);
     const { seen: everyWorkspace } = await pageThrough(workspaceAdmin, { sources: ["SourceA"] });
-    expect(byCustomer.seen.length).toBe(everyWorkspace.filter((i) => customerWorkspaces.includes(i.incident.workspaceId)).length);
+    expect(byCustomer.seen.map(keyOf)).toEqual(everyWorkspace.filter((i) => customerWorkspaces.includes(i.incident.workspaceId)).map(keyOf));
 
     const byWorkspace = await pageThrough(workspaceAdmin, { sources: ["SourceA"], workspaceIds: [assigned[0]] });
     expect(new Set(byWorkspace.seen.map((i) => i.incident.workspaceId))).toEqual(new Set([assigned[0]]));
     // The analyst holds no role on `unassigned`: naming it narrows to nothing, and no source is asked.
-    const notTheirs = await json(await search(analyst, { isFirstCall: true, workspacePageTokens: [], workspaceIds: [unassigned] }));
-    expect(notTheirs.data).toMatchObject({ incidents: [], moreIncidentsAvailable: false });
+    const notTheirs = await json(await search(analyst, { workspaceIds: [unassigned] }));
+    expect(notTheirs.data).toMatchObject({ incidents: [], moreIncidentsAvailable: false, nextPageToken: null });
     // A workspace of another customer than the one named: nothing.
     const other = host.demo.workspaces.find((w) => w.accountId !== customer.id)!.id;
-    const crossed = await json(await search(workspaceAdmin, { isFirstCall: true, workspacePageTokens: [], accountIds: [customer.id], workspaceIds: [other] }));
+    const crossed = await json(await search(workspaceAdmin, { accountIds: [customer.id], workspaceIds: [other] }));
     expect(crossed.data.incidents).toEqual([]);
 
-    // Tokens of a narrowed listing page that listing only.
-    const first = await json(await search(workspaceAdmin, { isFirstCall: true, workspacePageTokens: [], accountIds: [customer.id] }));
+    // The token of a narrowed queue pages that queue only.
+    const first = await json(await search(workspaceAdmin, { accountIds: [customer.id] }));
     expect(first.data.moreIncidentsAvailable).toBe(true);
-    const widened = await search(workspaceAdmin, { isFirstCall: false, workspacePageTokens: first.data.sourcePageTokens });
+    const widened = await search(workspaceAdmin, { pageToken: first.data.nextPageToken });
     expect([widened.status, (await json(widened)).code]).toEqual([400, "VALIDATION_ERROR"]);
-    const same = await search(workspaceAdmin, { isFirstCall: false, workspacePageTokens: first.data.sourcePageTokens, accountIds: [customer.id] });
+    const same = await search(workspaceAdmin, { pageToken: first.data.nextPageToken, accountIds: [customer.id] });
     expect(same.status).toBe(200);
-    const bad = await json(await search(workspaceAdmin, { isFirstCall: true, workspacePageTokens: [], accountIds: ["not-a-guid"] }));
+    const bad = await json(await search(workspaceAdmin, { accountIds: ["not-a-guid"] }));
     expect(Object.keys(bad.errors)).toContain("accountIds[0]");
   });
 
-  it("tokens are the person's: another person's, or a changed query's, are 400; bad bodies are 400 naming the field", async () => {
-    const first = await json(await search(analyst, { isFirstCall: true, workspacePageTokens: [] }));
+  it("tokens are the person's: another person's, or a changed query's or order's, are 400; bad bodies are 400 naming the field", async () => {
+    const first = await json(await search(analyst, {}));
     expect(first.data.moreIncidentsAvailable).toBe(true);
-    const next = { isFirstCall: false, workspacePageTokens: first.data.sourcePageTokens };
+    const next = { pageToken: first.data.nextPageToken };
     const colleague = await host.person({ organizationalRole: "Member", workspaceAssignments: assigned.map((workspaceId) => ({ workspaceId, role: "Analyst" as const })) });
     const stolen = await search(colleague, next);
     expect([stolen.status, (await json(stolen)).code]).toEqual([400, "VALIDATION_ERROR"]);
-    const changed = await search(analyst, { ...next, severities: ["High"] });
-    expect(changed.status).toBe(400);
-    const bad = await json(await search(analyst, { isFirstCall: true, timeFilterSelection: { type: "Weekly" } }));
+    expect((await search(analyst, { ...next, severities: ["High"] })).status).toBe(400);
+    expect((await search(analyst, { ...next, order: "severity" })).status).toBe(400);
+    const forged = await json(await search(analyst, { pageToken: `${first.data.nextPageToken}x` }));
+    expect(forged.code).toBe("VALIDATION_ERROR");
+    expect(Object.keys(forged.errors)).toContain("pageToken");
+    const bad = await json(await search(analyst, { timeFilterSelection: { type: "Weekly" }, order: "oldest" }));
     expect(bad.code).toBe("VALIDATION_ERROR");
-    expect(Object.keys(bad.errors)).toContain("timeFilterSelection.type");
+    expect(Object.keys(bad.errors)).toEqual(expect.arrayContaining(["timeFilterSelection.type", "order"]));
+    // The contract's paging fields are not the queue's.
+    const contractShaped = await json(await search(analyst, { isFirstCall: true, workspacePageTokens: [] }));
+    expect(contractShaped.code).toBe("VALIDATION_ERROR");
   });
 
   it("a person with no workspace sees nothing, and asks no source", async () => {
     const nobody = await host.person({ organizationalRole: "Member" });
-    const body = await json(await search(nobody, { isFirstCall: true }));
-    expect(body.data).toEqual({ incidents: [], sourcePageTokens: [], moreIncidentsAvailable: false });
+    const body = await json(await search(nobody, {}));
+    expect(body.data).toEqual({ incidents: [], nextPageToken: null, moreIncidentsAvailable: false, unreadStreams: 0 });
   });
 });
 

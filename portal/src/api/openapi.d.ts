@@ -189,12 +189,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Incidents across the workspaces you may see, with the contract's filters and page tokens
+         * The incident queue: every workspace you may see, in one order, with the listing's filters
          * @description Portal session (people only). Any registered person.
          *
-         *     The body and the answer of `POST /incidents/across-workspaces` (contract 4.2), over the workspaces you may see: every workspace of your organization with an organization-wide role (`Admin`, `WorkspaceAdmin`), otherwise those you hold a role on; narrowed to customers (`accountIds`) and workspaces (`workspaceIds`) when you name them. Page as the contract says: send `sourcePageTokens` back as `workspacePageTokens` with `isFirstCall` false until `moreIncidentsAvailable` is false. The tokens are signed to you and to the filters; one changed, or sent by someone else, is 400. A read, sent as POST because the tokens of many workspaces outgrow a URL.
+         *     Incidents of every workspace you may see (every workspace of your organization with an organization-wide role, `Admin` or `WorkspaceAdmin`, otherwise those you hold a role on), narrowed to customers (`accountIds`) and workspaces (`workspaceIds`) when you name them, with the filters of `POST /incidents/across-workspaces`, 50 a page in one order across every workspace and source: newest first, or severity then newest. The order is exact: an incident is on a page only once no workspace's source can hold one before it, so pages follow one another in order to the end, each incident once. Page with `nextPageToken` until it is null. The token is signed to you and to the query; one changed, or sent by someone else, is 400. The listing's window is fixed at the first page. A read, sent as POST because the token of a thousand workspaces outgrows a URL.
          *
-         *     **When a vendor fails.** A page holds what the healthy workspaces give; `meta.unavailable` names each workspace and source it could not read, with the problem code (`UPSTREAM_ERROR`, `TIMEOUT`, `RATE_LIMITED`) and, where known, `retryAfterSeconds`. A stream that failed keeps its token (moved to the back of `sourcePageTokens`), so a later page tries it again and `moreIncidentsAvailable` stays true meanwhile; after 3 failed pages in a row it is given up (`gaveUp`: its token is dropped). No page waits on vendors longer than the deployment's budget (2.5 s by default): a stream still unanswered then is reported as `TIMEOUT` and tried again on the next page. A workspace whose vendor keeps failing is not called for a cool-down (`circuitOpen`). In last-modified mode nothing continues: poll a reported workspace's window again.
+         *     **Cost.** Each workspace's source is a stream the vendor lists newest first; the first page reads every one of them once (at a thousand workspaces, seven thousand vendor calls), so it may take more than one call: past the page's time budget the answer holds what is certain so far and `unreadStreams` says how many are left. A later page reads only the streams whose next incident may belong on it.
+         *
+         *     **When a vendor fails.** A page holds what the healthy streams give, in order; `meta.unavailable` names each workspace and source it could not read, with the problem code (`UPSTREAM_ERROR`, `TIMEOUT`, `RATE_LIMITED`) and, where known, `retryAfterSeconds`. A stream that failed keeps its place in the token and is read again on the next page; when it answers, its incidents come on that page, ahead of where the pages before had reached. After 3 failed pages in a row (at once, for a failure that will not pass) it is given up (`gaveUp`).
          */
         post: operations["postPortalIncidentsSearch"];
         delete?: never;
@@ -3721,15 +3723,20 @@ export interface operations {
                     /** @default [] */
                     assigneeEmails?: string[];
                     /** @default false */
-                    filterByLastModified?: boolean;
-                    /** @default false */
                     includeUnassigned?: boolean;
-                    isFirstCall: boolean;
+                    /**
+                     * @description `newest`: newest created first. `severity`: High first, then Medium, Low, Informational, each newest first. Ties by workspace, source and id.
+                     * @default newest
+                     * @enum {string}
+                     */
+                    order?: "newest" | "severity";
+                    /** @description The previous answer's `nextPageToken`, with the same filters; absent for the first page. */
+                    pageToken?: string;
                     /** @description Case-insensitive text in the title, the number or an entity name. */
                     query?: string;
                     /** @default [] */
                     severities?: ("Informational" | "Low" | "Medium" | "High")[];
-                    /** @description Empty: every source, or SourceA and SourceB with filterByLastModified. */
+                    /** @description Empty: every source (with `filterByLastModified`, SourceA and SourceB). */
                     sources?: string[];
                     /** @default [] */
                     statuses?: ("New" | "Active" | "Closed")[];
@@ -3747,14 +3754,6 @@ export interface operations {
                      * @default []
                      */
                     workspaceIds?: string[];
-                    /** @default [] */
-                    workspacePageTokens?: {
-                        sourceTokens: {
-                            [key: string]: string;
-                        };
-                        /** Format: uuid */
-                        workspaceId: string;
-                    }[];
                 };
             };
         };
@@ -3832,13 +3831,12 @@ export interface operations {
                                     };
                                 };
                             }[];
+                            /** @description Whether another page may hold incidents: false only when every stream has been read to its end or given up. */
                             moreIncidentsAvailable: boolean;
-                            sourcePageTokens: {
-                                sourceTokens: {
-                                    [key: string]: string;
-                                };
-                                workspaceId: string;
-                            }[];
+                            /** @description Send it back as `pageToken` for the next page; null at the end. */
+                            nextPageToken: string | null;
+                            /** @description Streams (workspace and source) not yet read once. The first page reads every stream before it can say what comes first; past the page's time budget it answers with what is certain so far (possibly nothing) and the count left: ask again with `nextPageToken`. */
+                            unreadStreams: number;
                         };
                         meta: {
                             requestId: string;

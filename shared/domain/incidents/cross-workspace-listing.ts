@@ -46,49 +46,63 @@ const hoursOf: Record<Exclude<(typeof timeFilterTypes)[number], "Custom">, numbe
 const timestamp = z.iso.datetime({ offset: true });
 
 /**
- * The listing's query (contract 4.2): the filters, and the tokens of the previous page. The same for a
- * service account (`POST /incidents/across-workspaces`) and a person (`POST /portal/incidents/search`).
+ * The filters an incident listing takes (contract 4.2), the same in the contract's listing and in the
+ * portal's queue.
+ */
+export const incidentListingFilters = {
+  severities: z.array(z.enum(severities)).max(severities.length).default([]),
+  statuses: z.array(z.enum(publicStatuses)).max(publicStatuses.length).default([]),
+  sources: z
+    .array(sourceSchema())
+    .max(sources.length)
+    .default([])
+    .describe("Empty: every source (with `filterByLastModified`, SourceA and SourceB)."),
+  timeFilterSelection: z
+    .object({
+      type: z.enum(timeFilterTypes),
+      customStartUtc: timestamp.optional(),
+      customEndUtc: timestamp.optional(),
+    })
+    .strict()
+    .optional()
+    .describe("Absent: no time bound."),
+  query: z.string().trim().min(1).max(256).optional().describe("Case-insensitive text in the title, the number or an entity name."),
+  assigneeEmails: z.array(z.string().trim().min(1).max(320)).max(100).default([]),
+  includeUnassigned: z.boolean().default(false),
+};
+
+type TimeFilterSelection = z.output<typeof incidentListingFilters.timeFilterSelection>;
+
+/** A Custom window needs both ends, in order; the others take neither. */
+export function checkTimeFilter(t: TimeFilterSelection, ctx: z.RefinementCtx): void {
+  if (t?.type === "Custom") {
+    if (!t.customStartUtc) ctx.addIssue({ code: "custom", path: ["timeFilterSelection", "customStartUtc"], message: "Required with Custom." });
+    if (!t.customEndUtc) ctx.addIssue({ code: "custom", path: ["timeFilterSelection", "customEndUtc"], message: "Required with Custom." });
+    if (t.customStartUtc && t.customEndUtc && Date.parse(t.customStartUtc) >= Date.parse(t.customEndUtc)) {
+      ctx.addIssue({ code: "custom", path: ["timeFilterSelection", "customEndUtc"], message: "Must be after customStartUtc." });
+    }
+  } else if (t && (t.customStartUtc || t.customEndUtc)) {
+    ctx.addIssue({ code: "custom", path: ["timeFilterSelection", "type"], message: "customStartUtc and customEndUtc go with type Custom." });
+  }
+}
+
+/**
+ * The listing's query (contract 4.2): the filters, and the tokens of the previous page. The service
+ * account's `POST /incidents/across-workspaces`.
  */
 export const acrossWorkspacesQuery = z
   .object({
-    severities: z.array(z.enum(severities)).max(severities.length).default([]),
-    statuses: z.array(z.enum(publicStatuses)).max(publicStatuses.length).default([]),
-    sources: z
-      .array(sourceSchema())
-      .max(sources.length)
-      .default([])
-      .describe("Empty: every source, or SourceA and SourceB with filterByLastModified."),
-    timeFilterSelection: z
-      .object({
-        type: z.enum(timeFilterTypes),
-        customStartUtc: timestamp.optional(),
-        customEndUtc: timestamp.optional(),
-      })
-      .strict()
-      .optional()
-      .describe("Absent: no time bound."),
+    ...incidentListingFilters,
     isFirstCall: z.boolean(),
     workspacePageTokens: z
       .array(z.object({ workspaceId: z.guid(), sourceTokens: z.record(z.string(), z.string().min(1).max(1024)) }).strict())
       .max(5000)
       .default([]),
-    query: z.string().trim().min(1).max(256).optional().describe("Case-insensitive text in the title, the number or an entity name."),
-    assigneeEmails: z.array(z.string().trim().min(1).max(320)).max(100).default([]),
-    includeUnassigned: z.boolean().default(false),
     filterByLastModified: z.boolean().default(false),
   })
   .strict()
   .superRefine((body, ctx) => {
-    const t = body.timeFilterSelection;
-    if (t?.type === "Custom") {
-      if (!t.customStartUtc) ctx.addIssue({ code: "custom", path: ["timeFilterSelection", "customStartUtc"], message: "Required with Custom." });
-      if (!t.customEndUtc) ctx.addIssue({ code: "custom", path: ["timeFilterSelection", "customEndUtc"], message: "Required with Custom." });
-      if (t.customStartUtc && t.customEndUtc && Date.parse(t.customStartUtc) >= Date.parse(t.customEndUtc)) {
-        ctx.addIssue({ code: "custom", path: ["timeFilterSelection", "customEndUtc"], message: "Must be after customStartUtc." });
-      }
-    } else if (t && (t.customStartUtc || t.customEndUtc)) {
-      ctx.addIssue({ code: "custom", path: ["timeFilterSelection", "type"], message: "customStartUtc and customEndUtc go with type Custom." });
-    }
+    checkTimeFilter(body.timeFilterSelection, ctx);
     if (body.filterByLastModified) {
       const unsupported = body.sources.filter((s) => !lastModifiedSources.includes(s));
       if (unsupported.length > 0) {
@@ -112,6 +126,8 @@ export const acrossWorkspacesQuery = z
   });
 
 export type AcrossWorkspacesBody = z.output<typeof acrossWorkspacesQuery>;
+/** The filters of a listing's query, parsed. */
+export type IncidentListingFilters = z.output<z.ZodObject<typeof incidentListingFilters>>;
 
 /** The listing's page: its incidents, the tokens to send back, and whether any stream is still open. */
 export const acrossWorkspacesPage = z.object({
@@ -192,13 +208,7 @@ export type ListingContext = Uses<"stores" | "sources" | "breakers" | "config" |
  */
 export async function listAcrossWorkspaces(ctx: ListingContext, workspaces: WorkspaceRecord[], body: AcrossWorkspacesBody): Promise<AcrossWorkspacesResult> {
   const chosenSources = body.sources.length > 0 ? [...new Set(body.sources)] : body.filterByLastModified ? lastModifiedSources : sources;
-  const filters: IncidentFilters = {
-    severities: body.severities.length > 0 ? body.severities : undefined,
-    statuses: body.statuses.length > 0 ? body.statuses : undefined,
-    query: body.query,
-    assigneeEmails: body.assigneeEmails.length > 0 ? body.assigneeEmails : undefined,
-    includeUnassigned: body.includeUnassigned || undefined,
-  };
+  const filters = filtersOf(body);
   const firstCallAt = Math.floor(ctx.now().getTime() / 1000);
   if (body.filterByLastModified) {
     // Last-modified mode issues no tokens, so any token sent back is not one of ours (rule 5).
@@ -303,8 +313,19 @@ export async function listAcrossWorkspaces(ctx: ListingContext, workspaces: Work
   };
 }
 
+/** The vendor filters of a listing's query. */
+export function filtersOf(body: Omit<IncidentListingFilters, "sources" | "timeFilterSelection">): IncidentFilters {
+  return {
+    severities: body.severities.length > 0 ? body.severities : undefined,
+    statuses: body.statuses.length > 0 ? body.statuses : undefined,
+    query: body.query,
+    assigneeEmails: body.assigneeEmails.length > 0 ? body.assigneeEmails : undefined,
+    includeUnassigned: body.includeUnassigned || undefined,
+  };
+}
+
 /** Why a served stream gave no page: the vendor's failure, or no answer within the page's budget. */
-function failureOf(stream: Stream, page: Settled<IncidentPage>, budgetMs: number): ApiError {
+export function failureOf(stream: { workspace: WorkspaceRecord; source: Source }, page: Settled<IncidentPage>, budgetMs: number): ApiError {
   if (page.status === "rejected") {
     // Anything but a vendor's or a breaker's answer is a fault of the service itself: not the stream's to report.
     if (!isApiError(page.reason)) throw page.reason;
@@ -368,7 +389,7 @@ async function lastModifiedListing(
  * a vendor that has stopped answering helps neither, and the first call's outcome (its timeout, in
  * the end) is what teaches the breaker.
  */
-async function pageOf(ctx: ListingContext, stream: Stream, budgetMs: number, query: IncidentWindowQuery, signal?: AbortSignal): Promise<IncidentPage> {
+export async function pageOf(ctx: ListingContext, stream: { workspace: WorkspaceRecord; source: Source }, budgetMs: number, query: IncidentWindowQuery, signal?: AbortSignal): Promise<IncidentPage> {
   const waitedMs = ctx.breakers.pendingMs({ system: stream.source, workspaceId: stream.workspace.id });
   if (waitedMs > budgetMs) {
     throw new ApiError("TIMEOUT", `${stream.source} has left a call for workspace ${stream.workspace.id} unanswered for ${Math.round(waitedMs / 1000)} s; it is not called again until that call ends.`);
@@ -434,7 +455,7 @@ function streamListing(binding: string, workspaceId: string, source: Source): st
  * relative types end with that second, so the window does not slide while paging; no selection
  * means no lower bound; Custom is the query's own.
  */
-function windowOf(body: AcrossWorkspacesBody, firstCallAt: number): { from: string; to: string } {
+export function windowOf(body: { timeFilterSelection?: TimeFilterSelection }, firstCallAt: number): { from: string; to: string } {
   const t = body.timeFilterSelection;
   const end = (firstCallAt + 1) * 1000;
   if (!t) return { from: new Date(0).toISOString(), to: new Date(end).toISOString() };
@@ -465,13 +486,13 @@ async function summaries(ctx: ListingContext, workspace: WorkspaceRecord, items:
 }
 
 /** The stored states of these incidents of one workspace, with their etags, by state id: one store read (none for no items). */
-async function statesOf(ctx: ListingContext, workspace: WorkspaceRecord, items: VendorIncident[]): Promise<Map<string, Versioned<IncidentStateRecord>>> {
+export async function statesOf(ctx: ListingContext, workspace: WorkspaceRecord, items: VendorIncident[]): Promise<Map<string, Versioned<IncidentStateRecord>>> {
   if (items.length === 0) return new Map();
   const states = await ctx.stores.incidents.getMany(workspace.id, items.map((i) => stateIdOf(i.source, i.id)));
   return new Map(states.map((s) => [s.value.id, s]));
 }
 
-function summariesOf(workspace: WorkspaceRecord, items: VendorIncident[], states: Map<string, Versioned<IncidentStateRecord>>, now: Date): ListedIncident[] {
+export function summariesOf(workspace: WorkspaceRecord, items: VendorIncident[], states: Map<string, Versioned<IncidentStateRecord>>, now: Date): ListedIncident[] {
   return items.map((i) => {
     const stored = states.get(stateIdOf(i.source, i.id));
     return { summary: toIncidentSummary(i, stored?.value ?? initialState(i, workspace.accountId, now), workspace, now), stateEtag: stored?.etag ?? null };

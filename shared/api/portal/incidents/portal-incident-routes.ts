@@ -2,11 +2,11 @@ import { z } from "zod";
 import { personRoute, personWorkspaceRoute, type RouteGroup } from "../../../platform/http/route";
 import {
   ACROSS_WORKSPACES_MAX_BODY_BYTES,
-  acrossWorkspacesPage,
-  acrossWorkspacesQuery,
-  listAcrossWorkspaces,
-  PARTIAL_LISTING_DESCRIPTION,
+  checkTimeFilter,
+  GIVE_UP_AFTER_FAILED_PAGES,
+  incidentListingFilters,
 } from "../../../domain/incidents/cross-workspace-listing";
+import { incidentQueuePage, QUEUE_PAGE_SIZE, queueOrders } from "../../../domain/incidents/incident-queue";
 import { incidentComments, incidentsByEntity, readIncident } from "../../../domain/incidents/incident-reads";
 import { commentView, incidentEtag, incidentSummaryView, incidentView } from "../../../domain/incidents/incident-view";
 import { personWorkspaces } from "../../../domain/organizations/mapped-workspaces";
@@ -17,7 +17,6 @@ import { incidentParams } from "./incident-params";
 import { incidentRuns } from "./incident-run-view";
 import { incidentRunSchema, incidentRunsExample } from "./incident-run-schemas";
 import {
-  acrossWorkspacesExample,
   acrossWorkspacesResultExample,
   commentsExample,
   incidentExample,
@@ -27,35 +26,69 @@ import {
 const tag = "Portal: incidents";
 
 /**
- * The portal's search: the contract's listing query, narrowed to customers and workspaces, as a
- * provider's analyst narrows a queue (Defender XDR's tenant filter). The narrowing is part of the
- * query the page tokens are signed to, as every filter is.
+ * The portal's incident queue: the contract's listing filters over the workspaces a person may see,
+ * narrowed to customers and workspaces as a provider's analyst narrows a queue (Defender XDR's tenant
+ * filter), in one order across every workspace and source. The narrowing and the order are part of
+ * the query the page token is signed to, as every filter is.
  */
-const portalSearchQuery = acrossWorkspacesQuery.safeExtend({
-  accountIds: z
-    .array(z.guid())
-    .max(1000)
-    .default([])
-    .describe("Only these organizations' workspaces (a customer, or your own): empty, every organization you see. One you do not see narrows to nothing."),
-  workspaceIds: z
-    .array(z.guid())
-    .max(1000)
-    .default([])
-    .describe("Only these workspaces: empty, every workspace you see (within `accountIds`). One you do not see is left out, as a workspace without your role is."),
-});
+const portalQueueQuery = z
+  .object({
+    ...incidentListingFilters,
+    order: z
+      .enum(queueOrders)
+      .default("newest")
+      .describe("`newest`: newest created first. `severity`: High first, then Medium, Low, Informational, each newest first. Ties by workspace, source and id."),
+    accountIds: z
+      .array(z.guid())
+      .max(1000)
+      .default([])
+      .describe("Only these organizations' workspaces (a customer, or your own): empty, every organization you see. One you do not see narrows to nothing."),
+    workspaceIds: z
+      .array(z.guid())
+      .max(1000)
+      .default([])
+      .describe("Only these workspaces: empty, every workspace you see (within `accountIds`). One you do not see is left out, as a workspace without your role is."),
+    pageToken: z
+      .string()
+      .min(1)
+      .max(ACROSS_WORKSPACES_MAX_BODY_BYTES)
+      .optional()
+      .describe("The previous answer's `nextPageToken`, with the same filters; absent for the first page."),
+  })
+  .strict()
+  .superRefine((body, ctx) => checkTimeFilter(body.timeFilterSelection, ctx));
+
 /**
- * The listing's page as the portal answers it: each incident with its version, which a change made
- * from the list (a bulk action) sends back so that an incident changed since is refused, not overwritten.
+ * A page of the queue: each incident with its version, which a change made from the list (a bulk
+ * action) sends back so that an incident changed since is refused, not overwritten.
  */
-const portalSearchPage = acrossWorkspacesPage
-  .extend({
+const portalQueuePage = z
+  .object({
     incidents: z.array(
       incidentSummaryView.extend({
         etag: z.string().describe("The incident's version: its `ETag` as a read of it answers, for `If-Match` or a bulk action's `etag`."),
       }),
     ),
+    nextPageToken: z.string().nullable().describe("Send it back as `pageToken` for the next page; null at the end."),
+    moreIncidentsAvailable: z.boolean().describe("Whether another page may hold incidents: false only when every stream has been read to its end or given up."),
+    unreadStreams: z
+      .int()
+      .min(0)
+      .describe(
+        "Streams (workspace and source) not yet read once. The first page reads every stream before it can say what comes first; past the page's time " +
+          "budget it answers with what is certain so far (possibly nothing) and the count left: ask again with `nextPageToken`.",
+      ),
   })
-  .meta({ examples: [{ ...acrossWorkspacesResultExample, incidents: acrossWorkspacesResultExample.incidents.map((i) => ({ ...i, etag: '"kqj0Yb3Z9mF1uQx2c7WfEw"' })) }] });
+  .meta({
+    examples: [
+      {
+        incidents: acrossWorkspacesResultExample.incidents.map((i) => ({ ...i, etag: '"kqj0Yb3Z9mF1uQx2c7WfEw"' })),
+        nextPageToken: "fZBBbsIwEEX3nCJnjQ.qE1lW2i9rY0wX4dQ5Rr0pA",
+        moreIncidentsAvailable: true,
+        unreadStreams: 0,
+      },
+    ],
+  });
 
 /** Related incidents one detail shows, newest first. */
 export const RELATED_INCIDENTS_LIMIT = 20;
@@ -103,34 +136,51 @@ export const portalIncidentRoutes: RouteGroup = {
     personRoute({
       method: "POST",
       path: "/portal/incidents/search",
-      summary: "Incidents across the workspaces you may see, with the contract's filters and page tokens",
+      summary: "The incident queue: every workspace you may see, in one order, with the listing's filters",
       description:
-        "The body and the answer of `POST /incidents/across-workspaces` (contract 4.2), over the workspaces you may see: every workspace of your " +
-        "organization with an organization-wide role (`Admin`, `WorkspaceAdmin`), otherwise those you hold a role on; narrowed to customers " +
-        "(`accountIds`) and workspaces (`workspaceIds`) when you name them. Page as the contract says: " +
-        "send `sourcePageTokens` back as `workspacePageTokens` with `isFirstCall` false until `moreIncidentsAvailable` is false. The tokens are " +
-        "signed to you and to the filters; one changed, or sent by someone else, is 400. A read, sent as POST because the tokens of many workspaces " +
-        "outgrow a URL.\n\n" + PARTIAL_LISTING_DESCRIPTION,
+        "Incidents of every workspace you may see (every workspace of your organization with an organization-wide role, `Admin` or `WorkspaceAdmin`, " +
+        "otherwise those you hold a role on), narrowed to customers (`accountIds`) and workspaces (`workspaceIds`) when you name them, with the filters " +
+        `of \`POST /incidents/across-workspaces\`, ${QUEUE_PAGE_SIZE} a page in one order across every workspace and source: newest first, or severity ` +
+        "then newest. The order is exact: an incident is on a page only once no workspace's source can hold one before it, so pages follow one another " +
+        "in order to the end, each incident once. Page with `nextPageToken` until it is null. The token is signed to you and to the query; one changed, " +
+        "or sent by someone else, is 400. The listing's window is fixed at the first page. A read, sent as POST because the token of a thousand " +
+        "workspaces outgrows a URL.\n\n" +
+        "**Cost.** Each workspace's source is a stream the vendor lists newest first; the first page reads every one of them once (at a thousand " +
+        "workspaces, seven thousand vendor calls), so it may take more than one call: past the page's time budget the answer holds what is certain so " +
+        "far and `unreadStreams` says how many are left. A later page reads only the streams whose next incident may belong on it.\n\n" +
+        "**When a vendor fails.** A page holds what the healthy streams give, in order; `meta.unavailable` names each workspace and source it could not " +
+        "read, with the problem code (`UPSTREAM_ERROR`, `TIMEOUT`, `RATE_LIMITED`) and, where known, `retryAfterSeconds`. A stream that failed keeps its " +
+        "place in the token and is read again on the next page; when it answers, its incidents come on that page, ahead of where the pages before had " +
+        `reached. After ${GIVE_UP_AFTER_FAILED_PAGES} failed pages in a row (at once, for a failure that will not pass) it is given up (\`gaveUp\`).`,
       tag,
       roles: "any",
       problems: ["EXTENSION_NOT_ENABLED"],
-      // The page a person opens first: what is open and serious at two sources, every workspace they see.
-      body: portalSearchQuery.meta({
+      // The page a person opens first: what is open and serious, every workspace they see, newest first.
+      body: portalQueueQuery.meta({
         examples: [
-          { ...acrossWorkspacesExample, sources: ["SourceB", "SourceC"] },
-          { ...acrossWorkspacesExample, severities: ["High", "Medium"], accountIds: [EXAMPLE_CUSTOMER_ACCOUNT_ID] },
+          { statuses: ["New", "Active"], order: "newest" },
+          { severities: ["High", "Medium"], order: "severity", accountIds: [EXAMPLE_CUSTOMER_ACCOUNT_ID] },
+          { statuses: ["New", "Active"], assigneeEmails: ["nadia@contoso.example"], includeUnassigned: true, pageToken: "fZBBbsIwEEX3nCJnjQ.qE1lW2i9rY0wX4dQ5Rr0pA" },
         ],
       }),
       maxBodyBytes: ACROSS_WORKSPACES_MAX_BODY_BYTES,
       partial: "streams",
-      response: portalSearchPage,
+      response: portalQueuePage,
       async handler(input) {
         const { accountIds, workspaceIds } = input.body;
         const seen = await personWorkspaces(input, input.person, workspaceIds.length > 0 ? workspaceIds : undefined);
         const accounts = new Set(accountIds.map((id) => id.toLowerCase()));
         const narrowed = accounts.size > 0 ? seen.filter((w) => accounts.has(w.accountId)) : seen;
-        const { unavailable, incidents, ...page } = await listAcrossWorkspaces(input, narrowed, input.body);
-        return { data: { incidents: incidents.map((i) => ({ ...i.summary, etag: incidentEtag(i.summary, i.stateEtag) })), ...page }, unavailable };
+        const { unavailable, incidents, nextPageToken, unreadStreams } = await incidentQueuePage(input, narrowed, input.body);
+        return {
+          data: {
+            incidents: incidents.map((i) => ({ ...i.summary, etag: incidentEtag(i.summary, i.stateEtag) })),
+            nextPageToken,
+            moreIncidentsAvailable: nextPageToken !== null,
+            unreadStreams,
+          },
+          unavailable,
+        };
       },
     }),
     personRoute({

@@ -1,0 +1,469 @@
+import { createHash } from "node:crypto";
+import { deflateRawSync, inflateRawSync } from "node:zlib";
+import { z } from "zod";
+import { ApiError } from "../../platform/errors/api-error";
+import { issuePageToken, readPageToken } from "../../platform/http/paging";
+import { settleWithin } from "../../platform/concurrency/settle-within";
+import { mapLimited } from "../../platform/concurrency/map-limited";
+import { isTransient, unavailableOf, type Unavailable } from "../../platform/http/partial-results";
+import { severities, type IncidentFilters, type Severity, type VendorIncident } from "../../systems/vendors/port";
+import { sources, type Source } from "../sources";
+import type { WorkspaceRecord } from "../organizations/workspace";
+import {
+  failureOf,
+  filtersOf,
+  GIVE_UP_AFTER_FAILED_PAGES,
+  pageOf,
+  statesOf,
+  summariesOf,
+  windowOf,
+  type IncidentListingFilters,
+  type ListedIncident,
+  type ListingContext,
+} from "./cross-workspace-listing";
+
+/**
+ * The incident queue: every incident of many workspaces' sources in one order, page after page.
+ *
+ * Each (workspace, source) is a stream the vendor lists newest first. The queue is their exact merge:
+ * an incident is handed out only once no stream can hold one before it. What a page leaves of each
+ * stream travels in the page token: the last incident it handed out (where it resumes), the creation
+ * time of its next one when that was seen (so it need not be read again until its turn), and the
+ * pages in a row it has failed. A page therefore reads a stream only when the stream's next incident
+ * may belong on it: the first page reads every stream once; a later page reads the few whose turn
+ * has come.
+ *
+ * "Severity, then newest" is the same merge over each stream's severities in turn: a stream lists its
+ * High incidents newest first, then its Medium ones, and so on, each a vendor query of one severity.
+ *
+ * Nothing is invented and nothing is handed out twice; a stream that fails keeps its place in the
+ * token, is named in `unavailable` and is read again on the next page (given up after
+ * `GIVE_UP_AFTER_FAILED_PAGES` failures in a row, or at once for a failure that will not pass). While
+ * it is failing the merge goes on without it, so its incidents come when it answers again, on that
+ * page, ahead of where the pages before had reached.
+ */
+
+/** Incidents one page of the queue holds. */
+export const QUEUE_PAGE_SIZE = 50;
+/** Vendor calls in flight at once for one page (each source's own limiter still holds it to its limits). */
+const QUEUE_CONCURRENCY = 64;
+/** Fewest and most incidents asked of one stream in one call. */
+const MIN_READ = 3;
+const MAX_READ = QUEUE_PAGE_SIZE;
+/** Vendor pages one stream read follows when a page ends inside a run of incidents created in one millisecond. */
+const MAX_PAGES_PER_READ = 5;
+
+export const queueOrders = ["newest", "severity"] as const;
+export type QueueOrder = (typeof queueOrders)[number];
+
+/** Highest severity first. */
+const bySeverity: readonly Severity[] = [...severities].reverse();
+
+/** Where a stream stands: how far it has been handed out, and what is known of what comes next. */
+interface StreamPosition {
+  /** Index into the query's severity levels (always 0 for "newest"). */
+  level: number;
+  /** The last incident handed out at this level (creation time, ms; id), or null for none yet. */
+  after: { t: number; id: string } | null;
+  /** Creation time (ms) of the stream's next incident at this level, when a read has seen it. */
+  next: number | null;
+  /** Pages in a row on which the stream failed. */
+  failedPages: number;
+}
+
+interface Stream extends StreamPosition {
+  workspace: WorkspaceRecord;
+  source: Source;
+  /** Incidents read this call and not yet handed out, in order. */
+  buffer: VendorIncident[];
+  /** Whether this call read the stream: then `buffer` is what it holds up to `exhausted` or a read boundary. */
+  read: boolean;
+  /** This call read the stream to the end of its level (the vendor had nothing more). */
+  exhausted: boolean;
+  /** The stream failed on this call: it sits out the rest of the page. */
+  failedNow: boolean;
+  done: boolean;
+}
+
+/** The queue's query: a listing's filters, the order, and where the previous page stopped. */
+export interface QueueQuery extends IncidentListingFilters {
+  order: QueueOrder;
+  pageToken?: string;
+}
+
+export interface QueuePage {
+  incidents: ListedIncident[];
+  nextPageToken: string | null;
+  /** Streams not yet read once: while any is left, the page cannot say what comes first, and holds less. */
+  unreadStreams: number;
+  unavailable: Unavailable[];
+}
+
+/**
+ * The token's cursor: the first call's time (epoch seconds, base 36), then per workspace its id and
+ * each chosen source's position, or 0 for a source that has nothing more. Deflated, because at a
+ * thousand workspaces it holds several thousand positions whose keys repeat.
+ */
+const position = z.union([
+  z.literal(0),
+  // [level, after time (base 36) or "", after id or "", next time (base 36) or "", failed pages]
+  z.tuple([z.int().min(0).max(severities.length - 1), z.string().max(12), z.string().max(256), z.string().max(12), z.int().min(0).max(GIVE_UP_AFTER_FAILED_PAGES - 1)]),
+]);
+const cursorSchema = z.object({
+  at: z.string().regex(/^[0-9a-z]{1,9}$/),
+  w: z.array(z.tuple([z.string().regex(/^[A-Za-z0-9_-]{22}$/), z.array(position)])).max(5000),
+});
+const packedCursor = z.string().min(1);
+
+/**
+ * One page of the queue over `workspaces` (those the caller may see). The first call's streams are
+ * every workspace's chosen, enabled sources; later calls page the streams the token names, leaving
+ * out a workspace the caller no longer sees.
+ */
+export async function incidentQueuePage(ctx: ListingContext, workspaces: WorkspaceRecord[], query: QueueQuery): Promise<QueuePage> {
+  const levels: (Severity | null)[] =
+    query.order === "severity" ? bySeverity.filter((s) => query.severities.length === 0 || query.severities.includes(s)) : [null];
+  const chosenSources = query.sources.length > 0 ? sources.filter((s) => query.sources.includes(s)) : sources;
+  const binding = bindingOf(query);
+  const { firstCallAt, streams } =
+    query.pageToken === undefined ? firstStreams(ctx, workspaces, chosenSources) : resumedStreams(ctx, workspaces, chosenSources, levels, binding, query.pageToken);
+  const window = windowOf(query, firstCallAt);
+  const filters = filtersOf(query);
+  const deadline = Date.now() + ctx.config.crossWorkspaceBudgetMs;
+  const unavailable: Unavailable[] = [];
+
+  const read = async (batch: Stream[], limit: number) => {
+    const remaining = deadline - Date.now();
+    const outcomes = await settleWithin(batch, QUEUE_CONCURRENCY, { totalMs: Math.max(1, remaining) }, (stream, signal) =>
+      readStream(ctx, stream, levels, filters, window, limit, signal),
+    ctx.signal);
+    outcomes.forEach((outcome, i) => {
+      const stream = batch[i]!;
+      if (outcome.status === "fulfilled") return;
+      if (outcome.status === "unstarted") {
+        // Never asked: not a failure of the stream's, it waits for the next page as it is.
+        stream.failedNow = true;
+        return;
+      }
+      const error = failureOf(stream, outcome, ctx.config.crossWorkspaceBudgetMs);
+      stream.failedNow = true;
+      stream.failedPages += 1;
+      const gaveUp = !isTransient(error) || stream.failedPages >= GIVE_UP_AFTER_FAILED_PAGES;
+      if (gaveUp) stream.done = true;
+      unavailable.push(unavailableOf(stream.workspace, error, { source: stream.source, gaveUp, failedPages: stream.failedPages }));
+    });
+  };
+
+  const live = () => streams.filter((s) => !s.done && !s.failedNow);
+  const emitted: { stream: Stream; incident: VendorIncident }[] = [];
+  while (emitted.length < QUEUE_PAGE_SIZE) {
+    // Hand out what is certain: the first candidate, while it is an incident already read.
+    const candidates = live();
+    let best = firstOf(candidates);
+    while (best && emitted.length < QUEUE_PAGE_SIZE && best.buffer.length > 0) {
+      emit(best, emitted, levels.length);
+      best = firstOf(candidates);
+    }
+    if (!best || emitted.length >= QUEUE_PAGE_SIZE) break;
+    // The first candidate is a stream whose next incident is not in hand: read every stream that may
+    // hold one of the incidents the page still needs, in one round.
+    const batch = toRead(candidates, QUEUE_PAGE_SIZE - emitted.length);
+    if (Date.now() >= deadline) break;
+    await read(batch, readLimit(QUEUE_PAGE_SIZE - emitted.length, batch.length));
+  }
+  // "More" only when there is more: a stream whose next incident is unknown is read once to know it,
+  // unless another is known to hold one.
+  const unknown = live().filter((s) => s.buffer.length === 0 && !(s.read && s.exhausted && s.level === levels.length - 1) && s.next === null);
+  if (!live().some((s) => s.buffer.length > 0 || s.next !== null) && unknown.length > 0 && Date.now() < deadline) {
+    await read(unknown, MIN_READ);
+  }
+  for (const stream of streams) settle(stream, levels.length);
+
+  // Breakers: a stream waiting its turn whose workspace is failing is named, so each page shows what fails.
+  const named = new Set(unavailable.map((u) => `${u.workspaceId}/${u.source}`));
+  for (const stream of streams) {
+    if (stream.done || named.has(`${stream.workspace.id}/${stream.source}`)) continue;
+    const failing = ctx.breakers.failing({ system: stream.source, workspaceId: stream.workspace.id });
+    if (failing) unavailable.push(unavailableOf(stream.workspace, failing, { source: stream.source }));
+  }
+
+  const incidents = await listed(ctx, emitted);
+  const open = streams.filter((s) => !s.done);
+  return {
+    incidents,
+    nextPageToken: open.length === 0 ? null : issuePageToken(ctx, binding, pack(firstCallAt, streams)),
+    unreadStreams: open.filter((s) => s.level === 0 && s.after === null && s.next === null && !s.read).length,
+    unavailable,
+  };
+}
+
+/** The streams of a first call: every workspace's chosen sources that serve it, none read yet. */
+function firstStreams(ctx: ListingContext, workspaces: WorkspaceRecord[], chosen: readonly Source[]): { firstCallAt: number; streams: Stream[] } {
+  const streams = workspaces.flatMap((workspace) =>
+    chosen.filter((source) => ctx.sources.isEnabledFor(workspace, source)).map((source) => fresh(workspace, source, { level: 0, after: null, next: null, failedPages: 0 })),
+  );
+  return { firstCallAt: Math.floor(ctx.now().getTime() / 1000), streams };
+}
+
+function fresh(workspace: WorkspaceRecord, source: Source, at: StreamPosition): Stream {
+  return { workspace, source, ...at, buffer: [], read: false, exhausted: false, failedNow: false, done: false };
+}
+
+/** The streams a token names, at the positions it carries; any token not issued for this query and caller is 400. */
+function resumedStreams(
+  ctx: ListingContext,
+  workspaces: WorkspaceRecord[],
+  chosen: readonly Source[],
+  levels: readonly unknown[],
+  binding: string,
+  token: string,
+): { firstCallAt: number; streams: Stream[] } {
+  const packed = readPageToken(ctx, token, binding, packedCursor, "pageToken");
+  let cursor: z.output<typeof cursorSchema>;
+  try {
+    cursor = cursorSchema.parse(JSON.parse(inflateRawSync(Buffer.from(packed, "base64url")).toString("utf8")));
+  } catch {
+    // Signed by this service, so only a change of the token's layout gets here: start again.
+    throw new ApiError("VALIDATION_ERROR", "This page token is from an earlier version of the queue: start again from the first page.", { target: "pageToken" });
+  }
+  const byId = new Map(workspaces.map((w) => [w.id, w]));
+  const streams: Stream[] = [];
+  for (const [packedId, positions] of cursor.w) {
+    const workspace = byId.get(guidOf(packedId));
+    // A workspace the caller no longer sees is left out, as a lost role is.
+    if (!workspace) continue;
+    positions.forEach((p, i) => {
+      const source = sources[i];
+      if (p === 0 || source === undefined || !chosen.includes(source) || !ctx.sources.isEnabledFor(workspace, source)) return;
+      const [level, afterT, afterId, nextT, failedPages] = p;
+      if (level >= levels.length) return;
+      streams.push(
+        fresh(workspace, source, {
+          level,
+          after: afterT === "" ? null : { t: parseInt(afterT, 36), id: afterId },
+          next: nextT === "" ? null : parseInt(nextT, 36),
+          failedPages,
+        }),
+      );
+    });
+  }
+  return { firstCallAt: parseInt(cursor.at, 36), streams };
+}
+
+/**
+ * One read of a stream: its incidents after its position, newest first, at most `limit`; at a level
+ * with none left, the next level's at once, so that the read ends on the stream's true next incident.
+ */
+async function readStream(
+  ctx: ListingContext,
+  stream: Stream,
+  levels: readonly (Severity | null)[],
+  filters: IncidentFilters,
+  window: { from: string; to: string },
+  limit: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  for (;;) {
+    const level = levels[stream.level]!;
+    const { items, exhausted } = await readLevel(ctx, stream, level, filters, window, limit, signal);
+    stream.read = true;
+    stream.buffer = items;
+    stream.exhausted = exhausted;
+    stream.next = items[0] ? Date.parse(items[0].createdAt) : null;
+    if (items.length > 0 || !exhausted || stream.level === levels.length - 1) return;
+    stream.level += 1;
+    stream.after = null;
+  }
+}
+
+/** A stream's incidents at one level after its position: those of which none are missing, in order. */
+async function readLevel(
+  ctx: ListingContext,
+  stream: Stream,
+  level: Severity | null,
+  filters: IncidentFilters,
+  window: { from: string; to: string },
+  limit: number,
+  signal: AbortSignal | undefined,
+): Promise<{ items: VendorIncident[]; exhausted: boolean }> {
+  const after = stream.after;
+  // Resume just past the last incident handed out: its millisecond is read again, and what was handed out dropped.
+  const to = after ? new Date(Math.min(Date.parse(window.to), after.t + 1)).toISOString() : window.to;
+  const query = { ...filters, ...(level ? { severities: [level] } : {}) };
+  const items: VendorIncident[] = [];
+  let cursor: string | undefined;
+  for (let pages = 0; pages < MAX_PAGES_PER_READ; pages++) {
+    const page = await pageOf(
+      ctx,
+      stream,
+      ctx.config.crossWorkspaceBudgetMs,
+      { workspaceId: stream.workspace.id, field: "createdAt", from: window.from, to, limit, cursor, filters: query },
+      signal,
+    );
+    items.push(...page.items.filter((i) => !after || isAfter(i, after)));
+    cursor = page.cursor;
+    if (cursor === undefined) return { items: items.sort(byKey), exhausted: true };
+    items.sort(byKey);
+    // The page may end inside one millisecond's incidents, in an order of the vendor's: keep those
+    // newer than its last millisecond, which the next read takes whole.
+    const lastT = Date.parse(items[items.length - 1]?.createdAt ?? page.items[page.items.length - 1]!.createdAt);
+    const whole = items.filter((i) => Date.parse(i.createdAt) > lastT);
+    if (whole.length > 0) return { items: whole, exhausted: false };
+  }
+  // Over MAX_PAGES_PER_READ pages of one millisecond: hand them out in the vendor's order rather than stall.
+  return { items, exhausted: false };
+}
+
+/** Whether an incident comes after a stream's position (newest first, then by id). */
+function isAfter(incident: VendorIncident, after: { t: number; id: string }): boolean {
+  const t = Date.parse(incident.createdAt);
+  return t < after.t || (t === after.t && incident.id > after.id);
+}
+
+function byKey(a: VendorIncident, b: VendorIncident): number {
+  const ta = Date.parse(a.createdAt);
+  const tb = Date.parse(b.createdAt);
+  return ta !== tb ? tb - ta : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/**
+ * A stream's candidate for the page's next place, as a comparable key: its next incident in hand, or
+ * the earliest its next one can be (what it is known to hold, or its position, or its level's top).
+ */
+interface Candidate {
+  level: number;
+  t: number;
+  workspaceId: string;
+  source: Source;
+  id: string;
+}
+
+function candidateOf(stream: Stream): Candidate | null {
+  const base = { level: stream.level, workspaceId: stream.workspace.id, source: stream.source };
+  const head = stream.buffer[0];
+  if (head) return { ...base, t: Date.parse(head.createdAt), id: head.id };
+  if (stream.read && stream.exhausted) return null;
+  if (stream.read) return { ...base, t: stream.after?.t ?? Infinity, id: stream.after?.id ?? "" };
+  if (stream.next !== null) return { ...base, t: stream.next, id: "" };
+  return { ...base, t: stream.after?.t ?? Infinity, id: stream.after?.id ?? "" };
+}
+
+function compare(a: Candidate, b: Candidate): number {
+  if (a.level !== b.level) return a.level - b.level;
+  if (a.t !== b.t) return b.t - a.t;
+  if (a.workspaceId !== b.workspaceId) return a.workspaceId < b.workspaceId ? -1 : 1;
+  if (a.source !== b.source) return a.source < b.source ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+function firstOf(streams: Stream[]): Stream | undefined {
+  let best: { stream: Stream; key: Candidate } | undefined;
+  for (const stream of streams) {
+    const key = candidateOf(stream);
+    if (key && (!best || compare(key, best.key) < 0)) best = { stream, key };
+  }
+  return best?.stream;
+}
+
+/**
+ * Hands out a stream's next incident. A stream that has handed out the last of a level goes on to the
+ * next level, unread: its next incident there can be any of that level's.
+ */
+function emit(stream: Stream, emitted: { stream: Stream; incident: VendorIncident }[], levelCount: number): void {
+  const incident = stream.buffer.shift()!;
+  stream.after = { t: Date.parse(incident.createdAt), id: incident.id };
+  stream.next = stream.buffer[0] ? Date.parse(stream.buffer[0].createdAt) : null;
+  emitted.push({ stream, incident });
+  if (stream.buffer.length === 0 && stream.exhausted && stream.level < levelCount - 1) {
+    Object.assign(stream, { level: stream.level + 1, after: null, next: null, read: false, exhausted: false });
+  }
+}
+
+/**
+ * The streams to read for the `slots` places left: those whose next incident is not in hand and may
+ * come before the `slots`-th incident in hand (all of them while fewer than `slots` are in hand).
+ */
+function toRead(streams: Stream[], slots: number): Stream[] {
+  const inHand: Candidate[] = [];
+  for (const stream of streams) {
+    for (const incident of stream.buffer) {
+      inHand.push({ level: stream.level, t: Date.parse(incident.createdAt), workspaceId: stream.workspace.id, source: stream.source, id: incident.id });
+    }
+  }
+  inHand.sort(compare);
+  const bar = inHand.length >= slots ? inHand[slots - 1]! : null;
+  return streams.filter((s) => {
+    if (s.buffer.length > 0) return false;
+    const key = candidateOf(s);
+    return key !== null && (bar === null || compare(key, bar) <= 0);
+  });
+}
+
+/** How many incidents to ask of each stream: its share of the places left, within bounds. */
+function readLimit(slots: number, streams: number): number {
+  return Math.min(MAX_READ, Math.max(MIN_READ, Math.ceil(slots / Math.max(1, streams)) + 1));
+}
+
+/** A stream's position after the page: whether it has anything left, and its failures reset once it answered. */
+function settle(stream: Stream, levelCount: number): void {
+  if (stream.done || stream.failedNow || !stream.read) return;
+  stream.failedPages = 0;
+  if (stream.exhausted && stream.buffer.length === 0 && stream.level === levelCount - 1) stream.done = true;
+}
+
+function pack(firstCallAt: number, streams: Stream[]): string {
+  const byWorkspace = new Map<string, Stream[]>();
+  for (const stream of streams) {
+    if (stream.done) continue;
+    const list = byWorkspace.get(stream.workspace.id) ?? [];
+    list.push(stream);
+    byWorkspace.set(stream.workspace.id, list);
+  }
+  const w = [...byWorkspace].map(([workspaceId, list]) => {
+    const positions: z.output<typeof position>[] = sources.map(() => 0);
+    for (const s of list) {
+      positions[sources.indexOf(s.source)] = [s.level, s.after ? s.after.t.toString(36) : "", s.after?.id ?? "", s.next === null ? "" : s.next.toString(36), s.failedPages];
+    }
+    while (positions.length > 0 && positions[positions.length - 1] === 0) positions.pop();
+    return [packedGuid(workspaceId), positions] as const;
+  });
+  return deflateRawSync(JSON.stringify({ at: firstCallAt.toString(36), w })).toString("base64url");
+}
+
+function packedGuid(id: string): string {
+  return Buffer.from(id.replaceAll("-", ""), "hex").toString("base64url");
+}
+
+function guidOf(packed: string): string {
+  const hex = Buffer.from(packed, "base64url").toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The page's incidents with the service's state of each: one store read per workspace on the page. */
+async function listed(ctx: ListingContext, emitted: { stream: Stream; incident: VendorIncident }[]): Promise<ListedIncident[]> {
+  const byWorkspace = new Map<string, { workspace: WorkspaceRecord; items: VendorIncident[] }>();
+  for (const { stream, incident } of emitted) {
+    const entry = byWorkspace.get(stream.workspace.id) ?? { workspace: stream.workspace, items: [] };
+    entry.items.push(incident);
+    byWorkspace.set(stream.workspace.id, entry);
+  }
+  const states = new Map(await mapLimited([...byWorkspace.values()], 16, async ({ workspace, items }) => [workspace.id, await statesOf(ctx, workspace, items)] as const));
+  const now = ctx.now();
+  return emitted.map(({ stream, incident }) => summariesOf(stream.workspace, [incident], states.get(stream.workspace.id)!, now)[0]!);
+}
+
+/** What a token is valid for: the query without its token. Another filter, order or narrowing pages another queue. */
+function bindingOf(query: QueueQuery & { accountIds?: readonly string[]; workspaceIds?: readonly string[] }): string {
+  const { pageToken: _token, ...rest } = query;
+  const normalised = {
+    ...rest,
+    severities: [...rest.severities].sort(),
+    statuses: [...rest.statuses].sort(),
+    sources: [...new Set(rest.sources)].sort(),
+    assigneeEmails: rest.assigneeEmails.map((e) => e.toLowerCase()).sort(),
+    query: rest.query?.toLowerCase(),
+    accountIds: [...(rest.accountIds ?? [])].map((id) => id.toLowerCase()).sort(),
+    workspaceIds: [...(rest.workspaceIds ?? [])].map((id) => id.toLowerCase()).sort(),
+  };
+  return `incident-queue:${createHash("sha256").update(JSON.stringify(normalised)).digest("base64url")}`;
+}

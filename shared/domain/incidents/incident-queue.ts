@@ -140,11 +140,9 @@ export async function incidentQueuePage(ctx: ListingContext, workspaces: Workspa
     outcomes.forEach((outcome, i) => {
       const stream = batch[i]!;
       if (outcome.status === "fulfilled") return;
-      if (outcome.status === "unstarted") {
-        // Never asked: not a failure of the stream's, it waits for the next page as it is.
-        stream.failedNow = true;
-        return;
-      }
+      // Not asked before the budget ran out, or a first read still under way then: not the stream's
+      // failure. It stays where it is, and holds back what it might precede until the next call reads it.
+      if (outcome.status === "unstarted" || (outcome.status === "late" && neverRead(stream))) return;
       const error = failureOf(stream, outcome, ctx.config.crossWorkspaceBudgetMs);
       stream.failedNow = true;
       stream.failedPages += 1;
@@ -192,9 +190,14 @@ export async function incidentQueuePage(ctx: ListingContext, workspaces: Workspa
   return {
     incidents,
     nextPageToken: open.length === 0 ? null : issuePageToken(ctx, binding, pack(firstCallAt, streams)),
-    unreadStreams: open.filter((s) => s.level === 0 && s.after === null && s.next === null && !s.read).length,
+    unreadStreams: open.filter(neverRead).length,
     unavailable,
   };
+}
+
+/** A stream no call has read yet: its next incident may be the newest of all. */
+function neverRead(stream: Stream): boolean {
+  return !stream.read && stream.level === 0 && stream.after === null && stream.next === null;
 }
 
 /** The streams of a first call: every workspace's chosen sources that serve it, none read yet. */
@@ -381,17 +384,22 @@ function emit(stream: Stream, emitted: { stream: Stream; incident: VendorInciden
 
 /**
  * The streams to read for the `slots` places left: those whose next incident is not in hand and may
- * come before the `slots`-th incident in hand (all of them while fewer than `slots` are in hand).
+ * come before the `slots`-th incident known to exist (all of them while fewer than `slots` are known).
+ * Known: the incidents in hand, and one for each stream whose next incident's time a read has seen.
  */
 function toRead(streams: Stream[], slots: number): Stream[] {
-  const inHand: Candidate[] = [];
+  const known: Candidate[] = [];
   for (const stream of streams) {
     for (const incident of stream.buffer) {
-      inHand.push({ level: stream.level, t: Date.parse(incident.createdAt), workspaceId: stream.workspace.id, source: stream.source, id: incident.id });
+      known.push({ level: stream.level, t: Date.parse(incident.createdAt), workspaceId: stream.workspace.id, source: stream.source, id: incident.id });
+    }
+    // At its time, with the highest id there: no earlier than the incident it stands for.
+    if (stream.buffer.length === 0 && !stream.read && stream.next !== null) {
+      known.push({ level: stream.level, t: stream.next, workspaceId: stream.workspace.id, source: stream.source, id: "\uffff" });
     }
   }
-  inHand.sort(compare);
-  const bar = inHand.length >= slots ? inHand[slots - 1]! : null;
+  known.sort(compare);
+  const bar = known.length >= slots ? known[slots - 1]! : null;
   return streams.filter((s) => {
     if (s.buffer.length > 0) return false;
     const key = candidateOf(s);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { actsOn } from "../../shared/domain/gamebooks/playbook-catalogue";
 import { QUEUE_PAGE_SIZE } from "../../shared/domain/incidents/incident-queue";
 import { RELATED_INCIDENTS_LIMIT } from "../../shared/api/portal/incidents/portal-incident-routes";
@@ -13,6 +13,9 @@ const json = async (res: Response) => (await res.json()) as Json;
  * Incidents in the portal: the contract's cross-workspace listing over the workspaces a person may
  * see, and one incident with its comments, every gamebook run on it and the incidents related to it.
  */
+// Paging to the end takes a page per 50 incidents, each with its store reads: seconds over Cosmos on a busy machine.
+vi.setConfig({ testTimeout: 30_000 });
+
 let clock = Date.parse("2026-11-20T12:00:00.000Z");
 const now = () => new Date(clock);
 

@@ -74,8 +74,8 @@ interface StreamPosition {
 interface Stream extends StreamPosition {
   workspace: WorkspaceRecord;
   source: Source;
-  /** Incidents read this call and not yet handed out, in order. */
-  buffer: VendorIncident[];
+  /** Incidents read this call and not yet handed out, in order, each with its creation time (ms). */
+  buffer: Held[];
   /** Whether this call read the stream: then `buffer` is what it holds up to `exhausted` or a read boundary. */
   read: boolean;
   /** This call read the stream to the end of its level (the vendor had nothing more). */
@@ -83,6 +83,12 @@ interface Stream extends StreamPosition {
   /** The stream failed on this call: it sits out the rest of the page. */
   failedNow: boolean;
   done: boolean;
+}
+
+/** An incident in hand, with its creation time parsed once. */
+interface Held {
+  incident: VendorIncident;
+  t: number;
 }
 
 /** The queue's query: a listing's filters, the order, and where the previous page stopped. */
@@ -157,10 +163,12 @@ export async function incidentQueuePage(ctx: ListingContext, workspaces: Workspa
   while (emitted.length < QUEUE_PAGE_SIZE) {
     // Hand out what is certain: the first candidate, while it is an incident already read.
     const candidates = live();
-    let best = firstOf(candidates);
+    const queue = new CandidateHeap(candidates);
+    let best = queue.peek();
     while (best && emitted.length < QUEUE_PAGE_SIZE && best.buffer.length > 0) {
       emit(best, emitted, levels.length);
-      best = firstOf(candidates);
+      queue.replaceTop();
+      best = queue.peek();
     }
     if (!best || emitted.length >= QUEUE_PAGE_SIZE) break;
     // The first candidate is a stream whose next incident is not in hand: read every stream that may
@@ -270,9 +278,9 @@ async function readStream(
     const level = levels[stream.level]!;
     const { items, exhausted } = await readLevel(ctx, stream, level, filters, window, limit, signal);
     stream.read = true;
-    stream.buffer = items;
+    stream.buffer = items.map((incident) => ({ incident, t: Date.parse(incident.createdAt) }));
     stream.exhausted = exhausted;
-    stream.next = items[0] ? Date.parse(items[0].createdAt) : null;
+    stream.next = stream.buffer[0]?.t ?? null;
     if (items.length > 0 || !exhausted || stream.level === levels.length - 1) return;
     stream.level += 1;
     stream.after = null;
@@ -342,13 +350,15 @@ interface Candidate {
 }
 
 function candidateOf(stream: Stream): Candidate | null {
-  const base = { level: stream.level, workspaceId: stream.workspace.id, source: stream.source };
   const head = stream.buffer[0];
-  if (head) return { ...base, t: Date.parse(head.createdAt), id: head.id };
+  if (head) return key(stream, head.t, head.incident.id);
   if (stream.read && stream.exhausted) return null;
-  if (stream.read) return { ...base, t: stream.after?.t ?? Infinity, id: stream.after?.id ?? "" };
-  if (stream.next !== null) return { ...base, t: stream.next, id: "" };
-  return { ...base, t: stream.after?.t ?? Infinity, id: stream.after?.id ?? "" };
+  if (!stream.read && stream.next !== null) return key(stream, stream.next, "");
+  return key(stream, stream.after?.t ?? Infinity, stream.after?.id ?? "");
+}
+
+function key(stream: Stream, t: number, id: string): Candidate {
+  return { level: stream.level, t, workspaceId: stream.workspace.id, source: stream.source, id };
 }
 
 function compare(a: Candidate, b: Candidate): number {
@@ -359,13 +369,53 @@ function compare(a: Candidate, b: Candidate): number {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-function firstOf(streams: Stream[]): Stream | undefined {
-  let best: { stream: Stream; key: Candidate } | undefined;
-  for (const stream of streams) {
-    const key = candidateOf(stream);
-    if (key && (!best || compare(key, best.key) < 0)) best = { stream, key };
+/**
+ * The streams by their candidates, first on top: a page hands out fifty incidents from thousands of
+ * streams, so the first is found in log time, not by a pass over all of them.
+ */
+class CandidateHeap {
+  private readonly items: { stream: Stream; key: Candidate }[] = [];
+
+  constructor(streams: Stream[]) {
+    for (const stream of streams) {
+      const key = candidateOf(stream);
+      if (key) this.items.push({ stream, key });
+    }
+    for (let i = (this.items.length >> 1) - 1; i >= 0; i--) this.down(i);
   }
-  return best?.stream;
+
+  peek(): Stream | undefined {
+    return this.items[0]?.stream;
+  }
+
+  /** The top stream's candidate changed (it handed out an incident): put it where it now belongs. */
+  replaceTop(): void {
+    const top = this.items[0]!;
+    const key = candidateOf(top.stream);
+    if (key) {
+      this.items[0] = { stream: top.stream, key };
+    } else {
+      // Nothing more from it on this page: the last leaf takes the top, and sinks.
+      const last = this.items.pop()!;
+      if (this.items.length === 0) return;
+      this.items[0] = last;
+    }
+    this.down(0);
+  }
+
+  private down(i: number): void {
+    const { items } = this;
+    for (;;) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let smallest = i;
+      if (left < items.length && compare(items[left]!.key, items[smallest]!.key) < 0) smallest = left;
+      if (right < items.length && compare(items[right]!.key, items[smallest]!.key) < 0) smallest = right;
+      if (smallest === i) return;
+      [items[i], items[smallest]] = [items[smallest]!, items[i]!];
+      i = smallest;
+    }
+  }
 }
 
 /**
@@ -373,9 +423,9 @@ function firstOf(streams: Stream[]): Stream | undefined {
  * next level, unread: its next incident there can be any of that level's.
  */
 function emit(stream: Stream, emitted: { stream: Stream; incident: VendorIncident }[], levelCount: number): void {
-  const incident = stream.buffer.shift()!;
-  stream.after = { t: Date.parse(incident.createdAt), id: incident.id };
-  stream.next = stream.buffer[0] ? Date.parse(stream.buffer[0].createdAt) : null;
+  const { incident, t } = stream.buffer.shift()!;
+  stream.after = { t, id: incident.id };
+  stream.next = stream.buffer[0]?.t ?? null;
   emitted.push({ stream, incident });
   if (stream.buffer.length === 0 && stream.exhausted && stream.level < levelCount - 1) {
     Object.assign(stream, { level: stream.level + 1, after: null, next: null, read: false, exhausted: false });
@@ -388,23 +438,60 @@ function emit(stream: Stream, emitted: { stream: Stream; incident: VendorInciden
  * Known: the incidents in hand, and one for each stream whose next incident's time a read has seen.
  */
 function toRead(streams: Stream[], slots: number): Stream[] {
-  const known: Candidate[] = [];
+  const known = new Smallest(slots);
   for (const stream of streams) {
-    for (const incident of stream.buffer) {
-      known.push({ level: stream.level, t: Date.parse(incident.createdAt), workspaceId: stream.workspace.id, source: stream.source, id: incident.id });
+    for (const held of stream.buffer) {
+      known.offer(key(stream, held.t, held.incident.id));
     }
     // At its time, with the highest id there: no earlier than the incident it stands for.
     if (stream.buffer.length === 0 && !stream.read && stream.next !== null) {
-      known.push({ level: stream.level, t: stream.next, workspaceId: stream.workspace.id, source: stream.source, id: "\uffff" });
+      known.offer(key(stream, stream.next, "\uffff"));
     }
   }
-  known.sort(compare);
-  const bar = known.length >= slots ? known[slots - 1]! : null;
+  const bar = known.last();
   return streams.filter((s) => {
     if (s.buffer.length > 0) return false;
     const key = candidateOf(s);
     return key !== null && (bar === null || compare(key, bar) <= 0);
   });
+}
+
+/** The `count` first candidates offered, kept in a bounded max-heap: `last()` is the count-th, once there are that many. */
+class Smallest {
+  private readonly items: Candidate[] = [];
+
+  constructor(private readonly count: number) {}
+
+  offer(key: Candidate): void {
+    const { items } = this;
+    if (items.length < this.count) {
+      items.push(key);
+      for (let i = items.length - 1; i > 0; ) {
+        const parent = (i - 1) >> 1;
+        if (compare(items[i]!, items[parent]!) <= 0) break;
+        [items[i], items[parent]] = [items[parent]!, items[i]!];
+        i = parent;
+      }
+      return;
+    }
+    if (compare(key, items[0]!) >= 0) return;
+    items[0] = key;
+    for (let i = 0; ; ) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let largest = i;
+      if (left < items.length && compare(items[left]!, items[largest]!) > 0) largest = left;
+      if (right < items.length && compare(items[right]!, items[largest]!) > 0) largest = right;
+      if (largest === i) return;
+      [items[i], items[largest]] = [items[largest]!, items[i]!];
+      i = largest;
+    }
+  }
+
+  /** The count-th first, or null while fewer were offered. */
+  last(): Candidate | null {
+    return this.items.length >= this.count ? this.items[0]! : null;
+  }
 }
 
 /** How many incidents to ask of each stream: its share of the places left, within bounds. */

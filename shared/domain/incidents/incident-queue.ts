@@ -45,8 +45,12 @@ import {
 
 /** Incidents one page of the queue holds. */
 export const QUEUE_PAGE_SIZE = 50;
-/** Vendor calls in flight at once for one page (each source's own limiter still holds it to its limits). */
-const QUEUE_CONCURRENCY = 64;
+/**
+ * Vendor calls in flight at once for one page: enough for every source's limiter to be full (seven
+ * sources at their default of 32), which is what holds each vendor to its limits; the first page's
+ * thousands of reads go as fast as the vendors allow.
+ */
+const QUEUE_CONCURRENCY = 256;
 /** Fewest and most incidents asked of one stream in one call. */
 const MIN_READ = 3;
 const MAX_READ = QUEUE_PAGE_SIZE;

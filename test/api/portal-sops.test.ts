@@ -142,6 +142,23 @@ describe("uploading SOP documents", () => {
     expect((await json(asJson)).code).toBe("UNSUPPORTED_MEDIA_TYPE");
   });
 
+  it("refuses a body of many parts before parsing any, naming no field, while the service goes on answering", async () => {
+    // As many empty parts as the route's body limit holds (the file's limit plus room for the form).
+    const empty = '--b\r\nContent-Disposition: form-data; name="x"\r\n\r\n\r\n';
+    const flood = empty.repeat(Math.floor((MAX_BYTES + 2048) / empty.length)) + "--b--\r\n";
+    const res = await host.fetch(sopsUrl(), { method: "POST", headers: { ...agentAdmin.headers, "content-type": "multipart/form-data; boundary=b" }, body: flood });
+    const problem = await json(res);
+    expect([res.status, problem.code]).toEqual([400, "BAD_REQUEST"]);
+    expect(problem.detail).toContain("at most 8 parts");
+    expect(problem.errors).toBeUndefined();
+    // A few unknown fields are named, and no more than the parts a body may hold.
+    const form = new FormData();
+    form.append("file", new Blob([markdown]), "x.md");
+    for (const name of ["a", "b", "c", "d", "e", "f", "g"]) form.append(name, "1");
+    const extra = await json(await host.fetch(sopsUrl(), { method: "POST", headers: agentAdmin.headers, body: form }));
+    expect(Object.keys(extra.errors)).toEqual(["a", "b", "c", "d", "e", "f", "g"]);
+  });
+
   it("is for AgentAdmin: any role on the workspace reads, no role is refused", async () => {
     const refused = await upload(reader, { bytes: markdown, name: "x.md" });
     expect(refused.status).toBe(403);

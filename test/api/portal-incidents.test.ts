@@ -251,7 +251,10 @@ describe("GET /portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}",
     const foreign = await host.portal(stranger, "GET", path);
     expect([foreign.status, (await json(foreign)).code]).toEqual([404, "NOT_FOUND"]);
     const withoutRole = await host.portal(analyst, "GET", path);
-    expect([withoutRole.status, (await json(withoutRole)).code]).toEqual([403, "INSUFFICIENT_WORKSPACE_ROLE"]);
+    const refused = await json(withoutRole);
+    expect([withoutRole.status, refused.code]).toEqual([403, "INSUFFICIENT_WORKSPACE_ROLE"]);
+    // Said to a person, not about a service account.
+    expect(`${refused.title} ${refused.detail}`).not.toMatch(/service account/i);
     // An organization-wide role may read it.
     expect((await host.portal(workspaceAdmin, "GET", path)).status).toBe(200);
     const missing = await host.portal(analyst, "GET", `/portal/workspaces/${assigned[0]}/incidents/SourceA/no-such-incident`);

@@ -828,8 +828,9 @@ describe("infra: portal sign-in", () => {
   });
 
   it("emits setting names shared/platform/config/config.ts reads, into the sign-in the app configures", () => {
-    const base = { AZURE_CLIENT_ID: identityClientId, PORTAL_TENANT_ID: tenant, PORTAL_CLIENT_ID: clientId };
-    expect(loadConfig({ ...base, PORTAL_CLIENT_ASSERTION: "managed-identity", PORTAL_REDIRECT_URI: redirectUri, PORTAL_MFA_AUTH_CONTEXT: "c1" }).portalSignIn).toEqual({
+    // The deployment always sets the callback with sign-in on (the parameter, or the app's own host name): the app requires it.
+    const base = { AZURE_CLIENT_ID: identityClientId, PORTAL_TENANT_ID: tenant, PORTAL_CLIENT_ID: clientId, PORTAL_REDIRECT_URI: redirectUri };
+    expect(loadConfig({ ...base, PORTAL_CLIENT_ASSERTION: "managed-identity", PORTAL_MFA_AUTH_CONTEXT: "c1" }).portalSignIn).toEqual({
       authority: `https://login.microsoftonline.com/${tenant}/v2.0`,
       clientId,
       clientAuthentication: { method: "managed_identity", managedIdentityClientId: identityClientId },

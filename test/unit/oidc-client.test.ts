@@ -318,6 +318,21 @@ describe("completeSignIn", () => {
       expect(fake.tokenRequests).toEqual([]);
     });
 
+    it("a response another provider sent (RFC 9207 iss), or one without iss from a provider that names itself, without redeeming its code", async () => {
+      const fake = provider();
+      const { client, transaction } = await signIn(settings, fake, (nonce) => person(nonce));
+      const mixedUp = await apiErrorOf(client.completeSignIn({ code: CODE, state: transaction.state, iss: "https://idp.attacker.example" }, transaction, REDIRECT_URI));
+      expect(mixedUp).toMatchObject({ code: "UNAUTHORIZED", message: expect.stringMatching(/another identity provider/) });
+      const naming = fakeProvider(settings.authority, entraIssuer(TENANT), { authorization_response_iss_parameter_supported: true });
+      const second = await signIn(settings, naming, (nonce) => person(nonce));
+      const unnamed = await apiErrorOf(second.client.completeSignIn({ code: CODE, state: second.transaction.state }, second.transaction, REDIRECT_URI));
+      expect(unnamed).toMatchObject({ code: "UNAUTHORIZED", message: expect.stringMatching(/does not name the identity provider/) });
+      expect([...fake.tokenRequests, ...naming.tokenRequests]).toEqual([]);
+      // Its own name is accepted.
+      const third = await signIn(settings, naming, (nonce) => person(nonce));
+      expect((await third.client.completeSignIn({ code: CODE, state: third.transaction.state, iss: entraIssuer(TENANT) }, third.transaction, REDIRECT_URI)).objectId).toBe(OID);
+    });
+
     it("the provider's error, naming its code only", async () => {
       const { client, transaction } = await signIn(settings, provider(), (nonce) => person(nonce));
       const error = await apiErrorOf(client.completeSignIn({ state: transaction.state, error: "access_denied" }, transaction, REDIRECT_URI));
@@ -413,6 +428,15 @@ describe("Entra multi-tenant authority (organizations, common)", () => {
     ]) {
       const { complete } = await signIn(settings, provider(), (nonce) => person(nonce, claims));
       expect(await apiErrorOf(complete()), JSON.stringify(claims)).toMatchObject({ code: "UNAUTHORIZED" });
+    }
+  });
+
+  it("takes a response naming some tenant's issuer (RFC 9207), not another provider's", async () => {
+    const ok = await signIn(settings, provider(), (nonce) => person(nonce, { iss: entraIssuer(TENANT), tid: TENANT }));
+    expect((await ok.client.completeSignIn({ code: CODE, state: ok.transaction.state, iss: entraIssuer(TENANT) }, ok.transaction, REDIRECT_URI)).tenantId).toBe(TENANT);
+    for (const iss of ["https://login.microsoftonline.com/{tenantid}/v2.0", entraIssuer("common"), "https://login.microsoftonline.com.attacker.example/x/v2.0"]) {
+      const { client, transaction } = await signIn(settings, provider(), (nonce) => person(nonce, { iss: entraIssuer(TENANT), tid: TENANT }));
+      expect(await apiErrorOf(client.completeSignIn({ code: CODE, state: transaction.state, iss }, transaction, REDIRECT_URI)), iss).toMatchObject({ code: "UNAUTHORIZED" });
     }
   });
 });

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from "../../shared/platform/config/config";
 
 const TENANT = "2a8cc883-0968-8486-8b92-4569ed8ff8c8";
 const CLIENT = "0e2b7c64-8f2c-4a3e-9d55-6a1f3c2b9e01";
+const CALLBACK = "https://secops.contoso-mssp.example/api/v2/portal/auth/callback";
 
 const configError = (env: Record<string, string>): string => {
   try {
@@ -21,12 +22,13 @@ describe("portal sign-in settings", () => {
   });
 
   it("default the authority to Entra ID's v2.0 endpoint of the tenant, a public client", () => {
-    expect(loadConfig({ PORTAL_TENANT_ID: TENANT, PORTAL_CLIENT_ID: CLIENT }).portalSignIn).toEqual({
+    expect(loadConfig({ PORTAL_TENANT_ID: TENANT, PORTAL_CLIENT_ID: CLIENT, PORTAL_REDIRECT_URI: CALLBACK }).portalSignIn).toEqual({
       authority: `https://login.microsoftonline.com/${TENANT}/v2.0`,
       clientId: CLIENT,
       clientAuthentication: { method: "none" },
+      redirectUri: CALLBACK,
     });
-    expect(loadConfig({ PORTAL_TENANT_ID: "organizations", PORTAL_CLIENT_ID: CLIENT }).portalSignIn?.authority).toBe(
+    expect(loadConfig({ PORTAL_TENANT_ID: "organizations", PORTAL_CLIENT_ID: CLIENT, PORTAL_REDIRECT_URI: CALLBACK }).portalSignIn?.authority).toBe(
       "https://login.microsoftonline.com/organizations/v2.0",
     );
   });
@@ -49,7 +51,7 @@ describe("portal sign-in settings", () => {
   });
 
   it("authenticate the client by secret, or by the user-assigned managed identity (AZURE_CLIENT_ID)", () => {
-    const base = { PORTAL_TENANT_ID: TENANT, PORTAL_CLIENT_ID: CLIENT };
+    const base = { PORTAL_TENANT_ID: TENANT, PORTAL_CLIENT_ID: CLIENT, PORTAL_REDIRECT_URI: CALLBACK };
     expect(loadConfig({ ...base, PORTAL_CLIENT_SECRET: "s3cret" }).portalSignIn?.clientAuthentication).toEqual({ method: "client_secret_post", clientSecret: "s3cret" });
     expect(loadConfig({ ...base, PORTAL_CLIENT_ASSERTION: "managed-identity", AZURE_CLIENT_ID: "5d3c1b2a-0000-4000-8000-000000000001" }).portalSignIn?.clientAuthentication).toEqual({
       method: "managed_identity",
@@ -59,6 +61,10 @@ describe("portal sign-in settings", () => {
 
   it("refuse what cannot work, naming the setting", () => {
     expect(configError({ PORTAL_CLIENT_ID: CLIENT })).toMatch(/PORTAL_TENANT_ID: required \(or PORTAL_OIDC_AUTHORITY\)/);
+    // A provider elsewhere needs the registered callback: one derived from a request's Host header is what the client claims.
+    expect(configError({ PORTAL_CLIENT_ID: CLIENT, PORTAL_TENANT_ID: TENANT })).toMatch(/PORTAL_REDIRECT_URI: required when PORTAL_CLIENT_ID is set/);
+    expect(configError({ PORTAL_CLIENT_ID: CLIENT, PORTAL_OIDC_AUTHORITY: "https://idp.example" })).toMatch(/PORTAL_REDIRECT_URI: required/);
+    expect(loadConfig({ PORTAL_CLIENT_ID: CLIENT, PORTAL_OIDC_AUTHORITY: "http://127.0.0.1:7072" }).portalSignIn?.redirectUri).toBeUndefined();
     expect(configError({ PORTAL_CLIENT_ID: CLIENT, PORTAL_OIDC_AUTHORITY: "http://idp.example" })).toMatch(/PORTAL_OIDC_AUTHORITY: must use https/);
     expect(configError({ PORTAL_CLIENT_ID: CLIENT, PORTAL_TENANT_ID: TENANT, PORTAL_CLIENT_SECRET: "s", PORTAL_CLIENT_ASSERTION: "managed-identity", AZURE_CLIENT_ID: "x" })).toMatch(
       /PORTAL_CLIENT_ASSERTION: set either/,

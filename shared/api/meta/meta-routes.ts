@@ -25,7 +25,8 @@ const DOC_ASSETS = new Map<string, string>([
 const OPENAPI_CACHE_ORIGINS = 8;
 
 /** The page allows only its own origin's scripts and styles: a proof as much as a protection. */
-const DOCS_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'";
+/** The reference page runs its own scripts only, and no other site may frame it (a click-jacking of its "Try it out"). */
+const DOCS_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; frame-ancestors 'none'";
 
 /**
  * Unauthenticated reference routes: the OpenAPI document, its reading page, the error reference and

@@ -100,7 +100,7 @@ export async function startLocalServer(
     services.logger.info("request", { requestId, method: req.method, path: url.pathname, status: error.status, code: error.code });
     const response: ApiResponse = {
       status: error.status,
-      headers: { "Content-Type": PROBLEM_CONTENT_TYPE, "X-Request-Id": requestId, "Cache-Control": "no-store" },
+      headers: { "Content-Type": PROBLEM_CONTENT_TYPE, "X-Request-Id": requestId, "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" },
       body: JSON.stringify(problem),
     };
     const sent = unread === "answerFirst" ? answerThenDrain(req, res, response) : answer(req, res, response, true, unread === "drainFirst");
@@ -129,7 +129,7 @@ export async function startLocalServer(
     socket.end(
       `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? "Bad Request"}\r\n` +
         `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(json)}\r\n` +
-        `X-Request-Id: ${requestId}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${json}`,
+        `X-Request-Id: ${requestId}\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${json}`,
     );
   }
 

@@ -70,6 +70,8 @@ export interface SignInCallback {
   state?: string;
   /** The provider refused or could not complete the sign-in (`access_denied`, `interaction_required`, …). */
   error?: string;
+  /** The provider that sent the response (RFC 9207), when it names itself. */
+  iss?: string;
 }
 
 /** Who signed in, from a validated ID token. */

@@ -12,7 +12,11 @@ export const portalSignInEnv = {
   PORTAL_CLIENT_SECRET: z.string().min(1).optional(),
   /** `managed-identity`: the app's user-assigned managed identity (AZURE_CLIENT_ID) is the client's credential. */
   PORTAL_CLIENT_ASSERTION: z.enum(["managed-identity"]).optional(),
-  /** The callback URL registered with the provider; unset, it is derived from each request's origin. */
+  /**
+   * The callback URL registered with the provider. Required with a provider elsewhere: derived from a
+   * request's Host header, the URL would be whatever a client claims. Unset with the local identity
+   * provider (on this machine), it is derived from the request's origin.
+   */
   PORTAL_REDIRECT_URI: z.url({ protocol: /^https?$/ }).optional(),
   /** A Conditional Access authentication context id whose policy requires MFA (Entra: c1 … c25). */
   PORTAL_MFA_AUTH_CONTEXT: z.string().regex(/^c([1-9]|1[0-9]|2[0-5])$/, "must be an authentication context id, c1 to c25").optional(),
@@ -30,6 +34,14 @@ export function checkPortalSignInEnv(env: PortalSignInEnv, ctx: z.RefinementCtx)
   if (env.PORTAL_OIDC_AUTHORITY && !secureOrLoopback(env.PORTAL_OIDC_AUTHORITY)) {
     // Codes and tokens travel to the provider: plain HTTP only to this machine (the local identity provider).
     ctx.addIssue({ code: "custom", path: ["PORTAL_OIDC_AUTHORITY"], message: "must use https (http only for localhost or 127.0.0.1)" });
+  }
+  const authority = env.PORTAL_OIDC_AUTHORITY;
+  if (!env.PORTAL_REDIRECT_URI && !(authority && isLoopback(authority))) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["PORTAL_REDIRECT_URI"],
+      message: "required when PORTAL_CLIENT_ID is set: the callback URL registered with the provider (https://<host>/api/v2/portal/auth/callback)",
+    });
   }
   if (env.PORTAL_CLIENT_SECRET && env.PORTAL_CLIENT_ASSERTION) {
     // Two credentials for one client: which one the registration trusts is a guess.
@@ -59,6 +71,9 @@ export function portalSignInOf(env: PortalSignInEnv): OidcSettings | undefined {
 }
 
 function secureOrLoopback(url: string): boolean {
-  const { protocol, hostname } = new URL(url);
-  return protocol === "https:" || ["localhost", "127.0.0.1", "[::1]"].includes(hostname);
+  return new URL(url).protocol === "https:" || isLoopback(url);
+}
+
+function isLoopback(url: string): boolean {
+  return ["localhost", "127.0.0.1", "[::1]"].includes(new URL(url).hostname);
 }

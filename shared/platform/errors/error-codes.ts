@@ -94,8 +94,8 @@ export const errorCodes = {
   },
   INSUFFICIENT_WORKSPACE_ROLE: {
     status: 403,
-    title: "The service account has no role on the workspace.",
-    when: "The service account has no role on the target workspace.",
+    title: "No role on the workspace allows this.",
+    when: "The caller (a service account, or a person in the portal) holds no role on the target workspace, or not the role the operation needs.",
     exampleDetail: "The service account has no role on this workspace.",
   },
   MFA_REQUIRED: {

@@ -244,13 +244,14 @@ const RATE_LIMIT_HEADERS = ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit
 
 /**
  * The headers of one documented answer: the pipeline's (on every answer: the request id, caching,
- * the caller's rate limit; `Retry-After` where it may say when to try again; the scheme to
+ * `nosniff`, the caller's rate limit; `Retry-After` where it may say when to try again; the scheme to
  * authenticate with on a 401 of an authenticated route), then those the route declares for the status.
  */
 function answerHeaders(route: Route, status: number, components: Components): JsonSchema {
   const out: JsonSchema = {
     "X-Request-Id": components.header("X-Request-Id", true),
     "Cache-Control": components.header("Cache-Control", true),
+    "X-Content-Type-Options": components.header("X-Content-Type-Options", true),
   };
   const unsure = RATE_LIMIT_UNSURE[status];
   for (const name of RATE_LIMIT_HEADERS) out[name] = components.header(name, unsure === undefined, unsure && `Sent when ${unsure}.`);

@@ -144,6 +144,8 @@ export function createPipeline(routes: Route[] | Routing, services: Services, pr
     if (caller.limit) setRateLimitHeaders(headers, caller.limit);
     // Responses carry credentials and tenant data: never let an intermediary keep them.
     headers["Cache-Control"] ??= "no-store";
+    // A browser keeps to the media type given: a JSON answer holding text someone wrote is never run as a page.
+    headers["X-Content-Type-Options"] = "nosniff";
     // Decided without an await: most answers are small or go to a client that asked for no coding.
     const coding = codingFor(request, response);
     if (coding !== null) await compress(response, coding);

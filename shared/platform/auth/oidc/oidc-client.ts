@@ -45,6 +45,7 @@ const discoverySchema = z.object({
   jwks_uri: endpoint,
   end_session_endpoint: endpoint.optional(),
   code_challenge_methods_supported: z.array(z.string()).optional(),
+  authorization_response_iss_parameter_supported: z.boolean().optional(),
 });
 type Discovery = z.infer<typeof discoverySchema>;
 
@@ -252,6 +253,7 @@ export function createOidcClient(settings: OidcSettings, deps: OidcClientDeps): 
       }
       if (!callback.code) throw new ApiError("UNAUTHORIZED", "The sign-in response holds no authorization code; sign in again.");
       const metadata = await discover();
+      checkResponseIssuer(metadata, callback.iss);
       const idToken = await redeemCode(metadata, callback.code, transaction.codeVerifier, redirectUri);
       return identityOf(await verifyIdToken(metadata, idToken, transaction.nonce));
     },
@@ -270,6 +272,26 @@ export function createOidcClient(settings: OidcSettings, deps: OidcClientDeps): 
       return url.href;
     },
   };
+}
+
+/**
+ * RFC 9207: the authorization response names who sent it, so that a response from another provider
+ * (a mix-up) is not redeemed here. A provider that says it names itself must; a name given must be
+ * this provider's (for a multi-tenant authority, its issuer with some tenant's id).
+ */
+function checkResponseIssuer(metadata: Discovery, iss: string | undefined): void {
+  if (iss === undefined) {
+    if (metadata.authorization_response_iss_parameter_supported) {
+      throw new ApiError("UNAUTHORIZED", "The sign-in response does not name the identity provider that sent it; sign in again.");
+    }
+    return;
+  }
+  const [before, after] = metadata.issuer.split(TENANT_PLACEHOLDER);
+  const matches =
+    after === undefined
+      ? iss === metadata.issuer
+      : iss.startsWith(before!) && iss.endsWith(after) && GUID.test(iss.slice(before!.length, iss.length - after.length));
+  if (!matches) throw new ApiError("UNAUTHORIZED", "The sign-in response comes from another identity provider than this sign-in's; sign in again.");
 }
 
 /** The signing keys could not be fetched: the provider's failure, not the token's. */

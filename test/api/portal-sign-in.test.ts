@@ -57,7 +57,11 @@ describe("signing in to the portal", () => {
     expect(((await sam.me.json()) as { code: string }).code).toBe("MFA_REQUIRED");
     const oliver = await personOf((await signIn("oliver")).jar);
     expect(oliver.me.status).toBe(403);
-    expect(((await oliver.me.json()) as { code: string }).code).toBe("USER_NOT_REGISTERED");
+    const refused = (await oliver.me.json()) as { code: string; detail: string };
+    expect(refused.code).toBe("USER_NOT_REGISTERED");
+    // What an administrator registers him by, which he can read nowhere else.
+    const directory = demoPerson("oliver");
+    expect(refused.detail).toContain(`tenant id ${directory.tid}, object id ${directory.oid}`);
   });
 
   it("sign-out ends the session, in this browser and every other, and goes through the provider's sign-out", async () => {

@@ -177,6 +177,9 @@ describe("signing in and out of the portal", () => {
     await signInInBrowser(page, origin, demoPerson("oliver").oid, { returnTo: "/portal/" });
     await page.waitForSelector('[data-refusal="USER_NOT_REGISTERED"]');
     expect(await page.$eval("h1", (el) => el.textContent)).toBe("You are not registered for this portal");
+    // The ids the administrator registers him by, on the page he is shown.
+    const { oid, tid } = demoPerson("oliver");
+    expect(await page.$eval(".refusal-detail", (el) => el.textContent)).toContain(`tenant id ${tid}, object id ${oid}`);
     await screenshot(page, "sign-in-not-registered");
     await checkAccessibility(page, "sign-in-not-registered");
     expect(pageProblemsBesides(page, refusal)).toEqual(NO_PROBLEMS);

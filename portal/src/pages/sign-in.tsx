@@ -71,6 +71,8 @@ export function RefusedPage({ problem }: { problem: Problem }) {
       <RefusalCard problem={problem} title="You are not registered for this portal">
         <p>Your sign-in worked, but your account is not a registered, active user of this service.</p>
         <p>Ask a user administrator of your organization to add you (Portal → People), then sign in again.</p>
+        {/* The service's own words: for someone not registered, the tenant and object id to give the administrator. */}
+        {problem.detail && <p class="refusal-detail">{problem.detail}</p>}
       </RefusalCard>
     );
   }

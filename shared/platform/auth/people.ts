@@ -60,7 +60,9 @@ export class People {
       throw new ApiError(
         "USER_NOT_REGISTERED",
         !loaded
-          ? "You are signed in, but not registered as a user of this service. Ask a UserAdmin of your organization to add you."
+          ? // The ids an administrator registers a person by: the person can read them nowhere else.
+            `You are signed in, but not registered as a user of this service. Ask a UserAdmin of your organization to add you: ` +
+            `tenant id ${session.tenantId}, object id ${session.objectId}.`
           : !loaded.organizationActive
             ? "Your organization is deactivated in this service. Ask its service provider."
             : "Your user is deactivated in this service. Ask a UserAdmin of your organization.",

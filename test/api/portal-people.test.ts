@@ -75,18 +75,18 @@ describe("portal people", () => {
   it("registers a person (201) with workspace roles, audited; the registration signs in, and its roles apply", async () => {
     const userId = randomUUID();
     const workspace = host.demo.workspaces[0]!;
-    const created = await put(userAdmin, userId, registration({ workspaceRoles: [{ workspaceId: workspace.id.toUpperCase(), role: "Owner" }] }));
+    const created = await put(userAdmin, userId, registration({ workspaceRoles: [{ workspaceId: workspace.id.toUpperCase(), role: "Analyst" }] }));
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    expect(created.body.data).toMatchObject({ userId, organizationalRole: "Member", workspaceRoles: [{ workspaceId: workspace.id, role: "Owner" }], isActive: true, sessionsValidFrom: null });
+    expect(created.body.data).toMatchObject({ userId, organizationalRole: "Member", workspaceRoles: [{ workspaceId: workspace.id, role: "Analyst" }], isActive: true, sessionsValidFrom: null });
     const read = await host.portal(userAdmin, "GET", `/portal/people/${userId}`);
     expect((await json(read)).data).toEqual(created.body.data);
     expect(read.headers.get("etag")).toBe(created.etag);
     const [event] = await audited(host.demo.provider.id, userId);
     expect(event).toMatchObject({ activityType: "PersonRegistered", activityAction: "Create", actorId: userAdmin.userId, targetResourceType: "User" });
-    expect(JSON.parse(event!.metadata).after).toMatchObject({ organizationalRole: "Member", workspaceRoles: [{ workspaceId: workspace.id, role: "Owner" }] });
+    expect(JSON.parse(event!.metadata).after).toMatchObject({ organizationalRole: "Member", workspaceRoles: [{ workspaceId: workspace.id, role: "Analyst" }] });
 
     const them = sessionOf(userId, providerTenant);
-    expect((await json(await host.portal(them, "GET", "/portal/me"))).data).toMatchObject({ userId, workspaceRoles: [{ workspaceId: workspace.id, role: "Owner" }] });
+    expect((await json(await host.portal(them, "GET", "/portal/me"))).data).toMatchObject({ userId, workspaceRoles: [{ workspaceId: workspace.id, role: "Analyst" }] });
     expect((await host.portal(them, "GET", `/portal/workspaces/${workspace.id}`)).status).toBe(200);
     // Taking the role away applies at once on this instance.
     tick();
@@ -126,8 +126,8 @@ describe("portal people", () => {
     const email = made.body.data.email;
     expect((await put(userAdmin, userId, registration({ email, organizationalRole: "Member" }))).body).toMatchObject({ status: 403, target: "organizationalRole" });
     expect((await put(userAdmin, userId, registration({ email, organizationalRole: "Admin", isActive: false }))).body).toMatchObject({ status: 403, target: "isActive" });
-    // A UserAdmin may still change what is not a privilege of the Admin's.
-    expect((await put(userAdmin, userId, registration({ email, organizationalRole: "Admin", displayName: "Renamed Admin" }))).status).toBe(200);
+    // Nor anything else of an Admin's registration.
+    expect((await put(userAdmin, userId, registration({ email, organizationalRole: "Admin", displayName: "Renamed Admin" }))).body).toMatchObject({ status: 403, target: "userId" });
     expect((await put(admin, userId, registration({ email, organizationalRole: "Member" }))).status).toBe(200);
 
     const me = (await json(await host.portal(userAdmin, "GET", `/portal/people/${userAdmin.userId}`))).data;
@@ -135,6 +135,68 @@ describe("portal people", () => {
     expect((await put(userAdmin, userAdmin.userId, { ...mine, organizationalRole: "Member", isActive: true })).body).toMatchObject({ status: 403, target: "organizationalRole" });
     expect((await put(userAdmin, userAdmin.userId, { ...mine, organizationalRole: "UserAdmin", isActive: false })).body).toMatchObject({ status: 403, target: "isActive" });
     expect((await put(userAdmin, userAdmin.userId, { ...mine, organizationalRole: "UserAdmin", displayName: "Still me", isActive: true })).status).toBe(200);
+  });
+
+  it("no role is lifted by the one who holds it, nor an Admin's registration touched by a lesser role, and Owner is an Admin's to grant", async () => {
+    const workspace = host.demo.workspaces[0]!;
+    const adminId = randomUUID();
+    const made = await put(admin, adminId, registration({ organizationalRole: "Admin", workspaceRoles: [{ workspaceId: workspace.id, role: "Owner" }] }));
+    expect(made.status).toBe(201);
+    const email = made.body.data.email;
+    const adminSession = sessionOf(adminId, providerTenant);
+    expect((await host.portal(adminSession, "GET", "/portal/me")).status).toBe(200);
+    // A UserAdmin cannot move the Admin to another directory (a lock-out), nor strip their workspace roles, nor change a thing.
+    for (const change of [{ tenantId: randomUUID() }, { workspaceRoles: [] }, { displayName: "Renamed" }]) {
+      const res = await put(userAdmin, adminId, registration({ email, organizationalRole: "Admin", workspaceRoles: [{ workspaceId: workspace.id, role: "Owner" }], ...change }));
+      expect(res.body, JSON.stringify(change)).toMatchObject({ status: 403, code: "FORBIDDEN", target: "userId" });
+    }
+    // A UserAdmin does not make themselves Owner, nor Analyst, of a workspace of theirs or of a customer's.
+    const me = (await json(await host.portal(userAdmin, "GET", `/portal/people/${userAdmin.userId}`))).data;
+    const mine = { displayName: me.displayName, email: me.email, tenantId: me.tenantId, accountId: me.accountId, organizationalRole: "UserAdmin", isActive: true };
+    for (const role of ["Owner", "Analyst"]) {
+      const res = await put(userAdmin, userAdmin.userId, { ...mine, workspaceRoles: [{ workspaceId: workspace.id, role }] });
+      expect(res.body, role).toMatchObject({ status: 403, target: "workspaceRoles" });
+    }
+    const fabrikam = host.demo.customers[0]!;
+    const fabrikamWorkspace = host.demo.workspaces.find((w) => w.accountId === fabrikam.id)!;
+    const selfInCustomer = await put(userAdmin, userAdmin.userId, {
+      ...mine,
+      accountId: fabrikam.id,
+      organizationalRole: "Member",
+      email: `ua.${randomUUID().slice(0, 8)}@fabrikam.example`,
+      workspaceRoles: [{ workspaceId: fabrikamWorkspace.id, role: "Owner" }],
+    });
+    expect(selfInCustomer.body).toMatchObject({ status: 403, target: "workspaceRoles" });
+    // Owner, which approves containment, is granted by an Admin only; Analyst by a UserAdmin.
+    const someone = randomUUID();
+    expect((await put(userAdmin, someone, registration({ workspaceRoles: [{ workspaceId: workspace.id, role: "Owner" }] }))).body).toMatchObject({ status: 403, target: "workspaceRoles" });
+    const analyst = await put(userAdmin, someone, registration({ workspaceRoles: [{ workspaceId: workspace.id, role: "Analyst" }] }));
+    expect(analyst.status).toBe(201);
+    expect((await put(admin, someone, registration({ email: analyst.body.data.email, workspaceRoles: [{ workspaceId: workspace.id, role: "Owner" }] }))).status).toBe(200);
+    // An Admin moving the registration to another directory ends its sessions: moving it back revives none.
+    tick();
+    const moved = await put(admin, adminId, registration({ email, organizationalRole: "Admin", tenantId: randomUUID(), workspaceRoles: [{ workspaceId: workspace.id, role: "Owner" }] }));
+    expect(moved.body.data.sessionsValidFrom).toBe(new Date(clock).toISOString());
+    tick();
+    expect((await put(admin, adminId, registration({ email, organizationalRole: "Admin", workspaceRoles: [{ workspaceId: workspace.id, role: "Owner" }] }))).status).toBe(200);
+    expect(await json(await host.portal(adminSession, "GET", "/portal/me"))).toMatchObject({ status: 401, code: "UNAUTHORIZED" });
+  });
+
+  it("a customer signing out a person it registered ends its own registration's sessions only, and learns of no other", async () => {
+    const userId = randomUUID();
+    await put(userAdmin, userId, registration());
+    const fabrikam = host.demo.customers[0]!;
+    const customerAdmin = await host.person({ organizationalRole: "UserAdmin", accountId: fabrikam.id });
+    // The customer registers the provider's person (whose directory identity it knows) in its own organization.
+    const theirs = await put(customerAdmin, userId, registration({ accountId: fabrikam.id, email: `p.${randomUUID().slice(0, 8)}@fabrikam.example` }));
+    expect(theirs.status).toBe(201);
+    const them = sessionOf(userId, providerTenant);
+    tick();
+    const res = await json(await host.portal(customerAdmin, "POST", `/portal/people/${userId}/sign-out-everywhere?accountId=${fabrikam.id}`));
+    expect(res.data).toMatchObject({ userId, registrations: 1 });
+    // The provider's registration, through which the person acts, is untouched: the session goes on.
+    expect((await host.portal(them, "GET", "/portal/me")).status).toBe(200);
+    expect((await json(await host.portal(userAdmin, "GET", `/portal/people/${userId}`))).data.sessionsValidFrom).toBeNull();
   });
 
   it("deactivating ends the person's sessions at once: refused while inactive, and the old session stays over once reactivated", async () => {

@@ -15,8 +15,15 @@ export async function endSessions(
   tenantId: string,
   objectId: string,
   audit?: (user: UserRecord, at: string) => OutboxRecord[],
+  /**
+   * Only the registrations of these organizations: an administrator ends the sessions their
+   * organizations' registrations allow, never another organization's (nor learns that one exists).
+   * Absent: every registration (the person signing themselves out).
+   */
+  accountIds?: readonly string[],
 ): Promise<{ at: string; registrations: number }> {
-  const registrations = await ctx.stores.users.findByDirectoryIdentity(tenantId, objectId.toLowerCase());
+  const all = await ctx.stores.users.findByDirectoryIdentity(tenantId, objectId.toLowerCase());
+  const registrations = accountIds ? all.filter((r) => accountIds.includes(r.accountId)) : all;
   const at = ctx.now().toISOString();
   for (const registration of registrations) {
     await commit({

@@ -139,13 +139,27 @@ export const peopleRoutes: RouteGroup = {
           ifMatch: input.header("if-match"),
           change(user) {
             const before = auditedFields(user);
+            const workspaceRoles = body.workspaceRoles.map((r) => ({ workspaceId: r.workspaceId.toLowerCase(), role: r.role }));
             const roleChanges = existed ? user.organizationalRole !== body.organizationalRole : body.organizationalRole !== "Member";
             if (roleChanges && (user.organizationalRole === "Admin" || body.organizationalRole === "Admin") && person.organizationalRole !== "Admin") {
               throw new ApiError("FORBIDDEN", "Only an Admin grants or takes away the Admin role.", { target: "organizationalRole" });
             }
-            if (self && existed && user.organizationalRole !== body.organizationalRole) {
+            if (self && (existed ? user.organizationalRole !== body.organizationalRole : body.organizationalRole !== "Member")) {
               throw new ApiError("FORBIDDEN", "Nobody changes their own organizational role: ask another Admin.", { target: "organizationalRole" });
             }
+            // Nor their own workspace roles, here or in an organization they manage: a role is granted by someone else.
+            if (self && !sameWorkspaceRoles(existed ? user.workspaceAssignments ?? [] : [], workspaceRoles)) {
+              throw new ApiError("FORBIDDEN", "Nobody changes their own workspace roles: ask another administrator.", { target: "workspaceRoles" });
+            }
+            // Owner decides containment (approves runs): granted by an Admin only.
+            const ownerGranted = workspaceRoles.some(
+              (r) => r.role === "Owner" && !(existed ? user.workspaceAssignments ?? [] : []).some((a) => a.workspaceId === r.workspaceId && a.role === "Owner"),
+            );
+            if (ownerGranted && person.organizationalRole !== "Admin") {
+              throw new ApiError("FORBIDDEN", "Only an Admin grants the Owner role on a workspace.", { target: "workspaceRoles" });
+            }
+            // A registration moved to another directory is another person's sign-in: what began under the old one ends.
+            const identityMoved = existed && user.tenantId !== body.tenantId.toLowerCase();
             // Left out, it is what it was (a new registration is active): an omission never reactivates anyone.
             const isActive = body.isActive ?? user.isActive;
             if (self && !isActive) throw new ApiError("FORBIDDEN", "Nobody deactivates themselves.", { target: "isActive" });
@@ -154,23 +168,29 @@ export const peopleRoutes: RouteGroup = {
             if (deactivating && user.organizationalRole === "Admin" && person.organizationalRole !== "Admin") {
               throw new ApiError("FORBIDDEN", "Only an Admin deactivates an Admin.", { target: "isActive" });
             }
+            // Only an Admin changes an Admin's registration, in any field: a UserAdmin who could change an
+            // Admin's directory, address or workspace roles could lock them out as surely as demote them.
+            if (existed && user.organizationalRole === "Admin" && person.organizationalRole !== "Admin" && changesRegistration(user, body, workspaceRoles)) {
+              throw new ApiError("FORBIDDEN", "Only an Admin changes an Admin's registration.", { target: "userId" });
+            }
             Object.assign(user, {
               displayName: body.displayName,
               email: body.email,
               tenantId: body.tenantId.toLowerCase(),
               organizationalRole: body.organizationalRole,
-              workspaceAssignments: body.workspaceRoles.map((r) => ({ workspaceId: r.workspaceId.toLowerCase(), role: r.role })),
+              workspaceAssignments: workspaceRoles,
               isActive,
               lastModifiedAt: stamp,
             });
-            // Deactivation ends every session of the registration at once, on every instance.
-            if (deactivating) user.sessionsValidFrom = stamp;
+            // Deactivation ends every session of the registration at once, on every instance; so does a move
+            // to another directory, so that moving it back does not revive them.
+            if (deactivating || identityMoved) user.sessionsValidFrom = stamp;
             const after = auditedFields(user);
             return [
               personAudit(input, user, existed ? "PersonUpdated" : "PersonRegistered", existed ? "Update" : "Create", {
                 ...(existed ? { before } : {}),
                 after,
-                ...(deactivating ? { sessionsEnded: true } : {}),
+                ...(deactivating || identityMoved ? { sessionsEnded: true } : {}),
               }),
             ];
           },
@@ -201,14 +221,39 @@ export const peopleRoutes: RouteGroup = {
         const found = await registrationOf(input, input.person, input.params.userId, input.query.accountId);
         if (!found) throw notFound("The person", "userId");
         const { id, tenantId } = found.value;
-        const { at, registrations } = await endSessions(input, tenantId, id, (user, when) => [
-          personAudit(input, user, "PersonSignedOutEverywhere", "Update", { sessionsValidFrom: when }),
-        ]);
+        const { at, registrations } = await endSessions(
+          input,
+          tenantId,
+          id,
+          (user, when) => [personAudit(input, user, "PersonSignedOutEverywhere", "Update", { sessionsValidFrom: when })],
+          input.person.organizationAccountIds,
+        );
         return { data: { userId: id, sessionsValidFrom: at, registrations } };
       },
     }),
   ],
 };
+
+function sameWorkspaceRoles(a: readonly { workspaceId: string; role: string }[], b: readonly { workspaceId: string; role: string }[]): boolean {
+  const key = (roles: readonly { workspaceId: string; role: string }[]) =>
+    roles
+      .map((r) => `${r.workspaceId}:${r.role}`)
+      .sort()
+      .join(",");
+  return key(a) === key(b);
+}
+
+/** Whether a PUT changes anything of a registration (besides its timestamps). */
+function changesRegistration(user: UserRecord, body: { displayName: string; email: string; tenantId: string; organizationalRole: string; isActive?: boolean }, workspaceRoles: readonly { workspaceId: string; role: string }[]): boolean {
+  return (
+    user.displayName !== body.displayName ||
+    user.email !== body.email ||
+    user.tenantId !== body.tenantId.toLowerCase() ||
+    user.organizationalRole !== body.organizationalRole ||
+    (body.isActive !== undefined && body.isActive !== user.isActive) ||
+    !sameWorkspaceRoles(user.workspaceAssignments ?? [], workspaceRoles)
+  );
+}
 
 /** A registration the service has not seen: the PUT then sets every field. */
 function newRegistration(id: string, accountId: string, stamp: string): UserRecord {

@@ -96,6 +96,12 @@ describe("portal workspaces: onboarding", () => {
     expect(JSON.parse(event!.metadata).sources.SourceA).toEqual({ enabled: true, vendorWorkspaceId: "fabrikam-dev-41b2", bridgeUrl: "https://bridge.fabrikam.example/source-a", hasAuthorization: true });
     // Every route of the contract and the portal knows it at once.
     expect((await json(await host.portal(admin, "GET", "/portal/workspaces"))).data.map((w: Json) => w.id)).toContain(created.id);
+    // From its first minute, containment waits for an Owner: approval for playbooks that need an administrator.
+    expect(JSON.parse(event!.metadata).approvalMode).toBe("AdminRequiredPlaybooks");
+    expect((await json(await host.portal(admin, "GET", `/portal/workspaces/${created.id}/approval-policy`))).data).toMatchObject({ mode: "AdminRequiredPlaybooks" });
+    // No approval is there only when asked for.
+    const asked = await onboard({ name: "fabrikam-sentinel-lab", approvalMode: "NoApproval" });
+    expect((await json(await host.portal(admin, "GET", `/portal/workspaces/${asked.id}/approval-policy`))).data).toMatchObject({ mode: "NoApproval" });
   });
 
   it("points each validation problem at its field", async () => {

@@ -866,7 +866,7 @@ export interface paths {
          * Onboard a workspace into an organization of yours, with its per-source settings
          * @description Portal session (people only). Organizational role: `Admin`, `WorkspaceAdmin`.
          *
-         *     Every source is on and served by the deployment's system unless `sources` says otherwise: off, the vendor's own identifier of the workspace, or its own bridge. A bridge's Authorization value is kept sealed and never returned. The organization must be yours and active (409 when deactivated); the name unique within it (409).
+         *     Every source is on and served by the deployment's system unless `sources` says otherwise: off, the vendor's own identifier of the workspace, or its own bridge. Runs of playbooks that need an administrator wait for approval unless `approvalMode` says otherwise. A bridge's Authorization value is kept sealed and never returned. The organization must be yours and active (409 when deactivated); the name unique within it (409).
          */
         post: operations["postPortalWorkspaces"];
         delete?: never;
@@ -2085,6 +2085,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2205,6 +2206,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2220,6 +2222,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2234,6 +2237,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2252,6 +2256,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2269,6 +2274,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2284,6 +2290,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2302,6 +2309,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2334,6 +2342,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2477,6 +2486,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2492,6 +2502,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2506,6 +2517,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2524,6 +2536,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2541,6 +2554,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2556,6 +2570,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2574,6 +2589,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2620,6 +2636,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2666,6 +2683,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2681,6 +2699,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2695,6 +2714,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2713,6 +2733,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2730,6 +2751,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2745,6 +2767,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2763,6 +2786,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2796,6 +2820,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2823,6 +2848,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2835,6 +2861,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2851,6 +2878,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     /** @description Sent when the sign-in in progress expired or began in another browser: its cookie is cleared. The portal's cookies (RFC 6265): the session (`__Host-secops-session`) and the sign-in in progress, set or cleared. One header per cookie. */
                     "Set-Cookie": components["headers"]["Set-Cookie.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2869,6 +2897,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2886,6 +2915,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2901,6 +2931,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2919,6 +2950,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2948,6 +2980,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2974,6 +3007,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2986,6 +3020,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3004,6 +3039,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3021,6 +3057,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3036,6 +3073,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3054,6 +3092,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3080,6 +3119,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3103,6 +3143,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3115,6 +3156,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3133,6 +3175,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3150,6 +3193,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3168,6 +3212,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3204,6 +3249,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3351,6 +3397,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3366,6 +3413,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3380,6 +3428,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3398,6 +3447,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3415,6 +3465,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3430,6 +3481,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3448,6 +3500,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3519,6 +3572,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3565,6 +3619,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3580,6 +3635,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3594,6 +3650,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3611,6 +3668,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3625,6 +3683,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3643,6 +3702,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3660,6 +3720,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3675,6 +3736,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3693,6 +3755,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3765,6 +3828,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3876,6 +3940,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3891,6 +3956,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3905,6 +3971,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3922,6 +3989,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3936,6 +4004,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3954,6 +4023,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3971,6 +4041,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -3986,6 +4057,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4004,6 +4076,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4029,6 +4102,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4073,6 +4147,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4087,6 +4162,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4105,6 +4181,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4122,6 +4199,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4137,6 +4215,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4155,6 +4234,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4180,6 +4260,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4215,6 +4296,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4229,6 +4311,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4247,6 +4330,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4264,6 +4348,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4279,6 +4364,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4297,6 +4383,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4334,6 +4421,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4368,6 +4456,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4383,6 +4472,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4397,6 +4487,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4411,6 +4502,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4428,6 +4520,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4442,6 +4535,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4460,6 +4554,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4477,6 +4572,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4492,6 +4588,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4510,6 +4607,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4539,6 +4637,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4573,6 +4672,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4588,6 +4688,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4602,6 +4703,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4616,6 +4718,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4634,6 +4737,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4651,6 +4755,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4666,6 +4771,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4684,6 +4790,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4727,6 +4834,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4761,6 +4869,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4776,6 +4885,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4790,6 +4900,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4804,6 +4915,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4818,6 +4930,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4835,6 +4948,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4849,6 +4963,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4867,6 +4982,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4884,6 +5000,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4899,6 +5016,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4917,6 +5035,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4945,6 +5064,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4976,6 +5096,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4991,6 +5112,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5005,6 +5127,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5019,6 +5142,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5037,6 +5161,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5054,6 +5179,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5069,6 +5195,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5087,6 +5214,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5122,6 +5250,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5158,6 +5287,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5173,6 +5303,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5187,6 +5318,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5201,6 +5333,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5219,6 +5352,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5236,6 +5370,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5251,6 +5386,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5269,6 +5405,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5298,6 +5435,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5320,6 +5458,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5335,6 +5474,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5349,6 +5489,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5363,6 +5504,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5381,6 +5523,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5398,6 +5541,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5413,6 +5557,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5431,6 +5576,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5477,6 +5623,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5499,6 +5646,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5514,6 +5662,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5528,6 +5677,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5542,6 +5692,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5556,6 +5707,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5573,6 +5725,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5587,6 +5740,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5605,6 +5759,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5622,6 +5777,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5637,6 +5793,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5655,6 +5812,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5691,6 +5849,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5742,6 +5901,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5757,6 +5917,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5771,6 +5932,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5789,6 +5951,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5806,6 +5969,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5821,6 +5985,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5839,6 +6004,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5871,6 +6037,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5918,6 +6085,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5933,6 +6101,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5947,6 +6116,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5961,6 +6131,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5979,6 +6150,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -5996,6 +6168,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6011,6 +6184,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6029,6 +6203,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6101,6 +6276,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6150,6 +6326,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6197,6 +6374,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6212,6 +6390,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6226,6 +6405,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6240,6 +6420,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6254,6 +6435,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6271,6 +6453,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6285,6 +6468,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6303,6 +6487,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6320,6 +6505,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6335,6 +6521,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6353,6 +6540,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6387,6 +6575,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6414,6 +6603,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6429,6 +6619,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6443,6 +6634,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6457,6 +6649,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6475,6 +6668,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6492,6 +6686,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6507,6 +6702,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6525,6 +6721,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6555,6 +6752,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6616,6 +6814,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6631,6 +6830,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6645,6 +6845,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6663,6 +6864,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6680,6 +6882,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6695,6 +6898,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6713,6 +6917,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6767,6 +6972,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6831,6 +7037,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6846,6 +7053,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6860,6 +7068,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6877,6 +7086,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6891,6 +7101,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6909,6 +7120,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6926,6 +7138,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6941,6 +7154,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6959,6 +7173,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -6988,6 +7203,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7045,6 +7261,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7060,6 +7277,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7074,6 +7292,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7088,6 +7307,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7106,6 +7326,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7123,6 +7344,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7138,6 +7360,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7156,6 +7379,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7189,6 +7413,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7201,6 +7426,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7216,6 +7442,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7230,6 +7457,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7244,6 +7472,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7258,6 +7487,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7276,6 +7506,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7293,6 +7524,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7308,6 +7540,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7326,6 +7559,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7376,6 +7610,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7433,6 +7668,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7448,6 +7684,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7462,6 +7699,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7476,6 +7714,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7490,6 +7729,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7507,6 +7747,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7521,6 +7762,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7539,6 +7781,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7556,6 +7799,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7571,6 +7815,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7589,6 +7834,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7635,6 +7881,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7671,6 +7918,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7686,6 +7934,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7700,6 +7949,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7714,6 +7964,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7728,6 +7979,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7745,6 +7997,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7759,6 +8012,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7777,6 +8031,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7794,6 +8049,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7809,6 +8065,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7827,6 +8084,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7857,6 +8115,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7886,6 +8145,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7901,6 +8161,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7915,6 +8176,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7929,6 +8191,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7947,6 +8210,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7964,6 +8228,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7979,6 +8244,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7997,6 +8263,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8033,6 +8300,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8090,6 +8358,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8105,6 +8374,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8119,6 +8389,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8133,6 +8404,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8147,6 +8419,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8165,6 +8438,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8182,6 +8456,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8197,6 +8472,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8215,6 +8491,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8240,6 +8517,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8299,6 +8577,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8313,6 +8592,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8331,6 +8611,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8348,6 +8629,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8363,6 +8645,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8381,6 +8664,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8434,6 +8718,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8479,6 +8764,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8494,6 +8780,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8508,6 +8795,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8525,6 +8813,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8539,6 +8828,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8557,6 +8847,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8574,6 +8865,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8589,6 +8881,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8607,6 +8900,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8636,6 +8930,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8740,6 +9035,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8755,6 +9051,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8769,6 +9066,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8783,6 +9081,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8801,6 +9100,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8818,6 +9118,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8833,6 +9134,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8851,6 +9153,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8896,6 +9199,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8939,6 +9243,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8954,6 +9259,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8968,6 +9274,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8982,6 +9289,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8996,6 +9304,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9013,6 +9322,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9027,6 +9337,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9045,6 +9356,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9062,6 +9374,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9077,6 +9390,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9095,6 +9409,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9128,6 +9443,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9140,6 +9456,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9155,6 +9472,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9169,6 +9487,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9183,6 +9502,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9197,6 +9517,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9215,6 +9536,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9232,6 +9554,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9247,6 +9570,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9265,6 +9589,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9311,6 +9636,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9354,6 +9680,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9369,6 +9696,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9383,6 +9711,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9397,6 +9726,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9411,6 +9741,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9428,6 +9759,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9442,6 +9774,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9460,6 +9793,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9477,6 +9811,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9492,6 +9827,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9510,6 +9846,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9541,6 +9878,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9581,6 +9919,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9596,6 +9935,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9610,6 +9950,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9624,6 +9965,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9642,6 +9984,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9659,6 +10002,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9674,6 +10018,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9692,6 +10037,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9733,6 +10079,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9786,6 +10133,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9801,6 +10149,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9815,6 +10164,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9829,6 +10179,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9847,6 +10198,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9864,6 +10216,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9879,6 +10232,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9897,6 +10251,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9930,6 +10285,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -9995,6 +10351,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10010,6 +10367,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10024,6 +10382,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10038,6 +10397,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10056,6 +10416,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10073,6 +10434,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10088,6 +10450,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10106,6 +10469,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10142,6 +10506,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10163,6 +10528,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10178,6 +10544,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10192,6 +10559,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10206,6 +10574,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10220,6 +10589,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10234,6 +10604,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10252,6 +10623,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10269,6 +10641,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10284,6 +10657,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10302,6 +10676,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10336,6 +10711,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10379,6 +10755,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10394,6 +10771,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10408,6 +10786,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10422,6 +10801,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10436,6 +10816,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10454,6 +10835,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10471,6 +10853,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10486,6 +10869,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10504,6 +10888,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10538,6 +10923,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10581,6 +10967,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10596,6 +10983,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10610,6 +10998,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10624,6 +11013,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10638,6 +11028,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10656,6 +11047,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10673,6 +11065,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10688,6 +11081,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10706,6 +11100,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10747,6 +11142,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10775,6 +11171,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10790,6 +11187,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10804,6 +11202,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10818,6 +11217,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10835,6 +11235,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10849,6 +11250,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10867,6 +11269,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10884,6 +11287,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10899,6 +11303,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10917,6 +11322,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10951,6 +11357,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -10994,6 +11401,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11009,6 +11417,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11023,6 +11432,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11037,6 +11447,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11051,6 +11462,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11069,6 +11481,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11086,6 +11499,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11101,6 +11515,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11119,6 +11534,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11153,6 +11569,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11200,6 +11617,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11215,6 +11633,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11229,6 +11648,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11243,6 +11663,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11257,6 +11678,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11275,6 +11697,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11292,6 +11715,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11307,6 +11731,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11325,6 +11750,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11356,6 +11782,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11377,6 +11804,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11392,6 +11820,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11406,6 +11835,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11420,6 +11850,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11438,6 +11869,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11455,6 +11887,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11470,6 +11903,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11488,6 +11922,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11516,6 +11951,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11649,6 +12085,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11664,6 +12101,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11678,6 +12116,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11696,6 +12135,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11713,6 +12153,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11728,6 +12169,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11746,6 +12188,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11773,6 +12216,12 @@ export interface operations {
                      * @description The organization it belongs to: yours, or one your organization manages; it must be active.
                      */
                     accountId: string;
+                    /**
+                     * @description The workspace's approval policy from its first minute: by default runs with a playbook that needs an administrator (revoke sessions, reset a password, isolate a host) wait for an Owner's approval, so no containment runs on a new customer without someone deciding. `NoApproval` must be asked for. Change it later with `PUT /portal/workspaces/{workspaceId}/approval-policy`.
+                     * @default AdminRequiredPlaybooks
+                     * @enum {string}
+                     */
+                    approvalMode?: "NoApproval" | "AdminRequiredPlaybooks" | "AllRuns";
                     /** @description Unique within its organization (case-insensitive). */
                     name: string;
                     /** @description Per source, by its name; a source not named keeps its settings. */
@@ -11887,6 +12336,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12020,6 +12470,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12035,6 +12486,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12049,6 +12501,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12063,6 +12516,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12080,6 +12534,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12094,6 +12549,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12112,6 +12568,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12129,6 +12586,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12144,6 +12602,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12162,6 +12621,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12191,6 +12651,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12324,6 +12785,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12339,6 +12801,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12353,6 +12816,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12367,6 +12831,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12385,6 +12850,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12402,6 +12868,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12417,6 +12884,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12435,6 +12903,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12468,6 +12937,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12494,6 +12964,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12509,6 +12980,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12523,6 +12995,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12537,6 +13010,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12551,6 +13025,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12569,6 +13044,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12586,6 +13062,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12601,6 +13078,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12619,6 +13097,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12753,6 +13232,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12886,6 +13366,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12901,6 +13382,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12915,6 +13397,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12929,6 +13412,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12943,6 +13427,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12960,6 +13445,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12974,6 +13460,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12992,6 +13479,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13009,6 +13497,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13024,6 +13513,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13042,6 +13532,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13072,6 +13563,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13108,6 +13600,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13123,6 +13616,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13137,6 +13631,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13151,6 +13646,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13169,6 +13665,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13186,6 +13683,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13201,6 +13699,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13219,6 +13718,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13270,6 +13770,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13306,6 +13807,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13321,6 +13823,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13335,6 +13838,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13349,6 +13853,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13363,6 +13868,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13380,6 +13886,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13394,6 +13901,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13412,6 +13920,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13429,6 +13938,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13444,6 +13954,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13462,6 +13973,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13489,6 +14001,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13513,6 +14026,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13528,6 +14042,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13542,6 +14057,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13556,6 +14072,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13574,6 +14091,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13591,6 +14109,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13606,6 +14125,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13624,6 +14144,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13673,6 +14194,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13697,6 +14219,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13712,6 +14235,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13726,6 +14250,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13740,6 +14265,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13757,6 +14283,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13771,6 +14298,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13789,6 +14317,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13806,6 +14335,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13821,6 +14351,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13839,6 +14370,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13867,6 +14399,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13983,6 +14516,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -13998,6 +14532,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14012,6 +14547,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14026,6 +14562,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14044,6 +14581,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14061,6 +14599,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14076,6 +14615,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14094,6 +14634,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14132,6 +14673,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14248,6 +14790,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14263,6 +14806,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14277,6 +14821,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14291,6 +14836,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14305,6 +14851,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14322,6 +14869,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14336,6 +14884,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14354,6 +14903,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14371,6 +14921,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14386,6 +14937,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14404,6 +14956,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14442,6 +14995,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14558,6 +15112,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14573,6 +15128,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14587,6 +15143,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14601,6 +15158,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14615,6 +15173,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14632,6 +15191,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14646,6 +15206,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14664,6 +15225,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14681,6 +15243,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14696,6 +15259,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14714,6 +15278,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14744,6 +15309,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14780,6 +15346,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14795,6 +15362,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14809,6 +15377,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14823,6 +15392,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14841,6 +15411,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14858,6 +15429,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14873,6 +15445,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14891,6 +15464,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14943,6 +15517,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14979,6 +15554,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -14994,6 +15570,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15008,6 +15585,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15022,6 +15600,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15036,6 +15615,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15053,6 +15633,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15067,6 +15648,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15085,6 +15667,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15102,6 +15685,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15117,6 +15701,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15135,6 +15720,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15185,6 +15771,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15236,6 +15823,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15251,6 +15839,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15265,6 +15854,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15279,6 +15869,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15296,6 +15887,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15310,6 +15902,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15328,6 +15921,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15345,6 +15939,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15360,6 +15955,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15378,6 +15974,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15408,6 +16005,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15561,6 +16159,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15576,6 +16175,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15590,6 +16190,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15604,6 +16205,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15622,6 +16224,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15639,6 +16242,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15654,6 +16258,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15672,6 +16277,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15712,6 +16318,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15865,6 +16472,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15880,6 +16488,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15894,6 +16503,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15908,6 +16518,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15922,6 +16533,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15939,6 +16551,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15953,6 +16566,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15971,6 +16585,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -15988,6 +16603,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16003,6 +16619,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16021,6 +16638,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16055,6 +16673,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16208,6 +16827,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16223,6 +16843,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16237,6 +16858,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16251,6 +16873,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16265,6 +16888,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16283,6 +16907,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16300,6 +16925,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16315,6 +16941,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16333,6 +16960,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16374,6 +17002,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16527,6 +17156,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16542,6 +17172,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16556,6 +17187,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16570,6 +17202,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16584,6 +17217,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16601,6 +17235,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16615,6 +17250,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16633,6 +17269,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16650,6 +17287,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16665,6 +17303,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16683,6 +17322,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -16716,6 +17356,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17021,6 +17662,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17036,6 +17678,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17050,6 +17693,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17064,6 +17708,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17082,6 +17727,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17099,6 +17745,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17114,6 +17761,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17132,6 +17780,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17178,6 +17827,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17190,6 +17840,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17205,6 +17856,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17219,6 +17871,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17233,6 +17886,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17247,6 +17901,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17264,6 +17919,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17278,6 +17934,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17296,6 +17953,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17313,6 +17971,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17328,6 +17987,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17346,6 +18006,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17378,6 +18039,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17410,6 +18072,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17425,6 +18088,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17439,6 +18103,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17453,6 +18118,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17471,6 +18137,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17488,6 +18155,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17503,6 +18171,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17521,6 +18190,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17565,6 +18235,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17577,6 +18248,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17592,6 +18264,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17606,6 +18279,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17620,6 +18294,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17634,6 +18309,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17651,6 +18327,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17665,6 +18342,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17683,6 +18361,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17700,6 +18379,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17715,6 +18395,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17733,6 +18414,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17765,6 +18447,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17891,6 +18574,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17906,6 +18590,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17920,6 +18605,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17934,6 +18620,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17952,6 +18639,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17969,6 +18657,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -17984,6 +18673,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18002,6 +18692,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18064,6 +18755,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18217,6 +18909,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18232,6 +18925,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18246,6 +18940,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18260,6 +18955,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18277,6 +18973,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18291,6 +18988,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18309,6 +19007,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18326,6 +19025,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18341,6 +19041,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18359,6 +19060,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18420,6 +19122,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18466,6 +19169,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18481,6 +19185,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18495,6 +19200,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18509,6 +19215,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18526,6 +19233,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18540,6 +19248,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18558,6 +19267,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18575,6 +19285,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18590,6 +19301,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18608,6 +19320,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18662,6 +19375,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18674,6 +19388,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18689,6 +19404,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18703,6 +19419,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18717,6 +19434,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18731,6 +19449,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18748,6 +19467,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18762,6 +19482,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18780,6 +19501,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18797,6 +19519,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18812,6 +19535,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18830,6 +19554,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18862,6 +19587,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18902,6 +19628,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18917,6 +19644,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18931,6 +19659,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18945,6 +19674,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18963,6 +19693,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18980,6 +19711,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -18995,6 +19727,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19013,6 +19746,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19059,6 +19793,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19071,6 +19806,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19086,6 +19822,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19100,6 +19837,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19114,6 +19852,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19128,6 +19867,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19145,6 +19885,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19159,6 +19900,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19177,6 +19919,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19194,6 +19937,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19209,6 +19953,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19227,6 +19972,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19266,6 +20012,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19278,6 +20025,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19293,6 +20041,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19307,6 +20056,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19321,6 +20071,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19335,6 +20086,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19353,6 +20105,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19370,6 +20123,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19385,6 +20139,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19403,6 +20158,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19450,6 +20206,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19462,6 +20219,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19477,6 +20235,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19491,6 +20250,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19505,6 +20265,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19519,6 +20280,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19536,6 +20298,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19550,6 +20313,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19568,6 +20332,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19585,6 +20350,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19600,6 +20366,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19618,6 +20385,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19646,6 +20414,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19688,6 +20457,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19703,6 +20473,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19717,6 +20488,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19731,6 +20503,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19749,6 +20522,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19766,6 +20540,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19781,6 +20556,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19799,6 +20575,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19847,6 +20624,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19889,6 +20667,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19904,6 +20683,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19918,6 +20698,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19932,6 +20713,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19949,6 +20731,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19963,6 +20746,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19981,6 +20765,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -19998,6 +20783,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20013,6 +20799,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20031,6 +20818,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20061,6 +20849,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20176,6 +20965,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20191,6 +20981,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20205,6 +20996,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20219,6 +21011,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20237,6 +21030,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20254,6 +21048,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20269,6 +21064,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20287,6 +21083,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20317,6 +21114,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20425,6 +21223,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20440,6 +21239,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20454,6 +21254,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20468,6 +21269,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20486,6 +21288,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20503,6 +21306,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20518,6 +21322,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20536,6 +21341,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20656,6 +21462,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20766,6 +21573,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20874,6 +21682,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20889,6 +21698,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20903,6 +21713,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20917,6 +21728,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20931,6 +21743,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20948,6 +21761,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20962,6 +21776,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20980,6 +21795,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -20997,6 +21813,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21012,6 +21829,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21030,6 +21848,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21065,6 +21884,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21077,6 +21897,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21092,6 +21913,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21106,6 +21928,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21120,6 +21943,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21134,6 +21958,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21152,6 +21977,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21169,6 +21995,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21184,6 +22011,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21202,6 +22030,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21237,6 +22066,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21279,6 +22109,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21294,6 +22125,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21308,6 +22140,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21322,6 +22155,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21336,6 +22170,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21354,6 +22189,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21371,6 +22207,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21386,6 +22223,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21404,6 +22242,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21433,6 +22272,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21458,6 +22298,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21473,6 +22314,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21487,6 +22329,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21501,6 +22344,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21519,6 +22363,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21536,6 +22381,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21551,6 +22397,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21569,6 +22416,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21619,6 +22467,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21644,6 +22493,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21659,6 +22509,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21673,6 +22524,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21687,6 +22539,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21701,6 +22554,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21718,6 +22572,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21732,6 +22587,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21750,6 +22606,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21767,6 +22624,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21782,6 +22640,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21800,6 +22659,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21828,6 +22688,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21865,6 +22726,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21880,6 +22742,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21894,6 +22757,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21908,6 +22772,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21926,6 +22791,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21943,6 +22809,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21958,6 +22825,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -21976,6 +22844,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22021,6 +22890,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22057,6 +22927,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22072,6 +22943,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22086,6 +22958,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22100,6 +22973,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22117,6 +22991,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22131,6 +23006,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22149,6 +23025,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22166,6 +23043,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22181,6 +23059,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22199,6 +23078,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22229,6 +23109,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22265,6 +23146,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22280,6 +23162,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22294,6 +23177,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22308,6 +23192,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22326,6 +23211,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22343,6 +23229,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22358,6 +23245,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22376,6 +23264,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22409,6 +23298,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22421,6 +23311,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22436,6 +23327,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22450,6 +23342,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22464,6 +23357,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22482,6 +23376,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22499,6 +23394,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22514,6 +23410,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22532,6 +23429,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22583,6 +23481,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22598,6 +23497,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22612,6 +23512,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22626,6 +23527,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22644,6 +23546,7 @@ export interface operations {
                     /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22661,6 +23564,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
                     /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22676,6 +23580,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -22694,6 +23599,7 @@ export interface operations {
                     /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
                     "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };

@@ -83,7 +83,8 @@ export const workspaceRoutes: RouteGroup = {
       summary: "Onboard a workspace into an organization of yours, with its per-source settings",
       description:
         "Every source is on and served by the deployment's system unless `sources` says otherwise: off, the vendor's own identifier of the workspace, " +
-        "or its own bridge. A bridge's Authorization value is kept sealed and never returned. The organization must be yours and active (409 when " +
+        "or its own bridge. Runs of playbooks that need an administrator wait for approval unless `approvalMode` says otherwise. " +
+        "A bridge's Authorization value is kept sealed and never returned. The organization must be yours and active (409 when " +
         "deactivated); the name unique within it (409).",
       tag,
       roles: ["WorkspaceAdmin"],
@@ -105,12 +106,21 @@ export const workspaceRoutes: RouteGroup = {
           tenantId: body.tenantId.toLowerCase(),
           accountId,
           sources: changedSources(undefined, body.sources, { seal: (v) => input.secretBox.seal(v), allowHttp: input.config.workspaceBridgesAllowHttp }),
+          gamebookApproval: { mode: body.approvalMode },
           createdAt: stamp,
           lastModifiedAt: stamp,
         };
         const created = await commit({
           read: async () => ({ value: workspace, etag: null }),
-          change: (draft) => [workspaceAudit(input, draft, "WorkspaceOnboarded", "Create", { name: draft.name, accountId, tenantId: draft.tenantId, sources: sourcesSummary(draft.sources) })],
+          change: (draft) => [
+            workspaceAudit(input, draft, "WorkspaceOnboarded", "Create", {
+              name: draft.name,
+              accountId,
+              tenantId: draft.tenantId,
+              sources: sourcesSummary(draft.sources),
+              approvalMode: body.approvalMode,
+            }),
+          ],
           write: (draft, _etag, outbox) => input.stores.workspaces.create(draft, outbox),
           outbox: input.events.outbox,
           // A new id can collide only with itself.

@@ -1,3 +1,4 @@
+import { approvalModes } from "../../../domain/gamebooks/approval-mode";
 import { z } from "zod";
 import { sources, type Source } from "../../../domain/sources";
 import { workspaceRoles } from "../../../domain/organizations/roles";
@@ -113,11 +114,20 @@ export const onboardWorkspaceBody = z
     accountId: z.guid().describe("The organization it belongs to: yours, or one your organization manages; it must be active."),
     tenantId: z.guid().describe("The directory tenant of the workspace's organization."),
     sources: sourcesInput.optional(),
+    approvalMode: z
+      .enum(approvalModes)
+      .default("AdminRequiredPlaybooks")
+      .describe(
+        "The workspace's approval policy from its first minute: by default runs with a playbook that needs an administrator (revoke sessions, reset a " +
+          "password, isolate a host) wait for an Owner's approval, so no containment runs on a new customer without someone deciding. `NoApproval` " +
+          "must be asked for. Change it later with `PUT /portal/workspaces/{workspaceId}/approval-policy`.",
+      ),
   })
   .meta({
     examples: [
       {
         name: "fabrikam-sentinel-dev",
+        approvalMode: "AdminRequiredPlaybooks",
         accountId: EXAMPLE_CUSTOMER_ACCOUNT_ID,
         tenantId: EXAMPLE_CUSTOMER_TENANT_ID,
         sources: {

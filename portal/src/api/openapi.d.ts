@@ -8694,7 +8694,7 @@ export interface operations {
                     authenticationType?: "None" | "Bearer" | "Basic" | "ApiKey";
                     eventTypes: ("incident.created.v1" | "incident.closed.v1" | "incident.status.changed.v1" | "incident.assignee.changed.v1" | "incident.comment.added.v1" | "gamebook.run.v1" | "agent.investigation.completed.v1")[];
                     /**
-                     * @description Provider webhooks: only events of these managed accounts. Empty or left out: every managed account.
+                     * @description Provider webhooks: only events of these accounts; the provider's own only when listed too. Empty or left out: the provider's own and every managed account's.
                      * @default []
                      */
                     monitoredAccountIds?: string[];
@@ -9182,7 +9182,7 @@ export interface operations {
             content: {
                 "application/json": {
                     eventTypes: ("incident.created.v1" | "incident.closed.v1" | "incident.status.changed.v1" | "incident.assignee.changed.v1" | "incident.comment.added.v1" | "gamebook.run.v1" | "agent.investigation.completed.v1")[];
-                    /** @description Provider webhooks: only events of these managed accounts. Empty: every managed account. Required: a change never widens what the webhook receives by leaving it out. */
+                    /** @description Provider webhooks: only events of these accounts; the provider's own only when listed too. Empty: the provider's own and every managed account's. Required: a change never widens what the webhook receives by leaving it out. */
                     monitoredAccountIds: string[];
                     name: string;
                     /** @description HTTPS endpoint on a public address. */

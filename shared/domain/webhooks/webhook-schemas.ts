@@ -20,7 +20,9 @@ const webhookFields = {
   name: z.string().trim().min(1).max(200),
   url: z.string().trim().min(1).max(2048).describe("HTTPS endpoint on a public address."),
   eventTypes: eventTypesField,
-  monitoredAccountIds: monitoredAccountIds.default([]).describe("Provider webhooks: only events of these managed accounts. Empty or left out: every managed account."),
+  monitoredAccountIds: monitoredAccountIds
+    .default([])
+    .describe("Provider webhooks: only events of these accounts; the provider's own only when listed too. Empty or left out: the provider's own and every managed account's."),
 };
 
 const endpointCredentialFields = {
@@ -73,7 +75,8 @@ export const updateWebhookBody = z
   .object({
     ...webhookFields,
     monitoredAccountIds: monitoredAccountIds.describe(
-      "Provider webhooks: only events of these managed accounts. Empty: every managed account. Required: a change never widens what the webhook receives by leaving it out.",
+      "Provider webhooks: only events of these accounts; the provider's own only when listed too. Empty: the provider's own and every managed account's. " +
+        "Required: a change never widens what the webhook receives by leaving it out.",
     ),
   })
   .strict()

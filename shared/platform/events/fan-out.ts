@@ -18,17 +18,18 @@ export interface FanOutDeps {
 
 /**
  * Routing (contract 6.2): a webhook gets an event when it subscribes to the type, is not disabled,
- * and its account is the event's account or the provider managing it — a provider webhook with
- * monitoredAccountIds only for the accounts listed. Paused webhooks get the message too: the worker
- * holds it as Pending until resume.
+ * and its account is the event's account or the provider managing it. A webhook with
+ * `monitoredAccountIds` gets events of the accounts listed only: a provider's webhook narrowed to
+ * some customers does not get the provider's own events unless the provider lists itself. Paused
+ * webhooks get the message too: the worker holds it as Pending until resume.
  */
 export function routeEvent(event: EventMessage, providerId: string | null, webhook: WebhookRecord): boolean {
   if (webhook.status === "Disabled") return false;
   if (event.onlyWebhookIds && !event.onlyWebhookIds.includes(webhook.id)) return false;
   if (event.boundWebhookIds && !event.boundWebhookIds.includes(webhook.id)) return false;
   if (!event.bypassSubscription && !webhook.eventTypes.includes(event.envelope.type)) return false;
-  if (webhook.targetAccountId === event.accountId) return true;
-  if (providerId === null || webhook.targetAccountId !== providerId) return false;
+  const inScope = webhook.targetAccountId === event.accountId || (providerId !== null && webhook.targetAccountId === providerId);
+  if (!inScope) return false;
   return webhook.monitoredAccountIds.length === 0 || webhook.monitoredAccountIds.includes(event.accountId);
 }
 

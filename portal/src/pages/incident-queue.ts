@@ -40,6 +40,12 @@ export interface IncidentQueue {
   first: Resource<void>;
   /** "Show more": the next page, with the token of the last answer. */
   next: Action;
+  /**
+   * Whether a new list is being read: from the moment the filters change (before the read has even
+   * started, so the list shown, of the filters before, is never taken for theirs) until its first
+   * page is read or has failed.
+   */
+  loading: boolean;
   incidents: IncidentSummary[];
   /** Whether the queue may hold more after what is shown. */
   more: boolean;
@@ -72,6 +78,8 @@ export function useIncidentQueue(query: QueueQuery, key: string, onFresh: () => 
   const [reading, setReading] = useState(0);
   const [unreadStreams, setUnreadStreams] = useState(0);
   const [stalled, setStalled] = useState<Problem | undefined>(undefined);
+  // The filters (`key`) of the list last started.
+  const [startedKey, setStartedKey] = useState<string | undefined>(undefined);
   // Each new list is a generation: answers of an older one (filters changed while it was being read) are dropped.
   const generation = useRef(0);
 
@@ -79,6 +87,7 @@ export function useIncidentQueue(query: QueueQuery, key: string, onFresh: () => 
     const fresh = pageToken === null;
     const mine = fresh ? ++generation.current : generation.current;
     const current = () => mine === generation.current;
+    if (fresh) setStartedKey(key);
     setStalled(undefined);
     let at = pageToken;
     let got = 0;
@@ -117,5 +126,5 @@ export function useIncidentQueue(query: QueueQuery, key: string, onFresh: () => 
   const next = useAction(async () => {
     if (token !== null) await readPage(token);
   });
-  return { first, next, incidents, more, unavailable, reading, unreadStreams, stalled };
+  return { first, next, loading: first.loading || startedKey !== key, incidents, more, unavailable, reading, unreadStreams, stalled };
 }

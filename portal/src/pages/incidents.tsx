@@ -331,14 +331,14 @@ export function IncidentsPage() {
       <ProblemBanner problem={first.problem} />
       <ProblemBanner problem={queue.stalled} title="The rest of this page could not be read" />
       {queue.unavailable.size > 0 && <UnreadWorkspaces entries={[...queue.unavailable.values()]} more={queue.more} />}
-      <QueueStatus loading={first.loading} reading={queue.reading} shown={incidents.length} more={queue.more} unreadStreams={queue.unreadStreams} />
-      {!first.loading && !first.problem && !queue.more && incidents.length === 0 && <Empty>No incident matches these filters.</Empty>}
+      <QueueStatus loading={queue.loading} reading={queue.reading} shown={incidents.length} more={queue.more} unreadStreams={queue.unreadStreams} />
+      {!queue.loading && !first.problem && !queue.more && incidents.length === 0 && <Empty>No incident matches these filters.</Empty>}
       {canAct && <BulkActions selected={[...selected.values()]} workspaceNames={names} onDone={() => void first.reload()} onClear={() => setSelected(new Map())} />}
       {incidents.length > 0 && (
         <IncidentTable incidents={incidents} workspaceNames={names} canAct={canAct} actsOn={actsOn} selected={selected} onSelect={select} onSelectAll={selectAll} />
       )}
-      {/* While the first page is still being read, its token is not the place to go on from. */}
-      <ShowMore more={queue.more && !first.loading} action={queue.next} />
+      {/* While a new list is being read, the token of the list shown is not the place to go on from. */}
+      <ShowMore more={queue.more && !queue.loading} action={queue.next} />
     </section>
   );
 }

@@ -11,7 +11,8 @@ import { describeExit, median, processCpuMs } from "../lib.mjs";
  * - Host: the default demo (simulated vendors answering at once), RECONCILE_INTERVAL_MS=0, so the
  *   host does nothing but answer.
  * - Answers: POST /incidents/across-workspaces `{isFirstCall: true}` as the service account, and
- *   POST /portal/incidents/search the same as Jonas (signed in through the local identity provider).
+ *   POST /portal/incidents/search `{}` (the queue's first page: every workspace, newest first) as
+ *   Jonas (signed in through the local identity provider).
  * - Codings: none asked for (identity), `gzip`, and a browser's `gzip, deflate, br, zstd` (Brotli).
  * - Each round sends REQUESTS answers of each answer in each coding, one after another, the codings'
  *   order turned every round so that drift on a shared machine falls on all; the host's CPU (user +
@@ -29,15 +30,14 @@ export async function compression({ log, settings }) {
   const api = await startApiHost({ env: { RECONCILE_INTERVAL_MS: "0" } });
   try {
     const jonas = await signInPerson(api, "jonas");
-    const body = JSON.stringify({ isFirstCall: true, workspacePageTokens: [] });
     const answers = {
-      "cross-workspace first page": { path: "/incidents/across-workspaces", headers: api.authHeaders },
-      "portal incident search": { path: "/portal/incidents/search", headers: { cookie: jonas.cookie, "x-csrf-token": jonas.csrfToken } },
+      "cross-workspace first page": { path: "/incidents/across-workspaces", headers: api.authHeaders, body: JSON.stringify({ isFirstCall: true, workspacePageTokens: [] }) },
+      "portal incident search": { path: "/portal/incidents/search", headers: { cookie: jonas.cookie, "x-csrf-token": jonas.csrfToken }, body: JSON.stringify({}) },
     };
     /** One answer in one coding: its bytes as sent. */
     const send = async (answer, coding) => {
       const headers = { ...answer.headers, "content-type": "application/json", ...(codings[coding] ? { "accept-encoding": codings[coding] } : {}) };
-      const res = await request(`${api.baseUrl}${answer.path}`, { method: "POST", headers, body });
+      const res = await request(`${api.baseUrl}${answer.path}`, { method: "POST", headers, body: answer.body });
       const bytes = (await res.body.arrayBuffer()).byteLength;
       const sentIn = res.headers["content-encoding"] ?? "identity";
       if (res.statusCode !== 200) problems.push(`${answer.path} in ${coding}: HTTP ${res.statusCode}`);

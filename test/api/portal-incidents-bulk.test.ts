@@ -64,14 +64,14 @@ function raise(workspaceIds: string[], count: number, source: Source = "SourceA"
 /** The incidents titled so, as the person's search answers them: with their ETags. */
 async function listed(person: TestPerson, title: string): Promise<Map<string, Json>> {
   const found = new Map<string, Json>();
-  let body: Json = { isFirstCall: true, workspacePageTokens: [], query: title };
+  let body: Json = { query: title };
   for (;;) {
     const res = await host.portal(person, "POST", "/portal/incidents/search", { body });
     const page = await json(res);
     expect(res.status, JSON.stringify(page)).toBe(200);
     for (const i of page.data.incidents) found.set(`${i.incident.workspaceId}/${i.source}/${i.incident.id}`, i);
     if (!page.data.moreIncidentsAvailable) return found;
-    body = { isFirstCall: false, workspacePageTokens: page.data.sourcePageTokens, query: title };
+    body = { query: title, pageToken: page.data.nextPageToken };
   }
 }
 

@@ -81,6 +81,14 @@ describe("POST /portal/incidents/search", () => {
     expect(seen.map(keyOf)).toEqual([...seen].sort(queueOrder("newest")).map(keyOf));
   });
 
+  it("hands out every incident of one millisecond, however many pages of a stream they fill, each once", async () => {
+    // The clock stands still: every incident raised here is created in the same millisecond.
+    const title = "Burst from the weekly import";
+    const raised = Array.from({ length: 3 * QUEUE_PAGE_SIZE }, () => host.simulated.vendors.createIncident("SourceA", assigned[0]!, { title, severity: "Medium" }));
+    const { seen } = await pageThrough(analyst, { query: title });
+    expect(seen.map((i) => i.incident.id).sort()).toEqual(raised.map((i) => i.id).sort());
+  });
+
   it("orders by severity, then newest, across workspaces and sources", async () => {
     const { seen } = await pageThrough(analyst, { order: "severity", statuses: ["New", "Active"] });
     expect(seen.length).toBeGreaterThan(QUEUE_PAGE_SIZE);

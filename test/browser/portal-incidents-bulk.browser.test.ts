@@ -50,7 +50,8 @@ const text = (selector: string) => page.$eval(selector, (el) => (el as HTMLEleme
 
 /** Every drill incident in the list: the filters narrow it to them, then "Show more" until the end. */
 async function showAll(): Promise<void> {
-  await page.waitForFunction(() => document.querySelectorAll("table.incidents tbody tr").length > 0);
+  // The list of the filters applied: its first page read (until then the status says it is loading).
+  await page.waitForFunction(() => /shown/.test(document.querySelector("[data-queue-status]")?.textContent ?? "") && document.querySelectorAll("table.incidents tbody tr").length > 0);
   for (let i = 0; i < 20 && (await page.$("main > section > button.button-secondary")); i++) {
     const before = await rowCount();
     await page.click("main > section > button.button-secondary");
@@ -85,6 +86,7 @@ describe("bulk actions on the incident list", () => {
     await page.click('input[name="status-Active"]');
     await page.click('input[name="source-SourceA"]');
     await page.click("form.filters-form button[type=submit]");
+    await page.waitForFunction(() => new URL(location.href).searchParams.has("q"));
     await showAll();
     expect(await page.$$eval("input[data-select]", (boxes) => boxes.length)).toBe(refs.length);
     expect(await text("[data-bulk-bar] h2")).toBe("No incident selected");
@@ -115,8 +117,15 @@ describe("bulk actions on the incident list", () => {
     expect(result).toContain(TITLE);
     await screenshot(page, "incidents-bulk-assigned", { readme: true });
     await checkAccessibility(page, "incidents-bulk-assigned");
-    // The list is read again: the others are Jonas's now.
-    await page.waitForFunction(() => [...document.querySelectorAll("table.incidents tbody tr")].filter((tr) => (tr as HTMLElement).innerText.includes("Jonas Becker")).length >= 50);
+    // The list is read again from its first page (a page is 50): all but the two refused are Jonas's now.
+    await page.waitForFunction(
+      (refused) => {
+        const trs = [...document.querySelectorAll("table.incidents tbody tr")];
+        return trs.length === 50 && trs.every((tr) => refused.includes(tr.getAttribute("data-incident-id")!) || (tr as HTMLElement).innerText.includes("Jonas Becker"));
+      },
+      {},
+      [closedMeanwhile.incidentId, noRole.incidentId],
+    );
   });
 
   it("closes them in one action: the same two are refused, 148 are closed, each with its events once", async () => {

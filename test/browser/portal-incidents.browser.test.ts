@@ -98,6 +98,8 @@ describe("a new workspace's incidents in the cross-workspace list", () => {
     for (const severity of ["High", "Medium"]) await page.click(`input[name="severity-${severity}"]`);
     await page.click("form.filters-form button[type=submit]");
     await page.waitForFunction(() => new URL(location.href).searchParams.getAll("severity").length === 2);
+    // The list of these filters, not the one before them: its first page read.
+    await page.waitForFunction(() => /shown/.test(document.querySelector("[data-queue-status]")?.textContent ?? ""));
     await page.waitForSelector("table.incidents tbody tr");
     const url = new URL(page.url());
     expect(url.searchParams.get("customer")).toBe(fabrikam.id);

@@ -54,8 +54,6 @@ const QUEUE_CONCURRENCY = 256;
 /** Fewest and most incidents asked of one stream in one call. */
 const MIN_READ = 3;
 const MAX_READ = QUEUE_PAGE_SIZE;
-/** Vendor pages one stream read follows when a page ends inside a run of incidents created in one millisecond. */
-const MAX_PAGES_PER_READ = 5;
 
 export const queueOrders = ["newest", "severity"] as const;
 export type QueueOrder = (typeof queueOrders)[number];
@@ -291,7 +289,14 @@ async function readStream(
   }
 }
 
-/** A stream's incidents at one level after its position: those of which none are missing, in order. */
+/**
+ * A stream's incidents at one level after its position: those of which none are missing, in order.
+ * A read ends on whole milliseconds: a stream's position is (time, id), so a millisecond handed out in
+ * part would lose the rest of it whose ids sort before the last one handed out. A vendor page that
+ * ends inside one is followed by the next until the millisecond is whole, however many that takes (a
+ * bulk import can create hundreds in one); the page's time budget still bounds the read, and a read
+ * cut short by it is a failure of the stream's, reported, not a shorter answer.
+ */
 async function readLevel(
   ctx: ListingContext,
   stream: Stream,
@@ -307,7 +312,7 @@ async function readLevel(
   const query = { ...filters, ...(level ? { severities: [level] } : {}) };
   const items: VendorIncident[] = [];
   let cursor: string | undefined;
-  for (let pages = 0; pages < MAX_PAGES_PER_READ; pages++) {
+  for (;;) {
     const page = await pageOf(
       ctx,
       stream,
@@ -325,8 +330,6 @@ async function readLevel(
     const whole = items.filter((i) => Date.parse(i.createdAt) > lastT);
     if (whole.length > 0) return { items: whole, exhausted: false };
   }
-  // Over MAX_PAGES_PER_READ pages of one millisecond: hand them out in the vendor's order rather than stall.
-  return { items, exhausted: false };
 }
 
 /** Whether an incident comes after a stream's position (newest first, then by id). */

@@ -54,6 +54,8 @@ const QUEUE_CONCURRENCY = 256;
 /** Fewest and most incidents asked of one stream in one call. */
 const MIN_READ = 3;
 const MAX_READ = QUEUE_PAGE_SIZE;
+/** Most incidents asked of a vendor in one call: what the reconciler asks for too. */
+const MAX_VENDOR_PAGE = 500;
 
 export const queueOrders = ["newest", "severity"] as const;
 export type QueueOrder = (typeof queueOrders)[number];
@@ -312,12 +314,13 @@ async function readLevel(
   const query = { ...filters, ...(level ? { severities: [level] } : {}) };
   const items: VendorIncident[] = [];
   let cursor: string | undefined;
-  for (;;) {
+  // Each page past the first asks for more: a millisecond of hundreds is whole in a few calls, not a hundred.
+  for (let pageLimit = limit; ; pageLimit = Math.min(MAX_VENDOR_PAGE, pageLimit * 4)) {
     const page = await pageOf(
       ctx,
       stream,
       ctx.config.crossWorkspaceBudgetMs,
-      { workspaceId: stream.workspace.id, field: "createdAt", from: window.from, to, limit, cursor, filters: query },
+      { workspaceId: stream.workspace.id, field: "createdAt", from: window.from, to, limit: pageLimit, cursor, filters: query },
       signal,
     );
     items.push(...page.items.filter((i) => !after || isAfter(i, after)));

@@ -7,6 +7,7 @@ import { useMe } from "../session";
 import { useUrlFilters } from "../url-filters";
 import { Badge, CheckboxFilter, Empty, Field, Notice, PageHeader, ProblemBanner, Select, TableScroll, Time, useAction, useResource } from "../ui";
 import { BulkActions } from "./incident-bulk";
+import { SharedIndicatorsPanel } from "./shared-indicators";
 
 type SearchBody = paths["/api/v2/portal/incidents/search"]["post"]["requestBody"]["content"]["application/json"];
 type SearchEnvelope = paths["/api/v2/portal/incidents/search"]["post"]["responses"][200]["content"]["application/json"];
@@ -156,6 +157,7 @@ export function IncidentsPage() {
     <section>
       <PageHeader title="Incidents" />
       <p class="lead">Every workspace you may see, across customers and sources.</p>
+      <SharedIndicatorsPanel />
       <form
         class="card filters-form"
         aria-label="Filter incidents"

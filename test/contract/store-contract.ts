@@ -533,6 +533,54 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
         expect(await stores.incidents.getMany("ws-1", [])).toEqual([]);
       });
 
+      it("openWithIndicators: the open, undeleted incidents of the workspaces asked for, created since the time given, keeping indicators; newest first, bounded", async () => {
+        const at = (hours: number) => new Date(Date.parse(created) + hours * 3_600_000).toISOString();
+        const open = (workspaceId: string, id: string, hours: number, overrides: Partial<IncidentStateRecord> = {}) =>
+          incidentState(workspaceId, id, {
+            accountId: `acct-${workspaceId}`,
+            sla: { startedAt: at(hours), pausedAt: null, pausedMs: 0, stoppedAt: null },
+            title: `Incident ${id}`,
+            severity: "High",
+            indicators: ["ip:192.0.2.7", `host:${id}.contoso.example`],
+            ...overrides,
+          });
+        const found = (hours: number, id: string, workspaceId: string) => ({
+          workspaceId,
+          accountId: `acct-${workspaceId}`,
+          source: "SourceA",
+          incidentId: `inc-${id}`,
+          title: `Incident ${id}`,
+          severity: "High",
+          createdAt: at(hours),
+          indicators: ["ip:192.0.2.7", `host:${id}.contoso.example`],
+        });
+        const s1 = await stores.incidents.commit(open("ws-1", "s-1", 1), null, []);
+        await stores.incidents.commit(open("ws-1", "s-2", 3), null, []);
+        await stores.incidents.commit(open("ws-2", "s-3", 2), null, []);
+        await stores.incidents.commit(open("ws-3", "s-4", 4), null, []);
+        await stores.incidents.commit(open("ws-1", "s-5", 5, { status: "Closed" }), null, []);
+        await stores.incidents.commit(open("ws-1", "s-6", 5, { deletedAt: at(6) }), null, []);
+        await stores.incidents.commit(open("ws-2", "s-7", 6, { indicators: [] }), null, []);
+        await stores.incidents.commit(open("ws-2", "s-8", -1), null, []);
+        // Kept before the indicators were: no title, severity or keys.
+        await stores.incidents.commit(incidentState("ws-2", "s-9", { sla: { startedAt: at(7), pausedAt: null, pausedMs: 0, stoppedAt: null } }), null, []);
+        // What else the workspace keeps beside its incidents' states is no incident.
+        await stores.gamebookRuns.create(gamebookRun("run-1", "ws-1", "SourceA", "inc-s-1", 120), []);
+
+        expect(await stores.incidents.openWithIndicators(["ws-1", "ws-2", "ws-1"], at(0), 10)).toEqual({
+          items: [found(3, "s-2", "ws-1"), found(2, "s-3", "ws-2"), found(1, "s-1", "ws-1")],
+          truncated: false,
+        });
+        expect(await stores.incidents.openWithIndicators(["ws-1", "ws-2"], at(0), 2)).toEqual({ items: [found(3, "s-2", "ws-1"), found(2, "s-3", "ws-2")], truncated: true });
+        expect(await stores.incidents.openWithIndicators(["ws-2"], at(-2), 10)).toEqual({ items: [found(2, "s-3", "ws-2"), found(-1, "s-8", "ws-2")], truncated: false });
+        expect(await stores.incidents.openWithIndicators([], at(0), 10)).toEqual({ items: [], truncated: false });
+        expect(await stores.incidents.openWithIndicators(["ws-9"], at(0), 10)).toEqual({ items: [], truncated: false });
+
+        // Closed since: it leaves.
+        await stores.incidents.commit({ ...s1.value, status: "Closed" }, s1.etag, []);
+        expect((await stores.incidents.openWithIndicators(["ws-1"], at(0), 10)).items.map((i) => i.incidentId)).toEqual(["inc-s-2"]);
+      });
+
       it("lists pending records oldest first across scopes of every kind, and a carried-out record leaves the list", async () => {
         const hook = outboxScope.webhook("wh-1");
         await stores.incidents.commit(incidentState("ws-1", "s-1"), null, [outboxRecord(ws1, "e-b", 2)]);

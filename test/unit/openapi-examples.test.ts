@@ -50,6 +50,9 @@ describe("the OpenAPI examples' ids are the default seed's demo data", () => {
     const workspace = demo.workspaces.find((w) => w.id === ex.EXAMPLE_WORKSPACE_ID);
     expect(workspace).toMatchObject({ name: ex.EXAMPLE_WORKSPACE_NAME, accountId: fabrikam!.id, tenantId: ex.EXAMPLE_CUSTOMER_TENANT_ID });
     expect(demo.workspaces.find((w) => w.id === ex.EXAMPLE_SECOND_WORKSPACE_ID)?.tenantId).toBe(ex.EXAMPLE_PROVIDER_TENANT_ID);
+    const northwind = demo.customers.find((c) => c.id === ex.EXAMPLE_SECOND_CUSTOMER_ACCOUNT_ID);
+    expect(northwind?.name).toBe("Northwind Health");
+    expect(demo.workspaces.find((w) => w.id === ex.EXAMPLE_SECOND_CUSTOMER_WORKSPACE_ID)).toMatchObject({ name: "northwind-sentinel-prod", accountId: northwind!.id });
   });
 
   it("names users of the demo organization, the leaving analyst included", async () => {

@@ -218,6 +218,34 @@ describe("simulated vendor: console, deletion and errors", () => {
     }
   });
 
+  it("creates an incident with entities of its own, in place of the pool's: read, in its alert and evidence, found by their names", async () => {
+    const { b, vendors } = world();
+    const created = vendors.console.createIncident("SourceB", WS, {
+      title: "Beaconing",
+      severity: "High",
+      entities: [
+        { kind: "Ip", name: "192.0.2.7", properties: { address: "192.0.2.7" } },
+        { kind: "Host", name: "WEB01" },
+      ],
+    });
+    expect(created.entities.map((e) => [e.kind, e.name, e.properties])).toEqual([
+      ["Ip", "192.0.2.7", { address: "192.0.2.7" }],
+      ["Host", "WEB01", {}],
+    ]);
+    expect(new Set(created.entities.map((e) => e.id)).size).toBe(2);
+    expect(await b.getIncident(WS, created.id)).toEqual(created);
+    expect(created.alerts[0]!.entityIds).toEqual(created.entities.map((e) => e.id));
+    expect((await b.getEvidence(WS, created.id)).rows.every((r) => r.entityId === null || created.entities.some((e) => e.id === r.entityId))).toBe(true);
+    const found = await b.listIncidents({ workspaceId: WS, field: "createdAt", ...EVER, limit: 10, filters: { query: "192.0.2.7" } });
+    expect(found.items.map((i) => i.id)).toContain(created.id);
+    // The by-entity search works on the pool: an incident with entities of its own relates to nothing.
+    expect(await b.relatedByEntity({ workspaceId: WS, incidentId: created.id, limit: 10 })).toEqual([]);
+    expect(await rejection(() => vendors.console.createIncident("SourceB", WS, { title: "x", severity: "Low", entities: [{ kind: "Planet" as never, name: "x" }] }))).toMatchObject({
+      code: "VALIDATION_ERROR",
+      target: "entities",
+    });
+  });
+
   it("omits the SourceA block of a SourceB incident for its first ten minutes", async () => {
     const { b, vendors, clock } = world();
     const created = vendors.console.createIncident("SourceB", WS, { title: "Fresh", severity: "Medium" });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { isApiError, type ApiError } from "../../shared/platform/errors/api-error";
-import { validate } from "../../shared/platform/http/validation";
+import { MAX_REPORTED_FIELDS, validate } from "../../shared/platform/http/validation";
 
 function failure(schema: z.ZodType, input: unknown): ApiError {
   try {
@@ -61,6 +61,15 @@ describe("validation", () => {
     const error = failure(body, { userId: "00000000-0000-4000-8000-000000000000", colour: "red" });
     expect(error.errors!.displayName).toEqual(["This field is required."]);
     expect(error.errors!.colour).toEqual(["Unknown field; only the documented fields are accepted."]);
+  });
+
+  it("names at most MAX_REPORTED_FIELDS fields and counts the rest, so that a body of many wrong values stays a small answer", () => {
+    const scopes = z.object({ scopes: z.array(z.enum(["incidents:read", "incidents:write"])) }).strict();
+    const error = failure(scopes, { scopes: Array.from({ length: 20_001 }, () => 1) });
+    expect(Object.keys(error.errors!)).toHaveLength(MAX_REPORTED_FIELDS);
+    expect(Object.keys(error.errors!)[0]).toBe("scopes[0]");
+    expect(error.message).toMatch(/^The request has invalid fields: scopes\[0\], .*scopes\[99\], and 19901 more problems not listed\.$/);
+    expect(JSON.stringify(error.errors).length).toBeLessThan(20_000);
   });
 
   it("walks deeply nested input without overflowing the stack", () => {

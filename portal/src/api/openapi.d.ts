@@ -543,6 +543,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/portal/shared-indicators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Indicators in open incidents of two or more of your customers at once (a service provider's people)
+         * @description Portal session (people only). Any registered person.
+         *
+         *     An indicator (a public IP address, a fully qualified host, a UPN, a file's SHA-256, a mailbox, a URL or its domain) held by open incidents of at least 2 of your customer organizations created within the window, with each incident. Only a service provider's people ask: anyone else is 403 `FORBIDDEN`. It compares only the customers' workspaces you see (every one with an organization-wide role, `Admin` or `WorkspaceAdmin`, otherwise those you hold a role on), and every count is of those alone: an indicator that only workspaces you do not see would make shared is not shown, and nothing says it exists.
+         *
+         *     The incidents are those of the sources the reconciler follows (SourceA and SourceB), as it last saw them: their title, severity and at most 20 indicators each are kept on the service's state of the incident, so the answer makes no call to a source. An incident closed at its source leaves at the reconciler's next pass.
+         */
+        get: operations["getPortalSharedIndicators"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/portal/webhooks": {
         parameters: {
             query?: never;
@@ -8414,6 +8438,220 @@ export interface operations {
             };
             /** @description Problem: CONFLICT */
             409: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPortalSharedIndicators: {
+        parameters: {
+            query?: {
+                /** @description Indicators in the answer, 1 to 200 (default 50): those in most customers first. */
+                limit?: number;
+                /** @description How far back incidents count, by their creation time: `24h`, `3d`, `7d` (default), `14d` or `30d`. */
+                window?: "24h" | "3d" | "7d" | "14d" | "30d";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Open incidents of the window, with indicators, that were compared. */
+                            comparedIncidents: number;
+                            /**
+                             * Format: date-time
+                             * @description Incidents created from this time on are compared.
+                             */
+                            from: string;
+                            /** @description The window held more than 10,000 open incidents: the newest were compared, the oldest were not. */
+                            incidentsTruncated: boolean;
+                            /** @description In most customers first, then in most incidents, then the most recently seen. */
+                            indicators: {
+                                /** @description Customer organizations with an open incident holding it, among the workspaces you see. */
+                                customerCount: number;
+                                /** @description The customers, in the order of their first incident holding it. */
+                                customers: {
+                                    /** Format: uuid */
+                                    accountId: string;
+                                    name: string;
+                                }[];
+                                /** @description The creation time of its oldest incident in the window. */
+                                firstSeen: string;
+                                /** @description Open incidents holding it in the window, among the workspaces you see. */
+                                incidentCount: number;
+                                /** @description Its incidents, newest first, at most 50 (`incidentCount` counts them all). */
+                                incidents: {
+                                    /**
+                                     * Format: uuid
+                                     * @description The customer organization whose workspace it is.
+                                     */
+                                    accountId: string;
+                                    /** @description When the source created the incident. */
+                                    createdAt: string;
+                                    incidentId: string;
+                                    /** @enum {string} */
+                                    severity: "Informational" | "Low" | "Medium" | "High";
+                                    /** @enum {string} */
+                                    source: "SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG";
+                                    /** @description As the source last showed it to the service. */
+                                    title: string;
+                                    /** Format: uuid */
+                                    workspaceId: string;
+                                    workspaceName: string;
+                                }[];
+                                /** @description The indicator's kind and normalised value, e.g. `ip:192.0.2.7`: the same string in every customer's incidents. */
+                                key: string;
+                                /**
+                                 * @description `ip` (a public address: private, loopback, link-local and other local ranges are in every network and left out), `host` (a fully qualified name), `account` (a UPN), `sha256` (a file's hash), `mailbox` (an address), `url`, or `domain` (a URL's host).
+                                 * @enum {string}
+                                 */
+                                kind: "sha256" | "url" | "domain" | "ip" | "mailbox" | "account" | "host";
+                                /** @description The creation time of its newest incident. */
+                                lastSeen: string;
+                                /** @description The normalised value: lower case; an address in its canonical form; a URL without its fragment or default port. */
+                                value: string;
+                            }[];
+                            /** @description More indicators are shared than `limit`: ask for more, or narrow the window. */
+                            moreIndicators: boolean;
+                            /** Format: date-time */
+                            to: string;
+                            /** @enum {string} */
+                            window: "24h" | "3d" | "7d" | "14d" | "30d";
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED */
+            403: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

@@ -8,6 +8,7 @@ import { useUrlFilters } from "../url-filters";
 import { Badge, CheckboxFilter, Empty, Field, Notice, PageHeader, ProblemBanner, Select, TableScroll, Time, useResource } from "../ui";
 import { BulkActions } from "./incident-bulk";
 import { useIncidentQueue, type IncidentSummary, type QueueQuery, type Unavailable } from "./incident-queue";
+import { SharedIndicatorsPanel } from "./shared-indicators";
 
 export type { IncidentSummary } from "./incident-queue";
 
@@ -308,6 +309,7 @@ export function IncidentsPage() {
     <section>
       <PageHeader title="Incidents" />
       <p class="lead">Every workspace you may see, across customers and sources.</p>
+      <SharedIndicatorsPanel />
       <IncidentFilters
         params={params}
         urlKey={key}

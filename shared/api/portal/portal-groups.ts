@@ -16,6 +16,7 @@ import { portalIncidentRoutes } from "./incidents/portal-incident-routes";
 import { portalIncidentActionRoutes } from "./incidents/portal-incident-action-routes";
 import { slaPolicyRoutes } from "./workspaces/sla-policy-routes";
 import { incidentRunRoutes } from "./incidents/incident-run-routes";
+import { sharedIndicatorRoutes } from "./incidents/shared-indicator-routes";
 import { portalServiceAccountRoutes } from "./service-accounts/portal-service-account-routes";
 import { portalHistoryRoutes } from "./history/history-routes";
 
@@ -37,6 +38,7 @@ const portalAreas: RouteGroup[] = [
   portalIncidentRoutes,
   portalIncidentActionRoutes,
   incidentRunRoutes,
+  sharedIndicatorRoutes,
   portalServiceAccountRoutes,
   portalWebhookRoutes,
   portalWebhookConfigurationRoutes,

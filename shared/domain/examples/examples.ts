@@ -17,6 +17,9 @@ export const EXAMPLE_PROVIDER_TENANT_ID = "2a8cc883-0968-8486-8b92-4569ed8ff8c8"
 /** Workspace `fabrikam-sentinel-prod`. */
 export const EXAMPLE_WORKSPACE_ID = "33873265-ff9f-864c-b501-d00077f35d2a";
 export const EXAMPLE_WORKSPACE_NAME = "fabrikam-sentinel-prod";
+/** Northwind Health, the demo's second managed customer, and its workspace `northwind-sentinel-prod`. */
+export const EXAMPLE_SECOND_CUSTOMER_ACCOUNT_ID = "4cf735f1-d959-84ec-8d82-ce003877f702";
+export const EXAMPLE_SECOND_CUSTOMER_WORKSPACE_ID = "8b6678d2-af0c-8a8b-8ab1-b35eeedb2ad8";
 /** Workspace `contoso-soc-internal`, the provider's own. */
 export const EXAMPLE_SECOND_WORKSPACE_ID = "6aeb3a86-6df2-8a52-9183-256be7af30dc";
 /** Workspace `fabrikam-sentinel-legacy`, Fabrikam's retired one (its sources off): the offboarding example's target. */

@@ -1,5 +1,5 @@
 import type { Source } from "../sources";
-import type { Classification, PublicStatus } from "../../systems/vendors/port";
+import type { Classification, PublicStatus, Severity } from "../../systems/vendors/port";
 import type { ChangeOrigin } from "../../platform/events/event-types";
 
 /** Statuses that exist only inside the service: they pause the SLA clock and never reach a vendor. */
@@ -60,6 +60,31 @@ export interface IncidentStateRecord {
   ingestedAt: string | null;
   /** When the reconciler saw the vendor delete the incident; reads are 404 from then on. */
   deletedAt: string | null;
+  /**
+   * The incident's title, severity and indicator keys (`indicators.ts`) as the vendor last showed
+   * them to a write of this state, so that the incidents sharing an indicator across customers are
+   * found and shown without a vendor call (its creation time is the SLA clock's `startedAt`). Absent
+   * on states not written since they were kept: they are filled in at the incident's next change.
+   */
+  title?: string;
+  severity?: Severity;
+  indicators?: string[];
+  /** When this document was first written (not the incident's creation: that is `sla.startedAt`). */
   createdAt: string;
   updatedAt: string;
+}
+
+/**
+ * One open incident's indicators as the cross-customer comparison reads them
+ * (`IncidentStateStore.openWithIndicators`): its state's fields, `createdAt` the incident's creation.
+ */
+export interface IncidentIndicators {
+  workspaceId: string;
+  accountId: string;
+  source: Source;
+  incidentId: string;
+  title: string;
+  severity: Severity;
+  createdAt: string;
+  indicators: string[];
 }

@@ -6,6 +6,7 @@ import type { OutboxEventRecord } from "../../platform/events/outbox-record";
 import type { WorkspaceRecord } from "../organizations/workspace";
 import { createdEvent, statusEvents } from "./incident-events";
 import { initialState, nextSla } from "./incident-state";
+import { indicatorFields } from "./indicators";
 
 /** Changes found in the vendors' consoles: `changedBy.origin` is `upstream`. */
 const upstream = serviceActor("upstream", "Reconciler");
@@ -32,6 +33,9 @@ export interface UpstreamChange {
  * - A tombstone: the stored state is marked deleted; an incident never stored is left alone.
  * - A listing snapshot older than what the service holds says nothing new, unless a created event
  *   is still due (the service wrote to the incident before the reconciler first saw it).
+ *
+ * Every state it returns carries the incident's title, severity and indicator keys as listed
+ * (`indicatorFields`), in the same write: keeping them costs no write of its own.
  */
 export function upstreamChange(
   workspace: WorkspaceRecord,
@@ -51,7 +55,7 @@ export function upstreamChangePossible(stored: IncidentStateRecord | undefined, 
 
 /** The state to record, without events, for an incident open when the reconciler first looked. */
 export function baselineState(workspace: WorkspaceRecord, incident: VendorIncident, baselineAt: string, now: Date): IncidentStateRecord {
-  return { ...initialState(incident, workspace.accountId, now), ingestedAt: baselineAt };
+  return { ...initialState(incident, workspace.accountId, now), ...indicatorFields(incident), ingestedAt: baselineAt };
 }
 
 function deletionOf(before: IncidentStateRecord, incident: VendorIncident, now: Date): UpstreamChange | undefined {
@@ -66,7 +70,7 @@ export function createdEventDue(state: IncidentStateRecord | undefined, incident
 }
 
 function arrivalOf(workspace: WorkspaceRecord, incident: VendorIncident, baselineAt: string, now: Date): UpstreamChange {
-  const state: IncidentStateRecord = { ...initialState(incident, workspace.accountId, now), ingestedAt: now.toISOString() };
+  const state: IncidentStateRecord = { ...initialState(incident, workspace.accountId, now), ...indicatorFields(incident), ingestedAt: now.toISOString() };
   if (!createdEventDue(undefined, incident, baselineAt)) return { kind: "updated", state, events: [] };
   const events = [createdEvent(incident, workspace.accountId, state.assignee, now)];
   if (incident.status === "Closed") {
@@ -82,7 +86,9 @@ function changeOf(workspace: WorkspaceRecord, before: IncidentStateRecord, incid
   const createdDue = createdEventDue(before, incident, baselineAt);
   const stale = before.vendorLastModificationTime !== null && incident.lastModificationTime <= before.vendorLastModificationTime;
   if (stale && !createdDue) return undefined;
-  const after: IncidentStateRecord = { ...before, updatedAt: now.toISOString(), ingestedAt: before.ingestedAt ?? now.toISOString() };
+  // An older snapshot's entities are kept only where the state has none yet.
+  const shown = stale && before.indicators !== undefined ? {} : indicatorFields(incident);
+  const after: IncidentStateRecord = { ...before, ...shown, updatedAt: now.toISOString(), ingestedAt: before.ingestedAt ?? now.toISOString() };
   const events: OutboxEventRecord[] = createdDue ? [createdEvent(incident, workspace.accountId, after.assignee, now)] : [];
   if (stale) return { kind: "created", state: after, events };
   after.vendorLastModificationTime = incident.lastModificationTime;

@@ -41,13 +41,30 @@ type IssueLike =
   | { code: "unrecognized_keys"; path: PropertyKey[]; keys: readonly string[]; message: string }
   | { code: string; path: PropertyKey[]; message: string; input?: unknown };
 
+/**
+ * Fields one problem names at most. A body within the size limit can hold hundreds of thousands of
+ * wrong values (an array of 250,000 numbers where scopes go): naming each would make a 500 KB request
+ * a 100 MB answer and hold the process for seconds. The first fields are named; the rest are counted.
+ */
+export const MAX_REPORTED_FIELDS = 100;
+
 export function validationError(issues: readonly IssueLike[] | readonly z.core.$ZodIssue[], pathPrefix: string[] = []): ApiError {
   // Keys come from the request: a plain object would resolve "constructor" or "__proto__" to
   // Object.prototype's members instead of a fresh list.
   const errors: FieldErrors = Object.create(null) as FieldErrors;
+  let named = 0;
+  let unnamed = 0;
   const add = (path: readonly PropertyKey[], message: string) => {
     const key = jsonPath([...pathPrefix, ...path]);
-    const list = (errors[key] ??= []);
+    let list = errors[key];
+    if (!list) {
+      if (named === MAX_REPORTED_FIELDS) {
+        unnamed++;
+        return;
+      }
+      named++;
+      list = errors[key] = [];
+    }
     if (!list.includes(message)) list.push(message);
   };
   const unknown: { parent: readonly PropertyKey[]; key: string }[] = [];
@@ -71,8 +88,8 @@ export function validationError(issues: readonly IssueLike[] | readonly z.core.$
     add([...extra.parent, extra.key], near ? `${UNKNOWN_FIELD} Did you mean "${near.key}"?` : UNKNOWN_FIELD);
   }
   const fields = Object.keys(errors).filter((k) => k !== "");
-  const detail =
-    fields.length > 0 ? `The request has invalid fields: ${fields.join(", ")}.` : "The request is invalid.";
+  const more = unnamed > 0 ? `, and ${unnamed} more problem${unnamed === 1 ? "" : "s"} not listed` : "";
+  const detail = fields.length > 0 ? `The request has invalid fields: ${fields.join(", ")}${more}.` : "The request is invalid.";
   return new ApiError("VALIDATION_ERROR", detail, { errors, target: fields.length === 1 ? fields[0] : undefined });
 }
 

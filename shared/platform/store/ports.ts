@@ -1,7 +1,7 @@
 import type { AccountRecord } from "../../domain/organizations/account";
 import type { AuditEventRecord, SequencedAuditEvent } from "../../domain/audit/audit-event";
 import type { GamebookRunRecord } from "../../domain/gamebooks/gamebook-run";
-import type { IncidentStateRecord } from "../../domain/incidents/incident-state-record";
+import type { IncidentIndicators, IncidentStateRecord } from "../../domain/incidents/incident-state-record";
 import type { OrganizationalRole } from "../../domain/organizations/roles";
 import type { OutboxRecord, OutboxScope } from "../events/outbox-record";
 import type { DeliveryLogFilter, DeliveryLogRecord, DeliveryOutcome } from "../../domain/webhooks/delivery-log";
@@ -199,6 +199,12 @@ export interface IncidentStateStore {
    * (CONFLICT when it changed).
    */
   commit(state: IncidentStateRecord, etag: string | null, outbox: readonly OutboxRecord[]): Promise<Versioned<IncidentStateRecord>>;
+  /**
+   * The open incidents (status not `Closed`, not deleted) of these workspaces created at or after
+   * `since` (the state's `sla.startedAt`) whose state keeps indicator keys, newest first, at most
+   * `limit`; `truncated` when more match. Across workspaces: one query, in no workspace's partition.
+   */
+  openWithIndicators(workspaceIds: readonly string[], since: string, limit: number): Promise<{ items: IncidentIndicators[]; truncated: boolean }>;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { GamebookRunStore, IncidentStateStore, PlaybookCatalogueStore } from "../ports";
 import { PLAYBOOK_CATALOGUE_ID } from "../../../domain/gamebooks/playbook-catalogue-record";
 import type { GamebookRunRecord } from "../../../domain/gamebooks/gamebook-run";
-import type { IncidentStateRecord } from "../../../domain/incidents/incident-state-record";
+import type { IncidentIndicators, IncidentStateRecord } from "../../../domain/incidents/incident-state-record";
 import type { PlaybookCatalogueRecord } from "../../../domain/gamebooks/playbook-catalogue-record";
 import type { Collection, Parameters } from "./collection";
 
@@ -23,6 +23,22 @@ export function cosmosIncidents(states: Collection<IncidentStateRecord>): Incide
       );
     },
     commit: (state, etag, outbox) => (etag === null ? states.create(state, outbox) : states.replace(state, etag, outbox)),
+    async openWithIndicators(workspaceIds, since, limit) {
+      const ids = [...new Set(workspaceIds)];
+      if (limit <= 0 || ids.length === 0) return { items: [], truncated: false };
+      // Across the workspaces asked for, only the fields shown (not the whole state), newest first on
+      // the range index of `sla.startedAt` (the container indexes every path): each partition reads
+      // its newest open incidents of the window and the query stops at the bound.
+      const found = (await states.query(
+        "SELECT TOP @top c.workspaceId, c.accountId, c.source, c.incidentId, c.title, c.severity, c.sla.startedAt AS createdAt, c.indicators FROM c " +
+          "WHERE ARRAY_CONTAINS(@ws, c.pk) AND c.docType = 'incidentState' AND c.status != 'Closed' AND c.deletedAt = null " +
+          "AND c.sla.startedAt >= @since AND ARRAY_LENGTH(c.indicators) > 0 ORDER BY c.sla.startedAt DESC",
+        { "@ws": ids, "@since": since, "@top": limit + 1 },
+        // One workspace is one partition: no fan-out.
+        ids.length === 1 ? ids[0] : undefined,
+      )) as unknown as IncidentIndicators[];
+      return { items: found.slice(0, limit), truncated: found.length > limit };
+    },
   };
 }
 

@@ -14,7 +14,7 @@ import type {
 } from "../ports";
 import type { AccountRecord } from "../../../domain/organizations/account";
 import type { GamebookRunRecord } from "../../../domain/gamebooks/gamebook-run";
-import type { IncidentStateRecord } from "../../../domain/incidents/incident-state-record";
+import type { IncidentIndicators, IncidentStateRecord } from "../../../domain/incidents/incident-state-record";
 import { deliveryOutcomeFields, statusCodeRange, type DeliveryLogFilter, type DeliveryLogRecord } from "../../../domain/webhooks/delivery-log";
 import type { ReconcilerStateRecord } from "../../../domain/reconciler/reconciler-state";
 import type { WebhookRecord } from "../../../domain/webhooks/webhook";
@@ -216,6 +216,8 @@ function memoryIncidents(outbox: MemoryOutbox): IncidentStateStore {
   const states = new VersionedMap<IncidentStateRecord>("incident state");
   const writes = new OutboxedWrites(states, outbox);
   const key = (workspaceId: string, stateId: string) => `${workspaceId}|${stateId}`;
+  // Each workspace's state keys, as its Cosmos partition holds them: a query across workspaces reads only theirs.
+  const byWorkspace = new Map<string, Set<string>>();
   return {
     async get(workspaceId, stateId) {
       return states.get(key(workspaceId, stateId));
@@ -226,7 +228,23 @@ function memoryIncidents(outbox: MemoryOutbox): IncidentStateStore {
     async commit(state, etag, records) {
       const k = key(state.workspaceId, state.id);
       const scope = outboxScope.workspace(state.workspaceId);
-      return etag === null ? writes.create(k, state, scope, records) : writes.replace(k, state, etag, scope, records);
+      const saved = etag === null ? writes.create(k, state, scope, records) : writes.replace(k, state, etag, scope, records);
+      let keys = byWorkspace.get(state.workspaceId);
+      if (!keys) byWorkspace.set(state.workspaceId, (keys = new Set()));
+      keys.add(k);
+      return saved;
+    },
+    async openWithIndicators(workspaceIds, since, limit) {
+      const found: IncidentIndicators[] = [];
+      for (const workspaceId of new Set(workspaceIds)) {
+        for (const k of byWorkspace.get(workspaceId) ?? []) {
+          const s = states.get(k)!.value;
+          if (s.status === "Closed" || s.deletedAt !== null || s.sla.startedAt < since || !s.indicators?.length) continue;
+          found.push({ workspaceId: s.workspaceId, accountId: s.accountId, source: s.source, incidentId: s.incidentId, title: s.title!, severity: s.severity!, createdAt: s.sla.startedAt, indicators: s.indicators });
+        }
+      }
+      found.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+      return { items: found.slice(0, Math.max(0, limit)), truncated: found.length > limit };
     },
   };
 }

@@ -18,7 +18,7 @@ import type {
 import { entityKinds } from "../port";
 import { sources, type Source } from "../../../domain/sources";
 import { buildEntityPool, organizationSlug, poolSize, type PooledEntity, type WorkspaceIdentity } from "./entity-pool";
-import { RELATED_SCAN_LIMIT, SourcePartition } from "./source-partition";
+import { RELATED_SCAN_LIMIT, SourcePartition, type NewEntity } from "./source-partition";
 import { decodeCursor, encodeCursor, type ScanBounds } from "./window-index";
 
 export interface SimulatedVendorOptions {
@@ -49,8 +49,11 @@ export interface SimulatedConsole {
    * after start); nothing when they hold it already.
    */
   addWorkspace(workspace: { id: string; name: string; tenantId: string }): void;
-  /** A new incident, created now(). */
-  createIncident(source: Source, workspaceId: string, input: { title: string; severity: Severity }): VendorIncident;
+  /**
+   * A new incident, created now(). With `entities`, it holds those instead of entities drawn from the
+   * workspace's pool (the by-entity search, which knows the pool's, then relates it to nothing).
+   */
+  createIncident(source: Source, workspaceId: string, input: { title: string; severity: Severity; entities?: readonly NewEntity[] }): VendorIncident;
   /** A close made in the console. */
   close(source: Source, workspaceId: string, incidentId: string, classification: Classification, closingComment?: string): VendorIncident;
   deleteIncident(source: Source, workspaceId: string, incidentId: string): void;
@@ -137,7 +140,7 @@ export function createSimulatedVendors(options: SimulatedVendorOptions): Simulat
     createIncident(source, workspaceId, input) {
       const partition = partitionOf(source, workspaceId);
       const now = nowMs();
-      return partition.read(partition.create(input.title, input.severity, now), now);
+      return partition.read(partition.create(input.title, input.severity, now, input.entities), now);
     },
     close(source, workspaceId, incidentId, classification, closingComment) {
       const partition = partitionOf(source, workspaceId);

@@ -2,6 +2,7 @@ import { ApiError, notFound } from "../../../platform/errors/api-error";
 import type {
   Alert,
   Classification,
+  Entity,
   Evidence,
   NewVendorComment,
   PublicStatus,
@@ -10,7 +11,7 @@ import type {
   VendorIncident,
   VendorOwner,
 } from "../port";
-import { classifications, publicStatuses, severities } from "../port";
+import { classifications, entityKinds, publicStatuses, severities } from "../port";
 import type { Source } from "../../../domain/sources";
 import type { PooledEntity, WorkspaceIdentity } from "./entity-pool";
 import {
@@ -57,6 +58,15 @@ interface CreatedIncident {
   title: string;
   severity: Severity;
   themeIndex: number;
+  /** Its own entities, given in the console, in place of entities drawn from the pool. */
+  entities?: readonly Readonly<Entity>[];
+}
+
+/** An entity given to an incident made in the console; its id is made for it. */
+export interface NewEntity {
+  kind: Entity["kind"];
+  name: string;
+  properties?: Entity["properties"];
 }
 
 /** Changes made after seeding. They win over the generated values on every read. */
@@ -206,9 +216,17 @@ export class SourcePartition {
     return mix32(this.key, index);
   }
 
+  /** The incident's entities' pool slots; none for an incident made with entities of its own. */
   private slotsOf(index: number): number[] {
-    const themeIndex = index < this.seededCount ? this.theme[index]! : this.created[index - this.seededCount]!.themeIndex;
-    return entitySlots(this.incidentKey(index), themeOf(themeIndex));
+    const made = index < this.seededCount ? undefined : this.created[index - this.seededCount]!;
+    if (made?.entities) return [];
+    return entitySlots(this.incidentKey(index), themeOf(made ? made.themeIndex : this.theme[index]!));
+  }
+
+  /** The incident's entities: its own when it was made with them, otherwise its pool slots'. */
+  private entitiesAt(index: number, slots: readonly number[]): Entity[] {
+    const own = index < this.seededCount ? undefined : this.created[index - this.seededCount]!.entities;
+    return own ? own.map((e) => ({ id: e.id, kind: e.kind, name: e.name, properties: { ...e.properties } })) : entitiesOf(this.context(), slots);
   }
 
   /** The stored summary of an incident as the generator needs it. */
@@ -249,7 +267,7 @@ export class SourcePartition {
     const slots = this.slotsOf(index);
     const seed = this.seedOf(index, slots);
     const change = this.changes.get(index);
-    const entities = entitiesOf(ctx, slots);
+    const entities = this.entitiesAt(index, slots);
     const alerts = alertsOf(ctx, seed, entities);
     const seededActivity = latestAlertTime(alerts);
     if (change) for (const alert of change.alerts) alerts.push({ ...alert, tactics: [...alert.tactics], entityIds: [...alert.entityIds] });
@@ -305,6 +323,8 @@ export class SourcePartition {
     const pool = this.options.pool();
     const title = index < this.seededCount ? seededTitle(themeOf(this.theme[index]!), pool[slots[0]!]) : this.created[index - this.seededCount]!.title;
     if (title.toLowerCase().includes(needle)) return true;
+    const own = index < this.seededCount ? undefined : this.created[index - this.seededCount]!.entities;
+    if (own) return own.some((e) => e.name.toLowerCase().includes(needle));
     return slots.some((slot) => pool[slot]!.lowerName.includes(needle));
   }
 
@@ -436,17 +456,27 @@ export class SourcePartition {
 
   evidence(index: number): Evidence {
     const slots = this.slotsOf(index);
-    return { rows: evidenceOf(this.seedOf(index, slots), entitiesOf(this.context(), slots)) };
+    return { rows: evidenceOf(this.seedOf(index, slots), this.entitiesAt(index, slots)) };
   }
 
   // Console actions.
 
-  create(title: string, severity: Severity, nowMs: number): number {
+  /**
+   * A new incident. With `entities` it holds those (each given an id) instead of entities drawn from
+   * the workspace's pool; the related-by-entity search, which works on pool slots, then finds no
+   * relation for it.
+   */
+  create(title: string, severity: Severity, nowMs: number, entities?: readonly NewEntity[]): number {
     if (typeof title !== "string" || title.trim() === "") throw invalid("title", "Must be a non-empty string.");
     if (!severities.includes(severity)) throw invalid("severity", `Must be one of ${severities.join(", ")}.`);
+    for (const e of entities ?? []) {
+      if (!entityKinds.includes(e.kind)) throw invalid("entities", `An entity's kind must be one of ${entityKinds.join(", ")}.`);
+      if (typeof e.name !== "string" || e.name.trim() === "") throw invalid("entities", "An entity's name must be a non-empty string.");
+    }
     this.closedMade.trim();
     const index = this.total;
-    this.created.push({ createdAt: nowMs, title, severity, themeIndex: mix32(this.key, index, 7) % incidentThemes.length });
+    const own = entities?.map((e): Readonly<Entity> => Object.freeze({ id: `ent-${this.nextGuid()}`, kind: e.kind, name: e.name, properties: Object.freeze({ ...e.properties }) }));
+    this.created.push({ createdAt: nowMs, title, severity, themeIndex: mix32(this.key, index, 7) % incidentThemes.length, ...(own ? { entities: own } : {}) });
     this.byCreated.put(index, nowMs);
     this.byModified.put(index, nowMs);
     return index;
@@ -478,7 +508,7 @@ export class SourcePartition {
   addAlert(index: number, title: string, severity: Severity, nowMs: number): void {
     if (typeof title !== "string" || title.trim() === "") throw invalid("title", "Must be a non-empty string.");
     if (!severities.includes(severity)) throw invalid("severity", `Must be one of ${severities.join(", ")}.`);
-    const entities = entitiesOf(this.context(), this.slotsOf(index));
+    const entities = this.entitiesAt(index, this.slotsOf(index));
     const products = productNames[this.options.sourceIndex] ?? ["Detection Engine"];
     const change = this.touch(index, nowMs);
     change.alerts.push({ id: this.nextGuid(), title, severity, timeGenerated: iso(nowMs), productName: products[0]!, tactics: [], entityIds: entities.slice(0, 2).map((e) => e.id) });

@@ -18,7 +18,9 @@
 // BENCH_SOAK_COSMOS_RPS (unset: 80% of a calibration), BENCH_SOAK_OUTAGE_S (60), BENCH_SOAK_STORES
 // ("memory,cosmos") and BENCH_SOAK_SNAPSHOT_DIR for the soak (about 20 minutes as it stands), and
 // BENCH_OVERLOAD_S (180), BENCH_OVERLOAD_DEADLINE_MS (5000), BENCH_OVERLOAD_MAX_IN_FLIGHT (16) for the
-// overload scenario (about 6 minutes); each reads its own when it runs,
+// overload scenario (about 6 minutes), BENCH_LIGHTHOUSE_RUNS (3: Lighthouse runs per portal page,
+// the median reported) and BENCH_LIGHTHOUSE_REPORT_DIR (unset: where to keep every run's full report)
+// for the portal's scenario (BENCH_ONLY=lighthouse); each reads its own when it runs,
 // BENCH_ONLY (run only the scenarios whose name contains this text, case-insensitive; e.g.
 // BENCH_ONLY=webhook or BENCH_ONLY=gamebooks; the results file then holds only those),
 // BENCH_CPU_PROF_DIR (run every API host under node --cpu-prof, writing its profile to that folder
@@ -45,6 +47,7 @@ import { incidentBulk } from "./scenarios/incident-bulk.mjs";
 import { overload } from "./scenarios/overload.mjs";
 import { operationsPerRequest } from "./scenarios/operations-per-request.mjs";
 import { pipelineInProcess } from "./scenarios/pipeline-in-process.mjs";
+import { portalLighthouse } from "./scenarios/portal-lighthouse.mjs";
 import { reconcilerPass } from "./scenarios/reconciler-pass.mjs";
 import { reconcilerScale } from "./scenarios/reconciler-scale.mjs";
 import { serviceAccountRead } from "./scenarios/service-account-read.mjs";
@@ -87,6 +90,7 @@ const scenarios = [
   { name: "vendor faults: 1000 workspaces, 1% failing, 200 ms latency", run: vendorFaults },
   { name: "soak: mixed load for minutes, memory after GC, events lost (memory store, then Cosmos)", run: soak },
   { name: "overload: twice the capacity, open loop, on the Cosmos-protocol server", run: overload },
+  { name: "portal in the browser: Lighthouse scores and main-thread work, signed in (mobile preset)", run: portalLighthouse },
 ].filter((s) => !settings.only || s.name.toLowerCase().includes(settings.only.toLowerCase()));
 if (scenarios.length === 0) {
   console.error(`BENCH_ONLY=${JSON.stringify(settings.only)} matches no scenario`);

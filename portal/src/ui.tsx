@@ -1,6 +1,7 @@
 import type { ComponentChildren } from "preact";
 import { useCallback, useEffect, useId, useRef, useState } from "preact/hooks";
 import { fieldError, ProblemError, type Problem } from "./api/client";
+import { exactTime, relativeTime } from "./time-format";
 
 /** Any error as a problem the page can show. */
 export function asProblem(error: unknown): Problem {
@@ -249,28 +250,15 @@ export function Badge(props: { tone?: "ok" | "warn" | "bad" | "neutral"; childre
   return <span class={`badge badge-${props.tone ?? "neutral"}`}>{props.children}</span>;
 }
 
-const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
-const absolute = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
-
 /** A time as people read it ("in 3 hours"), with the exact time on hover and for assistive technology. */
 export function Time(props: { at: string | null | undefined }) {
   if (!props.at) return <span class="muted">—</span>;
   const at = new Date(props.at);
-  const seconds = Math.round((at.getTime() - Date.now()) / 1000);
-  const [value, unit] = bestUnit(seconds);
   return (
-    <time dateTime={at.toISOString()} title={absolute.format(at)}>
-      {relative.format(value, unit)}
+    <time dateTime={at.toISOString()} title={exactTime(at)}>
+      {relativeTime(at)}
     </time>
   );
-}
-
-function bestUnit(seconds: number): [number, Intl.RelativeTimeFormatUnit] {
-  const abs = Math.abs(seconds);
-  if (abs < 60) return [seconds, "second"];
-  if (abs < 3600) return [Math.round(seconds / 60), "minute"];
-  if (abs < 86_400) return [Math.round(seconds / 3600), "hour"];
-  return [Math.round(seconds / 86_400), "day"];
 }
 
 /** An action a button runs: whether it is running, and the problem of its last run. */

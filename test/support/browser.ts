@@ -249,3 +249,37 @@ export async function screenshot(page: Page, name: string, options: { readme?: b
   }
   return path;
 }
+
+/**
+ * Every row of a table whose body renders only the rows near the viewport (portal/src/windowed-rows.tsx),
+ * in order: scrolls the page from the table's top to its end, a screen at a time, and reads each row
+ * rendered on the way, `attributes` of it by name (and `aria-rowindex`, its place), once each. Leaves
+ * the page scrolled back to the top.
+ */
+export async function allWindowedRows(page: Page, table: string, attributes: string[]): Promise<Record<string, string | null>[]> {
+  const found = new Map<number, Record<string, string | null>>();
+  const read = () =>
+    page.$$eval(
+      `${table} tbody tr[aria-rowindex]`,
+      (trs, names) => trs.map((tr) => Object.fromEntries(["aria-rowindex", ...(names as string[])].map((n) => [n, tr.getAttribute(n)]))),
+      attributes,
+    );
+  // Page code is given as source text: this project's types are Node's, not the DOM's.
+  const nextFrame = () => page.evaluate("new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)))");
+  await page.evaluate(`document.querySelector(${JSON.stringify(table)}).scrollIntoView({ block: "start" })`);
+  for (let guard = 0; guard < 10_000; guard++) {
+    await nextFrame();
+    await nextFrame();
+    for (const row of await read()) found.set(Number(row["aria-rowindex"]), row);
+    const done = (await page.evaluate(`(() => {
+      const table = document.querySelector(${JSON.stringify(table)}).getBoundingClientRect();
+      const end = window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 1;
+      if (table.bottom <= window.innerHeight || end) return true;
+      window.scrollBy(0, Math.round(window.innerHeight * 0.8));
+      return false;
+    })()`)) as boolean;
+    if (done) break;
+  }
+  await page.evaluate("window.scrollTo(0, 0)");
+  return [...found.entries()].sort((a, b) => a[0] - b[0]).map(([, row]) => row);
+}

@@ -49,8 +49,8 @@ const httpFunctionNames = (JSON.parse(readFileSync(path.join(root, "shared/hosts
 describe("deployment package", () => {
   it("holds the bundled app, a file per function file, the portal page, host.json and a package.json with nothing to install", () => {
     const all = filesUnder(pkg).sort();
-    const portal = all.filter((f) => f.startsWith("dist/portal/")).map((f) => f.replace(/-\w+\.(js|css)((?:\.br|\.gz)?)$/, ".$1$2"));
-    // The script and the style with their compressed forms, made at build time.
+    const portal = all.filter((f) => f.startsWith("dist/portal/")).map((f) => f.replace(/-\w+\.(js|css|svg)((?:\.br|\.gz)?)$/, ".$1$2"));
+    // The script and the style with their compressed forms, made at build time, and the page's icon.
     expect(portal.sort()).toEqual([
       "dist/portal/assets/app.css",
       "dist/portal/assets/app.css.br",
@@ -58,6 +58,7 @@ describe("deployment package", () => {
       "dist/portal/assets/app.js",
       "dist/portal/assets/app.js.br",
       "dist/portal/assets/app.js.gz",
+      "dist/portal/assets/favicon.svg",
       "dist/portal/index.html",
     ]);
     // A bundle's licence comments, when its packages have any, are in a .LEGAL.txt file beside it.

@@ -15,6 +15,8 @@ writeFileSync(join(dir, "assets", "app-ABC.js.br"), brotliCompressSync(script));
 writeFileSync(join(dir, "assets", "app-ABC.js.gz"), gzipSync(script));
 const style = "body { margin: 0 }\n".repeat(100);
 writeFileSync(join(dir, "assets", "app-ABC.css"), style);
+const icon = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><path d="M16 1 3 6v9z"/></svg>';
+writeFileSync(join(dir, "assets", "favicon-ABC.svg"), icon);
 writeFileSync(join(dir, "assets", ".env.js"), "secret");
 writeFileSync(join(dir, "secret.txt"), "not an asset");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -51,6 +53,14 @@ describe("the portal page's files", () => {
     expect(css.body.toString()).toBe(style);
     // The compressed forms are not files of their own.
     expect(page.respond("GET", "/portal/assets/app-ABC.js.br").status).toBe(404);
+  });
+
+  it("answers the page's icon as SVG, content-named and cached for a year like the bundle, under the policy", () => {
+    const answer = page.respond("GET", "/portal/assets/favicon-ABC.svg", "br, gzip");
+    expect(answer).toMatchObject({ status: 200, headers: { "Content-Type": "image/svg+xml", "Cache-Control": "public, max-age=31536000, immutable", "Content-Security-Policy": PORTAL_CSP } });
+    expect(answer.body.toString()).toBe(icon);
+    // The policy lets the page show it: icons are images, and images may come from the page's own origin.
+    expect(PORTAL_CSP).toContain("img-src 'self'");
   });
 
   it("answers 404 for anything else under assets: unknown, hidden, another type, or a way out of the folder", () => {

@@ -6,6 +6,7 @@ import { ShowMore, usePages } from "../paging";
 import { Link } from "../router";
 import { useUrlFilters, type FilterValues } from "../url-filters";
 import { Empty, Field, ProblemBanner, Select, TableScroll, useResource } from "../ui";
+import { exactTime } from "../time-format";
 import { HistoryHeader, useWorkspaceChoices, WorkspaceFilter } from "./history";
 
 type Query = NonNullable<paths["/api/v2/portal/audit"]["get"]["parameters"]["query"]>;
@@ -36,7 +37,6 @@ function dayStart(day: string, after = 0): string | undefined {
   return Number.isNaN(at.getTime()) ? undefined : at.toISOString();
 }
 
-const absolute = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
 
 /**
  * The organization's audit trail, newest first: who did what, where and when, filtered by actor,
@@ -136,7 +136,7 @@ export function AuditTrailPage() {
               {items.map((e) => (
                 <tr data-event-id={e.id} data-activity-type={e.activityType} data-actor-id={e.actorId}>
                   <td>
-                    <time dateTime={e.timeGenerated}>{absolute.format(new Date(e.timeGenerated))}</time>
+                    <time dateTime={e.timeGenerated}>{exactTime(new Date(e.timeGenerated), { seconds: true })}</time>
                   </td>
                   <td>
                     <Link href={narrowed({ actorId: e.actorId, actor: "" })}>{e.actorName || e.actorId}</Link>

@@ -13,9 +13,11 @@ const EDITORS = ["AgentAdmin"] as const;
 /** What the file input offers; the server judges the type from the bytes whatever the name says. */
 const ACCEPT = ".pdf,.docx,.md,.markdown,.txt,application/pdf,application/vnd.openxmlformats-officedocument.wordprocessingml.document,text/markdown,text/plain";
 
-const sizeFormat = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
+// Made on first use, not when the portal starts: the first Intl formatter costs the page its locale data.
+let sizeFormat: Intl.NumberFormat | undefined;
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
+  sizeFormat ??= new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
   if (bytes < 1024 * 1024) return `${sizeFormat.format(bytes / 1024)} KiB`;
   return `${sizeFormat.format(bytes / (1024 * 1024))} MiB`;
 }

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { z } from "zod";
 import { ApiError } from "../../platform/errors/api-error";
@@ -141,12 +142,13 @@ export async function incidentQueuePage(ctx: ListingContext, workspaces: Workspa
   const filters = filtersOf(query);
   const deadline = Date.now() + ctx.config.crossWorkspaceBudgetMs;
   const unavailable: Unavailable[] = [];
+  const signal = readsSignal(ctx.signal);
 
   const read = async (batch: Stream[], limit: number) => {
     const remaining = deadline - Date.now();
-    const outcomes = await settleWithin(batch, QUEUE_CONCURRENCY, { totalMs: Math.max(1, remaining) }, (stream, signal) =>
-      readStream(ctx, stream, levels, filters, window, limit, signal),
-    ctx.signal);
+    const outcomes = await settleWithin(batch, QUEUE_CONCURRENCY, { totalMs: Math.max(1, remaining) }, (stream, abort) =>
+      readStream(ctx, stream, levels, filters, window, limit, abort),
+    signal);
     outcomes.forEach((outcome, i) => {
       const stream = batch[i]!;
       if (outcome.status === "fulfilled") return;
@@ -205,6 +207,17 @@ export async function incidentQueuePage(ctx: ListingContext, workspaces: Workspa
     unreadStreams: open.filter(neverRead).length,
     unavailable,
   };
+}
+
+/**
+ * The signal the page's reads share: the caller's, through one listener of its own, with room for a
+ * listener per read in flight (each vendor call listens to it), which Node would otherwise warn of.
+ */
+function readsSignal(caller: AbortSignal | undefined): AbortSignal | undefined {
+  if (!caller) return undefined;
+  const shared = AbortSignal.any([caller]);
+  setMaxListeners(QUEUE_CONCURRENCY + 16, shared);
+  return shared;
 }
 
 /** A stream no call has read yet: its next incident may be the newest of all. */

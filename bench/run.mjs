@@ -18,7 +18,8 @@
 // BENCH_SOAK_COSMOS_RPS (unset: 80% of a calibration), BENCH_SOAK_OUTAGE_S (60), BENCH_SOAK_STORES
 // ("memory,cosmos") and BENCH_SOAK_SNAPSHOT_DIR for the soak (about 20 minutes as it stands), and
 // BENCH_OVERLOAD_S (180), BENCH_OVERLOAD_DEADLINE_MS (5000), BENCH_OVERLOAD_MAX_IN_FLIGHT (16) for the
-// overload scenario (about 6 minutes); each reads its own when it runs,
+// overload scenario (about 6 minutes); each reads its own when it runs, BENCH_QUEUE_WORKSPACES
+// ("1000"; a comma-separated list runs each size, e.g. "100,1000") for the incident queue scenario,
 // BENCH_ONLY (run only the scenarios whose name contains this text, case-insensitive; e.g.
 // BENCH_ONLY=webhook or BENCH_ONLY=gamebooks; the results file then holds only those),
 // BENCH_CPU_PROF_DIR (run every API host under node --cpu-prof, writing its profile to that folder
@@ -42,6 +43,7 @@ import { crossWorkspaceAtScale, crossWorkspaceListing } from "./scenarios/cross-
 import { firstAnswer } from "./scenarios/first-answer.mjs";
 import { gamebookRuns } from "./scenarios/gamebook-runs.mjs";
 import { incidentBulk } from "./scenarios/incident-bulk.mjs";
+import { incidentQueue } from "./scenarios/incident-queue.mjs";
 import { overload } from "./scenarios/overload.mjs";
 import { operationsPerRequest } from "./scenarios/operations-per-request.mjs";
 import { pipelineInProcess } from "./scenarios/pipeline-in-process.mjs";
@@ -85,6 +87,7 @@ const scenarios = [
   { name: "gamebooks: runs of 5 playbooks, 20 in flight", run: gamebookRuns },
   { name: "incident bulk close of 100 vs 100 single writes", run: incidentBulk },
   { name: "vendor faults: 1000 workspaces, 1% failing, 200 ms latency", run: vendorFaults },
+  { name: "incident queue: the portal's search paged to the end at a provider's size (newest, severity, 10 workspaces failing)", run: incidentQueue },
   { name: "soak: mixed load for minutes, memory after GC, events lost (memory store, then Cosmos)", run: soak },
   { name: "overload: twice the capacity, open loop, on the Cosmos-protocol server", run: overload },
 ].filter((s) => !settings.only || s.name.toLowerCase().includes(settings.only.toLowerCase()));

@@ -21,8 +21,9 @@ const HEAP_PROBE = path.join(ROOT, "bench/heap-probe.cjs");
  * demo world; `readyTimeoutMs` leaves room for seeding such a world. With `heapProbe`, the host runs
  * with bench/heap-probe.cjs preloaded (and --expose-gc), and the result has `heapAfterGc()`: the
  * host's heap and RSS after a full collection, in MB; and `heapSnapshot(file)`, which writes one.
+ * `nodeArgs` go to node before the host's script (e.g. `--require` of another probe).
  */
-export async function startApiHost({ env = {}, readyTimeoutMs, heapProbe = false } = {}) {
+export async function startApiHost({ env = {}, readyTimeoutMs, heapProbe = false, nodeArgs = [] } = {}) {
   if (!existsSync(API_HOST)) {
     throw new Error(`${path.relative(ROOT, API_HOST)} does not exist; run \`npm run build\` (npm run bench does).`);
   }
@@ -41,6 +42,7 @@ export async function startApiHost({ env = {}, readyTimeoutMs, heapProbe = false
     nodeArgs: [
       ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(profileDir)}`] : []),
       ...(heapProbe ? ["--expose-gc", "--require", HEAP_PROBE] : []),
+      ...nodeArgs,
     ],
     cwd: ROOT,
     env: childEnv({

@@ -20,7 +20,8 @@
 // BENCH_OVERLOAD_S (180), BENCH_OVERLOAD_DEADLINE_MS (5000), BENCH_OVERLOAD_MAX_IN_FLIGHT (16) for the
 // overload scenario (about 6 minutes), BENCH_LIGHTHOUSE_RUNS (3: Lighthouse runs per portal page,
 // the median reported) and BENCH_LIGHTHOUSE_REPORT_DIR (unset: where to keep every run's full report)
-// for the portal's scenario (BENCH_ONLY=lighthouse); each reads its own when it runs,
+// for the portal's scenario (BENCH_ONLY=lighthouse), BENCH_QUEUE_WORKSPACES ("1000"; a comma-separated
+// list runs each size, e.g. "100,1000") for the incident queue scenario; each reads its own when it runs,
 // BENCH_ONLY (run only the scenarios whose name contains this text, case-insensitive; e.g.
 // BENCH_ONLY=webhook or BENCH_ONLY=gamebooks; the results file then holds only those),
 // BENCH_CPU_PROF_DIR (run every API host under node --cpu-prof, writing its profile to that folder
@@ -44,6 +45,7 @@ import { crossWorkspaceAtScale, crossWorkspaceListing } from "./scenarios/cross-
 import { firstAnswer } from "./scenarios/first-answer.mjs";
 import { gamebookRuns } from "./scenarios/gamebook-runs.mjs";
 import { incidentBulk } from "./scenarios/incident-bulk.mjs";
+import { incidentQueue } from "./scenarios/incident-queue.mjs";
 import { overload } from "./scenarios/overload.mjs";
 import { operationsPerRequest } from "./scenarios/operations-per-request.mjs";
 import { pipelineInProcess } from "./scenarios/pipeline-in-process.mjs";
@@ -88,6 +90,7 @@ const scenarios = [
   { name: "gamebooks: runs of 5 playbooks, 20 in flight", run: gamebookRuns },
   { name: "incident bulk close of 100 vs 100 single writes", run: incidentBulk },
   { name: "vendor faults: 1000 workspaces, 1% failing, 200 ms latency", run: vendorFaults },
+  { name: "incident queue: the portal's search paged to the end at a provider's size (newest, severity, 10 workspaces failing)", run: incidentQueue },
   { name: "soak: mixed load for minutes, memory after GC, events lost (memory store, then Cosmos)", run: soak },
   { name: "overload: twice the capacity, open loop, on the Cosmos-protocol server", run: overload },
   { name: "portal in the browser: Lighthouse scores and main-thread work, signed in (mobile preset)", run: portalLighthouse },

@@ -3,7 +3,7 @@ import { setMaxListeners } from "node:events";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { z } from "zod";
 import { ApiError } from "../../platform/errors/api-error";
-import { issuePageToken, readPageToken } from "../../platform/http/paging";
+import { issuePackedPageToken, readPackedPageToken } from "../../platform/http/paging";
 import { settleWithin } from "../../platform/concurrency/settle-within";
 import { mapLimited } from "../../platform/concurrency/map-limited";
 import { isTransient, unavailableOf, type Unavailable } from "../../platform/http/partial-results";
@@ -124,7 +124,8 @@ const cursorSchema = z.object({
   at: z.string().regex(/^[0-9a-z]{1,9}$/),
   w: z.array(z.tuple([z.string().regex(/^[A-Za-z0-9_-]{22}$/), z.array(position)])).max(5000),
 });
-const packedCursor = z.string().min(1);
+/** Most bytes a token's cursor inflates to: 5,000 workspaces' positions with room (a deflate bomb stops there). */
+const MAX_CURSOR_BYTES = 8 * 1024 * 1024;
 
 /**
  * One page of the queue over `workspaces` (those the caller may see). The first call's streams are
@@ -151,10 +152,11 @@ export async function incidentQueuePage(ctx: ListingContext, workspaces: Workspa
     signal);
     outcomes.forEach((outcome, i) => {
       const stream = batch[i]!;
-      if (outcome.status === "fulfilled") return;
-      // Not asked before the budget ran out, or a first read still under way then: not the stream's
-      // failure. It stays where it is, and holds back what it might precede until the next call reads it.
-      if (outcome.status === "unstarted" || (outcome.status === "late" && neverRead(stream))) return;
+      if (outcome.status === "fulfilled") return applyRead(stream, outcome.value);
+      // Not asked before the budget ran out, or still under way then: not the stream's failure. It stays
+      // where it is and holds back what it might precede until a later call reads it. A vendor that has
+      // stopped answering is failed then at once: its breaker knows the call still pending (`pageOf`).
+      if (outcome.status === "unstarted" || outcome.status === "late") return;
       const error = failureOf(stream, outcome, ctx.config.crossWorkspaceBudgetMs);
       stream.failedNow = true;
       stream.failedPages += 1;
@@ -203,7 +205,7 @@ export async function incidentQueuePage(ctx: ListingContext, workspaces: Workspa
   const open = streams.filter((s) => !s.done);
   return {
     incidents,
-    nextPageToken: open.length === 0 ? null : issuePageToken(ctx, binding, pack(firstCallAt, streams)),
+    nextPageToken: open.length === 0 ? null : issuePackedPageToken(ctx, binding, pack(firstCallAt, streams)),
     unreadStreams: open.filter(neverRead).length,
     unavailable,
   };
@@ -246,10 +248,10 @@ function resumedStreams(
   binding: string,
   token: string,
 ): { firstCallAt: number; streams: Stream[] } {
-  const packed = readPageToken(ctx, token, binding, packedCursor, "pageToken");
+  const packed = readPackedPageToken(ctx, token, binding, "pageToken");
   let cursor: z.output<typeof cursorSchema>;
   try {
-    cursor = cursorSchema.parse(JSON.parse(inflateRawSync(Buffer.from(packed, "base64url")).toString("utf8")));
+    cursor = cursorSchema.parse(JSON.parse(inflateRawSync(packed, { maxOutputLength: MAX_CURSOR_BYTES }).toString("utf8")));
   } catch {
     // Signed by this service, so only a change of the token's layout gets here: start again.
     throw new ApiError("VALIDATION_ERROR", "This page token is from an earlier version of the queue: start again from the first page.", { target: "pageToken" });
@@ -290,18 +292,33 @@ async function readStream(
   window: { from: string; to: string },
   limit: number,
   signal: AbortSignal | undefined,
-): Promise<void> {
+): Promise<ReadResult> {
+  // Worked on a copy of the position: a read the page stopped waiting for must not change the stream
+  // when it ends after all; only a read the page took is applied (`applyRead`).
+  let level = stream.level;
+  let after = stream.after;
   for (;;) {
-    const level = levels[stream.level]!;
-    const { items, exhausted } = await readLevel(ctx, stream, level, filters, window, limit, signal);
-    stream.read = true;
-    stream.buffer = items.map((incident) => ({ incident, t: Date.parse(incident.createdAt) }));
-    stream.exhausted = exhausted;
-    stream.next = stream.buffer[0]?.t ?? null;
-    if (items.length > 0 || !exhausted || stream.level === levels.length - 1) return;
-    stream.level += 1;
-    stream.after = null;
+    const { items, exhausted } = await readLevel(ctx, stream, after, levels[level]!, filters, window, limit, signal);
+    if (items.length > 0 || !exhausted || level === levels.length - 1) return { level, after, items, exhausted };
+    level += 1;
+    after = null;
   }
+}
+
+interface ReadResult {
+  level: number;
+  after: StreamPosition["after"];
+  items: VendorIncident[];
+  exhausted: boolean;
+}
+
+function applyRead(stream: Stream, read: ReadResult): void {
+  stream.level = read.level;
+  stream.after = read.after;
+  stream.read = true;
+  stream.buffer = read.items.map((incident) => ({ incident, t: Date.parse(incident.createdAt) }));
+  stream.exhausted = read.exhausted;
+  stream.next = stream.buffer[0]?.t ?? null;
 }
 
 /**
@@ -315,13 +332,13 @@ async function readStream(
 async function readLevel(
   ctx: ListingContext,
   stream: Stream,
+  after: StreamPosition["after"],
   level: Severity | null,
   filters: IncidentFilters,
   window: { from: string; to: string },
   limit: number,
   signal: AbortSignal | undefined,
 ): Promise<{ items: VendorIncident[]; exhausted: boolean }> {
-  const after = stream.after;
   // Resume just past the last incident handed out: its millisecond is read again, and what was handed out dropped.
   const to = after ? new Date(Math.min(Date.parse(window.to), after.t + 1)).toISOString() : window.to;
   const query = { ...filters, ...(level ? { severities: [level] } : {}) };
@@ -517,8 +534,13 @@ class Smallest {
   }
 }
 
-/** How many incidents to ask of each stream: its share of the places left, within bounds. */
+/**
+ * How many incidents to ask of each stream. A round of a few streams (a later page's) asks each for
+ * every place left: a vendor call costs its latency whatever it holds, and a stream that runs dry
+ * mid-page would cost another round. A round of thousands (the first page's) asks each for its share.
+ */
 function readLimit(slots: number, streams: number): number {
+  if (streams <= QUEUE_PAGE_SIZE) return Math.min(MAX_READ, Math.max(MIN_READ, slots + 1));
   return Math.min(MAX_READ, Math.max(MIN_READ, Math.ceil(slots / Math.max(1, streams)) + 1));
 }
 
@@ -529,7 +551,7 @@ function settle(stream: Stream, levelCount: number): void {
   if (stream.exhausted && stream.buffer.length === 0 && stream.level === levelCount - 1) stream.done = true;
 }
 
-function pack(firstCallAt: number, streams: Stream[]): string {
+function pack(firstCallAt: number, streams: Stream[]): Buffer {
   const byWorkspace = new Map<string, Stream[]>();
   for (const stream of streams) {
     if (stream.done) continue;
@@ -545,7 +567,7 @@ function pack(firstCallAt: number, streams: Stream[]): string {
     while (positions.length > 0 && positions[positions.length - 1] === 0) positions.pop();
     return [packedGuid(workspaceId), positions] as const;
   });
-  return deflateRawSync(JSON.stringify({ at: firstCallAt.toString(36), w })).toString("base64url");
+  return deflateRawSync(JSON.stringify({ at: firstCallAt.toString(36), w }));
 }
 
 function packedGuid(id: string): string {

@@ -30,12 +30,16 @@ export class PageTokens {
   constructor(private readonly key: Buffer) {}
 
   issue(binding: TokenBinding, cursor: unknown): string {
-    const body = Buffer.from(JSON.stringify(cursor));
+    return this.issueBytes(binding, Buffer.from(JSON.stringify(cursor)));
+  }
+
+  /** A token over bytes of the caller's own encoding (a compressed cursor), encoded once. */
+  issueBytes(binding: TokenBinding, body: Buffer): string {
     return `${body.toString("base64url")}.${this.sign(binding, body).toString("base64url")}`;
   }
 
-  /** The cursor, or 400 VALIDATION_ERROR with the contract's fixed text at `target`. */
-  read<S extends z.ZodType>(token: string, binding: TokenBinding, schema: S, target: string): z.output<S> {
+  /** The bytes of a token `issueBytes` made, or 400 VALIDATION_ERROR with the contract's fixed text at `target`. */
+  readBytes(token: string, binding: TokenBinding, target: string): Buffer {
     const [bodyPart, macPart, extra] = token.split(".");
     if (!bodyPart || !macPart || extra !== undefined) throw invalid(target);
     const body = canonicalBase64Url(bodyPart);
@@ -44,6 +48,12 @@ export class PageTokens {
     const expected = this.sign(binding, body);
     // Well formed but not ours for this binding: say how to recover, beside the fixed text.
     if (mac.length !== expected.length || !timingSafeEqual(mac, expected)) throw invalid(target, START_AGAIN);
+    return body;
+  }
+
+  /** The cursor, or 400 VALIDATION_ERROR with the contract's fixed text at `target`. */
+  read<S extends z.ZodType>(token: string, binding: TokenBinding, schema: S, target: string): z.output<S> {
+    const body = this.readBytes(token, binding, target);
     let cursor: unknown;
     try {
       cursor = JSON.parse(body.toString("utf8"));

@@ -36,6 +36,16 @@ export function issuePageToken(ctx: PagingContext, listing: string, cursor: unkn
   return ctx.pageTokens.issue(bindingOf(ctx, listing), cursor);
 }
 
+/** A token for the next page of `listing` over bytes of the listing's own encoding. */
+export function issuePackedPageToken(ctx: PagingContext, listing: string, bytes: Buffer): string {
+  return ctx.pageTokens.issueBytes(bindingOf(ctx, listing), bytes);
+}
+
+/** The bytes of a token `issuePackedPageToken` made for `listing`; else the contract's 400 at `target`. */
+export function readPackedPageToken(ctx: PagingContext, token: string, listing: string, target: string): Buffer {
+  return ctx.pageTokens.readBytes(token, bindingOf(ctx, listing), target);
+}
+
 /** The cursor of a token this service issued for `listing`, checked by `schema`; else the contract's 400 at `target`. */
 export function readPageToken<S extends z.ZodType>(ctx: PagingContext, token: string, listing: string, schema: S, target: string): z.output<S> {
   return ctx.pageTokens.read(token, bindingOf(ctx, listing), schema, target);

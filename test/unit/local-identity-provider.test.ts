@@ -50,7 +50,7 @@ class TestApp {
             if (!stored) return void res.writeHead(400).end("no sign-in in progress");
             const transaction = this.tamper ? this.tamper(stored) : stored;
             const query = Object.fromEntries(url.searchParams);
-            const identity = await this.client.completeSignIn({ code: query.code, state: query.state, error: query.error }, transaction, this.redirectUri);
+            const identity = await this.client.completeSignIn({ code: query.code, state: query.state, error: query.error, iss: query.iss }, transaction, this.redirectUri);
             this.identities.push(identity);
             res.writeHead(303, { location: transaction.returnTo, "set-cookie": [`app_session=${identity.objectId}; Path=/; HttpOnly; Secure; SameSite=Lax`] }).end();
           } else {

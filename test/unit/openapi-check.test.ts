@@ -25,7 +25,7 @@ describe("the OpenAPI response check of the API tests", () => {
   });
 
   it("holds an answer's headers to those documented for its status", () => {
-    const pipeline = { "x-request-id": "0b8e6f4c-2a1d-4c3b-9e5f-7a6d8c9b0e1f", "cache-control": "no-store", "ratelimit-limit": "100", "ratelimit-remaining": "99", "ratelimit-reset": "1" };
+    const pipeline = { "x-request-id": "0b8e6f4c-2a1d-4c3b-9e5f-7a6d8c9b0e1f", "cache-control": "no-store", "x-content-type-options": "nosniff", "ratelimit-limit": "100", "ratelimit-remaining": "99", "ratelimit-reset": "1" };
     const body = JSON.stringify({ data: true, meta });
     const answer = (status: number, headers: Record<string, string>, url = "/api/v2/users", method = "PUT") => ({
       method,

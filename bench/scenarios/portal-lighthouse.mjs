@@ -3,7 +3,6 @@
 
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import lighthouse from "lighthouse";
 import puppeteer from "puppeteer-core";
 import { openIncidents, startApiHost } from "../api-host.mjs";
 import { describeExit, freePort, median, numberFromEnv } from "../lib.mjs";
@@ -106,6 +105,8 @@ export async function portalLighthouse({ log }) {
  */
 async function audit(url, port, log) {
   for (let attempt = 1; ; attempt++) {
+    // Loaded when this scenario runs: the other scenarios need none of Lighthouse's start-up.
+    const { default: lighthouse } = await import("lighthouse");
     const result = await lighthouse(url, { port, output: "json", logLevel: "error", onlyCategories: Object.keys(TARGETS) });
     if (!result?.lhr) throw new Error(`Lighthouse gave no result for ${url}`);
     const { runtimeError } = result.lhr;

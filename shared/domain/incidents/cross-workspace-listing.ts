@@ -470,6 +470,14 @@ export function windowOf(body: { timeFilterSelection?: TimeFilterSelection }, fi
  */
 function bindingOf(body: AcrossWorkspacesBody): string {
   const { workspacePageTokens: _tokens, isFirstCall: _first, ...query } = body;
+  return listingBinding("incidents-across", query);
+}
+
+/**
+ * A listing's binding for its page tokens: a hash of its query with the filters in one spelling
+ * (lists sorted, text and addresses in lower case), so the same query binds the same way however sent.
+ */
+export function listingBinding<Q extends IncidentListingFilters>(listing: string, query: Q): string {
   const normalised = {
     ...query,
     severities: [...query.severities].sort(),
@@ -478,7 +486,7 @@ function bindingOf(body: AcrossWorkspacesBody): string {
     assigneeEmails: query.assigneeEmails.map((e) => e.toLowerCase()).sort(),
     query: query.query?.toLowerCase(),
   };
-  return `incidents-across:${createHash("sha256").update(JSON.stringify(normalised)).digest("base64url")}`;
+  return `${listing}:${createHash("sha256").update(JSON.stringify(normalised)).digest("base64url")}`;
 }
 
 async function summaries(ctx: ListingContext, workspace: WorkspaceRecord, items: VendorIncident[]): Promise<ListedIncident[]> {

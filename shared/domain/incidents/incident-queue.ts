@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { z } from "zod";
@@ -14,6 +13,7 @@ import {
   failureOf,
   filtersOf,
   GIVE_UP_AFTER_FAILED_PAGES,
+  listingBinding,
   pageOf,
   statesOf,
   summariesOf,
@@ -595,15 +595,6 @@ async function listed(ctx: ListingContext, emitted: { stream: Stream; incident: 
 /** What a token is valid for: the query without its token. Another filter, order or narrowing pages another queue. */
 function bindingOf(query: QueueQuery & { accountIds?: readonly string[]; workspaceIds?: readonly string[] }): string {
   const { pageToken: _token, ...rest } = query;
-  const normalised = {
-    ...rest,
-    severities: [...rest.severities].sort(),
-    statuses: [...rest.statuses].sort(),
-    sources: [...new Set(rest.sources)].sort(),
-    assigneeEmails: rest.assigneeEmails.map((e) => e.toLowerCase()).sort(),
-    query: rest.query?.toLowerCase(),
-    accountIds: [...(rest.accountIds ?? [])].map((id) => id.toLowerCase()).sort(),
-    workspaceIds: [...(rest.workspaceIds ?? [])].map((id) => id.toLowerCase()).sort(),
-  };
-  return `incident-queue:${createHash("sha256").update(JSON.stringify(normalised)).digest("base64url")}`;
+  const ids = (list: readonly string[] | undefined) => (list ?? []).map((id) => id.toLowerCase()).sort();
+  return listingBinding("incident-queue", { ...rest, accountIds: ids(rest.accountIds), workspaceIds: ids(rest.workspaceIds) });
 }

@@ -34,13 +34,9 @@ describe("a multipart/form-data body", () => {
     // About 10 MiB of empty parts: refused as soon as the ninth is seen.
     const empty = "--b\r\nContent-Disposition: form-data; name=\"x\"\r\n\r\n\r\n";
     const flood = Buffer.from(empty.repeat(Math.floor((10 * 1024 * 1024) / empty.length)) + "--b--\r\n");
-    const started = process.hrtime.bigint();
     const refused = await refusal(flood, "multipart/form-data; boundary=b");
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
     expect(refused?.code).toBe("BAD_REQUEST");
     expect(refused!.message.length).toBeLessThan(200);
-    // Not a timing target: a parse of every part took seconds; the count stops at the ninth.
-    expect(ms).toBeLessThan(1_000);
   });
 
   it("without a boundary, or truncated, is 400; another type is 415", async () => {

@@ -109,7 +109,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     }),
     rateLimiter: new RateLimiter({ capacity: config.rateLimit.burst, refillPerSecond: config.rateLimit.perSecond }),
     pageTokens: new PageTokens(config.pageTokenKey),
-    sources: routeSourcesByWorkspace(overrides.sources ?? createSourceRegistry(config, undefined, now), config, {
+    sources: routeSourcesByWorkspace(overrides.sources ?? createSourceRegistry(config), config, {
       readWorkspace: (workspaceId) => stores.workspaces.get(workspaceId),
       openSecret: (sealed) => secretBox.open(sealed),
       breakers,

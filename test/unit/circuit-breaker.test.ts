@@ -177,4 +177,24 @@ describe("CircuitBreakers", () => {
     await hanging;
     expect(breakers.pendingMs(ws("w1"))).toBe(0);
   });
+
+  it("does not count as unanswered the time a call's work waits in line before it is sent", async () => {
+    const { breakers, advance } = setup();
+    let place!: () => void;
+    let finish!: () => void;
+    const call = breakers.call(ws("w1"), async (_signal, inLine) => {
+      await inLine(new Promise<void>((resolve) => (place = resolve)));
+      await new Promise<void>((resolve) => (finish = resolve));
+    });
+    advance(4_000);
+    expect(breakers.pendingMs(ws("w1"))).toBe(0);
+    place();
+    await new Promise((r) => setImmediate(r));
+    expect(breakers.pendingMs(ws("w1"))).toBe(0);
+    advance(1_500);
+    expect(breakers.pendingMs(ws("w1"))).toBe(1_500);
+    finish();
+    await call;
+    expect(breakers.pendingMs(ws("w1"))).toBe(0);
+  });
 });

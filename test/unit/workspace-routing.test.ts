@@ -38,19 +38,20 @@ function recordingDeployment(enabled: readonly Source[] = sources) {
   return { deployment, calls };
 }
 
-function routed(deployment: DeploymentSources, workspaces: Record<string, WorkspaceSources | undefined>, cacheTtlMs = 60_000) {
+function routed(deployment: DeploymentSources, workspaces: Record<string, WorkspaceSources | undefined>, cacheTtlMs = 60_000, nowMs = () => Date.now()) {
   const reads: string[] = [];
   const opened: string[] = [];
+  const breakers = new CircuitBreakers({ logger: silentLogger, nowMs });
   const registry = routeByWorkspace(deployment, {
     readWorkspace: async (id) => (reads.push(id), id in workspaces ? { id, sources: workspaces[id] } : undefined),
     openSecret: (sealed) => (opened.push(sealed), sealed.replace(/^sealed:/, "")),
     cacheTtlMs,
     timeoutMs: Object.fromEntries(sources.map((s) => [s, 5_000])) as Record<Source, number>,
     limits: Object.fromEntries(sources.map((s) => [s, { maxConcurrency: 4 }])) as Record<Source, { maxConcurrency: number }>,
-    nowMs: () => Date.now(),
-    breakers: new CircuitBreakers({ logger: silentLogger }),
+    nowMs,
+    breakers,
   });
-  return { registry, reads, opened };
+  return { registry, reads, opened, breakers };
 }
 
 const record = (id: string, settings?: WorkspaceSources): WorkspaceRecord => ({ id, name: id, tenantId: "t", accountId: "a", sources: settings });
@@ -157,6 +158,35 @@ describe("source routing per workspace", () => {
     await uncached.registry.gateway("SourceB").getIncident("ws-1", "i");
     await uncached.registry.gateway("SourceB").getIncident("ws-1", "i");
     expect(uncached.reads).toEqual(["ws-1", "ws-1"]);
+  });
+
+  it("holds the deployment's system to the source's limits, and a call waiting for a place is not one the vendor has left unanswered", async () => {
+    let clock = 0;
+    const answers: (() => void)[] = [];
+    const hanging: SourceGateway = {
+      ...recordingDeployment().deployment.gateway("SourceA"),
+      listIncidents: (q) => new Promise((resolve) => answers.push(() => resolve({ items: [{ id: "i", source: "SourceA", workspaceId: q.workspaceId } as VendorIncident] }))),
+    };
+    const deployment: DeploymentSources = { gateway: () => hanging, isEnabled: () => true };
+    const { registry, breakers } = routed(deployment, {}, 60_000, () => clock);
+    const list = (workspaceId: string) => registry.gateway("SourceA").listIncidents({ workspaceId, field: "createdAt", ...EVER, limit: 5 });
+    const sent = ["ws-1", "ws-2", "ws-3", "ws-4"].map(list);
+    await new Promise((r) => setImmediate(r));
+    const waiting = list("ws-5");
+    await new Promise((r) => setImmediate(r));
+    expect(answers).toHaveLength(4);
+    clock += 5_000;
+    // The four the vendor has are unanswered for 5 s; the fifth has waited as long, in this process's line.
+    expect(breakers.pendingMs({ system: "SourceA", workspaceId: "ws-1" })).toBe(5_000);
+    expect(breakers.pendingMs({ system: "SourceA", workspaceId: "ws-5" })).toBe(0);
+    answers.shift()!();
+    await sent[0];
+    await new Promise((r) => setImmediate(r));
+    expect(answers).toHaveLength(4);
+    clock += 1_000;
+    expect(breakers.pendingMs({ system: "SourceA", workspaceId: "ws-5" })).toBe(1_000);
+    for (const answer of answers.splice(0)) answer();
+    await Promise.all([...sent, waiting]);
   });
 
   it("isEnabledFor: the workspace's switch, and its own bridge or the deployment's system", () => {

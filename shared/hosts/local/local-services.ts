@@ -70,7 +70,7 @@ export function createLocalServices(config: Config, overrides: ServiceOverrides 
     ...overrides,
     stores: { ...stores, workspaces: workspacesKnownToVendors(stores.workspaces, vendors.console) },
     now,
-    sources: overrides.sources ?? createSourceRegistry(config, (source) => vendors.gateway(source), now),
+    sources: overrides.sources ?? createSourceRegistry(config, (source) => vendors.gateway(source)),
     playbookActions: overrides.playbookActions ?? createPlaybookActions(config, () => automation.actions),
     cloud: overrides.cloud ?? createCloudInventory(config, () => createSimulatedCloudInventory(cloud, config.cloud.subscriptions)),
     ticketing: overrides.ticketing ?? createTicketingSystem(config, () => itsm.system),

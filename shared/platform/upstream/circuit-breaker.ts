@@ -186,7 +186,12 @@ export class CircuitBreakers {
     this.systemPolicy = options.systemPolicy ?? SOURCE_BREAKER;
   }
 
-  async call<T>(key: BreakerKey, work: (signal?: AbortSignal) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  /**
+   * A call counts as unanswered (`pendingMs`) from the moment the breakers let it through, except
+   * while `work` waits on what it hands to `inLine` (a place under the upstream's limits, say): that
+   * time is the caller's own, not the upstream's.
+   */
+  async call<T>(key: BreakerKey, work: (signal: AbortSignal | undefined, inLine: <W>(wait: Promise<W>) => Promise<W>) => Promise<T>, signal?: AbortSignal): Promise<T> {
     const keys = this.keysOf(key);
     const own = keys.at(-1)!;
     // The workspace's breaker first: a failing tenant's refusal must not use up the source's trial.
@@ -200,10 +205,19 @@ export class CircuitBreakers {
         throw refusal;
       }
     }
-    const started = this.nowMs();
+    let started = this.nowMs();
     this.track(own, started, true);
+    const inLine = async <W>(wait: Promise<W>): Promise<W> => {
+      this.track(own, started, false);
+      try {
+        return await wait;
+      } finally {
+        started = this.nowMs();
+        this.track(own, started, true);
+      }
+    };
     try {
-      const result = await work(signal);
+      const result = await work(signal, inLine);
       for (const k of keys) this.step(k, { kind: "success" }, key);
       return result;
     } catch (error) {
@@ -215,10 +229,10 @@ export class CircuitBreakers {
     }
   }
 
-  /** Milliseconds the oldest unanswered call to this workspace (or system) has been waiting; 0 when none. */
+  /** Milliseconds the oldest call this workspace's (or system's) upstream has left unanswered; 0 when none. */
   pendingMs(key: BreakerKey): number {
     const calls = this.inFlight.get(this.keysOf(key).at(-1)!);
-    // Calls start in time order, so the first is the oldest.
+    // Calls are tracked in the order they start (or leave a line, `call`'s `inLine`), so the first is the oldest.
     return calls ? this.nowMs() - calls[0]! : 0;
   }
 

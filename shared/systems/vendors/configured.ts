@@ -1,7 +1,6 @@
 import type { Config } from "../../platform/config/config";
 import { disabledSource, isDisabledSource, type DeploymentSources, type SourceGateway, type SourceRegistry } from "./port";
 import { createHttpVendorGateway } from "./http/http-vendor";
-import { limitedGateway } from "./limiter";
 import { routeByWorkspace, type WorkspaceRoutingOptions } from "./workspace-routing";
 import { sources, type Source } from "../../domain/sources";
 
@@ -13,14 +12,12 @@ import { sources, type Source } from "../../domain/sources";
 export function createSourceRegistry(
   config: Config,
   fallback: (source: Source) => SourceGateway = disabledSource,
-  now: () => Date = () => new Date(),
 ): DeploymentSources {
+  // Each is held to its vendor's limits where the calls are routed (`routeByWorkspace`).
   const gateways = new Map<Source, SourceGateway>(
     sources.map((source) => {
       const http = config.httpSources[source];
-      const gateway = http ? createHttpVendorGateway({ source, ...http }) : fallback(source);
-      // A disabled source answers at once; a live one is held to its vendor's limits.
-      return [source, isDisabledSource(gateway) ? gateway : limitedGateway(gateway, config.sourceLimits[source], () => now().getTime())];
+      return [source, http ? createHttpVendorGateway({ source, ...http }) : fallback(source)];
     }),
   );
   return {

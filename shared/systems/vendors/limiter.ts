@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { SourceGateway } from "./port";
 
 export interface SourceLimits {
   /** Calls in flight at once towards the vendor; the others wait their turn. */
@@ -8,56 +7,81 @@ export interface SourceLimits {
   maxRequestsPerSecond?: number;
 }
 
-/** The gateway's calls (every member but `source`). */
-type Call = Exclude<keyof SourceGateway, "source">;
-const calls: readonly Call[] = ["getIncident", "listIncidents", "setStatus", "setOwner", "listComments", "addComment", "deleteComment", "getEvidence", "relatedByEntity"];
-
 /**
- * A gateway that respects its vendor: at most `maxConcurrency` calls in flight and, if set,
- * `maxRequestsPerSecond` calls started per second (waiting, never spinning). A vendor's `Retry-After`
- * is honoured by the circuit breakers in front (`circuit-breaker.ts`), per workspace: one tenant
- * asked to back off does not hold back every other. Limits are per process (each Functions instance
- * keeps its own).
+ * A vendor's limits as this process keeps them: at most `maxConcurrency` calls in flight and, if set,
+ * `maxRequestsPerSecond` calls started per second (waiting, never spinning). The routing gateway
+ * enters it inside the circuit breakers, so that a breaker's refusal never waits in line, and tells
+ * the breakers when the call is sent: time spent in line here is this process's, not the vendor's, and
+ * must not make a healthy vendor look as if it had stopped answering (`CircuitBreakers.pendingMs`).
+ * A vendor's `Retry-After` is honoured by the breakers, per workspace: one tenant asked to back off
+ * does not hold back every other. Limits are per process (each Functions instance keeps its own).
  *
  * @example
- * const gateway = limitedGateway(createHttpVendorGateway(options), { maxConcurrency: 16, maxRequestsPerSecond: 50 });
+ * const leave = await limiter.enter(signal);
+ * try { return await gateway.listIncidents(query, signal); } finally { leave(); }
  */
-export function limitedGateway(gateway: SourceGateway, limits: SourceLimits, nowMs: () => number = Date.now, wait: (ms: number) => Promise<unknown> = sleep): SourceGateway {
-  if (!Number.isInteger(limits.maxConcurrency) || limits.maxConcurrency < 1) throw new Error("maxConcurrency must be a positive integer.");
-  let inFlight = 0;
-  const waiting: (() => void)[] = [];
-  let nextStartAt = 0;
+export class SourceLimiter {
+  private inFlight = 0;
+  private readonly waiting: (() => void)[] = [];
+  private nextStartAt = 0;
 
-  const acquire = async () => {
-    if (inFlight >= limits.maxConcurrency) await new Promise<void>((resolve) => waiting.push(resolve));
-    inFlight++;
-  };
-  const release = () => {
-    inFlight--;
-    waiting.shift()?.();
-  };
-  const pace = async () => {
-    const rate = limits.maxRequestsPerSecond;
-    if (!rate) return;
-    const now = nowMs();
-    const startAt = Math.max(now, nextStartAt);
-    nextStartAt = startAt + 1000 / rate;
-    if (startAt > now) await wait(startAt - now);
-  };
-  const guarded = <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      await acquire();
-      try {
-        await pace();
-        return await call(...args);
-      } finally {
-        release();
-      }
-    };
-
-  const limited = { source: gateway.source } as SourceGateway;
-  for (const name of calls) {
-    (limited as unknown as Record<Call, unknown>)[name] = guarded((gateway[name] as (...args: unknown[]) => Promise<unknown>).bind(gateway));
+  constructor(
+    private readonly limits: SourceLimits,
+    private readonly nowMs: () => number = Date.now,
+    private readonly wait: (ms: number) => Promise<unknown> = sleep,
+  ) {
+    if (!Number.isInteger(limits.maxConcurrency) || limits.maxConcurrency < 1) throw new Error("maxConcurrency must be a positive integer.");
   }
-  return limited;
+
+  /**
+   * Waits for a place and for the pace, and answers the function that gives the place back. A caller
+   * whose `signal` aborts while in line leaves the line at once (with the signal's reason): nobody
+   * waits for its answer any more, so it must not take a place from those still waiting.
+   */
+  async enter(signal?: AbortSignal): Promise<() => void> {
+    signal?.throwIfAborted();
+    // A place given back goes straight to the first in line (`leave`), so none is taken past the limit meanwhile.
+    if (this.inFlight >= this.limits.maxConcurrency) await this.inLine(signal);
+    else this.inFlight++;
+    let left = false;
+    const leave = () => {
+      if (left) return;
+      left = true;
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.inFlight--;
+    };
+    try {
+      await this.pace();
+    } catch (error) {
+      leave();
+      throw error;
+    }
+    return leave;
+  }
+
+  private inLine(signal: AbortSignal | undefined): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const turn = () => {
+        signal?.removeEventListener("abort", abandon);
+        resolve();
+      };
+      const abandon = () => {
+        const at = this.waiting.indexOf(turn);
+        if (at >= 0) this.waiting.splice(at, 1);
+        reject(signal!.reason);
+      };
+      this.waiting.push(turn);
+      signal?.addEventListener("abort", abandon, { once: true });
+    });
+  }
+
+  private async pace(): Promise<void> {
+    const rate = this.limits.maxRequestsPerSecond;
+    if (!rate) return;
+    const now = this.nowMs();
+    const startAt = Math.max(now, this.nextStartAt);
+    this.nextStartAt = startAt + 1000 / rate;
+    if (startAt > now) await this.wait(startAt - now);
+  }
 }

@@ -4,8 +4,8 @@ import type { WorkspaceRecord } from "../../domain/organizations/workspace";
 import { sourceSettingsOf, type WorkspaceBridge, type WorkspaceSources } from "../../domain/organizations/workspace-sources";
 import { sources, type Source } from "../../domain/sources";
 import { createHttpVendorGateway } from "./http/http-vendor";
-import { limitedGateway, type SourceLimits } from "./limiter";
-import { sourceNotEnabledFor, type DeploymentSources, type SourceGateway, type SourceRegistry, type VendorIncident } from "./port";
+import { SourceLimiter, type SourceLimits } from "./limiter";
+import { isDisabledSource, sourceNotEnabledFor, type DeploymentSources, type SourceGateway, type SourceRegistry, type VendorIncident } from "./port";
 import type { CircuitBreakers } from "../../platform/upstream/circuit-breaker";
 
 export interface WorkspaceRoutingOptions {
@@ -23,6 +23,12 @@ export interface WorkspaceRoutingOptions {
   breakers: CircuitBreakers;
   /** Injectable for tests; defaults to globalThis.fetch. */
   fetch?: typeof fetch;
+}
+
+/** A gateway and the limiter its calls wait in (none for a disabled source, which answers at once). */
+interface LimitedGateway {
+  gateway: SourceGateway;
+  limiter: SourceLimiter | undefined;
 }
 
 /** Gateways of workspaces' own bridges kept at once; past it the oldest goes (a bridge whose settings changed, say). */
@@ -44,7 +50,12 @@ interface CachedSettings {
  */
 export function routeByWorkspace(deployment: DeploymentSources, options: WorkspaceRoutingOptions): SourceRegistry {
   const settingsCache = new Map<string, CachedSettings>();
-  const bridges = new Map<string, SourceGateway>();
+  const bridges = new Map<string, LimitedGateway>();
+  // The deployment's own system of each source is held to the source's limits, one limiter per source;
+  // a disabled source answers at once.
+  const deploymentLimiters = new Map<Source, SourceLimiter | undefined>(
+    sources.map((source) => [source, isDisabledSource(deployment.gateway(source)) ? undefined : new SourceLimiter(options.limits[source], options.nowMs)]),
+  );
 
   const settingsOf = (workspaceId: string): Promise<WorkspaceSources | undefined> => {
     const cached = settingsCache.get(workspaceId);
@@ -61,7 +72,7 @@ export function routeByWorkspace(deployment: DeploymentSources, options: Workspa
     return settings;
   };
 
-  const bridgeGateway = (source: Source, bridge: WorkspaceBridge): SourceGateway => {
+  const bridgeGateway = (source: Source, bridge: WorkspaceBridge): LimitedGateway => {
     const key = `${source}\n${bridge.url}\n${bridge.authorization ?? ""}`;
     let gateway = bridges.get(key);
     if (!gateway) {
@@ -72,7 +83,7 @@ export function routeByWorkspace(deployment: DeploymentSources, options: Workspa
         throw new ApiError("UPSTREAM_ERROR", `The workspace's ${source} bridge credential cannot be read; set it again.`, { cause: error });
       }
       const http = createHttpVendorGateway({ source, baseUrl: bridge.url, authHeader, timeoutMs: options.timeoutMs[source], fetch: options.fetch });
-      gateway = limitedGateway(http, options.limits[source], options.nowMs);
+      gateway = { gateway: http, limiter: new SourceLimiter(options.limits[source], options.nowMs) };
       if (bridges.size >= MAX_BRIDGE_GATEWAYS) bridges.delete(bridges.keys().next().value!);
       bridges.set(key, gateway);
     }
@@ -80,11 +91,11 @@ export function routeByWorkspace(deployment: DeploymentSources, options: Workspa
   };
 
   /** The gateway that serves one workspace's calls of one source, named as the vendor knows the workspace. */
-  const target = async (source: Source, workspaceId: string): Promise<{ gateway: SourceGateway; vendorWorkspaceId: string }> => {
+  const target = async (source: Source, workspaceId: string): Promise<LimitedGateway & { vendorWorkspaceId: string }> => {
     const settings = (await settingsOf(workspaceId))?.[source];
     if (settings?.enabled === false) throw sourceNotEnabledFor(source, workspaceId);
-    const gateway = settings?.bridge ? bridgeGateway(source, settings.bridge) : deployment.gateway(source);
-    return { gateway, vendorWorkspaceId: settings?.vendorWorkspaceId ?? workspaceId };
+    const served = settings?.bridge ? bridgeGateway(source, settings.bridge) : { gateway: deployment.gateway(source), limiter: deploymentLimiters.get(source) };
+    return { ...served, vendorWorkspaceId: settings?.vendorWorkspaceId ?? workspaceId };
   };
 
   const routed = new Map<Source, SourceGateway>(sources.map((source) => [source, routingGateway(source, target, options.breakers)]));
@@ -111,7 +122,7 @@ export function routeByWorkspace(deployment: DeploymentSources, options: Workspa
  */
 function routingGateway(
   source: Source,
-  target: (source: Source, workspaceId: string) => Promise<{ gateway: SourceGateway; vendorWorkspaceId: string }>,
+  target: (source: Source, workspaceId: string) => Promise<LimitedGateway & { vendorWorkspaceId: string }>,
   breakers: CircuitBreakers,
 ): SourceGateway {
   type Call<T> = (gateway: SourceGateway, vendorWorkspaceId: string, signal?: AbortSignal) => Promise<T>;
@@ -121,8 +132,18 @@ function routingGateway(
    * (`Deadline.commit`): a change cut off mid-call may or may not have been made.
    */
   const on = async <T>(workspaceId: string, signal: AbortSignal | undefined, call: Call<T>, kind: "read" | "change") => {
-    const { gateway, vendorWorkspaceId } = await target(source, workspaceId);
-    const run = (s: AbortSignal | undefined) => breakers.call({ system: source, workspaceId }, (bs) => call(gateway, vendorWorkspaceId, bs), s);
+    const { gateway, limiter, vendorWorkspaceId } = await target(source, workspaceId);
+    // Through the breakers first (a refusal never waits in line), then the vendor's limits: the call
+    // counts as unanswered from when it is sent, not while it waits for a place.
+    const run = (s: AbortSignal | undefined) =>
+      breakers.call({ system: source, workspaceId }, async (bs, inLine) => {
+        const leave = limiter && (await inLine(limiter.enter(bs)));
+        try {
+          return await call(gateway, vendorWorkspaceId, bs);
+        } finally {
+          leave?.();
+        }
+      }, s);
     return { vendorWorkspaceId, result: await (kind === "change" ? commitWithinDeadline(run, signal) : run(signal)) };
   };
   const via = <T>(workspaceId: string, signal: AbortSignal | undefined, call: Call<T>) => on(workspaceId, signal, call, "read");

@@ -31,7 +31,8 @@ const CLIENT_TIMEOUT_MS = 120_000;
 const SEVERITY_RANK = { High: 0, Medium: 1, Low: 2, Informational: 3 };
 
 /**
- * Per size (BENCH_QUEUE_WORKSPACES, default "1000"; a comma-separated list runs each, e.g. "100,1000"),
+ * Per size (BENCH_QUEUE_WORKSPACES, default "1000"; a comma-separated list runs each, e.g. "100,1000";
+ * BENCH_QUEUE_RUNS, default "newest,severity,failing", runs only those named of 2 to 4 below),
  * one host: DEMO_WORKSPACES of that size, SIMULATED_INCIDENTS_PER_WORKSPACE=20,
  * SIMULATED_VENDOR_LATENCY_MS=200, RECONCILE_INTERVAL_MS=0, and the host's own limits and page budget
  * (CROSS_WORKSPACE_BUDGET_MS 2.5 s, 32 calls in flight per source). bench/vendor-call-probe.cjs counts
@@ -143,12 +144,13 @@ async function queueAtSize(workspaceCount, { log, settings }) {
     const context = { api, person, vendorCalls, vendorStarts, bridge, budgetMs, log };
 
     // 2 and 3. Newest first, then severity first, everything healthy.
-    const newest = await pageQueue(context, { name: "newest", order: "newest", expected: all.slice().sort(newestFirst) });
-    const severity = await pageQueue(context, { name: "severity", order: "severity", expected: all.slice().sort(severityFirst) });
+    const wanted = runsWanted();
+    const newest = wanted.has("newest") ? await pageQueue(context, { name: "newest", order: "newest", expected: all.slice().sort(newestFirst) }) : null;
+    const severity = wanted.has("severity") ? await pageQueue(context, { name: "severity", order: "severity", expected: all.slice().sort(severityFirst) }) : null;
 
     // 4. Ten workspaces' vendor failing.
     const byName = workspaces.filter((w) => listed.has(w.id.toLowerCase())).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : 1));
-    const failing = new Map(FAULT_PLAN.map((mode, k) => [byName[Math.floor(((k + 0.5) * byName.length) / FAULT_PLAN.length)].id.toLowerCase(), mode]));
+    const failing = new Map(wanted.has("failing") ? FAULT_PLAN.map((mode, k) => [byName[Math.floor(((k + 0.5) * byName.length) / FAULT_PLAN.length)].id.toLowerCase(), mode]) : []);
     let k = 0;
     for (const [id, mode] of failing) {
       bridge.setFault(id, mode);
@@ -157,12 +159,15 @@ async function queueAtSize(workspaceCount, { log, settings }) {
       });
     }
     const nameOf = new Map(workspaces.map((w) => [w.id.toLowerCase(), w.name]));
-    log(`  failing (${FAILING_SOURCE} through a bridge of their own): ${[...failing].map(([id, mode]) => `${nameOf.get(id)} ${mode}`).join(", ")}`);
     const failingStream = (r) => failing.has(r.workspaceId) && r.source === FAILING_SOURCE;
     const healthy = all.filter((r) => !failingStream(r));
-    const faults = await pageQueue(context, { name: "newest, 10 failing", order: "newest", expected: healthy.sort(newestFirst), failing });
+    let faults = null;
+    if (wanted.has("failing")) {
+      log(`  failing (${FAILING_SOURCE} through a bridge of their own): ${[...failing].map(([id, mode]) => `${nameOf.get(id)} ${mode}`).join(", ")}`);
+      faults = await pageQueue(context, { name: "newest, 10 failing", order: "newest", expected: healthy.sort(newestFirst), failing });
+    }
 
-    const runs = [newest, severity, faults];
+    const runs = [newest, severity, faults].filter(Boolean);
     const exit = api.server.exited();
     if (exit) problems.push(`the API host exited during the scenario (${describeExit(exit)})\n${api.server.output()}`);
     const memory = await processMemoryMb(api.server.child.pid);
@@ -172,12 +177,12 @@ async function queueAtSize(workspaceCount, { log, settings }) {
     }
 
     printTable(log, runs, { failingCount: failing.size, expectedCount, healthyCount: healthy.length });
-    describeFaults(log, faults, failing, nameOf);
+    if (faults) describeFaults(log, faults, failing, nameOf);
     const totalS = (performance.now() - sizeStarted) / 1000;
     log(`  this size took ${(totalS / 60).toFixed(1)} min in all (host start ${readyS.toFixed(0)} s, reference ${(listing.totalMs / 1000).toFixed(0)} s, queue ${runs.map((r) => `${r.name} ${r.totalS.toFixed(0)} s`).join(", ")}); host RSS ${memory?.rssMb.toFixed(0) ?? "?"} MB, peak ${memory?.peakRssMb.toFixed(0) ?? "?"} MB; machine load average now ${load()}`);
     for (const note of notes) log(`  note: ${note}`);
 
-    for (const run of [newest, severity]) {
+    for (const run of [newest, severity].filter(Boolean)) {
       checks.push(
         {
           name: `${label}, ${run.name}: time to the first incidents, ${run.first.calls.length} call(s)${run.first.complete ? "" : " and still streams unread when cut short"} (ms)`,
@@ -193,8 +198,10 @@ async function queueAtSize(workspaceCount, { log, settings }) {
         },
       );
     }
-    const slowest = Math.max(...faults.calls.map((c) => c.ms));
-    checks.push({ name: `${label}, ${faults.name}: slowest call (ms)`, value: slowest, target: `<= ${FAULT_PAGE_TARGET_MS}`, pass: slowest <= FAULT_PAGE_TARGET_MS });
+    if (faults) {
+      const slowest = Math.max(...faults.calls.map((c) => c.ms));
+      checks.push({ name: `${label}, ${faults.name}: slowest call (ms)`, value: slowest, target: `<= ${FAULT_PAGE_TARGET_MS}`, pass: slowest <= FAULT_PAGE_TARGET_MS });
+    }
     for (const run of runs) {
       const wrong = run.order.missing + run.order.duplicates + run.order.unexpected;
       const scope = run.cut ? ` (cut short: of the first ${run.order.of} expected)` : "";
@@ -203,8 +210,10 @@ async function queueAtSize(workspaceCount, { log, settings }) {
         { name: `${label}, ${run.name}: neighbours out of the queue's order`, value: run.order.inversions, target: "= 0", pass: run.order.inversions === 0 },
       );
     }
-    const notNamed = [...failing.keys()].filter((id) => !faults.named.has(`${id}/${FAILING_SOURCE}`)).length;
-    checks.push({ name: `${label}, ${faults.name}: failing workspaces no page's meta.unavailable names`, value: notNamed, target: "= 0", pass: notNamed === 0 });
+    if (faults) {
+      const notNamed = [...failing.keys()].filter((id) => !faults.named.has(`${id}/${FAILING_SOURCE}`)).length;
+      checks.push({ name: `${label}, ${faults.name}: failing workspaces no page's meta.unavailable names`, value: notNamed, target: "= 0", pass: notNamed === 0 });
+    }
 
     return {
       workspaces: workspaceCount,
@@ -437,6 +446,15 @@ function newestFirst(a, b) {
   if (a.workspaceId !== b.workspaceId) return a.workspaceId < b.workspaceId ? -1 : 1;
   if (a.source !== b.source) return a.source < b.source ? -1 : 1;
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** The runs BENCH_QUEUE_RUNS names (default all three): newest, severity, failing. */
+function runsWanted() {
+  const all = ["newest", "severity", "failing"];
+  const wanted = (process.env.BENCH_QUEUE_RUNS ?? all.join(",")).split(",").map((s) => s.trim());
+  const unknown = wanted.filter((w) => !all.includes(w));
+  if (unknown.length > 0 || wanted.length === 0) throw new Error(`BENCH_QUEUE_RUNS names runs of ${all.join(", ")}, not ${unknown.join(", ")}`);
+  return new Set(wanted);
 }
 
 /** The queue's "severity": High, Medium, Low, Informational, each newest first. */

@@ -81,7 +81,7 @@ function fakeContext(incidents: VendorIncident[], fail: (workspaceId: string, so
     pageTokens: new PageTokens(Buffer.alloc(32, 7)),
     person: { accountId: "10000000-0000-4000-8000-000000000001", userId: "u-1" },
     now: () => new Date(NOW),
-    config: { crossWorkspaceBudgetMs: 10_000 },
+    config: { crossWorkspaceBudgetMs: 10_000, sourceLimits: Object.fromEntries(sources.map((s) => [s, { maxConcurrency: 32 }])) },
     stores: { incidents: { getMany: async () => [] } },
     sources: { gateway, isEnabledFor: () => true },
     breakers: { failing: () => undefined, pendingMs: () => 0 },
@@ -174,6 +174,51 @@ describe("the incident queue", () => {
     );
   });
 
+  it("in severity order, the first page reads each stream once, at the first level: a stream with no High waits for the queue to reach Medium", async () => {
+    const workspaces = Array.from({ length: 40 }, (_, i) => workspaceOf(i));
+    // Even workspaces: three High incidents each on SourceA (60 in all, more than a page); odd ones: Medium only.
+    const planted: Planted[] = [];
+    for (let w = 0; w < 40; w++) for (let k = 0; k < 3; k++) planted.push({ workspace: w, source: 0, ageMs: (k * 60 + w) * 1000, severity: w % 2 === 0 ? "High" : "Medium" });
+    const incidents = planted.map((p, n) => incidentOf(p, n, workspaces));
+    const { ctx, calls } = fakeContext(incidents, () => null);
+    const q = query("severity", { sources: ["SourceA"] });
+    const first = await incidentQueuePage(ctx, workspaces, q);
+    expect(first.incidents.map((i) => i.summary.incident.id)).toEqual([...incidents].sort(queueKey("severity")).slice(0, QUEUE_PAGE_SIZE).map((i) => i.id));
+    // One call per stream: the odd workspaces' Medium incidents are not read for a page of Highs.
+    expect([...calls.values()]).toEqual(Array.from({ length: 40 }, () => 1));
+    expect(first.unreadStreams).toBe(0);
+    // The next page reaches Medium: every stream is read at it (the evens' last Highs were in hand).
+    const pages = await pageToEnd(ctx, workspaces, { ...q, pageToken: first.nextPageToken! });
+    expect([...first.incidents.map((i) => i.summary.incident.id), ...pages.flatMap((p) => p.ids)]).toEqual([...incidents].sort(queueKey("severity")).map((i) => i.id));
+  });
+
+  it("reads each source's streams no more at once than its vendor takes", async () => {
+    const workspaces = Array.from({ length: 30 }, (_, i) => workspaceOf(i));
+    const planted: Planted[] = [];
+    for (let w = 0; w < 30; w++) for (let s = 0; s < 2; s++) planted.push({ workspace: w, source: s, ageMs: (w * 2 + s) * 1000, severity: "High" });
+    const incidents = planted.map((p, n) => incidentOf(p, n, workspaces));
+    const { ctx } = fakeContext(incidents, () => null);
+    const inner = ctx.sources.gateway;
+    const inFlight = new Map<Source, number>();
+    const most = new Map<Source, number>();
+    (ctx as { sources: unknown }).sources = {
+      isEnabledFor: () => true,
+      gateway: (source: Source) => ({
+        listIncidents: async (q: IncidentWindowQuery, signal?: AbortSignal) => {
+          inFlight.set(source, (inFlight.get(source) ?? 0) + 1);
+          most.set(source, Math.max(most.get(source) ?? 0, inFlight.get(source)!));
+          await new Promise((r) => setTimeout(r, 5));
+          inFlight.set(source, inFlight.get(source)! - 1);
+          return inner(source).listIncidents(q, signal);
+        },
+      }),
+    };
+    (ctx.config as { sourceLimits: Record<Source, { maxConcurrency: number }> }).sourceLimits = { ...ctx.config.sourceLimits, SourceA: { maxConcurrency: 3 }, SourceB: { maxConcurrency: 5 } };
+    const page = await incidentQueuePage(ctx, workspaces, query("newest", { sources: ["SourceA", "SourceB"] }));
+    expect(page.incidents).toHaveLength(QUEUE_PAGE_SIZE);
+    expect(Object.fromEntries(most)).toEqual({ SourceA: 3, SourceB: 5 });
+  });
+
   it("goes on without a failing stream, names it, reads it again next page, and hands its incidents out once it answers", async () => {
     const workspaces = [0, 1, 2].map(workspaceOf);
     const planted: Planted[] = [];
@@ -219,10 +264,12 @@ describe("the incident queue", () => {
     const { ctx } = fakeContext(incidents, () => null);
     const slow = ctx.sources.gateway;
     let budgetMs = 60;
+    const { sourceLimits } = ctx.config;
     (ctx as { config: { crossWorkspaceBudgetMs: number } }).config = {
       get crossWorkspaceBudgetMs() {
         return budgetMs;
       },
+      sourceLimits,
     } as never;
     (ctx as { sources: unknown }).sources = {
       isEnabledFor: () => true,

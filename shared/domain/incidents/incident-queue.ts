@@ -3,7 +3,7 @@ import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { z } from "zod";
 import { ApiError } from "../../platform/errors/api-error";
 import { issuePackedPageToken, readPackedPageToken } from "../../platform/http/paging";
-import { settleWithin } from "../../platform/concurrency/settle-within";
+import { settleWithin, type Settled } from "../../platform/concurrency/settle-within";
 import { mapLimited } from "../../platform/concurrency/map-limited";
 import { isTransient, unavailableOf, type Unavailable } from "../../platform/http/partial-results";
 import { severities, type IncidentFilters, type Severity, type VendorIncident } from "../../systems/vendors/port";
@@ -46,12 +46,6 @@ import {
 
 /** Incidents one page of the queue holds. */
 export const QUEUE_PAGE_SIZE = 50;
-/**
- * Vendor calls in flight at once for one page: enough for every source's limiter to be full (seven
- * sources at their default of 32), which is what holds each vendor to its limits; the first page's
- * thousands of reads go as fast as the vendors allow.
- */
-const QUEUE_CONCURRENCY = 256;
 /** Fewest and most incidents asked of one stream in one call. */
 const MIN_READ = 3;
 const MAX_READ = QUEUE_PAGE_SIZE;
@@ -105,7 +99,7 @@ export interface QueueQuery extends IncidentListingFilters {
 export interface QueuePage {
   incidents: ListedIncident[];
   nextPageToken: string | null;
-  /** Streams not yet read once: while any is left, the page cannot say what comes first, and holds less. */
+  /** Streams not yet read at the level the queue has reached: while any is left, the page cannot say what comes first, and holds less. */
   unreadStreams: number;
   unavailable: Unavailable[];
 }
@@ -143,20 +137,34 @@ export async function incidentQueuePage(ctx: ListingContext, workspaces: Workspa
   const filters = filtersOf(query);
   const deadline = Date.now() + ctx.config.crossWorkspaceBudgetMs;
   const unavailable: Unavailable[] = [];
-  const signal = readsSignal(ctx.signal);
+  const signal = readsSignal(ctx.signal, sum(chosenSources.map((source) => placesOf(ctx, source))));
 
-  const read = async (batch: Stream[], limit: number) => {
-    const remaining = deadline - Date.now();
-    const outcomes = await settleWithin(batch, QUEUE_CONCURRENCY, { totalMs: Math.max(1, remaining) }, (stream, abort) =>
-      readStream(ctx, stream, levels, filters, window, limit, abort),
-    signal);
+  // Each source's streams are read in a line of their own, as many at once as its vendor takes (the
+  // places of its limiter): every read then goes at the vendor's pace. More at once would only wait in
+  // the limiter's line, and a read of several calls (a level after another, a millisecond followed)
+  // waiting there between each would end past the budget, its work lost, page after page.
+  const read = (batch: Stream[], limit: number, throughLevels = false) => {
+    const remaining = Math.max(1, deadline - Date.now());
+    const bySource = new Map<Source, Stream[]>();
+    for (const stream of batch) bySource.set(stream.source, [...(bySource.get(stream.source) ?? []), stream]);
+    return Promise.all(
+      [...bySource].map(async ([source, line]) => {
+        const outcomes = await settleWithin(line, placesOf(ctx, source), { totalMs: remaining }, (stream, abort) =>
+          readStream(ctx, stream, { levels, filters, window, limit, deadline, throughLevels }, abort),
+        signal);
+        settleReads(line, outcomes);
+      }),
+    );
+  };
+  const settleReads = (line: Stream[], outcomes: Settled<ReadResult>[]) =>
     outcomes.forEach((outcome, i) => {
-      const stream = batch[i]!;
-      if (outcome.status === "fulfilled") return applyRead(stream, outcome.value);
+      const stream = line[i]!;
+      if (outcome.status === "fulfilled") return applyRead(stream, outcome.value, levels.length);
       // Not asked before the budget ran out, or still under way then: not the stream's failure. It stays
       // where it is and holds back what it might precede until a later call reads it. A vendor that has
       // stopped answering is failed then at once: its breaker knows the call still pending (`pageOf`).
       if (outcome.status === "unstarted" || outcome.status === "late") return;
+      if (outcome.reason instanceof PastDeadline) return;
       const error = failureOf(stream, outcome, ctx.config.crossWorkspaceBudgetMs);
       stream.failedNow = true;
       stream.failedPages += 1;
@@ -164,7 +172,6 @@ export async function incidentQueuePage(ctx: ListingContext, workspaces: Workspa
       if (gaveUp) stream.done = true;
       unavailable.push(unavailableOf(stream.workspace, error, { source: stream.source, gaveUp, failedPages: stream.failedPages }));
     });
-  };
 
   const live = () => streams.filter((s) => !s.done && !s.failedNow);
   const emitted: { stream: Stream; incident: VendorIncident }[] = [];
@@ -189,7 +196,7 @@ export async function incidentQueuePage(ctx: ListingContext, workspaces: Workspa
   // unless another is known to hold one.
   const unknown = live().filter((s) => s.buffer.length === 0 && !(s.read && s.exhausted && s.level === levels.length - 1) && s.next === null);
   if (!live().some((s) => s.buffer.length > 0 || s.next !== null) && unknown.length > 0 && Date.now() < deadline) {
-    await read(unknown, MIN_READ);
+    await read(unknown, MIN_READ, true);
   }
   for (const stream of streams) settle(stream, levels.length);
 
@@ -206,25 +213,41 @@ export async function incidentQueuePage(ctx: ListingContext, workspaces: Workspa
   return {
     incidents,
     nextPageToken: open.length === 0 ? null : issuePackedPageToken(ctx, binding, pack(firstCallAt, streams)),
-    unreadStreams: open.filter(neverRead).length,
+    unreadStreams: unplaced(open).length,
     unavailable,
   };
+}
+
+function sum(values: number[]): number {
+  let total = 0;
+  for (const value of values) total += value;
+  return total;
+}
+
+/** How many calls a source's vendor takes at once from this process (its limiter's places). */
+function placesOf(ctx: ListingContext, source: Source): number {
+  return ctx.config.sourceLimits[source].maxConcurrency;
 }
 
 /**
  * The signal the page's reads share: the caller's, through one listener of its own, with room for a
  * listener per read in flight (each vendor call listens to it), which Node would otherwise warn of.
  */
-function readsSignal(caller: AbortSignal | undefined): AbortSignal | undefined {
+function readsSignal(caller: AbortSignal | undefined, inFlight: number): AbortSignal | undefined {
   if (!caller) return undefined;
   const shared = AbortSignal.any([caller]);
-  setMaxListeners(QUEUE_CONCURRENCY + 16, shared);
+  setMaxListeners(inFlight + 16, shared);
   return shared;
 }
 
-/** A stream no call has read yet: its next incident may be the newest of all. */
-function neverRead(stream: Stream): boolean {
-  return !stream.read && stream.level === 0 && stream.after === null && stream.next === null;
+/**
+ * The streams not yet read at the level the queue has reached (in newest order, the one level): their
+ * next incident may come before every incident known, so while any is left a page may hold fewer.
+ */
+function unplaced(open: Stream[]): Stream[] {
+  let reached = Infinity;
+  for (const stream of open) reached = Math.min(reached, stream.level);
+  return open.filter((s) => s.level === reached && !s.read && s.after === null && s.next === null);
 }
 
 /** The streams of a first call: every workspace's chosen sources that serve it, none read yet. */
@@ -280,29 +303,49 @@ function resumedStreams(
   return { firstCallAt: parseInt(cursor.at, 36), streams };
 }
 
+/** What one read of a stream is asked for. */
+interface ReadPlan {
+  levels: readonly (Severity | null)[];
+  filters: IncidentFilters;
+  window: { from: string; to: string };
+  limit: number;
+  /** When the page stops waiting: a read still going then makes no further call. */
+  deadline: number;
+  /** At a level with none left, read the next at once (to know whether the stream holds anything more at all). */
+  throughLevels: boolean;
+}
+
 /**
- * One read of a stream: its incidents after its position, newest first, at most `limit`; at a level
- * with none left, the next level's at once, so that the read ends on the stream's true next incident.
+ * One read of a stream: its incidents after its position, newest first, at most `limit`, at its
+ * level. A level with none left ends the read there (the stream goes on to the next level, unread:
+ * `applyRead`), unless `throughLevels`: then the next level is read at once, so that the read ends on
+ * the stream's true next incident. A page reads one level a read: the first page of the severity
+ * order needs each stream's first High incident, not its first of every level.
  */
-async function readStream(
-  ctx: ListingContext,
-  stream: Stream,
-  levels: readonly (Severity | null)[],
-  filters: IncidentFilters,
-  window: { from: string; to: string },
-  limit: number,
-  signal: AbortSignal | undefined,
-): Promise<ReadResult> {
+async function readStream(ctx: ListingContext, stream: Stream, plan: ReadPlan, signal: AbortSignal | undefined): Promise<ReadResult> {
   // Worked on a copy of the position: a read the page stopped waiting for must not change the stream
   // when it ends after all; only a read the page took is applied (`applyRead`).
   let level = stream.level;
   let after = stream.after;
   for (;;) {
-    const { items, exhausted } = await readLevel(ctx, stream, after, levels[level]!, filters, window, limit, signal);
-    if (items.length > 0 || !exhausted || level === levels.length - 1) return { level, after, items, exhausted };
+    const { items, exhausted } = await readLevel(ctx, stream, after, plan.levels[level]!, plan, signal);
+    if (items.length > 0 || !exhausted || level === plan.levels.length - 1 || !plan.throughLevels) return { level, after, items, exhausted };
     level += 1;
     after = null;
+    stopIfPast(plan.deadline);
   }
+}
+
+/**
+ * Thrown by a read the page has stopped waiting for, instead of making another vendor call: its
+ * outcome is no longer looked at (should it arrive before the page's timer, it is taken as late, not
+ * as a failure), and its calls would only stand in line before the next page's. The call already made
+ * is left to end, so that a vendor that has stopped answering is still known by it (`pageOf`).
+ */
+class PastDeadline extends Error {}
+
+function stopIfPast(deadline: number): void {
+  if (Date.now() >= deadline) throw new PastDeadline("The page's time was up.");
 }
 
 interface ReadResult {
@@ -312,7 +355,12 @@ interface ReadResult {
   exhausted: boolean;
 }
 
-function applyRead(stream: Stream, read: ReadResult): void {
+function applyRead(stream: Stream, read: ReadResult, levelCount: number): void {
+  if (read.items.length === 0 && read.exhausted && read.level < levelCount - 1) {
+    // Nothing left at its level: on to the next, unread (its next incident there can be any of that level's).
+    Object.assign(stream, { level: read.level + 1, after: null, next: null, read: false, exhausted: false, buffer: [] });
+    return;
+  }
   stream.level = read.level;
   stream.after = read.after;
   stream.read = true;
@@ -334,9 +382,7 @@ async function readLevel(
   stream: Stream,
   after: StreamPosition["after"],
   level: Severity | null,
-  filters: IncidentFilters,
-  window: { from: string; to: string },
-  limit: number,
+  { filters, window, limit, deadline }: ReadPlan,
   signal: AbortSignal | undefined,
 ): Promise<{ items: VendorIncident[]; exhausted: boolean }> {
   // Resume just past the last incident handed out: its millisecond is read again, and what was handed out dropped.
@@ -362,6 +408,7 @@ async function readLevel(
     const lastT = Date.parse(items[items.length - 1]?.createdAt ?? page.items[page.items.length - 1]!.createdAt);
     const whole = items.filter((i) => Date.parse(i.createdAt) > lastT);
     if (whole.length > 0) return { items: whole, exhausted: false };
+    stopIfPast(deadline);
   }
 }
 

@@ -75,7 +75,8 @@ const portalQueuePage = z
       .int()
       .min(0)
       .describe(
-        "Streams (workspace and source) not yet read once. The first page reads every stream before it can say what comes first; past the page's time " +
+        "Streams (workspace and source) not yet read at the level the queue has reached (in severity order, each severity is read when the queue " +
+          "reaches it; newest first has one level). The first page reads every stream before it can say what comes first; past the page's time " +
           "budget it answers with what is certain so far (possibly nothing) and the count left: ask again with `nextPageToken`.",
       ),
   })

@@ -251,9 +251,18 @@ export async function screenshot(page: Page, name: string, options: { readme?: b
 }
 
 /**
+ * A page expression (source text, for `waitForFunction` and `evaluate`): how many rows the windowed
+ * table `table` holds, rendered or not: its `aria-rowcount`, less the header's row; 0 while it is not there.
+ */
+export function windowedRowsLoaded(table: string): string {
+  return `(Number(document.querySelector(${JSON.stringify(table)})?.getAttribute("aria-rowcount") ?? "1") - 1)`;
+}
+
+/**
  * Every row of a table whose body renders only the rows near the viewport (portal/src/windowed-rows.tsx),
  * in order: scrolls the page from the table's top to its end, a screen at a time, and reads each row
- * rendered on the way, `attributes` of it by name (and `aria-rowindex`, its place), once each. Leaves
+ * rendered on the way, `attributes` of it by name (and `aria-rowindex`, its place; `innerText` names the
+ * row's text), once each. Leaves
  * the page scrolled back to the top.
  */
 export async function allWindowedRows(page: Page, table: string, attributes: string[]): Promise<Record<string, string | null>[]> {
@@ -261,7 +270,7 @@ export async function allWindowedRows(page: Page, table: string, attributes: str
   const read = () =>
     page.$$eval(
       `${table} tbody tr[aria-rowindex]`,
-      (trs, names) => trs.map((tr) => Object.fromEntries(["aria-rowindex", ...(names as string[])].map((n) => [n, tr.getAttribute(n)]))),
+      (trs, names) => trs.map((tr) => Object.fromEntries(["aria-rowindex", ...(names as string[])].map((n) => [n, n === "innerText" ? (tr as unknown as { innerText: string }).innerText : tr.getAttribute(n)]))),
       attributes,
     );
   // Page code is given as source text: this project's types are Node's, not the DOM's.

@@ -3,6 +3,7 @@ import { api, call, type Problem } from "../api/client";
 import type { paths } from "../api/openapi";
 import { IncidentLink } from "../incident-link";
 import { ShowMore } from "../paging";
+import { WindowedRows } from "../windowed-rows";
 import { useMe } from "../session";
 import { useUrlFilters } from "../url-filters";
 import { Badge, CheckboxFilter, Empty, Field, Notice, PageHeader, ProblemBanner, Select, TableScroll, Time, useResource } from "../ui";
@@ -210,9 +211,9 @@ function IncidentTable(props: {
   const selectable = canAct ? incidents.filter((i) => actsOn.has(i.incident.workspaceId)) : [];
   return (
     <TableScroll label="Incidents">
-      <table class="incidents">
+      <table class="incidents" aria-rowcount={incidents.length + 1}>
         <thead>
-          <tr>
+          <tr aria-rowindex={1}>
             {canAct && (
               <th scope="col" class="select-cell">
                 <input
@@ -234,9 +235,20 @@ function IncidentTable(props: {
             <th scope="col">Updated</th>
           </tr>
         </thead>
-        <tbody>
-          {incidents.map((i) => (
-            <tr key={incidentKey(i)} data-workspace-id={i.incident.workspaceId} data-incident-id={i.incident.id} data-created-at={i.incident.createdAt}>
+        {/* However many pages were shown, only the rows near the viewport are in the DOM. */}
+        <WindowedRows
+          rows={incidents}
+          rowKey={incidentKey}
+          columns={canAct ? 8 : 7}
+          renderRow={(i, place) => (
+            <tr
+              {...place}
+              data-workspace-id={i.incident.workspaceId}
+              data-incident-id={i.incident.id}
+              data-created-at={i.incident.createdAt}
+              data-severity={i.incident.severity}
+              data-assignee={i.assignee?.name ?? i.assignee?.email ?? ""}
+            >
               {canAct && (
                 <td class="select-cell">
                   {actsOn.has(i.incident.workspaceId) ? (
@@ -269,8 +281,8 @@ function IncidentTable(props: {
                 <Time at={i.lastModificationTime} />
               </td>
             </tr>
-          ))}
-        </tbody>
+          )}
+        />
       </table>
     </TableScroll>
   );

@@ -174,6 +174,31 @@ export const TEMPLATE_APP_SETTINGS: readonly string[] = [
   "MAX_CONCURRENT_REQUESTS",
 ];
 
+/**
+ * Settings Flex Consumption refuses or ignores (the runtime, its version, the content share, run from
+ * package, scale-out: each is a property of the app there, set by the templates): a provision carrying
+ * one fails, or the setting does nothing.
+ */
+export const FLEX_REFUSED_SETTINGS: readonly string[] = [
+  "FUNCTIONS_EXTENSION_VERSION",
+  "FUNCTIONS_WORKER_RUNTIME",
+  "FUNCTIONS_WORKER_RUNTIME_VERSION",
+  "FUNCTIONS_MAX_HTTP_CONCURRENCY",
+  "FUNCTIONS_WORKER_PROCESS_COUNT",
+  "FUNCTIONS_WORKER_DYNAMIC_CONCURRENCY_ENABLED",
+  "SCM_DO_BUILD_DURING_DEPLOYMENT",
+  "ENABLE_ORYX_BUILD",
+  "WEBSITE_CONTENTAZUREFILECONNECTIONSTRING",
+  "WEBSITE_CONTENTOVERVNET",
+  "WEBSITE_CONTENTSHARE",
+  "WEBSITE_DNS_SERVER",
+  "WEBSITE_MAX_DYNAMIC_APPLICATION_SCALE_OUT",
+  "WEBSITE_NODE_DEFAULT_VERSION",
+  "WEBSITE_RUN_FROM_PACKAGE",
+  "WEBSITE_SKIP_CONTENTSHARE_VALIDATION",
+  "WEBSITE_VNET_ROUTE_ALL",
+];
+
 /** An app setting name Linux app settings keep as it is: letters, digits and underscores. */
 const APP_SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -199,6 +224,7 @@ export function checkExtraAppSettings(json: string | undefined, print: (line: st
     if (!APP_SETTING_NAME.test(name)) problems.push(`${name}: not an app setting name (letters, digits and underscores)`);
     else if (typeof value !== "string") problems.push(`${name}: give its value as a string ("${String(value)}")`);
     else if (TEMPLATE_APP_SETTINGS.includes(name)) problems.push(`${name}: set by the templates (its own parameter, or the deployment's resources), not here`);
+    else if (FLEX_REFUSED_SETTINGS.includes(name)) problems.push(`${name}: Flex Consumption does not take it (the runtime, deployment and scaling are properties of the app, set by the templates)`);
   }
   if (problems.length > 0) throw new HookError(`EXTRA_APP_SETTINGS:\n${problems.map((p) => `  ${p}`).join("\n")}`);
   try {
@@ -223,6 +249,7 @@ export async function preprovision(deps: HookDeps): Promise<void> {
     deps.print(`${variable} was empty: set to {} (none), which azd accepts as JSON.`);
   }
   checkExtraAppSettings(env.EXTRA_APP_SETTINGS, deps.print);
+  await pinZoneRedundancy(deps);
 
   const name = env.KEY_VAULT_NAME;
   let mode: "default" | "recover" = "default";
@@ -241,6 +268,25 @@ export async function preprovision(deps: HookDeps): Promise<void> {
   if (env.AVAILABILITY_TEST_ENABLED === "true" && !(await functionAppExists(deps))) {
     await deps.setEnv("AVAILABILITY_TEST_ENABLED", "false");
   }
+}
+
+/**
+ * ZONE_REDUNDANT, once per environment: zone redundancy is fixed when Cosmos DB, the storage accounts
+ * and Service Bus are created, and a provision that asks to change it fails. An environment provisioned
+ * before (it has a Cosmos DB endpoint) keeps what it was created with, which before the parameter was
+ * no zones; a new one gets the default, zones. An explicitly empty value counts as unset.
+ */
+async function pinZoneRedundancy(deps: HookDeps): Promise<void> {
+  const value = deps.env.ZONE_REDUNDANT?.trim();
+  if (value === "true" || value === "false") return;
+  if (value) throw new HookError(`ZONE_REDUNDANT is "${value}": give true or false.`);
+  const existing = Boolean(deps.env.COSMOS_ENDPOINT);
+  await deps.setEnv("ZONE_REDUNDANT", existing ? "false" : "true");
+  deps.print(
+    existing
+      ? "ZONE_REDUNDANT set to false: this environment's data services were created without zone redundancy, which cannot be turned on in place (README, \"Zone redundancy\")."
+      : "ZONE_REDUNDANT set to true: Cosmos DB, storage and Service Bus are created zone-redundant where the region has availability zones.",
+  );
 }
 
 /** Whether the environment's function app exists (with the code an earlier deploy gave it). */

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   HookError,
   checkExtraAppSettings,
+  FLEX_REFUSED_SETTINGS,
   portalSetupOf,
   portalSignInInstructions,
   postdeploy,
@@ -104,6 +105,8 @@ const outputs = {
   KEY_VAULT_NAME: "kv-abc",
   COSMOS_ENDPOINT: "https://cosmos-abc.documents.azure.com:443/",
   COSMOS_DATABASE: "secops",
+  // Pinned by an earlier preprovision.
+  ZONE_REDUNDANT: "false",
   KEY_VAULT_SECRET_NAMES: JSON.stringify({
     SECRET_HASH_KEY: "secret-hash-key",
     PAGE_TOKEN_KEY: "page-token-key",
@@ -523,6 +526,36 @@ describe("preprovision hook: the azd environment's values", () => {
     await expect(preprovision(deps)).rejects.toThrow(/QUEUE: set by the templates/);
     expect(calls).toEqual([]);
     expect(envSet).toEqual([]);
+  });
+
+  it("pins ZONE_REDUNDANT once: true for a new environment, false for one whose data services exist without zones", async () => {
+    const fresh = fakeDeps({ ZONE_REDUNDANT: "" });
+    delete fresh.deps.env.COSMOS_ENDPOINT;
+    delete fresh.deps.env.KEY_VAULT_NAME;
+    await preprovision(fresh.deps);
+    expect(fresh.envSet).toContainEqual(["ZONE_REDUNDANT", "true"]);
+    expect(fresh.printed).toContainEqual(expect.stringMatching(/^ZONE_REDUNDANT set to true/));
+
+    const existing = fakeDeps();
+    delete existing.deps.env.ZONE_REDUNDANT;
+    await preprovision(existing.deps);
+    expect(existing.envSet).toContainEqual(["ZONE_REDUNDANT", "false"]);
+    expect(existing.printed).toContainEqual(expect.stringMatching(/cannot be turned on in place/));
+
+    // Once pinned, either way, left alone; anything else stops the provision before azd fails on it.
+    for (const value of ["true", "false"]) {
+      const pinned = fakeDeps({ ZONE_REDUNDANT: value });
+      await preprovision(pinned.deps);
+      expect(pinned.envSet.filter(([name]) => name === "ZONE_REDUNDANT")).toEqual([]);
+    }
+    await expect(preprovision(fakeDeps({ ZONE_REDUNDANT: "yes" }).deps)).rejects.toThrow(/ZONE_REDUNDANT is "yes"/);
+  });
+
+  it("refuses extra app settings Flex Consumption does not take, instead of letting the provision fail on them", () => {
+    for (const name of ["FUNCTIONS_WORKER_RUNTIME", "WEBSITE_RUN_FROM_PACKAGE", "WEBSITE_NODE_DEFAULT_VERSION", "FUNCTIONS_EXTENSION_VERSION"]) {
+      expect(FLEX_REFUSED_SETTINGS).toContain(name);
+      expect(() => checkExtraAppSettings(JSON.stringify({ [name]: "x" }), () => {}), name).toThrow(new RegExp(`${name}: Flex Consumption does not take it`));
+    }
   });
 
   it("keeps the availability test off while the environment has no app, so that a provision before the code cannot alert", async () => {

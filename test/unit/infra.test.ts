@@ -981,17 +981,18 @@ describe("infra: scale settings", () => {
 
 describe("infra: zone redundancy", () => {
   const allowedRegions = [...(/@allowed\(\[([^\]]*)\]\)\s*@metadata\(\{\s*azd: \{\s*type: 'location'/.exec(main)?.[1] ?? "").matchAll(/'([^']+)'/g)].map((m) => m[1]!);
-  const zoneRegions = literalAfter(resources, "var zoneRedundantRegions =") as string[];
+  const zoneRegions = () => literalAfter(resources, "var zoneRedundantRegions =") as string[];
 
   it("is on by default and applies only in regions with availability zones, all of them Flex Consumption regions", () => {
     expect(main).toMatch(/^param zoneRedundant bool = true$/m);
     expect(resources).toMatch(/^param zoneRedundant bool = true$/m);
     expect(literalAfter(resources, "var zones =")).toEqual(new Expr("zoneRedundant && contains(zoneRedundantRegions, location)"));
-    expect(zoneRegions.length).toBeGreaterThanOrEqual(20);
-    expect([...zoneRegions].sort()).toEqual(zoneRegions);
-    for (const region of zoneRegions) expect(allowedRegions, region).toContain(region);
+    const regions = zoneRegions();
+    expect(regions.length).toBeGreaterThanOrEqual(20);
+    expect([...regions].sort()).toEqual(regions);
+    for (const region of regions) expect(allowedRegions, region).toContain(region);
     // Regions without availability zones, where a zone-redundant account cannot be created.
-    for (const region of ["northcentralus", "westcentralus", "westus", "ukwest", "southindia", "australiasoutheast"]) expect(zoneRegions).not.toContain(region);
+    for (const region of ["northcentralus", "westcentralus", "westus", "ukwest", "southindia", "australiasoutheast"]) expect(regions).not.toContain(region);
   });
 
   it("makes Cosmos DB, both storage accounts and Service Bus zone-redundant, the SOP documents geo-zone-redundant", () => {

@@ -202,6 +202,8 @@ describe("log alerts", () => {
     const healthFailing = alertsModule.slice(alertsModule.indexOf("resource healthFailing"));
     expect(healthFailing).toMatch(/description: '[^']*does not fail it[^']*health-dependency-failing/);
     expect(alertsModule).toMatch(/ExpectedHttpStatusCode: 200/);
+    // The OpenAPI document says the same: one status, 200, whichever the checks' outcome.
+    expect(read("shared/api/meta/health.ts")).toContain("The HTTP status is 200 either way.");
   });
 
   it("go to the action group of the alerts module", () => {

@@ -257,3 +257,10 @@ output PORTAL_TENANT_ID string = portalTenantId
 output PORTAL_REDIRECT_URI string = resources.outputs.portalRedirectUri
 // The availability test the postdeploy hook turns on once the code is deployed.
 output AVAILABILITY_TEST_ID string = resources.outputs.availabilityTestId
+// The cloud deployed to, for the hooks' calls and the commands they print: Azure Resource Manager (also
+// the app setting ARM_ENDPOINT, the same value), Key Vault's domain, Entra ID's sign-in authority, and the
+// cloud's name (the federated credential's audience and Microsoft Graph follow it).
+output ARM_ENDPOINT string = environment().resourceManager
+output KEY_VAULT_DNS_SUFFIX string = environment().suffixes.keyvaultDns
+output ENTRA_AUTHORITY_HOST string = environment().authentication.loginEndpoint
+output AZURE_CLOUD_NAME string = environment().name

@@ -770,6 +770,10 @@ module access 'modules/role-assignments.bicep' = {
 // zone that makes the service's own host name resolve to it) for each service the app reaches. The
 // runtime account's blob and table endpoints are the host's (AzureWebJobsStorage) and the deployment
 // package's; the documents account's blob endpoint the SOP documents'.
+// The Cosmos DB account's host name (<account>.documents.azure.com in the public cloud): its private DNS
+// zone is privatelink. and the domain after the account's name.
+var cosmosHost = split(split(cosmos.outputs.endpoint, '//')[1], ':')[0]
+
 module network 'modules/private-network.bicep' = if (privateNetworking) {
   name: 'private-network'
   params: {
@@ -806,13 +810,15 @@ module network 'modules/private-network.bicep' = if (privateNetworking) {
         name: 'cosmos'
         resourceId: cosmos.outputs.id
         groupId: 'Sql'
-        dnsZone: 'privatelink.documents.azure.com'
+        // privatelink.documents.azure.com in the public cloud: the account's own domain, in any cloud.
+        dnsZone: 'privatelink.${substring(cosmosHost, indexOf(cosmosHost, '.') + 1)}'
       }
       {
         name: 'service-bus'
         resourceId: serviceBus.outputs.id
         groupId: 'namespace'
-        dnsZone: 'privatelink.servicebus.windows.net'
+        // privatelink.servicebus.windows.net in the public cloud.
+        dnsZone: 'privatelink.${substring(serviceBus.outputs.fullyQualifiedNamespace, indexOf(serviceBus.outputs.fullyQualifiedNamespace, '.') + 1)}'
       }
     ]
   }

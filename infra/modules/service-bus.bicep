@@ -74,6 +74,8 @@ resource diagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' 
   scope: namespace
   properties: {
     workspaceId: logAnalyticsWorkspaceId
+    // Resource-specific tables (AZMSOperationalLogs, …), not AzureDiagnostics.
+    logAnalyticsDestinationType: 'Dedicated'
     logs: [
       {
         categoryGroup: 'allLogs'

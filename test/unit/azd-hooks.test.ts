@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   HookError,
   checkExtraAppSettings,
+  cloudOf,
   FLEX_REFUSED_SETTINGS,
   portalSetupOf,
   portalSignInInstructions,
@@ -450,6 +451,33 @@ describe("portal sign-in instructions", () => {
     ).toEqual({ ...setup, tenantId: "organizations", clientId: appId, credential: "secret", mfaAuthContext: "c2" });
     // Empty values are unset ones (azd keeps a variable once set); the tenant falls back to the deployment's.
     expect(portalSetupOf({ AZURE_TENANT_ID: tenantId, PORTAL_CLIENT_ID: "", PORTAL_MFA_AUTH_CONTEXT: "" })).toMatchObject({ tenantId, credential: "managed-identity", clientId: undefined, mfaAuthContext: undefined });
+  });
+});
+
+describe("the cloud deployed to", () => {
+  it("takes Resource Manager, Key Vault, the sign-in authority and the token-exchange audience from the deployment's outputs, the public cloud's before them", () => {
+    expect(cloudOf({})).toEqual({
+      armEndpoint: "https://management.azure.com",
+      armScope: "https://management.azure.com/.default",
+      keyVaultScope: "https://vault.azure.net/.default",
+      authorityHost: "https://login.microsoftonline.com",
+      tokenExchangeAudience: "api://AzureADTokenExchange",
+      graphBaseUrl: "https://graph.microsoft.com",
+    });
+    // What environment() gives in US Government (outputs ARM_ENDPOINT, KEY_VAULT_DNS_SUFFIX, ENTRA_AUTHORITY_HOST, AZURE_CLOUD_NAME).
+    const gov = { ARM_ENDPOINT: "https://management.usgovcloudapi.net/", KEY_VAULT_DNS_SUFFIX: ".vault.usgovcloudapi.net", ENTRA_AUTHORITY_HOST: "https://login.microsoftonline.us/", AZURE_CLOUD_NAME: "AzureUSGovernment" };
+    expect(cloudOf(gov)).toEqual({
+      armEndpoint: "https://management.usgovcloudapi.net",
+      armScope: "https://management.usgovcloudapi.net/.default",
+      keyVaultScope: "https://vault.usgovcloudapi.net/.default",
+      authorityHost: "https://login.microsoftonline.us",
+      tokenExchangeAudience: "api://AzureADTokenExchangeUSGov",
+      graphBaseUrl: "https://graph.microsoft.us",
+    });
+    const tenantId = "72f988bf-86f1-41af-91ab-2d7cd011db47";
+    const lines = portalSignInInstructions(portalSetupOf({ ...gov, AZURE_TENANT_ID: tenantId, APP_IDENTITY_PRINCIPAL_ID: "5d3c1b2a-9e8f-4a7b-8c6d-1e2f3a4b5c6d" })).join("\n");
+    expect(lines).toContain(`"issuer":"https://login.microsoftonline.us/${tenantId}/v2.0"`);
+    expect(lines).toContain(`"audiences":["api://AzureADTokenExchangeUSGov"]`);
   });
 });
 

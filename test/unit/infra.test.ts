@@ -1177,8 +1177,16 @@ describe("infra: private networking", () => {
     });
     expect(byName["storage-blob"]!.dnsZone).toBe("privatelink.blob.${environment().suffixes.storage}");
     expect(byName["storage-table"]!.dnsZone).toBe("privatelink.table.${environment().suffixes.storage}");
-    expect(byName["cosmos"]!.dnsZone).toBe("privatelink.documents.azure.com");
-    expect(byName["service-bus"]!.dnsZone).toBe("privatelink.servicebus.windows.net");
+    // From the services' own host names, so that another cloud's domains are right too.
+    expect(literalAfter(resources, "var cosmosHost =")).toEqual(new Expr("split(split(cosmos.outputs.endpoint, '//')[1], ':')[0]"));
+    expect(byName["cosmos"]!.dnsZone).toBe("privatelink.${substring(cosmosHost, indexOf(cosmosHost, '.') + 1)}");
+    expect(byName["service-bus"]!.dnsZone).toBe(
+      "privatelink.${substring(serviceBus.outputs.fullyQualifiedNamespace, indexOf(serviceBus.outputs.fullyQualifiedNamespace, '.') + 1)}",
+    );
+    const zoneOf = (host: string) => "privatelink." + host.slice(host.indexOf(".") + 1);
+    expect(zoneOf("https://cosmos-abc.documents.azure.com:443/".split("//")[1]!.split(":")[0]!)).toBe("privatelink.documents.azure.com");
+    expect(zoneOf("sb-abc.servicebus.windows.net")).toBe("privatelink.servicebus.windows.net");
+    expect(zoneOf("cosmos-abc.documents.azure.us")).toBe("privatelink.documents.azure.us");
     // '.vault.azure.net' → privatelink.vaultcore.azure.net
     expect(byName["key-vault"]!.dnsZone).toBe("privatelink${replace(environment().suffixes.keyvaultDns, '.vault.', '.vaultcore.')}");
     expect("privatelink" + ".vault.azure.net".replace(".vault.", ".vaultcore.")).toBe("privatelink.vaultcore.azure.net");
@@ -1223,7 +1231,7 @@ describe("infra: diagnostic settings", () => {
     return (logs as BicepObject[]).map((l) => l.category as string);
   };
 
-  it("sends Key Vault's AuditEvent, storage writes and deletes (and the documents' reads) and the function app's logs to Log Analytics", () => {
+  it("sends Key Vault's AuditEvent, the runtime storage's deletes, the documents' reads, writes and deletes and the function app's logs to Log Analytics", () => {
     const byScope = Object.fromEntries(settings.map((s) => [s.scope, s.properties]));
     expect(Object.keys(byScope).sort()).toEqual(["app", "documentBlobs", "keyVault", "storageBlobs", "storageTables"]);
     for (const { properties } of settings) expect(properties.workspaceId).toEqual(new Expr("logAnalyticsWorkspaceId"));
@@ -1232,8 +1240,14 @@ describe("infra: diagnostic settings", () => {
       { category: "StorageWrite", enabled: true },
       { category: "StorageDelete", enabled: true },
     ]);
-    expect(byScope.storageBlobs!.logs).toEqual(new Expr("changes"));
-    expect(byScope.storageTables!.logs).toEqual(new Expr("changes"));
+    // Not the runtime account's writes: the host renews its lock blobs' leases every few seconds.
+    expect(literalAfter(diagnosticsModule, "var deletes =")).toEqual([{ category: "StorageDelete", enabled: true }]);
+    expect(byScope.storageBlobs!.logs).toEqual(new Expr("deletes"));
+    expect(byScope.storageTables!.logs).toEqual(new Expr("deletes"));
+    // Resource-specific tables wherever the service offers them (storage and the app have no other).
+    expect(byScope.keyVault!.logAnalyticsDestinationType).toBe("Dedicated");
+    expect(literalAfter(serviceBusModule, "resource diagnostics", "properties:")).toMatchObject({ logAnalyticsDestinationType: "Dedicated" });
+    expect(literalAfter(cosmosModule, "resource diagnostics", "properties:")).toMatchObject({ logAnalyticsDestinationType: "Dedicated" });
     expect(categories(byScope.documentBlobs!.logs).sort()).toEqual(["StorageDelete", "StorageRead", "StorageWrite"]);
     expect(categories(byScope.app!.logs)).toEqual(["FunctionAppLogs"]);
     expect(byScope.app!.metrics).toEqual([{ category: "AllMetrics", enabled: true }]);

@@ -341,7 +341,10 @@ describe("the operations workbook", () => {
       expect.objectContaining({ metric: "microsoft.documentdb/databaseaccounts-Requests-TotalRequests", splitBy: "CollectionName", filters: [expect.objectContaining({ key: "StatusCode", operator: 0, values: ["429"] })] }),
     );
     expect(cosmosMetrics).toContainEqual(expect.objectContaining({ metric: "microsoft.documentdb/databaseaccounts-Requests-TotalRequestUnits", splitBy: "CollectionName" }));
-    expect(cosmosMetrics).toContainEqual(expect.objectContaining({ metric: "microsoft.documentdb/databaseaccounts-Requests-NormalizedRUConsumption", splitBy: "PartitionKeyRangeId" }));
+    expect(cosmosMetrics).toContainEqual(expect.objectContaining({ metric: "microsoft.documentdb/databaseaccounts-Requests-TotalRequestUnits", splitBy: "OperationType" }));
+    // A serverless account has no provisioned throughput to normalize against: that metric stays empty.
+    expect(cosmosMetrics.map((m) => m.metric)).not.toContain("microsoft.documentdb/databaseaccounts-Requests-NormalizedRUConsumption");
+    expect(readFileSync(path.join(repoDir, "infra/modules/cosmos.bicep"), "utf8")).toContain("name: 'EnableServerless'");
     const partitionQueries = kqlItems.filter((i) => queryReferences(i.content.query as string).tables.includes("CDBPartitionKeyRUConsumption"));
     expect(partitionQueries.some((i) => /\bPartitionKey\b/.test(i.content.query as string))).toBe(true);
     // CollectionName is a container: the containers of the code.

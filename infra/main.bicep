@@ -96,6 +96,14 @@ param zoneRedundant bool = true
 @description('Zone redundancy of the function app\'s plan (APP_ZONE_REDUNDANT in the azd environment). Off by default: with it on, Flex Consumption keeps at least two always-ready instances per scaling group (HTTP, and each queue and timer function), billed around the clock (README, "What it costs"). Needs zoneRedundant, and a region where `az functionapp list-flexconsumption-locations --zone-redundant=true` lists it.')
 param appZoneRedundant bool = false
 
+@description('Zone redundancy of the Cosmos DB account alone, when it must differ from zoneRedundant (COSMOS_ZONE_REDUNDANT in the azd environment): `false` for an account restored from a backup, which comes back without zones (docs/restore.md). Empty: as zoneRedundant.')
+@allowed([
+  ''
+  'true'
+  'false'
+])
+param cosmosZoneRedundant string = ''
+
 @description('`recover` when the environment\'s Key Vault is soft-deleted (after `azd down`): the vault and its keys come back. The preprovision hook sets KEY_VAULT_CREATE_MODE.')
 @allowed([
   'default'
@@ -203,6 +211,7 @@ module resources 'resources.bicep' = {
     alwaysReadyHttpInstances: alwaysReadyHttpInstances
     zoneRedundant: zoneRedundant
     appZoneRedundant: appZoneRedundant
+    cosmosZoneRedundant: cosmosZoneRedundant
     keyVaultCreateMode: keyVaultCreateMode
     cloudSubscriptions: cloudSubscriptions
     playbookAutomationUrl: playbookAutomationUrl

@@ -88,6 +88,14 @@ param zoneRedundant bool = true
 @description('Zone redundancy of the Flex Consumption plan (at least two always-ready instances per scaling group); only with zoneRedundant in a region that has availability zones.')
 param appZoneRedundant bool = false
 
+@description('The Cosmos DB account\'s zone redundancy when it differs from zoneRedundant (a restored account has none): \'true\' or \'false\'; empty: as zoneRedundant.')
+@allowed([
+  ''
+  'true'
+  'false'
+])
+param cosmosZoneRedundant string = ''
+
 @allowed([
   'default'
   'recover'
@@ -567,6 +575,7 @@ var zoneRedundantRegions = [
   'westus3'
 ]
 var zones = zoneRedundant && contains(zoneRedundantRegions, location)
+var cosmosZones = empty(cosmosZoneRedundant) ? zones : cosmosZoneRedundant == 'true' && contains(zoneRedundantRegions, location)
 
 // Delete locks on what holds the service's data: the Cosmos DB account, the Key Vault (its keys) and
 // the SOP documents' account. `azd down` and a resource group deletion stop at them; README, "Tear down".
@@ -733,7 +742,7 @@ module cosmos 'modules/cosmos.bicep' = {
     dataContributorPrincipalIds: concat([identity.outputs.principalId], empty(operatorPrincipalId) ? [] : [operatorPrincipalId])
     logAnalyticsWorkspaceId: logAnalytics.outputs.resourceId
     publicNetworkAccess: privateNetworking ? 'Disabled' : 'Enabled'
-    zoneRedundant: zones
+    zoneRedundant: cosmosZones
     deleteLock: true
   }
 }

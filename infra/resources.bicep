@@ -37,6 +37,10 @@
 //   a parameter), or give it in extraAppSettings (EXTRA_APP_SETTINGS), instead.
 // - Public network access by default; with privateNetworking the app joins a virtual network and
 //   every data service is reached through a private endpoint only (modules/private-network.bicep).
+// - The data (Cosmos DB, both storage accounts, Service Bus) is zone-redundant by default where the
+//   region has availability zones (zoneRedundant, pinned per environment by the preprovision hook, since
+//   none of it changes in place); the app's plan only on request (appZoneRedundant), for what its
+//   always-ready instances cost. Cosmos DB, the Key Vault and the documents' account carry delete locks.
 // - Azure Verified Modules for the generic parts (identity, monitoring, storage, Key Vault); plain
 //   resources where the template carries the app's own data model (Cosmos, Service Bus) or the
 //   Flex-specific app configuration, so that what the test checks is visible here and in modules/.

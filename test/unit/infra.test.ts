@@ -1035,6 +1035,36 @@ describe("infra: delete locks", () => {
   });
 });
 
+describe("infra: tear down and the way back", () => {
+  const readme = readRepo("README.md");
+  const restore = readRepo("docs/restore.md");
+
+  it("removes the delete locks before `azd down`, which would stop at them", () => {
+    const tearDown = readme.slice(readme.indexOf("**Tear down**"));
+    const lockDelete = tearDown.indexOf("xargs -r -n1 az lock delete --ids");
+    expect(lockDelete).toBeGreaterThan(0);
+    expect(tearDown.indexOf("\nazd down\n")).toBeGreaterThan(lockDelete);
+  });
+
+  it("restores after `azd down` in the order that works: the resource group, the account under its own name, then `azd up` without zones for it", () => {
+    const after = restore.slice(restore.indexOf("## After `azd down`"), restore.indexOf("## Key Vault"));
+    const steps = [
+      'az group create --name "$RG" --location "$AZURE_LOCATION" --tags azd-env-name="$AZURE_ENV_NAME"',
+      'az cosmosdb restore --resource-group "$RG" --account-name "$COSMOS" \\\n  --target-database-account-name "$COSMOS"',
+      "azd env set COSMOS_ZONE_REDUNDANT false",
+      "\nazd up\n",
+    ].map((step) => after.indexOf(step));
+    for (const at of steps) expect(at).toBeGreaterThan(0);
+    expect([...steps].sort((a, b) => a - b)).toEqual(steps);
+    // The names azd gives: the resource group is rg-<environment>, as main.bicep names it, with its tag.
+    expect(main).toMatch(/name: 'rg-\$\{environmentName\}'/);
+    expect(literalAfter(main, "var tags =")).toEqual({ "azd-env-name": new Expr("environmentName") });
+    // The Key Vault comes back by the preprovision hook, and a restored account has no zones for the template to keep.
+    expect(readRepo("scripts/azd-hooks.ts")).toContain("deletedVaults/${name}");
+    expect(main).toMatch(/@allowed\(\[\s*''\s*'true'\s*'false'\s*\]\)\s*param cosmosZoneRedundant string = ''/);
+  });
+});
+
 describe("infra: module defaults", () => {
   it("masks client IP addresses in Application Insights", () => {
     expect(literalAfter(resources, "module appInsights", "params:")).toMatchObject({ disableIpMasking: false });

@@ -63,15 +63,16 @@ param operatorPrincipalId string = deployer().objectId
 @description('Email address the alerts go to (ALERT_EMAIL). Empty: the alerts fire into an action group with no receiver; add one in the portal or set this.')
 param alertEmail string = ''
 
-@description('Cosmos database name: the app setting COSMOS_DATABASE.')
+@description('Cosmos database name: the app setting COSMOS_DATABASE (COSMOS_DATABASE in the azd environment, which the deployment also outputs). Fixed once data is in it: another name is another, empty database.')
+@minLength(1)
 param cosmosDatabaseName string = 'secops'
 
-@description('Most instances the app scales out to. Rate-limit buckets are per instance, so this also bounds the total rate one credential can reach.')
-@minValue(1)
+@description('Most instances the app scales out to (MAXIMUM_INSTANCE_COUNT in the azd environment): 40 to 1000, the range Flex Consumption accepts. Rate-limit buckets are per instance, so this also bounds the total rate one credential can reach; lower it with the per-credential limits, not below 40.')
+@minValue(40)
 @maxValue(1000)
 param maximumInstanceCount int = 100
 
-@description('Memory per instance, in MB.')
+@description('Memory per instance, in MB (INSTANCE_MEMORY_MB in the azd environment). Billing is per GB-second: 512 costs a quarter of 2048.')
 @allowed([
   512
   2048
@@ -79,10 +80,29 @@ param maximumInstanceCount int = 100
 ])
 param instanceMemoryMB int = 2048
 
-@description('HTTP requests in progress at once per instance: Flex Consumption routes at most this many to an instance (and scales out past it), the Functions host takes as many, and the app itself sheds any beyond it with 429 (MAX_CONCURRENT_REQUESTS). The work per request is mostly waiting on Cosmos DB and the vendors, so one Node instance serves many at once.')
+@description('HTTP requests in progress at once per instance (HTTP_PER_INSTANCE_CONCURRENCY in the azd environment): Flex Consumption routes at most this many to an instance (and scales out past it), the Functions host takes as many, and the app itself sheds any beyond it with 429 (MAX_CONCURRENT_REQUESTS). The work per request is mostly waiting on Cosmos DB and the vendors, so one Node instance serves many at once.')
 @minValue(1)
 @maxValue(1000)
 param httpPerInstanceConcurrency int = 100
+
+@description('HTTP instances kept running while idle (ALWAYS_READY_HTTP_INSTANCES in the azd environment). 0: the first request after a quiet spell waits for an instance to start (Flex Consumption gives a start 30 s at most). Each one is billed around the clock at the always-ready baseline rate: about $21 a month at 2048 MB (README, "What it costs").')
+@minValue(0)
+@maxValue(20)
+param alwaysReadyHttpInstances int = 0
+
+@description('Zone redundancy of the service\'s data (ZONE_REDUNDANT in the azd environment): Cosmos DB across availability zones, both storage accounts zone-redundant (the SOP documents geo-zone-redundant, GZRS), Service Bus across zones. Applies only in a region with availability zones (resources.bicep lists them); fixed when each resource is created, so the preprovision hook keeps an existing environment at what it was created with.')
+param zoneRedundant bool = true
+
+@description('Zone redundancy of the function app\'s plan (APP_ZONE_REDUNDANT in the azd environment). Off by default: with it on, Flex Consumption keeps at least two always-ready instances per scaling group (HTTP, and each queue and timer function), billed around the clock (README, "What it costs"). Needs zoneRedundant, and a region where `az functionapp list-flexconsumption-locations --zone-redundant=true` lists it.')
+param appZoneRedundant bool = false
+
+@description('Zone redundancy of the Cosmos DB account alone, when it must differ from zoneRedundant (COSMOS_ZONE_REDUNDANT in the azd environment): `false` for an account restored from a backup, which comes back without zones (docs/restore.md). Empty: as zoneRedundant.')
+@allowed([
+  ''
+  'true'
+  'false'
+])
+param cosmosZoneRedundant string = ''
 
 @description('`recover` when the environment\'s Key Vault is soft-deleted (after `azd down`): the vault and its keys come back. The preprovision hook sets KEY_VAULT_CREATE_MODE.')
 @allowed([
@@ -154,7 +174,8 @@ param portalSessionHours string = ''
 @description('Largest SOP document an upload may carry, in bytes (SOP_MAX_BYTES in the azd environment). Empty: the app\'s default, 10 MiB.')
 param sopMaxBytes string = ''
 
-@description('More app settings, merged into the app\'s: setting name → value, each value a string, e.g. { LOG_LEVEL: \'debug\', SOURCE_A_MAX_RPS: \'5\', CROSS_WORKSPACE_BUDGET_MS: \'4000\' }, from EXTRA_APP_SETTINGS in the azd environment (JSON). For the tunables of shared/platform/config/config.ts (README, "Configuration") without editing the templates. A setting the templates set themselves keeps the templates\' value, except the cloud endpoints (ARM_ENDPOINT, CLOUD_ARM_ENDPOINT, GRAPH_BASE_URL, LOG_ANALYTICS_ENDPOINT), which this may replace.')
+@description('More app settings, merged into the app\'s: setting name → value, each value a string, e.g. { LOG_LEVEL: \'debug\', SOURCE_A_MAX_RPS: \'5\', CROSS_WORKSPACE_BUDGET_MS: \'4000\' }, from EXTRA_APP_SETTINGS in the azd environment (JSON). For the tunables of shared/platform/config/config.ts (README, "Configuration") without editing the templates. A setting the templates set themselves keeps the templates\' value, except the cloud endpoints (ARM_ENDPOINT, CLOUD_ARM_ENDPOINT, GRAPH_BASE_URL, LOG_ANALYTICS_ENDPOINT), which this may replace. Secure: its values stay out of the deployment history; a secret still belongs in Key Vault, behind a setting of its own.')
+@secure()
 param extraAppSettings object = {}
 
 @description('Private networking (PRIVATE_NETWORKING in the azd environment): the app joins a virtual network, and Cosmos DB, both storage accounts, Key Vault and Service Bus are reached through private endpoints only, with public network access off. Service Bus becomes Premium (private endpoints need it). Off by default; README, "Private networking".')
@@ -187,6 +208,10 @@ module resources 'resources.bicep' = {
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
     httpPerInstanceConcurrency: httpPerInstanceConcurrency
+    alwaysReadyHttpInstances: alwaysReadyHttpInstances
+    zoneRedundant: zoneRedundant
+    appZoneRedundant: appZoneRedundant
+    cosmosZoneRedundant: cosmosZoneRedundant
     keyVaultCreateMode: keyVaultCreateMode
     cloudSubscriptions: cloudSubscriptions
     playbookAutomationUrl: playbookAutomationUrl
@@ -241,3 +266,10 @@ output PORTAL_TENANT_ID string = portalTenantId
 output PORTAL_REDIRECT_URI string = resources.outputs.portalRedirectUri
 // The availability test the postdeploy hook turns on once the code is deployed.
 output AVAILABILITY_TEST_ID string = resources.outputs.availabilityTestId
+// The cloud deployed to, for the hooks' calls and the commands they print: Azure Resource Manager (also
+// the app setting ARM_ENDPOINT, the same value), Key Vault's domain, Entra ID's sign-in authority, and the
+// cloud's name (the federated credential's audience and Microsoft Graph follow it).
+output ARM_ENDPOINT string = environment().resourceManager
+output KEY_VAULT_DNS_SUFFIX string = environment().suffixes.keyvaultDns
+output ENTRA_AUTHORITY_HOST string = environment().authentication.loginEndpoint
+output AZURE_CLOUD_NAME string = environment().name

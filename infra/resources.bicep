@@ -37,6 +37,10 @@
 //   a parameter), or give it in extraAppSettings (EXTRA_APP_SETTINGS), instead.
 // - Public network access by default; with privateNetworking the app joins a virtual network and
 //   every data service is reached through a private endpoint only (modules/private-network.bicep).
+// - The data (Cosmos DB, both storage accounts, Service Bus) is zone-redundant by default where the
+//   region has availability zones (zoneRedundant, pinned per environment by the preprovision hook, since
+//   none of it changes in place); the app's plan only on request (appZoneRedundant), for what its
+//   always-ready instances cost. Cosmos DB, the Key Vault and the documents' account carry delete locks.
 // - Azure Verified Modules for the generic parts (identity, monitoring, storage, Key Vault); plain
 //   resources where the template carries the app's own data model (Cosmos, Service Bus) or the
 //   Flex-specific app configuration, so that what the test checks is visible here and in modules/.
@@ -60,7 +64,8 @@ param alertEmail string = ''
 @description('Cosmos database name: the app setting COSMOS_DATABASE.')
 param cosmosDatabaseName string = 'secops'
 
-@minValue(1)
+@description('Most instances the app scales out to: Flex Consumption accepts 40 to 1000.')
+@minValue(40)
 @maxValue(1000)
 param maximumInstanceCount int = 100
 
@@ -75,6 +80,25 @@ param instanceMemoryMB int = 2048
 @minValue(1)
 @maxValue(1000)
 param httpPerInstanceConcurrency int = 100
+
+@description('HTTP instances kept running while idle (always ready); 0: none.')
+@minValue(0)
+@maxValue(20)
+param alwaysReadyHttpInstances int = 0
+
+@description('Zone redundancy of Cosmos DB, both storage accounts and Service Bus, where the region has availability zones (zoneRedundantRegions).')
+param zoneRedundant bool = true
+
+@description('Zone redundancy of the Flex Consumption plan (at least two always-ready instances per scaling group); only with zoneRedundant in a region that has availability zones.')
+param appZoneRedundant bool = false
+
+@description('The Cosmos DB account\'s zone redundancy when it differs from zoneRedundant (a restored account has none): \'true\' or \'false\'; empty: as zoneRedundant.')
+@allowed([
+  ''
+  'true'
+  'false'
+])
+param cosmosZoneRedundant string = ''
 
 @allowed([
   'default'
@@ -129,6 +153,7 @@ param portalSessionHours string = ''
 param sopMaxBytes string = ''
 
 @description('More app settings (setting name → string value), merged into the app\'s. The templates\' own settings keep their values, except the cloud endpoints (cloudEndpointSettings), which these may replace.')
+@secure()
 param extraAppSettings object = {}
 
 @description('Virtual network integration for the app and private endpoints for Cosmos DB, both storage accounts, Key Vault and Service Bus (Premium), with public network access off on each.')
@@ -523,6 +548,46 @@ var names = {
 }
 var deploymentContainerName = 'app-package'
 
+// The regions of main.bicep's list that have availability zones (Microsoft's list of regions with
+// availability zones). Elsewhere zoneRedundant changes nothing: a zone-redundant Cosmos DB account or
+// ZRS storage account cannot be created there.
+var zoneRedundantRegions = [
+  'australiaeast'
+  'brazilsouth'
+  'canadacentral'
+  'centralindia'
+  'centralus'
+  'eastasia'
+  'eastus'
+  'eastus2'
+  'francecentral'
+  'germanywestcentral'
+  'italynorth'
+  'japaneast'
+  'koreacentral'
+  'northeurope'
+  'norwayeast'
+  'southafricanorth'
+  'southcentralus'
+  'southeastasia'
+  'spaincentral'
+  'swedencentral'
+  'uaenorth'
+  'uksouth'
+  'westeurope'
+  'westus2'
+  'westus3'
+]
+var zones = zoneRedundant && contains(zoneRedundantRegions, location)
+var cosmosZones = empty(cosmosZoneRedundant) ? zones : cosmosZoneRedundant == 'true' && contains(zoneRedundantRegions, location)
+
+// Delete locks on what holds the service's data: the Cosmos DB account, the Key Vault (its keys) and
+// the SOP documents' account. `azd down` and a resource group deletion stop at them; README, "Tear down".
+var deleteLock = {
+  kind: 'CanNotDelete'
+  name: 'do-not-delete'
+}
+
 // The storage accounts' and Key Vault's network rules: open to every network (access still needs the
 // identity's role), or, with private networking, closed but to their private endpoints.
 var publicNetworkAcls = {
@@ -562,6 +627,9 @@ module appInsights 'br/public:avm/res/insights/component:0.6.0' = {
     workspaceResourceId: logAnalytics.outputs.resourceId
     // Telemetry only from authenticated senders (the app's identity), not from anyone with the key.
     disableLocalAuth: true
+    // Client IP addresses are masked (the module's default keeps them): the service's own request
+    // lines carry what it needs, and an address is personal data.
+    disableIpMasking: false
   }
 }
 
@@ -573,10 +641,15 @@ module storage 'br/public:avm/res/storage/storage-account:0.8.3' = {
     name: names.storage
     location: location
     tags: tags
-    skuName: 'Standard_LRS'
+    // Zone-redundant with zoneRedundant (where the region has zones), as Flex Consumption asks of a
+    // zone-redundant app's storage.
+    skuName: zones ? 'Standard_ZRS' : 'Standard_LRS'
     allowBlobPublicAccess: false
     // Identity-based access only (AzureWebJobsStorage__credential, Flex deployment storage).
     allowSharedKeyAccess: false
+    // The portal signs in with Entra ID too, and no object is replicated to another tenant's account.
+    defaultToOAuthAuthentication: true
+    allowCrossTenantReplication: false
     minimumTlsVersion: 'TLS1_2'
     // With private networking, reached through its blob and table private endpoints only.
     publicNetworkAccess: privateNetworking ? 'Disabled' : 'Enabled'
@@ -601,10 +674,14 @@ module documentStorage 'br/public:avm/res/storage/storage-account:0.8.3' = {
     name: names.documents
     location: location
     tags: tags
-    skuName: 'Standard_LRS'
+    // The service's own data: with zoneRedundant, three zones and a copy in the paired region (GZRS).
+    skuName: zones ? 'Standard_GZRS' : 'Standard_LRS'
     allowBlobPublicAccess: false
     // Identity-based access only, as on the runtime's account: no account key or SAS can read a document.
     allowSharedKeyAccess: false
+    defaultToOAuthAuthentication: true
+    allowCrossTenantReplication: false
+    lock: deleteLock
     minimumTlsVersion: 'TLS1_2'
     // Reachable from the app, which has no fixed outbound address without VNet integration; with
     // private networking, through its blob private endpoint only.
@@ -648,6 +725,13 @@ module keyVault 'br/public:avm/res/key-vault/vault:0.13.3' = {
     // references through the virtual network).
     publicNetworkAccess: privateNetworking ? 'Disabled' : 'Enabled'
     networkAcls: privateNetworking ? privateNetworkAcls : publicNetworkAcls
+    // The module enables all three by default. Enabled for template deployment, anyone who may deploy to
+    // the resource group (Contributor) could read any secret through a deployment's Key Vault parameter
+    // reference; nothing here needs that, nor virtual machines or disk encryption reading secrets.
+    enableVaultForDeployment: false
+    enableVaultForTemplateDeployment: false
+    enableVaultForDiskEncryption: false
+    lock: deleteLock
   }
 }
 
@@ -662,6 +746,8 @@ module cosmos 'modules/cosmos.bicep' = {
     dataContributorPrincipalIds: concat([identity.outputs.principalId], empty(operatorPrincipalId) ? [] : [operatorPrincipalId])
     logAnalyticsWorkspaceId: logAnalytics.outputs.resourceId
     publicNetworkAccess: privateNetworking ? 'Disabled' : 'Enabled'
+    zoneRedundant: cosmosZones
+    deleteLock: true
   }
 }
 
@@ -674,6 +760,7 @@ module serviceBus 'modules/service-bus.bicep' = {
     queueNames: queueNames
     logAnalyticsWorkspaceId: logAnalytics.outputs.resourceId
     privateNetworking: privateNetworking
+    zoneRedundant: zones
   }
 }
 
@@ -696,6 +783,10 @@ module access 'modules/role-assignments.bicep' = {
 // zone that makes the service's own host name resolve to it) for each service the app reaches. The
 // runtime account's blob and table endpoints are the host's (AzureWebJobsStorage) and the deployment
 // package's; the documents account's blob endpoint the SOP documents'.
+// The Cosmos DB account's host name (<account>.documents.azure.com in the public cloud): its private DNS
+// zone is privatelink. and the domain after the account's name.
+var cosmosHost = split(split(cosmos.outputs.endpoint, '//')[1], ':')[0]
+
 module network 'modules/private-network.bicep' = if (privateNetworking) {
   name: 'private-network'
   params: {
@@ -732,13 +823,15 @@ module network 'modules/private-network.bicep' = if (privateNetworking) {
         name: 'cosmos'
         resourceId: cosmos.outputs.id
         groupId: 'Sql'
-        dnsZone: 'privatelink.documents.azure.com'
+        // privatelink.documents.azure.com in the public cloud: the account's own domain, in any cloud.
+        dnsZone: 'privatelink.${substring(cosmosHost, indexOf(cosmosHost, '.') + 1)}'
       }
       {
         name: 'service-bus'
         resourceId: serviceBus.outputs.id
         groupId: 'namespace'
-        dnsZone: 'privatelink.servicebus.windows.net'
+        // privatelink.servicebus.windows.net in the public cloud.
+        dnsZone: 'privatelink.${substring(serviceBus.outputs.fullyQualifiedNamespace, indexOf(serviceBus.outputs.fullyQualifiedNamespace, '.') + 1)}'
       }
     ]
   }
@@ -794,6 +887,8 @@ module functionApp 'modules/function-app.bicep' = {
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
     httpPerInstanceConcurrency: httpPerInstanceConcurrency
+    alwaysReadyHttpInstances: alwaysReadyHttpInstances
+    zoneRedundant: zones && appZoneRedundant
     // Later sets win: the operator's extra settings replace the cloud's default endpoints, and the
     // settings the templates wire (store, queue, identity, keys, bridges) replace any extra one.
     appSettings: union(cloudEndpointSettings, extraAppSettings, appSettings, documentSettings, sourceBridgeSettings, integrationSettings, portalSettings)

@@ -31,8 +31,31 @@ import type { BootstrapOutput } from "./bootstrap";
 import { sourceSettingKey, sources } from "../shared/domain/sources";
 
 const KEY_VAULT_API = "7.4";
-const KEY_VAULT_SCOPE = "https://vault.azure.net/.default";
-const ARM_SCOPE = "https://management.azure.com/.default";
+
+/** Per cloud (environment().name): the audience of a managed identity's federated tokens, and Microsoft Graph. */
+const CLOUD_SERVICES: Record<string, { tokenExchangeAudience: string; graphBaseUrl: string }> = {
+  AzureCloud: { tokenExchangeAudience: "api://AzureADTokenExchange", graphBaseUrl: "https://graph.microsoft.com" },
+  AzureUSGovernment: { tokenExchangeAudience: "api://AzureADTokenExchangeUSGov", graphBaseUrl: "https://graph.microsoft.us" },
+  AzureChinaCloud: { tokenExchangeAudience: "api://AzureADTokenExchangeChina", graphBaseUrl: "https://microsoftgraph.chinacloudapi.cn" },
+};
+
+/**
+ * The endpoints of the cloud deployed to, from the deployment's outputs (the template's environment():
+ * ARM_ENDPOINT, KEY_VAULT_DNS_SUFFIX, ENTRA_AUTHORITY_HOST, AZURE_CLOUD_NAME); the public cloud's before
+ * the first provision, when no hook needs more than azd's own sign-in.
+ */
+export function cloudOf(env: NodeJS.ProcessEnv) {
+  const armEndpoint = (env.ARM_ENDPOINT || "https://management.azure.com/").replace(/\/+$/, "");
+  const keyVaultDnsSuffix = env.KEY_VAULT_DNS_SUFFIX || ".vault.azure.net";
+  const services = CLOUD_SERVICES[env.AZURE_CLOUD_NAME || "AzureCloud"] ?? CLOUD_SERVICES.AzureCloud!;
+  return {
+    armEndpoint,
+    armScope: `${armEndpoint}/.default`,
+    keyVaultScope: `https://${keyVaultDnsSuffix.replace(/^\./, "")}/.default`,
+    authorityHost: (env.ENTRA_AUTHORITY_HOST || "https://login.microsoftonline.com/").replace(/\/+$/, ""),
+    ...services,
+  };
+}
 /** Role assignments made by the deployment can take minutes to reach Key Vault and Cosmos DB. */
 const ACCESS_RETRY = { attempts: 18, delayMs: 10_000 };
 
@@ -95,6 +118,8 @@ export interface PortalSetup {
   environmentName?: string;
   /** KEY_VAULT_NAME. */
   keyVaultName?: string;
+  /** The cloud deployed to (its sign-in authority and token-exchange audience), once the deployment's outputs name it. */
+  cloud?: ReturnType<typeof cloudOf>;
 }
 
 export interface HookDeps {
@@ -174,6 +199,31 @@ export const TEMPLATE_APP_SETTINGS: readonly string[] = [
   "MAX_CONCURRENT_REQUESTS",
 ];
 
+/**
+ * Settings Flex Consumption refuses or ignores (the runtime, its version, the content share, run from
+ * package, scale-out: each is a property of the app there, set by the templates): a provision carrying
+ * one fails, or the setting does nothing.
+ */
+export const FLEX_REFUSED_SETTINGS: readonly string[] = [
+  "FUNCTIONS_EXTENSION_VERSION",
+  "FUNCTIONS_WORKER_RUNTIME",
+  "FUNCTIONS_WORKER_RUNTIME_VERSION",
+  "FUNCTIONS_MAX_HTTP_CONCURRENCY",
+  "FUNCTIONS_WORKER_PROCESS_COUNT",
+  "FUNCTIONS_WORKER_DYNAMIC_CONCURRENCY_ENABLED",
+  "SCM_DO_BUILD_DURING_DEPLOYMENT",
+  "ENABLE_ORYX_BUILD",
+  "WEBSITE_CONTENTAZUREFILECONNECTIONSTRING",
+  "WEBSITE_CONTENTOVERVNET",
+  "WEBSITE_CONTENTSHARE",
+  "WEBSITE_DNS_SERVER",
+  "WEBSITE_MAX_DYNAMIC_APPLICATION_SCALE_OUT",
+  "WEBSITE_NODE_DEFAULT_VERSION",
+  "WEBSITE_RUN_FROM_PACKAGE",
+  "WEBSITE_SKIP_CONTENTSHARE_VALIDATION",
+  "WEBSITE_VNET_ROUTE_ALL",
+];
+
 /** An app setting name Linux app settings keep as it is: letters, digits and underscores. */
 const APP_SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -199,6 +249,7 @@ export function checkExtraAppSettings(json: string | undefined, print: (line: st
     if (!APP_SETTING_NAME.test(name)) problems.push(`${name}: not an app setting name (letters, digits and underscores)`);
     else if (typeof value !== "string") problems.push(`${name}: give its value as a string ("${String(value)}")`);
     else if (TEMPLATE_APP_SETTINGS.includes(name)) problems.push(`${name}: set by the templates (its own parameter, or the deployment's resources), not here`);
+    else if (FLEX_REFUSED_SETTINGS.includes(name)) problems.push(`${name}: Flex Consumption does not take it (the runtime, deployment and scaling are properties of the app, set by the templates)`);
   }
   if (problems.length > 0) throw new HookError(`EXTRA_APP_SETTINGS:\n${problems.map((p) => `  ${p}`).join("\n")}`);
   try {
@@ -223,12 +274,13 @@ export async function preprovision(deps: HookDeps): Promise<void> {
     deps.print(`${variable} was empty: set to {} (none), which azd accepts as JSON.`);
   }
   checkExtraAppSettings(env.EXTRA_APP_SETTINGS, deps.print);
+  await pinZoneRedundancy(deps);
 
   const name = env.KEY_VAULT_NAME;
   let mode: "default" | "recover" = "default";
   if (name && env.AZURE_SUBSCRIPTION_ID && env.AZURE_LOCATION) {
     const url = `${deps.armEndpoint}/subscriptions/${env.AZURE_SUBSCRIPTION_ID}/providers/Microsoft.KeyVault/locations/${env.AZURE_LOCATION}/deletedVaults/${name}?api-version=2023-07-01`;
-    const res = await deps.fetch(url, { headers: { authorization: `Bearer ${await deps.token(ARM_SCOPE)}` } });
+    const res = await deps.fetch(url, { headers: { authorization: `Bearer ${await deps.token(cloudOf(deps.env).armScope)}` } });
     if (res.status === 200) mode = "recover";
     else if (res.status !== 404) throw new HookError(`Could not check for a deleted Key Vault ${name}: HTTP ${res.status}.`);
     await res.body?.cancel();
@@ -243,12 +295,31 @@ export async function preprovision(deps: HookDeps): Promise<void> {
   }
 }
 
+/**
+ * ZONE_REDUNDANT, once per environment: zone redundancy is fixed when Cosmos DB, the storage accounts
+ * and Service Bus are created, and a provision that asks to change it fails. An environment provisioned
+ * before (it has a Cosmos DB endpoint) keeps what it was created with, which before the parameter was
+ * no zones; a new one gets the default, zones. An explicitly empty value counts as unset.
+ */
+async function pinZoneRedundancy(deps: HookDeps): Promise<void> {
+  const value = deps.env.ZONE_REDUNDANT?.trim();
+  if (value === "true" || value === "false") return;
+  if (value) throw new HookError(`ZONE_REDUNDANT is "${value}": give true or false.`);
+  const existing = Boolean(deps.env.COSMOS_ENDPOINT);
+  await deps.setEnv("ZONE_REDUNDANT", existing ? "false" : "true");
+  deps.print(
+    existing
+      ? "ZONE_REDUNDANT set to false: this environment's data services were created without zone redundancy, which cannot be turned on in place (README, \"Zone redundancy\")."
+      : "ZONE_REDUNDANT set to true: Cosmos DB, storage and Service Bus are created zone-redundant where the region has availability zones.",
+  );
+}
+
 /** Whether the environment's function app exists (with the code an earlier deploy gave it). */
 async function functionAppExists(deps: HookDeps): Promise<boolean> {
   const { env } = deps;
   if (!env.AZURE_SUBSCRIPTION_ID || !env.AZURE_RESOURCE_GROUP || !env.SERVICE_API_NAME) return false;
   const url = `${deps.armEndpoint}/subscriptions/${env.AZURE_SUBSCRIPTION_ID}/resourceGroups/${env.AZURE_RESOURCE_GROUP}/providers/Microsoft.Web/sites/${env.SERVICE_API_NAME}?api-version=2024-04-01`;
-  const res = await deps.fetch(url, { headers: { authorization: `Bearer ${await deps.token(ARM_SCOPE)}` } });
+  const res = await deps.fetch(url, { headers: { authorization: `Bearer ${await deps.token(cloudOf(deps.env).armScope)}` } });
   await res.body?.cancel();
   if (res.status === 200) return true;
   if (res.status === 404) return false;
@@ -272,7 +343,7 @@ export async function postdeploy(deps: HookDeps): Promise<void> {
     return;
   }
   const url = `${deps.armEndpoint}${env.AVAILABILITY_TEST_ID}?api-version=${WEBTEST_API}`;
-  const headers = { authorization: `Bearer ${await deps.token(ARM_SCOPE)}` };
+  const headers = { authorization: `Bearer ${await deps.token(cloudOf(deps.env).armScope)}` };
   const res = await deps.fetch(url, { headers });
   if (res.status !== 200) {
     await res.body?.cancel();
@@ -359,7 +430,7 @@ function printGraphGrant(deps: HookDeps): void {
   deps.print(`  GRAPH_SP=$(az ad sp show --id ${GRAPH_APP_ID} --query id -o tsv)`);
   for (const [role, appRoleId] of Object.entries(GRAPH_APP_ROLES)) {
     deps.print(
-      `  az rest --method POST --uri "https://graph.microsoft.com/v1.0/servicePrincipals/$GRAPH_SP/appRoleAssignedTo" --headers Content-Type=application/json ` +
+      `  az rest --method POST --uri "${cloudOf(env).graphBaseUrl}/v1.0/servicePrincipals/$GRAPH_SP/appRoleAssignedTo" --headers Content-Type=application/json ` +
         `--body '{"principalId":"${principalId}","resourceId":"'"$GRAPH_SP"'","appRoleId":"${appRoleId}"}'   # ${role}`,
     );
   }
@@ -385,6 +456,8 @@ export function portalSetupOf(env: NodeJS.ProcessEnv): PortalSetup {
     mfaAuthContext: env.PORTAL_MFA_AUTH_CONTEXT || undefined,
     environmentName: env.AZURE_ENV_NAME,
     keyVaultName: env.KEY_VAULT_NAME,
+    // Only once the deployment has said which cloud it is in.
+    cloud: env.ENTRA_AUTHORITY_HOST ? cloudOf(env) : undefined,
   };
 }
 
@@ -434,9 +507,9 @@ export function portalSignInInstructions(setup: PortalSetup): string[] {
       const credential = {
         name: "app-managed-identity",
         // The managed identity's tokens name its tenant by id.
-        issuer: `https://login.microsoftonline.com/${setup.identityTenantId ?? registrationTenant}/v2.0`,
+        issuer: `${setup.cloud?.authorityHost ?? "https://login.microsoftonline.com"}/${setup.identityTenantId ?? registrationTenant}/v2.0`,
         subject: setup.identityPrincipalId ?? "<APP_IDENTITY_PRINCIPAL_ID>",
-        audiences: ["api://AzureADTokenExchange"],
+        audiences: [setup.cloud?.tokenExchangeAudience ?? "api://AzureADTokenExchange"],
         // No apostrophe: the JSON is single-quoted in the shell.
         description: "The SecOps API redeems sign-ins as its managed identity, with no client secret.",
       };
@@ -491,7 +564,7 @@ async function restartApp(deps: HookDeps): Promise<void> {
   const site = `${deps.armEndpoint}/subscriptions/${required(env, "AZURE_SUBSCRIPTION_ID")}/resourceGroups/${required(env, "AZURE_RESOURCE_GROUP")}/providers/Microsoft.Web/sites/${required(env, "SERVICE_API_NAME")}`;
   const res = await deps.fetch(`${site}/restart?api-version=2024-04-01`, {
     method: "POST",
-    headers: { authorization: `Bearer ${await deps.token(ARM_SCOPE)}` },
+    headers: { authorization: `Bearer ${await deps.token(cloudOf(deps.env).armScope)}` },
   });
   await res.body?.cancel();
   if (!res.ok) throw new HookError(`Restarting ${env.SERVICE_API_NAME} failed: HTTP ${res.status}.`);
@@ -570,7 +643,7 @@ class KeyVaultSecrets {
     for (let attempt = 1; ; attempt++) {
       const res = await this.deps.fetch(`${this.vault}secrets/${encodeURIComponent(name)}?api-version=${KEY_VAULT_API}`, {
         method,
-        headers: { authorization: `Bearer ${await this.deps.token(KEY_VAULT_SCOPE)}`, ...(body ? { "content-type": "application/json" } : {}) },
+        headers: { authorization: `Bearer ${await this.deps.token(cloudOf(this.deps.env).keyVaultScope)}`, ...(body ? { "content-type": "application/json" } : {}) },
         body: body ? JSON.stringify(body) : undefined,
       });
       if (res.ok || (method === "GET" && res.status === 404)) return res;
@@ -616,7 +689,7 @@ export function defaultDeps(env: NodeJS.ProcessEnv, print: (line: string) => voi
         child.on("close", (code) => (code === 0 ? resolve() : reject(new HookError(`azd env set ${name} failed (${code}).`))));
       }),
     bootstrap: (argv, bootstrapEnv, out) => (require("./bootstrap") as typeof import("./bootstrap")).runBootstrap(argv, bootstrapEnv, out),
-    armEndpoint: "https://management.azure.com",
+    armEndpoint: cloudOf(env).armEndpoint,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     newKey: () => randomBytes(32).toString("base64"),
   };

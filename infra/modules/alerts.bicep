@@ -163,6 +163,10 @@ resource cosmosThrottling 'Microsoft.Insights/metricAlerts@2018-03-01' = {
 
 // --- the health check --------------------------------------------------------------------------------
 
+// The endpoint is liveness: 200 whenever the app serves, `status: degraded` in the body when its store
+// or queue check fails. The test therefore watches the app itself (up, starting, answering); a failing
+// dependency is the `health-dependency-failing` log alert of modules/operations-alerts.bicep.
+
 // GET /api/v2/health from five locations every 15 minutes, retried once before it counts as failed (a
 // cold start can exceed the endpoint's one-second budget). Flex Consumption has no platform health
 // check that replaces instances; this is the outside view. Disabled until the code is deployed: on a
@@ -206,7 +210,7 @@ resource healthFailing 'Microsoft.Insights/metricAlerts@2018-03-01' = {
   location: 'global'
   tags: tags
   properties: {
-    description: 'GET /api/v2/health failed from all but two of the test locations: the app is down or cannot reach its store or queue (the answer names which).'
+    description: 'GET /api/v2/health failed from all but two of the test locations: the app is down, failing to start, or not answering within 30 seconds. A store or queue outage does not fail it (the endpoint is liveness, and answers 200 with status degraded): the health-dependency-failing alert reports that.'
     severity: 1
     enabled: true
     scopes: [

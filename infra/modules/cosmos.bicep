@@ -28,6 +28,12 @@ param logAnalyticsWorkspaceId string
 ])
 param publicNetworkAccess string = 'Enabled'
 
+@description('Replicas across the region\'s availability zones. Fixed when the account is created: changing it later fails, and needs a new account (or a restore into one).')
+param zoneRedundant bool = false
+
+@description('A CanNotDelete lock on the account: deleting it, or the resource group, fails until the lock is removed.')
+param deleteLock bool = false
+
 type containerSpec = {
   name: string
   @description('Fixed for the container\'s lifetime: changing it means a new container and a data migration.')
@@ -49,6 +55,7 @@ resource account 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' = {
       {
         locationName: location
         failoverPriority: 0
+        isZoneRedundant: zoneRedundant
       }
     ]
     consistencyPolicy: {
@@ -73,6 +80,17 @@ resource account 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' = {
         tier: 'Continuous7Days'
       }
     }
+  }
+}
+
+// The account holds everything the service knows; a lock keeps a deletion (of it, or of the whole
+// resource group by `azd down`) from taking it by accident. It does not stop writes.
+resource lock 'Microsoft.Authorization/locks@2020-05-01' = if (deleteLock) {
+  name: 'do-not-delete'
+  scope: account
+  properties: {
+    level: 'CanNotDelete'
+    notes: 'The service\'s data. Remove this lock before deleting the account or its resource group (README, "Tear down").'
   }
 }
 

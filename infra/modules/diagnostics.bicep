@@ -2,8 +2,10 @@
 // workspace behind Application Insights (Cosmos DB's and Service Bus's are in their own modules):
 // - Key Vault: AuditEvent, every operation on the vault and its secrets, by whom (the app's identity
 //   resolving its references, an operator reading a key for the bootstrap, a failed attempt);
-// - the runtime's storage account: writes and deletes of blobs (the deployment package, host keys) and
-//   of the host's tables; reads are left out, since the host reads its lock blobs all the time;
+// - the runtime's storage account: deletes of blobs (the deployment package, host keys) and of the
+//   host's table entities; not reads or writes, since the host reads and renews its lock blobs all the
+//   time (every timer's singleton lease, every few seconds), which would be most of the workspace's
+//   ingestion at idle;
 // - the SOP documents' storage account: reads, writes and deletes, which document was read by whom;
 // - the function app: the Functions host's own logs (FunctionAppLogs), which show a start that failed
 //   before any telemetry could be sent, and its platform metrics.
@@ -62,12 +64,20 @@ var changes = [
     enabled: true
   }
 ]
+var deletes = [
+  {
+    category: 'StorageDelete'
+    enabled: true
+  }
+]
 
 resource keyVaultAudit 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' = {
   name: 'to-log-analytics'
   scope: keyVault
   properties: {
     workspaceId: logAnalyticsWorkspaceId
+    // The resource-specific table (AZKVAuditLogs), not AzureDiagnostics.
+    logAnalyticsDestinationType: 'Dedicated'
     logs: [
       {
         category: 'AuditEvent'
@@ -82,7 +92,7 @@ resource storageBlobLogs 'Microsoft.Insights/diagnosticSettings@2021-05-01-previ
   scope: storageBlobs
   properties: {
     workspaceId: logAnalyticsWorkspaceId
-    logs: changes
+    logs: deletes
   }
 }
 
@@ -91,7 +101,7 @@ resource storageTableLogs 'Microsoft.Insights/diagnosticSettings@2021-05-01-prev
   scope: storageTables
   properties: {
     workspaceId: logAnalyticsWorkspaceId
-    logs: changes
+    logs: deletes
   }
 }
 

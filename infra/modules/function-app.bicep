@@ -21,7 +21,8 @@ param deploymentContainerName string
 
 param appInsightsName string
 
-@minValue(1)
+@description('Flex Consumption accepts 40 to 1000.')
+@minValue(40)
 @maxValue(1000)
 param maximumInstanceCount int
 
@@ -35,7 +36,15 @@ param instanceMemoryMB int
 @description('HTTP requests in progress at once per instance: the platform\'s routing, the host and the app\'s own bound (MAX_CONCURRENT_REQUESTS) alike.')
 param httpPerInstanceConcurrency int
 
-@description('The settings the code reads (resources.bicep). The host\'s own settings are added here.')
+@description('HTTP instances kept running while idle (the `http` always-ready group); 0: none.')
+@minValue(0)
+param alwaysReadyHttpInstances int = 0
+
+@description('Instances spread over the region\'s availability zones; Flex Consumption then keeps at least two always-ready instances per scaling group.')
+param zoneRedundant bool = false
+
+@description('The settings the code reads (resources.bicep). The host\'s own settings are added here. Secure: the operator\'s extra settings among them stay out of the deployment history.')
+@secure()
 param appSettings object
 
 @description('Subnet the app joins (virtual network integration, delegated to Microsoft.App/environments). Empty: none.')
@@ -84,6 +93,7 @@ resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
   }
   properties: {
     reserved: true // Linux
+    zoneRedundant: zoneRedundant
   }
 }
 
@@ -122,6 +132,13 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
       scaleAndConcurrency: {
         maximumInstanceCount: maximumInstanceCount
         instanceMemoryMB: instanceMemoryMB
+        // All the HTTP functions form the one `http` group; queue and timer functions scale on their own.
+        alwaysReady: alwaysReadyHttpInstances == 0 ? [] : [
+          {
+            name: 'http'
+            instanceCount: alwaysReadyHttpInstances
+          }
+        ]
         triggers: {
           http: {
             perInstanceConcurrency: httpPerInstanceConcurrency

@@ -79,6 +79,17 @@ var logAlerts = [
     threshold: 0
   }
   {
+    // GET /api/v2/health answers 200 `degraded` when its store or queue check fails (liveness: the
+    // availability test keeps passing), and writes this line: three or more in 15 minutes, against the
+    // availability test's five calls, is an outage of the store or the queue, not one slow read.
+    name: 'health-dependency-failing'
+    displayName: 'Health check: store or queue failing'
+    description: 'GET /api/v2/health reported a failed store or queue check (the "health dependency check failed" lines; customDimensions.failed names the check and its code, TIMEOUT or UPSTREAM_ERROR) more than twice in 15 minutes. The app is up, but requests that need the failing dependency fail. See the Cosmos DB and Service Bus metrics, the workbook, and the dependencies table.'
+    severity: 1
+    query: 'traces | where message == "health dependency check failed"'
+    threshold: 2
+  }
+  {
     name: 'reconciler-silent'
     displayName: 'Reconciler timer silent'
     description: 'The reconciler timer, due every minute, has enqueued no pass for ${silenceMinutes} minutes: the app is stopped, fails to start (see its failed "function invocation" lines), or logs below info. No pass means no console change reaches the service.'

@@ -17,6 +17,9 @@ param logAnalyticsWorkspaceId string
 @description('Private networking: reached through a private endpoint only, which needs the Premium tier.')
 param privateNetworking bool = false
 
+@description('Across the region\'s availability zones. Sent only when true: a namespace created in a region with zones is zone-redundant already (Standard included), and the property cannot change after creation, so an existing namespace is never sent false.')
+param zoneRedundant bool = false
+
 var standardSku = {
   name: 'Standard'
   tier: 'Standard'
@@ -40,6 +43,8 @@ resource namespace 'Microsoft.ServiceBus/namespaces@2024-01-01' = {
     disableLocalAuth: true
     minimumTlsVersion: '1.2'
     publicNetworkAccess: privateNetworking ? 'Disabled' : 'Enabled'
+    // null: not sent, so an existing namespace keeps what it was created with.
+    zoneRedundant: zoneRedundant ? true : null
   }
 }
 
@@ -69,6 +74,8 @@ resource diagnostics 'Microsoft.Insights/diagnosticSettings@2021-05-01-preview' 
   scope: namespace
   properties: {
     workspaceId: logAnalyticsWorkspaceId
+    // Resource-specific tables (AZMSOperationalLogs, …), not AzureDiagnostics.
+    logAnalyticsDestinationType: 'Dedicated'
     logs: [
       {
         categoryGroup: 'allLogs'

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   HookError,
   checkExtraAppSettings,
+  cloudOf,
+  FLEX_REFUSED_SETTINGS,
   portalSetupOf,
   portalSignInInstructions,
   postdeploy,
@@ -104,6 +106,8 @@ const outputs = {
   KEY_VAULT_NAME: "kv-abc",
   COSMOS_ENDPOINT: "https://cosmos-abc.documents.azure.com:443/",
   COSMOS_DATABASE: "secops",
+  // Pinned by an earlier preprovision.
+  ZONE_REDUNDANT: "false",
   KEY_VAULT_SECRET_NAMES: JSON.stringify({
     SECRET_HASH_KEY: "secret-hash-key",
     PAGE_TOKEN_KEY: "page-token-key",
@@ -450,6 +454,33 @@ describe("portal sign-in instructions", () => {
   });
 });
 
+describe("the cloud deployed to", () => {
+  it("takes Resource Manager, Key Vault, the sign-in authority and the token-exchange audience from the deployment's outputs, the public cloud's before them", () => {
+    expect(cloudOf({})).toEqual({
+      armEndpoint: "https://management.azure.com",
+      armScope: "https://management.azure.com/.default",
+      keyVaultScope: "https://vault.azure.net/.default",
+      authorityHost: "https://login.microsoftonline.com",
+      tokenExchangeAudience: "api://AzureADTokenExchange",
+      graphBaseUrl: "https://graph.microsoft.com",
+    });
+    // What environment() gives in US Government (outputs ARM_ENDPOINT, KEY_VAULT_DNS_SUFFIX, ENTRA_AUTHORITY_HOST, AZURE_CLOUD_NAME).
+    const gov = { ARM_ENDPOINT: "https://management.usgovcloudapi.net/", KEY_VAULT_DNS_SUFFIX: ".vault.usgovcloudapi.net", ENTRA_AUTHORITY_HOST: "https://login.microsoftonline.us/", AZURE_CLOUD_NAME: "AzureUSGovernment" };
+    expect(cloudOf(gov)).toEqual({
+      armEndpoint: "https://management.usgovcloudapi.net",
+      armScope: "https://management.usgovcloudapi.net/.default",
+      keyVaultScope: "https://vault.usgovcloudapi.net/.default",
+      authorityHost: "https://login.microsoftonline.us",
+      tokenExchangeAudience: "api://AzureADTokenExchangeUSGov",
+      graphBaseUrl: "https://graph.microsoft.us",
+    });
+    const tenantId = "72f988bf-86f1-41af-91ab-2d7cd011db47";
+    const lines = portalSignInInstructions(portalSetupOf({ ...gov, AZURE_TENANT_ID: tenantId, APP_IDENTITY_PRINCIPAL_ID: "5d3c1b2a-9e8f-4a7b-8c6d-1e2f3a4b5c6d" })).join("\n");
+    expect(lines).toContain(`"issuer":"https://login.microsoftonline.us/${tenantId}/v2.0"`);
+    expect(lines).toContain(`"audiences":["api://AzureADTokenExchangeUSGov"]`);
+  });
+});
+
 describe("preprovision hook", () => {
   it("recovers the environment's Key Vault when it was deleted with the environment", async () => {
     deletedVaults.add("kv-abc");
@@ -523,6 +554,36 @@ describe("preprovision hook: the azd environment's values", () => {
     await expect(preprovision(deps)).rejects.toThrow(/QUEUE: set by the templates/);
     expect(calls).toEqual([]);
     expect(envSet).toEqual([]);
+  });
+
+  it("pins ZONE_REDUNDANT once: true for a new environment, false for one whose data services exist without zones", async () => {
+    const fresh = fakeDeps({ ZONE_REDUNDANT: "" });
+    delete fresh.deps.env.COSMOS_ENDPOINT;
+    delete fresh.deps.env.KEY_VAULT_NAME;
+    await preprovision(fresh.deps);
+    expect(fresh.envSet).toContainEqual(["ZONE_REDUNDANT", "true"]);
+    expect(fresh.printed).toContainEqual(expect.stringMatching(/^ZONE_REDUNDANT set to true/));
+
+    const existing = fakeDeps();
+    delete existing.deps.env.ZONE_REDUNDANT;
+    await preprovision(existing.deps);
+    expect(existing.envSet).toContainEqual(["ZONE_REDUNDANT", "false"]);
+    expect(existing.printed).toContainEqual(expect.stringMatching(/cannot be turned on in place/));
+
+    // Once pinned, either way, left alone; anything else stops the provision before azd fails on it.
+    for (const value of ["true", "false"]) {
+      const pinned = fakeDeps({ ZONE_REDUNDANT: value });
+      await preprovision(pinned.deps);
+      expect(pinned.envSet.filter(([name]) => name === "ZONE_REDUNDANT")).toEqual([]);
+    }
+    await expect(preprovision(fakeDeps({ ZONE_REDUNDANT: "yes" }).deps)).rejects.toThrow(/ZONE_REDUNDANT is "yes"/);
+  });
+
+  it("refuses extra app settings Flex Consumption does not take, instead of letting the provision fail on them", () => {
+    for (const name of ["FUNCTIONS_WORKER_RUNTIME", "WEBSITE_RUN_FROM_PACKAGE", "WEBSITE_NODE_DEFAULT_VERSION", "FUNCTIONS_EXTENSION_VERSION"]) {
+      expect(FLEX_REFUSED_SETTINGS).toContain(name);
+      expect(() => checkExtraAppSettings(JSON.stringify({ [name]: "x" }), () => {}), name).toThrow(new RegExp(`${name}: Flex Consumption does not take it`));
+    }
   });
 
   it("keeps the availability test off while the environment has no app, so that a provision before the code cannot alert", async () => {

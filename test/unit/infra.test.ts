@@ -270,9 +270,11 @@ describe("infra: no secrets in the templates", () => {
     }
   });
 
-  it("takes no secure parameters and creates no Key Vault secrets: the operator sets them", () => {
+  it("takes no secrets as parameters and creates no Key Vault secrets: the operator sets them", () => {
+    // @secure() only where it keeps the operator's extra settings out of the deployment history.
+    const secure = allInfraFiles.flatMap(({ file, text }) => [...text.matchAll(/@secure\(\)\s*param (\w+) (\w+)/g)].map((m) => `${file}: ${m[1]} ${m[2]}`));
+    expect(secure.sort()).toEqual(["main.bicep: extraAppSettings object", "modules/function-app.bicep: appSettings object", "resources.bicep: extraAppSettings object"]);
     for (const { file, text } of allInfraFiles) {
-      expect(text, file).not.toMatch(/@secure\(\)/);
       expect(text, file).not.toContain("Microsoft.KeyVault/vaults/secrets");
       expect(text, file).not.toMatch(/^\s*secrets:/m);
     }
@@ -413,6 +415,7 @@ describe("infra: azd", () => {
       "PORTAL_MFA_AUTH_CONTEXT",
       "AVAILABILITY_TEST_ENABLED",
       "EXTRA_APP_SETTINGS",
+      "ZONE_REDUNDANT",
     ]);
     for (const name of read) if (!notOutputs.has(name)) expect(outputs, name).toContain(name);
     // The operator commands read the same names: npm run dlq (SERVICE_BUS_NAMESPACE) and the app's own settings.
@@ -424,7 +427,7 @@ describe("infra: azd", () => {
 describe("infra: Key Vault", () => {
   it("recovers a soft-deleted vault when the preprovision hook says so", () => {
     expect(main).toMatch(/@allowed\(\[\s*'default'\s*'recover'\s*\]\)\s*param keyVaultCreateMode string = 'default'/);
-    expect(parametersFile.parameters.keyVaultCreateMode).toEqual({ value: "${KEY_VAULT_CREATE_MODE=default}" });
+    expect(parametersFile.parameters.keyVaultCreateMode).toEqual({ value: "${KEY_VAULT_CREATE_MODE:=default}" });
     expect(literalAfter(resources, "module keyVault", "params:")).toMatchObject({
       createMode: new Expr("keyVaultCreateMode"),
       enableRbacAuthorization: true,
@@ -801,8 +804,10 @@ describe("infra: portal sign-in", () => {
       expect(main, p.param).toMatch(new RegExp(`^param ${p.param} string = ${escapeRegExp(p.default)}$`, "m"));
       expect(resources, p.param).toMatch(new RegExp(`^param ${p.param} string = ${escapeRegExp(p.default)}$`, "m"));
       expect(passed[p.param], p.param).toEqual(new Expr(p.param));
-      // Unset (or empty) in the azd environment, azd leaves the parameter to its Bicep default.
-      expect(parametersFile.parameters[p.param], p.param).toEqual({ value: `\${${p.azd}}` });
+      // Unset in the azd environment, azd leaves the parameter to its Bicep default; an @allowed one
+      // takes its default when the variable is empty too (`:=`), which '' would fail.
+      const fill = p.param === "portalClientCredential" ? `\${${p.azd}:=managed-identity}` : `\${${p.azd}}`;
+      expect(parametersFile.parameters[p.param], p.param).toEqual({ value: fill });
     }
     for (const text of [main, resources]) expect(text).toMatch(/@allowed\(\[\s*'managed-identity'\s*'secret'\s*\]\)\s*param portalClientCredential string/);
   });
@@ -901,6 +906,180 @@ describe("infra: region", () => {
     expect(allowed).toEqual(expect.arrayContaining(["eastus", "westeurope", "northeurope", "swedencentral", "australiaeast", "southeastasia"]));
     // resources.bicep takes what main.bicep allowed.
     expect(resources).toMatch(/^param location string = resourceGroup\(\)\.location$/m);
+  });
+});
+
+describe("infra: Key Vault closed to deployments", () => {
+  it("turns off the module's defaults that let template deployments, virtual machines and disk encryption read its secrets", () => {
+    // Enabled for template deployment, anyone who may deploy to the resource group could read a key
+    // through a deployment's Key Vault parameter reference.
+    expect(literalAfter(resources, "module keyVault", "params:")).toMatchObject({
+      enableVaultForDeployment: false,
+      enableVaultForTemplateDeployment: false,
+      enableVaultForDiskEncryption: false,
+    });
+  });
+});
+
+describe("infra: scale settings", () => {
+  const passed = literalAfter(main, "module resources", "params:") as BicepObject;
+  const readme = readRepo("README.md");
+  const deploy = readme.slice(readme.indexOf("## Deploy to Azure"), readme.indexOf("\n## ", readme.indexOf("## Deploy to Azure") + 1));
+  /** Each deployment setting with a default: its parameter, azd variable and default, as main.bicep writes it. */
+  const settings = [
+    { param: "maximumInstanceCount", type: "int", azd: "MAXIMUM_INSTANCE_COUNT", default: "100" },
+    { param: "instanceMemoryMB", type: "int", azd: "INSTANCE_MEMORY_MB", default: "2048" },
+    { param: "httpPerInstanceConcurrency", type: "int", azd: "HTTP_PER_INSTANCE_CONCURRENCY", default: "100" },
+    { param: "alwaysReadyHttpInstances", type: "int", azd: "ALWAYS_READY_HTTP_INSTANCES", default: "0" },
+    { param: "cosmosDatabaseName", type: "string", azd: "COSMOS_DATABASE", default: "secops" },
+    { param: "zoneRedundant", type: "bool", azd: "ZONE_REDUNDANT", default: "true" },
+    { param: "appZoneRedundant", type: "bool", azd: "APP_ZONE_REDUNDANT", default: "false" },
+  ];
+
+  it("refuses a maximum instance count below 40, which Flex Consumption does not accept, in every template that takes one", () => {
+    for (const [file, text] of [
+      ["main.bicep", main],
+      ["resources.bicep", resources],
+      ["modules/function-app.bicep", functionAppModule],
+    ] as const) {
+      expect(text, file).toMatch(/@minValue\(40\)\s*@maxValue\(1000\)\s*param maximumInstanceCount int\b/);
+    }
+    const description = /@description\('([^]*?)'\)\s*@minValue\(40\)\s*@maxValue\(1000\)\s*param maximumInstanceCount/.exec(main)?.[1];
+    expect(description).toMatch(/40 to 1000/);
+    expect(Number(/^param maximumInstanceCount int = (\d+)$/m.exec(main)?.[1])).toBeGreaterThanOrEqual(40);
+  });
+
+  it("fills each from an azd variable, its default when the variable is unset or empty, the same default as main.bicep's, and hands it on", () => {
+    for (const s of settings) {
+      const declared = new RegExp(`^param ${s.param} ${s.type} = (.+)$`, "m").exec(main)?.[1];
+      expect(declared, s.param).toBe(s.type === "string" ? `'${s.default}'` : s.default);
+      expect(parametersFile.parameters[s.param], s.param).toEqual({ value: `\${${s.azd}:=${s.default}}` });
+      expect(passed[s.param], s.param).toEqual(new Expr(s.param));
+      expect(deploy, s.azd).toContain(`\`${s.azd}\` → \`${s.param}\``);
+    }
+    // The database's variable is the output the hooks and the bootstrap read: input and output agree.
+    expect(main).toMatch(/^output COSMOS_DATABASE string = cosmosDatabaseName$/m);
+  });
+
+  it("gives every parameter that an empty azd variable would break (a number, a boolean, an @allowed string) its default through `:=`", () => {
+    for (const [param, { value }] of Object.entries(parametersFile.parameters)) {
+      const typed = new RegExp(`^param ${param} (int|bool) `, "m").test(main);
+      const allowedList = new RegExp(`@allowed\\(\\[([^\\]]*)\\]\\)\\s*(?:@\\w+\\([^)]*\\)\\s*)*param ${param} string`).exec(main)?.[1];
+      // An @allowed list that holds '' takes an empty variable as it is.
+      const allowed = allowedList !== undefined && !allowedList.includes("''");
+      if (!typed && !allowed) continue;
+      if (param === "location") continue; // azd asks for it
+      expect(String(value), param).toMatch(/^\$\{\w+:=[^}]+\}$/);
+    }
+  });
+
+  it("keeps as many HTTP instances always ready as asked, none by default, in the one `http` group", () => {
+    expect(main).toMatch(/@minValue\(0\)\s*@maxValue\(20\)\s*param alwaysReadyHttpInstances int = 0/);
+    expect(literalAfter(resources, "module functionApp", "params:")).toMatchObject({ alwaysReadyHttpInstances: new Expr("alwaysReadyHttpInstances") });
+    const scale = functionAppModule.slice(functionAppModule.indexOf("scaleAndConcurrency:"));
+    expect(scale).toMatch(/alwaysReady: alwaysReadyHttpInstances == 0 \? \[\] : \[\s*\{\s*name: 'http'\s*instanceCount: alwaysReadyHttpInstances\s*\}\s*\]/);
+  });
+});
+
+describe("infra: zone redundancy", () => {
+  const allowedRegions = [...(/@allowed\(\[([^\]]*)\]\)\s*@metadata\(\{\s*azd: \{\s*type: 'location'/.exec(main)?.[1] ?? "").matchAll(/'([^']+)'/g)].map((m) => m[1]!);
+  const zoneRegions = () => literalAfter(resources, "var zoneRedundantRegions =") as string[];
+
+  it("is on by default and applies only in regions with availability zones, all of them Flex Consumption regions", () => {
+    expect(main).toMatch(/^param zoneRedundant bool = true$/m);
+    expect(resources).toMatch(/^param zoneRedundant bool = true$/m);
+    expect(literalAfter(resources, "var zones =")).toEqual(new Expr("zoneRedundant && contains(zoneRedundantRegions, location)"));
+    const regions = zoneRegions();
+    expect(regions.length).toBeGreaterThanOrEqual(20);
+    expect([...regions].sort()).toEqual(regions);
+    for (const region of regions) expect(allowedRegions, region).toContain(region);
+    // Regions without availability zones, where a zone-redundant account cannot be created.
+    for (const region of ["northcentralus", "westcentralus", "westus", "ukwest", "southindia", "australiasoutheast"]) expect(regions).not.toContain(region);
+  });
+
+  it("makes Cosmos DB, both storage accounts and Service Bus zone-redundant, the SOP documents geo-zone-redundant", () => {
+    expect(literalAfter(resources, "module cosmos", "params:")).toMatchObject({ zoneRedundant: new Expr("cosmosZones") });
+    // The account alone may differ (a restored one has no zones): COSMOS_ZONE_REDUNDANT, empty to follow the rest.
+    expect(literalAfter(resources, "var cosmosZones =")).toEqual(new Expr("empty(cosmosZoneRedundant) ? zones : cosmosZoneRedundant == 'true' && contains(zoneRedundantRegions, location)"));
+    expect(parametersFile.parameters.cosmosZoneRedundant).toEqual({ value: "${COSMOS_ZONE_REDUNDANT}" });
+    expect(literalAfter(main, "module resources", "params:")).toMatchObject({ cosmosZoneRedundant: new Expr("cosmosZoneRedundant") });
+    expect(literalAfter(cosmosModule, "resource account", "locations:")).toEqual([{ locationName: new Expr("location"), failoverPriority: 0, isZoneRedundant: new Expr("zoneRedundant") }]);
+    expect(literalAfter(resources, "module storage", "params:")).toMatchObject({ skuName: new Expr("zones ? 'Standard_ZRS' : 'Standard_LRS'") });
+    expect(literalAfter(resources, "module documentStorage", "params:")).toMatchObject({ skuName: new Expr("zones ? 'Standard_GZRS' : 'Standard_LRS'") });
+    expect(literalAfter(resources, "module serviceBus", "params:")).toMatchObject({ zoneRedundant: new Expr("zones") });
+    // Never sent as false: the property cannot change on an existing namespace.
+    expect(literalAfter(serviceBusModule, "'Microsoft.ServiceBus/namespaces@", "properties:")).toMatchObject({ zoneRedundant: new Expr("zoneRedundant ? true : null") });
+  });
+
+  it("spreads the app's plan over zones only when asked as well, since that keeps instances always ready", () => {
+    expect(main).toMatch(/^param appZoneRedundant bool = false$/m);
+    expect(literalAfter(resources, "module functionApp", "params:")).toMatchObject({ zoneRedundant: new Expr("zones && appZoneRedundant") });
+    expect(literalAfter(functionAppModule, "'Microsoft.Web/serverfarms@", "properties:")).toEqual({ reserved: true, zoneRedundant: new Expr("zoneRedundant") });
+  });
+
+  it("is pinned per environment by the preprovision hook, since no resource changes it in place", () => {
+    const hooksSource = readRepo("scripts/azd-hooks.ts");
+    expect(hooksSource).toContain('deps.setEnv("ZONE_REDUNDANT", existing ? "false" : "true")');
+  });
+});
+
+describe("infra: delete locks", () => {
+  it("locks the Cosmos DB account, the Key Vault and the SOP documents' account against deletion", () => {
+    expect(literalAfter(resources, "var deleteLock =")).toEqual({ kind: "CanNotDelete", name: "do-not-delete" });
+    expect(literalAfter(resources, "module keyVault", "params:")).toMatchObject({ lock: new Expr("deleteLock") });
+    expect(literalAfter(resources, "module documentStorage", "params:")).toMatchObject({ lock: new Expr("deleteLock") });
+    expect(literalAfter(resources, "module cosmos", "params:")).toMatchObject({ deleteLock: true });
+    expect(cosmosModule).toMatch(/resource lock 'Microsoft\.Authorization\/locks@[\w-]+' = if \(deleteLock\) \{\s*name: 'do-not-delete'\s*scope: account\s*properties: \{\s*level: 'CanNotDelete'/);
+    // The runtime's account holds nothing that cannot be made again.
+    expect(literalAfter(resources, "module storage", "params:")).not.toHaveProperty("lock");
+  });
+});
+
+describe("infra: tear down and the way back", () => {
+  const readme = readRepo("README.md");
+  const restore = readRepo("docs/restore.md");
+
+  it("removes the delete locks before `azd down`, which would stop at them", () => {
+    const tearDown = readme.slice(readme.indexOf("**Tear down**"));
+    const lockDelete = tearDown.indexOf("xargs -r -n1 az lock delete --ids");
+    expect(lockDelete).toBeGreaterThan(0);
+    expect(tearDown.indexOf("\nazd down\n")).toBeGreaterThan(lockDelete);
+  });
+
+  it("restores after `azd down` in the order that works: the resource group, the account under its own name, then `azd up` without zones for it", () => {
+    const after = restore.slice(restore.indexOf("## After `azd down`"), restore.indexOf("## Key Vault"));
+    const steps = [
+      'az group create --name "$RG" --location "$AZURE_LOCATION" --tags azd-env-name="$AZURE_ENV_NAME"',
+      'az cosmosdb restore --resource-group "$RG" --account-name "$COSMOS" \\\n  --target-database-account-name "$COSMOS"',
+      "azd env set COSMOS_ZONE_REDUNDANT false",
+      "\nazd up\n",
+    ].map((step) => after.indexOf(step));
+    for (const at of steps) expect(at).toBeGreaterThan(0);
+    expect([...steps].sort((a, b) => a - b)).toEqual(steps);
+    // The names azd gives: the resource group is rg-<environment>, as main.bicep names it, with its tag.
+    expect(main).toMatch(/name: 'rg-\$\{environmentName\}'/);
+    expect(literalAfter(main, "var tags =")).toEqual({ "azd-env-name": new Expr("environmentName") });
+    // The Key Vault comes back by the preprovision hook, and a restored account has no zones for the template to keep.
+    expect(readRepo("scripts/azd-hooks.ts")).toContain("deletedVaults/${name}");
+    expect(main).toMatch(/@allowed\(\[\s*''\s*'true'\s*'false'\s*\]\)\s*param cosmosZoneRedundant string = ''/);
+  });
+});
+
+describe("infra: module defaults", () => {
+  it("masks client IP addresses in Application Insights", () => {
+    expect(literalAfter(resources, "module appInsights", "params:")).toMatchObject({ disableIpMasking: false });
+  });
+
+  it("turns off cross-tenant replication and defaults both storage accounts to Entra ID authorization", () => {
+    for (const module of ["module storage", "module documentStorage"]) {
+      expect(literalAfter(resources, module, "params:"), module).toMatchObject({ allowCrossTenantReplication: false, defaultToOAuthAuthentication: true, allowSharedKeyAccess: false });
+    }
+  });
+
+  it("keeps the operator's extra app settings out of the deployment history, down to the app's settings", () => {
+    expect(main).toMatch(/@secure\(\)\s*param extraAppSettings object = \{\}/);
+    expect(resources).toMatch(/@secure\(\)\s*param extraAppSettings object = \{\}/);
+    expect(functionAppModule).toMatch(/@secure\(\)\s*param appSettings object\n/);
   });
 });
 
@@ -1003,7 +1182,7 @@ describe("infra: private networking", () => {
   it("is a parameter, off by default, from PRIVATE_NETWORKING", () => {
     expect(main).toMatch(/^param privateNetworking bool = false$/m);
     expect(resources).toMatch(/^param privateNetworking bool = false$/m);
-    expect(parametersFile.parameters.privateNetworking).toEqual({ value: "${PRIVATE_NETWORKING=false}" });
+    expect(parametersFile.parameters.privateNetworking).toEqual({ value: "${PRIVATE_NETWORKING:=false}" });
     expect(literalAfter(main, "module resources", "params:")).toMatchObject({ privateNetworking: new Expr("privateNetworking") });
     expect(resources).toMatch(/^module network 'modules\/private-network\.bicep' = if \(privateNetworking\) \{$/m);
   });
@@ -1034,8 +1213,16 @@ describe("infra: private networking", () => {
     });
     expect(byName["storage-blob"]!.dnsZone).toBe("privatelink.blob.${environment().suffixes.storage}");
     expect(byName["storage-table"]!.dnsZone).toBe("privatelink.table.${environment().suffixes.storage}");
-    expect(byName["cosmos"]!.dnsZone).toBe("privatelink.documents.azure.com");
-    expect(byName["service-bus"]!.dnsZone).toBe("privatelink.servicebus.windows.net");
+    // From the services' own host names, so that another cloud's domains are right too.
+    expect(literalAfter(resources, "var cosmosHost =")).toEqual(new Expr("split(split(cosmos.outputs.endpoint, '//')[1], ':')[0]"));
+    expect(byName["cosmos"]!.dnsZone).toBe("privatelink.${substring(cosmosHost, indexOf(cosmosHost, '.') + 1)}");
+    expect(byName["service-bus"]!.dnsZone).toBe(
+      "privatelink.${substring(serviceBus.outputs.fullyQualifiedNamespace, indexOf(serviceBus.outputs.fullyQualifiedNamespace, '.') + 1)}",
+    );
+    const zoneOf = (host: string) => "privatelink." + host.slice(host.indexOf(".") + 1);
+    expect(zoneOf("https://cosmos-abc.documents.azure.com:443/".split("//")[1]!.split(":")[0]!)).toBe("privatelink.documents.azure.com");
+    expect(zoneOf("sb-abc.servicebus.windows.net")).toBe("privatelink.servicebus.windows.net");
+    expect(zoneOf("cosmos-abc.documents.azure.us")).toBe("privatelink.documents.azure.us");
     // '.vault.azure.net' → privatelink.vaultcore.azure.net
     expect(byName["key-vault"]!.dnsZone).toBe("privatelink${replace(environment().suffixes.keyvaultDns, '.vault.', '.vaultcore.')}");
     expect("privatelink" + ".vault.azure.net".replace(".vault.", ".vaultcore.")).toBe("privatelink.vaultcore.azure.net");
@@ -1080,7 +1267,7 @@ describe("infra: diagnostic settings", () => {
     return (logs as BicepObject[]).map((l) => l.category as string);
   };
 
-  it("sends Key Vault's AuditEvent, storage writes and deletes (and the documents' reads) and the function app's logs to Log Analytics", () => {
+  it("sends Key Vault's AuditEvent, the runtime storage's deletes, the documents' reads, writes and deletes and the function app's logs to Log Analytics", () => {
     const byScope = Object.fromEntries(settings.map((s) => [s.scope, s.properties]));
     expect(Object.keys(byScope).sort()).toEqual(["app", "documentBlobs", "keyVault", "storageBlobs", "storageTables"]);
     for (const { properties } of settings) expect(properties.workspaceId).toEqual(new Expr("logAnalyticsWorkspaceId"));
@@ -1089,8 +1276,14 @@ describe("infra: diagnostic settings", () => {
       { category: "StorageWrite", enabled: true },
       { category: "StorageDelete", enabled: true },
     ]);
-    expect(byScope.storageBlobs!.logs).toEqual(new Expr("changes"));
-    expect(byScope.storageTables!.logs).toEqual(new Expr("changes"));
+    // Not the runtime account's writes: the host renews its lock blobs' leases every few seconds.
+    expect(literalAfter(diagnosticsModule, "var deletes =")).toEqual([{ category: "StorageDelete", enabled: true }]);
+    expect(byScope.storageBlobs!.logs).toEqual(new Expr("deletes"));
+    expect(byScope.storageTables!.logs).toEqual(new Expr("deletes"));
+    // Resource-specific tables wherever the service offers them (storage and the app have no other).
+    expect(byScope.keyVault!.logAnalyticsDestinationType).toBe("Dedicated");
+    expect(literalAfter(serviceBusModule, "resource diagnostics", "properties:")).toMatchObject({ logAnalyticsDestinationType: "Dedicated" });
+    expect(literalAfter(cosmosModule, "resource diagnostics", "properties:")).toMatchObject({ logAnalyticsDestinationType: "Dedicated" });
     expect(categories(byScope.documentBlobs!.logs).sort()).toEqual(["StorageDelete", "StorageRead", "StorageWrite"]);
     expect(categories(byScope.app!.logs)).toEqual(["FunctionAppLogs"]);
     expect(byScope.app!.metrics).toEqual([{ category: "AllMetrics", enabled: true }]);
@@ -1117,7 +1310,7 @@ describe("infra: availability test", () => {
 
   it("is off until the code is deployed: a parameter from AVAILABILITY_TEST_ENABLED, which the postdeploy hook sets", () => {
     expect(main).toMatch(/^param availabilityTestEnabled bool = false$/m);
-    expect(parametersFile.parameters.availabilityTestEnabled).toEqual({ value: "${AVAILABILITY_TEST_ENABLED=false}" });
+    expect(parametersFile.parameters.availabilityTestEnabled).toEqual({ value: "${AVAILABILITY_TEST_ENABLED:=false}" });
     expect(literalAfter(resources, "module alerts", "params:")).toMatchObject({ availabilityTestEnabled: new Expr("availabilityTestEnabled") });
     expect(literalAfter(alertsModule, "resource healthTest", "Enabled:")).toEqual(new Expr("availabilityTestEnabled"));
     expect(alertsModule).toMatch(/^output availabilityTestId string = healthTest\.id$/m);

@@ -188,6 +188,24 @@ describe("log alerts", () => {
     expect(operationsAlerts).toMatch(/timeAggregation: 'Count'\s+operator: 'GreaterThan'\s+threshold: alert\.threshold/);
   });
 
+  it("fire on the health endpoint's failed store or queue checks, which its availability test does not see (200 degraded)", () => {
+    const alert = alerts.find((a) => a.name === "health-dependency-failing")!;
+    expect(alert.query).toBe('traces | where message == "health dependency check failed"');
+    // More than one slow read: at least three reports in 15 minutes, against the availability test's five calls.
+    expect(alert.threshold).toBe("2");
+    expect(alert.severity).toBe("1");
+    // The endpoint is liveness: a failed check is 200 with status degraded, so the availability test's
+    // alert is about the app, not its dependencies, and says so.
+    const route = read("shared/api/meta/meta-routes.ts");
+    expect(route).toContain('services.logger.warn("health dependency check failed"');
+    expect(route).toContain('status: failed.length === 0 ? ("ok" as const) : ("degraded" as const)');
+    const healthFailing = alertsModule.slice(alertsModule.indexOf("resource healthFailing"));
+    expect(healthFailing).toMatch(/description: '[^']*does not fail it[^']*health-dependency-failing/);
+    expect(alertsModule).toMatch(/ExpectedHttpStatusCode: 200/);
+    // The OpenAPI document says the same: one status, 200, whichever the checks' outcome.
+    expect(read("shared/api/meta/health.ts")).toContain("The HTTP status is 200 either way.");
+  });
+
   it("go to the action group of the alerts module", () => {
     expect(operationsAlerts).toMatch(/actionGroups: \[\s*actionGroupId\s*\]/);
     expect(operationsAlerts).toMatch(/scopes: \[\s*appInsights\.id\s*\]/);
@@ -323,7 +341,10 @@ describe("the operations workbook", () => {
       expect.objectContaining({ metric: "microsoft.documentdb/databaseaccounts-Requests-TotalRequests", splitBy: "CollectionName", filters: [expect.objectContaining({ key: "StatusCode", operator: 0, values: ["429"] })] }),
     );
     expect(cosmosMetrics).toContainEqual(expect.objectContaining({ metric: "microsoft.documentdb/databaseaccounts-Requests-TotalRequestUnits", splitBy: "CollectionName" }));
-    expect(cosmosMetrics).toContainEqual(expect.objectContaining({ metric: "microsoft.documentdb/databaseaccounts-Requests-NormalizedRUConsumption", splitBy: "PartitionKeyRangeId" }));
+    expect(cosmosMetrics).toContainEqual(expect.objectContaining({ metric: "microsoft.documentdb/databaseaccounts-Requests-TotalRequestUnits", splitBy: "OperationType" }));
+    // A serverless account has no provisioned throughput to normalize against: that metric stays empty.
+    expect(cosmosMetrics.map((m) => m.metric)).not.toContain("microsoft.documentdb/databaseaccounts-Requests-NormalizedRUConsumption");
+    expect(readFileSync(path.join(repoDir, "infra/modules/cosmos.bicep"), "utf8")).toContain("name: 'EnableServerless'");
     const partitionQueries = kqlItems.filter((i) => queryReferences(i.content.query as string).tables.includes("CDBPartitionKeyRUConsumption"));
     expect(partitionQueries.some((i) => /\bPartitionKey\b/.test(i.content.query as string))).toBe(true);
     // CollectionName is a container: the containers of the code.

@@ -239,9 +239,9 @@ describe("portal workspaces: integrations", () => {
     const ws = host.demo.workspaces.find((w) => w.name === "fabrikam-sentinel-prod")!.id;
     const path = `/portal/workspaces/${ws}/integrations`;
     const before = (await json(await host.portal(admin, "GET", path))).data;
-    expect(before.playbookAutomation).toEqual({ switchedOn: true, inEffect: true });
+    expect(before.playbookAutomation).toEqual({ switchedOn: true, inEffect: true, notInEffect: null });
     const off = await json(await host.portal(admin, "PUT", path, { body: { playbookAutomation: false } }));
-    expect(off.data).toMatchObject({ playbookAutomation: { switchedOn: false, inEffect: false }, ticketing: { switchedOn: true } });
+    expect(off.data).toMatchObject({ playbookAutomation: { switchedOn: false, inEffect: false, notInEffect: "Switched off for this workspace." }, ticketing: { switchedOn: true } });
     const [event] = (await trail(ws)).filter((e) => e.activityType === "WorkspaceIntegrations");
     expect(event).toMatchObject({ actorId: admin.userId });
     expect(JSON.parse(event!.metadata).after.playbookAutomation).toBe(false);

@@ -125,7 +125,7 @@ const pairs: Record<string, Pair> = {
   "PUT /portal/workspaces/{workspaceId}/integrations": {
     caller: "person",
     targets: async () => (await workspaces()).map((id) => ({ get: `/portal/workspaces/${id}/integrations` })),
-    readOnly: ["*.inEffect"],
+    readOnly: ["*.inEffect", "*.notInEffect"],
   },
   "PUT /portal/people/{userId}": {
     caller: "person",

@@ -275,7 +275,7 @@ describe("a workspace without ticketing", () => {
     const workspaceAdmin: TestPerson = await host.person({ organizationalRole: "WorkspaceAdmin" });
     const on = await host.portal(workspaceAdmin, "PUT", `/portal/workspaces/${CLINICS}/integrations`, { body: { ticketing: true } });
     expect(on.status).toBe(200);
-    const inEffect = { switchedOn: true, inEffect: true };
+    const inEffect = { switchedOn: true, inEffect: true, notInEffect: null };
     expect((await json(on)).data).toEqual({ ticketing: inEffect, directoryLogs: inEffect, logAnalytics: inEffect, playbookAutomation: inEffect });
     expect((await host.call("GET", calls[0][1])).status).toBe(200);
     // The switch is audited in the workspace's trail, by the person, after the demo seed's switching it off.

@@ -3923,7 +3923,7 @@ export interface operations {
                             moreIncidentsAvailable: boolean;
                             /** @description Send it back as `pageToken` for the next page; null at the end. */
                             nextPageToken: string | null;
-                            /** @description Streams (workspace and source) not yet read once. The first page reads every stream before it can say what comes first; past the page's time budget it answers with what is certain so far (possibly nothing) and the count left: ask again with `nextPageToken`. */
+                            /** @description Streams (workspace and source) not yet read at the level the queue has reached (in severity order, each severity is read when the queue reaches it; newest first has one level). The first page reads every stream before it can say what comes first; past the page's time budget it answers with what is certain so far (possibly nothing) and the count left: ask again with `nextPageToken`. */
                             unreadStreams: number;
                         };
                         meta: {
@@ -20662,24 +20662,32 @@ export interface operations {
                             directoryLogs: {
                                 /** @description Switched on, and the deployment has the system for the workspace. */
                                 inEffect: boolean;
+                                /** @description Why it is not in effect: switched off here, or what the deployment lacks for the workspace and the setting that provides it; null when in effect. */
+                                notInEffect: string | null;
                                 /** @description The workspace's own switch. */
                                 switchedOn: boolean;
                             };
                             logAnalytics: {
                                 /** @description Switched on, and the deployment has the system for the workspace. */
                                 inEffect: boolean;
+                                /** @description Why it is not in effect: switched off here, or what the deployment lacks for the workspace and the setting that provides it; null when in effect. */
+                                notInEffect: string | null;
                                 /** @description The workspace's own switch. */
                                 switchedOn: boolean;
                             };
                             playbookAutomation: {
                                 /** @description Switched on, and the deployment has the system for the workspace. */
                                 inEffect: boolean;
+                                /** @description Why it is not in effect: switched off here, or what the deployment lacks for the workspace and the setting that provides it; null when in effect. */
+                                notInEffect: string | null;
                                 /** @description The workspace's own switch. */
                                 switchedOn: boolean;
                             };
                             ticketing: {
                                 /** @description Switched on, and the deployment has the system for the workspace. */
                                 inEffect: boolean;
+                                /** @description Why it is not in effect: switched off here, or what the deployment lacks for the workspace and the setting that provides it; null when in effect. */
+                                notInEffect: string | null;
                                 /** @description The workspace's own switch. */
                                 switchedOn: boolean;
                             };
@@ -20872,24 +20880,32 @@ export interface operations {
                             directoryLogs: {
                                 /** @description Switched on, and the deployment has the system for the workspace. */
                                 inEffect: boolean;
+                                /** @description Why it is not in effect: switched off here, or what the deployment lacks for the workspace and the setting that provides it; null when in effect. */
+                                notInEffect: string | null;
                                 /** @description The workspace's own switch. */
                                 switchedOn: boolean;
                             };
                             logAnalytics: {
                                 /** @description Switched on, and the deployment has the system for the workspace. */
                                 inEffect: boolean;
+                                /** @description Why it is not in effect: switched off here, or what the deployment lacks for the workspace and the setting that provides it; null when in effect. */
+                                notInEffect: string | null;
                                 /** @description The workspace's own switch. */
                                 switchedOn: boolean;
                             };
                             playbookAutomation: {
                                 /** @description Switched on, and the deployment has the system for the workspace. */
                                 inEffect: boolean;
+                                /** @description Why it is not in effect: switched off here, or what the deployment lacks for the workspace and the setting that provides it; null when in effect. */
+                                notInEffect: string | null;
                                 /** @description The workspace's own switch. */
                                 switchedOn: boolean;
                             };
                             ticketing: {
                                 /** @description Switched on, and the deployment has the system for the workspace. */
                                 inEffect: boolean;
+                                /** @description Why it is not in effect: switched off here, or what the deployment lacks for the workspace and the setting that provides it; null when in effect. */
+                                notInEffect: string | null;
                                 /** @description The workspace's own switch. */
                                 switchedOn: boolean;
                             };

@@ -237,6 +237,11 @@ function IntegrationsSection(props: { workspaceId: string; canChange: boolean })
                   )}
                   {v[i.name].inEffect ? <Badge tone="ok">In effect</Badge> : <Badge tone={v[i.name].switchedOn ? "warn" : "neutral"}>Not in effect</Badge>}
                 </div>
+                {v[i.name].switchedOn && v[i.name].notInEffect && (
+                  <p class="hint" data-not-in-effect={i.name}>
+                    {v[i.name].notInEffect}
+                  </p>
+                )}
                 <p class="hint">{i.hint}</p>
               </li>
             ))}

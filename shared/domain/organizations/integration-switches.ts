@@ -35,6 +35,23 @@ export function statesOf(ctx: Omit<IntegrationContext, "stores" | "signal">, wor
   };
 }
 
+/**
+ * Why an integration switched on is not in effect for the workspace: what the deployment lacks, named
+ * by the setting that provides it, so that whoever reads it knows whom to ask for what.
+ */
+export function missingSystemOf(name: IntegrationName, workspace: Pick<WorkspaceRecord, "tenantId">): string {
+  switch (name) {
+    case "ticketing":
+      return "The deployment has no ticketing bridge (TICKETING_URL).";
+    case "directoryLogs":
+      return `The deployment may not read the directory logs of tenant ${workspace.tenantId} (DIRECTORY_LOGS_TENANT_IDS).`;
+    case "logAnalytics":
+      return "The deployment maps no Log Analytics workspace to this workspace (LOG_ANALYTICS_WORKSPACES).";
+    case "playbookAutomation":
+      return "The deployment has no playbook automation bridge (PLAYBOOK_AUTOMATION_URL).";
+  }
+}
+
 /** Whether the workspace's own playbook automation switch is on (the executor's check before an automation step). */
 export async function playbookAutomationSwitchedOn(ctx: Uses<"stores">, workspaceId: string): Promise<boolean> {
   return (await ctx.stores.integrations.get(workspaceId))?.value.enabled.playbookAutomation ?? true;

@@ -5,8 +5,8 @@ import { commit } from "../../../platform/store/commit";
 import type { Person } from "../../../platform/auth/person";
 import type { Uses } from "../../../platform/operation-context";
 import { isActiveAccount } from "../../../domain/organizations/account";
-import { integrationStates, switchIntegrations } from "../../../domain/organizations/integration-switches";
-import { integrationNames } from "../../../domain/organizations/workspace-integrations";
+import { integrationStates, missingSystemOf, switchIntegrations } from "../../../domain/organizations/integration-switches";
+import { integrationNames, type IntegrationName } from "../../../domain/organizations/workspace-integrations";
 import { workspaceAudit } from "../../../domain/organizations/workspace-audit";
 import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
 import { actsOnEveryWorkspace, fieldProblem } from "../portal-access";
@@ -245,12 +245,14 @@ export const workspaceRoutes: RouteGroup = {
   ],
 };
 
-/** Each integration's switch and whether it is in effect. */
+/** Each integration's switch, whether it is in effect, and if not, why. */
 async function integrationsOf(input: Parameters<typeof integrationStates>[0], workspace: WorkspaceRecord, switched?: Record<string, boolean>) {
   const states = await integrationStates(input, workspace);
   const stored = switched ?? (await input.stores.integrations.get(workspace.id))?.value.enabled ?? {};
-  return Object.fromEntries(integrationNames.map((name) => [name, { switchedOn: stored[name] ?? true, inEffect: states[name] }])) as Record<
-    (typeof integrationNames)[number],
-    { switchedOn: boolean; inEffect: boolean }
-  >;
+  const stateOf = (name: IntegrationName) => {
+    const switchedOn = stored[name] ?? true;
+    const notInEffect = states[name] ? null : switchedOn ? missingSystemOf(name, workspace) : "Switched off for this workspace.";
+    return { switchedOn, inEffect: states[name], notInEffect };
+  };
+  return Object.fromEntries(integrationNames.map((name) => [name, stateOf(name)])) as Record<IntegrationName, ReturnType<typeof stateOf>>;
 }

@@ -158,6 +158,10 @@ export const offboardParams = z.object({
 const integrationState = z.object({
   switchedOn: z.boolean().describe("The workspace's own switch."),
   inEffect: z.boolean().describe("Switched on, and the deployment has the system for the workspace."),
+  notInEffect: z
+    .string()
+    .nullable()
+    .describe("Why it is not in effect: switched off here, or what the deployment lacks for the workspace and the setting that provides it; null when in effect."),
 });
 
 export const integrationsView = z
@@ -165,10 +169,10 @@ export const integrationsView = z
   .meta({
     examples: [
       {
-        ticketing: { switchedOn: true, inEffect: true },
-        directoryLogs: { switchedOn: true, inEffect: true },
-        logAnalytics: { switchedOn: true, inEffect: true },
-        playbookAutomation: { switchedOn: false, inEffect: false },
+        ticketing: { switchedOn: true, inEffect: true, notInEffect: null },
+        directoryLogs: { switchedOn: true, inEffect: true, notInEffect: null },
+        logAnalytics: { switchedOn: true, inEffect: false, notInEffect: "The deployment maps no Log Analytics workspace to this workspace (LOG_ANALYTICS_WORKSPACES)." },
+        playbookAutomation: { switchedOn: false, inEffect: false, notInEffect: "Switched off for this workspace." },
       },
     ],
   });
@@ -182,7 +186,7 @@ export const integrationsBody = z
   .strictObject(Object.fromEntries(integrationNames.map((n) => [n, integrationSwitch.optional()])) as Record<(typeof integrationNames)[number], z.ZodOptional<typeof integrationSwitch>>)
   .refine((b) => Object.values(b).some((v) => v !== undefined), { message: `Name at least one integration: ${integrationNames.join(", ")}.`, path: [] })
   .describe(
-    "Integrations not named keep their switch. Each named one is `true` or `false`, or `{switchedOn}` as a read shows it (without `inEffect`, which is the service's to say). " +
+    "Integrations not named keep their switch. Each named one is `true` or `false`, or `{switchedOn}` as a read shows it (without `inEffect` and `notInEffect`, which are the service's to say). " +
       "Playbook automation off: the automation steps of runs fail, the incident's own steps still run.",
   )
   .meta({ minProperties: 1, examples: [{ ticketing: true }] });

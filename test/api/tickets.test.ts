@@ -193,7 +193,7 @@ describe("links on the incident", () => {
       expect.objectContaining({ isActivityComment: true, ticketId: ticket.ticketId, ticketNoteId: null, message: expect.stringContaining(ticket.ticketNumber) }),
       expect.objectContaining({ isActivityComment: false, ticketId: ticket.ticketId, ticketNoteId: note.data.id, authorName: "Rahul Mehta", message: expect.stringContaining("Password reset done") }),
     ]);
-    // Every comment keeps contract 2.5's fields only, oldest first.
+    // Every comment keeps docs/contract.md §2.5's fields only, oldest first.
     expect(Object.keys(fromTicket[1]!).sort()).toEqual(Object.keys(comments[0]!).sort());
     expect(comments.map((c) => c.createdTime)).toEqual([...comments.map((c) => c.createdTime)].sort());
     // Comments from a ticket live in the ITSM: deleting one is 403.

@@ -4,7 +4,7 @@ import type { EventMessage } from "../../shared/platform/events/event-message";
 import type { WebhookRecord } from "../../shared/domain/webhooks/webhook";
 
 /*
- * The routing table of webhook events (contract 6.2, rule 1): which webhook gets an event of which
+ * The routing table of webhook events (docs/contract.md §6.2.1): which webhook gets an event of which
  * account. A provider (P) manages two customers (C1, C2); a stranger (S) manages nothing of theirs.
  */
 

@@ -318,7 +318,7 @@ describe("through the ticketing bridge", () => {
     await new Promise((resolve) => server?.close(resolve));
   });
 
-  it("maps the ITSM's answers as contract 7 says: 429 with Retry-After, 503 to 502, 400 to VALIDATION_ERROR, 404 to NOT_FOUND", async () => {
+  it("maps the ITSM's answers as docs/contract.md §7 says: 429 with Retry-After, 503 to 502, 400 to VALIDATION_ERROR, 404 to NOT_FOUND", async () => {
     const ws = bridge.demo.workspaces[0]!.id;
     const search = (number: string) => bridge.call("GET", `/workspaces/${ws}/tickets/search?ticketNumber=${number}`);
     const throttled = await search("SEC-429");

@@ -32,11 +32,11 @@ export function sourceSettingKey(source: Source): SourceSettingKey {
 }
 
 /**
- * Contract 2.3: the comments paths (and the gamebooks' by-incident path) take only the first six
+ * docs/contract.md §2.3: the comments paths (and the gamebooks' by-incident path) take only the first six
  * sources; every other source path takes all seven.
  */
 export const commentPathSources: readonly Source[] = sources.slice(0, 6);
-/** The sources whose vendors can list by last-modified time (contract 4.2, `filterByLastModified`). */
+/** The sources whose vendors can list by last-modified time (docs/contract.md §4.2, `filterByLastModified`). */
 export const lastModifiedSources: readonly Source[] = ["SourceA", "SourceB"];
 
 const byLowerCase = new Map<string, Source>(sources.map((s) => [s.toLowerCase(), s]));

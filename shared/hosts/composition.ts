@@ -149,7 +149,7 @@ export function createStores(config: Config, now: () => Date = () => new Date())
   return createCosmosStores(createCosmosClient(config.cosmos).database(config.cosmos.database), { audit });
 }
 
-/** Response bytes read from a webhook receiver before the rest is dropped (contract 8: 1 MB). */
+/** Response bytes read from a webhook receiver before the rest is dropped (docs/contract.md §8: 1 MB). */
 const MAX_WEBHOOK_RESPONSE_BYTES = 1024 * 1024;
 
 /** In-process queues, for the embedded default and tests: the handlers run in this process. */

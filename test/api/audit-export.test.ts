@@ -45,7 +45,7 @@ async function followToEnd(start: string | undefined, pageSize: number): Promise
 }
 
 describe("audit export", () => {
-  it("answers a bare {value, nextPageToken} with contract 2.12's audit events, no envelope", async () => {
+  it("answers a bare {value, nextPageToken} with docs/contract.md §2.12's audit events, no envelope", async () => {
     await auditedWrite();
     const res = await exportPage("?pageSize=5");
     expect(res.status).toBe(200);

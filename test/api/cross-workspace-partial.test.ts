@@ -10,7 +10,7 @@ import { startTestHost, type TestHost } from "../support/test-host";
 
 /*
  * The cross-workspace gamebook history, data-source summary and anomaly search answer with what the
- * healthy workspaces give when one workspace fails (contract 4.2): 200, the others' data exactly as a
+ * healthy workspaces give when one workspace fails (docs/contract.md §4.2): 200, the others' data exactly as a
  * request naming only them would give, and `meta.unavailable` naming the failing workspace alone.
  */
 

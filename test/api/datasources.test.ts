@@ -73,7 +73,7 @@ describe("data sources of a workspace", () => {
 });
 
 describe("data-source summary across workspaces", () => {
-  it("is exactly contract 2.12's summary, for every mapped workspace when none is named", async () => {
+  it("is exactly docs/contract.md §2.12's summary, for every mapped workspace when none is named", async () => {
     const res = await host.call("GET", "/datasources/across-workspaces");
     expect(res.status).toBe(200);
     const { data } = await json(res);
@@ -204,7 +204,7 @@ describe("ingestion anomalies across workspaces", () => {
 });
 
 describe("KQL tables", () => {
-  it("lists the workspace's tables as contract 2.12's {success, summary, tables}", async () => {
+  it("lists the workspace's tables as docs/contract.md §2.12's {success, summary, tables}", async () => {
     const res = await host.call("GET", `/workspaces/${WS}/agent/tools/kql/tables`);
     expect(res.status).toBe(200);
     const { data } = await json(res);

@@ -142,7 +142,7 @@ async function auditsOf(workspaceId: string, runId: string): Promise<OutboxAudit
 describe("GET /gamebooks/rules/{incidentTitle}", () => {
   const rules = async (title: string, workspaceId = ws) => host.call("GET", `/workspaces/${workspaceId}/gamebooks/rules/${encodeURIComponent(title)}`);
 
-  it("lists the rules whose pattern matches the whole title, case-insensitively, with contract 2.7's fields", async () => {
+  it("lists the rules whose pattern matches the whole title, case-insensitively, with docs/contract.md §2.7's fields", async () => {
     const res = await rules("IMPOSSIBLE travel activity for ann@fabrikam.example");
     expect(res.status).toBe(200);
     const { data } = await json(res);
@@ -542,7 +542,7 @@ describe("the executor after a crash", () => {
 // --- reading runs --------------------------------------------------------------------------------
 
 describe("reading runs", () => {
-  it("history/{gamebookId}/playbooks lists a run's playbooks in sequence order with contract 2.6's fields; an unknown run is 404", async () => {
+  it("history/{gamebookId}/playbooks lists a run's playbooks in sequence order with docs/contract.md §2.6's fields; an unknown run is 404", async () => {
     const incident = incidentWith(ws, ["Account", "Ip"]);
     const { id } = await submitted(incident, [{ ref: "revoke-sessions" }, { ref: "unblock-ip" }]);
     await finished(ws, id);

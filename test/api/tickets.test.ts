@@ -193,7 +193,7 @@ describe("links on the incident", () => {
       expect.objectContaining({ isActivityComment: true, ticketId: ticket.ticketId, ticketNoteId: null, message: expect.stringContaining(ticket.ticketNumber) }),
       expect.objectContaining({ isActivityComment: false, ticketId: ticket.ticketId, ticketNoteId: note.data.id, authorName: "Rahul Mehta", message: expect.stringContaining("Password reset done") }),
     ]);
-    // Every comment keeps contract 2.5's fields only, oldest first.
+    // Every comment keeps docs/contract.md §2.5's fields only, oldest first.
     expect(Object.keys(fromTicket[1]!).sort()).toEqual(Object.keys(comments[0]!).sort());
     expect(comments.map((c) => c.createdTime)).toEqual([...comments.map((c) => c.createdTime)].sort());
     // Comments from a ticket live in the ITSM: deleting one is 403.
@@ -318,7 +318,7 @@ describe("through the ticketing bridge", () => {
     await new Promise((resolve) => server?.close(resolve));
   });
 
-  it("maps the ITSM's answers as contract 7 says: 429 with Retry-After, 503 to 502, 400 to VALIDATION_ERROR, 404 to NOT_FOUND", async () => {
+  it("maps the ITSM's answers as docs/contract.md §7 says: 429 with Retry-After, 503 to 502, 400 to VALIDATION_ERROR, 404 to NOT_FOUND", async () => {
     const ws = bridge.demo.workspaces[0]!.id;
     const search = (number: string) => bridge.call("GET", `/workspaces/${ws}/tickets/search?ticketNumber=${number}`);
     const throttled = await search("SEC-429");

@@ -142,7 +142,7 @@ describe("ARM cloud inventory: lists", () => {
 
 });
 
-describe("ARM cloud inventory: errors (contract 7)", () => {
+describe("ARM cloud inventory: errors (docs/contract.md §7)", () => {
   it("relays a 429 at once as RATE_LIMITED with ARM's Retry-After, without sleeping on it or retrying", async () => {
     arm.enqueue(armError(429, "TooManyRequests", { "retry-after": "37" }));
     const started = Date.now();

@@ -15,7 +15,7 @@ import { testEnvelope } from "../../shared/domain/webhooks/test-event";
 /*
  * What the delivery log keeps of a receiver's answer: for a test delivery, the start of its body
  * within 2 KiB, made safe to show and with any credential the receiver echoed masked; for an event
- * delivery, nothing (contract 6.6.6: the body is read and dropped).
+ * delivery, nothing (docs/contract.md §6.6.6: the body is read and dropped).
  */
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };

@@ -44,7 +44,7 @@ function vendorIncident(overrides: Partial<VendorIncident> = {}): VendorIncident
       { id: "a1", title: "Impossible travel", severity: "High", timeGenerated: "2026-09-01T09:00:00.000Z", productName: "P", tactics: [], entityIds: ["e1"] },
     ],
     gamebookCatalog: {},
-    // A SourceB incident right after creation: no SourceA block yet (contract 6.5).
+    // A SourceB incident right after creation: no SourceA block yet (docs/contract.md §6.5).
     vendorIdentifiers: { sourceB: { incidentId: "INC-42", incidentUrl: "https://console.source-b.example/incidents/INC-42" } },
     ...overrides,
   };

@@ -32,7 +32,7 @@ describe("playbooks and incident entities", () => {
     expect(actsOn({ entityType: "Incident" }, { kind: "Account" })).toBe(false);
   });
 
-  it("lists the incident entity kinds of each entity type (contract 2.7 sentinelEntities)", () => {
+  it("lists the incident entity kinds of each entity type (docs/contract.md §2.7 sentinelEntities)", () => {
     expect(sentinelEntitiesFor("User")).toEqual(["Account"]);
     expect(sentinelEntitiesFor("Domain")).toEqual(["Url"]);
     expect(sentinelEntitiesFor("Incident")).toEqual([]);
@@ -130,7 +130,7 @@ describe("matchingRules", () => {
     { workspaceId: ws, incidentTitle: "*", playbookId: "elsewhere" },
   ];
 
-  it("returns the matching rules as contract 2.7 rules, most specific pattern first", () => {
+  it("returns the matching rules as docs/contract.md §2.7 rules, most specific pattern first", () => {
     expect(matchingRules(rules, catalogue, "MALWARE detected on FAB-WS-0042")).toEqual([
       {
         playbookId: "revoke",

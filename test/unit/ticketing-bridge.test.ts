@@ -123,7 +123,7 @@ describe("ticketing bridge adapter", () => {
     expect(JSON.parse(fake.last().body)).toEqual(added);
   });
 
-  it("maps the bridge's statuses by contract 7 and relays Retry-After as seconds", async () => {
+  it("maps the bridge's statuses by docs/contract.md §7 and relays Retry-After as seconds", async () => {
     expect((await rejection(bridge().getTicket(WS, "unknown"))).code).toBe("NOT_FOUND");
     expect((await rejection(bridge({ withAuth: false }).getTicket(WS, ticket.ticketId))).code).toBe("UPSTREAM_ERROR");
     fake.override((_req, res) => sendJson(res, 429, { error: LEAK }, { "retry-after": "12" }));

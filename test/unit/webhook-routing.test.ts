@@ -4,7 +4,7 @@ import type { EventMessage } from "../../shared/platform/events/event-message";
 import type { WebhookRecord } from "../../shared/domain/webhooks/webhook";
 
 /*
- * The routing table of webhook events (contract 6.2, rule 1): which webhook gets an event of which
+ * The routing table of webhook events (docs/contract.md §6.2.1): which webhook gets an event of which
  * account. A provider (P) manages two customers (C1, C2); a stranger (S) manages nothing of theirs.
  */
 
@@ -25,7 +25,7 @@ function event(accountId: string, over: Partial<EventMessage> = {}): EventMessag
 
 const gets = (w: WebhookRecord, accountId: string, over: Partial<EventMessage> = {}) => routeEvent(event(accountId, over), providerOf[accountId]!, w);
 
-describe("routing an event to webhooks (contract 6.2)", () => {
+describe("routing an event to webhooks (docs/contract.md §6.2)", () => {
   it("an account's own webhook gets its own events, and no one else's", () => {
     expect(gets(webhook(C1), C1)).toBe(true);
     expect(gets(webhook(C1), C2)).toBe(false);

@@ -8,7 +8,7 @@ import { exportPage, exportQuery, workspaceParams } from "./audit-export-schemas
 const exportCursor = z.object({ after: z.number().int().min(0) }).strict();
 
 /**
- * The workspace's audit trail as a resumable feed (contract 2.1's exception: `value` and
+ * The workspace's audit trail as a resumable feed (docs/contract.md §2.1's exception: `value` and
  * `nextPageToken` at the top level, no envelope). Ordered by the trail's sequence, assigned when an
  * event is recorded, never by time: a consumer that stores the last token and resumes later gets every
  * event recorded since exactly once, late ones included.

@@ -24,7 +24,7 @@ const tag = "Cloud resources";
 const base = "/azure-resources/subscriptions";
 
 /**
- * Cloud-resource lookups (contract 4.3): organization-scoped reads of the cloud estate, limited to the
+ * Cloud-resource lookups (docs/contract.md §4.3): organization-scoped reads of the cloud estate, limited to the
  * subscriptions configured for the caller's organization. All are reads and need `org:azure:read`;
  * `org:azure:manage` is for changes to the estate, which none of these makes.
  */

@@ -50,7 +50,7 @@ export const resourceGroupParams = z.object({ subscriptionId, resourceGroup }).s
 export const workspaceParams = z.object({ subscriptionId, resourceGroup, workspaceName }).strict();
 
 // ---------------------------------------------------------------------------------------------------
-// Records (contract 2.12)
+// Records (docs/contract.md §2.12)
 // ---------------------------------------------------------------------------------------------------
 
 const location = z.string().describe("Azure region name, e.g. `westeurope`.");

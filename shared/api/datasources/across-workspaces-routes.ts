@@ -15,7 +15,7 @@ const WHEN_LOG_ANALYTICS_FAILS =
   "A reported workspace is not in `data.workspaces`. No workspace is waited on longer than the deployment's budget (2.5 s by default, from its own call's start): one unanswered by then is reported as `TIMEOUT`. " +
   "A workspace whose Log Analytics keeps failing is not called for a cool-down (`circuitOpen`). `meta.unavailable` is empty when every workspace was read.";
 
-/** Data sources across the workspaces mapped to the credential (contract 4.2). */
+/** Data sources across the workspaces mapped to the credential (docs/contract.md §4.2). */
 export const dataSourcesAcrossWorkspacesRoutes: RouteGroup = {
   name: "datasources-across-workspaces",
   routes: [

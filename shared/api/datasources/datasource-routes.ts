@@ -4,7 +4,7 @@ import { workspaceRoute, type RouteGroup } from "../../platform/http/route";
 import { requireIntegration } from "../../domain/organizations/integration-switches";
 import { dataConnectorView, workspaceParams } from "./datasource-schemas";
 
-/** The data connectors of one workspace (contract 4.1, `datasources:read`). */
+/** The data connectors of one workspace (docs/contract.md §4.1, `datasources:read`). */
 export const dataSourceRoutes: RouteGroup = {
   name: "datasources",
   routes: [

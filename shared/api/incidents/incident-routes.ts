@@ -119,7 +119,7 @@ export const incidentRoutes: RouteGroup = {
       responseHeaders: [{ name: TICKET_NOTES_HEADER, definition: TICKET_NOTES_HEADER_DEFINITION, when: "the notes of linked tickets could not be read" }],
       async handler(input) {
         const { params, workspace } = input;
-        // Linked tickets' notes join the incident's comments (ticketId, ticketNoteId: contract 2.5).
+        // Linked tickets' notes join the incident's comments (ticketId, ticketNoteId: docs/contract.md §2.5).
         const { comments, notesAvailable } = await incidentComments(input, workspace, params.source, params.incidentId);
         const headers: Record<string, string> = notesAvailable ? {} : { [TICKET_NOTES_HEADER]: "Unavailable" };
         return { data: comments, headers };

@@ -29,7 +29,7 @@ const entryQuery = z
   .object({ createdAt: timestamp.describe("The entry's createdAt, as listed: it locates the entry.").meta({ examples: [EXAMPLE_FAILED_DELIVERY_CREATED_AT] }) })
   .strict();
 
-/** Delivery-log endpoints of the webhook group (contract 4.3). */
+/** Delivery-log endpoints of the webhook group (docs/contract.md §4.3). */
 export const deliveryLogRoutes = [
   organizationRoute({
     method: "GET",

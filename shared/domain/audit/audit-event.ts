@@ -1,4 +1,4 @@
-/** Contract 2.12 audit event, plus the account it belongs to (its partition). */
+/** docs/contract.md §2.12 audit event, plus the account it belongs to (its partition). */
 export interface AuditEventRecord {
   id: string;
   accountId: string;

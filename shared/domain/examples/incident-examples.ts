@@ -119,7 +119,7 @@ export const serviceCommentExample = {
   agentName: "Triage agent",
 };
 
-/** The comment as that write answers it (contract 2.5). */
+/** The comment as that write answers it (docs/contract.md §2.5). */
 export const serviceCommentViewExample = {
   id: "9b3f5d7e-2c4a-8e6f-b1d3-5f7a9c1e3b5d",
   message: serviceCommentExample.message,

@@ -11,7 +11,7 @@ import {
 } from "./approval-mode";
 
 /**
- * Who must approve a gamebook run before it executes (contract 3 and 4.1 rule 4). Two settings can
+ * Who must approve a gamebook run before it executes (docs/contract.md §3 and §4.1 rule 4). Two settings can
  * ask for it, and either is enough: the workspace's own policy, and the approval setting of the
  * service provider that manages the workspace's account ("partner approval"). A caller's
  * `isQueued: true` asks for it too; `isQueued: false` never waives it.

@@ -44,7 +44,7 @@ export interface RunMatchedRule {
 }
 
 /**
- * Contract 2.6 gamebook run, plus what the service needs to carry it out (after `playbooks`): the
+ * docs/contract.md §2.6 gamebook run, plus what the service needs to carry it out (after `playbooks`): the
  * API shows the contract's fields only. Partitioned by workspace, beside the outbox records
  * committed with it.
  */
@@ -152,7 +152,7 @@ export interface RunApprovalEntry {
   comment: string | null;
 }
 
-/** Contract 2.6 playbook entry, plus how the executor carries it out (after `parameters`). */
+/** docs/contract.md §2.6 playbook entry, plus how the executor carries it out (after `parameters`). */
 export interface PlaybookEntryRecord {
   /** The step id (`playbookStepId(runId, sequence)`): also the automation's idempotency key. */
   id: string;

@@ -4,7 +4,7 @@ import { gamebookRunStatuses, playbookStatuses, type GamebookRunRecord, type Pla
 import { playbookEntityTypes } from "./playbook-catalogue-record";
 
 /**
- * What the API shows of gamebook runs (contract 2.6) and playbook rules (2.7): the contract's fields,
+ * What the API shows of gamebook runs (docs/contract.md §2.6) and playbook rules (§2.7): the contract's fields,
  * never the service's bookkeeping beside them.
  */
 
@@ -136,7 +136,7 @@ export function toGamebookRunView(run: GamebookRunRecord): GamebookRunView {
   };
 }
 
-/** Contract 4.1 rule 3: the answer to a run request. */
+/** docs/contract.md §4.1 rule 3: the answer to a run request. */
 export const runSubmittedView = z
   .object({
     id: z.string().describe("The run's id: poll `/gamebooks/history/{id}/playbooks` or `by-incident` with `gamebooks:read`."),

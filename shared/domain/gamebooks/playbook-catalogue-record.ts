@@ -1,6 +1,6 @@
 import { automationEntityTypes, type ActionParameter } from "../../systems/playbook-automation/port";
 
-/** Contract 2.6 `entityType`: the automation entity types, plus `Incident` for actions on the incident. */
+/** docs/contract.md §2.6 `entityType`: the automation entity types, plus `Incident` for actions on the incident. */
 export const playbookEntityTypes = [...automationEntityTypes, "Incident"] as const;
 
 export type PlaybookEntityType = (typeof playbookEntityTypes)[number];

@@ -22,7 +22,7 @@ export const entityTypesForKind: Readonly<Record<EntityKind, readonly Automation
   Process: ["Process"],
 };
 
-/** Contract 2.7 `sentinelEntities`: the incident entity kinds a playbook of this entity type acts on. */
+/** docs/contract.md §2.7 `sentinelEntities`: the incident entity kinds a playbook of this entity type acts on. */
 export function sentinelEntitiesFor(entityType: PlaybookEntityType): EntityKind[] {
   return (Object.keys(entityTypesForKind) as EntityKind[]).filter((kind) =>
     (entityTypesForKind[kind] as readonly PlaybookEntityType[]).includes(entityType),

@@ -2,7 +2,7 @@ import type { PlaybookParameter } from "./playbook-catalogue-record";
 
 /**
  * The parameters a playbook declares, and the check of what a run passes for them. A run may pass
- * only declared parameters (contract 4.1: only the documented inputs), each of its declared kind;
+ * only declared parameters (docs/contract.md §4.1 rule 2: only the documented inputs), each of its declared kind;
  * missing optional ones take their default.
  */
 export type { PlaybookParameter };

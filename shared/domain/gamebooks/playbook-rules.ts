@@ -5,7 +5,7 @@ import { isEnabled } from "./playbook-catalogue-record";
 
 export type { PlaybookRuleDefinition } from "./playbook-catalogue-record";
 
-/** Contract 2.7: a rule as the rules endpoint returns it, with its playbook's details. */
+/** docs/contract.md §2.7: a rule as the rules endpoint returns it, with its playbook's details. */
 export interface PlaybookRule {
   playbookId: string;
   playbookName: string;

@@ -23,7 +23,7 @@ export interface RunDecision {
 
 /**
  * Approval, denial or expiry of a run waiting in the approval queue: the portal's, never the API's
- * (contract 4.1 rule 5); the local host's controls stand in for the portal, and the expiry sweep
+ * (docs/contract.md §4.1 rule 5); the local host's controls stand in for the portal, and the expiry sweep
  * (approval-expiry.ts) denies what nobody decided in time. The rules are run-approval-rules.ts':
  * the requester may not approve (403 FORBIDDEN), nor may one person approve twice (409 CONFLICT).
  * The approval that completes the run's approvals dispatches it exactly as a submission that needed

@@ -17,7 +17,7 @@ export interface RunCancellationRequest {
 }
 
 /**
- * A person's cancellation of a run that has not ended (contract 4.1 rule 5: never a service
+ * A person's cancellation of a run that has not ended (docs/contract.md §4.1 rule 5: never a service
  * account's): waiting for approval (it leaves the approval queue), dispatched, or running. Playbooks
  * not started are `Skipped` and never start; one already running in the automation backend cannot be
  * called back, so the executor still awaits it and records its outcome (run-state.ts). Audited in the

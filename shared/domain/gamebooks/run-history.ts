@@ -23,7 +23,7 @@ const acrossCursorSchema = z.strictObject({ page: z.int().min(2), at: z.string()
 
 const text = z.string().trim().min(1).max(256);
 
-/** `GET /gamebooks/history` (contract 4.1): `query`, `pageToken`, and the usual `pageSize`. */
+/** `GET /gamebooks/history` (docs/contract.md §4.1): `query`, `pageToken`, and the usual `pageSize`. */
 export const historyQuery = z.strictObject({
   query: text.optional().describe("Case-insensitive text in the run's title, the incident's title or the submitter's name."),
   pageSize: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE).describe(`Runs per page, 1 to ${MAX_PAGE_SIZE}.`),
@@ -53,7 +53,7 @@ export async function workspaceHistory(
   };
 }
 
-/** Page size of the cross-workspace history (server-controlled, as contract 8 has it for incidents). */
+/** Page size of the cross-workspace history (server-controlled, as docs/contract.md §8 has it for incidents). */
 export const ACROSS_PAGE_SIZE = 50;
 /** Pages a request may skip to reach `currentPage` (from the first page, or from its token's). */
 export const MAX_PAGES_SKIPPED = 20;
@@ -68,7 +68,7 @@ function listParameter<T extends z.ZodType<unknown, string>>(item: T, max: numbe
     .pipe(z.array(item).max(max));
 }
 
-/** `GET /gamebooks/across-workspaces/history` (contract 4.2). */
+/** `GET /gamebooks/across-workspaces/history` (docs/contract.md §4.2). */
 export const acrossHistoryQuery = z.strictObject({
   workspaces: listParameter(z.guid(), 1000)
     .optional()

@@ -31,7 +31,7 @@ export interface NewRun {
   undoOf?: RunLink | null;
 }
 
-/** A new run (contract 2.6): `Pending`, waiting for approval or dispatched, every playbook `Pending`. */
+/** A new run (docs/contract.md §2.6): `Pending`, waiting for approval or dispatched, every playbook `Pending`. */
 export function newRunRecord(input: NewRun): GamebookRunRecord {
   const { incident, planned, catalogue, workspace } = input;
   const at = input.now.toISOString();

@@ -12,7 +12,7 @@ import type { OutboxAuditRecord, OutboxEventRecord, OutboxMessageRecordFor, Outb
  * approval and denial. All in the run's workspace scope, so each goes in the run's own batch.
  */
 
-/** Contract 6.6.4: one `gamebook.run.v1` per run, its id derived from the run, so a republish is the same event. */
+/** docs/contract.md §6.6.4: one `gamebook.run.v1` per run, its id derived from the run, so a republish is the same event. */
 export function runSubject(run: Pick<GamebookRunRecord, "workspaceId" | "id">): string {
   return `gamebook-run/${run.workspaceId}/${run.id}`;
 }
@@ -92,7 +92,7 @@ export function executorMessage(run: Pick<GamebookRunRecord, "workspaceId" | "id
 export type RunActivity = "Submit" | "Retry" | "Undo" | "Approve" | "Deny" | "Cancel";
 
 /**
- * The audit event (contract 2.12) of a submission (a retry and an undo are submissions of a new
+ * The audit event (docs/contract.md §2.12) of a submission (a retry and an undo are submissions of a new
  * run), an approval, a denial or a cancellation, committed with the run.
  */
 export function runAudit(actor: Actor, run: GamebookRunRecord, activity: RunActivity, metadata: Record<string, unknown>, now: Date): OutboxAuditRecord {

@@ -11,8 +11,8 @@ import { sequenceProblems } from "./run-sequence";
 export const MAX_RUN_PLAYBOOKS = 50;
 
 /**
- * The name of the contract's unnamed "detection source" field of the run body (contract 4.1): the
- * same name the run record (contract 2.6) and the incident (2.4) give the incident's source.
+ * The name of the contract's unnamed "detection source" field of the run body (docs/contract.md §4.1): the
+ * same name the run record (docs/contract.md §2.6) and the incident (§2.4) give the incident's source.
  */
 export const DETECTION_SOURCE_FIELD = "source";
 
@@ -45,7 +45,7 @@ export const isQueuedSchema = z
   .default(false)
   .describe("true asks for human approval before anything runs. false never waives an approval the workspace policy or the partner setting requires.");
 
-/** Contract 4.1 rule 1 on a body holding `playbooks`: sequences exactly 1..N, each problem at its place. */
+/** docs/contract.md §4.1 rule 1 on a body holding `playbooks`: sequences exactly 1..N, each problem at its place. */
 export function checkSequences(body: { playbooks: readonly { sequence: number }[] }, ctx: z.RefinementCtx): void {
   for (const problem of sequenceProblems(body.playbooks.map((p) => p.sequence))) {
     const path = problem.path.replace(/\[(\d+)\]/g, ".$1").split(".").map((part) => (/^\d+$/.test(part) ? Number(part) : part));
@@ -54,7 +54,7 @@ export function checkSequences(body: { playbooks: readonly { sequence: number }[
 }
 
 /**
- * Contract 4.1 `POST /gamebooks/run`: only the documented inputs (a strict object: portal approval,
+ * docs/contract.md §4.1 `POST /gamebooks/run`: only the documented inputs (a strict object: portal approval,
  * retry and state fields are 400 naming each), sequences exactly 1..N (rule 1).
  */
 export const runGamebookBody = z
@@ -82,7 +82,7 @@ export interface PlannedPlaybook {
 }
 
 /**
- * Checks each playbook of the request (contract 4.1): its id is in the workspace's catalogue, its
+ * Checks each playbook of the request (docs/contract.md §4.1): its id is in the workspace's catalogue, its
  * `entityId` is an entity of the incident that the playbook can act on (or, for a playbook on the
  * incident, the incident's own id), its parameters are the declared ones. Every problem is reported
  * at once, at `playbooks[i].id`, `playbooks[i].entityId` or `playbooks[i].parameters.<name>`.

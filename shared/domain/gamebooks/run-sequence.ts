@@ -7,7 +7,7 @@ export interface SequenceProblem {
 }
 
 /**
- * Contract 4.1 rule 1: the playbooks' `sequence` values must be exactly 1..N, unique, without gaps.
+ * docs/contract.md §4.1 rule 1: the playbooks' `sequence` values must be exactly 1..N, unique, without gaps.
  * Every offending entry is named: a repeat (each occurrence after the first) or a number outside
  * 1..N; the numbers left out are reported on `playbooks`. Empty when the sequences are sound.
  */

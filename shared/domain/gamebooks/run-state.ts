@@ -7,7 +7,7 @@ import { gamebookRunStatuses, playbookStatuses, type GamebookRunStatus, type Pla
  * table is in docs/decisions.md, Gamebooks). The contract shows only `Pending`; the other values
  * follow StackStorm, Cortex XSOAR and Logic Apps.
  *
- * `Pending` is a run that has not started. With `isQueued` true it waits for approval (contract 4.1
+ * `Pending` is a run that has not started. With `isQueued` true it waits for approval (docs/contract.md §4.1
  * rule 3); with `isQueued` false it has been dispatched and waits for the executor. A failed
  * playbook stops the run: the playbooks after it are `Skipped`, and the run is `Failed` when nothing
  * had succeeded before, `PartiallySucceeded` when something had (some containment is in place, and
@@ -21,7 +21,7 @@ export const finalRunStatuses: readonly RunStatus[] = ["Succeeded", "PartiallySu
 export { playbookStatuses };
 export type { PlaybookStatus };
 
-/** The fields of a playbook entry (contract 2.6) that running changes. Unset times are "". */
+/** The fields of a playbook entry (docs/contract.md §2.6) that running changes. Unset times are "". */
 export interface PlaybookRunState {
   sequence: number;
   status: PlaybookStatus;
@@ -32,7 +32,7 @@ export interface PlaybookRunState {
   modificationDate: string;
 }
 
-/** The fields of a run (contract 2.6) that running changes; the functions keep every other field. */
+/** The fields of a run (docs/contract.md §2.6) that running changes; the functions keep every other field. */
 export interface RunState {
   status: RunStatus;
   isQueued: boolean;
@@ -157,7 +157,7 @@ export function cancelRun<R extends RunState>(run: R, at: string): R {
   return { ...run, status: "Cancelled", modificationDate: at, playbooks: skipPending(run.playbooks, at) };
 }
 
-/** Contract 2.6 `executionTime`: `hh:mm:ss`, with `.fff` when there are milliseconds (like .NET's TimeSpan). */
+/** docs/contract.md §2.6 `executionTime`: `hh:mm:ss`, with `.fff` when there are milliseconds (like .NET's TimeSpan). */
 export function formatExecutionTime(durationMs: number): string {
   const total = Math.max(0, Math.round(Number.isFinite(durationMs) ? durationMs : 0));
   const ms = total % 1000;

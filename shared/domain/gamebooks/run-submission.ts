@@ -121,7 +121,7 @@ export async function previewRun(ctx: Uses<"now" | "playbookActions" | "sources"
 }
 
 /**
- * `POST /gamebooks/run` (contract 4.1), and a person's run, retry or undo in the portal. Checked as
+ * `POST /gamebooks/run` (docs/contract.md §4.1), and a person's run, retry or undo in the portal. Checked as
  * `planRun` says. When the caller asked for approval, or the workspace policy or the managing
  * provider's partner setting requires it, the run is stored `Pending` with `isQueued` true, with the
  * terms the workspace policy sets now (when the request expires, how many people must approve it),

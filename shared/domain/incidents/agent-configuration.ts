@@ -5,7 +5,7 @@ export const AGENT_CONFIGURATION_ID = "agent-configuration";
 
 /**
  * A workspace's agent configuration: per classification, the webhooks its card names as a custom
- * action (contract 6.2 rule 2). Kept in the workspace's partition, so that a change commits with its
+ * action (docs/contract.md §6.2.2). Kept in the workspace's partition, so that a change commits with its
  * audit event.
  */
 export interface AgentConfigurationRecord {

@@ -31,7 +31,7 @@ export interface InvestigationResult {
 }
 
 /**
- * An agent investigation completed (contract 6.1, 6.2.2): when the workspace's agent configuration
+ * An agent investigation completed (docs/contract.md §6.1, §6.2.2): when the workspace's agent configuration
  * has a card for the classification naming webhooks, `agent.investigation.completed.v1` goes to those
  * webhooks — each only if it also subscribes to the type; one bound but not subscribed gets a Failed
  * delivery record. Without such a card nothing is sent. The event id comes from the investigation, so
@@ -121,9 +121,9 @@ export interface AgentConfigurationOptions {
 /**
  * Sets a workspace's agent configuration (the portal's agent settings),
  * audited in the same commit. Each classification has at most one card; every webhook a card names
- * must exist and be able to receive the workspace's events (contract 6.2.1: the workspace's own
+ * must exist and be able to receive the workspace's events (docs/contract.md §6.2.1: the workspace's own
  * account's, or its provider's monitoring it), else 400 naming `cards[i].webhookIds[j]`. A webhook
- * need not subscribe to `agent.investigation.completed.v1`: contract 6.2.2 records such a delivery
+ * need not subscribe to `agent.investigation.completed.v1`: docs/contract.md §6.2.2 records such a delivery
  * as Failed, which is how an operator learns the subscription is missing.
  */
 export async function setAgentConfiguration(

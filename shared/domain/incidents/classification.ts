@@ -1,7 +1,7 @@
 import { classifications, type Classification } from "../../systems/vendors/port";
 
 /**
- * Vendors spell close reasons their own way; events carry the four canonical values (contract 6.5).
+ * Vendors spell close reasons their own way; events carry the four canonical values (docs/contract.md §6.5).
  * Keys are lower-case with separators removed.
  */
 const synonyms = new Map<string, Classification>(Object.entries({

@@ -46,7 +46,7 @@ const hoursOf: Record<Exclude<(typeof timeFilterTypes)[number], "Custom">, numbe
 const timestamp = z.iso.datetime({ offset: true });
 
 /**
- * The filters an incident listing takes (contract 4.2), the same in the contract's listing and in the
+ * The filters an incident listing takes (docs/contract.md §4.2), the same in the contract's listing and in the
  * portal's queue.
  */
 export const incidentListingFilters = {
@@ -87,7 +87,7 @@ export function checkTimeFilter(t: TimeFilterSelection, ctx: z.RefinementCtx): v
 }
 
 /**
- * The listing's query (contract 4.2): the filters, and the tokens of the previous page. The service
+ * The listing's query (docs/contract.md §4.2): the filters, and the tokens of the previous page. The service
  * account's `POST /incidents/across-workspaces`.
  */
 export const acrossWorkspacesQuery = z
@@ -201,7 +201,7 @@ interface WaitingStream {
 export type ListingContext = Uses<"stores" | "sources" | "breakers" | "config" | "now"> & PagingContext;
 
 /**
- * One page of the incidents of `workspaces` (contract 4.2): those the caller may see, in one order
+ * One page of the incidents of `workspaces` (docs/contract.md §4.2): those the caller may see, in one order
  * everywhere (by name, then id). A service account's are the workspaces mapped to it; a person's,
  * those of their organization they may act on. A token names its workspace, so one sent back for a
  * workspace no longer among them is left out, as a lost role is.

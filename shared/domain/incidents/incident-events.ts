@@ -11,11 +11,11 @@ type IncidentBlock = Pick<
   "incidentId" | "source" | "sourceDisplayName" | "workspaceId" | "accountId" | "incidentNumber" | "title" | "severity" | "status" | "vendorIdentifiers"
 >;
 
-/** Fields every incident event carries about its incident (contract 6.5). */
+/** Fields every incident event carries about its incident (docs/contract.md §6.5). */
 function incidentBlock(incident: VendorIncident, accountId: string): IncidentBlock {
   return {
     incidentId: incident.id,
-    // Lower-case on the wire; the API accepts it back as a path segment (contract 2.3).
+    // Lower-case on the wire; the API accepts it back as a path segment (docs/contract.md §2.3).
     source: incident.source.toLowerCase(),
     sourceDisplayName: incident.source,
     workspaceId: incident.workspaceId,
@@ -119,7 +119,7 @@ export function createdEvent(
 }
 
 /**
- * `incident.created.v1` data (contract 6.5): null fields left out, `vendorIdentifiers` carried, the
+ * `incident.created.v1` data (docs/contract.md §6.5): null fields left out, `vendorIdentifiers` carried, the
  * top-level `incidentId` the id at the source the incident was ingested from.
  */
 export function incidentCreatedData(incident: VendorIncident, accountId: string, assignee: IncidentAssignee | null): EventData<"incident.created.v1"> {

@@ -20,7 +20,7 @@ import { incidentEtag, toIncidentSummary, toIncidentView, type incidentView, typ
 type ReadContext = Uses<"sources" | "stores" | "now">;
 
 /**
- * The incident, live from its source with the service's state of it and its evidence (contract 2.4),
+ * The incident, live from its source with the service's state of it and its evidence (docs/contract.md §2.4),
  * and its version. The vendor's recommended playbooks are given as the workspace's catalogue runs them
  * (`recommended-playbooks.ts`).
  */
@@ -37,7 +37,7 @@ export async function readIncident(
 }
 
 /**
- * The incident's comments, oldest first (contract 2.5): the source's, without the integration that
+ * The incident's comments, oldest first (docs/contract.md §2.5): the source's, without the integration that
  * owns each, and those of its linked tickets. `notesAvailable` is false when the tickets' notes could
  * not be read.
  */

@@ -56,7 +56,7 @@ const incidentCore = {
 /** A row of the cross-workspace listing: the incident as it is now, without its investigation detail. */
 export const incidentSummaryView = z.object(incidentCore);
 
-/** Contract 2.4, plus the service's own state (assignee, service status, SLA clock). */
+/** docs/contract.md §2.4, plus the service's own state (assignee, service status, SLA clock). */
 export const incidentView = z.object({
   ...incidentCore,
   investigationDetails: z.object({ entities: z.array(z.record(z.string(), z.unknown())), alerts: z.array(z.record(z.string(), z.unknown())) }),
@@ -70,7 +70,7 @@ export const incidentView = z.object({
     ),
 });
 
-/** Contract 2.5: a comment of an incident, the source's or a linked ticket's. */
+/** docs/contract.md §2.5: a comment of an incident, the source's or a linked ticket's. */
 export const commentView = z.object({
   id: z.string(),
   message: z.string(),

@@ -18,7 +18,7 @@ export interface ManualTrigger extends IncidentTarget {
 }
 
 /**
- * The "Trigger webhook" action (contract 6.1): `incident.created.v1` for one incident as it is now,
+ * The "Trigger webhook" action (docs/contract.md §6.1): `incident.created.v1` for one incident as it is now,
  * with a fresh id per fire, delivered whether or not the webhooks subscribe to the type; the account
  * scope and `monitoredAccountIds` still apply. Aimed at one webhook when `webhookId` is given, which
  * must then be one that receives the workspace's events (400 at `webhookId` otherwise, rather than a

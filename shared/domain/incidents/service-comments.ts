@@ -24,14 +24,14 @@ export interface ServiceComment extends IncidentTarget {
 }
 
 /**
- * A comment added through the service (contract 6.1: "by an analyst, agent or gamebook"), whoever
+ * A comment added through the service (docs/contract.md §6.1: by an analyst, an agent or a gamebook), whoever
  * the actor is: a person in the portal (their name and address as author), a service account (the
  * integration owns the comment: its id is the `extensionId` the contract's delete asks for; with
  * `agentName` it is that agent's comment), an agent or a gamebook of the service. With `If-Match`
  * the incident's version is checked first. Written to the vendor, then `incident.comment.added.v1`
  * (id from its subject, the comment, so a repeat is the same event) and the audit event go to the
  * outbox together. The `incident` block is read when the event is built; when that read fails its
- * fields are null, and the event still goes out (contract 6.5).
+ * fields are null, and the event still goes out (docs/contract.md §6.5).
  */
 export async function addServiceComment(
   ctx: Uses<"actor" | "events" | "logger" | "now" | "sources" | "stores">,
@@ -112,7 +112,7 @@ export async function addServiceComment(
 
 /** The comment's author as the vendor keeps it, from who adds it. */
 function authorOf(actor: Actor, agentName: string | undefined): Omit<NewVendorComment, "message" | "isClosingComment" | "idempotencyKey"> {
-  // An integration owns what it writes, so that it (and only it) may delete it (contract 4.1, extensionId).
+  // An integration owns what it writes, so that it (and only it) may delete it (docs/contract.md §4.1, extensionId).
   const extensionId = actor.origin === "api" ? actor.serviceAccountId : null;
   const agent = agentName ?? (actor.origin === "agent" ? actor.name : null);
   return {

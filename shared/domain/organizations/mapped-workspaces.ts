@@ -6,7 +6,7 @@ import { integrationStates, type IntegrationContext } from "./integration-switch
 
 /**
  * The workspaces a cross-workspace call covers: those the credential holds a role on and that still
- * exist, among `requested` when it is given (others are left out silently, contract 4.2). In one
+ * exist, among `requested` when it is given (others are left out silently, docs/contract.md §4.2). In one
  * order everywhere: by name, then id.
  */
 export async function mappedWorkspaces(ctx: Uses<"stores"> & { principal: Principal }, requested?: readonly string[]): Promise<WorkspaceRecord[]> {

@@ -16,7 +16,7 @@ import { autoRunMessageRecord, autoRunRequest } from "../gamebooks/auto-run";
 /** The workspace's catalogue for its automation rules, read at the first arrival of a pass and only then. */
 type CatalogueOnce = () => Promise<PlaybookCatalogueRecord>;
 
-/** Each window starts this long before the previous one ended (contract 4.2: one to two minutes). */
+/** Each window starts this long before the previous one ended (docs/contract.md §4.2: one to two minutes). */
 export const RECONCILE_OVERLAP_MS = 90_000;
 /** Vendor page size while reconciling. */
 const PAGE_SIZE = 500;

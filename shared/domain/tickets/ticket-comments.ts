@@ -8,7 +8,7 @@ import type { WorkspaceRecord } from "../organizations/workspace";
 import type { TicketNote } from "../../systems/itsm/port";
 import type { HeaderDefinition } from "../../platform/http/documented-headers";
 
-/** Contract 2.5's comment, as the comments endpoint shows it: the vendor's, without the owning integration. */
+/** docs/contract.md §2.5's comment, as the comments endpoint shows it: the vendor's, without the owning integration. */
 export type IncidentCommentView = Omit<VendorComment, "extensionId">;
 
 /** Ids of comments that come from a ticket start with this: they live in the ITSM, not at the source. */

@@ -20,7 +20,7 @@ export interface ResponseExcerpt {
 }
 
 /**
- * One delivery attempt (contract 2.9): metadata, never a copy of the event. Partitioned by webhook and
+ * One delivery attempt (docs/contract.md §2.9): metadata, never a copy of the event. Partitioned by webhook and
  * UTC day of `createdAt` (DESIGN §3), expiring by `ttl`.
  */
 export interface DeliveryLogRecord {

@@ -7,11 +7,11 @@ import { toIncidentSummary } from "../incidents/incident-view";
 import type { DeliveryLogRecord, IncidentRef } from "./delivery-log";
 
 /*
- * A delivery-log entry keeps no copy of its event (contract 2.9): what it was about is read again
+ * A delivery-log entry keeps no copy of its event (docs/contract.md §2.9): what it was about is read again
  * from the source when it is opened or redelivered, as the incident stands now.
  */
 
-/** The only event type whose body can be rebuilt from its source (contract 6.6.7). */
+/** The only event type whose body can be rebuilt from its source (docs/contract.md §6.6.7). */
 export const REBUILDABLE_EVENT_TYPE = "incident.created.v1";
 
 /** The incident an entry was about, read live with the service's state of it; null when it no longer exists. */
@@ -24,7 +24,7 @@ export async function incidentNow(ctx: Uses<"sources" | "stores" | "now">, ref: 
   }
 }
 
-/** An entry's `eventPayload` (contract 2.9): the incident as it stands now, or null when it is gone or the entry is about none. */
+/** An entry's `eventPayload` (docs/contract.md §2.9): the incident as it stands now, or null when it is gone or the entry is about none. */
 export async function eventPayloadNow(ctx: Uses<"sources" | "stores" | "now">, entry: Pick<DeliveryLogRecord, "incident">): Promise<Record<string, unknown> | null> {
   const loaded = entry.incident ? await incidentNow(ctx, entry.incident) : null;
   return loaded && toIncidentSummary(loaded.incident, loaded.state, loaded.workspace, ctx.now());

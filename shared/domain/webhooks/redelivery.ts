@@ -12,7 +12,7 @@ import { deliveryLogNotBefore } from "./delivery-log-access";
 import { incidentNow, REBUILDABLE_EVENT_TYPE, rebuiltCreatedEvent } from "./event-rebuild";
 
 /*
- * Redelivery (contract 6.6.7): a failed `incident.created.v1` rebuilt from the incident as it is now,
+ * Redelivery (docs/contract.md §6.6.7): a failed `incident.created.v1` rebuilt from the incident as it is now,
  * with its event id and occurredAt, sent to that webhook alone; one entry at a time, or every failed
  * delivery since a time (bounded).
  */

@@ -8,7 +8,7 @@ import type { WebhookRecord } from "./webhook";
 import { webhookAudit } from "./webhook-changes";
 
 /**
- * `webhook.test.v1` (contract 6.5): the shape of `incident.created.v1` with fixed sample values and
+ * `webhook.test.v1` (docs/contract.md §6.5): the shape of `incident.created.v1` with fixed sample values and
  * every vendor block populated, `isTest` true. Its only variables are its id, the time it is sent and
  * the webhook's account, so a delivery-log entry (which keeps all three) says exactly what was sent.
  */

@@ -80,7 +80,7 @@ export function stateActionsOf(status: WebhookStatus): WebhookStateAction[] {
 }
 
 /**
- * Pause, resume or enable (contract 4.3): from any other state 409 CONFLICT at `status`. Enabling an
+ * Pause, resume or enable (docs/contract.md §4.3): from any other state 409 CONFLICT at `status`. Enabling an
  * auto-disabled webhook clears its reason, time and failure count, so it starts afresh.
  */
 export function changeWebhookState(

@@ -4,7 +4,7 @@ import { deliveryStatuses, type DeliveryLogRecord } from "./delivery-log";
 import { webhookAuthenticationTypes, webhookStatuses, type WebhookRecord } from "./webhook";
 
 /*
- * How a webhook and a delivery-log entry look to a caller (contract 2.8 and 2.9), whoever asks: a
+ * How a webhook and a delivery-log entry look to a caller (docs/contract.md §2.8 and §2.9), whoever asks: a
  * service account through the contract's routes, a person through the portal's.
  */
 
@@ -29,7 +29,7 @@ export const webhookView = z
   })
   .meta({ examples: [webhookExample] });
 
-/** Contract 2.8: secrets never leave, only whether a signing key exists. */
+/** docs/contract.md §2.8: secrets never leave, only whether a signing key exists. */
 export function toWebhookView(w: WebhookRecord): z.output<typeof webhookView> {
   return {
     id: w.id,
@@ -72,7 +72,7 @@ export const deliveryLogView = z.object({
   error: z.string().nullable(),
 });
 
-/** Contract 2.9: metadata only; `eventPayload` is what the caller read live, or null. */
+/** docs/contract.md §2.9: metadata only; `eventPayload` is what the caller read live, or null. */
 export function toDeliveryLogView(e: DeliveryLogRecord, eventPayload: Record<string, unknown> | null): z.output<typeof deliveryLogView> {
   return {
     id: e.id,

@@ -13,7 +13,7 @@ export interface SealedSigningKey {
   retiresAt: string | null;
 }
 
-/** Contract 2.8, plus what delivery needs (sealed secrets, the rolling failure record). */
+/** docs/contract.md §2.8, plus what delivery needs (sealed secrets, the rolling failure record). */
 export interface WebhookRecord {
   id: string;
   /** The owning account: its events (and, for a provider, its managed accounts') are delivered. */
@@ -32,7 +32,7 @@ export interface WebhookRecord {
   signingKeys: SealedSigningKey[];
   disableReason: string | null;
   disabledAt: string | null;
-  /** Final delivery failures of the last 24 hours, per incident, for auto-disable (contract 6.6.5). */
+  /** Final delivery failures of the last 24 hours, per incident, for auto-disable (docs/contract.md §6.6.5). */
   finalFailures: { incidentKey: string; at: string }[];
   createdAt: string;
   lastModifiedAt: string;

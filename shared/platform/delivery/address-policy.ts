@@ -102,7 +102,7 @@ export interface WebhookUrlCheckOptions {
 }
 
 /**
- * Configuration-time check of a webhook endpoint (contract 6.6.6). Resolves to null when the URL is
+ * Configuration-time check of a webhook endpoint (docs/contract.md §6.6.6). Resolves to null when the URL is
  * acceptable, otherwise to a message for the caller. The sender checks the resolved addresses again
  * on every connection, since a name can be re-pointed after it was accepted here.
  *

@@ -14,7 +14,7 @@ import { responseExcerpt } from "./response-excerpt";
 import { decideRetry, DEFAULT_MAX_ATTEMPTS, type RetryDecision } from "./retry-policy";
 import { signatureHeaders, signingKeyOf } from "./signer";
 
-/** Auto-disable (contract 6.6.5): this many distinct incidents failing final delivery within the window. */
+/** Auto-disable (docs/contract.md §6.6.5): this many distinct incidents failing final delivery within the window. */
 export const AUTO_DISABLE_INCIDENTS = 5;
 const AUTO_DISABLE_WINDOW_MS = 24 * 3600_000;
 /** The header an `ApiKey` endpoint credential travels in. */
@@ -78,7 +78,7 @@ export function createDeliveryHandler(deps: DeliveryWorkerDeps): MessageHandler<
       headers,
       error: describe(outcome, decision),
       createdAt,
-      // A person testing an endpoint needs its answer; an event's answer is read and dropped (contract 6.6.6).
+      // A person testing an endpoint needs its answer; an event's answer is read and dropped (docs/contract.md §6.6.6).
       responseExcerpt: message.isTest && outcome.kind === "response" ? responseExcerpt({ head: outcome.snippet, bodyBytes: outcome.responseBytesRead, cut: outcome.truncated }, secrets) : null,
     });
     // One line per attempt, its outcome as fields: the workbook's webhook delivery outcomes read it.

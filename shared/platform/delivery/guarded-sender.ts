@@ -138,7 +138,7 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
 
 /**
  * The HTTP client of webhook delivery: HTTPS only, no redirects, connect-time address checks, one
- * timeout for the whole exchange and a capped, discarded response body (contract 6.6.6).
+ * timeout for the whole exchange and a capped, discarded response body (docs/contract.md §6.6.6).
  *
  * @example
  * const sender = createGuardedSender({ timeoutMs: 30_000, maxResponseBytes: 1024 * 1024, allowPrivateTargets: false });

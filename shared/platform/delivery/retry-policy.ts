@@ -5,7 +5,7 @@ export const DEFAULT_BACKOFF_MS = 30_000;
 export const DEFAULT_WINDOW_MS = 300_000;
 export const DEFAULT_MAX_ATTEMPTS = 10;
 
-/** Contract 6.6.3: the statuses worth another attempt. Any other non-2xx is permanent. */
+/** docs/contract.md §6.6.3: the statuses worth another attempt. Any other non-2xx is permanent. */
 const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 
 export interface RetryInput {
@@ -37,7 +37,7 @@ function isRetryable(outcome: SendOutcome): boolean {
 }
 
 /**
- * What to do after one delivery attempt (contract 6.6.2–3): a fixed backoff, a longer `Retry-After`
+ * What to do after one delivery attempt (docs/contract.md §6.6.2–3): a fixed backoff, a longer `Retry-After`
  * honoured, and a budget of `maxAttempts` attempts within `windowMs` of the first, whichever ends
  * first. A retry that would land past the window is pulled back to the window's end, so the last
  * chance is still taken.

@@ -1,6 +1,6 @@
 /**
  * The one error type of the service. Every failure that reaches a caller is an ApiError with one of
- * the contract's stable codes (contract section 7, written once in `error-codes.ts`); `problem.ts`
+ * the contract's stable codes (docs/contract.md §7, written once in `error-codes.ts`); `problem.ts`
  * turns it into a problem document.
  */
 import { errorCodes, INVALID_PAGE_TOKEN_MESSAGE, type ErrorCode, type OtherErrorStatus } from "./error-codes";

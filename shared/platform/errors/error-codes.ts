@@ -22,7 +22,7 @@ export interface OtherStatus {
 }
 
 export interface ErrorCodeEntry {
-  /** The usual HTTP status (contract section 7). */
+  /** The usual HTTP status (docs/contract.md §7). */
   readonly status: number;
   /** The problem's `title`: short and stable per code. */
   readonly title: string;

@@ -17,7 +17,7 @@ export interface AuditEntry {
 }
 
 /**
- * The audit event (contract 2.12) of one write, as an outbox record: commit it with the write itself
+ * The audit event (docs/contract.md §2.12) of one write, as an outbox record: commit it with the write itself
  * (or on its own with `OutboxRelay.record` when the write happened elsewhere, at a vendor), so an
  * accepted write never loses its audit event; the relay appends it to the trail after the commit.
  *
@@ -50,7 +50,7 @@ export function auditRecord(actor: Actor, entry: AuditEntry, scope: OutboxScope,
       discriminator: entry.workspaceId ? "Workspace" : "Organization",
       activityType: entry.activityType,
       activityAction: entry.activityAction,
-      // A GUID either way (contract 2.12): the service account, or one derived from who acted for the service.
+      // A GUID either way (docs/contract.md §2.12): the service account, or one derived from who acted for the service.
       // A person acts as their directory object id.
       actorId: actor.serviceAccountId ?? actor.person?.userId ?? derivedGuid(`actor/${actor.origin}/${actor.name}`),
       actorName: actor.name,

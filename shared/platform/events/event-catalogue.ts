@@ -8,7 +8,7 @@ import { playbookEntityTypes } from "../../domain/gamebooks/playbook-catalogue-r
 import { eventTypes, type EventType } from "./event-types";
 
 /**
- * The event catalogue (contract 6): the `data` of every event type as a zod schema, and the delivery
+ * The event catalogue (docs/contract.md §6): the `data` of every event type as a zod schema, and the delivery
  * envelope around it. It is the published shape of the events: the OpenAPI document's `webhooks`
  * section and docs/events.md are made from it, and test/unit/event-catalogue.test.ts parses the
  * builders' output with it.
@@ -17,7 +17,7 @@ import { eventTypes, type EventType } from "./event-types";
  * described here. Receivers are told the opposite (ignore unknown fields): strictness is this side's
  * check that the catalogue is complete, not a promise that fields are never added within a version.
  *
- * Where a builder leaves null fields out (contract 6.5: `incident.created.v1`), those fields are
+ * Where a builder leaves null fields out (docs/contract.md §6.5: `incident.created.v1`), those fields are
  * `.optional()`; where it sends null, they are `.nullable()`.
  */
 
@@ -138,7 +138,7 @@ const commentIncidentBlock = z
   })
   .describe("The incident, read when the event was built; every field is null when that read failed.");
 
-/** Contract 6.5: `incidentId`, `source`, `comment` always present. */
+/** docs/contract.md §6.5: `incidentId`, `source`, `comment` always present. */
 export const incidentCommentAddedData = z
   .strictObject({
     incidentId,
@@ -161,7 +161,7 @@ export const incidentCommentAddedData = z
   })
   .describe("A comment was added through the service (vendor-console comments are not detected; a closing comment travels on incident.closed.v1).");
 
-/** Contract 2.6 run and playbook entries, summarised. */
+/** docs/contract.md §2.6 run and playbook entries, summarised. */
 export const gamebookRunData = z
   .strictObject({
     runId: z.string().describe("The gamebook run's id (the `id` of the run record)."),
@@ -197,7 +197,7 @@ export const gamebookRunData = z
   })
   .describe("A gamebook was dispatched to the executor (not while it waits for approval).");
 
-/** Contract 6.5: `classificationBucket`, `verdict.maliciousScore`. */
+/** docs/contract.md §6.5: `classificationBucket`, `verdict.maliciousScore`. */
 export const agentInvestigationCompletedData = z
   .strictObject({
     investigationId: z.string().describe("The investigation's id."),

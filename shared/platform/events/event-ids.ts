@@ -3,7 +3,7 @@ import { derivedGuid } from "../ids/derived-guid";
 import type { EventType } from "./event-types";
 
 /**
- * A GUID derived from the event type and its subject (contract 6.6.4), so that a republish of the
+ * A GUID derived from the event type and its subject (docs/contract.md §6.6.4), so that a republish of the
  * same event carries the same id and receivers deduplicate it. RFC 9562 version 8, SHA-256 based.
  *
  * @example deterministicEventId("incident.closed.v1", `${workspaceId}/${source}/${incidentId}/close/1`)

@@ -16,12 +16,12 @@ export interface EventMessage {
   accountId: string;
   /** The incident it is about, when it is about one (auto-disable counts incidents). */
   incident: IncidentRef | null;
-  /** Manual trigger (contract 6.1): delivered whether or not a webhook subscribes to the type. */
+  /** Manual trigger (docs/contract.md §6.1): delivered whether or not a webhook subscribes to the type. */
   bypassSubscription?: boolean;
   /** Only these webhooks (a trigger aimed at one); account scope and `monitoredAccountIds` still apply. */
   onlyWebhookIds?: string[];
   /**
-   * `agent.investigation.completed.v1` (contract 6.2.2): the webhooks the classification's card names.
+   * `agent.investigation.completed.v1` (docs/contract.md §6.2.2): the webhooks the classification's card names.
    * Each gets it only if it also subscribes to the type; one that is bound but not subscribed has the
    * delivery recorded as Failed.
    */

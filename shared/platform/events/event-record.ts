@@ -12,11 +12,11 @@ export interface EventRecordInput {
   accountId: string;
   occurredAt: string;
   /**
-   * What the event is about, for a deterministic id (contract 6.6.4): the same subject gives the same
+   * What the event is about, for a deterministic id (docs/contract.md §6.6.4): the same subject gives the same
    * id, so a republish is the same event. Required for the types whose ids come from their subject.
    */
   subject?: string;
-  /** Contract 6.1's exception: a manual trigger fires `incident.created.v1` with a fresh id. */
+  /** docs/contract.md §6.6.4: a manual trigger (§6.1) fires `incident.created.v1` with a fresh id, unlike an ingestion. */
   freshId?: true;
   /** The incident it is about, when it is about one (auto-disable counts incidents). */
   incident?: IncidentRef | null;

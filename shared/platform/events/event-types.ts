@@ -1,4 +1,4 @@
-/** Every event type the service emits (contract 6.1). `webhook.test.v1` is not subscribable. */
+/** Every event type the service emits (docs/contract.md §6.1). `webhook.test.v1` is not subscribable. */
 export const eventTypes = [
   "incident.created.v1",
   "incident.closed.v1",
@@ -14,7 +14,7 @@ export type EventType = (typeof eventTypes)[number];
 export const subscribableEventTypes = eventTypes.filter((t) => t !== "webhook.test.v1");
 
 /**
- * Contract 6.6.4: these types get an id derived from their subject, so a republish has the same id;
+ * docs/contract.md §6.6.4: these types get an id derived from their subject, so a republish has the same id;
  * the others a fresh id per transition or fire.
  */
 export const subjectIdEventTypes: readonly EventType[] = ["incident.created.v1", "incident.closed.v1", "gamebook.run.v1", "incident.comment.added.v1", "agent.investigation.completed.v1"];

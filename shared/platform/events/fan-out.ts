@@ -17,7 +17,7 @@ export interface FanOutDeps {
 }
 
 /**
- * Routing (contract 6.2): a webhook gets an event when it subscribes to the type, is not disabled,
+ * Routing (docs/contract.md §6.2): a webhook gets an event when it subscribes to the type, is not disabled,
  * and its account is the event's account or the provider managing it. A webhook with
  * `monitoredAccountIds` gets events of the accounts listed only: a provider's webhook narrowed to
  * some customers does not get the provider's own events unless the provider lists itself. Paused

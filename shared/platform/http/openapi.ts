@@ -210,7 +210,7 @@ function success(route: Route, status: number, components: Components): JsonSche
     };
   }
   if (route.auth === "public" && route.response === undefined) return { description: "A document." };
-  // Contract 2.1's exception: the body is the response schema itself, with no envelope.
+  // docs/contract.md §2.1's exception: the body is the response schema itself, with no envelope.
   if (route.bare) return { description: "Success (no envelope)", content: { "application/json": { schema: route.response ? schemaOf(route.response, "output") : {} } } };
   const data = route.response ? schemaOf(route.response, "output") : {};
   const envelope: JsonSchema = {
@@ -414,7 +414,7 @@ const WEBHOOK_DESCRIPTION = [
   "Delivery is at-least-once: up to 10 attempts within 5 minutes, 30 s apart (a longer `Retry-After` is honoured), on 408, 429, 500, 502, 503, 504, timeouts and connection errors. Redirects are not followed. Answer within 30 seconds.",
 ].join("\n");
 
-/** Contract 6: every event type as an OpenAPI 3.1 webhook whose body is the envelope with that type's data. */
+/** docs/contract.md §6: every event type as an OpenAPI 3.1 webhook whose body is the envelope with that type's data. */
 function eventWebhooks(components: Components): Record<string, JsonSchema> {
   const out: Record<string, JsonSchema> = {};
   // Every delivery's request headers, one reusable parameter each; the endpoint credential is described in prose.

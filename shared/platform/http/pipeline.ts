@@ -364,7 +364,7 @@ async function findWorkspace(services: Uses<"stores">, workspaceId: string): Pro
 }
 
 /**
- * The response of a handler's result. The contract 2.1 envelope `{data, meta, pagination?}` is
+ * The response of a handler's result. The docs/contract.md §2.1 envelope `{data, meta, pagination?}` is
  * written around the serialized data rather than built as an object and serialized whole: the
  * request id is a GUID and the timestamp an ISO date, neither needs escaping, and the bytes are the
  * same as `JSON.stringify({data, meta, pagination})`.

@@ -1,6 +1,6 @@
 import { ApiError, errorCodes, type CommitState, type ErrorCode, type FieldErrors } from "../errors/api-error";
 
-/** RFC 7807 problem document: the fields of contract section 7, and the `commit` extension member of a deadline's 504. */
+/** RFC 7807 problem document: the fields of docs/contract.md §7, and the `commit` extension member of a deadline's 504. */
 export interface Problem {
   type: string;
   title: string;

@@ -13,7 +13,7 @@ import type { Config } from "../config/config";
 import type { DeclaredHeader } from "./documented-headers";
 
 /**
- * What a handler returns: data for the envelope; a bare JSON body (contract 2.1's one exception,
+ * What a handler returns: data for the envelope; a bare JSON body (docs/contract.md §2.1's one exception,
  * the audit export's top-level `value` and `nextPageToken`); a raw body (documents, assets); or a
  * redirect (the portal's sign-in). Any of them may set cookies (`Set-Cookie` lines, one each).
  */

@@ -8,7 +8,7 @@ import { upstreamStatusError } from "./upstream-status";
  * The client every HTTP bridge adapter uses (vendor sources, ticketing, playbook automation): JSON
  * over HTTP(S) to a base URL with an optional Authorization value, a deadline per request covering
  * headers and body, a bounded response, a zod check of what came back, and every failure turned
- * into an ApiError by contract 7's rules. No detail carries the credential or the upstream's body.
+ * into an ApiError by docs/contract.md §7's rules. No detail carries the credential or the upstream's body.
  *
  * @example
  * const client = createJsonHttpClient({ system: "Ticketing", baseUrl, authHeader, timeoutMs: 10_000 });

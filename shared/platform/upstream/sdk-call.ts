@@ -4,7 +4,7 @@ import { upstreamStatusError } from "./upstream-status";
 
 /**
  * How an Azure SDK call is made: under a deadline, with the caller's abort, and with every failure
- * turned into an ApiError by contract 7's rules, as the JSON bridge client does for plain HTTP. The
+ * turned into an ApiError by docs/contract.md §7's rules, as the JSON bridge client does for plain HTTP. The
  * SDK's own error text (which can quote the upstream's body) stays in `cause`.
  *
  * Build the SDK clients with `retryOptions: { maxRetries: 0 }`, or with a retry policy that never

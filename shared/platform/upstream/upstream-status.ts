@@ -8,7 +8,7 @@ export interface UpstreamAnswer {
 }
 
 /**
- * Contract 7, mapping rule 1, for any upstream system (vendor bridges, Microsoft Graph, Azure Resource
+ * docs/contract.md §7 rule 1, for any upstream system (vendor bridges, Microsoft Graph, Azure Resource
  * Manager, ticketing, automation): an upstream 4xx becomes the matching caller-facing code, and only
  * 5xx, opaque answers and a refused service credential (401/403) stay UPSTREAM_ERROR. `system` and
  * `what` make the detail ("SourceA … while reading incident 42"); no upstream body is ever quoted.

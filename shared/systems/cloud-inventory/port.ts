@@ -9,7 +9,7 @@ import { ApiError } from "../../platform/errors/api-error";
  * An organization sees only the subscriptions configured for its accounts (`subscriptionsVisibleTo`);
  * callers check that before asking about a subscription. Every method fails only with an ApiError:
  * NOT_FOUND for a subscription or resource group that does not exist, RATE_LIMITED, TIMEOUT,
- * UPSTREAM_ERROR (contract 7), and EXTENSION_NOT_ENABLED when the deployment reads no cloud.
+ * UPSTREAM_ERROR (docs/contract.md §7), and EXTENSION_NOT_ENABLED when the deployment reads no cloud.
  */
 export interface CloudInventory {
   /**

@@ -5,7 +5,7 @@ import { ApiError } from "../../platform/errors/api-error";
  * analysts follow, kept as uploaded, byte for byte. Adapters: the simulated store (local default,
  * in memory) and Azure Blob Storage. Every method fails only with an ApiError: EXTENSION_NOT_ENABLED
  * when the deployment has no document store, VALIDATION_ERROR for an id or document the store cannot
- * hold, otherwise contract 7's mapping of the storage service's answer.
+ * hold, otherwise docs/contract.md §7's mapping of the storage service's answer.
  */
 export interface DocumentStore {
   /** False when the deployment has no document store: every call answers EXTENSION_NOT_ENABLED. */

@@ -4,7 +4,7 @@ import { ApiError } from "../../platform/errors/api-error";
  * The port to an ITSM system holding the tickets that SOC incidents are escalated to (ServiceNow,
  * Jira Service Management, …). Adapters: the simulated ITSM (local default) and the ticketing bridge
  * (docs/ticketing-bridge.md). Every method fails only with an ApiError: EXTENSION_NOT_ENABLED for a
- * workspace without ticketing, otherwise contract 7's mapping of the upstream's answer.
+ * workspace without ticketing, otherwise docs/contract.md §7's mapping of the upstream's answer.
  */
 export interface TicketingSystem {
   /** False when the deployment has no ITSM for the workspace: every call answers EXTENSION_NOT_ENABLED. */

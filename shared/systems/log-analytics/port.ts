@@ -81,7 +81,7 @@ export interface IngestionPoint {
   latencySeconds: number | null;
 }
 
-/** Contract 2.12's query-tool table list. */
+/** docs/contract.md §2.12's query-tool table list. */
 export interface TableList {
   success: boolean;
   summary: string;

@@ -5,7 +5,7 @@ import { ApiError } from "../../platform/errors/api-error";
 /**
  * The port to one vendor system holding incidents (one per source). Adapters: the simulated vendor
  * (embedded default) and the generic HTTP vendor adapter. Every method fails with an ApiError whose
- * code follows contract 7's mapping (NOT_FOUND, VALIDATION_ERROR, CONFLICT, RATE_LIMITED, TIMEOUT,
+ * code follows docs/contract.md §7's mapping (NOT_FOUND, VALIDATION_ERROR, CONFLICT, RATE_LIMITED, TIMEOUT,
  * UPSTREAM_ERROR); nothing else escapes an adapter.
  */
 export interface SourceGateway {
@@ -98,7 +98,7 @@ export const severities = ["Informational", "Low", "Medium", "High"] as const sa
 export type PublicStatus = "New" | "Active" | "Closed";
 export const publicStatuses = ["New", "Active", "Closed"] as const satisfies readonly PublicStatus[];
 
-/** The four canonical classifications (contract 6.5); vendors' own spellings are normalised to these. */
+/** The four canonical classifications (docs/contract.md §6.5); vendors' own spellings are normalised to these. */
 export type Classification = "TruePositive" | "BenignPositive" | "FalsePositive" | "Undetermined";
 export const classifications = ["TruePositive", "BenignPositive", "FalsePositive", "Undetermined"] as const satisfies readonly Classification[];
 

@@ -80,7 +80,7 @@ async function viewOf(ctx: Uses<"stores">, workspaceId: string, record: AgentCon
 }
 
 /**
- * The investigation agent's classification cards (contract 6.2 rule 2): which webhooks hear of an
+ * The investigation agent's classification cards (docs/contract.md §6.2.2): which webhooks hear of an
  * investigation ending in each classification. `AgentAdmin` reads and changes them.
  */
 export const portalAgentConfigurationRoutes: RouteGroup = {

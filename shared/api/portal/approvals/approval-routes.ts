@@ -57,8 +57,8 @@ async function decide(input: PersonInput<{ runId: string }, unknown, unknown> & 
 }
 
 /**
- * The approval queue: gamebook runs waiting for a person's decision (contract 4.1: "awaits portal
- * approval"). One list across every workspace the person owns, whichever customer it belongs to,
+ * The approval queue: gamebook runs waiting for a person's decision (docs/contract.md §4.1 rule 3: it waits
+ * for approval in the portal). One list across every workspace the person owns, whichever customer it belongs to,
  * soonest to expire first; each entry says what approving will do. Deciding needs the `Owner` role
  * on the run's workspace; the requester never approves their own run, and a decision is final.
  */

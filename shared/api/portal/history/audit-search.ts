@@ -24,7 +24,7 @@ export interface AuditSearchQuery {
   continuationToken?: string;
 }
 
-/** An audit event (contract 2.12, `workspaceId` null for an organization's own events) with the names a reader needs. */
+/** An audit event (docs/contract.md §2.12, `workspaceId` null for an organization's own events) with the names a reader needs. */
 export interface AuditEventView extends AuditEventRecord {
   accountName: string;
   workspaceName: string | null;

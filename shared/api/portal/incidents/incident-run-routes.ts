@@ -63,7 +63,7 @@ function runRequest(params: { source: Source; incidentId: string }, body: { play
  * case: what can run on the incident, whether a run would wait for approval, the run itself, and
  * retry, cancel and undo of a run. Acting needs the `Analyst` (or `Owner`) role on the workspace; the
  * person is the run's requester, so never its approver. The same domain operations as the contract's
- * run, audited with the person as actor. Service accounts cannot reach these (contract 4.1 rule 5).
+ * run, audited with the person as actor. Service accounts cannot reach these (docs/contract.md §4.1 rule 5).
  */
 export const incidentRunRoutes: RouteGroup = {
   name: "portal-incident-runs",

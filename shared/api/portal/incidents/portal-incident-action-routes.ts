@@ -19,7 +19,7 @@ import { assigneeList, assignableUsers } from "./portal-incident-assignees";
 const tag = "Portal: incidents";
 const base = "/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}";
 
-/** Comments take the comment paths' sources (contract 2.3: A to F), as the contract's comment routes do. */
+/** Comments take the comment paths' sources (docs/contract.md §2.3: A to F), as the contract's comment routes do. */
 const commentParams = incidentParams.extend({ source: sourceSchema(commentPathSources).meta({ examples: [EXAMPLE_INCIDENT.source] }) });
 /** SEC-2219 on the demo workspace's desk, which the link example links and the unlink example unlinks. */
 const EXAMPLE_TICKET = { ticketId: "12219", ticketNumber: "SEC-2219" };

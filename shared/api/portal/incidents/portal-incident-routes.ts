@@ -127,7 +127,7 @@ const incidentDetail = z
   });
 
 /**
- * Incidents in the portal: the cross-workspace listing of the contract (4.2) over the workspaces the
+ * Incidents in the portal: the cross-workspace listing of the contract (docs/contract.md §4.2) over the workspaces the
  * person may see, one incident with what a person looks at beside it, in one answer, and the list's
  * bulk action. The same domain reads and writes as the contract's routes.
  */

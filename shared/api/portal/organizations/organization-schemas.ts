@@ -133,7 +133,7 @@ export const offboardedAuditQuery = z.strictObject({
   continuationToken: z.string().min(1).max(4096).optional().describe("The `pagination.continuationToken` of the previous page, unmodified: where to go on."),
 });
 
-/** An audit event as the contract's export shows it (2.12). */
+/** An audit event as the contract's export shows it (docs/contract.md §2.12). */
 const auditEventSchema = z.object({
   id: z.string(),
   timeGenerated: z.string(),

@@ -14,7 +14,7 @@ import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
  * One delivery attempt opened to debug an endpoint, as Svix's and Stripe's attempt views show it: the
  * request (URL, headers as sent with credentials and signatures redacted, a body) and the receiver's
  * answer (status, time taken, error, and for a test its body's start). The log keeps no copy of an
- * event (contract 2.9), so the body shown says where it comes from rather than claim to be what was sent.
+ * event (docs/contract.md §2.9), so the body shown says where it comes from rather than claim to be what was sent.
  */
 
 /** The SOAR intake's failed delivery opened in the portal: the body rebuilt from the incident as it is now, no response body kept. */

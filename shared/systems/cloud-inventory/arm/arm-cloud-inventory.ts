@@ -122,7 +122,7 @@ export function createArmCloudInventory(options: ArmCloudInventoryOptions): Clou
   }
 
   /**
-   * Runs one operation under its deadline; every failure leaves as an ApiError by contract 7 (ARM's
+   * Runs one operation under its deadline; every failure leaves as an ApiError by docs/contract.md §7 (ARM's
    * message is never quoted: it can name principals, tenants and resources of others), with ARM's
    * own error as its cause.
    */

@@ -13,7 +13,7 @@ import {
 /**
  * The ticketing bridge adapter: a TicketingSystem over the JSON contract of docs/ticketing-bridge.md,
  * which a small service in front of ServiceNow, Jira Service Management or another ITSM implements.
- * Transport, deadlines, size bounds and the contract 7 mapping are the shared bridge client's.
+ * Transport, deadlines, size bounds and the docs/contract.md §7 mapping are the shared bridge client's.
  */
 export interface TicketingBridgeOptions {
   /** e.g. "https://bridge.example.com/itsm" (a trailing slash is ignored). */

@@ -334,7 +334,7 @@ export function createAzureLogAnalytics(options: AzureLogAnalyticsOptions): LogA
           }
         } catch (error) {
           const status = sdkErrorStatus(error);
-          // The workspace cannot be read: an answer for the KQL tool, not an error (contract 2.12).
+          // The workspace cannot be read: an answer for the KQL tool, not an error (docs/contract.md §2.12).
           if (status === 401 || status === 403 || status === 404) return { success: false, summary: refused(status), tables: [] };
           throw error;
         }

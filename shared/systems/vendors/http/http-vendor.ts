@@ -13,7 +13,7 @@ import {
 /**
  * The generic HTTP vendor adapter: a SourceGateway over the JSON contract of docs/vendor-bridge.md,
  * which a bridge in front of a real vendor implements. Transport, deadlines, size bounds and the
- * contract 7 error mapping are the shared bridge client's; this file knows the vendor routes.
+ * docs/contract.md §7 error mapping are the shared bridge client's; this file knows the vendor routes.
  */
 export interface HttpVendorOptions {
   source: Source;

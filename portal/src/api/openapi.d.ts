@@ -1426,7 +1426,7 @@ export interface paths {
          * Trigger webhook: send incident.created.v1 for the incident as it is now
          * @description Portal session (people only). Any registered person. Workspace role: `Analyst`.
          *
-         *     The manual Trigger-webhook action of the contract (6.1): `incident.created.v1` with a fresh event id per fire, to every webhook that may receive the workspace's events whether or not it subscribes to the type (`monitoredAccountIds` still apply), or only to `webhookId` (400 at `webhookId` when that one would not receive it: disabled, another account's, or monitoring other accounts). Delivered like any event. Answers 204 with no body, as the contract's incident writes do: read the incident again (`GET` of the incident, with its new `ETag`) to see what the change did. `If-Match` (the incident's `ETag`) is honoured when sent: a change made since is 409 `CONFLICT`. Audited with you as actor.
+         *     The manual Trigger-webhook action: `incident.created.v1` with a fresh event id per fire, to every webhook that may receive the workspace's events whether or not it subscribes to the type (`monitoredAccountIds` still apply), or only to `webhookId` (400 at `webhookId` when that one would not receive it: disabled, another account's, or monitoring other accounts). Delivered like any event. Answers 204 with no body, as the contract's incident writes do: read the incident again (`GET` of the incident, with its new `ETag`) to see what the change did. `If-Match` (the incident's `ETag`) is honoured when sent: a change made since is 409 `CONFLICT`. Audited with you as actor.
          */
         post: operations["postPortalWorkspacesByWorkspaceIdIncidentsBySourceByIncidentIdTrigger"];
         delete?: never;
@@ -13993,7 +13993,7 @@ export interface operations {
                     cards: {
                         /** @enum {string} */
                         classification: "TruePositive" | "BenignPositive" | "FalsePositive" | "Undetermined";
-                        /** @description The webhooks that hear of an investigation ending in this classification (contract 6.2 rule 2). */
+                        /** @description The webhooks that hear of an investigation ending in this classification. */
                         webhookIds: string[];
                     }[];
                 };

@@ -9,7 +9,7 @@ const tableList = z
     summary: z.string(),
     tables: z.array(z.string()).describe("Table names, for writing KQL."),
   })
-  .describe("Query-tool table list (contract 2.12).")
+  .describe("Query-tool table list.")
   .meta({
     examples: [
       {

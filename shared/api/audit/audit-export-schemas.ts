@@ -44,7 +44,7 @@ export const auditEventView = z
     targetResourceName: z.string(),
     metadata: z.string().describe("JSON text of what changed; never a secret."),
   })
-  .describe("Audit event (contract 2.12).");
+  .describe("Audit event.");
 
 export const exportPage = z
   .object({
@@ -53,4 +53,4 @@ export const exportPage = z
       .string()
       .describe("Always present: where to continue. Follow it to the end (a short page), store the last one, and resume from it later to get exactly the events recorded since."),
   })
-  .describe("A page of the workspace's audit trail (no envelope: contract 2.1).");
+  .describe("A page of the workspace's audit trail (no envelope, as the v2 export answers).");

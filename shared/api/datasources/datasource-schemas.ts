@@ -50,7 +50,7 @@ export const dataSourceSummary = z
       }),
     ),
   })
-  .describe("Data-source summary (contract 2.12).");
+  .describe("Data-source summary.");
 
 export const MAX_ANOMALY_WINDOW_DAYS = 7;
 /** How far back a window may start: the baseline needs seven more days, and ingestion queries reach 31. */

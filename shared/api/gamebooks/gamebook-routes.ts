@@ -18,7 +18,7 @@ const workspaceId = z.guid().describe("The workspace's id.").meta({ examples: [E
 export const BY_INCIDENT_LIMIT = 500;
 
 const RUN_DESCRIPTION = [
-  "Runs playbooks against an incident, in `sequence` order (contract 4.1).",
+  "Runs playbooks against an incident, in `sequence` order.",
   `The detection source, which the contract leaves unnamed, is the body's \`${DETECTION_SOURCE_FIELD}\` property (SourceA to SourceG, case-insensitive).`,
   "Rules: `sequence` values are exactly 1..N (400 `VALIDATION_ERROR` naming each offending `playbooks[i].sequence`); only the documented fields are accepted (portal approval, retry and state fields such as `approvedBy`, `isRetryGamebook`, `status`, `isAdminRequired`, `tracingId` are 400, each named); the incident must exist at that source in the workspace (404 `NOT_FOUND`); each `playbooks[i].id` must be in the workspace's catalogue and each `playbooks[i].entityId` an entity of the incident that the playbook acts on, or the incident's own id for a playbook on the incident (400 at that path); parameters are the playbook's declared ones.",
   "When the caller sends `isQueued: true`, or the workspace's approval policy or the managing provider's partner approval setting requires it, the run is stored `Pending` with `isQueued` true: nothing runs and no `gamebook.run.v1` is sent until it is approved in the portal. `isQueued: false` never waives a policy. Otherwise the run is dispatched at once (`gamebook.run.v1`) and the executor carries the playbooks out; poll `history/{gamebookId}/playbooks` or `by-incident` with `gamebooks:read`. Service accounts cannot approve, deny, retry or cancel runs.",

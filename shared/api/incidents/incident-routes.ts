@@ -266,7 +266,7 @@ export const incidentRoutes: RouteGroup = {
       path: `${base}/{incidentId}/agent-investigations`,
       summary: "Report an agent's completed investigation of an incident (agent.investigation.completed.v1)",
       description:
-        "An extension of the v2 contract, which names the event (6.1, 6.2 rule 2) but not how an investigation agent reports one: the agent calls this with its " +
+        "An extension of the v2 contract, which names the event and who receives it but not how an investigation agent reports one: the agent calls this with its " +
         "own service account. When the workspace's agent configuration has a card for the classification naming webhooks, `agent.investigation.completed.v1` " +
         "goes to those of them that subscribe to it; one bound but not subscribed gets a Failed delivery-log entry instead. Without such a card nothing is sent " +
         "(`eventId` null). The event's id comes from the investigation id, so a report sent again with the same `investigationId` is the same event. Every " +

@@ -40,7 +40,7 @@ export const playbookEntryView = z
     executionTime: z.string().describe('How long the action ran, `hh:mm:ss` with `.fff` when there are milliseconds; "" until it finishes.'),
     parameters: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).describe("The parameters it runs with (declared defaults filled in)."),
   })
-  .describe("A playbook of a gamebook run (contract 2.6).");
+  .describe("A playbook of a gamebook run.");
 
 export const gamebookRunView = z
   .object({
@@ -74,7 +74,7 @@ export const gamebookRunView = z
     originalGamebookTitle: z.string(),
     playbooks: z.array(playbookEntryView).describe("In sequence order."),
   })
-  .describe("A gamebook run (contract 2.6).");
+  .describe("A gamebook run.");
 
 export type GamebookRunView = z.output<typeof gamebookRunView>;
 export type PlaybookEntryView = z.output<typeof playbookEntryView>;
@@ -156,4 +156,4 @@ export const playbookRuleView = z
     recoverPlaybookId: z.string().describe("The playbook that undoes it; \"\" when none."),
     isAdminRequired: z.boolean(),
   })
-  .describe("A playbook rule (contract 2.7).");
+  .describe("A playbook rule.");

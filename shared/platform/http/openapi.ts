@@ -51,7 +51,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   "Portal: SOPs": "The workspace's standard operating procedures, as uploaded documents: AgentAdmin uploads and deletes, anyone on the workspace reads.",
   "Portal: incidents": "Incidents across the workspaces a person may see, with the contract's filters and page tokens, and one incident with its comments, its gamebook runs and related incidents.",
   "Portal: incident runs":
-    "Playbook runs from an incident: what can run on it, whether a run would wait for approval, the run itself as the person, and retry, cancel and undo of a run. Service accounts cannot retry or cancel (contract 4.1 rule 5).",
+    "Playbook runs from an incident: what can run on it, whether a run would wait for approval, the run itself as the person, and retry, cancel and undo of a run. Service accounts cannot retry or cancel: those are a person's decisions.",
   "Portal: service accounts": "The organization's service accounts and their credentials, each secret shown once: UserAdmin manages them, WorkspaceAdmin reads them.",
   "Portal: webhooks": "The organization's webhooks and their health: delivery figures over 24 hours and 7 days, latency, last failures, a chart and the filtered delivery log; pause, resume, enable and redelivery (WorkspaceAdmin).",
   "Portal: history": "What happened, read-only: decided approval requests and what ran, gamebook runs across the workspaces a person sees, and the organization's audit trail (Admin, UserAdmin, WorkspaceAdmin).",

@@ -14,7 +14,7 @@ const params = z.strictObject({ workspaceId: z.guid().describe("The workspace's 
 
 const cardInput = z.strictObject({
   classification: z.enum(classifications),
-  webhookIds: z.array(z.guid()).max(20).describe("The webhooks that hear of an investigation ending in this classification (contract 6.2 rule 2)."),
+  webhookIds: z.array(z.guid()).max(20).describe("The webhooks that hear of an investigation ending in this classification."),
 });
 
 const exampleCards = [{ classification: "TruePositive", webhookIds: [EXAMPLE_WEBHOOK_ID] }];

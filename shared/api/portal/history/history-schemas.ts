@@ -108,7 +108,7 @@ export const auditEventViewSchema = z
     targetResourceName: z.string(),
     metadata: z.string().describe("JSON text of what changed; never a secret."),
   })
-  .describe("An audit event (contract 2.12) with the names of its organization and workspace.");
+  .describe("An audit event with the names of its organization and workspace.");
 
 export const auditEventExample = {
   id: "7c4e2a91-5d3b-4f8e-9a6c-1b2d3e4f5a60",

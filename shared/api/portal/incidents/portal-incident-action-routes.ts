@@ -173,7 +173,7 @@ export const portalIncidentActionRoutes: RouteGroup = {
       path: `${base}/trigger`,
       summary: "Trigger webhook: send incident.created.v1 for the incident as it is now",
       description:
-        "The manual Trigger-webhook action of the contract (6.1): `incident.created.v1` with a fresh event id per fire, to every webhook that may " +
+        "The manual Trigger-webhook action: `incident.created.v1` with a fresh event id per fire, to every webhook that may " +
         "receive the workspace's events whether or not it subscribes to the type (`monitoredAccountIds` still apply), or only to `webhookId` (400 " +
         "at `webhookId` when that one would not receive it: disabled, another account's, or monitoring other accounts). Delivered like any event.",
       params: incidentParams,

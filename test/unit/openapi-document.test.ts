@@ -121,6 +121,12 @@ describe("the OpenAPI document's headers", () => {
     expect(answers.length).toBeGreaterThan(800);
   });
 
+  it("document a 429 on every operation that can be shed, and none on the liveness check, which never is", () => {
+    expect(Object.keys(doc.paths["/api/v2/health"].get.responses)).not.toContain("429");
+    const without = operations.filter(({ where, op }) => where !== "GET /api/v2/health" && !op.responses["429"]).map(({ where }) => where);
+    expect(without).toEqual([]);
+  });
+
   it("document WWW-Authenticate on every 401 of an authenticated operation", () => {
     const unauthorized = answers.filter((a) => a.status === 401 && !(Array.isArray(a.op.security) && a.op.security.length === 0));
     expect(unauthorized.length).toBeGreaterThan(100);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LIVENESS_PATH } from "./pipeline";
 import { API_KEY_HEADER, DELIVERY_USER_AGENT } from "../delivery/delivery-worker";
 import { eventCatalogue, eventEnvelopeOf, webhookHeaders } from "../events/event-catalogue";
 import { eventTypes } from "../events/event-types";
@@ -307,6 +308,8 @@ class Components {
  */
 function documentedProblems(route: Route): DocumentedProblem[] {
   const codes = new Set<ErrorCode>(route.auth === "public" ? PUBLIC_PROBLEMS : route.auth === "session" ? PERSON_PROBLEMS : AUTHENTICATED_PROBLEMS);
+  // A public route's 429 is a request shed at the instance's bound; the liveness check is never shed.
+  if (route.path === LIVENESS_PATH) codes.delete("RATE_LIMITED");
   if (route.params || route.query || route.body) codes.add("VALIDATION_ERROR");
   if (route.params) codes.add("NOT_FOUND");
   if (route.body) codes.add("BAD_REQUEST").add("UNSUPPORTED_MEDIA_TYPE");

@@ -84,11 +84,11 @@ describe("Idempotency-Key", () => {
 
     const retry = await untilNotInProgress(() => host.call("POST", path, { body, headers: { "idempotency-key": idempotencyKey } }));
     expect(retry.status).toBe(200);
-    expect(retry.headers.get("idempotent-replayed")).toBe("true");
     const runs = await host.services.stores.gamebookRuns.listForIncident(ws, incident.id, "SourceA", 10);
     expect(runs.map((r) => r.id)).toEqual([(await json(retry)).data.id]);
     const events = (await outboxEvents(host.services, ws)).filter((e) => e.type === "gamebook.run.v1" && (e.data as Json).incidentId === incident.id);
     expect(events).toHaveLength(1);
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
 
     // Once more, answered again in full: the same body, byte for byte.
     const again = await host.call("POST", path, { body, headers: { "idempotency-key": idempotencyKey } });

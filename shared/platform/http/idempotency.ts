@@ -7,7 +7,14 @@ import { isLostRace } from "../store/conflict";
 import type { Versioned } from "../store/ports";
 import type { IdempotencyRecord } from "../store/idempotency-record";
 import { currentDeadline, outsideDeadline } from "../concurrency/deadline";
-import type { ApiResponse } from "./pipeline";
+
+/** An answer as the pipeline sends it (its `ApiResponse`, which imports this module). */
+interface ApiResponse {
+  status: number;
+  headers: Record<string, string>;
+  cookies?: string[];
+  body?: string | Buffer;
+}
 
 /**
  * `Idempotency-Key` (draft-ietf-httpapi-idempotency-key-header, as Stripe and Svix use it): a POST

@@ -2,7 +2,7 @@ import { createHash, type Hash } from "node:crypto";
 import type { Uses } from "../operation-context";
 import type { Principal } from "../auth/principal";
 import type { Person } from "../auth/person";
-import { ApiError } from "../errors/api-error";
+import { ApiError, isApiError } from "../errors/api-error";
 import { isLostRace } from "../store/conflict";
 import type { Versioned } from "../store/ports";
 import type { IdempotencyRecord } from "../store/idempotency-record";
@@ -194,13 +194,13 @@ async function claim(services: Services, call: IdempotentCall): Promise<{ record
       try {
         return { record: await store.replace(fresh, found.etag) };
       } catch (error) {
-        if (!isLostRace(error) || attempt >= CLAIM_ATTEMPTS) throw error;
+        // Taken over by another repeat, or dropped since it was read: claim it again.
+        if (!(isLostRace(error) || (isApiError(error) && error.code === "NOT_FOUND")) || attempt >= CLAIM_ATTEMPTS) throw error;
         continue;
       }
     }
     if (record.fingerprint !== call.fingerprint) {
       throw new ApiError("IDEMPOTENCY_KEY_REUSED", "This Idempotency-Key was sent with another request (method, path, query or body) in the last 24 hours; nothing was done. Use a new key for a new request.", {
-        status: 422,
         target: TARGET,
       });
     }

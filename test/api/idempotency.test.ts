@@ -10,6 +10,9 @@ import { waitFor } from "../support/wait-for";
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
 
+// Fifty concurrent creations on the Cosmos protocol server take seconds on a busy machine.
+vi.setConfig({ testTimeout: 60_000 });
+
 /*
  * `Idempotency-Key` on the POSTs that create or start something: a request sent again with its key
  * is carried out once, on both stores (TEST_STORE).
@@ -25,7 +28,7 @@ beforeAll(async () => {
   host = await startTestHost({ now: () => new Date(clock), env: { SIMULATED_PLAYBOOK_DELAY_MS: "2" } });
   ws = host.demo.workspaces.find((w) => w.name === "fabrikam-sentinel-prod")!.id;
   lead = await host.person({ organizationalRole: "Admin", workspaceAssignments: host.demo.workspaces.map((w) => ({ workspaceId: w.id, role: "Owner" as const })) });
-});
+}, 120_000);
 afterAll(() => host?.close());
 afterEach(() => vi.restoreAllMocks());
 

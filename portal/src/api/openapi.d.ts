@@ -2057,7 +2057,7 @@ export interface components {
          */
         "RateLimit-Reset.optional": number;
         /**
-         * @description Seconds to wait before trying again: the rate limit's refill, an upstream system's own `Retry-After` relayed, or an open circuit breaker's cool-down. Sent when known.
+         * @description Seconds to wait before trying again: the rate limit's refill, an upstream system's own `Retry-After` relayed, an open circuit breaker's cool-down, or a request with the same `Idempotency-Key` still in progress. Sent when known.
          * @example 2
          */
         "Retry-After.optional": number;

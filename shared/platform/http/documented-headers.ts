@@ -45,7 +45,7 @@ export const standardHeaders = {
   },
   "Retry-After": {
     description:
-      "Seconds to wait before trying again: the rate limit's refill, an upstream system's own `Retry-After` relayed, or an open circuit breaker's cool-down. Sent when known.",
+      "Seconds to wait before trying again: the rate limit's refill, an upstream system's own `Retry-After` relayed, an open circuit breaker's cool-down, or a request with the same `Idempotency-Key` still in progress. Sent when known.",
     schema: { type: "integer", minimum: 0 },
     example: 2,
   },

@@ -167,7 +167,8 @@ export function createPipeline(routes: Route[] | Routing, services: Services, pr
 
   /**
    * route match → authenticate → rate limit → scope → workspace role → validate → handler →
-   * envelope. Throws what the caller is to be told.
+   * envelope; on a route that takes an `Idempotency-Key` sent with one, the handler runs once per key
+   * (`idempotency.ts`). Throws what the caller is to be told.
    */
   async function serveRequest(
     request: ApiRequest,

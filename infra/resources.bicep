@@ -322,6 +322,13 @@ var cosmosContainers = [
     partitionKeyPath: '/pk'
   }
   {
+    // Requests sent with an Idempotency-Key: one partition per caller; records expire by their own
+    // ttl, the rest of the key's lifetime.
+    name: 'idempotencyKeys'
+    partitionKeyPath: '/pk'
+    defaultTtl: -1
+  }
+  {
     // One partition per webhook and day; entries expire by their own ttl (the retention).
     name: 'deliveryLogs'
     partitionKeyPath: '/pk'

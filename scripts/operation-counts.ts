@@ -12,7 +12,9 @@
  * - one gamebook run of 5 playbooks (4 automation steps and a comment, no approval), from the request
  *   until its last playbook is recorded and its events delivered;
  * - a person's bulk assignment of 10 incidents across workspaces (POST /portal/incidents/bulk), until
- *   its events have been fanned out.
+ *   its events have been fanned out;
+ * - a webhook creation (POST /webhooks) without an `Idempotency-Key`, with a new one, and sent again
+ *   with that key.
  *
  * A store operation is one call of a store port's method; a message is one message sent or scheduled
  * on a queue. `test/unit/operation-counts.test.ts` pins the counts, so a change that adds a round
@@ -49,6 +51,9 @@ export interface OperationCounts {
   reconcilerPassUnchanged: OperationCount & { workspaces: number };
   gamebookRun: OperationCount & { playbooks: number };
   bulkAssign: OperationCount & { incidents: number; workspaces: number };
+  webhookCreate: OperationCount;
+  webhookCreateWithKey: OperationCount;
+  webhookCreateReplayed: OperationCount;
 }
 
 export interface MeasureOptions {
@@ -140,7 +145,7 @@ export async function measureOperations(options: MeasureOptions = {}): Promise<O
   });
   const { services } = createLocalServices(config, {
     now,
-    stores: counter.stores(options.stores ?? createMemoryStores()),
+    stores: counter.stores(options.stores ?? createMemoryStores({ now: () => clock })),
     webhookSender: acceptingReceiver,
     resolveHost: async () => ["93.184.215.14"],
   });
@@ -281,19 +286,35 @@ export async function measureOperations(options: MeasureOptions = {}): Promise<O
   await settle();
   const bulkAssign = { ...counter.snapshot(), incidents: assigned.length, workspaces: new Set(assigned.map((i) => i.incident.workspaceId)).size };
 
+  // (g) A webhook created without a key, with a new key, and the same request sent again with it.
+  const webhook = (name: string) => ({ name, url: "https://receiver.example.com/hook", eventTypes: ["incident.created.v1"], authenticationType: "None" });
+  await settle();
+  counter.reset();
+  await call("POST", "/webhooks", webhook("operations probe without a key"));
+  await settle();
+  const webhookCreate = counter.snapshot();
+  counter.reset();
+  await call("POST", "/webhooks", webhook("operations probe with a key"), { "idempotency-key": '"operations-probe"' });
+  await settle();
+  const webhookCreateWithKey = counter.snapshot();
+  counter.reset();
+  await call("POST", "/webhooks", webhook("operations probe with a key"), { "idempotency-key": '"operations-probe"' });
+  await settle();
+  const webhookCreateReplayed = counter.snapshot();
+
   await inProcess.events.close();
   await inProcess.deliveries.close();
   await inProcess.gamebookRuns.close();
-  return { authenticatedGet, coldAuthenticatedGet, statusChangeDelivered, crossWorkspacePage, reconcilerPassUnchanged, gamebookRun, bulkAssign };
+  return { authenticatedGet, coldAuthenticatedGet, statusChangeDelivered, crossWorkspacePage, reconcilerPassUnchanged, gamebookRun, bulkAssign, webhookCreate, webhookCreateWithKey, webhookCreateReplayed };
 }
 
 /** Calls the API's pipeline in this process as the given caller (its credential or session cookie); resolves with the JSON answer, or throws on a non-2xx. */
 function requestMaker(services: Services, caller: Record<string, string>) {
   const handle = createPipeline(allRoutes(), services);
   const signal = new AbortController().signal;
-  return async (method: string, path: string, body?: unknown): Promise<unknown> => {
+  return async (method: string, path: string, body?: unknown, extra: Record<string, string> = {}): Promise<unknown> => {
     const raw = body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(body));
-    const headers: Record<string, string> = { ...caller, ...(body === undefined ? {} : { "content-type": "application/json" }) };
+    const headers: Record<string, string> = { ...caller, ...extra, ...(body === undefined ? {} : { "content-type": "application/json" }) };
     const request: ApiRequest = {
       method,
       path: `/api/v2${path}`,

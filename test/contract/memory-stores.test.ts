@@ -9,6 +9,7 @@ import { outboxScope } from "../../shared/platform/store/outbox-scope";
 import { MEMORY_AUDIT_MAX_EVENTS, memoryAudit } from "../../shared/platform/store/memory/memory-workspace-data";
 import { createMemoryStores, MAX_DELIVERY_LOG_ENTRIES_PER_WEBHOOK, MAX_SETTLED_GAMEBOOK_RUNS } from "../../shared/platform/store/memory/memory-stores";
 import { MAX_PUBLISHED_OUTBOX_RECORDS } from "../../shared/platform/store/memory/memory-outbox";
+import { MAX_IDEMPOTENCY_RECORDS, memoryIdempotencyKeys } from "../../shared/platform/store/memory/memory-idempotency";
 import { describeStoreContract, gamebookRun } from "./store-contract";
 
 // The contract's entries are dated early 2026 with the ttls real ones have: its clock, not the wall
@@ -245,3 +246,25 @@ function deliveryLog(id: string, webhookId: string, createdAt: string, ttl = 30 
 function event(id: string): AuditEventRecord {
   return auditEvent(id, { timeGenerated: "2026-11-26T10:00:00.000Z" });
 }
+
+// What Cosmos does by each record's ttl (the rest of the key's lifetime).
+describe("memory idempotency records", () => {
+  const record = (id: string, expiresAt: string) => ({ id, scope: "service-account:a:s", fingerprint: "f", createdAt: "2026-03-05T00:00:00.000Z", expiresAt });
+
+  it("drops a record once its key has expired, at the next write", async () => {
+    let clock = Date.parse("2026-03-05T00:00:00.000Z");
+    const keys = memoryIdempotencyKeys({ now: () => clock });
+    await keys.create(record("k1", "2026-03-06T00:00:00.000Z"));
+    clock = Date.parse("2026-03-06T00:00:00.001Z");
+    await keys.create(record("k2", "2026-03-07T00:00:00.000Z"));
+    expect(await keys.get("service-account:a:s", "k1")).toBeUndefined();
+    expect(await keys.get("service-account:a:s", "k2")).toBeDefined();
+  });
+
+  it(`keeps at most ${MAX_IDEMPOTENCY_RECORDS} by default, the oldest going first`, async () => {
+    const keys = memoryIdempotencyKeys({ now: () => Date.parse("2026-03-05T00:00:00.000Z"), max: 3 });
+    for (const id of ["k1", "k2", "k3", "k4"]) await keys.create(record(id, "2026-03-06T00:00:00.000Z"));
+    expect(await keys.get("service-account:a:s", "k1")).toBeUndefined();
+    expect(await keys.get("service-account:a:s", "k4")).toBeDefined();
+  });
+});

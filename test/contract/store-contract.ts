@@ -16,6 +16,7 @@ import type { WebhookRecord } from "../../shared/domain/webhooks/webhook";
 import type { ServiceAccountRecord } from "../../shared/domain/organizations/service-account";
 import type { UserRecord } from "../../shared/domain/organizations/user";
 import type { WorkspaceRecord } from "../../shared/domain/organizations/workspace";
+import type { IdempotencyRecord } from "../../shared/platform/store/idempotency-record";
 
 export interface StoreFixture {
   stores: Stores;
@@ -37,6 +38,46 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
     afterEach(async () => {
       await teardown?.();
       teardown = undefined;
+    });
+
+    describe("idempotency keys", () => {
+      const record = (id: string, scope = "service-account:acct-1:sa-1", extra: Partial<IdempotencyRecord> = {}): IdempotencyRecord => ({
+        id,
+        scope,
+        fingerprint: "fp-1",
+        createdAt: "2026-03-05T00:00:00.000Z",
+        expiresAt: "2026-03-06T00:00:00.000Z",
+        lockedUntil: "2026-03-05T00:01:00.000Z",
+        ...extra,
+      });
+
+      it("returns undefined for an unknown key, and a created record exactly as written", async () => {
+        expect(await stores.idempotencyKeys.get("service-account:acct-1:sa-1", "k1")).toBeUndefined();
+        const created = await stores.idempotencyKeys.create(record("k1"));
+        expect(created.value).toStrictEqual(record("k1"));
+        expect(await stores.idempotencyKeys.get("service-account:acct-1:sa-1", "k1")).toStrictEqual(created);
+      });
+
+      it("refuses a second create of the caller's key as a lost race, and keeps another caller's same key apart", async () => {
+        await stores.idempotencyKeys.create(record("k1"));
+        expect((await apiErrorOf(stores.idempotencyKeys.create(record("k1", undefined, { fingerprint: "fp-2" })))).code).toBe("CONFLICT");
+        const theirs = await stores.idempotencyKeys.create(record("k1", "person:acct-1:u-1", { fingerprint: "fp-2" }));
+        expect(theirs.value.fingerprint).toBe("fp-2");
+        expect((await stores.idempotencyKeys.get("service-account:acct-1:sa-1", "k1"))?.value.fingerprint).toBe("fp-1");
+      });
+
+      it("replaces and deletes only the version read", async () => {
+        const created = await stores.idempotencyKeys.create(record("k1"));
+        const answered = record("k1", undefined, { lockedUntil: undefined, response: { status: 201, headers: { Location: "https://x.example/a" }, sealedBody: "v1.a.b.c" } });
+        delete answered.lockedUntil;
+        const replaced = await stores.idempotencyKeys.replace(answered, created.etag);
+        expect(replaced.value).toStrictEqual(answered);
+        expect((await apiErrorOf(stores.idempotencyKeys.replace(record("k1"), created.etag))).code).toBe("CONFLICT");
+        expect((await apiErrorOf(stores.idempotencyKeys.delete("service-account:acct-1:sa-1", "k1", created.etag))).code).toBe("CONFLICT");
+        await stores.idempotencyKeys.delete("service-account:acct-1:sa-1", "k1", replaced.etag);
+        expect(await stores.idempotencyKeys.get("service-account:acct-1:sa-1", "k1")).toBeUndefined();
+        await stores.idempotencyKeys.create(record("k1"));
+      });
     });
 
     describe("accounts", () => {

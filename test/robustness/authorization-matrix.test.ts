@@ -75,16 +75,16 @@ function pathOf(route: Route): string {
   return route.path.replace(/\{(\w+)\}/g, (_, name: string) => (name === "workspaceId" ? workspaceId : "00000000-0000-4000-8000-000000000001"));
 }
 
-async function send(route: Route, authorization: string | undefined): Promise<{ status: number; code?: string; headers: Headers }> {
+async function send(route: Route, authorization: string | undefined, extra: Record<string, string> = {}): Promise<{ status: number; code?: string; target?: string; headers: Headers }> {
   const hasBody = route.method !== "GET" && route.method !== "DELETE";
   const res = await host.call(route.method, pathOf(route), {
     auth: null,
-    headers: authorization === undefined ? {} : { authorization },
+    headers: authorization === undefined ? { ...extra } : { ...extra, authorization },
     body: hasBody ? {} : undefined,
   });
   const text = await res.text();
-  const code = res.headers.get("content-type")?.startsWith("application/problem+json") ? (JSON.parse(text) as { code: string }).code : undefined;
-  return { status: res.status, code, headers: res.headers };
+  const problem = res.headers.get("content-type")?.startsWith("application/problem+json") ? (JSON.parse(text) as { code: string; target?: string }) : undefined;
+  return { status: res.status, code: problem?.code, target: problem?.target, headers: res.headers };
 }
 
 const label = (r: Route) => `${r.method} ${r.path}`;
@@ -128,6 +128,24 @@ describe("authorization matrix", () => {
       const credential = withoutRole.get(route.auth)!;
       const { status, code } = await send(route, host.basic(credential.clientId, credential.clientSecret));
       expect({ route: label(route), status, code }).toEqual({ route: label(route), status: 403, code: "INSUFFICIENT_WORKSPACE_ROLE" });
+    }
+  });
+
+  it("judges an Idempotency-Key only once the caller may call: refused credentials are refused as before, a malformed key of an allowed one is 400 naming the header", async () => {
+    const keyed = authenticated.filter((r) => r.idempotencyKey);
+    expect(keyed.length).toBeGreaterThan(0);
+    const malformedKey = { "idempotency-key": "k".repeat(256) };
+    for (const route of keyed) {
+      const unknown = await send(route, unauthorized.get("unknown client id"), malformedKey);
+      expect({ route: label(route), status: unknown.status, code: unknown.code }).toEqual({ route: label(route), status: 401, code: "UNAUTHORIZED" });
+      const scopeless = allButOne.get(route.auth)!;
+      const withoutScope = await send(route, host.basic(scopeless.clientId, scopeless.clientSecret), malformedKey);
+      expect({ route: label(route), status: withoutScope.status, code: withoutScope.code }).toEqual({ route: label(route), status: 403, code: "INSUFFICIENT_SCOPE" });
+      for (const role of workspaceRoles) {
+        const credential = leastPrivileged.get(`${route.auth} ${role}`)!;
+        const malformed = await send(route, host.basic(credential.clientId, credential.clientSecret), malformedKey);
+        expect({ route: label(route), role, status: malformed.status, code: malformed.code, target: malformed.target }).toEqual({ route: label(route), role, status: 400, code: "VALIDATION_ERROR", target: "Idempotency-Key" });
+      }
     }
   });
 

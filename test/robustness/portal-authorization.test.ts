@@ -170,6 +170,19 @@ describe("portal authorization matrix", () => {
     }
   });
 
+  it("judges an Idempotency-Key only once the caller may call: a refused person is refused as before, a malformed key of an allowed one is 400 naming the header", async () => {
+    const keyed = portalRoutes.filter((r) => r.idempotencyKey);
+    expect(keyed.length).toBeGreaterThan(0);
+    for (const route of keyed) {
+      const refused = await send(route, null, { "idempotency-key": "" });
+      expect({ route: label(route), status: refused.status, code: refused.code }).toEqual({ route: label(route), status: 401, code: "UNAUTHORIZED" });
+      const forbidden = await send(route, owner, { "idempotency-key": "", "sec-fetch-site": "cross-site" });
+      expect({ route: label(route), status: forbidden.status, code: forbidden.code }).toEqual({ route: label(route), status: 403, code: "FORBIDDEN" });
+      const malformed = await send(route, owner, { "idempotency-key": "k".repeat(256) });
+      expect({ route: label(route), status: malformed.status, code: malformed.code, target: malformed.target }).toEqual({ route: label(route), status: 400, code: "VALIDATION_ERROR", target: "Idempotency-Key" });
+    }
+  });
+
   it("ends every session of a person signed out, and of one deactivated since", async () => {
     const me = portalRoutes.find((r) => r.path === "/portal/me")!;
     const person = await host.person({ organizationalRole: "Member" });

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { measureOperations, type OperationCounts } from "../../scripts/operation-counts";
+import { measureOperations, type OperationCount, type OperationCounts } from "../../scripts/operation-counts";
 
 /*
  * What a request costs the stores and the queues (scripts/operation-counts.ts, also printed by
@@ -136,5 +136,14 @@ describe("operations per request", () => {
       "accounts.get": 10,
       "webhooks.listByAccounts": 10,
     });
+  });
+
+  it("an Idempotency-Key costs a webhook creation two writes of its own (the key claimed, the answer kept), and a repeat only the refused claim and one read: nothing of the creation", () => {
+    const extra = (count: OperationCount, base: OperationCount) =>
+      Object.fromEntries(Object.entries(count.detail).flatMap(([k, n]) => (n === (base.detail[k] ?? 0) ? [] : [[k, n - (base.detail[k] ?? 0)]])));
+    expect(counts.webhookCreate.detail["idempotencyKeys.create"]).toBeUndefined();
+    expect(extra(counts.webhookCreateWithKey, counts.webhookCreate)).toEqual({ "idempotencyKeys.create": 1, "idempotencyKeys.replace": 1 });
+    expect(counts.webhookCreateWithKey.queueMessages).toBe(counts.webhookCreate.queueMessages);
+    expect(counts.webhookCreateReplayed).toEqual({ storeOperations: 2, queueMessages: 0, detail: { "idempotencyKeys.create": 1, "idempotencyKeys.get": 1 } });
   });
 });

@@ -1900,7 +1900,7 @@ export interface components {
         /** @description RFC 7807 problem document. Clients switch on `code`; `title` and `detail` may be reworded. */
         Problem: {
             /** @enum {string} */
-            code: "VALIDATION_ERROR" | "BAD_REQUEST" | "EXTENSION_NOT_ENABLED" | "UNAUTHORIZED" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "INSUFFICIENT_WORKSPACE_ROLE" | "MFA_REQUIRED" | "USER_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "TIMEOUT";
+            code: "VALIDATION_ERROR" | "BAD_REQUEST" | "EXTENSION_NOT_ENABLED" | "UNAUTHORIZED" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "INSUFFICIENT_WORKSPACE_ROLE" | "MFA_REQUIRED" | "USER_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "TIMEOUT";
             /**
              * @description On a 504 `TIMEOUT` of the request's own server-side deadline: what it had changed. `none`: nothing was or will be changed, so the request may be sent again; `committed`: its change was saved before the time ran out; `in-progress`: a write was under way and completes on its own. After `committed` or `in-progress`, read the resource before repeating the request.
              * @enum {string}
@@ -1924,6 +1924,16 @@ export interface components {
     };
     responses: never;
     parameters: {
+        /**
+         * @description Makes this request safe to send again: send a new random key (a UUID) with each new request, and the same key when you repeat one whose answer you did not get (a timeout, a dropped connection).
+         *
+         *     Within 24 hours of the key's first request, the same caller (the credential's service account, or the signed-in person, in its organization) sending the key again with the same method, path, query and body gets the first answer again — its status, body, `Location` and other headers, with `Idempotent-Replayed: true` — and nothing is done twice.
+         *
+         *     While the first request is still being carried out, a repeat is answered 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`: send it again then. The key with another request is 422 `IDEMPOTENCY_KEY_REUSED`. Only a success is kept: after an error, or a refusal, the same key may be sent again, corrected or not, and is carried out afresh.
+         *
+         *     The key is 1 to 255 printable ASCII characters, sent bare or as a quoted string (`"…"`, RFC 8941); anything else is 400 `VALIDATION_ERROR` with `target` `Idempotency-Key`. Keys are the caller's own: no one else can send yours.
+         */
+        "Idempotency-Key": string;
         /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
         "If-Match": string;
         /**
@@ -2007,6 +2017,11 @@ export interface components {
          */
         "ETag.optional": string;
         /**
+         * @description `true` on an answer given again to a request repeated with its `Idempotency-Key`: the first request's status, body and headers, nothing carried out anew.
+         * @example true
+         */
+        "Idempotent-Replayed.optional": "true";
+        /**
          * @description Where the resource this answer names is, or where a browser goes next.
          * @example https://secops.contoso-mssp.example/api/v2/service-accounts/b247775e-0fae-8a3e-a7c5-29558bd76133
          */
@@ -2042,7 +2057,7 @@ export interface components {
          */
         "RateLimit-Reset.optional": number;
         /**
-         * @description Seconds to wait before trying again: the rate limit's refill, an upstream system's own `Retry-After` relayed, or an open circuit breaker's cool-down. Sent when known.
+         * @description Seconds to wait before trying again: the rate limit's refill, an upstream system's own `Retry-After` relayed, an open circuit breaker's cool-down, or a request with the same `Idempotency-Key` still in progress. Sent when known.
          * @example 2
          */
         "Retry-After.optional": number;
@@ -3391,7 +3406,7 @@ export interface operations {
                                  * @description The problem code a read of it alone would have answered: `UPSTREAM_ERROR`, `TIMEOUT` or `RATE_LIMITED`, or `NOT_FOUND` where the vendor does not know the workspace.
                                  * @enum {string}
                                  */
-                                code: "VALIDATION_ERROR" | "BAD_REQUEST" | "EXTENSION_NOT_ENABLED" | "UNAUTHORIZED" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "INSUFFICIENT_WORKSPACE_ROLE" | "MFA_REQUIRED" | "USER_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "TIMEOUT";
+                                code: "VALIDATION_ERROR" | "BAD_REQUEST" | "EXTENSION_NOT_ENABLED" | "UNAUTHORIZED" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "INSUFFICIENT_WORKSPACE_ROLE" | "MFA_REQUIRED" | "USER_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "TIMEOUT";
                                 /** @description What happened, as a problem's `detail` says it. */
                                 detail: string;
                                 /** @description The incident listing: pages in a row on which this stream has failed. */
@@ -3619,7 +3634,7 @@ export interface operations {
                                      * @description The code the same change of this incident alone would have answered.
                                      * @enum {string}
                                      */
-                                    code: "VALIDATION_ERROR" | "BAD_REQUEST" | "EXTENSION_NOT_ENABLED" | "UNAUTHORIZED" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "INSUFFICIENT_WORKSPACE_ROLE" | "MFA_REQUIRED" | "USER_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "TIMEOUT";
+                                    code: "VALIDATION_ERROR" | "BAD_REQUEST" | "EXTENSION_NOT_ENABLED" | "UNAUTHORIZED" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "INSUFFICIENT_WORKSPACE_ROLE" | "MFA_REQUIRED" | "USER_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "TIMEOUT";
                                     detail: string;
                                     /** @description The HTTP status that change alone would have answered. */
                                     status: number;
@@ -3938,7 +3953,7 @@ export interface operations {
                                  * @description The problem code a read of it alone would have answered: `UPSTREAM_ERROR`, `TIMEOUT` or `RATE_LIMITED`, or `NOT_FOUND` where the vendor does not know the workspace.
                                  * @enum {string}
                                  */
-                                code: "VALIDATION_ERROR" | "BAD_REQUEST" | "EXTENSION_NOT_ENABLED" | "UNAUTHORIZED" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "INSUFFICIENT_WORKSPACE_ROLE" | "MFA_REQUIRED" | "USER_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "TIMEOUT";
+                                code: "VALIDATION_ERROR" | "BAD_REQUEST" | "EXTENSION_NOT_ENABLED" | "UNAUTHORIZED" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "INSUFFICIENT_WORKSPACE_ROLE" | "MFA_REQUIRED" | "USER_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "TIMEOUT";
                                 /** @description What happened, as a problem's `detail` says it. */
                                 detail: string;
                                 /** @description The incident listing: pages in a row on which this stream has failed. */
@@ -4421,6 +4436,16 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /**
+                 * @description Makes this request safe to send again: send a new random key (a UUID) with each new request, and the same key when you repeat one whose answer you did not get (a timeout, a dropped connection).
+                 *
+                 *     Within 24 hours of the key's first request, the same caller (the credential's service account, or the signed-in person, in its organization) sending the key again with the same method, path, query and body gets the first answer again — its status, body, `Location` and other headers, with `Idempotent-Replayed: true` — and nothing is done twice.
+                 *
+                 *     While the first request is still being carried out, a repeat is answered 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`: send it again then. The key with another request is 422 `IDEMPOTENCY_KEY_REUSED`. Only a success is kept: after an error, or a refusal, the same key may be sent again, corrected or not, and is carried out afresh.
+                 *
+                 *     The key is 1 to 255 printable ASCII characters, sent bare or as a quoted string (`"…"`, RFC 8941); anything else is 400 `VALIDATION_ERROR` with `target` `Idempotency-Key`. Keys are the caller's own: no one else can send yours.
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
                 "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
@@ -4441,6 +4466,8 @@ export interface operations {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     ETag: components["headers"]["ETag"];
+                    /** @description Sent when the answer is the first request's, given again for its `Idempotency-Key`. `true` on an answer given again to a request repeated with its `Idempotency-Key`: the first request's status, body and headers, nothing carried out anew. */
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed.optional"];
                     Location: components["headers"]["Location"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -4519,13 +4546,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: CONFLICT */
+            /** @description Problem: IDEMPOTENCY_KEY_IN_USE, CONFLICT */
             409: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -4554,6 +4582,21 @@ export interface operations {
             };
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: IDEMPOTENCY_KEY_REUSED */
+            422: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6955,6 +6998,16 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /**
+                 * @description Makes this request safe to send again: send a new random key (a UUID) with each new request, and the same key when you repeat one whose answer you did not get (a timeout, a dropped connection).
+                 *
+                 *     Within 24 hours of the key's first request, the same caller (the credential's service account, or the signed-in person, in its organization) sending the key again with the same method, path, query and body gets the first answer again — its status, body, `Location` and other headers, with `Idempotent-Replayed: true` — and nothing is done twice.
+                 *
+                 *     While the first request is still being carried out, a repeat is answered 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`: send it again then. The key with another request is 422 `IDEMPOTENCY_KEY_REUSED`. Only a success is kept: after an error, or a refusal, the same key may be sent again, corrected or not, and is carried out afresh.
+                 *
+                 *     The key is 1 to 255 printable ASCII characters, sent bare or as a quoted string (`"…"`, RFC 8941); anything else is 400 `VALIDATION_ERROR` with `target` `Idempotency-Key`. Keys are the caller's own: no one else can send yours.
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
                 "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
@@ -6992,6 +7045,8 @@ export interface operations {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     ETag: components["headers"]["ETag"];
+                    /** @description Sent when the answer is the first request's, given again for its `Idempotency-Key`. `true` on an answer given again to a request repeated with its `Idempotency-Key`: the first request's status, body and headers, nothing carried out anew. */
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed.optional"];
                     Location: components["headers"]["Location"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -7100,6 +7155,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: IDEMPOTENCY_KEY_IN_USE */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: BAD_REQUEST */
             413: {
                 headers: {
@@ -7120,6 +7191,21 @@ export interface operations {
             };
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: IDEMPOTENCY_KEY_REUSED */
+            422: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -7872,6 +7958,16 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /**
+                 * @description Makes this request safe to send again: send a new random key (a UUID) with each new request, and the same key when you repeat one whose answer you did not get (a timeout, a dropped connection).
+                 *
+                 *     Within 24 hours of the key's first request, the same caller (the credential's service account, or the signed-in person, in its organization) sending the key again with the same method, path, query and body gets the first answer again — its status, body, `Location` and other headers, with `Idempotent-Replayed: true` — and nothing is done twice.
+                 *
+                 *     While the first request is still being carried out, a repeat is answered 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`: send it again then. The key with another request is 422 `IDEMPOTENCY_KEY_REUSED`. Only a success is kept: after an error, or a refusal, the same key may be sent again, corrected or not, and is carried out afresh.
+                 *
+                 *     The key is 1 to 255 printable ASCII characters, sent bare or as a quoted string (`"…"`, RFC 8941); anything else is 400 `VALIDATION_ERROR` with `target` `Idempotency-Key`. Keys are the caller's own: no one else can send yours.
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
                 "If-Match"?: components["parameters"]["If-Match"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
@@ -7901,6 +7997,8 @@ export interface operations {
             201: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the answer is the first request's, given again for its `Idempotency-Key`. `true` on an answer given again to a request repeated with its `Idempotency-Key`: the first request's status, body and headers, nothing carried out anew. */
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed.optional"];
                     Location: components["headers"]["Location"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -7996,13 +8094,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: CONFLICT */
+            /** @description Problem: CONFLICT, IDEMPOTENCY_KEY_IN_USE */
             409: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -8031,6 +8130,21 @@ export interface operations {
             };
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: IDEMPOTENCY_KEY_REUSED */
+            422: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -8916,6 +9030,16 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /**
+                 * @description Makes this request safe to send again: send a new random key (a UUID) with each new request, and the same key when you repeat one whose answer you did not get (a timeout, a dropped connection).
+                 *
+                 *     Within 24 hours of the key's first request, the same caller (the credential's service account, or the signed-in person, in its organization) sending the key again with the same method, path, query and body gets the first answer again — its status, body, `Location` and other headers, with `Idempotent-Replayed: true` — and nothing is done twice.
+                 *
+                 *     While the first request is still being carried out, a repeat is answered 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`: send it again then. The key with another request is 422 `IDEMPOTENCY_KEY_REUSED`. Only a success is kept: after an error, or a refusal, the same key may be sent again, corrected or not, and is carried out afresh.
+                 *
+                 *     The key is 1 to 255 printable ASCII characters, sent bare or as a quoted string (`"…"`, RFC 8941); anything else is 400 `VALIDATION_ERROR` with `target` `Idempotency-Key`. Keys are the caller's own: no one else can send yours.
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
                 "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
@@ -8952,6 +9076,8 @@ export interface operations {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     ETag: components["headers"]["ETag"];
+                    /** @description Sent when the answer is the first request's, given again for its `Idempotency-Key`. `true` on an answer given again to a request repeated with its `Idempotency-Key`: the first request's status, body and headers, nothing carried out anew. */
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed.optional"];
                     Location: components["headers"]["Location"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -9041,6 +9167,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: IDEMPOTENCY_KEY_IN_USE */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: BAD_REQUEST */
             413: {
                 headers: {
@@ -9061,6 +9203,21 @@ export interface operations {
             };
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: IDEMPOTENCY_KEY_REUSED */
+            422: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -10724,6 +10881,16 @@ export interface operations {
                 createdAt: string;
             };
             header: {
+                /**
+                 * @description Makes this request safe to send again: send a new random key (a UUID) with each new request, and the same key when you repeat one whose answer you did not get (a timeout, a dropped connection).
+                 *
+                 *     Within 24 hours of the key's first request, the same caller (the credential's service account, or the signed-in person, in its organization) sending the key again with the same method, path, query and body gets the first answer again — its status, body, `Location` and other headers, with `Idempotent-Replayed: true` — and nothing is done twice.
+                 *
+                 *     While the first request is still being carried out, a repeat is answered 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`: send it again then. The key with another request is 422 `IDEMPOTENCY_KEY_REUSED`. Only a success is kept: after an error, or a refusal, the same key may be sent again, corrected or not, and is carried out afresh.
+                 *
+                 *     The key is 1 to 255 printable ASCII characters, sent bare or as a quoted string (`"…"`, RFC 8941); anything else is 400 `VALIDATION_ERROR` with `target` `Idempotency-Key`. Keys are the caller's own: no one else can send yours.
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
                 "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
@@ -10741,6 +10908,8 @@ export interface operations {
             202: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the answer is the first request's, given again for its `Idempotency-Key`. `true` on an answer given again to a request repeated with its `Idempotency-Key`: the first request's status, body and headers, nothing carried out anew. */
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed.optional"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -10820,13 +10989,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: CONFLICT */
+            /** @description Problem: IDEMPOTENCY_KEY_IN_USE, CONFLICT */
             409: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -10835,7 +11005,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: VALIDATION_ERROR */
+            /** @description Problem: IDEMPOTENCY_KEY_REUSED, VALIDATION_ERROR */
             422: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
@@ -11352,6 +11522,16 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /**
+                 * @description Makes this request safe to send again: send a new random key (a UUID) with each new request, and the same key when you repeat one whose answer you did not get (a timeout, a dropped connection).
+                 *
+                 *     Within 24 hours of the key's first request, the same caller (the credential's service account, or the signed-in person, in its organization) sending the key again with the same method, path, query and body gets the first answer again — its status, body, `Location` and other headers, with `Idempotent-Replayed: true` — and nothing is done twice.
+                 *
+                 *     While the first request is still being carried out, a repeat is answered 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`: send it again then. The key with another request is 422 `IDEMPOTENCY_KEY_REUSED`. Only a success is kept: after an error, or a refusal, the same key may be sent again, corrected or not, and is carried out afresh.
+                 *
+                 *     The key is 1 to 255 printable ASCII characters, sent bare or as a quoted string (`"…"`, RFC 8941); anything else is 400 `VALIDATION_ERROR` with `target` `Idempotency-Key`. Keys are the caller's own: no one else can send yours.
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
                 "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
@@ -11377,6 +11557,8 @@ export interface operations {
             202: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the answer is the first request's, given again for its `Idempotency-Key`. `true` on an answer given again to a request repeated with its `Idempotency-Key`: the first request's status, body and headers, nothing carried out anew. */
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed.optional"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -11463,6 +11645,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: IDEMPOTENCY_KEY_IN_USE */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: BAD_REQUEST */
             413: {
                 headers: {
@@ -11483,6 +11681,21 @@ export interface operations {
             };
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: IDEMPOTENCY_KEY_REUSED */
+            422: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -12002,6 +12215,16 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /**
+                 * @description Makes this request safe to send again: send a new random key (a UUID) with each new request, and the same key when you repeat one whose answer you did not get (a timeout, a dropped connection).
+                 *
+                 *     Within 24 hours of the key's first request, the same caller (the credential's service account, or the signed-in person, in its organization) sending the key again with the same method, path, query and body gets the first answer again — its status, body, `Location` and other headers, with `Idempotent-Replayed: true` — and nothing is done twice.
+                 *
+                 *     While the first request is still being carried out, a repeat is answered 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`: send it again then. The key with another request is 422 `IDEMPOTENCY_KEY_REUSED`. Only a success is kept: after an error, or a refusal, the same key may be sent again, corrected or not, and is carried out afresh.
+                 *
+                 *     The key is 1 to 255 printable ASCII characters, sent bare or as a quoted string (`"…"`, RFC 8941); anything else is 400 `VALIDATION_ERROR` with `target` `Idempotency-Key`. Keys are the caller's own: no one else can send yours.
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
                 "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
@@ -12017,6 +12240,8 @@ export interface operations {
             202: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the answer is the first request's, given again for its `Idempotency-Key`. `true` on an answer given again to a request repeated with its `Idempotency-Key`: the first request's status, body and headers, nothing carried out anew. */
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed.optional"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -12083,6 +12308,37 @@ export interface operations {
             };
             /** @description Problem: NOT_FOUND */
             404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: IDEMPOTENCY_KEY_IN_USE */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: IDEMPOTENCY_KEY_REUSED */
+            422: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -12440,6 +12696,16 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /**
+                 * @description Makes this request safe to send again: send a new random key (a UUID) with each new request, and the same key when you repeat one whose answer you did not get (a timeout, a dropped connection).
+                 *
+                 *     Within 24 hours of the key's first request, the same caller (the credential's service account, or the signed-in person, in its organization) sending the key again with the same method, path, query and body gets the first answer again — its status, body, `Location` and other headers, with `Idempotent-Replayed: true` — and nothing is done twice.
+                 *
+                 *     While the first request is still being carried out, a repeat is answered 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`: send it again then. The key with another request is 422 `IDEMPOTENCY_KEY_REUSED`. Only a success is kept: after an error, or a refusal, the same key may be sent again, corrected or not, and is carried out afresh.
+                 *
+                 *     The key is 1 to 255 printable ASCII characters, sent bare or as a quoted string (`"…"`, RFC 8941); anything else is 400 `VALIDATION_ERROR` with `target` `Idempotency-Key`. Keys are the caller's own: no one else can send yours.
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
                 "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
@@ -12570,6 +12836,8 @@ export interface operations {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     ETag: components["headers"]["ETag"];
+                    /** @description Sent when the answer is the first request's, given again for its `Idempotency-Key`. `true` on an answer given again to a request repeated with its `Idempotency-Key`: the first request's status, body and headers, nothing carried out anew. */
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed.optional"];
                     Location: components["headers"]["Location"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -12747,13 +13015,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: CONFLICT */
+            /** @description Problem: IDEMPOTENCY_KEY_IN_USE, CONFLICT */
             409: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -12782,6 +13051,21 @@ export interface operations {
             };
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: IDEMPOTENCY_KEY_REUSED */
+            422: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -16890,6 +17174,16 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /**
+                 * @description Makes this request safe to send again: send a new random key (a UUID) with each new request, and the same key when you repeat one whose answer you did not get (a timeout, a dropped connection).
+                 *
+                 *     Within 24 hours of the key's first request, the same caller (the credential's service account, or the signed-in person, in its organization) sending the key again with the same method, path, query and body gets the first answer again — its status, body, `Location` and other headers, with `Idempotent-Replayed: true` — and nothing is done twice.
+                 *
+                 *     While the first request is still being carried out, a repeat is answered 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`: send it again then. The key with another request is 422 `IDEMPOTENCY_KEY_REUSED`. Only a success is kept: after an error, or a refusal, the same key may be sent again, corrected or not, and is carried out afresh.
+                 *
+                 *     The key is 1 to 255 printable ASCII characters, sent bare or as a quoted string (`"…"`, RFC 8941); anything else is 400 `VALIDATION_ERROR` with `target` `Idempotency-Key`. Keys are the caller's own: no one else can send yours.
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
                 "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
@@ -16907,6 +17201,8 @@ export interface operations {
             201: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the answer is the first request's, given again for its `Idempotency-Key`. `true` on an answer given again to a request repeated with its `Idempotency-Key`: the first request's status, body and headers, nothing carried out anew. */
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed.optional"];
                     Location: components["headers"]["Location"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -17119,8 +17415,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: CONFLICT */
+            /** @description Problem: IDEMPOTENCY_KEY_IN_USE, CONFLICT */
             409: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: IDEMPOTENCY_KEY_REUSED */
+            422: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -17212,6 +17524,16 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /**
+                 * @description Makes this request safe to send again: send a new random key (a UUID) with each new request, and the same key when you repeat one whose answer you did not get (a timeout, a dropped connection).
+                 *
+                 *     Within 24 hours of the key's first request, the same caller (the credential's service account, or the signed-in person, in its organization) sending the key again with the same method, path, query and body gets the first answer again — its status, body, `Location` and other headers, with `Idempotent-Replayed: true` — and nothing is done twice.
+                 *
+                 *     While the first request is still being carried out, a repeat is answered 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`: send it again then. The key with another request is 422 `IDEMPOTENCY_KEY_REUSED`. Only a success is kept: after an error, or a refusal, the same key may be sent again, corrected or not, and is carried out afresh.
+                 *
+                 *     The key is 1 to 255 printable ASCII characters, sent bare or as a quoted string (`"…"`, RFC 8941); anything else is 400 `VALIDATION_ERROR` with `target` `Idempotency-Key`. Keys are the caller's own: no one else can send yours.
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
                 "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
@@ -17236,6 +17558,8 @@ export interface operations {
             201: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the answer is the first request's, given again for its `Idempotency-Key`. `true` on an answer given again to a request repeated with its `Idempotency-Key`: the first request's status, body and headers, nothing carried out anew. */
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed.optional"];
                     Location: components["headers"]["Location"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -17448,13 +17772,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: CONFLICT */
+            /** @description Problem: IDEMPOTENCY_KEY_IN_USE, CONFLICT */
             409: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -17483,6 +17808,21 @@ export interface operations {
             };
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: IDEMPOTENCY_KEY_REUSED */
+            422: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -18442,6 +18782,16 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /**
+                 * @description Makes this request safe to send again: send a new random key (a UUID) with each new request, and the same key when you repeat one whose answer you did not get (a timeout, a dropped connection).
+                 *
+                 *     Within 24 hours of the key's first request, the same caller (the credential's service account, or the signed-in person, in its organization) sending the key again with the same method, path, query and body gets the first answer again — its status, body, `Location` and other headers, with `Idempotent-Replayed: true` — and nothing is done twice.
+                 *
+                 *     While the first request is still being carried out, a repeat is answered 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`: send it again then. The key with another request is 422 `IDEMPOTENCY_KEY_REUSED`. Only a success is kept: after an error, or a refusal, the same key may be sent again, corrected or not, and is carried out afresh.
+                 *
+                 *     The key is 1 to 255 printable ASCII characters, sent bare or as a quoted string (`"…"`, RFC 8941); anything else is 400 `VALIDATION_ERROR` with `target` `Idempotency-Key`. Keys are the caller's own: no one else can send yours.
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
                 "If-Match"?: components["parameters"]["If-Match"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
@@ -18470,6 +18820,8 @@ export interface operations {
             204: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the answer is the first request's, given again for its `Idempotency-Key`. `true` on an answer given again to a request repeated with its `Idempotency-Key`: the first request's status, body and headers, nothing carried out anew. */
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed.optional"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -18540,13 +18892,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: CONFLICT */
+            /** @description Problem: CONFLICT, IDEMPOTENCY_KEY_IN_USE */
             409: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -18575,6 +18928,21 @@ export interface operations {
             };
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: IDEMPOTENCY_KEY_REUSED */
+            422: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -18944,6 +19312,16 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /**
+                 * @description Makes this request safe to send again: send a new random key (a UUID) with each new request, and the same key when you repeat one whose answer you did not get (a timeout, a dropped connection).
+                 *
+                 *     Within 24 hours of the key's first request, the same caller (the credential's service account, or the signed-in person, in its organization) sending the key again with the same method, path, query and body gets the first answer again — its status, body, `Location` and other headers, with `Idempotent-Replayed: true` — and nothing is done twice.
+                 *
+                 *     While the first request is still being carried out, a repeat is answered 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`: send it again then. The key with another request is 422 `IDEMPOTENCY_KEY_REUSED`. Only a success is kept: after an error, or a refusal, the same key may be sent again, corrected or not, and is carried out afresh.
+                 *
+                 *     The key is 1 to 255 printable ASCII characters, sent bare or as a quoted string (`"…"`, RFC 8941); anything else is 400 `VALIDATION_ERROR` with `target` `Idempotency-Key`. Keys are the caller's own: no one else can send yours.
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
                 "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
@@ -18989,6 +19367,8 @@ export interface operations {
             201: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the answer is the first request's, given again for its `Idempotency-Key`. `true` on an answer given again to a request repeated with its `Idempotency-Key`: the first request's status, body and headers, nothing carried out anew. */
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed.optional"];
                     Location: components["headers"]["Location"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -19201,6 +19581,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: IDEMPOTENCY_KEY_IN_USE */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: BAD_REQUEST */
             413: {
                 headers: {
@@ -19221,6 +19617,21 @@ export interface operations {
             };
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: IDEMPOTENCY_KEY_REUSED */
+            422: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -19998,6 +20409,16 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /**
+                 * @description Makes this request safe to send again: send a new random key (a UUID) with each new request, and the same key when you repeat one whose answer you did not get (a timeout, a dropped connection).
+                 *
+                 *     Within 24 hours of the key's first request, the same caller (the credential's service account, or the signed-in person, in its organization) sending the key again with the same method, path, query and body gets the first answer again — its status, body, `Location` and other headers, with `Idempotent-Replayed: true` — and nothing is done twice.
+                 *
+                 *     While the first request is still being carried out, a repeat is answered 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`: send it again then. The key with another request is 422 `IDEMPOTENCY_KEY_REUSED`. Only a success is kept: after an error, or a refusal, the same key may be sent again, corrected or not, and is carried out afresh.
+                 *
+                 *     The key is 1 to 255 printable ASCII characters, sent bare or as a quoted string (`"…"`, RFC 8941); anything else is 400 `VALIDATION_ERROR` with `target` `Idempotency-Key`. Keys are the caller's own: no one else can send yours.
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
                 "If-Match"?: components["parameters"]["If-Match"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
@@ -20028,6 +20449,8 @@ export interface operations {
             204: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the answer is the first request's, given again for its `Idempotency-Key`. `true` on an answer given again to a request repeated with its `Idempotency-Key`: the first request's status, body and headers, nothing carried out anew. */
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed.optional"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -20098,13 +20521,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: CONFLICT */
+            /** @description Problem: CONFLICT, IDEMPOTENCY_KEY_IN_USE */
             409: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -20133,6 +20557,21 @@ export interface operations {
             };
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: IDEMPOTENCY_KEY_REUSED */
+            422: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -20410,6 +20849,16 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /**
+                 * @description Makes this request safe to send again: send a new random key (a UUID) with each new request, and the same key when you repeat one whose answer you did not get (a timeout, a dropped connection).
+                 *
+                 *     Within 24 hours of the key's first request, the same caller (the credential's service account, or the signed-in person, in its organization) sending the key again with the same method, path, query and body gets the first answer again — its status, body, `Location` and other headers, with `Idempotent-Replayed: true` — and nothing is done twice.
+                 *
+                 *     While the first request is still being carried out, a repeat is answered 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`: send it again then. The key with another request is 422 `IDEMPOTENCY_KEY_REUSED`. Only a success is kept: after an error, or a refusal, the same key may be sent again, corrected or not, and is carried out afresh.
+                 *
+                 *     The key is 1 to 255 printable ASCII characters, sent bare or as a quoted string (`"…"`, RFC 8941); anything else is 400 `VALIDATION_ERROR` with `target` `Idempotency-Key`. Keys are the caller's own: no one else can send yours.
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description Change the resource only if it is still the version you read: its `ETag` (or several, comma-separated; `*` matches any). Another version answers 409 `CONFLICT` with `target` `If-Match`; read it again. Without the header the change applies to whatever version is current. */
                 "If-Match"?: components["parameters"]["If-Match"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
@@ -20441,6 +20890,8 @@ export interface operations {
             204: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the answer is the first request's, given again for its `Idempotency-Key`. `true` on an answer given again to a request repeated with its `Idempotency-Key`: the first request's status, body and headers, nothing carried out anew. */
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed.optional"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -20511,13 +20962,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: CONFLICT */
+            /** @description Problem: CONFLICT, IDEMPOTENCY_KEY_IN_USE */
             409: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -20546,6 +20998,21 @@ export interface operations {
             };
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: IDEMPOTENCY_KEY_REUSED */
+            422: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -23112,6 +23579,16 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /**
+                 * @description Makes this request safe to send again: send a new random key (a UUID) with each new request, and the same key when you repeat one whose answer you did not get (a timeout, a dropped connection).
+                 *
+                 *     Within 24 hours of the key's first request, the same caller (the credential's service account, or the signed-in person, in its organization) sending the key again with the same method, path, query and body gets the first answer again — its status, body, `Location` and other headers, with `Idempotent-Replayed: true` — and nothing is done twice.
+                 *
+                 *     While the first request is still being carried out, a repeat is answered 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`: send it again then. The key with another request is 422 `IDEMPOTENCY_KEY_REUSED`. Only a success is kept: after an error, or a refusal, the same key may be sent again, corrected or not, and is carried out afresh.
+                 *
+                 *     The key is 1 to 255 printable ASCII characters, sent bare or as a quoted string (`"…"`, RFC 8941); anything else is 400 `VALIDATION_ERROR` with `target` `Idempotency-Key`. Keys are the caller's own: no one else can send yours.
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
                 "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
@@ -23140,6 +23617,8 @@ export interface operations {
             201: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the answer is the first request's, given again for its `Idempotency-Key`. `true` on an answer given again to a request repeated with its `Idempotency-Key`: the first request's status, body and headers, nothing carried out anew. */
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed.optional"];
                     Location: components["headers"]["Location"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -23235,6 +23714,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: IDEMPOTENCY_KEY_IN_USE */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: BAD_REQUEST */
             413: {
                 headers: {
@@ -23255,6 +23750,21 @@ export interface operations {
             };
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: IDEMPOTENCY_KEY_REUSED */
+            422: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

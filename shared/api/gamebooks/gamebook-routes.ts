@@ -90,6 +90,7 @@ export const gamebookRoutes: RouteGroup = {
     workspaceRoute({
       method: "POST",
       path: `${base}/run`,
+      idempotencyKey: true,
       summary: "Run a gamebook against an incident",
       description: RUN_DESCRIPTION,
       tag,

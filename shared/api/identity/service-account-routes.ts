@@ -64,6 +64,7 @@ export const serviceAccountRoutes: RouteGroup = {
     organizationRoute({
       method: "POST",
       path: "/service-accounts",
+      idempotencyKey: true,
       summary: "Create a service account and its first credential",
       tag,
       auth: "org:service-accounts:manage",
@@ -117,6 +118,7 @@ export const serviceAccountRoutes: RouteGroup = {
     organizationRoute({
       method: "POST",
       path: "/service-accounts/{id}/credentials",
+      idempotencyKey: true,
       summary: "Add a credential (its secret is shown once)",
       tag,
       auth: "org:service-accounts:manage",

@@ -128,6 +128,7 @@ export const incidentRoutes: RouteGroup = {
     workspaceRoute({
       method: "POST",
       path: `${base}/{incidentId}/comments`,
+      idempotencyKey: true,
       summary: "Add a comment as your integration, or as the agent it writes for (incident.comment.added.v1)",
       description:
         "An extension of the v2 contract, which took comment create off its surface until a handler takes an explicit source: this one takes it in the " +
@@ -264,6 +265,7 @@ export const incidentRoutes: RouteGroup = {
     workspaceRoute({
       method: "POST",
       path: `${base}/{incidentId}/agent-investigations`,
+      idempotencyKey: true,
       summary: "Report an agent's completed investigation of an incident (agent.investigation.completed.v1)",
       description:
         "An extension of the v2 contract, which names the event and who receives it but not how an investigation agent reports one: the agent calls this with its " +

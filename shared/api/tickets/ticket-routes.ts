@@ -54,6 +54,7 @@ export const ticketRoutes: RouteGroup = {
     workspaceRoute({
       method: "POST",
       path: `${base}/link`,
+      idempotencyKey: true,
       summary: "Link an incident to a ticket (409 when they are linked already)",
       tag,
       auth: "tickets:manage",

@@ -73,6 +73,7 @@ export const deliveryLogRoutes = [
   organizationRoute({
     method: "POST",
     path: "/webhooks/{id}/delivery-logs/{logId}/redeliver",
+    idempotencyKey: true,
     summary: "Deliver a failed incident.created.v1 again, rebuilt from the current incident, same event id",
     tag,
     auth: "webhooks:manage",

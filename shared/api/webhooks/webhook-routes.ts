@@ -50,6 +50,7 @@ export const webhookRoutes: RouteGroup = {
     organizationRoute({
       method: "POST",
       path: "/webhooks",
+      idempotencyKey: true,
       summary: "Create a webhook; its signing secret is shown once",
       tag,
       auth: "webhooks:manage",

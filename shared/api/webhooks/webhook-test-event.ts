@@ -8,6 +8,7 @@ import { visibleWebhook } from "./webhook-access";
 export const testEventRoute = organizationRoute({
   method: "POST",
   path: "/webhooks/{id}/test",
+  idempotencyKey: true,
   summary: "Send a webhook.test.v1 event to this webhook",
   tag: "Webhooks",
   auth: "webhooks:manage",

@@ -128,6 +128,20 @@ export const errorCodes = {
     when: "A version mismatch (`If-Match` does not match), a repeated operation or a concurrent write collision.",
     exampleDetail: "The resource changed since it was read; read it again and retry.",
   },
+  IDEMPOTENCY_KEY_IN_USE: {
+    status: 409,
+    title: "A request with this Idempotency-Key is still in progress.",
+    when:
+      "The `Idempotency-Key` (named in `target`) came with a request that is still being carried out: nothing was done for this one. Send it again, unchanged, after `Retry-After` seconds to get the first request's answer.",
+    exampleDetail: "A request with this Idempotency-Key is still in progress; send it again after Retry-After seconds.",
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 422,
+    title: "This Idempotency-Key was used with another request.",
+    when:
+      "The `Idempotency-Key` (named in `target`) was sent by the same caller in the last 24 hours with another method, path, query or body: nothing was done. Use a new key for a new request.",
+    exampleDetail: "This Idempotency-Key was used with another request in the last 24 hours; use a new key for a new request.",
+  },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     title: "The request body media type is not supported.",

@@ -45,7 +45,7 @@ export const standardHeaders = {
   },
   "Retry-After": {
     description:
-      "Seconds to wait before trying again: the rate limit's refill, an upstream system's own `Retry-After` relayed, or an open circuit breaker's cool-down. Sent when known.",
+      "Seconds to wait before trying again: the rate limit's refill, an upstream system's own `Retry-After` relayed, an open circuit breaker's cool-down, or a request with the same `Idempotency-Key` still in progress. Sent when known.",
     schema: { type: "integer", minimum: 0 },
     example: 2,
   },
@@ -79,6 +79,12 @@ export const standardHeaders = {
     schema: { type: "string", const: "nosniff" },
     example: "nosniff",
   },
+  "Idempotent-Replayed": {
+    description:
+      "`true` on an answer given again to a request repeated with its `Idempotency-Key`: the first request's status, body and headers, nothing carried out anew.",
+    schema: { type: "string", const: "true" },
+    example: "true",
+  },
   "Content-Security-Policy": {
     description: "What a browser may load and run while showing the answer.",
     schema: { type: "string" },
@@ -110,6 +116,23 @@ export const IF_MATCH_PARAMETER = {
   // An example in the schema, not the parameter's own: a reference page pre-fills a parameter's
   // example, and a made-up version would only ever be refused.
   schema: { ...ENTITY_TAG, examples: ['"3"'] },
+};
+
+/**
+ * `Idempotency-Key`: the request parameter of every route that creates or starts something
+ * (`Route.idempotencyKey`); its rules are `idempotency.ts`'s.
+ */
+export const IDEMPOTENCY_KEY_PARAMETER = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description: [
+    "Makes this request safe to send again: send a new random key (a UUID) with each new request, and the same key when you repeat one whose answer you did not get (a timeout, a dropped connection).",
+    "Within 24 hours of the key's first request, the same caller (the credential's service account, or the signed-in person, in its organization) sending the key again with the same method, path, query and body gets the first answer again — its status, body, `Location` and other headers, with `Idempotent-Replayed: true` — and nothing is done twice.",
+    "While the first request is still being carried out, a repeat is answered 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`: send it again then. The key with another request is 422 `IDEMPOTENCY_KEY_REUSED`. Only a success is kept: after an error, or a refusal, the same key may be sent again, corrected or not, and is carried out afresh.",
+    'The key is 1 to 255 printable ASCII characters, sent bare or as a quoted string (`"…"`, RFC 8941); anything else is 400 `VALIDATION_ERROR` with `target` `Idempotency-Key`. Keys are the caller\'s own: no one else can send yours.',
+  ].join("\n\n"),
+  schema: { type: "string", minLength: 1, maxLength: 257, examples: ['"8e03978e-40d5-43e8-bc93-6894a57f9324"'] },
 };
 
 /** `X-CSRF-Token`: required on every portal change. */

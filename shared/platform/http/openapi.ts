@@ -12,7 +12,7 @@ import { SESSION_COOKIE } from "../auth/portal-session";
 import { API_PREFIX } from "./router";
 import { EXAMPLE_META, EXAMPLE_UNAVAILABLE_STREAMS, EXAMPLE_UNAVAILABLE_WORKSPACES } from "../../domain/examples/examples";
 import { partialMeta } from "./partial-results";
-import { CSRF_PARAMETER, IF_MATCH_PARAMETER, standardHeaders, type DeclaredHeader, type HeaderDefinition } from "./documented-headers";
+import { CSRF_PARAMETER, IDEMPOTENCY_KEY_PARAMETER, IF_MATCH_PARAMETER, standardHeaders, type DeclaredHeader, type HeaderDefinition } from "./documented-headers";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -149,6 +149,7 @@ function operation(route: Route, renames: Map<string, string>, origin: string, c
     responses: responses(route, origin, exampleInstance(API_PREFIX + route.path, pathParameters), components),
   };
   if (route.ifMatch) op.parameters = [...(op.parameters as JsonSchema[]), components.parameter(IF_MATCH_PARAMETER)];
+  if (route.idempotencyKey) op.parameters = [...(op.parameters as JsonSchema[]), components.parameter(IDEMPOTENCY_KEY_PARAMETER)];
   if (isPublic) op.security = [];
   else if (isPortal) {
     op.security = [{ portalSession: [] }];
@@ -256,9 +257,12 @@ function answerHeaders(route: Route, status: number, components: Components): Js
   };
   const unsure = RATE_LIMIT_UNSURE[status];
   for (const name of RATE_LIMIT_HEADERS) out[name] = components.header(name, unsure === undefined, unsure && `Sent when ${unsure}.`);
-  if (RETRY_AFTER_STATUSES.has(status)) out["Retry-After"] = components.header("Retry-After", false);
+  if (RETRY_AFTER_STATUSES.has(status) || (status === 409 && route.idempotencyKey)) out["Retry-After"] = components.header("Retry-After", false);
   if (status === 401 && route.auth !== "public") out["WWW-Authenticate"] = components.header("WWW-Authenticate", true);
   const isSuccess = status < 400;
+  if (isSuccess && route.idempotencyKey) {
+    out["Idempotent-Replayed"] = components.header("Idempotent-Replayed", false, "Sent when the answer is the first request's, given again for its `Idempotency-Key`.");
+  }
   for (const declared of route.responseHeaders ?? []) {
     const header: Exclude<DeclaredHeader, string> = typeof declared === "string" ? { name: declared } : declared;
     if (header.status === undefined ? !isSuccess : header.status !== status) continue;
@@ -318,6 +322,8 @@ function documentedProblems(route: Route): DocumentedProblem[] {
   if (route.path.includes("{source}")) codes.add("EXTENSION_NOT_ENABLED");
   // Another version than the one `If-Match` names.
   if (route.ifMatch) codes.add("CONFLICT");
+  // A malformed key, a key still in use, a key sent with another request.
+  if (route.idempotencyKey) codes.add("VALIDATION_ERROR").add("IDEMPOTENCY_KEY_IN_USE").add("IDEMPOTENCY_KEY_REUSED");
   const out: DocumentedProblem[] = [...codes].map((code) => ({ code, status: errorCodes[code].status }));
   // A body over MAX_REQUEST_BODY_BYTES: the table has no code of its own for it.
   if (route.body) out.push({ code: "BAD_REQUEST", status: 413 });

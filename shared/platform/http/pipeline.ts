@@ -16,6 +16,7 @@ import { admissionOf, callerOf, shedError } from "./admission";
 import { bodyLimitOf, type HandlerInput, type HandlerResult, type Route } from "./route";
 import { API_PREFIX, Router, type Routing } from "./router";
 import { validate, validateFlat } from "./validation";
+import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey, requestFingerprint, serveIdempotently } from "./idempotency";
 import { encode, preferredCoding, varyOnEncoding, worthCompressing, type ContentCoding } from "./compression";
 
 /** A request as every host sees it: the Azure Functions host and the local node:http host adapt to this. */
@@ -115,7 +116,7 @@ export function createPipeline(routes: Route[] | Routing, services: Services, pr
     } else if (liveness) {
       const deadline = new Deadline(LIVENESS_BUDGET_MS, 0, () => request.signal);
       try {
-        response = await serveRequest(request, deadline, caller, requestId, now);
+        response = await serveRequest(request, deadline, caller, requestId, now, problemResponse);
       } catch (error) {
         response = problemResponse(error);
       } finally {
@@ -123,7 +124,7 @@ export function createPipeline(routes: Route[] | Routing, services: Services, pr
       }
     } else {
       const deadline = new Deadline(services.config.requestDeadlineMs, undefined, () => request.signal);
-      const work = runWithin(deadline, () => serveRequest(request, deadline, caller, requestId, now));
+      const work = runWithin(deadline, () => serveRequest(request, deadline, caller, requestId, now, problemResponse));
       // The place is held until the work has really ended, even after a 504: it still holds the instance.
       void work.then(
         () => admission.leave(who),
@@ -166,9 +167,17 @@ export function createPipeline(routes: Route[] | Routing, services: Services, pr
 
   /**
    * route match → authenticate → rate limit → scope → workspace role → validate → handler →
-   * envelope. Throws what the caller is to be told.
+   * envelope; on a route that takes an `Idempotency-Key` sent with one, the handler runs once per key
+   * (`idempotency.ts`). Throws what the caller is to be told.
    */
-  async function serveRequest(request: ApiRequest, deadline: Deadline, caller: CallerSoFar, requestId: string, now: Date): Promise<ApiResponse> {
+  async function serveRequest(
+    request: ApiRequest,
+    deadline: Deadline,
+    caller: CallerSoFar,
+    requestId: string,
+    now: Date,
+    problemResponse: (error: unknown) => ApiResponse,
+  ): Promise<ApiResponse> {
     const path = request.path;
     // Before anything else, and before the body is read: the one expectation served is 100-continue.
     if (!meetsExpectation(request.header("expect"))) throw unmetExpectation();
@@ -219,14 +228,22 @@ export function createPipeline(routes: Route[] | Routing, services: Services, pr
       workspaceRole = person.workspaceRoles.get(workspace.id);
       authorizePersonOnWorkspace(r, person, workspaceRole);
     }
+    // Read only on the routes that honour it, and judged once the caller is known: every other
+    // request pays nothing for it, and a stranger learns nothing from it.
+    const rawKey = r.idempotencyKey ? request.header(IDEMPOTENCY_KEY_HEADER) : undefined;
+    const idempotencyKey = rawKey === undefined ? undefined : parseIdempotencyKey(rawKey);
     // Router parameters are flat strings under the route's own names: no prototype keys to look for.
     const params = r.params ? validateFlat(r.params, match.params) : match.params;
     const query = r.query ? validate(r.query, queryObject(request.search)) : undefined;
     const body = r.body ? validate(r.body, await readBody(r, request, services)) : undefined;
     if (workspaceRole && !workspace) workspace = await findWorkspace(services, match.params.workspaceId!);
 
-    const result = await r.handler(new RouteInput(services, request, deadline, requestId, principal ?? person, params, query, body, workspace, workspaceRole));
-    return render(result, requestId, now);
+    const input = new RouteInput(services, request, deadline, requestId, principal ?? person, params, query, body, workspace, workspaceRole);
+    const who = principal ?? person;
+    if (idempotencyKey === undefined || who === undefined) return render(await r.handler(input), requestId, now);
+    // A request that is not valid was refused above and keeps no key: corrected, it may use it.
+    const call = { key: idempotencyKey, caller: who, fingerprint: requestFingerprint(request.method, path + request.search, body) };
+    return serveIdempotently(services, call, async () => render(await r.handler(input), requestId, now), problemResponse);
   }
 }
 

@@ -162,6 +162,11 @@ interface RouteFields<P extends Schema | undefined, Q extends Schema | undefined
   responseHeaders?: readonly DeclaredHeader[];
   /** The handler honours `If-Match` (409 CONFLICT when it names another version of the resource). */
   ifMatch?: boolean;
+  /**
+   * A POST that creates or starts something: it honours `Idempotency-Key` (`idempotency.ts`), so a
+   * client that sends it again after a timeout gets the first answer instead of a second resource.
+   */
+  idempotencyKey?: boolean;
 }
 
 type Handler<I> = (input: I) => Promise<HandlerResult>;

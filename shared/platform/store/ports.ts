@@ -17,6 +17,7 @@ import type { WorkspaceIntegrationsRecord } from "../../domain/organizations/wor
 import type { GamebookRunStatus } from "../../domain/gamebooks/gamebook-run";
 import type { PlaybookCatalogueRecord } from "../../domain/gamebooks/playbook-catalogue-record";
 import type { Source } from "../../domain/sources";
+import type { IdempotencyRecord } from "./idempotency-record";
 
 /**
  * A document with its version tag, for optimistic concurrency (Cosmos `_etag`). Values read from a
@@ -411,6 +412,21 @@ export interface TicketLinkStore {
   delete(workspaceId: string, id: string, etag: string, outbox?: readonly OutboxRecord[]): Promise<void>;
 }
 
+/**
+ * Records of requests sent with an `Idempotency-Key`, one per caller (`scope`, the partition) and
+ * key (`id`). Each expires at its `expiresAt`; an expired record may still be read until the store
+ * drops it (Cosmos removes expired items only eventually), so readers judge `expiresAt` themselves.
+ */
+export interface IdempotencyStore {
+  get(scope: string, id: string): Promise<Versioned<IdempotencyRecord> | undefined>;
+  /** CONFLICT (a lost race) when the caller's key has a record already. */
+  create(record: IdempotencyRecord): Promise<Versioned<IdempotencyRecord>>;
+  /** CONFLICT when the record changed since it was read; NOT_FOUND when it is gone. */
+  replace(record: IdempotencyRecord, etag: string): Promise<Versioned<IdempotencyRecord>>;
+  /** CONFLICT when the record changed since it was read; NOT_FOUND when it is gone. */
+  delete(scope: string, id: string, etag: string): Promise<void>;
+}
+
 export interface Stores {
   accounts: AccountStore;
   workspaces: WorkspaceStore;
@@ -428,4 +444,5 @@ export interface Stores {
   sops: SopStore;
   integrations: WorkspaceIntegrationsStore;
   ticketLinks: TicketLinkStore;
+  idempotencyKeys: IdempotencyStore;
 }

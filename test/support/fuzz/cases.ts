@@ -42,6 +42,7 @@ export const categories = [
   "tampered-page-token",
   "wrong-method",
   "bad-authorization",
+  "idempotency-key",
   "protocol",
 ] as const;
 export type Category = (typeof categories)[number];
@@ -73,6 +74,12 @@ const BAD_QUERY_PARTS = ["%", "%zz", "=", "&&&", "=x", "a[b]=c", "a[]=1&a[]=2", 
 const CONTENT_TYPES: (string | undefined)[] = [undefined, "", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data", "multipart/form-data; boundary=x", "application/xml", "application/json; charset=latin1", "application/json;;;", "APPLICATION/JSON", "application/jsonx", "application/problem+json", "application/vnd.api+json", "*/*", "json", "application/"];
 // Not TRACE or CONNECT: fetch refuses to send them (CONNECT is among the protocol cases).
 const OTHER_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
+/**
+ * `Idempotency-Key` values: malformed ones, and a few fixed well-formed ones that the suite's cases
+ * send again and again with other bodies and in parallel (a key reused, a key in use), besides fresh
+ * ones. On an operation that does not take the header, any of them is ignored.
+ */
+const IDEMPOTENCY_KEYS = ["", " ", '"', '""', '"abc', '"a"b"', '"a\\x"', "k".repeat(256), `"${"k".repeat(256)}"`, "cl\u00e9", "\u00ff\u00fe", "a\tb", "fuzz-key-1", '"fuzz-key-2"', "fuzz-key-3", "k".repeat(255)];
 const BAD_AUTHORIZATION = ["", "Basic", "Basic ", "Basic !!!!", "Basic =", "Basic Og==", "Bearer x", "basic Og==", "Digest a=b", `Basic ${"A".repeat(10_000)}`, `Basic ${Buffer.from("\u0000:\u0000").toString("base64")}`, `Basic ${Buffer.from("a".repeat(300) + ":" + "b".repeat(300)).toString("base64")}`, `Basic ${Buffer.from("not-a-guid:secret").toString("base64")}`, `Basic ${Buffer.from("00000000-0000-4000-8000-000000000000:soms_x").toString("base64")}`];
 
 export interface CaseContext extends SchemaContext {
@@ -230,6 +237,14 @@ function planOf(op: Operation, category: Category, ctx: CaseContext): fc.Arbitra
         const value = BAD_AUTHORIZATION[pick % BAD_AUTHORIZATION.length]!;
         if (value === "") delete headers.authorization;
         else headers.authorization = value;
+        return { headers };
+      });
+    case "idempotency-key":
+      // A valid request otherwise; on a change the body may be any the schema allows, so the same key
+      // comes with different bodies across cases.
+      return http((b, pick) => {
+        const headers = { ...defaults(op, b, ctx, category).headers };
+        headers["idempotency-key"] = pick % 4 === 0 ? `"fuzz-${pick}"` : IDEMPOTENCY_KEYS[pick % IDEMPOTENCY_KEYS.length]!;
         return { headers };
       });
     case "protocol":

@@ -24,6 +24,8 @@ export interface Operation {
   portal: boolean;
   /** `pagination` in the success answer: a list that issues page tokens. */
   paginated: boolean;
+  /** The operation documents the `Idempotency-Key` header parameter. */
+  idempotencyKey: boolean;
 }
 
 export interface OpenApiDocument {
@@ -37,6 +39,7 @@ export function operationsOf(doc: OpenApiDocument): Operation[] {
   for (const [template, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
       const params = (op.parameters ?? []) as Parameter[];
+      const refs = (op.parameters ?? []) as { $ref?: string }[];
       const success = Object.entries(op.responses ?? {}).find(([status]) => status.startsWith("2"))?.[1] as any;
       out.push({
         method: method.toUpperCase(),
@@ -48,6 +51,7 @@ export function operationsOf(doc: OpenApiDocument): Operation[] {
         scope: op["x-required-scope"],
         portal: Boolean((op.security as Record<string, unknown>[] | undefined)?.some((s) => "portalSession" in s)),
         paginated: Boolean(success?.content?.["application/json"]?.schema?.properties?.pagination),
+        idempotencyKey: refs.some((p) => p.$ref === "#/components/parameters/Idempotency-Key"),
       });
     }
   }

@@ -113,6 +113,7 @@ export const incidentRunRoutes: RouteGroup = {
     personWorkspaceRoute({
       method: "POST",
       path: `${incidentPath}/runs`,
+      idempotencyKey: true,
       summary: "Run playbooks on the incident, as yourself",
       description:
         "The contract's run (`POST /workspaces/{workspaceId}/gamebooks/run`) asked for by you: the incident's title and source come from the incident; " +
@@ -153,6 +154,7 @@ export const incidentRunRoutes: RouteGroup = {
     personWorkspaceRoute({
       method: "POST",
       path: `${runPath}/retry`,
+      idempotencyKey: true,
       summary: "Retry a failed or partly failed run: a new run of its failed and skipped playbooks",
       description:
         "A new run of the run's failed and skipped playbooks, on the same entities with the same parameters, resequenced 1..N, with `isRetryGamebook` " +
@@ -200,6 +202,7 @@ export const incidentRunRoutes: RouteGroup = {
     personWorkspaceRoute({
       method: "POST",
       path: `${runPath}/undo`,
+      idempotencyKey: true,
       summary: "Undo what a run did: run the catalogue's undo playbooks of its succeeded steps",
       description:
         "A new run of the undo playbooks the catalogue names (`recoverPlaybookId`) for the run's succeeded steps, on the same entities, in reverse order, " +

@@ -45,7 +45,7 @@ const WRITE_ANSWER =
 
 type WriteFields<P extends z.ZodType, B extends z.ZodType | undefined> = Pick<
   Parameters<typeof personWorkspaceRoute<P, undefined, B>>[0],
-  "method" | "path" | "summary" | "description" | "params" | "body" | "problems" | "handler"
+  "method" | "path" | "summary" | "description" | "params" | "body" | "problems" | "idempotencyKey" | "handler"
 >;
 
 /** A change to the incident: the `Analyst` role on the workspace (`Owner` includes it), 204, `If-Match` honoured. */
@@ -110,6 +110,7 @@ export const portalIncidentActionRoutes: RouteGroup = {
     incidentWrite({
       method: "POST",
       path: `${base}/comments`,
+      idempotencyKey: true,
       summary: "Add a comment as yourself (incident.comment.added.v1)",
       description:
         "Written to the source with your name and e-mail address as its author (an analyst's comment, not an agent's), through the operation the " +
@@ -142,6 +143,7 @@ export const portalIncidentActionRoutes: RouteGroup = {
     incidentWrite({
       method: "POST",
       path: `${base}/tickets`,
+      idempotencyKey: true,
       summary: "Link a ticket of the workspace's ITSM to the incident (409 when they are linked already)",
       description:
         "The ticket by its number or its id; both the incident and the ticket must exist (404). The operation the contract's `POST …/tickets/link` " +
@@ -171,6 +173,7 @@ export const portalIncidentActionRoutes: RouteGroup = {
     incidentWrite({
       method: "POST",
       path: `${base}/trigger`,
+      idempotencyKey: true,
       summary: "Trigger webhook: send incident.created.v1 for the incident as it is now",
       description:
         "The manual Trigger-webhook action: `incident.created.v1` with a fresh event id per fire, to every webhook that may " +

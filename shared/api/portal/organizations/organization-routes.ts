@@ -84,6 +84,7 @@ export const organizationRoutes: RouteGroup = {
     personRoute({
       method: "POST",
       path: "/portal/organizations",
+      idempotencyKey: true,
       responseHeaders: ["Location", "ETag"],
       summary: "Create a customer organization managed by your service provider",
       description:

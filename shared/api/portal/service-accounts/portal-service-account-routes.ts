@@ -100,6 +100,7 @@ export const portalServiceAccountRoutes: RouteGroup = {
     personRoute({
       method: "POST",
       path: "/portal/service-accounts",
+      idempotencyKey: true,
       responseHeaders: ["Location", "ETag"],
       summary: "Create a service account and its first credential: the secret is in this answer only",
       description:
@@ -162,6 +163,7 @@ export const portalServiceAccountRoutes: RouteGroup = {
     personRoute({
       method: "POST",
       path: "/portal/service-accounts/{id}/credentials",
+      idempotencyKey: true,
       ifMatch: true,
       summary: "Add a credential to a service account: its secret is in this answer only",
       description:

@@ -76,6 +76,7 @@ export const portalSopRoutes: RouteGroup = {
     personWorkspaceRoute({
       method: "POST",
       path: base,
+      idempotencyKey: true,
       responseHeaders: ["Location"],
       summary: "Upload an SOP document",
       description:

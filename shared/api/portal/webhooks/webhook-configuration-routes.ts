@@ -54,6 +54,7 @@ export const portalWebhookConfigurationRoutes: RouteGroup = {
     personRoute({
       method: "POST",
       path: base,
+      idempotencyKey: true,
       responseHeaders: ["Location", "ETag"],
       summary: "Create a webhook of your organization: its signing secret is in this answer only",
       description:
@@ -113,6 +114,7 @@ export const portalWebhookConfigurationRoutes: RouteGroup = {
     personRoute({
       method: "POST",
       path: `${base}/{webhookId}/test`,
+      idempotencyKey: true,
       summary: "Send a webhook.test.v1 event to this webhook",
       description:
         "Sample data, sent whatever the webhook's subscriptions or state, never counted for auto-disable. Answers 202 with the event id: the " +

@@ -195,6 +195,7 @@ export const portalWebhookRoutes: RouteGroup = {
     personRoute({
       method: "POST",
       path: `${base}/{webhookId}/delivery-logs/{logId}/redeliver`,
+      idempotencyKey: true,
       summary: "Deliver one failed incident.created.v1 again, rebuilt from the incident as it is now, same event id",
       description: "As the contract's redeliver: a non-failed entry is 409, another event type 422, an incident gone from its source 409. Audited.",
       tag,
@@ -214,6 +215,7 @@ export const portalWebhookRoutes: RouteGroup = {
     personRoute({
       method: "POST",
       path: `${base}/{webhookId}/redeliver-failed`,
+      idempotencyKey: true,
       summary: "Deliver again every event whose delivery finally failed since a time",
       description:
         "Events whose latest attempt since `since` is a final failure (retries exhausted, a permanent answer, or not sent); a later success, a held " +

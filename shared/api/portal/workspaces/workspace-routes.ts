@@ -79,6 +79,7 @@ export const workspaceRoutes: RouteGroup = {
     personRoute({
       method: "POST",
       path: "/portal/workspaces",
+      idempotencyKey: true,
       responseHeaders: ["Location", "ETag"],
       summary: "Onboard a workspace into an organization of yours, with its per-source settings",
       description:

@@ -94,6 +94,9 @@ export const containers = {
   webhooks: { name: "webhooks", partitionKeyPath: "/pk", partitionedBy: "the webhook id (with its outbox)", defaultTtl: -1 },
   // One small document per workspace: the reconciler's lease (etag) and watermarks.
   reconciler: { name: "reconciler", partitionKeyPath: "/pk", partitionedBy: "the workspace id" },
+  // Requests sent with an Idempotency-Key, one record per caller and key, read and written by id in
+  // the caller's partition; each expires by its own `ttl`, the rest of the key's lifetime.
+  idempotencyKeys: { name: "idempotencyKeys", partitionKeyPath: "/pk", partitionedBy: "the caller (`service-account:<id>` or `person:<id>`, with its organization)", defaultTtl: -1 },
   // One partition per webhook and day (DESIGN §3); entries expire by their own `ttl`.
   deliveryLogs: {
     name: "deliveryLogs",

@@ -23,11 +23,14 @@ import { containers } from "./containers";
 import { Collection, type Document, type Parameters } from "./collection";
 import { cosmosGamebookRuns, cosmosIncidents, cosmosPlaybookCatalogues } from "./cosmos-incident-stores";
 import { cosmosAudit, type CosmosAuditOptions } from "./cosmos-audit";
+import { cosmosIdempotencyKeys, type StoredIdempotencyRecord } from "./cosmos-idempotency";
 import { cosmosAgentConfigurations, cosmosIntegrations, cosmosSops, cosmosTicketLinks } from "./cosmos-workspace-data-stores";
 
 export interface CosmosStoreOptions {
   /** The audit trail's retention (and, for tests, its clock). */
   audit?: CosmosAuditOptions;
+  /** The clock an idempotency record's `ttl` is counted by, in milliseconds since the epoch; default `Date.now`. */
+  now?: () => number;
 }
 
 /**
@@ -68,6 +71,10 @@ export function createCosmosStores(database: Database, options: CosmosStoreOptio
     sops: cosmosSops(new Collection(workspaceItems, "SOP document", (r) => r.workspaceId, outboxScope.workspace)),
     integrations: cosmosIntegrations(new Collection(workspaceItems, "workspace integrations", (r) => r.workspaceId, outboxScope.workspace)),
     ticketLinks: cosmosTicketLinks(new Collection(workspaceItems, "ticket link", (r) => r.workspaceId, outboxScope.workspace)),
+    idempotencyKeys: cosmosIdempotencyKeys(
+      collection<StoredIdempotencyRecord>(containers.idempotencyKeys.name, "idempotency record", (r) => r.scope),
+      options.now ?? Date.now,
+    ),
   };
 }
 

@@ -26,6 +26,7 @@ import { outboxScope } from "../outbox-scope";
 import { MemoryOutbox, OutboxedWrites } from "./memory-outbox";
 import { ExpiringKeys } from "../../expiring-keys";
 import { VersionedMap, pageById } from "./versioned-map";
+import { memoryIdempotencyKeys } from "./memory-idempotency";
 import { memoryAgentConfigurations, memoryAudit, memoryIntegrations, memoryPlaybookCatalogues, memorySops, memoryTicketLinks, type MemoryAuditOptions } from "./memory-workspace-data";
 
 export interface MemoryStoreOptions {
@@ -39,11 +40,13 @@ export interface MemoryStoreOptions {
   maxDeliveryLogEntriesPerWebhook?: number;
   /** Default `MAX_SETTLED_GAMEBOOK_RUNS`. */
   maxSettledGamebookRuns?: number;
+  /** Default `MAX_IDEMPOTENCY_RECORDS`. */
+  maxIdempotencyRecords?: number;
 }
 
 /**
  * The embedded default: every store in this process's memory. What Cosmos lets expire expires here
- * too (published outbox records, delivery-log entries, audit events), and what Cosmos keeps for longer
+ * too (published outbox records, delivery-log entries, audit events, idempotency records), and what Cosmos keeps for longer
  * than a process can hold (those, and settled gamebook runs) is bounded by count as well, so a
  * long-running local host under load keeps a steady heap (docs/decisions.md, Storage).
  */
@@ -67,6 +70,7 @@ export function createMemoryStores(options: MemoryStoreOptions = {}): Stores {
     sops: memorySops(outbox),
     integrations: memoryIntegrations(outbox),
     ticketLinks: memoryTicketLinks(outbox),
+    idempotencyKeys: memoryIdempotencyKeys({ now, max: options.maxIdempotencyRecords }),
   };
 }
 

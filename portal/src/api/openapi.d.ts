@@ -146,7 +146,7 @@ export interface paths {
          * Gamebook runs across the workspaces you see, by page number
          * @description Portal session (people only). Any registered person.
          *
-         *     The contract's cross-workspace history (`GET /gamebooks/across-workspaces/history`: the same filters, order, pages and tokens) over every workspace you see: any role on it, or every workspace of your organization with an organization-wide role (`Admin`, `WorkspaceAdmin`). Newest first, 50 runs a page; send `pagination.continuationToken` as `pageToken` with `currentPage` + 1 for the next (without it at most 20 pages are skipped). A workspace that could not be read is named in `meta.unavailable`, and reading the page again tries it again.
+         *     The contract's cross-workspace history (`GET /gamebooks/across-workspaces/history`: the same filters, order, pages and tokens) over every workspace you see: any role on it, or every workspace of your organization with an organization-wide role (`Admin`, `WorkspaceAdmin`). Newest first, 50 runs a page; send `pagination.continuationToken` as `pageToken` with `currentPage` + 1 for the next; any page is also answered without a token. A workspace that could not be read is named in `meta.unavailable`, and reading the page again tries it again.
          */
         get: operations["getPortalGamebooksHistory"];
         put?: never;
@@ -3251,7 +3251,7 @@ export interface operations {
             query?: {
                 /** @description The page, 1-based. */
                 currentPage?: number;
-                /** @description The `pagination.continuationToken` of page N, sent with `currentPage` N+1 (or later): the page is then read from where page N ended, at a cost that does not grow with the page number. Without it, a page is reached by reading the pages before it; at most 20 pages are skipped that way. */
+                /** @description The `pagination.continuationToken` of page N, sent with `currentPage` N+1 (or later): the page is then read from where page N ended. Without it any page is answered too, found by counting the runs before it in each workspace. */
                 pageToken?: string;
                 /** @description Case-insensitive text in the run's title, the incident's title or the submitter's name. */
                 query?: string;

@@ -10,7 +10,7 @@ export interface SourceLimits {
 
 /** The gateway's calls (every member but `source`). */
 type Call = Exclude<keyof SourceGateway, "source">;
-const calls: readonly Call[] = ["getIncident", "listIncidents", "setStatus", "setOwner", "listComments", "addComment", "deleteComment", "getEvidence", "relatedByEntity"];
+const calls: readonly Call[] = ["getIncident", "listIncidents", "setStatus", "setOwner", "listComments", "addComment", "updateComment", "deleteComment", "getEvidence", "relatedByEntity"];
 
 /**
  * A gateway that respects its vendor: at most `maxConcurrency` calls in flight and, if set,

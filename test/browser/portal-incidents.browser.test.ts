@@ -151,7 +151,7 @@ describe("a workspace whose vendor fails", () => {
       await page.click("form.filters-form button[type=submit]");
       await page.waitForSelector(`.banner-warn li[data-workspace-id="${workspaceId}"]`);
       const notice = await page.$eval(".banner-warn", (el) => (el as HTMLElement).innerText);
-      expect(notice).toContain(`${NAME}, SourceA: UPSTREAM_ERROR`);
+      expect(notice).toContain(`${NAME}, Northwatch SIEM: UPSTREAM_ERROR`);
       // The other workspaces' SourceA incidents are listed all the same.
       const listed = new Set((await rows()).map((r) => r.split(" ")[0]));
       expect(listed.size).toBeGreaterThan(0);

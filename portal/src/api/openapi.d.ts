@@ -4148,6 +4148,10 @@ export interface operations {
                             organizationalRole: "Admin" | "UserAdmin" | "WorkspaceAdmin" | "AgentAdmin" | "Member" | "OrgContentOperator" | "OrgContentAdmin";
                             /** Format: date-time */
                             sessionExpiresAt: string;
+                            /** @description The name this deployment shows for each source (`SOURCE_<X>_DISPLAY_NAME`), by its path value; a source the deployment names not is shown as its path value. */
+                            sourceDisplayNames: {
+                                [key: string]: string;
+                            };
                             /** Format: uuid */
                             tenantId: string;
                             /** Format: uuid */
@@ -23940,11 +23944,8 @@ export interface operations {
                          * @enum {string}
                          */
                         source: "sourcea" | "sourceb" | "sourcec" | "sourced" | "sourcee" | "sourcef" | "sourceg";
-                        /**
-                         * @description The incident's source as displayed (e.g. `SourceA`).
-                         * @enum {string}
-                         */
-                        sourceDisplayName: "SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG";
+                        /** @description The incident's source as this deployment names it (`SOURCE_<X>_DISPLAY_NAME`, e.g. `Northwatch SIEM`); the source's path value (e.g. `SourceA`) where the deployment names none. `source` stays the path value. */
+                        sourceDisplayName: string;
                         /** @description The incident's title. */
                         title: string;
                         /** @description The agent's verdict. */
@@ -24110,11 +24111,8 @@ export interface operations {
                          * @enum {string}
                          */
                         source: "sourcea" | "sourceb" | "sourcec" | "sourced" | "sourcee" | "sourcef" | "sourceg";
-                        /**
-                         * @description The incident's source as displayed (e.g. `SourceA`).
-                         * @enum {string}
-                         */
-                        sourceDisplayName: "SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG";
+                        /** @description The incident's source as this deployment names it (`SOURCE_<X>_DISPLAY_NAME`, e.g. `Northwatch SIEM`); the source's path value (e.g. `SourceA`) where the deployment names none. `source` stays the path value. */
+                        sourceDisplayName: string;
                         /**
                          * @description The run's status at dispatch: `Pending`, dispatched and not yet started.
                          * @enum {string}
@@ -24287,11 +24285,8 @@ export interface operations {
                          * @enum {string}
                          */
                         source: "sourcea" | "sourceb" | "sourcec" | "sourced" | "sourcee" | "sourcef" | "sourceg";
-                        /**
-                         * @description The incident's source as displayed (e.g. `SourceA`).
-                         * @enum {string}
-                         */
-                        sourceDisplayName: "SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG";
+                        /** @description The incident's source as this deployment names it (`SOURCE_<X>_DISPLAY_NAME`, e.g. `Northwatch SIEM`); the source's path value (e.g. `SourceA`) where the deployment names none. `source` stays the path value. */
+                        sourceDisplayName: string;
                         /**
                          * @description The incident's public status.
                          * @enum {string}
@@ -24440,11 +24435,8 @@ export interface operations {
                          * @enum {string}
                          */
                         source: "sourcea" | "sourceb" | "sourcec" | "sourced" | "sourcee" | "sourcef" | "sourceg";
-                        /**
-                         * @description The incident's source as displayed (e.g. `SourceA`).
-                         * @enum {string}
-                         */
-                        sourceDisplayName: "SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG";
+                        /** @description The incident's source as this deployment names it (`SOURCE_<X>_DISPLAY_NAME`, e.g. `Northwatch SIEM`); the source's path value (e.g. `SourceA`) where the deployment names none. `source` stays the path value. */
+                        sourceDisplayName: string;
                         /**
                          * @description The incident's public status.
                          * @enum {string}
@@ -24601,8 +24593,8 @@ export interface operations {
                             incidentNumber: number | null;
                             /** @description The incident's severity; null when the read failed. */
                             severity: ("Informational" | "Low" | "Medium" | "High") | null;
-                            /** @description The incident's source as displayed (e.g. `SourceA`); null when the read failed. */
-                            sourceDisplayName: ("SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG") | null;
+                            /** @description The incident's source as this deployment names it (see incident.created.v1); null when the read failed. */
+                            sourceDisplayName: string | null;
                             /** @description The incident's title; null when the read failed. */
                             title: string | null;
                             /** @description Identifiers of every vendor system holding a record of the incident (see incident.created.v1); null when the read failed. */
@@ -24770,11 +24762,8 @@ export interface operations {
                          * @enum {string}
                          */
                         source: "sourcea" | "sourceb" | "sourcec" | "sourced" | "sourcee" | "sourcef" | "sourceg";
-                        /**
-                         * @description The incident's source as displayed (e.g. `SourceA`).
-                         * @enum {string}
-                         */
-                        sourceDisplayName: "SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG";
+                        /** @description The incident's source as this deployment names it (`SOURCE_<X>_DISPLAY_NAME`, e.g. `Northwatch SIEM`); the source's path value (e.g. `SourceA`) where the deployment names none. `source` stays the path value. */
+                        sourceDisplayName: string;
                         /**
                          * @description The incident's public status.
                          * @enum {string}
@@ -24934,11 +24923,8 @@ export interface operations {
                          * @enum {string}
                          */
                         source: "sourcea" | "sourceb" | "sourcec" | "sourced" | "sourcee" | "sourcef" | "sourceg";
-                        /**
-                         * @description The incident's source as displayed (e.g. `SourceA`).
-                         * @enum {string}
-                         */
-                        sourceDisplayName: "SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG";
+                        /** @description The incident's source as this deployment names it (`SOURCE_<X>_DISPLAY_NAME`, e.g. `Northwatch SIEM`); the source's path value (e.g. `SourceA`) where the deployment names none. `source` stays the path value. */
+                        sourceDisplayName: string;
                         /**
                          * @description The public status after the change.
                          * @enum {string}
@@ -25103,11 +25089,8 @@ export interface operations {
                          * @enum {string}
                          */
                         source: "sourcea" | "sourceb" | "sourcec" | "sourced" | "sourcee" | "sourcef" | "sourceg";
-                        /**
-                         * @description The incident's source as displayed (e.g. `SourceA`).
-                         * @enum {string}
-                         */
-                        sourceDisplayName: "SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG";
+                        /** @description The incident's source as this deployment names it (`SOURCE_<X>_DISPLAY_NAME`, e.g. `Northwatch SIEM`); the source's path value (e.g. `SourceA`) where the deployment names none. `source` stays the path value. */
+                        sourceDisplayName: string;
                         /**
                          * @description The incident's public status.
                          * @enum {string}

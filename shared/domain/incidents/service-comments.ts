@@ -1,3 +1,4 @@
+import { sourceDisplayName } from "../sources";
 import type { Uses, Actor } from "../../platform/operation-context";
 import { ApiError, notFound } from "../../platform/errors/api-error";
 import { TICKET_COMMENT_PREFIX } from "../tickets/ticket-comments";
@@ -86,7 +87,7 @@ export async function addServiceComment(
         incidentNumber: incident?.number ?? null,
         title: incident?.title ?? null,
         severity: incident?.severity ?? null,
-        sourceDisplayName: incident ? incident.source : null,
+        sourceDisplayName: incident ? sourceDisplayName(incident.source) : null,
         vendorIdentifiers: incident?.vendorIdentifiers ?? null,
       },
     },

@@ -67,6 +67,11 @@ describe("a new workspace's incidents in the cross-workspace list", () => {
     const text = await page.$eval("table.incidents", (el) => (el as HTMLElement).innerText);
     for (const title of TITLES) expect(text).toContain(title);
     expect(text).toContain(NAME);
+    // Each source as the deployment names it (the demo's simulated vendors), never its path value.
+    expect(text).toContain("Northwatch SIEM");
+    expect(text).not.toMatch(/\bSource[A-G]\b/);
+    const filter = await page.$eval("form.filters-form", (el) => (el as HTMLElement).innerText);
+    expect(filter).toContain("Falconridge XDR");
   });
 
   it("filters them: the search narrows the list to the new workspace's incident", async () => {
@@ -84,6 +89,7 @@ describe("a new workspace's incidents in the cross-workspace list", () => {
     const text = await page.$eval("main", (el) => (el as HTMLElement).innerText);
     for (const heading of ["Evidence", "Entities", "Alerts", "Comments", "Playbook runs", "Related incidents"]) expect(text).toContain(heading);
     expect(text).toContain("Severity");
+    expect(text).not.toMatch(/\bSource[A-G]\b/);
     await screenshot(page, "incident-detail");
     await checkAccessibility(page, "incident-detail");
     expect(pageProblems(page)).toEqual(NO_PROBLEMS);

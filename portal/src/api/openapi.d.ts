@@ -4150,7 +4150,13 @@ export interface operations {
                             sessionExpiresAt: string;
                             /** @description The name this deployment shows for each source (`SOURCE_<X>_DISPLAY_NAME`), by its path value; a source the deployment names not is shown as its path value. */
                             sourceDisplayNames: {
-                                [key: string]: string;
+                                SourceA: string;
+                                SourceB: string;
+                                SourceC: string;
+                                SourceD: string;
+                                SourceE: string;
+                                SourceF: string;
+                                SourceG: string;
                             };
                             /** Format: uuid */
                             tenantId: string;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { personRoute } from "../../../platform/http/route";
 import { organizationalRoles } from "../../../domain/organizations/roles";
-import { sourceDisplayNames, sources } from "../../../domain/sources";
+import { sourceDisplayNames, sources, type Source } from "../../../domain/sources";
 import { workspaceRoles } from "../../../domain/organizations/roles";
 import { EXAMPLE_USER, EXAMPLE_PROVIDER_ACCOUNT_ID, EXAMPLE_PROVIDER_TENANT_ID, EXAMPLE_WORKSPACE_ID } from "../../../domain/examples/examples";
 
@@ -18,7 +18,7 @@ export const meView = z
     sessionExpiresAt: z.iso.datetime(),
     csrfToken: z.string().describe("Send it in the X-CSRF-Token header with every change (POST, PUT, PATCH, DELETE) of this session."),
     sourceDisplayNames: z
-      .record(z.enum(sources), z.string())
+      .object(Object.fromEntries(sources.map((source) => [source, z.string()])) as Record<Source, z.ZodString>)
       .describe("The name this deployment shows for each source (`SOURCE_<X>_DISPLAY_NAME`), by its path value; a source the deployment names not is shown as its path value."),
   })
   .meta({

@@ -23,6 +23,12 @@ export function useMe(): Me {
   return me;
 }
 
+/** The name the deployment shows for a source (its path value, `SourceA`…, stays in links and requests). */
+export function useSourceName(): (source: string) => string {
+  const me = useMe();
+  return (source) => (me.sourceDisplayNames as Record<string, string>)[source] ?? source;
+}
+
 /** Whether the person holds one of the roles (Admin holds them all). */
 export function hasRole(me: Me, roles: readonly OrganizationalRole[]): boolean {
   return me.organizationalRole === "Admin" || roles.includes(me.organizationalRole);

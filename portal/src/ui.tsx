@@ -208,13 +208,13 @@ export function toggle<T>(list: readonly T[], value: T, on: boolean): T[] {
 }
 
 /** A filter of several values, a checkbox each (named `<name>-<value>`): none ticked means no filter. */
-export function CheckboxFilter<T extends string>(props: { legend: string; name: string; options: readonly T[]; values: readonly T[]; onValues(values: T[]): void }) {
+export function CheckboxFilter<T extends string>(props: { legend: string; name: string; options: readonly T[]; values: readonly T[]; onValues(values: T[]): void; labelOf?(option: T): string }) {
   return (
     <fieldset>
       <legend>{props.legend}</legend>
       <div class="checks">
         {props.options.map((o) => (
-          <Checkbox label={o} name={`${props.name}-${o}`} checked={props.values.includes(o)} onValue={(on) => props.onValues(toggle(props.values, o, on))} />
+          <Checkbox label={props.labelOf?.(o) ?? o} name={`${props.name}-${o}`} checked={props.values.includes(o)} onValue={(on) => props.onValues(toggle(props.values, o, on))} />
         ))}
       </div>
     </fieldset>

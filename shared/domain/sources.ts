@@ -39,6 +39,33 @@ export const commentPathSources: readonly Source[] = sources.slice(0, 6);
 /** The sources whose vendors can list by last-modified time (docs/contract.md §4.2, `filterByLastModified`). */
 export const lastModifiedSources: readonly Source[] = ["SourceA", "SourceB"];
 
+/**
+ * The names this deployment shows for its sources (`SOURCE_<X>_DISPLAY_NAME`): in the portal's pages
+ * and as events' `sourceDisplayName` (docs/contract.md §6.5), while the path value stays `SourceA`…. They are
+ * constants of the deployment, like the table above, and events are built by pure functions far
+ * from the services: the composition root sets them once, at start.
+ */
+const displayNames = new Map<Source, string>();
+
+/** Sets the deployment's display names; a source left out is shown by its path value. */
+export function nameSources(names: Partial<Record<Source, string>>): void {
+  displayNames.clear();
+  for (const source of sources) {
+    const name = names[source];
+    if (name !== undefined) displayNames.set(source, name);
+  }
+}
+
+/** The name this deployment shows for a source: its configured display name, else its path value. */
+export function sourceDisplayName(source: Source): string {
+  return displayNames.get(source) ?? source;
+}
+
+/** Every source's display name, in the contract's order. */
+export function sourceDisplayNames(): Record<Source, string> {
+  return Object.fromEntries(sources.map((s) => [s, sourceDisplayName(s)])) as Record<Source, string>;
+}
+
 const byLowerCase = new Map<string, Source>(sources.map((s) => [s.toLowerCase(), s]));
 
 /** The canonical value for a case-insensitive spelling, e.g. a webhook event's lower-case `source`. */

@@ -6,6 +6,7 @@ import { Authenticator } from "../platform/auth/authenticator";
 import { createCloudInventory } from "../systems/cloud-inventory/configured";
 import type { CloudInventory } from "../systems/cloud-inventory/port";
 import { loadConfig, type Config } from "../platform/config/config";
+import { nameSources } from "../domain/sources";
 import { resolveAllAddresses, type HostResolver } from "../platform/delivery/address-policy";
 import { createGuardedSender, type GuardedSender } from "../platform/delivery/guarded-sender";
 import { createEventPipeline, type EventQueues } from "../platform/events/event-pipeline";
@@ -70,6 +71,7 @@ export interface ServiceOverrides {
  * client, so a cold start pays only for what the deployment uses.
  */
 export function createServices(config: Config, overrides: ServiceOverrides = {}): Services {
+  nameSources(config.sourceDisplayNames);
   const now = overrides.now ?? (() => new Date());
   // In Azure with telemetry on, log records with fields as dimensions; otherwise JSON lines on stdout.
   const logger = overrides.logger ?? activeTelemetry()?.logger(config.logLevel) ?? createJsonLogger(config.logLevel);

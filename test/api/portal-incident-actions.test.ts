@@ -379,6 +379,55 @@ describe("comments of service accounts (an extension of the contract)", () => {
     expect(((await json(await host.call("GET", comments(incident.id)))).data as Json[]).filter((c) => c.message === "Not allowed.")).toEqual([]);
   });
 
+  it("edits the integration's own comment (PUT …/comments/{commentId}?extensionId=): the text changes, author, time and owner stay, audited with the text replaced, no new event", async () => {
+    const incident = newIncident();
+    const { data: added } = await json(await host.call("POST", comments(incident.id), { body: { message: "Scan: 2 of 3 hosts clean.", agentName: "Triage agent" } }));
+    const res = await host.call("PUT", `${comments(incident.id)}/${added.id}?extensionId=${host.admin.clientId}`, { body: { message: "Scan: 3 of 3 hosts clean." } });
+    expect(res.status).toBe(200);
+    const { data } = await json(res);
+    expect(data).toEqual({ ...added, message: "Scan: 3 of 3 hosts clean." });
+    const listed = ((await json(await host.call("GET", comments(incident.id)))).data as Json[]).find((c) => c.id === added.id);
+    expect(listed).toEqual(data);
+    // One comment was added: the edit sends no second event.
+    expect(await eventsOf(incident.id, "incident.comment.added.v1")).toHaveLength(1);
+    const audits = await auditsOf("IncidentComment", `SourceA/${incident.id}/${added.id}`);
+    const edit = audits.find((a) => a.activityAction === "Update")!;
+    expect([edit.actorId, JSON.parse(edit.metadata).previousMessage]).toEqual([host.admin.clientId, "Scan: 2 of 3 hosts clean."]);
+  });
+
+  it("an edit is refused to another integration (403), for a ticket's note (403), an unknown comment (404), an empty text or a missing extensionId (400), without incidents:comments (403), and with a stale If-Match (409)", async () => {
+    const incident = newIncident();
+    const { data: mine } = await json(await host.call("POST", comments(incident.id), { body: { message: "Mine." } }));
+    const edit = (id: string, query: string, body: unknown, auth?: { clientId: string; clientSecret: string }, headers?: Record<string, string>) =>
+      host.call("PUT", `${comments(incident.id)}/${id}${query}`, { body, auth, headers });
+    const other = await createServiceAccount(host, { scopes: ["incidents:read", "incidents:comments"], workspaceAssignments: [{ workspaceId: ws, role: "Analyst" }] });
+    const readOnly = await createServiceAccount(host, { scopes: ["incidents:read"], workspaceAssignments: [{ workspaceId: ws, role: "Analyst" }] });
+    const outcomes = [
+      await edit(mine.id, `?extensionId=${host.admin.clientId}`, { message: "Not mine." }, other),
+      await edit(mine.id, "?extensionId=ext-other", { message: "x" }),
+      await edit("ticket-INC0012345-note-1", `?extensionId=${host.admin.clientId}`, { message: "x" }),
+      await edit("no-such-comment", `?extensionId=${host.admin.clientId}`, { message: "x" }),
+      await edit(mine.id, `?extensionId=${host.admin.clientId}`, { message: "  " }),
+      await edit(mine.id, "", { message: "x" }),
+      await edit(mine.id, `?extensionId=${host.admin.clientId}`, { message: "x", agentName: "Someone" }),
+      await edit(mine.id, `?extensionId=${host.admin.clientId}`, { message: "x" }, readOnly),
+      await edit(mine.id, `?extensionId=${host.admin.clientId}`, { message: "x" }, undefined, { "if-match": '"stale"' }),
+    ];
+    const codes = await Promise.all(outcomes.map(async (r) => [r.status, (await json(r)).code]));
+    expect(codes).toEqual([
+      [403, "FORBIDDEN"],
+      [403, "FORBIDDEN"],
+      [403, "FORBIDDEN"],
+      [404, "NOT_FOUND"],
+      [400, "VALIDATION_ERROR"],
+      [400, "VALIDATION_ERROR"],
+      [400, "VALIDATION_ERROR"],
+      [403, "INSUFFICIENT_SCOPE"],
+      [409, "CONFLICT"],
+    ]);
+    expect(((await json(await host.call("GET", comments(incident.id)))).data as Json[]).find((c) => c.id === mine.id)!.message).toBe("Mine.");
+  });
+
   it("the local stand-in for a vendor-side agent writes through the same operation", async () => {
     const incident = newIncident();
     const res = await host.local("POST", `/sources/SourceA/workspaces/${ws}/incidents/${incident.id}/comments`, { message: "Agent triage done.", origin: "agent", name: "Triage agent" });

@@ -232,7 +232,7 @@ describe("reconciler", () => {
     expect(got.map((e) => e.id)).toEqual([eventId]);
     const data = incidentCommentAddedData.parse(got[0].data);
     expect(data).toMatchObject({ incidentId: id, source: "sourceb", comment: { id: commentId, isAgentComment: true, agentName: "Triage agent" }, addedBy: { origin: "agent" } });
-    expect(data.incident).toMatchObject({ title: "Phishing reported by user", sourceDisplayName: "SourceB" });
+    expect(data.incident).toMatchObject({ title: "Phishing reported by user", sourceDisplayName: "Falconridge XDR" });
     const comments = (await json(await host.call("GET", `/workspaces/${ws}/incidents/SourceB/${id}/comments`))).data;
     expect(comments.map((c: Json) => c.id)).toContain(commentId);
     await host.call("DELETE", `/webhooks/${commentHook.id}`);

@@ -73,6 +73,11 @@ describe("a new workspace's incidents in the cross-workspace list", () => {
     const text = listed.filter((r) => r["data-workspace-id"] === workspaceId).map((r) => r.innerText).join("\n");
     for (const title of TITLES) expect(text).toContain(title);
     expect(text).toContain(NAME);
+    // Each source as the deployment names it (the demo's simulated vendors), never its path value.
+    expect(text).toContain("Northwatch SIEM");
+    expect(text).not.toMatch(/\bSource[A-G]\b/);
+    const filter = await page.$eval("form.filters-form", (el) => (el as HTMLElement).innerText);
+    expect(filter).toContain("Falconridge XDR");
   });
 
   it("filters them: the search narrows the list to the new workspace's incident", async () => {
@@ -90,6 +95,7 @@ describe("a new workspace's incidents in the cross-workspace list", () => {
     const text = await page.$eval("main", (el) => (el as HTMLElement).innerText);
     for (const heading of ["Evidence", "Entities", "Alerts", "Comments", "Playbook runs", "Related incidents"]) expect(text).toContain(heading);
     expect(text).toContain("Severity");
+    expect(text).not.toMatch(/\bSource[A-G]\b/);
     await screenshot(page, "incident-detail");
     await checkAccessibility(page, "incident-detail");
     expect(pageProblems(page)).toEqual(NO_PROBLEMS);
@@ -159,7 +165,7 @@ describe("a workspace whose vendor fails", () => {
       await page.click("form.filters-form button[type=submit]");
       await page.waitForSelector(`.banner-warn li[data-workspace-id="${workspaceId}"]`);
       const notice = await page.$eval(".banner-warn", (el) => (el as HTMLElement).innerText);
-      expect(notice).toContain(`${NAME}, SourceA: UPSTREAM_ERROR`);
+      expect(notice).toContain(`${NAME}, Northwatch SIEM: UPSTREAM_ERROR`);
       // The other workspaces' SourceA incidents are listed all the same.
       const listed = new Set((await rows()).map((r) => r.split(" ")[0]));
       expect(listed.size).toBeGreaterThan(0);

@@ -963,6 +963,22 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreFi
         expect(all.next).toBeUndefined();
       });
 
+      it("span counts a workspace's matching runs in a range, with the creation times of the newest and the oldest", async () => {
+        for (const [id, minute, status] of [["run-a", 1, "Succeeded"], ["run-b", 5, "Failed"], ["run-c", 3, "Succeeded"], ["run-d", 5, "Succeeded"], ["run-e", 2, "Failed"]] as const) {
+          await stores.gamebookRuns.create({ ...gamebookRun(id, "ws-1", "SourceA", `inc-${id}`, minute), status }, []);
+        }
+        await stores.gamebookRuns.create(gamebookRun("run-x", "ws-2", "SourceA", "inc-x", 9), []);
+        expect(await stores.gamebookRuns.span("ws-1", {}, {})).toEqual({ count: 5, newest: minuteAt(5), oldest: minuteAt(1) });
+        expect(await stores.gamebookRuns.span("ws-1", {}, { since: minuteAt(3) })).toEqual({ count: 3, newest: minuteAt(5), oldest: minuteAt(3) });
+        // `before` is a cursor of the listing: (minute 5, run-d) leaves run-b of the same minute in.
+        expect(await stores.gamebookRuns.span("ws-1", {}, { before: { creationDate: minuteAt(5), id: "run-d" } })).toEqual({ count: 4, newest: minuteAt(5), oldest: minuteAt(1) });
+        expect(await stores.gamebookRuns.span("ws-1", {}, { since: minuteAt(2), before: { creationDate: minuteAt(5), id: "" } })).toEqual({ count: 2, newest: minuteAt(3), oldest: minuteAt(2) });
+        expect(await stores.gamebookRuns.span("ws-1", { statuses: ["Failed"] }, { since: minuteAt(2) })).toEqual({ count: 2, newest: minuteAt(5), oldest: minuteAt(2) });
+        expect(await stores.gamebookRuns.span("ws-1", { text: "nothing like it" }, {})).toEqual({ count: 0 });
+        expect(await stores.gamebookRuns.span("ws-1", {}, { since: minuteAt(6) })).toEqual({ count: 0 });
+        expect(await stores.gamebookRuns.span("ws-9", {}, {})).toEqual({ count: 0 });
+      });
+
       it("list filters by text in searchText and by status", async () => {
         await stores.gamebookRuns.create({ ...gamebookRun("run-1", "ws-1", "SourceA", "inc-1", 1), searchText: "contain phishing\nphish at hr@\nsoar connector", status: "Succeeded" }, []);
         await stores.gamebookRuns.create({ ...gamebookRun("run-2", "ws-1", "SourceA", "inc-2", 2), searchText: "isolate host\nmalware on ws-7\nautomation", status: "Failed" }, []);

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ErrorCode } from "../../shared/platform/errors/api-error";
-import type { IncidentFilters, IncidentWindowQuery, NewVendorComment, SourceGateway, VendorIncident } from "../../shared/systems/vendors/port";
+import type { IncidentFilters, IncidentWindowQuery, NewVendorComment, SourceGateway, VendorComment, VendorIncident } from "../../shared/systems/vendors/port";
 import { createSimulatedVendors, type SimulatedConsole, type SimulatedVendors } from "../../shared/systems/vendors/simulated/simulated-vendor";
 import type { Source } from "../../shared/domain/sources";
 import { apiErrorOf } from "../support/api-error-of";
@@ -399,6 +399,32 @@ export function describeVendorsContract(name: string, setup: () => Promise<Vendo
         const plain = [await a.addComment(WS, incident.id, note("Plain")), await a.addComment(WS, incident.id, note("Plain"))];
         expect(plain[0]!.id).not.toBe(plain[1]!.id);
         expect(await a.listComments(WS, incident.id)).toEqual([...before, first, other, ...plain]);
+      });
+
+      it("updates a comment's text, added or the vendor's own, keeping its author, time and owner; an unknown comment is NOT_FOUND", async () => {
+        let incident: VendorIncident | undefined;
+        let own: VendorComment | undefined;
+        for (const candidate of await everything(a)) {
+          own = (await a.listComments(WS, candidate.id))[0];
+          if (own) {
+            incident = candidate;
+            break;
+          }
+        }
+        const id = incident!.id;
+        tick(MINUTE);
+        const added = await a.addComment(WS, id, note("Triage: first reading."));
+        const at = tick(MINUTE);
+        const edited = await a.updateComment(WS, id, added.id, { message: "Triage: the IP is a known VPN egress point." });
+        expect(edited).toEqual({ ...added, message: "Triage: the IP is a known VPN egress point." });
+        expect((await a.getIncident(WS, id)).lastModificationTime).toBe(at);
+        const vendors = await a.updateComment(WS, id, own!.id, { message: "Corrected." });
+        expect(vendors).toEqual({ ...own!, message: "Corrected." });
+        const listed = await a.listComments(WS, id);
+        expect(listed.find((c) => c.id === added.id)).toEqual(edited);
+        expect(listed.find((c) => c.id === own!.id)).toEqual(vendors);
+        await expectCode(a.updateComment(WS, id, "no-such-comment", { message: "x" }), "NOT_FOUND");
+        await expectCode(a.updateComment(WS, "no-such-incident", added.id, { message: "x" }), "NOT_FOUND");
       });
 
       it("deletes a comment, added or the vendor's own; a second delete and an unknown comment are NOT_FOUND", async () => {

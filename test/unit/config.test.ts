@@ -44,6 +44,9 @@ describe("configuration", () => {
       expect(config.sourceLimits[source]).toEqual({ maxConcurrency: 10 + i, maxRequestsPerSecond: 20 + i });
     });
     expect(loadConfig({}).httpSources).toEqual({});
+    expect(loadConfig({ SOURCE_B_DISPLAY_NAME: "  Falconridge XDR " }).sourceDisplayNames).toEqual({ SourceB: "Falconridge XDR" });
+    expect(loadConfig({}).sourceDisplayNames).toEqual({});
+    expect(() => loadConfig({ SOURCE_C_DISPLAY_NAME: "x".repeat(65) })).toThrow(/SOURCE_C_DISPLAY_NAME/);
     expect(loadConfig({}).sourceLimits[sources[0]]).toEqual({ maxConcurrency: 32, maxRequestsPerSecond: undefined });
     expect(() => loadConfig({ SOURCE_G_MAX_RPS: "0" })).toThrow(/SOURCE_G_MAX_RPS/);
   });

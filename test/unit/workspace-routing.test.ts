@@ -28,6 +28,7 @@ function recordingDeployment(enabled: readonly Source[] = sources) {
       setOwner: async (ws, id) => (note("setOwner", ws), incident(source, ws, id)),
       listComments: async (ws) => (note("listComments", ws), []),
       addComment: async (ws) => (note("addComment", ws), {} as never),
+      updateComment: async (ws) => (note("updateComment", ws), {} as never),
       deleteComment: async (ws) => void note("deleteComment", ws),
       getEvidence: async (ws) => (note("getEvidence", ws), { rows: [] }),
       relatedByEntity: async (q) => (note("relatedByEntity", q.workspaceId), [incident(source, q.workspaceId)]),
@@ -96,10 +97,11 @@ describe("source routing per workspace", () => {
     expect((await a.setOwner("ws-1", "i", null)).workspaceId).toBe("ws-1");
     expect((await a.relatedByEntity({ workspaceId: "ws-1", limit: 5 })).map((i) => i.workspaceId)).toEqual(["ws-1"]);
     await a.listComments("ws-1", "i");
+    await a.updateComment("ws-1", "i", "c", { message: "m" });
     await a.deleteComment("ws-1", "i", "c");
     await a.getEvidence("ws-1", "i");
     expect(new Set(calls.map((c) => c.workspaceId))).toEqual(new Set(["vendor-7"]));
-    expect(calls).toHaveLength(8);
+    expect(calls).toHaveLength(9);
   });
 
   it("serves a workspace's own bridge over HTTP with its opened Authorization, one gateway per bridge, even for a source the deployment lacks", async () => {

@@ -146,7 +146,7 @@ export interface paths {
          * Gamebook runs across the workspaces you see, by page number
          * @description Portal session (people only). Any registered person.
          *
-         *     The contract's cross-workspace history (`GET /gamebooks/across-workspaces/history`: the same filters, order, pages and tokens) over every workspace you see: any role on it, or every workspace of your organization with an organization-wide role (`Admin`, `WorkspaceAdmin`). Newest first, 50 runs a page; send `pagination.continuationToken` as `pageToken` with `currentPage` + 1 for the next (without it at most 20 pages are skipped). A workspace that could not be read is named in `meta.unavailable`, and reading the page again tries it again.
+         *     The contract's cross-workspace history (`GET /gamebooks/across-workspaces/history`: the same filters, order, pages and tokens) over every workspace you see: any role on it, or every workspace of your organization with an organization-wide role (`Admin`, `WorkspaceAdmin`). Newest first, 50 runs a page; send `pagination.continuationToken` as `pageToken` with `currentPage` + 1 for the next; any page is also answered without a token. A workspace that could not be read is named in `meta.unavailable`, and reading the page again tries it again.
          */
         get: operations["getPortalGamebooksHistory"];
         put?: never;
@@ -3266,7 +3266,7 @@ export interface operations {
             query?: {
                 /** @description The page, 1-based. */
                 currentPage?: number;
-                /** @description The `pagination.continuationToken` of page N, sent with `currentPage` N+1 (or later): the page is then read from where page N ended, at a cost that does not grow with the page number. Without it, a page is reached by reading the pages before it; at most 20 pages are skipped that way. */
+                /** @description The `pagination.continuationToken` of page N, sent with `currentPage` N+1 (or later): the page is then read from where page N ended. Without it any page is answered too, found by counting the runs before it in each workspace. */
                 pageToken?: string;
                 /** @description Case-insensitive text in the run's title, the incident's title or the submitter's name. */
                 query?: string;
@@ -4163,6 +4163,16 @@ export interface operations {
                             organizationalRole: "Admin" | "UserAdmin" | "WorkspaceAdmin" | "AgentAdmin" | "Member" | "OrgContentOperator" | "OrgContentAdmin";
                             /** Format: date-time */
                             sessionExpiresAt: string;
+                            /** @description The name this deployment shows for each source (`SOURCE_<X>_DISPLAY_NAME`), by its path value; a source the deployment names not is shown as its path value. */
+                            sourceDisplayNames: {
+                                SourceA: string;
+                                SourceB: string;
+                                SourceC: string;
+                                SourceD: string;
+                                SourceE: string;
+                                SourceF: string;
+                                SourceG: string;
+                            };
                             /** Format: uuid */
                             tenantId: string;
                             /** Format: uuid */
@@ -24466,11 +24476,8 @@ export interface operations {
                          * @enum {string}
                          */
                         source: "sourcea" | "sourceb" | "sourcec" | "sourced" | "sourcee" | "sourcef" | "sourceg";
-                        /**
-                         * @description The incident's source as displayed (e.g. `SourceA`).
-                         * @enum {string}
-                         */
-                        sourceDisplayName: "SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG";
+                        /** @description The incident's source as this deployment names it (`SOURCE_<X>_DISPLAY_NAME`, e.g. `Northwatch SIEM`); the source's path value (e.g. `SourceA`) where the deployment names none. `source` stays the path value. */
+                        sourceDisplayName: string;
                         /** @description The incident's title. */
                         title: string;
                         /** @description The agent's verdict. */
@@ -24636,11 +24643,8 @@ export interface operations {
                          * @enum {string}
                          */
                         source: "sourcea" | "sourceb" | "sourcec" | "sourced" | "sourcee" | "sourcef" | "sourceg";
-                        /**
-                         * @description The incident's source as displayed (e.g. `SourceA`).
-                         * @enum {string}
-                         */
-                        sourceDisplayName: "SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG";
+                        /** @description The incident's source as this deployment names it (`SOURCE_<X>_DISPLAY_NAME`, e.g. `Northwatch SIEM`); the source's path value (e.g. `SourceA`) where the deployment names none. `source` stays the path value. */
+                        sourceDisplayName: string;
                         /**
                          * @description The run's status at dispatch: `Pending`, dispatched and not yet started.
                          * @enum {string}
@@ -24813,11 +24817,8 @@ export interface operations {
                          * @enum {string}
                          */
                         source: "sourcea" | "sourceb" | "sourcec" | "sourced" | "sourcee" | "sourcef" | "sourceg";
-                        /**
-                         * @description The incident's source as displayed (e.g. `SourceA`).
-                         * @enum {string}
-                         */
-                        sourceDisplayName: "SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG";
+                        /** @description The incident's source as this deployment names it (`SOURCE_<X>_DISPLAY_NAME`, e.g. `Northwatch SIEM`); the source's path value (e.g. `SourceA`) where the deployment names none. `source` stays the path value. */
+                        sourceDisplayName: string;
                         /**
                          * @description The incident's public status.
                          * @enum {string}
@@ -24966,11 +24967,8 @@ export interface operations {
                          * @enum {string}
                          */
                         source: "sourcea" | "sourceb" | "sourcec" | "sourced" | "sourcee" | "sourcef" | "sourceg";
-                        /**
-                         * @description The incident's source as displayed (e.g. `SourceA`).
-                         * @enum {string}
-                         */
-                        sourceDisplayName: "SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG";
+                        /** @description The incident's source as this deployment names it (`SOURCE_<X>_DISPLAY_NAME`, e.g. `Northwatch SIEM`); the source's path value (e.g. `SourceA`) where the deployment names none. `source` stays the path value. */
+                        sourceDisplayName: string;
                         /**
                          * @description The incident's public status.
                          * @enum {string}
@@ -25127,8 +25125,8 @@ export interface operations {
                             incidentNumber: number | null;
                             /** @description The incident's severity; null when the read failed. */
                             severity: ("Informational" | "Low" | "Medium" | "High") | null;
-                            /** @description The incident's source as displayed (e.g. `SourceA`); null when the read failed. */
-                            sourceDisplayName: ("SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG") | null;
+                            /** @description The incident's source as this deployment names it (see incident.created.v1); null when the read failed. */
+                            sourceDisplayName: string | null;
                             /** @description The incident's title; null when the read failed. */
                             title: string | null;
                             /** @description Identifiers of every vendor system holding a record of the incident (see incident.created.v1); null when the read failed. */
@@ -25296,11 +25294,8 @@ export interface operations {
                          * @enum {string}
                          */
                         source: "sourcea" | "sourceb" | "sourcec" | "sourced" | "sourcee" | "sourcef" | "sourceg";
-                        /**
-                         * @description The incident's source as displayed (e.g. `SourceA`).
-                         * @enum {string}
-                         */
-                        sourceDisplayName: "SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG";
+                        /** @description The incident's source as this deployment names it (`SOURCE_<X>_DISPLAY_NAME`, e.g. `Northwatch SIEM`); the source's path value (e.g. `SourceA`) where the deployment names none. `source` stays the path value. */
+                        sourceDisplayName: string;
                         /**
                          * @description The incident's public status.
                          * @enum {string}
@@ -25460,11 +25455,8 @@ export interface operations {
                          * @enum {string}
                          */
                         source: "sourcea" | "sourceb" | "sourcec" | "sourced" | "sourcee" | "sourcef" | "sourceg";
-                        /**
-                         * @description The incident's source as displayed (e.g. `SourceA`).
-                         * @enum {string}
-                         */
-                        sourceDisplayName: "SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG";
+                        /** @description The incident's source as this deployment names it (`SOURCE_<X>_DISPLAY_NAME`, e.g. `Northwatch SIEM`); the source's path value (e.g. `SourceA`) where the deployment names none. `source` stays the path value. */
+                        sourceDisplayName: string;
                         /**
                          * @description The public status after the change.
                          * @enum {string}
@@ -25629,11 +25621,8 @@ export interface operations {
                          * @enum {string}
                          */
                         source: "sourcea" | "sourceb" | "sourcec" | "sourced" | "sourcee" | "sourcef" | "sourceg";
-                        /**
-                         * @description The incident's source as displayed (e.g. `SourceA`).
-                         * @enum {string}
-                         */
-                        sourceDisplayName: "SourceA" | "SourceB" | "SourceC" | "SourceD" | "SourceE" | "SourceF" | "SourceG";
+                        /** @description The incident's source as this deployment names it (`SOURCE_<X>_DISPLAY_NAME`, e.g. `Northwatch SIEM`); the source's path value (e.g. `SourceA`) where the deployment names none. `source` stays the path value. */
+                        sourceDisplayName: string;
                         /**
                          * @description The incident's public status.
                          * @enum {string}

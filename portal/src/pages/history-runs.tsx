@@ -1,4 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
+import { useSourceName } from "../session";
 import { api, call } from "../api/client";
 import type { paths } from "../api/openapi";
 import { IncidentLink } from "../incident-link";
@@ -35,6 +36,7 @@ function filtersOf(params: URLSearchParams): Filters {
  * cross-workspace history pages them: filters in the URL, "Show more" with the page's token.
  */
 export function RunHistoryPage() {
+  const sourceName = useSourceName();
   const { params, key, apply } = useUrlFilters();
   const applied = filtersOf(params);
   const [draft, setDraft] = useState<Filters>(applied);
@@ -125,7 +127,7 @@ export function RunHistoryPage() {
                   </td>
                   <td>
                     <IncidentLink workspaceId={r.workspaceId} source={r.source} incident={{ id: r.incidentId, number: r.incidentNumber, title: r.incidentTitle }} />
-                    <div class="muted">{r.source}</div>
+                    <div class="muted">{sourceName(r.source)}</div>
                   </td>
                   <td>{choices.names.get(r.workspaceId) ?? r.workspaceName}</td>
                   <td>{r.displayName}</td>

@@ -1,4 +1,5 @@
 import type { ComponentChildren } from "preact";
+import { useSourceName } from "../session";
 import { api } from "../api/client";
 import type { paths } from "../api/openapi";
 import { IncidentLink } from "../incident-link";
@@ -50,6 +51,7 @@ export function IncidentDetailPage({ params }: { params: Record<string, string> 
 }
 
 function IncidentBody({ detail: d, path, actions }: { detail: Detail; path: IncidentPath; actions: ComponentChildren }) {
+  const sourceName = useSourceName();
   const i = d.incident;
   const entities = i.investigationDetails.entities;
   const alerts = i.investigationDetails.alerts;
@@ -68,7 +70,7 @@ function IncidentBody({ detail: d, path, actions }: { detail: Detail; path: Inci
         </div>
         <div>
           <dt>Source</dt>
-          <dd>{i.source}</dd>
+          <dd>{sourceName(i.source)}</dd>
         </div>
         <div>
           <dt>Assignee</dt>

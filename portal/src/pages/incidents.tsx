@@ -4,7 +4,7 @@ import type { paths } from "../api/openapi";
 import { IncidentLink } from "../incident-link";
 import { ShowMore } from "../paging";
 import { WindowedRows } from "../windowed-rows";
-import { useMe } from "../session";
+import { useMe, useSourceName } from "../session";
 import { useUrlFilters } from "../url-filters";
 import { Badge, CheckboxFilter, Empty, Field, Notice, PageHeader, ProblemBanner, Select, TableScroll, Time, useResource } from "../ui";
 import { BulkActions } from "./incident-bulk";
@@ -104,6 +104,7 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 
 /** The workspaces (and sources) the listing could not read: the rest of the list is still shown. */
 function UnreadWorkspaces(props: { entries: Unavailable[]; more: boolean }) {
+  const sourceName = useSourceName();
   return (
     <Notice kind="warn">
       <strong>Not every workspace could be read.</strong> The list shows what the others gave.
@@ -111,7 +112,7 @@ function UnreadWorkspaces(props: { entries: Unavailable[]; more: boolean }) {
         {props.entries.map((u) => (
           <li data-workspace-id={u.workspaceId}>
             {u.workspaceName}
-            {u.source ? `, ${u.source}` : ""}: {u.code}
+            {u.source ? `, ${sourceName(u.source)}` : ""}: {u.code}
             {u.gaveUp ? " (given up for this search)" : u.retryAfterSeconds ? ` (next try in ${u.retryAfterSeconds} s)` : ""}
           </li>
         ))}
@@ -143,6 +144,7 @@ function QueueStatus(props: { loading: boolean; reading: number; shown: number; 
  * URL). The draft follows the URL when it changes (back, a link).
  */
 function IncidentFilters(props: { params: URLSearchParams; urlKey: string; organizations: Organizations; workspaces: Workspaces; problem: Problem | undefined; onApply(f: Filters): void }) {
+  const sourceName = useSourceName();
   const { organizations, workspaces } = props;
   const [draft, setDraft] = useState<Filters>(filtersOf(props.params));
   useEffect(() => setDraft(filtersOf(props.params)), [props.urlKey]);
@@ -184,7 +186,7 @@ function IncidentFilters(props: { params: URLSearchParams; urlKey: string; organ
       </div>
       <CheckboxFilter legend="Severity" name="severity" options={SEVERITIES} values={draft.severities} onValues={(severities) => setDraft({ ...draft, severities })} />
       <CheckboxFilter legend="Status" name="status" options={STATUSES} values={draft.statuses} onValues={(statuses) => setDraft({ ...draft, statuses })} />
-      <CheckboxFilter legend="Source" name="source" options={SOURCES} values={draft.sources} onValues={(sources) => setDraft({ ...draft, sources })} />
+      <CheckboxFilter legend="Source" name="source" options={SOURCES} labelOf={sourceName} values={draft.sources} onValues={(sources) => setDraft({ ...draft, sources })} />
       <div class="buttons">
         <button type="submit" class="button">
           Apply filters
@@ -207,6 +209,7 @@ function IncidentTable(props: {
   onSelect(incident: IncidentSummary, on: boolean): void;
   onSelectAll(on: boolean): void;
 }) {
+  const sourceName = useSourceName();
   const { incidents, canAct, actsOn, selected } = props;
   const selectable = canAct ? incidents.filter((i) => actsOn.has(i.incident.workspaceId)) : [];
   return (
@@ -266,7 +269,7 @@ function IncidentTable(props: {
               )}
               <td>
                 <IncidentLink workspaceId={i.incident.workspaceId} source={i.source} incident={i.incident} />
-                <div class="muted">{i.source}</div>
+                <div class="muted">{sourceName(i.source)}</div>
               </td>
               <td>
                 <Badge tone={severityTone(i.incident.severity)}>{i.incident.severity}</Badge>

@@ -5,7 +5,7 @@ import { ifMatch, withEtag } from "../etag";
 import { Confirmation, useConfirming } from "../confirmation";
 import { setFlash, takeFlash } from "../flash";
 import { BASE, Link, navigate } from "../router";
-import { hasRole, useMe } from "../session";
+import { hasRole, useMe, useSourceName } from "../session";
 import { Badge, Checkbox, Field, Notice, PageHeader, ProblemBanner, SaveProblem, Select, TableScroll, Time, useAction, useResource } from "../ui";
 import { SlaPolicySection } from "./sla-policy";
 import { changedSourcesBody, readOrganizations, SOURCE_NAMES, sourcesDraft, SourcesEditor, WORKSPACE_ADMIN, type Workspace } from "./workspaces";
@@ -117,6 +117,7 @@ export function WorkspacePage({ params }: { params: Record<string, string> }) {
 }
 
 function SourcesTable({ workspace: w }: { workspace: Workspace }) {
+  const sourceName = useSourceName();
   return (
     <>
       <h2 id="sources-heading" class="section-heading">
@@ -138,7 +139,7 @@ function SourcesTable({ workspace: w }: { workspace: Workspace }) {
               const v = w.sources[s];
               return (
                 <tr key={s}>
-                  <th scope="row">{s}</th>
+                  <th scope="row">{sourceName(s)}</th>
                   <td>{v.enabled ? "On" : "Off"}</td>
                   <td>{v.inEffect ? <Badge tone="ok">In effect</Badge> : <Badge tone={v.enabled ? "warn" : "neutral"}>Not in effect</Badge>}</td>
                   <td>{v.vendorWorkspaceId ? <code>{v.vendorWorkspaceId}</code> : <span class="muted">The workspace's id</span>}</td>

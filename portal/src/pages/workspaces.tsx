@@ -3,7 +3,7 @@ import { api, call, csrf, fieldError, type Problem } from "../api/client";
 import type { paths } from "../api/openapi";
 import { setFlash, takeFlash } from "../flash";
 import { BASE, Link, navigate } from "../router";
-import { hasRole, useMe } from "../session";
+import { hasRole, useMe, useSourceName } from "../session";
 import { Badge, Checkbox, Empty, Field, Notice, PageHeader, ProblemBanner, RefreshButton, Select, TableScroll, Time, useAction, useResource } from "../ui";
 
 type OrganizationList = paths["/api/v2/portal/organizations"]["get"]["responses"][200]["content"]["application/json"];
@@ -117,6 +117,7 @@ function sourceSummary(d: SourceDraft): string {
  * off, the vendor's identifier of the workspace, its own bridge and the bridge's Authorization value.
  */
 export function SourcesEditor(props: { draft: SourcesDraft; onDraft(d: SourcesDraft): void; problem: Problem | undefined }) {
+  const sourceName = useSourceName();
   const { draft, problem } = props;
   const set = (s: SourceName, change: Partial<SourceDraft>) => props.onDraft({ ...draft, [s]: { ...draft[s], ...change } });
   return (
@@ -131,12 +132,12 @@ export function SourcesEditor(props: { draft: SourcesDraft; onDraft(d: SourcesDr
         return (
           <details class={`source${invalid ? " source-invalid" : ""}`} open={invalid || undefined} key={s}>
             <summary>
-              <strong>{s}</strong> <span class="muted">· {sourceSummary(d)}</span>
+              <strong>{sourceName(s)}</strong> <span class="muted">· {sourceSummary(d)}</span>
               {invalid && <span class="field-error"> · needs attention</span>}
             </summary>
-            <Checkbox label={`${s} on`} name={`${path}.enabled`} checked={d.enabled} onValue={(enabled) => set(s, { enabled })} />
+            <Checkbox label={`${sourceName(s)} on`} name={`${path}.enabled`} checked={d.enabled} onValue={(enabled) => set(s, { enabled })} />
             <Field
-              label={`${s}: vendor's workspace identifier (optional)`}
+              label={`${sourceName(s)}: vendor's workspace identifier (optional)`}
               name={`${path}.vendorWorkspaceId`}
               value={d.vendorWorkspaceId}
               onValue={(vendorWorkspaceId) => set(s, { vendorWorkspaceId })}
@@ -144,7 +145,7 @@ export function SourcesEditor(props: { draft: SourcesDraft; onDraft(d: SourcesDr
               hint="Empty: the workspace's own id."
             />
             <Field
-              label={`${s}: own bridge URL (optional)`}
+              label={`${sourceName(s)}: own bridge URL (optional)`}
               name={`${path}.bridge.url`}
               type="url"
               value={d.bridgeUrl}
@@ -154,7 +155,7 @@ export function SourcesEditor(props: { draft: SourcesDraft; onDraft(d: SourcesDr
             />
             {d.bridgeUrl && (
               <Field
-                label={`${s}: bridge Authorization value`}
+                label={`${sourceName(s)}: bridge Authorization value`}
                 name={`${path}.bridge.authorization`}
                 type="password"
                 autoComplete="off"
@@ -169,7 +170,7 @@ export function SourcesEditor(props: { draft: SourcesDraft; onDraft(d: SourcesDr
               />
             )}
             {d.bridgeUrl && d.hasAuthorization && (
-              <Checkbox label={`${s}: remove the kept Authorization value`} name={`${path}.bridge.removeAuthorization`} checked={d.removeAuthorization} onValue={(removeAuthorization) => set(s, { removeAuthorization })} />
+              <Checkbox label={`${sourceName(s)}: remove the kept Authorization value`} name={`${path}.bridge.removeAuthorization`} checked={d.removeAuthorization} onValue={(removeAuthorization) => set(s, { removeAuthorization })} />
             )}
           </details>
         );

@@ -1,7 +1,7 @@
 import { organizationRoute, type RouteGroup } from "../../platform/http/route";
 import { toGamebookRunView } from "../../domain/gamebooks/gamebook-views";
 import { mappedWorkspaces } from "../../domain/organizations/mapped-workspaces";
-import { ACROSS_PAGE_SIZE, MAX_PAGES_SKIPPED, acrossHistoryQuery, acrossHistoryView, acrossWorkspacesHistory } from "../../domain/gamebooks/run-history";
+import { ACROSS_PAGE_SIZE, acrossHistoryQuery, acrossHistoryView, acrossWorkspacesHistory } from "../../domain/gamebooks/run-history";
 
 export const gamebooksAcrossWorkspacesRoutes: RouteGroup = {
   name: "gamebooks-across-workspaces",
@@ -12,7 +12,7 @@ export const gamebooksAcrossWorkspacesRoutes: RouteGroup = {
       summary: "Gamebook runs across the workspaces mapped to your credential, by page number",
       description:
         `Newest first across the workspaces, ${ACROSS_PAGE_SIZE} runs a page. Only workspaces mapped to the credential are read; others named in \`workspaces\` are left out. ` +
-        `\`pagination.continuationToken\` starts the next page: send it as \`pageToken\` with \`currentPage\` + 1, and each page costs the same however deep it is. Without a token a page is found by reading the pages before it, at most ${MAX_PAGES_SKIPPED} of them. No total count is returned.\n\n` +
+        `\`pagination.continuationToken\` starts the next page: send it as \`pageToken\` with \`currentPage\` + 1, and each page costs the same however deep it is. Any \`currentPage\` is answered without a token too: the page's start is found by counting the runs before it in each workspace, not by reading them, so a deep page costs a few counts per workspace more than the next page by its token. A page past the last is empty, with \`hasMore\` false. No total count is returned.\n\n` +
         "**When a workspace's runs cannot be read** (the data store throttled or unreachable for it, or slower than the deployment's budget, 2.5 s by default), the page holds the runs of the other workspaces, " +
         "as if that workspace had none, and `meta.unavailable` names it with the problem code (`UPSTREAM_ERROR`, `TIMEOUT`, `RATE_LIMITED`) and, where known, `retryAfterSeconds`. " +
         "Such a page lacks those workspaces' runs: reading the same page again (the same `currentPage` and `pageToken`) tries them again. Its `continuationToken` leads on after the runs shown, " +

@@ -6,7 +6,7 @@ import { gamebookRunView } from "../../domain/gamebooks/gamebook-views";
 import type { EntityQuery } from "../../systems/vendors/port";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import { incidentComments, incidentsByEntity, lastGamebookRun, readIncident } from "../../domain/incidents/incident-reads";
-import { TICKET_COMMENT_PREFIX, TICKET_NOTES_HEADER, TICKET_NOTES_HEADER_DEFINITION } from "../../domain/tickets/ticket-comments";
+import { TICKET_NOTES_HEADER, TICKET_NOTES_HEADER_DEFINITION } from "../../domain/tickets/ticket-comments";
 import {
   agentInvestigationBody,
   agentInvestigationResult,
@@ -14,7 +14,8 @@ import {
   byEntityQuery,
   commentListParams,
   commentParams,
-  deleteCommentQuery,
+  commentOwnerQuery,
+  serviceCommentUpdateBody,
   incidentParams,
   serviceCommentBody,
   sourceParams,
@@ -22,7 +23,7 @@ import {
 import { updateAssigneeBody, updateStatusBody } from "../../domain/incidents/incident-changes";
 import { changeAssignee, changeStatus } from "../../domain/incidents/incident-writes";
 import { completeInvestigation } from "../../domain/incidents/agent-investigations";
-import { addServiceComment } from "../../domain/incidents/service-comments";
+import { addServiceComment, ownedComment, updateServiceComment } from "../../domain/incidents/service-comments";
 import { commentView, incidentSummaryView, incidentView } from "../../domain/incidents/incident-view";
 import { commentsExample, evidenceExample, incidentExample, incidentSummaryExample, serviceCommentViewExample } from "../../domain/examples/incident-examples";
 import { gamebookRunExample } from "../../domain/examples/gamebook-examples";
@@ -133,7 +134,7 @@ export const incidentRoutes: RouteGroup = {
       description:
         "An extension of the v2 contract, which took comment create off its surface until a handler takes an explicit source: this one takes it in the " +
         "path, as the list and the delete do. The comment is your integration's: its `extensionId` is your service account's id, so the contract's " +
-        "`DELETE …/comments/{commentId}?extensionId=` lets you (and only you) delete it. With `agentName` it is that agent's comment (`isAgentComment` " +
+        "`PUT` and `DELETE …/comments/{commentId}?extensionId=` let you (and only you) edit and delete it. With `agentName` it is that agent's comment (`isAgentComment` " +
         "true; the event's `addedBy.origin` is `agent`), else your integration's (`api`). `incident.comment.added.v1` goes out (its id from the " +
         "comment), and the write joins the workspace's audit trail. `If-Match` (the incident's ETag) is honoured when sent. 404 when the source " +
         "does not have the incident.",
@@ -173,6 +174,32 @@ export const incidentRoutes: RouteGroup = {
       },
     }),
     workspaceRoute({
+      method: "PUT",
+      path: `${base}/{incidentId}/comments/{commentId}`,
+      summary: "Edit a comment written by your integration",
+      description:
+        "An extension of the v2 contract, which took comment update off its surface until a handler takes an explicit source: this one takes it in the " +
+        "path, as the list, the create and the delete do. The comment's text is replaced; its author, time and owner stay. As for the delete, " +
+        "`extensionId` names the integration that owns the comment (any other is 403), and a comment added through `POST …/comments` is owned by the " +
+        "service account that added it: only that account may edit it. A linked ticket's note is 403 (it lives in the ITSM). The edit joins the " +
+        "workspace's audit trail, with the text it replaced; no event goes out (the contract's events name a comment added, not one edited). " +
+        "`If-Match` (the incident's ETag) is honoured when sent.",
+      tag,
+      auth: "incidents:comments",
+      problems: ["FORBIDDEN", "CONFLICT"],
+      params: commentParams,
+      query: commentOwnerQuery,
+      body: serviceCommentUpdateBody,
+      response: commentView.meta({ examples: [commentsExample[0]] }),
+      ifMatch: true,
+      async handler(input) {
+        const { params, query, body, workspace } = input;
+        const target = { workspace, source: params.source, incidentId: params.incidentId, ifMatch: input.header("if-match") };
+        const { extensionId: _owner, ...view } = await updateServiceComment(input, { ...target, commentId: params.commentId, extensionId: query.extensionId, message: body.message }, input.signal);
+        return { data: view };
+      },
+    }),
+    workspaceRoute({
       method: "DELETE",
       path: `${base}/{incidentId}/comments/{commentId}`,
       summary: "Delete a comment written by your integration",
@@ -183,29 +210,12 @@ export const incidentRoutes: RouteGroup = {
       auth: "incidents:comments",
       problems: ["FORBIDDEN"],
       params: commentParams,
-      query: deleteCommentQuery,
+      query: commentOwnerQuery,
       successStatus: 204,
       async handler(input) {
         const { params, query, workspace } = input;
-        if (params.commentId.startsWith(TICKET_COMMENT_PREFIX)) {
-          throw new ApiError("FORBIDDEN", "This comment comes from a linked ticket: it lives in the ITSM. Unlink the ticket to remove its comments.", {
-            target: "commentId",
-          });
-        }
+        const comment = await ownedComment(input, { workspace, source: params.source, incidentId: params.incidentId, commentId: params.commentId, extensionId: query.extensionId }, input.signal);
         const gateway = input.sources.gateway(params.source);
-        const comments = await gateway.listComments(workspace.id, params.incidentId, input.signal);
-        const comment = comments.find((c) => c.id === params.commentId);
-        if (!comment) throw notFound("The comment", "commentId");
-        // The caller can already see the comment (GET comments), so 404 would hide nothing: say why.
-        if (comment.extensionId === null || comment.extensionId.toLowerCase() !== query.extensionId.toLowerCase()) {
-          throw new ApiError("FORBIDDEN", "Only the integration that wrote a comment may delete it.", { target: "extensionId" });
-        }
-        // A comment written through this API names its service account as extensionId: only that
-        // account may delete it, whoever else knows the id.
-        const owner = comment.extensionId.toLowerCase();
-        if (owner !== input.principal.serviceAccountId.toLowerCase() && (await input.stores.serviceAccounts.get(owner))) {
-          throw new ApiError("FORBIDDEN", "This comment was written by another service account: only it may delete it.", { target: "extensionId" });
-        }
         await gateway.deleteComment(workspace.id, params.incidentId, params.commentId, input.signal);
         // The write happened at the vendor: its audit event goes to the workspace's outbox on its own.
         await input.events.outbox.record([

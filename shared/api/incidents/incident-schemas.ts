@@ -2,7 +2,7 @@ import { z } from "zod";
 import { classifications, entityKinds } from "../../systems/vendors/port";
 import { EXAMPLE_INCIDENT, EXAMPLE_INTEGRATION_COMMENT, EXAMPLE_WORKSPACE_ID } from "../../domain/examples/examples";
 import { commentPathSources, sourceSchema, sources } from "../../domain/sources";
-import { agentInvestigationExample, agentInvestigationResultExample, serviceCommentExample } from "../../domain/examples/incident-examples";
+import { agentInvestigationExample, agentInvestigationResultExample, serviceCommentExample, serviceCommentUpdateExample } from "../../domain/examples/incident-examples";
 import { commentMessage } from "../../domain/incidents/incident-changes";
 
 const timestamp = z.iso.datetime({ offset: true });
@@ -25,7 +25,8 @@ export const commentParams = z.object({
 });
 export const sourceParams = z.object({ workspaceId, source: exampleSource(sourceSchema(sources)) });
 
-export const deleteCommentQuery = z
+/** The owner a changed comment must have: the delete's `extensionId` (docs/contract.md §4.1), and the edit's. */
+export const commentOwnerQuery = z
   .object({
     extensionId: z.string().trim().min(1).max(256).describe("The integration that owns the comment.").meta({ examples: [EXAMPLE_INTEGRATION_COMMENT.extensionId] }),
   })
@@ -104,6 +105,8 @@ export const agentInvestigationResult = z
   .meta({ examples: [agentInvestigationResultExample] });
 
 /** A comment an integration adds (an extension of the contract: see the route). */
+export const serviceCommentUpdateBody = z.strictObject({ message: commentMessage }).meta({ examples: [serviceCommentUpdateExample] });
+
 export const serviceCommentBody = z
   .strictObject({
     message: commentMessage,

@@ -119,6 +119,11 @@ export const serviceCommentExample = {
   agentName: "Triage agent",
 };
 
+/** An integration's edit of a comment it wrote. */
+export const serviceCommentUpdateExample = {
+  message: "Playbook \"Enrich incident\" completed: 3 of 4 indicators enriched; the sender domain is on no feed yet.",
+};
+
 /** The comment as that write answers it (docs/contract.md §2.5). */
 export const serviceCommentViewExample = {
   id: "9b3f5d7e-2c4a-8e6f-b1d3-5f7a9c1e3b5d",

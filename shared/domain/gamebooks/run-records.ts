@@ -1,3 +1,4 @@
+import { sourceDisplayName } from "../sources";
 import { auditRecord } from "../../platform/events/audit-record";
 import { eventRecord } from "../../platform/events/event-record";
 import type { Actor } from "../../platform/operation-context";
@@ -38,7 +39,7 @@ function runEvent(run: GamebookRunRecord): OutboxEventRecord {
       tracingId: run.tracingId,
       incidentId: run.incidentId,
       source: run.source.toLowerCase(),
-      sourceDisplayName: run.source,
+      sourceDisplayName: sourceDisplayName(run.source),
       workspaceId: run.workspaceId,
       accountId: run.accountId,
       incidentNumber: run.incidentNumber,

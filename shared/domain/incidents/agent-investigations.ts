@@ -6,7 +6,7 @@ import type { Uses } from "../../platform/operation-context";
 import { commit } from "../../platform/store/commit";
 import type { Versioned } from "../../platform/store/ports";
 import type { Classification } from "../../systems/vendors/port";
-import type { Source } from "../sources";
+import { sourceDisplayName, type Source } from "../sources";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import { AGENT_CONFIGURATION_ID, type AgentConfigurationRecord } from "./agent-configuration";
 import type { WorkspaceRecord } from "../organizations/workspace";
@@ -66,7 +66,7 @@ export async function completeInvestigation(
             investigationId,
             incidentId: incident.id,
             source: incident.source.toLowerCase(),
-            sourceDisplayName: incident.source,
+            sourceDisplayName: sourceDisplayName(incident.source),
             workspaceId: workspace.id,
             accountId: workspace.accountId,
             incidentNumber: incident.number,

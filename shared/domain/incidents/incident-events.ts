@@ -1,3 +1,4 @@
+import { sourceDisplayName } from "../sources";
 import type { EventData } from "../../platform/events/event-catalogue";
 import { eventRecord } from "../../platform/events/event-record";
 import { changeOriginOf, type Actor } from "../../platform/operation-context";
@@ -17,7 +18,7 @@ function incidentBlock(incident: VendorIncident, accountId: string): IncidentBlo
     incidentId: incident.id,
     // Lower-case on the wire; the API accepts it back as a path segment (docs/contract.md §2.3).
     source: incident.source.toLowerCase(),
-    sourceDisplayName: incident.source,
+    sourceDisplayName: sourceDisplayName(incident.source),
     workspaceId: incident.workspaceId,
     accountId,
     incidentNumber: incident.number,
@@ -126,7 +127,7 @@ export function incidentCreatedData(incident: VendorIncident, accountId: string,
   return {
     incidentId: incident.id,
     source: incident.source.toLowerCase(),
-    sourceDisplayName: incident.source,
+    sourceDisplayName: sourceDisplayName(incident.source),
     workspaceId: incident.workspaceId,
     accountId,
     incidentNumber: incident.number,

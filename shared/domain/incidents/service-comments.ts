@@ -1,4 +1,7 @@
+import { sourceDisplayName } from "../sources";
 import type { Uses, Actor } from "../../platform/operation-context";
+import { ApiError, notFound } from "../../platform/errors/api-error";
+import { TICKET_COMMENT_PREFIX } from "../tickets/ticket-comments";
 import { auditRecord } from "../../platform/events/audit-record";
 import { eventRecord } from "../../platform/events/event-record";
 import { derivedGuid } from "../../platform/ids/derived-guid";
@@ -84,7 +87,7 @@ export async function addServiceComment(
         incidentNumber: incident?.number ?? null,
         title: incident?.title ?? null,
         severity: incident?.severity ?? null,
-        sourceDisplayName: incident ? incident.source : null,
+        sourceDisplayName: incident ? sourceDisplayName(incident.source) : null,
         vendorIdentifiers: incident?.vendorIdentifiers ?? null,
       },
     },
@@ -128,4 +131,70 @@ function authorOf(actor: Actor, agentName: string | undefined): Omit<NewVendorCo
 function addedBy(actor: Actor, agentName: string | undefined): ChangeOrigin {
   const origin = changeOriginOf(actor);
   return agentName === undefined ? origin : { ...origin, origin: "agent", name: agentName };
+}
+
+/** A comment an integration changes (edits or deletes): it names itself as the comment's owner. */
+export interface OwnedComment extends IncidentTarget {
+  commentId: string;
+  /** The integration the caller says owns the comment (the contract's `extensionId`). */
+  extensionId: string;
+}
+
+/**
+ * The comment, when the caller may change it: it exists, it is not a linked ticket's note (which
+ * lives in the ITSM), `extensionId` is its owner, and when that owner is a service account of this
+ * service, the caller is that account — an integration changes only what it wrote, whoever else
+ * knows the ids. The caller can already read the comment, so a refusal says why rather than 404.
+ */
+export async function ownedComment(ctx: Uses<"actor" | "sources" | "stores">, input: OwnedComment, signal?: AbortSignal): Promise<VendorComment> {
+  if (input.commentId.startsWith(TICKET_COMMENT_PREFIX)) {
+    throw new ApiError("FORBIDDEN", "This comment comes from a linked ticket: it lives in the ITSM. Unlink the ticket to remove its comments.", { target: "commentId" });
+  }
+  const comments = await ctx.sources.gateway(input.source).listComments(input.workspace.id, input.incidentId, signal);
+  const comment = comments.find((c) => c.id === input.commentId);
+  if (!comment) throw notFound("The comment", "commentId");
+  if (comment.extensionId === null || comment.extensionId.toLowerCase() !== input.extensionId.toLowerCase()) {
+    throw new ApiError("FORBIDDEN", "Only the integration that wrote a comment may change it.", { target: "extensionId" });
+  }
+  const owner = comment.extensionId.toLowerCase();
+  const caller = ctx.actor.serviceAccountId?.toLowerCase();
+  if (owner !== caller && (await ctx.stores.serviceAccounts.get(owner))) {
+    throw new ApiError("FORBIDDEN", "This comment was written by another service account: only it may change it.", { target: "extensionId" });
+  }
+  return comment;
+}
+
+/**
+ * A new text for a comment its integration wrote (`ownedComment`), with `If-Match` checked first
+ * when sent. The edit is audited with the text before and after; no event goes out, since the
+ * contract's events name a comment added, not one edited (6.1), and a receiver that stored the
+ * first text reads the new one with the comments.
+ */
+export async function updateServiceComment(
+  ctx: Uses<"actor" | "events" | "now" | "sources" | "stores">,
+  input: OwnedComment & { message: string },
+  signal?: AbortSignal,
+): Promise<VendorComment> {
+  const { workspace } = input;
+  if (input.ifMatch !== undefined) await loadChecked(ctx, input);
+  const before = await ownedComment(ctx, input, signal);
+  const comment = await ctx.sources.gateway(input.source).updateComment(workspace.id, input.incidentId, input.commentId, { message: input.message }, signal);
+  await ctx.events.outbox.record([
+    auditRecord(
+      ctx.actor,
+      {
+        activityType: "IncidentComment",
+        activityAction: "Update",
+        targetResourceType: "IncidentComment",
+        targetResourceId: `${input.source}/${input.incidentId}/${comment.id}`,
+        targetResourceName: comment.message.slice(0, 100),
+        metadata: { extensionId: input.extensionId, previousMessage: before.message.slice(0, 1000) },
+        workspaceId: workspace.id,
+        accountId: workspace.accountId,
+      },
+      outboxScope.workspace(workspace.id),
+      ctx.now(),
+    ),
+  ]);
+  return comment;
 }

@@ -1,3 +1,4 @@
+import { sourceDisplayName } from "../sources";
 import { commitWithinDeadline } from "../../platform/concurrency/deadline";
 import { firstAttempt } from "../../platform/delivery/delivery-message";
 import { outboxDelivery } from "../../platform/delivery/outbox-delivery";
@@ -21,7 +22,7 @@ export function testEnvelope(accountId: string, now: Date, id: string = freshEve
     data: {
       incidentId: "00000000-0000-4000-8000-000000000001",
       source: "sourcea",
-      sourceDisplayName: "SourceA",
+      sourceDisplayName: sourceDisplayName("SourceA"),
       workspaceId: "00000000-0000-4000-8000-0000000000aa",
       accountId,
       incidentNumber: 1234,

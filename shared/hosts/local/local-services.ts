@@ -1,4 +1,5 @@
 import { createCloudInventory } from "../../systems/cloud-inventory/configured";
+import { withDemoSourceNames } from "./demo-source-names";
 import { buildSimulatedEstate, type SimulatedEstate } from "../../systems/cloud-inventory/simulated/simulated-estate";
 import { createSimulatedCloudInventory } from "../../systems/cloud-inventory/simulated/simulated-cloud-inventory";
 import { createServices, createStores, type ServiceOverrides } from "../composition";
@@ -66,7 +67,7 @@ export function createLocalServices(config: Config, overrides: ServiceOverrides 
   // Each system as the composition root would choose it, with the simulation in place of the disabled
   // adapter: a configured real system wins over its simulation.
   const stores = overrides.stores ?? createStores(config, now);
-  const services = createServices(config, {
+  const services = createServices(withDemoSourceNames(config), {
     ...overrides,
     stores: { ...stores, workspaces: workspacesKnownToVendors(stores.workspaces, vendors.console) },
     now,

@@ -40,7 +40,7 @@ function pairs<V extends string>(keySchema: z.ZodType<string>, valueSchema: z.Zo
 const WORKSPACE_RESOURCE_ID = /^\/subscriptions\/[0-9a-fA-F-]{36}\/resourceGroups\/[-\w._()]{1,90}\/providers\/Microsoft\.OperationalInsights\/workspaces\/[-\w]{4,63}$/i;
 
 /** The name of one of a source's settings, from the sources table's key: `SOURCE_A_URL`. */
-const sourceSetting = (source: Source, setting: "URL" | "AUTH_HEADER" | "TIMEOUT_MS" | "MAX_CONCURRENCY" | "MAX_RPS") =>
+const sourceSetting = (source: Source, setting: "URL" | "AUTH_HEADER" | "TIMEOUT_MS" | "MAX_CONCURRENCY" | "MAX_RPS" | "DISPLAY_NAME") =>
   `SOURCE_${sourceSettingKey(source)}_${setting}`;
 
 /** Per source: SOURCE_<X>_URL selects the generic HTTP vendor adapter instead of the simulated vendor. */
@@ -51,6 +51,7 @@ const sourceEnv = Object.fromEntries(
     [sourceSetting(source, "TIMEOUT_MS"), positiveInt.default(10_000)],
     [sourceSetting(source, "MAX_CONCURRENCY"), positiveInt.max(1000).default(32)],
     [sourceSetting(source, "MAX_RPS"), z.coerce.number().positive().optional()],
+    [sourceSetting(source, "DISPLAY_NAME"), z.string().trim().min(1).max(64).optional()],
   ]),
 ) as Record<string, z.ZodType>;
 
@@ -215,6 +216,8 @@ export interface Config {
   simulatedIncidentsPerWorkspace: number;
   /** Sources bridged over HTTP; every other source is served by the simulated vendor. */
   httpSources: Partial<Record<Source, { baseUrl: string; authHeader?: string; timeoutMs: number }>>;
+  /** The names the deployment shows for its sources (`SOURCE_<X>_DISPLAY_NAME`); a source without one is shown by its path value. */
+  sourceDisplayNames: Partial<Record<Source, string>>;
   /** Local testing only: a workspace's own source bridge may be plain `http:` (otherwise HTTPS is required). */
   workspaceBridgesAllowHttp: boolean;
   /** The automation bridge that runs playbook steps; without it they are simulated locally and disabled in Azure. */
@@ -325,6 +328,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     demoWorkspaces: e.DEMO_WORKSPACES,
     simulatedIncidentsPerWorkspace: e.SIMULATED_INCIDENTS_PER_WORKSPACE,
     httpSources: httpSourcesOf(e as unknown as Record<string, unknown>),
+    sourceDisplayNames: sourceDisplayNamesOf(e as unknown as Record<string, unknown>),
     playbookAutomation: e.PLAYBOOK_AUTOMATION_URL
       ? {
           baseUrl: e.PLAYBOOK_AUTOMATION_URL,
@@ -369,6 +373,13 @@ function sourceLimitsOf(env: Record<string, unknown>): Config["sourceLimits"] {
       },
     ]),
   ) as Config["sourceLimits"];
+}
+
+function sourceDisplayNamesOf(env: Record<string, unknown>): Config["sourceDisplayNames"] {
+  return Object.fromEntries(sources.flatMap((source) => {
+    const name = env[sourceSetting(source, "DISPLAY_NAME")] as string | undefined;
+    return name === undefined ? [] : [[source, name]];
+  }));
 }
 
 function httpSourcesOf(env: Record<string, unknown>): Config["httpSources"] {

@@ -53,7 +53,9 @@ const changeOrigin = z.strictObject({
 });
 
 const source = z.enum(lowerCaseSources).describe("The incident's source, lower-case (e.g. `sourcea`).");
-const sourceDisplayName = z.enum(sources).describe("The incident's source as displayed (e.g. `SourceA`).");
+const sourceDisplayName = z
+  .string()
+  .describe("The incident's source as this deployment names it (`SOURCE_<X>_DISPLAY_NAME`, e.g. `Northwatch SIEM`); the source's path value (e.g. `SourceA`) where the deployment names none. `source` stays the path value.");
 const incidentId = z.string().describe("The incident's id at the source it was ingested from.");
 const workspaceId = z.string().describe("The workspace holding the incident.");
 const accountId = z.string().describe("The account the incident belongs to.");
@@ -133,7 +135,7 @@ const commentIncidentBlock = z
     incidentNumber: z.int().nullable().describe("The vendor's human-facing incident number; null when the read failed."),
     title: z.string().nullable().describe("The incident's title; null when the read failed."),
     severity: z.enum(severities).nullable().describe("The incident's severity; null when the read failed."),
-    sourceDisplayName: z.enum(sources).nullable().describe("The incident's source as displayed (e.g. `SourceA`); null when the read failed."),
+    sourceDisplayName: z.string().nullable().describe("The incident's source as this deployment names it (see incident.created.v1); null when the read failed."),
     vendorIdentifiers: vendorIdentifiers.nullable().describe("Identifiers of every vendor system holding a record of the incident (see incident.created.v1); null when the read failed."),
   })
   .describe("The incident, read when the event was built; every field is null when that read failed.");

@@ -232,6 +232,22 @@ export interface GamebookRunCursor {
   id: string;
 }
 
+/**
+ * A stretch of a workspace's runs for counting: those created at or after `since` (an ISO 8601
+ * instant) and strictly older than `before` in the listing's order; either bound may be absent.
+ */
+export interface GamebookRunRange {
+  since?: string;
+  before?: GamebookRunCursor;
+}
+
+/** What a stretch of runs holds: how many match, and the creation times of its newest and oldest. */
+export interface GamebookRunSpan {
+  count: number;
+  newest?: string;
+  oldest?: string;
+}
+
 export interface GamebookRunFilter {
   /** Lower-case text that the run's `searchText` must contain. */
   text?: string;
@@ -279,6 +295,12 @@ export interface GamebookRunStore {
     limit: number,
     cursor?: GamebookRunCursor,
   ): Promise<{ items: GamebookRunRecord[]; next?: GamebookRunCursor }>;
+  /**
+   * Counts a workspace's runs that match in a range, with the creation times of the newest and the
+   * oldest of them (absent when none match): what a page number is sought with across workspaces,
+   * without reading the runs before it. On the index of `list`, so a range costs an index count.
+   */
+  span(workspaceId: string, filter: GamebookRunFilter, range: GamebookRunRange): Promise<GamebookRunSpan>;
   /** The runs on one incident id, newest first, at most `limit`; of one source when `source` is given. */
   listForIncident(workspaceId: string, incidentId: string, source: Source | undefined, limit: number): Promise<GamebookRunRecord[]>;
   /** The newest run on an incident of that source. */

@@ -22,6 +22,11 @@ export interface SourceGateway {
   listComments(workspaceId: string, incidentId: string, signal?: AbortSignal): Promise<VendorComment[]>;
   /** Adds a comment (agents and gamebooks add them through the service) and returns it. */
   addComment(workspaceId: string, incidentId: string, comment: NewVendorComment, signal?: AbortSignal): Promise<VendorComment>;
+  /**
+   * Replaces the text of one comment and returns it as it now stands (its author, time and owner
+   * unchanged). NOT_FOUND when the incident or the comment does not exist.
+   */
+  updateComment(workspaceId: string, incidentId: string, commentId: string, change: VendorCommentChange, signal?: AbortSignal): Promise<VendorComment>;
   /** Deletes one comment. NOT_FOUND when the incident or the comment does not exist. */
   deleteComment(workspaceId: string, incidentId: string, commentId: string, signal?: AbortSignal): Promise<void>;
   /** The evidence table of an incident. NOT_FOUND when the incident does not exist. */
@@ -78,6 +83,7 @@ export function disabledSource(source: Source): SourceGateway {
     setOwner: refuse,
     listComments: refuse,
     addComment: refuse,
+    updateComment: refuse,
     deleteComment: refuse,
     getEvidence: refuse,
     relatedByEntity: refuse,
@@ -253,6 +259,11 @@ export interface NewVendorComment {
    * it added the first time (a gamebook step that resumes after a crash sends its step id).
    */
   idempotencyKey?: string;
+}
+
+/** What an edit of a comment changes: its text. */
+export interface VendorCommentChange {
+  message: string;
 }
 
 /** `GET .../incidents/{source}/by-entity`. Every field optional, as in the contract. */

@@ -165,6 +165,8 @@ function routingGateway(
     setOwner: (workspaceId, incidentId, owner, signal) => oneIncident(workspaceId, signal, (g, w, s) => g.setOwner(w, incidentId, owner, s), change),
     listComments: async (workspaceId, incidentId, signal) => (await via(workspaceId, signal, (g, w, s) => g.listComments(w, incidentId, s))).result,
     addComment: async (workspaceId, incidentId, comment, signal) => (await change(workspaceId, signal, (g, w, s) => g.addComment(w, incidentId, comment, s))).result,
+    updateComment: async (workspaceId, incidentId, commentId, comment, signal) =>
+      (await change(workspaceId, signal, (g, w, s) => g.updateComment(w, incidentId, commentId, comment, s))).result,
     deleteComment: async (workspaceId, incidentId, commentId, signal) => (await change(workspaceId, signal, (g, w, s) => g.deleteComment(w, incidentId, commentId, s))).result,
     getEvidence: async (workspaceId, incidentId, signal) => (await via(workspaceId, signal, (g, w, s) => g.getEvidence(w, incidentId, s))).result,
     async relatedByEntity(query, signal) {

@@ -62,6 +62,8 @@ const newCommentSchema = z.object({
   idempotencyKey: z.string().optional(),
 });
 
+const commentChangeSchema = z.object({ message: z.string() });
+
 const slugOf = (source: Source) => source.replace(/^Source/, "source-").toLowerCase();
 
 export async function startVendorBridge(vendors: { gateway(source: Source): SourceGateway }, options: { authHeader?: string } = {}): Promise<VendorBridge> {
@@ -135,6 +137,10 @@ export async function startVendorBridge(vendors: { gateway(source: Source): Sour
         return { status: 200, body: await gateway.getEvidence(workspaceId, incidentId) };
       case "comments":
         if (commentId !== undefined) {
+          if (method === "PUT") {
+            const { message } = jsonBody(request.body, commentChangeSchema);
+            return { status: 200, body: await gateway.updateComment(workspaceId, incidentId, commentId, { message }) };
+          }
           if (method !== "DELETE") methodNotAllowed();
           await gateway.deleteComment(workspaceId, incidentId, commentId);
           return { status: 204 };

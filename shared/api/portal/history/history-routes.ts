@@ -2,7 +2,7 @@ import { z } from "zod";
 import { personRoute, type RouteGroup } from "../../../platform/http/route";
 import { personWorkspaces } from "../../../domain/organizations/mapped-workspaces";
 import { listDecidedApprovals } from "./decided-approvals";
-import { ACROSS_PAGE_SIZE, MAX_PAGES_SKIPPED, acrossHistoryView, acrossWorkspacesHistory } from "../../../domain/gamebooks/run-history";
+import { ACROSS_PAGE_SIZE, acrossHistoryView, acrossWorkspacesHistory } from "../../../domain/gamebooks/run-history";
 import { toGamebookRunView } from "../../../domain/gamebooks/gamebook-views";
 import { searchOrganizationAudit } from "./audit-search";
 import { auditEventExample, auditEventViewSchema, auditQuery, decidedApprovalExample, decidedApprovalSchema, decidedApprovalsQuery, organizationAuditExample, runHistoryQuery } from "./history-schemas";
@@ -41,7 +41,7 @@ export const portalHistoryRoutes: RouteGroup = {
       description:
         `The contract's cross-workspace history (\`GET /gamebooks/across-workspaces/history\`: the same filters, order, pages and tokens) over every workspace you see: any role on it, or every workspace ` +
         `of your organization with an organization-wide role (\`Admin\`, \`WorkspaceAdmin\`). Newest first, ${ACROSS_PAGE_SIZE} runs a page; send \`pagination.continuationToken\` as \`pageToken\` with ` +
-        `\`currentPage\` + 1 for the next (without it at most ${MAX_PAGES_SKIPPED} pages are skipped). A workspace that could not be read is named in \`meta.unavailable\`, and reading the page again tries it again.`,
+        `\`currentPage\` + 1 for the next; any page is also answered without a token. A workspace that could not be read is named in \`meta.unavailable\`, and reading the page again tries it again.`,
       tag,
       roles: "any",
       query: runHistoryQuery,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { personRoute } from "../../../platform/http/route";
 import { organizationalRoles } from "../../../domain/organizations/roles";
+import { sourceDisplayNames, sources, type Source } from "../../../domain/sources";
 import { workspaceRoles } from "../../../domain/organizations/roles";
 import { EXAMPLE_USER, EXAMPLE_PROVIDER_ACCOUNT_ID, EXAMPLE_PROVIDER_TENANT_ID, EXAMPLE_WORKSPACE_ID } from "../../../domain/examples/examples";
 
@@ -16,6 +17,9 @@ export const meView = z
     organizationAccountIds: z.array(z.guid()).describe("The person's organization: their account and the customer accounts it manages."),
     sessionExpiresAt: z.iso.datetime(),
     csrfToken: z.string().describe("Send it in the X-CSRF-Token header with every change (POST, PUT, PATCH, DELETE) of this session."),
+    sourceDisplayNames: z
+      .object(Object.fromEntries(sources.map((source) => [source, z.string()])) as Record<Source, z.ZodString>)
+      .describe("The name this deployment shows for each source (`SOURCE_<X>_DISPLAY_NAME`), by its path value; a source the deployment names not is shown as its path value."),
   })
   .meta({
     examples: [
@@ -30,6 +34,7 @@ export const meView = z
         organizationAccountIds: [EXAMPLE_PROVIDER_ACCOUNT_ID],
         sessionExpiresAt: "2026-11-25T18:00:00.000Z",
         csrfToken: "q7Vq3m0bq9l5o3e7VZ0y3yqWJm0P1yq4bW0uQ2m9W1c",
+        sourceDisplayNames: { SourceA: "Northwatch SIEM", SourceB: "Falconridge XDR", SourceC: "SourceC", SourceD: "SourceD", SourceE: "SourceE", SourceF: "SourceF", SourceG: "SourceG" },
       },
     ],
   });
@@ -55,6 +60,7 @@ export const meRoute = personRoute({
         organizationAccountIds: [...person.organizationAccountIds],
         sessionExpiresAt: new Date(person.sessionExpiresAt).toISOString(),
         csrfToken: sessions.csrfToken({ id: person.sessionId }),
+        sourceDisplayNames: sourceDisplayNames(),
       },
     };
   },

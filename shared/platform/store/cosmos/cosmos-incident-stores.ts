@@ -1,4 +1,4 @@
-import type { GamebookRunStore, IncidentStateStore, PlaybookCatalogueStore } from "../ports";
+import type { GamebookRunFilter, GamebookRunRange, GamebookRunStore, IncidentStateStore, PlaybookCatalogueStore } from "../ports";
 import { PLAYBOOK_CATALOGUE_ID } from "../../../domain/gamebooks/playbook-catalogue-record";
 import type { GamebookRunRecord } from "../../../domain/gamebooks/gamebook-run";
 import type { IncidentIndicators, IncidentStateRecord } from "../../../domain/incidents/incident-state-record";
@@ -86,21 +86,8 @@ export function cosmosGamebookRuns(runs: Collection<StoredGamebookRun>): Gameboo
     },
     async list(workspaceId, filter, limit, cursor) {
       if (limit <= 0) return { items: [] };
-      const conditions = ["c.pk = @ws", "c.docType = 'gamebookRun'"];
-      const parameters: Parameters = { "@ws": workspaceId, "@top": limit + 1 };
-      if (filter.text !== undefined) {
-        conditions.push("CONTAINS(c.searchText, @text)");
-        parameters["@text"] = filter.text;
-      }
-      if (filter.statuses && filter.statuses.length > 0) {
-        conditions.push("ARRAY_CONTAINS(@statuses, c.status)");
-        parameters["@statuses"] = [...filter.statuses];
-      }
-      if (cursor) {
-        conditions.push("(c.creationDate < @cAt OR (c.creationDate = @cAt AND c.id < @cId))");
-        parameters["@cAt"] = cursor.creationDate;
-        parameters["@cId"] = cursor.id;
-      }
+      const { conditions, parameters } = historyConditions(workspaceId, filter, { before: cursor });
+      parameters["@top"] = limit + 1;
       const found = await runs.query(
         `SELECT TOP @top * FROM c WHERE ${conditions.join(" AND ")} ORDER BY c.creationDate DESC, c.id DESC`,
         parameters,
@@ -109,6 +96,17 @@ export function cosmosGamebookRuns(runs: Collection<StoredGamebookRun>): Gameboo
       const items = found.slice(0, limit).map(plain);
       const last = items.at(-1);
       return { items, next: found.length > limit && last ? { creationDate: last.creationDate, id: last.id } : undefined };
+    },
+    async span(workspaceId, filter, range) {
+      const { conditions, parameters } = historyConditions(workspaceId, filter, range);
+      // One partition, on the range index of creationDate: an index count, no document read.
+      const [found] = (await runs.query(
+        `SELECT COUNT(1) AS n, MIN(c.creationDate) AS oldest, MAX(c.creationDate) AS newest FROM c WHERE ${conditions.join(" AND ")}`,
+        parameters,
+        workspaceId,
+      )) as unknown as { n?: number; oldest?: string; newest?: string }[];
+      const count = found?.n ?? 0;
+      return count === 0 ? { count } : { count, newest: found!.newest, oldest: found!.oldest };
     },
     listForIncident,
     async latestForIncident(workspaceId, source, incidentId) {
@@ -173,6 +171,30 @@ export function cosmosGamebookRuns(runs: Collection<StoredGamebookRun>): Gameboo
       return { items, next: found.length > limit && last ? { decidedAt: last.approval.decidedAt!, id: last.id } : undefined };
     },
   };
+}
+
+/** The WHERE conditions of a workspace's history: its runs, the filter, and a range of the listing's order. */
+function historyConditions(workspaceId: string, filter: GamebookRunFilter, range: GamebookRunRange): { conditions: string[]; parameters: Parameters } {
+  const conditions = ["c.pk = @ws", "c.docType = 'gamebookRun'"];
+  const parameters: Parameters = { "@ws": workspaceId };
+  if (filter.text !== undefined) {
+    conditions.push("CONTAINS(c.searchText, @text)");
+    parameters["@text"] = filter.text;
+  }
+  if (filter.statuses && filter.statuses.length > 0) {
+    conditions.push("ARRAY_CONTAINS(@statuses, c.status)");
+    parameters["@statuses"] = [...filter.statuses];
+  }
+  if (range.since !== undefined) {
+    conditions.push("c.creationDate >= @since");
+    parameters["@since"] = range.since;
+  }
+  if (range.before) {
+    conditions.push("(c.creationDate < @cAt OR (c.creationDate = @cAt AND c.id < @cId))");
+    parameters["@cAt"] = range.before.creationDate;
+    parameters["@cId"] = range.before.id;
+  }
+  return { conditions, parameters };
 }
 
 export type StoredPlaybookCatalogue = PlaybookCatalogueRecord & { docType: "playbookCatalogue" };

@@ -1,6 +1,7 @@
 import type {
   AccountStore,
   GamebookRunCursor,
+  GamebookRunFilter,
   GamebookRunStore,
   IncidentStateStore,
   DeliveryLogRange,
@@ -352,12 +353,31 @@ function memoryGamebookRuns(outbox: MemoryOutbox, options: { now: () => number; 
       return saved;
     },
     async list(workspaceId, filter, limit, cursor) {
-      const statuses = filter.statuses && filter.statuses.length > 0 ? new Set(filter.statuses) : undefined;
-      const keep = (r: GamebookRunRecord) => (filter.text === undefined || r.searchText.includes(filter.text)) && (statuses === undefined || statuses.has(r.status));
-      const found = walk(byWorkspace.get(workspaceId), workspaceId, Math.max(0, limit), keep, cursor);
+      const found = walk(byWorkspace.get(workspaceId), workspaceId, Math.max(0, limit), matching(filter), cursor);
       const items = found.slice(0, Math.max(0, limit));
       const last = items.at(-1);
       return { items, next: found.length > items.length && last ? { creationDate: last.creationDate, id: last.id } : undefined };
+    },
+    async span(workspaceId, filter, range) {
+      const keys = byWorkspace.get(workspaceId) ?? [];
+      // The range is a stretch of the sorted index, found by binary search: unfiltered, its count
+      // and ends are read off it; filtered, only the stretch is walked.
+      const low = range.since === undefined ? 0 : firstAfter(keys, { at: range.since, id: "" }, true);
+      const high = range.before === undefined ? keys.length : firstAfter(keys, { at: range.before.creationDate, id: range.before.id }, true);
+      if (high <= low) return { count: 0 };
+      const keep = filter.text === undefined && !(filter.statuses && filter.statuses.length > 0) ? undefined : matching(filter);
+      if (!keep) return { count: high - low, newest: keys[high - 1]!.at, oldest: keys[low]!.at };
+      let count = 0;
+      let newest: string | undefined;
+      let oldest: string | undefined;
+      for (let i = low; i < high; i++) {
+        const run = runs.get(key(workspaceId, keys[i]!.id))?.value;
+        if (!run || !keep(run)) continue;
+        count++;
+        oldest ??= run.creationDate;
+        newest = run.creationDate;
+      }
+      return count === 0 ? { count } : { count, newest, oldest };
     },
     async listForIncident(workspaceId, incidentId, source, limit) {
       const found = walk(byIncident.get(`${workspaceId}|${incidentId}`), workspaceId, Math.max(0, limit), (r) => source === undefined || r.source === source);
@@ -409,6 +429,12 @@ interface DecidedKey extends RunKey {
 }
 
 const createdKey = (run: GamebookRunRecord): RunKey => ({ at: run.creationDate, id: run.id });
+
+/** Whether a run passes a history filter (text in its `searchText`, one of the statuses). */
+function matching(filter: GamebookRunFilter): (run: GamebookRunRecord) => boolean {
+  const statuses = filter.statuses && filter.statuses.length > 0 ? new Set(filter.statuses) : undefined;
+  return (r) => (filter.text === undefined || r.searchText.includes(filter.text)) && (statuses === undefined || statuses.has(r.status));
+}
 
 /** The index of the first key after `key` in (at, id) order; with `atOrAfter`, the first not before it. */
 function firstAfter(keys: readonly RunKey[], key: RunKey, atOrAfter = false): number {

@@ -138,6 +138,18 @@ export function createHttpVendorGateway(options: HttpVendorOptions): SourceGatew
         signal,
       ),
 
+    updateComment: async (workspaceId, incidentId, commentId, change, signal) =>
+      client.read(
+        {
+          method: "PUT",
+          path: `${incidentPath(workspaceId, incidentId)}/comments/${segment(commentId)}`,
+          body: change,
+          what: `updating comment ${commentId} of ${about(workspaceId, incidentId)}`,
+        },
+        vendorCommentSchema,
+        signal,
+      ),
+
     async deleteComment(workspaceId, incidentId, commentId, signal) {
       const call: JsonCall = {
         method: "DELETE",

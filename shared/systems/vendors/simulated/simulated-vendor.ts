@@ -11,6 +11,7 @@ import type {
   Severity,
   SourceGateway,
   VendorComment,
+  VendorCommentChange,
   VendorIncident,
   VendorOwner,
   VendorStatusChange,
@@ -259,6 +260,13 @@ class SimulatedGateway implements SourceGateway {
     return this.run(signal, () => {
       const partition = this.partitionOf(workspaceId);
       return partition.addComment(partition.require(incidentId), comment, this.nowMs());
+    });
+  }
+
+  updateComment(workspaceId: string, incidentId: string, commentId: string, change: VendorCommentChange, signal?: AbortSignal): Promise<VendorComment> {
+    return this.run(signal, () => {
+      const partition = this.partitionOf(workspaceId);
+      return partition.updateComment(partition.require(incidentId), commentId, change, this.nowMs());
     });
   }
 

@@ -8,6 +8,7 @@ import type {
   PublicStatus,
   Severity,
   VendorComment,
+  VendorCommentChange,
   VendorIncident,
   VendorOwner,
 } from "../port";
@@ -84,6 +85,8 @@ interface IncidentChanges {
   commentsByKey?: Map<string, string>;
   /** Generated comments deleted; made on the first (most changed incidents have none). */
   deletedComments?: Set<string>;
+  /** The edited text of generated comments, by id; made on the first edit. */
+  editedComments?: Map<string, string>;
   deleted: boolean;
 }
 
@@ -408,7 +411,9 @@ export class SourcePartition {
   comments(index: number): VendorComment[] {
     const slots = this.slotsOf(index);
     const change = this.changes.get(index);
-    const generated = commentsOf(this.context(), this.seedOf(index, slots)).filter((c) => !change?.deletedComments?.has(c.id));
+    const generated = commentsOf(this.context(), this.seedOf(index, slots))
+      .filter((c) => !change?.deletedComments?.has(c.id))
+      .map((c) => (change?.editedComments?.has(c.id) ? { ...c, message: change.editedComments.get(c.id)! } : c));
     const all = [...generated, ...(change?.comments ?? []).map((c) => ({ ...c }))];
     // Stable: comments added in the same millisecond keep the order they were added in.
     return all.sort((a, b) => compare(a.createdTime, b.createdTime));
@@ -438,6 +443,19 @@ export class SourcePartition {
     change.comments.push(added);
     if (key !== undefined) (change.commentsByKey ??= new Map()).set(key, added.id);
     return { ...added };
+  }
+
+  updateComment(index: number, commentId: string, edit: VendorCommentChange, nowMs: number): VendorComment {
+    if (typeof edit.message !== "string" || edit.message.trim() === "") throw invalid("message", "Must be a non-empty string.");
+    const added = this.changes.get(index)?.comments.find((c) => c.id === commentId);
+    if (added) {
+      added.message = edit.message;
+    } else {
+      if (!this.comments(index).some((c) => c.id === commentId)) throw notFound("The comment", "commentId");
+      (this.changesOf(index).editedComments ??= new Map()).set(commentId, edit.message);
+    }
+    this.touch(index, nowMs);
+    return this.comments(index).find((c) => c.id === commentId)!;
   }
 
   deleteComment(index: number, commentId: string, nowMs: number): void {

@@ -9,7 +9,7 @@ import { allRoutes } from "../../shared/api/route-groups";
 /**
  * A stock linter accepts the document: Redocly CLI's `lint` with its built-in recommended ruleset
  * (no configuration of ours), on the document built from the route table as a local host named
- * `localhost` serves it.
+ * `localhost` serves it; the one warning it gives on purpose is named below, with its reason.
  */
 describe("the OpenAPI document under Redocly CLI's recommended rules", () => {
   it("has no errors and no warnings", () => {
@@ -26,8 +26,11 @@ describe("the OpenAPI document under Redocly CLI's recommended rules", () => {
       });
       const report = JSON.parse(run.stdout) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string; location: { pointer: string }[] }[] };
       const problems = report.problems.map((p) => `${p.ruleId}: ${p.message} (${p.location[0]?.pointer ?? ""})`);
-      expect(problems).toEqual([]);
-      expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+      // The one rule the document breaks on purpose: the liveness check takes no input and is never
+      // shed, so no 4XX can come from it, and the document does not pretend one can.
+      const onPurpose = ["operation-4xx-response: Operation must have at least one `4XX` response. (#/paths/~1api~1v2~1health/get/responses)"];
+      expect(problems).toEqual(onPurpose);
+      expect(report.totals).toMatchObject({ errors: 0, warnings: onPurpose.length });
       expect(run.status).toBe(0);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -88,7 +88,9 @@ export async function reconcilerScale({ log }) {
       }
     }
   }
-  const largest = rows.find((r) => r.workspaces === 1000 && r.build.startsWith("this"));
+  // The target reads this build at its own batch size (or 50, the default, when sizes are listed).
+  const ofThisBuild = rows.filter((r) => r.workspaces === 1000 && r.build.startsWith("this"));
+  const largest = ofThisBuild.find((r) => r.build === "this build") ?? ofThisBuild.find((r) => r.build.endsWith("batch 50")) ?? ofThisBuild[0];
   return {
     checks: largest ? [{ name: "1,000-workspace nothing-changed pass at 200 ms vendor latency (s)", value: largest.wallMs / 1000, target: `<= ${TARGET_MS / 1000}`, pass: largest.wallMs <= TARGET_MS }] : [],
     problems,

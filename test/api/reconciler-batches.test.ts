@@ -4,7 +4,7 @@ import type { ReconcileMessage } from "../../shared/domain/reconciler/reconciler
 import { ReconcileRunner } from "../../shared/domain/reconciler/reconcile-runner";
 import { startTestHost, type TestHost } from "../support/test-host";
 
-vi.setConfig({ testTimeout: 60_000 });
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -23,9 +23,11 @@ const HEAP_PROBE = path.join(ROOT, "bench/heap-probe.cjs");
  * host's heap and RSS after a full collection, in MB; and `heapSnapshot(file)`, which writes one.
  * `nodeArgs` go to node before the host's script (e.g. `--require` of another probe).
  */
-export async function startApiHost({ env = {}, readyTimeoutMs, heapProbe = false, nodeArgs = [] } = {}) {
-  if (!existsSync(API_HOST)) {
-    throw new Error(`${path.relative(ROOT, API_HOST)} does not exist; run \`npm run build\` (npm run bench does).`);
+export async function startApiHost({ env = {}, readyTimeoutMs, heapProbe = false, nodeArgs = [], root = ROOT } = {}) {
+  // `root`: another built checkout of this repository, to run an older build beside this one.
+  const apiHost = root === ROOT ? API_HOST : path.join(root, "dist/shared/hosts/local/main.js");
+  if (!existsSync(apiHost)) {
+    throw new Error(`${apiHost} does not exist; run \`npm run build\` there (npm run bench does it here).`);
   }
   const port = await freePort();
   const clientId = randomUUID();
@@ -38,13 +40,13 @@ export async function startApiHost({ env = {}, readyTimeoutMs, heapProbe = false
   const probePort = heapProbe ? await freePort() : null;
   const server = await startServer({
     name: "api host",
-    script: API_HOST,
+    script: apiHost,
     nodeArgs: [
       ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(profileDir)}`] : []),
       ...(heapProbe ? ["--expose-gc", "--require", HEAP_PROBE] : []),
       ...nodeArgs,
     ],
-    cwd: ROOT,
+    cwd: root,
     env: childEnv({
       PORT: String(port),
       LOCAL_ADMIN_CLIENT_ID: clientId,

@@ -24,6 +24,8 @@
 // list runs each size, e.g. "100,1000") for the incident queue scenario; each reads its own when it runs,
 // BENCH_ONLY (run only the scenarios whose name contains this text, case-insensitive; e.g.
 // BENCH_ONLY=webhook or BENCH_ONLY=gamebooks; the results file then holds only those),
+// BENCH_RECONCILE_WORKSPACES, BENCH_RECONCILE_BATCH_SIZES and BENCH_BASELINE_ROOT for the reconciler at
+// scale (see bench/scenarios/reconciler-scale.mjs: sizes, batch sizes, an older build run beside this one),
 // BENCH_CPU_PROF_DIR (run every API host under node --cpu-prof, writing its profile to that folder
 // when the scenario stops it; read one with `node bench/profile-top.mjs FILE`).
 //

@@ -170,50 +170,217 @@ param availabilityTestEnabled bool = false
 // `/pk`, which the code sets on each document, so that a document and the outbox records committed
 // with it share a partition. A partition key is fixed for the container's lifetime: changing one here
 // means a new container and a data migration.
+// Each container's indexing policy indexes only the paths its queries filter and sort on (root
+// excluded): outbox records, delivery bodies, audit details and incident payloads are never queried,
+// and a write's RU grows with what it indexes. Composite indexes serve the multi-field ORDER BYs
+// (audit: timeGenerated and id both ways; workspaceItems: the gamebook run listings; deliveryLogs:
+// newest first). The reconciler's documents are read and written by id only: nothing indexed.
 var cosmosContainers = [
   {
-    // With its outbox (an organization's audit events): carried-out records expire by their own ttl.
     name: 'accounts'
     partitionKeyPath: '/pk'
     defaultTtl: -1
-  }
-  {
-    // With its records' outbox (onboarding, changes, offboarding).
-    name: 'workspaces'
-    partitionKeyPath: '/pk'
-    defaultTtl: -1
-  }
-  {
-    // With its outbox: carried-out records expire by their own ttl.
-    name: 'serviceAccounts'
-    partitionKeyPath: '/pk'
-    defaultTtl: -1
-  }
-  {
-    name: 'users'
-    partitionKeyPath: '/pk'
-    defaultTtl: -1
-  }
-  {
-    // One partition per audit trail and UTC day (<trail>|yyyy-mm-dd), and each trail's sequencer in
-    // one of its own (<trail>); events expire by their own ttl (the retention).
-    name: 'audit'
-    partitionKeyPath: '/pk'
-    defaultTtl: -1
-    // Restates "index everything" and adds the composite indexes of the sequencer's query, a trail's
-    // unsequenced events oldest first (ORDER BY timeGenerated, id), and of the organization's audit
-    // search, newest first (ORDER BY timeGenerated DESC, id DESC).
     indexingPolicy: {
       indexingMode: 'consistent'
       automatic: true
       includedPaths: [
         {
-          path: '/*'
+          path: '/createdAt/?'
+        }
+        {
+          path: '/docType/?'
+        }
+        {
+          path: '/managedByAccountId/?'
+        }
+        {
+          path: '/pk/?'
+        }
+        {
+          path: '/publishedAt/?'
+        }
+        {
+          path: '/scope/?'
         }
       ]
       excludedPaths: [
         {
-          path: '/"_etag"/?'
+          path: '/*'
+        }
+      ]
+    }
+  }
+  {
+    name: 'workspaces'
+    partitionKeyPath: '/pk'
+    defaultTtl: -1
+    indexingPolicy: {
+      indexingMode: 'consistent'
+      automatic: true
+      includedPaths: [
+        {
+          path: '/accountId/?'
+        }
+        {
+          path: '/createdAt/?'
+        }
+        {
+          path: '/docType/?'
+        }
+        {
+          path: '/id/?'
+        }
+        {
+          path: '/offboarded/?'
+        }
+        {
+          path: '/pk/?'
+        }
+        {
+          path: '/publishedAt/?'
+        }
+        {
+          path: '/scope/?'
+        }
+      ]
+      excludedPaths: [
+        {
+          path: '/*'
+        }
+      ]
+    }
+  }
+  {
+    name: 'serviceAccounts'
+    partitionKeyPath: '/pk'
+    defaultTtl: -1
+    indexingPolicy: {
+      indexingMode: 'consistent'
+      automatic: true
+      includedPaths: [
+        {
+          path: '/accountId/?'
+        }
+        {
+          path: '/createdAt/?'
+        }
+        {
+          path: '/docType/?'
+        }
+        {
+          path: '/id/?'
+        }
+        {
+          path: '/pk/?'
+        }
+        {
+          path: '/publishedAt/?'
+        }
+        {
+          path: '/scope/?'
+        }
+      ]
+      excludedPaths: [
+        {
+          path: '/*'
+        }
+      ]
+    }
+  }
+  {
+    name: 'users'
+    partitionKeyPath: '/pk'
+    defaultTtl: -1
+    indexingPolicy: {
+      indexingMode: 'consistent'
+      automatic: true
+      includedPaths: [
+        {
+          path: '/accountId/?'
+        }
+        {
+          path: '/createdAt/?'
+        }
+        {
+          path: '/docType/?'
+        }
+        {
+          path: '/email/?'
+        }
+        {
+          path: '/id/?'
+        }
+        {
+          path: '/organizationalRole/?'
+        }
+        {
+          path: '/pk/?'
+        }
+        {
+          path: '/publishedAt/?'
+        }
+        {
+          path: '/scope/?'
+        }
+        {
+          path: '/tenantId/?'
+        }
+        {
+          path: '/workspaceAssignments/*'
+        }
+      ]
+      excludedPaths: [
+        {
+          path: '/*'
+        }
+      ]
+    }
+  }
+  {
+    name: 'audit'
+    partitionKeyPath: '/pk'
+    defaultTtl: -1
+    indexingPolicy: {
+      indexingMode: 'consistent'
+      automatic: true
+      includedPaths: [
+        {
+          path: '/accountId/?'
+        }
+        {
+          path: '/activityAction/?'
+        }
+        {
+          path: '/activityType/?'
+        }
+        {
+          path: '/actorId/?'
+        }
+        {
+          path: '/allocatedAt/?'
+        }
+        {
+          path: '/docType/?'
+        }
+        {
+          path: '/id/?'
+        }
+        {
+          path: '/pk/?'
+        }
+        {
+          path: '/sequence/?'
+        }
+        {
+          path: '/timeGenerated/?'
+        }
+        {
+          path: '/trail/?'
+        }
+      ]
+      excludedPaths: [
+        {
+          path: '/*'
         }
       ]
       compositeIndexes: [
@@ -241,26 +408,71 @@ var cosmosContainers = [
     }
   }
   {
-    // Per workspace: incident state, gamebook runs, the playbook catalogue, ticket links, integration
-    // switches and their outbox records.
     name: 'workspaceItems'
     partitionKeyPath: '/pk'
     defaultTtl: -1
-    // Restates "index everything" and adds the composite indexes of the gamebook run listings:
-    // newest first (ORDER BY creationDate DESC, id DESC), per incident, newest first, the runs
-    // waiting for approval, soonest to expire first (ORDER BY approval.expiresAt, id), and the
-    // decided approvals, newest decision first (ORDER BY approval.decidedAt DESC, id DESC).
     indexingPolicy: {
       indexingMode: 'consistent'
       automatic: true
       includedPaths: [
         {
-          path: '/*'
+          path: '/approval/decidedAt/?'
+        }
+        {
+          path: '/approval/decision/?'
+        }
+        {
+          path: '/approval/expiresAt/?'
+        }
+        {
+          path: '/createdAt/?'
+        }
+        {
+          path: '/creationDate/?'
+        }
+        {
+          path: '/deletedAt/?'
+        }
+        {
+          path: '/docType/?'
+        }
+        {
+          path: '/id/?'
+        }
+        {
+          path: '/incidentId/?'
+        }
+        {
+          path: '/isQueued/?'
+        }
+        {
+          path: '/pk/?'
+        }
+        {
+          path: '/publishedAt/?'
+        }
+        {
+          path: '/scope/?'
+        }
+        {
+          path: '/searchText/?'
+        }
+        {
+          path: '/sla/startedAt/?'
+        }
+        {
+          path: '/source/?'
+        }
+        {
+          path: '/status/?'
+        }
+        {
+          path: '/ticketId/?'
         }
       ]
       excludedPaths: [
         {
-          path: '/"_etag"/?'
+          path: '/*'
         }
       ]
       compositeIndexes: [
@@ -315,37 +527,95 @@ var cosmosContainers = [
     name: 'webhooks'
     partitionKeyPath: '/pk'
     defaultTtl: -1
-  }
-  {
-    // One small document per workspace: the reconciler's lease and watermarks.
-    name: 'reconciler'
-    partitionKeyPath: '/pk'
-  }
-  {
-    // Requests sent with an Idempotency-Key: one partition per caller; records expire by their own
-    // ttl, the rest of the key's lifetime.
-    name: 'idempotencyKeys'
-    partitionKeyPath: '/pk'
-    defaultTtl: -1
-  }
-  {
-    // One partition per webhook and day; entries expire by their own ttl (the retention).
-    name: 'deliveryLogs'
-    partitionKeyPath: '/pk'
-    defaultTtl: -1
-    // Declaring a policy replaces the default one, so it restates "index everything" and adds the
-    // composite index that the newest-first listing (ORDER BY createdAt DESC, id DESC) requires.
     indexingPolicy: {
       indexingMode: 'consistent'
       automatic: true
       includedPaths: [
         {
-          path: '/*'
+          path: '/createdAt/?'
+        }
+        {
+          path: '/docType/?'
+        }
+        {
+          path: '/id/?'
+        }
+        {
+          path: '/pk/?'
+        }
+        {
+          path: '/publishedAt/?'
+        }
+        {
+          path: '/scope/?'
+        }
+        {
+          path: '/targetAccountId/?'
         }
       ]
       excludedPaths: [
         {
-          path: '/"_etag"/?'
+          path: '/*'
+        }
+      ]
+    }
+  }
+  {
+    name: 'reconciler'
+    partitionKeyPath: '/pk'
+    indexingPolicy: {
+      indexingMode: 'consistent'
+      automatic: true
+      includedPaths: []
+      excludedPaths: [
+        {
+          path: '/*'
+        }
+      ]
+    }
+  }
+  {
+    name: 'idempotencyKeys'
+    partitionKeyPath: '/pk'
+    defaultTtl: -1
+    indexingPolicy: {
+      indexingMode: 'consistent'
+      automatic: true
+      includedPaths: []
+      excludedPaths: [
+        {
+          path: '/*'
+        }
+      ]
+    }
+  }
+  {
+    name: 'deliveryLogs'
+    partitionKeyPath: '/pk'
+    defaultTtl: -1
+    indexingPolicy: {
+      indexingMode: 'consistent'
+      automatic: true
+      includedPaths: [
+        {
+          path: '/createdAt/?'
+        }
+        {
+          path: '/httpStatusCode/?'
+        }
+        {
+          path: '/id/?'
+        }
+        {
+          path: '/pk/?'
+        }
+        {
+          path: '/status/?'
+        }
+      ]
+      excludedPaths: [
+        {
+          path: '/*'
         }
       ]
       compositeIndexes: [

@@ -153,7 +153,7 @@ resource logAlertRules 'Microsoft.Insights/scheduledQueryRules@2023-03-15-previe
 
 // Per queue: the EntityName dimension splits each metric into one series per queue, each evaluated
 // (and firing) on its own. Minimum over the window: a backlog that never drained, not a burst the
-// workers worked off (a reconciler pass enqueues one message per workspace at once, every minute).
+// workers worked off (a reconciler pass enqueues one message per batch of workspaces at once, every minute).
 var backlogAlerts = [
   {
     name: 'queue-active-backlog'

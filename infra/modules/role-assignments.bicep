@@ -127,8 +127,8 @@ resource serviceBusData 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
 
 // Data Owner on each of the service's queues, not on the namespace: reading a queue's length (its
 // runtime properties) takes the Manage right, and without it the scale controller of the queue triggers
-// peeks at messages instead and scales late, which the reconcile fan-out (one message per workspace
-// a minute) depends on. On the namespace it could also create and delete queues; on a queue it can
+// peeks at messages instead and scales late, which the reconcile fan-out (one message per batch of
+// workspaces a minute) depends on. On the namespace it could also create and delete queues; on a queue it can
 // change or delete that queue only, which the next provision restores.
 resource queueDataOwner 'Microsoft.Authorization/roleAssignments@2022-04-01' = [
   for (name, i) in queueNames: {

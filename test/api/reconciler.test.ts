@@ -193,6 +193,8 @@ describe("reconciler", () => {
     const throttled = (await json(await host.local("POST", "/reconcile"))).data;
     // SourceB went on; every workspace's SourceA window was left for later, so those shares failed.
     expect(throttled).toMatchObject({ created: 1, failed: host.demo.workspaces.length });
+    // Asked to wait (Retry-After), no workspace is re-sent within the pass: its batches are all it took.
+    expect(throttled.messages).toBe(Math.ceil(host.demo.workspaces.length / host.services.config.reconcileBatchSize));
     advance(60_000); // still throttled: the limiter answers for the vendor, which is not called
     expect((await json(await host.local("POST", "/reconcile"))).data).toMatchObject({ created: 0, failed: host.demo.workspaces.length });
     advance(61_000); // past the Retry-After

@@ -97,12 +97,11 @@ describe("infra: Cosmos DB containers", () => {
     ]);
   });
 
-  it("keeps everything indexed where a container declares its own indexing policy", () => {
-    // An ARM indexing policy replaces the default one; without "/*" only the composite index would exist.
-    for (const container of inBicep.filter((c) => c.indexingPolicy !== undefined)) {
-      const policy = container.indexingPolicy as BicepObject;
-      expect(policy.includedPaths, String(container.name)).toEqual([{ path: "/*" }]);
-      expect(policy.indexingMode).toBe("consistent");
+  it("declares the indexing policy of containers.ts for every container, the root excluded", () => {
+    for (const spec of specs) {
+      const container = inBicep.find((c) => c.name === spec.name)!;
+      expect(container.indexingPolicy, spec.name).toEqual(spec.indexingPolicy);
+      expect((container.indexingPolicy as BicepObject).excludedPaths, spec.name).toEqual([{ path: "/*" }]);
     }
   });
 

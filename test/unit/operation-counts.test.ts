@@ -72,15 +72,15 @@ describe("operations per request", () => {
     expect(page.queueMessages).toBe(0);
   });
 
-  it("a reconciler pass in which nothing changed sends one message per workspace and only reads: the workspace and its reconciler document", () => {
+  it("a reconciler pass in which nothing changed sends one message per batch of 50 workspaces and only reads: the workspace and its reconciler document", () => {
     const pass = counts.reconcilerPassUnchanged;
     expect(pass.workspaces).toBe(50);
     // After the pass, the outbox sweep: its query, and the audit trails left waiting for their sequences.
     expect(pass).toEqual({
       workspaces: 50,
       storeOperations: 3 + 2 * 50,
-      queueMessages: 50,
-      detail: { "workspaces.listAll": 1, "workspaces.get": 50, "reconciler.get": 50, "outbox.listUnpublished": 1, "audit.sequenceWaiting": 1, "queue:reconcile": 50 },
+      queueMessages: 1,
+      detail: { "workspaces.listAll": 1, "workspaces.get": 50, "reconciler.get": 50, "outbox.listUnpublished": 1, "audit.sequenceWaiting": 1, "queue:reconcile": 1 },
     });
   });
 

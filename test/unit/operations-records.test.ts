@@ -57,7 +57,8 @@ describe("the timers the silence alerts watch", () => {
       await run("reconciler");
       const passes = info.mock.calls.filter(([message]) => message === "reconciler pass enqueued").map(([, fields]) => fields);
       expect(passes).toHaveLength(2);
-      for (const pass of passes) expect(pass).toEqual({ passId: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:00\.000Z$/), workspaces });
+      const messages = Math.ceil(workspaces / services.config.reconcileBatchSize);
+      for (const pass of passes) expect(pass).toEqual({ passId: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:00\.000Z$/), workspaces, messages });
     } finally {
       info.mockRestore();
     }

@@ -8,7 +8,7 @@ import type { Versioned } from "../../platform/store/ports";
 import { commit } from "../../platform/store/commit";
 import type { ReconcilerStateRecord } from "./reconciler-state";
 import type { WorkspaceRecord } from "../organizations/workspace";
-import type { PassSummary, ReconcileMessage, Tally, WorkspaceResult } from "./reconciler-port";
+import type { PassSummary, Tally, WorkspaceResult, WorkspaceShare } from "./reconciler-port";
 import type { PlaybookCatalogueRecord } from "../gamebooks/playbook-catalogue-record";
 import { catalogueOf } from "../gamebooks/gamebook-settings";
 import { autoRunMessageRecord, autoRunRequest } from "../gamebooks/auto-run";
@@ -38,7 +38,7 @@ export const WATERMARK_MAX_AGE_MS = 24 * 3600_000;
  * etag-checked, event ids come from their subject, and a watermark only moves with the etag it was
  * read with. A nothing-changed pass reads the reconciler document once and writes nothing.
  */
-export async function reconcileWorkspace(services: Uses<"events" | "logger" | "now" | "sources" | "stores">, message: ReconcileMessage): Promise<WorkspaceResult> {
+export async function reconcileWorkspace(services: Uses<"events" | "logger" | "now" | "sources" | "stores">, message: WorkspaceShare): Promise<WorkspaceResult> {
   const result: WorkspaceResult = {
     workspaceId: message.workspaceId,
     outcome: "done",
@@ -73,6 +73,7 @@ export async function reconcileWorkspace(services: Uses<"events" | "logger" | "n
         } catch (error) {
           result.outcome = "failed";
           result.error = String(error);
+          if (askedToWait(error)) result.heldBack = true;
           services.logger.warn("reconciler left a source for the next pass", { workspaceId: message.workspaceId, source, error: String(error) });
           return { source, watermark, complete: false, fresh: 0, repeats: 0 };
         }
@@ -93,9 +94,15 @@ export async function reconcileWorkspace(services: Uses<"events" | "logger" | "n
   } catch (error) {
     result.outcome = "failed";
     result.error = String(error);
+    if (askedToWait(error)) result.heldBack = true;
     services.logger.warn("reconciler left a workspace for the next pass", { workspaceId: message.workspaceId, error: String(error) });
   }
   return result;
+}
+
+/** A refusal with a `Retry-After`: the vendor's 429, or its circuit breaker's while open. */
+function askedToWait(error: unknown): boolean {
+  return isApiError(error) && error.headers["Retry-After"] !== undefined;
 }
 
 /**
@@ -272,13 +279,14 @@ export interface PassTiming {
   intervalMs: number;
 }
 
-export function summarizePass(passId: string, results: readonly WorkspaceResult[], timing: PassTiming): PassSummary {
+export function summarizePass(passId: string, results: readonly WorkspaceResult[], timing: PassTiming & { messages: number }): PassSummary {
   const { startedAt, now, intervalMs } = timing;
   const sum = (key: keyof Tally | "watermarkWrites") => results.reduce((n, r) => n + r[key], 0);
   const ages = results.filter((r) => r.outcome !== "missing").map((r) => (r.coveredThrough === null ? Infinity : now.getTime() - Date.parse(r.coveredThrough)));
   return {
     passId,
     workspaces: results.filter((r) => r.outcome !== "missing").length,
+    messages: timing.messages,
     failed: results.filter((r) => r.outcome === "failed").length,
     incidentsSeen: sum("incidentsSeen"),
     created: sum("created"),

@@ -90,6 +90,9 @@ const envSchema = z
     AUDIT_RETENTION_DAYS: positiveInt.max(24_855).default(DEFAULT_AUDIT_RETENTION_DAYS),
     RECONCILE_INTERVAL_MS: z.coerce.number().int().min(0).default(60_000),
     RECONCILE_CONCURRENCY: positiveInt.max(1000).default(32),
+    // 50 by measurement (docs/scaling.md); past a few hundred a batch outlasts its message lock.
+    RECONCILE_BATCH_SIZE: positiveInt.max(500).default(50),
+    RECONCILE_RETRY_DELAY_MS: z.coerce.number().int().min(0).max(50_000).default(5_000),
     CROSS_WORKSPACE_BUDGET_MS: positiveInt.min(100).max(60_000).default(2_500),
     // 230 s is the most the Functions front end waits for an answer.
     REQUEST_DEADLINE_MS: positiveInt.min(1_000).max(230_000).default(20_000),
@@ -190,8 +193,12 @@ export interface Config {
   localAdmin: { clientId?: string; clientSecret?: string };
   /** Local host: how often the reconciler runs; 0 turns the timer off (passes run on demand). */
   reconcileIntervalMs: number;
-  /** Local host: reconcile messages (workspaces) handled at once. */
+  /** Local host: reconcile messages (batches of workspaces) handled at once. */
   reconcileConcurrency: number;
+  /** Workspaces one `reconcile` message carries, reconciled concurrently by its worker. */
+  reconcileBatchSize: number;
+  /** How long after its batch a workspace whose share failed is re-sent on its own. */
+  reconcileRetryDelayMs: number;
   /**
    * The longest a cross-workspace answer waits on its upstream calls: past it, the answer holds what
    * came back, and what did not is reported (and, for the incident listing, carried to the next page).
@@ -318,6 +325,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     localAdmin: { clientId: e.LOCAL_ADMIN_CLIENT_ID, clientSecret: e.LOCAL_ADMIN_CLIENT_SECRET },
     reconcileIntervalMs: e.RECONCILE_INTERVAL_MS,
     reconcileConcurrency: e.RECONCILE_CONCURRENCY,
+    reconcileBatchSize: e.RECONCILE_BATCH_SIZE,
+    reconcileRetryDelayMs: e.RECONCILE_RETRY_DELAY_MS,
     crossWorkspaceBudgetMs: e.CROSS_WORKSPACE_BUDGET_MS,
     requestDeadlineMs: e.REQUEST_DEADLINE_MS,
     maxConcurrentRequests: e.MAX_CONCURRENT_REQUESTS,

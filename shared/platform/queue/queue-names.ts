@@ -7,7 +7,7 @@ export const queueNames = {
   events: "events",
   /** One message per webhook delivery attempt; retries are scheduled onto it. */
   deliveries: "deliveries",
-  /** One message per workspace per reconciler pass: the pass scales out with the queue. */
+  /** One message per batch of workspaces per reconciler pass: the pass scales out with the queue. */
   reconcile: "reconcile",
   /** One message per playbook of a dispatched gamebook run: the executor carries it out (and resumes it after a crash). */
   gamebookRuns: "gamebook-runs",

@@ -12,8 +12,33 @@ export interface ContainerSpec {
   partitionedBy: string;
   /** Seconds; -1 turns TTL on with items living until their own `ttl`. Absent: TTL off. */
   defaultTtl?: number;
-  /** Absent: Cosmos's default (everything range-indexed), enough for single-field ORDER BY. */
-  indexingPolicy?: IndexingPolicy;
+  /**
+   * Only the paths the container's queries filter and sort on (`indexOnly`): a write's RU grows with
+   * what it indexes, and payloads, bodies and audit details are never queried. Pinned against the
+   * adapter's query texts by test/unit/cosmos-indexing.test.ts.
+   */
+  indexingPolicy: IndexingPolicy;
+}
+
+/**
+ * What every container holding an outbox is queried on: the sweep's `docType = 'outbox' AND
+ * IS_NULL(publishedAt) ORDER BY createdAt` across partitions, and one scope's records in its partition.
+ */
+const OUTBOX_PATHS = ["/docType", "/publishedAt", "/createdAt", "/pk", "/scope"] as const;
+
+/**
+ * An indexing policy that indexes the given paths (a scalar each, or `…/*` for everything under one)
+ * and nothing else, with the composite indexes of the multi-field ORDER BYs. `id` is named where a
+ * query uses it; Cosmos indexes it in any case.
+ */
+function indexOnly(paths: readonly string[], compositeIndexes?: IndexingPolicy["compositeIndexes"]): IndexingPolicy {
+  return {
+    indexingMode: "consistent",
+    automatic: true,
+    includedPaths: [...new Set(paths)].sort().map((path) => ({ path: path.endsWith("/*") ? path : `${path}/?` })),
+    excludedPaths: [{ path: "/*" }],
+    ...(compositeIndexes ? { compositeIndexes } : {}),
+  };
 }
 
 /**
@@ -23,13 +48,34 @@ export interface ContainerSpec {
 export const containers = {
   // An account and a workspace record each commit their outbox records beside them (their audit
   // events): TTL on, per item, so carried-out records expire and the records themselves never do.
-  accounts: { name: "accounts", partitionKeyPath: "/pk", partitionedBy: "the account id (with its outbox)", defaultTtl: -1 },
-  workspaces: { name: "workspaces", partitionKeyPath: "/pk", partitionedBy: "the workspace id (with its record's outbox)", defaultTtl: -1 },
+  // A provider's managed accounts are found by `managedByAccountId`.
+  accounts: { name: "accounts", partitionKeyPath: "/pk", partitionedBy: "the account id (with its outbox)", defaultTtl: -1, indexingPolicy: indexOnly(["/managedByAccountId", ...OUTBOX_PATHS]) },
+  // Listed by id and account; outbox records and offboarded records are told apart by `docType` and `offboarded`.
+  workspaces: {
+    name: "workspaces",
+    partitionKeyPath: "/pk",
+    partitionedBy: "the workspace id (with its record's outbox)",
+    defaultTtl: -1,
+    indexingPolicy: indexOnly(["/id", "/accountId", "/offboarded", ...OUTBOX_PATHS]),
+  },
   // The authentication hot path is a point read by client id, so the id is the partition key.
-  serviceAccounts: { name: "serviceAccounts", partitionKeyPath: "/pk", partitionedBy: "the service account id (with its outbox)", defaultTtl: -1 },
+  serviceAccounts: {
+    name: "serviceAccounts",
+    partitionKeyPath: "/pk",
+    partitionedBy: "the service account id (with its outbox)",
+    defaultTtl: -1,
+    indexingPolicy: indexOnly(["/id", "/accountId", ...OUTBOX_PATHS]),
+  },
   // A user id is unique only within its account; listing an account's users stays in one partition.
   // Containers that hold an outbox have TTL on, per item: carried-out records expire, the rest never does.
-  users: { name: "users", partitionKeyPath: "/pk", partitionedBy: "the account id (with its users' outbox)", defaultTtl: -1 },
+  // Found by email and directory identity; the people listing filters by role and workspace assignment.
+  users: {
+    name: "users",
+    partitionKeyPath: "/pk",
+    partitionedBy: "the account id (with its users' outbox)",
+    defaultTtl: -1,
+    indexingPolicy: indexOnly(["/id", "/accountId", "/email", "/tenantId", "/organizationalRole", "/workspaceAssignments/*", ...OUTBOX_PATHS]),
+  },
   // Audit events, one partition per trail and UTC day (`workspace:<id>|2026-11-26`, `account:<id>|…`),
   // so that no partition nears Cosmos's 20 GB cap; each trail's sequencer document in a partition of
   // its own (`workspace:<id>`), beside the events recorded before days split the trail. TTL on, per
@@ -43,8 +89,10 @@ export const containers = {
     partitionKeyPath: "/pk",
     partitionedBy: "the audit trail and the UTC day of the event (`<trail>|yyyy-mm-dd`); the trail alone for its sequencer",
     defaultTtl: -1,
-    indexingPolicy: {
-      compositeIndexes: [
+    // The events' `details` (and every other field) are not queried: not indexed.
+    indexingPolicy: indexOnly(
+      ["/id", "/pk", "/docType", "/trail", "/sequence", "/allocatedAt", "/timeGenerated", "/accountId", "/actorId", "/activityType", "/activityAction"],
+      [
         [
           { path: "/timeGenerated", order: "ascending" },
           { path: "/id", order: "ascending" },
@@ -54,7 +102,7 @@ export const containers = {
           { path: "/id", order: "descending" },
         ],
       ],
-    },
+    ),
   },
   // Everything the service keeps per workspace — incident state, gamebook runs, the playbook catalogue,
   // the agent configuration, SOP records, integration switches, ticket links — with the outbox
@@ -69,8 +117,29 @@ export const containers = {
     partitionKeyPath: "/pk",
     partitionedBy: "the workspace id",
     defaultTtl: -1,
-    indexingPolicy: {
-      compositeIndexes: [
+    // Incident state (indicators, comments), run steps and outputs, SOP and catalogue bodies are not
+    // queried: not indexed. `indicators` is only tested for being non-empty (ARRAY_LENGTH), which Cosmos
+    // evaluates on the documents the indexed conditions select.
+    indexingPolicy: indexOnly(
+      [
+        "/id",
+        "/pk",
+        "/docType",
+        "/status",
+        "/deletedAt",
+        "/sla/startedAt",
+        "/source",
+        "/incidentId",
+        "/creationDate",
+        "/searchText",
+        "/isQueued",
+        "/approval/expiresAt",
+        "/approval/decidedAt",
+        "/approval/decision",
+        "/ticketId",
+        ...OUTBOX_PATHS,
+      ],
+      [
         [
           { path: "/creationDate", order: "descending" },
           { path: "/id", order: "descending" },
@@ -89,28 +158,37 @@ export const containers = {
           { path: "/id", order: "descending" },
         ],
       ],
-    },
+    ),
   },
-  webhooks: { name: "webhooks", partitionKeyPath: "/pk", partitionedBy: "the webhook id (with its outbox)", defaultTtl: -1 },
-  // One small document per workspace: the reconciler's lease (etag) and watermarks.
-  reconciler: { name: "reconciler", partitionKeyPath: "/pk", partitionedBy: "the workspace id" },
+  // Listed by the account they deliver to.
+  webhooks: { name: "webhooks", partitionKeyPath: "/pk", partitionedBy: "the webhook id (with its outbox)", defaultTtl: -1, indexingPolicy: indexOnly(["/id", "/targetAccountId", ...OUTBOX_PATHS]) },
+  // One small document per workspace: the reconciler's watermarks, read and written by id only.
+  reconciler: { name: "reconciler", partitionKeyPath: "/pk", partitionedBy: "the workspace id", indexingPolicy: indexOnly([]) },
   // Requests sent with an Idempotency-Key, one record per caller and key, read and written by id in
-  // the caller's partition; each expires by its own `ttl`, the rest of the key's lifetime.
-  idempotencyKeys: { name: "idempotencyKeys", partitionKeyPath: "/pk", partitionedBy: "the caller (`service-account:<id>` or `person:<id>`, with its organization)", defaultTtl: -1 },
+  // the caller's partition (no query); each expires by its own `ttl`, the rest of the key's lifetime.
+  idempotencyKeys: {
+    name: "idempotencyKeys",
+    partitionKeyPath: "/pk",
+    partitionedBy: "the caller (`service-account:<id>` or `person:<id>`, with its organization)",
+    defaultTtl: -1,
+    indexingPolicy: indexOnly([]),
+  },
   // One partition per webhook and day (DESIGN §3); entries expire by their own `ttl`.
   deliveryLogs: {
     name: "deliveryLogs",
     partitionKeyPath: "/pk",
     partitionedBy: "`<webhookId>:<yyyy-mm-dd>` of createdAt",
     defaultTtl: -1,
-    indexingPolicy: {
-      compositeIndexes: [
+    // Request and response bodies and headers are not queried: not indexed.
+    indexingPolicy: indexOnly(
+      ["/id", "/pk", "/createdAt", "/status", "/httpStatusCode"],
+      [
         [
           { path: "/createdAt", order: "descending" },
           { path: "/id", order: "descending" },
         ],
       ],
-    },
+    ),
   },
 } as const satisfies Record<string, ContainerSpec>;
 

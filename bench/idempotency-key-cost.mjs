@@ -6,31 +6,14 @@
 // per request of each kind, and their ratios to the POST without a key.
 //
 // Usage: npm run build && node bench/idempotency-key-cost.mjs [--batch N] [--rounds R]
-import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
-
-const require = createRequire(import.meta.url);
-const dist = new URL("../dist/shared/", import.meta.url).pathname;
-const { loadConfig } = require(dist + "platform/config/config.js");
-const { createLocalServices } = require(dist + "hosts/local/local-services.js");
-const { seedDemoData } = require(dist + "hosts/local/demo-data.js");
-const { createPipeline } = require(dist + "platform/http/pipeline.js");
-const { allRoutes } = require(dist + "api/route-groups.js");
+import { inProcessPipeline } from "./in-process-pipeline.mjs";
 
 const { values: args } = parseArgs({ options: { batch: { type: "string", default: "200" }, rounds: { type: "string", default: "20" } } });
 const batch = Number(args.batch);
 const roundsWanted = Number(args.rounds);
 
-const config = loadConfig({
-  LOG_LEVEL: "warn",
-  RATE_LIMIT_BURST: "100000000",
-  RATE_LIMIT_PER_SECOND: "100000000",
-  RECONCILE_INTERVAL_MS: "0",
-  LOCAL_ADMIN_CLIENT_SECRET: "soms_" + "b".repeat(43),
-});
-const { services } = createLocalServices(config, { resolveHost: async () => ["93.184.215.14"] });
-const { admin } = await seedDemoData(services);
-const handle = createPipeline(allRoutes(), services);
+const { handle, admin } = await inProcessPipeline({ localOptions: { resolveHost: async () => ["93.184.215.14"] } });
 
 const authorization = `Basic ${Buffer.from(`${admin.clientId}:${admin.clientSecret}`).toString("base64")}`;
 const signal = new AbortController().signal;

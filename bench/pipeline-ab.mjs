@@ -6,20 +6,10 @@
 //
 // Usage: node bench/pipeline-ab.mjs <base folder> <candidate folder> [rounds, default 30] [swap]
 // (`swap` loads the candidate first, to show the loading order does not decide the result)
-import { createRequire } from "node:module";
 import path from "node:path";
-const require = createRequire(import.meta.url);
+import { inProcessPipeline } from "./in-process-pipeline.mjs";
 async function load(root) {
-  const dist = root + "/dist/shared/";
-  const { loadConfig } = require(dist + "platform/config/config.js");
-  const { createLocalServices } = require(dist + "hosts/local/local-services.js");
-  const { seedDemoData } = require(dist + "hosts/local/demo-data.js");
-  const { createPipeline } = require(dist + "platform/http/pipeline.js");
-  const { allRoutes } = require(dist + "api/route-groups.js");
-  const config = loadConfig({ LOG_LEVEL: "warn", RATE_LIMIT_BURST: "100000000", RATE_LIMIT_PER_SECOND: "100000000", RECONCILE_INTERVAL_MS: "0", LOCAL_ADMIN_CLIENT_SECRET: "soms_" + "b".repeat(43) });
-  const { services } = createLocalServices(config);
-  const { admin } = await seedDemoData(services);
-  const handle = createPipeline(allRoutes(), services);
+  const { handle, admin } = await inProcessPipeline({ root });
   const headers = { authorization: `Basic ${Buffer.from(`${admin.clientId}:${admin.clientSecret}`).toString("base64")}`, host: "127.0.0.1:7071" };
   const path = `/api/v2/service-accounts/${admin.clientId}`;
   const signal = new AbortController().signal;

@@ -6,31 +6,14 @@
 // Usage: node bench/pipeline-inprocess.mjs [--requests N] [--rounds R]; `--cpu-prof` on the node
 // command line profiles it. Prints one JSON line: { rounds: [{ cpuUs, wallUs }], requests }.
 
-import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
-
-const require = createRequire(import.meta.url);
-const dist = new URL("../dist/shared/", import.meta.url).pathname;
-const { loadConfig } = require(dist + "platform/config/config.js");
-const { createLocalServices } = require(dist + "hosts/local/local-services.js");
-const { seedDemoData } = require(dist + "hosts/local/demo-data.js");
-const { createPipeline } = require(dist + "platform/http/pipeline.js");
-const { allRoutes } = require(dist + "api/route-groups.js");
+import { inProcessPipeline } from "./in-process-pipeline.mjs";
 
 const { values: args } = parseArgs({ options: { requests: { type: "string", default: "200000" }, rounds: { type: "string", default: "5" } } });
 const requests = Number(args.requests);
 const roundsWanted = Number(args.rounds);
 
-const config = loadConfig({
-  LOG_LEVEL: "warn",
-  RATE_LIMIT_BURST: "100000000",
-  RATE_LIMIT_PER_SECOND: "100000000",
-  RECONCILE_INTERVAL_MS: "0",
-  LOCAL_ADMIN_CLIENT_SECRET: "soms_" + "b".repeat(43),
-});
-const { services } = createLocalServices(config);
-const { admin } = await seedDemoData(services);
-const handle = createPipeline(allRoutes(), services);
+const { handle, admin } = await inProcessPipeline();
 
 // What a host hands the pipeline: the parsed request line, a header lookup, the client's address.
 const headers = { authorization: `Basic ${Buffer.from(`${admin.clientId}:${admin.clientSecret}`).toString("base64")}`, host: "127.0.0.1:7071" };

@@ -104,6 +104,26 @@ const pairs: Record<string, Pair> = {
     readOnly: ["organizationalRole", "isActive"],
     renamed: { id: "userId" },
   },
+  "PUT /workspaces/{workspaceId}/incidents/{source}/{incidentId}/comments/{commentId}": {
+    caller: "serviceAccount",
+    // The demo holds no integration's comment: one is written first, on an incident of each demo workspace's SourceA.
+    targets: async () => {
+      const found: { get: string; put: string }[] = [];
+      for (const ws of host.demo.workspaces) {
+        const page = await host.services.sources.gateway("SourceA").listIncidents({ workspaceId: ws.id, field: "createdAt", from: new Date(0).toISOString(), to: new Date().toISOString(), limit: 1 });
+        const incident = page.items[0];
+        if (!incident) continue;
+        const base = `/workspaces/${ws.id}/incidents/SourceA/${incident.id}/comments`;
+        const made = await host.call("POST", base, { body: { message: "Enrichment done: 2 of 3 indicators known." } });
+        expect(made.status).toBe(201);
+        const id = (await json(made)).data.id as string;
+        found.push({ get: `${base}/${id}`, put: `${base}/${id}?extensionId=${host.admin.clientId}` });
+      }
+      return found;
+    },
+    // Only the text changes; who wrote it and when, and what it is, stay.
+    readOnly: ["id", "createdTime", "authorEmail", "authorName", "isActivityComment", "isAgentComment", "agentName", "isClosingComment", "ticketNoteId", "ticketId"],
+  },
   "PUT /webhooks/{id}": {
     caller: "serviceAccount",
     targets: async () => (await idsOf("serviceAccount", "/webhooks")).map((id) => ({ get: `/webhooks/${id}` })),

@@ -87,6 +87,9 @@ describe("organizations and workspaces in a browser", () => {
     expect(await page.$eval(`${form} input[name="tenantId"]`, (el) => el.getAttribute("aria-invalid"))).toBeNull();
 
     await setValue(page, `${form} input[name="sources.SourceA.bridge.url"]`, "https://bridge.fabrikam.example/a");
+    // Containment waits for an Owner unless chosen otherwise: the form says so, and the choice is kept.
+    expect(await page.$eval(`${form} select[name="approvalMode"]`, (el) => (el as HTMLSelectElement).value)).toBe("AdminRequiredPlaybooks");
+    await page.select(`${form} select[name="approvalMode"]`, "AllRuns");
     await page.click(`${form} button[type="submit"]`);
     await page.waitForFunction(() => location.pathname.startsWith("/portal/workspaces/"));
     await page.waitForSelector(".banner-success");
@@ -96,6 +99,7 @@ describe("organizations and workspaces in a browser", () => {
     const stored = (await host.services.stores.workspaces.read(id))!.value;
     expect(stored.accountId).toBe(fabrikam.id);
     expect(stored.sources?.SourceA?.bridge?.url).toBe("https://bridge.fabrikam.example/a");
+    expect(stored.gamebookApproval).toMatchObject({ mode: "AllRuns" });
     await screenshot(page, "workspace-onboarded");
     await checkAccessibility(page, "workspace-onboarded");
   });

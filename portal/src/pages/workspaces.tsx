@@ -328,14 +328,23 @@ function OnboardOrganization(props: { providerName: string; onCreated(o: Organiz
   );
 }
 
+/** A workspace's approval modes, as the onboarding form and the workspace's page offer them. */
+export const APPROVAL_MODE_OPTIONS: readonly { value: NonNullable<OnboardBody["approvalMode"]>; label: string }[] = [
+  { value: "NoApproval", label: "No approval: runs are dispatched at once" },
+  { value: "AdminRequiredPlaybooks", label: "Runs with a playbook that needs an administrator" },
+  { value: "AllRuns", label: "Every run" },
+];
+
 function OnboardWorkspace(props: { organizations: Organization[]; onCreated(w: Workspace): void }) {
   const active = props.organizations.filter((o) => o.isActive);
   const [name, setName] = useState("");
   const [accountId, setAccountId] = useState(active.find((o) => o.kind === "Customer")?.id ?? active[0]?.id ?? "");
   const [tenantId, setTenantId] = useState("");
   const [sources, setSources] = useState(sourcesDraft());
+  // Containment (revoke sessions, reset a password, isolate a host) waits for an Owner unless chosen otherwise here.
+  const [approvalMode, setApprovalMode] = useState<NonNullable<OnboardBody["approvalMode"]>>("AdminRequiredPlaybooks");
   const submit = useAction(async () => {
-    const body: OnboardBody = { name, accountId, tenantId, sources: onboardingSources(sources) };
+    const body: OnboardBody = { name, accountId, tenantId, sources: onboardingSources(sources), approvalMode };
     props.onCreated((await call(api.POST("/api/v2/portal/workspaces", { params: { header: csrf() }, body }))).data);
   });
   return (
@@ -368,6 +377,14 @@ function OnboardWorkspace(props: { organizations: Organization[]; onCreated(w: W
           required
           autoComplete="off"
           hint="The directory tenant of the workspace's organization: a GUID."
+        />
+        <Select
+          label="Runs that wait for an Owner's approval"
+          name="approvalMode"
+          value={approvalMode}
+          onValue={(v) => setApprovalMode(v as typeof approvalMode)}
+          problem={submit.problem}
+          options={APPROVAL_MODE_OPTIONS}
         />
         <SourcesEditor draft={sources} onDraft={setSources} problem={submit.problem} />
         <div class="buttons">

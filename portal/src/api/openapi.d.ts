@@ -11,10 +11,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The approval queue: runs waiting for a decision in every workspace you own
+         * The approval queue: runs waiting for a decision in every workspace you decide in
          * @description Portal session (people only). Any registered person.
          *
-         *     Soonest to expire first. Only workspaces where you hold the `Owner` role, the role that decides; `workspaceIds` narrows it.
+         *     Soonest to expire first. The workspaces where you hold the `Owner` role, or with the organizational role `Admin` every workspace of your organization; `workspaceIds` narrows it. Each entry says whether you may approve it and, when not, why (a run the managing provider's partner setting made wait needs a provider person's approval; a two-sided one a person of each side).
          */
         get: operations["getPortalApprovals"];
         put?: never;
@@ -1016,9 +1016,9 @@ export interface paths {
         put?: never;
         /**
          * Approve a run: it is dispatched (gamebook.run.v1), or waits for a second approver when the policy asks for two
-         * @description Portal session (people only). Any registered person. Workspace role: `Owner`.
+         * @description Portal session (people only). Any registered person. Workspace role: `Owner`, or the organizational role `Admin`.
          *
-         *     The run, `gamebook.run.v1`, the audit event and the executor's first message are one commit. 403 when you asked for the run yourself; 409 when it is no longer waiting (decided elsewhere, expired) or when you approved it already.
+         *     The run, `gamebook.run.v1`, the audit event and the executor's first message are one commit. 403 when you asked for the run yourself, or when the approvals still needed are for a side you are not of (the managing provider's partner setting needs a provider person; a two-sided policy one of each side); 409 when it is no longer waiting (decided elsewhere, expired) or when you approved it already.
          */
         post: operations["postPortalWorkspacesByWorkspaceIdApprovalsByRunIdApprove"];
         delete?: never;
@@ -1038,9 +1038,9 @@ export interface paths {
         put?: never;
         /**
          * Deny a run, with the reason: it ends Denied and nothing runs
-         * @description Portal session (people only). Any registered person. Workspace role: `Owner`.
+         * @description Portal session (people only). Any registered person. Workspace role: `Owner`, or the organizational role `Admin`.
          *
-         *     Audited with the reason. 409 when it is no longer waiting.
+         *     Audited with the reason. Either side's decider may deny: a denial by either ends the run. 409 when it is no longer waiting.
          */
         post: operations["postPortalWorkspacesByWorkspaceIdApprovalsByRunIdDeny"];
         delete?: never;
@@ -2121,6 +2121,8 @@ export interface operations {
                                 by: string;
                                 byUserId: string;
                                 comment: string | null;
+                                /** @description The side the person approved for: the workspace's own organization (`Customer`) or its managing provider (`Provider`); null on approvals recorded before sides were. */
+                                side: ("Customer" | "Provider") | null;
                             }[];
                             approvalsStillNeeded: number;
                             /** @description True while the run waits for a decision: only then can it be approved or denied. */
@@ -2197,6 +2199,8 @@ export interface operations {
                                 name: string;
                             };
                             requiredApprovals: number;
+                            /** @description The sides that must each give an approval: `Provider` when the managing provider's partner setting made the run wait, both under a two-sided policy; empty: any decider. */
+                            requiredSides: ("Customer" | "Provider")[];
                             /** Format: uuid */
                             runId: string;
                             /** @enum {string} */
@@ -2206,8 +2210,12 @@ export interface operations {
                             /** @description What the person signed in may do with it. */
                             viewer: {
                                 mayApprove: boolean;
+                                /** @description Whether the person signed in may deny it: any decider of either side, the requester included, while it waits. */
+                                mayDeny: boolean;
                                 /** @description Why the person signed in may not approve it, when they may not. */
                                 reason: string | null;
+                                /** @description The side the person signed in decides for on this workspace. */
+                                side: ("Customer" | "Provider") | null;
                             };
                             workspace: {
                                 /** Format: uuid */
@@ -2378,6 +2386,8 @@ export interface operations {
                                 by: string;
                                 byUserId: string;
                                 comment: string | null;
+                                /** @description The side the person approved for: the workspace's own organization (`Customer`) or its managing provider (`Provider`); null on approvals recorded before sides were. */
+                                side: ("Customer" | "Provider") | null;
                             }[];
                             approvalsStillNeeded: number;
                             /** @description True while the run waits for a decision: only then can it be approved or denied. */
@@ -2454,6 +2464,8 @@ export interface operations {
                                 name: string;
                             };
                             requiredApprovals: number;
+                            /** @description The sides that must each give an approval: `Provider` when the managing provider's partner setting made the run wait, both under a two-sided policy; empty: any decider. */
+                            requiredSides: ("Customer" | "Provider")[];
                             /** @description What ran: the run as it stands now. */
                             run: {
                                 /** @description When the approval handed it to the executor; null when it never ran. */
@@ -14649,6 +14661,8 @@ export interface operations {
                                 by: string;
                                 byUserId: string;
                                 comment: string | null;
+                                /** @description The side the person approved for: the workspace's own organization (`Customer`) or its managing provider (`Provider`); null on approvals recorded before sides were. */
+                                side: ("Customer" | "Provider") | null;
                             }[];
                             approvalsStillNeeded: number;
                             /** @description True while the run waits for a decision: only then can it be approved or denied. */
@@ -14725,6 +14739,8 @@ export interface operations {
                                 name: string;
                             };
                             requiredApprovals: number;
+                            /** @description The sides that must each give an approval: `Provider` when the managing provider's partner setting made the run wait, both under a two-sided policy; empty: any decider. */
+                            requiredSides: ("Customer" | "Provider")[];
                             /** Format: uuid */
                             runId: string;
                             /** @enum {string} */
@@ -14734,8 +14750,12 @@ export interface operations {
                             /** @description What the person signed in may do with it. */
                             viewer: {
                                 mayApprove: boolean;
+                                /** @description Whether the person signed in may deny it: any decider of either side, the requester included, while it waits. */
+                                mayDeny: boolean;
                                 /** @description Why the person signed in may not approve it, when they may not. */
                                 reason: string | null;
+                                /** @description The side the person signed in decides for on this workspace. */
+                                side: ("Customer" | "Provider") | null;
                             };
                             workspace: {
                                 /** Format: uuid */
@@ -14923,6 +14943,8 @@ export interface operations {
                                 by: string;
                                 byUserId: string;
                                 comment: string | null;
+                                /** @description The side the person approved for: the workspace's own organization (`Customer`) or its managing provider (`Provider`); null on approvals recorded before sides were. */
+                                side: ("Customer" | "Provider") | null;
                             }[];
                             approvalsStillNeeded: number;
                             /** @description True while the run waits for a decision: only then can it be approved or denied. */
@@ -14999,6 +15021,8 @@ export interface operations {
                                 name: string;
                             };
                             requiredApprovals: number;
+                            /** @description The sides that must each give an approval: `Provider` when the managing provider's partner setting made the run wait, both under a two-sided policy; empty: any decider. */
+                            requiredSides: ("Customer" | "Provider")[];
                             /** Format: uuid */
                             runId: string;
                             /** @enum {string} */
@@ -15008,8 +15032,12 @@ export interface operations {
                             /** @description What the person signed in may do with it. */
                             viewer: {
                                 mayApprove: boolean;
+                                /** @description Whether the person signed in may deny it: any decider of either side, the requester included, while it waits. */
+                                mayDeny: boolean;
                                 /** @description Why the person signed in may not approve it, when they may not. */
                                 reason: string | null;
+                                /** @description The side the person signed in decides for on this workspace. */
+                                side: ("Customer" | "Provider") | null;
                             };
                             workspace: {
                                 /** Format: uuid */
@@ -15245,6 +15273,8 @@ export interface operations {
                                 by: string;
                                 byUserId: string;
                                 comment: string | null;
+                                /** @description The side the person approved for: the workspace's own organization (`Customer`) or its managing provider (`Provider`); null on approvals recorded before sides were. */
+                                side: ("Customer" | "Provider") | null;
                             }[];
                             approvalsStillNeeded: number;
                             /** @description True while the run waits for a decision: only then can it be approved or denied. */
@@ -15321,6 +15351,8 @@ export interface operations {
                                 name: string;
                             };
                             requiredApprovals: number;
+                            /** @description The sides that must each give an approval: `Provider` when the managing provider's partner setting made the run wait, both under a two-sided policy; empty: any decider. */
+                            requiredSides: ("Customer" | "Provider")[];
                             /** Format: uuid */
                             runId: string;
                             /** @enum {string} */
@@ -15330,8 +15362,12 @@ export interface operations {
                             /** @description What the person signed in may do with it. */
                             viewer: {
                                 mayApprove: boolean;
+                                /** @description Whether the person signed in may deny it: any decider of either side, the requester included, while it waits. */
+                                mayDeny: boolean;
                                 /** @description Why the person signed in may not approve it, when they may not. */
                                 reason: string | null;
+                                /** @description The side the person signed in decides for on this workspace. */
+                                side: ("Customer" | "Provider") | null;
                             };
                             workspace: {
                                 /** Format: uuid */
@@ -16280,6 +16316,8 @@ export interface operations {
                                     by: string;
                                     byUserId: string;
                                     comment: string | null;
+                                    /** @description The side the person approved for: the workspace's own organization (`Customer`) or its managing provider (`Provider`); null on approvals recorded before sides were. */
+                                    side: ("Customer" | "Provider") | null;
                                 }[];
                                 approvalsStillNeeded: number;
                                 decision: {
@@ -16297,6 +16335,8 @@ export interface operations {
                                     text: string;
                                 }[];
                                 requiredApprovals: number;
+                                /** @description The sides that must each give an approval: `Provider` when the managing provider's partner setting made the run wait, both under a two-sided policy; empty: any decider. */
+                                requiredSides: ("Customer" | "Provider")[];
                                 timeoutHours: number | null;
                             } | null;
                             /** @description True while it waits in the approval queue. */
@@ -16593,6 +16633,8 @@ export interface operations {
                                     by: string;
                                     byUserId: string;
                                     comment: string | null;
+                                    /** @description The side the person approved for: the workspace's own organization (`Customer`) or its managing provider (`Provider`); null on approvals recorded before sides were. */
+                                    side: ("Customer" | "Provider") | null;
                                 }[];
                                 approvalsStillNeeded: number;
                                 decision: {
@@ -16610,6 +16652,8 @@ export interface operations {
                                     text: string;
                                 }[];
                                 requiredApprovals: number;
+                                /** @description The sides that must each give an approval: `Provider` when the managing provider's partner setting made the run wait, both under a two-sided policy; empty: any decider. */
+                                requiredSides: ("Customer" | "Provider")[];
                                 timeoutHours: number | null;
                             } | null;
                             /** @description True while it waits in the approval queue. */
@@ -16948,6 +16992,8 @@ export interface operations {
                                     by: string;
                                     byUserId: string;
                                     comment: string | null;
+                                    /** @description The side the person approved for: the workspace's own organization (`Customer`) or its managing provider (`Provider`); null on approvals recorded before sides were. */
+                                    side: ("Customer" | "Provider") | null;
                                 }[];
                                 approvalsStillNeeded: number;
                                 decision: {
@@ -16965,6 +17011,8 @@ export interface operations {
                                     text: string;
                                 }[];
                                 requiredApprovals: number;
+                                /** @description The sides that must each give an approval: `Provider` when the managing provider's partner setting made the run wait, both under a two-sided policy; empty: any decider. */
+                                requiredSides: ("Customer" | "Provider")[];
                                 timeoutHours: number | null;
                             } | null;
                             /** @description True while it waits in the approval queue. */
@@ -17277,6 +17325,8 @@ export interface operations {
                                     by: string;
                                     byUserId: string;
                                     comment: string | null;
+                                    /** @description The side the person approved for: the workspace's own organization (`Customer`) or its managing provider (`Provider`); null on approvals recorded before sides were. */
+                                    side: ("Customer" | "Provider") | null;
                                 }[];
                                 approvalsStillNeeded: number;
                                 decision: {
@@ -17294,6 +17344,8 @@ export interface operations {
                                     text: string;
                                 }[];
                                 requiredApprovals: number;
+                                /** @description The sides that must each give an approval: `Provider` when the managing provider's partner setting made the run wait, both under a two-sided policy; empty: any decider. */
+                                requiredSides: ("Customer" | "Provider")[];
                                 timeoutHours: number | null;
                             } | null;
                             /** @description True while it waits in the approval queue. */
@@ -17780,6 +17832,8 @@ export interface operations {
                                         by: string;
                                         byUserId: string;
                                         comment: string | null;
+                                        /** @description The side the person approved for: the workspace's own organization (`Customer`) or its managing provider (`Provider`); null on approvals recorded before sides were. */
+                                        side: ("Customer" | "Provider") | null;
                                     }[];
                                     approvalsStillNeeded: number;
                                     decision: {
@@ -17797,6 +17851,8 @@ export interface operations {
                                         text: string;
                                     }[];
                                     requiredApprovals: number;
+                                    /** @description The sides that must each give an approval: `Provider` when the managing provider's partner setting made the run wait, both under a two-sided policy; empty: any decider. */
+                                    requiredSides: ("Customer" | "Provider")[];
                                     timeoutHours: number | null;
                                 } | null;
                                 /** @description True while it waits in the approval queue. */
@@ -19030,6 +19086,8 @@ export interface operations {
                                     by: string;
                                     byUserId: string;
                                     comment: string | null;
+                                    /** @description The side the person approved for: the workspace's own organization (`Customer`) or its managing provider (`Provider`); null on approvals recorded before sides were. */
+                                    side: ("Customer" | "Provider") | null;
                                 }[];
                                 approvalsStillNeeded: number;
                                 decision: {
@@ -19047,6 +19105,8 @@ export interface operations {
                                     text: string;
                                 }[];
                                 requiredApprovals: number;
+                                /** @description The sides that must each give an approval: `Provider` when the managing provider's partner setting made the run wait, both under a two-sided policy; empty: any decider. */
+                                requiredSides: ("Customer" | "Provider")[];
                                 timeoutHours: number | null;
                             } | null;
                             /** @description True while it waits in the approval queue. */

@@ -102,6 +102,19 @@ function outcomeText(r: ApprovalRequest): string {
   return `Run ${r.status}`;
 }
 
+type Side = ApprovalRequest["requiredSides"][number];
+
+/** A side as a person reads it on a card. */
+export function sideName(side: Side): string {
+  return side === "Customer" ? "customer" : "provider";
+}
+
+/** Who must approve, in words: the managing provider, or one person of each side. */
+export function sidesText(sides: readonly Side[]): string {
+  if (sides.length > 1) return "One person of the customer and one of the managing provider";
+  return sides[0] === "Provider" ? "A person of the managing provider (its partner setting)" : "A person of the customer";
+}
+
 /** Where a request was made and by whom: the first facts of its card, waiting or decided (History). */
 export function RequestFacts({ request: r }: { request: Pick<ApprovalRequest, "workspace" | "incident" | "requestedBy" | "requestedAt"> }) {
   return (
@@ -184,6 +197,12 @@ function ApprovalCard({ request: r, onChange }: { request: ApprovalRequest; onCh
           <dt>Why it needs approval</dt>
           <dd>{r.reasons.map((x) => x.text).join(" ") || "—"}</dd>
         </div>
+        {r.requiredSides.length > 0 && (
+          <div>
+            <dt>Who must approve</dt>
+            <dd>{sidesText(r.requiredSides)}</dd>
+          </div>
+        )}
         <div>
           <dt>Approvals</dt>
           <dd>
@@ -191,7 +210,8 @@ function ApprovalCard({ request: r, onChange }: { request: ApprovalRequest; onCh
             {r.approvals.map((a) => (
               <span class="muted">
                 {" "}
-                · {a.by} <Time at={a.at} />
+                · {a.by}
+                {a.side ? ` (${sideName(a.side)})` : ""} <Time at={a.at} />
                 {a.comment ? `: “${a.comment}”` : ""}
               </span>
             ))}
@@ -255,7 +275,7 @@ function ApprovalCard({ request: r, onChange }: { request: ApprovalRequest; onCh
       )}
       <ProblemBanner problem={approve.problem ?? deny.problem} title="The decision was not recorded" />
       {r.awaitingDecision && !r.viewer.mayApprove && <p class="muted">{r.viewer.reason}</p>}
-      {r.awaitingDecision && r.viewer.mayApprove && !denying && (
+      {r.awaitingDecision && (r.viewer.mayApprove || r.viewer.mayDeny) && !denying && (
         <form
           class="decision"
           onSubmit={(e) => {
@@ -263,18 +283,20 @@ function ApprovalCard({ request: r, onChange }: { request: ApprovalRequest; onCh
             void approve.run();
           }}
         >
-          <Field label="Comment (optional)" name="comment" value={comment} onValue={setComment} problem={approve.problem} maxLength={2000} />
+          {r.viewer.mayApprove && <Field label="Comment (optional)" name="comment" value={comment} onValue={setComment} problem={approve.problem} maxLength={2000} />}
           <div class="buttons">
-            <button type="submit" class="button" disabled={approve.busy}>
-              {approve.busy ? "Approving…" : "Approve"}
-            </button>
+            {r.viewer.mayApprove && (
+              <button type="submit" class="button" disabled={approve.busy}>
+                {approve.busy ? "Approving…" : "Approve"}
+              </button>
+            )}
             <button type="button" class="button button-danger" onClick={() => setDenying(true)}>
               Deny…
             </button>
           </div>
         </form>
       )}
-      {r.awaitingDecision && r.viewer.mayApprove && denying && (
+      {r.awaitingDecision && r.viewer.mayDeny && denying && (
         <form
           class="decision"
           onSubmit={(e) => {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { gamebookRunStatuses } from "../../domain/gamebooks/gamebook-run";
 import { playbookEntityTypes } from "../../domain/gamebooks/playbook-catalogue-record";
 import { sources } from "../../domain/sources";
+import { approvalSides } from "../../domain/gamebooks/approval-sides";
 import { EXAMPLE_WORKSPACE_ID } from "../../domain/examples/examples";
 
 /*
@@ -51,7 +52,8 @@ export const approvalRequestExample = {
   requiredApprovals: 1,
   approvalsStillNeeded: 1,
   decision: null,
-  viewer: { mayApprove: true, reason: null },
+  requiredSides: [],
+  viewer: { mayApprove: true, mayDeny: true, reason: null, side: "Provider" },
 };
 
 /** One playbook of a run as an approver weighs it (built by `runPlaybookViews`). */
@@ -74,7 +76,13 @@ export const requesterSchema = z.object({ kind: z.enum(["ServiceAccount", "User"
 
 export const approvalReasonSchema = z.object({ code: z.string(), text: z.string() });
 
-export const approvalEntrySchema = z.object({ by: z.string(), byUserId: z.string(), at: z.string(), comment: z.string().nullable() });
+export const approvalEntrySchema = z.object({
+  by: z.string(),
+  byUserId: z.string(),
+  side: z.enum(approvalSides).nullable().describe("The side the person approved for: the workspace's own organization (`Customer`) or its managing provider (`Provider`); null on approvals recorded before sides were."),
+  at: z.string(),
+  comment: z.string().nullable(),
+});
 
 export const approvalDecisionSchema = z
   .object({
@@ -94,6 +102,9 @@ export const approvalStandingFields = {
   reasons: z.array(approvalReasonSchema),
   approvals: z.array(approvalEntrySchema),
   requiredApprovals: z.number().int(),
+  requiredSides: z
+    .array(z.enum(approvalSides))
+    .describe("The sides that must each give an approval: `Provider` when the managing provider's partner setting made the run wait, both under a two-sided policy; empty: any decider."),
   approvalsStillNeeded: z.number().int(),
   decision: approvalDecisionSchema,
 };
@@ -125,7 +136,12 @@ export const approvalRequestSchema = z
     isAdminRequired: z.boolean(),
     ...approvalStandingFields,
     viewer: z
-      .object({ mayApprove: z.boolean(), reason: z.string().nullable().describe("Why the person signed in may not approve it, when they may not.") })
+      .object({
+        mayApprove: z.boolean(),
+        mayDeny: z.boolean().describe("Whether the person signed in may deny it: any decider of either side, the requester included, while it waits."),
+        reason: z.string().nullable().describe("Why the person signed in may not approve it, when they may not."),
+        side: z.enum(approvalSides).nullable().describe("The side the person signed in decides for on this workspace."),
+      })
       .describe("What the person signed in may do with it."),
   })
   .meta({ examples: [approvalRequestExample] });

@@ -5,6 +5,7 @@ import type { PlaybookCatalogueRecord, PlaybookEntityType } from "../../domain/g
 import type { ApprovalReason } from "../../domain/gamebooks/approval-policy";
 import { approvalPolicyOf } from "../../domain/gamebooks/approval-policy";
 import { approvalsNeeded, approvalTermsOf, requesterOf } from "../../domain/gamebooks/run-approval-rules";
+import type { ApprovalSide } from "../../domain/gamebooks/approval-sides";
 
 /**
  * What approving a run will do, for the approval queue: everything an approver weighs, read from
@@ -39,8 +40,10 @@ export interface ApprovalRequestView {
   reasons: { code: string; text: string }[];
   /** A playbook of the run needs an administrator. */
   isAdminRequired: boolean;
-  /** The approvals given so far, in order. */
-  approvals: RunApprovalEntry[];
+  /** The approvals given so far, in order, each with the side it was given for (null: recorded before sides were). */
+  approvals: (Omit<RunApprovalEntry, "side"> & { side: ApprovalSide | null })[];
+  /** The sides that must each give an approval; empty: any decider. */
+  requiredSides: ApprovalSide[];
   /** How many different people must approve the run. */
   requiredApprovals: number;
   /** How many more approvals dispatch it; 0 once it is no longer waiting. */
@@ -95,7 +98,7 @@ export function approvalReasonViews(codes: readonly string[]): { code: string; t
 /** Where a run's approval stands: why it was needed, its terms, who approved, the final decision. */
 export type ApprovalStanding = Pick<
   ApprovalRequestView,
-  "awaitingDecision" | "expiresAt" | "timeoutHours" | "reasons" | "approvals" | "requiredApprovals" | "approvalsStillNeeded" | "decision"
+  "awaitingDecision" | "expiresAt" | "timeoutHours" | "reasons" | "approvals" | "requiredApprovals" | "requiredSides" | "approvalsStillNeeded" | "decision"
 >;
 
 /** The approval of a run as the queue and the incident's run list show it (approvals needed by the workspace's current policy while it waits). */
@@ -109,8 +112,9 @@ export function approvalStandingOf(run: GamebookRunRecord, workspace: WorkspaceR
     expiresAt: terms.expiresAt,
     timeoutHours: terms.timeoutHours,
     reasons: approvalReasonViews(approval.reasons),
-    approvals: terms.approvals.map((a) => ({ ...a })),
+    approvals: terms.approvals.map((a) => ({ by: a.by, byUserId: a.byUserId, side: a.side ?? null, at: a.at, comment: a.comment })),
     requiredApprovals,
+    requiredSides: terms.requiredSides,
     approvalsStillNeeded: awaitingDecision ? Math.max(0, requiredApprovals - terms.approvals.length) : 0,
     decision:
       approval.decision === null
@@ -195,6 +199,7 @@ export function approvalRequestView(run: GamebookRunRecord, workspace: Workspace
     isAdminRequired: run.isAdminRequired,
     approvals: standing.approvals,
     requiredApprovals: standing.requiredApprovals,
+    requiredSides: standing.requiredSides,
     approvalsStillNeeded: standing.approvalsStillNeeded,
     decision: standing.decision,
   };

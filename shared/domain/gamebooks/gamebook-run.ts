@@ -1,6 +1,7 @@
 import type { PlaybookActionKind, PlaybookEntityType } from "./playbook-catalogue-record";
 import type { Source } from "../sources";
 import type { ChangeOrigin } from "../../platform/events/event-types";
+import type { ApprovalSide } from "./approval-sides";
 
 /**
  * Run statuses (docs/decisions.md, Gamebooks). The contract shows only `Pending`; the others follow
@@ -140,6 +141,12 @@ export interface RunApproval {
   requiredApprovals?: number;
   /** The approvals given so far, in order; the run is dispatched with the last one needed. */
   approvals?: RunApprovalEntry[];
+  /**
+   * The sides that must each give an approval (`approval-sides.ts`): the provider's when its partner
+   * setting made the run wait, both under a two-sided policy. Absent on runs recorded before sides
+   * were: read with `requiredSidesOf`.
+   */
+  requiredSides?: ApprovalSide[];
   /** True when the denial was the expiry's. */
   expired?: boolean;
 }
@@ -148,6 +155,8 @@ export interface RunApproval {
 export interface RunApprovalEntry {
   by: string;
   byUserId: string;
+  /** The side the person approved for; absent on approvals recorded before sides were. */
+  side?: ApprovalSide;
   at: string;
   comment: string | null;
 }

@@ -57,7 +57,7 @@ export async function decideRun(ctx: Uses<"actor" | "events" | "now" | "stores">
         {
           reasons: approval.reasons,
           comment: outcome === "Expired" ? approval.comment : decision.comment,
-          decidedBy: { userId: decision.decidedBy.userId, name: decision.decidedBy.name },
+          decidedBy: { userId: decision.decidedBy.userId, name: decision.decidedBy.name, ...(decision.decidedBy.side ? { side: decision.decidedBy.side } : {}) },
           ...(action.kind === "Approve"
             ? { approvalsGiven: approval.approvals?.length ?? 0, requiredApprovals: approval.requiredApprovals, dispatched: outcome === "Approved" }
             : {}),

@@ -122,3 +122,40 @@ describe("a run the workspace's own policy made wait", () => {
     expect(card.viewer).toMatchObject({ mayApprove: false, reason: "Approving needs the Owner role on the run's workspace, or the organizational role Admin." });
   });
 });
+
+describe("two-sided approval", () => {
+  it("needs a workspace of a managed organization: the provider's own workspace has no second side (400)", async () => {
+    const own = host.demo.workspaces.find((w) => w.accountId === host.demo.provider.id)!.id;
+    const res = await host.portal(providerWorkspaceAdmin, "PUT", `/portal/workspaces/${own}/approval-policy`, { body: { mode: "AllRuns", twoSidedApproval: true } });
+    expect([res.status, (await json(res)).target]).toEqual([400, "twoSidedApproval"]);
+  });
+
+  it("dispatches a run only once one person of each side approved it, in either order", async () => {
+    await setPolicy({ mode: "AllRuns", requireSecondApproverForAdminPlaybooks: false, twoSidedApproval: true });
+    expect((await json(await host.portal(customerOwner, "GET", `/portal/workspaces/${northwind}/approval-policy`))).data.twoSidedApproval).toBe(true);
+    for (const [first, same, other] of [
+      [providerOwner, providerAdmin, customerOwner],
+      [customerOwner, customerAdmin, providerOwner],
+    ] as const) {
+      const run = await submitAccountRun(host, northwind);
+      expect(await view(first, run)).toMatchObject({ requiredApprovals: 2, requiredSides: ["Customer", "Provider"], approvalsStillNeeded: 2 });
+      const recorded = await json(await approve(first, run));
+      expect(recorded.data).toMatchObject({ awaitingDecision: true, approvalsStillNeeded: 1 });
+      const sameSide = await approve(same, run);
+      expect([sameSide.status, (await json(sameSide)).code]).toEqual([403, "FORBIDDEN"]);
+      expect((await view(same, run)).viewer).toMatchObject({ mayApprove: false, mayDeny: true });
+      expect((await outboxEvents(host.services, northwind)).filter((e) => e.type === "gamebook.run.v1" && e.data.runId === run)).toHaveLength(0);
+      const done = await json(await approve(other, run));
+      expect(done.data).toMatchObject({ awaitingDecision: false, decision: { outcome: "Approved" } });
+      expect(new Set(done.data.approvals.map((a: Json) => a.side))).toEqual(new Set(["Customer", "Provider"]));
+      expect((await outboxEvents(host.services, northwind)).filter((e) => e.type === "gamebook.run.v1" && e.data.runId === run)).toHaveLength(1);
+    }
+  });
+
+  it("a denial by either side denies, even after the other side approved", async () => {
+    const run = await submitAccountRun(host, northwind);
+    expect((await approve(customerOwner, run)).status).toBe(200);
+    const denied = await json(await deny(providerOwner, run));
+    expect(denied.data).toMatchObject({ status: "Denied", decision: { outcome: "Denied", byUserId: providerOwner.userId } });
+  });
+});

@@ -467,6 +467,7 @@ describe("approval", () => {
       approvalTimeoutHours: 24,
       onExpiry: "Deny",
       requireSecondApproverForAdminPlaybooks: false,
+      twoSidedApproval: false,
     });
     try {
       expect((await host.portal(workspaceAdmin, "PUT", policy, { body: { mode: "AdminRequiredPlaybooks" } })).status).toBe(200);

@@ -36,6 +36,7 @@ const policy = (overrides: Partial<GamebookApprovalPolicy> = {}): GamebookApprov
   approvalTimeoutHours: 24,
   onExpiry: "Deny",
   requireSecondApproverForAdminPlaybooks: false,
+  twoSidedApproval: false,
   ...overrides,
 });
 const workspace = (p: GamebookApprovalPolicy = policy()): WorkspaceRecord => ({ id: ws, name: "northwind-sentinel-clinics", tenantId: "t-1", accountId: "acct-1", gamebookApproval: p });
@@ -120,16 +121,16 @@ function refused(code: ErrorCode, fn: () => unknown): ApiError {
 
 describe("the workspace approval policy", () => {
   it("reads a workspace without a policy as NoApproval with the defaults", () => {
-    expect(approvalPolicyOf({})).toEqual({ mode: "NoApproval", approvalTimeoutHours: 24, onExpiry: "Deny", requireSecondApproverForAdminPlaybooks: false });
+    expect(approvalPolicyOf({})).toEqual({ mode: "NoApproval", approvalTimeoutHours: 24, onExpiry: "Deny", requireSecondApproverForAdminPlaybooks: false, twoSidedApproval: false });
   });
 
   it("reads a record that holds the mode alone (stored before the policy had more) with the defaults", () => {
-    expect(approvalPolicyOf({ gamebookApproval: "AllRuns" })).toEqual({ mode: "AllRuns", approvalTimeoutHours: 24, onExpiry: "Deny", requireSecondApproverForAdminPlaybooks: false });
+    expect(approvalPolicyOf({ gamebookApproval: "AllRuns" })).toEqual({ mode: "AllRuns", approvalTimeoutHours: 24, onExpiry: "Deny", requireSecondApproverForAdminPlaybooks: false, twoSidedApproval: false });
   });
 
   it("keeps what a stored policy says and fills in only what it lacks", () => {
     expect(approvalPolicyOf({ gamebookApproval: { mode: "AdminRequiredPlaybooks", approvalTimeoutHours: 4 } })).toEqual({
-      mode: "AdminRequiredPlaybooks", approvalTimeoutHours: 4, onExpiry: "Deny", requireSecondApproverForAdminPlaybooks: false,
+      mode: "AdminRequiredPlaybooks", approvalTimeoutHours: 4, onExpiry: "Deny", requireSecondApproverForAdminPlaybooks: false, twoSidedApproval: false,
     });
     expect(approvalPolicyOf({ gamebookApproval: policy({ approvalTimeoutHours: 720, requireSecondApproverForAdminPlaybooks: true }) })).toEqual(
       policy({ approvalTimeoutHours: 720, requireSecondApproverForAdminPlaybooks: true }),

@@ -975,7 +975,7 @@ export interface paths {
          * Set the workspace's approval policy; settings left out stay as they are
          * @description Portal session (people only). Organizational role: `Admin`, `WorkspaceAdmin`. A role on the workspace, or an organization-wide role (`Admin`, `WorkspaceAdmin`).
          *
-         *     Runs already waiting keep the expiry they were given; a stricter approver count applies to them at once.
+         *     Runs already waiting keep the expiry they were given; a stricter approver count applies to them at once. `twoSidedApproval` needs a workspace of an organization a service provider manages (400 at `twoSidedApproval` otherwise).
          */
         put: operations["putPortalWorkspacesByWorkspaceIdApprovalPolicy"];
         post?: never;
@@ -14264,6 +14264,8 @@ export interface operations {
                             /** @enum {string} */
                             onExpiry: "Deny";
                             requireSecondApproverForAdminPlaybooks: boolean;
+                            /** @description A run that waits needs one approver of the customer and one of the managing provider. */
+                            twoSidedApproval: boolean;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -14433,6 +14435,8 @@ export interface operations {
                     onExpiry?: "Deny";
                     /** @description A run with a playbook that needs an administrator needs a second, different approver (false until set). Left out: as it is. */
                     requireSecondApproverForAdminPlaybooks?: boolean;
+                    /** @description Two-sided approval: a run that waits needs one approver of the customer (the workspace's own organization) and one of the provider that manages it (false until set; only for a workspace of a managed organization). Left out: as it is. */
+                    twoSidedApproval?: boolean;
                 };
             };
         };
@@ -14457,6 +14461,8 @@ export interface operations {
                             /** @enum {string} */
                             onExpiry: "Deny";
                             requireSecondApproverForAdminPlaybooks: boolean;
+                            /** @description A run that waits needs one approver of the customer and one of the managing provider. */
+                            twoSidedApproval: boolean;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -19454,6 +19460,8 @@ export interface operations {
                             }[];
                             /** @description How many different people would have to approve it; 0 when it would be dispatched at once. */
                             requiredApprovals: number;
+                            /** @description The sides that would each have to give an approval: the managing provider's under its partner setting, both under a two-sided policy; empty when any decider may. */
+                            requiredSides: ("Customer" | "Provider")[];
                             timeoutHours: number | null;
                         };
                         meta: components["schemas"]["Meta"];

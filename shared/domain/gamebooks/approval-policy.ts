@@ -9,6 +9,7 @@ import {
   type ApprovalMode,
   type GamebookApprovalPolicy,
 } from "./approval-mode";
+import type { ApprovalSide } from "./approval-sides";
 
 /**
  * Who must approve a gamebook run before it executes (contract 3 and 4.1 rule 4). Two settings can
@@ -95,6 +96,7 @@ export function approvalPolicyOf(workspace: Pick<WorkspaceRecord, "gamebookAppro
       Number.isInteger(hours) && hours! >= MIN_APPROVAL_TIMEOUT_HOURS && hours! <= MAX_APPROVAL_TIMEOUT_HOURS ? hours! : DEFAULT_APPROVAL_TIMEOUT_HOURS,
     onExpiry: "Deny",
     requireSecondApproverForAdminPlaybooks: given.requireSecondApproverForAdminPlaybooks === true,
+    twoSidedApproval: given.twoSidedApproval === true,
   };
 }
 
@@ -119,6 +121,12 @@ export const approvalPolicyInput = z.strictObject({
     .boolean()
     .optional()
     .describe("A run with a playbook that needs an administrator needs a second, different approver (false until set). Left out: as it is."),
+  twoSidedApproval: z
+    .boolean()
+    .optional()
+    .describe(
+      "Two-sided approval: a run that waits needs one approver of the customer (the workspace's own organization) and one of the provider that manages it (false until set; only for a workspace of a managed organization). Left out: as it is.",
+    ),
 });
 
 /**
@@ -127,6 +135,20 @@ export const approvalPolicyInput = z.strictObject({
  */
 export function requiredApprovalsFor(policy: GamebookApprovalPolicy, playbooks: readonly { isAdminRequired: boolean }[]): number {
   return policy.requireSecondApproverForAdminPlaybooks && playbooks.some((p) => p.isAdminRequired) ? 2 : 1;
+}
+
+/**
+ * What a run that starts waiting now under this policy will need: how many different people, and
+ * from which sides (`approval-sides.ts`) — both under a two-sided policy, else the provider's when its
+ * partner setting is among the reasons. A two-sided run needs two people whatever else it says.
+ */
+export function approvalTermsFor(
+  policy: GamebookApprovalPolicy,
+  playbooks: readonly { isAdminRequired: boolean }[],
+  reasons: readonly string[],
+): { requiredApprovals: number; requiredSides: ApprovalSide[] } {
+  const requiredSides: ApprovalSide[] = policy.twoSidedApproval ? ["Customer", "Provider"] : reasons.includes("PartnerApproval") ? ["Provider"] : [];
+  return { requiredApprovals: Math.max(requiredApprovalsFor(policy, playbooks), requiredSides.length), requiredSides };
 }
 
 /** When a request made at `at` under this policy expires. */

@@ -8,7 +8,8 @@ import type { VendorIncident } from "../../systems/vendors/port";
 import type { GamebookRunRecord, RunLink, RunRequester } from "./gamebook-run";
 import type { WorkspaceRecord } from "../organizations/workspace";
 import type { PlaybookCatalogueRecord } from "./playbook-catalogue-record";
-import { approvalExpiresAt, approvalRequired, requiredApprovalsFor, type ApprovalDecision, type GamebookApprovalPolicy } from "./approval-policy";
+import { approvalExpiresAt, approvalRequired, approvalTermsFor, type ApprovalDecision, type GamebookApprovalPolicy } from "./approval-policy";
+import type { ApprovalSide } from "./approval-sides";
 import { approvalSettingsOf, catalogueOf } from "./gamebook-settings";
 import { newRunRecord } from "./run-record";
 import { dispatchRecords, runAudit, type RunActivity } from "./run-records";
@@ -89,6 +90,8 @@ export interface RunPreview {
   reasons: ApprovalDecision["reasons"];
   /** How many different people would have to approve it; 0 when it would be dispatched at once. */
   requiredApprovals: number;
+  /** The sides that would each have to give an approval; empty when any decider may, or it would not wait. */
+  requiredSides: ApprovalSide[];
   /** When the request would expire, were it submitted now; null when it would not wait. */
   expiresAt: string | null;
   timeoutHours: number | null;
@@ -103,7 +106,7 @@ export async function previewRun(ctx: Uses<"now" | "playbookActions" | "sources"
   return {
     awaitsApproval: waits,
     reasons: [...plan.approval.reasons],
-    requiredApprovals: waits ? requiredApprovalsFor(plan.policy, plan.planned.map((p) => p.playbook)) : 0,
+    ...(waits ? approvalTermsFor(plan.policy, plan.planned.map((p) => p.playbook), plan.approval.reasons) : { requiredApprovals: 0, requiredSides: [] }),
     expiresAt: waits ? approvalExpiresAt(plan.policy, ctx.now()) : null,
     timeoutHours: waits ? plan.policy.approvalTimeoutHours : null,
     isAdminRequired: plan.planned.some((p) => p.playbook.isAdminRequired),

@@ -4,6 +4,7 @@ import { playbookEntityTypes } from "../../../domain/gamebooks/playbook-catalogu
 import { playbookParametersSchema } from "../../../domain/gamebooks/playbook-parameter-schema";
 import { checkSequences, isQueuedSchema, runPlaybooksSchema } from "../../../domain/gamebooks/run-request";
 import { EXAMPLE_GAMEBOOK_RUN_ID, EXAMPLE_INCIDENT } from "../../../domain/examples/examples";
+import { approvalSides } from "../../../domain/gamebooks/approval-sides";
 import { approvalReasonSchema, approvalStandingFields, requesterSchema, runPlaybookSchema } from "../approval-request-schemas";
 
 /*
@@ -43,6 +44,9 @@ export const runPreviewView = z
     awaitsApproval: z.boolean().describe("True: submitted now, the run would wait in the approval queue and nothing would run until it is approved."),
     reasons: z.array(approvalReasonSchema).describe("Why it would wait: you asked for approval, the workspace's policy, the managing provider's setting."),
     requiredApprovals: z.int().describe("How many different people would have to approve it; 0 when it would be dispatched at once."),
+    requiredSides: z
+      .array(z.enum(approvalSides))
+      .describe("The sides that would each have to give an approval: the managing provider's under its partner setting, both under a two-sided policy; empty when any decider may."),
     expiresAt: z.string().nullable().describe("When the request would expire unanswered, were it submitted now; null when it would not wait."),
     timeoutHours: z.int().nullable(),
     isAdminRequired: z.boolean(),
@@ -67,6 +71,7 @@ export const runPreviewView = z
         awaitsApproval: false,
         reasons: [],
         requiredApprovals: 0,
+        requiredSides: [],
         expiresAt: null,
         timeoutHours: null,
         isAdminRequired: false,

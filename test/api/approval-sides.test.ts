@@ -65,7 +65,8 @@ describe("a run the managing provider's partner setting made wait", () => {
     expect(approved.status).toBe(200);
     expect((await json(approved)).data).toMatchObject({ awaitingDecision: false, decision: { outcome: "Approved" }, approvals: [{ byUserId: providerOwner.userId, side: "Provider" }] });
     expect((await outboxEvents(host.services, northwind)).filter((e) => e.type === "gamebook.run.v1" && e.data.runId === run)).toHaveLength(1);
-  });
+    // The first answers check the served OpenAPI document, built once: more than the default 5 s under load.
+  }, 30_000);
 
   it("the provider's Admin decides it without a workspace role, and finds it in the queue", async () => {
     const run = await submitAccountRun(host, northwind, { playbook: "reset-password" });
@@ -157,5 +158,28 @@ describe("two-sided approval", () => {
     expect((await approve(customerOwner, run)).status).toBe(200);
     const denied = await json(await deny(providerOwner, run));
     expect(denied.data).toMatchObject({ status: "Denied", decision: { outcome: "Denied", byUserId: providerOwner.userId } });
+  });
+});
+
+describe("a request keeps the policy it was made under", () => {
+  it("a policy change applies to new requests only, and the card says which policy a request is under", async () => {
+    await setPolicy({ mode: "AllRuns", requireSecondApproverForAdminPlaybooks: false, twoSidedApproval: false, approvalTimeoutHours: 24 });
+    const before = await submitAccountRun(host, northwind);
+    await setPolicy({ mode: "AllRuns", twoSidedApproval: true, approvalTimeoutHours: 2 });
+    const after = await submitAccountRun(host, northwind);
+    const old = await view(customerOwner, before);
+    expect(old).toMatchObject({
+      requiredApprovals: 1,
+      requiredSides: [],
+      timeoutHours: 24,
+      policy: { mode: "AllRuns", approvalTimeoutHours: 24, twoSidedApproval: false, requireSecondApproverForAdminPlaybooks: false },
+      policyChangedSince: true,
+    });
+    expect(await view(customerOwner, after)).toMatchObject({ requiredApprovals: 2, requiredSides: ["Customer", "Provider"], timeoutHours: 2, policy: { twoSidedApproval: true }, policyChangedSince: false });
+    // The older request is dispatched by one approval, as its own policy said.
+    expect((await json(await approve(customerOwner, before))).data).toMatchObject({ awaitingDecision: false, decision: { outcome: "Approved" } });
+    // Loosening the policy does not take back the second side the newer one was told it needs.
+    await setPolicy({ mode: "AllRuns", twoSidedApproval: false });
+    expect((await json(await approve(customerOwner, after))).data).toMatchObject({ awaitingDecision: true, approvalsStillNeeded: 1 });
   });
 });

@@ -975,7 +975,7 @@ export interface paths {
          * Set the workspace's approval policy; settings left out stay as they are
          * @description Portal session (people only). Organizational role: `Admin`, `WorkspaceAdmin`. A role on the workspace, or an organization-wide role (`Admin`, `WorkspaceAdmin`).
          *
-         *     Runs already waiting keep the expiry they were given; a stricter approver count applies to them at once. `twoSidedApproval` needs a workspace of an organization a service provider manages (400 at `twoSidedApproval` otherwise).
+         *     A change applies to new requests only: runs already waiting keep the policy they were made under (their expiry, approver count and sides). `twoSidedApproval` needs a workspace of an organization a service provider manages (400 at `twoSidedApproval` otherwise).
          */
         put: operations["putPortalWorkspacesByWorkspaceIdApprovalPolicy"];
         post?: never;
@@ -2187,6 +2187,18 @@ export interface operations {
                                     playbookId: string;
                                 } | null;
                             }[];
+                            /** @description The workspace's approval policy the request was made under, which it keeps: a later change applies to new requests only. Null when it never waited, or was made before requests kept their policy. */
+                            policy: {
+                                approvalTimeoutHours: number;
+                                /** @enum {string} */
+                                mode: "NoApproval" | "AdminRequiredPlaybooks" | "AllRuns";
+                                /** @enum {string} */
+                                onExpiry: "Deny";
+                                requireSecondApproverForAdminPlaybooks: boolean;
+                                twoSidedApproval: boolean;
+                            } | null;
+                            /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
+                            policyChangedSince: boolean;
                             reasons: {
                                 code: string;
                                 text: string;
@@ -2452,6 +2464,18 @@ export interface operations {
                                     playbookId: string;
                                 } | null;
                             }[];
+                            /** @description The workspace's approval policy the request was made under, which it keeps: a later change applies to new requests only. Null when it never waited, or was made before requests kept their policy. */
+                            policy: {
+                                approvalTimeoutHours: number;
+                                /** @enum {string} */
+                                mode: "NoApproval" | "AdminRequiredPlaybooks" | "AllRuns";
+                                /** @enum {string} */
+                                onExpiry: "Deny";
+                                requireSecondApproverForAdminPlaybooks: boolean;
+                                twoSidedApproval: boolean;
+                            } | null;
+                            /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
+                            policyChangedSince: boolean;
                             reasons: {
                                 code: string;
                                 text: string;
@@ -14733,6 +14757,18 @@ export interface operations {
                                     playbookId: string;
                                 } | null;
                             }[];
+                            /** @description The workspace's approval policy the request was made under, which it keeps: a later change applies to new requests only. Null when it never waited, or was made before requests kept their policy. */
+                            policy: {
+                                approvalTimeoutHours: number;
+                                /** @enum {string} */
+                                mode: "NoApproval" | "AdminRequiredPlaybooks" | "AllRuns";
+                                /** @enum {string} */
+                                onExpiry: "Deny";
+                                requireSecondApproverForAdminPlaybooks: boolean;
+                                twoSidedApproval: boolean;
+                            } | null;
+                            /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
+                            policyChangedSince: boolean;
                             reasons: {
                                 code: string;
                                 text: string;
@@ -15015,6 +15051,18 @@ export interface operations {
                                     playbookId: string;
                                 } | null;
                             }[];
+                            /** @description The workspace's approval policy the request was made under, which it keeps: a later change applies to new requests only. Null when it never waited, or was made before requests kept their policy. */
+                            policy: {
+                                approvalTimeoutHours: number;
+                                /** @enum {string} */
+                                mode: "NoApproval" | "AdminRequiredPlaybooks" | "AllRuns";
+                                /** @enum {string} */
+                                onExpiry: "Deny";
+                                requireSecondApproverForAdminPlaybooks: boolean;
+                                twoSidedApproval: boolean;
+                            } | null;
+                            /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
+                            policyChangedSince: boolean;
                             reasons: {
                                 code: string;
                                 text: string;
@@ -15345,6 +15393,18 @@ export interface operations {
                                     playbookId: string;
                                 } | null;
                             }[];
+                            /** @description The workspace's approval policy the request was made under, which it keeps: a later change applies to new requests only. Null when it never waited, or was made before requests kept their policy. */
+                            policy: {
+                                approvalTimeoutHours: number;
+                                /** @enum {string} */
+                                mode: "NoApproval" | "AdminRequiredPlaybooks" | "AllRuns";
+                                /** @enum {string} */
+                                onExpiry: "Deny";
+                                requireSecondApproverForAdminPlaybooks: boolean;
+                                twoSidedApproval: boolean;
+                            } | null;
+                            /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
+                            policyChangedSince: boolean;
                             reasons: {
                                 code: string;
                                 text: string;
@@ -16336,6 +16396,18 @@ export interface operations {
                                     outcome: "Approved" | "Denied";
                                 } | null;
                                 expiresAt: string | null;
+                                /** @description The workspace's approval policy the request was made under, which it keeps: a later change applies to new requests only. Null when it never waited, or was made before requests kept their policy. */
+                                policy: {
+                                    approvalTimeoutHours: number;
+                                    /** @enum {string} */
+                                    mode: "NoApproval" | "AdminRequiredPlaybooks" | "AllRuns";
+                                    /** @enum {string} */
+                                    onExpiry: "Deny";
+                                    requireSecondApproverForAdminPlaybooks: boolean;
+                                    twoSidedApproval: boolean;
+                                } | null;
+                                /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
+                                policyChangedSince: boolean;
                                 reasons: {
                                     code: string;
                                     text: string;
@@ -16653,6 +16725,18 @@ export interface operations {
                                     outcome: "Approved" | "Denied";
                                 } | null;
                                 expiresAt: string | null;
+                                /** @description The workspace's approval policy the request was made under, which it keeps: a later change applies to new requests only. Null when it never waited, or was made before requests kept their policy. */
+                                policy: {
+                                    approvalTimeoutHours: number;
+                                    /** @enum {string} */
+                                    mode: "NoApproval" | "AdminRequiredPlaybooks" | "AllRuns";
+                                    /** @enum {string} */
+                                    onExpiry: "Deny";
+                                    requireSecondApproverForAdminPlaybooks: boolean;
+                                    twoSidedApproval: boolean;
+                                } | null;
+                                /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
+                                policyChangedSince: boolean;
                                 reasons: {
                                     code: string;
                                     text: string;
@@ -17012,6 +17096,18 @@ export interface operations {
                                     outcome: "Approved" | "Denied";
                                 } | null;
                                 expiresAt: string | null;
+                                /** @description The workspace's approval policy the request was made under, which it keeps: a later change applies to new requests only. Null when it never waited, or was made before requests kept their policy. */
+                                policy: {
+                                    approvalTimeoutHours: number;
+                                    /** @enum {string} */
+                                    mode: "NoApproval" | "AdminRequiredPlaybooks" | "AllRuns";
+                                    /** @enum {string} */
+                                    onExpiry: "Deny";
+                                    requireSecondApproverForAdminPlaybooks: boolean;
+                                    twoSidedApproval: boolean;
+                                } | null;
+                                /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
+                                policyChangedSince: boolean;
                                 reasons: {
                                     code: string;
                                     text: string;
@@ -17345,6 +17441,18 @@ export interface operations {
                                     outcome: "Approved" | "Denied";
                                 } | null;
                                 expiresAt: string | null;
+                                /** @description The workspace's approval policy the request was made under, which it keeps: a later change applies to new requests only. Null when it never waited, or was made before requests kept their policy. */
+                                policy: {
+                                    approvalTimeoutHours: number;
+                                    /** @enum {string} */
+                                    mode: "NoApproval" | "AdminRequiredPlaybooks" | "AllRuns";
+                                    /** @enum {string} */
+                                    onExpiry: "Deny";
+                                    requireSecondApproverForAdminPlaybooks: boolean;
+                                    twoSidedApproval: boolean;
+                                } | null;
+                                /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
+                                policyChangedSince: boolean;
                                 reasons: {
                                     code: string;
                                     text: string;
@@ -17852,6 +17960,18 @@ export interface operations {
                                         outcome: "Approved" | "Denied";
                                     } | null;
                                     expiresAt: string | null;
+                                    /** @description The workspace's approval policy the request was made under, which it keeps: a later change applies to new requests only. Null when it never waited, or was made before requests kept their policy. */
+                                    policy: {
+                                        approvalTimeoutHours: number;
+                                        /** @enum {string} */
+                                        mode: "NoApproval" | "AdminRequiredPlaybooks" | "AllRuns";
+                                        /** @enum {string} */
+                                        onExpiry: "Deny";
+                                        requireSecondApproverForAdminPlaybooks: boolean;
+                                        twoSidedApproval: boolean;
+                                    } | null;
+                                    /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
+                                    policyChangedSince: boolean;
                                     reasons: {
                                         code: string;
                                         text: string;
@@ -19106,6 +19226,18 @@ export interface operations {
                                     outcome: "Approved" | "Denied";
                                 } | null;
                                 expiresAt: string | null;
+                                /** @description The workspace's approval policy the request was made under, which it keeps: a later change applies to new requests only. Null when it never waited, or was made before requests kept their policy. */
+                                policy: {
+                                    approvalTimeoutHours: number;
+                                    /** @enum {string} */
+                                    mode: "NoApproval" | "AdminRequiredPlaybooks" | "AllRuns";
+                                    /** @enum {string} */
+                                    onExpiry: "Deny";
+                                    requireSecondApproverForAdminPlaybooks: boolean;
+                                    twoSidedApproval: boolean;
+                                } | null;
+                                /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
+                                policyChangedSince: boolean;
                                 reasons: {
                                     code: string;
                                     text: string;

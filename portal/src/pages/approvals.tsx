@@ -115,6 +115,13 @@ export function sidesText(sides: readonly Side[]): string {
   return sides[0] === "Provider" ? "A person of the managing provider (its partner setting)" : "A person of the customer";
 }
 
+/** The policy a request was made under, in a line: which runs wait, for how long, and who approves. */
+export function policyText(p: NonNullable<ApprovalRequest["policy"]>): string {
+  const which = p.mode === "AllRuns" ? "every run waits" : p.mode === "AdminRequiredPlaybooks" ? "runs with an admin playbook wait" : "no run waits";
+  const who = [p.twoSidedApproval ? "one approver of each side" : null, p.requireSecondApproverForAdminPlaybooks ? "two approvers for admin playbooks" : null].filter(Boolean).join(", ");
+  return `The workspace's policy: ${which}, ${p.approvalTimeoutHours} h${who ? `, ${who}` : ""}.`;
+}
+
 /** Where a request was made and by whom: the first facts of its card, waiting or decided (History). */
 export function RequestFacts({ request: r }: { request: Pick<ApprovalRequest, "workspace" | "incident" | "requestedBy" | "requestedAt"> }) {
   return (
@@ -197,6 +204,15 @@ function ApprovalCard({ request: r, onChange }: { request: ApprovalRequest; onCh
           <dt>Why it needs approval</dt>
           <dd>{r.reasons.map((x) => x.text).join(" ") || "—"}</dd>
         </div>
+        {r.policy && (
+          <div>
+            <dt>Made under</dt>
+            <dd>
+              {policyText(r.policy)}
+              {r.policyChangedSince && <span class="muted"> · the workspace's policy has changed since; this request keeps the policy it was made under</span>}
+            </dd>
+          </div>
+        )}
         {r.requiredSides.length > 0 && (
           <div>
             <dt>Who must approve</dt>

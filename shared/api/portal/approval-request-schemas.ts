@@ -3,6 +3,7 @@ import { gamebookRunStatuses } from "../../domain/gamebooks/gamebook-run";
 import { playbookEntityTypes } from "../../domain/gamebooks/playbook-catalogue-record";
 import { sources } from "../../domain/sources";
 import { approvalSides } from "../../domain/gamebooks/approval-sides";
+import { approvalExpiryActions, approvalModes } from "../../domain/gamebooks/approval-mode";
 import { EXAMPLE_WORKSPACE_ID } from "../../domain/examples/examples";
 
 /*
@@ -53,6 +54,8 @@ export const approvalRequestExample = {
   approvalsStillNeeded: 1,
   decision: null,
   requiredSides: [],
+  policy: { mode: "AdminRequiredPlaybooks", approvalTimeoutHours: 24, onExpiry: "Deny", requireSecondApproverForAdminPlaybooks: false, twoSidedApproval: false },
+  policyChangedSince: false,
   viewer: { mayApprove: true, mayDeny: true, reason: null, side: "Provider" },
 };
 
@@ -105,6 +108,17 @@ export const approvalStandingFields = {
   requiredSides: z
     .array(z.enum(approvalSides))
     .describe("The sides that must each give an approval: `Provider` when the managing provider's partner setting made the run wait, both under a two-sided policy; empty: any decider."),
+  policy: z
+    .object({
+      mode: z.enum(approvalModes),
+      approvalTimeoutHours: z.number().int(),
+      onExpiry: z.enum(approvalExpiryActions),
+      requireSecondApproverForAdminPlaybooks: z.boolean(),
+      twoSidedApproval: z.boolean(),
+    })
+    .nullable()
+    .describe("The workspace's approval policy the request was made under, which it keeps: a later change applies to new requests only. Null when it never waited, or was made before requests kept their policy."),
+  policyChangedSince: z.boolean().describe("The workspace's policy has changed since the request was made (the request keeps its own)."),
   approvalsStillNeeded: z.number().int(),
   decision: approvalDecisionSchema,
 };

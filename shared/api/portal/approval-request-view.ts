@@ -3,7 +3,8 @@ import type { WorkspaceRecord } from "../../domain/organizations/workspace";
 import type { GamebookRunRecord, GamebookRunStatus, RunApprovalEntry, RunMatchedRule, RunRequester } from "../../domain/gamebooks/gamebook-run";
 import type { PlaybookCatalogueRecord, PlaybookEntityType } from "../../domain/gamebooks/playbook-catalogue-record";
 import type { ApprovalReason } from "../../domain/gamebooks/approval-policy";
-import { approvalPolicyOf } from "../../domain/gamebooks/approval-policy";
+import { approvalPolicyOf, type GamebookApprovalPolicy } from "../../domain/gamebooks/approval-policy";
+import { isDeepStrictEqual } from "node:util";
 import { approvalsNeeded, approvalTermsOf, requesterOf } from "../../domain/gamebooks/run-approval-rules";
 import type { ApprovalSide } from "../../domain/gamebooks/approval-sides";
 
@@ -44,6 +45,10 @@ export interface ApprovalRequestView {
   approvals: (Omit<RunApprovalEntry, "side"> & { side: ApprovalSide | null })[];
   /** The sides that must each give an approval; empty: any decider. */
   requiredSides: ApprovalSide[];
+  /** The workspace's policy the request was made under (null: it never waited, or was recorded before requests kept it). */
+  policy: GamebookApprovalPolicy | null;
+  /** The workspace's policy has changed since the request was made: the request keeps its own. */
+  policyChangedSince: boolean;
   /** How many different people must approve the run. */
   requiredApprovals: number;
   /** How many more approvals dispatch it; 0 once it is no longer waiting. */
@@ -98,15 +103,16 @@ export function approvalReasonViews(codes: readonly string[]): { code: string; t
 /** Where a run's approval stands: why it was needed, its terms, who approved, the final decision. */
 export type ApprovalStanding = Pick<
   ApprovalRequestView,
-  "awaitingDecision" | "expiresAt" | "timeoutHours" | "reasons" | "approvals" | "requiredApprovals" | "requiredSides" | "approvalsStillNeeded" | "decision"
+  "awaitingDecision" | "expiresAt" | "timeoutHours" | "reasons" | "approvals" | "requiredApprovals" | "requiredSides" | "policy" | "policyChangedSince" | "approvalsStillNeeded" | "decision"
 >;
 
 /** The approval of a run as the queue and the incident's run list show it (approvals needed by the workspace's current policy while it waits). */
 export function approvalStandingOf(run: GamebookRunRecord, workspace: WorkspaceRecord): ApprovalStanding {
   const terms = approvalTermsOf(run);
   const awaitingDecision = run.status === "Pending" && run.isQueued;
-  const requiredApprovals = awaitingDecision ? approvalsNeeded(run, approvalPolicyOf(workspace)) : terms.requiredApprovals;
+  const requiredApprovals = approvalsNeeded(run);
   const { approval } = run;
+  const current = approvalPolicyOf(workspace);
   return {
     awaitingDecision,
     expiresAt: terms.expiresAt,
@@ -115,6 +121,8 @@ export function approvalStandingOf(run: GamebookRunRecord, workspace: WorkspaceR
     approvals: terms.approvals.map((a) => ({ by: a.by, byUserId: a.byUserId, side: a.side ?? null, at: a.at, comment: a.comment })),
     requiredApprovals,
     requiredSides: terms.requiredSides,
+    policy: approval.policy ? { ...approval.policy } : null,
+    policyChangedSince: approval.policy ? !isDeepStrictEqual(approvalPolicyOf({ gamebookApproval: approval.policy }), current) : false,
     approvalsStillNeeded: awaitingDecision ? Math.max(0, requiredApprovals - terms.approvals.length) : 0,
     decision:
       approval.decision === null
@@ -200,6 +208,8 @@ export function approvalRequestView(run: GamebookRunRecord, workspace: Workspace
     approvals: standing.approvals,
     requiredApprovals: standing.requiredApprovals,
     requiredSides: standing.requiredSides,
+    policy: standing.policy,
+    policyChangedSince: standing.policyChangedSince,
     approvalsStillNeeded: standing.approvalsStillNeeded,
     decision: standing.decision,
   };

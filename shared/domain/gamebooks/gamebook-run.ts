@@ -2,6 +2,7 @@ import type { PlaybookActionKind, PlaybookEntityType } from "./playbook-catalogu
 import type { Source } from "../sources";
 import type { ChangeOrigin } from "../../platform/events/event-types";
 import type { ApprovalSide } from "./approval-sides";
+import type { GamebookApprovalPolicy } from "./approval-mode";
 
 /**
  * Run statuses (docs/decisions.md, Gamebooks). The contract shows only `Pending`; the others follow
@@ -147,6 +148,12 @@ export interface RunApproval {
    * were: read with `requiredSidesOf`.
    */
   requiredSides?: ApprovalSide[];
+  /**
+   * The workspace's policy the request was made under, whole: a later change of the policy applies to
+   * new requests only. Absent on runs that never waited, and on those recorded before it was kept
+   * (their terms above stand for it).
+   */
+  policy?: GamebookApprovalPolicy;
   /** True when the denial was the expiry's. */
   expired?: boolean;
 }

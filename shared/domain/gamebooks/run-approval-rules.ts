@@ -1,7 +1,6 @@
 import { derivedGuid } from "../../platform/ids/derived-guid";
 import { ApiError } from "../../platform/errors/api-error";
 import type { GamebookRunRecord, RunApproval, RunApprovalEntry, RunRequester } from "./gamebook-run";
-import { requiredApprovalsFor, type GamebookApprovalPolicy } from "./approval-policy";
 import { approveRun, denyRun, recordApproval } from "./run-state";
 import { withSummary } from "./run-record";
 import { missingSides, requiredSidesOf, sideWords, type ApprovalSide } from "./approval-sides";
@@ -94,12 +93,12 @@ export function approvalRefusal(run: Pick<GamebookRunRecord, "approval" | "creat
 }
 
 /**
- * How many different people must approve the run now: what the policy asked when the run started
- * waiting, or what it asks now if that is more. Tightening the policy reaches runs already waiting;
- * loosening it does not take back an approval a waiting run was told it needs.
+ * How many different people must approve the run: what the policy it was made under asked when it
+ * started waiting. A policy change applies to new requests only: tightening it does not hold back a
+ * run already waiting, and loosening it does not take back an approval a waiting run was told it needs.
  */
-export function approvalsNeeded(run: Pick<GamebookRunRecord, "approval" | "creationDate" | "playbooks">, policy: GamebookApprovalPolicy): number {
-  return Math.max(approvalTermsOf(run).requiredApprovals, requiredApprovalsFor(policy, run.playbooks));
+export function approvalsNeeded(run: Pick<GamebookRunRecord, "approval" | "creationDate">): number {
+  return approvalTermsOf(run).requiredApprovals;
 }
 
 /** Whether these approvals dispatch the run: enough of them, and one from every side it needs. */
@@ -119,12 +118,7 @@ export function isExpired(run: Pick<GamebookRunRecord, "approval">, now: Date): 
  * person approves twice, and when an expiry comes before the request's time; `FORBIDDEN` when the
  * person who asked for the run approves it.
  */
-export function decideApproval<R extends GamebookRunRecord>(
-  run: R,
-  action: ApprovalAction,
-  policy: GamebookApprovalPolicy,
-  now: Date,
-): { run: R; outcome: ApprovalOutcome } {
+export function decideApproval<R extends GamebookRunRecord>(run: R, action: ApprovalAction, now: Date): { run: R; outcome: ApprovalOutcome } {
   const at = now.toISOString();
   const terms = approvalTermsOf(run);
   /** The run's approval record, with every field written out (older runs gain theirs here). */
@@ -162,7 +156,7 @@ export function decideApproval<R extends GamebookRunRecord>(
       if (refusal) throw new ApiError(refusal.code, refusal.message, { target: "runId" });
       const entry: RunApprovalEntry = { by: action.by.name, byUserId: action.by.userId, ...(action.by.side ? { side: action.by.side } : {}), at, comment: action.comment };
       const approvals = [...terms.approvals, entry];
-      const requiredApprovals = approvalsNeeded(run, policy);
+      const requiredApprovals = approvalsNeeded(run);
       if (!approvalsComplete(terms, approvals, requiredApprovals)) {
         return { run: withSummary({ ...recordApproval(run, at), approval: approval({ requiredApprovals, approvals }) }), outcome: "ApprovalRecorded" };
       }

@@ -117,6 +117,8 @@ export function newRunRecord(input: NewRun): GamebookRunRecord {
       expiresAt: input.approval.required ? approvalExpiresAt(input.policy, input.now) : null,
       ...(input.approval.required ? approvalTermsFor(input.policy, planned.map((p) => p.playbook), input.approval.reasons) : { requiredApprovals: 0, requiredSides: [] }),
       approvals: [],
+      // The request keeps the policy it was made under: a later change applies to new requests only.
+      ...(input.approval.required ? { policy: { ...input.policy } } : {}),
     },
     dispatchedAt: input.approval.required ? "" : at,
     searchText: searchTextOf([title, incident.title, displayName]),

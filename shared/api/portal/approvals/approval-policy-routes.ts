@@ -50,7 +50,7 @@ export const approvalPolicyRoutes: RouteGroup = {
       path: "/portal/workspaces/{workspaceId}/approval-policy",
       summary: "Set the workspace's approval policy; settings left out stay as they are",
       description:
-        "Runs already waiting keep the expiry they were given; a stricter approver count applies to them at once. " +
+        "A change applies to new requests only: runs already waiting keep the policy they were made under (their expiry, approver count and sides). " +
         "`twoSidedApproval` needs a workspace of an organization a service provider manages (400 at `twoSidedApproval` otherwise).",
       tag,
       roles: ["WorkspaceAdmin"],

@@ -1537,6 +1537,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/portal/workspaces/{workspaceId}/pre-authorizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's standing pre-authorizations: playbooks that run without asking until a date
+         * @description Portal session (people only). Any registered person. A role on the workspace, or an organization-wide role (`Admin`, `WorkspaceAdmin`).
+         *
+         *     Newest first, those ended (expired or revoked) included for 90 days after their end.
+         */
+        get: operations["getPortalWorkspacesByWorkspaceIdPreAuthorizations"];
+        put?: never;
+        /**
+         * Record a standing pre-authorization: these playbooks run on this workspace without asking until its end
+         * @description Portal session (people only). Any registered person. Workspace role: `Owner`, or the organizational role `Admin`.
+         *
+         *     A run of only these playbooks is then let past the workspace's own approval policy, and records which pre-authorization let it through; the managing provider's partner setting, and a caller's `isQueued: true`, still make it wait. It ends by itself at `endsAt`. Only the workspace's own organization records one (403 for a person of the managing provider). Audited.
+         */
+        post: operations["postPortalWorkspacesByWorkspaceIdPreAuthorizations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/workspaces/{workspaceId}/pre-authorizations/{preAuthorizationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One standing pre-authorization
+         * @description Portal session (people only). Any registered person. A role on the workspace, or an organization-wide role (`Admin`, `WorkspaceAdmin`).
+         */
+        get: operations["getPortalWorkspacesByWorkspaceIdPreAuthorizationsByPreAuthorizationId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/workspaces/{workspaceId}/pre-authorizations/{preAuthorizationId}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a standing pre-authorization: runs ask again from now on
+         * @description Portal session (people only). Any registered person. Workspace role: `Owner`, or the organizational role `Admin`.
+         *
+         *     It stays listed, revoked. 409 when it is revoked or ended already. Only the workspace's own organization revokes (403 otherwise). Audited.
+         */
+        post: operations["postPortalWorkspacesByWorkspaceIdPreAuthorizationsByPreAuthorizationIdRevoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/portal/workspaces/{workspaceId}/sla-policy": {
         parameters: {
             query?: never;
@@ -2199,6 +2269,17 @@ export interface operations {
                             } | null;
                             /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
                             policyChangedSince: boolean;
+                            /** @description The standing pre-authorization that let the run past the workspace's own policy; null when none did. */
+                            preAuthorization: {
+                                createdBy: {
+                                    name: string;
+                                    userId: string;
+                                };
+                                endsAt: string;
+                                /** Format: uuid */
+                                id: string;
+                                note: string | null;
+                            } | null;
                             reasons: {
                                 code: string;
                                 text: string;
@@ -2476,6 +2557,17 @@ export interface operations {
                             } | null;
                             /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
                             policyChangedSince: boolean;
+                            /** @description The standing pre-authorization that let the run past the workspace's own policy; null when none did. */
+                            preAuthorization: {
+                                createdBy: {
+                                    name: string;
+                                    userId: string;
+                                };
+                                endsAt: string;
+                                /** Format: uuid */
+                                id: string;
+                                note: string | null;
+                            } | null;
                             reasons: {
                                 code: string;
                                 text: string;
@@ -14769,6 +14861,17 @@ export interface operations {
                             } | null;
                             /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
                             policyChangedSince: boolean;
+                            /** @description The standing pre-authorization that let the run past the workspace's own policy; null when none did. */
+                            preAuthorization: {
+                                createdBy: {
+                                    name: string;
+                                    userId: string;
+                                };
+                                endsAt: string;
+                                /** Format: uuid */
+                                id: string;
+                                note: string | null;
+                            } | null;
                             reasons: {
                                 code: string;
                                 text: string;
@@ -15063,6 +15166,17 @@ export interface operations {
                             } | null;
                             /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
                             policyChangedSince: boolean;
+                            /** @description The standing pre-authorization that let the run past the workspace's own policy; null when none did. */
+                            preAuthorization: {
+                                createdBy: {
+                                    name: string;
+                                    userId: string;
+                                };
+                                endsAt: string;
+                                /** Format: uuid */
+                                id: string;
+                                note: string | null;
+                            } | null;
                             reasons: {
                                 code: string;
                                 text: string;
@@ -15405,6 +15519,17 @@ export interface operations {
                             } | null;
                             /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
                             policyChangedSince: boolean;
+                            /** @description The standing pre-authorization that let the run past the workspace's own policy; null when none did. */
+                            preAuthorization: {
+                                createdBy: {
+                                    name: string;
+                                    userId: string;
+                                };
+                                endsAt: string;
+                                /** Format: uuid */
+                                id: string;
+                                note: string | null;
+                            } | null;
                             reasons: {
                                 code: string;
                                 text: string;
@@ -16375,7 +16500,7 @@ export interface operations {
                                     sequences: number[];
                                 };
                             };
-                            /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment; null when it never waited. */
+                            /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment, or the standing pre-authorization that let it through; null when neither. */
                             approval: {
                                 approvals: {
                                     at: string;
@@ -16408,6 +16533,17 @@ export interface operations {
                                 } | null;
                                 /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
                                 policyChangedSince: boolean;
+                                /** @description The standing pre-authorization that let the run past the workspace's own policy; null when none did. */
+                                preAuthorization: {
+                                    createdBy: {
+                                        name: string;
+                                        userId: string;
+                                    };
+                                    endsAt: string;
+                                    /** Format: uuid */
+                                    id: string;
+                                    note: string | null;
+                                } | null;
                                 reasons: {
                                     code: string;
                                     text: string;
@@ -16704,7 +16840,7 @@ export interface operations {
                                     sequences: number[];
                                 };
                             };
-                            /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment; null when it never waited. */
+                            /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment, or the standing pre-authorization that let it through; null when neither. */
                             approval: {
                                 approvals: {
                                     at: string;
@@ -16737,6 +16873,17 @@ export interface operations {
                                 } | null;
                                 /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
                                 policyChangedSince: boolean;
+                                /** @description The standing pre-authorization that let the run past the workspace's own policy; null when none did. */
+                                preAuthorization: {
+                                    createdBy: {
+                                        name: string;
+                                        userId: string;
+                                    };
+                                    endsAt: string;
+                                    /** Format: uuid */
+                                    id: string;
+                                    note: string | null;
+                                } | null;
                                 reasons: {
                                     code: string;
                                     text: string;
@@ -17075,7 +17222,7 @@ export interface operations {
                                     sequences: number[];
                                 };
                             };
-                            /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment; null when it never waited. */
+                            /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment, or the standing pre-authorization that let it through; null when neither. */
                             approval: {
                                 approvals: {
                                     at: string;
@@ -17108,6 +17255,17 @@ export interface operations {
                                 } | null;
                                 /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
                                 policyChangedSince: boolean;
+                                /** @description The standing pre-authorization that let the run past the workspace's own policy; null when none did. */
+                                preAuthorization: {
+                                    createdBy: {
+                                        name: string;
+                                        userId: string;
+                                    };
+                                    endsAt: string;
+                                    /** Format: uuid */
+                                    id: string;
+                                    note: string | null;
+                                } | null;
                                 reasons: {
                                     code: string;
                                     text: string;
@@ -17420,7 +17578,7 @@ export interface operations {
                                     sequences: number[];
                                 };
                             };
-                            /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment; null when it never waited. */
+                            /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment, or the standing pre-authorization that let it through; null when neither. */
                             approval: {
                                 approvals: {
                                     at: string;
@@ -17453,6 +17611,17 @@ export interface operations {
                                 } | null;
                                 /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
                                 policyChangedSince: boolean;
+                                /** @description The standing pre-authorization that let the run past the workspace's own policy; null when none did. */
+                                preAuthorization: {
+                                    createdBy: {
+                                        name: string;
+                                        userId: string;
+                                    };
+                                    endsAt: string;
+                                    /** Format: uuid */
+                                    id: string;
+                                    note: string | null;
+                                } | null;
                                 reasons: {
                                     code: string;
                                     text: string;
@@ -17939,7 +18108,7 @@ export interface operations {
                                         sequences: number[];
                                     };
                                 };
-                                /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment; null when it never waited. */
+                                /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment, or the standing pre-authorization that let it through; null when neither. */
                                 approval: {
                                     approvals: {
                                         at: string;
@@ -17972,6 +18141,17 @@ export interface operations {
                                     } | null;
                                     /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
                                     policyChangedSince: boolean;
+                                    /** @description The standing pre-authorization that let the run past the workspace's own policy; null when none did. */
+                                    preAuthorization: {
+                                        createdBy: {
+                                            name: string;
+                                            userId: string;
+                                        };
+                                        endsAt: string;
+                                        /** Format: uuid */
+                                        id: string;
+                                        note: string | null;
+                                    } | null;
                                     reasons: {
                                         code: string;
                                         text: string;
@@ -19205,7 +19385,7 @@ export interface operations {
                                     sequences: number[];
                                 };
                             };
-                            /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment; null when it never waited. */
+                            /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment, or the standing pre-authorization that let it through; null when neither. */
                             approval: {
                                 approvals: {
                                     at: string;
@@ -19238,6 +19418,17 @@ export interface operations {
                                 } | null;
                                 /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
                                 policyChangedSince: boolean;
+                                /** @description The standing pre-authorization that let the run past the workspace's own policy; null when none did. */
+                                preAuthorization: {
+                                    createdBy: {
+                                        name: string;
+                                        userId: string;
+                                    };
+                                    endsAt: string;
+                                    /** Format: uuid */
+                                    id: string;
+                                    note: string | null;
+                                } | null;
                                 reasons: {
                                     code: string;
                                     text: string;
@@ -19585,6 +19776,17 @@ export interface operations {
                                 playbookId: string;
                                 sequence: number;
                             }[];
+                            /** @description The standing pre-authorization that would let it past the workspace's own policy; null when none would. */
+                            preAuthorization: {
+                                createdBy: {
+                                    name: string;
+                                    userId: string;
+                                };
+                                endsAt: string;
+                                /** Format: uuid */
+                                id: string;
+                                note: string | null;
+                            } | null;
                             /** @description Why it would wait: you asked for approval, the workspace's policy, the managing provider's setting. */
                             reasons: {
                                 code: string;
@@ -22541,6 +22743,852 @@ export interface operations {
                 };
             };
             /** @description Problem: VALIDATION_ERROR, EXTENSION_NOT_ENABLED */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: CONFLICT */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPortalWorkspacesByWorkspaceIdPreAuthorizations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            created: {
+                                at: string;
+                                byName: string;
+                                byUserId: string;
+                            };
+                            /** @description When it stops applying, by itself. */
+                            endsAt: string;
+                            /** Format: uuid */
+                            id: string;
+                            note: string | null;
+                            playbooks: {
+                                id: string;
+                                /** @description Its name in the catalogue; its id when it has left the catalogue. */
+                                name: string;
+                            }[];
+                            revoked: {
+                                at: string;
+                                byName: string;
+                                byUserId: string;
+                            } | null;
+                            /**
+                             * @description At the time of the answer: `Expired` once `endsAt` has passed.
+                             * @enum {string}
+                             */
+                            state: "Active" | "Expired" | "Revoked";
+                        }[];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postPortalWorkspacesByWorkspaceIdPreAuthorizations: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
+            };
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description When it stops applying: a time ahead, at most 366 days away.
+                     */
+                    endsAt: string;
+                    /** @description Why, in a sentence: shown with it and on the runs it lets through. */
+                    note?: string;
+                    /** @description The workspace's catalogue playbooks that may run without asking (their ids); a run is let through when it runs only these. */
+                    playbookIds: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            created: {
+                                at: string;
+                                byName: string;
+                                byUserId: string;
+                            };
+                            /** @description When it stops applying, by itself. */
+                            endsAt: string;
+                            /** Format: uuid */
+                            id: string;
+                            note: string | null;
+                            playbooks: {
+                                id: string;
+                                /** @description Its name in the catalogue; its id when it has left the catalogue. */
+                                name: string;
+                            }[];
+                            revoked: {
+                                at: string;
+                                byName: string;
+                                byUserId: string;
+                            } | null;
+                            /**
+                             * @description At the time of the answer: `Expired` once `endsAt` has passed.
+                             * @enum {string}
+                             */
+                            state: "Active" | "Expired" | "Revoked";
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR, BAD_REQUEST */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: CONFLICT */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: BAD_REQUEST */
+            413: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPortalWorkspacesByWorkspaceIdPreAuthorizationsByPreAuthorizationId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                preAuthorizationId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            created: {
+                                at: string;
+                                byName: string;
+                                byUserId: string;
+                            };
+                            /** @description When it stops applying, by itself. */
+                            endsAt: string;
+                            /** Format: uuid */
+                            id: string;
+                            note: string | null;
+                            playbooks: {
+                                id: string;
+                                /** @description Its name in the catalogue; its id when it has left the catalogue. */
+                                name: string;
+                            }[];
+                            revoked: {
+                                at: string;
+                                byName: string;
+                                byUserId: string;
+                            } | null;
+                            /**
+                             * @description At the time of the answer: `Expired` once `endsAt` has passed.
+                             * @enum {string}
+                             */
+                            state: "Active" | "Expired" | "Revoked";
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postPortalWorkspacesByWorkspaceIdPreAuthorizationsByPreAuthorizationIdRevoke: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
+            };
+            path: {
+                preAuthorizationId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            created: {
+                                at: string;
+                                byName: string;
+                                byUserId: string;
+                            };
+                            /** @description When it stops applying, by itself. */
+                            endsAt: string;
+                            /** Format: uuid */
+                            id: string;
+                            note: string | null;
+                            playbooks: {
+                                id: string;
+                                /** @description Its name in the catalogue; its id when it has left the catalogue. */
+                                name: string;
+                            }[];
+                            revoked: {
+                                at: string;
+                                byName: string;
+                                byUserId: string;
+                            } | null;
+                            /**
+                             * @description At the time of the answer: `Expired` once `endsAt` has passed.
+                             * @enum {string}
+                             */
+                            state: "Active" | "Expired" | "Revoked";
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];

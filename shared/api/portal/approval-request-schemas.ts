@@ -56,6 +56,7 @@ export const approvalRequestExample = {
   requiredSides: [],
   policy: { mode: "AdminRequiredPlaybooks", approvalTimeoutHours: 24, onExpiry: "Deny", requireSecondApproverForAdminPlaybooks: false, twoSidedApproval: false },
   policyChangedSince: false,
+  preAuthorization: null,
   viewer: { mayApprove: true, mayDeny: true, reason: null, side: "Provider" },
 };
 
@@ -78,6 +79,14 @@ export const runPlaybookSchema = z.object({
 export const requesterSchema = z.object({ kind: z.enum(["ServiceAccount", "User", "Service"]), id: z.string(), name: z.string() });
 
 export const approvalReasonSchema = z.object({ code: z.string(), text: z.string() });
+
+/** What a run keeps of the standing pre-authorization that let it through. */
+export const runPreAuthorizationSchema = z.object({
+  id: z.guid(),
+  endsAt: z.string(),
+  note: z.string().nullable(),
+  createdBy: z.object({ userId: z.string(), name: z.string() }),
+});
 
 export const approvalEntrySchema = z.object({
   by: z.string(),
@@ -119,6 +128,9 @@ export const approvalStandingFields = {
     .nullable()
     .describe("The workspace's approval policy the request was made under, which it keeps: a later change applies to new requests only. Null when it never waited, or was made before requests kept their policy."),
   policyChangedSince: z.boolean().describe("The workspace's policy has changed since the request was made (the request keeps its own)."),
+  preAuthorization: runPreAuthorizationSchema
+    .nullable()
+    .describe("The standing pre-authorization that let the run past the workspace's own policy; null when none did."),
   approvalsStillNeeded: z.number().int(),
   decision: approvalDecisionSchema,
 };

@@ -7,6 +7,7 @@ import { approvalPolicyOf, type GamebookApprovalPolicy } from "../../domain/game
 import { isDeepStrictEqual } from "node:util";
 import { approvalsNeeded, approvalTermsOf, requesterOf } from "../../domain/gamebooks/run-approval-rules";
 import type { ApprovalSide } from "../../domain/gamebooks/approval-sides";
+import type { RunPreAuthorization } from "../../domain/gamebooks/pre-authorizations";
 
 /**
  * What approving a run will do, for the approval queue: everything an approver weighs, read from
@@ -49,6 +50,8 @@ export interface ApprovalRequestView {
   policy: GamebookApprovalPolicy | null;
   /** The workspace's policy has changed since the request was made: the request keeps its own. */
   policyChangedSince: boolean;
+  /** The standing pre-authorization that let the run past the workspace's own policy; null when none did. */
+  preAuthorization: RunPreAuthorization | null;
   /** How many different people must approve the run. */
   requiredApprovals: number;
   /** How many more approvals dispatch it; 0 once it is no longer waiting. */
@@ -103,7 +106,7 @@ export function approvalReasonViews(codes: readonly string[]): { code: string; t
 /** Where a run's approval stands: why it was needed, its terms, who approved, the final decision. */
 export type ApprovalStanding = Pick<
   ApprovalRequestView,
-  "awaitingDecision" | "expiresAt" | "timeoutHours" | "reasons" | "approvals" | "requiredApprovals" | "requiredSides" | "policy" | "policyChangedSince" | "approvalsStillNeeded" | "decision"
+  "awaitingDecision" | "expiresAt" | "timeoutHours" | "reasons" | "approvals" | "requiredApprovals" | "requiredSides" | "policy" | "policyChangedSince" | "preAuthorization" | "approvalsStillNeeded" | "decision"
 >;
 
 /** The approval of a run as the queue and the incident's run list show it (approvals needed by the workspace's current policy while it waits). */
@@ -123,6 +126,7 @@ export function approvalStandingOf(run: GamebookRunRecord, workspace: WorkspaceR
     requiredSides: terms.requiredSides,
     policy: approval.policy ? { ...approval.policy } : null,
     policyChangedSince: approval.policy ? !isDeepStrictEqual(approvalPolicyOf({ gamebookApproval: approval.policy }), current) : false,
+    preAuthorization: approval.preAuthorization ? { ...approval.preAuthorization, createdBy: { ...approval.preAuthorization.createdBy } } : null,
     approvalsStillNeeded: awaitingDecision ? Math.max(0, requiredApprovals - terms.approvals.length) : 0,
     decision:
       approval.decision === null
@@ -210,6 +214,7 @@ export function approvalRequestView(run: GamebookRunRecord, workspace: Workspace
     requiredSides: standing.requiredSides,
     policy: standing.policy,
     policyChangedSince: standing.policyChangedSince,
+    preAuthorization: standing.preAuthorization,
     approvalsStillNeeded: standing.approvalsStillNeeded,
     decision: standing.decision,
   };

@@ -10,6 +10,7 @@ import {
   type GamebookApprovalPolicy,
 } from "./approval-mode";
 import type { ApprovalSide } from "./approval-sides";
+import type { RunPreAuthorization } from "./pre-authorizations";
 
 /**
  * Who must approve a gamebook run before it executes (contract 3 and 4.1 rule 4). Two settings can
@@ -55,6 +56,20 @@ export interface ApprovalDecision {
   required: boolean;
   /** Every reason that applies, in this order: caller, workspace, partner (for the audit record). */
   reasons: ApprovalReason[];
+  /** The standing pre-authorization that waived the workspace's own policy, when one did. */
+  preAuthorization?: RunPreAuthorization;
+}
+
+/**
+ * The decision with the workspace's standing pre-authorizations applied: one in effect that names
+ * every playbook of the run waives the workspace's own policy. It waives nothing else: the managing
+ * provider's partner setting is not the workspace's to waive, and a caller who asked for approval
+ * (`isQueued`) gets it.
+ */
+export function withPreAuthorization(decision: ApprovalDecision, preAuthorization: RunPreAuthorization | null): ApprovalDecision {
+  if (!preAuthorization || !decision.reasons.includes("WorkspacePolicy")) return decision;
+  const reasons = decision.reasons.filter((r) => r !== "WorkspacePolicy");
+  return { required: reasons.length > 0, reasons, preAuthorization };
 }
 
 /**
@@ -146,8 +161,11 @@ export function approvalTermsFor(
   policy: GamebookApprovalPolicy,
   playbooks: readonly { isAdminRequired: boolean }[],
   reasons: readonly string[],
+  preAuthorized = false,
 ): { requiredApprovals: number; requiredSides: ApprovalSide[] } {
-  const requiredSides: ApprovalSide[] = policy.twoSidedApproval ? ["Customer", "Provider"] : reasons.includes("PartnerApproval") ? ["Provider"] : [];
+  // A run the customer pre-authorized has the customer's side given: a two-sided policy asks only the provider's.
+  const twoSided = policy.twoSidedApproval && !preAuthorized;
+  const requiredSides: ApprovalSide[] = twoSided ? ["Customer", "Provider"] : reasons.includes("PartnerApproval") ? ["Provider"] : [];
   return { requiredApprovals: Math.max(requiredApprovalsFor(policy, playbooks), requiredSides.length), requiredSides };
 }
 

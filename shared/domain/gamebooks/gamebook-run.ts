@@ -3,6 +3,7 @@ import type { Source } from "../sources";
 import type { ChangeOrigin } from "../../platform/events/event-types";
 import type { ApprovalSide } from "./approval-sides";
 import type { GamebookApprovalPolicy } from "./approval-mode";
+import type { RunPreAuthorization } from "./pre-authorizations";
 
 /**
  * Run statuses (docs/decisions.md, Gamebooks). The contract shows only `Pending`; the others follow
@@ -154,6 +155,8 @@ export interface RunApproval {
    * (their terms above stand for it).
    */
   policy?: GamebookApprovalPolicy;
+  /** The standing pre-authorization that waived the workspace's policy for this run, when one did. */
+  preAuthorization?: RunPreAuthorization;
   /** True when the denial was the expiry's. */
   expired?: boolean;
 }

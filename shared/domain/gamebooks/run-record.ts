@@ -115,7 +115,11 @@ export function newRunRecord(input: NewRun): GamebookRunRecord {
       decidedByUserId: null,
       // The terms are fixed when the run starts waiting, so that its expiry needs no policy read.
       expiresAt: input.approval.required ? approvalExpiresAt(input.policy, input.now) : null,
-      ...(input.approval.required ? approvalTermsFor(input.policy, planned.map((p) => p.playbook), input.approval.reasons) : { requiredApprovals: 0, requiredSides: [] }),
+      ...(input.approval.required
+        ? approvalTermsFor(input.policy, planned.map((p) => p.playbook), input.approval.reasons, !!input.approval.preAuthorization)
+        : { requiredApprovals: 0, requiredSides: [] }),
+      // What let the run past the workspace's policy, when a standing pre-authorization did.
+      ...(input.approval.preAuthorization ? { preAuthorization: { ...input.approval.preAuthorization } } : {}),
       approvals: [],
       // The request keeps the policy it was made under: a later change applies to new requests only.
       ...(input.approval.required ? { policy: { ...input.policy } } : {}),

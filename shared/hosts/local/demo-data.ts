@@ -112,6 +112,7 @@ export async function seedDemoData(services: Uses<"auth" | "config" | "events" |
       ...workspace,
       ...(stored?.gamebookApproval ? { gamebookApproval: stored.gamebookApproval } : {}),
       ...(stored?.slaPolicy ? { slaPolicy: stored.slaPolicy } : {}),
+      ...(stored?.preAuthorizations ? { preAuthorizations: stored.preAuthorizations } : {}),
     });
   }
   // The named demo workspaces' SLA targets, set as a WorkspaceAdmin sets them (audited), where they differ.

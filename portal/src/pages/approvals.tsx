@@ -213,6 +213,15 @@ function ApprovalCard({ request: r, onChange }: { request: ApprovalRequest; onCh
             </dd>
           </div>
         )}
+        {r.preAuthorization && (
+          <div>
+            <dt>Pre-authorized</dt>
+            <dd>
+              The workspace's policy is waived by {r.preAuthorization.createdBy.name}'s standing pre-authorization, until <Time at={r.preAuthorization.endsAt} />
+              {r.preAuthorization.note ? `: “${r.preAuthorization.note}”` : ""}
+            </dd>
+          </div>
+        )}
         {r.requiredSides.length > 0 && (
           <div>
             <dt>Who must approve</dt>

@@ -10,7 +10,7 @@ import {
   type GamebookApprovalPolicy,
 } from "./approval-mode";
 import type { ApprovalSide } from "./approval-sides";
-import type { RunPreAuthorization } from "./pre-authorizations";
+import type { RunPreAuthorization } from "./pre-authorization-record";
 
 /**
  * Who must approve a gamebook run before it executes (contract 3 and 4.1 rule 4). Two settings can

@@ -3,7 +3,7 @@ import type { Source } from "../sources";
 import type { ChangeOrigin } from "../../platform/events/event-types";
 import type { ApprovalSide } from "./approval-sides";
 import type { GamebookApprovalPolicy } from "./approval-mode";
-import type { RunPreAuthorization } from "./pre-authorizations";
+import type { RunPreAuthorization } from "./pre-authorization-record";
 
 /**
  * Run statuses (docs/decisions.md, Gamebooks). The contract shows only `Pending`; the others follow

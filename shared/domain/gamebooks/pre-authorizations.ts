@@ -7,6 +7,9 @@ import type { Versioned } from "../../platform/store/ports";
 import type { WorkspaceRecord } from "../organizations/workspace";
 import { workspaceAudit } from "../organizations/workspace-audit";
 import { catalogueOf } from "./gamebook-settings";
+import type { PreAuthorizationRecord, RunPreAuthorization } from "./pre-authorization-record";
+
+export type { PreAuthorizationAct, PreAuthorizationRecord, RunPreAuthorization } from "./pre-authorization-record";
 
 /*
  * Standing pre-authorizations: a workspace's own organization records, with an end date, that
@@ -16,33 +19,6 @@ import { catalogueOf } from "./gamebook-settings";
  * by themselves, by comparing their end with the time of each submission: no timer. Kept on the
  * workspace record, which every submission has in hand, so applying them costs no read.
  */
-
-/** Who recorded or revoked one, and when. */
-export interface PreAuthorizationAct {
-  at: string;
-  byUserId: string;
-  byName: string;
-}
-
-export interface PreAuthorizationRecord {
-  id: string;
-  /** The catalogue playbooks it lets through, by their ids in the workspace's catalogue. */
-  playbookIds: string[];
-  /** When it stops applying (exclusive). */
-  endsAt: string;
-  /** Why, in the recorder's words. */
-  note: string | null;
-  created: PreAuthorizationAct;
-  revoked: PreAuthorizationAct | null;
-}
-
-/** What a run records of the pre-authorization that let it through. */
-export interface RunPreAuthorization {
-  id: string;
-  endsAt: string;
-  note: string | null;
-  createdBy: { userId: string; name: string };
-}
 
 /** At most this many kept on a workspace; ended ones are dropped a while after their end first. */
 export const MAX_PRE_AUTHORIZATIONS = 50;

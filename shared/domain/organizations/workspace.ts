@@ -1,7 +1,7 @@
 import type { StoredApprovalPolicy } from "../gamebooks/approval-mode";
 import type { WorkspaceSources } from "./workspace-sources";
 import type { SlaPolicy } from "../incidents/sla-policy-record";
-import type { PreAuthorizationRecord } from "../gamebooks/pre-authorizations";
+import type { PreAuthorizationRecord } from "../gamebooks/pre-authorization-record";
 
 export interface WorkspaceRecord {
   id: string;

@@ -68,7 +68,7 @@ export function ApprovalsPage() {
         <RefreshButton busy={queue.loading} onRefresh={() => void queue.reload()} />
       </PageHeader>
       <p class="lead">
-        Gamebook runs waiting for a decision in the workspaces you own, soonest to expire first. The queue refreshes every {REFRESH_MS / 1000} seconds.
+        Gamebook runs waiting for a decision in the workspaces you decide in, soonest to expire first. The queue refreshes every {REFRESH_MS / 1000} seconds.
       </p>
       <ProblemBanner problem={queue.problem} />
       <p aria-live="polite" class="muted">

@@ -103,12 +103,12 @@ describe("the workspace approval policy", () => {
     const workspace = (await host.services.stores.workspaces.get(clinics))!;
     await host.services.stores.workspaces.upsert({ ...workspace, gamebookApproval: "AllRuns" });
     expect((await json(await getPolicy())).data).toEqual({
-      mode: "AllRuns", approvalTimeoutHours: 24, onExpiry: "Deny", requireSecondApproverForAdminPlaybooks: false,
+      mode: "AllRuns", approvalTimeoutHours: 24, onExpiry: "Deny", requireSecondApproverForAdminPlaybooks: false, twoSidedApproval: false,
     });
 
     const put = await setPolicy({ mode: "AdminRequiredPlaybooks", approvalTimeoutHours: 8, requireSecondApproverForAdminPlaybooks: true });
     expect(put.status).toBe(200);
-    const policy = { mode: "AdminRequiredPlaybooks", approvalTimeoutHours: 8, onExpiry: "Deny", requireSecondApproverForAdminPlaybooks: true };
+    const policy = { mode: "AdminRequiredPlaybooks", approvalTimeoutHours: 8, onExpiry: "Deny", requireSecondApproverForAdminPlaybooks: true, twoSidedApproval: false };
     expect((await json(put)).data).toEqual(policy);
     expect((await host.services.stores.workspaces.get(clinics))!.gamebookApproval).toEqual(policy);
     expect((await json(await getPolicy())).data).toEqual(policy);

@@ -468,6 +468,7 @@ describe("approval", () => {
       approvalTimeoutHours: 24,
       onExpiry: "Deny",
       requireSecondApproverForAdminPlaybooks: false,
+      twoSidedApproval: false,
     });
     try {
       expect((await host.portal(workspaceAdmin, "PUT", policy, { body: { mode: "AdminRequiredPlaybooks" } })).status).toBe(200);

@@ -55,7 +55,7 @@ describe("the approval queue", () => {
       timeoutHours: 4,
       requiredApprovals: 1,
       approvalsStillNeeded: 1,
-      viewer: { mayApprove: true, reason: null },
+      viewer: { mayApprove: true, mayDeny: true, reason: null, side: "Provider" },
     });
     expect(entry.playbooks).toHaveLength(1);
     expect(entry.playbooks[0]).toMatchObject({ sequence: 1, playbookId: expect.any(String), affectedEntity: expect.any(String) });
@@ -70,7 +70,7 @@ describe("the approval queue", () => {
     expect(onlyNorthwind.map((r) => r.runId)).not.toContain(run);
     // The analyst may read the request, but is told why they may not approve it, and is refused if they try.
     const seen = await json(await host.portal(analyst, "GET", `/portal/workspaces/${fabrikam}/approvals/${run}`));
-    expect(seen.data.viewer).toEqual({ mayApprove: false, reason: "Approving needs the Owner role on the run's workspace." });
+    expect(seen.data.viewer).toEqual({ mayApprove: false, mayDeny: false, reason: "Approving needs the Owner role on the run's workspace, or the organizational role Admin.", side: "Provider" });
     const tried = await host.portal(analyst, "POST", `/portal/workspaces/${fabrikam}/approvals/${run}/approve`, { body: {} });
     expect([tried.status, (await json(tried)).code]).toEqual([403, "INSUFFICIENT_WORKSPACE_ROLE"]);
   });

@@ -43,7 +43,7 @@ describe("a PUT that leaves a field out", () => {
     const path = `/portal/workspaces/${ws}/approval-policy`;
     expect((await portal("PUT", path, { mode: "AllRuns", approvalTimeoutHours: 2, requireSecondApproverForAdminPlaybooks: true })).status).toBe(200);
     const res = await portal("PUT", path, { mode: "AdminRequiredPlaybooks" });
-    expect((await json(res)).data).toEqual({ mode: "AdminRequiredPlaybooks", approvalTimeoutHours: 2, onExpiry: "Deny", requireSecondApproverForAdminPlaybooks: true });
+    expect((await json(res)).data).toEqual({ mode: "AdminRequiredPlaybooks", approvalTimeoutHours: 2, onExpiry: "Deny", requireSecondApproverForAdminPlaybooks: true, twoSidedApproval: false });
     expect((await json(await portal("GET", path))).data).toEqual((await json(res)).data);
     await portal("PUT", path, { mode: "NoApproval", approvalTimeoutHours: 24, requireSecondApproverForAdminPlaybooks: false });
   });

@@ -36,6 +36,7 @@ const policy = (overrides: Partial<GamebookApprovalPolicy> = {}): GamebookApprov
   approvalTimeoutHours: 24,
   onExpiry: "Deny",
   requireSecondApproverForAdminPlaybooks: false,
+  twoSidedApproval: false,
   ...overrides,
 });
 const workspace = (p: GamebookApprovalPolicy = policy()): WorkspaceRecord => ({ id: ws, name: "northwind-sentinel-clinics", tenantId: "t-1", accountId: "acct-1", gamebookApproval: p });
@@ -120,16 +121,16 @@ function refused(code: ErrorCode, fn: () => unknown): ApiError {
 
 describe("the workspace approval policy", () => {
   it("reads a workspace without a policy as NoApproval with the defaults", () => {
-    expect(approvalPolicyOf({})).toEqual({ mode: "NoApproval", approvalTimeoutHours: 24, onExpiry: "Deny", requireSecondApproverForAdminPlaybooks: false });
+    expect(approvalPolicyOf({})).toEqual({ mode: "NoApproval", approvalTimeoutHours: 24, onExpiry: "Deny", requireSecondApproverForAdminPlaybooks: false, twoSidedApproval: false });
   });
 
   it("reads a record that holds the mode alone (stored before the policy had more) with the defaults", () => {
-    expect(approvalPolicyOf({ gamebookApproval: "AllRuns" })).toEqual({ mode: "AllRuns", approvalTimeoutHours: 24, onExpiry: "Deny", requireSecondApproverForAdminPlaybooks: false });
+    expect(approvalPolicyOf({ gamebookApproval: "AllRuns" })).toEqual({ mode: "AllRuns", approvalTimeoutHours: 24, onExpiry: "Deny", requireSecondApproverForAdminPlaybooks: false, twoSidedApproval: false });
   });
 
   it("keeps what a stored policy says and fills in only what it lacks", () => {
     expect(approvalPolicyOf({ gamebookApproval: { mode: "AdminRequiredPlaybooks", approvalTimeoutHours: 4 } })).toEqual({
-      mode: "AdminRequiredPlaybooks", approvalTimeoutHours: 4, onExpiry: "Deny", requireSecondApproverForAdminPlaybooks: false,
+      mode: "AdminRequiredPlaybooks", approvalTimeoutHours: 4, onExpiry: "Deny", requireSecondApproverForAdminPlaybooks: false, twoSidedApproval: false,
     });
     expect(approvalPolicyOf({ gamebookApproval: policy({ approvalTimeoutHours: 720, requireSecondApproverForAdminPlaybooks: true }) })).toEqual(
       policy({ approvalTimeoutHours: 720, requireSecondApproverForAdminPlaybooks: true }),
@@ -194,7 +195,7 @@ describe("a waiting run's record", () => {
 
 describe("deciding a run", () => {
   it("one approval dispatches a run that needs one: no longer queued, approved by that person", () => {
-    const { run: approved, outcome } = decideApproval(plainRun(), approve(priya, "Go ahead."), policy(), hours(1));
+    const { run: approved, outcome } = decideApproval(plainRun(), approve(priya, "Go ahead."), hours(1));
     expect(outcome).toBe("Approved");
     expect(approved).toMatchObject({ status: "Pending", isQueued: false, dispatchedAt: hours(1).toISOString() });
     expect(approved.approval).toMatchObject({
@@ -204,25 +205,25 @@ describe("deciding a run", () => {
   });
 
   it("the requester may never approve their own run (403), whatever the case of the id; they may deny it", () => {
-    const error = refused("FORBIDDEN", () => decideApproval(plainRun(), approve({ userId: requester.id.toUpperCase(), name: requester.name }), policy(), hours(1)));
+    const error = refused("FORBIDDEN", () => decideApproval(plainRun(), approve({ userId: requester.id.toUpperCase(), name: requester.name }), hours(1)));
     expect(error.message).toMatch(/requested .* cannot approve it/);
-    const { run: denied, outcome } = decideApproval(plainRun(), deny({ userId: requester.id, name: requester.name }, "Wrong incident."), policy(), hours(1));
+    const { run: denied, outcome } = decideApproval(plainRun(), deny({ userId: requester.id, name: requester.name }, "Wrong incident."), hours(1));
     expect([outcome, denied.status, denied.approval.decision]).toEqual(["Denied", "Denied", "Denied"]);
   });
 
   it("two people: the first approval is recorded and the run keeps waiting; the same person again is 409; a second person dispatches it", () => {
     const twoPerson = policy({ requireSecondApproverForAdminPlaybooks: true });
-    const first = decideApproval(adminRun(), approve(priya, "Checked the sign-ins."), twoPerson, hours(1));
+    const first = decideApproval(adminRun(), approve(priya, "Checked the sign-ins."), hours(1));
     expect(first.outcome).toBe("ApprovalRecorded");
     expect(first.run).toMatchObject({ status: "Pending", isQueued: true, dispatchedAt: "" });
     expect(first.run.approval).toMatchObject({ decision: null, decidedBy: null, requiredApprovals: 2 });
     expect(first.run.approval.approvals).toEqual([{ by: "Priya Natarajan", byUserId: priya.userId, at: hours(1).toISOString(), comment: "Checked the sign-ins." }]);
     expect(first.run.summary).toMatch(/1 of 2 approvals given/);
 
-    expect(refused("CONFLICT", () => decideApproval(first.run, approve(priya), twoPerson, hours(2))).message).toMatch(/already approved/);
-    refused("FORBIDDEN", () => decideApproval(first.run, approve({ userId: requester.id, name: requester.name }), twoPerson, hours(2)));
+    expect(refused("CONFLICT", () => decideApproval(first.run, approve(priya), hours(2))).message).toMatch(/already approved/);
+    refused("FORBIDDEN", () => decideApproval(first.run, approve({ userId: requester.id, name: requester.name }), hours(2)));
 
-    const second = decideApproval(first.run, approve(jonas), twoPerson, hours(2));
+    const second = decideApproval(first.run, approve(jonas), hours(2));
     expect(second.outcome).toBe("Approved");
     expect(second.run).toMatchObject({ isQueued: false, dispatchedAt: hours(2).toISOString() });
     expect(second.run.approval).toMatchObject({ decision: "Approved", decidedBy: "Jonas Becker", decidedByUserId: jonas.userId });
@@ -231,33 +232,35 @@ describe("deciding a run", () => {
 
   it("a denial by anyone ends a run that had one of its two approvals", () => {
     const twoPerson = policy({ requireSecondApproverForAdminPlaybooks: true });
-    const first = decideApproval(adminRun(), approve(priya), twoPerson, hours(1));
-    const { run: denied } = decideApproval(first.run, deny(jonas, "Not this account."), twoPerson, hours(2));
+    const first = decideApproval(adminRun(), approve(priya), hours(1));
+    const { run: denied } = decideApproval(first.run, deny(jonas, "Not this account."), hours(2));
     expect(denied.status).toBe("Denied");
     expect(denied.playbooks.map((p) => p.status)).toEqual(["Skipped", "Skipped"]);
     expect(denied.approval).toMatchObject({ decision: "Denied", decidedBy: "Jonas Becker", comment: "Not this account.", approvals: [{ by: "Priya Natarajan" }] });
   });
 
   it("a run not waiting is 409 for every decision", () => {
-    const { run: approved } = decideApproval(plainRun(), approve(priya), policy(), hours(1));
+    const { run: approved } = decideApproval(plainRun(), approve(priya), hours(1));
     for (const action of [approve(jonas), deny(jonas), { kind: "Expire", by: approvalExpiryDecider } as const]) {
-      refused("CONFLICT", () => decideApproval(approved, action, policy(), hours(30)));
+      refused("CONFLICT", () => decideApproval(approved, action, hours(30)));
     }
   });
 
-  it("tightening the policy reaches a waiting run; loosening it does not take back the second approval", () => {
+  it("a waiting run keeps the terms of the policy it was made under: neither tightening nor loosening the policy reaches it", () => {
     const waitingForOne = adminRun(policy());
-    expect(approvalsNeeded(waitingForOne, policy({ requireSecondApproverForAdminPlaybooks: true }))).toBe(2);
-    expect(decideApproval(waitingForOne, approve(priya), policy({ requireSecondApproverForAdminPlaybooks: true }), hours(1)).outcome).toBe("ApprovalRecorded");
+    expect(waitingForOne.approval.policy).toEqual(policy());
+    expect(approvalsNeeded(waitingForOne)).toBe(1);
+    expect(decideApproval(waitingForOne, approve(priya), hours(1)).outcome).toBe("Approved");
     const waitingForTwo = adminRun();
-    expect(approvalsNeeded(waitingForTwo, policy())).toBe(2);
+    expect(approvalsNeeded(waitingForTwo)).toBe(2);
+    expect(decideApproval(waitingForTwo, approve(priya), hours(1)).outcome).toBe("ApprovalRecorded");
   });
 
   it("a run stored before approvals had terms waits for one approver and never expires", () => {
     const waiting = plainRun();
     const older = { ...waiting, approval: { reasons: waiting.approval.reasons, decision: null, decidedBy: null, decidedAt: null, comment: null } };
-    refused("CONFLICT", () => decideApproval(older, { kind: "Expire", by: approvalExpiryDecider }, policy(), hours(10_000)));
-    const { run: approved, outcome } = decideApproval(older, approve(priya), policy(), hours(10_000));
+    refused("CONFLICT", () => decideApproval(older, { kind: "Expire", by: approvalExpiryDecider }, hours(10_000)));
+    const { run: approved, outcome } = decideApproval(older, approve(priya), hours(10_000));
     expect(outcome).toBe("Approved");
     expect(approved.approval).toMatchObject({ expiresAt: null, requiredApprovals: 1, approvals: [{ by: "Priya Natarajan" }] });
   });
@@ -266,8 +269,8 @@ describe("deciding a run", () => {
 describe("expiry", () => {
   it("denies a request at its expiry, as the service, with the reason and the run's playbooks skipped", () => {
     const waiting = run([{ playbook: isolateHost, entityId: "ent-ws7" }], policy({ approvalTimeoutHours: 6 }));
-    refused("CONFLICT", () => decideApproval(waiting, { kind: "Expire", by: approvalExpiryDecider }, policy(), new Date(hours(6).getTime() - 1)));
-    const { run: expired, outcome } = decideApproval(waiting, { kind: "Expire", by: approvalExpiryDecider }, policy(), hours(6));
+    refused("CONFLICT", () => decideApproval(waiting, { kind: "Expire", by: approvalExpiryDecider }, new Date(hours(6).getTime() - 1)));
+    const { run: expired, outcome } = decideApproval(waiting, { kind: "Expire", by: approvalExpiryDecider }, hours(6));
     expect(outcome).toBe("Expired");
     expect(expired.status).toBe("Denied");
     expect(expired.playbooks.map((p) => p.status)).toEqual(["Skipped"]);
@@ -279,9 +282,9 @@ describe("expiry", () => {
   });
 
   it("an approval after the expiry is 409, even before the sweep has denied the run", () => {
-    const error = refused("CONFLICT", () => decideApproval(plainRun(), approve(priya), policy(), hours(24)));
+    const error = refused("CONFLICT", () => decideApproval(plainRun(), approve(priya), hours(24)));
     expect(error.message).toMatch(/expired/);
-    expect(decideApproval(plainRun(), deny(priya), policy(), hours(25)).outcome).toBe("Denied");
+    expect(decideApproval(plainRun(), deny(priya), hours(25)).outcome).toBe("Denied");
   });
 });
 
@@ -297,7 +300,7 @@ describe("approvalRequestView", () => {
       ],
       twoPerson,
     );
-    const { run: once } = decideApproval(waiting, approve(priya, "Sign-ins checked."), twoPerson, hours(1));
+    const { run: once } = decideApproval(waiting, approve(priya, "Sign-ins checked."), hours(1));
     const view = approvalRequestView(once, workspace(twoPerson), catalogue);
     expect(view).toMatchObject({
       runId: "run-1",
@@ -333,7 +336,7 @@ describe("approvalRequestView", () => {
   });
 
   it("works without the catalogue, and shows a decided run's decision with nothing still needed", () => {
-    const { run: expired } = decideApproval(plainRun(), { kind: "Expire", by: approvalExpiryDecider }, policy(), hours(24));
+    const { run: expired } = decideApproval(plainRun(), { kind: "Expire", by: approvalExpiryDecider }, hours(24));
     const view = approvalRequestView(expired, workspace());
     expect(view.playbooks[0]).toMatchObject({ parameters: [], undoneBy: null, recommendedByRule: false });
     expect(view).toMatchObject({

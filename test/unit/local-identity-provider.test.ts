@@ -6,7 +6,7 @@ import { isApiError } from "../../shared/platform/errors/api-error";
 import { createOidcClient } from "../../shared/platform/auth/oidc/oidc-client";
 import type { OidcClient, SignInTransaction, VerifiedIdentity } from "../../shared/platform/auth/sign-in";
 import { buildDemoData } from "../../shared/hosts/local/demo-data";
-import { DEMO_PEOPLE, DEMO_TENANT_ID, demoPerson } from "../../shared/hosts/local/identity-provider/demo-people";
+import { DEMO_PEOPLE, DEMO_TENANT_ID, NORTHWIND_TENANT_ID, demoPerson } from "../../shared/hosts/local/identity-provider/demo-people";
 import { PORTAL_CALLBACK_PATH, startLocalIdentityProvider, type LocalIdentityProvider } from "../../shared/hosts/local/identity-provider/local-identity-provider";
 import { CookieJar, signInHeadless } from "../support/oidc-sign-in";
 
@@ -107,6 +107,9 @@ describe("demo people", () => {
     expect(data.users.map((u) => u.id)).not.toContain(demoPerson("oliver").oid);
     expect(DEMO_PEOPLE.filter((p) => !p.mfa).map((p) => p.key)).toEqual(["sam"]);
     expect(new Set(DEMO_PEOPLE.map((p) => p.oid)).size).toBe(DEMO_PEOPLE.length);
+    // A customer's own person, in the customer's tenant.
+    const northwind = data.customers.find((c) => c.name === "Northwind Health")!;
+    expect(data.users.find((u) => u.id === demoPerson("priya").oid)).toMatchObject({ accountId: northwind.id, tenantId: NORTHWIND_TENANT_ID, email: demoPerson("priya").email });
   });
 });
 

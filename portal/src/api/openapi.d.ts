@@ -11,10 +11,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The approval queue: runs waiting for a decision in every workspace you own
+         * The approval queue: runs waiting for a decision in every workspace you decide in
          * @description Portal session (people only). Any registered person.
          *
-         *     Soonest to expire first. Only workspaces where you hold the `Owner` role, the role that decides; `workspaceIds` narrows it.
+         *     Soonest to expire first. The workspaces where you hold the `Owner` role, or with the organizational role `Admin` every workspace of your organization; `workspaceIds` narrows it. Each entry says whether you may approve it and, when not, why (a run the managing provider's partner setting made wait needs a provider person's approval; a two-sided one a person of each side).
          */
         get: operations["getPortalApprovals"];
         put?: never;
@@ -975,7 +975,7 @@ export interface paths {
          * Set the workspace's approval policy; settings left out stay as they are
          * @description Portal session (people only). Organizational role: `Admin`, `WorkspaceAdmin`. A role on the workspace, or an organization-wide role (`Admin`, `WorkspaceAdmin`).
          *
-         *     Runs already waiting keep the expiry they were given; a stricter approver count applies to them at once.
+         *     A change applies to new requests only: runs already waiting keep the policy they were made under (their expiry, approver count and sides). `twoSidedApproval` needs a workspace of an organization a service provider manages (400 at `twoSidedApproval` otherwise).
          */
         put: operations["putPortalWorkspacesByWorkspaceIdApprovalPolicy"];
         post?: never;
@@ -1016,9 +1016,9 @@ export interface paths {
         put?: never;
         /**
          * Approve a run: it is dispatched (gamebook.run.v1), or waits for a second approver when the policy asks for two
-         * @description Portal session (people only). Any registered person. Workspace role: `Owner`.
+         * @description Portal session (people only). Any registered person. Workspace role: `Owner`, or the organizational role `Admin`.
          *
-         *     The run, `gamebook.run.v1`, the audit event and the executor's first message are one commit. 403 when you asked for the run yourself; 409 when it is no longer waiting (decided elsewhere, expired) or when you approved it already.
+         *     The run, `gamebook.run.v1`, the audit event and the executor's first message are one commit. 403 when you asked for the run yourself, or when the approvals still needed are for a side you are not of (the managing provider's partner setting needs a provider person; a two-sided policy one of each side); 409 when it is no longer waiting (decided elsewhere, expired) or when you approved it already.
          */
         post: operations["postPortalWorkspacesByWorkspaceIdApprovalsByRunIdApprove"];
         delete?: never;
@@ -1038,9 +1038,9 @@ export interface paths {
         put?: never;
         /**
          * Deny a run, with the reason: it ends Denied and nothing runs
-         * @description Portal session (people only). Any registered person. Workspace role: `Owner`.
+         * @description Portal session (people only). Any registered person. Workspace role: `Owner`, or the organizational role `Admin`.
          *
-         *     Audited with the reason. 409 when it is no longer waiting.
+         *     Audited with the reason. Either side's decider may deny: a denial by either ends the run. 409 when it is no longer waiting.
          */
         post: operations["postPortalWorkspacesByWorkspaceIdApprovalsByRunIdDeny"];
         delete?: never;
@@ -1531,6 +1531,76 @@ export interface paths {
          *     Merged by reference id: an action the catalogue lacks is added (switched on); one it has takes the backend's name, description, entity type and parameters and keeps the workspace's own settings (switched on or off, needs an administrator, recommended, undo). Nothing is removed: `notOffered` lists the automation playbooks the backend no longer offers. One audit event for the whole import; none when nothing changed. 400 `EXTENSION_NOT_ENABLED` without an automation backend.
          */
         post: operations["postPortalWorkspacesByWorkspaceIdPlaybooksImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/workspaces/{workspaceId}/pre-authorizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's standing pre-authorizations: playbooks that run without asking until a date
+         * @description Portal session (people only). Any registered person. A role on the workspace, or an organization-wide role (`Admin`, `WorkspaceAdmin`).
+         *
+         *     Newest first, those ended (expired or revoked) included for 90 days after their end.
+         */
+        get: operations["getPortalWorkspacesByWorkspaceIdPreAuthorizations"];
+        put?: never;
+        /**
+         * Record a standing pre-authorization: these playbooks run on this workspace without asking until its end
+         * @description Portal session (people only). Any registered person. Workspace role: `Owner`, or the organizational role `Admin`.
+         *
+         *     A run of only these playbooks is then let past the workspace's own approval policy, and records which pre-authorization let it through; the managing provider's partner setting, and a caller's `isQueued: true`, still make it wait. It ends by itself at `endsAt`. Only the workspace's own organization records one (403 for a person of the managing provider). Audited.
+         */
+        post: operations["postPortalWorkspacesByWorkspaceIdPreAuthorizations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/workspaces/{workspaceId}/pre-authorizations/{preAuthorizationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One standing pre-authorization
+         * @description Portal session (people only). Any registered person. A role on the workspace, or an organization-wide role (`Admin`, `WorkspaceAdmin`).
+         */
+        get: operations["getPortalWorkspacesByWorkspaceIdPreAuthorizationsByPreAuthorizationId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/portal/workspaces/{workspaceId}/pre-authorizations/{preAuthorizationId}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a standing pre-authorization: runs ask again from now on
+         * @description Portal session (people only). Any registered person. Workspace role: `Owner`, or the organizational role `Admin`.
+         *
+         *     It stays listed, revoked. 409 when it is revoked or ended already. Only the workspace's own organization revokes (403 otherwise). Audited.
+         */
+        post: operations["postPortalWorkspacesByWorkspaceIdPreAuthorizationsByPreAuthorizationIdRevoke"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2136,6 +2206,8 @@ export interface operations {
                                 by: string;
                                 byUserId: string;
                                 comment: string | null;
+                                /** @description The side the person approved for: the workspace's own organization (`Customer`) or its managing provider (`Provider`); null on approvals recorded before sides were. */
+                                side: ("Customer" | "Provider") | null;
                             }[];
                             approvalsStillNeeded: number;
                             /** @description True while the run waits for a decision: only then can it be approved or denied. */
@@ -2200,6 +2272,29 @@ export interface operations {
                                     playbookId: string;
                                 } | null;
                             }[];
+                            /** @description The workspace's approval policy the request was made under, which it keeps: a later change applies to new requests only. Null when it never waited, or was made before requests kept their policy. */
+                            policy: {
+                                approvalTimeoutHours: number;
+                                /** @enum {string} */
+                                mode: "NoApproval" | "AdminRequiredPlaybooks" | "AllRuns";
+                                /** @enum {string} */
+                                onExpiry: "Deny";
+                                requireSecondApproverForAdminPlaybooks: boolean;
+                                twoSidedApproval: boolean;
+                            } | null;
+                            /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
+                            policyChangedSince: boolean;
+                            /** @description The standing pre-authorization that let the run past the workspace's own policy; null when none did. */
+                            preAuthorization: {
+                                createdBy: {
+                                    name: string;
+                                    userId: string;
+                                };
+                                endsAt: string;
+                                /** Format: uuid */
+                                id: string;
+                                note: string | null;
+                            } | null;
                             reasons: {
                                 code: string;
                                 text: string;
@@ -2212,6 +2307,8 @@ export interface operations {
                                 name: string;
                             };
                             requiredApprovals: number;
+                            /** @description The sides that must each give an approval: `Provider` when the managing provider's partner setting made the run wait, both under a two-sided policy; empty: any decider. */
+                            requiredSides: ("Customer" | "Provider")[];
                             /** Format: uuid */
                             runId: string;
                             /** @enum {string} */
@@ -2221,8 +2318,12 @@ export interface operations {
                             /** @description What the person signed in may do with it. */
                             viewer: {
                                 mayApprove: boolean;
+                                /** @description Whether the person signed in may deny it: any decider of either side, the requester included, while it waits. */
+                                mayDeny: boolean;
                                 /** @description Why the person signed in may not approve it, when they may not. */
                                 reason: string | null;
+                                /** @description The side the person signed in decides for on this workspace. */
+                                side: ("Customer" | "Provider") | null;
                             };
                             workspace: {
                                 /** Format: uuid */
@@ -2393,6 +2494,8 @@ export interface operations {
                                 by: string;
                                 byUserId: string;
                                 comment: string | null;
+                                /** @description The side the person approved for: the workspace's own organization (`Customer`) or its managing provider (`Provider`); null on approvals recorded before sides were. */
+                                side: ("Customer" | "Provider") | null;
                             }[];
                             approvalsStillNeeded: number;
                             /** @description True while the run waits for a decision: only then can it be approved or denied. */
@@ -2457,6 +2560,29 @@ export interface operations {
                                     playbookId: string;
                                 } | null;
                             }[];
+                            /** @description The workspace's approval policy the request was made under, which it keeps: a later change applies to new requests only. Null when it never waited, or was made before requests kept their policy. */
+                            policy: {
+                                approvalTimeoutHours: number;
+                                /** @enum {string} */
+                                mode: "NoApproval" | "AdminRequiredPlaybooks" | "AllRuns";
+                                /** @enum {string} */
+                                onExpiry: "Deny";
+                                requireSecondApproverForAdminPlaybooks: boolean;
+                                twoSidedApproval: boolean;
+                            } | null;
+                            /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
+                            policyChangedSince: boolean;
+                            /** @description The standing pre-authorization that let the run past the workspace's own policy; null when none did. */
+                            preAuthorization: {
+                                createdBy: {
+                                    name: string;
+                                    userId: string;
+                                };
+                                endsAt: string;
+                                /** Format: uuid */
+                                id: string;
+                                note: string | null;
+                            } | null;
                             reasons: {
                                 code: string;
                                 text: string;
@@ -2469,6 +2595,8 @@ export interface operations {
                                 name: string;
                             };
                             requiredApprovals: number;
+                            /** @description The sides that must each give an approval: `Provider` when the managing provider's partner setting made the run wait, both under a two-sided policy; empty: any decider. */
+                            requiredSides: ("Customer" | "Provider")[];
                             /** @description What ran: the run as it stands now. */
                             run: {
                                 /** @description When the approval handed it to the executor; null when it never ran. */
@@ -14546,6 +14674,8 @@ export interface operations {
                             /** @enum {string} */
                             onExpiry: "Deny";
                             requireSecondApproverForAdminPlaybooks: boolean;
+                            /** @description A run that waits needs one approver of the customer and one of the managing provider. */
+                            twoSidedApproval: boolean;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -14715,6 +14845,8 @@ export interface operations {
                     onExpiry?: "Deny";
                     /** @description A run with a playbook that needs an administrator needs a second, different approver (false until set). Left out: as it is. */
                     requireSecondApproverForAdminPlaybooks?: boolean;
+                    /** @description Two-sided approval: a run that waits needs one approver of the customer (the workspace's own organization) and one of the provider that manages it (false until set; only for a workspace of a managed organization). Left out: as it is. */
+                    twoSidedApproval?: boolean;
                 };
             };
         };
@@ -14739,6 +14871,8 @@ export interface operations {
                             /** @enum {string} */
                             onExpiry: "Deny";
                             requireSecondApproverForAdminPlaybooks: boolean;
+                            /** @description A run that waits needs one approver of the customer and one of the managing provider. */
+                            twoSidedApproval: boolean;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -14943,6 +15077,8 @@ export interface operations {
                                 by: string;
                                 byUserId: string;
                                 comment: string | null;
+                                /** @description The side the person approved for: the workspace's own organization (`Customer`) or its managing provider (`Provider`); null on approvals recorded before sides were. */
+                                side: ("Customer" | "Provider") | null;
                             }[];
                             approvalsStillNeeded: number;
                             /** @description True while the run waits for a decision: only then can it be approved or denied. */
@@ -15007,6 +15143,29 @@ export interface operations {
                                     playbookId: string;
                                 } | null;
                             }[];
+                            /** @description The workspace's approval policy the request was made under, which it keeps: a later change applies to new requests only. Null when it never waited, or was made before requests kept their policy. */
+                            policy: {
+                                approvalTimeoutHours: number;
+                                /** @enum {string} */
+                                mode: "NoApproval" | "AdminRequiredPlaybooks" | "AllRuns";
+                                /** @enum {string} */
+                                onExpiry: "Deny";
+                                requireSecondApproverForAdminPlaybooks: boolean;
+                                twoSidedApproval: boolean;
+                            } | null;
+                            /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
+                            policyChangedSince: boolean;
+                            /** @description The standing pre-authorization that let the run past the workspace's own policy; null when none did. */
+                            preAuthorization: {
+                                createdBy: {
+                                    name: string;
+                                    userId: string;
+                                };
+                                endsAt: string;
+                                /** Format: uuid */
+                                id: string;
+                                note: string | null;
+                            } | null;
                             reasons: {
                                 code: string;
                                 text: string;
@@ -15019,6 +15178,8 @@ export interface operations {
                                 name: string;
                             };
                             requiredApprovals: number;
+                            /** @description The sides that must each give an approval: `Provider` when the managing provider's partner setting made the run wait, both under a two-sided policy; empty: any decider. */
+                            requiredSides: ("Customer" | "Provider")[];
                             /** Format: uuid */
                             runId: string;
                             /** @enum {string} */
@@ -15028,8 +15189,12 @@ export interface operations {
                             /** @description What the person signed in may do with it. */
                             viewer: {
                                 mayApprove: boolean;
+                                /** @description Whether the person signed in may deny it: any decider of either side, the requester included, while it waits. */
+                                mayDeny: boolean;
                                 /** @description Why the person signed in may not approve it, when they may not. */
                                 reason: string | null;
+                                /** @description The side the person signed in decides for on this workspace. */
+                                side: ("Customer" | "Provider") | null;
                             };
                             workspace: {
                                 /** Format: uuid */
@@ -15217,6 +15382,8 @@ export interface operations {
                                 by: string;
                                 byUserId: string;
                                 comment: string | null;
+                                /** @description The side the person approved for: the workspace's own organization (`Customer`) or its managing provider (`Provider`); null on approvals recorded before sides were. */
+                                side: ("Customer" | "Provider") | null;
                             }[];
                             approvalsStillNeeded: number;
                             /** @description True while the run waits for a decision: only then can it be approved or denied. */
@@ -15281,6 +15448,29 @@ export interface operations {
                                     playbookId: string;
                                 } | null;
                             }[];
+                            /** @description The workspace's approval policy the request was made under, which it keeps: a later change applies to new requests only. Null when it never waited, or was made before requests kept their policy. */
+                            policy: {
+                                approvalTimeoutHours: number;
+                                /** @enum {string} */
+                                mode: "NoApproval" | "AdminRequiredPlaybooks" | "AllRuns";
+                                /** @enum {string} */
+                                onExpiry: "Deny";
+                                requireSecondApproverForAdminPlaybooks: boolean;
+                                twoSidedApproval: boolean;
+                            } | null;
+                            /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
+                            policyChangedSince: boolean;
+                            /** @description The standing pre-authorization that let the run past the workspace's own policy; null when none did. */
+                            preAuthorization: {
+                                createdBy: {
+                                    name: string;
+                                    userId: string;
+                                };
+                                endsAt: string;
+                                /** Format: uuid */
+                                id: string;
+                                note: string | null;
+                            } | null;
                             reasons: {
                                 code: string;
                                 text: string;
@@ -15293,6 +15483,8 @@ export interface operations {
                                 name: string;
                             };
                             requiredApprovals: number;
+                            /** @description The sides that must each give an approval: `Provider` when the managing provider's partner setting made the run wait, both under a two-sided policy; empty: any decider. */
+                            requiredSides: ("Customer" | "Provider")[];
                             /** Format: uuid */
                             runId: string;
                             /** @enum {string} */
@@ -15302,8 +15494,12 @@ export interface operations {
                             /** @description What the person signed in may do with it. */
                             viewer: {
                                 mayApprove: boolean;
+                                /** @description Whether the person signed in may deny it: any decider of either side, the requester included, while it waits. */
+                                mayDeny: boolean;
                                 /** @description Why the person signed in may not approve it, when they may not. */
                                 reason: string | null;
+                                /** @description The side the person signed in decides for on this workspace. */
+                                side: ("Customer" | "Provider") | null;
                             };
                             workspace: {
                                 /** Format: uuid */
@@ -15539,6 +15735,8 @@ export interface operations {
                                 by: string;
                                 byUserId: string;
                                 comment: string | null;
+                                /** @description The side the person approved for: the workspace's own organization (`Customer`) or its managing provider (`Provider`); null on approvals recorded before sides were. */
+                                side: ("Customer" | "Provider") | null;
                             }[];
                             approvalsStillNeeded: number;
                             /** @description True while the run waits for a decision: only then can it be approved or denied. */
@@ -15603,6 +15801,29 @@ export interface operations {
                                     playbookId: string;
                                 } | null;
                             }[];
+                            /** @description The workspace's approval policy the request was made under, which it keeps: a later change applies to new requests only. Null when it never waited, or was made before requests kept their policy. */
+                            policy: {
+                                approvalTimeoutHours: number;
+                                /** @enum {string} */
+                                mode: "NoApproval" | "AdminRequiredPlaybooks" | "AllRuns";
+                                /** @enum {string} */
+                                onExpiry: "Deny";
+                                requireSecondApproverForAdminPlaybooks: boolean;
+                                twoSidedApproval: boolean;
+                            } | null;
+                            /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
+                            policyChangedSince: boolean;
+                            /** @description The standing pre-authorization that let the run past the workspace's own policy; null when none did. */
+                            preAuthorization: {
+                                createdBy: {
+                                    name: string;
+                                    userId: string;
+                                };
+                                endsAt: string;
+                                /** Format: uuid */
+                                id: string;
+                                note: string | null;
+                            } | null;
                             reasons: {
                                 code: string;
                                 text: string;
@@ -15615,6 +15836,8 @@ export interface operations {
                                 name: string;
                             };
                             requiredApprovals: number;
+                            /** @description The sides that must each give an approval: `Provider` when the managing provider's partner setting made the run wait, both under a two-sided policy; empty: any decider. */
+                            requiredSides: ("Customer" | "Provider")[];
                             /** Format: uuid */
                             runId: string;
                             /** @enum {string} */
@@ -15624,8 +15847,12 @@ export interface operations {
                             /** @description What the person signed in may do with it. */
                             viewer: {
                                 mayApprove: boolean;
+                                /** @description Whether the person signed in may deny it: any decider of either side, the requester included, while it waits. */
+                                mayDeny: boolean;
                                 /** @description Why the person signed in may not approve it, when they may not. */
                                 reason: string | null;
+                                /** @description The side the person signed in decides for on this workspace. */
+                                side: ("Customer" | "Provider") | null;
                             };
                             workspace: {
                                 /** Format: uuid */
@@ -16567,13 +16794,15 @@ export interface operations {
                                     sequences: number[];
                                 };
                             };
-                            /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment; null when it never waited. */
+                            /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment, or the standing pre-authorization that let it through; null when neither. */
                             approval: {
                                 approvals: {
                                     at: string;
                                     by: string;
                                     byUserId: string;
                                     comment: string | null;
+                                    /** @description The side the person approved for: the workspace's own organization (`Customer`) or its managing provider (`Provider`); null on approvals recorded before sides were. */
+                                    side: ("Customer" | "Provider") | null;
                                 }[];
                                 approvalsStillNeeded: number;
                                 decision: {
@@ -16586,11 +16815,36 @@ export interface operations {
                                     outcome: "Approved" | "Denied";
                                 } | null;
                                 expiresAt: string | null;
+                                /** @description The workspace's approval policy the request was made under, which it keeps: a later change applies to new requests only. Null when it never waited, or was made before requests kept their policy. */
+                                policy: {
+                                    approvalTimeoutHours: number;
+                                    /** @enum {string} */
+                                    mode: "NoApproval" | "AdminRequiredPlaybooks" | "AllRuns";
+                                    /** @enum {string} */
+                                    onExpiry: "Deny";
+                                    requireSecondApproverForAdminPlaybooks: boolean;
+                                    twoSidedApproval: boolean;
+                                } | null;
+                                /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
+                                policyChangedSince: boolean;
+                                /** @description The standing pre-authorization that let the run past the workspace's own policy; null when none did. */
+                                preAuthorization: {
+                                    createdBy: {
+                                        name: string;
+                                        userId: string;
+                                    };
+                                    endsAt: string;
+                                    /** Format: uuid */
+                                    id: string;
+                                    note: string | null;
+                                } | null;
                                 reasons: {
                                     code: string;
                                     text: string;
                                 }[];
                                 requiredApprovals: number;
+                                /** @description The sides that must each give an approval: `Provider` when the managing provider's partner setting made the run wait, both under a two-sided policy; empty: any decider. */
+                                requiredSides: ("Customer" | "Provider")[];
                                 timeoutHours: number | null;
                             } | null;
                             /** @description True while it waits in the approval queue. */
@@ -16880,13 +17134,15 @@ export interface operations {
                                     sequences: number[];
                                 };
                             };
-                            /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment; null when it never waited. */
+                            /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment, or the standing pre-authorization that let it through; null when neither. */
                             approval: {
                                 approvals: {
                                     at: string;
                                     by: string;
                                     byUserId: string;
                                     comment: string | null;
+                                    /** @description The side the person approved for: the workspace's own organization (`Customer`) or its managing provider (`Provider`); null on approvals recorded before sides were. */
+                                    side: ("Customer" | "Provider") | null;
                                 }[];
                                 approvalsStillNeeded: number;
                                 decision: {
@@ -16899,11 +17155,36 @@ export interface operations {
                                     outcome: "Approved" | "Denied";
                                 } | null;
                                 expiresAt: string | null;
+                                /** @description The workspace's approval policy the request was made under, which it keeps: a later change applies to new requests only. Null when it never waited, or was made before requests kept their policy. */
+                                policy: {
+                                    approvalTimeoutHours: number;
+                                    /** @enum {string} */
+                                    mode: "NoApproval" | "AdminRequiredPlaybooks" | "AllRuns";
+                                    /** @enum {string} */
+                                    onExpiry: "Deny";
+                                    requireSecondApproverForAdminPlaybooks: boolean;
+                                    twoSidedApproval: boolean;
+                                } | null;
+                                /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
+                                policyChangedSince: boolean;
+                                /** @description The standing pre-authorization that let the run past the workspace's own policy; null when none did. */
+                                preAuthorization: {
+                                    createdBy: {
+                                        name: string;
+                                        userId: string;
+                                    };
+                                    endsAt: string;
+                                    /** Format: uuid */
+                                    id: string;
+                                    note: string | null;
+                                } | null;
                                 reasons: {
                                     code: string;
                                     text: string;
                                 }[];
                                 requiredApprovals: number;
+                                /** @description The sides that must each give an approval: `Provider` when the managing provider's partner setting made the run wait, both under a two-sided policy; empty: any decider. */
+                                requiredSides: ("Customer" | "Provider")[];
                                 timeoutHours: number | null;
                             } | null;
                             /** @description True while it waits in the approval queue. */
@@ -17247,13 +17528,15 @@ export interface operations {
                                     sequences: number[];
                                 };
                             };
-                            /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment; null when it never waited. */
+                            /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment, or the standing pre-authorization that let it through; null when neither. */
                             approval: {
                                 approvals: {
                                     at: string;
                                     by: string;
                                     byUserId: string;
                                     comment: string | null;
+                                    /** @description The side the person approved for: the workspace's own organization (`Customer`) or its managing provider (`Provider`); null on approvals recorded before sides were. */
+                                    side: ("Customer" | "Provider") | null;
                                 }[];
                                 approvalsStillNeeded: number;
                                 decision: {
@@ -17266,11 +17549,36 @@ export interface operations {
                                     outcome: "Approved" | "Denied";
                                 } | null;
                                 expiresAt: string | null;
+                                /** @description The workspace's approval policy the request was made under, which it keeps: a later change applies to new requests only. Null when it never waited, or was made before requests kept their policy. */
+                                policy: {
+                                    approvalTimeoutHours: number;
+                                    /** @enum {string} */
+                                    mode: "NoApproval" | "AdminRequiredPlaybooks" | "AllRuns";
+                                    /** @enum {string} */
+                                    onExpiry: "Deny";
+                                    requireSecondApproverForAdminPlaybooks: boolean;
+                                    twoSidedApproval: boolean;
+                                } | null;
+                                /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
+                                policyChangedSince: boolean;
+                                /** @description The standing pre-authorization that let the run past the workspace's own policy; null when none did. */
+                                preAuthorization: {
+                                    createdBy: {
+                                        name: string;
+                                        userId: string;
+                                    };
+                                    endsAt: string;
+                                    /** Format: uuid */
+                                    id: string;
+                                    note: string | null;
+                                } | null;
                                 reasons: {
                                     code: string;
                                     text: string;
                                 }[];
                                 requiredApprovals: number;
+                                /** @description The sides that must each give an approval: `Provider` when the managing provider's partner setting made the run wait, both under a two-sided policy; empty: any decider. */
+                                requiredSides: ("Customer" | "Provider")[];
                                 timeoutHours: number | null;
                             } | null;
                             /** @description True while it waits in the approval queue. */
@@ -17604,13 +17912,15 @@ export interface operations {
                                     sequences: number[];
                                 };
                             };
-                            /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment; null when it never waited. */
+                            /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment, or the standing pre-authorization that let it through; null when neither. */
                             approval: {
                                 approvals: {
                                     at: string;
                                     by: string;
                                     byUserId: string;
                                     comment: string | null;
+                                    /** @description The side the person approved for: the workspace's own organization (`Customer`) or its managing provider (`Provider`); null on approvals recorded before sides were. */
+                                    side: ("Customer" | "Provider") | null;
                                 }[];
                                 approvalsStillNeeded: number;
                                 decision: {
@@ -17623,11 +17933,36 @@ export interface operations {
                                     outcome: "Approved" | "Denied";
                                 } | null;
                                 expiresAt: string | null;
+                                /** @description The workspace's approval policy the request was made under, which it keeps: a later change applies to new requests only. Null when it never waited, or was made before requests kept their policy. */
+                                policy: {
+                                    approvalTimeoutHours: number;
+                                    /** @enum {string} */
+                                    mode: "NoApproval" | "AdminRequiredPlaybooks" | "AllRuns";
+                                    /** @enum {string} */
+                                    onExpiry: "Deny";
+                                    requireSecondApproverForAdminPlaybooks: boolean;
+                                    twoSidedApproval: boolean;
+                                } | null;
+                                /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
+                                policyChangedSince: boolean;
+                                /** @description The standing pre-authorization that let the run past the workspace's own policy; null when none did. */
+                                preAuthorization: {
+                                    createdBy: {
+                                        name: string;
+                                        userId: string;
+                                    };
+                                    endsAt: string;
+                                    /** Format: uuid */
+                                    id: string;
+                                    note: string | null;
+                                } | null;
                                 reasons: {
                                     code: string;
                                     text: string;
                                 }[];
                                 requiredApprovals: number;
+                                /** @description The sides that must each give an approval: `Provider` when the managing provider's partner setting made the run wait, both under a two-sided policy; empty: any decider. */
+                                requiredSides: ("Customer" | "Provider")[];
                                 timeoutHours: number | null;
                             } | null;
                             /** @description True while it waits in the approval queue. */
@@ -18123,13 +18458,15 @@ export interface operations {
                                         sequences: number[];
                                     };
                                 };
-                                /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment; null when it never waited. */
+                                /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment, or the standing pre-authorization that let it through; null when neither. */
                                 approval: {
                                     approvals: {
                                         at: string;
                                         by: string;
                                         byUserId: string;
                                         comment: string | null;
+                                        /** @description The side the person approved for: the workspace's own organization (`Customer`) or its managing provider (`Provider`); null on approvals recorded before sides were. */
+                                        side: ("Customer" | "Provider") | null;
                                     }[];
                                     approvalsStillNeeded: number;
                                     decision: {
@@ -18142,11 +18479,36 @@ export interface operations {
                                         outcome: "Approved" | "Denied";
                                     } | null;
                                     expiresAt: string | null;
+                                    /** @description The workspace's approval policy the request was made under, which it keeps: a later change applies to new requests only. Null when it never waited, or was made before requests kept their policy. */
+                                    policy: {
+                                        approvalTimeoutHours: number;
+                                        /** @enum {string} */
+                                        mode: "NoApproval" | "AdminRequiredPlaybooks" | "AllRuns";
+                                        /** @enum {string} */
+                                        onExpiry: "Deny";
+                                        requireSecondApproverForAdminPlaybooks: boolean;
+                                        twoSidedApproval: boolean;
+                                    } | null;
+                                    /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
+                                    policyChangedSince: boolean;
+                                    /** @description The standing pre-authorization that let the run past the workspace's own policy; null when none did. */
+                                    preAuthorization: {
+                                        createdBy: {
+                                            name: string;
+                                            userId: string;
+                                        };
+                                        endsAt: string;
+                                        /** Format: uuid */
+                                        id: string;
+                                        note: string | null;
+                                    } | null;
                                     reasons: {
                                         code: string;
                                         text: string;
                                     }[];
                                     requiredApprovals: number;
+                                    /** @description The sides that must each give an approval: `Provider` when the managing provider's partner setting made the run wait, both under a two-sided policy; empty: any decider. */
+                                    requiredSides: ("Customer" | "Provider")[];
                                     timeoutHours: number | null;
                                 } | null;
                                 /** @description True while it waits in the approval queue. */
@@ -19413,13 +19775,15 @@ export interface operations {
                                     sequences: number[];
                                 };
                             };
-                            /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment; null when it never waited. */
+                            /** @description Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment, or the standing pre-authorization that let it through; null when neither. */
                             approval: {
                                 approvals: {
                                     at: string;
                                     by: string;
                                     byUserId: string;
                                     comment: string | null;
+                                    /** @description The side the person approved for: the workspace's own organization (`Customer`) or its managing provider (`Provider`); null on approvals recorded before sides were. */
+                                    side: ("Customer" | "Provider") | null;
                                 }[];
                                 approvalsStillNeeded: number;
                                 decision: {
@@ -19432,11 +19796,36 @@ export interface operations {
                                     outcome: "Approved" | "Denied";
                                 } | null;
                                 expiresAt: string | null;
+                                /** @description The workspace's approval policy the request was made under, which it keeps: a later change applies to new requests only. Null when it never waited, or was made before requests kept their policy. */
+                                policy: {
+                                    approvalTimeoutHours: number;
+                                    /** @enum {string} */
+                                    mode: "NoApproval" | "AdminRequiredPlaybooks" | "AllRuns";
+                                    /** @enum {string} */
+                                    onExpiry: "Deny";
+                                    requireSecondApproverForAdminPlaybooks: boolean;
+                                    twoSidedApproval: boolean;
+                                } | null;
+                                /** @description The workspace's policy has changed since the request was made (the request keeps its own). */
+                                policyChangedSince: boolean;
+                                /** @description The standing pre-authorization that let the run past the workspace's own policy; null when none did. */
+                                preAuthorization: {
+                                    createdBy: {
+                                        name: string;
+                                        userId: string;
+                                    };
+                                    endsAt: string;
+                                    /** Format: uuid */
+                                    id: string;
+                                    note: string | null;
+                                } | null;
                                 reasons: {
                                     code: string;
                                     text: string;
                                 }[];
                                 requiredApprovals: number;
+                                /** @description The sides that must each give an approval: `Provider` when the managing provider's partner setting made the run wait, both under a two-sided policy; empty: any decider. */
+                                requiredSides: ("Customer" | "Provider")[];
                                 timeoutHours: number | null;
                             } | null;
                             /** @description True while it waits in the approval queue. */
@@ -19808,6 +20197,17 @@ export interface operations {
                                 playbookId: string;
                                 sequence: number;
                             }[];
+                            /** @description The standing pre-authorization that would let it past the workspace's own policy; null when none would. */
+                            preAuthorization: {
+                                createdBy: {
+                                    name: string;
+                                    userId: string;
+                                };
+                                endsAt: string;
+                                /** Format: uuid */
+                                id: string;
+                                note: string | null;
+                            } | null;
                             /** @description Why it would wait: you asked for approval, the workspace's policy, the managing provider's setting. */
                             reasons: {
                                 code: string;
@@ -19815,6 +20215,8 @@ export interface operations {
                             }[];
                             /** @description How many different people would have to approve it; 0 when it would be dispatched at once. */
                             requiredApprovals: number;
+                            /** @description The sides that would each have to give an approval: the managing provider's under its partner setting, both under a two-sided policy; empty when any decider may. */
+                            requiredSides: ("Customer" | "Provider")[];
                             timeoutHours: number | null;
                         };
                         meta: components["schemas"]["Meta"];
@@ -22834,6 +23236,852 @@ export interface operations {
                 };
             };
             /** @description Problem: VALIDATION_ERROR, EXTENSION_NOT_ENABLED */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: CONFLICT */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPortalWorkspacesByWorkspaceIdPreAuthorizations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            created: {
+                                at: string;
+                                byName: string;
+                                byUserId: string;
+                            };
+                            /** @description When it stops applying, by itself. */
+                            endsAt: string;
+                            /** Format: uuid */
+                            id: string;
+                            note: string | null;
+                            playbooks: {
+                                id: string;
+                                /** @description Its name in the catalogue; its id when it has left the catalogue. */
+                                name: string;
+                            }[];
+                            revoked: {
+                                at: string;
+                                byName: string;
+                                byUserId: string;
+                            } | null;
+                            /**
+                             * @description At the time of the answer: `Expired` once `endsAt` has passed.
+                             * @enum {string}
+                             */
+                            state: "Active" | "Expired" | "Revoked";
+                        }[];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postPortalWorkspacesByWorkspaceIdPreAuthorizations: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
+            };
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description When it stops applying: a time ahead, at most 366 days away.
+                     */
+                    endsAt: string;
+                    /** @description Why, in a sentence: shown with it and on the runs it lets through. */
+                    note?: string;
+                    /** @description The workspace's catalogue playbooks that may run without asking (their ids); a run is let through when it runs only these. */
+                    playbookIds: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            created: {
+                                at: string;
+                                byName: string;
+                                byUserId: string;
+                            };
+                            /** @description When it stops applying, by itself. */
+                            endsAt: string;
+                            /** Format: uuid */
+                            id: string;
+                            note: string | null;
+                            playbooks: {
+                                id: string;
+                                /** @description Its name in the catalogue; its id when it has left the catalogue. */
+                                name: string;
+                            }[];
+                            revoked: {
+                                at: string;
+                                byName: string;
+                                byUserId: string;
+                            } | null;
+                            /**
+                             * @description At the time of the answer: `Expired` once `endsAt` has passed.
+                             * @enum {string}
+                             */
+                            state: "Active" | "Expired" | "Revoked";
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR, BAD_REQUEST */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: CONFLICT */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: BAD_REQUEST */
+            413: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the body reached the API: a body announced too large with `Expect: 100-continue` is refused before that. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPortalWorkspacesByWorkspaceIdPreAuthorizationsByPreAuthorizationId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                preAuthorizationId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            created: {
+                                at: string;
+                                byName: string;
+                                byUserId: string;
+                            };
+                            /** @description When it stops applying, by itself. */
+                            endsAt: string;
+                            /** Format: uuid */
+                            id: string;
+                            note: string | null;
+                            playbooks: {
+                                id: string;
+                                /** @description Its name in the catalogue; its id when it has left the catalogue. */
+                                name: string;
+                            }[];
+                            revoked: {
+                                at: string;
+                                byName: string;
+                                byUserId: string;
+                            } | null;
+                            /**
+                             * @description At the time of the answer: `Expired` once `endsAt` has passed.
+                             * @enum {string}
+                             */
+                            state: "Active" | "Expired" | "Revoked";
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postPortalWorkspacesByWorkspaceIdPreAuthorizationsByPreAuthorizationIdRevoke: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
+                "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
+            };
+            path: {
+                preAuthorizationId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            created: {
+                                at: string;
+                                byName: string;
+                                byUserId: string;
+                            };
+                            /** @description When it stops applying, by itself. */
+                            endsAt: string;
+                            /** Format: uuid */
+                            id: string;
+                            note: string | null;
+                            playbooks: {
+                                id: string;
+                                /** @description Its name in the catalogue; its id when it has left the catalogue. */
+                                name: string;
+                            }[];
+                            revoked: {
+                                at: string;
+                                byName: string;
+                                byUserId: string;
+                            } | null;
+                            /**
+                             * @description At the time of the answer: `Expired` once `endsAt` has passed.
+                             * @enum {string}
+                             */
+                            state: "Active" | "Expired" | "Revoked";
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];

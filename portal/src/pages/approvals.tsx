@@ -68,7 +68,7 @@ export function ApprovalsPage() {
         <RefreshButton busy={queue.loading} onRefresh={() => void queue.reload()} />
       </PageHeader>
       <p class="lead">
-        Gamebook runs waiting for a decision in the workspaces you own, soonest to expire first. The queue refreshes every {REFRESH_MS / 1000} seconds.
+        Gamebook runs waiting for a decision in the workspaces you decide in, soonest to expire first. The queue refreshes every {REFRESH_MS / 1000} seconds.
       </p>
       <ProblemBanner problem={queue.problem} />
       <p aria-live="polite" class="muted">
@@ -100,6 +100,26 @@ function outcomeText(r: ApprovalRequest): string {
   if (r.decision?.outcome === "Denied") return `Denied by ${r.decision.by ?? "someone"}`;
   if (r.decision?.outcome === "Approved") return `Approved by ${r.decision.by ?? "someone"} · run ${r.status}`;
   return `Run ${r.status}`;
+}
+
+type Side = ApprovalRequest["requiredSides"][number];
+
+/** A side as a person reads it on a card. */
+export function sideName(side: Side): string {
+  return side === "Customer" ? "customer" : "provider";
+}
+
+/** Who must approve, in words: the managing provider, or one person of each side. */
+export function sidesText(sides: readonly Side[]): string {
+  if (sides.length > 1) return "One person of the customer and one of the managing provider";
+  return sides[0] === "Provider" ? "A person of the managing provider (its partner setting)" : "A person of the customer";
+}
+
+/** The policy a request was made under, in a line: which runs wait, for how long, and who approves. */
+export function policyText(p: NonNullable<ApprovalRequest["policy"]>): string {
+  const which = p.mode === "AllRuns" ? "every run waits" : p.mode === "AdminRequiredPlaybooks" ? "runs with an admin playbook wait" : "no run waits";
+  const who = [p.twoSidedApproval ? "one approver of each side" : null, p.requireSecondApproverForAdminPlaybooks ? "two approvers for admin playbooks" : null].filter(Boolean).join(", ");
+  return `The workspace's policy: ${which}, ${p.approvalTimeoutHours} h${who ? `, ${who}` : ""}.`;
 }
 
 /** Where a request was made and by whom: the first facts of its card, waiting or decided (History). */
@@ -184,6 +204,30 @@ function ApprovalCard({ request: r, onChange }: { request: ApprovalRequest; onCh
           <dt>Why it needs approval</dt>
           <dd>{r.reasons.map((x) => x.text).join(" ") || "—"}</dd>
         </div>
+        {r.policy && (
+          <div>
+            <dt>Made under</dt>
+            <dd>
+              {policyText(r.policy)}
+              {r.policyChangedSince && <span class="muted"> · the workspace's policy has changed since; this request keeps the policy it was made under</span>}
+            </dd>
+          </div>
+        )}
+        {r.preAuthorization && (
+          <div>
+            <dt>Pre-authorized</dt>
+            <dd>
+              The workspace's policy is waived by {r.preAuthorization.createdBy.name}'s standing pre-authorization, until <Time at={r.preAuthorization.endsAt} />
+              {r.preAuthorization.note ? `: “${r.preAuthorization.note}”` : ""}
+            </dd>
+          </div>
+        )}
+        {r.requiredSides.length > 0 && (
+          <div>
+            <dt>Who must approve</dt>
+            <dd>{sidesText(r.requiredSides)}</dd>
+          </div>
+        )}
         <div>
           <dt>Approvals</dt>
           <dd>
@@ -191,7 +235,8 @@ function ApprovalCard({ request: r, onChange }: { request: ApprovalRequest; onCh
             {r.approvals.map((a) => (
               <span class="muted">
                 {" "}
-                · {a.by} <Time at={a.at} />
+                · {a.by}
+                {a.side ? ` (${sideName(a.side)})` : ""} <Time at={a.at} />
                 {a.comment ? `: “${a.comment}”` : ""}
               </span>
             ))}
@@ -255,7 +300,7 @@ function ApprovalCard({ request: r, onChange }: { request: ApprovalRequest; onCh
       )}
       <ProblemBanner problem={approve.problem ?? deny.problem} title="The decision was not recorded" />
       {r.awaitingDecision && !r.viewer.mayApprove && <p class="muted">{r.viewer.reason}</p>}
-      {r.awaitingDecision && r.viewer.mayApprove && !denying && (
+      {r.awaitingDecision && (r.viewer.mayApprove || r.viewer.mayDeny) && !denying && (
         <form
           class="decision"
           onSubmit={(e) => {
@@ -263,18 +308,20 @@ function ApprovalCard({ request: r, onChange }: { request: ApprovalRequest; onCh
             void approve.run();
           }}
         >
-          <Field label="Comment (optional)" name="comment" value={comment} onValue={setComment} problem={approve.problem} maxLength={2000} />
+          {r.viewer.mayApprove && <Field label="Comment (optional)" name="comment" value={comment} onValue={setComment} problem={approve.problem} maxLength={2000} />}
           <div class="buttons">
-            <button type="submit" class="button" disabled={approve.busy}>
-              {approve.busy ? "Approving…" : "Approve"}
-            </button>
+            {r.viewer.mayApprove && (
+              <button type="submit" class="button" disabled={approve.busy}>
+                {approve.busy ? "Approving…" : "Approve"}
+              </button>
+            )}
             <button type="button" class="button button-danger" onClick={() => setDenying(true)}>
               Deny…
             </button>
           </div>
         </form>
       )}
-      {r.awaitingDecision && r.viewer.mayApprove && denying && (
+      {r.awaitingDecision && r.viewer.mayDeny && denying && (
         <form
           class="decision"
           onSubmit={(e) => {

@@ -287,6 +287,7 @@ function decisionText(run: Run): string {
   if (run.cancellation) return `Cancelled by ${run.cancellation.by}${run.cancellation.reason ? `: “${run.cancellation.reason}”` : ""}`;
   const approval = run.approval;
   if (!approval) return "No approval needed";
+  if (approval.preAuthorization && approval.reasons.length === 0) return preAuthorizationText(approval.preAuthorization);
   if (approval.decision?.expired) return "Nobody decided in time: denied as expired";
   if (approval.decision) return `${approval.decision.outcome} by ${approval.decision.by ?? "someone"}${approval.decision.comment ? `: “${approval.decision.comment}”` : ""}`;
   const why = approval.reasons.map((r) => r.text).join(" ");
@@ -531,4 +532,9 @@ function ParameterField(props: { parameter: Parameter; name: string; value: stri
       onValue={props.onValue}
     />
   );
+}
+
+/** What let a run past the workspace's policy without asking, in a sentence. */
+function preAuthorizationText(p: { endsAt: string; note: string | null; createdBy: { name: string } }): string {
+  return `Let through without asking by a standing pre-authorization of ${p.createdBy.name}, until ${new Date(p.endsAt).toLocaleString()}${p.note ? `: “${p.note}”` : ""}`;
 }

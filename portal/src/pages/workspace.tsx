@@ -8,7 +8,7 @@ import { BASE, Link, navigate } from "../router";
 import { hasRole, useMe, useSourceName } from "../session";
 import { Badge, Checkbox, Field, Notice, PageHeader, ProblemBanner, SaveProblem, Select, TableScroll, Time, useAction, useResource } from "../ui";
 import { SlaPolicySection } from "./sla-policy";
-import { changedSourcesBody, readOrganizations, SOURCE_NAMES, sourcesDraft, SourcesEditor, WORKSPACE_ADMIN, type Workspace } from "./workspaces";
+import { APPROVAL_MODE_OPTIONS, changedSourcesBody, readOrganizations, SOURCE_NAMES, sourcesDraft, SourcesEditor, WORKSPACE_ADMIN, type Workspace } from "./workspaces";
 
 type Integrations = paths["/api/v2/portal/workspaces/{workspaceId}/integrations"]["get"]["responses"][200]["content"]["application/json"]["data"];
 type IntegrationName = keyof Integrations;
@@ -23,11 +23,7 @@ const INTEGRATIONS: readonly { name: IntegrationName; label: string; hint: strin
   { name: "playbookAutomation", label: "Playbook automation", hint: "Off: the automation steps of runs fail; the incident's own steps still run." },
 ];
 
-const MODES: readonly { value: Policy["mode"]; label: string }[] = [
-  { value: "NoApproval", label: "No approval: runs are dispatched at once" },
-  { value: "AdminRequiredPlaybooks", label: "Runs with a playbook that needs an administrator" },
-  { value: "AllRuns", label: "Every run" },
-];
+const MODES: readonly { value: Policy["mode"]; label: string }[] = APPROVAL_MODE_OPTIONS;
 
 /** One workspace: its settings and sources, integrations and approval policy, each changed on its own; and offboarding. */
 export function WorkspacePage({ params }: { params: Record<string, string> }) {
@@ -266,6 +262,7 @@ function ApprovalPolicySection(props: { workspaceId: string; canChange: boolean;
   const [mode, setMode] = useState<Policy["mode"]>("NoApproval");
   const [hours, setHours] = useState("");
   const [second, setSecond] = useState(false);
+  const [twoSided, setTwoSided] = useState(false);
   const [saved, setSaved] = useState(false);
   useEffect(() => {
     const p = policy.value;
@@ -273,12 +270,13 @@ function ApprovalPolicySection(props: { workspaceId: string; canChange: boolean;
     setMode(p.mode);
     setHours(String(p.approvalTimeoutHours));
     setSecond(p.requireSecondApproverForAdminPlaybooks);
+    setTwoSided(p.twoSidedApproval);
   }, [policy.value]);
   const save = useAction(async () => {
     setSaved(false);
     // The hours go as typed (a number when it reads as one): the server says what it accepts.
     const timeout = hours.trim() === "" ? undefined : Number.isFinite(Number(hours)) ? Number(hours) : hours;
-    const body = { mode, approvalTimeoutHours: timeout, requireSecondApproverForAdminPlaybooks: second } as PolicyBody;
+    const body = { mode, approvalTimeoutHours: timeout, requireSecondApproverForAdminPlaybooks: second, twoSidedApproval: twoSided } as PolicyBody;
     policy.set((await call(api.PUT("/api/v2/portal/workspaces/{workspaceId}/approval-policy", { params: { path, header: csrf() }, body }))).data);
     setSaved(true);
     props.onSaved();
@@ -287,7 +285,7 @@ function ApprovalPolicySection(props: { workspaceId: string; canChange: boolean;
   return (
     <section class="card form-card" aria-labelledby="policy-heading">
       <h2 id="policy-heading">Approval policy</h2>
-      <p class="muted">Which gamebook runs wait for a person's approval before they run. Runs already waiting keep the expiry they were given.</p>
+      <p class="muted">Which gamebook runs wait for a person's approval before they run. A change applies to new requests: runs already waiting keep the terms they were made under.</p>
       <ProblemBanner problem={policy.problem} title="The approval policy could not be read" />
       {p && !props.canChange && (
         <dl class="facts">
@@ -302,6 +300,10 @@ function ApprovalPolicySection(props: { workspaceId: string; canChange: boolean;
           <div>
             <dt>Admin playbooks</dt>
             <dd>{p.requireSecondApproverForAdminPlaybooks ? "Need a second, different approver" : "One approver is enough"}</dd>
+          </div>
+          <div>
+            <dt>Sides</dt>
+            <dd>{p.twoSidedApproval ? "One approver of the customer and one of the managing provider" : "Any Owner of the workspace"}</dd>
           </div>
         </dl>
       )}
@@ -325,6 +327,7 @@ function ApprovalPolicySection(props: { workspaceId: string; canChange: boolean;
             hint="Whole hours. Empty: the default."
           />
           <Checkbox label="A run with an admin playbook needs a second, different approver" name="requireSecondApproverForAdminPlaybooks" checked={second} onValue={setSecond} />
+          <Checkbox label="Two-sided: one approver of the customer and one of the managing provider" name="twoSidedApproval" checked={twoSided} onValue={setTwoSided} />
           <div class="buttons">
             <button type="submit" class="button" disabled={save.busy}>
               {save.busy ? "Saving…" : "Save approval policy"}

@@ -2,6 +2,8 @@ import { z } from "zod";
 import { gamebookRunStatuses } from "../../domain/gamebooks/gamebook-run";
 import { playbookEntityTypes } from "../../domain/gamebooks/playbook-catalogue-record";
 import { sources } from "../../domain/sources";
+import { approvalSides } from "../../domain/gamebooks/approval-sides";
+import { approvalExpiryActions, approvalModes } from "../../domain/gamebooks/approval-mode";
 import { EXAMPLE_WORKSPACE_ID } from "../../domain/examples/examples";
 
 /*
@@ -51,7 +53,11 @@ export const approvalRequestExample = {
   requiredApprovals: 1,
   approvalsStillNeeded: 1,
   decision: null,
-  viewer: { mayApprove: true, reason: null },
+  requiredSides: [],
+  policy: { mode: "AdminRequiredPlaybooks", approvalTimeoutHours: 24, onExpiry: "Deny", requireSecondApproverForAdminPlaybooks: false, twoSidedApproval: false },
+  policyChangedSince: false,
+  preAuthorization: null,
+  viewer: { mayApprove: true, mayDeny: true, reason: null, side: "Provider" },
 };
 
 /** One playbook of a run as an approver weighs it (built by `runPlaybookViews`). */
@@ -74,7 +80,21 @@ export const requesterSchema = z.object({ kind: z.enum(["ServiceAccount", "User"
 
 export const approvalReasonSchema = z.object({ code: z.string(), text: z.string() });
 
-export const approvalEntrySchema = z.object({ by: z.string(), byUserId: z.string(), at: z.string(), comment: z.string().nullable() });
+/** What a run keeps of the standing pre-authorization that let it through. */
+export const runPreAuthorizationSchema = z.object({
+  id: z.guid(),
+  endsAt: z.string(),
+  note: z.string().nullable(),
+  createdBy: z.object({ userId: z.string(), name: z.string() }),
+});
+
+export const approvalEntrySchema = z.object({
+  by: z.string(),
+  byUserId: z.string(),
+  side: z.enum(approvalSides).nullable().describe("The side the person approved for: the workspace's own organization (`Customer`) or its managing provider (`Provider`); null on approvals recorded before sides were."),
+  at: z.string(),
+  comment: z.string().nullable(),
+});
 
 export const approvalDecisionSchema = z
   .object({
@@ -94,6 +114,23 @@ export const approvalStandingFields = {
   reasons: z.array(approvalReasonSchema),
   approvals: z.array(approvalEntrySchema),
   requiredApprovals: z.number().int(),
+  requiredSides: z
+    .array(z.enum(approvalSides))
+    .describe("The sides that must each give an approval: `Provider` when the managing provider's partner setting made the run wait, both under a two-sided policy; empty: any decider."),
+  policy: z
+    .object({
+      mode: z.enum(approvalModes),
+      approvalTimeoutHours: z.number().int(),
+      onExpiry: z.enum(approvalExpiryActions),
+      requireSecondApproverForAdminPlaybooks: z.boolean(),
+      twoSidedApproval: z.boolean(),
+    })
+    .nullable()
+    .describe("The workspace's approval policy the request was made under, which it keeps: a later change applies to new requests only. Null when it never waited, or was made before requests kept their policy."),
+  policyChangedSince: z.boolean().describe("The workspace's policy has changed since the request was made (the request keeps its own)."),
+  preAuthorization: runPreAuthorizationSchema
+    .nullable()
+    .describe("The standing pre-authorization that let the run past the workspace's own policy; null when none did."),
   approvalsStillNeeded: z.number().int(),
   decision: approvalDecisionSchema,
 };
@@ -125,7 +162,12 @@ export const approvalRequestSchema = z
     isAdminRequired: z.boolean(),
     ...approvalStandingFields,
     viewer: z
-      .object({ mayApprove: z.boolean(), reason: z.string().nullable().describe("Why the person signed in may not approve it, when they may not.") })
+      .object({
+        mayApprove: z.boolean(),
+        mayDeny: z.boolean().describe("Whether the person signed in may deny it: any decider of either side, the requester included, while it waits."),
+        reason: z.string().nullable().describe("Why the person signed in may not approve it, when they may not."),
+        side: z.enum(approvalSides).nullable().describe("The side the person signed in decides for on this workspace."),
+      })
       .describe("What the person signed in may do with it."),
   })
   .meta({ examples: [approvalRequestExample] });

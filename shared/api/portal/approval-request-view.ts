@@ -3,8 +3,11 @@ import type { WorkspaceRecord } from "../../domain/organizations/workspace";
 import type { GamebookRunRecord, GamebookRunStatus, RunApprovalEntry, RunMatchedRule, RunRequester } from "../../domain/gamebooks/gamebook-run";
 import type { PlaybookCatalogueRecord, PlaybookEntityType } from "../../domain/gamebooks/playbook-catalogue-record";
 import type { ApprovalReason } from "../../domain/gamebooks/approval-policy";
-import { approvalPolicyOf } from "../../domain/gamebooks/approval-policy";
+import { approvalPolicyOf, type GamebookApprovalPolicy } from "../../domain/gamebooks/approval-policy";
+import { isDeepStrictEqual } from "node:util";
 import { approvalsNeeded, approvalTermsOf, requesterOf } from "../../domain/gamebooks/run-approval-rules";
+import type { ApprovalSide } from "../../domain/gamebooks/approval-sides";
+import type { RunPreAuthorization } from "../../domain/gamebooks/pre-authorizations";
 
 /**
  * What approving a run will do, for the approval queue: everything an approver weighs, read from
@@ -39,8 +42,16 @@ export interface ApprovalRequestView {
   reasons: { code: string; text: string }[];
   /** A playbook of the run needs an administrator. */
   isAdminRequired: boolean;
-  /** The approvals given so far, in order. */
-  approvals: RunApprovalEntry[];
+  /** The approvals given so far, in order, each with the side it was given for (null: recorded before sides were). */
+  approvals: (Omit<RunApprovalEntry, "side"> & { side: ApprovalSide | null })[];
+  /** The sides that must each give an approval; empty: any decider. */
+  requiredSides: ApprovalSide[];
+  /** The workspace's policy the request was made under (null: it never waited, or was recorded before requests kept it). */
+  policy: GamebookApprovalPolicy | null;
+  /** The workspace's policy has changed since the request was made: the request keeps its own. */
+  policyChangedSince: boolean;
+  /** The standing pre-authorization that let the run past the workspace's own policy; null when none did. */
+  preAuthorization: RunPreAuthorization | null;
   /** How many different people must approve the run. */
   requiredApprovals: number;
   /** How many more approvals dispatch it; 0 once it is no longer waiting. */
@@ -95,22 +106,27 @@ export function approvalReasonViews(codes: readonly string[]): { code: string; t
 /** Where a run's approval stands: why it was needed, its terms, who approved, the final decision. */
 export type ApprovalStanding = Pick<
   ApprovalRequestView,
-  "awaitingDecision" | "expiresAt" | "timeoutHours" | "reasons" | "approvals" | "requiredApprovals" | "approvalsStillNeeded" | "decision"
+  "awaitingDecision" | "expiresAt" | "timeoutHours" | "reasons" | "approvals" | "requiredApprovals" | "requiredSides" | "policy" | "policyChangedSince" | "preAuthorization" | "approvalsStillNeeded" | "decision"
 >;
 
 /** The approval of a run as the queue and the incident's run list show it (approvals needed by the workspace's current policy while it waits). */
 export function approvalStandingOf(run: GamebookRunRecord, workspace: WorkspaceRecord): ApprovalStanding {
   const terms = approvalTermsOf(run);
   const awaitingDecision = run.status === "Pending" && run.isQueued;
-  const requiredApprovals = awaitingDecision ? approvalsNeeded(run, approvalPolicyOf(workspace)) : terms.requiredApprovals;
+  const requiredApprovals = approvalsNeeded(run);
   const { approval } = run;
+  const current = approvalPolicyOf(workspace);
   return {
     awaitingDecision,
     expiresAt: terms.expiresAt,
     timeoutHours: terms.timeoutHours,
     reasons: approvalReasonViews(approval.reasons),
-    approvals: terms.approvals.map((a) => ({ ...a })),
+    approvals: terms.approvals.map((a) => ({ by: a.by, byUserId: a.byUserId, side: a.side ?? null, at: a.at, comment: a.comment })),
     requiredApprovals,
+    requiredSides: terms.requiredSides,
+    policy: approval.policy ? { ...approval.policy } : null,
+    policyChangedSince: approval.policy ? !isDeepStrictEqual(approvalPolicyOf({ gamebookApproval: approval.policy }), current) : false,
+    preAuthorization: approval.preAuthorization ? { ...approval.preAuthorization, createdBy: { ...approval.preAuthorization.createdBy } } : null,
     approvalsStillNeeded: awaitingDecision ? Math.max(0, requiredApprovals - terms.approvals.length) : 0,
     decision:
       approval.decision === null
@@ -195,6 +211,10 @@ export function approvalRequestView(run: GamebookRunRecord, workspace: Workspace
     isAdminRequired: run.isAdminRequired,
     approvals: standing.approvals,
     requiredApprovals: standing.requiredApprovals,
+    requiredSides: standing.requiredSides,
+    policy: standing.policy,
+    policyChangedSince: standing.policyChangedSince,
+    preAuthorization: standing.preAuthorization,
     approvalsStillNeeded: standing.approvalsStillNeeded,
     decision: standing.decision,
   };

@@ -6,6 +6,7 @@ import { peopleRoutes } from "./people/people-routes";
 import { signInRoutes } from "./session/sign-in-routes";
 import { approvalRoutes } from "./approvals/approval-routes";
 import { approvalPolicyRoutes } from "./approvals/approval-policy-routes";
+import { preAuthorizationRoutes } from "./approvals/pre-authorization-routes";
 import { portalPlaybookRoutes } from "./content/playbook-routes";
 import { portalGamebookRuleRoutes } from "./content/gamebook-rule-routes";
 import { portalAgentConfigurationRoutes } from "./agents/agent-configuration-routes";
@@ -31,6 +32,7 @@ const portalAreas: RouteGroup[] = [
   peopleRoutes,
   approvalRoutes,
   approvalPolicyRoutes,
+  preAuthorizationRoutes,
   portalPlaybookRoutes,
   portalGamebookRuleRoutes,
   portalAgentConfigurationRoutes,

@@ -115,3 +115,12 @@ export const EXAMPLE_RUN_TO_DENY_ID = "719b9aa5-2ea8-8899-be71-856b0c66b8ed";
 export const EXAMPLE_RUN_TO_RETRY_ID = "36f6051e-e5aa-881c-8a0d-67b0fb68ec74";
 export const EXAMPLE_RUN_TO_UNDO_ID = "91101d4f-66a7-8f13-babf-6dad3a84833f";
 export const EXAMPLE_RUN_TO_CANCEL_ID = "9d4db314-6c55-84f7-a4a6-18a1ba1845ad";
+
+/**
+ * The provider's own demo workspace (contoso-soc-internal), where the local host seeds a standing
+ * pre-authorization of its isolate-host playbook: the pre-authorization examples act on it (its own
+ * organization's people record them there).
+ */
+export const EXAMPLE_PRE_AUTHORIZATION_WORKSPACE_ID = "6aeb3a86-6df2-8a52-9183-256be7af30dc";
+export const EXAMPLE_PRE_AUTHORIZED_PLAYBOOK_ID = "97aea6d4-3a14-8b20-a2bd-29b6c9068d2c";
+export const EXAMPLE_PRE_AUTHORIZATION_ID = "af48c5cf-92ae-8995-b3b2-32174b19295c";

@@ -27,6 +27,11 @@ export interface GamebookApprovalPolicy {
   onExpiry: ApprovalExpiryAction;
   /** A run with a playbook that needs an administrator needs a second, different approver. */
   requireSecondApproverForAdminPlaybooks: boolean;
+  /**
+   * Two-sided approval: a run that waits needs one approver of the customer (the workspace's own
+   * organization) and one of the provider that manages it. Only for a workspace of a managed organization.
+   */
+  twoSidedApproval: boolean;
 }
 
 /**

@@ -9,6 +9,8 @@ import {
   type ApprovalMode,
   type GamebookApprovalPolicy,
 } from "./approval-mode";
+import type { ApprovalSide } from "./approval-sides";
+import type { RunPreAuthorization } from "./pre-authorization-record";
 
 /**
  * Who must approve a gamebook run before it executes (docs/contract.md §3 and §4.1 rule 4). Two settings can
@@ -54,6 +56,20 @@ export interface ApprovalDecision {
   required: boolean;
   /** Every reason that applies, in this order: caller, workspace, partner (for the audit record). */
   reasons: ApprovalReason[];
+  /** The standing pre-authorization that waived the workspace's own policy, when one did. */
+  preAuthorization?: RunPreAuthorization;
+}
+
+/**
+ * The decision with the workspace's standing pre-authorizations applied: one in effect that names
+ * every playbook of the run waives the workspace's own policy. It waives nothing else: the managing
+ * provider's partner setting is not the workspace's to waive, and a caller who asked for approval
+ * (`isQueued`) gets it.
+ */
+export function withPreAuthorization(decision: ApprovalDecision, preAuthorization: RunPreAuthorization | null): ApprovalDecision {
+  if (!preAuthorization || !decision.reasons.includes("WorkspacePolicy")) return decision;
+  const reasons = decision.reasons.filter((r) => r !== "WorkspacePolicy");
+  return { required: reasons.length > 0, reasons, preAuthorization };
 }
 
 /**
@@ -95,6 +111,7 @@ export function approvalPolicyOf(workspace: Pick<WorkspaceRecord, "gamebookAppro
       Number.isInteger(hours) && hours! >= MIN_APPROVAL_TIMEOUT_HOURS && hours! <= MAX_APPROVAL_TIMEOUT_HOURS ? hours! : DEFAULT_APPROVAL_TIMEOUT_HOURS,
     onExpiry: "Deny",
     requireSecondApproverForAdminPlaybooks: given.requireSecondApproverForAdminPlaybooks === true,
+    twoSidedApproval: given.twoSidedApproval === true,
   };
 }
 
@@ -119,6 +136,12 @@ export const approvalPolicyInput = z.strictObject({
     .boolean()
     .optional()
     .describe("A run with a playbook that needs an administrator needs a second, different approver (false until set). Left out: as it is."),
+  twoSidedApproval: z
+    .boolean()
+    .optional()
+    .describe(
+      "Two-sided approval: a run that waits needs one approver of the customer (the workspace's own organization) and one of the provider that manages it (false until set; only for a workspace of a managed organization). Left out: as it is.",
+    ),
 });
 
 /**
@@ -127,6 +150,23 @@ export const approvalPolicyInput = z.strictObject({
  */
 export function requiredApprovalsFor(policy: GamebookApprovalPolicy, playbooks: readonly { isAdminRequired: boolean }[]): number {
   return policy.requireSecondApproverForAdminPlaybooks && playbooks.some((p) => p.isAdminRequired) ? 2 : 1;
+}
+
+/**
+ * What a run that starts waiting now under this policy will need: how many different people, and
+ * from which sides (`approval-sides.ts`) — both under a two-sided policy, else the provider's when its
+ * partner setting is among the reasons. A two-sided run needs two people whatever else it says.
+ */
+export function approvalTermsFor(
+  policy: GamebookApprovalPolicy,
+  playbooks: readonly { isAdminRequired: boolean }[],
+  reasons: readonly string[],
+  preAuthorized = false,
+): { requiredApprovals: number; requiredSides: ApprovalSide[] } {
+  // A run the customer pre-authorized has the customer's side given: a two-sided policy asks only the provider's.
+  const twoSided = policy.twoSidedApproval && !preAuthorized;
+  const requiredSides: ApprovalSide[] = twoSided ? ["Customer", "Provider"] : reasons.includes("PartnerApproval") ? ["Provider"] : [];
+  return { requiredApprovals: Math.max(requiredApprovalsFor(policy, playbooks), requiredSides.length), requiredSides };
 }
 
 /** When a request made at `at` under this policy expires. */

@@ -32,6 +32,10 @@ export async function setApprovalPolicy(ctx: Uses<"actor" | "events" | "now" | "
     read: async () => {
       const found = await stores.workspaces.read(workspace.id);
       if (!found || found.value.offboarded) throw notFound("The workspace", "workspaceId");
+      // Two sides need a second one: a provider that manages the workspace's organization.
+      if (policy.twoSidedApproval === true && !(await stores.accounts.get(found.value.accountId))?.managedByAccountId) {
+        throw fieldProblem("twoSidedApproval", "Two-sided approval needs a workspace of an organization that a service provider manages: this one has no second side.");
+      }
       return found;
     },
     change(draft) {

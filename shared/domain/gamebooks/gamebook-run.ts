@@ -1,6 +1,9 @@
 import type { PlaybookActionKind, PlaybookEntityType } from "./playbook-catalogue-record";
 import type { Source } from "../sources";
 import type { ChangeOrigin } from "../../platform/events/event-types";
+import type { ApprovalSide } from "./approval-sides";
+import type { GamebookApprovalPolicy } from "./approval-mode";
+import type { RunPreAuthorization } from "./pre-authorization-record";
 
 /**
  * Run statuses (docs/decisions.md, Gamebooks). The contract shows only `Pending`; the others follow
@@ -140,6 +143,20 @@ export interface RunApproval {
   requiredApprovals?: number;
   /** The approvals given so far, in order; the run is dispatched with the last one needed. */
   approvals?: RunApprovalEntry[];
+  /**
+   * The sides that must each give an approval (`approval-sides.ts`): the provider's when its partner
+   * setting made the run wait, both under a two-sided policy. Absent on runs recorded before sides
+   * were: read with `requiredSidesOf`.
+   */
+  requiredSides?: ApprovalSide[];
+  /**
+   * The workspace's policy the request was made under, whole: a later change of the policy applies to
+   * new requests only. Absent on runs that never waited, and on those recorded before it was kept
+   * (their terms above stand for it).
+   */
+  policy?: GamebookApprovalPolicy;
+  /** The standing pre-authorization that waived the workspace's policy for this run, when one did. */
+  preAuthorization?: RunPreAuthorization;
   /** True when the denial was the expiry's. */
   expired?: boolean;
 }
@@ -148,6 +165,8 @@ export interface RunApproval {
 export interface RunApprovalEntry {
   by: string;
   byUserId: string;
+  /** The side the person approved for; absent on approvals recorded before sides were. */
+  side?: ApprovalSide;
   at: string;
   comment: string | null;
 }

@@ -1,9 +1,9 @@
 import { derivedGuid } from "../../platform/ids/derived-guid";
 import { ApiError } from "../../platform/errors/api-error";
 import type { GamebookRunRecord, RunApproval, RunApprovalEntry, RunRequester } from "./gamebook-run";
-import { requiredApprovalsFor, type GamebookApprovalPolicy } from "./approval-policy";
 import { approveRun, denyRun, recordApproval } from "./run-state";
 import { withSummary } from "./run-record";
+import { missingSides, requiredSidesOf, sideWords, type ApprovalSide } from "./approval-sides";
 
 /**
  * The rules of deciding a run that waits for approval, as pure functions of the run (run-approval.ts
@@ -16,6 +16,8 @@ import { withSummary } from "./run-record";
 export interface RunDecider {
   userId: string;
   name: string;
+  /** The side the person decides for (`approval-sides.ts`); absent for the service itself. */
+  side?: ApprovalSide;
 }
 
 export type ApprovalAction =
@@ -53,26 +55,55 @@ export interface ApprovalTerms {
   /** How long the request waits, in whole hours; null without an expiry. */
   timeoutHours: number | null;
   requiredApprovals: number;
+  /** The sides that must each give one of them. */
+  requiredSides: ApprovalSide[];
   approvals: RunApprovalEntry[];
 }
 
 export function approvalTermsOf(run: Pick<GamebookRunRecord, "approval" | "creationDate">): ApprovalTerms {
   const expiresAt = run.approval.expiresAt ?? null;
+  const requiredSides = requiredSidesOf(run.approval);
   return {
     expiresAt,
     timeoutHours: expiresAt === null ? null : Math.round((Date.parse(expiresAt) - Date.parse(run.creationDate)) / 3_600_000),
-    requiredApprovals: Math.max(1, run.approval.requiredApprovals ?? 1),
+    // One approval per side at least: a two-sided request needs two people whatever else it says.
+    requiredApprovals: Math.max(1, run.approval.requiredApprovals ?? 1, requiredSides.length),
+    requiredSides,
     approvals: [...(run.approval.approvals ?? [])],
   };
 }
 
 /**
- * How many different people must approve the run now: what the policy asked when the run started
- * waiting, or what it asks now if that is more. Tightening the policy reaches runs already waiting;
- * loosening it does not take back an approval a waiting run was told it needs.
+ * Why this person's approval could not count towards the run, or null when it could: the requester
+ * never approves; nobody approves twice; and when the approvals still to come are all needed for
+ * sides not yet heard from, only a person of one of those sides may give the next one (a customer's
+ * Owner cannot meet the managing provider's partner setting).
  */
-export function approvalsNeeded(run: Pick<GamebookRunRecord, "approval" | "creationDate" | "playbooks">, policy: GamebookApprovalPolicy): number {
-  return Math.max(approvalTermsOf(run).requiredApprovals, requiredApprovalsFor(policy, run.playbooks));
+export function approvalRefusal(run: Pick<GamebookRunRecord, "approval" | "creationDate" | "requestedBy" | "submitter" | "triggedByUserId">, by: RunDecider): { code: "FORBIDDEN" | "CONFLICT"; message: string } | null {
+  if (sameId(requesterOf(run).id, by.userId)) return { code: "FORBIDDEN", message: "The person who requested a gamebook run cannot approve it: another person must." };
+  const terms = approvalTermsOf(run);
+  if (terms.approvals.some((a) => sameId(a.byUserId, by.userId))) return { code: "CONFLICT", message: `${by.name} has already approved this run: a second, different person must approve it.` };
+  const missing = missingSides(terms.requiredSides, terms.approvals.map((a) => a.side));
+  const spare = terms.requiredApprovals - terms.approvals.length - missing.length;
+  if (spare <= 0 && missing.length > 0 && !(by.side && missing.includes(by.side))) {
+    const why = terms.requiredSides.length > 1 ? "the workspace's policy asks for one approver of each side" : "the managing provider's partner setting made it wait";
+    return { code: "FORBIDDEN", message: `This run needs ${missing.map(sideWords).join(" and ")} approval (${why}): a person of that side must approve it.` };
+  }
+  return null;
+}
+
+/**
+ * How many different people must approve the run: what the policy it was made under asked when it
+ * started waiting. A policy change applies to new requests only: tightening it does not hold back a
+ * run already waiting, and loosening it does not take back an approval a waiting run was told it needs.
+ */
+export function approvalsNeeded(run: Pick<GamebookRunRecord, "approval" | "creationDate">): number {
+  return approvalTermsOf(run).requiredApprovals;
+}
+
+/** Whether these approvals dispatch the run: enough of them, and one from every side it needs. */
+function approvalsComplete(terms: ApprovalTerms, approvals: readonly RunApprovalEntry[], needed: number): boolean {
+  return approvals.length >= needed && missingSides(terms.requiredSides, approvals.map((a) => a.side)).length === 0;
 }
 
 /** Whether the request is past its expiry at `now`; never for a run without one. */
@@ -87,12 +118,7 @@ export function isExpired(run: Pick<GamebookRunRecord, "approval">, now: Date): 
  * person approves twice, and when an expiry comes before the request's time; `FORBIDDEN` when the
  * person who asked for the run approves it.
  */
-export function decideApproval<R extends GamebookRunRecord>(
-  run: R,
-  action: ApprovalAction,
-  policy: GamebookApprovalPolicy,
-  now: Date,
-): { run: R; outcome: ApprovalOutcome } {
+export function decideApproval<R extends GamebookRunRecord>(run: R, action: ApprovalAction, now: Date): { run: R; outcome: ApprovalOutcome } {
   const at = now.toISOString();
   const terms = approvalTermsOf(run);
   /** The run's approval record, with every field written out (older runs gain theirs here). */
@@ -100,6 +126,7 @@ export function decideApproval<R extends GamebookRunRecord>(
     ...run.approval,
     expiresAt: terms.expiresAt,
     requiredApprovals: terms.requiredApprovals,
+    requiredSides: terms.requiredSides,
     approvals: terms.approvals,
     ...fields,
   });
@@ -125,15 +152,12 @@ export function decideApproval<R extends GamebookRunRecord>(
           target: "expiresAt",
         });
       }
-      if (sameId(requesterOf(run).id, action.by.userId)) {
-        throw new ApiError("FORBIDDEN", "The person who requested a gamebook run cannot approve it: another person must.", { target: "runId" });
-      }
-      if (terms.approvals.some((a) => sameId(a.byUserId, action.by.userId))) {
-        throw new ApiError("CONFLICT", `${action.by.name} has already approved this run: a second, different person must approve it.`, { target: "runId" });
-      }
-      const approvals = [...terms.approvals, { by: action.by.name, byUserId: action.by.userId, at, comment: action.comment }];
-      const requiredApprovals = approvalsNeeded(run, policy);
-      if (approvals.length < requiredApprovals) {
+      const refusal = approvalRefusal(run, action.by);
+      if (refusal) throw new ApiError(refusal.code, refusal.message, { target: "runId" });
+      const entry: RunApprovalEntry = { by: action.by.name, byUserId: action.by.userId, ...(action.by.side ? { side: action.by.side } : {}), at, comment: action.comment };
+      const approvals = [...terms.approvals, entry];
+      const requiredApprovals = approvalsNeeded(run);
+      if (!approvalsComplete(terms, approvals, requiredApprovals)) {
         return { run: withSummary({ ...recordApproval(run, at), approval: approval({ requiredApprovals, approvals }) }), outcome: "ApprovalRecorded" };
       }
       return {

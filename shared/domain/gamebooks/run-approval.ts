@@ -3,7 +3,6 @@ import type { Uses } from "../../platform/operation-context";
 import { commit } from "../../platform/store/commit";
 import type { GamebookRunRecord } from "./gamebook-run";
 import type { WorkspaceRecord } from "../organizations/workspace";
-import { approvalPolicyOf } from "./approval-policy";
 import { decideApproval, type ApprovalAction, type RunDecider } from "./run-approval-rules";
 import { dispatchRecords, runAudit } from "./run-records";
 
@@ -36,7 +35,6 @@ export interface RunDecision {
 export async function decideRun(ctx: Uses<"actor" | "events" | "now" | "stores">, decision: RunDecision): Promise<GamebookRunRecord> {
   if (decision.expire && decision.approve) throw new Error("An expiry is a denial: approve must be false.");
   const { actor } = ctx;
-  const policy = approvalPolicyOf(decision.workspace);
   const action: ApprovalAction = decision.expire
     ? { kind: "Expire", by: decision.decidedBy }
     : { kind: decision.approve ? "Approve" : "Deny", by: decision.decidedBy, comment: decision.comment };
@@ -48,7 +46,7 @@ export async function decideRun(ctx: Uses<"actor" | "events" | "now" | "stores">
     },
     next(current) {
       const now = ctx.now();
-      const { run, outcome } = decideApproval(current, action, policy, now);
+      const { run, outcome } = decideApproval(current, action, now);
       const approval = run.approval;
       const audit = runAudit(
         actor,
@@ -57,7 +55,7 @@ export async function decideRun(ctx: Uses<"actor" | "events" | "now" | "stores">
         {
           reasons: approval.reasons,
           comment: outcome === "Expired" ? approval.comment : decision.comment,
-          decidedBy: { userId: decision.decidedBy.userId, name: decision.decidedBy.name },
+          decidedBy: { userId: decision.decidedBy.userId, name: decision.decidedBy.name, ...(decision.decidedBy.side ? { side: decision.decidedBy.side } : {}) },
           ...(action.kind === "Approve"
             ? { approvalsGiven: approval.approvals?.length ?? 0, requiredApprovals: approval.requiredApprovals, dispatched: outcome === "Approved" }
             : {}),

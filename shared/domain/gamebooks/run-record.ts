@@ -2,7 +2,7 @@ import type { VendorIncident } from "../../systems/vendors/port";
 import type { GamebookRunRecord, PlaybookEntryRecord, RunLink, RunMatchedRule, RunRequester, RunSubmitter } from "./gamebook-run";
 import type { PlaybookCatalogueRecord } from "./playbook-catalogue-record";
 import type { WorkspaceRecord } from "../organizations/workspace";
-import { approvalExpiresAt, requiredApprovalsFor, type ApprovalDecision, type GamebookApprovalPolicy } from "./approval-policy";
+import { approvalExpiresAt, approvalTermsFor, type ApprovalDecision, type GamebookApprovalPolicy } from "./approval-policy";
 import { matchingRules } from "./playbook-rules";
 import { playbookStepId } from "./run-sequence";
 import { affectedEntityOf, type PlannedPlaybook, type RunGamebookRequest } from "./run-request";
@@ -115,8 +115,14 @@ export function newRunRecord(input: NewRun): GamebookRunRecord {
       decidedByUserId: null,
       // The terms are fixed when the run starts waiting, so that its expiry needs no policy read.
       expiresAt: input.approval.required ? approvalExpiresAt(input.policy, input.now) : null,
-      requiredApprovals: input.approval.required ? requiredApprovalsFor(input.policy, planned.map((p) => p.playbook)) : 0,
+      ...(input.approval.required
+        ? approvalTermsFor(input.policy, planned.map((p) => p.playbook), input.approval.reasons, !!input.approval.preAuthorization)
+        : { requiredApprovals: 0, requiredSides: [] }),
+      // What let the run past the workspace's policy, when a standing pre-authorization did.
+      ...(input.approval.preAuthorization ? { preAuthorization: { ...input.approval.preAuthorization } } : {}),
       approvals: [],
+      // The request keeps the policy it was made under: a later change applies to new requests only.
+      ...(input.approval.required ? { policy: { ...input.policy } } : {}),
     },
     dispatchedAt: input.approval.required ? "" : at,
     searchText: searchTextOf([title, incident.title, displayName]),

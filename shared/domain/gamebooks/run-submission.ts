@@ -8,7 +8,9 @@ import type { VendorIncident } from "../../systems/vendors/port";
 import type { GamebookRunRecord, RunLink, RunRequester } from "./gamebook-run";
 import type { WorkspaceRecord } from "../organizations/workspace";
 import type { PlaybookCatalogueRecord } from "./playbook-catalogue-record";
-import { approvalExpiresAt, approvalRequired, requiredApprovalsFor, type ApprovalDecision, type GamebookApprovalPolicy } from "./approval-policy";
+import { approvalExpiresAt, approvalRequired, approvalTermsFor, withPreAuthorization, type ApprovalDecision, type GamebookApprovalPolicy } from "./approval-policy";
+import { preAuthorizationFor, runPreAuthorizationOf, type RunPreAuthorization } from "./pre-authorizations";
+import type { ApprovalSide } from "./approval-sides";
 import { approvalSettingsOf, catalogueOf } from "./gamebook-settings";
 import { newRunRecord } from "./run-record";
 import { dispatchRecords, runAudit, type RunActivity } from "./run-records";
@@ -55,7 +57,7 @@ export interface RunPlan {
  * entity playbook needs the automation integration (400 `EXTENSION_NOT_ENABLED`). Reads only.
  */
 export async function planRun(
-  ctx: Uses<"playbookActions" | "sources" | "stores">,
+  ctx: Uses<"now" | "playbookActions" | "sources" | "stores">,
   submission: Pick<RunSubmission, "workspace" | "request" | "incident" | "catalogue">,
 ): Promise<RunPlan> {
   const { workspace, request } = submission;
@@ -70,7 +72,7 @@ export async function planRun(
     );
   }
   const settings = await approvalSettingsOf(ctx, workspace);
-  const approval = approvalRequired(
+  const decided = approvalRequired(
     {
       accountId: workspace.accountId,
       managedByAccountId: settings.account?.managedByAccountId ?? null,
@@ -80,6 +82,9 @@ export async function planRun(
     settings.workspacePolicy.mode,
     settings.partner,
   );
+  // Pre-authorizations end by themselves: the one that applies is the one in effect now.
+  const standing = preAuthorizationFor(workspace, planned.map((p) => p.playbook.id), ctx.now());
+  const approval = withPreAuthorization(decided, standing && runPreAuthorizationOf(standing));
   return { incident, catalogue, planned, approval, policy: settings.workspacePolicy };
 }
 
@@ -89,6 +94,10 @@ export interface RunPreview {
   reasons: ApprovalDecision["reasons"];
   /** How many different people would have to approve it; 0 when it would be dispatched at once. */
   requiredApprovals: number;
+  /** The sides that would each have to give an approval; empty when any decider may, or it would not wait. */
+  requiredSides: ApprovalSide[];
+  /** The standing pre-authorization that would waive the workspace's policy for it; null when none would. */
+  preAuthorization: RunPreAuthorization | null;
   /** When the request would expire, were it submitted now; null when it would not wait. */
   expiresAt: string | null;
   timeoutHours: number | null;
@@ -103,7 +112,8 @@ export async function previewRun(ctx: Uses<"now" | "playbookActions" | "sources"
   return {
     awaitsApproval: waits,
     reasons: [...plan.approval.reasons],
-    requiredApprovals: waits ? requiredApprovalsFor(plan.policy, plan.planned.map((p) => p.playbook)) : 0,
+    ...(waits ? approvalTermsFor(plan.policy, plan.planned.map((p) => p.playbook), plan.approval.reasons, !!plan.approval.preAuthorization) : { requiredApprovals: 0, requiredSides: [] }),
+    preAuthorization: plan.approval.preAuthorization ?? null,
     expiresAt: waits ? approvalExpiresAt(plan.policy, ctx.now()) : null,
     timeoutHours: waits ? plan.policy.approvalTimeoutHours : null,
     isAdminRequired: plan.planned.some((p) => p.playbook.isAdminRequired),
@@ -161,6 +171,7 @@ export async function submitRun(ctx: Uses<"actor" | "events" | "now" | "playbook
       isQueuedRequested: request.isQueued,
       approvalRequired: approval.required,
       approvalReasons: approval.reasons,
+      ...(approval.preAuthorization ? { preAuthorization: approval.preAuthorization, approvalWaived: ["WorkspacePolicy"] } : {}),
       ...(approval.required ? { approvalExpiresAt: run.approval.expiresAt, requiredApprovals: run.approval.requiredApprovals } : {}),
       ...(run.isAutoRun ? { isAutoRun: true } : {}),
       ...(submission.retryOf ? { retryOf: submission.retryOf } : {}),

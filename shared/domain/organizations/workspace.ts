@@ -1,6 +1,7 @@
 import type { StoredApprovalPolicy } from "../gamebooks/approval-mode";
 import type { WorkspaceSources } from "./workspace-sources";
 import type { SlaPolicy } from "../incidents/sla-policy-record";
+import type { PreAuthorizationRecord } from "../gamebooks/pre-authorization-record";
 
 export interface WorkspaceRecord {
   id: string;
@@ -19,6 +20,11 @@ export interface WorkspaceRecord {
   sources?: WorkspaceSources;
   /** Time-to-resolve targets per severity (`slaPolicyOf`, incidents/sla-policy.ts); absent: none. */
   slaPolicy?: SlaPolicy;
+  /**
+   * Standing pre-authorizations the workspace's own organization recorded (gamebooks/pre-authorizations.ts):
+   * playbooks that may run without asking until a date; absent: none.
+   */
+  preAuthorizations?: PreAuthorizationRecord[];
   /**
    * Set when the workspace is offboarded: the stores' reads then leave it out (every route answers
    * 404), while its audit trail stays exportable by its organization's Admins.

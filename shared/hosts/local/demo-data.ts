@@ -77,7 +77,8 @@ export function buildDemoData(seed: string, now: Date, workspaceCount = 5): Demo
   });
   // The provider's people sign in to the portal through the local identity provider
   // (identity-provider/demo-people.ts): Jonas owns every workspace (he approves runs), Li is an
-  // analyst on each, and Sam is registered but signs in without MFA.
+  // analyst on each, and Sam is registered but signs in without MFA; Priya, of Northwind Health, owns
+  // Northwind's workspaces.
   const everyWorkspace = (role: WorkspaceRole) => workspaces.map((w) => ({ workspaceId: w.id, role }));
   const users = [
     user("amira", "Amira Haddad", "amira.haddad@contoso-mssp.example", provider, "Admin"),
@@ -86,7 +87,11 @@ export function buildDemoData(seed: string, now: Date, workspaceCount = 5): Demo
     user("sam", "Sam Okafor", "sam.okafor@contoso-mssp.example", provider, "Member"),
     user("maria", "María García", "maria.garcia@fabrikam.example", fabrikam, "UserAdmin"),
     user("tom", "Tom O'Neill", "tom.oneill@fabrikam.example", fabrikam, "Member"),
-    user("priya", "Priya Natarajan", "priya.natarajan@northwind.example", northwind, "Member"),
+    // Northwind's own Owner of its workspaces: the customer's side of a two-sided approval.
+    {
+      ...user("priya", "Priya Natarajan", "priya.natarajan@northwind.example", northwind, "Member"),
+      workspaceAssignments: workspaces.filter((w) => w.accountId === northwind.id).map((w) => ({ workspaceId: w.id, role: "Owner" as const })),
+    },
   ];
   return { provider, customers, workspaces, users };
 }
@@ -112,6 +117,7 @@ export async function seedDemoData(services: Uses<"auth" | "config" | "events" |
       ...workspace,
       ...(stored?.gamebookApproval ? { gamebookApproval: stored.gamebookApproval } : {}),
       ...(stored?.slaPolicy ? { slaPolicy: stored.slaPolicy } : {}),
+      ...(stored?.preAuthorizations ? { preAuthorizations: stored.preAuthorizations } : {}),
     });
   }
   // The named demo workspaces' SLA targets, set as a WorkspaceAdmin sets them (audited), where they differ.

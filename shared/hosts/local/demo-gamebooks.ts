@@ -3,6 +3,7 @@ import { ApiError, type FieldErrors } from "../../platform/errors/api-error";
 import type { Uses } from "../../platform/operation-context";
 import { approvalPolicyOf, type ApprovalMode, type PartnerApprovalSetting, type WorkspaceApprovalPolicy } from "../../domain/gamebooks/approval-policy";
 import { setApprovalPolicy, setPartnerApproval } from "../../domain/gamebooks/approval-settings";
+import { createPreAuthorization } from "../../domain/gamebooks/pre-authorizations";
 import { changeCatalogue } from "../../domain/gamebooks/catalogue-changes";
 import { rulesOf, ruleProblems } from "../../domain/gamebooks/gamebook-rule-list";
 import { catalogueProblems, playbookProblems, type CataloguePlaybook, type Gamebook, type PlaybookActionKind, type PlaybookEntityType } from "../../domain/gamebooks/playbook-catalogue";
@@ -215,7 +216,26 @@ export async function seedDemoGamebooks(services: Uses<"config" | "events" | "no
     const same = stored?.mode === setting.mode && isDeepStrictEqual([...stored.accountIds], [...setting.accountIds]);
     if (!same) await setPartnerApproval(ctx, setting.providerAccountId, setting);
   }
+  await seedPreAuthorization(ctx, demo);
   return world;
+}
+
+/**
+ * A standing pre-authorization in the provider's own workspace (contoso-soc-internal): its SOC lead
+ * lets host isolation run without asking for half a year, so that the pre-authorization examples
+ * have one to read and revoke. Recorded once; a start finds it and writes nothing.
+ */
+async function seedPreAuthorization(ctx: Uses<"actor" | "config" | "events" | "now" | "stores">, demo: Pick<DemoData, "provider" | "workspaces">): Promise<void> {
+  const workspace = demo.workspaces.find((w) => w.name === "contoso-soc-internal");
+  const stored = workspace && (await ctx.stores.workspaces.get(workspace.id));
+  if (!stored) return;
+  const seed = ctx.config.demoSeed;
+  const id = demoId(seed, `pre-authorization/${stored.id}/isolate-host`);
+  if ((stored.preAuthorizations ?? []).some((p) => p.id === id)) return;
+  const playbookId = demoId(seed, `playbook/${stored.id}/isolate-host`);
+  const jonas = { userId: demoId(seed, "user/jonas"), name: "Jonas Becker" };
+  const endsAt = new Date(ctx.now().getTime() + 182 * 86_400_000).toISOString();
+  await createPreAuthorization(ctx, stored, { playbookIds: [playbookId], endsAt, note: "Isolate our own hosts without asking: the SOC's own devices." }, jonas, id);
 }
 
 /** JSON as stored, so that what the store gives back compares equal to what was written. */

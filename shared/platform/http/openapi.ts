@@ -155,6 +155,7 @@ function operation(route: Route, renames: Map<string, string>, origin: string, c
     op.security = [{ portalSession: [] }];
     if (route.roles) op["x-required-roles"] = route.roles;
     if (route.workspaceRole) op["x-required-workspace-role"] = route.workspaceRole;
+    if (route.adminWithoutWorkspaceRole) op["x-admin-without-workspace-role"] = true;
     if (route.method !== "GET") op.parameters = [...(op.parameters as JsonSchema[]), components.parameter(CSRF_PARAMETER)];
   } else op["x-required-scope"] = route.auth;
   if (route.body) {
@@ -168,7 +169,11 @@ function operation(route: Route, renames: Map<string, string>, origin: string, c
 function portalAccess(route: Route): string {
   const roles = route.roles ? `Organizational role: ${route.roles.map((r) => `\`${r}\``).join(", ")}.` : "Any registered person.";
   const workspace =
-    route.kind !== "personWorkspace" ? "" : route.workspaceRole ? ` Workspace role: \`${route.workspaceRole}\`.` : " A role on the workspace, or an organization-wide role (`Admin`, `WorkspaceAdmin`).";
+    route.kind !== "personWorkspace"
+      ? ""
+      : route.workspaceRole
+        ? ` Workspace role: \`${route.workspaceRole}\`${route.adminWithoutWorkspaceRole ? ", or the organizational role `Admin`" : ""}.`
+        : " A role on the workspace, or an organization-wide role (`Admin`, `WorkspaceAdmin`).";
   return `Portal session (people only). ${roles}${workspace}`;
 }
 

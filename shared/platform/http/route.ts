@@ -180,6 +180,11 @@ export interface Route extends Omit<RouteFields<Schema | undefined, Schema | und
   roles?: readonly OrganizationalRole[];
   /** Portal workspace routes: the role the person must hold on the workspace itself, whatever their organizational role. */
   workspaceRole?: WorkspaceRole;
+  /**
+   * The organization's `Admin` may call it without holding `workspaceRole` there: deciding approvals,
+   * which an `Admin` does on every workspace of the organization as everything else.
+   */
+  adminWithoutWorkspaceRole?: boolean;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   handler: Handler<any>;
 }
@@ -229,7 +234,7 @@ export function personRoute<P extends Schema | undefined = undefined, Q extends 
  * on it, or an organization-wide role: `Admin`, `WorkspaceAdmin`), and `workspaceRole` on it when set.
  */
 export function personWorkspaceRoute<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
-  route: PersonRouteFields<P, Q, B> & { workspaceRole?: WorkspaceRole; handler: Handler<PersonWorkspaceInput<Out<P>, Out<Q>, Out<B>>> },
+  route: PersonRouteFields<P, Q, B> & { workspaceRole?: WorkspaceRole; adminWithoutWorkspaceRole?: boolean; handler: Handler<PersonWorkspaceInput<Out<P>, Out<Q>, Out<B>>> },
 ): Route {
   if (!route.path.startsWith("/portal/")) throw new Error(`${route.method} ${route.path}: portal routes live under /portal/.`);
   if (!route.path.includes("{workspaceId}")) throw new Error(`${route.method} ${route.path} names no workspace: make it a personRoute.`);

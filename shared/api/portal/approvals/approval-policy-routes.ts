@@ -13,10 +13,16 @@ const policyView = z
     approvalTimeoutHours: z.number().int(),
     onExpiry: z.enum(approvalExpiryActions),
     requireSecondApproverForAdminPlaybooks: z.boolean(),
+    twoSidedApproval: z.boolean().describe("A run that waits needs one approver of the customer and one of the managing provider."),
   })
-  .meta({ examples: [{ mode: "AdminRequiredPlaybooks", approvalTimeoutHours: 24, onExpiry: "Deny", requireSecondApproverForAdminPlaybooks: true }] });
+  .meta({ examples: [{ mode: "AdminRequiredPlaybooks", approvalTimeoutHours: 24, onExpiry: "Deny", requireSecondApproverForAdminPlaybooks: true, twoSidedApproval: false }] });
 
-const policyBody = approvalPolicyInput.meta({ examples: [{ mode: "AdminRequiredPlaybooks", approvalTimeoutHours: 8, requireSecondApproverForAdminPlaybooks: true }] });
+const policyBody = approvalPolicyInput.meta({
+  examples: [
+    { mode: "AdminRequiredPlaybooks", approvalTimeoutHours: 8, requireSecondApproverForAdminPlaybooks: true },
+    { mode: "AllRuns", twoSidedApproval: true },
+  ],
+});
 
 /**
  * A workspace's approval policy for gamebook runs: which runs wait for a person (none, those with a
@@ -43,12 +49,15 @@ export const approvalPolicyRoutes: RouteGroup = {
       method: "PUT",
       path: "/portal/workspaces/{workspaceId}/approval-policy",
       summary: "Set the workspace's approval policy; settings left out stay as they are",
-      description: "Runs already waiting keep the expiry they were given; a stricter approver count applies to them at once.",
+      description:
+        "A change applies to new requests only: runs already waiting keep the policy they were made under (their expiry, approver count and sides). " +
+        "`twoSidedApproval` needs a workspace of an organization a service provider manages (400 at `twoSidedApproval` otherwise).",
       tag,
       roles: ["WorkspaceAdmin"],
       params: workspaceParams,
       body: policyBody,
       response: policyView,
+      problems: ["VALIDATION_ERROR"],
       async handler(input) {
         const saved = await setApprovalPolicy(input, input.workspace, input.body);
         return { data: approvalPolicyOf(saved.value) };

@@ -29,7 +29,7 @@ export const decidedApprovalExample = {
   ...decidedRequestExample,
   status: "Succeeded",
   awaitingDecision: false,
-  approvals: [{ by: "Jonas Becker", byUserId: "0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e", at: "2026-11-25T09:40:00.000Z", comment: "Confirmed with the customer's on-call." }],
+  approvals: [{ by: "Jonas Becker", byUserId: "0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e", side: "Provider", at: "2026-11-25T09:40:00.000Z", comment: "Confirmed with the customer's on-call." }],
   approvalsStillNeeded: 0,
   decision: { outcome: "Approved", by: "Jonas Becker", byUserId: "0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e", at: "2026-11-25T09:40:00.000Z", comment: "Confirmed with the customer's on-call.", expired: false },
   run: {

@@ -4,7 +4,8 @@ import { playbookEntityTypes } from "../../../domain/gamebooks/playbook-catalogu
 import { playbookParametersSchema } from "../../../domain/gamebooks/playbook-parameter-schema";
 import { checkSequences, isQueuedSchema, runPlaybooksSchema } from "../../../domain/gamebooks/run-request";
 import { EXAMPLE_GAMEBOOK_RUN_ID, EXAMPLE_INCIDENT } from "../../../domain/examples/examples";
-import { approvalReasonSchema, approvalStandingFields, requesterSchema, runPlaybookSchema } from "../approval-request-schemas";
+import { approvalSides } from "../../../domain/gamebooks/approval-sides";
+import { approvalReasonSchema, approvalStandingFields, runPreAuthorizationSchema, requesterSchema, runPlaybookSchema } from "../approval-request-schemas";
 
 /*
  * Playbook runs from an incident in the portal: what can run on it, the run request, the preview of
@@ -43,6 +44,10 @@ export const runPreviewView = z
     awaitsApproval: z.boolean().describe("True: submitted now, the run would wait in the approval queue and nothing would run until it is approved."),
     reasons: z.array(approvalReasonSchema).describe("Why it would wait: you asked for approval, the workspace's policy, the managing provider's setting."),
     requiredApprovals: z.int().describe("How many different people would have to approve it; 0 when it would be dispatched at once."),
+    requiredSides: z
+      .array(z.enum(approvalSides))
+      .describe("The sides that would each have to give an approval: the managing provider's under its partner setting, both under a two-sided policy; empty when any decider may."),
+    preAuthorization: runPreAuthorizationSchema.nullable().describe("The standing pre-authorization that would let it past the workspace's own policy; null when none would."),
     expiresAt: z.string().nullable().describe("When the request would expire unanswered, were it submitted now; null when it would not wait."),
     timeoutHours: z.int().nullable(),
     isAdminRequired: z.boolean(),
@@ -67,6 +72,8 @@ export const runPreviewView = z
         awaitsApproval: false,
         reasons: [],
         requiredApprovals: 0,
+        requiredSides: [],
+        preAuthorization: null,
         expiresAt: null,
         timeoutHours: null,
         isAdminRequired: false,
@@ -159,7 +166,7 @@ export const incidentRunSchema = z
     approval: z
       .object(approvalStandingFields)
       .nullable()
-      .describe("Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment; null when it never waited."),
+      .describe("Who decided, when it needed approval: why it needed it, the approvals given, the final decision with its comment, or the standing pre-authorization that let it through; null when neither."),
     cancellation: z.object({ by: z.string(), byUserId: z.string(), at: z.string(), reason: z.string().nullable() }).nullable().describe("Who cancelled it, when someone did."),
     retryOf: runLink.describe("The run it retries."),
     undoOf: runLink.describe("The run it undoes."),

@@ -100,7 +100,8 @@ export function incidentRunViews(runs: readonly GamebookRunRecord[], workspace: 
 function incidentRunView(run: GamebookRunRecord, all: readonly GamebookRunRecord[], workspace: WorkspaceRecord, catalogue: PlaybookCatalogueRecord, viewer: RunViewer): IncidentRunView {
   const { retries, undos } = followUpsOf(run, all);
   const { awaitingDecision, ...standing } = approvalStandingOf(run, workspace);
-  const waited = run.approval.reasons.length > 0 || run.approval.decision !== null;
+  // A run a pre-authorization let through shows it there too, though it never waited.
+  const waited = run.approval.reasons.length > 0 || run.approval.decision !== null || run.approval.preAuthorization !== undefined;
   const playbooks = new Map(run.playbooks.map((p) => [p.sequence, p]));
   const refuse = (reason: string | null): RunActionView => (!viewer.mayAct ? { allowed: false, reason: NO_ROLE } : { allowed: reason === null, reason });
   const offer = undoOffer(run, catalogue, undos);

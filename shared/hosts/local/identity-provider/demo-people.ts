@@ -27,6 +27,9 @@ export interface DemoPerson {
 /** Contoso Managed Security's directory, the demo service provider's tenant. */
 export const DEMO_TENANT_ID = "2a8cc883-0968-8486-8b92-4569ed8ff8c8";
 
+/** Northwind Health's directory, a demo customer's tenant. */
+export const NORTHWIND_TENANT_ID = "d5e64f55-e66b-8a95-90ba-071c1d5a77e7";
+
 export const DEMO_PEOPLE: readonly DemoPerson[] = [
   {
     key: "amira",
@@ -63,6 +66,15 @@ export const DEMO_PEOPLE: readonly DemoPerson[] = [
     email: "sam.okafor@contoso-mssp.example",
     mfa: false,
     description: "Registered analyst who signs in with a password only (no MFA): the service refuses the session.",
+  },
+  {
+    key: "priya",
+    oid: "7305598b-7b08-8479-bbfa-9ea38b406e05",
+    tid: NORTHWIND_TENANT_ID,
+    name: "Priya Natarajan",
+    email: "priya.natarajan@northwind.example",
+    mfa: true,
+    description: "Northwind Health's security lead, Owner of its workspaces: the customer's side of an approval. Signs in with MFA.",
   },
   {
     key: "oliver",

@@ -77,19 +77,35 @@ describe("two-sided approval in a browser", () => {
 });
 
 describe("a standing pre-authorization in a browser", () => {
-  it("lets a run through without asking, says so on the incident's page, and ends by itself", async () => {
+  it("is recorded on the workspace's page by its Owner, lets a run through without asking, says so on the incident's page, and ends by itself", async () => {
     const catalogue = (await host.services.stores.playbookCatalogues.get(clinics))!;
     const revoke = catalogue.playbooks.find((p) => p.referenceId === "revoke-sessions")!;
-    const endsAt = new Date(Date.now() + offset + 2 * HOUR).toISOString();
-    const recorded = await host.portal(northwindOwner, "POST", `/portal/workspaces/${clinics}/pre-authorizations`, {
-      body: { playbookIds: [revoke.id], endsAt, note: "Revoke sessions without asking during the phishing wave." },
-    });
-    expect(recorded.status).toBe(201);
+    // Priya, Northwind's Owner of the workspace, records it for the next two hours.
+    const page = await newPage(portal.browser, { width: 1280 });
+    await signInInBrowser(page, portal.origin, demoPerson("priya").oid, { returnTo: `/portal/workspaces/${clinics}` });
+    const section = "[data-pre-authorizations]";
+    await page.waitForSelector(`${section} input[name="playbook-${revoke.id}"]`);
+    await page.click(`${section} input[name="playbook-${revoke.id}"]`);
+    // In the browser's own time zone, as the field takes it; its typing depends on the locale, so the value is set as a choice would set it.
+    const until = await page.evaluate(`(() => {
+      const at = new Date(Date.now() + ${offset + 2 * HOUR});
+      const two = (n) => String(n).padStart(2, "0");
+      return at.getFullYear() + "-" + two(at.getMonth() + 1) + "-" + two(at.getDate()) + "T" + two(at.getHours()) + ":" + two(at.getMinutes());
+    })()`);
+    await page.$eval(`${section} input[name="endsAt"]`, (el, value) => {
+      (el as unknown as { value: string }).value = value as string;
+      el.dispatchEvent(new Event("input", { bubbles: true }));
+    }, until);
+    await page.type(`${section} input[name="note"]`, "Revoke sessions without asking during the phishing wave.");
+    await page.click(`${section} button[type="submit"]`);
+    await page.waitForSelector(`${section} tr[data-state="Active"]`);
+    expect(await text(page, section)).toContain(`Recorded: ${revoke.name} run without asking until`);
+    await checkAccessibility(page, "workspace-pre-authorizations");
+    const recorded = (await host.services.stores.workspaces.read(clinics))!.value.preAuthorizations ?? [];
+    expect(recorded.map((p) => p.playbookIds)).toEqual([[revoke.id]]);
 
     const through = await submitAccountRun(host, clinics, { waits: false });
     const run = (await host.services.stores.gamebookRuns.get(clinics, through))!.value;
-    const page = await newPage(portal.browser, { width: 1280 });
-    await signInInBrowser(page, portal.origin, demoPerson("priya").oid, { returnTo: "/portal/approvals" });
     await page.goto(`${portal.origin}/portal/incidents/${clinics}/${run.source}/${encodeURIComponent(run.incidentId)}`, { waitUntil: "load" });
     const decision = `article.run[data-run-id="${through}"] [data-decision]`;
     await page.waitForSelector(decision);
@@ -97,9 +113,11 @@ describe("a standing pre-authorization in a browser", () => {
     expect(await text(page, decision)).toContain("phishing wave");
     await screenshot(page, "incident-run-pre-authorized");
 
-    // Past its end, the same playbook asks again: the run waits in the queue.
+    // Past its end, the same playbook asks again: the run waits in the queue, and the workspace's page lists it as expired.
     offset = 3 * HOUR;
     const waiting = await submitAccountRun(host, clinics);
+    await page.goto(`${portal.origin}/portal/workspaces/${clinics}`, { waitUntil: "load" });
+    await page.waitForSelector(`${section} tr[data-state="Expired"]`);
     await page.goto(`${portal.origin}/portal/approvals`, { waitUntil: "load" });
     await page.waitForSelector(`${card(waiting)}[data-awaiting="true"]`);
     expect(await text(page, card(waiting))).not.toContain("Pre-authorized");

@@ -1537,6 +1537,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/portal/workspaces/{workspaceId}/pre-authorizable-playbooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The playbooks a standing pre-authorization of the workspace may name: its catalogue's, by name
+         * @description Portal session (people only). Any registered person. A role on the workspace, or an organization-wide role (`Admin`, `WorkspaceAdmin`).
+         *
+         *     For the person who records one (the workspace's `Owner`, who may not read the catalogue's settings): each playbook's id, name and whether it needs an administrator. Those needing one first.
+         */
+        get: operations["getPortalWorkspacesByWorkspaceIdPreAuthorizablePlaybooks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/portal/workspaces/{workspaceId}/pre-authorizations": {
         parameters: {
             query?: never;
@@ -23298,6 +23320,175 @@ export interface operations {
             };
             /** @description Problem: CONFLICT */
             409: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: RATE_LIMITED */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller's own budget ran out; a request shed because the instance is at its bound of requests in progress is refused before the caller is identified. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the service got as far as identifying the caller. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the service got as far as identifying the caller. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UPSTREAM_ERROR */
+            502: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: TIMEOUT */
+            504: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. The caller's request budget: how many requests it may send at once (a token bucket per credential, per person, or per address before authentication). */
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Requests left in the budget after this one. */
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining.optional"];
+                    /** @description Sent when the caller was identified before the request's deadline passed. Seconds until the budget is full again. */
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset.optional"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPortalWorkspacesByWorkspaceIdPreAuthorizablePlaybooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            /** @description Whether a run of it waits under the policy's default mode (a playbook that needs an administrator). */
+                            isAdminRequired: boolean;
+                            name: string;
+                        }[];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Problem: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: FORBIDDEN, MFA_REQUIRED, USER_NOT_REGISTERED, INSUFFICIENT_WORKSPACE_ROLE */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: NOT_FOUND */
+            404: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

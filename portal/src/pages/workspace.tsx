@@ -7,6 +7,7 @@ import { setFlash, takeFlash } from "../flash";
 import { BASE, Link, navigate } from "../router";
 import { hasRole, useMe, useSourceName } from "../session";
 import { Badge, Checkbox, Field, Notice, PageHeader, ProblemBanner, SaveProblem, Select, TableScroll, Time, useAction, useResource } from "../ui";
+import { PreAuthorizationsSection } from "./pre-authorizations";
 import { SlaPolicySection } from "./sla-policy";
 import { APPROVAL_MODE_OPTIONS, changedSourcesBody, readOrganizations, SOURCE_NAMES, sourcesDraft, SourcesEditor, WORKSPACE_ADMIN, type Workspace } from "./workspaces";
 
@@ -105,6 +106,11 @@ export function WorkspacePage({ params }: { params: Record<string, string> }) {
           {/* The policy is kept in the workspace's record: saving it gives the record a new version, which the settings form sends next. */}
           <ApprovalPolicySection workspaceId={w.id} canChange={canChange} onSaved={() => void workspace.reload()} />
           <SlaPolicySection workspaceId={w.id} canChange={canChange} onSaved={() => void workspace.reload()} />
+          {/* The workspace's own organization waives its own policy: its Owner of the workspace, or its Admin. */}
+          <PreAuthorizationsSection
+            workspaceId={w.id}
+            canChange={me.accountId === w.accountId && (me.organizationalRole === "Admin" || me.workspaceRoles.some((r) => r.workspaceId === w.id && r.role === "Owner"))}
+          />
           {canChange && <Offboarding workspace={w} />}
         </>
       )}

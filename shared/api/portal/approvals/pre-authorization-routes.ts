@@ -73,9 +73,37 @@ function ownOrganization(input: PersonWorkspaceInput<unknown, unknown, unknown>)
  * until a date. Anyone who sees the workspace reads them; its own organization's `Owner` of the
  * workspace, or `Admin`, records and revokes them, each audited with the person as actor.
  */
+const playbookChoice = z
+  .array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      isAdminRequired: z.boolean().describe("Whether a run of it waits under the policy's default mode (a playbook that needs an administrator)."),
+    }),
+  )
+  .meta({ examples: [[{ id: EXAMPLE_PLAYBOOK_ID, name: "Isolate host", isAdminRequired: true }]] });
+
 export const preAuthorizationRoutes: RouteGroup = {
   name: "portal-pre-authorizations",
   routes: [
+    personWorkspaceRoute({
+      method: "GET",
+      path: "/portal/workspaces/{workspaceId}/pre-authorizable-playbooks",
+      summary: "The playbooks a standing pre-authorization of the workspace may name: its catalogue's, by name",
+      description:
+        "For the person who records one (the workspace's `Owner`, who may not read the catalogue's settings): each playbook's id, name and whether it " +
+        "needs an administrator. Those needing one first.",
+      tag,
+      roles: "any",
+      params: workspaceParams,
+      response: playbookChoice,
+      async handler(input) {
+        const catalogue = await catalogueOf(input, input.workspace.id);
+        const choices = catalogue.playbooks.map((p) => ({ id: p.id, name: p.name, isAdminRequired: p.isAdminRequired }));
+        choices.sort((a, b) => Number(b.isAdminRequired) - Number(a.isAdminRequired) || a.name.localeCompare(b.name));
+        return { data: choices };
+      },
+    }),
     personWorkspaceRoute({
       method: "GET",
       path: "/portal/workspaces/{workspaceId}/pre-authorizations",

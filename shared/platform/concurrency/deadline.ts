@@ -1,5 +1,9 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import { setMaxListeners } from "node:events";
 import { ApiError, type CommitState } from "../errors/api-error";
+
+/** Listeners a request's signal takes before Node warns: one per upstream call in flight at once, with room. */
+const REQUEST_SIGNAL_LISTENERS = 1_000;
 
 /**
  * A request's deadline: its server-side time budget. Its `signal` aborts at the deadline, and every
@@ -53,6 +57,10 @@ export class Deadline {
   get signal(): AbortSignal {
     if (!this.controller) {
       const controller = (this.controller = new AbortController());
+      // A request's work fans out (a page's store reads, 16 at once; each Cosmos operation listens to
+      // the signal): past Node's default of 10 listeners it would warn of a leak that is none, since
+      // the signal lives as long as its request.
+      setMaxListeners(REQUEST_SIGNAL_LISTENERS, controller.signal);
       if (this.expired) controller.abort(this.timeoutError("none"));
       const client = this.clientSignal;
       if (client?.aborted) controller.abort(client.reason);

@@ -152,6 +152,15 @@ const cases: Record<string, () => Promise<Created>> = {
     const res = await portal("POST", `/portal/workspaces/${ws}/gamebook-runs/${done}/undo`, { body: {} });
     return { res, id: (await json(res)).data.id, read: asPerson };
   },
+  "POST /portal/workspaces/{workspaceId}/pre-authorizations": async () => {
+    // The workspace's own organization records it: Fabrikam's Owner of the workspace.
+    const accountId = host.demo.workspaces.find((w) => w.id === ws)!.accountId;
+    const owner = await host.person({ organizationalRole: "Member", accountId, workspaceAssignments: [{ workspaceId: ws, role: "Owner" }] });
+    const playbookId = (await host.services.stores.playbookCatalogues.get(ws))!.playbooks[0]!.id;
+    const endsAt = new Date(Date.now() + 86_400_000).toISOString();
+    const res = await host.portal(owner, "POST", `/portal/workspaces/${ws}/pre-authorizations`, { body: { playbookIds: [playbookId], endsAt } });
+    return { res, id: (await json(res)).data.id, read: (url: string) => host.fetch(url, { headers: owner.headers }) };
+  },
   "PUT /portal/workspaces/{workspaceId}/playbooks/{playbookId}": async () => {
     const playbookId = randomUUID();
     const res = await portal("PUT", `/portal/workspaces/${ws}/playbooks/${playbookId}`, { body: { referenceId: `located-${playbookId.slice(0, 8)}`, name: "Located", entityType: "Host" } });

@@ -23770,6 +23770,16 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /**
+                 * @description Makes this request safe to send again: send a new random key (a UUID) with each new request, and the same key when you repeat one whose answer you did not get (a timeout, a dropped connection).
+                 *
+                 *     Within 24 hours of the key's first request, the same caller (the credential's service account, or the signed-in person, in its organization) sending the key again with the same method, path, query and body gets the first answer again — its status, body, `Location` and other headers, with `Idempotent-Replayed: true` — and nothing is done twice.
+                 *
+                 *     While the first request is still being carried out, a repeat is answered 409 `IDEMPOTENCY_KEY_IN_USE` with `Retry-After`: send it again then. The key with another request is 422 `IDEMPOTENCY_KEY_REUSED`. Only a success is kept: after an error, or a refusal, the same key may be sent again, corrected or not, and is carried out afresh.
+                 *
+                 *     The key is 1 to 255 printable ASCII characters, sent bare or as a quoted string (`"…"`, RFC 8941); anything else is 400 `VALIDATION_ERROR` with `target` `Idempotency-Key`. Keys are the caller's own: no one else can send yours.
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
                 /** @description The session's CSRF token (`GET /portal/me`, `csrfToken`). */
                 "X-CSRF-Token": components["parameters"]["X-CSRF-Token"];
             };
@@ -23798,6 +23808,8 @@ export interface operations {
             201: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    /** @description Sent when the answer is the first request's, given again for its `Idempotency-Key`. `true` on an answer given again to a request repeated with its `Idempotency-Key`: the first request's status, body and headers, nothing carried out anew. */
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed.optional"];
                     Location: components["headers"]["Location"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -23900,13 +23912,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem: CONFLICT */
+            /** @description Problem: IDEMPOTENCY_KEY_IN_USE, CONFLICT */
             409: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After.optional"];
                     "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -23935,6 +23948,21 @@ export interface operations {
             };
             /** @description Problem: UNSUPPORTED_MEDIA_TYPE */
             415: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: IDEMPOTENCY_KEY_REUSED */
+            422: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

@@ -123,6 +123,7 @@ export const preAuthorizationRoutes: RouteGroup = {
     personWorkspaceRoute({
       method: "POST",
       path: "/portal/workspaces/{workspaceId}/pre-authorizations",
+      idempotencyKey: true,
       summary: "Record a standing pre-authorization: these playbooks run on this workspace without asking until its end",
       description:
         "A run of only these playbooks is then let past the workspace's own approval policy, and records which pre-authorization let it through; " +

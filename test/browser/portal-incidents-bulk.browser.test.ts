@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import type { TestHost, TestPerson } from "../support/test-host";
 import { outboxEvents } from "../support/outbox";
-import { allWindowedRows, checkAccessibility, demoPerson, newPage, NO_PROBLEMS, overflowingElements, pageProblems, screenshot, signInInBrowser, startPortal, type Browser, type Page, type Portal, windowedRowsLoaded } from "../support/browser";
+import { allWindowedRows, checkAccessibility, demoPerson, newPage, NO_PROBLEMS, overflowingElements, pageProblems, screenshot, signInInBrowser, startPortal, type Browser, type Page, type Portal, SHOW_MORE_INCIDENTS, showMoreIncidents, windowedRowsLoaded } from "../support/browser";
 
 /**
  * The incident list's bulk action in Chromium, as Jonas (a lead who owns the demo workspaces): 150
@@ -53,11 +53,7 @@ const text = (selector: string) => page.$eval(selector, (el) => (el as HTMLEleme
 async function showAll(): Promise<void> {
   // The list of the filters applied: its first page read (until then the status says it is loading).
   await page.waitForFunction(`/shown/.test(document.querySelector("[data-queue-status]")?.textContent ?? "") && ${LOADED} > 0`);
-  for (let i = 0; i < 20 && (await page.$("main > section > button.button-secondary")); i++) {
-    const before = await rowCount();
-    await page.click("main > section > button.button-secondary");
-    await page.waitForFunction(`${LOADED} > ${before} || !document.querySelector("main > section > button.button-secondary")`);
-  }
+  for (let i = 0; i < 20 && (await page.$(SHOW_MORE_INCIDENTS)); i++) await showMoreIncidents(page);
   expect(await rowCount()).toBe(refs.length);
 }
 

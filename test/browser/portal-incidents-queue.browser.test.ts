@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HTTPRequest } from "puppeteer-core";
 import type { TestHost } from "../support/test-host";
-import { allWindowedRows, checkAccessibility, demoPerson, newPage, NO_PROBLEMS, pageProblems, pageProblemsBesides, signInInBrowser, startPortal, type Browser, type Page, type Portal, windowedRowsLoaded } from "../support/browser";
+import { allWindowedRows, checkAccessibility, demoPerson, newPage, NO_PROBLEMS, pageProblems, pageProblemsBesides, signInInBrowser, startPortal, type Browser, type Page, type Portal, SHOW_MORE_INCIDENTS, showMoreIncidents, windowedRowsLoaded } from "../support/browser";
 
 /**
  * The incident queue in Chromium: an operator filters to High and Medium across every customer and
@@ -11,7 +11,7 @@ import { allWindowedRows, checkAccessibility, demoPerson, newPage, NO_PROBLEMS, 
  * the service has not finished reading is asked for again, saying so, rather than shown empty.
  */
 const PAGE = 50;
-const SHOW_MORE = "main > section > button.button-secondary";
+const SHOW_MORE = SHOW_MORE_INCIDENTS;
 
 let portal: Portal;
 let browser: Browser;
@@ -73,9 +73,7 @@ async function waitForFirstPage(page: Page): Promise<void> {
 async function showAll(page: Page): Promise<number> {
   let pages = 1;
   for (; pages < 100 && (await page.$(SHOW_MORE)); pages++) {
-    const before = await rowCount(page);
-    await page.click(SHOW_MORE);
-    await page.waitForFunction(`${LOADED} > ${before} || !document.querySelector(${JSON.stringify(SHOW_MORE)})`);
+    await showMoreIncidents(page);
   }
   expect(await page.$(SHOW_MORE)).toBeNull();
   return pages;

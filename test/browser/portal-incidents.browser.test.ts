@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestHost } from "../support/test-host";
 import { startFakeHttpServer } from "../support/fake-http-server";
-import { allWindowedRows, checkAccessibility, demoPerson, newPage, NO_PROBLEMS, overflowingElements, pageProblems, screenshot, signInInBrowser, startPortal, type Browser, type Page, type Portal, windowedRowsLoaded } from "../support/browser";
+import { allWindowedRows, checkAccessibility, demoPerson, newPage, NO_PROBLEMS, overflowingElements, pageProblems, screenshot, signInInBrowser, startPortal, type Browser, type Page, type Portal, SHOW_MORE_INCIDENTS, showMoreIncidents, windowedRowsLoaded } from "../support/browser";
 
 /**
  * Onboarding a customer's workspace in Chromium and seeing its incidents appear in the cross-workspace
@@ -58,11 +58,7 @@ describe("a new workspace's incidents in the cross-workspace list", () => {
     await page.click('nav a[href="/portal/incidents"]');
     await page.waitForSelector(ROW);
     // Page to the end through the tokens the service hands back.
-    for (let i = 0; i < 200 && (await page.$("main > section > button.button-secondary")); i++) {
-      const before = (await page.evaluate(LOADED)) as number;
-      await page.click("main > section > button.button-secondary");
-      await page.waitForFunction(`${LOADED} > ${before} || !document.querySelector("main > section > button.button-secondary")`);
-    }
+    for (let i = 0; i < 200 && (await page.$(SHOW_MORE_INCIDENTS)); i++) await showMoreIncidents(page);
     const listed = await allWindowedRows(page, TABLE, ["data-workspace-id", "data-incident-id", "innerText"]);
     const all = listed.map((r) => `${r["data-workspace-id"]} ${r["data-incident-id"]}`);
     expect(all.length).toBe(await page.evaluate(LOADED));

@@ -258,6 +258,25 @@ export function windowedRowsLoaded(table: string): string {
   return `(Number(document.querySelector(${JSON.stringify(table)})?.getAttribute("aria-rowcount") ?? "1") - 1)`;
 }
 
+/** The incidents page's "Show more" button. */
+export const SHOW_MORE_INCIDENTS = "main > section > button.button-secondary";
+
+/**
+ * Clicks the incidents page's "Show more" and waits for its answer to be shown: the list grew, or the
+ * button is back (an answer the service's page budget cut short may hold no new incident: the next
+ * click goes on), or the queue says it has no more.
+ */
+export async function showMoreIncidents(page: Page): Promise<void> {
+  const loaded = windowedRowsLoaded("table.incidents");
+  const before = (await page.evaluate(loaded)) as number;
+  await page.click(SHOW_MORE_INCIDENTS);
+  // The button is hidden while the answer is awaited: once it is back, the answer is in.
+  await page.waitForFunction(`!document.querySelector(${JSON.stringify(SHOW_MORE_INCIDENTS)})`, { timeout: 2_000 }).catch(() => undefined);
+  await page.waitForFunction(
+    `${loaded} > ${before} || !!document.querySelector(${JSON.stringify(SHOW_MORE_INCIDENTS)}) || !/more available|Reading/.test(document.querySelector("[data-queue-status]")?.textContent ?? "")`,
+  );
+}
+
 /**
  * Every row of a table whose body renders only the rows near the viewport (portal/src/windowed-rows.tsx),
  * in order: scrolls the page from the table's top to its end, a screen at a time, and reads each row

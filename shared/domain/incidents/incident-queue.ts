@@ -146,7 +146,11 @@ export async function incidentQueuePage(ctx: ListingContext, workspaces: Workspa
   const read = (batch: Stream[], limit: number, throughLevels = false) => {
     const remaining = Math.max(1, deadline - Date.now());
     const bySource = new Map<Source, Stream[]>();
-    for (const stream of batch) bySource.set(stream.source, [...(bySource.get(stream.source) ?? []), stream]);
+    for (const stream of batch) {
+      const line = bySource.get(stream.source);
+      if (line) line.push(stream);
+      else bySource.set(stream.source, [stream]);
+    }
     return Promise.all(
       [...bySource].map(async ([source, line]) => {
         const outcomes = await settleWithin(line, placesOf(ctx, source), { totalMs: remaining }, (stream, abort) =>

@@ -269,11 +269,39 @@ export const SHOW_MORE_INCIDENTS = "main > section > button.button-secondary";
 export async function showMoreIncidents(page: Page): Promise<void> {
   const loaded = windowedRowsLoaded("table.incidents");
   const before = (await page.evaluate(loaded)) as number;
+  await scrollIntoViewSettled(page, SHOW_MORE_INCIDENTS);
   await page.click(SHOW_MORE_INCIDENTS);
   // The button is hidden while the answer is awaited: once it is back, the answer is in.
   await page.waitForFunction(`!document.querySelector(${JSON.stringify(SHOW_MORE_INCIDENTS)})`, { timeout: 2_000 }).catch(() => undefined);
   await page.waitForFunction(
     `${loaded} > ${before} || !!document.querySelector(${JSON.stringify(SHOW_MORE_INCIDENTS)}) || !/more available|Reading/.test(document.querySelector("[data-queue-status]")?.textContent ?? "")`,
+  );
+}
+
+/**
+ * Scrolls `selector` into the middle of the viewport and waits until it stays put for two frames in a
+ * row, as a person sees a button before clicking it. A jump down a windowed table renders the rows
+ * now on the screen in a frame or two, and their measured heights move what is below them: a click
+ * aimed at the button the moment it was scrolled to lands on whatever moved under it (an incident's
+ * link, once in a few hundred rows).
+ */
+export async function scrollIntoViewSettled(page: Page, selector: string): Promise<void> {
+  await page.waitForFunction(
+    `(() => {
+      const el = document.querySelector(${JSON.stringify(selector)});
+      if (!el) return false;
+      const box = el.getBoundingClientRect();
+      if (box.top < 0 || box.bottom > window.innerHeight) {
+        el.scrollIntoView({ block: "center" });
+        window.__settled = undefined;
+        return false;
+      }
+      const at = box.top + "," + box.left;
+      const same = window.__settled?.at === at ? window.__settled.frames + 1 : 0;
+      window.__settled = { at, frames: same };
+      return same >= 2;
+    })()`,
+    { polling: "raf" },
   );
 }
 

@@ -39,8 +39,12 @@ describe("the shared indicators panel", () => {
   it("shows a provider's person the address in both customers' incidents, each a link to its page", async () => {
     const page = await newPage(browser, { width: 1280 });
     await signInInBrowser(page, origin, demoPerson("jonas").oid, { returnTo: "/portal/incidents" });
+    // Folded to one line that says what it found: opened, it lists the indicators.
+    const panel = "[data-shared-indicators]";
+    await page.waitForFunction(`/^1 indicator in the last 7 days$/.test(document.querySelector("${panel} [data-shared-indicators-found]")?.textContent ?? "")`);
+    await page.click(`${panel} > summary`);
     const card = `[data-indicator="ip:${SHARED_IP}"]`;
-    await page.waitForSelector(card);
+    await page.waitForSelector(card, { visible: true });
     const summary = await page.$eval(`${card} summary`, (el) => (el as HTMLElement).innerText);
     expect(summary).toMatch(new RegExp(`^${SHARED_IP.replace(/\./g, "\\.")} IP address in 2 customers, 2 incidents, first seen .+, last seen .+$`));
     await page.click(`${card} summary`);
@@ -67,7 +71,7 @@ describe("the shared indicators panel", () => {
     await page.setCookie({ name, value, url: origin, path: "/", secure: true, httpOnly: true, sameSite: "Lax" });
     await page.goto(`${origin}/portal/incidents`, { waitUntil: "load" });
     await page.waitForSelector("form.filters-form");
-    // The organizations are read, then nothing of the panel is drawn.
+    // Once the page has settled, nothing of the panel is drawn.
     await page.waitForNetworkIdle({ idleTime: 500 });
     expect(await page.$("[data-shared-indicators]")).toBeNull();
     expect(asked).toEqual([]);

@@ -145,6 +145,7 @@ function QueueStatus(props: { loading: boolean; reading: number; shown: number; 
  */
 function IncidentFilters(props: { params: URLSearchParams; urlKey: string; organizations: Organizations; workspaces: Workspaces; problem: Problem | undefined; onApply(f: Filters): void }) {
   const sourceName = useSourceName();
+  const me = useMe();
   const { organizations, workspaces } = props;
   const [draft, setDraft] = useState<Filters>(filtersOf(props.params));
   useEffect(() => setDraft(filtersOf(props.params)), [props.urlKey]);
@@ -158,7 +159,8 @@ function IncidentFilters(props: { params: URLSearchParams; urlKey: string; organ
       }}
     >
       <div class="filters">
-        {organizations.length > 1 && (
+        {/* Known from the session, not from the organizations' answer: a field that came in with it would move the form. */}
+        {me.organizationAccountIds.length > 1 && (
           <Select
             label="Customer"
             name="customer"

@@ -32,27 +32,35 @@ const tone = (severity: string) => (severity === "High" ? "bad" : severity === "
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /**
- * The incidents page's panel of indicators shared across customers. Shown to a service provider's
- * people only (their own organization is a provider); a customer's people see nothing of it.
+ * The incidents page's panel of indicators shared across customers, for a service provider's people
+ * only: those whose organization manages customer accounts (the session names them, so the page knows
+ * without asking; a customer's people see nothing of it, and nothing is read for them).
+ *
+ * It stands above the queue, folded to one line that says what it found: the queue is what the page
+ * is for, and a panel that grew in above it when its answer came would move the list (and whatever
+ * the person was about to click) down the page. Opened, it lists the indicators.
  */
 export function SharedIndicatorsPanel() {
   const me = useMe();
-  const organizations = useResource(async () => (await call(api.GET("/api/v2/portal/organizations"))).data, []);
-  const own = organizations.value?.find((o) => o.id === me.accountId);
-  return own?.kind === "ServiceProvider" ? <SharedIndicatorsList /> : null;
+  return me.organizationAccountIds.length > 1 ? <SharedIndicatorsList /> : null;
 }
 
 function SharedIndicatorsList() {
   const [span, setSpan] = useState<Span>("7d");
   const shared = useResource(async () => (await call(api.GET("/api/v2/portal/shared-indicators", { params: { query: { window: span } } }))).data, [span]);
   const data = shared.value;
+  const within = SPANS.find((s) => s.value === span)!.label.toLowerCase();
+  const found = shared.problem ? "could not be read" : !data ? "reading…" : data.indicators.length === 0 ? `none in the ${within}` : `${plural(data.indicators.length, "indicator", "indicators")}${data.moreIndicators ? " and more" : ""} in the ${within}`;
   return (
-    <section class="card content-section" aria-labelledby="shared-indicators-heading" data-shared-indicators="">
+    <details class="card content-section shared-indicators" data-shared-indicators="">
+      <summary>
+        <h2 id="shared-indicators-heading">Shared indicators</h2>
+        <span class="muted" data-shared-indicators-found="">
+          {found}
+        </span>
+      </summary>
       <div class="card-header">
-        <div>
-          <h2 id="shared-indicators-heading">Shared indicators</h2>
-          <p class="muted">The same indicator in open incidents of two or more of your customers at once, among the workspaces you see.</p>
-        </div>
+        <p class="muted">The same indicator in open incidents of two or more of your customers at once, among the workspaces you see.</p>
         <Select label="Created in" name="shared-indicators-window" value={span} options={SPANS} onValue={(value) => setSpan(value as Span)} />
       </div>
       <ProblemBanner problem={shared.problem} title="Shared indicators could not be read" />
@@ -71,7 +79,7 @@ function SharedIndicatorsList() {
         </ul>
       )}
       {data?.moreIndicators && <p class="muted">More indicators are shared: these are the {data.indicators.length} in the most customers.</p>}
-    </section>
+    </details>
   );
 }
 

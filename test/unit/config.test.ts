@@ -49,6 +49,11 @@ describe("configuration", () => {
     expect(() => loadConfig({ SOURCE_C_DISPLAY_NAME: "x".repeat(65) })).toThrow(/SOURCE_C_DISPLAY_NAME/);
     expect(loadConfig({}).sourceLimits[sources[0]]).toEqual({ maxConcurrency: 32, maxRequestsPerSecond: undefined });
     expect(() => loadConfig({ SOURCE_G_MAX_RPS: "0" })).toThrow(/SOURCE_G_MAX_RPS/);
+    // Limits per vendor tenant only where the deployment sets them: a tenant's concurrency defaults to the source's.
+    expect(loadConfig({ SOURCE_B_TENANT_MAX_CONCURRENCY: "4", SOURCE_B_TENANT_MAX_RPS: "2.5" }).sourceLimits.SourceB.perTenant).toEqual({ maxConcurrency: 4, maxRequestsPerSecond: 2.5 });
+    expect(loadConfig({ SOURCE_B_MAX_CONCURRENCY: "12", SOURCE_B_TENANT_MAX_RPS: "1" }).sourceLimits.SourceB.perTenant).toEqual({ maxConcurrency: 12, maxRequestsPerSecond: 1 });
+    expect(loadConfig({ SOURCE_B_TENANT_MAX_CONCURRENCY: "4" }).sourceLimits.SourceA.perTenant).toBeUndefined();
+    expect(() => loadConfig({ SOURCE_C_TENANT_MAX_CONCURRENCY: "0" })).toThrow(/SOURCE_C_TENANT_MAX_CONCURRENCY/);
   });
 
   it("keeps audit events AUDIT_RETENTION_DAYS from their recording, a year unless set and at most Cosmos's largest ttl, and builds the stores with it", async () => {

@@ -9,6 +9,8 @@ import { startVendorBridge, type VendorBridge } from "../support/bridges/vendors
 import { apiErrorOf } from "../support/api-error-of";
 import { CircuitBreakers } from "../../shared/platform/upstream/circuit-breaker";
 import { silentLogger } from "../../shared/platform/logger";
+import { ApiError } from "../../shared/platform/errors/api-error";
+import type { SourceLimits } from "../../shared/systems/vendors/limiter";
 
 const EVER = { from: "2000-01-01T00:00:00.000Z", to: "2100-01-01T00:00:00.000Z" };
 const AUTH = "Bearer routing-test";
@@ -44,7 +46,7 @@ function routed(deployment: DeploymentSources, workspaces: Record<string, Worksp
   const opened: string[] = [];
   const breakers = new CircuitBreakers({ logger: silentLogger, nowMs });
   const registry = routeByWorkspace(deployment, {
-    readWorkspace: async (id) => (reads.push(id), id in workspaces ? { id, sources: workspaces[id] } : undefined),
+    readWorkspace: async (id) => (reads.push(id), id in workspaces ? { id, sources: workspaces[id], tenantId: "t" } : undefined),
     openSecret: (sealed) => (opened.push(sealed), sealed.replace(/^sealed:/, "")),
     cacheTtlMs,
     timeoutMs: Object.fromEntries(sources.map((s) => [s, 5_000])) as Record<Source, number>,
@@ -125,7 +127,7 @@ describe("source routing per workspace", () => {
   it("a bridge whose secret cannot be opened answers UPSTREAM_ERROR without calling it", async () => {
     const { deployment } = recordingDeployment();
     const registry = routeByWorkspace(deployment, {
-      readWorkspace: async (id) => ({ id, sources: { SourceA: { enabled: true, bridge: { url: bridge.baseUrl("SourceA"), authorization: "not-sealed" } } } }),
+      readWorkspace: async (id) => ({ id, tenantId: "t", sources: { SourceA: { enabled: true, bridge: { url: bridge.baseUrl("SourceA"), authorization: "not-sealed" } } } }),
       openSecret: () => {
         throw new Error("Not a sealed secret.");
       },
@@ -200,5 +202,91 @@ describe("source routing per workspace", () => {
     expect(registry.isEnabledFor(record("w", { SourceB: { enabled: true, bridge: { url: "https://bridge.example.com/b" } } }), "SourceB")).toBe(true);
     // The deployment's own answer is unchanged.
     expect(registry.isEnabled("SourceB")).toBe(false);
+  });
+});
+
+describe("a vendor that counts its limits per tenant (SOURCE_<X>_TENANT_MAX_CONCURRENCY, _TENANT_MAX_RPS)", () => {
+  /** Workspaces ws-1, ws-2 of tenant T1 and ws-3 of T2, on a deployment whose SourceA answers as `listIncidents` says. */
+  function perTenant(listIncidents: SourceGateway["listIncidents"], perTenantLimits: SourceLimits["perTenant"] = { maxConcurrency: 2 }) {
+    let clock = 0;
+    const tenantOf: Record<string, string> = { "ws-1": "T1", "ws-2": "T1", "ws-3": "T2" };
+    const gateway: SourceGateway = { ...recordingDeployment().deployment.gateway("SourceA"), listIncidents };
+    const breakers = new CircuitBreakers({ logger: silentLogger, nowMs: () => clock });
+    const registry = routeByWorkspace({ gateway: () => gateway, isEnabled: () => true }, {
+      readWorkspace: async (id) => ({ id, tenantId: tenantOf[id]!, sources: undefined }),
+      openSecret: (sealed) => sealed,
+      cacheTtlMs: 60_000,
+      timeoutMs: Object.fromEntries(sources.map((s) => [s, 5_000])) as Record<Source, number>,
+      limits: Object.fromEntries(sources.map((s) => [s, { maxConcurrency: 10, perTenant: perTenantLimits }])) as Record<Source, SourceLimits>,
+      nowMs: () => clock,
+      breakers,
+    });
+    const list = (workspaceId: string) => registry.gateway("SourceA").listIncidents({ workspaceId, field: "createdAt", ...EVER, limit: 5 });
+    return { list, breakers, advance: (ms: number) => (clock += ms) };
+  }
+  const page = (workspaceId: string) => ({ items: [{ id: "i", source: "SourceA", workspaceId } as VendorIncident] });
+  const settle = () => new Promise((r) => setImmediate(r));
+
+  it("holds one tenant's calls to the tenant's places across its workspaces, while another tenant's go on", async () => {
+    const answers: { workspaceId: string; answer: () => void }[] = [];
+    const { list } = perTenant((q) => new Promise((resolve) => answers.push({ workspaceId: q.workspaceId, answer: () => resolve(page(q.workspaceId)) })));
+    const calls = ["ws-1", "ws-2", "ws-1", "ws-2", "ws-3"].map(list);
+    await settle();
+    // Two of T1's four at the vendor (the source has ten places), and T2's at once.
+    expect(answers.filter((a) => a.workspaceId !== "ws-3")).toHaveLength(2);
+    expect(answers.filter((a) => a.workspaceId === "ws-3")).toHaveLength(1);
+    answers.shift()!.answer();
+    await settle();
+    await settle();
+    expect(answers.filter((a) => a.workspaceId !== "ws-3")).toHaveLength(2);
+    while (answers.length > 0) {
+      answers.shift()!.answer();
+      await settle();
+      await settle();
+    }
+    expect((await Promise.all(calls)).map((p) => p.items[0]!.workspaceId)).toEqual(["ws-1", "ws-2", "ws-1", "ws-2", "ws-3"]);
+  });
+
+  it("a Retry-After one workspace is answered holds back every workspace of its tenant until it has passed, without calling the vendor or failing the source", async () => {
+    const called: string[] = [];
+    let throttle = true;
+    const { list, breakers, advance } = perTenant(async (q) => {
+      called.push(q.workspaceId);
+      if (throttle && q.workspaceId === "ws-1") throw new ApiError("RATE_LIMITED", "Too many requests for this tenant.", { headers: { "Retry-After": "30" } });
+      return page(q.workspaceId);
+    });
+    expect((await apiErrorOf(list("ws-1"))).code).toBe("RATE_LIMITED");
+    throttle = false;
+    advance(10_000);
+    // ws-2 shares ws-1's tenant: refused here, with the time left, and the vendor is not called.
+    for (let i = 0; i < 20; i++) {
+      const refused = await apiErrorOf(list("ws-2"));
+      expect(refused.code).toBe("RATE_LIMITED");
+      expect(refused.headers["Retry-After"]).toBe("20");
+    }
+    // The other tenant is called, and the source stayed closed through twenty refusals.
+    expect((await list("ws-3")).items).toHaveLength(1);
+    expect(breakers.failing({ system: "SourceA" })).toBeUndefined();
+    expect(called).toEqual(["ws-1", "ws-3"]);
+    advance(20_000);
+    expect((await list("ws-2")).items).toHaveLength(1);
+    expect(called).toEqual(["ws-1", "ws-3", "ws-2"]);
+  });
+
+  it("without tenant limits, a Retry-After holds back only the workspace it was answered for", async () => {
+    const called: string[] = [];
+    const gateway: SourceGateway = {
+      ...recordingDeployment().deployment.gateway("SourceA"),
+      listIncidents: async (q) => {
+        called.push(q.workspaceId);
+        if (q.workspaceId === "ws-1") throw new ApiError("RATE_LIMITED", "Too many requests.", { headers: { "Retry-After": "30" } });
+        return page(q.workspaceId);
+      },
+    };
+    const { registry } = routed({ gateway: () => gateway, isEnabled: () => true }, { "ws-1": undefined, "ws-2": undefined });
+    const list = (workspaceId: string) => registry.gateway("SourceA").listIncidents({ workspaceId, field: "createdAt", ...EVER, limit: 5 });
+    expect((await apiErrorOf(list("ws-1"))).code).toBe("RATE_LIMITED");
+    expect((await list("ws-2")).items).toHaveLength(1);
+    expect(called).toEqual(["ws-1", "ws-2"]);
   });
 });

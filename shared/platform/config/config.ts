@@ -40,7 +40,7 @@ function pairs<V extends string>(keySchema: z.ZodType<string>, valueSchema: z.Zo
 const WORKSPACE_RESOURCE_ID = /^\/subscriptions\/[0-9a-fA-F-]{36}\/resourceGroups\/[-\w._()]{1,90}\/providers\/Microsoft\.OperationalInsights\/workspaces\/[-\w]{4,63}$/i;
 
 /** The name of one of a source's settings, from the sources table's key: `SOURCE_A_URL`. */
-const sourceSetting = (source: Source, setting: "URL" | "AUTH_HEADER" | "TIMEOUT_MS" | "MAX_CONCURRENCY" | "MAX_RPS" | "DISPLAY_NAME") =>
+const sourceSetting = (source: Source, setting: "URL" | "AUTH_HEADER" | "TIMEOUT_MS" | "MAX_CONCURRENCY" | "MAX_RPS" | "TENANT_MAX_CONCURRENCY" | "TENANT_MAX_RPS" | "DISPLAY_NAME") =>
   `SOURCE_${sourceSettingKey(source)}_${setting}`;
 
 /** Per source: SOURCE_<X>_URL selects the generic HTTP vendor adapter instead of the simulated vendor. */
@@ -51,9 +51,21 @@ const sourceEnv = Object.fromEntries(
     [sourceSetting(source, "TIMEOUT_MS"), positiveInt.default(10_000)],
     [sourceSetting(source, "MAX_CONCURRENCY"), positiveInt.max(1000).default(32)],
     [sourceSetting(source, "MAX_RPS"), z.coerce.number().positive().optional()],
+    [sourceSetting(source, "TENANT_MAX_CONCURRENCY"), positiveInt.max(1000).optional()],
+    [sourceSetting(source, "TENANT_MAX_RPS"), z.coerce.number().positive().optional()],
     [sourceSetting(source, "DISPLAY_NAME"), z.string().trim().min(1).max(64).optional()],
   ]),
 ) as Record<string, z.ZodType>;
+
+/** A vendor's limits, as one source's settings give them (`SOURCE_<X>_MAX_CONCURRENCY`, `_MAX_RPS`, `_TENANT_…`). */
+export interface SourceLimits {
+  /** Calls in flight at once towards the vendor; the others wait their turn. */
+  maxConcurrency: number;
+  /** Calls started per second, when the vendor publishes a rate limit; unset: no rate. */
+  maxRequestsPerSecond?: number;
+  /** Where the vendor counts its limits per tenant: those of one tenant's calls, on top of the source's. */
+  perTenant?: Omit<SourceLimits, "perTenant">;
+}
 
 /**
  * Every setting the service reads, validated once at start. The README's configuration table lists
@@ -216,8 +228,11 @@ export interface Config {
   maxConcurrentRequests: number;
   /** Local host: the delay of every simulated vendor call, to model a real vendor's latency. */
   simulatedVendorLatencyMs: number;
-  /** Per source: calls in flight at once and, when a vendor publishes one, a request rate. */
-  sourceLimits: Record<Source, { maxConcurrency: number; maxRequestsPerSecond?: number }>;
+  /**
+   * Per source: calls in flight at once and, when a vendor publishes one, a request rate; and where
+   * the vendor counts them per tenant, the same for one tenant's calls.
+   */
+  sourceLimits: Record<Source, SourceLimits>;
   demoSeed: string;
   demoWorkspaces: number;
   simulatedIncidentsPerWorkspace: number;
@@ -379,9 +394,21 @@ function sourceLimitsOf(env: Record<string, unknown>): Config["sourceLimits"] {
       {
         maxConcurrency: env[sourceSetting(source, "MAX_CONCURRENCY")] as number,
         maxRequestsPerSecond: env[sourceSetting(source, "MAX_RPS")] as number | undefined,
+        ...perTenantLimitsOf(env, source),
       },
     ]),
   ) as Config["sourceLimits"];
+}
+
+/**
+ * A source's limits per tenant, set when either of its tenant settings is: one tenant's calls may
+ * then take the source's whole concurrency unless `TENANT_MAX_CONCURRENCY` says less.
+ */
+function perTenantLimitsOf(env: Record<string, unknown>, source: Source): Pick<SourceLimits, "perTenant"> {
+  const maxConcurrency = env[sourceSetting(source, "TENANT_MAX_CONCURRENCY")] as number | undefined;
+  const maxRequestsPerSecond = env[sourceSetting(source, "TENANT_MAX_RPS")] as number | undefined;
+  if (maxConcurrency === undefined && maxRequestsPerSecond === undefined) return {};
+  return { perTenant: { maxConcurrency: maxConcurrency ?? (env[sourceSetting(source, "MAX_CONCURRENCY")] as number), ...(maxRequestsPerSecond ? { maxRequestsPerSecond } : {}) } };
 }
 
 function sourceDisplayNamesOf(env: Record<string, unknown>): Config["sourceDisplayNames"] {

@@ -4,13 +4,13 @@ import type { WorkspaceRecord } from "../../domain/organizations/workspace";
 import { sourceSettingsOf, type WorkspaceBridge, type WorkspaceSources } from "../../domain/organizations/workspace-sources";
 import { sources, type Source } from "../../domain/sources";
 import { createHttpVendorGateway } from "./http/http-vendor";
-import { SourceLimiter, type SourceLimits } from "./limiter";
+import { SourceLimiter, TenantLimiters, type SourceLimits } from "./limiter";
 import { isDisabledSource, sourceNotEnabledFor, type DeploymentSources, type SourceGateway, type SourceRegistry, type VendorIncident } from "./port";
-import type { CircuitBreakers } from "../../platform/upstream/circuit-breaker";
+import { breakerFailureOf, type CircuitBreakers } from "../../platform/upstream/circuit-breaker";
 
 export interface WorkspaceRoutingOptions {
   /** A workspace's record as the store has it; undefined when there is none (or it was offboarded). */
-  readWorkspace(workspaceId: string): Promise<Pick<WorkspaceRecord, "id" | "sources"> | undefined>;
+  readWorkspace(workspaceId: string): Promise<RoutedWorkspace | undefined>;
   /** Opens a sealed bridge Authorization value (the secret box). */
   openSecret(sealed: string): string;
   /** How long a workspace's settings are reused before they are read again; 0 reads them on every call. */
@@ -25,17 +25,24 @@ export interface WorkspaceRoutingOptions {
   fetch?: typeof fetch;
 }
 
-/** A gateway and the limiter its calls wait in (none for a disabled source, which answers at once). */
+/** What routing reads of a workspace: its settings per source, and the tenant a vendor may count its limits by. */
+type RoutedWorkspace = Pick<WorkspaceRecord, "id" | "sources" | "tenantId">;
+
+/**
+ * A gateway and the limiters its calls wait in (none for a disabled source, which answers at once):
+ * the source's, and where the vendor counts per tenant, the workspace's tenant's.
+ */
 interface LimitedGateway {
   gateway: SourceGateway;
   limiter: SourceLimiter | undefined;
+  tenant?: { limiters: TenantLimiters; tenantId: string };
 }
 
 /** Gateways of workspaces' own bridges kept at once; past it the oldest goes (a bridge whose settings changed, say). */
 const MAX_BRIDGE_GATEWAYS = 256;
 
 interface CachedSettings {
-  settings: Promise<WorkspaceSources | undefined>;
+  settings: Promise<Pick<RoutedWorkspace, "sources" | "tenantId"> | undefined>;
   at: number;
 }
 
@@ -46,7 +53,9 @@ interface CachedSettings {
  * change made on this instance, and a caller that has just read the workspace hands it over with
  * `isEnabledFor`. A workspace's own bridge gets an HTTP vendor gateway of its own, built on first use
  * and kept, held to the source's limits (`SOURCE_<X>_MAX_CONCURRENCY`, `_MAX_RPS`) by a limiter of its
- * own: a bridge that asks to back off speaks for the tenant behind it, not for every workspace.
+ * own: a bridge that asks to back off speaks for the tenant behind it, not for every workspace. Where
+ * the deployment's vendor counts its limits per tenant (`SOURCE_<X>_TENANT_MAX_CONCURRENCY`, `_TENANT_MAX_RPS`),
+ * its calls are held to them per workspace tenant as well, and its `Retry-After` holds back the tenant.
  */
 export function routeByWorkspace(deployment: DeploymentSources, options: WorkspaceRoutingOptions): SourceRegistry {
   const settingsCache = new Map<string, CachedSettings>();
@@ -56,11 +65,17 @@ export function routeByWorkspace(deployment: DeploymentSources, options: Workspa
   const deploymentLimiters = new Map<Source, SourceLimiter | undefined>(
     sources.map((source) => [source, isDisabledSource(deployment.gateway(source)) ? undefined : new SourceLimiter(options.limits[source], options.nowMs)]),
   );
+  const tenantLimiters = new Map<Source, TenantLimiters>(
+    sources.flatMap((source) => {
+      const perTenant = options.limits[source].perTenant;
+      return perTenant && deploymentLimiters.get(source) ? [[source, new TenantLimiters(source, perTenant, options.nowMs)]] : [];
+    }),
+  );
 
-  const settingsOf = (workspaceId: string): Promise<WorkspaceSources | undefined> => {
+  const settingsOf = (workspaceId: string): Promise<Pick<RoutedWorkspace, "sources" | "tenantId"> | undefined> => {
     const cached = settingsCache.get(workspaceId);
     if (cached && Date.now() - cached.at < options.cacheTtlMs) return cached.settings;
-    const settings = options.readWorkspace(workspaceId).then((w) => w?.sources);
+    const settings = options.readWorkspace(workspaceId).then((w) => w && { sources: w.sources, tenantId: w.tenantId });
     if (options.cacheTtlMs > 0) {
       const entry = { settings, at: Date.now() };
       settingsCache.set(workspaceId, entry);
@@ -92,9 +107,17 @@ export function routeByWorkspace(deployment: DeploymentSources, options: Workspa
 
   /** The gateway that serves one workspace's calls of one source, named as the vendor knows the workspace. */
   const target = async (source: Source, workspaceId: string): Promise<LimitedGateway & { vendorWorkspaceId: string }> => {
-    const settings = (await settingsOf(workspaceId))?.[source];
+    const workspace = await settingsOf(workspaceId);
+    const settings = workspace?.sources?.[source];
     if (settings?.enabled === false) throw sourceNotEnabledFor(source, workspaceId);
-    const served = settings?.bridge ? bridgeGateway(source, settings.bridge) : { gateway: deployment.gateway(source), limiter: deploymentLimiters.get(source) };
+    const tenants = tenantLimiters.get(source);
+    const served: LimitedGateway = settings?.bridge
+      ? bridgeGateway(source, settings.bridge)
+      : {
+          gateway: deployment.gateway(source),
+          limiter: deploymentLimiters.get(source),
+          ...(tenants && workspace ? { tenant: { limiters: tenants, tenantId: workspace.tenantId } } : {}),
+        };
     return { ...served, vendorWorkspaceId: settings?.vendorWorkspaceId ?? workspaceId };
   };
 
@@ -104,7 +127,7 @@ export function routeByWorkspace(deployment: DeploymentSources, options: Workspa
     gateway: (source) => routed.get(source)!,
     isEnabled: (source) => deployment.isEnabled(source),
     isEnabledFor(workspace, source) {
-      settingsCache.set(workspace.id, { settings: Promise.resolve(workspace.sources), at: Date.now() });
+      settingsCache.set(workspace.id, { settings: Promise.resolve({ sources: workspace.sources, tenantId: workspace.tenantId }), at: Date.now() });
       const settings = sourceSettingsOf(workspace, source);
       return settings.enabled && (settings.bridge !== undefined || deployment.isEnabled(source));
     },
@@ -132,16 +155,27 @@ function routingGateway(
    * (`Deadline.commit`): a change cut off mid-call may or may not have been made.
    */
   const on = async <T>(workspaceId: string, signal: AbortSignal | undefined, call: Call<T>, kind: "read" | "change") => {
-    const { gateway, limiter, vendorWorkspaceId } = await target(source, workspaceId);
-    // Through the breakers first (a refusal never waits in line), then the vendor's limits: the call
-    // counts as unanswered from when it is sent, not while it waits for a place.
+    const { gateway, limiter, tenant, vendorWorkspaceId } = await target(source, workspaceId);
+    // A tenant the vendor asked to wait is refused before the breakers: keeping the vendor's word is
+    // no failure of the vendor's or of the workspace's.
+    tenant?.limiters.refuseWhileHeld(tenant.tenantId);
+    // Through the breakers first (a refusal never waits in line), then the vendor's limits, the
+    // tenant's before the source's (a call waiting for its tenant holds no place of the source's):
+    // the call counts as unanswered from when it is sent, not while it waits for a place.
     const run = (s: AbortSignal | undefined) =>
       breakers.call({ system: source, workspaceId }, async (bs, inLine) => {
-        const leave = limiter && (await inLine(limiter.enter(bs)));
+        const leaveTenant = tenant && (await inLine(tenant.limiters.enter(tenant.tenantId, bs)));
+        let leave: (() => void) | undefined;
         try {
+          leave = limiter && (await inLine(limiter.enter(bs)));
           return await call(gateway, vendorWorkspaceId, bs);
+        } catch (error) {
+          const retryAfterMs = tenant && breakerFailureOf(error, bs)?.retryAfterMs;
+          if (retryAfterMs) tenant.limiters.holdBack(tenant.tenantId, retryAfterMs);
+          throw error;
         } finally {
           leave?.();
+          leaveTenant?.();
         }
       }, s);
     return { vendorWorkspaceId, result: await (kind === "change" ? commitWithinDeadline(run, signal) : run(signal)) };

@@ -56,7 +56,7 @@ const sourceEnv = Object.fromEntries(
 ) as Record<string, z.ZodType>;
 
 /**
- * Every setting the service reads, validated once at start. The README's configuration table lists
+ * Every setting the service reads, validated once at start. The configuration table of docs/operating.md lists
  * the same names, defaults and meanings.
  */
 const envSchema = z

@@ -14,7 +14,7 @@ export default defineConfig({
       { test: { name: "api-memory", include: ["test/api/**/*.test.ts"], env: { TEST_STORE: "memory" }, ...timeouts } },
       { test: { name: "api-cosmos", include: ["test/api/**/*.test.ts"], env: { TEST_STORE: "cosmos" }, ...timeouts } },
       // Generated suites (fuzz, authorization matrix): driven by the OpenAPI document and the route table.
-      // The README's examples, pasted in order against the built service and receiver.
+      // The examples of the README and the guides in docs/, pasted in order against the built service and receiver.
       { test: { name: "readme", include: ["test/readme/**/*.test.ts"], ...timeouts } },
       // The portal in a real headless Chromium (test/support/browser.ts): one file at a time, after the
       // other projects, so that browsers do not compete with them for the CPU.

@@ -1,5 +1,7 @@
 // `npm run bench`: runs every scenario below in one go, prints a table per scenario and writes all
 // results to bench/results/latest.json.
+// That file is one run on one machine (git-ignored); the figures that decided something are kept
+// in docs/benchmarks.md, each under the decision of docs/decisions.md it served.
 //
 // Exit code: 0 when every scenario produced a trustworthy measurement, whether or not it met its
 // target (a slow run on a noisy machine is information, not a crash); 1 when a run itself broke:

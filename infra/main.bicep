@@ -85,7 +85,7 @@ param instanceMemoryMB int = 2048
 @maxValue(1000)
 param httpPerInstanceConcurrency int = 100
 
-@description('HTTP instances kept running while idle (ALWAYS_READY_HTTP_INSTANCES in the azd environment). 0: the first request after a quiet spell waits for an instance to start (Flex Consumption gives a start 30 s at most). Each one is billed around the clock at the always-ready baseline rate: about $21 a month at 2048 MB (README, "What it costs").')
+@description('HTTP instances kept running while idle (ALWAYS_READY_HTTP_INSTANCES in the azd environment). 0: the first request after a quiet spell waits for an instance to start (Flex Consumption gives a start 30 s at most). Each one is billed around the clock at the always-ready baseline rate: about $21 a month at 2048 MB (docs/operating.md, "What it costs").')
 @minValue(0)
 @maxValue(20)
 param alwaysReadyHttpInstances int = 0
@@ -93,7 +93,7 @@ param alwaysReadyHttpInstances int = 0
 @description('Zone redundancy of the service\'s data (ZONE_REDUNDANT in the azd environment): Cosmos DB across availability zones, both storage accounts zone-redundant (the SOP documents geo-zone-redundant, GZRS), Service Bus across zones. Applies only in a region with availability zones (resources.bicep lists them); fixed when each resource is created, so the preprovision hook keeps an existing environment at what it was created with.')
 param zoneRedundant bool = true
 
-@description('Zone redundancy of the function app\'s plan (APP_ZONE_REDUNDANT in the azd environment). Off by default: with it on, Flex Consumption keeps at least two always-ready instances per scaling group (HTTP, and each queue and timer function), billed around the clock (README, "What it costs"). Needs zoneRedundant, and a region where `az functionapp list-flexconsumption-locations --zone-redundant=true` lists it.')
+@description('Zone redundancy of the function app\'s plan (APP_ZONE_REDUNDANT in the azd environment). Off by default: with it on, Flex Consumption keeps at least two always-ready instances per scaling group (HTTP, and each queue and timer function), billed around the clock (docs/operating.md, "What it costs"). Needs zoneRedundant, and a region where `az functionapp list-flexconsumption-locations --zone-redundant=true` lists it.')
 param appZoneRedundant bool = false
 
 @description('Zone redundancy of the Cosmos DB account alone, when it must differ from zoneRedundant (COSMOS_ZONE_REDUNDANT in the azd environment): `false` for an account restored from a backup, which comes back without zones (docs/restore.md). Empty: as zoneRedundant.')
@@ -122,10 +122,10 @@ param sourceEUrl string = ''
 param sourceFUrl string = ''
 param sourceGUrl string = ''
 
-@description('Cloud-resource lookups (README, "Cloud resources"): account id → the subscription ids that account\'s organization may see, e.g. { \'<account id>\': [ \'<subscription id>\' ] }, from CLOUD_SUBSCRIPTIONS in the azd environment (JSON). Every subscription listed gets Reader for the app\'s identity. Empty: the lookups answer EXTENSION_NOT_ENABLED.')
+@description('Cloud-resource lookups (docs/operating.md, "Cloud resources"): account id → the subscription ids that account\'s organization may see, e.g. { \'<account id>\': [ \'<subscription id>\' ] }, from CLOUD_SUBSCRIPTIONS in the azd environment (JSON). Every subscription listed gets Reader for the app\'s identity. Empty: the lookups answer EXTENSION_NOT_ENABLED.')
 param cloudSubscriptions object = {}
 
-// The other integrations (README, "Deploy to Azure", "The other integrations"). Each is off while its parameter is
+// The other integrations (docs/operating.md, "Deploy to Azure", "The other integrations"). Each is off while its parameter is
 // empty: its endpoints answer EXTENSION_NOT_ENABLED. An azd variable named like an app setting holds
 // exactly what the app reads; the two objects have names of their own (AZURE_…), because the app reads
 // those settings as key=value lists, not JSON.
@@ -136,7 +136,7 @@ param playbookAutomationUrl string = ''
 @description('Base URL of the ticketing bridge (TICKETING_URL in the azd environment). Its Authorization header is the Key Vault secret `ticketing-auth-header`, which the operator sets. Empty: ticketing is disabled.')
 param ticketingBridgeUrl string = ''
 
-@description('Directory logs from Microsoft Graph: the Entra tenant ids whose sign-in and audit logs are read, comma-separated (DIRECTORY_LOGS_TENANT_IDS in the azd environment). The app\'s identity needs the Graph application permissions AuditLog.Read.All and Directory.Read.All, which an administrator grants once (README). Empty: directory logs are disabled.')
+@description('Directory logs from Microsoft Graph: the Entra tenant ids whose sign-in and audit logs are read, comma-separated (DIRECTORY_LOGS_TENANT_IDS in the azd environment). The app\'s identity needs the Graph application permissions AuditLog.Read.All and Directory.Read.All, which an administrator grants once (docs/operating.md). Empty: directory logs are disabled.')
 param directoryLogsTenantIds string = ''
 
 @description('Log analytics: service workspace id → resource id of the Log Analytics workspace behind it, e.g. { \'<workspace id>\': \'/subscriptions/…/resourceGroups/…/providers/Microsoft.OperationalInsights/workspaces/…\' }, from AZURE_LOG_ANALYTICS_WORKSPACES in the azd environment (JSON). Every workspace named gets Log Analytics Reader for the app\'s identity. Empty: log analytics is disabled.')
@@ -147,7 +147,7 @@ param logAnalyticsConnectorSources object = {}
 
 // The portal: people sign in with Entra ID (OpenID Connect) and keep SOP documents in Blob Storage.
 // The document store is always there; sign-in is off until the app registration exists, which the
-// postprovision hook prints the commands for (README, "Deploy to Azure", "The portal").
+// postprovision hook prints the commands for (docs/operating.md, "Deploy to Azure", "The portal").
 
 @description('Entra tenant of the portal\'s app registration (PORTAL_TENANT_ID in the azd environment): a tenant id, or `organizations` for a multi-tenant registration. Default: the tenant deployed to, the one tenant whose registration can trust the app\'s managed identity.')
 param portalTenantId string = tenant().tenantId
@@ -174,11 +174,11 @@ param portalSessionHours string = ''
 @description('Largest SOP document an upload may carry, in bytes (SOP_MAX_BYTES in the azd environment). Empty: the app\'s default, 10 MiB.')
 param sopMaxBytes string = ''
 
-@description('More app settings, merged into the app\'s: setting name → value, each value a string, e.g. { LOG_LEVEL: \'debug\', SOURCE_A_MAX_RPS: \'5\', CROSS_WORKSPACE_BUDGET_MS: \'4000\' }, from EXTRA_APP_SETTINGS in the azd environment (JSON). For the tunables of shared/platform/config/config.ts (README, "Configuration") without editing the templates. A setting the templates set themselves keeps the templates\' value, except the cloud endpoints (ARM_ENDPOINT, CLOUD_ARM_ENDPOINT, GRAPH_BASE_URL, LOG_ANALYTICS_ENDPOINT), which this may replace. Secure: its values stay out of the deployment history; a secret still belongs in Key Vault, behind a setting of its own.')
+@description('More app settings, merged into the app\'s: setting name → value, each value a string, e.g. { LOG_LEVEL: \'debug\', SOURCE_A_MAX_RPS: \'5\', CROSS_WORKSPACE_BUDGET_MS: \'4000\' }, from EXTRA_APP_SETTINGS in the azd environment (JSON). For the tunables of shared/platform/config/config.ts (docs/operating.md, "Configuration") without editing the templates. A setting the templates set themselves keeps the templates\' value, except the cloud endpoints (ARM_ENDPOINT, CLOUD_ARM_ENDPOINT, GRAPH_BASE_URL, LOG_ANALYTICS_ENDPOINT), which this may replace. Secure: its values stay out of the deployment history; a secret still belongs in Key Vault, behind a setting of its own.')
 @secure()
 param extraAppSettings object = {}
 
-@description('Private networking (PRIVATE_NETWORKING in the azd environment): the app joins a virtual network, and Cosmos DB, both storage accounts, Key Vault and Service Bus are reached through private endpoints only, with public network access off. Service Bus becomes Premium (private endpoints need it). Off by default; README, "Private networking".')
+@description('Private networking (PRIVATE_NETWORKING in the azd environment): the app joins a virtual network, and Cosmos DB, both storage accounts, Key Vault and Service Bus are reached through private endpoints only, with public network access off. Service Bus becomes Premium (private endpoints need it). Off by default; docs/operating.md, "Private networking".')
 param privateNetworking bool = false
 
 @description('Whether the availability test of GET /api/v2/health runs (AVAILABILITY_TEST_ENABLED in the azd environment). The postdeploy hook turns it on, and sets the variable, once the code is deployed: on a first `azd up` the test would otherwise fail from every location, and alert, until the package arrives.')

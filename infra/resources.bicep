@@ -31,7 +31,7 @@
 //   credential (a federated identity credential), so there is no client secret to keep or rotate.
 // - Read access the integrations need is granted here (Reader on the cloud lookups' subscriptions,
 //   Log Analytics Reader on the log analytics workspaces); Microsoft Graph application permissions
-//   (directory logs) are not Azure roles, and an Entra administrator grants them (README).
+//   (directory logs) are not Azure roles, and an Entra administrator grants them (docs/operating.md).
 // - App settings: everything is here. A deployment replaces the app's whole setting set, so a
 //   setting added by hand in the portal is gone after the next `azd provision`; add it below (or as
 //   a parameter), or give it in extraAppSettings (EXTRA_APP_SETTINGS), instead.
@@ -859,7 +859,7 @@ var zones = zoneRedundant && contains(zoneRedundantRegions, location)
 var cosmosZones = empty(cosmosZoneRedundant) ? zones : cosmosZoneRedundant == 'true' && contains(zoneRedundantRegions, location)
 
 // Delete locks on what holds the service's data: the Cosmos DB account, the Key Vault (its keys) and
-// the SOP documents' account. `azd down` and a resource group deletion stop at them; README, "Tear down".
+// the SOP documents' account. `azd down` and a resource group deletion stop at them; docs/operating.md, "Tear down".
 var deleteLock = {
   kind: 'CanNotDelete'
   name: 'do-not-delete'
@@ -1216,7 +1216,7 @@ module operationsAlerts 'modules/operations-alerts.bicep' = {
 }
 
 // The operator's view in the portal: the operations workbook (infra/workbook.json) and a query pack of
-// the README's queries (infra/query-pack.json).
+// the operating guide's queries (infra/query-pack.json).
 module workbook 'modules/workbook.bicep' = {
   name: 'workbook'
   params: {

@@ -260,7 +260,7 @@ export function checkExtraAppSettings(json: string | undefined, print: (line: st
   }
   const unknown = entries.map(([name]) => name).filter((name) => !configSettingNames.includes(name));
   if (unknown.length > 0) {
-    print(`Warning: EXTRA_APP_SETTINGS: the app reads no setting named ${unknown.join(", ")} (README, "Configuration"); set anyway, for the Functions host or the platform.`);
+    print(`Warning: EXTRA_APP_SETTINGS: the app reads no setting named ${unknown.join(", ")} (docs/operating.md, "Configuration"); set anyway, for the Functions host or the platform.`);
   }
 }
 
@@ -309,7 +309,7 @@ async function pinZoneRedundancy(deps: HookDeps): Promise<void> {
   await deps.setEnv("ZONE_REDUNDANT", existing ? "false" : "true");
   deps.print(
     existing
-      ? "ZONE_REDUNDANT set to false: this environment's data services were created without zone redundancy, which cannot be turned on in place (README, \"Zone redundancy\")."
+      ? "ZONE_REDUNDANT set to false: this environment's data services were created without zone redundancy, which cannot be turned on in place (docs/operating.md, \"Zone redundancy\")."
       : "ZONE_REDUNDANT set to true: Cosmos DB, storage and Service Bus are created zone-redundant where the region has availability zones.",
   );
 }

@@ -90,7 +90,7 @@ resource lock 'Microsoft.Authorization/locks@2020-05-01' = if (deleteLock) {
   scope: account
   properties: {
     level: 'CanNotDelete'
-    notes: 'The service\'s data. Remove this lock before deleting the account or its resource group (README, "Tear down").'
+    notes: 'The service\'s data. Remove this lock before deleting the account or its resource group (docs/operating.md, "Tear down").'
   }
 }
 

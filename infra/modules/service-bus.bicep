@@ -36,7 +36,7 @@ resource namespace 'Microsoft.ServiceBus/namespaces@2024-01-01' = {
   tags: tags
   // Standard, not Basic: Basic has no duplicate detection, which the code relies on (below). Premium
   // (one messaging unit) with private networking: private endpoints exist on Premium only. A namespace
-  // does not change tier in place; README, "Private networking".
+  // does not change tier in place; docs/operating.md, "Private networking".
   sku: privateNetworking ? premiumSku : standardSku
   properties: {
     // Entra ID only: no SAS keys or connection strings exist to leak.

@@ -1,6 +1,6 @@
 // The HTTPS webhook receiver of `npm run receiver`: what a customer's endpoint does, on this machine,
 // printing every delivery as it arrives. It verifies each delivery with the service's own
-// receiver-side helper (`shared/platform/delivery/verify-webhook-signature.ts`, the file the README tells
+// receiver-side helper (`shared/platform/delivery/verify-webhook-signature.ts`, the file the API guide (docs/api.md) tells
 // receivers to copy), once per signature scheme, so both schemes are shown to verify on their own.
 import { readFileSync, unwatchFile, watchFile } from "node:fs";
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";

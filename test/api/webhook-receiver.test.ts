@@ -12,7 +12,7 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 vi.setConfig({ testTimeout: 30_000 });
 
 /*
- * `npm run receiver` against the service's real delivery path, as the README's walkthrough uses it:
+ * `npm run receiver` against the service's real delivery path, as the API guide's walkthrough uses it (docs/api.md):
  * the service started with the receiver's certificate and WEBHOOK_ALLOW_PRIVATE_TARGETS, a webhook on
  * https://localhost:<port>, the secret known only once the webhook exists.
  */
@@ -53,7 +53,7 @@ describe("npm run receiver with the local host", () => {
     await waitFor(() => output().includes("no signing secret yet"), "the first attempt, refused for want of a secret");
     expect(output()).toContain(`webhook.test.v1  event ${eventId}  POST /hook`);
 
-    // What the README has the reader do: tee the creation answer into the receiver's secret file.
+    // What the API guide has the reader do: tee the creation answer into the receiver's secret file.
     writeFileSync(join(dir, "webhook.json"), JSON.stringify(answer));
     await waitFor(() => output().includes("verified: X-Svc-Signature ok, webhook-signature ok; answered 200"), "the retry, verified");
     const logs = (await (await host.call("GET", `/webhooks/${answer.data.id}/delivery-logs`)).json()) as Json;

@@ -7,7 +7,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { blockAsBash, prelude, shellBlocks, type WalkthroughPorts } from "../support/readme-walkthrough";
 
 /*
- * The README's examples from "Run it" to the end of the API tour, run in order as a reader pastes them:
+ * The README's examples from "Run it" up to "Test it", then every example of the guides that go on from
+ * there (the API tour, the portal's, local development), run in order as a reader pastes them:
  * the service and the receiver as built by `npm start` / `npm run receiver`, every other command as
  * written (only the ports are the test's), in a fresh directory standing in for the reader's checkout.
  * A curl answered 4xx/5xx fails the walkthrough unless its comment says `→ <that status>`; at the end
@@ -18,7 +19,7 @@ const repo = resolve(__dirname, "../..");
 const dir = mkdtempSync(join(tmpdir(), "readme-walkthrough-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Event types the README's walkthroughs subscribe to and then cause. */
+/** Event types the walkthroughs subscribe to and then cause. */
 const DELIVERED = [
   "webhook.test.v1",
   "incident.created.v1",
@@ -37,16 +38,28 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * The documents whose examples run, in the order a reader follows them: the README's from "Run it" up
+ * to "Test it" (the rest is deployment, which `test/unit/infra.test.ts` holds to the templates), then
+ * each guide whole. A guide's first example sets what it uses besides `ID` and `SECRET`.
+ */
+const WALKED: { file: string; range?: { from: string; until: string } }[] = [
+  { file: "README.md", range: { from: "Run it", until: "Test it" } },
+  { file: "docs/api.md" },
+  { file: "docs/portal.md" },
+  { file: "docs/development.md" },
+];
+
 function walkthrough(ports: WalkthroughPorts): string {
-  const readme = readFileSync(join(repo, "README.md"), "utf8");
-  const blocks = shellBlocks(readme, "Run it", "Test it");
-  const steps = blocks.map((block) => `echo ${JSON.stringify(`### README line ${block.line} (${block.section})`)}\n${blockAsBash(block, ports)}`);
+  const steps = WALKED.flatMap(({ file, range }) =>
+    shellBlocks(readFileSync(join(repo, file), "utf8"), range).map((block) => `echo ${JSON.stringify(`### ${file} line ${block.line} (${block.section})`)}\n${blockAsBash(block, ports)}`),
+  );
   const awaited = DELIVERED.map((type) => `await_line receiver.log ' ${type}  event ' 'a ${type} delivery at the receiver'`);
   // Commands are echoed as they run (not inside functions or substitutions) so a failure shows where.
   return [prelude(repo, ports), `trap 'echo "\\$ $BASH_COMMAND" >&2' DEBUG`, ...steps, "trap - DEBUG", ...awaited, ""].join("\n");
 }
 
-describe("the README, pasted in order", () => {
+describe("the README and the guides, pasted in order", () => {
   it("every example works against the service and the receiver it starts, and the webhooks arrive verified", async () => {
     // What `npm start` and `npm run receiver` do first; incremental, so quick when dist/ is current.
     const build = spawnSync(process.execPath, [join(repo, "node_modules/typescript/bin/tsc"), "-b", "tsconfig.build.json"], { cwd: repo, encoding: "utf8" });

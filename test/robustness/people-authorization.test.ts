@@ -5,7 +5,7 @@ import { startTestHost, type TestHost, type TestPerson } from "../support/test-h
 
 /**
  * Every (actor's organizational role x target's organizational role x field changed) of a person's
- * registration, and each actor changing their own, against the rules the README's role table states:
+ * registration, and each actor changing their own, against the rules the role table of docs/portal.md states:
  * only an Admin or a UserAdmin changes registrations; only an Admin touches an Admin's registration
  * (in any field), grants or takes away Admin, or grants workspace Owner; nobody changes their own
  * roles of any kind or deactivates themselves. Generated: a new role or field is covered without a

@@ -221,16 +221,16 @@ export async function checkAccessibility(page: Page, name: string): Promise<AxeV
   return violations;
 }
 
-/** The height of a README screenshot: the page's top, as a reader first sees it on a large screen. */
+/** The height of a screenshot in the docs: the page's top, as a reader first sees it on a large screen. */
 const README_SHOT_HEIGHT = 1100;
 
-/** Where the README's screenshots live; the tests write them there when `README_SCREENSHOTS=1`. */
+/** Where the portal guide's screenshots live (docs/portal.md); the tests write them there when `README_SCREENSHOTS=1`. */
 export const README_SCREENSHOT_DIR = join("docs", "screenshots");
 
 /**
  * A full-page PNG of the page as `.test-results/portal/<name>.png`; returns its path. With
  * `readme`, and `README_SCREENSHOTS=1` in the environment (`npm run screenshots`), the same picture
- * also replaces the README's copy in docs/screenshots/, so the README shows what the tests saw:
+ * also replaces the copy in docs/screenshots/, so the portal guide shows what the tests saw:
  * the page's top, or the part that starts at the element `from` names.
  */
 export async function screenshot(page: Page, name: string, options: { readme?: boolean; from?: string } = {}): Promise<string> {
@@ -239,7 +239,7 @@ export async function screenshot(page: Page, name: string, options: { readme?: b
   mkdirSync(dirname(path), { recursive: true });
   await page.screenshot({ path: path as `${string}.png`, fullPage: true });
   if (options.readme && process.env.README_SCREENSHOTS === "1") {
-    // The page's top, at most README_SHOT_HEIGHT pixels: a README shows a view, not a scroll.
+    // The page's top, at most README_SHOT_HEIGHT pixels: a guide shows a view, not a scroll.
     mkdirSync(README_SCREENSHOT_DIR, { recursive: true });
     // Or, with `from`, the view starting a little above that element: a part far down a long page.
     const width = page.viewport()?.width ?? 1280;

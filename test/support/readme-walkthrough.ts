@@ -1,14 +1,14 @@
-// Turns the README's shell examples into one bash script that a test can run against real processes,
-// so that every example keeps working when pasted in order.
+// Turns the shell examples of the README and the guides in docs/ into one bash script that a test can
+// run against real processes, so that every example keeps working when pasted in order.
 
-/** The ports the script uses instead of the README's 7071 (the service) and 8443 (the receiver). */
+/** The ports the script uses instead of the documents' 7071 (the service) and 8443 (the receiver). */
 export interface WalkthroughPorts {
   host: number;
   receiver: number;
 }
 
 /**
- * One ```sh block of the README, with the section it is in and the line it starts on; or a source
+ * One ```sh block of a document, with the section it is in and the line it starts on; or a source
  * block that names the file a reader saves it as in its first line (`// list-incidents.mts: …`).
  */
 export interface ShellBlock {
@@ -23,9 +23,12 @@ export interface ShellBlock {
 const SOURCE_FENCE = /^```(ts|js|json)$/;
 const SAVED_AS = /^\/\/ ([\w.-]+\.\w+):/;
 
-/** The ```sh blocks (and saved source files) from the heading `from` up to (not including) the heading `until`. */
-export function shellBlocks(readme: string, from: string, until: string): ShellBlock[] {
-  const lines = readme.split("\n");
+/**
+ * The ```sh blocks (and saved source files) of a document: from the heading `from` up to (not
+ * including) the heading `until` when a range is given, otherwise all of them.
+ */
+export function shellBlocks(document: string, range?: { from: string; until: string }): ShellBlock[] {
+  const lines = document.split("\n");
   const blocks: ShellBlock[] = [];
   let section = "";
   let inside = false;
@@ -52,9 +55,10 @@ export function shellBlocks(readme: string, from: string, until: string): ShellB
     }
     if (inside) blocks[blocks.length - 1]!.text += line + "\n";
   }
-  const start = blocks.findIndex((b) => b.section === from);
-  const end = blocks.findIndex((b) => b.section === until);
-  if (start < 0 || end < 0) throw new Error(`the README has no sh blocks under "${from}" or "${until}"`);
+  if (!range) return blocks;
+  const start = blocks.findIndex((b) => b.section === range.from);
+  const end = blocks.findIndex((b) => b.section === range.until);
+  if (start < 0 || end < 0) throw new Error(`the document has no sh blocks under "${range.from}" or "${range.until}"`);
   return blocks.slice(start, end);
 }
 
@@ -91,7 +95,7 @@ export function blockAsBash(block: ShellBlock, ports: WalkthroughPorts): string 
   return withPorts(out.join("\n"), ports);
 }
 
-/** The README's ports (7071 for the service, 8443 for the receiver) replaced by the test's. */
+/** The documents' ports (7071 for the service, 8443 for the receiver) replaced by the test's. */
 const withPorts = (text: string, ports: WalkthroughPorts) =>
   text.replaceAll("localhost:7071", `localhost:${ports.host}`).replaceAll("localhost:8443", `localhost:${ports.receiver}`);
 

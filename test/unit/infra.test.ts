@@ -599,7 +599,7 @@ describe("infra: the other integrations", () => {
   });
 
   it("names a string parameter's azd variable after the setting the app reads, and gives the JSON objects names the app does not read", () => {
-    // `azd env get-values` is loaded into the shell for `npm run bootstrap` (README), which reads the app's
+    // `azd env get-values` is loaded into the shell for `npm run bootstrap` (docs/operating.md), which reads the app's
     // settings: a JSON value under LOG_ANALYTICS_WORKSPACES would stop it, as it would stop the app.
     for (const { azd } of integrations.filter((i) => i.type === "string")) expect(sample[azd], azd).toBeDefined();
     const json = JSON.stringify({ [workspace]: workspaceResourceId });
@@ -708,12 +708,12 @@ describe("infra: the other integrations", () => {
     ]);
   });
 
-  it("outputs the app's identity for the Microsoft Graph grant, which the README and the hook spell out with the same app roles", () => {
+  it("outputs the app's identity for the Microsoft Graph grant, which the operating guide and the hook spell out with the same app roles", () => {
     expect(main).toMatch(/^output APP_IDENTITY_PRINCIPAL_ID string = resources\.outputs\.identityPrincipalId$/m);
     expect(resources).toMatch(/^output identityPrincipalId string = identity\.outputs\.principalId$/m);
     expect(Object.keys(GRAPH_APP_ROLES)).toEqual(["AuditLog.Read.All", "Directory.Read.All"]);
-    const readme = readRepo("README.md");
-    const deploy = readme.slice(readme.indexOf("## Deploy to Azure"), readme.indexOf("\n## ", readme.indexOf("## Deploy to Azure") + 1));
+    const operating = readRepo("docs/operating.md");
+    const deploy = operating.slice(operating.indexOf("## Deploy to Azure"), operating.indexOf("\n## ", operating.indexOf("## Deploy to Azure") + 1));
     expect(deploy).toContain("https://graph.microsoft.com/v1.0/servicePrincipals/$GRAPH_SP/appRoleAssignedTo");
     for (const id of Object.values(GRAPH_APP_ROLES)) expect(deploy).toContain(id);
     for (const b of BRIDGE_HEADER_SECRETS.filter((x) => !x.urlSetting.startsWith("SOURCE_"))) {
@@ -882,9 +882,9 @@ describe("infra: portal sign-in", () => {
     for (const output of ["PORTAL_TENANT_ID", "PORTAL_REDIRECT_URI", "APP_IDENTITY_PRINCIPAL_ID", "AZURE_TENANT_ID"]) expect(main).toMatch(new RegExp(`^output ${output} string = `, "m"));
   });
 
-  it("lists every parameter, its azd variable and the secrets in the README's deploy section", () => {
-    const readme = readRepo("README.md");
-    const deploy = readme.slice(readme.indexOf("## Deploy to Azure"), readme.indexOf("\n## ", readme.indexOf("## Deploy to Azure") + 1));
+  it("lists every parameter, its azd variable and the secrets in the operating guide's deploy section", () => {
+    const operating = readRepo("docs/operating.md");
+    const deploy = operating.slice(operating.indexOf("## Deploy to Azure"), operating.indexOf("\n## ", operating.indexOf("## Deploy to Azure") + 1));
     for (const p of parameters) expect(deploy, p.param).toContain(`\`${p.azd}\` → \`${p.param}\``);
     for (const secret of ["portal-session-key", PORTAL_CLIENT_SECRET_NAME]) expect(deploy).toContain(`\`${secret}\``);
     expect(deploy).toContain("--admin-user-object-id");
@@ -922,8 +922,8 @@ describe("infra: Key Vault closed to deployments", () => {
 
 describe("infra: scale settings", () => {
   const passed = literalAfter(main, "module resources", "params:") as BicepObject;
-  const readme = readRepo("README.md");
-  const deploy = readme.slice(readme.indexOf("## Deploy to Azure"), readme.indexOf("\n## ", readme.indexOf("## Deploy to Azure") + 1));
+  const operating = readRepo("docs/operating.md");
+  const deploy = operating.slice(operating.indexOf("## Deploy to Azure"), operating.indexOf("\n## ", operating.indexOf("## Deploy to Azure") + 1));
   /** Each deployment setting with a default: its parameter, azd variable and default, as main.bicep writes it. */
   const settings = [
     { param: "maximumInstanceCount", type: "int", azd: "MAXIMUM_INSTANCE_COUNT", default: "100" },
@@ -1035,11 +1035,11 @@ describe("infra: delete locks", () => {
 });
 
 describe("infra: tear down and the way back", () => {
-  const readme = readRepo("README.md");
+  const operating = readRepo("docs/operating.md");
   const restore = readRepo("docs/restore.md");
 
   it("removes the delete locks before `azd down`, which would stop at them", () => {
-    const tearDown = readme.slice(readme.indexOf("**Tear down**"));
+    const tearDown = operating.slice(operating.indexOf("**Tear down**"));
     const lockDelete = tearDown.indexOf("xargs -r -n1 az lock delete --ids");
     expect(lockDelete).toBeGreaterThan(0);
     expect(tearDown.indexOf("\nazd down\n")).toBeGreaterThan(lockDelete);
@@ -1108,8 +1108,8 @@ describe("infra: extra app settings", () => {
     expect(functionAppModule).toMatch(/properties:\s*union\(appSettings, hostSettings, ownHostSettings\)/);
   });
 
-  it("is shown in the README with an example the preprovision hook accepts", () => {
-    const json = /^azd env set EXTRA_APP_SETTINGS '([^']+)'$/m.exec(readRepo("README.md"))?.[1];
+  it("is shown in the operating guide with an example the preprovision hook accepts", () => {
+    const json = /^azd env set EXTRA_APP_SETTINGS '([^']+)'$/m.exec(readRepo("docs/operating.md"))?.[1];
     expect(json).toBeDefined();
     const printed: string[] = [];
     checkExtraAppSettings(json, (line) => printed.push(line));
@@ -1336,9 +1336,9 @@ describe("infra: access", () => {
     );
   });
 
-  it("documents each deployment parameter of the operator in the README's deploy section", () => {
-    const readme = readRepo("README.md");
-    const deploy = readme.slice(readme.indexOf("## Deploy to Azure"), readme.indexOf("\n## ", readme.indexOf("## Deploy to Azure") + 1));
+  it("documents each deployment parameter of the operator in the operating guide's deploy section", () => {
+    const operating = readRepo("docs/operating.md");
+    const deploy = operating.slice(operating.indexOf("## Deploy to Azure"), operating.indexOf("\n## ", operating.indexOf("## Deploy to Azure") + 1));
     for (const [variable, param] of [
       ["OPERATOR_PRINCIPAL_ID", "operatorPrincipalId"],
       ["EXTRA_APP_SETTINGS", "extraAppSettings"],

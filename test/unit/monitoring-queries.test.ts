@@ -366,15 +366,15 @@ describe("the operations workbook", () => {
 });
 
 describe("the query pack", () => {
-  const readme = read("README.md");
-  const block = /```kusto\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf("**Read the telemetry.**")))![1]!;
-  const readmeQueries = block
+  const guide = read("docs/operating.md");
+  const block = /```kusto\n([\s\S]*?)```/.exec(guide.slice(guide.indexOf("**Read the telemetry.**")))![1]!;
+  const guideQueries = block
     .split("\n")
     .filter((l) => l.trim() !== "")
     .reduce<{ displayName: string; body: string }[]>((out, line) => (line.startsWith("// ") ? [...out, { displayName: line.slice(3), body: "" }] : (out.at(-1)!.body += line, out)), []);
 
-  it("holds the README's queries, each under its comment", () => {
-    expect(queryPack).toEqual(readmeQueries);
+  it("holds the operating guide's queries, each under its comment", () => {
+    expect(queryPack).toEqual(guideQueries);
     expect(new Set(queryPack.map((q) => q.displayName)).size).toBe(queryPack.length);
   });
 

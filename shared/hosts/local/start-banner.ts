@@ -13,7 +13,7 @@ export interface StartBannerInput {
 
 /**
  * What `npm start` prints once listening: where everything is, the admin credential as lines to
- * paste into a shell (so the README's examples work as written after a plain `npm start`), and what
+ * paste into a shell (so the examples of the README and the guides work as written after a plain `npm start`), and what
  * a restart keeps.
  */
 export function startBanner(input: StartBannerInput): string[] {

@@ -68,7 +68,7 @@ export interface SourceLimits {
 }
 
 /**
- * Every setting the service reads, validated once at start. The README's configuration table lists
+ * Every setting the service reads, validated once at start. The configuration table of docs/operating.md lists
  * the same names, defaults and meanings.
  */
 const envSchema = z

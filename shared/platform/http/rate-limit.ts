@@ -26,7 +26,7 @@ const PRUNE_THRESHOLD = 10_000;
 
 /**
  * Token bucket per key, in this instance's memory. Each Functions instance limits on its own, so the
- * effective limit across a scaled-out app is a multiple of it (documented in the README).
+ * effective limit across a scaled-out app is a multiple of it (documented in docs/operating.md, Configuration).
  */
 export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();

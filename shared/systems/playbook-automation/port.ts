@@ -100,7 +100,7 @@ export interface PlaybookStepResult {
   durationMs: number;
 }
 
-/** The name of the integration in messages: what an operator configures (README, PLAYBOOK_AUTOMATION_*). */
+/** The name of the integration in messages: what an operator configures (docs/operating.md, PLAYBOOK_AUTOMATION_*). */
 export const AUTOMATION_SYSTEM = "Playbook automation";
 
 /**

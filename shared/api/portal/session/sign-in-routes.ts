@@ -25,7 +25,7 @@ const returnTo = z
 
 function signInClient(signIn: OidcClient | undefined): OidcClient {
   if (!signIn) {
-    throw new ApiError("EXTENSION_NOT_ENABLED", "Sign-in is not configured for this deployment: set PORTAL_CLIENT_ID (README, Operate it).");
+    throw new ApiError("EXTENSION_NOT_ENABLED", "Sign-in is not configured for this deployment: set PORTAL_CLIENT_ID (docs/operating.md, Operate it).");
   }
   return signIn;
 }

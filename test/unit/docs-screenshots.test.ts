@@ -1,14 +1,17 @@
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { README_SCREENSHOT_DIR } from "../support/browser";
 
 const root = join(__dirname, "../..");
-const readme = readFileSync(join(root, "README.md"), "utf8");
+/** The portal guide shows the pictures, by paths relative to its own folder. */
+const guide = "docs/portal.md";
+const text = readFileSync(join(root, guide), "utf8");
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-describe("the README's screenshots", () => {
-  const images = [...readme.matchAll(/!\[[^\]]+\]\(([^)]+)\)/g)].map((m) => m[1]!);
+describe("the portal guide's screenshots", () => {
+  /** Each picture's path from the repository's root. */
+  const images = [...text.matchAll(/!\[[^\]]+\]\(([^)]+)\)/g)].map((m) => relative(root, join(root, "docs", m[1]!)));
 
   it("shows the approval queue, the webhook health page, an incident's actions and runs, and a bulk action, each with a text alternative", () => {
     const shown = ["approvals-queue", "webhook-health-demo", "incident-actions", "incident-runs", "incidents-bulk-assigned"];

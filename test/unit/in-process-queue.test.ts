@@ -234,6 +234,23 @@ describe("in-process queue: scheduled messages", () => {
     expect(q.stats()).toMatchObject({ scheduled: 0, delivered: 1 });
   });
 
+  it("never hands a scheduled message out before its time by the queue's clock, though the timer fires a millisecond early by it", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"], now: Date.parse("2025-03-01T00:00:00Z") });
+    // The wall clock a millisecond behind the timers' clock once the message is scheduled, as Node's may be.
+    let behind = 0;
+    const q = queue({ now: () => new Date(Date.now() - behind) });
+    const seen: ReceivedMessage<Body>[] = [];
+    q.subscribe(async (m) => void seen.push(m));
+    const at = new Date("2025-03-01T00:01:00Z");
+    await q.schedule([msg("later")], at);
+    behind = 1;
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(seen).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    await q.idle(idle);
+    expect(seen.map((m) => [m.messageId, m.enqueuedAt.toISOString()])).toEqual([["later", "2025-03-01T00:01:00.000Z"]]);
+  });
+
   it("idle() can wait for messages scheduled before a given time (real timers)", async () => {
     const q = queue();
     const handler = vi.fn(async () => {});

@@ -74,7 +74,8 @@ describe("a new workspace's incidents in the cross-workspace list", () => {
     expect(text).not.toMatch(/\bSource[A-G]\b/);
     const filter = await page.$eval("form.filters-form", (el) => (el as HTMLElement).innerText);
     expect(filter).toContain("Falconridge XDR");
-  });
+    // Thirteen pages of the demo's workspaces, then the whole list read by scrolling through it.
+  }, 180_000);
 
   it("filters them: the search narrows the list to the new workspace's incident", async () => {
     await page.type('input[name="query"]', "password spray");

@@ -270,11 +270,13 @@ export async function showMoreIncidents(page: Page): Promise<void> {
   const loaded = windowedRowsLoaded("table.incidents");
   const before = (await page.evaluate(loaded)) as number;
   await scrollIntoViewSettled(page, SHOW_MORE_INCIDENTS);
+  const button = `document.querySelector(${JSON.stringify(SHOW_MORE_INCIDENTS)})`;
   await page.click(SHOW_MORE_INCIDENTS);
-  // The button is hidden while the answer is awaited: once it is back, the answer is in.
-  await page.waitForFunction(`!document.querySelector(${JSON.stringify(SHOW_MORE_INCIDENTS)})`, { timeout: 2_000 }).catch(() => undefined);
+  // The button is disabled ("Loading…") while the answer is awaited, from the render after the click:
+  // once it is enabled again (or gone, with nothing more to show), the answer is in.
+  await page.waitForFunction(`${button}?.disabled !== false`, { timeout: 1_000, polling: "raf" }).catch(() => undefined);
   await page.waitForFunction(
-    `${loaded} > ${before} || !!document.querySelector(${JSON.stringify(SHOW_MORE_INCIDENTS)}) || !/more available|Reading/.test(document.querySelector("[data-queue-status]")?.textContent ?? "")`,
+    `${loaded} > ${before} || ${button}?.disabled === false || (!${button} && !/more available|Reading/.test(document.querySelector("[data-queue-status]")?.textContent ?? ""))`,
   );
 }
 

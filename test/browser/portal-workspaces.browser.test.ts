@@ -151,6 +151,8 @@ describe("organizations and workspaces in a browser", () => {
     await page.click(`${form} button[type="submit"]`);
     await page.waitForSelector(`${form} .banner-error`);
     expect(await page.$eval(`${form} .banner-error`, (el) => el.textContent)).toContain("fabrikam-sentinel-prod is already onboarded as fabrikam-sentinel-prod");
+    // And at the instance's select, which reads it with the field.
+    expect(await fieldErrorAt(page, picker.instance)).toContain("already onboarded");
     await screenshot(page, "workspaces-onboard-instance-taken");
     await checkAccessibility(page, "workspaces-onboard-instance-taken");
 

@@ -362,18 +362,16 @@ function OnboardWorkspace(props: { organizations: Organization[]; workspaces: Wo
   const [sources, setSources] = useState(sourcesDraft());
   // Containment (revoke sessions, reset a password, isolate a host) waits for an Owner unless chosen otherwise here.
   const [approvalMode, setApprovalMode] = useState<NonNullable<OnboardBody["approvalMode"]>>("AdminRequiredPlaybooks");
-  // What the check found against the picked instance, shown until another is picked.
-  const [refusal, setRefusal] = useState<string | undefined>(undefined);
+  // Why the picked instance cannot be onboarded (the check's reason as the code), shown at the instance until another is picked.
+  const [refusal, setRefusal] = useState<Problem | undefined>(undefined);
   const submit = useAction(async () => {
     setRefusal(undefined);
     if (!byHand) {
-      if (!picked) {
-        setRefusal("Choose a subscription, a resource group and a security instance, or enter the workspace by hand.");
-        return;
-      }
-      const check = await checkInstance(picked);
+      const check = picked
+        ? await checkInstance(picked)
+        : { valid: false, reason: "VALIDATION_ERROR", detail: "Choose a subscription, a resource group and a security instance, or enter the workspace by hand." };
       if (!check.valid) {
-        setRefusal(check.detail ?? "The security instance cannot be onboarded.");
+        setRefusal({ status: 0, code: check.reason ?? "VALIDATION_ERROR", detail: check.detail ?? "The security instance cannot be onboarded.", target: "securityInstance.workspaceName" });
         return;
       }
     }
@@ -406,12 +404,7 @@ function OnboardWorkspace(props: { organizations: Organization[]; workspaces: Wo
         }}
       >
         <ProblemBanner problem={submit.problem} title="The workspace was not onboarded" />
-        {refusal && (
-          <div class="banner banner-error" role="alert">
-            <strong>This security instance cannot be onboarded</strong>
-            <p>{refusal}</p>
-          </div>
-        )}
+        <ProblemBanner problem={refusal} title="This security instance cannot be onboarded" />
         <Checkbox
           label="Enter by hand (a vendor reached through a bridge, with no security instance to pick)"
           name="byHand"
@@ -421,7 +414,7 @@ function OnboardWorkspace(props: { organizations: Organization[]; workspaces: Wo
             setByHand(on);
           }}
         />
-        {!byHand && <SecurityInstancePicker picked={picked} onPick={pick} problem={submit.problem} />}
+        {!byHand && <SecurityInstancePicker picked={picked} onPick={pick} problem={submit.problem ?? refusal} />}
         <Field label="Workspace name" name="name" value={name} onValue={setName} problem={submit.problem} required autoComplete="off" hint={byHand ? undefined : "Starts as the security instance's name."} />
         <Select
           label="Organization"

@@ -184,15 +184,41 @@ export function Field(props: InputProps & { label: string; name: string; problem
   );
 }
 
-export function Select(props: { label: string; name: string; value: string; options: readonly (string | { value: string; label: string })[]; onValue(value: string): void; problem?: Problem }) {
+/** A labelled select; `busy` while its options load (disabled, and announced as busy), `hint` under it. */
+export function Select(props: {
+  label: string;
+  name: string;
+  value: string;
+  options: readonly (string | { value: string; label: string })[];
+  onValue(value: string): void;
+  problem?: Problem;
+  disabled?: boolean;
+  busy?: boolean;
+  hint?: string;
+}) {
   const id = useId();
   const error = fieldError(props.problem, props.name);
+  const describedBy = [props.hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
   return (
     <div class={`field${error ? " field-invalid" : ""}`}>
       <label for={id}>{props.label}</label>
-      <select id={id} name={props.name} value={props.value} aria-invalid={error ? "true" : undefined} aria-describedby={error ? `${id}-error` : undefined} onChange={(e) => props.onValue((e.currentTarget as HTMLSelectElement).value)}>
+      <select
+        id={id}
+        name={props.name}
+        value={props.value}
+        disabled={props.disabled || props.busy}
+        aria-busy={props.busy ? "true" : undefined}
+        aria-invalid={error ? "true" : undefined}
+        aria-describedby={describedBy}
+        onChange={(e) => props.onValue((e.currentTarget as HTMLSelectElement).value)}
+      >
         {props.options.map((o) => (typeof o === "string" ? <option value={o}>{o}</option> : <option value={o.value}>{o.label}</option>))}
       </select>
+      {props.hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {props.hint}
+        </p>
+      )}
       {error && (
         <p class="field-error" id={`${id}-error`}>
           {error}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureAdminAccount } from "../../shared/domain/organizations/admin-account";
-import { resourceGroupServiceId } from "../../shared/api/cloud/cloud-routes";
+import { resourceGroupServiceId } from "../../shared/domain/cloud/cloud-lookups";
 import type { SimulatedSubscription } from "../../shared/systems/cloud-inventory/simulated/simulated-estate";
 import { API_PREFIX } from "../../shared/platform/http/router";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";

@@ -67,9 +67,12 @@ describe("organizations and workspaces in a browser", () => {
 
   it("onboards a workspace through the form: the server's problems show at their fields, then the new workspace with a notice", async () => {
     const fabrikam = host.demo.customers.find((c) => c.name === "Fabrikam Retail")!;
+    // A bridged vendor's workspace, with no security instance to pick: entered by hand.
+    await page.click(`${form} input[name="byHand"]`);
+    expect(await page.$(`${form} select[name="securityInstance.subscriptionId"]`)).toBeNull();
     await page.type(`${form} input[name="name"]`, "fabrikam-sentinel-browser");
     await page.select(`${form} select[name="accountId"]`, fabrikam.id);
-    await page.type(`${form} input[name="tenantId"]`, "not-a-tenant");
+    await setValue(page, `${form} input[name="tenantId"]`, "not-a-tenant");
     await page.click(`${form} button[type="submit"]`);
     await page.waitForSelector(`${form} input[name="tenantId"][aria-invalid="true"]`);
     expect(await fieldErrorAt(page, `${form} input[name="tenantId"]`)).toBeTruthy();
@@ -108,12 +111,69 @@ describe("organizations and workspaces in a browser", () => {
     await page.goto(`${origin}/portal/workspaces`, { waitUntil: "load" });
     await page.waitForSelector(form);
     const fabrikam = host.demo.customers.find((c) => c.name === "Fabrikam Retail")!;
+    await page.click(`${form} input[name="byHand"]`);
     await page.type(`${form} input[name="name"]`, "fabrikam-sentinel-browser");
     await page.select(`${form} select[name="accountId"]`, fabrikam.id);
-    await page.type(`${form} input[name="tenantId"]`, "7b0c1a52-3f1e-4c6d-9a2b-1e5f8d4c3b2a");
+    await setValue(page, `${form} input[name="tenantId"]`, "7b0c1a52-3f1e-4c6d-9a2b-1e5f8d4c3b2a");
     await page.click(`${form} button[type="submit"]`);
     await page.waitForSelector(`${form} input[name="name"][aria-invalid="true"]`);
     expect(await fieldErrorAt(page, `${form} input[name="name"]`)).toContain("already has a workspace named");
+  });
+
+  it("onboards a workspace by picking its security instance from the lookups: checked first, then listed with the instance's id", async () => {
+    const picker = {
+      subscription: `${form} select[name="securityInstance.subscriptionId"]`,
+      group: `${form} select[name="securityInstance.resourceGroup"]`,
+      instance: `${form} select[name="securityInstance.workspaceName"]`,
+    };
+    const fabrikam = host.demo.customers.find((c) => c.name === "Fabrikam Retail")!;
+    const subscription = (kind: string) => host.simulated.cloud.subscriptions.find((s) => s.accountId === fabrikam.id && s.displayName.endsWith(kind))!;
+    const [production, development] = [subscription("Production"), subscription("Development")];
+    const securityGroup = production.resourceGroups.find((g) => g.name.includes("-security-"))!;
+    const devGroup = development.resourceGroups.find((g) => g.name.includes("-dev-"))!;
+    const devInstance = devGroup.workspaces.find((w) => w.onboarded)!;
+    const pick = async (select: string, value: string) => {
+      await page.waitForSelector(`${select}:not([disabled]) option[value="${value}"]`);
+      await page.select(select, value);
+    };
+
+    await page.goto(`${origin}/portal/workspaces`, { waitUntil: "load" });
+    await page.waitForSelector(picker.subscription);
+    // Each lookup waits for the one before it.
+    expect(await page.$eval(picker.group, (el) => (el as HTMLSelectElement).disabled)).toBe(true);
+    expect(await page.$eval(picker.instance, (el) => (el as HTMLSelectElement).disabled)).toBe(true);
+
+    // An instance a workspace already has: the check before onboarding says so, and nothing is sent.
+    await pick(picker.subscription, production.subscriptionId);
+    await pick(picker.group, securityGroup.name);
+    await pick(picker.instance, "fabrikam-sentinel-prod");
+    expect(await page.$eval(`${form} input[name="name"]`, (el) => (el as HTMLInputElement).value)).toBe("fabrikam-sentinel-prod");
+    await page.click(`${form} button[type="submit"]`);
+    await page.waitForSelector(`${form} .banner-error`);
+    expect(await page.$eval(`${form} .banner-error`, (el) => el.textContent)).toContain("fabrikam-sentinel-prod is already onboarded as fabrikam-sentinel-prod");
+    // And at the instance's select, which reads it with the field.
+    expect(await fieldErrorAt(page, picker.instance)).toContain("already onboarded");
+    await screenshot(page, "workspaces-onboard-instance-taken");
+    await checkAccessibility(page, "workspaces-onboard-instance-taken");
+
+    // The development instance no workspace serves yet, its last choice made with the keyboard.
+    await pick(picker.subscription, development.subscriptionId);
+    await pick(picker.group, devGroup.name);
+    await page.waitForSelector(`${picker.instance}:not([disabled]) option[value="${devInstance.name}"]`);
+    await page.focus(picker.instance);
+    await page.keyboard.press("ArrowDown");
+    await page.waitForSelector(`${form} [data-instance-id="${devInstance.customerId}"]`);
+    expect(await page.$eval(`${form} input[name="name"]`, (el) => (el as HTMLInputElement).value)).toBe(devInstance.name);
+    expect(await page.$(`${form} .banner-error`)).toBeNull();
+    await page.select(`${form} select[name="accountId"]`, fabrikam.id);
+    await page.click(`${form} button[type="submit"]`);
+    await page.waitForFunction(() => location.pathname.startsWith("/portal/workspaces/"));
+    expect(page.url().split("/").pop()).toBe(devInstance.customerId);
+    expect((await host.services.stores.workspaces.read(devInstance.customerId!))!.value).toMatchObject({ name: devInstance.name, accountId: fabrikam.id, azureId: devInstance.resourceId });
+
+    await page.goto(`${origin}/portal/workspaces`, { waitUntil: "load" });
+    await page.waitForSelector(`tr[data-workspace-id="${devInstance.customerId}"]`);
+    expect(await page.$eval(`tr[data-workspace-id="${devInstance.customerId}"] th`, (el) => el.textContent)).toBe(devInstance.name);
   });
 
   it("changes a workspace's approval policy, the server's range shown at the hours", async () => {

@@ -5,7 +5,7 @@ import { disabledCloudInventory, type CloudInventory } from "../../shared/system
 import { subscriptionAccess } from "../../shared/platform/config/subscription-access";
 import { buildSimulatedEstate, type SimulatedEstate } from "../../shared/systems/cloud-inventory/simulated/simulated-estate";
 import { createSimulatedCloudInventory } from "../../shared/systems/cloud-inventory/simulated/simulated-cloud-inventory";
-import { resourceGroupParams, workspaceParams } from "../../shared/api/cloud/cloud-schemas";
+import { resourceGroupParams, workspaceParams } from "../../shared/domain/cloud/cloud-schemas";
 import { buildDemoData } from "../../shared/hosts/local/demo-data";
 import { apiErrorOf } from "../support/api-error-of";
 
@@ -132,14 +132,18 @@ describe("the simulated estate", () => {
     expect(new Set(estate.subscriptions.map((s) => s.subscriptionId)).size).toBe(6);
   });
 
-  it("holds every service workspace onboarded, its id as the workspace id, beside workspaces that are not", () => {
+  it("holds every service workspace onboarded, its id as the workspace id, beside workspaces that are not and a security instance the service does not serve yet", () => {
     const { estate, demo } = demoEstate();
     const all = estate.subscriptions.flatMap((s) => s.resourceGroups.flatMap((g) => g.workspaces));
-    const onboarded = all.filter((w) => w.onboarded);
+    const known = new Set(demo.workspaces.map((w) => w.id));
+    const onboarded = all.filter((w) => w.onboarded && known.has(w.customerId!));
     expect(onboarded.map((w) => [w.customerId, w.name]).sort()).toEqual(demo.workspaces.map((w) => [w.id, w.name]).sort());
     for (const account of [demo.provider, ...demo.customers]) {
       const mine = estate.subscriptions.filter((s) => s.accountId === account.id).flatMap((s) => s.resourceGroups.flatMap((g) => g.workspaces));
       expect(mine.filter((w) => !w.onboarded).length).toBeGreaterThanOrEqual(3);
+      // What the portal's onboarding offers to pick: onboarded to the security solution, not a workspace of the service.
+      const notServed = mine.filter((w) => w.onboarded && !known.has(w.customerId!));
+      expect(notServed.map((w) => w.name)).toEqual([`${account.name.toLowerCase().split(" ")[0]}-sentinel-dev`]);
     }
     expect(new Set(all.map((w) => w.customerId)).size).toBe(all.length);
   });

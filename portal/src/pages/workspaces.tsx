@@ -1,10 +1,11 @@
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { api, call, csrf, fieldError, type Problem } from "../api/client";
 import type { paths } from "../api/openapi";
 import { setFlash, takeFlash } from "../flash";
 import { BASE, Link, navigate } from "../router";
 import { hasRole, useMe, useSourceName } from "../session";
 import { Badge, Checkbox, Empty, Field, Notice, PageHeader, ProblemBanner, RefreshButton, Select, TableScroll, Time, useAction, useResource } from "../ui";
+import { checkInstance, instanceRef, SecurityInstancePicker, type PickedInstance } from "./security-instance-picker";
 
 type OrganizationList = paths["/api/v2/portal/organizations"]["get"]["responses"][200]["content"]["application/json"];
 export type Organization = OrganizationList["data"][number];
@@ -285,6 +286,7 @@ export function WorkspacesPage() {
       {canChange && orgs.length > 0 && (
         <OnboardWorkspace
           organizations={orgs}
+          workspaces={workspaces.value ?? []}
           onCreated={(w) => {
             setFlash(`Workspace ${w.name} is onboarded into ${orgName(w.accountId)}.`);
             navigate(`${BASE}/workspaces/${w.id}`);
@@ -335,22 +337,65 @@ export const APPROVAL_MODE_OPTIONS: readonly { value: NonNullable<OnboardBody["a
   { value: "AllRuns", label: "Every run" },
 ];
 
-function OnboardWorkspace(props: { organizations: Organization[]; onCreated(w: Workspace): void }) {
+/** The directory tenant an organization's workspaces have already, to start a new one's from. */
+function knownTenant(workspaces: Workspace[], accountId: string): string {
+  return workspaces.find((w) => w.accountId === accountId)?.tenantId ?? "";
+}
+
+/**
+ * Onboarding a workspace: picked from the cloud (subscription, resource group, security instance),
+ * checked before it is sent, the workspace then having the instance's id; or typed by hand, for a
+ * vendor reached through a bridge. The name starts as the instance's, the tenant as the
+ * organization's other workspaces'; both stay editable.
+ */
+function OnboardWorkspace(props: { organizations: Organization[]; workspaces: Workspace[]; onCreated(w: Workspace): void }) {
   const active = props.organizations.filter((o) => o.isActive);
+  const [byHand, setByHand] = useState(false);
+  const [picked, setPicked] = useState<PickedInstance | undefined>(undefined);
   const [name, setName] = useState("");
   const [accountId, setAccountId] = useState(active.find((o) => o.kind === "Customer")?.id ?? active[0]?.id ?? "");
-  const [tenantId, setTenantId] = useState("");
+  const [tenantId, setTenantId] = useState(() => knownTenant(props.workspaces, accountId));
+  // The workspaces may arrive after the form: an empty tenant then starts as theirs.
+  useEffect(() => {
+    if (tenantId === "") setTenantId(knownTenant(props.workspaces, accountId));
+  }, [props.workspaces]);
   const [sources, setSources] = useState(sourcesDraft());
   // Containment (revoke sessions, reset a password, isolate a host) waits for an Owner unless chosen otherwise here.
   const [approvalMode, setApprovalMode] = useState<NonNullable<OnboardBody["approvalMode"]>>("AdminRequiredPlaybooks");
+  // Why the picked instance cannot be onboarded (the check's reason as the code), shown at the instance until another is picked.
+  const [refusal, setRefusal] = useState<Problem | undefined>(undefined);
   const submit = useAction(async () => {
-    const body: OnboardBody = { name, accountId, tenantId, sources: onboardingSources(sources), approvalMode };
+    setRefusal(undefined);
+    if (!byHand) {
+      const check = picked
+        ? await checkInstance(picked)
+        : { valid: false, reason: "VALIDATION_ERROR", detail: "Choose a subscription, a resource group and a security instance, or enter the workspace by hand." };
+      if (!check.valid) {
+        setRefusal({ status: 0, code: check.reason ?? "VALIDATION_ERROR", detail: check.detail ?? "The security instance cannot be onboarded.", target: "securityInstance.workspaceName" });
+        return;
+      }
+    }
+    const body: OnboardBody = { name, accountId, tenantId, sources: onboardingSources(sources), approvalMode, ...(!byHand && picked ? { securityInstance: instanceRef(picked) } : {}) };
     props.onCreated((await call(api.POST("/api/v2/portal/workspaces", { params: { header: csrf() }, body }))).data);
   });
+  // The name follows the instances picked until the person types another.
+  const [suggestedName, setSuggestedName] = useState("");
+  const pick = (next: PickedInstance | undefined) => {
+    setRefusal(undefined);
+    if (next && (name === "" || name === suggestedName)) {
+      setName(next.instance.name);
+      setSuggestedName(next.instance.name);
+    }
+    setPicked(next);
+  };
+  const chooseAccount = (id: string) => {
+    if (tenantId === "" || tenantId === knownTenant(props.workspaces, accountId)) setTenantId(knownTenant(props.workspaces, id));
+    setAccountId(id);
+  };
   return (
     <section class="card form-card" aria-labelledby="onboard-workspace-heading">
       <h2 id="onboard-workspace-heading">Onboard a workspace</h2>
-      <p class="muted">A workspace of one of your organizations: its name is unique within the organization.</p>
+      <p class="muted">A workspace of one of your organizations, from its security instance in the cloud: its name is unique within the organization.</p>
       <form
         id="onboard-workspace"
         onSubmit={(e) => {
@@ -359,12 +404,23 @@ function OnboardWorkspace(props: { organizations: Organization[]; onCreated(w: W
         }}
       >
         <ProblemBanner problem={submit.problem} title="The workspace was not onboarded" />
-        <Field label="Workspace name" name="name" value={name} onValue={setName} problem={submit.problem} required autoComplete="off" />
+        <ProblemBanner problem={refusal} title="This security instance cannot be onboarded" />
+        <Checkbox
+          label="Enter by hand (a vendor reached through a bridge, with no security instance to pick)"
+          name="byHand"
+          checked={byHand}
+          onValue={(on) => {
+            setRefusal(undefined);
+            setByHand(on);
+          }}
+        />
+        {!byHand && <SecurityInstancePicker picked={picked} onPick={pick} problem={submit.problem ?? refusal} />}
+        <Field label="Workspace name" name="name" value={name} onValue={setName} problem={submit.problem} required autoComplete="off" hint={byHand ? undefined : "Starts as the security instance's name."} />
         <Select
           label="Organization"
           name="accountId"
           value={accountId}
-          onValue={setAccountId}
+          onValue={chooseAccount}
           problem={submit.problem}
           options={props.organizations.map((o) => ({ value: o.id, label: `${o.name}${o.isActive ? "" : " (deactivated)"}` }))}
         />
@@ -376,7 +432,7 @@ function OnboardWorkspace(props: { organizations: Organization[]; onCreated(w: W
           problem={submit.problem}
           required
           autoComplete="off"
-          hint="The directory tenant of the workspace's organization: a GUID."
+          hint="The directory tenant of the workspace's organization: a GUID. Starts as the tenant of the organization's other workspaces."
         />
         <Select
           label="Runs that wait for an Owner's approval"

@@ -16,6 +16,7 @@ import { portalWebhookConfigurationRoutes } from "./webhooks/webhook-configurati
 import { portalIncidentRoutes } from "./incidents/portal-incident-routes";
 import { portalIncidentActionRoutes } from "./incidents/portal-incident-action-routes";
 import { slaPolicyRoutes } from "./workspaces/sla-policy-routes";
+import { cloudLookupRoutes } from "./workspaces/cloud-lookup-routes";
 import { incidentRunRoutes } from "./incidents/incident-run-routes";
 import { sharedIndicatorRoutes } from "./incidents/shared-indicator-routes";
 import { portalServiceAccountRoutes } from "./service-accounts/portal-service-account-routes";
@@ -29,6 +30,7 @@ const portalAreas: RouteGroup[] = [
   organizationRoutes,
   workspaceRoutes,
   slaPolicyRoutes,
+  cloudLookupRoutes,
   peopleRoutes,
   approvalRoutes,
   approvalPolicyRoutes,

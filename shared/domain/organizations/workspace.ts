@@ -9,6 +9,11 @@ export interface WorkspaceRecord {
   tenantId: string;
   accountId: string;
   /**
+   * The full ARM resource id of the security instance the workspace was onboarded from (its id is
+   * the instance's workspace id); absent when it was onboarded by hand.
+   */
+  azureId?: string;
+  /**
    * The workspace's own approval policy for gamebook runs; absent: `NoApproval`. Read it with
    * `approvalPolicyOf` (gamebooks/approval-policy.ts): older records hold the mode alone.
    */

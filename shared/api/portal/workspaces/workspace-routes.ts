@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { ApiError, notFound } from "../../../platform/errors/api-error";
+import { ApiError, isApiError, notFound } from "../../../platform/errors/api-error";
 import { personRoute, personWorkspaceRoute, type PersonInput, type RouteGroup } from "../../../platform/http/route";
 import { commit } from "../../../platform/store/commit";
 import type { Person } from "../../../platform/auth/person";
@@ -12,6 +12,9 @@ import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
 import { actsOnEveryWorkspace, fieldProblem } from "../portal-access";
 import { changedSources, sourcesSummary, sourcesView } from "./source-settings";
 import { offboardWorkspace } from "./workspace-offboarding";
+import { checkSecurityInstance } from "./security-instance-check";
+import type { WorkspaceRef } from "../../../systems/cloud-inventory/port";
+import type { SecurityInstanceView } from "../../../domain/cloud/cloud-lookups";
 import {
   integrationsBody,
   integrationsView,
@@ -34,6 +37,7 @@ function toWorkspaceView(input: Uses<"sources">, person: Person, workspace: Work
     name: workspace.name,
     accountId: workspace.accountId,
     tenantId: workspace.tenantId,
+    azureId: workspace.azureId ?? null,
     sources: sourcesView(workspace, input.sources),
     workspaceRole: person.workspaceRoles.get(workspace.id) ?? null,
     createdAt: workspace.createdAt ?? null,
@@ -45,6 +49,26 @@ function toWorkspaceView(input: Uses<"sources">, person: Person, workspace: Work
 async function nameTaken(ctx: Uses<"stores">, accountId: string, name: string, except?: string): Promise<boolean> {
   const wanted = name.toLowerCase();
   return (await ctx.stores.workspaces.listByAccounts([accountId])).some((w) => w.id !== except && w.name.toLowerCase() === wanted);
+}
+
+/**
+ * The security instance a workspace is onboarded from, checked as the form's check does; each refusal
+ * at the body's field: 400 where the person can pick another, 409 when a workspace already has its id.
+ */
+async function instanceToOnboard(input: Parameters<typeof checkSecurityInstance>[0], person: Person, ref: WorkspaceRef): Promise<SecurityInstanceView> {
+  let check: Awaited<ReturnType<typeof checkSecurityInstance>>;
+  try {
+    check = await checkSecurityInstance(input, person, ref);
+  } catch (error) {
+    // The lookups' 404 is about a path parameter; here the subscription and group are the body's fields.
+    if (!isApiError(error) || error.code !== "NOT_FOUND") throw error;
+    throw error.target === "subscriptionId"
+      ? fieldProblem("securityInstance.subscriptionId", "No subscription of your organization has this id.")
+      : fieldProblem("securityInstance.resourceGroup", `The subscription has no resource group named ${ref.resourceGroup}.`);
+  }
+  if (check.reason === "AlreadyOnboarded") throw new ApiError("CONFLICT", check.detail, { target: "securityInstance" });
+  if (check.reason !== null) throw fieldProblem("securityInstance.workspaceName", check.detail);
+  return check.instance;
 }
 
 /**
@@ -83,6 +107,7 @@ export const workspaceRoutes: RouteGroup = {
       responseHeaders: ["Location", "ETag"],
       summary: "Onboard a workspace into an organization of yours, with its per-source settings",
       description:
+        "Onboarded from a security instance (`securityInstance`, found with the cloud lookups), the workspace's id is the instance's; typed by hand, it gets a new one. " +
         "Every source is on and served by the deployment's system unless `sources` says otherwise: off, the vendor's own identifier of the workspace, " +
         "or its own bridge. Runs of playbooks that need an administrator wait for approval unless `approvalMode` says otherwise. " +
         "A bridge's Authorization value is kept sealed and never returned. The organization must be yours and active (409 when " +
@@ -92,7 +117,7 @@ export const workspaceRoutes: RouteGroup = {
       body: onboardWorkspaceBody,
       response: workspaceView,
       successStatus: 201,
-      problems: ["CONFLICT"],
+      problems: ["CONFLICT", "EXTENSION_NOT_ENABLED"],
       async handler(input) {
         const { person, body } = input;
         const accountId = body.accountId.toLowerCase();
@@ -100,12 +125,15 @@ export const workspaceRoutes: RouteGroup = {
         if (!account) throw fieldProblem("accountId", "No organization of yours has this id.");
         if (!isActiveAccount(account)) throw new ApiError("CONFLICT", `${account.name} is deactivated: no workspace can be onboarded into it.`, { target: "accountId" });
         if (await nameTaken(input, accountId, body.name)) throw new ApiError("CONFLICT", `${account.name} already has a workspace named "${body.name}".`, { target: "name" });
+        const instance = body.securityInstance && (await instanceToOnboard(input, person, body.securityInstance));
         const stamp = input.now().toISOString();
         const workspace: WorkspaceRecord = {
-          id: randomUUID(),
+          // The contract's security instance id is the workspace id (docs/contract.md §2.12).
+          id: instance ? instance.id : randomUUID(),
           name: body.name,
           tenantId: body.tenantId.toLowerCase(),
           accountId,
+          ...(instance ? { azureId: instance.azureId } : {}),
           sources: changedSources(undefined, body.sources, { seal: (v) => input.secretBox.seal(v), allowHttp: input.config.workspaceBridgesAllowHttp }),
           gamebookApproval: { mode: body.approvalMode },
           createdAt: stamp,
@@ -118,13 +146,14 @@ export const workspaceRoutes: RouteGroup = {
               name: draft.name,
               accountId,
               tenantId: draft.tenantId,
+              azureId: draft.azureId ?? null,
               sources: sourcesSummary(draft.sources),
               approvalMode: body.approvalMode,
             }),
           ],
           write: (draft, _etag, outbox) => input.stores.workspaces.create(draft, outbox),
           outbox: input.events.outbox,
-          // A new id can collide only with itself.
+          // A new id can collide only with itself, an instance's with a concurrent onboarding of the same instance: its 409 is the answer.
           maxAttempts: 1,
         });
         return {

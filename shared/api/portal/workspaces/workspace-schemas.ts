@@ -3,6 +3,7 @@ import { z } from "zod";
 import { sources, type Source } from "../../../domain/sources";
 import { workspaceRoles } from "../../../domain/organizations/roles";
 import { integrationNames } from "../../../domain/organizations/workspace-integrations";
+import { workspaceParams as securityInstanceRef } from "../../../domain/cloud/cloud-schemas";
 import {
   EXAMPLE_CUSTOMER_ACCOUNT_ID,
   EXAMPLE_CUSTOMER_TENANT_ID,
@@ -38,6 +39,7 @@ const workspaceExample = {
   name: EXAMPLE_WORKSPACE_NAME,
   accountId: EXAMPLE_CUSTOMER_ACCOUNT_ID,
   tenantId: EXAMPLE_CUSTOMER_TENANT_ID,
+  azureId: `/subscriptions/45b7d4ce-07da-8954-b2fc-619b876709f7/resourceGroups/rg-fabrikam-security-par/providers/Microsoft.OperationalInsights/workspaces/${EXAMPLE_WORKSPACE_NAME}`,
   sources: {
     SourceA: { enabled: true, vendorWorkspaceId: "fabrikam-prod-7c1e", bridge: { url: "https://bridge.fabrikam.example/source-a", hasAuthorization: true }, inEffect: true },
     SourceB: deploymentSource,
@@ -58,6 +60,10 @@ export const workspaceView = z
     name: z.string(),
     accountId: z.guid().describe("The organization it belongs to."),
     tenantId: z.string().describe("The directory tenant of the workspace's organization."),
+    azureId: z
+      .string()
+      .nullable()
+      .describe("The full Azure Resource Manager id of the security instance the workspace was onboarded from (its `id` is the instance's); null when it was onboarded by hand."),
     sources: z.object(perSource(sourceView)).describe("Every source, as the workspace uses it."),
     workspaceRole: z.enum(workspaceRoles).nullable().describe("Your own role on the workspace; null when you act on it through an organization-wide role."),
     createdAt: z.iso.datetime().nullable(),
@@ -110,6 +116,14 @@ export type SourcesInput = z.output<typeof sourcesInput>;
 
 export const onboardWorkspaceBody = z
   .strictObject({
+    securityInstance: securityInstanceRef
+      .optional()
+      .describe(
+        "The security instance the workspace is onboarded from, as the cloud lookups (`GET /portal/azure-resources/subscriptions/…`) found it: the workspace's id is " +
+          "then the instance's Log Analytics workspace id, as the contract's security instances say (docs/contract.md §2.12). It must pass the check of " +
+          "`…/workspaces/{workspaceName}/validate`: 400 at the field that fails, 409 when a workspace already has its id. Absent: the workspace is typed by hand " +
+          "(a vendor reached through a bridge) and gets a new id.",
+      ),
     name: z.string().trim().min(1).max(128).describe("Unique within its organization (case-insensitive)."),
     accountId: z.guid().describe("The organization it belongs to: yours, or one your organization manages; it must be active."),
     tenantId: z.guid().describe("The directory tenant of the workspace's organization."),
@@ -134,6 +148,12 @@ export const onboardWorkspaceBody = z
           SourceA: { enabled: true, vendorWorkspaceId: "fabrikam-dev-41b2", bridge: { url: "https://bridge.fabrikam.example/source-a", authorization: "Bearer fabrikam-dev-bridge-token" } },
           SourceG: { enabled: false },
         },
+      },
+      {
+        securityInstance: { subscriptionId: "f01e08e1-ea70-8008-9ea0-c50f1da40530", resourceGroup: "rg-fabrikam-dev-par", workspaceName: "fabrikam-sentinel-dev" },
+        name: "fabrikam-sentinel-dev",
+        accountId: EXAMPLE_CUSTOMER_ACCOUNT_ID,
+        tenantId: EXAMPLE_CUSTOMER_TENANT_ID,
       },
     ],
   });

@@ -52,7 +52,8 @@ const REGION_PAIRS = [
  * development subscription, laid out as Azure landing zones usually are — a security resource group
  * holding the account's workspaces (the service's workspaces, onboarded to the security solution,
  * with their ids as Log Analytics workspace ids) beside a staging workspace that is not onboarded,
- * monitoring, network and application groups, the `NetworkWatcherRG` and `DefaultResourceGroup-<code>`
+ * a development security instance the service does not serve yet (what the portal's onboarding
+ * offers to pick), monitoring, network and application groups, the `NetworkWatcherRG` and `DefaultResourceGroup-<code>`
  * Azure creates by itself, and network security groups. Regions are chosen per account from the seed.
  */
 export function buildSimulatedEstate(input: SimulatedEstateInput): SimulatedEstate {
@@ -87,6 +88,7 @@ export function buildSimulatedEstate(input: SimulatedEstateInput): SimulatedEsta
     development
       .group(`rg-${slug}-dev-${r}`, region.primary)
       .workspace(`log-${slug}-dev-${r}`)
+      .securityInstance(`${slug}-sentinel-dev`)
       .nsg(`nsg-${slug}-dev-${r}`);
     development.group(`rg-${slug}-sandbox`, region.secondary).nsg(`nsg-${slug}-sandbox`);
     development.group("NetworkWatcherRG", region.primary);
@@ -110,6 +112,10 @@ function estateSubscription(seed: string, subscriptionId: string, displayName: s
       const group: SimulatedResourceGroup = { resourceId, name, location, workspaces: [] };
       subscription.resourceGroups.push(group);
       const provider = (type: string, resourceName: string) => `${resourceId}/providers/${type}/${resourceName}`;
+      const logAnalyticsWorkspace = (workspaceName: string, onboarded: boolean): LogAnalyticsWorkspace => {
+        const id = provider("Microsoft.OperationalInsights/workspaces", workspaceName);
+        return { resourceId: id, name: workspaceName, location, customerId: derivedGuid(`${seed}/cloud/workspace/${id.toLowerCase()}`), onboarded };
+      };
       const builder = {
         /** The service's own workspaces: onboarded, their ids as Log Analytics workspace ids. */
         onboarded(workspaces: readonly EstateWorkspace[]) {
@@ -120,8 +126,12 @@ function estateSubscription(seed: string, subscriptionId: string, displayName: s
         },
         /** A workspace without the security solution. */
         workspace(workspaceName: string) {
-          const id = provider("Microsoft.OperationalInsights/workspaces", workspaceName);
-          group.workspaces.push({ resourceId: id, name: workspaceName, location, customerId: derivedGuid(`${seed}/cloud/workspace/${id.toLowerCase()}`), onboarded: false });
+          group.workspaces.push(logAnalyticsWorkspace(workspaceName, false));
+          return builder;
+        },
+        /** A workspace with the security solution onboarded that is not (yet) one of the service's workspaces. */
+        securityInstance(workspaceName: string) {
+          group.workspaces.push(logAnalyticsWorkspace(workspaceName, true));
           return builder;
         },
         nsg(nsgName: string) {

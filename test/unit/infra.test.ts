@@ -1493,9 +1493,18 @@ class Scanner {
       const ch = this.s[this.i]!;
       if (ch === close) return void this.i++;
       if (ch === "'") this.string();
-      else if (ch === "{") (this.i++, this.skipBalanced("}"));
-      else if (ch === "[") (this.i++, this.skipBalanced("]"));
-      else if (ch === "(") (this.i++, this.skipBalanced(")"));
+      else if (ch === "{") {
+        this.i++;
+        this.skipBalanced("}");
+      }
+      else if (ch === "[") {
+        this.i++;
+        this.skipBalanced("]");
+      }
+      else if (ch === "(") {
+        this.i++;
+        this.skipBalanced(")");
+      }
       else this.i++;
     }
     throw new Error(`missing "${close}"`);
@@ -1507,9 +1516,18 @@ class Scanner {
       const ch = this.s[this.i]!;
       if (ch === "\n" || ch === "," || ch === "}" || ch === "]") return;
       if (ch === "'") this.string();
-      else if (ch === "{") (this.i++, this.skipBalanced("}"));
-      else if (ch === "[") (this.i++, this.skipBalanced("]"));
-      else if (ch === "(") (this.i++, this.skipBalanced(")"));
+      else if (ch === "{") {
+        this.i++;
+        this.skipBalanced("}");
+      }
+      else if (ch === "[") {
+        this.i++;
+        this.skipBalanced("]");
+      }
+      else if (ch === "(") {
+        this.i++;
+        this.skipBalanced(")");
+      }
       else this.i++;
     }
   }
@@ -1577,7 +1595,10 @@ function endOfString(source: string, start: number): number {
     const ch = source[i];
     if (ch === "\\") i++;
     else if (depth === 0 && ch === "'") return i + 1;
-    else if (source.startsWith("${", i)) (depth++, i++);
+    else if (source.startsWith("${", i)) {
+      depth++;
+      i++;
+    }
     else if (depth > 0 && ch === "}") depth--;
     else if (depth > 0 && ch === "'") i = endOfString(source, i) - 1;
   }

@@ -19,6 +19,8 @@ export default defineConfig({
       // The portal in a real headless Chromium (test/support/browser.ts): one file at a time, after the
       // other projects, so that browsers do not compete with them for the CPU.
       { test: { name: "browser", include: ["test/browser/**/*.test.ts"], env: { TEST_STORE: "memory" }, maxWorkers: 1, testTimeout: 60_000, hookTimeout: 600_000 } },
+      // ESLint over the whole tree (eslint.config.mjs): its own project, so the unit lane stays quick.
+      { test: { name: "lint", include: ["test/lint/**/*.test.ts"], ...timeouts } },
       { test: { name: "robustness", include: ["test/robustness/**/*.test.ts"], env: { TEST_STORE: "memory" }, testTimeout: 180_000 } },
     ],
   },

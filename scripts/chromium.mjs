@@ -5,7 +5,7 @@
 // what to install. Concurrent callers (several test files, several processes) wait on one lock file,
 // so that only one of them runs apt-get.
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, mkdirSync, openSync, closeSync, rmSync, statSync } from "node:fs";
+import { accessSync, constants, openSync, closeSync, rmSync, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { tmpdir } from "node:os";
 import { pathToFileURL } from "node:url";

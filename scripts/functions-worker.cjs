@@ -181,7 +181,7 @@ async function invoke(programmingModel, hooks, fn, request) {
     },
   };
   const model = await programmingModel.getInvocationModel(coreCtx);
-  let { context, inputs } = await model.getArguments();
+  const { context, inputs } = await model.getArguments();
   const pre = { hookData: {}, appHookData: {}, invocationContext: context, functionCallback: fn.callback, inputs };
   for (const hook of hooks.preInvocation) await hook(pre);
   let result;

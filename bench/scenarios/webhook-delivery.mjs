@@ -219,7 +219,7 @@ export async function webhookDelivery({ log, settings }) {
       if (got.failed) roundProblems.push(`${got.failed} deliveries failed verification, e.g. ${JSON.stringify(got.failures.slice(0, 3))}`);
       const missing = puts.length - (got.verified - stray);
       if (missing > 0 || unmatchedPuts > 0) {
-        let detail = "";
+        let detail;
         try {
           const logs = await apiJson(api, "GET", `/webhooks/${webhookId}/delivery-logs?pageSize=100`);
           const failed = logs.data.filter((l) => l.status !== "Succeeded");

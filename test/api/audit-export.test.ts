@@ -4,7 +4,7 @@ import type { AuditEventRecord } from "../../shared/domain/audit/audit-event";
 import { auditTrailOf } from "../../shared/platform/store/audit-trail";
 import { createServiceAccount, startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const json = async (res: Response) => (await res.json()) as Json;
 
 let host: TestHost;

@@ -9,7 +9,7 @@ import { waitFor } from "../support/wait-for";
 
 vi.setConfig({ testTimeout: 60_000 });
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const json = async (res: Response) => (await res.clone().json()) as Json;
 
 /*

@@ -5,7 +5,7 @@ import type { SimulatedSubscription } from "../../shared/systems/cloud-inventory
 import { API_PREFIX } from "../../shared/platform/http/router";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 type Credential = { clientId: string; clientSecret: string };
 const json = async (res: Response) => (await res.json()) as Json;
 

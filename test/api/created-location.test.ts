@@ -5,7 +5,6 @@ import { startTestHost, type TestHost, type TestPerson } from "../support/test-h
 import { actsOn } from "../../shared/domain/gamebooks/playbook-catalogue";
 import { waitFor } from "../support/wait-for";
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
 
 /*

@@ -14,7 +14,7 @@ import { startTestHost, type TestHost } from "../support/test-host";
  * request naming only them would give, and `meta.unavailable` naming the failing workspace alone.
  */
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const json = async (res: Response) => (await res.json()) as Json;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

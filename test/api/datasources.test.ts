@@ -3,7 +3,7 @@ import { anomalyQueryBody } from "../../shared/api/datasources/datasource-schema
 import { ApiError } from "../../shared/platform/errors/api-error";
 import { createServiceAccount, startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const json = async (res: Response) => (await res.json()) as Json;
 
 let host: TestHost;

@@ -17,7 +17,7 @@ import { createServiceAccount, startTestHost, type TestHost, type TestPerson } f
 import { waitFor } from "../support/wait-for";
 import { gamebookRun } from "../contract/store-contract";
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const json = async (res: Response) => (await res.json()) as Json;
 
 vi.setConfig({ testTimeout: 60_000 });

@@ -12,7 +12,7 @@ describe("GET /health", () => {
   it("answers without credentials: up, store and queue reachable", async () => {
     const res = await host.call("GET", "/health", { auth: null });
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { data: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const body = (await res.json()) as { data: Record<string, any> };
     expect(body.data).toMatchObject({
       status: "ok",
       checks: { store: { status: "ok" }, queue: { status: "ok" } },

@@ -7,7 +7,6 @@ import { outboxEvents } from "../support/outbox";
 import { createServiceAccount, startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 import { waitFor } from "../support/wait-for";
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
 
 // Fifty concurrent creations on the Cosmos protocol server take seconds on a busy machine.

@@ -4,7 +4,6 @@ import { seedDemoGamebookRuns } from "../../shared/hosts/local/demo-gamebook-run
 import { exampleRequests, sendExample } from "../support/example-requests";
 import { fakeDns, startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
 
 /**

@@ -5,7 +5,7 @@ import { sources } from "../../shared/domain/sources";
 import { vendorCount } from "../support/vendor-count";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const json = async (res: Response) => (await res.json()) as Json;
 
 // A controllable clock: the simulated vendors and the service read the same one.

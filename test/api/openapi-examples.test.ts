@@ -6,7 +6,6 @@ import { signInHeadless } from "../support/oidc-sign-in";
 import { demoPerson } from "../../shared/hosts/local/identity-provider/demo-people";
 import { exampleRequests, sendExample } from "../support/example-requests";
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
 
 /**
@@ -48,7 +47,6 @@ describe("the reference page's examples", () => {
     const counts = { GET: 0, write: 0, DELETE: 0 };
     for (const request of requests) {
       // `call` and `portal` check every answer against the served document as well.
-      const path = request.url.slice("/api/v2".length);
       // The callback's only caller is the identity provider's redirect: its example is a real sign-in's.
       const res = request.template.endsWith("/portal/auth/callback")
         ? (await signInHeadless({ startUrl: `${host.base}/portal/auth/sign-in`, personId: demoPerson("amira").oid })).response

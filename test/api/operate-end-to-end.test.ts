@@ -11,7 +11,7 @@ import { signInHeadless } from "../support/oidc-sign-in";
 import { waitFor } from "../support/wait-for";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const json = async (res: Response) => (await res.json()) as Json;
 
 vi.setConfig({ testTimeout: 60_000 });

@@ -7,7 +7,7 @@ import { createServiceAccount, startTestHost, type TestHost, type TestPerson } f
 
 vi.setConfig({ testTimeout: 60_000 });
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const json = async (res: Response) => (await res.json()) as Json;
 
 let receiver: HttpsReceiver;

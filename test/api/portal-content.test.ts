@@ -5,7 +5,7 @@ import { simulatedAutomationCatalogue } from "../../shared/systems/playbook-auto
 import { actsOn } from "../../shared/domain/gamebooks/playbook-catalogue";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const json = async (res: Response) => (await res.json()) as Json;
 
 let host: TestHost;

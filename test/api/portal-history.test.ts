@@ -4,7 +4,7 @@ import { expireApprovals } from "../../shared/domain/gamebooks/approval-expiry";
 import { createServiceAccount, startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 import { submitAccountRun } from "../support/gamebook-runs";
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const json = async (res: Response) => (await res.json()) as Json;
 
 /**
@@ -24,7 +24,6 @@ let owner: TestPerson;
 /** Fabrikam's own people: an analyst on its production workspace, its UserAdmin. */
 let fabrikamAnalyst: TestPerson;
 let fabrikamUserAdmin: TestPerson;
-let northwindUserAdmin: TestPerson;
 /** The customers' WorkspaceAdmins: they read their own organization's audit trail. */
 let fabrikamWorkspaceAdmin: TestPerson;
 let northwindWorkspaceAdmin: TestPerson;
@@ -55,7 +54,7 @@ beforeAll(async () => {
   owner = await host.person({ organizationalRole: "Member", workspaceAssignments: [{ workspaceId: fabrikam, role: "Owner" }, { workspaceId: northwind, role: "Owner" }] });
   fabrikamAnalyst = await host.person({ accountId: fabrikamAccount, organizationalRole: "Member", workspaceAssignments: [{ workspaceId: fabrikam, role: "Analyst" }] });
   fabrikamUserAdmin = await host.person({ accountId: fabrikamAccount, organizationalRole: "UserAdmin" });
-  northwindUserAdmin = await host.person({ accountId: northwindAccount, organizationalRole: "UserAdmin" });
+  await host.person({ accountId: northwindAccount, organizationalRole: "UserAdmin" });
   fabrikamWorkspaceAdmin = await host.person({ accountId: fabrikamAccount, organizationalRole: "WorkspaceAdmin" });
   northwindWorkspaceAdmin = await host.person({ accountId: northwindAccount, organizationalRole: "WorkspaceAdmin" });
   providerAdmin = await host.person({ organizationalRole: "Admin" });

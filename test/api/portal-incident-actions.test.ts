@@ -4,7 +4,7 @@ import { outboxAudits } from "../support/audit-events";
 import { outboxEvents } from "../support/outbox";
 import { createServiceAccount, startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const json = async (res: Response) => (await res.clone().json()) as Json;
 
 /**

@@ -8,7 +8,7 @@ import { outboxEvents } from "../support/outbox";
 import { waitFor } from "../support/wait-for";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const json = async (res: Response) => (await res.json()) as Json;
 
 /**

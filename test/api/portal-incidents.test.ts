@@ -6,7 +6,7 @@ import { sources } from "../../shared/domain/sources";
 import { vendorCount } from "../support/vendor-count";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const json = async (res: Response) => (await res.json()) as Json;
 
 /**
@@ -16,7 +16,7 @@ const json = async (res: Response) => (await res.json()) as Json;
 // Paging to the end takes a page per 50 incidents, each with its store reads: seconds over Cosmos on a busy machine.
 vi.setConfig({ testTimeout: 30_000 });
 
-let clock = Date.parse("2026-11-20T12:00:00.000Z");
+const clock = Date.parse("2026-11-20T12:00:00.000Z");
 const now = () => new Date(clock);
 
 let host: TestHost;

@@ -3,7 +3,7 @@ import type { Source } from "../../shared/domain/sources";
 import type { Entity } from "../../shared/systems/vendors/port";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const json = async (res: Response) => (await res.json()) as Json;
 
 vi.setConfig({ testTimeout: 60_000 });

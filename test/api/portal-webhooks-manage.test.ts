@@ -10,7 +10,7 @@ import { startHttpsReceiver, type HttpsReceiver } from "../support/https-receive
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 import { waitFor } from "../support/wait-for";
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const json = async (res: Response) => (await res.json()) as Json;
 
 /*

@@ -6,7 +6,7 @@ import type { OutboxAuditRecord } from "../../shared/platform/events/outbox-reco
 import { RETRY_SCHEDULED, type DeliveryLogRecord, type IncidentRef } from "../../shared/domain/webhooks/delivery-log";
 import { fakeDns, startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const json = async (res: Response) => (await res.json()) as Json;
 
 /*

@@ -8,7 +8,6 @@ import { startVendorBridge, type VendorBridge } from "../support/bridges/vendors
 import { createServiceAccount, startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 import { waitFor } from "../support/wait-for";
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
 const json = async (res: Response): Promise<Json> => res.json();
 

@@ -7,7 +7,6 @@ import { seedDemoGamebookRuns } from "../../shared/hosts/local/demo-gamebook-run
 import { exampleRank } from "../support/example-requests";
 import { fakeDns, startTestHost, storeKind, type TestHost, type TestPerson } from "../support/test-host";
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
 
 /**

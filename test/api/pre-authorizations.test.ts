@@ -4,7 +4,7 @@ import type { OutboxAuditRecord } from "../../shared/platform/events/outbox-reco
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 import { submitAccountRun } from "../support/gamebook-runs";
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const json = async (res: Response) => (await res.json()) as Json;
 
 /**

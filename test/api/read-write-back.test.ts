@@ -3,7 +3,6 @@ import { allRoutes } from "../../shared/api/route-groups";
 import { seedDemoAdministration } from "../../shared/hosts/local/demo-administration";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
 
 /*

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestHost, type TestHost } from "../support/test-host";
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
 
 let host: TestHost;

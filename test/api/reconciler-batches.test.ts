@@ -6,7 +6,7 @@ import { startTestHost, type TestHost } from "../support/test-host";
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 /*
  * A pass carries its workspaces in batches (RECONCILE_BATCH_SIZE), one `reconcile` message each;

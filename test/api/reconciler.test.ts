@@ -7,7 +7,7 @@ import { startTestHost, type TestHost } from "../support/test-host";
 
 vi.setConfig({ testTimeout: 60_000 });
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const json = async (res: Response) => (await res.json()) as Json;
 
 // A clock the test moves: the simulated vendors, the service and the reconciler all read it.

@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(async () => host?.close());
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const json = async (res: Response) => (await res.json()) as Json;
 
 /** A service account of an organization the admin has nothing to do with. */

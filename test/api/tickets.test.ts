@@ -5,7 +5,7 @@ import { ApiError } from "../../shared/platform/errors/api-error";
 import { EXAMPLE_INCIDENT_ID, EXAMPLE_TICKET, linkBody, priorityBody } from "../../shared/api/tickets/ticket-schemas";
 import { createServiceAccount, startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const json = async (res: Response) => (await res.json()) as Json;
 const example = (schema: { meta(): unknown }) => ((schema.meta() as { examples: unknown[] }).examples[0]) as Json;
 

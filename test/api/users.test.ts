@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(async () => host?.close());
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const json = async (res: Response) => (await res.json()) as Json;
 
 const newUser = (over: Json = {}) => ({

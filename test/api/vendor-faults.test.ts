@@ -7,7 +7,7 @@ import { vendorCount } from "../support/vendor-count";
 import { waitFor } from "../support/wait-for";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const json = async (res: Response) => (await res.json()) as Json;
 
 // One clock for the service, its breakers and the simulated vendors: cool-downs pass when the test says.

@@ -13,7 +13,7 @@ import { waitFor } from "../support/wait-for";
  * subscribes to, so the receiver is scripted per webhook URL path, and each test deletes its webhooks.
  */
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const json = async (res: Response) => (await res.json()) as Json;
 
 vi.setConfig({ testTimeout: 60_000 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TestHost, TestPerson } from "../support/test-host";
+import type { TestHost } from "../support/test-host";
 import { submitAccountRun } from "../support/gamebook-runs";
 import { checkAccessibility, demoPerson, newPage, NO_PROBLEMS, pageProblems, screenshot, signInInBrowser, startPortal, type Page, type Portal } from "../support/browser";
 
@@ -15,7 +15,6 @@ let offset = 0;
 let portal: Portal;
 let host: TestHost;
 let clinics: string;
-let northwindOwner: TestPerson;
 
 beforeAll(async () => {
   portal = await startPortal({ now: () => new Date(Date.now() + offset), env: { SIMULATED_PLAYBOOK_DELAY_MS: "2" } });
@@ -25,7 +24,7 @@ beforeAll(async () => {
   const admin = await host.person({ organizationalRole: "WorkspaceAdmin" });
   const policy = await host.portal(admin, "PUT", `/portal/workspaces/${clinics}/approval-policy`, { body: { mode: "AllRuns", twoSidedApproval: true } });
   expect(policy.status).toBe(200);
-  northwindOwner = await host.person({ organizationalRole: "Member", accountId: workspace.accountId, workspaceAssignments: [{ workspaceId: clinics, role: "Owner" }] });
+  await host.person({ organizationalRole: "Member", accountId: workspace.accountId, workspaceAssignments: [{ workspaceId: clinics, role: "Owner" }] });
 }, 600_000);
 
 afterAll(async () => {

@@ -24,7 +24,7 @@ let refs: { workspaceId: string; incidentId: string }[];
 let closedMeanwhile: { workspaceId: string; incidentId: string };
 let noRole: { workspaceId: string; incidentId: string };
 let admin: TestPerson;
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 beforeAll(async () => {
   portal = await startPortal({ env: { SIMULATED_INCIDENTS_PER_WORKSPACE: "20" } });

@@ -12,7 +12,7 @@ import type { TestHost } from "../support/test-host";
  * it first (the draft kept), the signing secret rotated, the webhook deleted; on a phone, and as a
  * person who only reads.
  */
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 const TOKEN = "portal-receiver-token-31f7";
 /** What the browser logs of the refused edit, which the test provokes. */

@@ -10,7 +10,7 @@ import { checkAccessibility, demoPerson, newPage, NO_PROBLEMS, overflowingElemen
  * figures, chart and last failures, the log filtered to its failures, one failed delivery redelivered
  * and seen to succeed at a real HTTPS receiver, then every other failure since a time; pause and resume.
  */
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 let portal: Portal;
 let browser: Browser;

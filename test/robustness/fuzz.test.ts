@@ -105,7 +105,7 @@ describe("fuzz suite generated from the OpenAPI document", () => {
     try {
       await fc.assert(property, { seed, numRuns: runs, path: replayPath, endOnFailure: true });
     } catch (error) {
-      throw new Error(`Fuzz case failed. Replay: FUZZ_SEED=${seed} FUZZ_RUNS=${runs} npx vitest run --project robustness test/robustness/fuzz.test.ts (add FUZZ_PATH from the report below for this case alone)\n${(error as Error).message}`);
+      throw new Error(`Fuzz case failed. Replay: FUZZ_SEED=${seed} FUZZ_RUNS=${runs} npx vitest run --project robustness test/robustness/fuzz.test.ts (add FUZZ_PATH from the report below for this case alone)\n${(error as Error).message}`, { cause: error });
     } finally {
       const summary = {
         seed,

@@ -1,6 +1,5 @@
 import type { TestHost, TestPerson } from "./test-host";
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
 
 /** One operation's request as the served document's examples fill it in. */

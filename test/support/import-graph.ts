@@ -1,15 +1,9 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
+import type { Import } from "./layer-rules.cjs";
 
-/** One import of a module: a relative path (repository-relative, `.ts`) or a package name. */
-export interface Import {
-  to: string;
-  /** `import type` only: erased at run time, but still a dependency of the design. */
-  typeOnly: boolean;
-  /** A package rather than a file of the repository. */
-  external: boolean;
-}
+export type { Import };
 
 /**
  * The import graph of the TypeScript sources under `folders`, read with the compiler's own parser:

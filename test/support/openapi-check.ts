@@ -2,7 +2,6 @@ import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { errorCodes } from "../../shared/platform/errors/api-error";
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 type OpenApiDocument = { paths: Record<string, Record<string, any>>; components?: Record<string, any> };
 
 export interface ObservedResponse {

@@ -1,5 +1,4 @@
 import type { Uses } from "../../shared/platform/operation-context";
-import type { Services } from "../../shared/platform/services";
 import { outboxScope } from "../../shared/platform/store/outbox-scope";
 import type { EventEnvelope } from "../../shared/platform/events/event-message";
 

@@ -82,13 +82,16 @@ function withoutComment(line: string): string {
 export function blockAsBash(block: ShellBlock, ports: WalkthroughPorts): string {
   if (block.file) return withPorts(`cat > ${quote(block.file)} <<'README_SOURCE_BLOCK'\n${block.text}README_SOURCE_BLOCK`, ports);
   // Join backslash continuations so a start command written over several lines is seen whole.
+  // A NUL stands for a continued line while the block is split into lines: no README text has one.
   const logical = block.text.replace(/\\\n/g, "\u0000").split("\n");
   const out = logical.map((raw) => {
+    // eslint-disable-next-line no-control-regex -- the NUL put in for a continued line above
     const line = raw.replace(/\u0000/g, " ");
     const command = withoutComment(line).trim();
     if (/(^|&&\s*|\s)npm (ci && npm )?start$/.test(command)) return `start_host ${leadingAssignments(command.replace(/npm .*$/, "")).map(quote).join(" ")}`;
     if (/(^|&&\s*)npm run receiver$/.test(command)) return "start_receiver";
     const expected = /#\s*→\s*(\d{3})\b/.exec(line)?.[1];
+    // eslint-disable-next-line no-control-regex -- the NUL put in for a continued line above
     const kept = raw.replace(/\u0000/g, "\\\n").replace(/\bnpm run (-s )?sign-in --(?= )/g, "sign_in");
     return expected && /^\s*curl\b/.test(kept) ? kept.replace(/^(\s*)curl\b/, `$1EXPECT_STATUS=${expected} curl`) : kept;
   });

@@ -390,7 +390,7 @@ describe("portal sign-in instructions", () => {
     const create = lines.find((l) => l.includes("az ad app create"))!;
     expect(quoted(create, "--optional-claims")).toEqual({ idToken: [{ name: "email" }, { name: "acrs" }] });
     expect(quoted(create, "--required-resource-accesses")).toEqual([
-      { resourceAppId: "00000003-0000-0000-c000-000000000000", resourceAccess: ["openid", "profile", "email"].map((s) => ({ id: expect.any(String), type: "Scope" })) },
+      { resourceAppId: "00000003-0000-0000-c000-000000000000", resourceAccess: ["openid", "profile", "email"].map(() => ({ id: expect.any(String), type: "Scope" })) },
     ]);
     const federated = lines.find((l) => l.includes("federated-credential create"))!;
     // Issuer: the identity's tenant's v2.0 authority; subject: the identity's object (principal) id; the token exchange audience.

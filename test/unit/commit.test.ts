@@ -158,7 +158,7 @@ describe("commit: the one unit of work", () => {
         seen = c;
         return { value: { id: c.id, count: c.count + 10 }, outbox: [audit(10)] };
       },
-      write: async (c, etag, records) => map.replace("c", c, etag!),
+      write: async (c, etag) => map.replace("c", c, etag!),
       outbox,
     });
     expect(seen).toBe(read.value);

@@ -52,6 +52,7 @@ class FakeNamespace implements DeadLetterClientLike {
 
   createReceiver(queue: string, options: { subQueueType: "deadLetter"; receiveMode: "peekLock" }): DeadLetterReceiverLike {
     expect(options).toEqual({ subQueueType: "deadLetter", receiveMode: "peekLock" });
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the receiver's methods below have a `this` of their own
     const fake = this;
     const find = (m: ServiceBusReceivedMessage) => fake.stored(queue).find((s) => s.message === m);
     return {

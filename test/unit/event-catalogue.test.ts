@@ -286,7 +286,6 @@ describe("the comment, agent and gamebook event schemas", () => {
 });
 
 describe("the OpenAPI document's webhooks", () => {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const doc = buildOpenApi(allRoutes(), "https://api.example.com") as Record<string, any>;
 
   it("has an entry per event type whose body is the envelope with that type's data", () => {

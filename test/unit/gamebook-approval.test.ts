@@ -212,7 +212,6 @@ describe("deciding a run", () => {
   });
 
   it("two people: the first approval is recorded and the run keeps waiting; the same person again is 409; a second person dispatches it", () => {
-    const twoPerson = policy({ requireSecondApproverForAdminPlaybooks: true });
     const first = decideApproval(adminRun(), approve(priya, "Checked the sign-ins."), hours(1));
     expect(first.outcome).toBe("ApprovalRecorded");
     expect(first.run).toMatchObject({ status: "Pending", isQueued: true, dispatchedAt: "" });
@@ -231,7 +230,6 @@ describe("deciding a run", () => {
   });
 
   it("a denial by anyone ends a run that had one of its two approvals", () => {
-    const twoPerson = policy({ requireSecondApproverForAdminPlaybooks: true });
     const first = decideApproval(adminRun(), approve(priya), hours(1));
     const { run: denied } = decideApproval(first.run, deny(jonas, "Not this account."), hours(2));
     expect(denied.status).toBe("Denied");

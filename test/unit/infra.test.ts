@@ -1492,13 +1492,19 @@ class Scanner {
     while (this.i < this.s.length) {
       const ch = this.s[this.i]!;
       if (ch === close) return void this.i++;
-      if (ch === "'") this.string();
-      else if (ch === "{") (this.i++, this.skipBalanced("}"));
-      else if (ch === "[") (this.i++, this.skipBalanced("]"));
-      else if (ch === "(") (this.i++, this.skipBalanced(")"));
-      else this.i++;
+      this.skipOne(ch);
     }
     throw new Error(`missing "${close}"`);
+  }
+
+  /** Past one character, or the whole string or bracketed part it opens. */
+  private skipOne(ch: string): void {
+    const close = ({ "{": "}", "[": "]", "(": ")" } as Record<string, string>)[ch];
+    if (ch === "'") this.string();
+    else if (close) {
+      this.i++;
+      this.skipBalanced(close);
+    } else this.i++;
   }
 
   /** An expression ends at a line break, a comma or a closing bracket outside any nesting. */
@@ -1506,11 +1512,7 @@ class Scanner {
     while (this.i < this.s.length) {
       const ch = this.s[this.i]!;
       if (ch === "\n" || ch === "," || ch === "}" || ch === "]") return;
-      if (ch === "'") this.string();
-      else if (ch === "{") (this.i++, this.skipBalanced("}"));
-      else if (ch === "[") (this.i++, this.skipBalanced("]"));
-      else if (ch === "(") (this.i++, this.skipBalanced(")"));
-      else this.i++;
+      this.skipOne(ch);
     }
   }
 
@@ -1577,7 +1579,10 @@ function endOfString(source: string, start: number): number {
     const ch = source[i];
     if (ch === "\\") i++;
     else if (depth === 0 && ch === "'") return i + 1;
-    else if (source.startsWith("${", i)) (depth++, i++);
+    else if (source.startsWith("${", i)) {
+      depth++;
+      i++;
+    }
     else if (depth > 0 && ch === "}") depth--;
     else if (depth > 0 && ch === "'") i = endOfString(source, i) - 1;
   }

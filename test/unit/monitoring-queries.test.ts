@@ -458,7 +458,7 @@ function bicepObjects(text: string, marker: string): Record<string, string>[] {
   if (start < 0) throw new Error(`${marker} not found`);
   const body = text.slice(start, text.indexOf("\n]", start));
   return body
-    .split(/\n  \{\n/)
+    .split(/\n {2}\{\n/)
     .slice(1)
     .map((chunk) => {
       const entry: Record<string, string> = {};

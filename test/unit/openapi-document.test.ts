@@ -5,7 +5,6 @@ import { errorCodes } from "../../shared/platform/errors/api-error";
 import { buildOpenApi } from "../../shared/platform/http/openapi";
 import { allRoutes } from "../../shared/api/route-groups";
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
 
 const ORIGIN = "https://secops.contoso-mssp.example";

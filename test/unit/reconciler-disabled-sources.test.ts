@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createServices } from "../../shared/hosts/composition";
 import { loadConfig } from "../../shared/platform/config/config";
 import { buildDemoData, seedDemoData } from "../../shared/hosts/local/demo-data";

@@ -73,7 +73,7 @@ describe("the webhook receiver", () => {
     const { body, headers } = signed(secret, { id: "1c2d3e4f-2222-4c1e-9a6f-2b8d4e6f1a3c", type: "incident.created.v1", data: incident });
     const res = await post(url(), certificate.cert, headers, body);
     expect(res.status).toBe(200);
-    expect(printed[0]).toMatch(/^\[\d\d:\d\d:\d\d\] incident\.created\.v1  event 1c2d3e4f-2222-4c1e-9a6f-2b8d4e6f1a3c  POST \/hook$/);
+    expect(printed[0]).toMatch(/^\[\d\d:\d\d:\d\d\] incident\.created\.v1 {2}event 1c2d3e4f-2222-4c1e-9a6f-2b8d4e6f1a3c {2}POST \/hook$/);
     expect(printed[1]).toBe("  verified: X-Svc-Signature ok, webhook-signature ok; answered 200");
     expect(printed[2]).toBe('  sourceDisplayName=SourceB incidentId=INC-77 title="Ransomware note on FILESRV-02" severity=High status=New');
 

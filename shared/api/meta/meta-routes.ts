@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { z } from "zod";
-import { ApiError, errorCodes, type ErrorCode } from "../../platform/errors/api-error";
+import { errorCodes, type ErrorCode } from "../../platform/errors/api-error";
 import { errorCodeMeaning } from "../../platform/errors/error-codes";
 import { notFound } from "../../platform/errors/api-error";
 import { publicRoute, type Route, type RouteGroup } from "../../platform/http/route";

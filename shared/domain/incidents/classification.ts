@@ -28,5 +28,5 @@ export function normalizeClassification(value: string | null | undefined): Class
   if (!value) return "Undetermined";
   if ((classifications as readonly string[]).includes(value)) return value as Classification;
   // A Map, not an object: the vendor's value must not find `constructor` or `toString`.
-  return synonyms.get(value.toLowerCase().replace(/[\s_\-]/g, "")) ?? "Undetermined";
+  return synonyms.get(value.toLowerCase().replace(/[\s_-]/g, "")) ?? "Undetermined";
 }

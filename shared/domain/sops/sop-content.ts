@@ -84,6 +84,6 @@ function isText(bytes: Buffer): boolean {
   } catch {
     return false;
   }
-  // eslint-disable-next-line no-control-regex
+  // eslint-disable-next-line no-control-regex -- control characters are what it looks for
   return !/[\u0000-\u0008\u000b\u000e-\u001f\u007f]/.test(text);
 }

@@ -10,6 +10,7 @@ export const MASKED = "[redacted]";
  * C0 and C1 control characters (but tab, line feed and carriage return) and the bidirectional marks and
  * overrides: text that could drive a terminal or reorder what a page shows around it.
  */
+// eslint-disable-next-line no-control-regex -- control characters are what it names
 const UNSAFE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
 
 /**

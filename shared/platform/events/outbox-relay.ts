@@ -4,7 +4,6 @@ import type { QueueSender } from "../queue/queue";
 import { auditTrailOf } from "../store/audit-trail";
 import type { AuditStore, OutboxStore } from "../store/ports";
 import type { EventMessage } from "./event-message";
-import type { GamebookRunsMessage } from "../../domain/gamebooks/gamebook-run";
 import type { OutboxAuditRecord, OutboxEventRecord, OutboxMessageRecord, OutboxRecord, OutboxWorkMessages } from "./outbox-record";
 
 export interface OutboxRelayOptions {

@@ -104,7 +104,10 @@ function digestValue(hash: Hash, value: unknown): void {
     hash.update(`b${value.length}:`).update(value);
   } else if (Array.isArray(value)) {
     hash.update("[");
-    for (const item of value) digestValue(hash, item), hash.update(",");
+    for (const item of value) {
+      digestValue(hash, item);
+      hash.update(",");
+    }
     hash.update("]");
   } else if (value !== null && typeof value === "object" && !(value instanceof Date)) {
     hash.update("{");

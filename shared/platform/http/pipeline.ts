@@ -266,6 +266,7 @@ interface CallerSoFar {
  * from the request when a handler asks for them, so that a request pays only for what its handler
  * uses; getters, so that destructuring the input (`{ origin, signal }`) reads them as fields.
  */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- merged with the interface of the services below
 class RouteInput implements HandlerInput<unknown, unknown, unknown> {
   private actorOfCaller?: Actor;
 
@@ -307,8 +308,8 @@ class RouteInput implements HandlerInput<unknown, unknown, unknown> {
   readonly header = (name: string): string | undefined => this.request.header(name);
 }
 
-// The services are copied onto each input by the constructor.
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging
+// The services are copied onto each input by the constructor; the merged interface gives them their types.
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging -- the class and this interface are one type on purpose (see above)
 interface RouteInput extends Services {}
 
 function enforceLimit(services: Uses<"rateLimiter">, key: string): RateLimitDecision {

@@ -21,9 +21,9 @@ export function upstreamStatusError(system: string, answer: UpstreamAnswer, what
   switch (status) {
     case 404:
       return new ApiError("NOT_FOUND", detail("found no such resource"));
-    case 400:
     // 422 is the upstream understanding the request and refusing its content (e.g. closing without a
     // classification): the caller's input was rejected, which is VALIDATION_ERROR, not an opaque failure.
+    case 400:
     case 422: {
       const message = detail("rejected the request as invalid");
       return new ApiError("VALIDATION_ERROR", message, { errors: { "": [message] } });

@@ -348,6 +348,7 @@ function safeDecode(text: string): string {
 function queryPartsOf(query: unknown, specials: Piece[][]): string[] {
   const encode = (v: unknown): string => {
     if (typeof v === "string") {
+      // eslint-disable-next-line no-control-regex -- the marker is fenced by a control character no input has
       const marker = /^\u0001FUZZ:(\d+)\u0001$/.exec(v);
       // Past Node's 16 KiB header limit the answer is 431 whatever follows: no need for megabytes.
       if (marker) return [...materialize(specials[Number(marker[1])]!).subarray(0, QUERY_BYTES_MAX)].map((byte) => "%" + byte.toString(16).padStart(2, "0")).join("");
@@ -455,8 +456,11 @@ type Path = (string | number)[];
 function placesOf(value: unknown): Path[] {
   const out: Path[] = [[]];
   const visit = (node: unknown, path: Path) => {
-    if (Array.isArray(node)) node.forEach((child, i) => (out.push([...path, i]), visit(child, [...path, i])));
-    else if (node && typeof node === "object") for (const [k, child] of Object.entries(node)) (out.push([...path, k]), visit(child, [...path, k]));
+    const children: [string | number, unknown][] = Array.isArray(node) ? node.map((child, i) => [i, child]) : node && typeof node === "object" ? Object.entries(node) : [];
+    for (const [key, child] of children) {
+      out.push([...path, key]);
+      visit(child, [...path, key]);
+    }
   };
   visit(value, []);
   return out;

@@ -1,6 +1,5 @@
 import type { JsonSchema } from "./schema-arbitrary";
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 export interface Parameter {
   name: string;
   in: "path" | "query";

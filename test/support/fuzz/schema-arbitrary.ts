@@ -1,6 +1,5 @@
 import fc from "fast-check";
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 export type JsonSchema = Record<string, any>;
 
 /** Values of real things seen in the service's answers, by property name, to reach past 404s. */

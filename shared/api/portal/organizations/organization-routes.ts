@@ -9,7 +9,7 @@ import { outboxScope } from "../../../platform/store/outbox-scope";
 import type { Uses } from "../../../platform/operation-context";
 import { isActiveAccount, type AccountRecord } from "../../../domain/organizations/account";
 import { setPartnerApproval } from "../../../domain/gamebooks/approval-settings";
-import { fieldProblem, organizationAccount, byPerson } from "../portal-access";
+import { organizationAccount, byPerson } from "../portal-access";
 import {
   accountParams,
   createOrganizationBody,

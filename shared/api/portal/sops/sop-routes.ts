@@ -50,7 +50,7 @@ function sopAudit(actor: Actor, workspace: WorkspaceRecord, record: SopRecord, a
 
 /** The name a download is offered under: the uploaded name without a client's path or control characters. */
 function cleanFileName(name: string): string {
-  // eslint-disable-next-line no-control-regex
+  // eslint-disable-next-line no-control-regex -- control characters are what it strips
   const base = (name.split(/[\\/]/).pop() ?? "").replace(/[\u0000-\u001f\u007f]/g, "").trim();
   return (base || "document").slice(0, 255);
 }

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SimulatedSubscription } from "../../shared/systems/cloud-inventory/simulated/simulated-estate";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any;
 const json = async (res: Response): Promise<Json> => res.json();
 

@@ -1,7 +1,7 @@
 import { commitWithinDeadline } from "../../platform/concurrency/deadline";
 import { ApiError } from "../../platform/errors/api-error";
 import type { WorkspaceRecord } from "../../domain/organizations/workspace";
-import { sourceSettingsOf, type WorkspaceBridge, type WorkspaceSources } from "../../domain/organizations/workspace-sources";
+import { sourceSettingsOf, type WorkspaceBridge } from "../../domain/organizations/workspace-sources";
 import { sources, type Source } from "../../domain/sources";
 import { createHttpVendorGateway } from "./http/http-vendor";
 import { SourceLimiter, TenantLimiters, type SourceLimits } from "./limiter";

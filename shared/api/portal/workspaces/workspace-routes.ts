@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ApiError, isApiError, notFound } from "../../../platform/errors/api-error";
-import { personRoute, personWorkspaceRoute, type PersonInput, type RouteGroup } from "../../../platform/http/route";
+import { personRoute, personWorkspaceRoute, type RouteGroup } from "../../../platform/http/route";
 import { commit } from "../../../platform/store/commit";
 import type { Person } from "../../../platform/auth/person";
 import type { Uses } from "../../../platform/operation-context";

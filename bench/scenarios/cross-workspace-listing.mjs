@@ -1,7 +1,7 @@
 // The cross-workspace incident listing: 50 workspaces at 1x and 10x the incidents, and the same
 // listing at a managed security provider's size (100 and 1,000 workspaces, with vendor latency).
 
-import { pageThrough, postListing, startApiHost } from "../api-host.mjs";
+import { pageThrough, postListing, signInPerson, startApiHost } from "../api-host.mjs";
 import { describeExit, median, percentile, processMemoryMb } from "../lib.mjs";
 
 /**
@@ -186,7 +186,10 @@ export async function crossWorkspaceListing({ log, settings }) {
  * "1000:200,10000:200" for the largest provider; BENCH_SCALE_INCIDENTS (20) sets the incidents per
  * workspace. With BENCH_BASELINE_ROOT (another built checkout), each run of at most 1,000 workspaces
  * (the most an older build seeds) runs on that build too, right before this one's. After the listing
- * each host's heap and RSS are read after a full collection (bench/heap-probe.cjs).
+ * each host's heap and RSS are read after a full collection (bench/heap-probe.cjs). With
+ * BENCH_SCALE_QUEUE=1 the portal's queue (POST /portal/incidents/search, newest first) is then paged to
+ * the end too, as Amira (every workspace): its pages, their times, the largest request, every
+ * incident once, and the host's memory after it.
  */
 export async function crossWorkspaceAtScale({ log }) {
   const TARGET_MEDIAN_MS = 1_500;
@@ -241,6 +244,10 @@ export async function crossWorkspaceAtScale({ log }) {
           tokens: back.length,
           tokenChars: back.reduce((n, [, t]) => n + t.length, 0),
         });
+        if (pages.length % 250 === 0) {
+          const sofar = pages.map((p) => p.ms).sort((a, b) => a - b);
+          log(`    ${pages.length} pages, ${seen.size} incidents so far: page p50 ${percentile(sofar, 50).toFixed(0)} ms, p95 ${percentile(sofar, 95).toFixed(0)} ms, largest request ${(Math.max(...pages.map((p) => p.requestBytes)) / 1024).toFixed(0)} KiB`);
+        }
         if (!page.data.moreIncidentsAvailable) break;
         body = { isFirstCall: false, workspacePageTokens: page.data.sourcePageTokens };
       }
@@ -269,6 +276,15 @@ export async function crossWorkspaceAtScale({ log }) {
         memoryAfterListing: afterListing,
         peakRssMb: peak?.peakRssMb,
       };
+      if (process.env.BENCH_SCALE_QUEUE === "1") {
+        row.queue = await pageQueueToEnd(api);
+        const q = row.queue;
+        log(
+          `  ${run.build.padEnd(8)} ${String(run.workspaces).padStart(5)} workspaces, the portal's queue: ${q.incidents} incidents (${q.duplicates} more than once) in ${q.pages} pages, ${q.totalS.toFixed(1)} s; ` +
+            `page p50 ${q.medianPageMs.toFixed(0)} ms, p95 ${q.p95PageMs.toFixed(0)} ms; largest request ${q.largestRequestKiB.toFixed(0)} KiB; after it heap ${q.memoryAfter.heapUsedMb.toFixed(0)} MB, RSS ${q.memoryAfter.rssMb.toFixed(0)} MB`,
+        );
+        if (q.incidents !== row.expected || q.duplicates) problems.push(`${run.build}, ${run.workspaces} workspaces, the queue: ${q.incidents} distinct incidents of ${row.expected}, ${q.duplicates} duplicates`);
+      }
       rows.push(row);
       if (row.incidents !== row.expected || duplicates) problems.push(`${run.build}, ${run.workspaces} workspaces, ${run.latencyMs} ms: ${row.incidents} distinct incidents of ${row.expected}, ${duplicates} duplicates`);
       const mb = (m) => `heap ${m.heapUsedMb.toFixed(0)} MB, RSS ${m.rssMb.toFixed(0)} MB`;
@@ -288,5 +304,47 @@ export async function crossWorkspaceAtScale({ log }) {
     checks: slow.map((r) => ({ name: `median page, ${r.workspaces} workspaces at 200 ms vendor latency (ms)`, value: r.medianPageMs, target: `<= ${TARGET_MEDIAN_MS}`, pass: r.medianPageMs <= TARGET_MEDIAN_MS })),
     problems,
     rows,
+  };
+}
+
+/** The portal's queue, newest first, paged to the end as a person who sees every workspace. */
+async function pageQueueToEnd(api) {
+  const person = await signInPerson(api, "amira");
+  const seen = new Set();
+  let duplicates = 0;
+  const pages = [];
+  let token;
+  const started = performance.now();
+  for (;;) {
+    const payload = JSON.stringify({ order: "newest", ...(token ? { pageToken: token } : {}) });
+    const t0 = performance.now();
+    const res = await fetch(`${api.baseUrl}/portal/incidents/search`, {
+      method: "POST",
+      headers: { cookie: person.cookie, "X-CSRF-Token": person.csrfToken, "Content-Type": "application/json" },
+      body: payload,
+    });
+    const text = await res.text();
+    const ms = performance.now() - t0;
+    if (res.status !== 200) throw new Error(`the queue answered HTTP ${res.status} on page ${pages.length + 1}: ${text.slice(0, 300)}`);
+    const { data } = JSON.parse(text);
+    for (const item of data.incidents) {
+      const key = `${item.incident.workspaceId}/${item.source}/${item.incident.id}`;
+      if (seen.has(key)) duplicates++;
+      seen.add(key);
+    }
+    pages.push({ ms, requestBytes: Buffer.byteLength(payload) });
+    if (data.nextPageToken === null) break;
+    token = data.nextPageToken;
+  }
+  const ms = pages.map((p) => p.ms).sort((a, b) => a - b);
+  return {
+    incidents: seen.size,
+    duplicates,
+    pages: pages.length,
+    totalS: (performance.now() - started) / 1000,
+    medianPageMs: percentile(ms, 50),
+    p95PageMs: percentile(ms, 95),
+    largestRequestKiB: Math.max(...pages.map((p) => p.requestBytes)) / 1024,
+    memoryAfter: await api.heapAfterGc(),
   };
 }

@@ -428,35 +428,43 @@ function byLastModifiedDesc(a: VendorIncident, b: VendorIncident): number {
  */
 function openStreams(ctx: ListingContext, body: AcrossWorkspacesBody, workspaces: WorkspaceRecord[], chosenSources: readonly Source[], binding: string): (WaitingStream | Stream)[] {
   const byId = new Map(workspaces.map((w) => [w.id, w]));
-  const seen = new Set<string>();
+  // Per workspace, the sources met so far, a bit each: at 70,000 streams a key string per stream was
+  // most of a call's own time (and its garbage).
+  const seen = new Map<string, number>();
+  const chosen = sources.map((source) => chosenSources.includes(source));
   const streams: (WaitingStream | Stream)[] = [];
   const unstarted: Stream[] = [];
-  const marks: UnstartedMark[] = [];
+  const marks: string[] = [];
   let anchor: { token: string; target: string } | undefined;
   body.workspacePageTokens.forEach((entry, i) => {
     const workspaceId = entry.workspaceId.toLowerCase();
-    for (const [key, token] of Object.entries(entry.sourceTokens)) {
-      const target = `workspacePageTokens[${i}].sourceTokens.${key}`;
+    const workspace = byId.get(workspaceId);
+    let met = seen.get(workspaceId) ?? 0;
+    let marked = 0;
+    for (const key in entry.sourceTokens) {
+      const token = entry.sourceTokens[key]!;
       const source = parseSource(key);
-      if (!source || !chosenSources.includes(source) || seen.has(`${workspaceId}/${source}`)) throw invalidTokens(target);
-      seen.add(`${workspaceId}/${source}`);
+      const bit = source ? 1 << sources.indexOf(source) : 0;
+      if (!source || !chosen[sources.indexOf(source)] || met & bit) throw invalidTokens(tokenTarget(i, key));
+      met |= bit;
       const isUnstarted = token.startsWith(UNSTARTED);
       if (isUnstarted) {
-        marks.push({ workspaceId, source });
+        marked |= bit;
         if (token !== UNSTARTED) {
-          if (anchor) throw invalidTokens(target);
-          anchor = { token: token.slice(UNSTARTED.length), target };
+          if (anchor) throw invalidTokens(tokenTarget(i, key));
+          anchor = { token: token.slice(UNSTARTED.length), target: tokenTarget(i, key) };
         }
       }
-      const workspace = byId.get(workspaceId);
       if (!workspace) continue;
-      if (!isUnstarted) streams.push({ workspace, source, token, target });
+      if (!isUnstarted) streams.push({ workspace, source, token, target: tokenTarget(i, key) });
       else {
         const stream: Stream = { workspace, source, cursor: null, firstCallAt: 0, failedPages: 0 };
         unstarted.push(stream);
         streams.push(stream);
       }
     }
+    seen.set(workspaceId, met);
+    if (marked) marks.push(markLine(workspaceId, marked));
   });
   if (marks.length > 0) {
     if (!anchor) throw invalidTokens(`workspacePageTokens`);
@@ -472,31 +480,24 @@ function openStreams(ctx: ListingContext, body: AcrossWorkspacesBody, workspaces
   return streams;
 }
 
-/** An unstarted stream, by where its mark sits. */
-interface UnstartedMark {
-  workspaceId: string;
-  source: Source;
+function tokenTarget(entry: number, key: string): string {
+  return `workspacePageTokens[${entry}].sourceTokens.${key}`;
+}
+
+/** A workspace's unstarted streams as the anchor signs them: its id and its sources, a bit each (so their keys' order does not matter). */
+function markLine(workspaceId: string, sourceBits: number): string {
+  return `${workspaceId}:${sourceBits.toString(36)}`;
 }
 
 const anchorCursor = z.tuple([firstCall]);
 
 /**
  * The listing the unstarted streams' anchor is signed to: the query, and every unstarted stream of
- * the answer, in its order (workspaces as listed, each one's sources in the contract's order, so a
- * client that re-sorts an object's keys sends back the same). A mark added, moved or dropped no
- * longer matches the anchor: the whole set is refused, as a made-up token is.
+ * the answer (`markLine`, workspaces in their order). A mark added, moved or dropped no longer matches
+ * the anchor: the whole set is refused, as a made-up token is.
  */
-function anchorListing(binding: string, marks: UnstartedMark[]): string {
-  const order = (m: UnstartedMark) => sources.indexOf(m.source);
-  const lines: string[] = [];
-  let from = 0;
-  // Sorted within each workspace's run only: the marks come grouped by workspace.
-  for (let i = 1; i <= marks.length; i++) {
-    if (i < marks.length && marks[i]!.workspaceId === marks[from]!.workspaceId) continue;
-    for (const m of marks.slice(from, i).sort((a, b) => order(a) - order(b))) lines.push(`${m.workspaceId}:${m.source}`);
-    from = i;
-  }
-  return `${binding}:unstarted:${createHash("sha256").update(lines.join("\n")).digest("base64url")}`;
+function anchorListing(binding: string, marks: string[]): string {
+  return `${binding}:unstarted:${createHash("sha256").update(marks.join("\n")).digest("base64url")}`;
 }
 
 /**
@@ -504,14 +505,17 @@ function anchorListing(binding: string, marks: UnstartedMark[]): string {
  * call's time, signed over the query and the whole set of marks (`anchorListing`).
  */
 function anchorUnstarted(ctx: ListingContext, binding: string, entries: { workspaceId: string; sourceTokens: Partial<Record<Source, string>> }[], firstCallAt: number): void {
-  const marks: UnstartedMark[] = [];
+  const marks: string[] = [];
   let first: { sourceTokens: Partial<Record<Source, string>>; source: Source } | undefined;
   for (const entry of entries) {
-    for (const source of sources) {
+    let marked = 0;
+    for (const key in entry.sourceTokens) {
+      const source = key as Source;
       if (entry.sourceTokens[source] !== UNSTARTED) continue;
       first ??= { sourceTokens: entry.sourceTokens, source };
-      marks.push({ workspaceId: entry.workspaceId, source });
+      marked |= 1 << sources.indexOf(source);
     }
+    if (marked) marks.push(markLine(entry.workspaceId, marked));
   }
   if (!first) return;
   first.sourceTokens[first.source] = UNSTARTED + issuePageToken(ctx, anchorListing(binding, marks), [firstCallAt.toString(36)]);

@@ -24,7 +24,7 @@ export const LAST_MODIFIED_CAP = 500;
 export const MAX_LISTED_WORKSPACES = 10_000;
 /**
  * The listing's body limit, measured (docs/scaling.md, Cross-workspace paging). At 10,000 workspaces x 7
- * sources the contract's shape alone (keys and workspace ids, empty tokens) is 1.50 MiB, so 1 MiB
+ * sources the contract's shape alone (keys and workspace ids, empty tokens) is 1.55 MiB, so 1 MiB
  * cannot be had; a first answer sent back is 1.6 MiB (an unstarted stream costs one character). The
  * largest body a listing can ask back is every stream started, each token carrying its vendor's
  * cursor: 11.05 MiB with the simulated vendors' cursors (~170 characters a token), measured by

@@ -28,6 +28,9 @@
 // BENCH_ONLY=webhook or BENCH_ONLY=gamebooks; the results file then holds only those),
 // BENCH_RECONCILE_WORKSPACES, BENCH_RECONCILE_BATCH_SIZES and BENCH_BASELINE_ROOT for the reconciler at
 // scale (see bench/scenarios/reconciler-scale.mjs: sizes, batch sizes, an older build run beside this one),
+// BENCH_SCALE_RUNS ("100:0,1000:0,1000:200": workspaces:vendor latency), BENCH_SCALE_INCIDENTS (20),
+// BENCH_SCALE_QUEUE (1: page the portal's queue too) and BENCH_BASELINE_ROOT for the cross-workspace
+// listing at a provider's size (bench/scenarios/cross-workspace-listing.mjs; up to 10,000 workspaces),
 // BENCH_CPU_PROF_DIR (run every API host under node --cpu-prof, writing its profile to that folder
 // when the scenario stops it; read one with `node bench/profile-top.mjs FILE`).
 //

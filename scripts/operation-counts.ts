@@ -66,7 +66,7 @@ export interface MeasureOptions {
 const WORKSPACES = 50;
 
 /** Counts every store call and every queue message from `reset()` on. */
-class Counter {
+export class Counter {
   private counts = new Map<string, number>();
 
   add(key: string, n = 1): void {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INVALID_PAGE_TOKEN_MESSAGE } from "../../shared/platform/errors/api-error";
-import { LAST_MODIFIED_CAP, LISTING_PAGE_TARGET } from "../../shared/domain/incidents/cross-workspace-listing";
+import { ACROSS_WORKSPACES_MAX_BODY_BYTES, LAST_MODIFIED_CAP, LISTING_PAGE_TARGET, MAX_LISTED_WORKSPACES } from "../../shared/domain/incidents/cross-workspace-listing";
 import { sources } from "../../shared/domain/sources";
 import { vendorCount } from "../support/vendor-count";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
@@ -205,6 +205,27 @@ describe("many workspaces, many incidents", () => {
     expect(seen.size).toBe(8 * 4000);
   }, 120_000);
 
+  it("a tampered token of a started stream waiting for a later page comes back untouched, and is refused with the fixed text when its turn comes", async () => {
+    const call = (body: Json) => big.call("POST", "/incidents/across-workspaces", { body });
+    const first = await json(await call({ isFirstCall: true, workspacePageTokens: [] }));
+    // 56 streams: the first page started 40 (now at the back); the second serves the 16 unstarted and 24 of them.
+    const tokens: Json[] = structuredClone(first.data.sourcePageTokens);
+    const streams = tokens.flatMap((e) => Object.keys(e.sourceTokens).map((source) => ({ entry: e, source })));
+    const { entry, source } = streams[40]!;
+    const token = entry.sourceTokens[source] as string;
+    expect(token.startsWith("~")).toBe(false);
+    const tampered = token.slice(0, -3) + (token.endsWith("AAA") ? "BBB" : "AAA");
+    entry.sourceTokens[source] = tampered;
+    const second = await json(await call({ isFirstCall: false, workspacePageTokens: tokens }));
+    const handedBack = second.data.sourcePageTokens[0];
+    expect([handedBack.workspaceId, Object.keys(handedBack.sourceTokens)[0]]).toEqual([entry.workspaceId, source]);
+    expect(handedBack.sourceTokens[source]).toBe(tampered);
+    // Served first next time, as a waiting stream is: there it is read, and refused.
+    const third = await call({ isFirstCall: false, workspacePageTokens: second.data.sourcePageTokens });
+    expect(third.status).toBe(400);
+    expect((await json(third)).detail).toBe(INVALID_PAGE_TOKEN_MESSAGE);
+  });
+
   it("a window beyond the cap returns the cap per workspace and says to narrow it", async () => {
     const body = await json(await big.call("POST", "/incidents/across-workspaces", { body: { isFirstCall: true, filterByLastModified: true } }));
     expect(body.data.moreIncidentsAvailable).toBe(true);
@@ -253,51 +274,111 @@ describe("a managed security provider's size: 1,000 workspaces", () => {
       // The streams a call did not serve come back with their tokens untouched: it signed only what it served.
       const back = body.data.sourcePageTokens.flatMap((e: Json) => Object.values(e.sourceTokens) as string[]);
       const reissued = back.filter((t: string) => !sentTokens.has(t)).length;
-      expect(reissued).toBeLessThanOrEqual(40);
+      // The streams it served, and the unstarted streams' anchor, signed over the new set of them.
+      expect(reissued).toBeLessThanOrEqual(41);
     }
     expect(duplicates).toBe(0);
     expect(seen.size).toBe(1000 * 20);
     expect(calls).toBeGreaterThan(100);
   }, 300_000);
 
-  it("accepts back the most tokens a request may carry (5,000 workspaces x 7 sources); a larger body is 413", async () => {
+  it("accepts back the most tokens a request may carry (10,000 workspaces x 7 sources, every stream started); a larger body is 413", async () => {
     const first = await json(await call({ isFirstCall: true, workspacePageTokens: [] }));
     const issued: Json[] = first.data.sourcePageTokens;
     // Started streams carry a vendor cursor too: take the longest tokens the service issued.
     const second = await json(await call({ isFirstCall: false, workspacePageTokens: issued }));
     const longest = [...second.data.sourcePageTokens.flatMap((e: Json) => Object.values(e.sourceTokens) as string[])].sort((a, b) => b.length - a.length)[0]!;
     const full = Object.fromEntries(sources.map((s) => [s, longest]));
-    // The 1,000 workspaces' own tokens, then 4,000 more workspaces with seven tokens of the longest
+    // The 1,000 workspaces' own tokens, then 9,000 more workspaces with seven tokens of the longest
     // length each: workspaces the caller is not mapped to are left out once their places are checked,
     // so this is the largest body a listing can take back, and it must be taken.
-    const filler = Array.from({ length: 5000 - issued.length }, (_, i) => ({ workspaceId: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`, sourceTokens: full }));
+    const filler = Array.from({ length: MAX_LISTED_WORKSPACES - issued.length }, (_, i) => ({ workspaceId: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`, sourceTokens: full }));
     const maximum = { isFirstCall: false, workspacePageTokens: [...issued, ...filler] };
-    expect(Buffer.byteLength(JSON.stringify(maximum))).toBeGreaterThan(2 * 1024 * 1024);
+    const maximumBytes = Buffer.byteLength(JSON.stringify(maximum));
+    expect(maximumBytes).toBeGreaterThan(10 * 1024 * 1024);
+    expect(maximumBytes).toBeLessThan(ACROSS_WORKSPACES_MAX_BODY_BYTES);
     const accepted = await call(maximum);
     expect(accepted.status).toBe(200);
     expect((await json(accepted)).data.incidents.length).toBeGreaterThan(0);
     const padded = { ...maximum, query: "x", workspacePageTokens: [...maximum.workspacePageTokens, ...filler.slice(0, 10_000 - maximum.workspacePageTokens.length)] };
-    const tooLarge = await provider.call("POST", "/incidents/across-workspaces", { body: JSON.stringify(padded).padEnd(9 * 1024 * 1024, " ") });
+    const tooLarge = await provider.call("POST", "/incidents/across-workspaces", { body: JSON.stringify(padded).padEnd(ACROSS_WORKSPACES_MAX_BODY_BYTES + 1024 * 1024, " ") });
     expect(tooLarge.status).toBe(413);
     expect(await json(tooLarge)).toMatchObject({ code: "BAD_REQUEST", status: 413 });
   });
 
-  it("a tampered token waiting for a later page comes back untouched, and is refused with the fixed text when its turn comes", async () => {
+  it("a tampered mark of an unstarted stream is refused at once with the fixed text: the anchor names every unstarted stream", async () => {
     const first = await json(await call({ isFirstCall: true, workspacePageTokens: [] }));
     const tokens: Json[] = structuredClone(first.data.sourcePageTokens);
-    // The 41st stream: the next call serves the first 40 and hands this one back, first in line.
     const streams = tokens.flatMap((e) => Object.keys(e.sourceTokens).map((source) => ({ entry: e, source })));
     const { entry, source } = streams[40]!;
-    const token = entry.sourceTokens[source] as string;
-    const tampered = token.slice(0, -3) + (token.endsWith("AAA") ? "BBB" : "AAA");
-    entry.sourceTokens[source] = tampered;
-    const second = await json(await call({ isFirstCall: false, workspacePageTokens: tokens }));
-    const handedBack = second.data.sourcePageTokens[0];
-    expect([handedBack.workspaceId, Object.keys(handedBack.sourceTokens)[0]]).toEqual([entry.workspaceId, source]);
-    expect(handedBack.sourceTokens[source]).toBe(tampered);
-    // Served first next time, as a waiting stream is: there it is read, and refused.
-    const third = await call({ isFirstCall: false, workspacePageTokens: second.data.sourcePageTokens });
-    expect(third.status).toBe(400);
-    expect((await json(third)).detail).toBe(INVALID_PAGE_TOKEN_MESSAGE);
+    expect(entry.sourceTokens[source]).toBe("~");
+    entry.sourceTokens[source] = "AAA";
+    const second = await call({ isFirstCall: false, workspacePageTokens: tokens });
+    expect(second.status).toBe(400);
+    expect((await json(second)).detail).toBe(INVALID_PAGE_TOKEN_MESSAGE);
   });
+});
+
+describe("unstarted streams at a few thousand streams: 500 workspaces x 7 sources", () => {
+  let many: TestHost;
+  beforeAll(async () => {
+    many = await startTestHost({ env: { DEMO_WORKSPACES: "500", SIMULATED_INCIDENTS_PER_WORKSPACE: "2" } });
+  }, 120_000);
+  afterAll(async () => many?.close());
+  const call = (body: Json) => many.call("POST", "/incidents/across-workspaces", { body });
+  const streamsOf = (entries: Json[]) => entries.flatMap((e) => Object.entries(e.sourceTokens as Record<string, string>).map(([source, token]) => ({ stream: `${e.workspaceId}/${source}`, token })));
+
+  it("an unstarted stream's token is one character; one of them, the anchor, carries the first call's time, signed", async () => {
+    const first = await json(await call({ isFirstCall: true, workspacePageTokens: [] }));
+    const streams = streamsOf(first.data.sourcePageTokens);
+    // Every stream but those the first page served to their end.
+    expect(streams.length).toBeGreaterThanOrEqual(500 * sources.length - 40);
+    const marks = streams.filter((s) => s.token === "~");
+    const anchors = streams.filter((s) => s.token.startsWith("~") && s.token !== "~");
+    expect(anchors).toHaveLength(1);
+    expect(anchors[0]!.token.length).toBeLessThanOrEqual(48);
+    expect(marks.length + anchors.length).toBe(500 * sources.length - 40);
+    // The body that sends them back: the contract's shape (171 bytes a workspace of seven marks) and little else.
+    const sentBack = Buffer.byteLength(JSON.stringify({ isFirstCall: false, workspacePageTokens: first.data.sourcePageTokens }));
+    expect(sentBack).toBeLessThan(500 * 171 + 40 * 80);
+  });
+
+  it("pages to the end with every incident once, each call under the first call's body; a mark added for a finished stream is refused", async () => {
+    const seen = new Set<string>();
+    let duplicates = 0;
+    let body = await json(await call({ isFirstCall: true, workspacePageTokens: [] }));
+    let calls = 1;
+    let largest = 0;
+    let tried = false;
+    for (;;) {
+      for (const i of body.data.incidents) {
+        const key = `${i.incident.workspaceId}/${i.source}/${i.incident.id}`;
+        if (seen.has(key)) duplicates++;
+        seen.add(key);
+      }
+      if (!body.data.moreIncidentsAvailable) break;
+      const sent: Json[] = body.data.sourcePageTokens;
+      if (!tried && calls === 2) {
+        // A stream the first page served to its end, given a mark again: not one the service issued.
+        const open = new Set(streamsOf(sent).map((s) => s.stream));
+        const entry = sent.find((e) => sources.some((s) => !open.has(`${e.workspaceId}/${s}`)))!;
+        const source = sources.find((s) => !open.has(`${entry.workspaceId}/${s}`))!;
+        const forged = structuredClone(sent);
+        forged.find((e) => e.workspaceId === entry.workspaceId)!.sourceTokens[source] = "~";
+        const refused = await call({ isFirstCall: false, workspacePageTokens: forged });
+        expect(refused.status).toBe(400);
+        expect((await json(refused)).detail).toBe(INVALID_PAGE_TOKEN_MESSAGE);
+        tried = true;
+      }
+      largest = Math.max(largest, Buffer.byteLength(JSON.stringify({ isFirstCall: false, workspacePageTokens: sent })));
+      body = await json(await call({ isFirstCall: false, workspacePageTokens: sent }));
+      calls++;
+    }
+    expect(tried).toBe(true);
+    expect(duplicates).toBe(0);
+    expect(seen.size).toBe(500 * 2);
+    // 3,500 streams, 40 a call: every stream served once.
+    expect(calls).toBe(Math.ceil((500 * sources.length) / 40));
+    expect(largest).toBeLessThan(500 * 171 + 40 * 80);
+  }, 300_000);
 });

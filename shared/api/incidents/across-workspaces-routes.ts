@@ -21,7 +21,7 @@ export const incidentsAcrossWorkspacesRoutes: RouteGroup = {
       auth: "incidents:read",
       problems: ["EXTENSION_NOT_ENABLED"],
       body: acrossWorkspacesQuery.meta({ examples: [acrossWorkspacesExample] }),
-      // The tokens of 5,000 workspaces (the most a request may name) x 7 sources, sent back as issued.
+      // The tokens of 10,000 workspaces (the most a request may name) x 7 sources, sent back as issued: measured, see the constant.
       maxBodyBytes: ACROSS_WORKSPACES_MAX_BODY_BYTES,
       partial: "streams",
       response: acrossWorkspacesPage.meta({ examples: [acrossWorkspacesResultExample] }),

@@ -20,12 +20,18 @@ const MIN_PER_STREAM = 5;
 const MAX_PER_STREAM = 50;
 /** `filterByLastModified`: most incidents one workspace contributes to one call ("several hundred"). */
 export const LAST_MODIFIED_CAP = 500;
+/** Most workspaces a listing pages at once (`workspacePageTokens` entries): the largest provider served. */
+export const MAX_LISTED_WORKSPACES = 10_000;
 /**
- * The listing's body limit: the most tokens a request may send back (5,000 workspaces x 7 sources),
- * as this service issues them (a few dozen characters each, more with a vendor bridge's cursor), with
- * room to spare.
+ * The listing's body limit, measured (docs/scaling.md, Cross-workspace paging). At 10,000 workspaces x 7
+ * sources the contract's shape alone (keys and workspace ids, empty tokens) is 1.55 MiB, so 1 MiB
+ * cannot be had; a first answer sent back is 1.6 MiB (an unstarted stream costs one character). The
+ * largest body a listing can ask back is every stream started, each token carrying its vendor's
+ * cursor: 11.05 MiB with the simulated vendors' cursors (~170 characters a token), measured by
+ * test/api/incidents-across-workspaces.test.ts. The limit is that with a little room: a body any
+ * larger is not one this service asked for.
  */
-export const ACROSS_WORKSPACES_MAX_BODY_BYTES = 8 * 1024 * 1024;
+export const ACROSS_WORKSPACES_MAX_BODY_BYTES = 12 * 1024 * 1024;
 /** Vendor calls in flight at once for one listing call. */
 const VENDOR_CONCURRENCY = 16;
 /**
@@ -96,7 +102,7 @@ export const acrossWorkspacesQuery = z
     isFirstCall: z.boolean(),
     workspacePageTokens: z
       .array(z.object({ workspaceId: z.guid(), sourceTokens: z.record(z.string(), z.string().min(1).max(1024)) }).strict())
-      .max(5000)
+      .max(MAX_LISTED_WORKSPACES)
       .default([]),
     filterByLastModified: z.boolean().default(false),
   })
@@ -164,6 +170,15 @@ export interface AcrossWorkspacesResult {
 }
 
 /**
+ * The token of a stream not yet started: one character. At 10,000 workspaces a first page hands
+ * back 70,000 streams, nearly all unstarted, and a signed token each (~40 characters) would double
+ * the body every later call must send. What an unstarted stream needs, the first call's time, is
+ * the same for all of them, so one of them carries it, signed (the anchor, below), and the others
+ * carry this mark.
+ */
+const UNSTARTED = "~";
+
+/**
  * What a stream token carries, as compact as it can be: the time of the listing's first call (epoch
  * seconds, base 36; the window is derived from it and from the query), once the stream has started
  * the vendor adapter's cursor, and after a failed page the pages in a row it has failed (with "" for
@@ -221,7 +236,7 @@ export async function listAcrossWorkspaces(ctx: ListingContext, workspaces: Work
   const serves = (workspace: WorkspaceRecord, source: Source) => ctx.sources.isEnabledFor(workspace, source);
   const open = body.isFirstCall
     ? workspaces.flatMap((workspace) => chosenSources.filter((source) => serves(workspace, source)).map((source): Stream => ({ workspace, source, cursor: null, firstCallAt, failedPages: 0 })))
-    : openStreams(body, workspaces, chosenSources).filter((stream) => serves(stream.workspace, stream.source));
+    : openStreams(ctx, body, workspaces, chosenSources, binding).filter((stream) => serves(stream.workspace, stream.source));
 
   // A page holds about LISTING_PAGE_TARGET incidents: up to that many streams advance by a few each.
   // Only their tokens are read and signed again; the others are handed back untouched, moved to the
@@ -255,6 +270,7 @@ export async function listAcrossWorkspaces(ctx: ListingContext, workspaces: Work
     tokens.set(workspaceId, entry);
   };
   const issue = (stream: Stream, adapterCursor: string | null, failedPages = 0) => {
+    if (adapterCursor === null && failedPages === 0) return put(stream.workspace.id, stream.source, UNSTARTED);
     const at = stream.firstCallAt.toString(36);
     const cursor = failedPages > 0 ? [at, adapterCursor ?? "", failedPages] : adapterCursor === null ? [at] : [at, adapterCursor];
     put(stream.workspace.id, stream.source, issuePageToken(ctx, streamListing(binding, stream.workspace.id, stream.source), cursor));
@@ -305,9 +321,11 @@ export async function listAcrossWorkspaces(ctx: ListingContext, workspaces: Work
     if (!gaveUp) failed.push(() => issue(stream, stream.cursor, failedPages));
   }
   for (const keep of failed) keep();
+  const sourcePageTokens = [...tokens].map(([workspaceId, sourceTokens]) => ({ workspaceId, sourceTokens }));
+  anchorUnstarted(ctx, binding, sourcePageTokens, firstCallAtOf(open, firstCallAt));
   return {
     incidents,
-    sourcePageTokens: [...tokens].map(([workspaceId, sourceTokens]) => ({ workspaceId, sourceTokens })),
+    sourcePageTokens,
     moreIncidentsAvailable: tokens.size > 0,
     unavailable,
   };
@@ -404,25 +422,109 @@ function byLastModifiedDesc(a: VendorIncident, b: VendorIncident): number {
 /**
  * The streams the previous response left open, in the order their tokens came. Each token must sit
  * where it was issued (a source of the query, once per workspace); anything else is the contract's
- * fixed 400 at once. The tokens themselves are checked when their streams are served. A workspace
- * the credential lost its role on since is left out.
+ * fixed 400 at once. A started stream's token is checked when its stream is served; the unstarted
+ * streams' marks are checked all at once against their anchor, which names them all. A workspace the
+ * credential lost its role on since is left out.
  */
-function openStreams(body: AcrossWorkspacesBody, workspaces: WorkspaceRecord[], chosenSources: readonly Source[]): WaitingStream[] {
+function openStreams(ctx: ListingContext, body: AcrossWorkspacesBody, workspaces: WorkspaceRecord[], chosenSources: readonly Source[], binding: string): (WaitingStream | Stream)[] {
   const byId = new Map(workspaces.map((w) => [w.id, w]));
-  const seen = new Set<string>();
-  const streams: WaitingStream[] = [];
+  // Per workspace, the sources met so far, a bit each: at 70,000 streams a key string per stream was
+  // most of a call's own time (and its garbage).
+  const seen = new Map<string, number>();
+  const chosen = sources.map((source) => chosenSources.includes(source));
+  const streams: (WaitingStream | Stream)[] = [];
+  const unstarted: Stream[] = [];
+  const marks: string[] = [];
+  let anchor: { token: string; target: string } | undefined;
   body.workspacePageTokens.forEach((entry, i) => {
     const workspaceId = entry.workspaceId.toLowerCase();
-    for (const [key, token] of Object.entries(entry.sourceTokens)) {
-      const target = `workspacePageTokens[${i}].sourceTokens.${key}`;
+    const workspace = byId.get(workspaceId);
+    let met = seen.get(workspaceId) ?? 0;
+    let marked = 0;
+    for (const key in entry.sourceTokens) {
+      const token = entry.sourceTokens[key]!;
       const source = parseSource(key);
-      if (!source || !chosenSources.includes(source) || seen.has(`${workspaceId}/${source}`)) throw invalidTokens(target);
-      seen.add(`${workspaceId}/${source}`);
-      const workspace = byId.get(workspaceId);
-      if (workspace) streams.push({ workspace, source, token, target });
+      const bit = source ? 1 << sources.indexOf(source) : 0;
+      if (!source || !chosen[sources.indexOf(source)] || met & bit) throw invalidTokens(tokenTarget(i, key));
+      met |= bit;
+      const isUnstarted = token.startsWith(UNSTARTED);
+      if (isUnstarted) {
+        marked |= bit;
+        if (token !== UNSTARTED) {
+          if (anchor) throw invalidTokens(tokenTarget(i, key));
+          anchor = { token: token.slice(UNSTARTED.length), target: tokenTarget(i, key) };
+        }
+      }
+      if (!workspace) continue;
+      if (!isUnstarted) streams.push({ workspace, source, token, target: tokenTarget(i, key) });
+      else {
+        const stream: Stream = { workspace, source, cursor: null, firstCallAt: 0, failedPages: 0 };
+        unstarted.push(stream);
+        streams.push(stream);
+      }
     }
+    seen.set(workspaceId, met);
+    if (marked) marks.push(markLine(workspaceId, marked));
   });
+  if (marks.length > 0) {
+    if (!anchor) throw invalidTokens(`workspacePageTokens`);
+    let cursor: z.output<typeof anchorCursor>;
+    try {
+      cursor = readPageToken(ctx, anchor.token, anchorListing(binding, marks), anchorCursor, anchor.target);
+    } catch (error) {
+      throw invalidTokens(anchor.target, error);
+    }
+    const at = parseInt(cursor[0], 36);
+    for (const stream of unstarted) stream.firstCallAt = at;
+  }
   return streams;
+}
+
+function tokenTarget(entry: number, key: string): string {
+  return `workspacePageTokens[${entry}].sourceTokens.${key}`;
+}
+
+/** A workspace's unstarted streams as the anchor signs them: its id and its sources, a bit each (so their keys' order does not matter). */
+function markLine(workspaceId: string, sourceBits: number): string {
+  return `${workspaceId}:${sourceBits.toString(36)}`;
+}
+
+const anchorCursor = z.tuple([firstCall]);
+
+/**
+ * The listing the unstarted streams' anchor is signed to: the query, and every unstarted stream of
+ * the answer (`markLine`, workspaces in their order). A mark added, moved or dropped no longer matches
+ * the anchor: the whole set is refused, as a made-up token is.
+ */
+function anchorListing(binding: string, marks: string[]): string {
+  return `${binding}:unstarted:${createHash("sha256").update(marks.join("\n")).digest("base64url")}`;
+}
+
+/**
+ * Signs the answer's unstarted streams: the first one's mark becomes the anchor, carrying the first
+ * call's time, signed over the query and the whole set of marks (`anchorListing`).
+ */
+function anchorUnstarted(ctx: ListingContext, binding: string, entries: { workspaceId: string; sourceTokens: Partial<Record<Source, string>> }[], firstCallAt: number): void {
+  const marks: string[] = [];
+  let first: { sourceTokens: Partial<Record<Source, string>>; source: Source } | undefined;
+  for (const entry of entries) {
+    let marked = 0;
+    for (const key in entry.sourceTokens) {
+      const source = key as Source;
+      if (entry.sourceTokens[source] !== UNSTARTED) continue;
+      first ??= { sourceTokens: entry.sourceTokens, source };
+      marked |= 1 << sources.indexOf(source);
+    }
+    if (marked) marks.push(markLine(entry.workspaceId, marked));
+  }
+  if (!first) return;
+  first.sourceTokens[first.source] = UNSTARTED + issuePageToken(ctx, anchorListing(binding, marks), [firstCallAt.toString(36)]);
+}
+
+/** The listing's first call's time: every stream of a listing shares it. */
+function firstCallAtOf(open: (WaitingStream | Stream)[], now: number): number {
+  const known = open.find((s): s is Stream => !("token" in s));
+  return known?.firstCallAt ?? now;
 }
 
 /**

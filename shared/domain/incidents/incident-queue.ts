@@ -14,6 +14,7 @@ import {
   filtersOf,
   GIVE_UP_AFTER_FAILED_PAGES,
   listingBinding,
+  MAX_LISTED_WORKSPACES,
   pageOf,
   statesOf,
   summariesOf,
@@ -116,9 +117,9 @@ const position = z.union([
 ]);
 const cursorSchema = z.object({
   at: z.string().regex(/^[0-9a-z]{1,9}$/),
-  w: z.array(z.tuple([z.string().regex(/^[A-Za-z0-9_-]{22}$/), z.array(position)])).max(5000),
+  w: z.array(z.tuple([z.string().regex(/^[A-Za-z0-9_-]{22}$/), z.array(position)])).max(MAX_LISTED_WORKSPACES),
 });
-/** Most bytes a token's cursor inflates to: 5,000 workspaces' positions with room (a deflate bomb stops there). */
+/** Most bytes a token's cursor inflates to: 10,000 workspaces' positions with room (a deflate bomb stops there). */
 const MAX_CURSOR_BYTES = 8 * 1024 * 1024;
 
 /**

@@ -111,7 +111,7 @@ const envSchema = z
     MAX_CONCURRENT_REQUESTS: positiveInt.max(1_000).default(100),
     SIMULATED_VENDOR_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).default(0),
     DEMO_SEED: z.string().min(1).default("secops-demo"),
-    DEMO_WORKSPACES: z.coerce.number().int().min(5).max(1000).default(5),
+    DEMO_WORKSPACES: z.coerce.number().int().min(5).max(10_000).default(5),
     SIMULATED_INCIDENTS_PER_WORKSPACE: z.coerce.number().int().min(0).max(100_000).default(300),
     ...sourceEnv,
     PLAYBOOK_AUTOMATION_URL: z.url({ protocol: /^https?$/ }).optional(),

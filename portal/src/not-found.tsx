@@ -1,5 +1,5 @@
-import { BASE, Link } from "../router";
-import { PageHeader } from "../ui";
+import { BASE, Link } from "./router";
+import { PageHeader } from "./ui";
 
 export function NotFoundPage() {
   return (

@@ -2,7 +2,7 @@ import type { ComponentChildren } from "preact";
 import { useSourceName } from "../session";
 import { api } from "../api/client";
 import type { paths } from "../api/openapi";
-import { IncidentLink } from "../incident-link";
+import { IncidentLink } from "../ui/incident-link";
 import { BASE, Link } from "../router";
 import { withEtag } from "../etag";
 import { Badge, Empty, PageHeader, ProblemBanner, TableScroll, Time, useResource } from "../ui";

@@ -1,9 +1,9 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, call, type Problem } from "../api/client";
 import type { paths } from "../api/openapi";
-import { IncidentLink } from "../incident-link";
-import { ShowMore } from "../paging";
-import { WindowedRows } from "../windowed-rows";
+import { IncidentLink } from "../ui/incident-link";
+import { ShowMore } from "../ui/paging";
+import { WindowedRows } from "../ui/windowed-rows";
 import { useMe, useSourceName } from "../session";
 import { useUrlFilters } from "../url-filters";
 import { Badge, CheckboxFilter, Empty, Field, Notice, PageHeader, ProblemBanner, Select, TableScroll, Time, useResource } from "../ui";

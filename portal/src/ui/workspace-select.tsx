@@ -3,7 +3,7 @@ import { useEffect } from "preact/hooks";
 import { api, call } from "../api/client";
 import type { paths } from "../api/openapi";
 import { navigate, useLocation } from "../router";
-import { Empty, ProblemBanner, Select, useResource } from "../ui";
+import { Empty, ProblemBanner, Select, useResource } from "./";
 
 type WorkspaceList = paths["/api/v2/portal/workspaces"]["get"]["responses"][200]["content"]["application/json"]["data"];
 export type Workspace = WorkspaceList[number];

@@ -1,7 +1,7 @@
 import { useRef, useState } from "preact/hooks";
-import { fieldError, type Problem } from "./api/client";
-import type { paths } from "./api/openapi";
-import { Select } from "./ui";
+import { fieldError, type Problem } from "../api/client";
+import type { paths } from "../api/openapi";
+import { Select } from "./";
 
 type PersonBody = NonNullable<paths["/api/v2/portal/people/{userId}"]["put"]["requestBody"]>["content"]["application/json"];
 export type WorkspaceRole = NonNullable<PersonBody["workspaceRoles"]>[number]["role"];

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import { ProblemBanner, useAction, useResource, type Action, type Resource } from "./ui";
+import { ProblemBanner, useAction, useResource, type Action, type Resource } from "./";
 
 /** A page of a list as the API answers it: the entries, and the token of the next page while there is one. */
 export interface ListPage<T> {

@@ -4,12 +4,12 @@ import { ifMatch, withEtag } from "../etag";
 import type { paths } from "../api/openapi";
 import { Confirmation, useConfirming } from "../confirmation";
 import { setFlash, takeFlash } from "../flash";
-import { ShowMore, usePages } from "../paging";
+import { ShowMore, usePages } from "../ui/paging";
 import { BASE, Link, navigate, useLocation } from "../router";
 import { hasRole, useMe } from "../session";
 import { Badge, Checkbox, Empty, Field, Notice, PageHeader, ProblemBanner, SaveProblem, Select, TableScroll, Time, useAction, useResource } from "../ui";
-import { useWorkspaceRoleRows, WorkspaceRoleList, WorkspaceRolesEditor } from "../workspace-roles";
-import { readOrganizations, readWorkspaces, type Organization, type Workspace } from "./workspaces";
+import { useWorkspaceRoleRows, WorkspaceRoleList, WorkspaceRolesEditor } from "../ui/workspace-roles";
+import { readOrganizations, readWorkspaces, type Organization, type Workspace } from "../pages/workspaces";
 
 type PeopleEnvelope = paths["/api/v2/portal/people"]["get"]["responses"][200]["content"]["application/json"];
 export type Person = PeopleEnvelope["data"][number];

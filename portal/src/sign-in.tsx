@@ -1,7 +1,7 @@
 import type { ComponentChildren } from "preact";
-import type { Problem } from "../api/client";
-import { signInUrl } from "../session";
-import { PageHeader } from "../ui";
+import type { Problem } from "./api/client";
+import { signInUrl } from "./session";
+import { PageHeader } from "./ui";
 
 /** A page of its own, outside the app's shell: one card in the middle, for someone not (or not yet) let in. */
 function CenteredCard(props: { title: string; refusal?: string; children: ComponentChildren }) {

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from "preact";
 import { useCallback, useEffect, useId, useRef, useState } from "preact/hooks";
-import { fieldError, ProblemError, type Problem } from "./api/client";
-import { exactTime, relativeTime } from "./time-format";
+import { fieldError, ProblemError, type Problem } from "../api/client";
+import { exactTime, relativeTime } from "../time-format";
 
 /** Any error as a problem the page can show. */
 export function asProblem(error: unknown): Problem {

@@ -5,7 +5,7 @@ import { Confirmation, useConfirming } from "../confirmation";
 import { ifMatch, withEtag } from "../etag";
 import { hasRole, useMe } from "../session";
 import { asProblem, Badge, Checkbox, Empty, Field, Notice, PageHeader, ProblemBanner, Select, TableScroll, Time, useAction, useResource } from "../ui";
-import { useWorkspaceChoice, type Workspace } from "./workspace-select";
+import { useWorkspaceChoice, type Workspace } from "../ui/workspace-select";
 
 type CataloguePath = paths["/api/v2/portal/workspaces/{workspaceId}/playbooks"];
 type Catalogue = CataloguePath["get"]["responses"][200]["content"]["application/json"]["data"];

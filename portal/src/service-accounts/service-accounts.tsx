@@ -5,12 +5,12 @@ import type { paths } from "../api/openapi";
 import { ifMatch, withEtag } from "../etag";
 import { Confirmation, useConfirming } from "../confirmation";
 import { setFlash, takeFlash } from "../flash";
-import { ShowMore, usePages } from "../paging";
+import { ShowMore, usePages } from "../ui/paging";
 import { BASE, Link, navigate } from "../router";
 import { hasRole, useMe } from "../session";
 import { Badge, Checkbox, CopyButton, Empty, Field, Notice, PageHeader, ProblemBanner, SaveProblem, Select, TableScroll, Time, useAction, useResource } from "../ui";
-import { useWorkspaceRoleRows, WorkspaceRoleList, WorkspaceRolesEditor } from "../workspace-roles";
-import { readWorkspaces, type Workspace } from "./workspaces";
+import { useWorkspaceRoleRows, WorkspaceRoleList, WorkspaceRolesEditor } from "../ui/workspace-roles";
+import { readWorkspaces, type Workspace } from "../pages/workspaces";
 
 type ListEnvelope = paths["/api/v2/portal/service-accounts"]["get"]["responses"][200]["content"]["application/json"];
 export type ServiceAccount = ListEnvelope["data"][number];

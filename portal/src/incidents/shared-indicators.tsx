@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { api, call } from "../api/client";
 import type { paths } from "../api/openapi";
-import { IncidentLink } from "../incident-link";
+import { IncidentLink } from "../ui/incident-link";
 import { useMe } from "../session";
 import { Badge, Empty, Notice, ProblemBanner, Select, Time, useResource } from "../ui";
 

@@ -4,7 +4,7 @@ import type { paths } from "../api/openapi";
 import { withEtag } from "../etag";
 import { BASE, Link } from "../router";
 import { hasRole, useMe } from "../session";
-import { ShowMore, usePages } from "../paging";
+import { ShowMore, usePages } from "../ui/paging";
 import { Badge, Empty, Field, Notice, PageHeader, ProblemBanner, RefreshButton, Select, TableScroll, Time, useAction, useResource } from "../ui";
 import { DeliveryAttemptPanel, type AttemptRef } from "./delivery-attempt";
 import { DeliveryChart } from "./delivery-chart";

@@ -4,7 +4,7 @@ import type { paths } from "../api/openapi";
 import { hasRole, useMe } from "../session";
 import { Badge, Empty, Field, Notice, PageHeader, ProblemBanner, Select, TableScroll, Time, useAction, useResource } from "../ui";
 import { ifMatch, withEtag } from "../etag";
-import { useWorkspaceChoice, type Workspace } from "./workspace-select";
+import { useWorkspaceChoice, type Workspace } from "../ui/workspace-select";
 
 type ConfigurationPath = paths["/api/v2/portal/workspaces/{workspaceId}/agent-configuration"];
 type Configuration = ConfigurationPath["get"]["responses"][200]["content"]["application/json"]["data"];

@@ -4,7 +4,7 @@ import type { paths } from "../api/openapi";
 import { Confirmation, useConfirming } from "../confirmation";
 import { hasRole, useMe } from "../session";
 import { Empty, Field, Notice, PageHeader, ProblemBanner, RefreshButton, TableScroll, Time, useAction, useResource } from "../ui";
-import { useWorkspaceChoice, type Workspace } from "./workspace-select";
+import { useWorkspaceChoice, type Workspace } from "../ui/workspace-select";
 
 type SopList = paths["/api/v2/portal/workspaces/{workspaceId}/sops"]["get"]["responses"][200]["content"]["application/json"]["data"];
 type Sop = SopList[number];

@@ -1,11 +1,11 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, call } from "../api/client";
 import type { paths } from "../api/openapi";
-import { ShowMore, usePages } from "../paging";
+import { ShowMore, usePages } from "../ui/paging";
 import { useUrlFilters } from "../url-filters";
 import { Badge, Empty, Notice, ProblemBanner, TableScroll, Time } from "../ui";
 import { HistoryHeader, useWorkspaceChoices, WorkspaceFilter } from "./history";
-import { RequestFacts } from "./approvals";
+import { RequestFacts } from "../approvals/approvals";
 
 type Envelope = paths["/api/v2/portal/approvals/decided"]["get"]["responses"][200]["content"]["application/json"];
 type DecidedApproval = Envelope["data"][number];

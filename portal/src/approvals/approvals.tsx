@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
 import type { paths } from "../api/openapi";
-import { IncidentLink } from "../incident-link";
-import { ShowMore } from "../paging";
+import { IncidentLink } from "../ui/incident-link";
+import { ShowMore } from "../ui/paging";
 import { Badge, Empty, Field, Notice, PageHeader, ProblemBanner, RefreshButton, TableScroll, Time, useAction, useInterval, useResource } from "../ui";
 
 type QueueEnvelope = paths["/api/v2/portal/approvals"]["get"]["responses"][200]["content"]["application/json"];

@@ -2,7 +2,7 @@ import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { api, call, csrf, type Problem } from "../api/client";
 import type { paths } from "../api/openapi";
 import { Confirmation, useConfirming } from "../confirmation";
-import { IncidentLink } from "../incident-link";
+import { IncidentLink } from "../ui/incident-link";
 import { useMe } from "../session";
 import { Field, ProblemBanner, Select, useAction } from "../ui";
 import type { IncidentSummary } from "./incidents";

@@ -1,8 +1,8 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, call } from "../api/client";
 import type { paths } from "../api/openapi";
-import { IncidentLink } from "../incident-link";
-import { ShowMore, usePages } from "../paging";
+import { IncidentLink } from "../ui/incident-link";
+import { ShowMore, usePages } from "../ui/paging";
 import { Link } from "../router";
 import { useUrlFilters, type FilterValues } from "../url-filters";
 import { Empty, Field, ProblemBanner, Select, TableScroll, useResource } from "../ui";

@@ -1,4 +1,4 @@
-import { BASE, Link } from "./router";
+import { BASE, Link } from "../router";
 
 /**
  * A link to an incident's page (`/incidents/:workspaceId/:source/:incidentId`), named by its number

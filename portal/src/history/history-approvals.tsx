@@ -5,7 +5,7 @@ import { ShowMore, usePages } from "../ui/paging";
 import { useUrlFilters } from "../url-filters";
 import { Badge, Empty, Notice, ProblemBanner, TableScroll, Time } from "../ui";
 import { HistoryHeader, useWorkspaceChoices, WorkspaceFilter } from "./history";
-import { RequestFacts } from "../approvals/approvals";
+import { RequestFacts } from "../approvals/request-facts";
 
 type Envelope = paths["/api/v2/portal/approvals/decided"]["get"]["responses"][200]["content"]["application/json"];
 type DecidedApproval = Envelope["data"][number];

@@ -5,7 +5,7 @@ import { Confirmation, useConfirming } from "../confirmation";
 import { IncidentLink } from "../ui/incident-link";
 import { useMe } from "../session";
 import { Field, ProblemBanner, Select, useAction } from "../ui";
-import type { IncidentSummary } from "./incidents";
+import type { IncidentSummary } from "./incident-queue";
 
 type BulkOperation = paths["/api/v2/portal/incidents/bulk"]["post"];
 type BulkBody = NonNullable<BulkOperation["requestBody"]>["content"]["application/json"];

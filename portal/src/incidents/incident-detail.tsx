@@ -6,8 +6,9 @@ import { IncidentLink } from "../ui/incident-link";
 import { BASE, Link } from "../router";
 import { withEtag } from "../etag";
 import { Badge, Empty, PageHeader, ProblemBanner, TableScroll, Time, useResource } from "../ui";
-import { IncidentActions, SlaFact } from "./incident-actions";
-import { severityTone } from "./incidents";
+import { IncidentActions } from "./incident-actions";
+import { SlaFact } from "./sla";
+import { severityTone } from "./incident-filters";
 import { IncidentRuns } from "./incident-runs";
 
 type Detail = paths["/api/v2/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}"]["get"]["responses"][200]["content"]["application/json"]["data"];

@@ -1,9 +1,9 @@
 import { useEffect, useState } from "preact/hooks";
 import { BASE, Link, match, navigate, useLocation } from "./router";
 import { SessionContext, signOut, useSession, type Me } from "./session";
-import { SignedOutPage, RefusedPage } from "./pages/sign-in";
+import { SignedOutPage, RefusedPage } from "./sign-in";
 import { SECTIONS } from "./sections";
-import { NotFoundPage } from "./pages/not-found";
+import { NotFoundPage } from "./not-found";
 import { asProblem, ProblemBanner } from "./ui";
 import type { Problem } from "./api/client";
 

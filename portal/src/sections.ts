@@ -1,20 +1,23 @@
 import type { ComponentType } from "preact";
 import { BASE } from "./router";
-import { ApprovalsPage } from "./pages/approvals";
-import { NewWebhookPage, WebhooksPage } from "./pages/webhooks";
-import { IncidentsPage } from "./pages/incidents";
-import { IncidentDetailPage } from "./pages/incident-detail";
-import { WebhookDetailPage } from "./pages/webhook-detail";
+import { ApprovalsPage } from "./approvals/approvals";
+import { NewWebhookPage, WebhooksPage } from "./webhooks/webhooks";
+import { IncidentsPage } from "./incidents/incidents";
+import { IncidentDetailPage } from "./incidents/incident-detail";
+import { WebhookDetailPage } from "./webhooks/webhook-detail";
 import { WorkspacesPage } from "./pages/workspaces";
 import { WorkspacePage } from "./pages/workspace";
-import { PeoplePage, PersonPage } from "./pages/people";
-import { ContentPage } from "./pages/content";
-import { AgentsPage } from "./pages/agents";
-import { SopsPage } from "./pages/sops";
-import { NewServiceAccountPage, ServiceAccountPage, ServiceAccountsPage } from "./pages/service-accounts";
-import { DecidedApprovalsPage } from "./pages/history-approvals";
-import { RunHistoryPage } from "./pages/history-runs";
-import { AuditTrailPage } from "./pages/history-audit";
+import { PeoplePage } from "./people/people";
+import { PersonPage } from "./people/person";
+import { ContentPage } from "./content/content";
+import { AgentsPage } from "./agents/agents";
+import { SopsPage } from "./sops/sops";
+import { NewServiceAccountPage } from "./service-accounts/new-service-account";
+import { ServiceAccountPage } from "./service-accounts/service-account";
+import { ServiceAccountsPage } from "./service-accounts/service-accounts";
+import { DecidedApprovalsPage } from "./history/history-approvals";
+import { RunHistoryPage } from "./history/history-runs";
+import { AuditTrailPage } from "./history/history-audit";
 
 /** A view: a path pattern under /portal (`:name` segments become params) and the page that shows it. */
 export interface View {

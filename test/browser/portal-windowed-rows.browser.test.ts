@@ -14,7 +14,7 @@ import { allWindowedRows, checkAccessibility, launchBrowser, newPage, NO_PROBLEM
  * The rows are the incidents page's (a checkbox for the bulk actions, the incident's link and source,
  * severity badge, status, workspace, assignee, last update), rendered when the page's answer comes,
  * into a page that already shows the rest (as the incidents page shows its filters while it reads), by `WindowedRows`
- * (portal/src/windowed-rows.tsx) in a page of their own built from the portal's sources and
+ * (portal/src/ui/windowed-rows.tsx) in a page of their own built from the portal's sources and
  * stylesheet and served under the portal's Content-Security-Policy: the incidents page mounts the
  * same component. The same rows rendered whole are measured beside them, for comparison.
  */
@@ -26,10 +26,10 @@ const HARNESS = `
 import { render } from "preact";
 import { useState } from "preact/hooks";
 import "./styles.css";
-import { IncidentLink } from "./incident-link";
+import { IncidentLink } from "./ui/incident-link";
 import { exactTime, relativeTime } from "./time-format";
 import { Badge, TableScroll, Time } from "./ui";
-import { WindowedRows } from "./windowed-rows";
+import { WindowedRows } from "./ui/windowed-rows";
 
 const SEVERITIES = ["High", "Medium", "Low", "Informational"];
 const STATUSES = ["New", "Active", "Closed"];

@@ -308,7 +308,7 @@ export async function scrollIntoViewSettled(page: Page, selector: string): Promi
 }
 
 /**
- * Every row of a table whose body renders only the rows near the viewport (portal/src/windowed-rows.tsx),
+ * Every row of a table whose body renders only the rows near the viewport (portal/src/ui/windowed-rows.tsx),
  * in order: scrolls the page from the table's top to its end, a screen at a time, and reads each row
  * rendered on the way, `attributes` of it by name (and `aria-rowindex`, its place; `innerText` names the
  * row's text), once each. Leaves

@@ -3,7 +3,7 @@ import { api, csrf } from "../api/client";
 import type { paths } from "../api/openapi";
 import { ifMatch, withEtag } from "../etag";
 import { Field, Notice, ProblemBanner, SaveProblem, useAction, useResource } from "../ui";
-import { duration } from "./incident-actions";
+import { duration } from "../incidents/sla";
 
 type Policy = paths["/api/v2/portal/workspaces/{workspaceId}/sla-policy"]["get"]["responses"][200]["content"]["application/json"]["data"];
 type Severity = keyof Policy["timeToResolveMinutes"];

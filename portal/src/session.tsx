@@ -29,6 +29,15 @@ export function useSourceName(): (source: string) => string {
   return (source) => (me.sourceDisplayNames as Record<string, string>)[source] ?? source;
 }
 
+/**
+ * Whether the person's organization manages customer accounts (a service provider with customers):
+ * known from the session, so a page lays out what depends on it (the Customer filter, the shared
+ * indicators) with its first render rather than after another answer.
+ */
+export function managesCustomers(me: Me): boolean {
+  return me.organizationAccountIds.length > 1;
+}
+
 /** Whether the person holds one of the roles (Admin holds them all). */
 export function hasRole(me: Me, roles: readonly OrganizationalRole[]): boolean {
   return me.organizationalRole === "Admin" || roles.includes(me.organizationalRole);

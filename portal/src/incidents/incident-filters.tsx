@@ -1,7 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { type Problem } from "../api/client";
 import type { paths } from "../api/openapi";
-import { useMe, useSourceName } from "../session";
+import { managesCustomers, useMe, useSourceName } from "../session";
 import { CheckboxFilter, Field, Select } from "../ui";
 import { type QueueQuery } from "./incident-queue";
 
@@ -111,7 +111,7 @@ export function IncidentFilters(props: { params: URLSearchParams; urlKey: string
     >
       <div class="filters">
         {/* Known from the session, not from the organizations' answer: a field that came in with it would move the form. */}
-        {me.organizationAccountIds.length > 1 && (
+        {managesCustomers(me) && (
           <Select
             label="Customer"
             name="customer"

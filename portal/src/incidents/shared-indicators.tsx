@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { api, call } from "../api/client";
 import type { paths } from "../api/openapi";
 import { IncidentLink } from "../ui/incident-link";
-import { useMe } from "../session";
+import { managesCustomers, useMe } from "../session";
 import { Badge, Empty, Notice, ProblemBanner, Select, Time, useResource } from "../ui";
 
 type Operation = paths["/api/v2/portal/shared-indicators"]["get"];
@@ -42,7 +42,7 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
  */
 export function SharedIndicatorsPanel() {
   const me = useMe();
-  return me.organizationAccountIds.length > 1 ? <SharedIndicatorsList /> : null;
+  return managesCustomers(me) ? <SharedIndicatorsList /> : null;
 }
 
 function SharedIndicatorsList() {

@@ -23,15 +23,17 @@ const HEAP_PROBE = path.join(ROOT, "bench/heap-probe.cjs");
  * host's heap and RSS after a full collection, in MB; and `heapSnapshot(file)`, which writes one.
  * `nodeArgs` go to node before the host's script (e.g. `--require` of another probe).
  */
-export async function startApiHost({ env = {}, readyTimeoutMs, heapProbe = false, nodeArgs = [], root = ROOT } = {}) {
-  // `root`: another built checkout of this repository, to run an older build beside this one.
-  const apiHost = root === ROOT ? API_HOST : path.join(root, "dist/shared/hosts/local/main.js");
+export async function startApiHost({ env = {}, readyTimeoutMs, heapProbe = false, nodeArgs = [], root = ROOT, sameAccountAs } = {}) {
+  // `root`: another built checkout of this repository, to run an older build beside this one (older
+  // builds kept the host at dist/shared/local/). `sameAccountAs`: a started host whose admin account
+  // this one gets too, so that one load's headers serve both.
+  const apiHost = root === ROOT ? API_HOST : [path.join(root, "dist/shared/hosts/local/main.js"), path.join(root, "dist/shared/local/main.js")].find(existsSync) ?? path.join(root, "dist/shared/hosts/local/main.js");
   if (!existsSync(apiHost)) {
     throw new Error(`${apiHost} does not exist; run \`npm run build\` there (npm run bench does it here).`);
   }
   const port = await freePort();
-  const clientId = randomUUID();
-  const clientSecret = randomBytes(32).toString("base64url"); // 43 chars, no ':' to confuse Basic auth
+  const clientId = sameAccountAs?.clientId ?? randomUUID();
+  const clientSecret = sameAccountAs?.clientSecret ?? randomBytes(32).toString("base64url"); // 43 chars, no ':' to confuse Basic auth
   const baseUrl = `http://127.0.0.1:${port}/api/v2`;
   const authHeaders = { Authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString("base64")}` };
   const accountUrl = `${baseUrl}/service-accounts/${clientId}`;

@@ -1,7 +1,7 @@
 // The competitor for the API benchmark: what a competent Fastify user would build to serve
 // GET /api/v2/service-accounts/{id} with the same work the API does per request — HTTP Basic, a
 // principal lookup, an HMAC-SHA256 check of the secret in constant time, a scope check, a token
-// bucket with RateLimit-* headers, a request id, an ETag, and the {data, meta} envelope serialised
+// bucket with RateLimit-* headers, a request id, an ETag, the API's other response headers, and the {data, meta} envelope serialised
 // per request (with Fastify's own schema-compiled serializer, as its users do). The data is the
 // service account the API answered with, held in memory as a store would hand it out.
 //
@@ -57,6 +57,9 @@ app.addHook("onRequest", async (request, reply) => {
   request.requestId = randomUUID();
   reply.header("X-Request-Id", request.requestId);
   reply.header("Cache-Control", "no-store");
+  // What the API sends on every JSON answer: no content sniffing, and Vary since it may compress.
+  reply.header("X-Content-Type-Options", "nosniff");
+  reply.header("Vary", "Accept-Encoding");
   const match = /^Basic ([A-Za-z0-9+/=]+)$/.exec(request.headers.authorization ?? "");
   const decoded = match ? Buffer.from(match[1], "base64").toString("utf8") : "";
   const colon = decoded.indexOf(":");

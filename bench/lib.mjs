@@ -348,6 +348,9 @@ export function summarizeRounds(label, rounds) {
   return {
     label,
     rps: median(rounds.map((r) => r.rps)),
+    // The server's own CPU per answer (rounds that measured it): less moved by other work on a shared
+    // machine than req/s, which also counts the time the server waited for a core.
+    cpuUs: median(rounds.map((r) => r.cpuUs ?? NaN)),
     p50: median(rounds.map((r) => r.p50)),
     p99: median(rounds.map((r) => r.p99)),
     errors: rounds.reduce((n, r) => n + r.errors, 0),
@@ -358,10 +361,11 @@ export function summarizeRounds(label, rounds) {
 
 /** A fixed-width text table of summarized rows, for the terminal. */
 export function formatLoadTable(rows) {
-  const header = ["target", "req/s", "p50 ms", "p99 ms", "errors", "non-2xx", "req/s per round"];
+  const header = ["target", "req/s", "CPU µs/req", "p50 ms", "p99 ms", "errors", "non-2xx", "req/s per round"];
   const body = rows.map((r) => [
     r.label,
     r.rps.toFixed(0),
+    Number.isFinite(r.cpuUs) ? r.cpuUs.toFixed(1) : "-",
     r.p50.toFixed(2),
     r.p99.toFixed(2),
     String(r.errors),
@@ -373,6 +377,24 @@ export function formatLoadTable(rows) {
   const line = (cells) =>
     cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ").trimEnd();
   return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)].join("\n");
+}
+
+/** Clock ticks per second of /proc's CPU times (`getconf CLK_TCK`; 100 on Linux as built). */
+let clockTicks;
+
+/**
+ * The CPU time (user + system) a process has used so far, in µs, from /proc/<pid>/stat; NaN where
+ * there is no /proc. Read before and after a load, it gives the server's own CPU per answer.
+ */
+export async function processCpuUs(pid) {
+  try {
+    clockTicks ??= Number((await execFileAsync("getconf", ["CLK_TCK"])).stdout.trim()) || 100;
+    const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1].split(" ");
+    // utime and stime are the 14th and 15th fields of stat, the 12th and 13th after the command.
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / clockTicks;
+  } catch {
+    return NaN;
+  }
 }
 
 /** A copy of `obj` without `keys`, to leave noise (dates, connection headers) out of the results. */

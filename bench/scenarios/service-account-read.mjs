@@ -3,7 +3,7 @@
 
 import path from "node:path";
 import { ROOT, startApiHost } from "../api-host.mjs";
-import { childEnv, describeExit, formatLoadTable, freePort, runLoad, startServer, summarizeRounds, withoutKeys } from "../lib.mjs";
+import { childEnv, describeExit, formatLoadTable, freePort, processCpuUs, runLoad, startServer, summarizeRounds, withoutKeys } from "../lib.mjs";
 
 const BARE_SERVER = path.join(ROOT, "bench/bare-server.mjs");
 const FASTIFY_REFERENCE = path.join(ROOT, "bench/fastify-reference.mjs");
@@ -38,9 +38,13 @@ async function compareTargets(targets, { log, settings }) {
   for (let i = 0; i < settings.rounds && problems.length === 0; i++) {
     const order = i % 2 === 0 ? targets : [...targets].reverse();
     for (const target of order) {
+      const cpu0 = await processCpuUs(target.server.child.pid);
       const r = await load(target, settings.durationS);
+      r.cpuUs = ((await processCpuUs(target.server.child.pid)) - cpu0) / r.requests;
       rounds.get(target).push(r);
-      log(`  round ${i + 1}/${settings.rounds}  ${target.label.padEnd(16)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms`);
+      log(
+        `  round ${i + 1}/${settings.rounds}  ${target.label.padEnd(16)} ${r.rps.toFixed(0).padStart(7)} req/s  ${r.cpuUs.toFixed(1).padStart(6)} µs CPU/req  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms`,
+      );
       check(target, `round ${i + 1}`, r);
     }
   }
@@ -108,9 +112,17 @@ export async function serviceAccountRead({ log, settings }) {
       { label: "Fastify + work", url: fastifyUrl, headers: api.authHeaders, server: fastify },
       { label: "API", url: api.accountUrl, headers: api.authHeaders, server: api.server },
     ];
+    // BENCH_BASELINE_ROOT: an older build's host beside this one, in the same alternating rounds, with
+    // the same admin account, so that a slide of this build shows as a ratio of the two.
+    const baselineRoot = process.env.BENCH_BASELINE_ROOT;
+    if (baselineRoot) {
+      const baseline = await startApiHost({ root: path.resolve(baselineRoot), sameAccountAs: api });
+      started.push(baseline.server);
+      targets.push({ label: "API, older build", url: baseline.accountUrl, headers: api.authHeaders, server: baseline.server });
+    }
     const { rows, problems } = await compareTargets(targets, { log, settings });
     if (rows.some((r) => r.rounds.length === 0)) return { rows, checks: [], notes, problems };
-    const [bareRow, fastifyRow, apiRow] = rows;
+    const [bareRow, fastifyRow, apiRow, baselineRow] = rows;
     const ratio = apiRow.rps / fastifyRow.rps;
     const roundRatios = apiRow.rounds.map((r, i) => r.rps / fastifyRow.rounds[i]?.rps);
 
@@ -118,7 +130,11 @@ export async function serviceAccountRead({ log, settings }) {
     log(formatLoadTable(rows));
     log("");
     log(`  API / Fastify req/s = ${ratio.toFixed(3)} (medians); per round ${roundRatios.map((x) => x.toFixed(3)).join(", ")}`);
+    log(`  Fastify CPU / API CPU per request = ${(fastifyRow.cpuUs / apiRow.cpuUs).toFixed(3)} (the same comparison by the servers' own CPU)`);
     log(`  API / bare = ${(apiRow.rps / bareRow.rps).toFixed(3)}; Fastify / bare = ${(fastifyRow.rps / bareRow.rps).toFixed(3)}`);
+    if (baselineRow) {
+      log(`  this build / older build: req/s ${(apiRow.rps / baselineRow.rps).toFixed(3)}, CPU per request ${(apiRow.cpuUs / baselineRow.cpuUs).toFixed(3)} (${baselineRoot})`);
+    }
     return {
       rows,
       checks: [

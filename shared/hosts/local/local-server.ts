@@ -55,7 +55,8 @@ export async function startLocalServer(
   const portalPage = new PortalPage();
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const pathname = requestUrl(req.url, req.headers.host, fallbackHost).pathname;
+    // The path alone, without a URL object: this runs before every request (two URL parses cost more than the router's match).
+    const pathname = requestTarget(req.url).path;
     if (PortalPage.owns(pathname)) {
       const page = portalPage.respond(req.method ?? "GET", pathname, String(req.headers["accept-encoding"] ?? ""));
       res.writeHead(page.status, page.headers);

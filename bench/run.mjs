@@ -30,7 +30,8 @@
 // scale (see bench/scenarios/reconciler-scale.mjs: sizes, batch sizes, an older build run beside this one),
 // BENCH_SCALE_RUNS ("100:0,1000:0,1000:200": workspaces:vendor latency), BENCH_SCALE_INCIDENTS (20),
 // BENCH_SCALE_QUEUE (1: page the portal's queue too) and BENCH_BASELINE_ROOT for the cross-workspace
-// listing at a provider's size (bench/scenarios/cross-workspace-listing.mjs; up to 10,000 workspaces),
+// listing at a provider's size (bench/scenarios/cross-workspace-listing.mjs; up to 10,000 workspaces)
+// and for the service-account read (an older build's host beside this one, its CPU per answer compared),
 // BENCH_CPU_PROF_DIR (run every API host under node --cpu-prof, writing its profile to that folder
 // when the scenario stops it; read one with `node bench/profile-top.mjs FILE`).
 //

@@ -16,7 +16,7 @@ export interface CosmosServer {
  * enforce TTL, and its transactional batch is not atomic.
  */
 export async function startCosmosServer(): Promise<CosmosServer> {
-  const server = createHttpsServer();
+  const server = createHttpsServer({ keepAlive: true });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     // An IPv4 literal, not "localhost", which may resolve to ::1 on one side and 127.0.0.1 on the

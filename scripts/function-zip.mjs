@@ -9,7 +9,7 @@
 // belongs in a deployed app. It never names node_modules, which holds files the app serves, and it uses
 // no negation (`!`): azd 1.23.12 leaves out whatever a pattern matches, negated or not.
 //
-// `zipEntries` lists what that zip holds, by the same rules, for test/unit/deploy-zip.test.ts.
+// `zipEntries` lists what that zip holds, by the same rules, for test/integration/deploy-zip.test.ts.
 // Plain JavaScript: it runs before anything is compiled.
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";

@@ -311,7 +311,6 @@ export async function measureOperations(options: MeasureOptions = {}): Promise<O
 /** Calls the API's pipeline in this process as the given caller (its credential or session cookie); resolves with the JSON answer, or throws on a non-2xx. */
 function requestMaker(services: Services, caller: Record<string, string>) {
   const handle = createPipeline(allRoutes(), services);
-  const signal = new AbortController().signal;
   return async (method: string, path: string, body?: unknown, extra: Record<string, string> = {}): Promise<unknown> => {
     const raw = body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(body));
     const headers: Record<string, string> = { ...caller, ...extra, ...(body === undefined ? {} : { "content-type": "application/json" }) };
@@ -323,7 +322,9 @@ function requestMaker(services: Services, caller: Record<string, string>) {
       header: (name) => headers[name],
       body: async () => raw,
       clientAddress: "127.0.0.1",
-      signal,
+      // Each request its own, as each connection has: the pipeline listens to the caller's signal
+      // for the request's life, so one signal shared by every request would gather their listeners.
+      signal: new AbortController().signal,
     };
     const { response } = await handle(request);
     const text = response.body === undefined ? "" : response.body.toString();

@@ -26,7 +26,7 @@
 // with the map of the build that was deployed (`npx source-map-cli resolve ...` or any source-map tool).
 //
 // The build is local, not remote: what runs is what this script made, and
-// test/unit/deploy-package.test.ts checks it. Plain JavaScript: it runs before anything is compiled.
+// test/integration/deploy-package.test.ts checks it. Plain JavaScript: it runs before anything is compiled.
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";

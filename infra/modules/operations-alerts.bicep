@@ -5,7 +5,7 @@
 // for the service's own log records: the `traces` rows its logger writes, message as `message`, fields
 // as `customDimensions` (shared/hosts/azure/telemetry.ts). Not the Functions host's `requests`, whose
 // shape in OpenTelemetry mode depends on the host's version: a timer may never appear there. Every
-// message, field and value a query names is held to the code by test/unit/monitoring-queries.test.ts.
+// message, field and value a query names is held to the code by test/integration/monitoring-queries.test.ts.
 //
 // They read records at info level: with LOG_LEVEL warn or error the silence alerts fire.
 //

@@ -1,6 +1,6 @@
 // A Log Analytics query pack with the queries of docs/operating.md ("Read the telemetry"), for the Application
 // Insights resource's Logs: its queries dialog lists them under the pack. Their text is
-// infra/query-pack.json, which test/unit/monitoring-queries.test.ts holds to that guide and to what the
+// infra/query-pack.json, which test/integration/monitoring-queries.test.ts holds to that guide and to what the
 // code emits.
 
 param location string

@@ -2,7 +2,7 @@
 // the Application Insights resource (its Workbooks blade; also in the resource group). Its content is
 // infra/workbook.json, as the workbook editor's Advanced Editor shows it, with the resources it reads
 // written as __TOKENS__ that are replaced here: queues, reconciler, webhook deliveries, outbox, Cosmos DB,
-// functions, and the alerts firing now. test/unit/monitoring-queries.test.ts holds every query and
+// functions, and the alerts firing now. test/integration/monitoring-queries.test.ts holds every query and
 // metric in it to what the code and the templates emit.
 
 param location string

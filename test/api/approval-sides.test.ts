@@ -2,9 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { outboxEvents } from "../support/outbox";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 import { submitAccountRun } from "../support/gamebook-runs";
-
-type Json = Record<string, any>;
-const json = async (res: Response) => (await res.json()) as Json;
+import { json, type Json } from "../support/json";
 
 /**
  * Approvals decided by the side that must decide. Northwind Health is a customer the demo provider

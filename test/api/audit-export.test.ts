@@ -3,9 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AuditEventRecord } from "../../shared/domain/audit/audit-event";
 import { auditTrailOf } from "../../shared/platform/store/audit-trail";
 import { createServiceAccount, startTestHost, type TestHost, type TestPerson } from "../support/test-host";
-
-type Json = Record<string, any>;
-const json = async (res: Response) => (await res.json()) as Json;
+import { json, type Json } from "../support/json";
 
 let host: TestHost;
 let WS: string;

@@ -6,11 +6,9 @@ import type { VendorIncident } from "../../shared/systems/vendors/port";
 import { outboxEvents } from "../support/outbox";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 import { waitFor } from "../support/wait-for";
+import { json, type Json } from "../support/json";
 
 vi.setConfig({ testTimeout: 60_000 });
-
-type Json = Record<string, any>;
-const json = async (res: Response) => (await res.clone().json()) as Json;
 
 /*
  * Automation rules end to end, on both stores: set in the rules editor, triggered by an incident's

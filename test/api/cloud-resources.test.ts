@@ -4,10 +4,9 @@ import { resourceGroupServiceId } from "../../shared/domain/cloud/cloud-lookups"
 import type { SimulatedSubscription } from "../../shared/systems/cloud-inventory/simulated/simulated-estate";
 import { API_PREFIX } from "../../shared/platform/http/router";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
+import { json, type Json } from "../support/json";
 
-type Json = Record<string, any>;
 type Credential = { clientId: string; clientSecret: string };
-const json = async (res: Response) => (await res.json()) as Json;
 
 const BASE = "/azure-resources/subscriptions";
 const UNKNOWN_SUBSCRIPTION = "00000000-1111-4222-8333-444444444444";

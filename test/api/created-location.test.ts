@@ -4,8 +4,7 @@ import { allRoutes } from "../../shared/api/route-groups";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 import { actsOn } from "../../shared/domain/gamebooks/playbook-catalogue";
 import { waitFor } from "../support/wait-for";
-
-type Json = any;
+import { json } from "../support/json";
 
 /*
  * Every operation that can answer 201 creates a resource and says where it is: `Location`, an
@@ -21,8 +20,6 @@ beforeAll(async () => {
   admin = await host.person({ organizationalRole: "Admin", workspaceAssignments: host.demo.workspaces.map((w) => ({ workspaceId: w.id, role: "Owner" as const })) });
 });
 afterAll(() => host?.close());
-
-const json = async (res: Response): Promise<Json> => res.clone().json();
 
 interface Created {
   res: Response;

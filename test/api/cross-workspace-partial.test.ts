@@ -7,6 +7,7 @@ import { logAnalyticsNotEnabled, type LogAnalytics } from "../../shared/systems/
 import { createSimulatedLogAnalytics } from "../../shared/systems/log-analytics/simulated/simulated-log-analytics";
 import { seedDemoGamebookRuns } from "../../shared/hosts/local/demo-gamebook-runs";
 import { startTestHost, type TestHost } from "../support/test-host";
+import { json, type Json } from "../support/json";
 
 /*
  * The cross-workspace gamebook history, data-source summary and anomaly search answer with what the
@@ -14,8 +15,6 @@ import { startTestHost, type TestHost } from "../support/test-host";
  * request naming only them would give, and `meta.unavailable` naming the failing workspace alone.
  */
 
-type Json = Record<string, any>;
-const json = async (res: Response) => (await res.json()) as Json;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 vi.setConfig({ testTimeout: 60_000 });

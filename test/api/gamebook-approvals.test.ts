@@ -7,9 +7,7 @@ import { outboxScope } from "../../shared/platform/store/outbox-scope";
 import type { VendorIncident } from "../../shared/systems/vendors/port";
 import { outboxEvents } from "../support/outbox";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
-
-type Json = Record<string, any>;
-const json = async (res: Response) => (await res.json()) as Json;
+import { json, type Json } from "../support/json";
 
 vi.setConfig({ testTimeout: 60_000 });
 

@@ -16,9 +16,7 @@ import { outboxEvents } from "../support/outbox";
 import { createServiceAccount, startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 import { waitFor } from "../support/wait-for";
 import { gamebookRun } from "../contract/store-contract";
-
-type Json = Record<string, any>;
-const json = async (res: Response) => (await res.json()) as Json;
+import { json, type Json } from "../support/json";
 
 vi.setConfig({ testTimeout: 60_000 });
 

@@ -6,8 +6,7 @@ import { IDEMPOTENCY_KEY_LIFETIME_MS } from "../../shared/platform/http/idempote
 import { outboxEvents } from "../support/outbox";
 import { createServiceAccount, startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 import { waitFor } from "../support/wait-for";
-
-type Json = any;
+import { json, type Json } from "../support/json";
 
 // Fifty concurrent creations on the Cosmos protocol server take seconds on a busy machine.
 vi.setConfig({ testTimeout: 60_000 });
@@ -31,7 +30,6 @@ beforeAll(async () => {
 afterAll(() => host?.close());
 afterEach(() => vi.restoreAllMocks());
 
-const json = async (res: Response): Promise<Json> => res.clone().json();
 const key = () => `"${randomUUID()}"`;
 const webhookBody = (name = `idempotent ${randomUUID().slice(0, 8)}`) => ({ name, url: "https://receiver.example.com/hook", eventTypes: ["incident.created.v1"], authenticationType: "None" });
 const webhooksNamed = async (name: string) => (await host.services.stores.webhooks.listByAccounts(host.demo.workspaces.map((w) => w.accountId))).filter((w) => w.name === name);

@@ -3,8 +3,7 @@ import { seedDemoAdministration } from "../../shared/hosts/local/demo-administra
 import { seedDemoGamebookRuns } from "../../shared/hosts/local/demo-gamebook-runs";
 import { exampleRequests, sendExample } from "../support/example-requests";
 import { fakeDns, startTestHost, type TestHost, type TestPerson } from "../support/test-host";
-
-type Json = any;
+import { json, type Json } from "../support/json";
 
 /**
  * `If-Match` is documented exactly where it is honoured. Every change the document describes is
@@ -28,7 +27,7 @@ afterAll(async () => host?.close());
 
 describe("If-Match in the OpenAPI document", () => {
   it("is documented on every change that honours it, and only there", async () => {
-    const doc: Json = await (await host.call("GET", "/openapi.json", { auth: null })).json();
+    const doc = await json(await host.call("GET", "/openapi.json", { auth: null }));
     const documents = (r: { method: string; template: string }) =>
       (doc.paths[r.template][r.method.toLowerCase()].parameters ?? []).some((p: Json) => p.$ref === "#/components/parameters/If-Match");
     // Changes only; signing out has no resource and would end the session the others are sent with.

@@ -3,10 +3,8 @@ import { INVALID_PAGE_TOKEN_MESSAGE } from "../../shared/platform/errors/api-err
 import { ACROSS_WORKSPACES_MAX_BODY_BYTES, LAST_MODIFIED_CAP, LISTING_PAGE_TARGET, MAX_LISTED_WORKSPACES } from "../../shared/domain/incidents/cross-workspace-listing";
 import { sources } from "../../shared/domain/sources";
 import { vendorCount } from "../support/vendor-count";
-import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
-
-type Json = Record<string, any>;
-const json = async (res: Response) => (await res.json()) as Json;
+import { createServiceAccount, startTestHost, storeKind, type TestHost } from "../support/test-host";
+import { json, type Json } from "../support/json";
 
 // A controllable clock: the simulated vendors and the service read the same one.
 let clock = Date.parse("2026-11-20T12:00:00.000Z");
@@ -235,13 +233,21 @@ describe("many workspaces, many incidents", () => {
   });
 });
 
-describe("a managed security provider's size: 1,000 workspaces", () => {
+/*
+ * The listing at scale: 500 and 1,000 workspaces, 20,000 incidents. What is measured here is the
+ * listing's own work (tokens, pages, body sizes), the same on either store: the incidents are the
+ * simulated vendors', and the store is read for the mapped workspaces once a call. So these run on the
+ * memory store only, where seeding 1,000 workspaces takes seconds; on the Cosmos-protocol server it is
+ * 1,000 audited catalogue commits (over two minutes on a 2-core machine) and tests nothing more. The
+ * Cosmos project keeps the cases above, which read the adapter: paging, partial results, tokens.
+ */
+const atScale = describe.runIf(storeKind === "memory");
+
+atScale("a managed security provider's size: 1,000 workspaces", () => {
   let provider: TestHost;
-  // Seeding 1,000 workspaces is 1,000 audited catalogue commits: about 130 s on the Cosmos-protocol
-  // server of a 2-core machine (116 s of it the catalogues), well under 10 s on the memory store.
   beforeAll(async () => {
     provider = await startTestHost({ env: { DEMO_WORKSPACES: "1000", SIMULATED_INCIDENTS_PER_WORKSPACE: "20" } });
-  }, 300_000);
+  });
   afterAll(async () => provider?.close());
   const call = (body: Json) => provider.call("POST", "/incidents/across-workspaces", { body });
 
@@ -280,7 +286,7 @@ describe("a managed security provider's size: 1,000 workspaces", () => {
     expect(duplicates).toBe(0);
     expect(seen.size).toBe(1000 * 20);
     expect(calls).toBeGreaterThan(100);
-  }, 300_000);
+  }, 120_000);
 
   it("accepts back the most tokens a request may carry (10,000 workspaces x 7 sources, every stream started); a larger body is 413", async () => {
     const first = await json(await call({ isFirstCall: true, workspacePageTokens: [] }));
@@ -319,11 +325,11 @@ describe("a managed security provider's size: 1,000 workspaces", () => {
   });
 });
 
-describe("unstarted streams at a few thousand streams: 500 workspaces x 7 sources", () => {
+atScale("unstarted streams at a few thousand streams: 500 workspaces x 7 sources", () => {
   let many: TestHost;
   beforeAll(async () => {
     many = await startTestHost({ env: { DEMO_WORKSPACES: "500", SIMULATED_INCIDENTS_PER_WORKSPACE: "2" } });
-  }, 120_000);
+  });
   afterAll(async () => many?.close());
   const call = (body: Json) => many.call("POST", "/incidents/across-workspaces", { body });
   const streamsOf = (entries: Json[]) => entries.flatMap((e) => Object.entries(e.sourceTokens as Record<string, string>).map(([source, token]) => ({ stream: `${e.workspaceId}/${source}`, token })));
@@ -380,5 +386,5 @@ describe("unstarted streams at a few thousand streams: 500 workspaces x 7 source
     // 3,500 streams, 40 a call: every stream served once.
     expect(calls).toBe(Math.ceil((500 * sources.length) / 40));
     expect(largest).toBeLessThan(500 * 171 + 40 * 80);
-  }, 300_000);
+  });
 });

@@ -6,9 +6,7 @@ import type { VendorIncident } from "../../shared/systems/vendors/port";
 import { commentPathSources, sources } from "../../shared/domain/sources";
 import { outboxEvents } from "../support/outbox";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
-
-type Json = Record<string, any>;
-const json = async (res: Response) => (await res.json()) as Json;
+import { json, type Json } from "../support/json";
 
 let host: TestHost;
 let ws: string;

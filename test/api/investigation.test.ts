@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ApiError } from "../../shared/platform/errors/api-error";
 import { createServiceAccount, startTestHost, type TestHost, type TestPerson } from "../support/test-host";
-
-type Json = Record<string, any>;
-const json = async (res: Response) => (await res.json()) as Json;
+import { json, type Json } from "../support/json";
 
 let host: TestHost;
 let WS: string;

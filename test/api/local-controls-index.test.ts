@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localControlRoutes } from "../../shared/hosts/local/local-controls";
 import { startTestHost, type TestHost } from "../support/test-host";
+import type { Json } from "../support/json";
 
-type Json = Record<string, any>;
 interface Entry {
   method: string;
   path: string;

@@ -5,8 +5,7 @@ import { fakeDns, startTestHost, type TestHost, type TestPerson } from "../suppo
 import { signInHeadless } from "../support/oidc-sign-in";
 import { demoPerson } from "../../shared/hosts/local/identity-provider/demo-people";
 import { exampleRequests, sendExample } from "../support/example-requests";
-
-type Json = any;
+import { json, type Json } from "../support/json";
 
 /**
  * "Try it out" on the reference page, for every operation: the request Swagger UI fills in from the
@@ -34,12 +33,12 @@ afterAll(async () => host?.close());
 
 describe("the reference page's examples", () => {
   it("fill every parameter a caller must give and every request body", async () => {
-    const doc: Json = await (await host.call("GET", "/openapi.json", { auth: null })).json();
+    const doc = await json(await host.call("GET", "/openapi.json", { auth: null }));
     expect(exampleRequests(doc).missing).toEqual([]);
   });
 
   it("succeed as pre-filled for every operation, sent in order: reads, writes, deletions", async () => {
-    const doc: Json = await (await host.call("GET", "/openapi.json", { auth: null })).json();
+    const doc = await json(await host.call("GET", "/openapi.json", { auth: null }));
     const { requests } = exampleRequests(doc);
     const operations = Object.values<Json>(doc.paths).reduce((n, item) => n + Object.keys(item).length, 0);
     expect(requests.length).toBe(operations);

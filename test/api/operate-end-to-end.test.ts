@@ -10,9 +10,7 @@ import { startHttpsReceiver, type HttpsReceiver } from "../support/https-receive
 import { signInHeadless } from "../support/oidc-sign-in";
 import { waitFor } from "../support/wait-for";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
-
-type Json = Record<string, any>;
-const json = async (res: Response) => (await res.json()) as Json;
+import { json, type Json } from "../support/json";
 
 vi.setConfig({ testTimeout: 60_000 });
 

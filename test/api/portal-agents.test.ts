@@ -4,11 +4,9 @@ import type { WebhookRecord } from "../../shared/domain/webhooks/webhook";
 import { startHttpsReceiver, type HttpsReceiver } from "../support/https-receiver";
 import { outboxEvents } from "../support/outbox";
 import { createServiceAccount, startTestHost, type TestHost, type TestPerson } from "../support/test-host";
+import { json, type Json } from "../support/json";
 
 vi.setConfig({ testTimeout: 60_000 });
-
-type Json = Record<string, any>;
-const json = async (res: Response) => (await res.json()) as Json;
 
 let receiver: HttpsReceiver;
 let host: TestHost;

@@ -4,9 +4,7 @@ import type { OutboxAuditRecord } from "../../shared/platform/events/outbox-reco
 import { outboxEvents } from "../support/outbox";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 import { submitAccountRun } from "../support/gamebook-runs";
-
-type Json = Record<string, any>;
-const json = async (res: Response) => (await res.json()) as Json;
+import { json, type Json } from "../support/json";
 
 /**
  * The approval queue as people see it: one list across the workspaces they own, each request saying

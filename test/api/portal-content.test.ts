@@ -4,9 +4,7 @@ import type { VendorIncident } from "../../shared/systems/vendors/port";
 import { simulatedAutomationCatalogue } from "../../shared/systems/playbook-automation/simulated/simulated-catalogue";
 import { actsOn } from "../../shared/domain/gamebooks/playbook-catalogue";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
-
-type Json = Record<string, any>;
-const json = async (res: Response) => (await res.json()) as Json;
+import { json, type Json } from "../support/json";
 
 let host: TestHost;
 /** fabrikam-sentinel-prod: the demo catalogue, rules for every simulated title, no approval. */

@@ -3,9 +3,7 @@ import type { EventEnvelope } from "../../shared/platform/events/event-message";
 import { outboxAudits } from "../support/audit-events";
 import { outboxEvents } from "../support/outbox";
 import { createServiceAccount, startTestHost, type TestHost, type TestPerson } from "../support/test-host";
-
-type Json = Record<string, any>;
-const json = async (res: Response) => (await res.clone().json()) as Json;
+import { json, type Json } from "../support/json";
 
 /**
  * One incident worked in the portal: assign, status and SLA clock, close, comment, tickets, Trigger

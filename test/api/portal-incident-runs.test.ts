@@ -8,11 +8,9 @@ import type { PlaybookStepRequest } from "../../shared/systems/playbook-automati
 import { outboxEvents } from "../support/outbox";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 import { waitFor } from "../support/wait-for";
+import { json, type Json } from "../support/json";
 
 vi.setConfig({ testTimeout: 60_000 });
-
-type Json = Record<string, any>;
-const json = async (res: Response) => (await res.clone().json()) as Json;
 
 /*
  * Running playbooks from an incident in the portal, as an analyst does it: what can run, whether it

@@ -7,9 +7,7 @@ import { BULK_MAX_INCIDENTS } from "../../shared/api/portal/incidents/incident-b
 import { outboxEvents } from "../support/outbox";
 import { waitFor } from "../support/wait-for";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
-
-type Json = Record<string, any>;
-const json = async (res: Response) => (await res.json()) as Json;
+import { json, type Json } from "../support/json";
 
 /**
  * The incident list's bulk action: many incidents, each changed on its own through the single

@@ -5,9 +5,7 @@ import { RELATED_INCIDENTS_LIMIT } from "../../shared/api/portal/incidents/porta
 import { sources } from "../../shared/domain/sources";
 import { vendorCount } from "../support/vendor-count";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
-
-type Json = Record<string, any>;
-const json = async (res: Response) => (await res.json()) as Json;
+import { json, type Json } from "../support/json";
 
 /**
  * Incidents in the portal: the contract's cross-workspace listing over the workspaces a person may

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureAdminAccount } from "../../shared/domain/organizations/admin-account";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
-
-type Json = any;
-const json = async (res: Response): Promise<Json> => res.json();
+import { json, type Json } from "../support/json";
 
 let host: TestHost;
 let admin: TestPerson;
@@ -21,7 +19,7 @@ async function audited(accountId: string, targetId: string) {
   return (await host.services.stores.audit.listRecent(accountId, 500)).filter((e) => e.targetResourceId === targetId).reverse();
 }
 
-async function createOrganization(name: string, as: TestPerson = admin): Promise<Json> {
+async function createOrganization(name: string, as: TestPerson = admin): Promise<Response> {
   const res = await host.portal(as, "POST", "/portal/organizations", { body: { name } });
   expect(res.status, JSON.stringify(await res.clone().json())).toBe(201);
   return res;

@@ -1,9 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
-
-type Json = any;
-const json = async (res: Response): Promise<Json> => res.json();
+import { json, type Json } from "../support/json";
 
 let clock = Date.now();
 let host: TestHost;

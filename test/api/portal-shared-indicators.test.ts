@@ -2,9 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Source } from "../../shared/domain/sources";
 import type { Entity } from "../../shared/systems/vendors/port";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
-
-type Json = Record<string, any>;
-const json = async (res: Response) => (await res.json()) as Json;
+import { json, type Json } from "../support/json";
 
 vi.setConfig({ testTimeout: 60_000 });
 

@@ -2,9 +2,7 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { disabledDocumentStore, type DocumentStore } from "../../shared/systems/documents/port";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
-
-type Json = Record<string, any>;
-const json = async (res: Response) => (await res.json()) as Json;
+import { json, type Json } from "../support/json";
 
 /** Small, so that the size limit is cheap to reach. */
 const MAX_BYTES = 4096;

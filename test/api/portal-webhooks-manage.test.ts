@@ -9,9 +9,7 @@ import { RESPONSE_EXCERPT_BYTES } from "../../shared/platform/delivery/response-
 import { startHttpsReceiver, type HttpsReceiver } from "../support/https-receiver";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 import { waitFor } from "../support/wait-for";
-
-type Json = Record<string, any>;
-const json = async (res: Response) => (await res.json()) as Json;
+import { json, type Json } from "../support/json";
 
 /*
  * Configuring webhooks in the portal: create (the signing secret shown once), change, delete, a test

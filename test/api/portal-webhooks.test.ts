@@ -5,9 +5,7 @@ import { outboxScope } from "../../shared/platform/store/outbox-scope";
 import type { OutboxAuditRecord } from "../../shared/platform/events/outbox-record";
 import { RETRY_SCHEDULED, type DeliveryLogRecord, type IncidentRef } from "../../shared/domain/webhooks/delivery-log";
 import { fakeDns, startTestHost, type TestHost, type TestPerson } from "../support/test-host";
-
-type Json = Record<string, any>;
-const json = async (res: Response) => (await res.json()) as Json;
+import { json, type Json } from "../support/json";
 
 /*
  * Webhooks and their health in the portal: figures computed from a delivery log written with known

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SimulatedSubscription } from "../../shared/systems/cloud-inventory/simulated/simulated-estate";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
-
-type Json = any;
-const json = async (res: Response): Promise<Json> => res.json();
+import { json, type Json } from "../support/json";
 
 const PORTAL = "/portal/azure-resources/subscriptions";
 const CONTRACT = "/azure-resources/subscriptions";

@@ -7,9 +7,7 @@ import { actsOn } from "../../shared/domain/gamebooks/playbook-catalogue";
 import { startVendorBridge, type VendorBridge } from "../support/bridges/vendors-bridge-server";
 import { createServiceAccount, startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 import { waitFor } from "../support/wait-for";
-
-type Json = any;
-const json = async (res: Response): Promise<Json> => res.json();
+import { json, type Json } from "../support/json";
 
 const BRIDGE_AUTH = "Bearer portal-bridge-token";
 /** The vendor's own name for the onboarded workspace: the bridge knows it by this, never by the service's id. */

@@ -6,8 +6,7 @@ import { seedDemoAdministration } from "../../shared/hosts/local/demo-administra
 import { seedDemoGamebookRuns } from "../../shared/hosts/local/demo-gamebook-runs";
 import { exampleRank } from "../support/example-requests";
 import { fakeDns, startTestHost, storeKind, type TestHost, type TestPerson } from "../support/test-host";
-
-type Json = any;
+import { json, type Json } from "../support/json";
 
 /**
  * What a Postman user gets from the served document: Portman (`@apideck/portman`) turns it into a
@@ -147,7 +146,7 @@ function portmanConfig(operations: ReturnType<typeof documentForRun>["operations
 
 describe.skipIf(storeKind === "cosmos")("a Postman collection generated from the served document (Portman, contract tests on)", () => {
   it("passes every documented request", async () => {
-    const served: Json = await (await host.call("GET", "/openapi.json", { auth: null })).json();
+    const served = await json(await host.call("GET", "/openapi.json", { auth: null }));
     const { doc, operations } = documentForRun(served);
     writeFileSync(join(dir, "openapi.json"), JSON.stringify(doc));
     writeFileSync(join(dir, "portman-config.json"), JSON.stringify(portmanConfig(operations)));

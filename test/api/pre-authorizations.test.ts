@@ -3,9 +3,7 @@ import { outboxScope } from "../../shared/platform/store/outbox-scope";
 import type { OutboxAuditRecord } from "../../shared/platform/events/outbox-record";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 import { submitAccountRun } from "../support/gamebook-runs";
-
-type Json = Record<string, any>;
-const json = async (res: Response) => (await res.json()) as Json;
+import { json, type Json } from "../support/json";
 
 /**
  * Standing pre-authorizations: a customer's Owner records that some playbooks run without asking on

@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
-
-type Json = any;
+import { json } from "../support/json";
 
 /*
  * A field left out of a PUT never widens access or routing: it is required (the webhook's monitored
@@ -19,7 +18,6 @@ beforeAll(async () => {
 });
 afterAll(() => host?.close());
 
-const json = async (res: Response): Promise<Json> => res.clone().json();
 const portal = (method: string, path: string, body?: unknown) => host.portal(admin, method, path, { body });
 
 describe("a PUT that leaves a field out", () => {

@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allRoutes } from "../../shared/api/route-groups";
 import { seedDemoAdministration } from "../../shared/hosts/local/demo-administration";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
-
-type Json = any;
+import { json, type Json } from "../support/json";
 
 /*
  * What a GET shows can be PUT back as it is, for every resource with a GET and a PUT at the same
@@ -21,8 +20,6 @@ beforeAll(async () => {
   admin = await host.person({ organizationalRole: "Admin", workspaceAssignments: host.demo.workspaces.map((w) => ({ workspaceId: w.id, role: "Owner" as const })) });
 }, 60_000);
 afterAll(() => host?.close());
-
-const json = async (res: Response): Promise<Json> => res.clone().json();
 
 type Caller = "serviceAccount" | "person";
 

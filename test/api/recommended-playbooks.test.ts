@@ -1,15 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestHost, type TestHost } from "../support/test-host";
-
-type Json = any;
+import { json, type Json } from "../support/json";
 
 let host: TestHost;
 beforeAll(async () => {
   host = await startTestHost({ env: { SIMULATED_PLAYBOOK_DELAY_MS: "2" } });
 });
 afterAll(() => host?.close());
-
-const json = async (res: Response): Promise<Json> => res.json();
 
 /** Incidents of the workspace from each of several sources, newest first. */
 async function incidentsOf(workspaceId: string, perSource: number): Promise<{ source: string; id: string; title: string }[]> {

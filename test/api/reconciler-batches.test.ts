@@ -3,10 +3,9 @@ import type { OutgoingMessage } from "../../shared/platform/queue/queue";
 import type { ReconcileMessage } from "../../shared/domain/reconciler/reconciler-port";
 import { ReconcileRunner } from "../../shared/domain/reconciler/reconcile-runner";
 import { startTestHost, type TestHost } from "../support/test-host";
+import type { Json } from "../support/json";
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
-
-type Json = Record<string, any>;
 
 /*
  * A pass carries its workspaces in batches (RECONCILE_BATCH_SIZE), one `reconcile` message each;

@@ -4,11 +4,9 @@ import { agentInvestigationCompletedData, incidentCommentAddedData } from "../..
 import { startHttpsReceiver, type HttpsReceiver } from "../support/https-receiver";
 import { outboxEvents } from "../support/outbox";
 import { startTestHost, type TestHost } from "../support/test-host";
+import { json, type Json } from "../support/json";
 
 vi.setConfig({ testTimeout: 60_000 });
-
-type Json = Record<string, any>;
-const json = async (res: Response) => (await res.json()) as Json;
 
 // A clock the test moves: the simulated vendors, the service and the reconciler all read it.
 let clock = Date.parse("2026-11-20T12:00:00.000Z");

@@ -3,15 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INVALID_PAGE_TOKEN_MESSAGE } from "../../shared/platform/errors/api-error";
 import { ensureAdminAccount } from "../../shared/domain/organizations/admin-account";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
+import { json, type Json } from "../support/json";
 
 let host: TestHost;
 beforeAll(async () => {
   host = await startTestHost();
 });
 afterAll(async () => host?.close());
-
-type Json = Record<string, any>;
-const json = async (res: Response) => (await res.json()) as Json;
 
 /** A service account of an organization the admin has nothing to do with. */
 async function foreignOrganization(h: TestHost) {

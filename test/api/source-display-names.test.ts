@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { outboxEvents } from "../support/outbox";
 import { startTestHost, type TestHost } from "../support/test-host";
-
-type Json = Record<string, any>;
-const json = async (res: Response) => (await res.json()) as Json;
+import { json } from "../support/json";
 
 /*
  * Contract 6.5: events carry the incident's `sourceDisplayName`. The deployment names its sources

@@ -6,9 +6,7 @@ import { startFakeHttpServer, type FakeHttpServer } from "../support/fake-http-s
 import { vendorCount } from "../support/vendor-count";
 import { waitFor } from "../support/wait-for";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
-
-type Json = Record<string, any>;
-const json = async (res: Response) => (await res.json()) as Json;
+import { json, type Json } from "../support/json";
 
 // One clock for the service, its breakers and the simulated vendors: cool-downs pass when the test says.
 let clock = Date.parse("2026-11-20T12:00:00.000Z");

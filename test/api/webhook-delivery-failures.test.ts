@@ -6,15 +6,13 @@ import type { VendorIncident } from "../../shared/systems/vendors/port";
 import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest, type ReceiverScript } from "../support/https-receiver";
 import { fakeDns, startTestHost, type TestHost } from "../support/test-host";
 import { waitFor } from "../support/wait-for";
+import { json, type Json } from "../support/json";
 
 /*
  * The failure paths of webhook delivery, end to end: the real API, the in-process queues, the guarded
  * sender and a real local HTTPS receiver. Every webhook of a host gets every incident event it
  * subscribes to, so the receiver is scripted per webhook URL path, and each test deletes its webhooks.
  */
-
-type Json = Record<string, any>;
-const json = async (res: Response) => (await res.json()) as Json;
 
 vi.setConfig({ testTimeout: 60_000 });
 

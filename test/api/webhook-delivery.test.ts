@@ -7,9 +7,7 @@ import type { VendorIncident } from "../../shared/systems/vendors/port";
 import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from "../support/https-receiver";
 import { waitFor } from "../support/wait-for";
 import { startTestHost, type TestHost } from "../support/test-host";
-
-type Json = Record<string, any>;
-const json = async (res: Response) => (await res.json()) as Json;
+import { json, type Json } from "../support/json";
 
 vi.setConfig({ testTimeout: 30_000 });
 

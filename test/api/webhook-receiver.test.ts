@@ -6,8 +6,7 @@ import { createSelfSignedCertificate } from "../../scripts/webhook-receiver/self
 import { startWebhookReceiver, type WebhookReceiver } from "../../scripts/webhook-receiver/webhook-receiver";
 import { fakeDns, startTestHost, type TestHost } from "../support/test-host";
 import { waitFor } from "../support/wait-for";
-
-type Json = Record<string, any>;
+import type { Json } from "../support/json";
 
 vi.setConfig({ testTimeout: 30_000 });
 

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureAdminAccount } from "../../shared/domain/organizations/admin-account";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
-
-type Json = Record<string, any>;
-const json = async (res: Response) => (await res.json()) as Json;
+import { json, type Json } from "../support/json";
 
 let host: TestHost;
 beforeAll(async () => {

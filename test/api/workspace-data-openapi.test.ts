@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestHost, type TestHost } from "../support/test-host";
-
-type Json = Record<string, any>;
+import type { Json } from "../support/json";
 
 let host: TestHost;
 let doc: Json;

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import type { TestHost, TestPerson } from "../support/test-host";
 import { outboxEvents } from "../support/outbox";
 import { allWindowedRows, checkAccessibility, demoPerson, newPage, NO_PROBLEMS, overflowingElements, pageProblems, screenshot, signInInBrowser, startPortal, type Browser, type Page, type Portal, SHOW_MORE_INCIDENTS, showMoreIncidents, windowedRowsLoaded } from "../support/browser";
+import type { Json } from "../support/json";
 
 /**
  * The incident list's bulk action in Chromium, as Jonas (a lead who owns the demo workspaces): 150
@@ -24,7 +25,6 @@ let refs: { workspaceId: string; incidentId: string }[];
 let closedMeanwhile: { workspaceId: string; incidentId: string };
 let noRole: { workspaceId: string; incidentId: string };
 let admin: TestPerson;
-type Json = Record<string, any>;
 
 beforeAll(async () => {
   portal = await startPortal({ env: { SIMULATED_INCIDENTS_PER_WORKSPACE: "20" } });

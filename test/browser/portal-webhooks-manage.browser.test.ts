@@ -4,6 +4,7 @@ import { startHttpsReceiver, type HttpsReceiver } from "../support/https-receive
 import { waitFor } from "../support/wait-for";
 import { checkAccessibility, demoPerson, newPage, NO_PROBLEMS, overflowingElements, pageProblems, pageProblemsBesides, screenshot, signInInBrowser, startPortal, type Browser, type Page, type Portal } from "../support/browser";
 import type { TestHost } from "../support/test-host";
+import type { Json } from "../support/json";
 
 /**
  * Configuring a webhook in Chromium, as an integrator does on Svix's or Stripe's endpoint pages: a new
@@ -12,7 +13,6 @@ import type { TestHost } from "../support/test-host";
  * it first (the draft kept), the signing secret rotated, the webhook deleted; on a phone, and as a
  * person who only reads.
  */
-type Json = Record<string, any>;
 
 const TOKEN = "portal-receiver-token-31f7";
 /** What the browser logs of the refused edit, which the test provokes. */

@@ -4,13 +4,13 @@ import { startTestHost, type TestHost } from "../support/test-host";
 import { waitFor } from "../support/wait-for";
 import { seedDemoAdministration } from "../../shared/hosts/local/demo-administration";
 import { checkAccessibility, demoPerson, newPage, NO_PROBLEMS, overflowingElements, pageProblems, screenshot, signInInBrowser, startPortal, type Browser, type Page, type Portal } from "../support/browser";
+import type { Json } from "../support/json";
 
 /**
  * Webhooks and their health in Chromium, as an integrator watches them: an endpoint that failed, its
  * figures, chart and last failures, the log filtered to its failures, one failed delivery redelivered
  * and seen to succeed at a real HTTPS receiver, then every other failure since a time; pause and resume.
  */
-type Json = Record<string, any>;
 
 let portal: Portal;
 let browser: Browser;

@@ -1,7 +1,6 @@
 import { auditEvent } from "../support/audit-events";
-import { randomUUID } from "node:crypto";
-import type { Container, CosmosClient, Database } from "@azure/cosmos";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Container } from "@azure/cosmos";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { AuditEventRecord } from "../../shared/domain/audit/audit-event";
 import { auditRecord } from "../../shared/platform/events/audit-record";
 import { OutboxRelay } from "../../shared/platform/events/outbox-relay";
@@ -9,13 +8,12 @@ import { silentLogger } from "../../shared/platform/logger";
 import { serviceActor } from "../../shared/platform/operation-context";
 import { auditPartitionOf, workspaceAuditTrail } from "../../shared/platform/store/audit-trail";
 import { AuditSequencer, SEQUENCER_ID, settledMark, withMark, type TrailSequencer } from "../../shared/platform/store/cosmos/audit-sequencer";
-import { containers, ensureContainers } from "../../shared/platform/store/cosmos/containers";
+import { containers } from "../../shared/platform/store/cosmos/containers";
 import { cosmosAudit } from "../../shared/platform/store/cosmos/cosmos-audit";
-import { createCosmosClient } from "../../shared/platform/store/cosmos/cosmos-client";
 import { createMemoryStores } from "../../shared/platform/store/memory/memory-stores";
 import { outboxScope } from "../../shared/platform/store/outbox-scope";
 import type { AuditStore } from "../../shared/platform/store/ports";
-import { startCosmosServer, type CosmosServer } from "../support/cosmos-server";
+import { useCosmosDatabase } from "../support/cosmos-database";
 
 /*
  * The Cosmos audit trail's own mechanics, beyond the store contract (test/contract/store-contract.ts,
@@ -23,9 +21,8 @@ import { startCosmosServer, type CosmosServer } from "../support/cosmos-server";
  * settling of the visible mark, the trails recorded before appends were plain creates, and the ttl.
  */
 
-let server: CosmosServer;
-let client: CosmosClient;
-let database: Database;
+/** One server and database for the file; every test starts from empty containers. */
+const cosmos = useCosmosDatabase();
 let container: Container;
 /** Every call the audit code makes on the container, as `items.<method>` or `item.<method>`. */
 let calls: string[];
@@ -34,25 +31,11 @@ const now = () => clock;
 const TRAIL = workspaceAuditTrail("ws-1");
 const SETTLED = { settleMs: 0, now };
 
-beforeAll(async () => {
-  server = await startCosmosServer();
-  client = createCosmosClient({ endpoint: server.endpoint, key: server.key, database: "unused", trustSelfSigned: true });
-});
-
-afterAll(async () => {
-  client?.dispose();
-  await server?.close();
-});
-
 beforeEach(async () => {
-  database = await ensureContainers(client, `audit-${randomUUID()}`);
+  await cosmos.empty();
   calls = [];
-  container = counted(database.container(containers.audit.name), calls);
+  container = counted(cosmos.database.container(containers.audit.name), calls);
   clock = Date.parse("2026-11-26T10:00:00.000Z");
-});
-
-afterEach(async () => {
-  await database.delete();
 });
 
 describe("cosmos audit: appends", () => {
@@ -64,9 +47,9 @@ describe("cosmos audit: appends", () => {
     await audit.append({ ...event("e1", 1), metadata: '{"again":true}' });
     expect(calls).toEqual(["items.create", "items.create"]);
 
-    const { resource: stored } = await database.container(containers.audit.name).item("e1", `${TRAIL}|2025-01-15`).read();
+    const { resource: stored } = await cosmos.database.container(containers.audit.name).item("e1", `${TRAIL}|2025-01-15`).read();
     expect(stored).toMatchObject({ id: "e1", pk: "workspace:ws-1|2025-01-15", trail: TRAIL, docType: "auditEvent", sequence: null, ttl: 30 * 86_400, metadata: "{}" });
-    expect((await database.container(containers.audit.name).item(SEQUENCER_ID, TRAIL).read()).resource).toBeUndefined();
+    expect((await cosmos.database.container(containers.audit.name).item(SEQUENCER_ID, TRAIL).read()).resource).toBeUndefined();
   });
 
   it("sequencing one waiting event: read the sequencer, query, write the allocation, set the sequence, move the mark, query again", async () => {
@@ -117,7 +100,7 @@ describe("cosmos audit: the sequencer", () => {
     await audit.sequence([TRAIL]);
     await audit.append(event("e2", 2));
     // What a query served by a replica behind e1's sequence would allocate: e1 and e2 again.
-    const raw = database.container(containers.audit.name);
+    const raw = cosmos.database.container(containers.audit.name);
     const { resource } = await raw.item(SEQUENCER_ID, TRAIL).read<TrailSequencer>();
     const slot = (id: string, sequence: number) => ({ id, pk: auditPartitionOf(event(id, 1)), sequence });
     await raw.items.upsert({ ...resource!, pending: [slot("e1", 2), slot("e2", 3)], allocatedAt: clock - 60_000 });
@@ -159,7 +142,7 @@ describe("cosmos audit: the sequencer", () => {
 
   it("events recorded before appends were plain creates stay readable in their order, and the trail goes on from their last number", async () => {
     // As the counter kept them: in the trail's own partition, with their sequence, no trail or ttl.
-    const raw = database.container(containers.audit.name);
+    const raw = cosmos.database.container(containers.audit.name);
     for (const [id, sequence] of [["old-1", 1], ["old-2", 2]] as const) {
       await raw.items.create({ ...event(id, sequence), docType: "auditEvent", sequence, pk: TRAIL });
     }
@@ -219,7 +202,7 @@ async function record(audit: AuditStore, e: AuditEventRecord): Promise<void> {
 
 /** The sequence each stored event of the trail holds, by id. */
 async function sequencesStored(): Promise<Record<string, number | null>> {
-  const { resources } = await database
+  const { resources } = await cosmos.database
     .container(containers.audit.name)
     .items.query<{ id: string; sequence: number | null }>({ query: "SELECT c.id, c.sequence FROM c WHERE c.trail = @trail AND c.docType = 'auditEvent'", parameters: [{ name: "@trail", value: TRAIL }] })
     .fetchAll();

@@ -1,6 +1,5 @@
 import type { TestHost, TestPerson } from "./test-host";
-
-type Json = any;
+import type { Json } from "./json";
 
 /** One operation's request as the served document's examples fill it in. */
 export interface ExampleRequest {

@@ -1,36 +1,22 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { randomBytes } from "node:crypto";
 import * as azure from "@azure/functions";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { functionRegistrations, type FunctionRegistrations } from "../support/function-registrations";
 import { compareSpecificity, templateMatches } from "../support/route-templates";
 import { azureRouteOf, HTTP_FUNCTIONS_PATH, httpFunctionsFile } from "../../scripts/http-functions";
 import { apiGroups, metaGroup } from "../../shared/api/route-groups";
 import { seedDemoData } from "../../shared/hosts/local/demo-data";
 import { getServices } from "../../shared/hosts/composition";
 
-const functionsDir = join(__dirname, "../../functions");
 /** The portal page's functions: static files outside the API, not an endpoint group. */
 const PORTAL_PAGE_FUNCTIONS = ["portal-page", "portal-page-root"];
-type Registration = { name: string; options: azure.HttpFunctionOptions };
-const registrations: Registration[] = [];
-const queueTriggers: { name: string; options: azure.ServiceBusQueueFunctionOptions }[] = [];
-const timers: { name: string; options: azure.TimerFunctionOptions }[] = [];
+let registrations: FunctionRegistrations["http"];
+let queueTriggers: FunctionRegistrations["queues"];
+let timers: FunctionRegistrations["timers"];
 
 beforeAll(async () => {
-  process.env.LOCAL_ADMIN_CLIENT_SECRET ??= "soms_" + randomBytes(32).toString("base64url");
-  vi.spyOn(azure.app, "http").mockImplementation((name: string, options: azure.HttpFunctionOptions) => {
-    registrations.push({ name, options });
-  });
-  vi.spyOn(azure.app, "serviceBusQueue").mockImplementation((name: string, options: azure.ServiceBusQueueFunctionOptions) => {
-    queueTriggers.push({ name, options });
-  });
-  vi.spyOn(azure.app, "timer").mockImplementation((name: string, options: azure.TimerFunctionOptions) => {
-    timers.push({ name, options });
-  });
-  for (const file of readdirSync(functionsDir).filter((f) => f.endsWith(".ts"))) {
-    await import(join(functionsDir, file));
-  }
+  ({ http: registrations, queues: queueTriggers, timers } = await functionRegistrations());
 });
 afterAll(() => vi.restoreAllMocks());
 

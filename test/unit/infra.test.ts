@@ -342,7 +342,7 @@ describe("infra: azd", () => {
     expect(api).toMatch(new RegExp(`prepackage:\\s+run: node scripts/package-function\\.mjs ${dist}$`, "m"));
     // azd reads a .funcignore at the project root to decide on a remote build, and refuses
     // remoteBuild: false when it excludes node_modules; the zip's own .funcignore is the package's
-    // (test/unit/deploy-zip.test.ts).
+    // (test/integration/deploy-zip.test.ts).
     expect(() => readRepo(".funcignore")).toThrow();
     // 1.23.12: the first azd that keeps node_modules in a JavaScript function app's zip with remoteBuild: false.
     expect(azureYaml).toMatch(/^requiredVersions:\n {2}azd: ">= 1\.23\.12"$/m);
@@ -506,7 +506,7 @@ describe("infra: alerts", () => {
     expect(alertsModule).toMatch(/'odata\.type': 'Microsoft\.Azure\.Monitor\.WebtestLocationAvailabilityCriteria'\s*webTestId: healthTest\.id/);
   });
 
-  it("leaves what only the service knows to the operations alerts, whose queries test/unit/monitoring-queries.test.ts holds to the code", () => {
+  it("leaves what only the service knows to the operations alerts, whose queries test/integration/monitoring-queries.test.ts holds to the code", () => {
     expect(alertsModule).not.toContain("var logAlerts =");
     expect(readInfra("modules/operations-alerts.bicep")).toContain("var logAlerts =");
     expect(resources).toMatch(/^module operationsAlerts 'modules\/operations-alerts\.bicep' = \{/m);

@@ -11,7 +11,7 @@ import { apiErrorOf } from "../support/api-error-of";
  * The relying party against a provider faked at the fetch boundary (discovery, token endpoint, JWKS),
  * minting its ID tokens with jose: the checks an ID token must pass, Entra's multi-tenant issuer, MFA
  * from amr or an authentication context, client authentication, and which failure becomes which code.
- * test/unit/local-identity-provider.test.ts drives the same client through a real provider.
+ * test/integration/local-identity-provider.test.ts drives the same client through a real provider.
  */
 
 const NOW = new Date("2026-03-02T09:00:00Z");

@@ -4,8 +4,7 @@ import { describe, expect, it } from "vitest";
 import { errorCodes } from "../../shared/platform/errors/api-error";
 import { buildOpenApi } from "../../shared/platform/http/openapi";
 import { allRoutes } from "../../shared/api/route-groups";
-
-type Json = any;
+import type { Json } from "../support/json";
 
 const ORIGIN = "https://secops.contoso-mssp.example";
 const doc: Json = buildOpenApi(allRoutes(), ORIGIN);

@@ -1,30 +1,23 @@
 /**
  * The log records the alerts and the operations workbook are built on, written as the functions run:
  * one line per run of each timer the silence alerts watch, whatever the run found, and one per timer or
- * queue invocation with its outcome. test/unit/monitoring-queries.test.ts holds the queries to their
+ * queue invocation with its outcome. test/integration/monitoring-queries.test.ts holds the queries to their
  * names; this holds the code to writing them.
  */
-import { randomBytes } from "node:crypto";
-import { join } from "node:path";
 import * as azure from "@azure/functions";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { invocationLogLevel, logInvocation } from "../../shared/hosts/azure/invocation-log";
 import { getServices } from "../../shared/hosts/composition";
 import { eventRecord } from "../../shared/platform/events/event-record";
 import type { Logger } from "../../shared/platform/logger";
 import { outboxScope } from "../../shared/platform/store/outbox-scope";
+import { functionRegistrations } from "../support/function-registrations";
 
-const timers = new Map<string, azure.TimerFunctionOptions>();
+let timers: Map<string, azure.TimerFunctionOptions>;
 
 beforeAll(async () => {
-  process.env.LOCAL_ADMIN_CLIENT_SECRET ??= "soms_" + randomBytes(32).toString("base64url");
-  vi.spyOn(azure.app, "timer").mockImplementation((name: string, options: azure.TimerFunctionOptions) => void timers.set(name, options));
-  vi.spyOn(azure.app, "serviceBusQueue").mockImplementation(() => {});
-  vi.spyOn(azure.app, "http").mockImplementation(() => {});
-  const dir = join(__dirname, "../../functions");
-  for (const file of ["reconciler.ts", "outbox-sweep.ts"]) await import(join(dir, file));
+  timers = new Map((await functionRegistrations()).timers.map((t) => [t.name, t.options]));
 });
-afterAll(() => vi.restoreAllMocks());
 
 const timerInfo = { isPastDue: false, schedule: { adjustForDST: false }, scheduleStatus: { last: "", next: "", lastUpdated: "" } } as azure.Timer;
 const run = (name: string) => timers.get(name)!.handler(timerInfo, new azure.InvocationContext({ functionName: name }));

@@ -6,7 +6,7 @@
  * The ids are literals, not derived from DEMO_SEED: a directory's object ids do not change with the
  * service's demo data. They equal the demo organization's user ids for the default seed
  * (`demoId("secops-demo", "user/<key>")`) and the provider account's tenant, as
- * test/unit/local-identity-provider.test.ts checks.
+ * test/integration/local-identity-provider.test.ts checks.
  */
 
 export interface DemoPerson {

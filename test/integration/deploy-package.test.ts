@@ -64,7 +64,7 @@ describe("deployment package", () => {
     // A bundle's licence comments, when its packages have any, are in a .LEGAL.txt file beside it.
     expect(all.filter((f) => f.endsWith(".LEGAL.txt") && !all.includes(f.replace(/\.LEGAL\.txt$/, "")))).toEqual([]);
     expect(all.filter((f) => !/^(dist\/portal|dist\/vendor|node_modules)\//.test(f) && !f.endsWith(".LEGAL.txt"))).toEqual(
-      // .funcignore: what azd leaves out of the zip it makes of this folder (test/unit/deploy-zip.test.ts).
+      // .funcignore: what azd leaves out of the zip it makes of this folder (test/integration/deploy-zip.test.ts).
       [".funcignore", "dist/app.js", "dist/compile-cache.js", ...functionFiles.map((f) => `dist/functions/${f}.js`), "host.json", "package.json"].sort(),
     );
     expect(all.filter((f) => f.startsWith("dist/vendor/") && !/\.js(\.LEGAL\.txt)?$/.test(f))).toEqual([]);

@@ -6,7 +6,7 @@
  *   in Azure (test/support/telemetry-catalog.ts); a query may filter only on those messages, read only
  *   the fields written with them, and compare a field only with values its type allows. In Application
  *   Insights a record is a `traces` row: the message in `message`, each field in `customDimensions`, as
- *   text (the Azure Monitor exporter's MessageData; test/unit/deploy-package.test.ts sees one arrive);
+ *   text (the Azure Monitor exporter's MessageData; test/integration/deploy-package.test.ts sees one arrive);
  * - spans of the instrumentations shared/hosts/azure/telemetry.ts registers: `dependencies`;
  * - the Cosmos DB diagnostic log the Cosmos module sends in resource-specific mode:
  *   `CDBPartitionKeyRUConsumption`;

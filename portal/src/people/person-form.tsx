@@ -4,7 +4,7 @@ import { ifMatch, withEtag } from "../etag";
 import { Confirmation, useConfirming } from "../confirmation";
 import { Checkbox, Field, SaveProblem, Select, useAction } from "../ui";
 import { useWorkspaceRoleRows, WorkspaceRolesEditor } from "../ui/workspace-roles";
-import { type Organization, type Workspace } from "../pages/workspaces";
+import { type Organization, type Workspace } from "../workspaces/workspace-model";
 import { Person, PersonBody, OrganizationalRole, ORGANIZATIONAL_ROLES } from "./person-model";
 
 export function PersonForm(props: {

@@ -1,7 +1,7 @@
 import type { paths } from "../api/openapi";
 import { BASE } from "../router";
 import { useResource } from "../ui";
-import { readOrganizations, readWorkspaces, type Organization, type Workspace } from "../pages/workspaces";
+import { readOrganizations, readWorkspaces, type Organization, type Workspace } from "../workspaces/workspace-model";
 
 export type PeopleEnvelope = paths["/api/v2/portal/people"]["get"]["responses"][200]["content"]["application/json"];
 export type Person = PeopleEnvelope["data"][number];

@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { setFlash, takeFlash } from "../flash";
 import { BASE, Link, navigate } from "../router";
 import { hasRole, useMe } from "../session";
-import { Badge, Empty, Notice, PageHeader, ProblemBanner, RefreshButton, Select, TableScroll, Time, useResource } from "../ui";
+import { Badge, DataTable, Empty, Notice, PageHeader, ProblemBanner, RefreshButton, Select, Time, useResource } from "../ui";
 import { OnboardOrganization } from "./onboard-organization";
 import { OnboardWorkspace } from "./onboard-workspace";
 import { readOrganizations, readWorkspaces, SOURCE_NAMES, sourcesOn, WORKSPACE_ADMIN } from "./workspace-model";
@@ -35,35 +35,22 @@ export function WorkspacesPage() {
       <h2 id="organizations-heading" class="section-heading">Organizations</h2>
       {organizations.value && orgs.length === 0 && <Empty>No organization.</Empty>}
       {orgs.length > 0 && (
-        <TableScroll label="Organizations">
-          <table aria-labelledby="organizations-heading">
-            <thead>
-              <tr>
-                <th scope="col">Organization</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Status</th>
-                <th scope="col">Workspaces</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {orgs.map((o) => (
-                <tr key={o.id} data-organization-id={o.id}>
-                  <th scope="row">
-                    {o.name}
-                    {o.id === me.accountId && <span class="muted"> (yours)</span>}
-                  </th>
-                  <td>{o.kind === "ServiceProvider" ? "Service provider" : o.managedByAccountId ? `Customer of ${orgName(o.managedByAccountId)}` : "Customer"}</td>
-                  <td>{o.isActive ? <Badge tone="ok">Active</Badge> : <Badge tone="bad">Deactivated</Badge>}</td>
-                  <td>{workspaces.value ? count(o.id) : "…"}</td>
-                  <td>
-                    <Time at={o.createdAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+        <DataTable label="Organizations" aria-labelledby="organizations-heading" columns={["Organization", "Kind", "Status", "Workspaces", "Created"]}>
+          {orgs.map((o) => (
+            <tr key={o.id} data-organization-id={o.id}>
+              <th scope="row">
+                {o.name}
+                {o.id === me.accountId && <span class="muted"> (yours)</span>}
+              </th>
+              <td>{o.kind === "ServiceProvider" ? "Service provider" : o.managedByAccountId ? `Customer of ${orgName(o.managedByAccountId)}` : "Customer"}</td>
+              <td>{o.isActive ? <Badge tone="ok">Active</Badge> : <Badge tone="bad">Deactivated</Badge>}</td>
+              <td>{workspaces.value ? count(o.id) : "…"}</td>
+              <td>
+                <Time at={o.createdAt} />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
 
       <h2 id="workspaces-heading" class="section-heading">Workspaces</h2>
@@ -74,37 +61,24 @@ export function WorkspacesPage() {
       )}
       {workspaces.value && list.length === 0 && <Empty>No workspace you may act on{filter ? " in this organization" : ""}.</Empty>}
       {list.length > 0 && (
-        <TableScroll label="Workspaces">
-          <table aria-labelledby="workspaces-heading">
-            <thead>
-              <tr>
-                <th scope="col">Workspace</th>
-                <th scope="col">Organization</th>
-                <th scope="col">Sources on</th>
-                <th scope="col">Your role</th>
-                <th scope="col">Last changed</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((w) => (
-                <tr key={w.id} data-workspace-id={w.id}>
-                  <th scope="row">
-                    <Link href={`${BASE}/workspaces/${w.id}`}>{w.name}</Link>
-                  </th>
-                  <td>{orgName(w.accountId)}</td>
-                  <td>
-                    {sourcesOn(w)} of {SOURCE_NAMES.length}
-                    {SOURCE_NAMES.some((s) => w.sources[s].bridge) && <span class="muted"> · own bridge</span>}
-                  </td>
-                  <td>{w.workspaceRole ?? <span class="muted">Organization-wide ({me.organizationalRole})</span>}</td>
-                  <td>
-                    <Time at={w.lastModifiedAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+        <DataTable label="Workspaces" aria-labelledby="workspaces-heading" columns={["Workspace", "Organization", "Sources on", "Your role", "Last changed"]}>
+          {list.map((w) => (
+            <tr key={w.id} data-workspace-id={w.id}>
+              <th scope="row">
+                <Link href={`${BASE}/workspaces/${w.id}`}>{w.name}</Link>
+              </th>
+              <td>{orgName(w.accountId)}</td>
+              <td>
+                {sourcesOn(w)} of {SOURCE_NAMES.length}
+                {SOURCE_NAMES.some((s) => w.sources[s].bridge) && <span class="muted"> · own bridge</span>}
+              </td>
+              <td>{w.workspaceRole ?? <span class="muted">Organization-wide ({me.organizationalRole})</span>}</td>
+              <td>
+                <Time at={w.lastModifiedAt} />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
 
       {canChange && own?.kind === "ServiceProvider" && (

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, call, csrf, type Problem } from "../api/client";
-import { DataTable, Field, ProblemBanner, Select, useAction } from "../ui";
+import { DataTable, Field, ProblemBanner, Select, SubmitForm, useAction } from "../ui";
 import { ifMatch } from "../etag";
 import { type Workspace } from "../ui/workspace-select";
 import { Configuration, Classification, CLASSIFICATIONS, EVENT_TYPE, GUID, OrganizationWebhook } from "./agent-configuration";
@@ -35,14 +35,7 @@ export function ConfigurationEditor(props: { workspace: Workspace; configuration
     setStatus(said);
   };
   return (
-    <form
-      class="agent-editor"
-      aria-label="Edit the agent configuration"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void save.run();
-      }}
-    >
+    <SubmitForm class="agent-editor" aria-label="Edit the agent configuration" action={save}>
       <h2>Edit the cards of {props.workspace.name}</h2>
       <ProblemBanner problem={save.problem} title="The agent configuration was not saved" />
       {save.problem?.status === 409 && <p>Someone changed the configuration since you opened it: cancel to see their version, then make your change again.</p>}
@@ -74,7 +67,7 @@ export function ConfigurationEditor(props: { workspace: Workspace; configuration
           Cancel
         </button>
       </div>
-    </form>
+    </SubmitForm>
   );
 }
 

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
-import { Badge, DataTable, Field, Notice, ProblemBanner, Time, useAction, useInterval } from "../ui";
+import { Badge, DataTable, Field, Notice, ProblemBanner, SubmitForm, Time, useAction, useInterval } from "../ui";
 import { type ApprovalRequest, readOne } from "./approval-requests";
 import { outcomeText, policyText, RequestFacts, sideName, sidesText, statusTone } from "./request-facts";
 
@@ -146,13 +146,7 @@ export function ApprovalCard({ request: r, onChange }: { request: ApprovalReques
       <ProblemBanner problem={approve.problem ?? deny.problem} title="The decision was not recorded" />
       {r.awaitingDecision && !r.viewer.mayApprove && <p class="muted">{r.viewer.reason}</p>}
       {r.awaitingDecision && (r.viewer.mayApprove || r.viewer.mayDeny) && !denying && (
-        <form
-          class="decision"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void approve.run();
-          }}
-        >
+        <SubmitForm class="decision" action={approve}>
           {r.viewer.mayApprove && <Field label="Comment (optional)" name="comment" value={comment} onValue={setComment} problem={approve.problem} maxLength={2000} />}
           <div class="buttons">
             {r.viewer.mayApprove && (
@@ -164,16 +158,10 @@ export function ApprovalCard({ request: r, onChange }: { request: ApprovalReques
               Deny…
             </button>
           </div>
-        </form>
+        </SubmitForm>
       )}
       {r.awaitingDecision && r.viewer.mayDeny && denying && (
-        <form
-          class="decision"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void deny.run();
-          }}
-        >
+        <SubmitForm class="decision" action={deny}>
           <Field label="Why must this not run?" name="reason" value={reason} onValue={setReason} problem={deny.problem} required maxLength={2000} multiline />
           <div class="buttons">
             <button type="submit" class="button button-danger" disabled={deny.busy || !reason.trim()}>
@@ -183,7 +171,7 @@ export function ApprovalCard({ request: r, onChange }: { request: ApprovalReques
               Cancel
             </button>
           </div>
-        </form>
+        </SubmitForm>
       )}
     </article>
   );

@@ -4,7 +4,7 @@ import { ifMatch, withEtag } from "../etag";
 import { Confirmation, useConfirming } from "../confirmation";
 import { setFlash } from "../flash";
 import { BASE, navigate } from "../router";
-import { Checkbox, Field, SaveProblem, Select, useAction } from "../ui";
+import { Checkbox, Field, SaveProblem, Select, SubmitButtons, SubmitForm, useAction } from "../ui";
 import { useWorkspaceRoleRows, WorkspaceRolesEditor } from "../ui/workspace-roles";
 import { ServiceAccount, UpdateBody, OrganizationalRole } from "./model";
 import { ASSIGNMENT_WORDS, grantableRoles, useWorkspaces } from "./account-fields";
@@ -31,25 +31,15 @@ export function ChangeForm(props: { sa: ServiceAccount; etag: string | undefined
   return (
     <section class="card form-card" aria-labelledby="change-heading">
       <h2 id="change-heading">Change the account</h2>
-      <form
-        class="change-service-account"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void save.run();
-        }}
-      >
+      <SubmitForm class="change-service-account" action={save}>
         <SaveProblem problem={save.problem} title="The service account was not saved" onReload={props.onReload} />
         <Field label="Name" name="name" value={name} onValue={setName} problem={save.problem} required maxLength={128} autoComplete="off" />
         <Field label="Description" name="description" value={description} onValue={setDescription} problem={save.problem} maxLength={1024} multiline />
         <Select label="Organizational role" name="organizationalRole" value={role} onValue={(r) => setRole(r as OrganizationalRole)} problem={save.problem} options={grantableRoles(props.myRole, sa.organizationalRole)} />
         <Checkbox label="Active (unticked: deactivated, its credentials are refused at once)" name="isActive" checked={isActive} onValue={setIsActive} />
         <WorkspaceRolesEditor field="workspaceAssignments" rows={assignments} workspaces={workspaces} problem={save.problem} words={ASSIGNMENT_WORDS} />
-        <div class="buttons">
-          <button type="submit" class="button" disabled={save.busy}>
-            {save.busy ? "Saving…" : "Save changes"}
-          </button>
-        </div>
-      </form>
+        <SubmitButtons busy={save.busy} busyLabel="Saving…" label="Save changes" />
+      </SubmitForm>
     </section>
   );
 }

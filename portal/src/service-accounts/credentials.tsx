@@ -3,7 +3,7 @@ import { api, call, csrf } from "../api/client";
 import type { paths } from "../api/openapi";
 import { withEtag } from "../etag";
 import { Confirmation, useConfirming } from "../confirmation";
-import { Badge, DataTable, Empty, ProblemBanner, Time, useAction } from "../ui";
+import { Badge, DataTable, Empty, ProblemBanner, SubmitButtons, SubmitForm, Time, useAction } from "../ui";
 import { ServiceAccount, Credential, Scope, expirationOf, credentialTone } from "./model";
 import { ExpirationField, ScopePicker } from "./account-fields";
 
@@ -103,22 +103,12 @@ export function AddCredential(props: { id: string; onAdded(credential: CreatedCr
     <section class="card form-card" aria-labelledby="add-credential-heading">
       <h2 id="add-credential-heading">Add a credential</h2>
       <p class="muted">To rotate: add one, move the integration to it, then revoke the old one. At most five are active at once.</p>
-      <form
-        class="add-credential"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void add.run();
-        }}
-      >
+      <SubmitForm class="add-credential" action={add}>
         <ProblemBanner problem={add.problem} title="The credential was not added" />
         <ScopePicker selected={scopes} onChange={setScopes} problem={add.problem} />
         <ExpirationField value={expiration} onValue={setExpiration} problem={add.problem} />
-        <div class="buttons">
-          <button type="submit" class="button" disabled={add.busy}>
-            {add.busy ? "Adding…" : "Add credential"}
-          </button>
-        </div>
-      </form>
+        <SubmitButtons busy={add.busy} busyLabel="Adding…" label="Add credential" />
+      </SubmitForm>
     </section>
   );
 }

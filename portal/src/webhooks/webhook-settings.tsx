@@ -5,7 +5,7 @@ import { Confirmation, useConfirming } from "../confirmation";
 import { ifMatch } from "../etag";
 import { setFlash } from "../flash";
 import { BASE, navigate } from "../router";
-import { SaveProblem, useAction } from "../ui";
+import { SaveProblem, SubmitButtons, SubmitForm, useAction } from "../ui";
 import { credentialBody, CredentialFields, SigningSecret, useOrganizations, WebhookFields, type CredentialDraft, type EventType, type WebhookDraft } from "./webhook-form";
 
 type HealthEnvelope = paths["/api/v2/portal/webhooks/{webhookId}"]["get"]["responses"][200]["content"]["application/json"];
@@ -55,22 +55,11 @@ function EditWebhook({ webhook, etag, onChanged, onReload }: SettingsProps) {
   return (
     <section class="card form-card" aria-labelledby="edit-webhook-heading">
       <h3 id="edit-webhook-heading">The endpoint and what it receives</h3>
-      <form
-        class="webhook-form"
-        data-form="edit-webhook"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void save.run();
-        }}
-      >
+      <SubmitForm class="webhook-form" data-form="edit-webhook" action={save}>
         <SaveProblem problem={save.problem} title="The webhook was not saved" onReload={onReload} />
         <WebhookFields draft={draft} onChange={setDraft} problem={save.problem} organizations={organizations} />
-        <div class="buttons">
-          <button type="submit" class="button" disabled={save.busy}>
-            {save.busy ? "Saving…" : "Save changes"}
-          </button>
-        </div>
-      </form>
+        <SubmitButtons busy={save.busy} busyLabel="Saving…" label="Save changes" />
+      </SubmitForm>
     </section>
   );
 }
@@ -89,21 +78,11 @@ function EndpointCredential({ webhook, etag, onChanged, onReload }: SettingsProp
         What each delivery carries for the endpoint to check, beside the signature. Now: <strong>{webhook.authenticationType}</strong>. A token is never shown again: type the new one to
         replace it.
       </p>
-      <form
-        data-form="endpoint-credential"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void change.run();
-        }}
-      >
+      <SubmitForm data-form="endpoint-credential" action={change}>
         <SaveProblem problem={change.problem} title="The credential was not replaced" onReload={onReload} />
         <CredentialFields draft={draft} onChange={setDraft} problem={change.problem} />
-        <div class="buttons">
-          <button type="submit" class="button button-secondary" disabled={change.busy}>
-            {change.busy ? "Replacing…" : "Replace the credential"}
-          </button>
-        </div>
-      </form>
+        <SubmitButtons busy={change.busy} busyLabel="Replacing…" label="Replace the credential" class="button button-secondary" />
+      </SubmitForm>
     </section>
   );
 }

@@ -4,7 +4,7 @@ import type { paths } from "../api/openapi";
 import { takeFlash } from "../flash";
 import { BASE, Link } from "../router";
 import { hasRole, useMe } from "../session";
-import { Badge, DataTable, Empty, Notice, PageHeader, ProblemBanner, RefreshButton, Time, useAction, useResource } from "../ui";
+import { Badge, DataTable, Empty, Notice, PageHeader, ProblemBanner, RefreshButton, SubmitButtons, SubmitForm, Time, useAction, useResource } from "../ui";
 import { credentialBody, CredentialFields, SigningSecret, useOrganizations, WebhookFields, type CredentialDraft, type WebhookDraft } from "./webhook-form";
 
 type ListEnvelope = paths["/api/v2/portal/webhooks"]["get"]["responses"][200]["content"]["application/json"];
@@ -137,23 +137,12 @@ export function NewWebhookPage() {
       {hasRole(me, WEBHOOK_OPERATORS) && !created && (
         <section class="card form-card" aria-labelledby="new-webhook-heading">
           <h2 id="new-webhook-heading">The endpoint and what it receives</h2>
-          <form
-            class="webhook-form"
-            data-form="new-webhook"
-            onSubmit={(e) => {
-              e.preventDefault();
-              void create.run();
-            }}
-          >
+          <SubmitForm class="webhook-form" data-form="new-webhook" action={create}>
             <ProblemBanner problem={create.problem} title="The webhook was not created" />
             <WebhookFields draft={draft} onChange={setDraft} problem={create.problem} organizations={organizations} />
             <CredentialFields draft={credential} onChange={setCredential} problem={create.problem} />
-            <div class="buttons">
-              <button type="submit" class="button" disabled={create.busy}>
-                {create.busy ? "Creating…" : "Create webhook"}
-              </button>
-            </div>
-          </form>
+            <SubmitButtons busy={create.busy} busyLabel="Creating…" label="Create webhook" />
+          </SubmitForm>
         </section>
       )}
     </section>

@@ -1,7 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
 import type { paths } from "../api/openapi";
-import { Checkbox, Field, Notice, ProblemBanner, Select, useAction, useResource } from "../ui";
+import { Checkbox, Field, Notice, ProblemBanner, Select, SubmitButtons, SubmitForm, useAction, useResource } from "../ui";
 import { APPROVAL_MODE_OPTIONS } from "./workspace-model";
 
 type Policy = paths["/api/v2/portal/workspaces/{workspaceId}/approval-policy"]["get"]["responses"][200]["content"]["application/json"]["data"];
@@ -62,12 +62,7 @@ export function ApprovalPolicySection(props: { workspaceId: string; canChange: b
         </dl>
       )}
       {p && props.canChange && (
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            void save.run();
-          }}
-        >
+        <SubmitForm action={save}>
           {saved && <Notice kind="success">The approval policy is saved.</Notice>}
           <ProblemBanner problem={save.problem} title="The approval policy was not saved" />
           <Select label="Runs that need approval" name="mode" value={mode} onValue={(m) => setMode(m as Policy["mode"])} options={MODES} problem={save.problem} />
@@ -82,12 +77,8 @@ export function ApprovalPolicySection(props: { workspaceId: string; canChange: b
           />
           <Checkbox label="A run with an admin playbook needs a second, different approver" name="requireSecondApproverForAdminPlaybooks" checked={second} onValue={setSecond} />
           <Checkbox label="Two-sided: one approver of the customer and one of the managing provider" name="twoSidedApproval" checked={twoSided} onValue={setTwoSided} />
-          <div class="buttons">
-            <button type="submit" class="button" disabled={save.busy}>
-              {save.busy ? "Saving…" : "Save approval policy"}
-            </button>
-          </div>
-        </form>
+          <SubmitButtons busy={save.busy} busyLabel="Saving…" label="Save approval policy" />
+        </SubmitForm>
       )}
     </section>
   );

@@ -1,7 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
 import type { paths } from "../api/openapi";
-import { Badge, Checkbox, Notice, ProblemBanner, useAction, useResource } from "../ui";
+import { Badge, Checkbox, Notice, ProblemBanner, SubmitButtons, SubmitForm, useAction, useResource } from "../ui";
 
 type Integrations = paths["/api/v2/portal/workspaces/{workspaceId}/integrations"]["get"]["responses"][200]["content"]["application/json"]["data"];
 type IntegrationName = keyof Integrations;
@@ -37,12 +37,7 @@ export function IntegrationsSection(props: { workspaceId: string; canChange: boo
       <p class="muted">An integration is in effect when its switch is on and the deployment has the system for the workspace.</p>
       <ProblemBanner problem={integrations.problem} title="The integrations could not be read" />
       {v && draft && (
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            void save.run();
-          }}
-        >
+        <SubmitForm action={save}>
           {saved && <Notice kind="success">The integrations are saved.</Notice>}
           <ProblemBanner problem={save.problem} title="The integrations were not saved" />
           <ul class="plain integration-list">
@@ -68,13 +63,9 @@ export function IntegrationsSection(props: { workspaceId: string; canChange: boo
             ))}
           </ul>
           {props.canChange && (
-            <div class="buttons">
-              <button type="submit" class="button" disabled={save.busy}>
-                {save.busy ? "Saving…" : "Save integrations"}
-              </button>
-            </div>
+            <SubmitButtons busy={save.busy} busyLabel="Saving…" label="Save integrations" />
           )}
-        </form>
+        </SubmitForm>
       )}
     </section>
   );

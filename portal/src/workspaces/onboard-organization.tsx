@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
-import { Field, Notice, ProblemBanner, useAction } from "../ui";
+import { Field, Notice, ProblemBanner, SubmitButtons, SubmitForm, useAction } from "../ui";
 import type { Organization } from "./workspace-model";
 
 /** Onboarding a customer organization of the person's own, the service provider. */
@@ -18,21 +18,12 @@ export function OnboardOrganization(props: { providerName: string; onCreated(o: 
     <section class="card form-card" aria-labelledby="onboard-organization-heading">
       <h2 id="onboard-organization-heading">Onboard a customer organization</h2>
       <p class="muted">A customer organization your organization manages. Its name is unique among your organizations.</p>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void submit.run();
-        }}
-      >
+      <SubmitForm action={submit}>
         {done && <Notice kind="success">{done}</Notice>}
         <ProblemBanner problem={submit.problem} title="The organization was not onboarded" />
         <Field label="Organization name" name="name" value={name} onValue={setName} problem={submit.problem} required autoComplete="off" />
-        <div class="buttons">
-          <button type="submit" class="button" disabled={submit.busy}>
-            {submit.busy ? "Onboarding…" : "Onboard organization"}
-          </button>
-        </div>
-      </form>
+        <SubmitButtons busy={submit.busy} busyLabel="Onboarding…" label="Onboard organization" />
+      </SubmitForm>
     </section>
   );
 }

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, call, csrf, type Problem } from "../api/client";
-import { Checkbox, Field, ProblemBanner, Select, useAction } from "../ui";
+import { Checkbox, Field, ProblemBanner, Select, SubmitButtons, SubmitForm, useAction } from "../ui";
 import { checkInstance, instanceRef, SecurityInstancePicker, type PickedInstance } from "./security-instance-picker";
 import { onboardingSources, sourcesDraft } from "./sources-draft";
 import { SourcesEditor } from "./sources-editor";
@@ -65,13 +65,7 @@ export function OnboardWorkspace(props: { organizations: Organization[]; workspa
     <section class="card form-card" aria-labelledby="onboard-workspace-heading">
       <h2 id="onboard-workspace-heading">Onboard a workspace</h2>
       <p class="muted">A workspace of one of your organizations, from its security instance in the cloud: its name is unique within the organization.</p>
-      <form
-        id="onboard-workspace"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void submit.run();
-        }}
-      >
+      <SubmitForm id="onboard-workspace" action={submit}>
         <ProblemBanner problem={submit.problem} title="The workspace was not onboarded" />
         <ProblemBanner problem={refusal} title="This security instance cannot be onboarded" />
         <Checkbox
@@ -112,12 +106,8 @@ export function OnboardWorkspace(props: { organizations: Organization[]; workspa
           options={APPROVAL_MODE_OPTIONS}
         />
         <SourcesEditor draft={sources} onDraft={setSources} problem={submit.problem} />
-        <div class="buttons">
-          <button type="submit" class="button" disabled={submit.busy}>
-            {submit.busy ? "Onboarding…" : "Onboard workspace"}
-          </button>
-        </div>
-      </form>
+        <SubmitButtons busy={submit.busy} busyLabel="Onboarding…" label="Onboard workspace" />
+      </SubmitForm>
     </section>
   );
 }

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
 import type { paths } from "../api/openapi";
-import { Badge, Checkbox, DataTable, Field, Notice, ProblemBanner, Time, useAction, useResource } from "../ui";
+import { Badge, Checkbox, DataTable, Field, Notice, ProblemBanner, SubmitButtons, SubmitForm, Time, useAction, useResource } from "../ui";
 
 type ListPath = paths["/api/v2/portal/workspaces/{workspaceId}/pre-authorizations"];
 type PreAuthorization = ListPath["get"]["responses"][200]["content"]["application/json"]["data"][number];
@@ -88,13 +88,7 @@ export function PreAuthorizationsSection(props: { workspaceId: string; canChange
         </DataTable>
       )}
       {props.canChange && (
-        <form
-          id="record-pre-authorization"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void record.run();
-          }}
-        >
+        <SubmitForm id="record-pre-authorization" action={record}>
           <ProblemBanner problem={record.problem} title="The pre-authorization was not recorded" />
           <fieldset>
             <legend>Playbooks that may run without asking</legend>
@@ -115,12 +109,8 @@ export function PreAuthorizationsSection(props: { workspaceId: string; canChange
           </fieldset>
           <Field label="Until (your local time)" name="endsAt" type="datetime-local" value={endsOn} onValue={setEndsOn} problem={record.problem} required />
           <Field label="Why (shown on the runs it lets through)" name="note" value={note} onValue={setNote} problem={record.problem} autoComplete="off" />
-          <div class="buttons">
-            <button type="submit" class="button" disabled={record.busy || chosen.size === 0}>
-              {record.busy ? "Recording…" : "Record pre-authorization"}
-            </button>
-          </div>
-        </form>
+          <SubmitButtons busy={record.busy} busyLabel="Recording…" label="Record pre-authorization" disabled={chosen.size === 0} />
+        </SubmitForm>
       )}
     </section>
   );

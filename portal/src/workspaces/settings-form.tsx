@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { api, csrf } from "../api/client";
 import { ifMatch, withEtag } from "../etag";
-import { Field, SaveProblem, useAction } from "../ui";
+import { Field, SaveProblem, SubmitButtons, SubmitForm, useAction } from "../ui";
 import { changedSourcesBody, sourcesDraft } from "./sources-draft";
 import { SourcesEditor } from "./sources-editor";
 import type { Workspace } from "./workspace-model";
@@ -20,21 +20,12 @@ export function SettingsForm(props: { workspace: Workspace; etag: string | undef
     <section class="card form-card" aria-labelledby="settings-heading">
       <h2 id="settings-heading">Change settings</h2>
       <p class="muted">The name and the per-source settings. A change applies at once.</p>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void save.run();
-        }}
-      >
+      <SubmitForm action={save}>
         <SaveProblem problem={save.problem} title="The settings were not saved" onReload={props.onReload} />
         <Field label="Workspace name" name="name" value={name} onValue={setName} problem={save.problem} required autoComplete="off" />
         <SourcesEditor draft={sources} onDraft={setSources} problem={save.problem} />
-        <div class="buttons">
-          <button type="submit" class="button" disabled={save.busy}>
-            {save.busy ? "Saving…" : "Save settings"}
-          </button>
-        </div>
-      </form>
+        <SubmitButtons busy={save.busy} busyLabel="Saving…" label="Save settings" />
+      </SubmitForm>
     </section>
   );
 }

@@ -3,10 +3,10 @@ import { api, call } from "../api/client";
 import { takeFlash } from "../flash";
 import { ShowMore, usePages } from "../ui/paging";
 import { BASE, Link } from "../router";
-import { hasRole, useMe } from "../session";
-import { Badge, DataTable, Empty, Field, Notice, PageHeader, ProblemBanner, Select, Time } from "../ui";
+import { hasRole, useMe, type OrganizationalRole } from "../session";
+import { Badge, DataTable, Empty, Field, Notice, ORGANIZATIONAL_ROLES, PageHeader, ProblemBanner, Select, Time } from "../ui";
 import { WorkspaceRoleList } from "../ui/workspace-roles";
-import { OrganizationalRole, USER_ADMIN, ORGANIZATIONAL_ROLES, useNames, personHref } from "./person-model";
+import { USER_ADMIN, useNames, personHref } from "./person-model";
 
 /** The people of the organization, with their organizational and workspace roles. */
 export function PeoplePage() {

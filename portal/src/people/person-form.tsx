@@ -2,10 +2,11 @@ import { useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
 import { ifMatch, withEtag } from "../etag";
 import { Confirmation, useConfirming } from "../confirmation";
-import { Checkbox, Field, SaveProblem, Select, SubmitButtons, SubmitForm, useAction } from "../ui";
+import type { OrganizationalRole } from "../session";
+import { Checkbox, Field, ORGANIZATIONAL_ROLES, SaveProblem, Select, SubmitButtons, SubmitForm, useAction } from "../ui";
 import { useWorkspaceRoleRows, WorkspaceRolesEditor } from "../ui/workspace-roles";
 import { type Organization, type Workspace } from "../workspaces/workspace-model";
-import { Person, PersonBody, OrganizationalRole, ORGANIZATIONAL_ROLES } from "./person-model";
+import { Person, PersonBody } from "./person-model";
 
 export function PersonForm(props: {
   person: Person | undefined;

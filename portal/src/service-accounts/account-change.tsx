@@ -1,12 +1,13 @@
 import { useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
 import { ifMatch, withEtag } from "../etag";
-import { Confirmation, useConfirming } from "../confirmation";
+import { DeleteZone } from "../confirmation";
 import { setFlash } from "../flash";
 import { BASE, navigate } from "../router";
+import type { OrganizationalRole } from "../session";
 import { Checkbox, Field, SaveProblem, Select, SubmitButtons, SubmitForm, useAction } from "../ui";
 import { useWorkspaceRoleRows, WorkspaceRolesEditor } from "../ui/workspace-roles";
-import { ServiceAccount, UpdateBody, OrganizationalRole } from "./model";
+import { ServiceAccount, UpdateBody } from "./model";
 import { ASSIGNMENT_WORDS, grantableRoles, useWorkspaces } from "./account-fields";
 
 export function ChangeForm(props: { sa: ServiceAccount; etag: string | undefined; myRole: string; onReload(): Promise<void>; onSaved(sa: ServiceAccount, etag: string | undefined): void }) {
@@ -51,35 +52,24 @@ export function DeleteAccount(props: { sa: ServiceAccount }) {
     setFlash(`${sa.name} is deleted: its credentials are refused from now on.`);
     navigate(`${BASE}/service-accounts`);
   });
-  const confirming = useConfirming(remove);
   return (
-    <section class="card danger-zone" aria-labelledby="delete-heading">
-      <h2 id="delete-heading">Delete the account</h2>
-      <p class="muted">Its credentials stop working at once. Deactivate it instead to keep it for later.</p>
-      {confirming.key ? (
-        <Confirmation
-          layout="panel"
-          question={`Delete ${sa.name}?`}
-          confirmLabel={`Delete ${sa.name}`}
-          busyLabel="Deleting…"
-          busy={remove.busy}
-          problem={remove.problem}
-          problemTitle="The service account was not deleted"
-          confirmData={{ "data-action": "confirm-delete" }}
-          onConfirm={() => void remove.run()}
-          onCancel={confirming.cancel}
-        >
-          <p>
-            Every integration using <strong>{sa.name}</strong> is refused from now on. <strong>This cannot be undone.</strong>
-          </p>
-        </Confirmation>
-      ) : (
-        <div class="buttons">
-          <button type="button" class="button button-danger" data-action="delete" {...confirming.opener("delete")}>
-            Delete {sa.name}…
-          </button>
-        </div>
-      )}
-    </section>
+    <DeleteZone
+      headingId="delete-heading"
+      heading="Delete the account"
+      lead="Its credentials stop working at once. Deactivate it instead to keep it for later."
+      action={remove}
+      name="delete"
+      question={`Delete ${sa.name}?`}
+      confirmLabel={`Delete ${sa.name}`}
+      busyLabel="Deleting…"
+      problemTitle="The service account was not deleted"
+      opener={`Delete ${sa.name}…`}
+      openerData={{ "data-action": "delete" }}
+      confirmData={{ "data-action": "confirm-delete" }}
+    >
+      <p>
+        Every integration using <strong>{sa.name}</strong> is refused from now on. <strong>This cannot be undone.</strong>
+      </p>
+    </DeleteZone>
   );
 }

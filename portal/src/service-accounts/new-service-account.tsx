@@ -1,10 +1,10 @@
 import { useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
 import { BASE, Link } from "../router";
-import { hasRole, useMe } from "../session";
+import { hasRole, useMe, type OrganizationalRole } from "../session";
 import { Field, Notice, PageHeader, ProblemBanner, Select, SubmitButtons, SubmitForm, useAction } from "../ui";
 import { useWorkspaceRoleRows, WorkspaceRolesEditor } from "../ui/workspace-roles";
-import { CreateBody, Scope, OrganizationalRole, MANAGERS, accountHref, expirationOf } from "./model";
+import { CreateBody, Scope, MANAGERS, accountHref, expirationOf } from "./model";
 import { ASSIGNMENT_WORDS, ExpirationField, grantableRoles, ScopePicker, SecretBox, useWorkspaces } from "./account-fields";
 
 /** `/service-accounts/new`: a new service account and its first credential, whose secret is shown once here. */

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
 import type { paths } from "../api/openapi";
-import { Confirmation, useConfirming } from "../confirmation";
+import { Confirmation, DeleteZone, useConfirming } from "../confirmation";
 import { ifMatch } from "../etag";
 import { setFlash } from "../flash";
 import { BASE, navigate } from "../router";
@@ -136,35 +136,25 @@ function DeleteWebhook({ webhook, etag }: SettingsProps) {
     setFlash(`${webhook.name} is deleted: nothing more is delivered to it.`);
     navigate(`${BASE}/webhooks`);
   });
-  const confirming = useConfirming(remove);
   return (
-    <section class="card danger-zone" aria-labelledby="delete-webhook-heading">
-      <h3 id="delete-webhook-heading">Delete the webhook</h3>
-      <p class="muted">Deliveries stop at once, those queued included. Pause it instead to hold them.</p>
-      {confirming.key ? (
-        <Confirmation
-          layout="panel"
-          question={`Delete ${webhook.name}?`}
-          confirmLabel={`Delete ${webhook.name}`}
-          busyLabel="Deleting…"
-          busy={remove.busy}
-          problem={remove.problem}
-          problemTitle="The webhook was not deleted"
-          confirmData={{ "data-action": "confirm-delete" }}
-          onConfirm={() => void remove.run()}
-          onCancel={confirming.cancel}
-        >
-          <p>
-            <strong>{webhook.url}</strong> receives nothing more. <strong>This cannot be undone.</strong>
-          </p>
-        </Confirmation>
-      ) : (
-        <div class="buttons">
-          <button type="button" class="button button-danger" data-action="delete" {...confirming.opener("delete")}>
-            Delete {webhook.name}…
-          </button>
-        </div>
-      )}
-    </section>
+    <DeleteZone
+      headingId="delete-webhook-heading"
+      heading="Delete the webhook"
+      level={3}
+      lead="Deliveries stop at once, those queued included. Pause it instead to hold them."
+      action={remove}
+      name="delete"
+      question={`Delete ${webhook.name}?`}
+      confirmLabel={`Delete ${webhook.name}`}
+      busyLabel="Deleting…"
+      problemTitle="The webhook was not deleted"
+      opener={`Delete ${webhook.name}…`}
+      openerData={{ "data-action": "delete" }}
+      confirmData={{ "data-action": "confirm-delete" }}
+    >
+      <p>
+        <strong>{webhook.url}</strong> receives nothing more. <strong>This cannot be undone.</strong>
+      </p>
+    </DeleteZone>
   );
 }

@@ -1,5 +1,5 @@
 import { api, call, csrf } from "../api/client";
-import { Confirmation, useConfirming } from "../confirmation";
+import { DeleteZone } from "../confirmation";
 import { setFlash } from "../flash";
 import { BASE, navigate } from "../router";
 import { useAction } from "../ui";
@@ -14,40 +14,28 @@ export function Offboarding({ workspace: w }: { workspace: Workspace }) {
     );
     navigate(`${BASE}/workspaces`);
   });
-  const confirming = useConfirming(offboard);
   return (
-    <section class="card danger-zone" aria-labelledby="offboard-heading">
-      <h2 id="offboard-heading">Offboard this workspace</h2>
-      <p class="muted">The workspace leaves every listing and route. Its audit trail stays.</p>
-      {confirming.key ? (
-        <Confirmation
-          layout="panel"
-          question={`Offboard ${w.name}?`}
-          confirmLabel={`Offboard ${w.name}`}
-          busyLabel="Offboarding…"
-          busy={offboard.busy}
-          problem={offboard.problem}
-          problemTitle="The workspace was not offboarded"
-          onConfirm={() => void offboard.run()}
-          onCancel={confirming.cancel}
-        >
-          <ul>
-            <li>Runs of {w.name} waiting for approval are denied, and runs dispatched or running are cancelled (a playbook already in the automation backend is not called back).</li>
-            <li>From then on {w.name} answers “not found” everywhere: it leaves the workspace listings, the cross-workspace listings and the reconciler.</li>
-            <li>Its incidents stay where they were in their sources, untouched.</li>
-            <li>Its audit trail stays for its retention, exportable by its organization's Admins.</li>
-          </ul>
-          <p>
-            <strong>This cannot be undone from the portal.</strong>
-          </p>
-        </Confirmation>
-      ) : (
-        <div class="buttons">
-          <button type="button" class="button button-danger" {...confirming.opener("offboard")}>
-            Offboard {w.name}…
-          </button>
-        </div>
-      )}
-    </section>
+    <DeleteZone
+      headingId="offboard-heading"
+      heading="Offboard this workspace"
+      lead="The workspace leaves every listing and route. Its audit trail stays."
+      action={offboard}
+      name="offboard"
+      question={`Offboard ${w.name}?`}
+      confirmLabel={`Offboard ${w.name}`}
+      busyLabel="Offboarding…"
+      problemTitle="The workspace was not offboarded"
+      opener={`Offboard ${w.name}…`}
+    >
+      <ul>
+        <li>Runs of {w.name} waiting for approval are denied, and runs dispatched or running are cancelled (a playbook already in the automation backend is not called back).</li>
+        <li>From then on {w.name} answers “not found” everywhere: it leaves the workspace listings, the cross-workspace listings and the reconciler.</li>
+        <li>Its incidents stay where they were in their sources, untouched.</li>
+        <li>Its audit trail stays for its retention, exportable by its organization's Admins.</li>
+      </ul>
+      <p>
+        <strong>This cannot be undone from the portal.</strong>
+      </p>
+    </DeleteZone>
   );
 }

@@ -138,3 +138,11 @@ export function DeleteZone(props: {
     </section>
   );
 }
+
+/** A row's buttons, or in their place, once one of them asks, the inline confirmation of removing the row. */
+export function RowActions(props: { asking: boolean; question: string; confirmLabel: string; busyLabel: string; busy: boolean; onConfirm(): void; onCancel(): void; children: ComponentChildren }) {
+  if (props.asking) {
+    return <Confirmation layout="inline" question={props.question} confirmLabel={props.confirmLabel} busyLabel={props.busyLabel} busy={props.busy} onConfirm={props.onConfirm} onCancel={props.onCancel} />;
+  }
+  return <div class="buttons buttons-tight">{props.children}</div>;
+}

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api, call, csrf, type Problem } from "../api/client";
-import { Confirmation, useConfirming } from "../confirmation";
+import { RowActions, useConfirming } from "../confirmation";
 import { ifMatch } from "../etag";
 import { Badge, DataTable, Empty, Notice, ProblemBanner, Time, useAction } from "../ui";
 import { type Workspace } from "../ui/workspace-select";
@@ -94,26 +94,22 @@ export function CatalogueSection(props: { workspace: Workspace; catalogue: Catal
               </td>
               {mayEdit && (
                 <td>
-                  {confirming.key === p.id ? (
-                    <Confirmation
-                      layout="inline"
-                      question={`Remove ${p.name}?`}
-                      confirmLabel="Yes, remove"
-                      busyLabel="Removing…"
-                      busy={remove.busy}
-                      onConfirm={() => void remove.run(p)}
-                      onCancel={confirming.cancel}
-                    />
-                  ) : (
-                    <div class="buttons buttons-tight">
-                      <button type="button" class="button button-secondary" onClick={() => setEditing({ playbook: p })} aria-label={`Edit ${p.name}`}>
-                        Edit
-                      </button>
-                      <button type="button" class="button button-secondary" aria-label={`Remove ${p.name}`} {...confirming.opener(p.id)}>
-                        Remove…
-                      </button>
-                    </div>
-                  )}
+                  <RowActions
+                    asking={confirming.key === p.id}
+                    question={`Remove ${p.name}?`}
+                    confirmLabel="Yes, remove"
+                    busyLabel="Removing…"
+                    busy={remove.busy}
+                    onConfirm={() => void remove.run(p)}
+                    onCancel={confirming.cancel}
+                  >
+                    <button type="button" class="button button-secondary" onClick={() => setEditing({ playbook: p })} aria-label={`Edit ${p.name}`}>
+                      Edit
+                    </button>
+                    <button type="button" class="button button-secondary" aria-label={`Remove ${p.name}`} {...confirming.opener(p.id)}>
+                      Remove…
+                    </button>
+                  </RowActions>
                 </td>
               )}
             </tr>

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
-import { Confirmation, useConfirming } from "../confirmation";
+import { RowActions, useConfirming } from "../confirmation";
 import { hasRole, useMe } from "../session";
 import { DataTable, Empty, Notice, PageHeader, ProblemBanner, RefreshButton, Time, useAction, useResource } from "../ui";
 import { useWorkspaceChoice, type Workspace } from "../ui/workspace-select";
@@ -83,28 +83,24 @@ function WorkspaceSops({ workspace, mayEdit }: { workspace: Workspace; mayEdit: 
                   {sop.uploadedBy.name}, <Time at={sop.uploadedAt} />
                 </td>
                 <td>
-                  {confirming.key === sop.id ? (
-                    <Confirmation
-                      layout="inline"
-                      question={`Delete ${sop.title}?`}
-                      confirmLabel="Yes, delete"
-                      busyLabel="Deleting…"
-                      busy={remove.busy}
-                      onConfirm={() => void remove.run(sop)}
-                      onCancel={confirming.cancel}
-                    />
-                  ) : (
-                    <div class="buttons buttons-tight">
-                      <a class="button button-secondary" href={`/api/v2/portal/workspaces/${workspace.id}/sops/${sop.id}/content`} download={sop.fileName} aria-label={`Download ${sop.title} (${sop.fileName})`}>
-                        Download
-                      </a>
-                      {mayEdit && (
-                        <button type="button" class="button button-secondary" aria-label={`Delete ${sop.title}`} {...confirming.opener(sop.id)}>
-                          Delete…
-                        </button>
-                      )}
-                    </div>
-                  )}
+                  <RowActions
+                    asking={confirming.key === sop.id}
+                    question={`Delete ${sop.title}?`}
+                    confirmLabel="Yes, delete"
+                    busyLabel="Deleting…"
+                    busy={remove.busy}
+                    onConfirm={() => void remove.run(sop)}
+                    onCancel={confirming.cancel}
+                  >
+                    <a class="button button-secondary" href={`/api/v2/portal/workspaces/${workspace.id}/sops/${sop.id}/content`} download={sop.fileName} aria-label={`Download ${sop.title} (${sop.fileName})`}>
+                      Download
+                    </a>
+                    {mayEdit && (
+                      <button type="button" class="button button-secondary" aria-label={`Delete ${sop.title}`} {...confirming.opener(sop.id)}>
+                        Delete…
+                      </button>
+                    )}
+                  </RowActions>
                 </td>
               </tr>
             ))}

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import type { Problem } from "./api/client";
-import { ProblemBanner } from "./ui";
+import { ProblemBanner, type Action } from "./ui";
 
 /**
  * Which confirmation of a view is open, by key (a row's id, or a name where the view has one). Its
@@ -81,4 +81,68 @@ export function Confirmation(props: {
       </div>
     </div>
   );
+}
+
+/**
+ * A danger zone: a section that says what deleting does, with the button that asks, and in its place,
+ * once pressed, the confirmation (`children` says what confirming does). The opener's key is the
+ * action's name (`delete`, `offboard`), which its `data-confirms` carries.
+ */
+export function DeleteZone(props: {
+  headingId: string;
+  heading: string;
+  /** A page's own zone is a second-level heading; one inside a section of the page, a third. */
+  level?: 2 | 3;
+  lead: ComponentChildren;
+  action: Action;
+  name: string;
+  question: string;
+  confirmLabel: string;
+  busyLabel: string;
+  problemTitle: string;
+  opener: string;
+  /** `data-*` attributes of the opener and of the confirm button, for finding them. */
+  openerData?: Record<`data-${string}`, string>;
+  confirmData?: Record<`data-${string}`, string>;
+  children: ComponentChildren;
+}) {
+  const { action } = props;
+  const confirming = useConfirming(action);
+  const Heading = props.level === 3 ? "h3" : "h2";
+  return (
+    <section class="card danger-zone" aria-labelledby={props.headingId}>
+      <Heading id={props.headingId}>{props.heading}</Heading>
+      <p class="muted">{props.lead}</p>
+      {confirming.key ? (
+        <Confirmation
+          layout="panel"
+          question={props.question}
+          confirmLabel={props.confirmLabel}
+          busyLabel={props.busyLabel}
+          busy={action.busy}
+          problem={action.problem}
+          problemTitle={props.problemTitle}
+          confirmData={props.confirmData}
+          onConfirm={() => void action.run()}
+          onCancel={confirming.cancel}
+        >
+          {props.children}
+        </Confirmation>
+      ) : (
+        <div class="buttons">
+          <button type="button" class="button button-danger" {...props.openerData} {...confirming.opener(props.name)}>
+            {props.opener}
+          </button>
+        </div>
+      )}
+    </section>
+  );
+}
+
+/** A row's buttons, or in their place, once one of them asks, the inline confirmation of removing the row. */
+export function RowActions(props: { asking: boolean; question: string; confirmLabel: string; busyLabel: string; busy: boolean; onConfirm(): void; onCancel(): void; children: ComponentChildren }) {
+  if (props.asking) {
+    return <Confirmation layout="inline" question={props.question} confirmLabel={props.confirmLabel} busyLabel={props.busyLabel} busy={props.busy} onConfirm={props.onConfirm} onCancel={props.onCancel} />;
+  }
+  return <div class="buttons buttons-tight">{props.children}</div>;
 }

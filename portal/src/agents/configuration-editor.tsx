@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, call, csrf, type Problem } from "../api/client";
-import { Field, ProblemBanner, Select, TableScroll, useAction } from "../ui";
+import { DataTable, Field, ProblemBanner, Select, SubmitForm, useAction } from "../ui";
 import { ifMatch } from "../etag";
 import { type Workspace } from "../ui/workspace-select";
 import { Configuration, Classification, CLASSIFICATIONS, EVENT_TYPE, GUID, OrganizationWebhook } from "./agent-configuration";
@@ -35,14 +35,7 @@ export function ConfigurationEditor(props: { workspace: Workspace; configuration
     setStatus(said);
   };
   return (
-    <form
-      class="agent-editor"
-      aria-label="Edit the agent configuration"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void save.run();
-      }}
-    >
+    <SubmitForm class="agent-editor" aria-label="Edit the agent configuration" action={save}>
       <h2>Edit the cards of {props.workspace.name}</h2>
       <ProblemBanner problem={save.problem} title="The agent configuration was not saved" />
       {save.problem?.status === 409 && <p>Someone changed the configuration since you opened it: cancel to see their version, then make your change again.</p>}
@@ -74,7 +67,7 @@ export function ConfigurationEditor(props: { workspace: Workspace; configuration
           Cancel
         </button>
       </div>
-    </form>
+    </SubmitForm>
   );
 }
 
@@ -104,31 +97,21 @@ export function CardEditor(props: {
       {ids.length === 0 ? (
         <p class="muted">Sends nothing.</p>
       ) : (
-        <TableScroll label={`Webhooks of the ${classification.label} card`}>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Webhook</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {ids.map((id) => (
-                <tr key={id}>
-                  <th scope="row">
-                    {props.known.get(id)?.name ?? <code>{id}</code>}
-                    {props.known.get(id) && <div class="muted">{props.known.get(id)!.detail}</div>}
-                  </th>
-                  <td>
-                    <button type="button" class="button button-secondary button-small" onClick={() => props.onChange(ids.filter((x) => x !== id), `${nameOf(id)} removed from ${classification.label}.`)} aria-label={`Remove ${nameOf(id)} from ${classification.label}`}>
-                      Remove
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+        <DataTable label={`Webhooks of the ${classification.label} card`} columns={["Webhook", "Actions"]}>
+          {ids.map((id) => (
+            <tr key={id}>
+              <th scope="row">
+                {props.known.get(id)?.name ?? <code>{id}</code>}
+                {props.known.get(id) && <div class="muted">{props.known.get(id)!.detail}</div>}
+              </th>
+              <td>
+                <button type="button" class="button button-secondary button-small" onClick={() => props.onChange(ids.filter((x) => x !== id), `${nameOf(id)} removed from ${classification.label}.`)} aria-label={`Remove ${nameOf(id)} from ${classification.label}`}>
+                  Remove
+                </button>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {errors.length > 0 && (
         <p class="field-error" role="alert">

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
-import { Badge, Field, Notice, ProblemBanner, TableScroll, Time, useAction, useInterval } from "../ui";
+import { Badge, DataTable, Field, Notice, ProblemBanner, SubmitForm, Time, useAction, useInterval } from "../ui";
 import { type ApprovalRequest, readOne } from "./approval-requests";
 import { outcomeText, policyText, RequestFacts, sideName, sidesText, statusTone } from "./request-facts";
 
@@ -102,49 +102,36 @@ export function ApprovalCard({ request: r, onChange }: { request: ApprovalReques
         </div>
       </dl>
       <h3>What approving will do</h3>
-      <TableScroll label={`Playbooks of ${r.title}`}>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">#</th>
-              <th scope="col">Playbook</th>
-              <th scope="col">Acts on</th>
-              <th scope="col">Parameters</th>
-              <th scope="col">Undone by</th>
-            </tr>
-          </thead>
-          <tbody>
-            {r.playbooks.map((p) => (
-              <tr>
-                <td>{p.sequence}</td>
-                <td>
-                  <strong>{p.name}</strong> {p.isAdminRequired && <Badge tone="warn">Admin required</Badge>}
-                  {p.recommendedByRule && <Badge>Recommended by rule</Badge>}
-                  <div class="muted">{p.description}</div>
-                </td>
-                <td>
-                  {p.affectedEntity} <span class="muted">({p.entityType})</span>
-                </td>
-                <td>
-                  {p.parameters.length === 0 ? (
-                    <span class="muted">None</span>
-                  ) : (
-                    <ul class="plain">
-                      {p.parameters.map((x) => (
-                        <li>
-                          <code>{x.name}</code> = <code>{String(x.value)}</code>
-                          {x.description && <span class="muted"> · {x.description}</span>}
-                        </li>
-                      ))}
-                    </ul>
-                  )}
-                </td>
-                <td>{p.undoneBy ? p.undoneBy.name : <span class="muted">No undo playbook</span>}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </TableScroll>
+      <DataTable label={`Playbooks of ${r.title}`} columns={["#", "Playbook", "Acts on", "Parameters", "Undone by"]}>
+        {r.playbooks.map((p) => (
+          <tr>
+            <td>{p.sequence}</td>
+            <td>
+              <strong>{p.name}</strong> {p.isAdminRequired && <Badge tone="warn">Admin required</Badge>}
+              {p.recommendedByRule && <Badge>Recommended by rule</Badge>}
+              <div class="muted">{p.description}</div>
+            </td>
+            <td>
+              {p.affectedEntity} <span class="muted">({p.entityType})</span>
+            </td>
+            <td>
+              {p.parameters.length === 0 ? (
+                <span class="muted">None</span>
+              ) : (
+                <ul class="plain">
+                  {p.parameters.map((x) => (
+                    <li>
+                      <code>{x.name}</code> = <code>{String(x.value)}</code>
+                      {x.description && <span class="muted"> · {x.description}</span>}
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </td>
+            <td>{p.undoneBy ? p.undoneBy.name : <span class="muted">No undo playbook</span>}</td>
+          </tr>
+        ))}
+      </DataTable>
       {r.entities.length > 0 && (
         <p>
           <span class="muted">Entities: </span>
@@ -159,13 +146,7 @@ export function ApprovalCard({ request: r, onChange }: { request: ApprovalReques
       <ProblemBanner problem={approve.problem ?? deny.problem} title="The decision was not recorded" />
       {r.awaitingDecision && !r.viewer.mayApprove && <p class="muted">{r.viewer.reason}</p>}
       {r.awaitingDecision && (r.viewer.mayApprove || r.viewer.mayDeny) && !denying && (
-        <form
-          class="decision"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void approve.run();
-          }}
-        >
+        <SubmitForm class="decision" action={approve}>
           {r.viewer.mayApprove && <Field label="Comment (optional)" name="comment" value={comment} onValue={setComment} problem={approve.problem} maxLength={2000} />}
           <div class="buttons">
             {r.viewer.mayApprove && (
@@ -177,16 +158,10 @@ export function ApprovalCard({ request: r, onChange }: { request: ApprovalReques
               Deny…
             </button>
           </div>
-        </form>
+        </SubmitForm>
       )}
       {r.awaitingDecision && r.viewer.mayDeny && denying && (
-        <form
-          class="decision"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void deny.run();
-          }}
-        >
+        <SubmitForm class="decision" action={deny}>
           <Field label="Why must this not run?" name="reason" value={reason} onValue={setReason} problem={deny.problem} required maxLength={2000} multiline />
           <div class="buttons">
             <button type="submit" class="button button-danger" disabled={deny.busy || !reason.trim()}>
@@ -196,7 +171,7 @@ export function ApprovalCard({ request: r, onChange }: { request: ApprovalReques
               Cancel
             </button>
           </div>
-        </form>
+        </SubmitForm>
       )}
     </article>
   );

@@ -1,8 +1,8 @@
 import { useState } from "preact/hooks";
 import { api, call, csrf, type Problem } from "../api/client";
-import { Confirmation, useConfirming } from "../confirmation";
+import { RowActions, useConfirming } from "../confirmation";
 import { ifMatch } from "../etag";
-import { Badge, Empty, Notice, ProblemBanner, TableScroll, Time, useAction } from "../ui";
+import { Badge, DataTable, Empty, Notice, ProblemBanner, Time, useAction } from "../ui";
 import { type Workspace } from "../ui/workspace-select";
 import { Catalogue, Playbook, ImportReport, ACTIONS } from "./types";
 import { PlaybookEditor } from "./playbook-editor";
@@ -73,67 +73,48 @@ export function CatalogueSection(props: { workspace: Workspace; catalogue: Catal
       )}
       {catalogue && catalogue.playbooks.length === 0 && <Empty>The catalogue has no playbook yet{mayEdit ? ": add one, or import the automation backend's" : ""}.</Empty>}
       {catalogue && catalogue.playbooks.length > 0 && (
-        <TableScroll label={`Playbooks of ${workspace.name}`}>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Playbook</th>
-                <th scope="col">Acts on</th>
-                <th scope="col">Carried out by</th>
-                <th scope="col">Parameters</th>
-                <th scope="col">Undone by</th>
-                <th scope="col">Named by</th>
-                {mayEdit && <th scope="col">Actions</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {catalogue.playbooks.map((p) => (
-                <tr key={p.id} data-playbook-id={p.id}>
-                  <th scope="row" class="cell-main">
-                    <strong>{p.name}</strong> {p.isAdminRequired && <Badge tone="warn">Admin required</Badge>} {!p.enabled && <Badge tone="bad">Switched off</Badge>}{" "}
-                    {!p.isRecommended && <Badge>Not recommended</Badge>}
-                    <div class="muted">
-                      <code>{p.referenceId}</code> {p.description}
-                    </div>
-                  </th>
-                  <td>{p.entityType}</td>
-                  <td>{ACTIONS.find((a) => a.value === p.action)?.label ?? p.action}</td>
-                  <td>
-                    <ParameterList parameters={p.parameters} />
-                  </td>
-                  <td>{p.recoverPlaybookId ? (names.get(p.recoverPlaybookId) ?? <code>{p.recoverPlaybookId}</code>) : <span class="muted">—</span>}</td>
-                  <td>
-                    {p.usage.rules} rule(s), {p.usage.gamebooks} gamebook(s)
-                  </td>
-                  {mayEdit && (
-                    <td>
-                      {confirming.key === p.id ? (
-                        <Confirmation
-                          layout="inline"
-                          question={`Remove ${p.name}?`}
-                          confirmLabel="Yes, remove"
-                          busyLabel="Removing…"
-                          busy={remove.busy}
-                          onConfirm={() => void remove.run(p)}
-                          onCancel={confirming.cancel}
-                        />
-                      ) : (
-                        <div class="buttons buttons-tight">
-                          <button type="button" class="button button-secondary" onClick={() => setEditing({ playbook: p })} aria-label={`Edit ${p.name}`}>
-                            Edit
-                          </button>
-                          <button type="button" class="button button-secondary" aria-label={`Remove ${p.name}`} {...confirming.opener(p.id)}>
-                            Remove…
-                          </button>
-                        </div>
-                      )}
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+        <DataTable label={`Playbooks of ${workspace.name}`} columns={["Playbook", "Acts on", "Carried out by", "Parameters", "Undone by", "Named by", mayEdit && "Actions"]}>
+          {catalogue.playbooks.map((p) => (
+            <tr key={p.id} data-playbook-id={p.id}>
+              <th scope="row" class="cell-main">
+                <strong>{p.name}</strong> {p.isAdminRequired && <Badge tone="warn">Admin required</Badge>} {!p.enabled && <Badge tone="bad">Switched off</Badge>}{" "}
+                {!p.isRecommended && <Badge>Not recommended</Badge>}
+                <div class="muted">
+                  <code>{p.referenceId}</code> {p.description}
+                </div>
+              </th>
+              <td>{p.entityType}</td>
+              <td>{ACTIONS.find((a) => a.value === p.action)?.label ?? p.action}</td>
+              <td>
+                <ParameterList parameters={p.parameters} />
+              </td>
+              <td>{p.recoverPlaybookId ? (names.get(p.recoverPlaybookId) ?? <code>{p.recoverPlaybookId}</code>) : <span class="muted">—</span>}</td>
+              <td>
+                {p.usage.rules} rule(s), {p.usage.gamebooks} gamebook(s)
+              </td>
+              {mayEdit && (
+                <td>
+                  <RowActions
+                    asking={confirming.key === p.id}
+                    question={`Remove ${p.name}?`}
+                    confirmLabel="Yes, remove"
+                    busyLabel="Removing…"
+                    busy={remove.busy}
+                    onConfirm={() => void remove.run(p)}
+                    onCancel={confirming.cancel}
+                  >
+                    <button type="button" class="button button-secondary" onClick={() => setEditing({ playbook: p })} aria-label={`Edit ${p.name}`}>
+                      Edit
+                    </button>
+                    <button type="button" class="button button-secondary" aria-label={`Remove ${p.name}`} {...confirming.opener(p.id)}>
+                      Remove…
+                    </button>
+                  </RowActions>
+                </td>
+              )}
+            </tr>
+          ))}
+        </DataTable>
       )}
     </section>
   );

@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState } from "preact/hooks";
 import { api, call, csrf, type Problem } from "../api/client";
 import { ifMatch } from "../etag";
-import { Checkbox, Field, ProblemBanner, Select, useAction } from "../ui";
+import { Checkbox, Field, ProblemBanner, Select, SubmitForm, useAction } from "../ui";
 import { type Workspace } from "../ui/workspace-select";
 import { Catalogue, Playbook, PlaybookBody, EntityType, ActionKind, ENTITY_TYPES, ACTIONS, errorsUnder } from "./types";
 
@@ -58,14 +58,7 @@ export function PlaybookEditor(props: { workspace: Workspace; playbook: Playbook
     ...props.catalogue.playbooks.filter((p) => p.id !== id && p.entityType === entityType).map((p) => ({ value: p.id, label: p.name })),
   ];
   return (
-    <form
-      class="card editor"
-      aria-labelledby={headingId}
-      onSubmit={(e) => {
-        e.preventDefault();
-        void save.run();
-      }}
-    >
+    <SubmitForm class="card editor" aria-labelledby={headingId} action={save}>
       <h3 id={headingId} tabIndex={-1} ref={ref}>
         {playbook ? `Edit ${playbook.name}` : "Add a playbook"}
       </h3>
@@ -98,6 +91,6 @@ export function PlaybookEditor(props: { workspace: Workspace; playbook: Playbook
           Cancel
         </button>
       </div>
-    </form>
+    </SubmitForm>
   );
 }

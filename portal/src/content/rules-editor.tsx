@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { api, call, csrf, type Problem } from "../api/client";
 import { ifMatch } from "../etag";
-import { Checkbox, Field, ProblemBanner, Select, useAction } from "../ui";
+import { Checkbox, Field, ProblemBanner, Select, SubmitForm, useAction } from "../ui";
 import { type Workspace } from "../ui/workspace-select";
 import { Playbook, Rules, RuleInput, errorsUnder } from "./types";
 
@@ -42,14 +42,7 @@ export function RulesEditor(props: { workspace: Workspace; rules: Rules; etag: s
     update(next, `Rule moved to place ${to + 1} of ${next.length}.`);
   };
   return (
-    <form
-      class="rules-editor"
-      aria-label="Edit the gamebook rules"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void save.run();
-      }}
-    >
+    <SubmitForm class="rules-editor" aria-label="Edit the gamebook rules" action={save}>
       <ProblemBanner problem={save.problem} title="The rules were not saved" />
       {save.problem?.status === 409 && <p>Someone changed the catalogue or the rules since you opened them: cancel to see their version, then make your change again.</p>}
       <p class="visually-hidden" aria-live="polite">
@@ -111,7 +104,7 @@ export function RulesEditor(props: { workspace: Workspace; rules: Rules; etag: s
         </button>
       </div>
       <p class="hint">Until they are saved, the preview below tries these rules.</p>
-    </form>
+    </SubmitForm>
   );
 }
 

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, call, csrf, type Problem } from "../api/client";
-import { asProblem, Badge, Field, ProblemBanner, TableScroll } from "../ui";
+import { asProblem, Badge, DataTable, Field, ProblemBanner } from "../ui";
 import { type Workspace } from "../ui/workspace-select";
 import { RuleInput, Preview, PREVIEW_DEBOUNCE_MS } from "./types";
 
@@ -80,32 +80,19 @@ export function PreviewSection({ workspace, draft }: { workspace: Workspace; dra
             ))}
           </ul>
           {preview.recommendations.length > 0 && (
-            <TableScroll label="Recommended playbooks">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">#</th>
-                    <th scope="col">Playbook</th>
-                    <th scope="col">Acts on</th>
-                    <th scope="col">Admin required</th>
-                    <th scope="col">Because of</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {preview.recommendations.map((r, i) => (
-                    <tr key={r.playbookId}>
-                      <td>{i + 1}</td>
-                      <th scope="row">{r.playbookName}</th>
-                      <td>{r.entityType}</td>
-                      <td>{r.isAdminRequired ? <Badge tone="warn">Yes</Badge> : "No"}</td>
-                      <td>
-                        Rule {r.because.ruleIndex + 1}: <code>{r.because.pattern}</code>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableScroll>
+            <DataTable label="Recommended playbooks" columns={["#", "Playbook", "Acts on", "Admin required", "Because of"]}>
+              {preview.recommendations.map((r, i) => (
+                <tr key={r.playbookId}>
+                  <td>{i + 1}</td>
+                  <th scope="row">{r.playbookName}</th>
+                  <td>{r.entityType}</td>
+                  <td>{r.isAdminRequired ? <Badge tone="warn">Yes</Badge> : "No"}</td>
+                  <td>
+                    Rule {r.because.ruleIndex + 1}: <code>{r.because.pattern}</code>
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
           )}
           {preview.skipped.length > 0 && (
             <>

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { type Problem } from "../api/client";
-import { Badge, Empty, Notice, ProblemBanner, TableScroll, Time } from "../ui";
+import { Badge, DataTable, Empty, Notice, ProblemBanner, Time } from "../ui";
 import { type Workspace } from "../ui/workspace-select";
 import { Playbook, Rules, RuleInput } from "./types";
 import { RulesEditor } from "./rules-editor";
@@ -68,43 +68,32 @@ export function RulesSection(props: {
       )}
       {rules && !editing && rules.rules.length === 0 && <Empty>No rule yet: no incident title is recommended a playbook.</Empty>}
       {rules && !editing && rules.rules.length > 0 && (
-        <TableScroll label={`Gamebook rules of ${props.workspace.name}`}>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">#</th>
-                <th scope="col">Title pattern</th>
-                <th scope="col">Recommends, in order</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rules.rules.map((r, i) => (
-                <tr key={r.pattern}>
-                  <td>{i + 1}</td>
-                  <th scope="row">
-                    <code>{r.pattern}</code>
-                    {r.autoRun && (
-                      <>
-                        {" "}
-                        <Badge tone="warn">Runs by itself</Badge>
-                      </>
-                    )}
-                  </th>
-                  <td>
-                    <ol class="compact">
-                      {r.playbooks.map((p) => (
-                        <li key={p.id}>
-                          {p.name ?? <code>{p.id}</code>} {p.entityType && <span class="muted">({p.entityType})</span>}{" "}
-                          {!p.enabled && <Badge tone="bad">{p.name ? "Switched off" : "Not in the catalogue"}</Badge>}
-                        </li>
-                      ))}
-                    </ol>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+        <DataTable label={`Gamebook rules of ${props.workspace.name}`} columns={["#", "Title pattern", "Recommends, in order"]}>
+          {rules.rules.map((r, i) => (
+            <tr key={r.pattern}>
+              <td>{i + 1}</td>
+              <th scope="row">
+                <code>{r.pattern}</code>
+                {r.autoRun && (
+                  <>
+                    {" "}
+                    <Badge tone="warn">Runs by itself</Badge>
+                  </>
+                )}
+              </th>
+              <td>
+                <ol class="compact">
+                  {r.playbooks.map((p) => (
+                    <li key={p.id}>
+                      {p.name ?? <code>{p.id}</code>} {p.entityType && <span class="muted">({p.entityType})</span>}{" "}
+                      {!p.enabled && <Badge tone="bad">{p.name ? "Switched off" : "Not in the catalogue"}</Badge>}
+                    </li>
+                  ))}
+                </ol>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </section>
   );

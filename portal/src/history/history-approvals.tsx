@@ -3,7 +3,7 @@ import { api, call } from "../api/client";
 import type { paths } from "../api/openapi";
 import { ShowMore, usePages } from "../ui/paging";
 import { useUrlFilters } from "../url-filters";
-import { Badge, Empty, Notice, ProblemBanner, TableScroll, Time } from "../ui";
+import { Badge, DataTable, Empty, Notice, ProblemBanner, Time } from "../ui";
 import { HistoryHeader, useWorkspaceChoices, WorkspaceFilter } from "./history";
 import { RequestFacts } from "../approvals/request-facts";
 
@@ -120,42 +120,28 @@ function DecidedCard({ request: r }: { request: DecidedApproval }) {
         </Notice>
       )}
       <h3>What ran</h3>
-      <TableScroll label={`Playbooks of ${r.title}`}>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">#</th>
-              <th scope="col">Playbook</th>
-              <th scope="col">Acts on</th>
-              <th scope="col">Outcome</th>
-              <th scope="col">Finished</th>
-              <th scope="col">Took</th>
+      <DataTable label={`Playbooks of ${r.title}`} columns={["#", "Playbook", "Acts on", "Outcome", "Finished", "Took"]}>
+        {r.run.playbooks.map((step) => {
+          const asked = r.playbooks.find((p) => p.sequence === step.sequence);
+          return (
+            <tr data-sequence={step.sequence} data-status={step.status}>
+              <td>{step.sequence}</td>
+              <td>{step.name}</td>
+              <td>
+                {asked ? asked.affectedEntity : "—"} {asked && <span class="muted">({asked.entityType})</span>}
+              </td>
+              <td>
+                <Badge tone={runTone(step.status)}>{step.status}</Badge>
+                {step.errorMessage && <div class="muted">{step.errorMessage}</div>}
+              </td>
+              <td>
+                <Time at={step.finishingDate || null} />
+              </td>
+              <td>{step.executionTime || <span class="muted">—</span>}</td>
             </tr>
-          </thead>
-          <tbody>
-            {r.run.playbooks.map((step) => {
-              const asked = r.playbooks.find((p) => p.sequence === step.sequence);
-              return (
-                <tr data-sequence={step.sequence} data-status={step.status}>
-                  <td>{step.sequence}</td>
-                  <td>{step.name}</td>
-                  <td>
-                    {asked ? asked.affectedEntity : "—"} {asked && <span class="muted">({asked.entityType})</span>}
-                  </td>
-                  <td>
-                    <Badge tone={runTone(step.status)}>{step.status}</Badge>
-                    {step.errorMessage && <div class="muted">{step.errorMessage}</div>}
-                  </td>
-                  <td>
-                    <Time at={step.finishingDate || null} />
-                  </td>
-                  <td>{step.executionTime || <span class="muted">—</span>}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </TableScroll>
+          );
+        })}
+      </DataTable>
     </article>
   );
 }

@@ -5,7 +5,7 @@ import { IncidentLink } from "../ui/incident-link";
 import { ShowMore, usePages } from "../ui/paging";
 import { Link } from "../router";
 import { useUrlFilters, type FilterValues } from "../url-filters";
-import { Empty, Field, ProblemBanner, Select, TableScroll, useResource } from "../ui";
+import { DataTable, Empty, Field, ProblemBanner, Select, useResource } from "../ui";
 import { exactTime } from "../time-format";
 import { HistoryHeader, useWorkspaceChoices, WorkspaceFilter } from "./history";
 
@@ -120,47 +120,33 @@ export function AuditTrailPage() {
       </p>
       {!first.loading && !first.problem && items.length === 0 && (more ? <Empty>No event found yet: "Show more" searches further back.</Empty> : <Empty>No event matches these filters.</Empty>)}
       {items.length > 0 && (
-        <TableScroll label="Audit events">
-          <table class="audit">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Actor</th>
-                <th scope="col">Activity</th>
-                <th scope="col">Target</th>
-                <th scope="col">Where</th>
-                <th scope="col">What changed</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((e) => (
-                <tr data-event-id={e.id} data-activity-type={e.activityType} data-actor-id={e.actorId}>
-                  <td>
-                    <time dateTime={e.timeGenerated}>{exactTime(new Date(e.timeGenerated), { seconds: true })}</time>
-                  </td>
-                  <td>
-                    <Link href={narrowed({ actorId: e.actorId, actor: "" })}>{e.actorName || e.actorId}</Link>
-                    {e.actorEmail && <div class="muted">{e.actorEmail}</div>}
-                  </td>
-                  <td>
-                    <Link href={narrowed({ type: e.activityType })}>{e.activityType}</Link>
-                    <div class="muted">{e.activityAction}</div>
-                  </td>
-                  <td>
-                    <Target event={e} />
-                  </td>
-                  <td>
-                    {e.workspaceName ?? <span class="muted">The organization</span>}
-                    <div class="muted">{e.accountName}</div>
-                  </td>
-                  <td>
-                    <Metadata text={e.metadata} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+        <DataTable label="Audit events" class="audit" columns={["When", "Actor", "Activity", "Target", "Where", "What changed"]}>
+          {items.map((e) => (
+            <tr data-event-id={e.id} data-activity-type={e.activityType} data-actor-id={e.actorId}>
+              <td>
+                <time dateTime={e.timeGenerated}>{exactTime(new Date(e.timeGenerated), { seconds: true })}</time>
+              </td>
+              <td>
+                <Link href={narrowed({ actorId: e.actorId, actor: "" })}>{e.actorName || e.actorId}</Link>
+                {e.actorEmail && <div class="muted">{e.actorEmail}</div>}
+              </td>
+              <td>
+                <Link href={narrowed({ type: e.activityType })}>{e.activityType}</Link>
+                <div class="muted">{e.activityAction}</div>
+              </td>
+              <td>
+                <Target event={e} />
+              </td>
+              <td>
+                {e.workspaceName ?? <span class="muted">The organization</span>}
+                <div class="muted">{e.accountName}</div>
+              </td>
+              <td>
+                <Metadata text={e.metadata} />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <ShowMore more={!!more} action={loadMore} />
     </section>

@@ -5,7 +5,7 @@ import type { paths } from "../api/openapi";
 import { IncidentLink } from "../ui/incident-link";
 import { ShowMore } from "../ui/paging";
 import { useUrlFilters } from "../url-filters";
-import { Badge, CheckboxFilter, Empty, Field, Notice, ProblemBanner, TableScroll, Time, useAction, useResource } from "../ui";
+import { Badge, CheckboxFilter, DataTable, Empty, Field, Notice, ProblemBanner, Time, useAction, useResource } from "../ui";
 import { HistoryHeader, useWorkspaceChoices, WorkspaceFilter } from "./history";
 import { runTone } from "./history-approvals";
 
@@ -102,43 +102,29 @@ export function RunHistoryPage() {
       </p>
       {!first.loading && !first.problem && runs.length === 0 && <Empty>No gamebook run matches these filters.</Empty>}
       {runs.length > 0 && (
-        <TableScroll label="Gamebook runs">
-          <table class="runs">
-            <thead>
-              <tr>
-                <th scope="col">Run</th>
-                <th scope="col">Status</th>
-                <th scope="col">Incident</th>
-                <th scope="col">Workspace</th>
-                <th scope="col">Asked by</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {runs.map((r) => (
-                <tr data-run-id={r.id} data-status={r.status} data-workspace-id={r.workspaceId}>
-                  <td>
-                    <strong>{r.title}</strong>
-                    {r.isAutoRun && <Badge>Automation rule</Badge>} {r.isRetryGamebook && <Badge>Retry</Badge>} {r.isRecover && <Badge>Undo</Badge>}
-                    <div class="muted">{r.summary}</div>
-                  </td>
-                  <td>
-                    <Badge tone={r.isQueued ? "warn" : runTone(r.status)}>{r.isQueued ? "Waiting for approval" : r.status}</Badge>
-                  </td>
-                  <td>
-                    <IncidentLink workspaceId={r.workspaceId} source={r.source} incident={{ id: r.incidentId, number: r.incidentNumber, title: r.incidentTitle }} />
-                    <div class="muted">{sourceName(r.source)}</div>
-                  </td>
-                  <td>{choices.names.get(r.workspaceId) ?? r.workspaceName}</td>
-                  <td>{r.displayName}</td>
-                  <td>
-                    <Time at={r.creationDate} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+        <DataTable label="Gamebook runs" class="runs" columns={["Run", "Status", "Incident", "Workspace", "Asked by", "Created"]}>
+          {runs.map((r) => (
+            <tr data-run-id={r.id} data-status={r.status} data-workspace-id={r.workspaceId}>
+              <td>
+                <strong>{r.title}</strong>
+                {r.isAutoRun && <Badge>Automation rule</Badge>} {r.isRetryGamebook && <Badge>Retry</Badge>} {r.isRecover && <Badge>Undo</Badge>}
+                <div class="muted">{r.summary}</div>
+              </td>
+              <td>
+                <Badge tone={r.isQueued ? "warn" : runTone(r.status)}>{r.isQueued ? "Waiting for approval" : r.status}</Badge>
+              </td>
+              <td>
+                <IncidentLink workspaceId={r.workspaceId} source={r.source} incident={{ id: r.incidentId, number: r.incidentNumber, title: r.incidentTitle }} />
+                <div class="muted">{sourceName(r.source)}</div>
+              </td>
+              <td>{choices.names.get(r.workspaceId) ?? r.workspaceName}</td>
+              <td>{r.displayName}</td>
+              <td>
+                <Time at={r.creationDate} />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <ShowMore more={next !== undefined} action={more} />
     </section>

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from "preact";
 import { type Problem } from "../api/client";
-import { Notice, SaveProblem } from "../ui";
+import { Notice, SaveProblem, SubmitForm } from "../ui";
 import { Detail, IncidentPath } from "./incident-types";
 
 export interface ActionContext {
@@ -30,15 +30,7 @@ export function ActionForm(props: {
 }) {
   const { action, submit } = props;
   return (
-    <form
-      class="action"
-      aria-labelledby={`${props.id}-heading`}
-      data-action-form={props.id}
-      onSubmit={(e) => {
-        e.preventDefault();
-        void action.run();
-      }}
-    >
+    <SubmitForm class="action" aria-labelledby={`${props.id}-heading`} data-action-form={props.id} action={action}>
       <h3 id={`${props.id}-heading`}>{props.title}</h3>
       <SaveProblem problem={action.problem} title={`${props.title}: not done`} onReload={props.ctx.onChanged} />
       {props.done && !action.problem && props.ctx.lastWriter === props.id && <Notice kind="success">{props.done}</Notice>}
@@ -48,7 +40,7 @@ export function ActionForm(props: {
           {action.busy ? submit.busyLabel : submit.label}
         </button>
       </div>
-    </form>
+    </SubmitForm>
   );
 }
 

@@ -5,7 +5,7 @@ import type { paths } from "../api/openapi";
 import { IncidentLink } from "../ui/incident-link";
 import { BASE, Link } from "../router";
 import { withEtag } from "../etag";
-import { Badge, Empty, PageHeader, ProblemBanner, TableScroll, Time, useResource } from "../ui";
+import { Badge, DataTable, Empty, PageHeader, ProblemBanner, Time, useResource } from "../ui";
 import { IncidentActions } from "./incident-actions";
 import { SlaFact } from "./sla";
 import { severityTone } from "./incident-filters";
@@ -151,34 +151,22 @@ function IncidentBody({ detail: d, path, actions }: { detail: Detail; path: Inci
       {d.related.length === 0 ? (
         <Empty>None.</Empty>
       ) : (
-        <TableScroll label="Related incidents">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Incident</th>
-                <th scope="col">Severity</th>
-                <th scope="col">Status</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {d.related.map((r) => (
-                <tr>
-                  <td>
-                    <IncidentLink workspaceId={r.incident.workspaceId} source={r.source} incident={r.incident} />
-                  </td>
-                  <td>
-                    <Badge tone={severityTone(r.incident.severity)}>{r.incident.severity}</Badge>
-                  </td>
-                  <td>{r.serviceStatus}</td>
-                  <td>
-                    <Time at={r.incident.createdAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+        <DataTable label="Related incidents" columns={["Incident", "Severity", "Status", "Created"]}>
+          {d.related.map((r) => (
+            <tr>
+              <td>
+                <IncidentLink workspaceId={r.incident.workspaceId} source={r.source} incident={r.incident} />
+              </td>
+              <td>
+                <Badge tone={severityTone(r.incident.severity)}>{r.incident.severity}</Badge>
+              </td>
+              <td>{r.serviceStatus}</td>
+              <td>
+                <Time at={r.incident.createdAt} />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </>
   );
@@ -199,30 +187,18 @@ function Evidence({ evidence }: { evidence: Record<string, unknown> }) {
   return (
     <>
       {rows && rows.length > 0 && (
-        <TableScroll label="Evidence">
-          <table class="evidence">
-            <thead>
-              <tr>
-                <th scope="col">What</th>
-                <th scope="col">Verdict</th>
-                <th scope="col">Detail</th>
-                <th scope="col">Collected</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => (
-                <tr>
-                  <td>{show(r.kind)}</td>
-                  <td>
-                    <Badge tone={r.verdict === "Malicious" ? "bad" : r.verdict === "Suspicious" ? "warn" : "neutral"}>{show(r.verdict)}</Badge>
-                  </td>
-                  <td>{show(r.detail)}</td>
-                  <td>{typeof r.collectedAt === "string" ? <Time at={r.collectedAt} /> : "—"}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+        <DataTable label="Evidence" class="evidence" columns={["What", "Verdict", "Detail", "Collected"]}>
+          {rows.map((r) => (
+            <tr>
+              <td>{show(r.kind)}</td>
+              <td>
+                <Badge tone={r.verdict === "Malicious" ? "bad" : r.verdict === "Suspicious" ? "warn" : "neutral"}>{show(r.verdict)}</Badge>
+              </td>
+              <td>{show(r.detail)}</td>
+              <td>{typeof r.collectedAt === "string" ? <Time at={r.collectedAt} /> : "—"}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {rest.length > 0 && (
         <dl class="facts evidence">

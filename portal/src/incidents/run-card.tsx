@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
 import { Confirmation, useConfirming } from "../confirmation";
-import { Badge, Checkbox, Field, TableScroll, Time, useAction } from "../ui";
+import { Badge, Checkbox, DataTable, Field, Time, useAction } from "../ui";
 import { Run } from "./run-types";
 import { preAuthorizationText } from "./run-form-fields";
 
@@ -100,38 +100,25 @@ export function RunCard(props: { workspaceId: string; run: Run; onChange(run: Ru
           ))}
         </p>
       )}
-      <TableScroll label={`Steps of ${run.title}`}>
-        <table class="run-steps">
-          <thead>
-            <tr>
-              <th scope="col">#</th>
-              <th scope="col">Playbook</th>
-              <th scope="col">Acts on</th>
-              <th scope="col">Outcome</th>
-              <th scope="col">Took</th>
-            </tr>
-          </thead>
-          <tbody>
-            {run.steps.map((s) => (
-              <tr key={s.sequence} data-step={s.sequence} data-step-status={s.status}>
-                <td>{s.sequence}</td>
-                <td>
-                  {s.name} {s.isAdminRequired && <Badge tone="warn">Admin</Badge>}
-                  {s.parameters.length > 0 && <div class="muted">{s.parameters.map((p) => `${p.name} = ${String(p.value)}`).join("; ")}</div>}
-                </td>
-                <td>
-                  {s.affectedEntity} <span class="muted">({s.entityType})</span>
-                </td>
-                <td>
-                  <Badge tone={stepTone(s.status)}>{s.status}</Badge>
-                  {s.errorMessage && <div class="step-error">{s.errorMessage}</div>}
-                </td>
-                <td>{s.executionTime || "—"}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </TableScroll>
+      <DataTable label={`Steps of ${run.title}`} class="run-steps" columns={["#", "Playbook", "Acts on", "Outcome", "Took"]}>
+        {run.steps.map((s) => (
+          <tr key={s.sequence} data-step={s.sequence} data-step-status={s.status}>
+            <td>{s.sequence}</td>
+            <td>
+              {s.name} {s.isAdminRequired && <Badge tone="warn">Admin</Badge>}
+              {s.parameters.length > 0 && <div class="muted">{s.parameters.map((p) => `${p.name} = ${String(p.value)}`).join("; ")}</div>}
+            </td>
+            <td>
+              {s.affectedEntity} <span class="muted">({s.entityType})</span>
+            </td>
+            <td>
+              <Badge tone={stepTone(s.status)}>{s.status}</Badge>
+              {s.errorMessage && <div class="step-error">{s.errorMessage}</div>}
+            </td>
+            <td>{s.executionTime || "—"}</td>
+          </tr>
+        ))}
+      </DataTable>
       <div class="run-actions">
         {(["retry", "cancel", "undo"] as const).map((action) => {
           const allowed = run.actions[action].allowed;

@@ -3,10 +3,10 @@ import { api, call } from "../api/client";
 import { takeFlash } from "../flash";
 import { ShowMore, usePages } from "../ui/paging";
 import { BASE, Link } from "../router";
-import { hasRole, useMe } from "../session";
-import { Badge, Empty, Field, Notice, PageHeader, ProblemBanner, Select, TableScroll, Time } from "../ui";
+import { hasRole, useMe, type OrganizationalRole } from "../session";
+import { Badge, DataTable, Empty, Field, Notice, ORGANIZATIONAL_ROLES, PageHeader, ProblemBanner, Select, Time } from "../ui";
 import { WorkspaceRoleList } from "../ui/workspace-roles";
-import { OrganizationalRole, USER_ADMIN, ORGANIZATIONAL_ROLES, useNames, personHref } from "./person-model";
+import { USER_ADMIN, useNames, personHref } from "./person-model";
 
 /** The people of the organization, with their organizational and workspace roles. */
 export function PeoplePage() {
@@ -78,45 +78,30 @@ export function PeoplePage() {
       </p>
       {list.value && people.length === 0 && <Empty>Nobody matches.</Empty>}
       {people.length > 0 && (
-        <TableScroll label="People">
-          <table>
-            <caption class="visually-hidden">People of your organization</caption>
-            <thead>
-              <tr>
-                <th scope="col">Person</th>
-                <th scope="col">Organization</th>
-                <th scope="col">Organizational role</th>
-                <th scope="col">Workspace roles</th>
-                <th scope="col">Status</th>
-                <th scope="col">Registered</th>
-              </tr>
-            </thead>
-            <tbody>
-              {people.map((p) => (
-                <tr key={`${p.accountId}:${p.userId}`} data-user-id={p.userId}>
-                  <th scope="row">
-                    <Link href={personHref(p)}>{p.displayName || p.email}</Link>
-                    <div class="muted">{p.email}</div>
-                  </th>
-                  <td>{names.organization(p.accountId)}</td>
-                  <td>{p.organizationalRole}</td>
-                  <td>
-                    <WorkspaceRoleList roles={p.workspaceRoles.map((r) => ({ ...r, workspaceName: names.workspace(r.workspaceId) }))} />
-                  </td>
-                  <td>{p.isActive ? <Badge tone="ok">Active</Badge> : <Badge tone="bad">Inactive</Badge>}</td>
-                  <td>
-                    <Time at={p.createdAt} />
-                    {p.sessionsValidFrom && (
-                      <div class="muted">
-                        Signed out everywhere <Time at={p.sessionsValidFrom} />
-                      </div>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+        <DataTable label="People" caption="People of your organization" columns={["Person", "Organization", "Organizational role", "Workspace roles", "Status", "Registered"]}>
+          {people.map((p) => (
+            <tr key={`${p.accountId}:${p.userId}`} data-user-id={p.userId}>
+              <th scope="row">
+                <Link href={personHref(p)}>{p.displayName || p.email}</Link>
+                <div class="muted">{p.email}</div>
+              </th>
+              <td>{names.organization(p.accountId)}</td>
+              <td>{p.organizationalRole}</td>
+              <td>
+                <WorkspaceRoleList roles={p.workspaceRoles.map((r) => ({ ...r, workspaceName: names.workspace(r.workspaceId) }))} />
+              </td>
+              <td>{p.isActive ? <Badge tone="ok">Active</Badge> : <Badge tone="bad">Inactive</Badge>}</td>
+              <td>
+                <Time at={p.createdAt} />
+                {p.sessionsValidFrom && (
+                  <div class="muted">
+                    Signed out everywhere <Time at={p.sessionsValidFrom} />
+                  </div>
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <ShowMore more={!!more} action={loadMore} />
     </section>

@@ -2,10 +2,11 @@ import { useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
 import { ifMatch, withEtag } from "../etag";
 import { Confirmation, useConfirming } from "../confirmation";
-import { Checkbox, Field, SaveProblem, Select, useAction } from "../ui";
+import type { OrganizationalRole } from "../session";
+import { Checkbox, Field, ORGANIZATIONAL_ROLES, SaveProblem, Select, SubmitButtons, SubmitForm, useAction } from "../ui";
 import { useWorkspaceRoleRows, WorkspaceRolesEditor } from "../ui/workspace-roles";
-import { type Organization, type Workspace } from "../pages/workspaces";
-import { Person, PersonBody, OrganizationalRole, ORGANIZATIONAL_ROLES } from "./person-model";
+import { type Organization, type Workspace } from "../workspaces/workspace-model";
+import { Person, PersonBody } from "./person-model";
 
 export function PersonForm(props: {
   person: Person | undefined;
@@ -44,12 +45,7 @@ export function PersonForm(props: {
   return (
     <section class="card form-card" aria-labelledby="person-form-heading">
       <h2 id="person-form-heading">{p ? "Change the registration" : "Registration"}</h2>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void save.run();
-        }}
-      >
+      <SubmitForm action={save}>
         <SaveProblem problem={save.problem} title={p ? "The registration was not saved" : "The person was not added"} onReload={props.onReload} />
         {!p && (
           <Field
@@ -83,12 +79,8 @@ export function PersonForm(props: {
           problem={save.problem}
           words={{ legend: "Workspace roles", hint: "The list replaces the roles the person had.", none: "No workspace role.", remove: "Remove workspace role", add: "Add a workspace role" }}
         />
-        <div class="buttons">
-          <button type="submit" class="button" disabled={save.busy}>
-            {save.busy ? "Saving…" : p ? "Save registration" : "Add person"}
-          </button>
-        </div>
-      </form>
+        <SubmitButtons busy={save.busy} busyLabel="Saving…" label={p ? "Save registration" : "Add person"} />
+      </SubmitForm>
     </section>
   );
 }

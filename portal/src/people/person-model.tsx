@@ -1,25 +1,15 @@
 import type { paths } from "../api/openapi";
 import { BASE } from "../router";
 import { useResource } from "../ui";
-import { readOrganizations, readWorkspaces, type Organization, type Workspace } from "../pages/workspaces";
+import { readOrganizations, readWorkspaces, type Organization, type Workspace } from "../workspaces/workspace-model";
 
 export type PeopleEnvelope = paths["/api/v2/portal/people"]["get"]["responses"][200]["content"]["application/json"];
 export type Person = PeopleEnvelope["data"][number];
 export type PersonBody = NonNullable<paths["/api/v2/portal/people/{userId}"]["put"]["requestBody"]>["content"]["application/json"];
-export type OrganizationalRole = Person["organizationalRole"];
 
 /** People and their roles are a UserAdmin's (and an Admin's), as the routes say. */
 export const USER_ADMIN = ["UserAdmin"] as const;
 
-export const ORGANIZATIONAL_ROLES: readonly { value: OrganizationalRole; label: string }[] = [
-  { value: "Member", label: "Member: acts on the workspaces they hold a role on" },
-  { value: "WorkspaceAdmin", label: "WorkspaceAdmin: every workspace, onboarding and settings" },
-  { value: "UserAdmin", label: "UserAdmin: people and their roles" },
-  { value: "AgentAdmin", label: "AgentAdmin: agents" },
-  { value: "OrgContentOperator", label: "OrgContentOperator: the organization's content" },
-  { value: "OrgContentAdmin", label: "OrgContentAdmin: the organization's content, and who changes it" },
-  { value: "Admin", label: "Admin: everything" },
-];
 
 /** Names of organizations and workspaces for ids, from what the person may read (ids where they may not). */
 export function useNames() {

@@ -1,12 +1,13 @@
 import { useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
 import { ifMatch, withEtag } from "../etag";
-import { Confirmation, useConfirming } from "../confirmation";
+import { DeleteZone } from "../confirmation";
 import { setFlash } from "../flash";
 import { BASE, navigate } from "../router";
-import { Checkbox, Field, SaveProblem, Select, useAction } from "../ui";
+import type { OrganizationalRole } from "../session";
+import { Checkbox, Field, SaveProblem, Select, SubmitButtons, SubmitForm, useAction } from "../ui";
 import { useWorkspaceRoleRows, WorkspaceRolesEditor } from "../ui/workspace-roles";
-import { ServiceAccount, UpdateBody, OrganizationalRole } from "./model";
+import { ServiceAccount, UpdateBody } from "./model";
 import { ASSIGNMENT_WORDS, grantableRoles, useWorkspaces } from "./account-fields";
 
 export function ChangeForm(props: { sa: ServiceAccount; etag: string | undefined; myRole: string; onReload(): Promise<void>; onSaved(sa: ServiceAccount, etag: string | undefined): void }) {
@@ -31,25 +32,15 @@ export function ChangeForm(props: { sa: ServiceAccount; etag: string | undefined
   return (
     <section class="card form-card" aria-labelledby="change-heading">
       <h2 id="change-heading">Change the account</h2>
-      <form
-        class="change-service-account"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void save.run();
-        }}
-      >
+      <SubmitForm class="change-service-account" action={save}>
         <SaveProblem problem={save.problem} title="The service account was not saved" onReload={props.onReload} />
         <Field label="Name" name="name" value={name} onValue={setName} problem={save.problem} required maxLength={128} autoComplete="off" />
         <Field label="Description" name="description" value={description} onValue={setDescription} problem={save.problem} maxLength={1024} multiline />
         <Select label="Organizational role" name="organizationalRole" value={role} onValue={(r) => setRole(r as OrganizationalRole)} problem={save.problem} options={grantableRoles(props.myRole, sa.organizationalRole)} />
         <Checkbox label="Active (unticked: deactivated, its credentials are refused at once)" name="isActive" checked={isActive} onValue={setIsActive} />
         <WorkspaceRolesEditor field="workspaceAssignments" rows={assignments} workspaces={workspaces} problem={save.problem} words={ASSIGNMENT_WORDS} />
-        <div class="buttons">
-          <button type="submit" class="button" disabled={save.busy}>
-            {save.busy ? "Saving…" : "Save changes"}
-          </button>
-        </div>
-      </form>
+        <SubmitButtons busy={save.busy} busyLabel="Saving…" label="Save changes" />
+      </SubmitForm>
     </section>
   );
 }
@@ -61,35 +52,24 @@ export function DeleteAccount(props: { sa: ServiceAccount }) {
     setFlash(`${sa.name} is deleted: its credentials are refused from now on.`);
     navigate(`${BASE}/service-accounts`);
   });
-  const confirming = useConfirming(remove);
   return (
-    <section class="card danger-zone" aria-labelledby="delete-heading">
-      <h2 id="delete-heading">Delete the account</h2>
-      <p class="muted">Its credentials stop working at once. Deactivate it instead to keep it for later.</p>
-      {confirming.key ? (
-        <Confirmation
-          layout="panel"
-          question={`Delete ${sa.name}?`}
-          confirmLabel={`Delete ${sa.name}`}
-          busyLabel="Deleting…"
-          busy={remove.busy}
-          problem={remove.problem}
-          problemTitle="The service account was not deleted"
-          confirmData={{ "data-action": "confirm-delete" }}
-          onConfirm={() => void remove.run()}
-          onCancel={confirming.cancel}
-        >
-          <p>
-            Every integration using <strong>{sa.name}</strong> is refused from now on. <strong>This cannot be undone.</strong>
-          </p>
-        </Confirmation>
-      ) : (
-        <div class="buttons">
-          <button type="button" class="button button-danger" data-action="delete" {...confirming.opener("delete")}>
-            Delete {sa.name}…
-          </button>
-        </div>
-      )}
-    </section>
+    <DeleteZone
+      headingId="delete-heading"
+      heading="Delete the account"
+      lead="Its credentials stop working at once. Deactivate it instead to keep it for later."
+      action={remove}
+      name="delete"
+      question={`Delete ${sa.name}?`}
+      confirmLabel={`Delete ${sa.name}`}
+      busyLabel="Deleting…"
+      problemTitle="The service account was not deleted"
+      opener={`Delete ${sa.name}…`}
+      openerData={{ "data-action": "delete" }}
+      confirmData={{ "data-action": "confirm-delete" }}
+    >
+      <p>
+        Every integration using <strong>{sa.name}</strong> is refused from now on. <strong>This cannot be undone.</strong>
+      </p>
+    </DeleteZone>
   );
 }

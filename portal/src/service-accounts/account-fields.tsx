@@ -1,9 +1,10 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useId, useRef } from "preact/hooks";
 import { fieldError, type Problem } from "../api/client";
-import { Checkbox, CopyButton, Field, useResource } from "../ui";
-import { readWorkspaces, type Workspace } from "../pages/workspaces";
-import { Scope, OrganizationalRole, ORGANIZATIONAL_ROLES, SCOPE_GROUPS } from "./model";
+import type { OrganizationalRole } from "../session";
+import { Checkbox, CopyButton, Field, ORGANIZATIONAL_ROLES, useResource } from "../ui";
+import { readWorkspaces, type Workspace } from "../workspaces/workspace-model";
+import { Scope, SCOPE_GROUPS } from "./model";
 
 /** A new client id and secret, shown once: nothing keeps the secret beyond this view's state. */
 export function SecretBox(props: { clientId: string; clientSecret: string; title: string; children?: ComponentChildren }) {

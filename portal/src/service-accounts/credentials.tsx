@@ -3,7 +3,7 @@ import { api, call, csrf } from "../api/client";
 import type { paths } from "../api/openapi";
 import { withEtag } from "../etag";
 import { Confirmation, useConfirming } from "../confirmation";
-import { Badge, Empty, ProblemBanner, TableScroll, Time, useAction } from "../ui";
+import { Badge, DataTable, Empty, ProblemBanner, SubmitButtons, SubmitForm, Time, useAction } from "../ui";
 import { ServiceAccount, Credential, Scope, expirationOf, credentialTone } from "./model";
 import { ExpirationField, ScopePicker } from "./account-fields";
 
@@ -24,81 +24,65 @@ export function Credentials(props: { sa: ServiceAccount; canManage: boolean; onR
       {sa.credentials.length === 0 ? (
         <Empty>No credential.</Empty>
       ) : (
-        <TableScroll label="Credentials">
-          <table class="credentials">
-            <caption class="visually-hidden">Credentials of {sa.name}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Secret prefix</th>
-                <th scope="col">Status</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Created</th>
-                {props.canManage && <th scope="col">Actions</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {sa.credentials.map((c) => (
-                <tr key={c.id} data-credential-id={c.id} data-status={c.status}>
-                  <th scope="row">
-                    <code>{c.clientSecretPrefix}…</code>
-                  </th>
-                  <td>
-                    <Badge tone={credentialTone(c.status)}>{c.status}</Badge>
-                  </td>
-                  <td>
-                    <ul class="plain scope-list">
-                      {c.scopes.map((s) => (
-                        <li key={s}>
-                          <code>{s}</code>
-                        </li>
-                      ))}
-                    </ul>
-                  </td>
-                  <td>
-                    <Time at={c.expirationDate} />
-                  </td>
-                  <td>
-                    <Time at={c.lastUsedAt} />
-                  </td>
-                  <td>
-                    <Time at={c.createdAt} />
-                  </td>
-                  {props.canManage && (
-                    <td>
-                      {c.status === "Active" && confirming.key !== c.id && (
-                        <button type="button" class="button button-secondary button-small" data-revoke={c.id} {...confirming.opener(c.id)}>
-                          Revoke…<span class="visually-hidden"> the credential {c.clientSecretPrefix}</span>
-                        </button>
-                      )}
-                      {confirming.key === c.id && (
-                        <Confirmation
-                          layout="inline"
-                          question={
-                            <>
-                              Revoke <code>{c.clientSecretPrefix}…</code>?
-                            </>
-                          }
-                          confirmLabel="Revoke it"
-                          busyLabel="Revoking…"
-                          busy={revoke.busy}
-                          problem={revoke.problem}
-                          problemTitle="The credential was not revoked"
-                          confirmData={{ "data-confirm-revoke": c.id }}
-                          onConfirm={() => void revoke.run(c)}
-                          onCancel={confirming.cancel}
-                        >
-                          <span>Integrations using it are refused at once.</span>
-                        </Confirmation>
-                      )}
-                    </td>
+        <DataTable label="Credentials" class="credentials" caption={`Credentials of ${sa.name}`} columns={["Secret prefix", "Status", "Scopes", "Expires", "Last used", "Created", props.canManage && "Actions"]}>
+          {sa.credentials.map((c) => (
+            <tr key={c.id} data-credential-id={c.id} data-status={c.status}>
+              <th scope="row">
+                <code>{c.clientSecretPrefix}…</code>
+              </th>
+              <td>
+                <Badge tone={credentialTone(c.status)}>{c.status}</Badge>
+              </td>
+              <td>
+                <ul class="plain scope-list">
+                  {c.scopes.map((s) => (
+                    <li key={s}>
+                      <code>{s}</code>
+                    </li>
+                  ))}
+                </ul>
+              </td>
+              <td>
+                <Time at={c.expirationDate} />
+              </td>
+              <td>
+                <Time at={c.lastUsedAt} />
+              </td>
+              <td>
+                <Time at={c.createdAt} />
+              </td>
+              {props.canManage && (
+                <td>
+                  {c.status === "Active" && confirming.key !== c.id && (
+                    <button type="button" class="button button-secondary button-small" data-revoke={c.id} {...confirming.opener(c.id)}>
+                      Revoke…<span class="visually-hidden"> the credential {c.clientSecretPrefix}</span>
+                    </button>
                   )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+                  {confirming.key === c.id && (
+                    <Confirmation
+                      layout="inline"
+                      question={
+                        <>
+                          Revoke <code>{c.clientSecretPrefix}…</code>?
+                        </>
+                      }
+                      confirmLabel="Revoke it"
+                      busyLabel="Revoking…"
+                      busy={revoke.busy}
+                      problem={revoke.problem}
+                      problemTitle="The credential was not revoked"
+                      confirmData={{ "data-confirm-revoke": c.id }}
+                      onConfirm={() => void revoke.run(c)}
+                      onCancel={confirming.cancel}
+                    >
+                      <span>Integrations using it are refused at once.</span>
+                    </Confirmation>
+                  )}
+                </td>
+              )}
+            </tr>
+          ))}
+        </DataTable>
       )}
     </section>
   );
@@ -119,22 +103,12 @@ export function AddCredential(props: { id: string; onAdded(credential: CreatedCr
     <section class="card form-card" aria-labelledby="add-credential-heading">
       <h2 id="add-credential-heading">Add a credential</h2>
       <p class="muted">To rotate: add one, move the integration to it, then revoke the old one. At most five are active at once.</p>
-      <form
-        class="add-credential"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void add.run();
-        }}
-      >
+      <SubmitForm class="add-credential" action={add}>
         <ProblemBanner problem={add.problem} title="The credential was not added" />
         <ScopePicker selected={scopes} onChange={setScopes} problem={add.problem} />
         <ExpirationField value={expiration} onValue={setExpiration} problem={add.problem} />
-        <div class="buttons">
-          <button type="submit" class="button" disabled={add.busy}>
-            {add.busy ? "Adding…" : "Add credential"}
-          </button>
-        </div>
-      </form>
+        <SubmitButtons busy={add.busy} busyLabel="Adding…" label="Add credential" />
+      </SubmitForm>
     </section>
   );
 }

@@ -8,21 +8,11 @@ export type Credential = ServiceAccount["credentials"][number];
 export type CreateBody = NonNullable<paths["/api/v2/portal/service-accounts"]["post"]["requestBody"]>["content"]["application/json"];
 export type UpdateBody = NonNullable<paths["/api/v2/portal/service-accounts/{id}"]["patch"]["requestBody"]>["content"]["application/json"];
 export type Scope = CreateBody["scopes"][number];
-export type OrganizationalRole = ServiceAccount["organizationalRole"];
 
 /** Who reads the organization's service accounts, and who manages them (the routes' roles; Admin holds them all). */
 export const READERS = ["UserAdmin", "WorkspaceAdmin"] as const;
 export const MANAGERS = ["UserAdmin"] as const;
 
-export const ORGANIZATIONAL_ROLES: readonly { value: OrganizationalRole; label: string }[] = [
-  { value: "Member", label: "Member: the workspaces it is assigned to" },
-  { value: "WorkspaceAdmin", label: "WorkspaceAdmin: every workspace, onboarding and settings" },
-  { value: "UserAdmin", label: "UserAdmin: people, service accounts and their roles" },
-  { value: "AgentAdmin", label: "AgentAdmin: agents" },
-  { value: "OrgContentOperator", label: "OrgContentOperator: the organization's content" },
-  { value: "OrgContentAdmin", label: "OrgContentAdmin: the organization's content, and who changes it" },
-  { value: "Admin", label: "Admin: everything" },
-];
 
 /** The contract's scopes, grouped by what they reach. */
 export const SCOPE_GROUPS: readonly { label: string; scopes: readonly { scope: Scope; label: string }[] }[] = [

@@ -1,10 +1,10 @@
 import { useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
 import { BASE, Link } from "../router";
-import { hasRole, useMe } from "../session";
-import { Field, Notice, PageHeader, ProblemBanner, Select, useAction } from "../ui";
+import { hasRole, useMe, type OrganizationalRole } from "../session";
+import { Field, Notice, PageHeader, ProblemBanner, Select, SubmitButtons, SubmitForm, useAction } from "../ui";
 import { useWorkspaceRoleRows, WorkspaceRolesEditor } from "../ui/workspace-roles";
-import { CreateBody, Scope, OrganizationalRole, MANAGERS, accountHref, expirationOf } from "./model";
+import { CreateBody, Scope, MANAGERS, accountHref, expirationOf } from "./model";
 import { ASSIGNMENT_WORDS, ExpirationField, grantableRoles, ScopePicker, SecretBox, useWorkspaces } from "./account-fields";
 
 /** `/service-accounts/new`: a new service account and its first credential, whose secret is shown once here. */
@@ -51,13 +51,7 @@ export function NewServiceAccountPage() {
       {canManage && !created && (
         <section class="card form-card" aria-labelledby="create-heading">
           <h2 id="create-heading">The account and its first credential</h2>
-          <form
-            class="service-account-form"
-            onSubmit={(e) => {
-              e.preventDefault();
-              void create.run();
-            }}
-          >
+          <SubmitForm class="service-account-form" action={create}>
             <ProblemBanner problem={create.problem} title="The service account was not created" />
             <Field label="Name" name="name" value={name} onValue={setName} problem={create.problem} required maxLength={128} autoComplete="off" />
             <Field label="Description" name="description" value={description} onValue={setDescription} problem={create.problem} maxLength={1024} multiline hint="What it is for and who runs it." />
@@ -66,12 +60,8 @@ export function NewServiceAccountPage() {
             <h3>First credential</h3>
             <ScopePicker selected={scopes} onChange={setScopes} problem={create.problem} />
             <ExpirationField value={expiration} onValue={setExpiration} problem={create.problem} />
-            <div class="buttons">
-              <button type="submit" class="button" disabled={create.busy}>
-                {create.busy ? "Creating…" : "Create service account"}
-              </button>
-            </div>
-          </form>
+            <SubmitButtons busy={create.busy} busyLabel="Creating…" label="Create service account" />
+          </SubmitForm>
         </section>
       )}
     </section>

@@ -4,7 +4,7 @@ import { takeFlash } from "../flash";
 import { ShowMore, usePages } from "../ui/paging";
 import { BASE, Link } from "../router";
 import { hasRole, useMe } from "../session";
-import { Badge, Empty, Notice, PageHeader, ProblemBanner, TableScroll, Time } from "../ui";
+import { Badge, DataTable, Empty, Notice, PageHeader, ProblemBanner, Time } from "../ui";
 import { WorkspaceRoleList } from "../ui/workspace-roles";
 import { READERS, MANAGERS, accountHref, activeCredentials, readerNotice } from "./model";
 
@@ -37,60 +37,43 @@ export function ServiceAccountsPage() {
       )}
       {list.value && accounts.length === 0 && <Empty>No service account yet.</Empty>}
       {accounts.length > 0 && (
-        <TableScroll label="Service accounts">
-          <table class="service-accounts">
-            <caption class="visually-hidden">Service accounts of your organization</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Description</th>
-                <th scope="col">Role</th>
-                <th scope="col">Workspaces</th>
-                <th scope="col">Status</th>
-                <th scope="col">Credentials</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Created</th>
+        <DataTable label="Service accounts" class="service-accounts" caption="Service accounts of your organization" columns={["Name", "Description", "Role", "Workspaces", "Status", "Credentials", "Last used", "Created"]}>
+          {accounts.map((sa) => {
+            const active = activeCredentials(sa);
+            return (
+              <tr key={sa.id} data-service-account-id={sa.id}>
+                <th scope="row">
+                  <Link href={accountHref(sa.id)}>{sa.name}</Link>
+                  {sa.isPlatformManaged && <div class="muted">Platform-managed</div>}
+                </th>
+                <td class="description">{sa.description || <span class="muted">—</span>}</td>
+                <td>{sa.organizationalRole}</td>
+                <td>
+                  <WorkspaceRoleList roles={sa.workspaceAssignments} />
+                </td>
+                <td>{sa.isActive ? <Badge tone="ok">Active</Badge> : <Badge tone="bad">Inactive</Badge>}</td>
+                <td>
+                  {active.length > 0 ? <Badge tone="ok">{active.length} active</Badge> : <Badge tone="bad">None active</Badge>}
+                  <div class="muted">
+                    {sa.credentials.length} in all
+                    {sa.credentialExpirationDate && (
+                      <>
+                        {" "}
+                        · newest expires <Time at={sa.credentialExpirationDate} />
+                      </>
+                    )}
+                  </div>
+                </td>
+                <td>
+                  <Time at={sa.lastUsedAt} />
+                </td>
+                <td>
+                  <Time at={sa.createdAt} />
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {accounts.map((sa) => {
-                const active = activeCredentials(sa);
-                return (
-                  <tr key={sa.id} data-service-account-id={sa.id}>
-                    <th scope="row">
-                      <Link href={accountHref(sa.id)}>{sa.name}</Link>
-                      {sa.isPlatformManaged && <div class="muted">Platform-managed</div>}
-                    </th>
-                    <td class="description">{sa.description || <span class="muted">—</span>}</td>
-                    <td>{sa.organizationalRole}</td>
-                    <td>
-                      <WorkspaceRoleList roles={sa.workspaceAssignments} />
-                    </td>
-                    <td>{sa.isActive ? <Badge tone="ok">Active</Badge> : <Badge tone="bad">Inactive</Badge>}</td>
-                    <td>
-                      {active.length > 0 ? <Badge tone="ok">{active.length} active</Badge> : <Badge tone="bad">None active</Badge>}
-                      <div class="muted">
-                        {sa.credentials.length} in all
-                        {sa.credentialExpirationDate && (
-                          <>
-                            {" "}
-                            · newest expires <Time at={sa.credentialExpirationDate} />
-                          </>
-                        )}
-                      </div>
-                    </td>
-                    <td>
-                      <Time at={sa.lastUsedAt} />
-                    </td>
-                    <td>
-                      <Time at={sa.createdAt} />
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </TableScroll>
+            );
+          })}
+        </DataTable>
       )}
       <ShowMore more={!!more} action={loadMore} />
     </section>

@@ -1,8 +1,8 @@
 import { useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
-import { Confirmation, useConfirming } from "../confirmation";
+import { RowActions, useConfirming } from "../confirmation";
 import { hasRole, useMe } from "../session";
-import { Empty, Notice, PageHeader, ProblemBanner, RefreshButton, TableScroll, Time, useAction, useResource } from "../ui";
+import { DataTable, Empty, Notice, PageHeader, ProblemBanner, RefreshButton, Time, useAction, useResource } from "../ui";
 import { useWorkspaceChoice, type Workspace } from "../ui/workspace-select";
 import { Sop } from "../api/sop-upload";
 import { formatBytes, UploadForm } from "./upload-form";
@@ -67,61 +67,44 @@ function WorkspaceSops({ workspace, mayEdit }: { workspace: Workspace; mayEdit: 
         {notice && <Notice kind="success">{notice}</Notice>}
         {list.value && list.value.length === 0 && <Empty>No SOP document yet.</Empty>}
         {list.value && list.value.length > 0 && (
-          <TableScroll label={`SOP documents of ${workspace.name}`}>
-            <table class="sop-table">
-              <thead>
-                <tr>
-                  <th scope="col">Document</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Size</th>
-                  <th scope="col">Uploaded</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.value.map((sop) => (
-                  <tr key={sop.id} data-sop-id={sop.id}>
-                    <th scope="row" class="cell-main">
-                      <strong>{sop.title}</strong>
-                      <div class="muted">{sop.fileName}</div>
-                      {sop.description && <div>{sop.description}</div>}
-                    </th>
-                    <td>{kindOf(sop.contentType)}</td>
-                    <td>
-                      <span title={`${sop.sizeBytes} bytes`}>{formatBytes(sop.sizeBytes)}</span>
-                    </td>
-                    <td>
-                      {sop.uploadedBy.name}, <Time at={sop.uploadedAt} />
-                    </td>
-                    <td>
-                      {confirming.key === sop.id ? (
-                        <Confirmation
-                          layout="inline"
-                          question={`Delete ${sop.title}?`}
-                          confirmLabel="Yes, delete"
-                          busyLabel="Deleting…"
-                          busy={remove.busy}
-                          onConfirm={() => void remove.run(sop)}
-                          onCancel={confirming.cancel}
-                        />
-                      ) : (
-                        <div class="buttons buttons-tight">
-                          <a class="button button-secondary" href={`/api/v2/portal/workspaces/${workspace.id}/sops/${sop.id}/content`} download={sop.fileName} aria-label={`Download ${sop.title} (${sop.fileName})`}>
-                            Download
-                          </a>
-                          {mayEdit && (
-                            <button type="button" class="button button-secondary" aria-label={`Delete ${sop.title}`} {...confirming.opener(sop.id)}>
-                              Delete…
-                            </button>
-                          )}
-                        </div>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableScroll>
+          <DataTable label={`SOP documents of ${workspace.name}`} class="sop-table" columns={["Document", "Type", "Size", "Uploaded", "Actions"]}>
+            {list.value.map((sop) => (
+              <tr key={sop.id} data-sop-id={sop.id}>
+                <th scope="row" class="cell-main">
+                  <strong>{sop.title}</strong>
+                  <div class="muted">{sop.fileName}</div>
+                  {sop.description && <div>{sop.description}</div>}
+                </th>
+                <td>{kindOf(sop.contentType)}</td>
+                <td>
+                  <span title={`${sop.sizeBytes} bytes`}>{formatBytes(sop.sizeBytes)}</span>
+                </td>
+                <td>
+                  {sop.uploadedBy.name}, <Time at={sop.uploadedAt} />
+                </td>
+                <td>
+                  <RowActions
+                    asking={confirming.key === sop.id}
+                    question={`Delete ${sop.title}?`}
+                    confirmLabel="Yes, delete"
+                    busyLabel="Deleting…"
+                    busy={remove.busy}
+                    onConfirm={() => void remove.run(sop)}
+                    onCancel={confirming.cancel}
+                  >
+                    <a class="button button-secondary" href={`/api/v2/portal/workspaces/${workspace.id}/sops/${sop.id}/content`} download={sop.fileName} aria-label={`Download ${sop.title} (${sop.fileName})`}>
+                      Download
+                    </a>
+                    {mayEdit && (
+                      <button type="button" class="button button-secondary" aria-label={`Delete ${sop.title}`} {...confirming.opener(sop.id)}>
+                        Delete…
+                      </button>
+                    )}
+                  </RowActions>
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </section>
     </>

@@ -1,5 +1,7 @@
+import type { ComponentChildren, JSX } from "preact";
 import { useId } from "preact/hooks";
 import { fieldError, type Problem } from "../api/client";
+import type { Action } from "./resource";
 
 /** The input attributes the portal's forms use. */
 interface InputProps {
@@ -127,6 +129,33 @@ export function Checkbox(props: { label: string; name: string; checked: boolean;
           {error}
         </p>
       )}
+    </div>
+  );
+}
+
+/** A form whose submit runs `action` in place of the browser's navigation; its own attributes (id, class, data-*) pass through. */
+export function SubmitForm(props: Omit<JSX.HTMLAttributes<HTMLFormElement>, "action" | "onSubmit"> & { action: Pick<Action, "run">; children: ComponentChildren }) {
+  const { action, children, ...form } = props;
+  return (
+    <form
+      {...form}
+      onSubmit={(e) => {
+        e.preventDefault();
+        void action.run();
+      }}
+    >
+      {children}
+    </form>
+  );
+}
+
+/** A form's row of buttons with its submit button, disabled and saying what it does while its action is busy. */
+export function SubmitButtons(props: { busy: boolean; label: ComponentChildren; busyLabel: string; disabled?: boolean; class?: string }) {
+  return (
+    <div class="buttons">
+      <button type="submit" class={props.class ?? "button"} disabled={props.busy || props.disabled}>
+        {props.busy ? props.busyLabel : props.label}
+      </button>
     </div>
   );
 }

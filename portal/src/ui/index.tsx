@@ -4,3 +4,4 @@ export * from "./page";
 export * from "./problems";
 export * from "./form";
 export * from "./text";
+export * from "./organizational-roles";

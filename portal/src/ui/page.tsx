@@ -1,4 +1,4 @@
-import type { ComponentChildren } from "preact";
+import type { ComponentChildren, JSX } from "preact";
 import { useEffect, useRef } from "preact/hooks";
 
 /** A page's heading; focused when the view changes, so keyboard and screen-reader users start there. */
@@ -32,6 +32,34 @@ export function TableScroll(props: { label: string; children: ComponentChildren 
     <div class="table-scroll" role="region" aria-label={props.label} tabIndex={0}>
       {props.children}
     </div>
+  );
+}
+
+/**
+ * A list's table in its sideways-scrolling region: a heading a column (a column whose entry is false is
+ * left out, for one only some people see), then the rows, which the caller gives. The table's own
+ * attributes (class, aria-labelledby) pass through; a caption is for screen readers only.
+ */
+export function DataTable(props: Omit<JSX.HTMLAttributes<HTMLTableElement>, "label"> & { label: string; columns: ComponentChildren[]; caption?: ComponentChildren; children: ComponentChildren }) {
+  const { label, columns, caption, children, ...table } = props;
+  return (
+    <TableScroll label={label}>
+      <table {...table}>
+        {caption && <caption class="visually-hidden">{caption}</caption>}
+        <thead>
+          <tr>
+            {columns
+              .filter((c) => c !== false && c != null)
+              .map((c, i) => (
+                <th scope="col" key={i}>
+                  {c}
+                </th>
+              ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </TableScroll>
   );
 }
 

@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
 import { hasRole, useMe } from "../session";
 import { ShowMore, usePages } from "../ui/paging";
-import { Badge, Empty, Notice, ProblemBanner, Select, TableScroll, Time, useAction } from "../ui";
+import { Badge, DataTable, Empty, Notice, ProblemBanner, Select, Time, useAction } from "../ui";
 import { type AttemptRef } from "./delivery-attempt";
 import { WEBHOOK_OPERATORS } from "./webhooks";
 import { LogQuery, LogEntry, OUTCOMES, STATUS_CLASSES } from "./detail-types";
@@ -44,63 +44,46 @@ export function DeliveryLog(props: { webhookId: string; version: number; opened?
       {queued && <Notice kind="success">Event {queued} queued for redelivery: its new attempt appears below once delivered.</Notice>}
       {first.value && entries.length === 0 && <Empty>No delivery matches.</Empty>}
       {entries.length > 0 && (
-        <TableScroll label="Delivery log">
-          <table class="delivery-log">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Event</th>
-                <th scope="col">Outcome</th>
-                <th scope="col">HTTP status</th>
-                <th scope="col">Duration</th>
-                <th scope="col">Attempt</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map((e) => (
-                <tr data-log-id={e.id} data-status={e.status} data-event-id={e.eventId} data-redelivered={String(e.redelivered)}>
-                  <td>
-                    <Time at={e.createdAt} />
-                  </td>
-                  <td>
-                    {e.eventType}
-                    {e.isTest && <Badge>test</Badge>}
-                    <div class="muted">{e.eventId}</div>
-                  </td>
-                  <td>
-                    <Badge tone={e.status === "Succeeded" ? "ok" : e.status === "Failed" ? "bad" : "warn"}>{e.status}</Badge>
-                    {e.redelivered && <Badge>redelivered</Badge>}
-                    {e.error && <div class="muted">{e.error}</div>}
-                  </td>
-                  <td>{e.httpStatusCode === 0 ? <span class="muted">none</span> : e.httpStatusCode}</td>
-                  <td>{e.durationMs} ms</td>
-                  <td>{e.attempt}</td>
-                  <td>
-                    <div class="buttons buttons-tight">
-                      <button
-                        type="button"
-                        class="button button-secondary button-small"
-                        aria-pressed={props.opened === e.id}
-                        data-action="open-attempt"
-                        onClick={() => props.onOpen({ id: e.id, createdAt: e.createdAt })}
-                      >
-                        Details<span class="visually-hidden"> of {e.eventType} at {new Date(e.createdAt).toLocaleString()}</span>
-                      </button>
-                      {operator && e.status === "Failed" && (
-                        <button type="button" class="button button-secondary button-small" data-action="redeliver" disabled={redeliver.busy} onClick={() => void redeliver.run(e)}>
-                          Redeliver<span class="visually-hidden"> {e.eventType} of {new Date(e.createdAt).toLocaleString()}</span>
-                        </button>
-                      )}
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+        <DataTable label="Delivery log" class="delivery-log" columns={["When", "Event", "Outcome", "HTTP status", "Duration", "Attempt", <span class="visually-hidden">Actions</span>]}>
+          {entries.map((e) => (
+            <tr data-log-id={e.id} data-status={e.status} data-event-id={e.eventId} data-redelivered={String(e.redelivered)}>
+              <td>
+                <Time at={e.createdAt} />
+              </td>
+              <td>
+                {e.eventType}
+                {e.isTest && <Badge>test</Badge>}
+                <div class="muted">{e.eventId}</div>
+              </td>
+              <td>
+                <Badge tone={e.status === "Succeeded" ? "ok" : e.status === "Failed" ? "bad" : "warn"}>{e.status}</Badge>
+                {e.redelivered && <Badge>redelivered</Badge>}
+                {e.error && <div class="muted">{e.error}</div>}
+              </td>
+              <td>{e.httpStatusCode === 0 ? <span class="muted">none</span> : e.httpStatusCode}</td>
+              <td>{e.durationMs} ms</td>
+              <td>{e.attempt}</td>
+              <td>
+                <div class="buttons buttons-tight">
+                  <button
+                    type="button"
+                    class="button button-secondary button-small"
+                    aria-pressed={props.opened === e.id}
+                    data-action="open-attempt"
+                    onClick={() => props.onOpen({ id: e.id, createdAt: e.createdAt })}
+                  >
+                    Details<span class="visually-hidden"> of {e.eventType} at {new Date(e.createdAt).toLocaleString()}</span>
+                  </button>
+                  {operator && e.status === "Failed" && (
+                    <button type="button" class="button button-secondary button-small" data-action="redeliver" disabled={redeliver.busy} onClick={() => void redeliver.run(e)}>
+                      Redeliver<span class="visually-hidden"> {e.eventType} of {new Date(e.createdAt).toLocaleString()}</span>
+                    </button>
+                  )}
+                </div>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <ShowMore more={!!next} action={more} />
     </>

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
 import { hasRole, useMe } from "../session";
-import { Field, Notice, ProblemBanner, useAction } from "../ui";
+import { Field, Notice, ProblemBanner, SubmitButtons, SubmitForm, useAction } from "../ui";
 import { WEBHOOK_OPERATORS } from "./webhooks";
 import { RedeliveredFailed } from "./detail-types";
 
@@ -23,13 +23,7 @@ export function RedeliverFailed({ webhookId, onQueued }: { webhookId: string; on
   });
   if (!hasRole(me, WEBHOOK_OPERATORS)) return null;
   return (
-    <form
-      class="card redeliver-failed"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void send.run();
-      }}
-    >
+    <SubmitForm class="card redeliver-failed" action={send}>
       <h2>Redeliver failed deliveries</h2>
       <p class="muted">Sends again every event whose delivery failed for good since the time below (at most 7 days back), rebuilt from the incident as it is now, with its event id.</p>
       <Field label="Failed since" name="since" type="datetime-local" value={since} onValue={setSince} problem={send.problem} required />
@@ -42,11 +36,7 @@ export function RedeliverFailed({ webhookId, onQueued }: { webhookId: string; on
           {result.nextSince && " More remain: send again to continue."}
         </Notice>
       )}
-      <div class="buttons">
-        <button type="submit" class="button" disabled={send.busy}>
-          {send.busy ? "Queuing…" : "Redeliver failed"}
-        </button>
-      </div>
-    </form>
+      <SubmitButtons busy={send.busy} busyLabel="Queuing…" label="Redeliver failed" />
+    </SubmitForm>
   );
 }

@@ -1,4 +1,4 @@
-import { Empty, TableScroll, Time } from "../ui";
+import { DataTable, Empty, Time } from "../ui";
 import { percent } from "./webhooks";
 import { HealthEnvelope, Figures } from "./detail-types";
 
@@ -40,35 +40,22 @@ export function RecentFailures({ failures }: { failures: HealthEnvelope["data"][
       {failures.length === 0 ? (
         <Empty>No failed attempt in the last 7 days.</Empty>
       ) : (
-        <TableScroll label="Last failures">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Event</th>
-                <th scope="col">HTTP status</th>
-                <th scope="col">Attempt</th>
-                <th scope="col">What happened</th>
-              </tr>
-            </thead>
-            <tbody>
-              {failures.map((f) => (
-                <tr>
-                  <td>
-                    <Time at={f.createdAt} />
-                  </td>
-                  <td>{f.eventType}</td>
-                  <td>{f.httpStatusCode === 0 ? <span class="muted">none</span> : f.httpStatusCode}</td>
-                  <td>
-                    {f.attempt}
-                    {f.final ? " (final)" : ""}
-                  </td>
-                  <td>{f.error ?? "—"}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+        <DataTable label="Last failures" columns={["When", "Event", "HTTP status", "Attempt", "What happened"]}>
+          {failures.map((f) => (
+            <tr>
+              <td>
+                <Time at={f.createdAt} />
+              </td>
+              <td>{f.eventType}</td>
+              <td>{f.httpStatusCode === 0 ? <span class="muted">none</span> : f.httpStatusCode}</td>
+              <td>
+                {f.attempt}
+                {f.final ? " (final)" : ""}
+              </td>
+              <td>{f.error ?? "—"}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </>
   );

@@ -3,7 +3,7 @@ import { useEffect, useId, useRef } from "preact/hooks";
 import { fieldError, type Problem } from "../api/client";
 import type { paths } from "../api/openapi";
 import { Checkbox, CopyButton, Field, Select, Time, toggle, useResource } from "../ui";
-import { readOrganizations, type Organization } from "../pages/workspaces";
+import { readOrganizations, type Organization } from "../workspaces/workspace-model";
 
 type CreateBody = NonNullable<paths["/api/v2/portal/webhooks"]["post"]["requestBody"]>["content"]["application/json"];
 export type EventType = CreateBody["eventTypes"][number];

@@ -1,11 +1,11 @@
 import { useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
 import type { paths } from "../api/openapi";
-import { Confirmation, useConfirming } from "../confirmation";
+import { Confirmation, DeleteZone, useConfirming } from "../confirmation";
 import { ifMatch } from "../etag";
 import { setFlash } from "../flash";
 import { BASE, navigate } from "../router";
-import { SaveProblem, useAction } from "../ui";
+import { SaveProblem, SubmitButtons, SubmitForm, useAction } from "../ui";
 import { credentialBody, CredentialFields, SigningSecret, useOrganizations, WebhookFields, type CredentialDraft, type EventType, type WebhookDraft } from "./webhook-form";
 
 type HealthEnvelope = paths["/api/v2/portal/webhooks/{webhookId}"]["get"]["responses"][200]["content"]["application/json"];
@@ -55,22 +55,11 @@ function EditWebhook({ webhook, etag, onChanged, onReload }: SettingsProps) {
   return (
     <section class="card form-card" aria-labelledby="edit-webhook-heading">
       <h3 id="edit-webhook-heading">The endpoint and what it receives</h3>
-      <form
-        class="webhook-form"
-        data-form="edit-webhook"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void save.run();
-        }}
-      >
+      <SubmitForm class="webhook-form" data-form="edit-webhook" action={save}>
         <SaveProblem problem={save.problem} title="The webhook was not saved" onReload={onReload} />
         <WebhookFields draft={draft} onChange={setDraft} problem={save.problem} organizations={organizations} />
-        <div class="buttons">
-          <button type="submit" class="button" disabled={save.busy}>
-            {save.busy ? "Saving…" : "Save changes"}
-          </button>
-        </div>
-      </form>
+        <SubmitButtons busy={save.busy} busyLabel="Saving…" label="Save changes" />
+      </SubmitForm>
     </section>
   );
 }
@@ -89,21 +78,11 @@ function EndpointCredential({ webhook, etag, onChanged, onReload }: SettingsProp
         What each delivery carries for the endpoint to check, beside the signature. Now: <strong>{webhook.authenticationType}</strong>. A token is never shown again: type the new one to
         replace it.
       </p>
-      <form
-        data-form="endpoint-credential"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void change.run();
-        }}
-      >
+      <SubmitForm data-form="endpoint-credential" action={change}>
         <SaveProblem problem={change.problem} title="The credential was not replaced" onReload={onReload} />
         <CredentialFields draft={draft} onChange={setDraft} problem={change.problem} />
-        <div class="buttons">
-          <button type="submit" class="button button-secondary" disabled={change.busy}>
-            {change.busy ? "Replacing…" : "Replace the credential"}
-          </button>
-        </div>
-      </form>
+        <SubmitButtons busy={change.busy} busyLabel="Replacing…" label="Replace the credential" class="button button-secondary" />
+      </SubmitForm>
     </section>
   );
 }
@@ -157,35 +136,25 @@ function DeleteWebhook({ webhook, etag }: SettingsProps) {
     setFlash(`${webhook.name} is deleted: nothing more is delivered to it.`);
     navigate(`${BASE}/webhooks`);
   });
-  const confirming = useConfirming(remove);
   return (
-    <section class="card danger-zone" aria-labelledby="delete-webhook-heading">
-      <h3 id="delete-webhook-heading">Delete the webhook</h3>
-      <p class="muted">Deliveries stop at once, those queued included. Pause it instead to hold them.</p>
-      {confirming.key ? (
-        <Confirmation
-          layout="panel"
-          question={`Delete ${webhook.name}?`}
-          confirmLabel={`Delete ${webhook.name}`}
-          busyLabel="Deleting…"
-          busy={remove.busy}
-          problem={remove.problem}
-          problemTitle="The webhook was not deleted"
-          confirmData={{ "data-action": "confirm-delete" }}
-          onConfirm={() => void remove.run()}
-          onCancel={confirming.cancel}
-        >
-          <p>
-            <strong>{webhook.url}</strong> receives nothing more. <strong>This cannot be undone.</strong>
-          </p>
-        </Confirmation>
-      ) : (
-        <div class="buttons">
-          <button type="button" class="button button-danger" data-action="delete" {...confirming.opener("delete")}>
-            Delete {webhook.name}…
-          </button>
-        </div>
-      )}
-    </section>
+    <DeleteZone
+      headingId="delete-webhook-heading"
+      heading="Delete the webhook"
+      level={3}
+      lead="Deliveries stop at once, those queued included. Pause it instead to hold them."
+      action={remove}
+      name="delete"
+      question={`Delete ${webhook.name}?`}
+      confirmLabel={`Delete ${webhook.name}`}
+      busyLabel="Deleting…"
+      problemTitle="The webhook was not deleted"
+      opener={`Delete ${webhook.name}…`}
+      openerData={{ "data-action": "delete" }}
+      confirmData={{ "data-action": "confirm-delete" }}
+    >
+      <p>
+        <strong>{webhook.url}</strong> receives nothing more. <strong>This cannot be undone.</strong>
+      </p>
+    </DeleteZone>
   );
 }

@@ -4,7 +4,7 @@ import type { paths } from "../api/openapi";
 import { takeFlash } from "../flash";
 import { BASE, Link } from "../router";
 import { hasRole, useMe } from "../session";
-import { Badge, Empty, Notice, PageHeader, ProblemBanner, RefreshButton, TableScroll, Time, useAction, useResource } from "../ui";
+import { Badge, DataTable, Empty, Notice, PageHeader, ProblemBanner, RefreshButton, SubmitButtons, SubmitForm, Time, useAction, useResource } from "../ui";
 import { credentialBody, CredentialFields, SigningSecret, useOrganizations, WebhookFields, type CredentialDraft, type WebhookDraft } from "./webhook-form";
 
 type ListEnvelope = paths["/api/v2/portal/webhooks"]["get"]["responses"][200]["content"]["application/json"];
@@ -74,50 +74,32 @@ export function WebhooksPage() {
       <ProblemBanner problem={list.problem} />
       {list.value && list.value.length === 0 && <Empty>No webhook yet.{hasRole(me, WEBHOOK_OPERATORS) ? " Create one with New webhook, or with POST /api/v2/webhooks." : ""}</Empty>}
       {list.value && list.value.length > 0 && (
-        <TableScroll label="Webhooks">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Webhook</th>
-                <th scope="col">State</th>
-                <th scope="col">Succeeded (24 h)</th>
-                <th scope="col">Failed (24 h)</th>
-                <th scope="col">Pending</th>
-                <th scope="col">Success rate</th>
-                <th scope="col">Last failure</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.value.map(({ webhook, last24h, actions }) => (
-                <tr data-webhook-id={webhook.id}>
-                  <td>
-                    <Link href={`${BASE}/webhooks/${webhook.id}`}>{webhook.name}</Link>
-                    <div class="muted url">{webhook.url}</div>
-                  </td>
-                  <td>
-                    <Badge tone={statusTone(webhook.status)}>{webhook.status}</Badge>
-                    {webhook.disableReason && <div class="muted">{webhook.disableReason}</div>}
-                  </td>
-                  <td>{last24h.succeeded}</td>
-                  <td>{last24h.failed}</td>
-                  <td>{last24h.pending}</td>
-                  <td>{percent(last24h.successRate)}</td>
-                  <td>
-                    <Time at={last24h.lastFailureAt} />
-                  </td>
-                  <td>
-                    <div class="buttons">
-                      <StateButtons webhookId={webhook.id} actions={actions} onChanged={() => void list.reload()} />
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+        <DataTable label="Webhooks" columns={["Webhook", "State", "Succeeded (24 h)", "Failed (24 h)", "Pending", "Success rate", "Last failure", <span class="visually-hidden">Actions</span>]}>
+          {list.value.map(({ webhook, last24h, actions }) => (
+            <tr data-webhook-id={webhook.id}>
+              <td>
+                <Link href={`${BASE}/webhooks/${webhook.id}`}>{webhook.name}</Link>
+                <div class="muted url">{webhook.url}</div>
+              </td>
+              <td>
+                <Badge tone={statusTone(webhook.status)}>{webhook.status}</Badge>
+                {webhook.disableReason && <div class="muted">{webhook.disableReason}</div>}
+              </td>
+              <td>{last24h.succeeded}</td>
+              <td>{last24h.failed}</td>
+              <td>{last24h.pending}</td>
+              <td>{percent(last24h.successRate)}</td>
+              <td>
+                <Time at={last24h.lastFailureAt} />
+              </td>
+              <td>
+                <div class="buttons">
+                  <StateButtons webhookId={webhook.id} actions={actions} onChanged={() => void list.reload()} />
+                </div>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </section>
   );
@@ -155,23 +137,12 @@ export function NewWebhookPage() {
       {hasRole(me, WEBHOOK_OPERATORS) && !created && (
         <section class="card form-card" aria-labelledby="new-webhook-heading">
           <h2 id="new-webhook-heading">The endpoint and what it receives</h2>
-          <form
-            class="webhook-form"
-            data-form="new-webhook"
-            onSubmit={(e) => {
-              e.preventDefault();
-              void create.run();
-            }}
-          >
+          <SubmitForm class="webhook-form" data-form="new-webhook" action={create}>
             <ProblemBanner problem={create.problem} title="The webhook was not created" />
             <WebhookFields draft={draft} onChange={setDraft} problem={create.problem} organizations={organizations} />
             <CredentialFields draft={credential} onChange={setCredential} problem={create.problem} />
-            <div class="buttons">
-              <button type="submit" class="button" disabled={create.busy}>
-                {create.busy ? "Creating…" : "Create webhook"}
-              </button>
-            </div>
-          </form>
+            <SubmitButtons busy={create.busy} busyLabel="Creating…" label="Create webhook" />
+          </SubmitForm>
         </section>
       )}
     </section>

@@ -2,7 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, csrf } from "../api/client";
 import type { paths } from "../api/openapi";
 import { ifMatch, withEtag } from "../etag";
-import { Field, Notice, ProblemBanner, SaveProblem, useAction, useResource } from "../ui";
+import { Field, Notice, ProblemBanner, SaveProblem, SubmitButtons, SubmitForm, useAction, useResource } from "../ui";
 import { duration } from "../incidents/sla";
 
 type Policy = paths["/api/v2/portal/workspaces/{workspaceId}/sla-policy"]["get"]["responses"][200]["content"]["application/json"]["data"];
@@ -61,12 +61,7 @@ export function SlaPolicySection(props: { workspaceId: string; canChange: boolea
         </dl>
       )}
       {p && draft && props.canChange && (
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            void save.run();
-          }}
-        >
+        <SubmitForm action={save}>
           {saved && <Notice kind="success">The SLA targets are saved.</Notice>}
           <SaveProblem
             problem={save.problem}
@@ -90,12 +85,8 @@ export function SlaPolicySection(props: { workspaceId: string; canChange: boolea
               />
             ))}
           </div>
-          <div class="buttons">
-            <button type="submit" class="button" disabled={save.busy}>
-              {save.busy ? "Saving…" : "Save SLA targets"}
-            </button>
-          </div>
-        </form>
+          <SubmitButtons busy={save.busy} busyLabel="Saving…" label="Save SLA targets" />
+        </SubmitForm>
       )}
     </section>
   );

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { api, call, csrf } from "../api/client";
 import type { paths } from "../api/openapi";
-import { Badge, Checkbox, Field, Notice, ProblemBanner, TableScroll, Time, useAction, useResource } from "../ui";
+import { Badge, Checkbox, DataTable, Field, Notice, ProblemBanner, SubmitButtons, SubmitForm, Time, useAction, useResource } from "../ui";
 
 type ListPath = paths["/api/v2/portal/workspaces/{workspaceId}/pre-authorizations"];
 type PreAuthorization = ListPath["get"]["responses"][200]["content"]["application/json"]["data"][number];
@@ -58,56 +58,37 @@ export function PreAuthorizationsSection(props: { workspaceId: string; canChange
       <ProblemBanner problem={revoke.problem} title="The pre-authorization was not revoked" />
       {items.length === 0 && !list.loading && <p class="muted">None recorded.</p>}
       {items.length > 0 && (
-        <TableScroll label="Standing pre-authorizations">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Playbooks</th>
-                <th scope="col">Until</th>
-                <th scope="col">State</th>
-                <th scope="col">Recorded by</th>
-                {props.canChange && <th scope="col">Action</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((p) => (
-                <tr key={p.id} data-pre-authorization-id={p.id} data-state={p.state}>
-                  <td>
-                    {p.playbooks.map((b) => b.name).join(", ")}
-                    {p.note && <div class="muted">{p.note}</div>}
-                  </td>
-                  <td>
-                    <Time at={p.endsAt} />
-                  </td>
-                  <td>
-                    <Badge tone={stateTone(p.state)}>{p.state}</Badge>
-                  </td>
-                  <td>
-                    {p.created.byName}, <Time at={p.created.at} />
-                  </td>
-                  {props.canChange && (
-                    <td>
-                      {p.state === "Active" && (
-                        <button type="button" class="button button-secondary" disabled={revoke.busy} onClick={() => void revoke.run(p.id)}>
-                          Revoke
-                        </button>
-                      )}
-                    </td>
+        <DataTable label="Standing pre-authorizations" columns={["Playbooks", "Until", "State", "Recorded by", props.canChange && "Action"]}>
+          {items.map((p) => (
+            <tr key={p.id} data-pre-authorization-id={p.id} data-state={p.state}>
+              <td>
+                {p.playbooks.map((b) => b.name).join(", ")}
+                {p.note && <div class="muted">{p.note}</div>}
+              </td>
+              <td>
+                <Time at={p.endsAt} />
+              </td>
+              <td>
+                <Badge tone={stateTone(p.state)}>{p.state}</Badge>
+              </td>
+              <td>
+                {p.created.byName}, <Time at={p.created.at} />
+              </td>
+              {props.canChange && (
+                <td>
+                  {p.state === "Active" && (
+                    <button type="button" class="button button-secondary" disabled={revoke.busy} onClick={() => void revoke.run(p.id)}>
+                      Revoke
+                    </button>
                   )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+                </td>
+              )}
+            </tr>
+          ))}
+        </DataTable>
       )}
       {props.canChange && (
-        <form
-          id="record-pre-authorization"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void record.run();
-          }}
-        >
+        <SubmitForm id="record-pre-authorization" action={record}>
           <ProblemBanner problem={record.problem} title="The pre-authorization was not recorded" />
           <fieldset>
             <legend>Playbooks that may run without asking</legend>
@@ -128,12 +109,8 @@ export function PreAuthorizationsSection(props: { workspaceId: string; canChange
           </fieldset>
           <Field label="Until (your local time)" name="endsAt" type="datetime-local" value={endsOn} onValue={setEndsOn} problem={record.problem} required />
           <Field label="Why (shown on the runs it lets through)" name="note" value={note} onValue={setNote} problem={record.problem} autoComplete="off" />
-          <div class="buttons">
-            <button type="submit" class="button" disabled={record.busy || chosen.size === 0}>
-              {record.busy ? "Recording…" : "Record pre-authorization"}
-            </button>
-          </div>
-        </form>
+          <SubmitButtons busy={record.busy} busyLabel="Recording…" label="Record pre-authorization" disabled={chosen.size === 0} />
+        </SubmitForm>
       )}
     </section>
   );

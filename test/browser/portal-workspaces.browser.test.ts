@@ -96,6 +96,8 @@ describe("organizations and workspaces in a browser", () => {
     await page.click(`${form} button[type="submit"]`);
     await page.waitForFunction(() => location.pathname.startsWith("/portal/workspaces/"));
     await page.waitForSelector(".banner-success");
+    // The success banner shows at once; the heading names the workspace once its page has read it.
+    await page.waitForFunction(() => document.querySelector("h1")?.textContent !== "Workspace");
     expect(await page.$eval("h1", (el) => el.textContent)).toBe("Workspace fabrikam-sentinel-browser");
     expect(await page.$eval(".banner-success", (el) => el.textContent)).toContain("fabrikam-sentinel-browser is onboarded into Fabrikam Retail");
     const id = page.url().split("/").pop()!;

@@ -2,8 +2,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { stateIdOf } from "../../shared/domain/incidents/incident-state";
-import type { VendorIncident } from "../../shared/systems/vendors/port";
-import { commentPathSources, sources } from "../../shared/domain/sources";
+import type { VendorIncident } from "../../shared/model/incidents/incident";
+import { commentPathSources, sources } from "../../shared/model/sources";
 import { outboxEvents } from "../support/outbox";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
 

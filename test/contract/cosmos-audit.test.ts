@@ -2,7 +2,7 @@ import { auditEvent } from "../support/audit-events";
 import { randomUUID } from "node:crypto";
 import type { Container, CosmosClient, Database } from "@azure/cosmos";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { AuditEventRecord } from "../../shared/domain/audit/audit-event";
+import type { AuditEventRecord } from "../../shared/model/audit/audit-event";
 import { auditRecord } from "../../shared/platform/events/audit-record";
 import { OutboxRelay } from "../../shared/platform/events/outbox-relay";
 import { silentLogger } from "../../shared/platform/logger";

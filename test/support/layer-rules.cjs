@@ -21,7 +21,7 @@
 const kindOf = (file) => {
   const [top, second] = file.split("/");
   if (top === "functions" || top === "scripts") return top;
-  if (top === "shared" && ["hosts", "api", "domain", "systems", "platform"].includes(second ?? "")) return /** @type {Kind} */ (second);
+  if (top === "shared" && ["hosts", "api", "domain", "systems", "platform", "model"].includes(second ?? "")) return /** @type {Kind} */ (second);
   return "other";
 };
 
@@ -57,13 +57,14 @@ const isSdk = (specifier) => (specifier.startsWith("@azure/") && specifier !== "
 
 /** @type {Record<Kind, Kind[]>} */
 const below = {
-  functions: ["functions", "hosts", "api", "domain", "systems", "platform"],
-  scripts: ["scripts", "hosts", "api", "domain", "systems", "platform"],
-  hosts: ["hosts", "api", "domain", "systems", "platform"],
-  api: ["api", "domain", "systems", "platform"],
-  domain: ["domain", "systems", "platform"],
-  systems: ["systems", "domain", "platform"],
-  platform: ["platform", "domain", "systems"],
+  functions: ["functions", "hosts", "api", "domain", "systems", "platform", "model"],
+  scripts: ["scripts", "hosts", "api", "domain", "systems", "platform", "model"],
+  hosts: ["hosts", "api", "domain", "systems", "platform", "model"],
+  api: ["api", "domain", "systems", "platform", "model"],
+  domain: ["domain", "systems", "platform", "model"],
+  systems: ["systems", "domain", "platform", "model"],
+  platform: ["platform", "domain", "systems", "model"],
+  model: ["model"],
   other: [],
 };
 

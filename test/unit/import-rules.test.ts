@@ -18,7 +18,7 @@ describe("imports point one way", () => {
   it("reads the whole tree, every kind and every endpoint group", () => {
     expect(graph.size).toBeGreaterThan(200);
     const kinds = new Set([...graph.keys()].map(kindOf));
-    expect([...kinds].sort()).toEqual(["api", "domain", "functions", "hosts", "platform", "scripts", "systems"]);
+    expect([...kinds].sort()).toEqual(["api", "domain", "functions", "hosts", "model", "platform", "scripts", "systems"]);
     const groups = new Set([...graph.keys()].map(groupOf).filter(Boolean));
     expect([...groups]).toEqual(expect.arrayContaining(["identity", "incidents", "webhooks", "gamebooks", "meta", "tickets"]));
   });

@@ -24,7 +24,7 @@ import { parseWorkspaceResourceId } from "../../shared/systems/log-analytics/azu
 import { MAX_DELIVERY_COUNT, queueNames } from "../../shared/platform/queue/queue-names";
 import { SERVICE_BUS_CONNECTION } from "../../shared/hosts/azure/service-bus-trigger";
 import { allRoutes } from "../../shared/api/route-groups";
-import { sources, sourceSettingKey } from "../../shared/domain/sources";
+import { sources, sourceSettingKey } from "../../shared/model/sources";
 import { containers, type ContainerSpec } from "../../shared/platform/store/cosmos/containers";
 
 const repoDir = path.resolve(__dirname, "../..");

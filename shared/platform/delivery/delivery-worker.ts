@@ -5,8 +5,8 @@ import type { MessageHandler, QueueSender } from "../queue/queue";
 import type { DeliveryLogStore, WebhookStore } from "../store/ports";
 import { deliveryLogPartition } from "../store/delivery-log-partition";
 import { commit } from "../store/commit";
-import { RETRY_SCHEDULED, type DeliveryLogRecord, type DeliveryStatus, type ResponseExcerpt } from "../../domain/webhooks/delivery-log";
-import type { WebhookRecord } from "../../domain/webhooks/webhook";
+import { RETRY_SCHEDULED, type DeliveryLogRecord, type DeliveryStatus, type ResponseExcerpt } from "../../model/webhooks/delivery-log";
+import { API_KEY_HEADER, type WebhookRecord } from "../../model/webhooks/webhook";
 import type { SecretBox } from "./secret-box";
 import { deliveryMessageId, type DeliveryMessage } from "./delivery-message";
 import type { GuardedSender, SendOutcome } from "./guarded-sender";
@@ -17,8 +17,6 @@ import { signatureHeaders, signingKeyOf } from "./signer";
 /** Auto-disable (docs/contract.md §6.6.5): this many distinct incidents failing final delivery within the window. */
 export const AUTO_DISABLE_INCIDENTS = 5;
 const AUTO_DISABLE_WINDOW_MS = 24 * 3600_000;
-/** The header an `ApiKey` endpoint credential travels in. */
-export const API_KEY_HEADER = "X-Api-Key";
 /** The `User-Agent` of every delivery. */
 export const DELIVERY_USER_AGENT = "SecOps-Webhooks/2";
 const REDACTED = "[redacted]";

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { LIVENESS_PATH } from "./pipeline";
-import { API_KEY_HEADER, DELIVERY_USER_AGENT } from "../delivery/delivery-worker";
-import { eventCatalogue, eventEnvelopeOf, webhookHeaders } from "../events/event-catalogue";
-import { eventTypes } from "../events/event-types";
+import { DELIVERY_USER_AGENT } from "../delivery/delivery-worker";
+import { API_KEY_HEADER } from "../../model/webhooks/webhook";
+import { eventCatalogue, eventEnvelopeOf, webhookHeaders } from "../../model/events/event-catalogue";
+import { eventTypes } from "../../model/events/event-types";
 import { errorCodes, type ErrorCode } from "../errors/api-error";
 import { exampleDetail } from "../errors/error-codes";
 import { paginationSchema } from "./paging";

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { personWorkspaceRoute, type RouteGroup } from "../../../platform/http/route";
 import type { Uses } from "../../../platform/operation-context";
-import { classifications } from "../../../systems/vendors/port";
-import { webhookStatuses } from "../../../domain/webhooks/webhook";
+import { classifications } from "../../../model/incidents/incident";
+import { webhookStatuses } from "../../../model/webhooks/webhook";
 import { DEFAULT_AGENT_NAME, setAgentConfiguration } from "../../../domain/incidents/agent-investigations";
-import type { AgentConfigurationRecord } from "../../../domain/incidents/agent-configuration";
+import type { AgentConfigurationRecord } from "../../../model/incidents/agent-configuration";
 import { EXAMPLE_WEBHOOK_ID, EXAMPLE_WORKSPACE_ID } from "../../../domain/examples/examples";
 
 const tag = "Portal: agents";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { pageQueryFields } from "../../../platform/http/paging";
 import { acrossHistoryQuery } from "../../../domain/gamebooks/run-history";
-import { gamebookRunStatuses, playbookStatuses } from "../../../domain/gamebooks/gamebook-run";
+import { gamebookRunStatuses, playbookStatuses } from "../../../model/gamebooks/gamebook-run";
 import {
   EXAMPLE_ANALYST,
   EXAMPLE_CUSTOMER_ACCOUNT_ID,

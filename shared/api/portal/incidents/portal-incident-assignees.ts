@@ -1,9 +1,9 @@
 import { z } from "zod";
 import type { Person } from "../../../platform/auth/person";
 import type { Uses } from "../../../platform/operation-context";
-import { workspaceRoles } from "../../../domain/organizations/roles";
-import type { UserRecord } from "../../../domain/organizations/user";
-import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
+import { workspaceRoles } from "../../../model/organizations/roles";
+import type { UserRecord } from "../../../model/organizations/user";
+import type { WorkspaceRecord } from "../../../model/organizations/workspace";
 import { EXAMPLE_ANALYST, EXAMPLE_PROVIDER_ACCOUNT_ID } from "../../../domain/examples/examples";
 
 /** Jonas Becker, the provider's workspace administrator, Owner of every demo workspace. */

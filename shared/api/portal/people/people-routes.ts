@@ -9,7 +9,7 @@ import type { Person } from "../../../platform/auth/person";
 import type { Uses } from "../../../platform/operation-context";
 import type { Versioned } from "../../../platform/store/ports";
 import { organizationAccountIds } from "../../../domain/organizations/organization-scope";
-import type { UserRecord } from "../../../domain/organizations/user";
+import type { UserRecord } from "../../../model/organizations/user";
 import { fieldProblem } from "../portal-access";
 import {
   listPeopleQuery,

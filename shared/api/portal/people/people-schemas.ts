@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { pageQueryFields } from "../../../platform/http/paging";
-import { organizationalRoles, workspaceRoles } from "../../../domain/organizations/roles";
-import type { UserRecord } from "../../../domain/organizations/user";
+import { organizationalRoles, workspaceRoles } from "../../../model/organizations/roles";
+import type { UserRecord } from "../../../model/organizations/user";
 import {
   EXAMPLE_ANALYST,
   EXAMPLE_LEAVING_USER,

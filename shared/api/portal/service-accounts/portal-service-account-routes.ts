@@ -4,7 +4,7 @@ import { notFound } from "../../../platform/errors/api-error";
 import { personRoute, type PersonInput, type RouteGroup } from "../../../platform/http/route";
 import type { Person } from "../../../platform/auth/person";
 import type { Grantor } from "../../../domain/organizations/grants";
-import type { ServiceAccountRecord } from "../../../domain/organizations/service-account";
+import type { ServiceAccountRecord } from "../../../model/organizations/service-account";
 import {
   addCredential,
   createServiceAccount,

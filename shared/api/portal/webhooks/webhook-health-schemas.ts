@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { pageQueryFields } from "../../../platform/http/paging";
-import { deliveryStatuses, statusClasses } from "../../../domain/webhooks/delivery-log";
+import { deliveryStatuses, statusClasses } from "../../../model/webhooks/delivery-log";
 import { healthWindows } from "../../../domain/webhooks/delivery-health";
 import { webhookStateActions, type WebhookStateAction } from "../../../domain/webhooks/webhook-changes";
 import { deliveryLogView, webhookView } from "../../../domain/webhooks/webhook-view";

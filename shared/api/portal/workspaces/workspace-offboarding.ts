@@ -8,7 +8,7 @@ import type { GamebookRunCursor } from "../../../platform/store/ports";
 import { decideRun } from "../../../domain/gamebooks/run-approval";
 import { withSummary } from "../../../domain/gamebooks/run-record";
 import { cancelRun } from "../../../domain/gamebooks/run-state";
-import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
+import type { WorkspaceRecord } from "../../../model/organizations/workspace";
 import { byPerson } from "../portal-access";
 import { workspaceAudit } from "../../../domain/organizations/workspace-audit";
 

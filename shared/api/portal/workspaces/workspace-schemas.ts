@@ -1,8 +1,8 @@
-import { approvalModes } from "../../../domain/gamebooks/approval-mode";
+import { approvalModes } from "../../../model/gamebooks/approval-mode";
 import { z } from "zod";
-import { sources, type Source } from "../../../domain/sources";
-import { workspaceRoles } from "../../../domain/organizations/roles";
-import { integrationNames } from "../../../domain/organizations/workspace-integrations";
+import { sources, type Source } from "../../../model/sources";
+import { workspaceRoles } from "../../../model/organizations/roles";
+import { integrationNames } from "../../../model/organizations/workspace-integrations";
 import { workspaceParams as securityInstanceRef } from "../../../domain/cloud/cloud-schemas";
 import {
   EXAMPLE_CUSTOMER_ACCOUNT_ID,

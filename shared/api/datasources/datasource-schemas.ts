@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EXAMPLE_SECOND_WORKSPACE_ID, EXAMPLE_WORKSPACE_ID } from "../../domain/examples/examples";
+import { EXAMPLE_SECOND_WORKSPACE_ID, EXAMPLE_WORKSPACE_ID } from "../../platform/http/examples";
 import { anomalyKinds, anomalySeverities, suspectedCauseCodes } from "../../domain/datasources/ingestion-anomalies";
 import { connectorHealthStatuses, connectorStates } from "../../systems/log-analytics/port";
 import { sourceSchema, sources } from "../../model/sources";

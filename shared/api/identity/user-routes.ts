@@ -7,7 +7,7 @@ import { commit } from "../../platform/store/commit";
 import { organizationRoute, type RouteGroup } from "../../platform/http/route";
 import type { OrganizationalRole } from "../../model/organizations/roles";
 import type { UserRecord } from "../../model/organizations/user";
-import { EXAMPLE_LEAVING_USER, EXAMPLE_USER } from "../../domain/examples/examples";
+import { EXAMPLE_LEAVING_USER, EXAMPLE_USER } from "../../platform/http/examples";
 import { upsertUserExample, userExample } from "../../domain/examples/identity-examples";
 import { organizationalRoleSchema } from "../../domain/organizations/service-account-schemas";
 

@@ -4,7 +4,7 @@ import { playbookEntityTypes } from "../../model/gamebooks/playbook-catalogue-re
 import { sources } from "../../model/sources";
 import { approvalSides } from "../../model/gamebooks/approval-sides";
 import { approvalExpiryActions, approvalModes } from "../../model/gamebooks/approval-mode";
-import { EXAMPLE_WORKSPACE_ID } from "../../domain/examples/examples";
+import { EXAMPLE_WORKSPACE_ID } from "../../platform/http/examples";
 
 /*
  * A gamebook run's approval request as the portal shows it: the approval queue's entry, and its pieces

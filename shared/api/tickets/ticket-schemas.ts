@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EXAMPLE_INCIDENT, EXAMPLE_WORKSPACE_ID } from "../../domain/examples/examples";
+import { EXAMPLE_INCIDENT, EXAMPLE_WORKSPACE_ID } from "../../platform/http/examples";
 import { sourceSchema, sources } from "../../model/sources";
 import { ticketPriorities, ticketStates, type Ticket } from "../../systems/itsm/port";
 import { linkedByView } from "../../domain/tickets/ticket-link-view";

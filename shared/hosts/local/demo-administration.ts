@@ -6,7 +6,7 @@ import { isApiError } from "../../platform/errors/api-error";
 import { deterministicEventId } from "../../platform/events/event-ids";
 import { subscribableEventTypes } from "../../model/events/event-types";
 import { incidentSubject } from "../../domain/incidents/incident-events";
-import { EXAMPLE_FAILED_DELIVERY_CREATED_AT } from "../../domain/examples/examples";
+import { EXAMPLE_FAILED_DELIVERY_CREATED_AT } from "../../platform/http/examples";
 
 import { sources, type Source } from "../../model/sources";
 import type { AuditEventRecord } from "../../model/audit/audit-event";

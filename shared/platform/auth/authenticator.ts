@@ -1,7 +1,7 @@
 import { outsideDeadline } from "../concurrency/deadline";
 import { ApiError } from "../errors/api-error";
 import type { Logger } from "../logger";
-import { organizationAccountIds } from "../../domain/organizations/organization-scope";
+import { organizationAccountIds } from "./organization-scope";
 import { isActiveAccount } from "../../model/organizations/account";
 import type { Stores } from "../store/ports";
 import { commit } from "../store/commit";

@@ -1,6 +1,6 @@
 import { ApiError } from "../errors/api-error";
 import type { Stores } from "../store/ports";
-import { organizationAccountIds } from "../../domain/organizations/organization-scope";
+import { organizationAccountIds } from "./organization-scope";
 import { isActiveAccount } from "../../model/organizations/account";
 import type { UserRecord } from "../../model/organizations/user";
 import type { Person } from "./person";

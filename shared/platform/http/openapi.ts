@@ -11,7 +11,7 @@ import { ERROR_REFERENCE_PATH, problemType } from "./problem";
 import type { Route } from "./route";
 import { SESSION_COOKIE } from "../auth/portal-session";
 import { API_PREFIX } from "./router";
-import { EXAMPLE_META, EXAMPLE_UNAVAILABLE_STREAMS, EXAMPLE_UNAVAILABLE_WORKSPACES } from "../../domain/examples/examples";
+import { EXAMPLE_META, EXAMPLE_UNAVAILABLE_STREAMS, EXAMPLE_UNAVAILABLE_WORKSPACES } from "./examples";
 import { partialMeta } from "./partial-results";
 import { CSRF_PARAMETER, IDEMPOTENCY_KEY_PARAMETER, IF_MATCH_PARAMETER, standardHeaders, type DeclaredHeader, type HeaderDefinition } from "./documented-headers";
 

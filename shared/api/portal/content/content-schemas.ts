@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EXAMPLE_WORKSPACE_ID } from "../../../domain/examples/examples";
+import { EXAMPLE_WORKSPACE_ID } from "../../../platform/http/examples";
 import { EXAMPLE_INCIDENT_TITLE } from "../../../domain/examples/gamebook-examples";
 import { playbookActionKinds, playbookEntityTypes } from "../../../model/gamebooks/playbook-catalogue-record";
 import { playbookParametersSchema } from "../../../model/gamebooks/playbook-parameter-schema";

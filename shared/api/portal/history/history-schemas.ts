@@ -9,7 +9,7 @@ import {
   EXAMPLE_USER,
   EXAMPLE_WORKSPACE_ID,
   EXAMPLE_WORKSPACE_NAME,
-} from "../../../domain/examples/examples";
+} from "../../../platform/http/examples";
 import { approvalRequestExample, approvalRequestSchema } from "../approval-request-schemas";
 
 /** Workspace ids, the parameter repeated (`workspaceIds=a&workspaceIds=b`). */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EXAMPLE_INCIDENT, EXAMPLE_WORKSPACE_ID } from "../../../domain/examples/examples";
+import { EXAMPLE_INCIDENT, EXAMPLE_WORKSPACE_ID } from "../../../platform/http/examples";
 import { sourceSchema, sources } from "../../../model/sources";
 
 /** One incident's path in the portal: `/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}`. */

@@ -3,7 +3,7 @@ import { gamebookRunStatuses, playbookStatuses } from "../../../model/gamebooks/
 import { playbookEntityTypes } from "../../../model/gamebooks/playbook-catalogue-record";
 import { playbookParametersSchema } from "../../../model/gamebooks/playbook-parameter-schema";
 import { checkSequences, isQueuedSchema, runPlaybooksSchema } from "../../../domain/gamebooks/run-request";
-import { EXAMPLE_GAMEBOOK_RUN_ID, EXAMPLE_INCIDENT } from "../../../domain/examples/examples";
+import { EXAMPLE_GAMEBOOK_RUN_ID, EXAMPLE_INCIDENT } from "../../../platform/http/examples";
 import { approvalSides } from "../../../model/gamebooks/approval-sides";
 import { approvalReasonSchema, approvalStandingFields, runPreAuthorizationSchema, requesterSchema, runPlaybookSchema } from "../approval-request-schemas";
 

@@ -11,7 +11,7 @@ import { linkTicket, unlinkTicket } from "../../../domain/tickets/ticket-links";
 import { ticketLinkView, toTicketLinkView } from "../../../domain/tickets/ticket-link-view";
 import { ONE_TICKET, ticketNameBody } from "../../../domain/tickets/ticket-names";
 import { analystCommentExample } from "../../../domain/examples/incident-examples";
-import { EXAMPLE_INCIDENT, EXAMPLE_WEBHOOK_ID } from "../../../domain/examples/examples";
+import { EXAMPLE_INCIDENT, EXAMPLE_WEBHOOK_ID } from "../../../platform/http/examples";
 import { commentPathSources, sourceSchema, type Source } from "../../../model/sources";
 import { incidentParams } from "./incident-params";
 import { assigneeList, assignableUsers } from "./portal-incident-assignees";

@@ -20,7 +20,7 @@ import {
   EXAMPLE_SECOND_CUSTOMER_WORKSPACE_ID,
   EXAMPLE_WORKSPACE_ID,
   EXAMPLE_WORKSPACE_NAME,
-} from "../../../domain/examples/examples";
+} from "../../../platform/http/examples";
 
 const tag = "Portal: incidents";
 const windows = Object.keys(sharedIndicatorWindows) as [SharedIndicatorWindow, ...SharedIndicatorWindow[]];

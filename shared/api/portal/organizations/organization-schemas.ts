@@ -9,7 +9,7 @@ import {
   EXAMPLE_PROVIDER_ACCOUNT_NAME,
   EXAMPLE_OFFBOARDED_WORKSPACE_ID,
   EXAMPLE_USER,
-} from "../../../domain/examples/examples";
+} from "../../../platform/http/examples";
 
 const customerExample = {
   id: EXAMPLE_CUSTOMER_ACCOUNT_ID,

@@ -8,7 +8,7 @@ import {
   EXAMPLE_PROVIDER_ACCOUNT_ID,
   EXAMPLE_PROVIDER_TENANT_ID,
   EXAMPLE_WORKSPACE_ID,
-} from "../../../domain/examples/examples";
+} from "../../../platform/http/examples";
 
 const workspaceRoleEntry = z.object({ workspaceId: z.guid(), role: z.enum(workspaceRoles) });
 

@@ -13,7 +13,7 @@ import {
   revokeCredential,
   updateServiceAccount,
 } from "../../../domain/organizations/service-account-writes";
-import { EXAMPLE_CREDENTIAL_ID, EXAMPLE_SCANNER_CREDENTIAL_ID, EXAMPLE_SCANNER_SERVICE_ACCOUNT_ID, EXAMPLE_SERVICE_ACCOUNT_ID } from "../../../domain/examples/examples";
+import { EXAMPLE_CREDENTIAL_ID, EXAMPLE_SCANNER_CREDENTIAL_ID, EXAMPLE_SCANNER_SERVICE_ACCOUNT_ID, EXAMPLE_SERVICE_ACCOUNT_ID } from "../../../platform/http/examples";
 import {
   createCredentialBody,
   createdCredentialView,

@@ -3,7 +3,7 @@ import { personRoute } from "../../../platform/http/route";
 import { organizationalRoles } from "../../../model/organizations/roles";
 import { sourceDisplayNames, sources, type Source } from "../../../model/sources";
 import { workspaceRoles } from "../../../model/organizations/roles";
-import { EXAMPLE_USER, EXAMPLE_PROVIDER_ACCOUNT_ID, EXAMPLE_PROVIDER_TENANT_ID, EXAMPLE_WORKSPACE_ID } from "../../../domain/examples/examples";
+import { EXAMPLE_USER, EXAMPLE_PROVIDER_ACCOUNT_ID, EXAMPLE_PROVIDER_TENANT_ID, EXAMPLE_WORKSPACE_ID } from "../../../platform/http/examples";
 
 export const meView = z
   .object({

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Uses } from "../../../platform/operation-context";
 import type { LoadedIncident } from "../../../domain/incidents/incident-access";
 import { toIncidentSummary } from "../../../domain/incidents/incident-view";
-import { EXAMPLE_CUSTOMER_ACCOUNT_ID, EXAMPLE_INCIDENT, EXAMPLE_INCIDENT_BLOCK, EXAMPLE_WORKSPACE_ID } from "../../../domain/examples/examples";
+import { EXAMPLE_CUSTOMER_ACCOUNT_ID, EXAMPLE_INCIDENT, EXAMPLE_INCIDENT_BLOCK, EXAMPLE_WORKSPACE_ID } from "../../../platform/http/examples";
 import { deliveryLogEntryExample, deliveryLogExample } from "../../../domain/examples/webhook-examples";
 import { deliveryStatuses, statusClasses, statusClassOf, type DeliveryLogRecord } from "../../../model/webhooks/delivery-log";
 import { incidentNow, REBUILDABLE_EVENT_TYPE, rebuiltCreatedEvent } from "../../../domain/webhooks/event-rebuild";

@@ -4,7 +4,7 @@ import { deliveryStatuses, statusClasses } from "../../../model/webhooks/deliver
 import { healthWindows } from "../../../domain/webhooks/delivery-health";
 import { webhookStateActions, type WebhookStateAction } from "../../../domain/webhooks/webhook-changes";
 import { deliveryLogView, webhookView } from "../../../domain/webhooks/webhook-view";
-import { EXAMPLE_FAILED_DELIVERY_CREATED_AT, EXAMPLE_FAILED_DELIVERY_LOG_ID, EXAMPLE_WEBHOOK_ID } from "../../../domain/examples/examples";
+import { EXAMPLE_FAILED_DELIVERY_CREATED_AT, EXAMPLE_FAILED_DELIVERY_LOG_ID, EXAMPLE_WEBHOOK_ID } from "../../../platform/http/examples";
 import {
   deliveryLogExample,
   EXAMPLE_CHANGE_BOARD_WEBHOOK_ID,

@@ -4,7 +4,7 @@ import { personWorkspaceRoute, type RouteGroup } from "../../../platform/http/ro
 import { severities } from "../../../model/incidents/incident";
 import { slaPolicyInput, slaPolicyOf } from "../../../domain/incidents/sla-policy";
 import { setSlaPolicy } from "../../../domain/incidents/sla-settings";
-import { EXAMPLE_WORKSPACE_ID } from "../../../domain/examples/examples";
+import { EXAMPLE_WORKSPACE_ID } from "../../../platform/http/examples";
 import { demoSlaPolicy } from "../../../domain/examples/incident-examples";
 
 const tag = "Portal: workspaces";

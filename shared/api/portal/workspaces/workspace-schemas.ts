@@ -10,7 +10,7 @@ import {
   EXAMPLE_RETIRED_WORKSPACE_ID,
   EXAMPLE_WORKSPACE_ID,
   EXAMPLE_WORKSPACE_NAME,
-} from "../../../domain/examples/examples";
+} from "../../../platform/http/examples";
 
 /** One object with a member per source, each of `schema`: the record zod would make must name every key. */
 function perSource<S extends z.ZodType>(schema: S) {

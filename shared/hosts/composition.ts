@@ -1,4 +1,4 @@
-import { activeTelemetry } from "./azure/telemetry";
+import { activeTelemetry } from "./telemetry";
 import { People } from "../platform/auth/people";
 import { createOidcClient } from "../platform/auth/oidc/oidc-client";
 import { PortalSessions } from "../platform/auth/portal-session";

@@ -10,7 +10,7 @@ import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import type { PartnerApprovalRecord } from "../../model/gamebooks/approval-mode";
 import { approvalPolicyInput, approvalPolicyOf } from "./approval-policy";
 import { workspaceAudit } from "../organizations/workspace-audit";
-import { checkIfMatch } from "../../platform/http/etag";
+import { checkIfMatch } from "../../platform/concurrency/etag";
 
 /*
  * The two approval settings as operators change them: a workspace's policy, on its record, and a

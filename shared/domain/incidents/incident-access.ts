@@ -1,5 +1,5 @@
 import { ApiError, notFound } from "../../platform/errors/api-error";
-import { checkIfMatch } from "../../platform/http/etag";
+import { checkIfMatch } from "../../platform/concurrency/etag";
 import type { Uses } from "../../platform/operation-context";
 import type { SourceGateway } from "../../systems/vendors/port";
 import type { VendorIncident } from "../../model/incidents/incident";

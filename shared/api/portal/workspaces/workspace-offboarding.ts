@@ -1,6 +1,6 @@
 import { isApiError, notFound } from "../../../platform/errors/api-error";
 import { auditRecord } from "../../../platform/events/audit-record";
-import { checkIfMatch } from "../../../platform/http/etag";
+import { checkIfMatch } from "../../../platform/concurrency/etag";
 import type { PersonWorkspaceInput } from "../../../platform/http/route";
 import { commit } from "../../../platform/store/commit";
 import { outboxScope } from "../../../platform/store/outbox-scope";

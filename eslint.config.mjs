@@ -14,8 +14,8 @@ const root = import.meta.dirname;
  * `layers/imports`: the rules on single imports of test/support/layer-rules.cjs, which the import-rules
  * test applies to the whole tree. Built-in `no-restricted-imports` cannot say them: it matches the
  * text of a specifier, not the file it names, and does not see `require("…")` or `import("…")`, the
- * way SDKs and modules used on first use are loaded here. What needs the whole graph (cycles, whether
- * a domain module is model or operation, a platform module made an adapter by its SDK) stays in the test.
+ * way SDKs and modules used on first use are loaded here. What needs the whole graph (cycles, a
+ * platform module made an adapter by its SDK) stays in the test.
  */
 const layerImports = {
   meta: { type: "problem", docs: { description: "Imports point one way: docs/architecture.md" }, schema: [] },

@@ -25,7 +25,7 @@ const DEMO_SEED = "secops-demo";
  */
 export async function prepareWorld(api, { incidents: want = 600 } = {}) {
   const { demoId } = await import(pathToFileURL(path.join(ROOT, "dist/shared/hosts/local/demo-data.js")).href);
-  const { subscribableEventTypes } = await import(pathToFileURL(path.join(ROOT, "dist/shared/platform/events/event-types.js")).href);
+  const { subscribableEventTypes } = await import(pathToFileURL(path.join(ROOT, "dist/shared/model/events/event-types.js")).href);
   const account = await apiJson(api, "GET", `/service-accounts/${api.clientId}`);
   const workspaces = account.data.workspaceAssignments.map((a) => a.workspaceId);
   const lead = await signInPerson(api, "jonas");

@@ -1,7 +1,7 @@
 import { app } from "@azure/functions";
 import { joinFunctionsHost } from "../shared/hosts/azure/functions-host-telemetry";
 import { invocationLogLevel, logInvocation } from "../shared/hosts/azure/invocation-log";
-import { startTelemetry } from "../shared/hosts/azure/telemetry";
+import { startTelemetry } from "../shared/hosts/telemetry";
 
 // Loaded with the function files (package.json `main`), before any invocation: in Azure, where
 // APPLICATIONINSIGHTS_CONNECTION_STRING is set, OpenTelemetry starts here, ahead of the Azure SDKs,

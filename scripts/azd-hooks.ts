@@ -28,7 +28,7 @@ import { spawn } from "node:child_process";
 import { isApiError } from "../shared/platform/errors/api-error";
 import { ConfigError, configSettingNames, loadConfig } from "../shared/platform/config/config";
 import type { BootstrapOutput } from "./bootstrap";
-import { sourceSettingKey, sources } from "../shared/domain/sources";
+import { sourceSettingKey, sources } from "../shared/model/sources";
 
 const KEY_VAULT_API = "7.4";
 

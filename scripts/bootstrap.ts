@@ -19,7 +19,7 @@ import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "../shared/platform/config/config";
 import { ensureAdminAccount } from "../shared/domain/organizations/admin-account";
 import { ensureAdminPerson, type AdminPersonResult } from "../shared/domain/organizations/admin-person";
-import { organizationAccountIds } from "../shared/domain/organizations/organization-scope";
+import { organizationAccountIds } from "../shared/platform/auth/organization-scope";
 import { createServices } from "../shared/hosts/composition";
 import { createCosmosClient } from "../shared/platform/store/cosmos/cosmos-client";
 import { ensureContainers } from "../shared/platform/store/cosmos/containers";

@@ -18,7 +18,7 @@ import { seedDemoGamebooks } from "../shared/hosts/local/demo-gamebooks";
 import { createLocalServices } from "../shared/hosts/local/local-services";
 import { ReconcileRunner } from "../shared/domain/reconciler/reconcile-runner";
 import type { SourceGateway } from "../shared/systems/vendors/port";
-import type { Source } from "../shared/domain/sources";
+import type { Source } from "../shared/model/sources";
 import { createMemoryStores } from "../shared/platform/store/memory/memory-stores";
 import { Counter } from "./operation-counts";
 

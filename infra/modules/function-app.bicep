@@ -69,7 +69,7 @@ var hostSettings = {
   AzureWebJobsStorage__tableServiceUri: storage.properties.primaryEndpoints.table
   AzureWebJobsStorage__credential: 'managedidentity'
   AzureWebJobsStorage__clientId: identityClientId
-  // The host's and the worker's telemetry (host.json telemetryMode OpenTelemetry; shared/hosts/azure/telemetry.ts).
+  // The host's and the worker's telemetry (host.json telemetryMode OpenTelemetry; shared/hosts/telemetry.ts).
   APPLICATIONINSIGHTS_CONNECTION_STRING: appInsights.properties.ConnectionString
   // Application Insights accepts only Entra ID-authenticated telemetry (local auth is off).
   APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'Authorization=AAD;ClientId=${identityClientId}'

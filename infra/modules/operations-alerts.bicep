@@ -3,7 +3,7 @@
 //
 // Log alerts query Application Insights (classic table names) every 15 minutes, the cheapest frequency,
 // for the service's own log records: the `traces` rows its logger writes, message as `message`, fields
-// as `customDimensions` (shared/hosts/azure/telemetry.ts). Not the Functions host's `requests`, whose
+// as `customDimensions` (shared/hosts/telemetry.ts). Not the Functions host's `requests`, whose
 // shape in OpenTelemetry mode depends on the host's version: a timer may never appear there. Every
 // message, field and value a query names is held to the code by test/integration/monitoring-queries.test.ts.
 //

@@ -1,6 +1,6 @@
 import type { Principal } from "./auth/principal";
 import type { Person } from "./auth/person";
-import type { ChangeOrigin } from "./events/event-types";
+import type { ChangeOrigin } from "../model/events/event-types";
 import type { Services } from "./services";
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AuditEventRecord } from "../../shared/domain/audit/audit-event";
+import type { AuditEventRecord } from "../../shared/model/audit/audit-event";
 import { auditTrailOf } from "../../shared/platform/store/audit-trail";
 import { createServiceAccount, startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 import { json, type Json } from "../support/json";

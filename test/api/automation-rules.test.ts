@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { autoRunId, submitAutoRun } from "../../shared/domain/gamebooks/auto-run";
 import { derivedGuid } from "../../shared/platform/ids/derived-guid";
 import { outboxScope } from "../../shared/platform/store/outbox-scope";
-import type { VendorIncident } from "../../shared/systems/vendors/port";
+import type { VendorIncident } from "../../shared/model/incidents/incident";
 import { outboxEvents } from "../support/outbox";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 import { waitFor } from "../support/wait-for";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { ApiError } from "../../shared/platform/errors/api-error";
-import type { WorkspaceRecord } from "../../shared/domain/organizations/workspace";
+import type { WorkspaceRecord } from "../../shared/model/organizations/workspace";
 import type { GamebookRunCursor, GamebookRunFilter } from "../../shared/platform/store/ports";
 import { logAnalyticsNotEnabled, type LogAnalytics } from "../../shared/systems/log-analytics/port";
 import { createSimulatedLogAnalytics } from "../../shared/systems/log-analytics/simulated/simulated-log-analytics";

@@ -3,7 +3,7 @@ import { seedDemoData } from "../../shared/hosts/local/demo-data";
 import { buildDemoGamebooks, seedDemoGamebooks } from "../../shared/hosts/local/demo-gamebooks";
 import { approvalPolicyOf } from "../../shared/domain/gamebooks/approval-policy";
 import { slaPolicyOf } from "../../shared/domain/incidents/sla-policy";
-import type { AuditEventRecord } from "../../shared/domain/audit/audit-event";
+import type { AuditEventRecord } from "../../shared/model/audit/audit-event";
 import { startTestHost, type TestHost } from "../support/test-host";
 
 /*

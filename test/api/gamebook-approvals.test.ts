@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { actsOn } from "../../shared/domain/gamebooks/playbook-catalogue";
 import { expireApprovals } from "../../shared/domain/gamebooks/approval-expiry";
-import type { GamebookRunRecord } from "../../shared/domain/gamebooks/gamebook-run";
+import type { GamebookRunRecord } from "../../shared/model/gamebooks/gamebook-run";
 import type { OutboxAuditRecord } from "../../shared/platform/events/outbox-record";
 import { outboxScope } from "../../shared/platform/store/outbox-scope";
-import type { VendorIncident } from "../../shared/systems/vendors/port";
+import type { VendorIncident } from "../../shared/model/incidents/incident";
 import { outboxEvents } from "../support/outbox";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 import { json, type Json } from "../support/json";

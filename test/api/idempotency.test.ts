@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { actsOn } from "../../shared/domain/gamebooks/playbook-catalogue";
-import type { VendorIncident } from "../../shared/systems/vendors/port";
+import type { VendorIncident } from "../../shared/model/incidents/incident";
 import { IDEMPOTENCY_KEY_LIFETIME_MS } from "../../shared/platform/http/idempotency";
 import { outboxEvents } from "../support/outbox";
 import { createServiceAccount, startTestHost, type TestHost, type TestPerson } from "../support/test-host";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INVALID_PAGE_TOKEN_MESSAGE } from "../../shared/platform/errors/api-error";
 import { ACROSS_WORKSPACES_MAX_BODY_BYTES, LAST_MODIFIED_CAP, LISTING_PAGE_TARGET, MAX_LISTED_WORKSPACES } from "../../shared/domain/incidents/cross-workspace-listing";
-import { sources } from "../../shared/domain/sources";
+import { sources } from "../../shared/model/sources";
 import { vendorCount } from "../support/vendor-count";
 import { createServiceAccount, startTestHost, storeKind, type TestHost } from "../support/test-host";
 import { json, type Json } from "../support/json";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { agentInvestigationCompletedData } from "../../shared/platform/events/event-catalogue";
-import type { WebhookRecord } from "../../shared/domain/webhooks/webhook";
+import { agentInvestigationCompletedData } from "../../shared/model/events/event-catalogue";
+import type { WebhookRecord } from "../../shared/model/webhooks/webhook";
 import { startHttpsReceiver, type HttpsReceiver } from "../support/https-receiver";
 import { outboxEvents } from "../support/outbox";
 import { createServiceAccount, startTestHost, type TestHost, type TestPerson } from "../support/test-host";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CataloguePlaybook } from "../../shared/domain/gamebooks/playbook-catalogue-record";
-import type { VendorIncident } from "../../shared/systems/vendors/port";
+import type { CataloguePlaybook } from "../../shared/model/gamebooks/playbook-catalogue-record";
+import type { VendorIncident } from "../../shared/model/incidents/incident";
 import { simulatedAutomationCatalogue } from "../../shared/systems/playbook-automation/simulated/simulated-catalogue";
 import { actsOn } from "../../shared/domain/gamebooks/playbook-catalogue";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";

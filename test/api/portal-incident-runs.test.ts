@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { actsOn } from "../../shared/domain/gamebooks/playbook-catalogue";
-import type { GamebookRunRecord } from "../../shared/domain/gamebooks/gamebook-run";
+import type { GamebookRunRecord } from "../../shared/model/gamebooks/gamebook-run";
 import type { OutboxAuditRecord } from "../../shared/platform/events/outbox-record";
 import { outboxScope } from "../../shared/platform/store/outbox-scope";
-import type { Entity, VendorIncident } from "../../shared/systems/vendors/port";
+import type { Entity, VendorIncident } from "../../shared/model/incidents/incident";
 import type { PlaybookStepRequest } from "../../shared/systems/playbook-automation/port";
 import { outboxEvents } from "../support/outbox";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";

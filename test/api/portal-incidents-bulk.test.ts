@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
-import type { Source } from "../../shared/domain/sources";
+import type { Source } from "../../shared/model/sources";
 import { outboxScope } from "../../shared/platform/store/outbox-scope";
 import type { OutboxAuditRecord } from "../../shared/platform/events/outbox-record";
 import { BULK_MAX_INCIDENTS } from "../../shared/api/portal/incidents/incident-bulk-schemas";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { actsOn } from "../../shared/domain/gamebooks/playbook-catalogue";
 import { QUEUE_PAGE_SIZE } from "../../shared/domain/incidents/incident-queue";
 import { RELATED_INCIDENTS_LIMIT } from "../../shared/api/portal/incidents/portal-incident-routes";
-import { sources } from "../../shared/domain/sources";
+import { sources } from "../../shared/model/sources";
 import { vendorCount } from "../support/vendor-count";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 import { json, type Json } from "../support/json";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { Source } from "../../shared/domain/sources";
-import type { Entity } from "../../shared/systems/vendors/port";
+import type { Source } from "../../shared/model/sources";
+import type { Entity } from "../../shared/model/incidents/incident";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 import { json, type Json } from "../support/json";
 

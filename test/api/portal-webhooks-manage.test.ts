@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { deliveryLogPartition } from "../../shared/platform/store/delivery-log-partition";
 import { outboxScope } from "../../shared/platform/store/outbox-scope";
 import type { OutboxAuditRecord } from "../../shared/platform/events/outbox-record";
-import type { DeliveryLogRecord, IncidentRef } from "../../shared/domain/webhooks/delivery-log";
+import type { DeliveryLogRecord, IncidentRef } from "../../shared/model/webhooks/delivery-log";
 import { RESPONSE_EXCERPT_BYTES } from "../../shared/platform/delivery/response-excerpt";
 import { startHttpsReceiver, type HttpsReceiver } from "../support/https-receiver";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";

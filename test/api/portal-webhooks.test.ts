@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { deliveryLogPartition } from "../../shared/platform/store/delivery-log-partition";
 import { outboxScope } from "../../shared/platform/store/outbox-scope";
 import type { OutboxAuditRecord } from "../../shared/platform/events/outbox-record";
-import { RETRY_SCHEDULED, type DeliveryLogRecord, type IncidentRef } from "../../shared/domain/webhooks/delivery-log";
+import { RETRY_SCHEDULED, type DeliveryLogRecord, type IncidentRef } from "../../shared/model/webhooks/delivery-log";
 import { fakeDns, startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 import { json, type Json } from "../support/json";
 

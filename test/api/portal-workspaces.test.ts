@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reconcileWorkspace } from "../../shared/domain/reconciler/reconciler";
 import { createSimulatedVendors } from "../../shared/systems/vendors/simulated/simulated-vendor";
-import type { CataloguePlaybook } from "../../shared/domain/gamebooks/playbook-catalogue-record";
-import type { GamebookRunRecord } from "../../shared/domain/gamebooks/gamebook-run";
+import type { CataloguePlaybook } from "../../shared/model/gamebooks/playbook-catalogue-record";
+import type { GamebookRunRecord } from "../../shared/model/gamebooks/gamebook-run";
 import { actsOn } from "../../shared/domain/gamebooks/playbook-catalogue";
 import { startVendorBridge, type VendorBridge } from "../support/bridges/vendors-bridge-server";
 import { createServiceAccount, startTestHost, type TestHost, type TestPerson } from "../support/test-host";

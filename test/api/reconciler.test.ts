@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { stateIdOf } from "../../shared/domain/incidents/incident-state";
-import { agentInvestigationCompletedData, incidentCommentAddedData } from "../../shared/platform/events/event-catalogue";
+import { agentInvestigationCompletedData, incidentCommentAddedData } from "../../shared/model/events/event-catalogue";
 import { startHttpsReceiver, type HttpsReceiver } from "../support/https-receiver";
 import { outboxEvents } from "../support/outbox";
 import { startTestHost, type TestHost } from "../support/test-host";

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sources, type Source } from "../../shared/domain/sources";
+import { sources, type Source } from "../../shared/model/sources";
 import { startTestHost, storeKind, type TestHost } from "../support/test-host";
 
 /**

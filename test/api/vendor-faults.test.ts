@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ServerResponse } from "node:http";
 import { GIVE_UP_AFTER_FAILED_PAGES } from "../../shared/domain/incidents/cross-workspace-listing";
-import type { WorkspaceRecord } from "../../shared/domain/organizations/workspace";
+import type { WorkspaceRecord } from "../../shared/model/organizations/workspace";
 import { startFakeHttpServer, type FakeHttpServer } from "../support/fake-http-server";
 import { vendorCount } from "../support/vendor-count";
 import { waitFor } from "../support/wait-for";

@@ -1,8 +1,8 @@
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { HostResolver } from "../../shared/platform/delivery/address-policy";
-import type { DeliveryLogRecord } from "../../shared/domain/webhooks/delivery-log";
-import type { VendorIncident } from "../../shared/systems/vendors/port";
+import type { DeliveryLogRecord } from "../../shared/model/webhooks/delivery-log";
+import type { VendorIncident } from "../../shared/model/incidents/incident";
 import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest, type ReceiverScript } from "../support/https-receiver";
 import { fakeDns, startTestHost, type TestHost } from "../support/test-host";
 import { waitFor } from "../support/wait-for";

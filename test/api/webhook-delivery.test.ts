@@ -3,7 +3,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { verifyWebhookSignature } from "../../shared/platform/delivery/verify-webhook-signature";
 import { incidentCreatedData } from "../../shared/domain/incidents/incident-events";
-import type { VendorIncident } from "../../shared/systems/vendors/port";
+import type { VendorIncident } from "../../shared/model/incidents/incident";
 import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from "../support/https-receiver";
 import { waitFor } from "../support/wait-for";
 import { startTestHost, type TestHost } from "../support/test-host";

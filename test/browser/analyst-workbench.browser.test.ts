@@ -3,7 +3,7 @@ import type { TestHost } from "../support/test-host";
 import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from "../support/https-receiver";
 import { waitFor } from "../support/wait-for";
 import { factsAbout } from "../../shared/systems/playbook-automation/simulated/step-outcomes";
-import type { VendorIncident } from "../../shared/systems/vendors/port";
+import type { VendorIncident } from "../../shared/model/incidents/incident";
 import { checkAccessibility, demoPerson, newPage, NO_PROBLEMS, pageProblems, screenshot, signInInBrowser, startPortal, type Browser, type Page, type Portal } from "../support/browser";
 
 /**

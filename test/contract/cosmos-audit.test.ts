@@ -1,7 +1,7 @@
 import { auditEvent } from "../support/audit-events";
 import type { Container } from "@azure/cosmos";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { AuditEventRecord } from "../../shared/domain/audit/audit-event";
+import type { AuditEventRecord } from "../../shared/model/audit/audit-event";
 import { auditRecord } from "../../shared/platform/events/audit-record";
 import { OutboxRelay } from "../../shared/platform/events/outbox-relay";
 import { silentLogger } from "../../shared/platform/logger";

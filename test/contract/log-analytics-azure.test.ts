@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from "vitest";
-import type { Source } from "../../shared/domain/sources";
+import type { Source } from "../../shared/model/sources";
 import { createAzureLogAnalytics } from "../../shared/systems/log-analytics/azure/azure-log-analytics";
 import { dataConnectorResourceId, startLogAnalyticsWireServer, type LogAnalyticsWireServer } from "../support/bridges/log-analytics-wire-server";
 import { stubCredential } from "../support/bridges/stub-credential";

@@ -1,7 +1,7 @@
 import { auditEvent } from "../support/audit-events";
 import { describe, expect, it } from "vitest";
-import type { AuditEventRecord } from "../../shared/domain/audit/audit-event";
-import type { DeliveryLogRecord } from "../../shared/domain/webhooks/delivery-log";
+import type { AuditEventRecord } from "../../shared/model/audit/audit-event";
+import type { DeliveryLogRecord } from "../../shared/model/webhooks/delivery-log";
 import type { OutboxEventRecord } from "../../shared/platform/events/outbox-record";
 import { deliveryLogPartition } from "../../shared/platform/store/delivery-log-partition";
 import { PUBLISHED_OUTBOX_TTL_SECONDS } from "../../shared/platform/store/outbox-retention";

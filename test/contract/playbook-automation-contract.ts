@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { automationEntityTypes, type AutomationPlaybook, type PlaybookActions, type PlaybookStepRequest, type PlaybookStepResult } from "../../shared/systems/playbook-automation/port";
+import type { AutomationPlaybook, PlaybookActions, PlaybookStepRequest, PlaybookStepResult } from "../../shared/systems/playbook-automation/port";
+import { automationEntityTypes } from "../../shared/model/gamebooks/playbook-catalogue-record";
 import {
   createSimulatedPlaybookActions,
   type SimulatedAutomationConsole,

@@ -5,17 +5,17 @@ import { outboxScope } from "../../shared/platform/store/outbox-scope";
 import { workspaceDataCases } from "./workspace-data-contract";
 import { apiErrorOf } from "../support/api-error-of";
 import type { AuditSearchCursor, AuditSearchFilter, AwaitingApprovalCursor, AwaitingApprovalFilter, DecidedApprovalCursor, GamebookRunCursor, Page, Stores } from "../../shared/platform/store/ports";
-import type { AccountRecord } from "../../shared/domain/organizations/account";
-import type { AuditEventRecord } from "../../shared/domain/audit/audit-event";
-import type { GamebookRunRecord } from "../../shared/domain/gamebooks/gamebook-run";
-import type { PlaybookCatalogueRecord } from "../../shared/domain/gamebooks/playbook-catalogue-record";
-import type { IncidentStateRecord } from "../../shared/domain/incidents/incident-state-record";
+import type { AccountRecord } from "../../shared/model/organizations/account";
+import type { AuditEventRecord } from "../../shared/model/audit/audit-event";
+import type { GamebookRunRecord } from "../../shared/model/gamebooks/gamebook-run";
+import type { PlaybookCatalogueRecord } from "../../shared/model/gamebooks/playbook-catalogue-record";
+import type { IncidentStateRecord } from "../../shared/model/incidents/incident-state-record";
 import type { OutboxEventRecord, OutboxScope } from "../../shared/platform/events/outbox-record";
-import { deliveryOutcomeFields, type DeliveryLogRecord } from "../../shared/domain/webhooks/delivery-log";
-import type { WebhookRecord } from "../../shared/domain/webhooks/webhook";
-import type { ServiceAccountRecord } from "../../shared/domain/organizations/service-account";
-import type { UserRecord } from "../../shared/domain/organizations/user";
-import type { WorkspaceRecord } from "../../shared/domain/organizations/workspace";
+import { deliveryOutcomeFields, type DeliveryLogRecord } from "../../shared/model/webhooks/delivery-log";
+import type { WebhookRecord } from "../../shared/model/webhooks/webhook";
+import type { ServiceAccountRecord } from "../../shared/model/organizations/service-account";
+import type { UserRecord } from "../../shared/model/organizations/user";
+import type { WorkspaceRecord } from "../../shared/model/organizations/workspace";
 import type { IdempotencyRecord } from "../../shared/platform/store/idempotency-record";
 
 export interface StoreFixture {

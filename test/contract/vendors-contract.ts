@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ErrorCode } from "../../shared/platform/errors/api-error";
-import type { IncidentFilters, IncidentWindowQuery, NewVendorComment, SourceGateway, VendorComment, VendorIncident } from "../../shared/systems/vendors/port";
+import type { IncidentFilters, IncidentWindowQuery, NewVendorComment, SourceGateway } from "../../shared/systems/vendors/port";
+import type { VendorComment, VendorIncident } from "../../shared/model/incidents/incident";
 import { createSimulatedVendors, type SimulatedConsole, type SimulatedVendors } from "../../shared/systems/vendors/simulated/simulated-vendor";
-import type { Source } from "../../shared/domain/sources";
+import type { Source } from "../../shared/model/sources";
 import { apiErrorOf } from "../support/api-error-of";
 
 const T0 = Date.parse("2025-03-01T12:00:00.000Z");

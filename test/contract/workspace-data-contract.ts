@@ -3,14 +3,14 @@ import { describe, expect, it } from "vitest";
 import { isApiError, type ErrorCode } from "../../shared/platform/errors/api-error";
 import { outboxScope } from "../../shared/platform/store/outbox-scope";
 import type { Stores } from "../../shared/platform/store/ports";
-import type { AuditEventRecord, SequencedAuditEvent } from "../../shared/domain/audit/audit-event";
+import type { AuditEventRecord, SequencedAuditEvent } from "../../shared/model/audit/audit-event";
 import { auditTrailOf } from "../../shared/platform/store/audit-trail";
 import type { OutboxAuditRecord } from "../../shared/platform/events/outbox-record";
-import type { TicketLinkRecord } from "../../shared/domain/tickets/ticket-link";
-import type { WorkspaceIntegrationsRecord } from "../../shared/domain/organizations/workspace-integrations";
-import { PLAYBOOK_CATALOGUE_ID, type PlaybookCatalogueRecord } from "../../shared/domain/gamebooks/playbook-catalogue-record";
-import { AGENT_CONFIGURATION_ID, type AgentConfigurationRecord } from "../../shared/domain/incidents/agent-configuration";
-import type { SopRecord } from "../../shared/domain/sops/sop";
+import type { TicketLinkRecord } from "../../shared/model/tickets/ticket-link";
+import type { WorkspaceIntegrationsRecord } from "../../shared/model/organizations/workspace-integrations";
+import { PLAYBOOK_CATALOGUE_ID, type PlaybookCatalogueRecord } from "../../shared/model/gamebooks/playbook-catalogue-record";
+import { AGENT_CONFIGURATION_ID, type AgentConfigurationRecord } from "../../shared/model/incidents/agent-configuration";
+import type { SopRecord } from "../../shared/model/sops/sop";
 
 /**
  * Store cases of the workspace data: the audit trail's sequences, integration switches, ticket

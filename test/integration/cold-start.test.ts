@@ -120,7 +120,7 @@ const invoke = (name, path, headers) => {
   const afterGet = loaded();
   const health = await invoke("meta", "/health");
   const afterHealth = loaded();
-  const telemetry = require(join(dir, "shared/hosts/azure/telemetry.js")).activeTelemetry();
+  const telemetry = require(join(dir, "shared/hosts/telemetry.js")).activeTelemetry();
   if (telemetry) await telemetry.flush();
   const flushed = telemetry ? loaded() : undefined;
   // A webhook send (to a port where nothing listens) loads the HTTP client.

@@ -3,7 +3,8 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ApiError } from "../../shared/platform/errors/api-error";
 import { createHttpVendorGateway, type HttpVendorOptions } from "../../shared/systems/vendors/http/http-vendor";
-import type { NewVendorComment, VendorComment, VendorIncident } from "../../shared/systems/vendors/port";
+import type { NewVendorComment } from "../../shared/systems/vendors/port";
+import type { VendorComment, VendorIncident } from "../../shared/model/incidents/incident";
 import { apiErrorOf } from "../support/api-error-of";
 import { sendJson, startFakeHttpServer, type FakeHandler, type FakeHttpServer } from "../support/fake-http-server";
 

@@ -7,7 +7,7 @@
  *   the fields written with them, and compare a field only with values its type allows. In Application
  *   Insights a record is a `traces` row: the message in `message`, each field in `customDimensions`, as
  *   text (the Azure Monitor exporter's MessageData; test/integration/deploy-package.test.ts sees one arrive);
- * - spans of the instrumentations shared/hosts/azure/telemetry.ts registers: `dependencies`;
+ * - spans of the instrumentations shared/hosts/telemetry.ts registers: `dependencies`;
  * - the Cosmos DB diagnostic log the Cosmos module sends in resource-specific mode:
  *   `CDBPartitionKeyRUConsumption`;
  * - platform metrics of Service Bus and Cosmos DB, by the names, aggregations and dimensions Azure
@@ -123,7 +123,7 @@ describe("the log records, as queries see them", () => {
   });
 
   it("reach Application Insights as traces, and the instrumented calls as dependencies", () => {
-    const telemetry = read("shared/hosts/azure/telemetry.ts");
+    const telemetry = read("shared/hosts/telemetry.ts");
     for (const part of ["AzureMonitorLogExporter", "AzureMonitorTraceExporter", "createAzureSdkInstrumentation", "HttpInstrumentation", "UndiciInstrumentation"]) {
       expect(telemetry, part).toContain(part);
     }

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sources, type Source } from "../../shared/domain/sources";
-import type { WorkspaceRecord } from "../../shared/domain/organizations/workspace";
-import type { WorkspaceSources } from "../../shared/domain/organizations/workspace-sources";
+import { sources, type Source } from "../../shared/model/sources";
+import type { WorkspaceRecord } from "../../shared/model/organizations/workspace";
+import type { WorkspaceSources } from "../../shared/model/organizations/workspace-sources";
 import { routeByWorkspace } from "../../shared/systems/vendors/workspace-routing";
-import { disabledSource, type DeploymentSources, type SourceGateway, type VendorIncident } from "../../shared/systems/vendors/port";
+import { disabledSource, type DeploymentSources, type SourceGateway } from "../../shared/systems/vendors/port";
+import type { VendorIncident } from "../../shared/model/incidents/incident";
 import { createSimulatedVendors } from "../../shared/systems/vendors/simulated/simulated-vendor";
 import { startVendorBridge, type VendorBridge } from "../support/bridges/vendors-bridge-server";
 import { apiErrorOf } from "../support/api-error-of";

@@ -30,6 +30,16 @@ describe("ESLint", () => {
       caught: "each kind imports only the kinds below it: shared/platform/http/planted.ts → shared/api/incidents/incident-routes.ts",
     },
     {
+      file: "shared/model/incidents/planted.ts",
+      source: `import type { Stores } from "../../platform/store/ports";\nexport type S = Stores;\n`,
+      caught: "each kind imports only the kinds below it: shared/model/incidents/planted.ts → shared/platform/store/ports.ts (type)",
+    },
+    {
+      file: "shared/platform/events/planted.ts",
+      source: `import { createWebhook } from "../../domain/webhooks/webhook-writes";\nvoid createWebhook;\n`,
+      caught: "each kind imports only the kinds below it: shared/platform/events/planted.ts → shared/domain/webhooks/webhook-writes.ts",
+    },
+    {
       file: "shared/api/webhooks/planted.ts",
       source: `export type * from "../incidents/incident-schemas";\n`,
       caught: "no endpoint group imports another group: shared/api/webhooks/planted.ts → shared/api/incidents/incident-schemas.ts (type)",

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Route } from "../../shared/platform/http/route";
 import { allRoutes } from "../../shared/api/route-groups";
-import type { OrganizationalRole, WorkspaceRole } from "../../shared/domain/organizations/roles";
+import type { OrganizationalRole, WorkspaceRole } from "../../shared/model/organizations/roles";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 import { submitAccountRun } from "../support/gamebook-runs";
 

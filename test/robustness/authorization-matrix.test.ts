@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scopes, type Scope } from "../../shared/platform/auth/scopes";
 import type { Route } from "../../shared/platform/http/route";
 import { allRoutes } from "../../shared/api/route-groups";
-import { workspaceRoles } from "../../shared/domain/organizations/roles";
+import { workspaceRoles } from "../../shared/model/organizations/roles";
 import { createServiceAccount, startTestHost, type TestHost } from "../support/test-host";
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { organizationalRoles, type OrganizationalRole } from "../../shared/domain/organizations/roles";
+import { organizationalRoles, type OrganizationalRole } from "../../shared/model/organizations/roles";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Route } from "../../shared/platform/http/route";
 import { allRoutes } from "../../shared/api/route-groups";
-import { organizationalRoles, type OrganizationalRole } from "../../shared/domain/organizations/roles";
+import { organizationalRoles, type OrganizationalRole } from "../../shared/model/organizations/roles";
 import { ORGANIZATION_WIDE_ROLES } from "../../shared/platform/auth/person";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
 

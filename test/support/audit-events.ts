@@ -1,4 +1,4 @@
-import type { AuditEventRecord } from "../../shared/domain/audit/audit-event";
+import type { AuditEventRecord } from "../../shared/model/audit/audit-event";
 import type { Uses } from "../../shared/platform/operation-context";
 import { outboxScope } from "../../shared/platform/store/outbox-scope";
 

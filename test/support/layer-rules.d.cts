@@ -1,5 +1,5 @@
 /** The folder kinds of docs/architecture.md; "other" for anything outside them. */
-export type Kind = "functions" | "scripts" | "hosts" | "api" | "domain" | "systems" | "platform" | "other";
+export type Kind = "functions" | "scripts" | "hosts" | "api" | "domain" | "systems" | "platform" | "model" | "other";
 
 /** One import of a module: a repository-relative path (`.ts`) or a package name. */
 export interface Import {

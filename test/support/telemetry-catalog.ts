@@ -7,7 +7,7 @@ import ts from "typescript";
  * every `….logger.<level>("message", fields)` call in the files that run in Azure (functions/ and
  * shared/, less the local host), with each field's name and, where its type is a union of string
  * literals, the values it can take. In Azure each call is one `traces` row: the message is `message`,
- * each field a `customDimensions` entry (shared/hosts/azure/telemetry.ts).
+ * each field a `customDimensions` entry (shared/hosts/telemetry.ts).
  *
  * The compiler, not a pattern, reads the fields: a spread (`...result`) contributes its type's
  * properties, and a literal union (`outcome: "done" | "failed" | "missing"`) its values, so renaming a

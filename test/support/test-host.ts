@@ -11,7 +11,7 @@ import { startLocalSignIn } from "../../shared/hosts/local/local-sign-in";
 import type { LocalIdentityProvider } from "../../shared/hosts/local/identity-provider/local-identity-provider";
 import { localControlRoutes } from "../../shared/hosts/local/local-controls";
 import type { Logger } from "../../shared/platform/logger";
-import type { OrganizationalRole, WorkspaceRole } from "../../shared/domain/organizations/roles";
+import type { OrganizationalRole, WorkspaceRole } from "../../shared/model/organizations/roles";
 import { allRoutes } from "../../shared/api/route-groups";
 import { createLocalServices, type SimulatedSystems } from "../../shared/hosts/local/local-services";
 import type { Services } from "../../shared/platform/services";

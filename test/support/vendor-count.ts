@@ -1,4 +1,4 @@
-import type { Source } from "../../shared/domain/sources";
+import type { Source } from "../../shared/model/sources";
 import type { Services } from "../../shared/platform/services";
 
 /** Every incident the vendors hold for a workspace and source created before `until`, straight from the gateway. */

@@ -5,7 +5,7 @@ import { hashSecret } from "../../shared/platform/auth/secrets";
 import { silentLogger } from "../../shared/platform/logger";
 import { createMemoryStores } from "../../shared/platform/store/memory/memory-stores";
 import type { Stores } from "../../shared/platform/store/ports";
-import type { ServiceAccountRecord } from "../../shared/domain/organizations/service-account";
+import type { ServiceAccountRecord } from "../../shared/model/organizations/service-account";
 
 /*
  * A cold authentication writes the credential's `lastUsedAt` on the version it has just loaded,

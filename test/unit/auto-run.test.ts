@@ -7,11 +7,11 @@ import { seedDemoGamebooks } from "../../shared/hosts/local/demo-gamebooks";
 import { reconcileWorkspace } from "../../shared/domain/reconciler/reconciler";
 import { autoRunRequest, MAX_AUTO_RUN_ENTITIES } from "../../shared/domain/gamebooks/auto-run";
 import { ruleProblems } from "../../shared/domain/gamebooks/gamebook-rule-list";
-import type { PlaybookCatalogueRecord } from "../../shared/domain/gamebooks/playbook-catalogue-record";
-import type { AutoRunMessage, GamebookRunsMessage } from "../../shared/domain/gamebooks/gamebook-run";
+import type { PlaybookCatalogueRecord } from "../../shared/model/gamebooks/playbook-catalogue-record";
+import type { AutoRunMessage, GamebookRunsMessage } from "../../shared/model/gamebooks/gamebook-run";
 import type { OutgoingMessage } from "../../shared/platform/queue/queue";
 import type { Services } from "../../shared/platform/services";
-import type { Entity } from "../../shared/systems/vendors/port";
+import type { Entity } from "../../shared/model/incidents/incident";
 
 /*
  * Automation rules: which run a rule makes for an incident, and the trigger — an incident's arrival

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { normalizeClassification } from "../../shared/domain/incidents/classification";
+import { normalizeClassification } from "../../shared/model/incidents/classification";
 
 describe("normalizeClassification", () => {
   it("keeps the four canonical values and maps vendors' spellings onto them", () => {

@@ -1,10 +1,10 @@
 import { auditEvent as auditEventFixture } from "../support/audit-events";
 import { describe, expect, it, vi } from "vitest";
-import type { AuditEventRecord } from "../../shared/domain/audit/audit-event";
+import type { AuditEventRecord } from "../../shared/model/audit/audit-event";
 import { createStores } from "../../shared/hosts/composition";
 import { ConfigError, loadConfig } from "../../shared/platform/config/config";
 import { buildDemoData } from "../../shared/hosts/local/demo-data";
-import { sources } from "../../shared/domain/sources";
+import { sources } from "../../shared/model/sources";
 
 describe("configuration", () => {
   it("has embedded defaults that need no setting at all", () => {

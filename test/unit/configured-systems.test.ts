@@ -11,7 +11,7 @@ import { createLogAnalytics } from "../../shared/systems/log-analytics/configure
 import { createDocumentStore } from "../../shared/systems/documents/configured";
 import { createSimulatedCloudInventory } from "../../shared/systems/cloud-inventory/simulated/simulated-cloud-inventory";
 import { disabledSource, type SourceGateway } from "../../shared/systems/vendors/port";
-import type { Source } from "../../shared/domain/sources";
+import type { Source } from "../../shared/model/sources";
 import { importGraph } from "../support/import-graph";
 
 /*

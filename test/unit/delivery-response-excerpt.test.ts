@@ -8,8 +8,8 @@ import { SecretBox } from "../../shared/platform/delivery/secret-box";
 import { generateSigningSecret } from "../../shared/platform/delivery/signer";
 import { createMemoryStores } from "../../shared/platform/store/memory/memory-stores";
 import type { Logger } from "../../shared/platform/logger";
-import type { DeliveryLogRecord } from "../../shared/domain/webhooks/delivery-log";
-import type { WebhookRecord } from "../../shared/domain/webhooks/webhook";
+import type { DeliveryLogRecord } from "../../shared/model/webhooks/delivery-log";
+import type { WebhookRecord } from "../../shared/model/webhooks/webhook";
 import { testEnvelope } from "../../shared/domain/webhooks/test-event";
 
 /*

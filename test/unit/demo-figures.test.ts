@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { sources } from "../../shared/domain/sources";
+import { sources } from "../../shared/model/sources";
 import { seedDemoAdministration } from "../../shared/hosts/local/demo-administration";
 import { seedDemoData, type SeedResult } from "../../shared/hosts/local/demo-data";
 import { seedDemoGamebooks } from "../../shared/hosts/local/demo-gamebooks";

@@ -7,7 +7,7 @@ import { buildDemoData } from "../../shared/hosts/local/demo-data";
 import { buildDemoGamebooks } from "../../shared/hosts/local/demo-gamebooks";
 import { incidentThemes } from "../../shared/systems/vendors/simulated/incident-themes";
 import { createSimulatedVendors } from "../../shared/systems/vendors/simulated/simulated-vendor";
-import { sources } from "../../shared/domain/sources";
+import { sources } from "../../shared/model/sources";
 
 const seed = "demo-gamebooks-test";
 const demo = buildDemoData(seed, new Date("2026-03-01T00:00:00.000Z"));

@@ -7,14 +7,14 @@ import {
   eventEnvelopeOf,
   gamebookRunData,
   incidentCommentAddedData,
-} from "../../shared/platform/events/event-catalogue";
-import { eventTypes, type EventType } from "../../shared/platform/events/event-types";
+} from "../../shared/model/events/event-catalogue";
+import { eventTypes, type EventType } from "../../shared/model/events/event-types";
 import { serviceActor, type Actor } from "../../shared/platform/operation-context";
 import { assigneeEvent, incidentCreatedData, statusEvents } from "../../shared/domain/incidents/incident-events";
 import { buildOpenApi } from "../../shared/platform/http/openapi";
 import { allRoutes } from "../../shared/api/route-groups";
-import type { VendorIncident } from "../../shared/systems/vendors/port";
-import type { IncidentAssignee, IncidentStateRecord } from "../../shared/domain/incidents/incident-state-record";
+import type { VendorIncident } from "../../shared/model/incidents/incident";
+import type { IncidentAssignee, IncidentStateRecord } from "../../shared/model/incidents/incident-state-record";
 import type { OutboxEventRecord } from "../../shared/platform/events/outbox-record";
 import { testEnvelope } from "../../shared/domain/webhooks/test-event";
 import { signatureHeaders } from "../../shared/platform/delivery/signer";

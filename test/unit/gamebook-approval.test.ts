@@ -8,8 +8,8 @@ import {
   type GamebookApprovalPolicy,
 } from "../../shared/domain/gamebooks/approval-policy";
 import { approvalRequestView } from "../../shared/api/portal/approval-request-view";
-import type { GamebookRunRecord, RunRequester } from "../../shared/domain/gamebooks/gamebook-run";
-import type { CataloguePlaybook, PlaybookCatalogueRecord } from "../../shared/domain/gamebooks/playbook-catalogue-record";
+import type { GamebookRunRecord, RunRequester } from "../../shared/model/gamebooks/gamebook-run";
+import type { CataloguePlaybook, PlaybookCatalogueRecord } from "../../shared/model/gamebooks/playbook-catalogue-record";
 import {
   approvalExpiryDecider,
   approvalsNeeded,
@@ -20,8 +20,8 @@ import {
 } from "../../shared/domain/gamebooks/run-approval-rules";
 import { newRunRecord } from "../../shared/domain/gamebooks/run-record";
 import type { PlannedPlaybook, RunGamebookRequest } from "../../shared/domain/gamebooks/run-request";
-import type { WorkspaceRecord } from "../../shared/domain/organizations/workspace";
-import type { VendorIncident } from "../../shared/systems/vendors/port";
+import type { WorkspaceRecord } from "../../shared/model/organizations/workspace";
+import type { VendorIncident } from "../../shared/model/incidents/incident";
 
 const submittedAt = new Date("2026-03-01T10:00:00.000Z");
 const hours = (n: number) => new Date(submittedAt.getTime() + n * 3_600_000);

@@ -6,8 +6,8 @@ import { createMemoryStores } from "../../shared/platform/store/memory/memory-st
 import type { GamebookRunStore, Stores } from "../../shared/platform/store/ports";
 import { acrossHistoryQuery, acrossWorkspacesHistory, ACROSS_PAGE_SIZE } from "../../shared/domain/gamebooks/run-history";
 import type { HistoryContext } from "../../shared/domain/gamebooks/history-reads";
-import type { GamebookRunRecord } from "../../shared/domain/gamebooks/gamebook-run";
-import type { WorkspaceRecord } from "../../shared/domain/organizations/workspace";
+import type { GamebookRunRecord } from "../../shared/model/gamebooks/gamebook-run";
+import type { WorkspaceRecord } from "../../shared/model/organizations/workspace";
 import { gamebookRun } from "../contract/store-contract";
 
 /*

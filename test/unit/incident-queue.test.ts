@@ -4,9 +4,10 @@ import { ApiError } from "../../shared/platform/errors/api-error";
 import { PageTokens } from "../../shared/platform/http/page-token";
 import { incidentQueuePage, QUEUE_PAGE_SIZE, type QueueOrder, type QueueQuery } from "../../shared/domain/incidents/incident-queue";
 import { GIVE_UP_AFTER_FAILED_PAGES, type ListingContext } from "../../shared/domain/incidents/cross-workspace-listing";
-import { sources, type Source } from "../../shared/domain/sources";
-import type { WorkspaceRecord } from "../../shared/domain/organizations/workspace";
-import type { IncidentWindowQuery, Severity, VendorIncident } from "../../shared/systems/vendors/port";
+import { sources, type Source } from "../../shared/model/sources";
+import type { WorkspaceRecord } from "../../shared/model/organizations/workspace";
+import type { IncidentWindowQuery } from "../../shared/systems/vendors/port";
+import type { Severity, VendorIncident } from "../../shared/model/incidents/incident";
 
 /*
  * The queue's merge against vendors that list newest first, each with its own order inside one

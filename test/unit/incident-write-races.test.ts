@@ -8,8 +8,8 @@ import { readIncident } from "../../shared/domain/incidents/incident-reads";
 import { stateIdOf } from "../../shared/domain/incidents/incident-state";
 import { outboxScope } from "../../shared/platform/store/outbox-scope";
 import type { Services } from "../../shared/platform/services";
-import type { WorkspaceRecord } from "../../shared/domain/organizations/workspace";
-import type { VendorIncident } from "../../shared/systems/vendors/port";
+import type { WorkspaceRecord } from "../../shared/model/organizations/workspace";
+import type { VendorIncident } from "../../shared/model/incidents/incident";
 
 /**
  * Two people writing one incident at the same moment, on the operations every write goes through:

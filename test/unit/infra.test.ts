@@ -24,7 +24,7 @@ import { parseWorkspaceResourceId } from "../../shared/systems/log-analytics/azu
 import { MAX_DELIVERY_COUNT, queueNames } from "../../shared/platform/queue/queue-names";
 import { SERVICE_BUS_CONNECTION } from "../../shared/hosts/azure/service-bus-trigger";
 import { allRoutes } from "../../shared/api/route-groups";
-import { sources, sourceSettingKey } from "../../shared/domain/sources";
+import { sources, sourceSettingKey } from "../../shared/model/sources";
 import { containers, type ContainerSpec } from "../../shared/platform/store/cosmos/containers";
 
 const repoDir = path.resolve(__dirname, "../..");
@@ -470,7 +470,7 @@ describe("infra: monitoring", () => {
     expect(roleAssignmentsModule).toContain("monitoringMetricsPublisher: '3913510d-42f4-4e42-8a64-420c390055eb'");
     expect(roleAssignmentsModule).toMatch(/scope: appInsights\s+properties: \{\s+roleDefinitionId: subscriptionResourceId\('Microsoft\.Authorization\/roleDefinitions', roles\.monitoringMetricsPublisher\)\s+principalId: appPrincipalId/);
     // The worker's exporters read the same setting as the host to pick the identity.
-    expect(readRepo("shared/hosts/azure/telemetry.ts")).toContain("env.APPLICATIONINSIGHTS_AUTHENTICATION_STRING");
+    expect(readRepo("shared/hosts/telemetry.ts")).toContain("env.APPLICATIONINSIGHTS_AUTHENTICATION_STRING");
   });
 
   it("runs the Functions host's telemetry as OpenTelemetry, as the worker does", () => {

@@ -9,7 +9,7 @@ import { demoId, seedDemoData, type DemoData } from "../../shared/hosts/local/de
 import { seedDemoGamebookRuns } from "../../shared/hosts/local/demo-gamebook-runs";
 import { buildDemoGamebooks, seedDemoGamebooks } from "../../shared/hosts/local/demo-gamebooks";
 import { createLocalServices } from "../../shared/hosts/local/local-services";
-import * as ex from "../../shared/domain/examples/examples";
+import * as ex from "../../shared/platform/http/examples";
 import type { Services } from "../../shared/platform/services";
 import { EXAMPLE_LINKED, EXAMPLE_TICKET } from "../../shared/api/tickets/ticket-schemas";
 import { incidentExample } from "../../shared/domain/examples/incident-examples";

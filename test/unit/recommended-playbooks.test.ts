@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runnableGamebookCatalog } from "../../shared/domain/gamebooks/recommended-playbooks";
-import type { CataloguePlaybook } from "../../shared/domain/gamebooks/playbook-catalogue-record";
+import type { CataloguePlaybook } from "../../shared/model/gamebooks/playbook-catalogue-record";
 
 const playbook = (referenceId: string, entityType: CataloguePlaybook["entityType"], extra: Partial<CataloguePlaybook> = {}): CataloguePlaybook => ({
   id: `id-${referenceId}`,

@@ -7,7 +7,7 @@ import { reconcileWorkspace } from "../../shared/domain/reconciler/reconciler";
 import { createSimulatedVendors } from "../../shared/systems/vendors/simulated/simulated-vendor";
 import { createSourceRegistry } from "../../shared/systems/vendors/configured";
 import { disabledSource } from "../../shared/systems/vendors/port";
-import type { Source } from "../../shared/domain/sources";
+import type { Source } from "../../shared/model/sources";
 
 // In Azure a source with no bridge configured is disabled (shared/hosts/composition.ts): a pass must not
 // call it, count it as a failure or take leases for it.

@@ -13,8 +13,8 @@ import type { PlaybookActions, PlaybookStepRequest } from "../../shared/systems/
 import type { OutgoingMessage, ReceivedMessage } from "../../shared/platform/queue/queue";
 import { MAX_DELIVERY_COUNT } from "../../shared/platform/queue/queue-names";
 import type { Services } from "../../shared/platform/services";
-import type { GamebookRunMessage, GamebookRunRecord } from "../../shared/domain/gamebooks/gamebook-run";
-import type { WorkspaceRecord } from "../../shared/domain/organizations/workspace";
+import type { GamebookRunMessage, GamebookRunRecord } from "../../shared/model/gamebooks/gamebook-run";
+import type { WorkspaceRecord } from "../../shared/model/organizations/workspace";
 
 /**
  * The executor's handling of one message, driven directly: the queue's own executor never sees the

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { Entity, VendorIncident } from "../../shared/systems/vendors/port";
-import type { IncidentIndicators, IncidentStateRecord } from "../../shared/domain/incidents/incident-state-record";
+import type { Entity, VendorIncident } from "../../shared/model/incidents/incident";
+import type { IncidentIndicators, IncidentStateRecord } from "../../shared/model/incidents/incident-state-record";
 import { indicatorKeys, indicatorKeysOfEntity, indicatorOf, MAX_INDICATORS_PER_INCIDENT } from "../../shared/domain/incidents/indicators";
 import { groupSharedIndicators, sharedIndicators } from "../../shared/domain/incidents/shared-indicators";
 import { baselineState, upstreamChange } from "../../shared/domain/incidents/upstream-changes";
-import type { WorkspaceRecord } from "../../shared/domain/organizations/workspace";
+import type { WorkspaceRecord } from "../../shared/model/organizations/workspace";
 import type { Stores } from "../../shared/platform/store/ports";
 
 const entity = (kind: Entity["kind"], name: string, properties: Entity["properties"] = {}): Entity => ({ id: `e-${name}`, kind, name, properties });

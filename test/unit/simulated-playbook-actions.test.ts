@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../shared/platform/errors/api-error";
-import type { AutomationEntityType, PlaybookStepRequest } from "../../shared/systems/playbook-automation/port";
+import type { PlaybookStepRequest } from "../../shared/systems/playbook-automation/port";
+import type { AutomationEntityType } from "../../shared/model/gamebooks/playbook-catalogue-record";
 import { createSimulatedPlaybookActions } from "../../shared/systems/playbook-automation/simulated/simulated-playbook-actions";
 import { factsAbout, simulateStep } from "../../shared/systems/playbook-automation/simulated/step-outcomes";
 

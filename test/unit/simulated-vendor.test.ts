@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { isApiError } from "../../shared/platform/errors/api-error";
-import type { IncidentWindowQuery, SourceGateway, VendorIncident } from "../../shared/systems/vendors/port";
-import { entityKinds } from "../../shared/systems/vendors/port";
+import type { IncidentWindowQuery, SourceGateway } from "../../shared/systems/vendors/port";
+import type { VendorIncident } from "../../shared/model/incidents/incident";
+import { entityKinds } from "../../shared/model/incidents/incident";
 import { createSimulatedVendors, type SimulatedVendorOptions } from "../../shared/systems/vendors/simulated/simulated-vendor";
 import { CLOSED_CONSOLE_INCIDENT_RETENTION_MS, MAX_CLOSED_CONSOLE_INCIDENTS } from "../../shared/systems/vendors/simulated/source-partition";
-import { sources, type Source } from "../../shared/domain/sources";
+import { sources, type Source } from "../../shared/model/sources";
 
 const T0 = Date.parse("2025-03-01T12:00:00.000Z");
 const MINUTE = 60_000;

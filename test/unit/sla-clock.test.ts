@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { nextSla, slaView } from "../../shared/domain/incidents/incident-state";
 import { slaPolicyInput, slaPolicyOf, slaTargetSeconds } from "../../shared/domain/incidents/sla-policy";
-import type { SlaClockRecord } from "../../shared/domain/incidents/incident-state-record";
+import type { SlaClockRecord } from "../../shared/model/incidents/incident-state-record";
 
 /*
  * The SLA clock against a workspace's time-to-resolve target: paused time (OnHold,

@@ -4,7 +4,7 @@ import type { LogRecord } from "@opentelemetry/api-logs";
 import { describe, expect, it, vi } from "vitest";
 import { NodeTracerProvider, type SpanExporter } from "@opentelemetry/sdk-trace-node";
 import { joinFunctionsHost } from "../../shared/hosts/azure/functions-host-telemetry";
-import { activeTelemetry, deferredExporter, startTelemetry, telemetryLogger, type Telemetry } from "../../shared/hosts/azure/telemetry";
+import { activeTelemetry, deferredExporter, startTelemetry, telemetryLogger, type Telemetry } from "../../shared/hosts/telemetry";
 import { createServices } from "../../shared/hosts/composition";
 import { loadConfig } from "../../shared/platform/config/config";
 

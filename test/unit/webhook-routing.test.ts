@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { routeEvent } from "../../shared/platform/events/fan-out";
 import type { EventMessage } from "../../shared/platform/events/event-message";
-import type { WebhookRecord } from "../../shared/domain/webhooks/webhook";
+import type { WebhookRecord } from "../../shared/model/webhooks/webhook";
 
 /*
  * The routing table of webhook events (docs/contract.md §6.2.1): which webhook gets an event of which

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EXAMPLE_WORKSPACE_ID } from "../../domain/examples/examples";
+import { EXAMPLE_WORKSPACE_ID } from "../../platform/http/examples";
 import { workspaceRoute, type RouteGroup } from "../../platform/http/route";
 import { requireIntegration } from "../../domain/organizations/integration-switches";
 

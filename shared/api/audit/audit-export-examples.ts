@@ -1,4 +1,4 @@
-import { EXAMPLE_SERVICE_ACCOUNT_ID, EXAMPLE_WORKSPACE_ID } from "../../domain/examples/examples";
+import { EXAMPLE_SERVICE_ACCOUNT_ID, EXAMPLE_WORKSPACE_ID } from "../../platform/http/examples";
 
 // Example of the OpenAPI document for the audit export: the SOAR connector linking a ticket.
 

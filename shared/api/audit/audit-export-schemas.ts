@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EXAMPLE_WORKSPACE_ID } from "../../domain/examples/examples";
+import { EXAMPLE_WORKSPACE_ID } from "../../platform/http/examples";
 
 export const MAX_EXPORT_PAGE_SIZE = 1000;
 export const DEFAULT_EXPORT_PAGE_SIZE = 100;

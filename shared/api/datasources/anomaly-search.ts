@@ -5,7 +5,7 @@ import type { Pagination, RequestContext } from "../../platform/http/route";
 import { issuePageToken, readPageToken } from "../../platform/http/paging";
 import { anomalySeverities, detectIngestionAnomalies, requiredHistory, type IngestionAnomaly } from "../../domain/datasources/ingestion-anomalies";
 import { HOUR_MS } from "../../systems/log-analytics/port";
-import type { WorkspaceRecord } from "../../domain/organizations/workspace";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import { MAX_ANOMALY_LOOKBACK_DAYS, MAX_ANOMALY_WINDOW_DAYS, type anomalyQueryBody, type anomalyResult } from "./datasource-schemas";
 import { mappedLogAnalyticsWorkspaces } from "../../domain/organizations/mapped-workspaces";
 import type { Unavailable } from "../../platform/http/partial-results";

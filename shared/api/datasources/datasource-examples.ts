@@ -1,4 +1,4 @@
-import { EXAMPLE_WORKSPACE_ID } from "../../domain/examples/examples";
+import { EXAMPLE_WORKSPACE_ID } from "../../platform/http/examples";
 
 // Examples of the OpenAPI document for data sources: the demo workspace fabrikam-sentinel-prod.
 

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { EXAMPLE_SECOND_WORKSPACE_ID, EXAMPLE_WORKSPACE_ID } from "../../domain/examples/examples";
+import { EXAMPLE_SECOND_WORKSPACE_ID, EXAMPLE_WORKSPACE_ID } from "../../platform/http/examples";
 import { anomalyKinds, anomalySeverities, suspectedCauseCodes } from "../../domain/datasources/ingestion-anomalies";
 import { connectorHealthStatuses, connectorStates } from "../../systems/log-analytics/port";
-import { sourceSchema, sources } from "../../domain/sources";
+import { sourceSchema, sources } from "../../model/sources";
 
 const timestamp = z.string().describe("UTC ISO 8601 timestamp.");
 // The default DEMO_SEED's fabrikam-sentinel-prod and contoso-soc-internal workspaces.

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { notFound } from "../../platform/errors/api-error";
 import { workspaceRoute, type RouteGroup } from "../../platform/http/route";
-import { commentPathSources, sourceSchema } from "../../domain/sources";
-import { EXAMPLE_GAMEBOOK_RUN_ID, EXAMPLE_INCIDENT } from "../../domain/examples/examples";
+import { commentPathSources, sourceSchema } from "../../model/sources";
+import { EXAMPLE_GAMEBOOK_RUN_ID, EXAMPLE_INCIDENT } from "../../platform/http/examples";
 import { EXAMPLE_INCIDENT_TITLE, EXAMPLE_WORKSPACE_ID, gamebookRunExample, playbookEntryExample, playbookRuleExample, runRequestExample, runSubmittedExample } from "../../domain/examples/gamebook-examples";
 import { catalogueOf } from "../../domain/gamebooks/gamebook-settings";
 import { gamebookRunView, playbookEntryView, playbookRuleView, RUN_STATES_DESCRIPTION, runSubmittedView, toGamebookRunView, toPlaybookEntryView } from "../../domain/gamebooks/gamebook-views";

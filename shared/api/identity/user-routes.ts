@@ -5,9 +5,9 @@ import { ApiError, notFound } from "../../platform/errors/api-error";
 import { pageQueryFields, pageRequest, pagination } from "../../platform/http/paging";
 import { commit } from "../../platform/store/commit";
 import { organizationRoute, type RouteGroup } from "../../platform/http/route";
-import type { OrganizationalRole } from "../../domain/organizations/roles";
-import type { UserRecord } from "../../domain/organizations/user";
-import { EXAMPLE_LEAVING_USER, EXAMPLE_USER } from "../../domain/examples/examples";
+import type { OrganizationalRole } from "../../model/organizations/roles";
+import type { UserRecord } from "../../model/organizations/user";
+import { EXAMPLE_LEAVING_USER, EXAMPLE_USER } from "../../platform/http/examples";
 import { upsertUserExample, userExample } from "../../domain/examples/identity-examples";
 import { organizationalRoleSchema } from "../../domain/organizations/service-account-schemas";
 

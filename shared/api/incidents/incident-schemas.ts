@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { classifications, entityKinds } from "../../systems/vendors/port";
-import { EXAMPLE_INCIDENT, EXAMPLE_INTEGRATION_COMMENT, EXAMPLE_WORKSPACE_ID } from "../../domain/examples/examples";
-import { commentPathSources, sourceSchema, sources } from "../../domain/sources";
+import { classifications, entityKinds } from "../../model/incidents/incident";
+import { EXAMPLE_INCIDENT, EXAMPLE_INTEGRATION_COMMENT, EXAMPLE_WORKSPACE_ID } from "../../platform/http/examples";
+import { commentPathSources, sourceSchema, sources } from "../../model/sources";
 import { agentInvestigationExample, agentInvestigationResultExample, serviceCommentExample, serviceCommentUpdateExample } from "../../domain/examples/incident-examples";
 import { commentMessage } from "../../domain/incidents/incident-changes";
 

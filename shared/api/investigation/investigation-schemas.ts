@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EXAMPLE_WORKSPACE_ID } from "../../domain/examples/examples";
+import { EXAMPLE_WORKSPACE_ID } from "../../platform/http/examples";
 import { MAX_DIRECTORY_LOG_PAGE_SIZE } from "../../systems/directory-logs/port";
 
 export const DEFAULT_LOG_PAGE_SIZE = 100;

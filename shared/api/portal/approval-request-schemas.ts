@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { gamebookRunStatuses } from "../../domain/gamebooks/gamebook-run";
-import { playbookEntityTypes } from "../../domain/gamebooks/playbook-catalogue-record";
-import { sources } from "../../domain/sources";
-import { approvalSides } from "../../domain/gamebooks/approval-sides";
-import { approvalExpiryActions, approvalModes } from "../../domain/gamebooks/approval-mode";
-import { EXAMPLE_WORKSPACE_ID } from "../../domain/examples/examples";
+import { gamebookRunStatuses } from "../../model/gamebooks/gamebook-run";
+import { playbookEntityTypes } from "../../model/gamebooks/playbook-catalogue-record";
+import { sources } from "../../model/sources";
+import { approvalSides } from "../../model/gamebooks/approval-sides";
+import { approvalExpiryActions, approvalModes } from "../../model/gamebooks/approval-mode";
+import { EXAMPLE_WORKSPACE_ID } from "../../platform/http/examples";
 
 /*
  * A gamebook run's approval request as the portal shows it: the approval queue's entry, and its pieces

@@ -1,12 +1,12 @@
-import type { Source } from "../../domain/sources";
-import type { WorkspaceRecord } from "../../domain/organizations/workspace";
-import type { GamebookRunRecord, GamebookRunStatus, RunApprovalEntry, RunMatchedRule, RunRequester } from "../../domain/gamebooks/gamebook-run";
-import type { PlaybookCatalogueRecord, PlaybookEntityType } from "../../domain/gamebooks/playbook-catalogue-record";
+import type { Source } from "../../model/sources";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
+import type { GamebookRunRecord, GamebookRunStatus, RunApprovalEntry, RunMatchedRule, RunRequester } from "../../model/gamebooks/gamebook-run";
+import type { PlaybookCatalogueRecord, PlaybookEntityType } from "../../model/gamebooks/playbook-catalogue-record";
 import type { ApprovalReason } from "../../domain/gamebooks/approval-policy";
 import { approvalPolicyOf, type GamebookApprovalPolicy } from "../../domain/gamebooks/approval-policy";
 import { isDeepStrictEqual } from "node:util";
 import { approvalsNeeded, approvalTermsOf, requesterOf } from "../../domain/gamebooks/run-approval-rules";
-import type { ApprovalSide } from "../../domain/gamebooks/approval-sides";
+import type { ApprovalSide } from "../../model/gamebooks/approval-sides";
 import type { RunPreAuthorization } from "../../domain/gamebooks/pre-authorizations";
 
 /**

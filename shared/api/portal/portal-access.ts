@@ -2,7 +2,7 @@ import { ApiError, notFound } from "../../platform/errors/api-error";
 import { ORGANIZATION_WIDE_ROLES, type Person } from "../../platform/auth/person";
 import type { Uses } from "../../platform/operation-context";
 import type { Versioned } from "../../platform/store/ports";
-import type { AccountRecord } from "../../domain/organizations/account";
+import type { AccountRecord } from "../../model/organizations/account";
 
 /*
  * What the portal's organization, workspace and people routes share: the person's organization, as

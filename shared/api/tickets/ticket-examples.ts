@@ -1,4 +1,4 @@
-import { EXAMPLE_INCIDENT, EXAMPLE_SERVICE_ACCOUNT_ID, EXAMPLE_WORKSPACE_ID } from "../../domain/examples/examples";
+import { EXAMPLE_INCIDENT, EXAMPLE_SERVICE_ACCOUNT_ID, EXAMPLE_WORKSPACE_ID } from "../../platform/http/examples";
 
 // Examples of the OpenAPI document for tickets: the demo workspace's Jira-style desk and EXAMPLE_TICKET.
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { EXAMPLE_INCIDENT, EXAMPLE_WORKSPACE_ID } from "../../domain/examples/examples";
-import { sourceSchema, sources } from "../../domain/sources";
+import { EXAMPLE_INCIDENT, EXAMPLE_WORKSPACE_ID } from "../../platform/http/examples";
+import { sourceSchema, sources } from "../../model/sources";
 import { ticketPriorities, ticketStates, type Ticket } from "../../systems/itsm/port";
 import { linkedByView } from "../../domain/tickets/ticket-link-view";
 import { ONE_TICKET, oneTicket, ticketId, ticketNumber } from "../../domain/tickets/ticket-names";

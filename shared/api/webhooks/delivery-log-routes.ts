@@ -5,7 +5,7 @@ import { eventPayloadNow } from "../../domain/webhooks/event-rebuild";
 import { redeliver } from "../../domain/webhooks/redelivery";
 import { deliveryLogCursor, deliveryLogListing, findDeliveryLogEntry } from "../../domain/webhooks/delivery-log-access";
 import { deliveryLogView, toDeliveryLogView } from "../../domain/webhooks/webhook-view";
-import { EXAMPLE_FAILED_DELIVERY_CREATED_AT, EXAMPLE_FAILED_DELIVERY_LOG_ID, EXAMPLE_WEBHOOK_ID } from "../../domain/examples/examples";
+import { EXAMPLE_FAILED_DELIVERY_CREATED_AT, EXAMPLE_FAILED_DELIVERY_LOG_ID, EXAMPLE_WEBHOOK_ID } from "../../platform/http/examples";
 import { deliveryLogEntryExample, deliveryLogExample } from "../../domain/examples/webhook-examples";
 import { visibleWebhook } from "./webhook-access";
 

@@ -1,6 +1,6 @@
 import type { RequestContext } from "../../platform/http/route";
 import type { Versioned } from "../../platform/store/ports";
-import type { WebhookRecord } from "../../domain/webhooks/webhook";
+import type { WebhookRecord } from "../../model/webhooks/webhook";
 import { organizationWebhook } from "../../domain/webhooks/webhook-changes";
 
 /** A webhook of the caller's organization; any other id is 404, never "forbidden". */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EXAMPLE_DISABLED_WEBHOOK_ID, EXAMPLE_PAUSED_WEBHOOK_ID, EXAMPLE_RETIRED_WEBHOOK_ID, EXAMPLE_WEBHOOK_ID } from "../../domain/examples/examples";
+import { EXAMPLE_DISABLED_WEBHOOK_ID, EXAMPLE_PAUSED_WEBHOOK_ID, EXAMPLE_RETIRED_WEBHOOK_ID, EXAMPLE_WEBHOOK_ID } from "../../platform/http/examples";
 
 const webhookId = z.guid().describe("The webhook's id.");
 export const webhookIdParams = z.object({ id: webhookId.meta({ examples: [EXAMPLE_WEBHOOK_ID] }) });

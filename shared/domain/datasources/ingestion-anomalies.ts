@@ -1,5 +1,5 @@
 import { derivedGuid } from "../../platform/ids/derived-guid";
-import type { Source } from "../sources";
+import type { Source } from "../../model/sources";
 import { HOUR_MS, type DataConnector, type IngestionSeries } from "../../systems/log-analytics/port";
 
 /**

@@ -1,4 +1,4 @@
-import { EXAMPLE_WORKSPACE_ID } from "./examples";
+import { EXAMPLE_WORKSPACE_ID } from "../../platform/http/examples";
 
 /**
  * Examples for the OpenAPI document, taken from the local host's demo world with the default

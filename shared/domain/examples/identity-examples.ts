@@ -7,7 +7,7 @@ import {
   EXAMPLE_USER,
   EXAMPLE_WORKSPACE_ID,
   EXAMPLE_WORKSPACE_NAME,
-} from "./examples";
+} from "../../platform/http/examples";
 
 // Examples of the OpenAPI document for service accounts and users: the demo organization's SOAR
 // connector and its people (see domain/examples/examples.ts).

@@ -7,7 +7,7 @@ import {
   EXAMPLE_PROVIDER_ACCOUNT_ID,
   EXAMPLE_PROVIDER_ACCOUNT_NAME,
   EXAMPLE_WEBHOOK_ID,
-} from "./examples";
+} from "../../platform/http/examples";
 
 // Examples of the OpenAPI document for webhooks: the demo provider's SOAR intake webhook and its
 // delivery log (see domain/examples/examples.ts). A new or changed endpoint must resolve to a public address,

@@ -1,8 +1,8 @@
 import { isApiError } from "../../platform/errors/api-error";
 import { serviceActor, type Uses } from "../../platform/operation-context";
 import { mapLimited } from "../../platform/concurrency/map-limited";
-import type { GamebookRunRecord } from "./gamebook-run";
-import type { WorkspaceRecord } from "../organizations/workspace";
+import type { GamebookRunRecord } from "../../model/gamebooks/gamebook-run";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import { decideRun } from "./run-approval";
 import { APPROVAL_EXPIRY_NAME, approvalExpiryDecider } from "./run-approval-rules";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { WorkspaceRecord } from "../organizations/workspace";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import {
   approvalExpiryActions,
   approvalModes,
@@ -8,9 +8,9 @@ import {
   MIN_APPROVAL_TIMEOUT_HOURS,
   type ApprovalMode,
   type GamebookApprovalPolicy,
-} from "./approval-mode";
-import type { ApprovalSide } from "./approval-sides";
-import type { RunPreAuthorization } from "./pre-authorization-record";
+} from "../../model/gamebooks/approval-mode";
+import type { ApprovalSide } from "../../model/gamebooks/approval-sides";
+import type { RunPreAuthorization } from "../../model/gamebooks/pre-authorization-record";
 
 /**
  * Who must approve a gamebook run before it executes (docs/contract.md §3 and §4.1 rule 4). Two settings can
@@ -21,8 +21,8 @@ import type { RunPreAuthorization } from "./pre-authorization-record";
  * `AllRuns`: every run waits for approval. `AdminRequiredPlaybooks`: only runs with at least one
  * playbook that needs an administrator. `NoApproval`: runs are dispatched at once.
  */
-export { approvalModes, approvalExpiryActions, DEFAULT_APPROVAL_TIMEOUT_HOURS, MAX_APPROVAL_TIMEOUT_HOURS, MIN_APPROVAL_TIMEOUT_HOURS } from "./approval-mode";
-export type { ApprovalMode, ApprovalExpiryAction, GamebookApprovalPolicy, StoredApprovalPolicy } from "./approval-mode";
+export { approvalModes, approvalExpiryActions, DEFAULT_APPROVAL_TIMEOUT_HOURS, MAX_APPROVAL_TIMEOUT_HOURS, MIN_APPROVAL_TIMEOUT_HOURS } from "../../model/gamebooks/approval-mode";
+export type { ApprovalMode, ApprovalExpiryAction, GamebookApprovalPolicy, StoredApprovalPolicy } from "../../model/gamebooks/approval-mode";
 
 /** A workspace's own policy. A workspace without one is `NoApproval`. */
 export interface WorkspaceApprovalPolicy {

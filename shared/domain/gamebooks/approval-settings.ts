@@ -5,12 +5,12 @@ import type { Uses } from "../../platform/operation-context";
 import { commit } from "../../platform/store/commit";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import type { Versioned } from "../../platform/store/ports";
-import type { AccountRecord } from "../organizations/account";
-import type { WorkspaceRecord } from "../organizations/workspace";
-import type { PartnerApprovalRecord } from "./approval-mode";
+import type { AccountRecord } from "../../model/organizations/account";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
+import type { PartnerApprovalRecord } from "../../model/gamebooks/approval-mode";
 import { approvalPolicyInput, approvalPolicyOf } from "./approval-policy";
 import { workspaceAudit } from "../organizations/workspace-audit";
-import { checkIfMatch } from "../../platform/http/etag";
+import { checkIfMatch } from "../../platform/concurrency/etag";
 
 /*
  * The two approval settings as operators change them: a workspace's policy, on its record, and a

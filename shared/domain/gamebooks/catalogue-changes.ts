@@ -3,8 +3,8 @@ import type { Uses } from "../../platform/operation-context";
 import { commit } from "../../platform/store/commit";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import type { Versioned } from "../../platform/store/ports";
-import { PLAYBOOK_CATALOGUE_ID, type PlaybookCatalogueRecord } from "./playbook-catalogue-record";
-import type { WorkspaceRecord } from "../organizations/workspace";
+import { PLAYBOOK_CATALOGUE_ID, type PlaybookCatalogueRecord } from "../../model/gamebooks/playbook-catalogue-record";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
 
 /** What a change of the catalogue records about itself; null when it changes nothing after all. */
 export type CatalogueAudit = Pick<AuditEntry, "activityType" | "activityAction" | "targetResourceType" | "targetResourceId" | "targetResourceName" | "metadata">;

@@ -1,5 +1,5 @@
 import type { FieldErrors } from "../../platform/errors/api-error";
-import type { PlaybookCatalogueRecord, PlaybookRuleDefinition } from "./playbook-catalogue-record";
+import type { PlaybookCatalogueRecord, PlaybookRuleDefinition } from "../../model/gamebooks/playbook-catalogue-record";
 import { normaliseTitle, patternProblem } from "./title-pattern";
 import { runsUnattended } from "./auto-run";
 

@@ -1,8 +1,8 @@
 import type { Uses } from "../../platform/operation-context";
 
-import { PLAYBOOK_CATALOGUE_ID, type PlaybookCatalogueRecord } from "./playbook-catalogue-record";
-import type { AccountRecord } from "../organizations/account";
-import type { WorkspaceRecord } from "../organizations/workspace";
+import { PLAYBOOK_CATALOGUE_ID, type PlaybookCatalogueRecord } from "../../model/gamebooks/playbook-catalogue-record";
+import type { AccountRecord } from "../../model/organizations/account";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import { approvalPolicyOf, type GamebookApprovalPolicy, type PartnerApprovalSetting } from "./approval-policy";
 
 /** A workspace's playbook catalogue; one without a catalogue has no playbooks, gamebooks or rules. */

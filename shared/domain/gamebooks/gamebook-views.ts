@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { sources } from "../sources";
-import { gamebookRunStatuses, playbookStatuses, type GamebookRunRecord, type PlaybookEntryRecord } from "./gamebook-run";
-import { playbookEntityTypes } from "./playbook-catalogue-record";
+import { sources } from "../../model/sources";
+import { gamebookRunStatuses, playbookStatuses, type GamebookRunRecord, type PlaybookEntryRecord } from "../../model/gamebooks/gamebook-run";
+import { playbookEntityTypes } from "../../model/gamebooks/playbook-catalogue-record";
 
 /**
  * What the API shows of gamebook runs (docs/contract.md §2.6) and playbook rules (§2.7): the contract's fields,

@@ -1,6 +1,6 @@
 import type { GamebookRunCursor } from "../../platform/store/ports";
-import type { WorkspaceRecord } from "../organizations/workspace";
-import type { GamebookRunRecord } from "./gamebook-run";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
+import type { GamebookRunRecord } from "../../model/gamebooks/gamebook-run";
 import type { HistoryReads } from "./history-reads";
 
 interface Stream {

@@ -2,7 +2,7 @@ import { ApiError, isApiError } from "../../platform/errors/api-error";
 import type { PagingContext } from "../../platform/http/paging";
 import type { Uses } from "../../platform/operation-context";
 import type { GamebookRunFilter, GamebookRunStore } from "../../platform/store/ports";
-import type { WorkspaceRecord } from "../organizations/workspace";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import { settleWithin, type Settled } from "../../platform/concurrency/settle-within";
 import { isTransient, unavailableOf, type Unavailable } from "../../platform/http/partial-results";
 

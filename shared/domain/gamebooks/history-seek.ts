@@ -1,5 +1,5 @@
 import type { GamebookRunCursor, GamebookRunSpan, GamebookRunStore } from "../../platform/store/ports";
-import type { WorkspaceRecord } from "../organizations/workspace";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import type { HistoryReads } from "./history-reads";
 
 /** Where a merge starts to reach a deep page: a position, and the runs still to pass from there. */

@@ -1,9 +1,9 @@
-import type { AutomationEntityType } from "../../systems/playbook-automation/port";
-import { classifications, type Entity, type EntityKind } from "../../systems/vendors/port";
-import type { CataloguePlaybook, Gamebook, PlaybookEntityType } from "./playbook-catalogue-record";
+import type { AutomationEntityType } from "../../model/gamebooks/playbook-catalogue-record";
+import { classifications, type Entity, type EntityKind } from "../../model/incidents/incident";
+import type { CataloguePlaybook, Gamebook, PlaybookEntityType } from "../../model/gamebooks/playbook-catalogue-record";
 
-export { playbookActionKinds, playbookEntityTypes } from "./playbook-catalogue-record";
-export type { CataloguePlaybook, Gamebook, PlaybookActionKind, PlaybookEntityType } from "./playbook-catalogue-record";
+export { playbookActionKinds, playbookEntityTypes } from "../../model/gamebooks/playbook-catalogue-record";
+export type { CataloguePlaybook, Gamebook, PlaybookActionKind, PlaybookEntityType } from "../../model/gamebooks/playbook-catalogue-record";
 
 /**
  * A workspace's playbook catalogue and gamebooks. A playbook is one action on one entity (disable a

@@ -1,4 +1,4 @@
-import type { PlaybookParameter } from "./playbook-catalogue-record";
+import type { PlaybookParameter } from "../../model/gamebooks/playbook-catalogue-record";
 
 /**
  * The parameters a playbook declares, and the check of what a run passes for them. A run may pass

@@ -1,9 +1,9 @@
-import type { PlaybookRuleDefinition } from "./playbook-catalogue-record";
+import type { PlaybookRuleDefinition } from "../../model/gamebooks/playbook-catalogue-record";
 import { sentinelEntitiesFor, type CataloguePlaybook } from "./playbook-catalogue";
 import { patternSpecificity, titleMatch, type TitleMatch } from "./title-pattern";
-import { isEnabled } from "./playbook-catalogue-record";
+import { isEnabled } from "../../model/gamebooks/playbook-catalogue-record";
 
-export type { PlaybookRuleDefinition } from "./playbook-catalogue-record";
+export type { PlaybookRuleDefinition } from "../../model/gamebooks/playbook-catalogue-record";
 
 /** docs/contract.md §2.7: a rule as the rules endpoint returns it, with its playbook's details. */
 export interface PlaybookRule {

@@ -4,12 +4,12 @@ import { ApiError, notFound } from "../../platform/errors/api-error";
 import type { Uses } from "../../platform/operation-context";
 import { commit } from "../../platform/store/commit";
 import type { Versioned } from "../../platform/store/ports";
-import type { WorkspaceRecord } from "../organizations/workspace";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import { workspaceAudit } from "../organizations/workspace-audit";
 import { catalogueOf } from "./gamebook-settings";
-import type { PreAuthorizationRecord, RunPreAuthorization } from "./pre-authorization-record";
+import type { PreAuthorizationRecord, RunPreAuthorization } from "../../model/gamebooks/pre-authorization-record";
 
-export type { PreAuthorizationAct, PreAuthorizationRecord, RunPreAuthorization } from "./pre-authorization-record";
+export type { PreAuthorizationAct, PreAuthorizationRecord, RunPreAuthorization } from "../../model/gamebooks/pre-authorization-record";
 
 /*
  * Standing pre-authorizations: a workspace's own organization records, with an end date, that

@@ -1,6 +1,6 @@
-import type { Entity, VendorIncident } from "../../systems/vendors/port";
+import type { Entity, VendorIncident } from "../../model/incidents/incident";
 import { actsOn } from "./playbook-catalogue";
-import { isEnabled, type CataloguePlaybook } from "./playbook-catalogue-record";
+import { isEnabled, type CataloguePlaybook } from "../../model/gamebooks/playbook-catalogue-record";
 
 /**
  * The playbooks a vendor recommends for an incident (`gamebookCatalog.recommended`), as the

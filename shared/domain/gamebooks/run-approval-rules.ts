@@ -1,9 +1,9 @@
 import { derivedGuid } from "../../platform/ids/derived-guid";
 import { ApiError } from "../../platform/errors/api-error";
-import type { GamebookRunRecord, RunApproval, RunApprovalEntry, RunRequester } from "./gamebook-run";
+import type { GamebookRunRecord, RunApproval, RunApprovalEntry, RunRequester } from "../../model/gamebooks/gamebook-run";
 import { approveRun, denyRun, recordApproval } from "./run-state";
 import { withSummary } from "./run-record";
-import { missingSides, requiredSidesOf, sideWords, type ApprovalSide } from "./approval-sides";
+import { missingSides, requiredSidesOf, sideWords, type ApprovalSide } from "../../model/gamebooks/approval-sides";
 
 /**
  * The rules of deciding a run that waits for approval, as pure functions of the run (run-approval.ts

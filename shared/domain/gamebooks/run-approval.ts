@@ -1,8 +1,8 @@
 import { notFound } from "../../platform/errors/api-error";
 import type { Uses } from "../../platform/operation-context";
 import { commit } from "../../platform/store/commit";
-import type { GamebookRunRecord } from "./gamebook-run";
-import type { WorkspaceRecord } from "../organizations/workspace";
+import type { GamebookRunRecord } from "../../model/gamebooks/gamebook-run";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import { decideApproval, type ApprovalAction, type RunDecider } from "./run-approval-rules";
 import { dispatchRecords, runAudit } from "./run-records";
 

@@ -3,22 +3,22 @@ import { ApiError, isApiError, type ErrorCode } from "../../platform/errors/api-
 import { changeStatus } from "../incidents/incident-writes";
 import { addServiceComment } from "../incidents/service-comments";
 import type { Actor, Uses } from "../../platform/operation-context";
-import { automationEntityTypes, type AutomationEntityType } from "../../systems/playbook-automation/port";
+import { automationEntityTypes, type AutomationEntityType } from "../../model/gamebooks/playbook-catalogue-record";
 import type { MessageHandler } from "../../platform/queue/queue";
 import { MAX_DELIVERY_COUNT } from "../../platform/queue/queue-names";
 import type { Services } from "../../platform/services";
-import { classifications, type Classification } from "../../systems/vendors/port";
+import { classifications, type Classification } from "../../model/incidents/incident";
 import { parseRetryAfter } from "../../platform/upstream/retry-after";
-import type { AutoRunMessage, GamebookRunMessage, GamebookRunRecord, GamebookRunsMessage, PlaybookEntryRecord } from "./gamebook-run";
+import type { AutoRunMessage, GamebookRunMessage, GamebookRunRecord, GamebookRunsMessage, PlaybookEntryRecord } from "../../model/gamebooks/gamebook-run";
 import { commit } from "../../platform/store/commit";
 import type { Versioned } from "../../platform/store/ports";
-import type { WorkspaceRecord } from "../organizations/workspace";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import { withSummary } from "./run-record";
 import { notEnabled, playbookAutomationSwitchedOn } from "../organizations/integration-switches";
 import { executorMessage } from "./run-records";
 import { advance, beginStep, nextStep, type StepResult } from "./run-state";
 import { submitAutoRun } from "./auto-run";
-import { sources } from "../sources";
+import { sources } from "../../model/sources";
 
 export interface RunExecutorOptions {
   services: Services;

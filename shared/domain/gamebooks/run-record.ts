@@ -1,7 +1,7 @@
-import type { VendorIncident } from "../../systems/vendors/port";
-import type { GamebookRunRecord, PlaybookEntryRecord, RunLink, RunMatchedRule, RunRequester, RunSubmitter } from "./gamebook-run";
-import type { PlaybookCatalogueRecord } from "./playbook-catalogue-record";
-import type { WorkspaceRecord } from "../organizations/workspace";
+import type { VendorIncident } from "../../model/incidents/incident";
+import type { GamebookRunRecord, PlaybookEntryRecord, RunLink, RunMatchedRule, RunRequester, RunSubmitter } from "../../model/gamebooks/gamebook-run";
+import type { PlaybookCatalogueRecord } from "../../model/gamebooks/playbook-catalogue-record";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import { approvalExpiresAt, approvalTermsFor, type ApprovalDecision, type GamebookApprovalPolicy } from "./approval-policy";
 import { matchingRules } from "./playbook-rules";
 import { playbookStepId } from "./run-sequence";

@@ -1,10 +1,10 @@
-import { sourceDisplayName } from "../sources";
+import { sourceDisplayName } from "../../model/sources";
 import { auditRecord } from "../../platform/events/audit-record";
 import { eventRecord } from "../../platform/events/event-record";
 import type { Actor } from "../../platform/operation-context";
 import { queueNames } from "../../platform/queue/queue-names";
 import { outboxScope } from "../../platform/store/outbox-scope";
-import type { GamebookRunRecord } from "./gamebook-run";
+import type { GamebookRunRecord } from "../../model/gamebooks/gamebook-run";
 import type { OutboxAuditRecord, OutboxEventRecord, OutboxMessageRecordFor, OutboxRecord } from "../../platform/events/outbox-record";
 
 /**

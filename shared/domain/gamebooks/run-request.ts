@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { ApiError, type FieldErrors } from "../../platform/errors/api-error";
-import type { Entity, VendorIncident } from "../../systems/vendors/port";
-import { sourceSchema, sources } from "../sources";
-import { isEnabled, type CataloguePlaybook, type PlaybookCatalogueRecord } from "./playbook-catalogue-record";
+import type { Entity, VendorIncident } from "../../model/incidents/incident";
+import { sourceSchema, sources } from "../../model/sources";
+import { isEnabled, type CataloguePlaybook, type PlaybookCatalogueRecord } from "../../model/gamebooks/playbook-catalogue-record";
 import { actsOn, affectedEntityName } from "./playbook-catalogue";
 import { checkParameters, type ParameterValues } from "./playbook-parameters";
 import { sequenceProblems } from "./run-sequence";

@@ -1,6 +1,6 @@
 import { ApiError } from "../../platform/errors/api-error";
 import type { PlaybookStepResult } from "../../systems/playbook-automation/port";
-import { gamebookRunStatuses, playbookStatuses, type GamebookRunStatus, type PlaybookStatus } from "./gamebook-run";
+import { gamebookRunStatuses, playbookStatuses, type GamebookRunStatus, type PlaybookStatus } from "../../model/gamebooks/gamebook-run";
 
 /**
  * The life of a gamebook run and of its playbooks, as pure functions of the run (the transition

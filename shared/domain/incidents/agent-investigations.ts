@@ -5,12 +5,12 @@ import { eventRecord } from "../../platform/events/event-record";
 import type { Uses } from "../../platform/operation-context";
 import { commit } from "../../platform/store/commit";
 import type { Versioned } from "../../platform/store/ports";
-import type { Classification } from "../../systems/vendors/port";
-import { sourceDisplayName, type Source } from "../sources";
+import type { Classification } from "../../model/incidents/incident";
+import { sourceDisplayName, type Source } from "../../model/sources";
 import { outboxScope } from "../../platform/store/outbox-scope";
-import { AGENT_CONFIGURATION_ID, type AgentConfigurationRecord } from "./agent-configuration";
-import type { WorkspaceRecord } from "../organizations/workspace";
-import type { WebhookRecord } from "../webhooks/webhook";
+import { AGENT_CONFIGURATION_ID, type AgentConfigurationRecord } from "../../model/incidents/agent-configuration";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
+import type { WebhookRecord } from "../../model/webhooks/webhook";
 
 /** The agent's name in events when the workspace's configuration names none. */
 export const DEFAULT_AGENT_NAME = "Triage agent";

@@ -1,10 +1,11 @@
 import { ApiError, notFound } from "../../platform/errors/api-error";
-import { checkIfMatch } from "../../platform/http/etag";
+import { checkIfMatch } from "../../platform/concurrency/etag";
 import type { Uses } from "../../platform/operation-context";
-import type { SourceGateway, VendorIncident } from "../../systems/vendors/port";
-import type { Source } from "../sources";
-import type { IncidentStateRecord } from "./incident-state-record";
-import type { WorkspaceRecord } from "../organizations/workspace";
+import type { SourceGateway } from "../../systems/vendors/port";
+import type { VendorIncident } from "../../model/incidents/incident";
+import type { Source } from "../../model/sources";
+import type { IncidentStateRecord } from "../../model/incidents/incident-state-record";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import { initialState, stateIdOf } from "./incident-state";
 import { incidentEtag } from "./incident-view";
 

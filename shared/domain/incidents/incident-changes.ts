@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { classifications } from "../../systems/vendors/port";
+import { classifications } from "../../model/incidents/incident";
 import { updateAssigneeExample, updateStatusExample } from "../examples/incident-examples";
 
 /*

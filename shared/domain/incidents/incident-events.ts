@@ -1,10 +1,10 @@
-import { sourceDisplayName } from "../sources";
-import type { EventData } from "../../platform/events/event-catalogue";
+import { sourceDisplayName } from "../../model/sources";
+import type { EventData } from "../../model/events/event-catalogue";
 import { eventRecord } from "../../platform/events/event-record";
 import { changeOriginOf, type Actor } from "../../platform/operation-context";
-import type { VendorIncident } from "../../systems/vendors/port";
+import type { VendorIncident } from "../../model/incidents/incident";
 import { outboxScope } from "../../platform/store/outbox-scope";
-import type { IncidentAssignee, IncidentStateRecord } from "./incident-state-record";
+import type { IncidentAssignee, IncidentStateRecord } from "../../model/incidents/incident-state-record";
 import type { OutboxEventRecord } from "../../platform/events/outbox-record";
 
 type IncidentBlock = Pick<

@@ -6,9 +6,10 @@ import { issuePackedPageToken, readPackedPageToken } from "../../platform/http/p
 import { settleWithin, type Settled } from "../../platform/concurrency/settle-within";
 import { mapLimited } from "../../platform/concurrency/map-limited";
 import { isTransient, unavailableOf, type Unavailable } from "../../platform/http/partial-results";
-import { severities, type IncidentFilters, type Severity, type VendorIncident } from "../../systems/vendors/port";
-import { sources, type Source } from "../sources";
-import type { WorkspaceRecord } from "../organizations/workspace";
+import type { IncidentFilters } from "../../systems/vendors/port";
+import { severities, type Severity, type VendorIncident } from "../../model/incidents/incident";
+import { sources, type Source } from "../../model/sources";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import {
   failureOf,
   filtersOf,

@@ -1,8 +1,8 @@
 import type { z } from "zod";
 import type { Uses } from "../../platform/operation-context";
 import type { EntityQuery } from "../../systems/vendors/port";
-import type { Source } from "../sources";
-import type { WorkspaceRecord } from "../organizations/workspace";
+import type { Source } from "../../model/sources";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import type { IntegrationContext } from "../organizations/integration-switches";
 import { toGamebookRunView, type GamebookRunView } from "../gamebooks/gamebook-views";
 import { catalogueOf } from "../gamebooks/gamebook-settings";

@@ -1,6 +1,6 @@
-import type { PublicStatus, VendorIncident } from "../../systems/vendors/port";
-import type { Source } from "../sources";
-import type { InternalStatus, IncidentStateRecord, SlaClockRecord } from "./incident-state-record";
+import type { PublicStatus, VendorIncident } from "../../model/incidents/incident";
+import type { Source } from "../../model/sources";
+import type { InternalStatus, IncidentStateRecord, SlaClockRecord } from "../../model/incidents/incident-state-record";
 
 /** The state document id of an incident: unique in its workspace's partition and safe as a Cosmos id. */
 export function stateIdOf(source: Source, incidentId: string): string {

@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { publicStatuses, severities, type VendorIncident } from "../../systems/vendors/port";
-import { sources } from "../sources";
-import { internalStatuses, type IncidentStateRecord } from "./incident-state-record";
+import { publicStatuses, severities, type VendorIncident } from "../../model/incidents/incident";
+import { sources } from "../../model/sources";
+import { internalStatuses, type IncidentStateRecord } from "../../model/incidents/incident-state-record";
 import { slaView } from "./incident-state";
 import { slaTargetSeconds } from "./sla-policy";
-import type { SlaPolicy } from "./sla-policy-record";
+import type { SlaPolicy } from "../../model/incidents/sla-policy-record";
 
 const assigneeView = z.object({
   userId: z.string().nullable(),

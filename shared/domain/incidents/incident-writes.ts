@@ -1,11 +1,11 @@
 import { auditRecord, type AuditEntry } from "../../platform/events/audit-record";
 import { ApiError, isApiError } from "../../platform/errors/api-error";
 import { changeOriginOf, type Uses } from "../../platform/operation-context";
-import { normalizeClassification } from "./classification";
-import type { Classification, PublicStatus, VendorIncident } from "../../systems/vendors/port";
+import { normalizeClassification } from "../../model/incidents/classification";
+import type { Classification, PublicStatus, VendorIncident } from "../../model/incidents/incident";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import { commit } from "../../platform/store/commit";
-import type { IncidentAssignee, IncidentStateRecord, InternalStatus } from "./incident-state-record";
+import type { IncidentAssignee, IncidentStateRecord, InternalStatus } from "../../model/incidents/incident-state-record";
 import type { OutboxRecord } from "../../platform/events/outbox-record";
 import { loadChecked, type IncidentTarget, type LoadedIncident } from "./incident-access";
 import { assigneeEvent, statusEvents } from "./incident-events";

@@ -1,7 +1,7 @@
 import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
-import type { Entity, VendorIncident } from "../../systems/vendors/port";
-import type { IncidentStateRecord } from "./incident-state-record";
+import type { Entity, VendorIncident } from "../../model/incidents/incident";
+import type { IncidentStateRecord } from "../../model/incidents/incident-state-record";
 
 /*
  * An incident's indicators: its entities, each as one key of its kind and normalised value

@@ -3,7 +3,7 @@ import { auditRecord } from "../../platform/events/audit-record";
 import { routeEvent } from "../../platform/events/fan-out";
 import type { Uses } from "../../platform/operation-context";
 import { outboxScope } from "../../platform/store/outbox-scope";
-import type { WebhookRecord } from "../webhooks/webhook";
+import type { WebhookRecord } from "../../model/webhooks/webhook";
 import { loadChecked, type IncidentTarget } from "./incident-access";
 import { createdEvent } from "./incident-events";
 

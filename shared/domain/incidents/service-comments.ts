@@ -1,13 +1,14 @@
-import { sourceDisplayName } from "../sources";
+import { sourceDisplayName } from "../../model/sources";
 import type { Uses, Actor } from "../../platform/operation-context";
 import { ApiError, notFound } from "../../platform/errors/api-error";
 import { TICKET_COMMENT_PREFIX } from "../tickets/ticket-comments";
 import { auditRecord } from "../../platform/events/audit-record";
 import { eventRecord } from "../../platform/events/event-record";
 import { derivedGuid } from "../../platform/ids/derived-guid";
-import type { ChangeOrigin } from "../../platform/events/event-types";
+import type { ChangeOrigin } from "../../model/events/event-types";
 import { changeOriginOf } from "../../platform/operation-context";
-import type { NewVendorComment, VendorComment, VendorIncident } from "../../systems/vendors/port";
+import type { NewVendorComment } from "../../systems/vendors/port";
+import type { VendorComment, VendorIncident } from "../../model/incidents/incident";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import { loadChecked, type IncidentTarget } from "./incident-access";
 import { clipText, incidentSubject } from "./incident-events";

@@ -1,6 +1,6 @@
 import type { Uses } from "../../platform/operation-context";
-import type { WorkspaceRecord } from "../organizations/workspace";
-import type { IncidentIndicators } from "./incident-state-record";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
+import type { IncidentIndicators } from "../../model/incidents/incident-state-record";
 import { indicatorOf, type IndicatorKind } from "./indicators";
 
 /*

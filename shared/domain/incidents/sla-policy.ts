@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { severities, type Severity } from "../../systems/vendors/port";
-import type { SlaPolicy } from "./sla-policy-record";
+import { severities, type Severity } from "../../model/incidents/incident";
+import type { SlaPolicy } from "../../model/incidents/sla-policy-record";
 
 /*
  * A workspace's service-level targets: how long an incident of each severity may take to resolve,

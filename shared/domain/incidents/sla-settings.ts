@@ -4,7 +4,7 @@ import { notFound } from "../../platform/errors/api-error";
 import type { Uses } from "../../platform/operation-context";
 import { commit } from "../../platform/store/commit";
 import type { Versioned } from "../../platform/store/ports";
-import type { WorkspaceRecord } from "../organizations/workspace";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import { workspaceAudit } from "../organizations/workspace-audit";
 import { slaPolicyOf, type slaPolicyInput } from "./sla-policy";
 

@@ -1,9 +1,9 @@
-import { normalizeClassification } from "./classification";
-import type { VendorIncident } from "../../systems/vendors/port";
+import { normalizeClassification } from "../../model/incidents/classification";
+import type { VendorIncident } from "../../model/incidents/incident";
 import { changeOriginOf, serviceActor } from "../../platform/operation-context";
-import type { IncidentStateRecord } from "./incident-state-record";
+import type { IncidentStateRecord } from "../../model/incidents/incident-state-record";
 import type { OutboxEventRecord } from "../../platform/events/outbox-record";
-import type { WorkspaceRecord } from "../organizations/workspace";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import { createdEvent, statusEvents } from "./incident-events";
 import { initialState, nextSla } from "./incident-state";
 import { indicatorFields } from "./indicators";

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { generateSecret, displayPrefix, hashSecret } from "../../platform/auth/secrets";
 import { scopes } from "../../platform/auth/scopes";
 
-import type { ServiceAccountRecord } from "./service-account";
+import type { ServiceAccountRecord } from "../../model/organizations/service-account";
 import { DEFAULT_CREDENTIAL_DAYS } from "./grants";
 
 export interface AdminAccountRequest {

@@ -1,6 +1,6 @@
 import type { Uses } from "../../platform/operation-context";
 import { ApiError } from "../../platform/errors/api-error";
-import type { UserRecord } from "./user";
+import type { UserRecord } from "../../model/organizations/user";
 
 export interface AdminPersonRequest {
   accountId: string;

@@ -1,8 +1,8 @@
 import { ApiError } from "../../platform/errors/api-error";
 import type { Scope } from "../../platform/auth/scopes";
 import type { WorkspaceStore } from "../../platform/store/ports";
-import type { OrganizationalRole } from "./roles";
-import type { WorkspaceRecord } from "./workspace";
+import type { OrganizationalRole } from "../../model/organizations/roles";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
 
 /**
  * Who hands out service accounts and credentials: a service account (the contract's `Principal`), or

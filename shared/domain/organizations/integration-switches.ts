@@ -4,8 +4,8 @@ import { logAnalyticsNotEnabled } from "../../systems/log-analytics/port";
 import type { Uses } from "../../platform/operation-context";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import { commit } from "../../platform/store/commit";
-import { integrationNames, type IntegrationName, type WorkspaceIntegrationsRecord } from "./workspace-integrations";
-import type { WorkspaceRecord } from "./workspace";
+import { integrationNames, type IntegrationName, type WorkspaceIntegrationsRecord } from "../../model/organizations/workspace-integrations";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import { ticketingNotEnabled } from "../../systems/itsm/port";
 
 export type IntegrationStates = Record<IntegrationName, boolean>;

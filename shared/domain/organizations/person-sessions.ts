@@ -1,7 +1,7 @@
 import type { Uses } from "../../platform/operation-context";
 import type { OutboxRecord } from "../../platform/events/outbox-record";
 import { commit } from "../../platform/store/commit";
-import type { UserRecord } from "./user";
+import type { UserRecord } from "../../model/organizations/user";
 
 /**
  * Ends every portal session of a person: sessions live in the browser (sealed cookies), so ending

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { scopeSchema } from "../../platform/auth/scopes";
 import { pageQueryFields } from "../../platform/http/paging";
-import { EXAMPLE_CREDENTIAL_ID, EXAMPLE_RETIRED_SERVICE_ACCOUNT_ID, EXAMPLE_SERVICE_ACCOUNT_ID } from "../examples/examples";
-import { organizationalRoles, workspaceRoles } from "./roles";
+import { EXAMPLE_CREDENTIAL_ID, EXAMPLE_RETIRED_SERVICE_ACCOUNT_ID, EXAMPLE_SERVICE_ACCOUNT_ID } from "../../platform/http/examples";
+import { organizationalRoles, workspaceRoles } from "../../model/organizations/roles";
 import {
   createCredentialExample,
   createdCredentialExample,

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { Uses } from "../../platform/operation-context";
-import type { CredentialRecord, ServiceAccountRecord } from "./service-account";
-import type { WorkspaceRecord } from "./workspace";
+import type { CredentialRecord, ServiceAccountRecord } from "../../model/organizations/service-account";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import type { credentialView, serviceAccountView } from "./service-account-schemas";
 
 export function credentialStatus(c: CredentialRecord, now: Date): "Active" | "Revoked" | "Expired" {

@@ -9,8 +9,8 @@ import { commit } from "../../platform/store/commit";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import type { Versioned } from "../../platform/store/ports";
 import { assertGrantable, credentialExpiry, resolveAssignments, type Grantor } from "./grants";
-import type { OrganizationalRole, WorkspaceRole } from "./roles";
-import type { CredentialRecord, ServiceAccountRecord } from "./service-account";
+import type { OrganizationalRole, WorkspaceRole } from "../../model/organizations/roles";
+import type { CredentialRecord, ServiceAccountRecord } from "../../model/organizations/service-account";
 
 /*
  * Service accounts and their credentials, whoever manages them: a service account holding

@@ -2,7 +2,7 @@ import { auditRecord } from "../../platform/events/audit-record";
 import type { OutboxAuditRecord } from "../../platform/events/outbox-record";
 import type { Uses } from "../../platform/operation-context";
 import { outboxScope } from "../../platform/store/outbox-scope";
-import type { WorkspaceRecord } from "./workspace";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
 
 /**
  * The audit event of a change to a workspace's own record (onboarding, settings, approval policy,

@@ -3,13 +3,13 @@ import { isApiError } from "../../platform/errors/api-error";
 import { baselineState, createdEventDue, upstreamChange, upstreamChangePossible, type UpstreamChange } from "../incidents/upstream-changes";
 import { stateIdOf } from "../incidents/incident-state";
 
-import { lastModifiedSources, type Source } from "../sources";
+import { lastModifiedSources, type Source } from "../../model/sources";
 import type { Versioned } from "../../platform/store/ports";
 import { commit } from "../../platform/store/commit";
-import type { ReconcilerStateRecord } from "./reconciler-state";
-import type { WorkspaceRecord } from "../organizations/workspace";
+import type { ReconcilerStateRecord } from "../../model/reconciler/reconciler-state";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import type { PassSummary, Tally, WorkspaceResult, WorkspaceShare } from "./reconciler-port";
-import type { PlaybookCatalogueRecord } from "../gamebooks/playbook-catalogue-record";
+import type { PlaybookCatalogueRecord } from "../../model/gamebooks/playbook-catalogue-record";
 import { catalogueOf } from "../gamebooks/gamebook-settings";
 import { autoRunMessageRecord, autoRunRequest } from "../gamebooks/auto-run";
 

@@ -1,10 +1,10 @@
 import { derivedGuid } from "../../platform/ids/derived-guid";
 import { integrationStates, type IntegrationContext } from "../organizations/integration-switches";
 import type { Uses } from "../../platform/operation-context";
-import type { VendorComment } from "../../systems/vendors/port";
-import type { Source } from "../sources";
-import type { TicketLinkRecord } from "./ticket-link";
-import type { WorkspaceRecord } from "../organizations/workspace";
+import type { VendorComment } from "../../model/incidents/incident";
+import type { Source } from "../../model/sources";
+import type { TicketLinkRecord } from "../../model/tickets/ticket-link";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import type { TicketNote } from "../../systems/itsm/port";
 import type { HeaderDefinition } from "../../platform/http/documented-headers";
 

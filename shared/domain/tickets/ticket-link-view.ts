@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { sources } from "../sources";
-import type { TicketLinkRecord } from "./ticket-link";
+import { sources } from "../../model/sources";
+import type { TicketLinkRecord } from "../../model/tickets/ticket-link";
 
 /*
  * A link between an incident and a ticket as every caller reads it: the contract's ticket routes and

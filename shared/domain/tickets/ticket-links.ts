@@ -5,10 +5,10 @@ import type { Actor, Uses } from "../../platform/operation-context";
 import { commit } from "../../platform/store/commit";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import type { Ticket } from "../../systems/itsm/port";
-import type { Source } from "../sources";
-import type { WorkspaceRecord } from "../organizations/workspace";
+import type { Source } from "../../model/sources";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import { loadChecked, type IncidentTarget } from "../incidents/incident-access";
-import type { TicketLinkRecord } from "./ticket-link";
+import type { TicketLinkRecord } from "../../model/tickets/ticket-link";
 
 /*
  * Linking incidents and ITSM tickets, whoever asks: a service account on the contract's ticket routes

@@ -1,4 +1,4 @@
-import { isFinalFailure, statusClassOf, type DeliveryOutcome, type StatusClass } from "./delivery-log";
+import { isFinalFailure, statusClassOf, type DeliveryOutcome, type StatusClass } from "../../model/webhooks/delivery-log";
 
 /*
  * A webhook's health as its delivery log shows it (what Svix's and Stripe's endpoint pages show):

@@ -2,8 +2,8 @@ import { z } from "zod";
 import { notFound } from "../../platform/errors/api-error";
 import type { Uses } from "../../platform/operation-context";
 import type { DeliveryLogRange } from "../../platform/store/ports";
-import type { DeliveryLogRecord } from "./delivery-log";
-import type { WebhookRecord } from "./webhook";
+import type { DeliveryLogRecord } from "../../model/webhooks/delivery-log";
+import type { WebhookRecord } from "../../model/webhooks/webhook";
 
 /* A webhook's delivery log as callers read it: within the retention period, located by createdAt. */
 

@@ -4,7 +4,7 @@ import type { Uses } from "../../platform/operation-context";
 import { findWorkspace, loadIncident, type LoadedIncident } from "../incidents/incident-access";
 import { incidentCreatedData } from "../incidents/incident-events";
 import { toIncidentSummary } from "../incidents/incident-view";
-import type { DeliveryLogRecord, IncidentRef } from "./delivery-log";
+import type { DeliveryLogRecord, IncidentRef } from "../../model/webhooks/delivery-log";
 
 /*
  * A delivery-log entry keeps no copy of its event (docs/contract.md §2.9): what it was about is read again

@@ -1,11 +1,11 @@
-import { sourceDisplayName } from "../sources";
+import { sourceDisplayName } from "../../model/sources";
 import { commitWithinDeadline } from "../../platform/concurrency/deadline";
 import { firstAttempt } from "../../platform/delivery/delivery-message";
 import { outboxDelivery } from "../../platform/delivery/outbox-delivery";
 import { freshEventId } from "../../platform/events/event-ids";
 import type { EventEnvelope } from "../../platform/events/event-message";
 import type { Uses } from "../../platform/operation-context";
-import type { WebhookRecord } from "./webhook";
+import type { WebhookRecord } from "../../model/webhooks/webhook";
 import { webhookAudit } from "./webhook-changes";
 
 /**

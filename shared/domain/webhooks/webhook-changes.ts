@@ -5,7 +5,7 @@ import type { Uses } from "../../platform/operation-context";
 import { commit } from "../../platform/store/commit";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import type { Versioned } from "../../platform/store/ports";
-import type { WebhookRecord, WebhookStatus } from "./webhook";
+import type { WebhookRecord, WebhookStatus } from "../../model/webhooks/webhook";
 
 /*
  * A webhook as its organization's callers change it, whoever they are (a service account through the

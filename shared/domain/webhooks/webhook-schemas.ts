@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { subscribableEventTypes } from "../../platform/events/event-types";
+import { subscribableEventTypes } from "../../model/events/event-types";
 import { createWebhookExample, endpointCredentialsExample, updateCredentialsExample, updateWebhookExample } from "../examples/webhook-examples";
-import { webhookAuthenticationTypes } from "./webhook";
+import { webhookAuthenticationTypes } from "../../model/webhooks/webhook";
 
 /*
  * The bodies that configure a webhook, whoever sends them: a service account through the contract's

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { webhookExample } from "../examples/webhook-examples";
-import { deliveryStatuses, type DeliveryLogRecord } from "./delivery-log";
-import { webhookAuthenticationTypes, webhookStatuses, type WebhookRecord } from "./webhook";
+import { deliveryStatuses, type DeliveryLogRecord } from "../../model/webhooks/delivery-log";
+import { webhookAuthenticationTypes, webhookStatuses, type WebhookRecord } from "../../model/webhooks/webhook";
 
 /*
  * How a webhook and a delivery-log entry look to a caller (docs/contract.md §2.8 and §2.9), whoever asks: a

@@ -5,7 +5,7 @@ import { ApiError } from "../../platform/errors/api-error";
 import type { Uses } from "../../platform/operation-context";
 import { commit } from "../../platform/store/commit";
 import type { Versioned } from "../../platform/store/ports";
-import type { SealedSigningKey, WebhookAuthenticationType, WebhookRecord } from "./webhook";
+import type { SealedSigningKey, WebhookAuthenticationType, WebhookRecord } from "../../model/webhooks/webhook";
 import { changeWebhook, webhookAudit } from "./webhook-changes";
 import type { NewWebhook, WebhookConfiguration } from "./webhook-schemas";
 

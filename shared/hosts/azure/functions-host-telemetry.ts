@@ -1,5 +1,5 @@
 import type { app as functionsApp, LogLevel as FunctionsLogLevel } from "@azure/functions";
-import type { Telemetry } from "./telemetry";
+import type { Telemetry } from "../telemetry";
 
 /** OpenTelemetry severity numbers (TRACE, DEBUG, INFO, WARN, ERROR, FATAL) of the Functions log levels. */
 const severity: Record<FunctionsLogLevel, number> = { trace: 1, debug: 5, information: 9, warning: 13, error: 17, critical: 21, none: 0 };

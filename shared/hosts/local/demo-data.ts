@@ -7,10 +7,10 @@ import { setSlaPolicy } from "../../domain/incidents/sla-settings";
 import { demoSlaPolicy } from "../../domain/examples/incident-examples";
 import { isDeepStrictEqual } from "node:util";
 
-import type { AccountRecord } from "../../domain/organizations/account";
-import type { UserRecord } from "../../domain/organizations/user";
-import type { WorkspaceRole } from "../../domain/organizations/roles";
-import type { WorkspaceRecord } from "../../domain/organizations/workspace";
+import type { AccountRecord } from "../../model/organizations/account";
+import type { UserRecord } from "../../model/organizations/user";
+import type { WorkspaceRole } from "../../model/organizations/roles";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
 
 /**
  * A GUID derived from the seed and a name, so that every start with the same DEMO_SEED gives the same

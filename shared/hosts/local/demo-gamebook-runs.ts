@@ -5,12 +5,12 @@ import type { RunGamebookRequest } from "../../domain/gamebooks/run-request";
 import { submitRun } from "../../domain/gamebooks/run-submission";
 import { serviceActor } from "../../platform/operation-context";
 
-import type { VendorIncident } from "../../systems/vendors/port";
-import type { PlaybookCatalogueRecord } from "../../domain/gamebooks/playbook-catalogue-record";
-import type { WorkspaceRecord } from "../../domain/organizations/workspace";
+import type { VendorIncident } from "../../model/incidents/incident";
+import type { PlaybookCatalogueRecord } from "../../model/gamebooks/playbook-catalogue-record";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import { buildDemoData, demoId } from "./demo-data";
 import type { Actor } from "../../platform/operation-context";
-import type { Entity } from "../../systems/vendors/port";
+import type { Entity } from "../../model/incidents/incident";
 import { isFinal } from "../../domain/gamebooks/run-state";
 
 /**

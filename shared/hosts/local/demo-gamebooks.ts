@@ -9,9 +9,9 @@ import { rulesOf, ruleProblems } from "../../domain/gamebooks/gamebook-rule-list
 import { catalogueProblems, playbookProblems, type CataloguePlaybook, type Gamebook, type PlaybookActionKind, type PlaybookEntityType } from "../../domain/gamebooks/playbook-catalogue";
 import type { PlaybookParameter } from "../../domain/gamebooks/playbook-parameters";
 import type { PlaybookRuleDefinition } from "../../domain/gamebooks/playbook-rules";
-import type { WorkspaceRecord } from "../../domain/organizations/workspace";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
 
-import { classifications } from "../../systems/vendors/port";
+import { classifications } from "../../model/incidents/incident";
 import { DEMO_SEED_ACTOR, demoId, type DemoData } from "./demo-data";
 
 /** The demo organization's gamebook world: catalogues, gamebooks, rules and approval settings. */

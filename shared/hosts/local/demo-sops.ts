@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Uses } from "../../platform/operation-context";
-import type { SopRecord } from "../../domain/sops/sop";
+import type { SopRecord } from "../../model/sops/sop";
 import { demoId, type DemoData } from "./demo-data";
 
 /** A short runbook, as a SOC would write one. */

@@ -1,5 +1,5 @@
 import type { Config } from "../../platform/config/config";
-import { sources, type Source } from "../../domain/sources";
+import { sources, type Source } from "../../model/sources";
 
 /**
  * What the demo calls its simulated vendors: names like the products a SOC reads incidents from, so

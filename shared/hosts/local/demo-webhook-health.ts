@@ -2,8 +2,8 @@ import type { Uses } from "../../platform/operation-context";
 import { deliveryLogEntry, type LogInput } from "../../platform/delivery/delivery-worker";
 import type { DeliveryMessage } from "../../platform/delivery/delivery-message";
 import { generateSigningSecret } from "../../platform/delivery/signer";
-import { RETRY_SCHEDULED, type IncidentRef } from "../../domain/webhooks/delivery-log";
-import type { WebhookRecord, WebhookStatus } from "../../domain/webhooks/webhook";
+import { RETRY_SCHEDULED, type IncidentRef } from "../../model/webhooks/delivery-log";
+import type { WebhookRecord, WebhookStatus } from "../../model/webhooks/webhook";
 import { demoId, type DemoData } from "./demo-data";
 
 type SeedContext = Uses<"config" | "now" | "secretBox" | "sources" | "stores">;

@@ -6,8 +6,8 @@ import { completeInvestigation, DEFAULT_AGENT_NAME } from "../../domain/incident
 import { expireApprovals } from "../../domain/gamebooks/approval-expiry";
 import { findWorkspace } from "../../domain/incidents/incident-access";
 import { serviceActor } from "../../platform/operation-context";
-import { classifications, severities } from "../../systems/vendors/port";
-import { sourceSchema } from "../../domain/sources";
+import { classifications, severities } from "../../model/incidents/incident";
+import { sourceSchema } from "../../model/sources";
 import type { SimulatedSystems } from "./local-services";
 import { itsmControlRoutes } from "./itsm-controls";
 import { localControlsIndexRoute } from "./local-controls-index";

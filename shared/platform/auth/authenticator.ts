@@ -1,11 +1,11 @@
 import { outsideDeadline } from "../concurrency/deadline";
 import { ApiError } from "../errors/api-error";
 import type { Logger } from "../logger";
-import { organizationAccountIds } from "../../domain/organizations/organization-scope";
-import { isActiveAccount } from "../../domain/organizations/account";
+import { organizationAccountIds } from "./organization-scope";
+import { isActiveAccount } from "../../model/organizations/account";
 import type { Stores } from "../store/ports";
 import { commit } from "../store/commit";
-import type { CredentialRecord, ServiceAccountRecord } from "../../domain/organizations/service-account";
+import type { CredentialRecord, ServiceAccountRecord } from "../../model/organizations/service-account";
 import type { Versioned } from "../store/ports";
 import { parseBasic } from "./basic";
 import type { Principal } from "./principal";

@@ -1,8 +1,8 @@
 import { ApiError } from "../errors/api-error";
 import type { Stores } from "../store/ports";
-import { organizationAccountIds } from "../../domain/organizations/organization-scope";
-import { isActiveAccount } from "../../domain/organizations/account";
-import type { UserRecord } from "../../domain/organizations/user";
+import { organizationAccountIds } from "./organization-scope";
+import { isActiveAccount } from "../../model/organizations/account";
+import type { UserRecord } from "../../model/organizations/user";
 import type { Person } from "./person";
 import { CSRF_HEADER, SESSION_COOKIE, type PortalSession, type PortalSessions } from "./portal-session";
 

@@ -1,4 +1,4 @@
-import type { OrganizationalRole, WorkspaceRole } from "../../domain/organizations/roles";
+import type { OrganizationalRole, WorkspaceRole } from "../../model/organizations/roles";
 
 /** A person signed in to the portal: a registered, active user of the service, with MFA satisfied. */
 export interface Person {

@@ -1,5 +1,5 @@
 import type { Scope } from "./scopes";
-import type { OrganizationalRole, WorkspaceRole } from "../../domain/organizations/roles";
+import type { OrganizationalRole, WorkspaceRole } from "../../model/organizations/roles";
 
 /** The authenticated caller: a service account acting through one credential. */
 export interface Principal {

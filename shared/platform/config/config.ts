@@ -3,8 +3,8 @@ import { z } from "zod";
 import { checkCloudEnv, cloudConfigOf, cloudEnv, type CloudConfig } from "./cloud-config";
 import { checkPortalSignInEnv, portalSignInEnv, portalSignInOf } from "./portal-sign-in-config";
 import type { OidcSettings } from "../auth/sign-in";
-import { sources, sourceSettingKey, type Source } from "../../domain/sources";
-import { DEFAULT_AUDIT_RETENTION_DAYS } from "../../domain/audit/audit-event";
+import { sources, sourceSettingKey, type Source } from "../../model/sources";
+import { DEFAULT_AUDIT_RETENTION_DAYS } from "../../model/audit/audit-event";
 
 const bool = z
   .enum(["true", "false", "1", "0"])

@@ -1,5 +1,5 @@
 import type { EventEnvelope } from "../events/event-message";
-import type { IncidentRef } from "../../domain/webhooks/delivery-log";
+import type { IncidentRef } from "../../model/webhooks/delivery-log";
 import type { OutgoingMessage } from "../queue/queue";
 
 /** A message on the `deliveries` queue: one attempt to deliver one event to one webhook. */

@@ -5,8 +5,9 @@ import type { MessageHandler, QueueSender } from "../queue/queue";
 import type { DeliveryLogStore, WebhookStore } from "../store/ports";
 import { deliveryLogPartition } from "../store/delivery-log-partition";
 import { commit } from "../store/commit";
-import { RETRY_SCHEDULED, type DeliveryLogRecord, type DeliveryStatus, type ResponseExcerpt } from "../../domain/webhooks/delivery-log";
-import type { WebhookRecord } from "../../domain/webhooks/webhook";
+import { RETRY_SCHEDULED, type DeliveryLogRecord, type DeliveryStatus, type ResponseExcerpt } from "../../model/webhooks/delivery-log";
+import { API_KEY_HEADER, type WebhookRecord } from "../../model/webhooks/webhook";
+import { countFinalFailure, distinctFailedIncidents } from "../../model/webhooks/auto-disable";
 import type { SecretBox } from "./secret-box";
 import { deliveryMessageId, type DeliveryMessage } from "./delivery-message";
 import type { GuardedSender, SendOutcome } from "./guarded-sender";
@@ -15,10 +16,6 @@ import { decideRetry, DEFAULT_MAX_ATTEMPTS, type RetryDecision } from "./retry-p
 import { signatureHeaders, signingKeyOf } from "./signer";
 
 /** Auto-disable (docs/contract.md §6.6.5): this many distinct incidents failing final delivery within the window. */
-export const AUTO_DISABLE_INCIDENTS = 5;
-const AUTO_DISABLE_WINDOW_MS = 24 * 3600_000;
-/** The header an `ApiKey` endpoint credential travels in. */
-export const API_KEY_HEADER = "X-Api-Key";
 /** The `User-Agent` of every delivery. */
 export const DELIVERY_USER_AGENT = "SecOps-Webhooks/2";
 const REDACTED = "[redacted]";
@@ -98,7 +95,7 @@ export function createDeliveryHandler(deps: DeliveryWorkerDeps): MessageHandler<
       const next: DeliveryMessage = { ...message, attempt: message.attempt + 1, firstAttemptAt: firstAttemptAt.toISOString(), heldAt: undefined, heldChecks: undefined };
       await deps.deliveries.schedule([{ messageId: deliveryMessageId(next), body: next }], decision.at);
     } else if (decision.action === "fail" && !message.isTest && message.incident) {
-      await countFinalFailure(deps, webhook.id, incidentKey(message));
+      await recordFinalFailure(deps, webhook.id, incidentKey(message));
     }
   };
 }
@@ -208,27 +205,18 @@ function incidentKey(message: DeliveryMessage): string {
   return `${i.workspaceId}/${i.source}/${i.incidentId}`;
 }
 
-/** Records a final failure; the fifth distinct incident within 24 hours disables the webhook. */
-async function countFinalFailure(deps: DeliveryWorkerDeps, webhookId: string, key: string): Promise<void> {
+/** Records a final failure on the webhook (`countFinalFailure`: the fifth distinct incident within 24 hours disables it). */
+async function recordFinalFailure(deps: DeliveryWorkerDeps, webhookId: string, key: string): Promise<void> {
   const now = deps.now();
-  const since = new Date(now.getTime() - AUTO_DISABLE_WINDOW_MS).toISOString();
   const saved = await commit({
     async read() {
       const current = await deps.webhooks.get(webhookId);
       return current && current.value.status !== "Disabled" ? current : null;
     },
-    change(draft) {
-      draft.finalFailures = [...draft.finalFailures.filter((f) => f.at > since), { incidentKey: key, at: now.toISOString() }];
-      const distinct = new Set(draft.finalFailures.map((f) => f.incidentKey)).size;
-      if (distinct >= AUTO_DISABLE_INCIDENTS) {
-        draft.status = "Disabled";
-        draft.disabledAt = now.toISOString();
-        draft.disableReason = `Final delivery failed for ${distinct} distinct incidents within 24 hours.`;
-      }
-    },
+    change: (draft) => countFinalFailure(draft, key, now),
     write: (draft, etag) => deps.webhooks.replace(draft, etag!),
   });
   if (saved?.value.status === "Disabled") {
-    deps.logger.warn("webhook auto-disabled", { webhookId, incidents: new Set(saved.value.finalFailures.map((f) => f.incidentKey)).size });
+    deps.logger.warn("webhook auto-disabled", { webhookId, incidents: distinctFailedIncidents(saved.value) });
   }
 }

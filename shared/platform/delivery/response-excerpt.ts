@@ -1,4 +1,4 @@
-import type { ResponseExcerpt } from "../../domain/webhooks/delivery-log";
+import type { ResponseExcerpt } from "../../model/webhooks/delivery-log";
 
 /** The most of a receiver's answer a test delivery's log entry keeps: its first 2 KiB. */
 export const RESPONSE_EXCERPT_BYTES = 2048;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { derivedGuid } from "../ids/derived-guid";
-import type { EventType } from "./event-types";
+import type { EventType } from "../../model/events/event-types";
 
 /**
  * A GUID derived from the event type and its subject (docs/contract.md §6.6.4), so that a republish of the

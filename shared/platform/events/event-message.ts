@@ -1,4 +1,4 @@
-import type { IncidentRef } from "../../domain/webhooks/delivery-log";
+import type { IncidentRef } from "../../model/webhooks/delivery-log";
 
 /** The delivery envelope (DESIGN §5): `{id, type, occurredAt, data}`, plus `isTest` on test events. */
 export interface EventEnvelope {

@@ -8,7 +8,7 @@ import type { MessageHandler, QueueSender } from "../queue/queue";
 import type { Stores } from "../store/ports";
 import type { SecretBox } from "../delivery/secret-box";
 import type { EventMessage } from "./event-message";
-import type { GamebookRunsMessage } from "../../domain/gamebooks/gamebook-run";
+import type { GamebookRunsMessage } from "../../model/gamebooks/gamebook-run";
 import { createFanOutHandler } from "./fan-out";
 import { OutboxRelay } from "./outbox-relay";
 

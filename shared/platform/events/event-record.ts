@@ -1,9 +1,9 @@
 import type { EventMessage } from "./event-message";
-import type { IncidentRef } from "../../domain/webhooks/delivery-log";
+import type { IncidentRef } from "../../model/webhooks/delivery-log";
 import type { OutboxEventRecord, OutboxScope } from "./outbox-record";
-import type { EventData } from "./event-catalogue";
+import type { EventData } from "../../model/events/event-catalogue";
 import { deterministicEventId, freshEventId } from "./event-ids";
-import { subjectIdEventTypes, type EventType } from "./event-types";
+import { subjectIdEventTypes, type EventType } from "../../model/events/event-types";
 
 export interface EventRecordInput {
   /** The scope of the write it commits with (the workspace's, for incident events). */

@@ -3,7 +3,7 @@ import type { Logger } from "../logger";
 import type { MessageHandler, QueueSender } from "../queue/queue";
 import { deliveryLogEntry } from "../delivery/delivery-worker";
 import type { AccountStore, DeliveryLogStore, WebhookStore } from "../store/ports";
-import type { WebhookRecord } from "../../domain/webhooks/webhook";
+import type { WebhookRecord } from "../../model/webhooks/webhook";
 import type { EventMessage } from "./event-message";
 
 export interface FanOutDeps {

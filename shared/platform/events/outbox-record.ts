@@ -1,5 +1,5 @@
-import type { AuditEventRecord } from "../../domain/audit/audit-event";
-import type { GamebookRunsMessage } from "../../domain/gamebooks/gamebook-run";
+import type { AuditEventRecord } from "../../model/audit/audit-event";
+import type { GamebookRunsMessage } from "../../model/gamebooks/gamebook-run";
 import type { EventMessage } from "./event-message";
 import type { QueueName } from "../queue/queue-names";
 import type { DeliveryMessage } from "../delivery/delivery-message";

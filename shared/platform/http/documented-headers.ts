@@ -1,4 +1,4 @@
-import { EXAMPLE_META, EXAMPLE_SERVICE_ACCOUNT_ID } from "../../domain/examples/examples";
+import { EXAMPLE_META, EXAMPLE_SERVICE_ACCOUNT_ID } from "./examples";
 import { SESSION_COOKIE } from "../auth/portal-session";
 
 /** A header as the OpenAPI document describes it: what it means, its schema, an example value. */

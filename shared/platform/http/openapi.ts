@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { LIVENESS_PATH } from "./pipeline";
-import { API_KEY_HEADER, DELIVERY_USER_AGENT } from "../delivery/delivery-worker";
-import { eventCatalogue, eventEnvelopeOf, webhookHeaders } from "../events/event-catalogue";
-import { eventTypes } from "../events/event-types";
+import { DELIVERY_USER_AGENT } from "../delivery/delivery-worker";
+import { API_KEY_HEADER } from "../../model/webhooks/webhook";
+import { eventCatalogue, eventEnvelopeOf, webhookHeaders } from "../../model/events/event-catalogue";
+import { eventTypes } from "../../model/events/event-types";
 import { errorCodes, type ErrorCode } from "../errors/api-error";
 import { exampleDetail } from "../errors/error-codes";
 import { paginationSchema } from "./paging";
@@ -10,7 +11,7 @@ import { ERROR_REFERENCE_PATH, problemType } from "./problem";
 import type { Route } from "./route";
 import { SESSION_COOKIE } from "../auth/portal-session";
 import { API_PREFIX } from "./router";
-import { EXAMPLE_META, EXAMPLE_UNAVAILABLE_STREAMS, EXAMPLE_UNAVAILABLE_WORKSPACES } from "../../domain/examples/examples";
+import { EXAMPLE_META, EXAMPLE_UNAVAILABLE_STREAMS, EXAMPLE_UNAVAILABLE_WORKSPACES } from "./examples";
 import { partialMeta } from "./partial-results";
 import { CSRF_PARAMETER, IDEMPOTENCY_KEY_PARAMETER, IF_MATCH_PARAMETER, standardHeaders, type DeclaredHeader, type HeaderDefinition } from "./documented-headers";
 

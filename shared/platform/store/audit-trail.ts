@@ -1,4 +1,4 @@
-import type { AuditEventRecord } from "../../domain/audit/audit-event";
+import type { AuditEventRecord } from "../../model/audit/audit-event";
 import type { AuditSearchCursor, AuditSearchFilter } from "./ports";
 
 /**

@@ -1,7 +1,7 @@
 import { setTimeout } from "node:timers/promises";
 import { isLostRace } from "./conflict";
 import type { OutboxRecord } from "../events/outbox-record";
-import { checkIfMatch } from "../http/etag";
+import { checkIfMatch } from "../concurrency/etag";
 import { commitWithinDeadline, outsideDeadline } from "../concurrency/deadline";
 
 /** What a unit of work read: a document and its version; `etag` null when it does not exist yet (a create). */

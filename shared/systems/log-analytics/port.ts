@@ -1,5 +1,5 @@
 import { ApiError } from "../../platform/errors/api-error";
-import type { Source } from "../../domain/sources";
+import type { Source } from "../../model/sources";
 
 /**
  * The port to a workspace's log analytics: its data connectors and their health (Microsoft Sentinel

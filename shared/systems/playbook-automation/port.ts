@@ -1,5 +1,6 @@
 import { ApiError } from "../../platform/errors/api-error";
-import type { Source } from "../../domain/sources";
+import type { Source } from "../../model/sources";
+import type { ActionParameter, AutomationEntityType } from "../../model/gamebooks/playbook-catalogue-record";
 
 /**
  * The port to the automation backend that carries out playbook steps against an entity (disable a
@@ -31,16 +32,6 @@ export interface PlaybookActions {
   listPlaybooks(workspaceId: string, signal?: AbortSignal): Promise<AutomationPlaybook[]>;
 }
 
-/**
- * A parameter an action takes, as the backend declares it; a catalogue playbook declares the same
- * (a run may pass only these, each of its kind).
- */
-export type ActionParameter =
-  | { name: string; kind: "string"; description: string; required: boolean; maxLength: number; default?: string }
-  | { name: string; kind: "enum"; description: string; required: boolean; values: readonly string[]; default?: string }
-  | { name: string; kind: "boolean"; description: string; required: boolean; default?: boolean }
-  | { name: string; kind: "integer"; description: string; required: boolean; min: number; max: number; default?: number };
-
 /** One action the automation backend offers. */
 export interface AutomationPlaybook {
   /** The automation's own name for the action, the same in every workspace (`reset-password`). */
@@ -52,10 +43,6 @@ export interface AutomationPlaybook {
   isAdminRequired: boolean;
   parameters: ActionParameter[];
 }
-
-/** What an automation step can act on; `User` is the contract's value for a directory account. */
-export const automationEntityTypes = ["User", "Host", "Ip", "Domain", "Url", "Mailbox", "File", "Process"] as const;
-export type AutomationEntityType = (typeof automationEntityTypes)[number];
 
 export interface PlaybookStepRequest {
   workspaceId: string;

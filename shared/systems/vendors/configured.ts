@@ -2,7 +2,7 @@ import type { Config } from "../../platform/config/config";
 import { disabledSource, isDisabledSource, type DeploymentSources, type SourceGateway, type SourceRegistry } from "./port";
 import { createHttpVendorGateway } from "./http/http-vendor";
 import { routeByWorkspace, type WorkspaceRoutingOptions } from "./workspace-routing";
-import { sources, type Source } from "../../domain/sources";
+import { sources, type Source } from "../../model/sources";
 
 /**
  * The gateway of every source: the HTTP bridge where `SOURCE_<X>_URL` is set, otherwise `fallback`.

@@ -1,11 +1,12 @@
 import { commitWithinDeadline } from "../../platform/concurrency/deadline";
 import { ApiError } from "../../platform/errors/api-error";
-import type { WorkspaceRecord } from "../../domain/organizations/workspace";
-import { sourceSettingsOf, type WorkspaceBridge } from "../../domain/organizations/workspace-sources";
-import { sources, type Source } from "../../domain/sources";
+import type { WorkspaceRecord } from "../../model/organizations/workspace";
+import { sourceSettingsOf, type WorkspaceBridge } from "../../model/organizations/workspace-sources";
+import { sources, type Source } from "../../model/sources";
 import { createHttpVendorGateway } from "./http/http-vendor";
 import { SourceLimiter, TenantLimiters, type SourceLimits } from "./limiter";
-import { isDisabledSource, sourceNotEnabledFor, type DeploymentSources, type SourceGateway, type SourceRegistry, type VendorIncident } from "./port";
+import { isDisabledSource, sourceNotEnabledFor, type DeploymentSources, type SourceGateway, type SourceRegistry } from "./port";
+import type { VendorIncident } from "../../model/incidents/incident";
 import { breakerFailureOf, type CircuitBreakers } from "../../platform/upstream/circuit-breaker";
 
 export interface WorkspaceRoutingOptions {

@@ -1,8 +1,9 @@
 import { setImmediate } from "node:timers/promises";
 import { z } from "zod";
 import { notFound } from "../../../shared/platform/errors/api-error";
-import { automationEntityTypes, type PlaybookActions, type PlaybookStepRequest, type PlaybookStepResult } from "../../../shared/systems/playbook-automation/port";
-import { sources } from "../../../shared/domain/sources";
+import type { PlaybookActions, PlaybookStepRequest, PlaybookStepResult } from "../../../shared/systems/playbook-automation/port";
+import { automationEntityTypes } from "../../../shared/model/gamebooks/playbook-catalogue-record";
+import { sources } from "../../../shared/model/sources";
 import type { FakeHttpServer } from "../fake-http-server";
 import { BadBridgeRequest, jsonBody, methodNotAllowed, noRoute, startBridgeServer, type BridgeAnswer, type BridgeRequest } from "./bridge-server";
 

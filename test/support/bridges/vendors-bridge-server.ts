@@ -1,14 +1,7 @@
 import { z } from "zod";
-import type {
-  EntityQuery,
-  IncidentWindowQuery,
-  NewVendorComment,
-  PublicStatus,
-  Severity,
-  SourceGateway,
-  VendorStatusChange,
-} from "../../../shared/systems/vendors/port";
-import { sources, type Source } from "../../../shared/domain/sources";
+import type { EntityQuery, IncidentWindowQuery, NewVendorComment, SourceGateway, VendorStatusChange } from "../../../shared/systems/vendors/port";
+import type { PublicStatus, Severity } from "../../../shared/model/incidents/incident";
+import { sources, type Source } from "../../../shared/model/sources";
 import type { FakeHttpServer } from "../fake-http-server";
 import {
   booleanParam,

@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { personWorkspaceRoute, type RouteGroup } from "../../../platform/http/route";
 import type { Uses } from "../../../platform/operation-context";
-import { classifications } from "../../../systems/vendors/port";
-import { webhookStatuses } from "../../../domain/webhooks/webhook";
+import { classifications } from "../../../model/incidents/incident";
+import { webhookStatuses } from "../../../model/webhooks/webhook";
 import { DEFAULT_AGENT_NAME, setAgentConfiguration } from "../../../domain/incidents/agent-investigations";
-import type { AgentConfigurationRecord } from "../../../domain/incidents/agent-configuration";
-import { EXAMPLE_WEBHOOK_ID, EXAMPLE_WORKSPACE_ID } from "../../../domain/examples/examples";
+import type { AgentConfigurationRecord } from "../../../model/incidents/agent-configuration";
+import { EXAMPLE_WEBHOOK_ID, EXAMPLE_WORKSPACE_ID } from "../../../platform/http/examples";
 
 const tag = "Portal: agents";
 const EVENT_TYPE = "agent.investigation.completed.v1";

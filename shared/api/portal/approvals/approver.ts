@@ -1,9 +1,9 @@
 import { ApiError } from "../../../platform/errors/api-error";
 import type { Person } from "../../../platform/auth/person";
 import type { Uses } from "../../../platform/operation-context";
-import type { AccountRecord } from "../../../domain/organizations/account";
-import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
-import { sideOf } from "../../../domain/gamebooks/approval-sides";
+import type { AccountRecord } from "../../../model/organizations/account";
+import type { WorkspaceRecord } from "../../../model/organizations/workspace";
+import { sideOf } from "../../../model/gamebooks/approval-sides";
 import type { RunDecider } from "../../../domain/gamebooks/run-approval-rules";
 
 /*

@@ -10,7 +10,7 @@ import {
   revokePreAuthorization,
   type PreAuthorizationRecord,
 } from "../../../domain/gamebooks/pre-authorizations";
-import type { PlaybookCatalogueRecord } from "../../../domain/gamebooks/playbook-catalogue-record";
+import type { PlaybookCatalogueRecord } from "../../../model/gamebooks/playbook-catalogue-record";
 
 const tag = "Portal: approvals";
 const EXAMPLE_PLAYBOOK_ID = EXAMPLE_PRE_AUTHORIZED_PLAYBOOK_ID;

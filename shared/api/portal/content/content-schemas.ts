@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { EXAMPLE_WORKSPACE_ID } from "../../../domain/examples/examples";
+import { EXAMPLE_WORKSPACE_ID } from "../../../platform/http/examples";
 import { EXAMPLE_INCIDENT_TITLE } from "../../../domain/examples/gamebook-examples";
-import { playbookActionKinds, playbookEntityTypes } from "../../../domain/gamebooks/playbook-catalogue-record";
-import { playbookParametersSchema } from "../../../domain/gamebooks/playbook-parameter-schema";
+import { playbookActionKinds, playbookEntityTypes } from "../../../model/gamebooks/playbook-catalogue-record";
+import { playbookParametersSchema } from "../../../model/gamebooks/playbook-parameter-schema";
 
 // Examples are the local host's demo catalogue of `fabrikam-sentinel-prod` for the default DEMO_SEED
 // (shared/domain/examples/gamebook-examples.ts names the same playbooks).

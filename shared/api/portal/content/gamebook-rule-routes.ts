@@ -1,6 +1,6 @@
 import { ApiError, type FieldErrors } from "../../../platform/errors/api-error";
 import { personWorkspaceRoute, type RouteGroup } from "../../../platform/http/route";
-import { isEnabled, type PlaybookCatalogueRecord } from "../../../domain/gamebooks/playbook-catalogue-record";
+import { isEnabled, type PlaybookCatalogueRecord } from "../../../model/gamebooks/playbook-catalogue-record";
 import { definitionsOf, ruleChanges, ruleProblems, rulesOf } from "../../../domain/gamebooks/gamebook-rule-list";
 import { ruleMatches } from "../../../domain/gamebooks/playbook-rules";
 import { patternSpecificity, titleMatch } from "../../../domain/gamebooks/title-pattern";

@@ -3,7 +3,7 @@ import { ApiError, notFound, type FieldErrors } from "../../../platform/errors/a
 import { derivedGuid } from "../../../platform/ids/derived-guid";
 import { personWorkspaceRoute, type RouteGroup } from "../../../platform/http/route";
 import { catalogueProblems, playbookProblems } from "../../../domain/gamebooks/playbook-catalogue";
-import { isEnabled, type CataloguePlaybook, type PlaybookCatalogueRecord } from "../../../domain/gamebooks/playbook-catalogue-record";
+import { isEnabled, type CataloguePlaybook, type PlaybookCatalogueRecord } from "../../../model/gamebooks/playbook-catalogue-record";
 import type { AutomationPlaybook } from "../../../systems/playbook-automation/port";
 import { changeCatalogue, etagHeader, readCatalogue } from "./catalogue-changes";
 import { catalogueView, existingPlaybookParams, importView, playbookBody, playbookParams, playbookView, workspaceParams, type PlaybookBody } from "./content-schemas";

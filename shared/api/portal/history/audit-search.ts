@@ -5,7 +5,7 @@ import { issuePageToken, readPageToken, type PagingContext } from "../../../plat
 import type { Pagination } from "../../../platform/http/route";
 import type { Uses } from "../../../platform/operation-context";
 import { accountAuditTrail, workspaceAuditTrail } from "../../../platform/store/audit-trail";
-import type { AuditEventRecord } from "../../../domain/audit/audit-event";
+import type { AuditEventRecord } from "../../../model/audit/audit-event";
 
 /** What a person asks of their organization's audit trail: each filter optional, times as ISO 8601 UTC. */
 export interface AuditSearchQuery {

@@ -2,9 +2,9 @@ import { z } from "zod";
 import { issuePageToken, readPageToken, type PagingContext } from "../../../platform/http/paging";
 import type { Pagination } from "../../../platform/http/route";
 import type { Uses } from "../../../platform/operation-context";
-import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
-import type { GamebookRunRecord, GamebookRunStatus, PlaybookStatus } from "../../../domain/gamebooks/gamebook-run";
-import type { PlaybookCatalogueRecord } from "../../../domain/gamebooks/playbook-catalogue-record";
+import type { WorkspaceRecord } from "../../../model/organizations/workspace";
+import type { GamebookRunRecord, GamebookRunStatus, PlaybookStatus } from "../../../model/gamebooks/gamebook-run";
+import type { PlaybookCatalogueRecord } from "../../../model/gamebooks/playbook-catalogue-record";
 import { approvalRequestView, type ApprovalRequestView } from "../approval-request-view";
 import { cataloguesOfRuns } from "../../../domain/gamebooks/gamebook-settings";
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { pageQueryFields } from "../../../platform/http/paging";
 import { acrossHistoryQuery } from "../../../domain/gamebooks/run-history";
-import { gamebookRunStatuses, playbookStatuses } from "../../../domain/gamebooks/gamebook-run";
+import { gamebookRunStatuses, playbookStatuses } from "../../../model/gamebooks/gamebook-run";
 import {
   EXAMPLE_ANALYST,
   EXAMPLE_CUSTOMER_ACCOUNT_ID,
@@ -9,7 +9,7 @@ import {
   EXAMPLE_USER,
   EXAMPLE_WORKSPACE_ID,
   EXAMPLE_WORKSPACE_NAME,
-} from "../../../domain/examples/examples";
+} from "../../../platform/http/examples";
 import { approvalRequestExample, approvalRequestSchema } from "../approval-request-schemas";
 
 /** Workspace ids, the parameter repeated (`workspaceIds=a&workspaceIds=b`). */

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { errorCodes } from "../../../platform/errors/api-error";
-import { classifications } from "../../../systems/vendors/port";
-import { sourceSchema, sources } from "../../../domain/sources";
+import { classifications } from "../../../model/incidents/incident";
+import { sourceSchema, sources } from "../../../model/sources";
 import { assigneeFields, assigneeHasEmail, closingCommentSchema } from "../../../domain/incidents/incident-changes";
-import { EXAMPLE_ANALYST, EXAMPLE_INCIDENT, EXAMPLE_INTEGRATION_COMMENT, EXAMPLE_WORKSPACE_ID } from "../../../domain/examples/examples";
+import { EXAMPLE_ANALYST, EXAMPLE_INCIDENT, EXAMPLE_INTEGRATION_COMMENT, EXAMPLE_WORKSPACE_ID } from "../../../platform/http/examples";
 
 /**
  * Incidents one bulk action may name. A listing page holds about 200, so "select all shown" of a

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { EXAMPLE_INCIDENT, EXAMPLE_WORKSPACE_ID } from "../../../domain/examples/examples";
-import { sourceSchema, sources } from "../../../domain/sources";
+import { EXAMPLE_INCIDENT, EXAMPLE_WORKSPACE_ID } from "../../../platform/http/examples";
+import { sourceSchema, sources } from "../../../model/sources";
 
 /** One incident's path in the portal: `/portal/workspaces/{workspaceId}/incidents/{source}/{incidentId}`. */
 export const incidentParams = z.strictObject({

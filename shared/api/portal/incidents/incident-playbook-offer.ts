@@ -1,6 +1,6 @@
-import type { VendorIncident } from "../../../systems/vendors/port";
+import type { VendorIncident } from "../../../model/incidents/incident";
 import { actsOn, affectedEntityName } from "../../../domain/gamebooks/playbook-catalogue";
-import { isEnabled, type CataloguePlaybook, type PlaybookCatalogueRecord, type PlaybookEntityType, type PlaybookParameter } from "../../../domain/gamebooks/playbook-catalogue-record";
+import { isEnabled, type CataloguePlaybook, type PlaybookCatalogueRecord, type PlaybookEntityType, type PlaybookParameter } from "../../../model/gamebooks/playbook-catalogue-record";
 import { ruleMatches } from "../../../domain/gamebooks/playbook-rules";
 import { runnableGamebookCatalog, type RecommendedPlaybook, type UnavailableRecommendation } from "../../../domain/gamebooks/recommended-playbooks";
 

@@ -3,9 +3,9 @@ import { notFound } from "../../../platform/errors/api-error";
 import { personWorkspaceRoute, type PersonWorkspaceInput, type RouteGroup } from "../../../platform/http/route";
 import type { Uses } from "../../../platform/operation-context";
 import type { Person } from "../../../platform/auth/person";
-import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
-import type { GamebookRunRecord, RunRequester } from "../../../domain/gamebooks/gamebook-run";
-import type { Source } from "../../../domain/sources";
+import type { WorkspaceRecord } from "../../../model/organizations/workspace";
+import type { GamebookRunRecord, RunRequester } from "../../../model/gamebooks/gamebook-run";
+import type { Source } from "../../../model/sources";
 import { catalogueOf } from "../../../domain/gamebooks/gamebook-settings";
 import { approvalReasonViews } from "../approval-request-view";
 import { cancelGamebookRun } from "../../../domain/gamebooks/run-cancellation";
@@ -18,7 +18,7 @@ import {
   EXAMPLE_RUN_TO_RETRY_ID,
   EXAMPLE_RUN_TO_UNDO_ID,
 } from "../../../domain/examples/gamebook-examples";
-import { EXAMPLE_GAMEBOOK_RUN_ID, EXAMPLE_WORKSPACE_ID } from "../../../domain/examples/examples";
+import { EXAMPLE_GAMEBOOK_RUN_ID, EXAMPLE_WORKSPACE_ID } from "../../../platform/http/examples";
 import { incidentParams } from "./incident-params";
 import { incidentPlaybookOffer } from "./incident-playbook-offer";
 import { incidentRuns, incidentRunViews, mayActOn, type IncidentRunView } from "./incident-run-view";

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { gamebookRunStatuses, playbookStatuses } from "../../../domain/gamebooks/gamebook-run";
-import { playbookEntityTypes } from "../../../domain/gamebooks/playbook-catalogue-record";
-import { playbookParametersSchema } from "../../../domain/gamebooks/playbook-parameter-schema";
+import { gamebookRunStatuses, playbookStatuses } from "../../../model/gamebooks/gamebook-run";
+import { playbookEntityTypes } from "../../../model/gamebooks/playbook-catalogue-record";
+import { playbookParametersSchema } from "../../../model/gamebooks/playbook-parameter-schema";
 import { checkSequences, isQueuedSchema, runPlaybooksSchema } from "../../../domain/gamebooks/run-request";
-import { EXAMPLE_GAMEBOOK_RUN_ID, EXAMPLE_INCIDENT } from "../../../domain/examples/examples";
-import { approvalSides } from "../../../domain/gamebooks/approval-sides";
+import { EXAMPLE_GAMEBOOK_RUN_ID, EXAMPLE_INCIDENT } from "../../../platform/http/examples";
+import { approvalSides } from "../../../model/gamebooks/approval-sides";
 import { approvalReasonSchema, approvalStandingFields, runPreAuthorizationSchema, requesterSchema, runPlaybookSchema } from "../approval-request-schemas";
 
 /*

@@ -1,11 +1,11 @@
 import type { Person } from "../../../platform/auth/person";
 import type { Uses } from "../../../platform/operation-context";
-import { satisfiesWorkspaceRole } from "../../../domain/organizations/roles";
-import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
-import type { Source } from "../../../domain/sources";
+import { satisfiesWorkspaceRole } from "../../../model/organizations/roles";
+import type { WorkspaceRecord } from "../../../model/organizations/workspace";
+import type { Source } from "../../../model/sources";
 import { catalogueOf } from "../../../domain/gamebooks/gamebook-settings";
-import type { GamebookRunRecord, GamebookRunStatus, RunCancellation, RunLink, RunRequester } from "../../../domain/gamebooks/gamebook-run";
-import type { PlaybookCatalogueRecord } from "../../../domain/gamebooks/playbook-catalogue-record";
+import type { GamebookRunRecord, GamebookRunStatus, RunCancellation, RunLink, RunRequester } from "../../../model/gamebooks/gamebook-run";
+import type { PlaybookCatalogueRecord } from "../../../model/gamebooks/playbook-catalogue-record";
 import type { PlaybookStatus } from "../../../domain/gamebooks/run-state";
 import { approvalStandingOf, runPlaybookViews, type ApprovalPlaybookView, type ApprovalStanding } from "../approval-request-view";
 import { requesterOf } from "../../../domain/gamebooks/run-approval-rules";

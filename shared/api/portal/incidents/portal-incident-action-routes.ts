@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { personWorkspaceRoute, type Route, type RouteGroup } from "../../../platform/http/route";
 import type { IncidentTarget } from "../../../domain/incidents/incident-access";
-import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
+import type { WorkspaceRecord } from "../../../model/organizations/workspace";
 import { changeAssignee, changeStatus } from "../../../domain/incidents/incident-writes";
 import { commentMessage, updateAssigneeBody, updateStatusBody } from "../../../domain/incidents/incident-changes";
 import { addServiceComment } from "../../../domain/incidents/service-comments";
@@ -11,8 +11,8 @@ import { linkTicket, unlinkTicket } from "../../../domain/tickets/ticket-links";
 import { ticketLinkView, toTicketLinkView } from "../../../domain/tickets/ticket-link-view";
 import { ONE_TICKET, ticketNameBody } from "../../../domain/tickets/ticket-names";
 import { analystCommentExample } from "../../../domain/examples/incident-examples";
-import { EXAMPLE_INCIDENT, EXAMPLE_WEBHOOK_ID } from "../../../domain/examples/examples";
-import { commentPathSources, sourceSchema, type Source } from "../../../domain/sources";
+import { EXAMPLE_INCIDENT, EXAMPLE_WEBHOOK_ID } from "../../../platform/http/examples";
+import { commentPathSources, sourceSchema, type Source } from "../../../model/sources";
 import { incidentParams } from "./incident-params";
 import { assigneeList, assignableUsers } from "./portal-incident-assignees";
 

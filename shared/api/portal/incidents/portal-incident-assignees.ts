@@ -1,10 +1,10 @@
 import { z } from "zod";
 import type { Person } from "../../../platform/auth/person";
 import type { Uses } from "../../../platform/operation-context";
-import { workspaceRoles } from "../../../domain/organizations/roles";
-import type { UserRecord } from "../../../domain/organizations/user";
-import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
-import { EXAMPLE_ANALYST, EXAMPLE_PROVIDER_ACCOUNT_ID } from "../../../domain/examples/examples";
+import { workspaceRoles } from "../../../model/organizations/roles";
+import type { UserRecord } from "../../../model/organizations/user";
+import type { WorkspaceRecord } from "../../../model/organizations/workspace";
+import { EXAMPLE_ANALYST, EXAMPLE_PROVIDER_ACCOUNT_ID } from "../../../platform/http/examples";
 
 /** Jonas Becker, the provider's workspace administrator, Owner of every demo workspace. */
 const EXAMPLE_OWNER = { id: "d58bcce7-2e4a-8a4a-95e4-42bca0a0bc6b", displayName: "Jonas Becker", email: "jonas.becker@contoso-mssp.example" };

@@ -10,7 +10,7 @@ import { incidentQueuePage, QUEUE_PAGE_SIZE, queueOrders } from "../../../domain
 import { incidentComments, incidentsByEntity, readIncident } from "../../../domain/incidents/incident-reads";
 import { commentView, incidentEtag, incidentSummaryView, incidentView } from "../../../domain/incidents/incident-view";
 import { personWorkspaces } from "../../../domain/organizations/mapped-workspaces";
-import { EXAMPLE_CUSTOMER_ACCOUNT_ID } from "../../../domain/examples/examples";
+import { EXAMPLE_CUSTOMER_ACCOUNT_ID } from "../../../platform/http/examples";
 import { applyBulkAction } from "./incident-bulk";
 import { BULK_MAX_INCIDENTS, bulkActionBody, bulkActionResult } from "./incident-bulk-schemas";
 import { incidentParams } from "./incident-params";

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { personRoute, type RouteGroup } from "../../../platform/http/route";
 import { ApiError } from "../../../platform/errors/api-error";
-import { sources } from "../../../domain/sources";
-import { severities } from "../../../systems/vendors/port";
+import { sources } from "../../../model/sources";
+import { severities } from "../../../model/incidents/incident";
 import { personWorkspaces } from "../../../domain/organizations/mapped-workspaces";
 import { indicatorKinds, MAX_INDICATORS_PER_INCIDENT } from "../../../domain/incidents/indicators";
 import {
@@ -20,7 +20,7 @@ import {
   EXAMPLE_SECOND_CUSTOMER_WORKSPACE_ID,
   EXAMPLE_WORKSPACE_ID,
   EXAMPLE_WORKSPACE_NAME,
-} from "../../../domain/examples/examples";
+} from "../../../platform/http/examples";
 
 const tag = "Portal: incidents";
 const windows = Object.keys(sharedIndicatorWindows) as [SharedIndicatorWindow, ...SharedIndicatorWindow[]];

@@ -7,7 +7,7 @@ import { personRoute, type PersonInput, type RouteGroup } from "../../../platfor
 import { commit } from "../../../platform/store/commit";
 import { outboxScope } from "../../../platform/store/outbox-scope";
 import type { Uses } from "../../../platform/operation-context";
-import { isActiveAccount, type AccountRecord } from "../../../domain/organizations/account";
+import { isActiveAccount, type AccountRecord } from "../../../model/organizations/account";
 import { setPartnerApproval } from "../../../domain/gamebooks/approval-settings";
 import { organizationAccount, byPerson } from "../portal-access";
 import {

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { approvalModes } from "../../../domain/gamebooks/approval-mode";
-import { isActiveAccount, type AccountRecord } from "../../../domain/organizations/account";
-import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
+import { approvalModes } from "../../../model/gamebooks/approval-mode";
+import { isActiveAccount, type AccountRecord } from "../../../model/organizations/account";
+import type { WorkspaceRecord } from "../../../model/organizations/workspace";
 import {
   EXAMPLE_CUSTOMER_ACCOUNT_ID,
   EXAMPLE_CUSTOMER_TENANT_ID,
@@ -9,7 +9,7 @@ import {
   EXAMPLE_PROVIDER_ACCOUNT_NAME,
   EXAMPLE_OFFBOARDED_WORKSPACE_ID,
   EXAMPLE_USER,
-} from "../../../domain/examples/examples";
+} from "../../../platform/http/examples";
 
 const customerExample = {
   id: EXAMPLE_CUSTOMER_ACCOUNT_ID,

@@ -8,8 +8,8 @@ import { outboxScope } from "../../../platform/store/outbox-scope";
 import type { Person } from "../../../platform/auth/person";
 import type { Uses } from "../../../platform/operation-context";
 import type { Versioned } from "../../../platform/store/ports";
-import { organizationAccountIds } from "../../../domain/organizations/organization-scope";
-import type { UserRecord } from "../../../domain/organizations/user";
+import { organizationAccountIds } from "../../../platform/auth/organization-scope";
+import type { UserRecord } from "../../../model/organizations/user";
 import { fieldProblem } from "../portal-access";
 import {
   listPeopleQuery,

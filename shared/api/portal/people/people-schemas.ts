@@ -1,14 +1,14 @@
 import { z } from "zod";
 import { pageQueryFields } from "../../../platform/http/paging";
-import { organizationalRoles, workspaceRoles } from "../../../domain/organizations/roles";
-import type { UserRecord } from "../../../domain/organizations/user";
+import { organizationalRoles, workspaceRoles } from "../../../model/organizations/roles";
+import type { UserRecord } from "../../../model/organizations/user";
 import {
   EXAMPLE_ANALYST,
   EXAMPLE_LEAVING_USER,
   EXAMPLE_PROVIDER_ACCOUNT_ID,
   EXAMPLE_PROVIDER_TENANT_ID,
   EXAMPLE_WORKSPACE_ID,
-} from "../../../domain/examples/examples";
+} from "../../../platform/http/examples";
 
 const workspaceRoleEntry = z.object({ workspaceId: z.guid(), role: z.enum(workspaceRoles) });
 

@@ -4,7 +4,7 @@ import { notFound } from "../../../platform/errors/api-error";
 import { personRoute, type PersonInput, type RouteGroup } from "../../../platform/http/route";
 import type { Person } from "../../../platform/auth/person";
 import type { Grantor } from "../../../domain/organizations/grants";
-import type { ServiceAccountRecord } from "../../../domain/organizations/service-account";
+import type { ServiceAccountRecord } from "../../../model/organizations/service-account";
 import {
   addCredential,
   createServiceAccount,
@@ -13,7 +13,7 @@ import {
   revokeCredential,
   updateServiceAccount,
 } from "../../../domain/organizations/service-account-writes";
-import { EXAMPLE_CREDENTIAL_ID, EXAMPLE_SCANNER_CREDENTIAL_ID, EXAMPLE_SCANNER_SERVICE_ACCOUNT_ID, EXAMPLE_SERVICE_ACCOUNT_ID } from "../../../domain/examples/examples";
+import { EXAMPLE_CREDENTIAL_ID, EXAMPLE_SCANNER_CREDENTIAL_ID, EXAMPLE_SCANNER_SERVICE_ACCOUNT_ID, EXAMPLE_SERVICE_ACCOUNT_ID } from "../../../platform/http/examples";
 import {
   createCredentialBody,
   createdCredentialView,

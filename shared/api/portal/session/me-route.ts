@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { personRoute } from "../../../platform/http/route";
-import { organizationalRoles } from "../../../domain/organizations/roles";
-import { sourceDisplayNames, sources, type Source } from "../../../domain/sources";
-import { workspaceRoles } from "../../../domain/organizations/roles";
-import { EXAMPLE_USER, EXAMPLE_PROVIDER_ACCOUNT_ID, EXAMPLE_PROVIDER_TENANT_ID, EXAMPLE_WORKSPACE_ID } from "../../../domain/examples/examples";
+import { organizationalRoles } from "../../../model/organizations/roles";
+import { sourceDisplayNames, sources, type Source } from "../../../model/sources";
+import { workspaceRoles } from "../../../model/organizations/roles";
+import { EXAMPLE_USER, EXAMPLE_PROVIDER_ACCOUNT_ID, EXAMPLE_PROVIDER_TENANT_ID, EXAMPLE_WORKSPACE_ID } from "../../../platform/http/examples";
 
 export const meView = z
   .object({

@@ -7,8 +7,8 @@ import { commit } from "../../../platform/store/commit";
 import { outboxScope } from "../../../platform/store/outbox-scope";
 import { documentsNotEnabled } from "../../../systems/documents/port";
 import { sopContentOf } from "../../../domain/sops/sop-content";
-import type { SopRecord } from "../../../domain/sops/sop";
-import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
+import type { SopRecord } from "../../../model/sops/sop";
+import type { WorkspaceRecord } from "../../../model/organizations/workspace";
 import { downloadMediaTypes, sopListView, sopParams, sopView, uploadBody, workspaceParams } from "./sop-schemas";
 
 const tag = "Portal: SOPs";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { UploadedFile } from "../../../platform/http/multipart-body";
-import { EXAMPLE_USER, EXAMPLE_WORKSPACE_ID } from "../../../domain/examples/examples";
+import { EXAMPLE_USER, EXAMPLE_WORKSPACE_ID } from "../../../platform/http/examples";
 import { ACCEPTED_SOP_TYPES, SOP_MEDIA_TYPES } from "../../../domain/sops/sop-content";
 
 /** The demo SOP of `fabrikam-sentinel-prod` (the local host seeds it): what the read and delete examples name. */

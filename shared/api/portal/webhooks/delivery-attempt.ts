@@ -2,13 +2,13 @@ import { z } from "zod";
 import type { Uses } from "../../../platform/operation-context";
 import type { LoadedIncident } from "../../../domain/incidents/incident-access";
 import { toIncidentSummary } from "../../../domain/incidents/incident-view";
-import { EXAMPLE_CUSTOMER_ACCOUNT_ID, EXAMPLE_INCIDENT, EXAMPLE_INCIDENT_BLOCK, EXAMPLE_WORKSPACE_ID } from "../../../domain/examples/examples";
+import { EXAMPLE_CUSTOMER_ACCOUNT_ID, EXAMPLE_INCIDENT, EXAMPLE_INCIDENT_BLOCK, EXAMPLE_WORKSPACE_ID } from "../../../platform/http/examples";
 import { deliveryLogEntryExample, deliveryLogExample } from "../../../domain/examples/webhook-examples";
-import { deliveryStatuses, statusClasses, statusClassOf, type DeliveryLogRecord } from "../../../domain/webhooks/delivery-log";
+import { deliveryStatuses, statusClasses, statusClassOf, type DeliveryLogRecord } from "../../../model/webhooks/delivery-log";
 import { incidentNow, REBUILDABLE_EVENT_TYPE, rebuiltCreatedEvent } from "../../../domain/webhooks/event-rebuild";
 import { testEnvelope } from "../../../domain/webhooks/test-event";
-import type { WebhookRecord } from "../../../domain/webhooks/webhook";
-import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
+import type { WebhookRecord } from "../../../model/webhooks/webhook";
+import type { WorkspaceRecord } from "../../../model/organizations/workspace";
 
 /*
  * One delivery attempt opened to debug an endpoint, as Svix's and Stripe's attempt views show it: the

@@ -1,6 +1,6 @@
 import type { PersonInput } from "../../../platform/http/route";
 import type { Versioned } from "../../../platform/store/ports";
-import type { WebhookRecord } from "../../../domain/webhooks/webhook";
+import type { WebhookRecord } from "../../../model/webhooks/webhook";
 import { organizationWebhook } from "../../../domain/webhooks/webhook-changes";
 
 /** Who configures webhooks, changes their state or sends to them: the organization's integrations are the WorkspaceAdmin's (and Admin's). */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { personRoute, type RouteGroup } from "../../../platform/http/route";
-import { EXAMPLE_RETIRED_WEBHOOK_ID } from "../../../domain/examples/examples";
+import { EXAMPLE_RETIRED_WEBHOOK_ID } from "../../../platform/http/examples";
 import { EXAMPLE_TICKET_RELAY_WEBHOOK_ID, portalCreatedWebhookExample, signingSecretRotatedExample, webhookExample } from "../../../domain/examples/webhook-examples";
 import { deliveryAttempt, deliveryAttemptView } from "./delivery-attempt";
 import { findDeliveryLogEntry } from "../../../domain/webhooks/delivery-log-access";
@@ -9,7 +9,7 @@ import { stateActionsOf } from "../../../domain/webhooks/webhook-changes";
 import { createWebhookBody, endpointCredentialsBody, updateWebhookBody } from "../../../domain/webhooks/webhook-schemas";
 import { toWebhookView, webhookView } from "../../../domain/webhooks/webhook-view";
 import { changeWebhookCredentials, createWebhook, deleteWebhook, previousKeyRetiresAt, updateWebhook } from "../../../domain/webhooks/webhook-writes";
-import type { WebhookRecord } from "../../../domain/webhooks/webhook";
+import type { WebhookRecord } from "../../../model/webhooks/webhook";
 import { personSeesWorkspace } from "../../../domain/organizations/mapped-workspaces";
 import { OPERATORS, webhookOf } from "./portal-webhook-access";
 import { acceptedView, entryParams, entryQuery, webhookParams, webhookStateView } from "./webhook-health-schemas";

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { pageQueryFields } from "../../../platform/http/paging";
-import { deliveryStatuses, statusClasses } from "../../../domain/webhooks/delivery-log";
+import { deliveryStatuses, statusClasses } from "../../../model/webhooks/delivery-log";
 import { healthWindows } from "../../../domain/webhooks/delivery-health";
 import { webhookStateActions, type WebhookStateAction } from "../../../domain/webhooks/webhook-changes";
 import { deliveryLogView, webhookView } from "../../../domain/webhooks/webhook-view";
-import { EXAMPLE_FAILED_DELIVERY_CREATED_AT, EXAMPLE_FAILED_DELIVERY_LOG_ID, EXAMPLE_WEBHOOK_ID } from "../../../domain/examples/examples";
+import { EXAMPLE_FAILED_DELIVERY_CREATED_AT, EXAMPLE_FAILED_DELIVERY_LOG_ID, EXAMPLE_WEBHOOK_ID } from "../../../platform/http/examples";
 import {
   deliveryLogExample,
   EXAMPLE_CHANGE_BOARD_WEBHOOK_ID,

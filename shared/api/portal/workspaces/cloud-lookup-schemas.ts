@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { securityInstanceView, validationReasons } from "../../../domain/cloud/cloud-schemas";
-import { EXAMPLE_WORKSPACE_ID, EXAMPLE_WORKSPACE_NAME } from "../../../domain/examples/examples";
+import { EXAMPLE_WORKSPACE_ID, EXAMPLE_WORKSPACE_NAME } from "../../../platform/http/examples";
 
 /** Why a security instance cannot be onboarded: the cloud's own reasons, and one of the service's. */
 export const onboardingReasons = [...validationReasons, "AlreadyOnboarded"] as const;

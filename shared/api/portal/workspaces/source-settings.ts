@@ -1,8 +1,8 @@
 import { fieldProblem } from "../portal-access";
 import type { SourceRegistry } from "../../../systems/vendors/port";
-import { allSourceSettings, type WorkspaceSourceSettings, type WorkspaceSources } from "../../../domain/organizations/workspace-sources";
-import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
-import { sources, type Source } from "../../../domain/sources";
+import { allSourceSettings, type WorkspaceSourceSettings, type WorkspaceSources } from "../../../model/organizations/workspace-sources";
+import type { WorkspaceRecord } from "../../../model/organizations/workspace";
+import { sources, type Source } from "../../../model/sources";
 import type { SourcesInput, WorkspaceView } from "./workspace-schemas";
 
 /**

@@ -1,6 +1,6 @@
 import { isApiError, notFound } from "../../../platform/errors/api-error";
 import { auditRecord } from "../../../platform/events/audit-record";
-import { checkIfMatch } from "../../../platform/http/etag";
+import { checkIfMatch } from "../../../platform/concurrency/etag";
 import type { PersonWorkspaceInput } from "../../../platform/http/route";
 import { commit } from "../../../platform/store/commit";
 import { outboxScope } from "../../../platform/store/outbox-scope";
@@ -8,7 +8,7 @@ import type { GamebookRunCursor } from "../../../platform/store/ports";
 import { decideRun } from "../../../domain/gamebooks/run-approval";
 import { withSummary } from "../../../domain/gamebooks/run-record";
 import { cancelRun } from "../../../domain/gamebooks/run-state";
-import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
+import type { WorkspaceRecord } from "../../../model/organizations/workspace";
 import { byPerson } from "../portal-access";
 import { workspaceAudit } from "../../../domain/organizations/workspace-audit";
 

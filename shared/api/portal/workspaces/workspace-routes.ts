@@ -4,11 +4,11 @@ import { personRoute, personWorkspaceRoute, type RouteGroup } from "../../../pla
 import { commit } from "../../../platform/store/commit";
 import type { Person } from "../../../platform/auth/person";
 import type { Uses } from "../../../platform/operation-context";
-import { isActiveAccount } from "../../../domain/organizations/account";
+import { isActiveAccount } from "../../../model/organizations/account";
 import { integrationStates, missingSystemOf, switchIntegrations } from "../../../domain/organizations/integration-switches";
-import { integrationNames, type IntegrationName } from "../../../domain/organizations/workspace-integrations";
+import { integrationNames, type IntegrationName } from "../../../model/organizations/workspace-integrations";
 import { workspaceAudit } from "../../../domain/organizations/workspace-audit";
-import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
+import type { WorkspaceRecord } from "../../../model/organizations/workspace";
 import { actsOnEveryWorkspace, fieldProblem } from "../portal-access";
 import { changedSources, sourcesSummary, sourcesView } from "./source-settings";
 import { offboardWorkspace } from "./workspace-offboarding";

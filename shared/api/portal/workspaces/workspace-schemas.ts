@@ -1,8 +1,8 @@
-import { approvalModes } from "../../../domain/gamebooks/approval-mode";
+import { approvalModes } from "../../../model/gamebooks/approval-mode";
 import { z } from "zod";
-import { sources, type Source } from "../../../domain/sources";
-import { workspaceRoles } from "../../../domain/organizations/roles";
-import { integrationNames } from "../../../domain/organizations/workspace-integrations";
+import { sources, type Source } from "../../../model/sources";
+import { workspaceRoles } from "../../../model/organizations/roles";
+import { integrationNames } from "../../../model/organizations/workspace-integrations";
 import { workspaceParams as securityInstanceRef } from "../../../domain/cloud/cloud-schemas";
 import {
   EXAMPLE_CUSTOMER_ACCOUNT_ID,
@@ -10,7 +10,7 @@ import {
   EXAMPLE_RETIRED_WORKSPACE_ID,
   EXAMPLE_WORKSPACE_ID,
   EXAMPLE_WORKSPACE_NAME,
-} from "../../../domain/examples/examples";
+} from "../../../platform/http/examples";
 
 /** One object with a member per source, each of `schema`: the record zod would make must name every key. */
 function perSource<S extends z.ZodType>(schema: S) {

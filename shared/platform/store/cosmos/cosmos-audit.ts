@@ -2,7 +2,7 @@ import type { Container } from "@azure/cosmos";
 import { actorTextKeeps, auditPartitionOf, auditTrailOf, workspaceAuditTrail } from "../audit-trail";
 import { isLostRace } from "../conflict";
 import type { AuditSearchCursor, AuditStore } from "../ports";
-import { DEFAULT_AUDIT_RETENTION_DAYS, type AuditEventRecord } from "../../../domain/audit/audit-event";
+import { DEFAULT_AUDIT_RETENTION_DAYS, type AuditEventRecord } from "../../../model/audit/audit-event";
 import { mapLimited } from "../../concurrency/map-limited";
 import { Collection, type Parameters } from "./collection";
 import { AuditSequencer } from "./audit-sequencer";

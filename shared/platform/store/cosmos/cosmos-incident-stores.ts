@@ -1,8 +1,8 @@
 import type { GamebookRunFilter, GamebookRunRange, GamebookRunStore, IncidentStateStore, PlaybookCatalogueStore } from "../ports";
-import { PLAYBOOK_CATALOGUE_ID } from "../../../domain/gamebooks/playbook-catalogue-record";
-import type { GamebookRunRecord } from "../../../domain/gamebooks/gamebook-run";
-import type { IncidentIndicators, IncidentStateRecord } from "../../../domain/incidents/incident-state-record";
-import type { PlaybookCatalogueRecord } from "../../../domain/gamebooks/playbook-catalogue-record";
+import { PLAYBOOK_CATALOGUE_ID } from "../../../model/gamebooks/playbook-catalogue-record";
+import type { GamebookRunRecord } from "../../../model/gamebooks/gamebook-run";
+import type { IncidentIndicators, IncidentStateRecord } from "../../../model/incidents/incident-state-record";
+import type { PlaybookCatalogueRecord } from "../../../model/gamebooks/playbook-catalogue-record";
 import type { Collection, Parameters } from "./collection";
 
 /**

@@ -1,6 +1,6 @@
 import type { DeliveryLogStore, WebhookStore } from "../ports";
-import { deliveryOutcomeFields, statusCodeRange, type DeliveryLogFilter, type DeliveryLogRecord, type DeliveryOutcome } from "../../../domain/webhooks/delivery-log";
-import type { WebhookRecord } from "../../../domain/webhooks/webhook";
+import { deliveryOutcomeFields, statusCodeRange, type DeliveryLogFilter, type DeliveryLogRecord, type DeliveryOutcome } from "../../../model/webhooks/delivery-log";
+import type { WebhookRecord } from "../../../model/webhooks/webhook";
 import { deliveryLogPartition, deliveryLogPartitions } from "../delivery-log-partition";
 import type { Collection } from "./collection";
 

@@ -1,8 +1,8 @@
 import type { AgentConfigurationStore, SopStore, TicketLinkStore, WorkspaceIntegrationsStore } from "../ports";
-import { AGENT_CONFIGURATION_ID, type AgentConfigurationRecord } from "../../../domain/incidents/agent-configuration";
-import type { SopRecord } from "../../../domain/sops/sop";
-import type { TicketLinkRecord } from "../../../domain/tickets/ticket-link";
-import type { WorkspaceIntegrationsRecord } from "../../../domain/organizations/workspace-integrations";
+import { AGENT_CONFIGURATION_ID, type AgentConfigurationRecord } from "../../../model/incidents/agent-configuration";
+import type { SopRecord } from "../../../model/sops/sop";
+import type { TicketLinkRecord } from "../../../model/tickets/ticket-link";
+import type { WorkspaceIntegrationsRecord } from "../../../model/organizations/workspace-integrations";
 import type { Collection } from "./collection";
 
 /** Integration switches: one document per workspace in `workspaceItems`, beside its outbox. */

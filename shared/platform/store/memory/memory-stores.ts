@@ -13,15 +13,15 @@ import type {
   UserStore,
   WorkspaceStore,
 } from "../ports";
-import type { AccountRecord } from "../../../domain/organizations/account";
-import type { GamebookRunRecord } from "../../../domain/gamebooks/gamebook-run";
-import type { IncidentIndicators, IncidentStateRecord } from "../../../domain/incidents/incident-state-record";
-import { deliveryOutcomeFields, statusCodeRange, type DeliveryLogFilter, type DeliveryLogRecord } from "../../../domain/webhooks/delivery-log";
-import type { ReconcilerStateRecord } from "../../../domain/reconciler/reconciler-state";
-import type { WebhookRecord } from "../../../domain/webhooks/webhook";
-import type { ServiceAccountRecord } from "../../../domain/organizations/service-account";
-import type { UserRecord } from "../../../domain/organizations/user";
-import type { WorkspaceRecord } from "../../../domain/organizations/workspace";
+import type { AccountRecord } from "../../../model/organizations/account";
+import type { GamebookRunRecord } from "../../../model/gamebooks/gamebook-run";
+import type { IncidentIndicators, IncidentStateRecord } from "../../../model/incidents/incident-state-record";
+import { deliveryOutcomeFields, statusCodeRange, type DeliveryLogFilter, type DeliveryLogRecord } from "../../../model/webhooks/delivery-log";
+import type { ReconcilerStateRecord } from "../../../model/reconciler/reconciler-state";
+import type { WebhookRecord } from "../../../model/webhooks/webhook";
+import type { ServiceAccountRecord } from "../../../model/organizations/service-account";
+import type { UserRecord } from "../../../model/organizations/user";
+import type { WorkspaceRecord } from "../../../model/organizations/workspace";
 import { deliveryLogPartition } from "../delivery-log-partition";
 import { outboxScope } from "../outbox-scope";
 import { MemoryOutbox, OutboxedWrites } from "./memory-outbox";

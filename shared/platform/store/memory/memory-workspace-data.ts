@@ -1,12 +1,12 @@
 import { outboxScope } from "../outbox-scope";
 import { auditSearchKeeps, auditTrailOf, newestEventFirst, workspaceAuditTrail } from "../audit-trail";
 import type { AgentConfigurationStore, AuditStore, PlaybookCatalogueStore, SopStore, TicketLinkStore, WorkspaceIntegrationsStore } from "../ports";
-import type { AgentConfigurationRecord } from "../../../domain/incidents/agent-configuration";
-import type { PlaybookCatalogueRecord } from "../../../domain/gamebooks/playbook-catalogue-record";
-import type { SopRecord } from "../../../domain/sops/sop";
-import { DEFAULT_AUDIT_RETENTION_DAYS, type AuditEventRecord, type SequencedAuditEvent } from "../../../domain/audit/audit-event";
-import type { TicketLinkRecord } from "../../../domain/tickets/ticket-link";
-import type { WorkspaceIntegrationsRecord } from "../../../domain/organizations/workspace-integrations";
+import type { AgentConfigurationRecord } from "../../../model/incidents/agent-configuration";
+import type { PlaybookCatalogueRecord } from "../../../model/gamebooks/playbook-catalogue-record";
+import type { SopRecord } from "../../../model/sops/sop";
+import { DEFAULT_AUDIT_RETENTION_DAYS, type AuditEventRecord, type SequencedAuditEvent } from "../../../model/audit/audit-event";
+import type { TicketLinkRecord } from "../../../model/tickets/ticket-link";
+import type { WorkspaceIntegrationsRecord } from "../../../model/organizations/workspace-integrations";
 import type { MemoryOutbox } from "./memory-outbox";
 import { OutboxedWrites } from "./memory-outbox";
 import { VersionedMap } from "./versioned-map";

@@ -3,7 +3,7 @@ import type { OperationalInsightsManagementClient } from "@azure/arm-operational
 import type { LogsQueryClient, LogsQueryResult, LogsTable } from "@azure/monitor-query-logs";
 import { z } from "zod";
 import { ApiError } from "../../../platform/errors/api-error";
-import type { Source } from "../../../domain/sources";
+import type { Source } from "../../../model/sources";
 import { bearerAuthorization, lazyDefaultAzureCredential } from "../../../platform/upstream/azure-credential";
 import { createJsonHttpClient, type JsonCall } from "../../../platform/upstream/json-http-client";
 import { sdkCall, sdkErrorStatus } from "../../../platform/upstream/sdk-call";

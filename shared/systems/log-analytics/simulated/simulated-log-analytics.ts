@@ -1,7 +1,7 @@
 import { notFound } from "../../../platform/errors/api-error";
 import { derivedGuid } from "../../../platform/ids/derived-guid";
 import { hashString32, mix32, Rng } from "../../vendors/simulated/seeded-random";
-import type { Source } from "../../../domain/sources";
+import type { Source } from "../../../model/sources";
 import {
   checkIngestionQuery,
   HOUR_MS,

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { playbookParametersSchema } from "../../../domain/gamebooks/playbook-parameter-schema";
-import { automationEntityTypes } from "../port";
+import { playbookParametersSchema } from "../../../model/gamebooks/playbook-parameter-schema";
+import { automationEntityTypes } from "../../../model/gamebooks/playbook-catalogue-record";
 
 /**
  * What an automation bridge may answer (docs/playbook-bridge.md). Unknown fields are stripped: a

@@ -1,6 +1,7 @@
 import { createJsonHttpClient, queryString, type JsonCall, type QueryValue } from "../../../platform/upstream/json-http-client";
-import type { SourceGateway, VendorIncident } from "../port";
-import type { Source } from "../../../domain/sources";
+import type { SourceGateway } from "../port";
+import type { VendorIncident } from "../../../model/incidents/incident";
+import type { Source } from "../../../model/sources";
 import {
   commentListSchema,
   evidenceSchema,

@@ -1,17 +1,7 @@
 import { z } from "zod";
-import { normalizeClassification } from "../../../domain/incidents/classification";
-import {
-  entityKinds,
-  publicStatuses,
-  severities,
-  type Alert,
-  type Entity,
-  type Evidence,
-  type VendorComment,
-  type VendorIncident,
-  type VendorOwner,
-} from "../port";
-import { sources } from "../../../domain/sources";
+import { normalizeClassification } from "../../../model/incidents/classification";
+import { entityKinds, publicStatuses, severities, type Alert, type Entity, type Evidence, type VendorComment, type VendorIncident, type VendorOwner } from "../../../model/incidents/incident";
+import { sources } from "../../../model/sources";
 
 /**
  * What a vendor bridge may answer (docs/vendor-bridge.md). Each schema is typed against the gateway

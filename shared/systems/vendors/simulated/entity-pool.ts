@@ -1,5 +1,5 @@
-import type { Entity, EntityKind } from "../port";
-import { entityKinds } from "../port";
+import type { Entity, EntityKind } from "../../../model/incidents/incident";
+import { entityKinds } from "../../../model/incidents/incident";
 import { Rng, hashString32, mix32 } from "./seeded-random";
 
 /**

@@ -1,5 +1,5 @@
-import type { Alert, Classification, Entity, EntityKind, EvidenceRow, PublicStatus, Severity, VendorComment, VendorOwner } from "../port";
-import { severities } from "../port";
+import type { Alert, Classification, Entity, EntityKind, EvidenceRow, PublicStatus, Severity, VendorComment, VendorOwner } from "../../../model/incidents/incident";
+import { severities } from "../../../model/incidents/incident";
 import { poolOffsets, poolSizes, type PooledEntity } from "./entity-pool";
 import { agentNames, agentNotes, analystNotes, incidentThemes, playbookCatalog, productNames, type IncidentTheme } from "./incident-themes";
 import { Rng, guidFromWords, mix32 } from "./seeded-random";

@@ -1,4 +1,4 @@
-import type { Source } from "../../../domain/sources";
+import type { Source } from "../../../model/sources";
 import { guidFromWords, mix32, permute32, unpermute32 } from "./seeded-random";
 import type { WorkspaceIdentity } from "./entity-pool";
 

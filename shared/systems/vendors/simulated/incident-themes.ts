@@ -1,4 +1,4 @@
-import type { Classification, EntityKind } from "../port";
+import type { Classification, EntityKind } from "../../../model/incidents/incident";
 
 /**
  * The kinds of incident the simulated vendors raise. Each theme decides which entities an incident

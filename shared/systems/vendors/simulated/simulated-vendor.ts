@@ -1,23 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { ApiError, invalidPageToken, isApiError, notFound } from "../../../platform/errors/api-error";
-import type {
-  Classification,
-  EntityQuery,
-  Evidence,
-  IncidentFilters,
-  IncidentPage,
-  IncidentWindowQuery,
-  NewVendorComment,
-  Severity,
-  SourceGateway,
-  VendorComment,
-  VendorCommentChange,
-  VendorIncident,
-  VendorOwner,
-  VendorStatusChange,
-} from "../port";
-import { entityKinds } from "../port";
-import { sources, type Source } from "../../../domain/sources";
+import type { EntityQuery, IncidentFilters, IncidentPage, IncidentWindowQuery, NewVendorComment, SourceGateway, VendorCommentChange, VendorStatusChange } from "../port";
+import type { Classification, Evidence, Severity, VendorComment, VendorIncident, VendorOwner } from "../../../model/incidents/incident";
+import { entityKinds } from "../../../model/incidents/incident";
+import { sources, type Source } from "../../../model/sources";
 import { buildEntityPool, organizationSlug, poolSize, type PooledEntity, type WorkspaceIdentity } from "./entity-pool";
 import { RELATED_SCAN_LIMIT, SourcePartition, type NewEntity } from "./source-partition";
 import { decodeCursor, encodeCursor, type ScanBounds } from "./window-index";

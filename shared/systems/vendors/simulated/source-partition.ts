@@ -1,19 +1,8 @@
 import { ApiError, notFound } from "../../../platform/errors/api-error";
-import type {
-  Alert,
-  Classification,
-  Entity,
-  Evidence,
-  NewVendorComment,
-  PublicStatus,
-  Severity,
-  VendorComment,
-  VendorCommentChange,
-  VendorIncident,
-  VendorOwner,
-} from "../port";
-import { classifications, entityKinds, publicStatuses, severities } from "../port";
-import type { Source } from "../../../domain/sources";
+import type { NewVendorComment, VendorCommentChange } from "../port";
+import type { Alert, Classification, Entity, Evidence, PublicStatus, Severity, VendorComment, VendorIncident, VendorOwner } from "../../../model/incidents/incident";
+import { classifications, entityKinds, publicStatuses, severities } from "../../../model/incidents/incident";
+import type { Source } from "../../../model/sources";
 import type { PooledEntity, WorkspaceIdentity } from "./entity-pool";
 import {
   alertsOf,

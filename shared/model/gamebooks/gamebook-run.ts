@@ -1,6 +1,6 @@
 import type { PlaybookActionKind, PlaybookEntityType } from "./playbook-catalogue-record";
 import type { Source } from "../sources";
-import type { ChangeOrigin } from "../../platform/events/event-types";
+import type { ChangeOrigin } from "../events/event-types";
 import type { ApprovalSide } from "./approval-sides";
 import type { GamebookApprovalPolicy } from "./approval-mode";
 import type { RunPreAuthorization } from "./pre-authorization-record";

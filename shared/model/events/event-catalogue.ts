@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { API_KEY_HEADER } from "../delivery/delivery-worker";
-import { classifications, publicStatuses, severities } from "../../systems/vendors/port";
-import { sources } from "../../domain/sources";
-import { internalStatuses } from "../../domain/incidents/incident-state-record";
-import { gamebookRunStatuses, playbookStatuses } from "../../domain/gamebooks/gamebook-run";
-import { playbookEntityTypes } from "../../domain/gamebooks/playbook-catalogue-record";
+import { API_KEY_HEADER } from "../webhooks/webhook";
+import { classifications, publicStatuses, severities } from "../incidents/incident";
+import { sources } from "../sources";
+import { internalStatuses } from "../incidents/incident-state-record";
+import { gamebookRunStatuses, playbookStatuses } from "../gamebooks/gamebook-run";
+import { playbookEntityTypes } from "../gamebooks/playbook-catalogue-record";
 import { eventTypes, type EventType } from "./event-types";
 
 /**

@@ -1,4 +1,4 @@
-import { classifications, type Classification } from "../../systems/vendors/port";
+import { classifications, type Classification } from "./incident";
 
 /**
  * Vendors spell close reasons their own way; events carry the four canonical values (docs/contract.md §6.5).

@@ -1,4 +1,16 @@
-import { automationEntityTypes, type ActionParameter } from "../../systems/playbook-automation/port";
+/** What an automation step can act on; `User` is the contract's value for a directory account. */
+export const automationEntityTypes = ["User", "Host", "Ip", "Domain", "Url", "Mailbox", "File", "Process"] as const;
+export type AutomationEntityType = (typeof automationEntityTypes)[number];
+
+/**
+ * A parameter an action takes, as the backend declares it; a catalogue playbook declares the same
+ * (a run may pass only these, each of its kind).
+ */
+export type ActionParameter =
+  | { name: string; kind: "string"; description: string; required: boolean; maxLength: number; default?: string }
+  | { name: string; kind: "enum"; description: string; required: boolean; values: readonly string[]; default?: string }
+  | { name: string; kind: "boolean"; description: string; required: boolean; default?: boolean }
+  | { name: string; kind: "integer"; description: string; required: boolean; min: number; max: number; default?: number };
 
 /** docs/contract.md §2.6 `entityType`: the automation entity types, plus `Incident` for actions on the incident. */
 export const playbookEntityTypes = [...automationEntityTypes, "Incident"] as const;

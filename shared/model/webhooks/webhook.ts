@@ -6,6 +6,9 @@ export const webhookAuthenticationTypes = ["None", "Bearer", "Basic", "ApiKey"] 
 
 export type WebhookAuthenticationType = (typeof webhookAuthenticationTypes)[number];
 
+/** The header an `ApiKey` endpoint credential travels in. */
+export const API_KEY_HEADER = "X-Api-Key";
+
 /** A signing key, sealed at rest. The newest is first; a rotated-out key is kept until `retiresAt`. */
 export interface SealedSigningKey {
   sealed: string;

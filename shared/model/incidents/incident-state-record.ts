@@ -1,6 +1,6 @@
 import type { Source } from "../sources";
-import type { Classification, PublicStatus, Severity } from "../../systems/vendors/port";
-import type { ChangeOrigin } from "../../platform/events/event-types";
+import type { Classification, PublicStatus, Severity } from "./incident";
+import type { ChangeOrigin } from "../events/event-types";
 
 /** Statuses that exist only inside the service: they pause the SLA clock and never reach a vendor. */
 export const internalStatuses = ["OnHold", "WaitingOnCustomer"] as const;

@@ -1,4 +1,4 @@
-import type { Classification } from "../../systems/vendors/port";
+import type { Classification } from "./incident";
 
 /** The id of a workspace's agent configuration: one per workspace partition. */
 export const AGENT_CONFIGURATION_ID = "agent-configuration";

@@ -1,4 +1,4 @@
-import type { AccountStore } from "../../platform/store/ports";
+import type { AccountStore } from "../store/ports";
 
 /**
  * An organization is an account together with the customer accounts it manages (for a service

@@ -1,7 +1,7 @@
 import type { LogRecord } from "@opentelemetry/api-logs";
 import type { LogRecordExporter } from "@opentelemetry/sdk-logs";
 import type { SpanExporter } from "@opentelemetry/sdk-trace-node";
-import type { Logger, LogLevel } from "../../platform/logger";
+import type { Logger, LogLevel } from "../platform/logger";
 
 /**
  * OpenTelemetry in the Functions worker, sending to Application Insights: request and dependency

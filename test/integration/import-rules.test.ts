@@ -52,6 +52,16 @@ describe("each rule catches a planted violation", () => {
       caught: "shared/platform/http/a.ts ↔ shared/platform/http/b.ts",
     },
     {
+      rule: "the domain's areas build on one another one way",
+      files: {
+        "shared/domain/gamebooks/run-executor.ts": `import "../incidents/incident-writes";`,
+        "shared/domain/incidents/incident-writes.ts": "",
+        "shared/domain/incidents/incident-reads.ts": `import type {} from "../gamebooks/gamebook-views";`,
+        "shared/domain/gamebooks/gamebook-views.ts": "",
+      },
+      caught: "shared/domain/gamebooks ↔ shared/domain/incidents",
+    },
+    {
       rule: "each kind imports only the kinds below it",
       files: { "shared/platform/http/pipeline.ts": `import "../../api/incidents/incident-routes";`, "shared/api/incidents/incident-routes.ts": "" },
       caught: "shared/platform/http/pipeline.ts → shared/api/incidents/incident-routes.ts",

@@ -4,7 +4,7 @@ import { seedDemoData } from "../../shared/hosts/local/demo-data";
 import { createLocalServices } from "../../shared/hosts/local/local-services";
 import { silentLogger } from "../../shared/platform/logger";
 import { changeAssignee, changeStatus } from "../../shared/domain/incidents/incident-writes";
-import { readIncident } from "../../shared/domain/incidents/incident-reads";
+import { readIncident } from "../../shared/domain/gamebooks/incident-with-gamebooks";
 import { stateIdOf } from "../../shared/domain/incidents/incident-state";
 import { outboxScope } from "../../shared/platform/store/outbox-scope";
 import type { Services } from "../../shared/platform/services";

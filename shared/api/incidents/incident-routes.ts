@@ -5,7 +5,9 @@ import { workspaceRoute, type RouteGroup } from "../../platform/http/route";
 import { gamebookRunView } from "../../domain/gamebooks/gamebook-views";
 import type { EntityQuery } from "../../systems/vendors/port";
 import { outboxScope } from "../../platform/store/outbox-scope";
-import { incidentComments, incidentsByEntity, lastGamebookRun, readIncident } from "../../domain/incidents/incident-reads";
+import { incidentsByEntity } from "../../domain/incidents/incident-reads";
+import { lastGamebookRun, readIncident } from "../../domain/gamebooks/incident-with-gamebooks";
+import { incidentComments } from "../../domain/tickets/incident-comments";
 import { TICKET_NOTES_HEADER, TICKET_NOTES_HEADER_DEFINITION } from "../../domain/tickets/ticket-comments";
 import {
   agentInvestigationBody,

@@ -1,7 +1,7 @@
 import { sourceDisplayName } from "../../model/sources";
 import type { Uses, Actor } from "../../platform/operation-context";
 import { ApiError, notFound } from "../../platform/errors/api-error";
-import { TICKET_COMMENT_PREFIX } from "../tickets/ticket-comments";
+import { TICKET_COMMENT_PREFIX } from "../../model/tickets/ticket-link";
 import { auditRecord } from "../../platform/events/audit-record";
 import { eventRecord } from "../../platform/events/event-record";
 import { derivedGuid } from "../../platform/ids/derived-guid";

@@ -3,16 +3,13 @@ import { integrationStates, type IntegrationContext } from "../organizations/int
 import type { Uses } from "../../platform/operation-context";
 import type { VendorComment } from "../../model/incidents/incident";
 import type { Source } from "../../model/sources";
-import type { TicketLinkRecord } from "../../model/tickets/ticket-link";
+import { TICKET_COMMENT_PREFIX, type TicketLinkRecord } from "../../model/tickets/ticket-link";
 import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import type { TicketNote } from "../../systems/itsm/port";
 import type { HeaderDefinition } from "../../platform/http/documented-headers";
 
 /** docs/contract.md §2.5's comment, as the comments endpoint shows it: the vendor's, without the owning integration. */
 export type IncidentCommentView = Omit<VendorComment, "extensionId">;
-
-/** Ids of comments that come from a ticket start with this: they live in the ITSM, not at the source. */
-export const TICKET_COMMENT_PREFIX = "ticket-";
 
 /** Set on the comments response when the notes of linked tickets could not be read. */
 export const TICKET_NOTES_HEADER = "X-Ticket-Notes";

@@ -16,3 +16,6 @@ export interface TicketLinkRecord {
   /** A service account, or a person in the portal (`userId`; absent on links made before people could link). */
   linkedBy: { serviceAccountId: string | null; userId?: string | null; name: string };
 }
+
+/** Ids of comments that come from a ticket start with this: they live in the ITSM, not at the source. */
+export const TICKET_COMMENT_PREFIX = "ticket-";

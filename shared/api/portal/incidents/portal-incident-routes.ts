@@ -7,7 +7,9 @@ import {
   incidentListingFilters,
 } from "../../../domain/incidents/cross-workspace-listing";
 import { incidentQueuePage, QUEUE_PAGE_SIZE, queueOrders } from "../../../domain/incidents/incident-queue";
-import { incidentComments, incidentsByEntity, readIncident } from "../../../domain/incidents/incident-reads";
+import { incidentsByEntity } from "../../../domain/incidents/incident-reads";
+import { readIncident } from "../../../domain/gamebooks/incident-with-gamebooks";
+import { incidentComments } from "../../../domain/tickets/incident-comments";
 import { commentView, incidentEtag, incidentSummaryView, incidentView } from "../../../domain/incidents/incident-view";
 import { personWorkspaces } from "../../../domain/organizations/mapped-workspaces";
 import { EXAMPLE_CUSTOMER_ACCOUNT_ID } from "../../../platform/http/examples";

@@ -12,6 +12,12 @@ function listFromEnv(name, fallback) {
   return values;
 }
 
+/** SOURCE_<X>_MAX_CONCURRENCY for every source (A to G), or nothing when `value` is unset. */
+function sourceConcurrency(value) {
+  if (!value) return {};
+  return Object.fromEntries([..."ABCDEFG"].map((key) => [`SOURCE_${key}_MAX_CONCURRENCY`, value]));
+}
+
 /**
  * A managed security provider's size, latency-bound: a nothing-changed reconciler pass over 100, 300
  * and 1,000 workspaces, every simulated vendor call taking 200 ms (SIMULATED_VENDOR_LATENCY_MS), the
@@ -22,7 +28,8 @@ function listFromEnv(name, fallback) {
  * is latency, not CPU: the slower shows the noise). Each pass reports the `reconcile` messages it
  * took; a Service Bus message costs three operations (send, receive, complete) and one execution.
  *
- * Settings (environment): BENCH_RECONCILE_WORKSPACES ("100,300,1000"); BENCH_RECONCILE_BATCH_SIZES
+ * Settings (environment): BENCH_RECONCILE_WORKSPACES ("100,300,1000"); BENCH_RECONCILE_SOURCE_CONCURRENCY
+ * (each source's vendor limit, 32 by default); BENCH_RECONCILE_BATCH_SIZES
  * (default: the build's own default), each size run with each batch size; BENCH_BASELINE_ROOT, another
  * checkout of this repository, built (`npx tsc -b tsconfig.build.json` there): each size runs on it
  * too, alternating with this build, for figures side by side on one machine in one run. A build whose
@@ -46,6 +53,12 @@ export async function reconcilerScale({ log }) {
           SIMULATED_INCIDENTS_PER_WORKSPACE: "20",
           SIMULATED_VENDOR_LATENCY_MS: String(LATENCY_MS),
           RECONCILE_INTERVAL_MS: "0",
+          // The pass is driven by POST /_local/reconcile, which answers when it ends: at 10,000
+          // workspaces that is past the default 20 s request budget.
+          REQUEST_DEADLINE_MS: "230000",
+          // BENCH_RECONCILE_SOURCE_CONCURRENCY: each source's vendor limit (SOURCE_<X>_MAX_CONCURRENCY,
+          // 32 by default), which bounds a latency-bound pass: calls per source x latency / limit.
+          ...sourceConcurrency(process.env.BENCH_RECONCILE_SOURCE_CONCURRENCY),
           ...(batchSize ? { RECONCILE_BATCH_SIZE: String(batchSize) } : {}),
         },
         readyTimeoutMs: 600_000,

@@ -44,6 +44,17 @@ async function pageThrough(first: Json) {
   }
 }
 
+
+/** Adds a page's incidents to those seen (workspace/source/id); returns how many were seen already. */
+function addSeen(seen: Set<string>, incidents: Json[]): number {
+  let repeated = 0;
+  for (const i of incidents) {
+    const key = `${i.incident.workspaceId}/${i.source}/${i.incident.id}`;
+    if (seen.has(key)) repeated++;
+    seen.add(key);
+  }
+  return repeated;
+}
 describe("POST /incidents/across-workspaces", () => {
   it("pages through every incident of the mapped workspaces exactly once, and only theirs", async () => {
     const { seen, calls } = await pageThrough({});
@@ -267,11 +278,7 @@ atScale("a managed security provider's size: 1,000 workspaces", () => {
     let body = await json(await call({ isFirstCall: true, workspacePageTokens: [] }));
     let calls = 1;
     for (;;) {
-      for (const i of body.data.incidents) {
-        const key = `${i.incident.workspaceId}/${i.source}/${i.incident.id}`;
-        if (seen.has(key)) duplicates++;
-        seen.add(key);
-      }
+      duplicates += addSeen(seen, body.data.incidents);
       if (!body.data.moreIncidentsAvailable) break;
       const sent: Json[] = body.data.sourcePageTokens;
       const sentTokens = new Set(sent.flatMap((e) => Object.values(e.sourceTokens) as string[]));
@@ -357,11 +364,7 @@ atScale("unstarted streams at a few thousand streams: 500 workspaces x 7 sources
     let largest = 0;
     let tried = false;
     for (;;) {
-      for (const i of body.data.incidents) {
-        const key = `${i.incident.workspaceId}/${i.source}/${i.incident.id}`;
-        if (seen.has(key)) duplicates++;
-        seen.add(key);
-      }
+      duplicates += addSeen(seen, body.data.incidents);
       if (!body.data.moreIncidentsAvailable) break;
       const sent: Json[] = body.data.sourcePageTokens;
       if (!tried && calls === 2) {

@@ -58,6 +58,11 @@ describe("ESLint", () => {
     expect(await layerFindings(file, source)).toContain(caught);
   });
 
+  it("catches async-local storage in the service, whose hooks every promise of the process would pay for", async () => {
+    const findings = (await eslint.lintText(`import { AsyncLocalStorage } from "node:async_hooks";\nexport const scope = new AsyncLocalStorage();\n`, { filePath: join(root, "shared/platform/http/planted.ts") }))[0]!.messages;
+    expect(findings.map((m) => m.ruleId)).toContain("no-restricted-imports");
+  });
+
   it("lets the same imports be where the rules allow them", async () => {
     expect(await layerFindings("shared/hosts/planted.ts", `import "../api/incidents/incident-routes";\nimport "../systems/vendors/http/http-vendor";\n`)).toEqual([]);
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../shared/platform/errors/api-error";
+import { Deadline } from "../../shared/platform/concurrency/deadline";
 import type { OutboxRecord } from "../../shared/platform/events/outbox-record";
 import { commit, type OutboxPublisher } from "../../shared/platform/store/commit";
 import type { Versioned } from "../../shared/platform/store/ports";
@@ -23,8 +24,9 @@ function counters(): VersionedMap<Counter> {
 }
 
 /** One increment of `c`, committed with one record. */
-const increment = (map: VersionedMap<Counter>, outbox: OutboxPublisher, extra: { ifMatch?: string } = {}) =>
+const increment = (map: VersionedMap<Counter>, outbox: OutboxPublisher, extra: { ifMatch?: string; deadline?: Deadline } = {}) =>
   commit<Counter, Versioned<Counter>>({
+    deadline: undefined,
     read: async () => map.get("c")!,
     change(c) {
       c.count += 1;
@@ -44,6 +46,19 @@ describe("commit: the one unit of work", () => {
     expect(saved.value.count).toBe(1);
     expect(before.count).toBe(0);
     expect(outbox.published).toEqual([[audit(1)]]);
+  });
+
+  it("writes through the request's deadline: too late to start, TIMEOUT and nothing written or published; in time, the write counts as the request's", async () => {
+    const map = counters();
+    const outbox = recordingPublisher();
+    const late = new Deadline(10_000);
+    late.expire();
+    const error = await apiErrorOf(increment(map, outbox, { deadline: late }));
+    expect([error.code, map.get("c")!.value.count, outbox.published]).toEqual(["TIMEOUT", 0, []]);
+    const inTime = new Deadline(10_000);
+    await increment(map, outbox, { deadline: inTime });
+    expect([map.get("c")!.value.count, inTime.commitState]).toEqual([1, "committed"]);
+    inTime.finish();
   });
 
   it("loses no update when writers race: a lost race runs the unit again on a fresh read", async () => {
@@ -70,7 +85,7 @@ describe("commit: the one unit of work", () => {
     const etag = map.get("c")!.etag;
     let reads = 0;
     const error = await apiErrorOf(
-      commit({
+      commit({ deadline: undefined,
         read: async () => (reads++, map.get("c")!),
         ifMatch: etag,
         change(c) {
@@ -89,7 +104,7 @@ describe("commit: the one unit of work", () => {
     const map = counters();
     let attempts = 0;
     const error = await apiErrorOf(
-      commit({
+      commit({ deadline: undefined,
         read: async () => map.get("c")!,
         change(c, attempt) {
           attempts = attempt;
@@ -108,7 +123,7 @@ describe("commit: the one unit of work", () => {
     const map = counters();
     let reads = 0;
     const error = await apiErrorOf(
-      commit({
+      commit({ deadline: undefined,
         read: async () => (reads++, map.get("c")!),
         change() {
           throw new ApiError("CONFLICT", "Only an idle counter can be changed.");
@@ -124,7 +139,7 @@ describe("commit: the one unit of work", () => {
     const outbox = recordingPublisher();
     let reads = 0;
     const error = await apiErrorOf(
-      commit({
+      commit({ deadline: undefined,
         read: async () => (reads++, { value: { id: "c", count: 0 }, etag: null }),
         change: () => [audit(1)],
         write: async () => {
@@ -142,8 +157,8 @@ describe("commit: the one unit of work", () => {
     const map = counters();
     let writes = 0;
     const write = async (c: Counter, etag: string | null) => (writes++, map.replace("c", c, etag!));
-    expect(await commit({ read: async () => null, change: () => [], write })).toBeNull();
-    expect(await commit({ read: async () => map.get("c")!, change: () => null, write })).toBeNull();
+    expect(await commit({ deadline: undefined, read: async () => null, change: () => [], write })).toBeNull();
+    expect(await commit({ deadline: undefined, read: async () => map.get("c")!, change: () => null, write })).toBeNull();
     expect(writes).toBe(0);
   });
 
@@ -152,7 +167,7 @@ describe("commit: the one unit of work", () => {
     const outbox = recordingPublisher();
     const read = map.get("c")!;
     let seen: Counter | undefined;
-    const saved = await commit({
+    const saved = await commit({ deadline: undefined,
       read: async () => map.get("c")!,
       next(c) {
         seen = c;
@@ -164,13 +179,13 @@ describe("commit: the one unit of work", () => {
     expect(seen).toBe(read.value);
     expect(saved.value.count).toBe(10);
     expect(outbox.published).toEqual([[audit(10)]]);
-    expect(await commit({ read: async () => map.get("c")!, next: () => null, write: async (c, etag) => map.replace("c", c, etag!) })).toBeNull();
+    expect(await commit({ deadline: undefined, read: async () => map.get("c")!, next: () => null, write: async (c, etag) => map.replace("c", c, etag!) })).toBeNull();
     expect(map.get("c")!.value.count).toBe(10);
   });
 
   it("refuses to commit records without a publisher to carry them out", async () => {
     const map = counters();
-    await expect(commit({ read: async () => map.get("c")!, change: () => [audit(1)], write: async (c, etag) => map.replace("c", c, etag!) })).rejects.toThrow(/publisher/);
+    await expect(commit({ deadline: undefined, read: async () => map.get("c")!, change: () => [audit(1)], write: async (c, etag) => map.replace("c", c, etag!) })).rejects.toThrow(/publisher/);
     expect(map.get("c")!.value.count).toBe(0);
   });
 });

@@ -1,8 +1,5 @@
-import { describe, expect, it, vi } from "vitest";
-import { InProcessQueue } from "../../shared/platform/queue/in-process/in-process-queue";
-import { silentLogger } from "../../shared/platform/logger";
-import { setTimeout as sleep } from "node:timers/promises";
-import { commitWithinDeadline, currentDeadline, Deadline, defaultReserveMs, outsideDeadline, runWithin } from "../../shared/platform/concurrency/deadline";
+import { describe, expect, it } from "vitest";
+import { commitWithin, Deadline, defaultReserveMs } from "../../shared/platform/concurrency/deadline";
 import { callerOf, InFlightLimit, shedError } from "../../shared/platform/http/admission";
 import { SESSION_COOKIE } from "../../shared/platform/auth/portal-session";
 import { isApiError } from "../../shared/platform/errors/api-error";
@@ -76,45 +73,18 @@ describe("Deadline", () => {
     deadline.finish();
   });
 
-  it("is the current deadline inside runWithin, across awaits, and none outside it or in outsideDeadline", async () => {
-    const deadline = new Deadline(10_000);
-    expect(currentDeadline()).toBeUndefined();
-    await runWithin(deadline, async () => {
-      await sleep(1);
-      expect(currentDeadline()).toBe(deadline);
-      await outsideDeadline(async () => {
-        await sleep(1);
-        expect(currentDeadline()).toBeUndefined();
-      });
-    });
-    deadline.finish();
-  });
-
-  it("commitWithinDeadline runs a write as it is outside a request, and through the deadline inside one", async () => {
-    expect(await commitWithinDeadline(async () => "plain")).toBe("plain");
+  it("commitWithin runs a write as it is without a deadline, and through the deadline with one", async () => {
+    expect(await commitWithin(undefined, async () => "plain")).toBe("plain");
     const deadline = new Deadline(10_000);
     deadline.expire();
-    const error = await runWithin(deadline, () => rejection(commitWithinDeadline(async () => "late")));
-    expect(isApiError(error) && error.code).toBe("TIMEOUT");
+    let started = false;
+    const error = await rejection(commitWithin(deadline, async () => void (started = true)));
+    expect([isApiError(error) && error.code, started]).toEqual(["TIMEOUT", false]);
   });
 
   it("reserves a quarter of a short budget for a write, at most 2 s", () => {
     expect(defaultReserveMs(1_000)).toBe(250);
     expect(defaultReserveMs(20_000)).toBe(2_000);
-  });
-});
-
-describe("work a request starts but does not own", () => {
-  it("an in-process queue's consumer runs under no request's deadline", async () => {
-    const queue = new InProcessQueue<{ n: number }>({ name: "test", now: () => new Date(), logger: silentLogger });
-    const seen: unknown[] = [];
-    queue.subscribe(async () => void seen.push(currentDeadline()));
-    const deadline = new Deadline(10_000);
-    await runWithin(deadline, () => queue.send([{ messageId: "m1", body: { n: 1 } }]));
-    await vi.waitFor(() => expect(seen).toHaveLength(1));
-    expect(seen[0]).toBeUndefined();
-    deadline.finish();
-    await queue.close();
   });
 });
 

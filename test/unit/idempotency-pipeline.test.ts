@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createLocalServices } from "../../shared/hosts/local/local-services";
 import { seedDemoData } from "../../shared/hosts/local/demo-data";
 import { loadConfig } from "../../shared/platform/config/config";
-import { commitWithinDeadline } from "../../shared/platform/concurrency/deadline";
+import type { Deadline } from "../../shared/platform/concurrency/deadline";
 import { ApiError } from "../../shared/platform/errors/api-error";
 import { createPipeline, type ApiRequest } from "../../shared/platform/http/pipeline";
 import { organizationRoute } from "../../shared/platform/http/route";
@@ -15,7 +15,7 @@ import type { Logger } from "../../shared/platform/logger";
  */
 const quiet = { debug() {}, info() {}, warn() {}, error() {} } as unknown as Logger;
 
-async function harness(handler: (attempt: number) => Promise<void>) {
+async function harness(handler: (attempt: number, deadline: Deadline) => Promise<void>) {
   let clock = Date.parse("2026-03-05T09:00:00.000Z");
   const config = loadConfig({ LOCAL_ADMIN_CLIENT_SECRET: "soms_" + randomBytes(32).toString("base64url"), REQUEST_DEADLINE_MS: "2000", LOG_LEVEL: "error" });
   const { services } = createLocalServices(config, { logger: quiet, now: () => new Date(clock) });
@@ -29,8 +29,8 @@ async function harness(handler: (attempt: number) => Promise<void>) {
     auth: "org:users:read",
     idempotencyKey: true,
     successStatus: 201,
-    async handler() {
-      await handler(++attempts);
+    async handler(input) {
+      await handler(++attempts, input.deadline);
       return { data: { attempt: attempts }, status: 201, headers: { Location: `/probes/${attempts}` } };
     },
   });
@@ -69,10 +69,10 @@ describe("Idempotency-Key in the pipeline", () => {
   });
 
   it("a request refused before its change keeps nothing; one that failed after it keeps its problem, so the change is never made twice", async () => {
-    const { send, attempts } = await harness(async (attempt) => {
+    const { send, attempts } = await harness(async (attempt, deadline) => {
       if (attempt === 1) throw new ApiError("NOT_FOUND", "Not yet.");
       if (attempt === 2) {
-        await commitWithinDeadline(async () => {});
+        await deadline.commit(async () => {});
         throw new ApiError("UPSTREAM_ERROR", "Written, then a read failed.");
       }
     });

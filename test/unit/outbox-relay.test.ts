@@ -73,7 +73,7 @@ describe("outbox relay", () => {
       scope,
       new Date(),
     );
-    await relay.record([audit]);
+    await relay.record([audit], undefined);
     // A crash between the append and the mark: the sweep carries it out again.
     await stores.outbox.append([audit]);
     expect(await relay.sweep()).toBe(1);
@@ -98,14 +98,14 @@ describe("outbox relay", () => {
     const relay = new OutboxRelay({ outbox: stores.outbox, events: queue(() => false, []), workQueues: { "gamebook-runs": queue(() => false, []), deliveries: queue(() => false, []) }, audit, now: () => new Date(), logger: silentLogger });
     const entry = (targetResourceId: string, workspaceId: string | null) =>
       auditRecord(serviceActor("portal", "Portal"), { activityType: "Test", activityAction: "Create", targetResourceType: "T", targetResourceId, targetResourceName: "t", accountId: "acct-1", workspaceId }, scope, new Date());
-    await relay.record([entry("t-1", "ws-1"), entry("t-2", "ws-1"), entry("t-3", null), event(1)]);
+    await relay.record([entry("t-1", "ws-1"), entry("t-2", "ws-1"), entry("t-3", null), event(1)], undefined);
     expect(asked.map((trails) => [...new Set(trails)].sort())).toEqual([["account:acct-1", "workspace:ws-1"]]);
     expect(await stores.audit.listRecent("acct-1", 10)).toHaveLength(3);
 
     // Sequencing that has not finished (a busy trail) does not hold up the record's request.
     let finish!: () => void;
     sequencing = new Promise<void>((resolve) => (finish = resolve));
-    await relay.record([entry("t-5", "ws-1")]);
+    await relay.record([entry("t-5", "ws-1")], undefined);
     expect(asked).toHaveLength(2);
     expect(await stores.outbox.listUnpublished(10)).toEqual([]);
     finish();
@@ -113,7 +113,7 @@ describe("outbox relay", () => {
     // Sequencing that fails leaves the records carried out: the events are stored, the sweep sequences them.
     sequencing = Promise.reject(new Error("store unavailable"));
     sequencing.catch(() => {});
-    await relay.record([entry("t-4", "ws-1")]);
+    await relay.record([entry("t-4", "ws-1")], undefined);
     expect(await stores.outbox.listUnpublished(10)).toEqual([]);
     expect(await relay.sweep()).toBe(0);
     expect(sweeps).toBe(1);
@@ -132,7 +132,7 @@ describe("outbox relay", () => {
       logger: silentLogger,
     });
     const message = executorMessage({ workspaceId: "ws-1", id: "run-1" }, 1, 1, new Date().toISOString());
-    await relay.record([message]);
+    await relay.record([message], undefined);
     expect(sent).toEqual([]);
     expect((await stores.outbox.listUnpublished(10)).map((r) => r.id)).toEqual([message.id]);
     down = false;

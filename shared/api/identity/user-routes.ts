@@ -104,6 +104,7 @@ export const userRoutes: RouteGroup = {
         const stamp = input.now().toISOString();
         let existed = false;
         await commit({
+          deadline: input.deadline,
           async read() {
             const existing = await users.find(principal.organizationAccountIds, userId);
             existed = existing !== undefined;
@@ -163,6 +164,7 @@ export const userRoutes: RouteGroup = {
       async handler(input) {
         const { principal } = input;
         await commit({
+          deadline: input.deadline,
           async read() {
             const found = await input.stores.users.find(principal.organizationAccountIds, input.params.userId.toLowerCase());
             if (!found) throw notFound("The user", "userId");

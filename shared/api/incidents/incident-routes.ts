@@ -1,3 +1,4 @@
+import { commitWithin } from "../../platform/concurrency/deadline";
 import { z } from "zod";
 import { auditRecord } from "../../platform/events/audit-record";
 import { ApiError, notFound } from "../../platform/errors/api-error";
@@ -218,7 +219,7 @@ export const incidentRoutes: RouteGroup = {
         const { params, query, workspace } = input;
         const comment = await ownedComment(input, { workspace, source: params.source, incidentId: params.incidentId, commentId: params.commentId, extensionId: query.extensionId }, input.signal);
         const gateway = input.sources.gateway(params.source);
-        await gateway.deleteComment(workspace.id, params.incidentId, params.commentId, input.signal);
+        await commitWithin(input.deadline, (signal) => gateway.deleteComment(workspace.id, params.incidentId, params.commentId, signal), input.signal);
         // The write happened at the vendor: its audit event goes to the workspace's outbox on its own.
         await input.events.outbox.record([
           auditRecord(
@@ -236,7 +237,7 @@ export const incidentRoutes: RouteGroup = {
             outboxScope.workspace(workspace.id),
             input.now(),
           ),
-        ]);
+        ], input.deadline);
         return { status: 204 };
       },
     }),

@@ -1,4 +1,4 @@
-import { commitWithinDeadline } from "../../platform/concurrency/deadline";
+import { commitWithin } from "../../platform/concurrency/deadline";
 import { z } from "zod";
 import { demoLinkExample, ticketLinkExample, ticketPriorityExample, ticketSearchExample } from "./ticket-examples";
 import { notFound } from "../../platform/errors/api-error";
@@ -119,7 +119,7 @@ export const ticketRoutes: RouteGroup = {
         await requireIntegration(input, workspace, "ticketing");
         const ticket = await findTicket(input, workspace, body);
         // A change in the ITSM: started only while the request's deadline allows, then not cut off by it.
-        const updated = await commitWithinDeadline((signal) => input.ticketing.setPriority(workspace.id, ticket.ticketId, body.priority, signal), input.signal);
+        const updated = await commitWithin(input.deadline, (signal) => input.ticketing.setPriority(workspace.id, ticket.ticketId, body.priority, signal), input.signal);
         // The write happened in the ITSM: its audit event goes to the workspace's outbox on its own.
         await input.events.outbox.record([
           auditRecord(
@@ -137,7 +137,7 @@ export const ticketRoutes: RouteGroup = {
             outboxScope.workspace(workspace.id),
             input.now(),
           ),
-        ]);
+        ], input.deadline);
         return { data: toTicketView(updated) };
       },
     }),

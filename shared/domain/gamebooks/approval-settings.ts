@@ -29,6 +29,7 @@ export type ApprovalPolicyChange = z.output<typeof approvalPolicyInput>;
 export async function setApprovalPolicy(ctx: Uses<"actor" | "events" | "now" | "stores">, workspace: WorkspaceRecord, policy: ApprovalPolicyChange): Promise<Versioned<WorkspaceRecord>> {
   const { stores } = ctx;
   return commit({
+    deadline: ctx.deadline,
     read: async () => {
       const found = await stores.workspaces.read(workspace.id);
       if (!found || found.value.offboarded) throw notFound("The workspace", "workspaceId");
@@ -92,6 +93,7 @@ export async function setPartnerApproval(
     }
   }
   return commit({
+    deadline: ctx.deadline,
     async read() {
       const found = await read();
       if (found.value.kind !== "ServiceProvider") throw fieldProblem("accountId", "Only a service provider has a partner approval setting.");

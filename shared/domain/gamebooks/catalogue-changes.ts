@@ -26,6 +26,7 @@ export async function changeCatalogue(
   const { stores } = ctx;
   const now = ctx.now();
   return commit({
+    deadline: ctx.deadline,
     async read() {
       return (await stores.playbookCatalogues.read(workspace.id)) ?? { value: emptyCatalogue(workspace.id), etag: null };
     },

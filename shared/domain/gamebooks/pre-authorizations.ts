@@ -139,6 +139,7 @@ function change(
   apply: (draft: WorkspaceRecord) => ReturnType<typeof workspaceAudit>,
 ): Promise<Versioned<WorkspaceRecord>> {
   return commit({
+    deadline: ctx.deadline,
     read: async () => {
       const found = await ctx.stores.workspaces.read(workspaceId);
       if (!found || found.value.offboarded) throw notFound("The workspace", "workspaceId");

@@ -39,6 +39,7 @@ export async function decideRun(ctx: Uses<"actor" | "events" | "now" | "stores">
     ? { kind: "Expire", by: decision.decidedBy }
     : { kind: decision.approve ? "Approve" : "Deny", by: decision.decidedBy, comment: decision.comment };
   const saved = await commit({
+    deadline: ctx.deadline,
     read: async () => {
       const found = await ctx.stores.gamebookRuns.get(decision.workspace.id, decision.runId);
       if (!found) throw notFound("The gamebook run", "runId");

@@ -26,6 +26,7 @@ export interface RunCancellationRequest {
  */
 export async function cancelGamebookRun(ctx: Uses<"actor" | "events" | "now" | "stores">, request: RunCancellationRequest): Promise<GamebookRunRecord> {
   const saved = await commit({
+    deadline: ctx.deadline,
     read: async () => {
       const found = await ctx.stores.gamebookRuns.get(request.workspace.id, request.runId);
       if (!found) throw notFound("The gamebook run", "runId");

@@ -131,6 +131,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     const read = readFor(message, found);
     let resumed: Versioned<GamebookRunRecord> | undefined;
     const saved = await commit({
+      deadline: undefined,
       async read(attempt) {
         const current = await read(attempt);
         const step = current && nextStep(current.value);
@@ -150,6 +151,7 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
    */
   async function record(message: GamebookRunMessage, result: StepResult, running: Versioned<GamebookRunRecord>): Promise<void> {
     await commit({
+      deadline: undefined,
       read: readFor(message, running),
       next(run) {
         const at = services.now().toISOString();

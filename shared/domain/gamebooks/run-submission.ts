@@ -180,6 +180,7 @@ export async function submitRun(ctx: Uses<"actor" | "events" | "now" | "playbook
     now,
   );
   const saved = await commit({
+    deadline: ctx.deadline,
     read: async () => ({ value: run, etag: null }),
     change: (created) => [audit, ...(approval.required ? [] : dispatchRecords(created))],
     write: (created, _etag, outbox) => ctx.stores.gamebookRuns.create(created, outbox),

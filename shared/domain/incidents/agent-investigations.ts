@@ -97,7 +97,7 @@ export async function completeInvestigation(
     scope,
     now,
   );
-  await ctx.events.outbox.record(event ? [event, audit] : [audit]);
+  await ctx.events.outbox.record(event ? [event, audit] : [audit], ctx.deadline);
   return { investigationId, eventId, webhookIds };
 }
 
@@ -139,6 +139,7 @@ export async function setAgentConfiguration(
   const now = ctx.now();
   let existed = false;
   return commit({
+    deadline: ctx.deadline,
     async read() {
       const found = await stores.agentConfigurations.get(workspace.id);
       existed = found !== undefined;

@@ -1,3 +1,4 @@
+import { commitWithin } from "../../platform/concurrency/deadline";
 import { auditRecord, type AuditEntry } from "../../platform/events/audit-record";
 import { ApiError, isApiError } from "../../platform/errors/api-error";
 import { changeOriginOf, type Uses } from "../../platform/operation-context";
@@ -44,10 +45,15 @@ export async function changeStatus(ctx: Uses<"actor" | "events" | "logger" | "no
   }
   const incident = internal
     ? loaded.incident
-    : await loaded.gateway.setStatus(
-        loaded.workspace.id,
-        loaded.incident.id,
-        { status: change.status as PublicStatus, classification: change.classification, closingComment: change.closingComment },
+    : await commitWithin(
+        ctx.deadline,
+        (signal) =>
+          loaded.gateway.setStatus(
+            loaded.workspace.id,
+            loaded.incident.id,
+            { status: change.status as PublicStatus, classification: change.classification, closingComment: change.closingComment },
+            signal,
+          ),
         ctx.signal,
       );
   const now = ctx.now();
@@ -90,10 +96,9 @@ export async function changeStatus(ctx: Uses<"actor" | "events" | "logger" | "no
 export async function changeAssignee(ctx: Uses<"actor" | "events" | "logger" | "now" | "sources" | "stores">, target: IncidentTarget, change: AssigneeChange): Promise<void> {
   const loaded = await claimChecked(ctx, target);
   const assignee = change.email === null && change.userId === null ? null : await resolveAssignee(ctx, loaded, change);
-  const incident = await loaded.gateway.setOwner(
-    loaded.workspace.id,
-    loaded.incident.id,
-    assignee && { userId: assignee.userId, email: assignee.email, name: assignee.name },
+  const incident = await commitWithin(
+    ctx.deadline,
+    (signal) => loaded.gateway.setOwner(loaded.workspace.id, loaded.incident.id, assignee && { userId: assignee.userId, email: assignee.email, name: assignee.name }, signal),
     ctx.signal,
   );
   const now = ctx.now();
@@ -176,6 +181,7 @@ async function commitWithRetry(
   let outbox: readonly OutboxRecord[] = [];
   try {
     return await commit({
+      deadline: ctx.deadline,
       async read(attempt) {
         if (attempt === 1) return { value: loaded.state, etag: loaded.stateEtag };
         const fresh = await store.get(loaded.workspace.id, stateIdOf(incident.source, incident.id));
@@ -224,7 +230,7 @@ function followVendor(state: IncidentStateRecord, vendor: VendorIncident): void 
 async function rescueRecords(ctx: Uses<"events" | "logger">, workspaceId: string, records: readonly OutboxRecord[]): Promise<void> {
   if (records.length === 0) return;
   try {
-    await ctx.events.outbox.record(records);
+    await ctx.events.outbox.record(records, ctx.deadline);
   } catch (error) {
     ctx.logger.error("outbox records of a change the vendor accepted could not be stored", {
       workspaceId,

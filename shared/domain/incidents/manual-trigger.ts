@@ -50,7 +50,7 @@ export async function triggerIncidentCreated(ctx: Uses<"actor" | "events" | "now
     outboxScope.workspace(workspace.id),
     now,
   );
-  await ctx.events.outbox.record([event, audit]);
+  await ctx.events.outbox.record([event, audit], ctx.deadline);
   return { eventId };
 }
 

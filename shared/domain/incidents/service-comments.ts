@@ -1,3 +1,4 @@
+import { commitWithin } from "../../platform/concurrency/deadline";
 import { sourceDisplayName } from "../../model/sources";
 import type { Uses, Actor } from "../../platform/operation-context";
 import { ApiError, notFound } from "../../platform/errors/api-error";
@@ -45,12 +46,19 @@ export async function addServiceComment(
   const { workspace } = input;
   if (input.ifMatch !== undefined) await loadChecked(ctx, input);
   const gateway = ctx.sources.gateway(input.source);
-  const comment = await gateway.addComment(workspace.id, input.incidentId, {
-    message: input.message,
-    ...authorOf(actor, input.agentName),
-    isClosingComment: false,
-    ...(input.idempotencyKey === undefined ? {} : { idempotencyKey: input.idempotencyKey }),
-  });
+  const comment = await commitWithin(ctx.deadline, (signal) =>
+    gateway.addComment(
+      workspace.id,
+      input.incidentId,
+      {
+        message: input.message,
+        ...authorOf(actor, input.agentName),
+        isClosingComment: false,
+        ...(input.idempotencyKey === undefined ? {} : { idempotencyKey: input.idempotencyKey }),
+      },
+      signal,
+    ),
+  );
   let incident: VendorIncident | null = null;
   try {
     incident = await gateway.getIncident(workspace.id, input.incidentId);
@@ -110,7 +118,7 @@ export async function addServiceComment(
     // One comment, one audit event: a repeated write (a resumed gamebook step) is the same one.
     { id: derivedGuid(`audit/${subject}`) },
   );
-  await ctx.events.outbox.record([event, audit]);
+  await ctx.events.outbox.record([event, audit], ctx.deadline);
   return { comment, eventId: event.message.envelope.id };
 }
 
@@ -179,7 +187,11 @@ export async function updateServiceComment(
   const { workspace } = input;
   if (input.ifMatch !== undefined) await loadChecked(ctx, input);
   const before = await ownedComment(ctx, input, signal);
-  const comment = await ctx.sources.gateway(input.source).updateComment(workspace.id, input.incidentId, input.commentId, { message: input.message }, signal);
+  const comment = await commitWithin(
+    ctx.deadline,
+    (clientSignal) => ctx.sources.gateway(input.source).updateComment(workspace.id, input.incidentId, input.commentId, { message: input.message }, clientSignal),
+    signal,
+  );
   await ctx.events.outbox.record([
     auditRecord(
       ctx.actor,
@@ -196,6 +208,6 @@ export async function updateServiceComment(
       outboxScope.workspace(workspace.id),
       ctx.now(),
     ),
-  ]);
+  ], ctx.deadline);
   return comment;
 }

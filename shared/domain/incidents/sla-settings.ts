@@ -28,6 +28,7 @@ export async function setSlaPolicy(
     return (current = found);
   };
   const saved = await commit({
+    deadline: ctx.deadline,
     read,
     ifMatch,
     change(draft) {

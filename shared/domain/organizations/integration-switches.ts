@@ -98,6 +98,7 @@ export async function switchIntegrations(ctx: Uses<"actor" | "events" | "now" | 
     );
   const allOn = Object.fromEntries(integrationNames.map((n) => [n, true])) as IntegrationStates;
   const saved = await commit({
+    deadline: ctx.deadline,
     async read() {
       const found = await stores.integrations.get(workspace.id);
       const absent: WorkspaceIntegrationsRecord = { id: "integrations", docType: "integrations", workspaceId: workspace.id, enabled: allOn, updatedAt: now.toISOString() };

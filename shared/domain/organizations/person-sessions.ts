@@ -27,6 +27,7 @@ export async function endSessions(
   const at = ctx.now().toISOString();
   for (const registration of registrations) {
     await commit({
+      deadline: ctx.deadline,
       read: async () => (await ctx.stores.users.find([registration.accountId], registration.id)) ?? null,
       change(draft) {
         draft.sessionsValidFrom = at;

@@ -81,6 +81,7 @@ export async function createServiceAccount(
     lastModifiedAt: stamp,
   };
   const created = await commit({
+    deadline: ctx.deadline,
     read: async () => ({ value: record, etag: null }),
     change: (sa) => [
       auditOf(ctx, sa, {
@@ -124,6 +125,7 @@ export async function updateServiceAccount(
 /** Deletes a service account; its credentials stop working at once. */
 export async function deleteServiceAccount(ctx: ServiceAccountContext, grantor: Grantor, id: string, ifMatch?: string): Promise<void> {
   const deletedId = await commit({
+    deadline: ctx.deadline,
     read: () => findServiceAccount(ctx, grantor, id),
     ifMatch,
     change(sa) {
@@ -201,6 +203,7 @@ async function modify(
   mutate: (sa: ServiceAccountRecord) => void,
 ): Promise<Versioned<ServiceAccountRecord>> {
   const saved = await commit({
+    deadline: ctx.deadline,
     read: () => findServiceAccount(ctx, grantor, id),
     ifMatch,
     change(sa) {

@@ -241,6 +241,7 @@ async function reconcileIncident(
   try {
     let change: UpstreamChange | null = null;
     await commit({
+      deadline: services.deadline,
       async read() {
         const current = await store.get(workspace.id, id);
         return { value: current?.value ?? null, etag: current?.etag ?? null };

@@ -61,6 +61,7 @@ export async function linkTicket(ctx: Uses<"actor" | "events" | "now" | "sources
   };
   try {
     await commit({
+      deadline: ctx.deadline,
       read: async () => ({ value: link, etag: null }),
       change: (created) => [linkAudit(ctx, workspace, created, "Create", now)],
       write: (created, _etag, outbox) => ctx.stores.ticketLinks.create(created, outbox),
@@ -92,6 +93,7 @@ export async function unlinkTicket(ctx: Uses<"actor" | "events" | "now" | "sourc
   const ticket = name.ticketId ?? name.ticketNumber;
   if (!link) throw new ApiError("NOT_FOUND", `Incident ${target.incidentId} is not linked to ticket ${ticket}.`, { target: name.ticketId !== undefined ? "ticketId" : "ticketNumber" });
   await commit({
+    deadline: ctx.deadline,
     async read() {
       const current = await stores.ticketLinks.get(workspace.id, link.id);
       if (!current) throw new ApiError("NOT_FOUND", `Incident ${target.incidentId} is not linked to ticket ${ticket}.`, { target: "ticketId" });

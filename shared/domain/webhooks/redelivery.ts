@@ -1,4 +1,4 @@
-import { commitWithinDeadline } from "../../platform/concurrency/deadline";
+import { commitWithin } from "../../platform/concurrency/deadline";
 import { randomUUID } from "node:crypto";
 import { firstAttempt, outgoingDelivery } from "../../platform/delivery/delivery-message";
 import { outboxDelivery } from "../../platform/delivery/outbox-delivery";
@@ -43,7 +43,7 @@ export async function redeliver(ctx: RedeliveryContext, webhook: WebhookRecord, 
   const audit = webhookAudit(ctx, webhook, "Create", { redeliverOf: entry.id, eventId: entry.eventId }, "WebhookDelivery");
   // The delivery and its audit event are one commit, as a test send's are: neither goes without the other.
   const delivery = outboxDelivery(audit.scope, firstAttempt(webhook.id, event, { redeliveryId: randomUUID() }), audit.createdAt);
-  await commitWithinDeadline(() => ctx.events.outbox.record([delivery, audit]));
+  await ctx.events.outbox.record([delivery, audit], ctx.deadline);
   return { eventId: entry.eventId };
 }
 
@@ -93,7 +93,7 @@ export async function redeliverFailedSince(ctx: RedeliveryContext, webhook: Webh
   if (deliveries.length === 0) return result;
   await send(ctx, webhook, deliveries);
   result.eventIds = deliveries.map((d) => d.envelope.id);
-  await ctx.events.outbox.record([webhookAudit(ctx, webhook, "Create", { redeliverFailedSince: since, eventIds: result.eventIds }, "WebhookDelivery")]);
+  await ctx.events.outbox.record([webhookAudit(ctx, webhook, "Create", { redeliverFailedSince: since, eventIds: result.eventIds }, "WebhookDelivery")], ctx.deadline);
   return result;
 }
 
@@ -104,7 +104,7 @@ function isRebuildable(entry: Pick<DeliveryOutcome, "eventType" | "incident" | "
 /** Each a redelivery of its own id, so that none is taken for a duplicate of an earlier attempt. */
 async function send(ctx: RedeliveryContext, webhook: WebhookRecord, events: { envelope: EventEnvelope; incident: NonNullable<DeliveryOutcome["incident"]> }[]): Promise<void> {
   // Sending is the request's change: started only while its deadline allows (`Deadline.commit`).
-  await commitWithinDeadline(() => ctx.events.deliveries.send(events.map((event) => outgoingDelivery(firstAttempt(webhook.id, event, { redeliveryId: randomUUID() })))));
+  await commitWithin(ctx.deadline, () => ctx.events.deliveries.send(events.map((event) => outgoingDelivery(firstAttempt(webhook.id, event, { redeliveryId: randomUUID() })))));
 }
 
 /** `incident.created.v1` rebuilt from the current incident, keeping the event id and occurredAt; 409 when the incident is gone. */

@@ -1,5 +1,4 @@
 import { sourceDisplayName } from "../../model/sources";
-import { commitWithinDeadline } from "../../platform/concurrency/deadline";
 import { firstAttempt } from "../../platform/delivery/delivery-message";
 import { outboxDelivery } from "../../platform/delivery/outbox-delivery";
 import { freshEventId } from "../../platform/events/event-ids";
@@ -55,6 +54,6 @@ export async function sendTestEvent(ctx: Uses<"actor" | "events" | "now">, webho
   // The send and its audit event are one commit (the relay sends it after), started only while the
   // request's deadline allows: neither goes without the other.
   const send = outboxDelivery(audit.scope, firstAttempt(webhook.id, { envelope, incident: null }), audit.createdAt);
-  await commitWithinDeadline(() => ctx.events.outbox.record([send, audit]));
+  await ctx.events.outbox.record([send, audit], ctx.deadline);
   return { eventId: envelope.id };
 }

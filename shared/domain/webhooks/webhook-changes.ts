@@ -53,6 +53,7 @@ export function changeWebhook(
   ifMatch?: string,
 ): Promise<Versioned<WebhookRecord>> {
   return commit({
+    deadline: ctx.deadline,
     read,
     ifMatch,
     change(w) {

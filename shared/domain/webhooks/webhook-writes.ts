@@ -70,6 +70,7 @@ export async function createWebhook(ctx: WebhookWriteContext, caller: WebhookCal
     lastModifiedAt: stamp,
   };
   const saved = await commit({
+    deadline: ctx.deadline,
     read: async () => ({ value: record, etag: null }),
     change: (w) => [webhookAudit(ctx, w, "Create", { url: w.url, eventTypes: w.eventTypes, authenticationType: w.authenticationType })],
     write: (w, _etag, outbox) => ctx.stores.webhooks.create(w, outbox),
@@ -109,6 +110,7 @@ export async function updateWebhook(
 /** Deletes the webhook; deliveries still queued for it are dropped. `ifMatch` honoured. */
 export async function deleteWebhook(ctx: Uses<"actor" | "events" | "now" | "stores">, read: () => Promise<Versioned<WebhookRecord>>, ifMatch?: string): Promise<void> {
   await commit({
+    deadline: ctx.deadline,
     read,
     ifMatch,
     change: (w) => [webhookAudit(ctx, w, "Delete", {})],

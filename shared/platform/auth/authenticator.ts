@@ -1,4 +1,3 @@
-import { outsideDeadline } from "../concurrency/deadline";
 import { ApiError } from "../errors/api-error";
 import type { Logger } from "../logger";
 import { organizationAccountIds } from "./organization-scope";
@@ -138,7 +137,7 @@ export class Authenticator {
     if (last !== undefined && now.getTime() - last < LAST_USED_WRITE_INTERVAL_MS) return;
     this.lastUsedWritten.set(credentialId, now.getTime());
     // The service's own bookkeeping, not the request's change: no deadline of the request's applies.
-    void outsideDeadline(() => this.writeLastUsed(serviceAccountId, credentialId, now.toISOString(), loaded)).catch((error: unknown) => {
+    void this.writeLastUsed(serviceAccountId, credentialId, now.toISOString(), loaded).catch((error: unknown) => {
       this.options.logger.warn("lastUsedAt update failed", { serviceAccountId, credentialId, error: String(error) });
     });
   }
@@ -149,6 +148,7 @@ export class Authenticator {
     // first attempt starts from the version this request loaded, when it loaded one (a cold start's
     // first request): a write on it fails if the account changed since, like one on a fresh read.
     await commit({
+      deadline: undefined,
       async read(attempt) {
         const current = attempt === 1 && loaded ? loaded : await store.get(serviceAccountId);
         return current?.value.credentials.some((c) => c.id === credentialId) ? current : null;

@@ -209,6 +209,7 @@ function incidentKey(message: DeliveryMessage): string {
 async function recordFinalFailure(deps: DeliveryWorkerDeps, webhookId: string, key: string): Promise<void> {
   const now = deps.now();
   const saved = await commit({
+    deadline: undefined,
     async read() {
       const current = await deps.webhooks.get(webhookId);
       return current && current.value.status !== "Disabled" ? current : null;

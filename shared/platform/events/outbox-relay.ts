@@ -1,4 +1,4 @@
-import { commitWithinDeadline, outsideDeadline } from "../concurrency/deadline";
+import { commitWithin, type Deadline } from "../concurrency/deadline";
 import type { Logger } from "../logger";
 import type { QueueSender } from "../queue/queue";
 import { auditTrailOf } from "../store/audit-trail";
@@ -35,7 +35,7 @@ export interface SweepCounts {
  *
  * @example
  * await commit({ read, change: (w) => [auditOf(w)], write, outbox: services.events.outbox });
- * await services.events.outbox.record([createdEvent(incident, ...)]); // records with no write beside them
+ * await services.events.outbox.record([createdEvent(incident, ...)], ctx.deadline); // records with no write beside them
  */
 /** The longest one sweep goes on taking batches: well within the minute between the timer's runs. */
 export const SWEEP_BUDGET_MS = 40_000;
@@ -45,14 +45,14 @@ export class OutboxRelay {
 
   /**
    * Records with no aggregate write beside them: appended to the outbox, then carried out. The append
-   * is a write of the request, if any, that records them (`commitWithinDeadline`: after a change at a
+   * is a write of the request, if any, that records them (through its `deadline`: after a change at a
    * vendor it always follows; alone, it starts only while the deadline allows); carrying them out is
    * the service's own follow-up, which no request's deadline cuts short.
    */
-  async record(records: readonly OutboxRecord[]): Promise<void> {
+  async record(records: readonly OutboxRecord[], deadline: Deadline | undefined): Promise<void> {
     if (records.length === 0) return;
-    await commitWithinDeadline(() => this.options.outbox.append(records));
-    await outsideDeadline(() => this.publish(records));
+    await commitWithin(deadline, () => this.options.outbox.append(records));
+    await this.publish(records);
   }
 
   /**

@@ -6,7 +6,7 @@ import { ApiError, isApiError } from "../errors/api-error";
 import { isLostRace } from "../store/conflict";
 import type { Versioned } from "../store/ports";
 import type { IdempotencyRecord } from "../store/idempotency-record";
-import { currentDeadline, outsideDeadline } from "../concurrency/deadline";
+import type { Deadline } from "../concurrency/deadline";
 
 /** An answer as the pipeline sends it (its `ApiResponse`, which imports this module). */
 interface ApiResponse {
@@ -141,10 +141,13 @@ type Services = Uses<"stores" | "now" | "secretBox" | "logger" | "config">;
  * Serves a request sent with a key: its stored answer when the key has one, a refusal when the key is
  * in use or came with another request, else `run`'s answer, kept for the key's lifetime. `run` is the
  * handler and the rendering of its answer; `problemOf` renders what it throws, as the pipeline would.
+ * `deadline` is the request's: whether it changed anything decides what a failure keeps. The key's own
+ * record is the service's bookkeeping, written whatever is left of the deadline.
  */
 export async function serveIdempotently(
   services: Services,
   call: IdempotentCall,
+  deadline: Deadline,
   run: () => Promise<ApiResponse>,
   problemOf: (error: unknown) => ApiResponse,
 ): Promise<ApiResponse> {
@@ -156,12 +159,12 @@ export async function serveIdempotently(
   } catch (error) {
     // A request that failed after it changed something (its write made, then a read refused) keeps
     // its problem as its answer: run again, it would make the change twice.
-    const changed = (currentDeadline()?.commitState ?? "none") !== "none";
-    await outsideDeadline(() => (changed ? keep(services, claimed.record, problemOf(error)) : release(services, claimed.record)));
+    const changed = deadline.commitState !== "none";
+    await (changed ? keep(services, claimed.record, problemOf(error)) : release(services, claimed.record));
     throw error;
   }
   // A cookie is never kept (no route that takes a key sets one).
-  await outsideDeadline(() => (response.cookies ? release(services, claimed.record) : keep(services, claimed.record, response)));
+  await (response.cookies ? release(services, claimed.record) : keep(services, claimed.record, response));
   return response;
 }
 

@@ -4,6 +4,7 @@ import type { Principal } from "../auth/principal";
 import { ORGANIZATION_WIDE_ROLES, type Person } from "../auth/person";
 import { actorOf, personActor, type Actor } from "../operation-context";
 import type { Services } from "../services";
+import { storesWithin } from "../store/ports";
 import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import { satisfiesWorkspaceRole, type WorkspaceRole } from "../../model/organizations/roles";
 import { ApiError, isApiError, notFound } from "../errors/api-error";
@@ -11,7 +12,7 @@ import { PROBLEM_CONTENT_TYPE, toProblem } from "./problem";
 import { rateLimitHeaders, setRateLimitHeaders, type RateLimitDecision } from "./rate-limit";
 import { parseJsonBody } from "./request-body";
 import { parseMultipartBody } from "./multipart-body";
-import { Deadline, runWithin } from "../concurrency/deadline";
+import { Deadline } from "../concurrency/deadline";
 import { admissionOf, callerOf, shedError } from "./admission";
 import { bodyLimitOf, type HandlerInput, type HandlerResult, type Route } from "./route";
 import { API_PREFIX, Router, type Routing } from "./router";
@@ -124,7 +125,7 @@ export function createPipeline(routes: Route[] | Routing, services: Services, pr
       }
     } else {
       const deadline = new Deadline(services.config.requestDeadlineMs, undefined, () => request.signal);
-      const work = runWithin(deadline, () => serveRequest(request, deadline, caller, requestId, now, problemResponse));
+      const work = serveRequest(request, deadline, caller, requestId, now, problemResponse);
       // The place is held until the work has really ended, even after a 504: it still holds the instance.
       void work.then(
         () => admission.leave(who),
@@ -243,7 +244,7 @@ export function createPipeline(routes: Route[] | Routing, services: Services, pr
     if (idempotencyKey === undefined || who === undefined) return render(await r.handler(input), requestId, now);
     // A request that is not valid was refused above and keeps no key: corrected, it may use it.
     const call = { key: idempotencyKey, caller: who, fingerprint: requestFingerprint(request.method, path + request.search, body) };
-    return serveIdempotently(services, call, async () => render(await r.handler(input), requestId, now), problemResponse);
+    return serveIdempotently(services, call, deadline, async () => render(await r.handler(input), requestId, now), problemResponse);
   }
 }
 
@@ -273,7 +274,7 @@ class RouteInput implements HandlerInput<unknown, unknown, unknown> {
   constructor(
     services: Services,
     private readonly request: ApiRequest,
-    private readonly deadline: Deadline,
+    readonly deadline: Deadline,
     readonly requestId: string,
     caller: Principal | Person | undefined,
     readonly params: unknown,
@@ -284,6 +285,8 @@ class RouteInput implements HandlerInput<unknown, unknown, unknown> {
   ) {
     // Own fields, not a prototype: `{ ...input, actor }` must carry the services along.
     Object.assign(this, services);
+    // The stores as this request reads them: a read still running at its deadline is aborted.
+    this.stores = storesWithin(services.stores, deadline);
     if (caller && "serviceAccountId" in caller) this.principal = caller;
     else if (caller) this.person = caller;
   }

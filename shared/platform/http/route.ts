@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { Scope } from "../auth/scopes";
 import type { Principal } from "../auth/principal";
 import type { OperationContext } from "../operation-context";
+import type { Deadline } from "../concurrency/deadline";
 import type { Services } from "../services";
 import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import type { OrganizationalRole, WorkspaceRole } from "../../model/organizations/roles";
@@ -58,12 +59,15 @@ export interface PublicInput<P, Q, B> extends Services {
   /** `scheme://host` of the request, for absolute links. */
   origin: string;
   signal: AbortSignal;
+  /** The request's time budget: the operations it runs take it for their writes (`commit`'s `deadline`). */
+  deadline: Deadline;
 }
 
 /** The input of a service account's call: the caller, authenticated and its scope checked by the pipeline. */
 export interface OrganizationInput<P, Q, B> extends PublicInput<P, Q, B>, OperationContext {
   principal: Principal;
   signal: AbortSignal;
+  deadline: Deadline;
 }
 
 /** The input of a call on `/workspaces/{workspaceId}/…`: the workspace, found and the caller's role on it checked. */

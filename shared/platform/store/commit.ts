@@ -2,7 +2,7 @@ import { setTimeout } from "node:timers/promises";
 import { isLostRace } from "./conflict";
 import type { OutboxRecord } from "../events/outbox-record";
 import { checkIfMatch } from "../concurrency/etag";
-import { commitWithinDeadline, outsideDeadline } from "../concurrency/deadline";
+import { commitWithin, type Deadline } from "../concurrency/deadline";
 
 /** What a unit of work read: a document and its version; `etag` null when it does not exist yet (a create). */
 export interface Current<T> {
@@ -19,6 +19,12 @@ type Records = readonly OutboxRecord[];
 
 /** What every unit of work has. `C` is `Current<T> | null` when `read` may find nothing to change. */
 interface UnitBase<T, R, C extends Current<T> | null> {
+  /**
+   * The deadline of the request the change is part of (the operation context's `deadline`): the write
+   * starts only while it allows (`Deadline.commit`). Undefined for work no request waits on; required,
+   * so that no change leaves it out by accident.
+   */
+  deadline: Deadline | undefined;
   /**
    * The current document, read afresh on every attempt; null when there is nothing to change (the
    * unit then writes nothing and `commit` answers null). May throw (NOT_FOUND, say).
@@ -69,6 +75,7 @@ export interface NextUnit<T, R, C extends Current<T> | null = Current<T>, N exte
  *
  * @example
  * const saved = await commit({
+ *   deadline: ctx.deadline,
  *   read: () => stores.webhooks.get(id),
  *   ifMatch: input.header("if-match"),
  *   change: (webhook) => { webhook.status = "Paused"; return [auditOf(webhook)]; },
@@ -95,8 +102,8 @@ export async function commit<T, R>(
       if (outbox.length > 0 && !work.outbox) throw new Error("A unit of work that commits outbox records needs a publisher.");
       // The write starts only while the request's deadline allows (`Deadline.commit`); carrying out
       // its records is the service's own follow-up, which no deadline cuts short.
-      const result = await commitWithinDeadline(() => work.write(changed.value, current.etag, outbox));
-      if (outbox.length > 0) await outsideDeadline(() => work.outbox!.publish(outbox));
+      const result = await commitWithin(work.deadline, () => work.write(changed.value, current.etag, outbox));
+      if (outbox.length > 0) await work.outbox!.publish(outbox);
       return result;
     } catch (error) {
       if (!isLostRace(error) || work.ifMatch !== undefined || attempt >= maxAttempts) throw error;

@@ -1,4 +1,3 @@
-import { commitWithinDeadline } from "../../platform/concurrency/deadline";
 import { ApiError } from "../../platform/errors/api-error";
 import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import { sourceSettingsOf, type WorkspaceBridge } from "../../model/organizations/workspace-sources";
@@ -151,11 +150,11 @@ function routingGateway(
 ): SourceGateway {
   type Call<T> = (gateway: SourceGateway, vendorWorkspaceId: string, signal?: AbortSignal) => Promise<T>;
   /**
-   * Runs `call` on the gateway serving `workspaceId`, through its breakers. A change at the vendor
-   * (`change`) starts only while the request's deadline allows, and is then not aborted by it
-   * (`Deadline.commit`): a change cut off mid-call may or may not have been made.
+   * Runs `call` on the gateway serving `workspaceId`, through its breakers. A change at the vendor is a
+   * write of the request that makes it: the domain starts it through the request's deadline
+   * (`commitWithin`), with the caller's own signal, so that no deadline cuts it off mid-call.
    */
-  const on = async <T>(workspaceId: string, signal: AbortSignal | undefined, call: Call<T>, kind: "read" | "change") => {
+  const via = async <T>(workspaceId: string, signal: AbortSignal | undefined, call: Call<T>) => {
     const { gateway, limiter, tenant, vendorWorkspaceId } = await target(source, workspaceId);
     // A tenant the vendor asked to wait is refused before the breakers: keeping the vendor's word is
     // no failure of the vendor's or of the workspace's.
@@ -163,30 +162,27 @@ function routingGateway(
     // Through the breakers first (a refusal never waits in line), then the vendor's limits, the
     // tenant's before the source's (a call waiting for its tenant holds no place of the source's):
     // the call counts as unanswered from when it is sent, not while it waits for a place.
-    const run = (s: AbortSignal | undefined) =>
-      breakers.call({ system: source, workspaceId }, async (bs, inLine) => {
-        const leaveTenant = tenant && (await inLine(tenant.limiters.enter(tenant.tenantId, bs)));
-        let leave: (() => void) | undefined;
-        try {
-          leave = limiter && (await inLine(limiter.enter(bs)));
-          return await call(gateway, vendorWorkspaceId, bs);
-        } catch (error) {
-          const retryAfterMs = tenant && breakerFailureOf(error, bs)?.retryAfterMs;
-          if (retryAfterMs) tenant.limiters.holdBack(tenant.tenantId, retryAfterMs);
-          throw error;
-        } finally {
-          leave?.();
-          leaveTenant?.();
-        }
-      }, s);
-    return { vendorWorkspaceId, result: await (kind === "change" ? commitWithinDeadline(run, signal) : run(signal)) };
+    const result = await breakers.call({ system: source, workspaceId }, async (bs, inLine) => {
+      const leaveTenant = tenant && (await inLine(tenant.limiters.enter(tenant.tenantId, bs)));
+      let leave: (() => void) | undefined;
+      try {
+        leave = limiter && (await inLine(limiter.enter(bs)));
+        return await call(gateway, vendorWorkspaceId, bs);
+      } catch (error) {
+        const retryAfterMs = tenant && breakerFailureOf(error, bs)?.retryAfterMs;
+        if (retryAfterMs) tenant.limiters.holdBack(tenant.tenantId, retryAfterMs);
+        throw error;
+      } finally {
+        leave?.();
+        leaveTenant?.();
+      }
+    }, signal);
+    return { vendorWorkspaceId, result };
   };
-  const via = <T>(workspaceId: string, signal: AbortSignal | undefined, call: Call<T>) => on(workspaceId, signal, call, "read");
-  const change = <T>(workspaceId: string, signal: AbortSignal | undefined, call: Call<T>) => on(workspaceId, signal, call, "change");
   const ours = (workspaceId: string, vendorWorkspaceId: string) => (incident: VendorIncident): VendorIncident =>
     incident.workspaceId === vendorWorkspaceId && vendorWorkspaceId !== workspaceId ? { ...incident, workspaceId } : incident;
-  const oneIncident = async (workspaceId: string, signal: AbortSignal | undefined, call: Call<VendorIncident>, how: typeof via = via) => {
-    const { vendorWorkspaceId, result } = await how(workspaceId, signal, call);
+  const oneIncident = async (workspaceId: string, signal: AbortSignal | undefined, call: Call<VendorIncident>) => {
+    const { vendorWorkspaceId, result } = await via(workspaceId, signal, call);
     return ours(workspaceId, vendorWorkspaceId)(result);
   };
   return {
@@ -196,13 +192,13 @@ function routingGateway(
       const { vendorWorkspaceId, result: page } = await via(query.workspaceId, signal, (g, w, s) => g.listIncidents({ ...query, workspaceId: w }, s));
       return vendorWorkspaceId === query.workspaceId ? page : { ...page, items: page.items.map(ours(query.workspaceId, vendorWorkspaceId)) };
     },
-    setStatus: (workspaceId, incidentId, status, signal) => oneIncident(workspaceId, signal, (g, w, s) => g.setStatus(w, incidentId, status, s), change),
-    setOwner: (workspaceId, incidentId, owner, signal) => oneIncident(workspaceId, signal, (g, w, s) => g.setOwner(w, incidentId, owner, s), change),
+    setStatus: (workspaceId, incidentId, status, signal) => oneIncident(workspaceId, signal, (g, w, s) => g.setStatus(w, incidentId, status, s)),
+    setOwner: (workspaceId, incidentId, owner, signal) => oneIncident(workspaceId, signal, (g, w, s) => g.setOwner(w, incidentId, owner, s)),
     listComments: async (workspaceId, incidentId, signal) => (await via(workspaceId, signal, (g, w, s) => g.listComments(w, incidentId, s))).result,
-    addComment: async (workspaceId, incidentId, comment, signal) => (await change(workspaceId, signal, (g, w, s) => g.addComment(w, incidentId, comment, s))).result,
+    addComment: async (workspaceId, incidentId, comment, signal) => (await via(workspaceId, signal, (g, w, s) => g.addComment(w, incidentId, comment, s))).result,
     updateComment: async (workspaceId, incidentId, commentId, comment, signal) =>
-      (await change(workspaceId, signal, (g, w, s) => g.updateComment(w, incidentId, commentId, comment, s))).result,
-    deleteComment: async (workspaceId, incidentId, commentId, signal) => (await change(workspaceId, signal, (g, w, s) => g.deleteComment(w, incidentId, commentId, s))).result,
+      (await via(workspaceId, signal, (g, w, s) => g.updateComment(w, incidentId, commentId, comment, s))).result,
+    deleteComment: async (workspaceId, incidentId, commentId, signal) => (await via(workspaceId, signal, (g, w, s) => g.deleteComment(w, incidentId, commentId, s))).result,
     getEvidence: async (workspaceId, incidentId, signal) => (await via(workspaceId, signal, (g, w, s) => g.getEvidence(w, incidentId, s))).result,
     async relatedByEntity(query, signal) {
       const { vendorWorkspaceId, result: items } = await via(query.workspaceId, signal, (g, w, s) => g.relatedByEntity({ ...query, workspaceId: w }, s));

@@ -1,6 +1,5 @@
 import { setMaxListeners } from "node:events";
 import { ApiError, isApiError, notFound } from "../../../platform/errors/api-error";
-import { currentDeadline } from "../../../platform/concurrency/deadline";
 import { settleWithin, type Settled } from "../../../platform/concurrency/settle-within";
 import type { Person } from "../../../platform/auth/person";
 import type { Uses } from "../../../platform/operation-context";
@@ -53,7 +52,7 @@ export async function applyBulkAction(ctx: BulkContext, body: BulkActionBody): P
     }
   });
 
-  const deadline = currentDeadline();
+  const deadline = ctx.deadline;
   if (ctx.signal) setMaxListeners(BULK_CONCURRENCY * LISTENERS_PER_CHANGE, ctx.signal);
   const settled = await settleWithin(
     runnable,

@@ -117,6 +117,7 @@ export const organizationRoutes: RouteGroup = {
           lastModifiedAt: stamp,
         };
         const created = await commit({
+          deadline: input.deadline,
           read: async () => ({ value: account, etag: null }),
           change: (draft) => [accountAudit(input, draft, { activityType: "OrganizationCreated", activityAction: "Create", metadata: { name: draft.name, managedByAccountId: provider.id } })],
           write: (draft, _etag, outbox) => input.stores.accounts.create(draft, outbox),
@@ -168,6 +169,7 @@ export const organizationRoutes: RouteGroup = {
         const accountId = input.params.accountId.toLowerCase();
         const stamp = input.now().toISOString();
         const result = await commit({
+          deadline: input.deadline,
           async read() {
             const found = await organizationAccount(input, person, accountId);
             if (body.isActive !== undefined && body.isActive !== isActiveAccount(found.value) && found.value.managedByAccountId !== person.accountId) {

@@ -128,6 +128,7 @@ export const peopleRoutes: RouteGroup = {
         let existed = false;
         let previousTenant: string | undefined;
         const saved = await commit({
+          deadline: input.deadline,
           async read() {
             const existing = await input.stores.users.find([accountId], userId);
             existed = existing !== undefined;

@@ -137,6 +137,7 @@ export const portalSopRoutes: RouteGroup = {
         );
         try {
           await commit({
+            deadline: input.deadline,
             read: async () => ({ value: record, etag: null }),
             change: () => [sopAudit(input.actor, workspace, record, "Create", now)],
             write: (draft, _etag, outbox) => input.stores.sops.create(draft, outbox),
@@ -227,6 +228,7 @@ export const portalSopRoutes: RouteGroup = {
         const { workspace } = input;
         const now = input.now();
         const deleted = await commit({
+          deadline: input.deadline,
           read: () => recordOf(input),
           change: (record) => [sopAudit(input.actor, workspace, record, "Delete", now)],
           write: async (record, etag, outbox) => {

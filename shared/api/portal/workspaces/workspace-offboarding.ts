@@ -48,6 +48,7 @@ export async function offboardWorkspace(input: OffboardInput, ifMatch: string | 
 
   const at = input.now().toISOString();
   const saved = await commit({
+    deadline: input.deadline,
     async read() {
       const current = await stores.workspaces.read(workspace.id);
       if (!current || current.value.offboarded) throw notFound("The workspace", "workspaceId");
@@ -83,6 +84,7 @@ async function denyWaiting(input: OffboardInput, workspace: WorkspaceRecord, run
 async function cancel(input: OffboardInput, workspace: WorkspaceRecord, runId: string): Promise<boolean> {
   const runs = input.stores.gamebookRuns;
   const saved = await commit({
+    deadline: input.deadline,
     read: async () => (await runs.get(workspace.id, runId)) ?? null,
     next(run) {
       const dispatched = (run.status === "Pending" && !run.isQueued) || run.status === "Running";

@@ -140,6 +140,7 @@ export const workspaceRoutes: RouteGroup = {
           lastModifiedAt: stamp,
         };
         const created = await commit({
+          deadline: input.deadline,
           read: async () => ({ value: workspace, etag: null }),
           change: (draft) => [
             workspaceAudit(input, draft, "WorkspaceOnboarded", "Create", {
@@ -198,6 +199,7 @@ export const workspaceRoutes: RouteGroup = {
         const { person, body, workspace } = input;
         const stamp = input.now().toISOString();
         const saved = await commit({
+          deadline: input.deadline,
           async read() {
             const found = await input.stores.workspaces.read(workspace.id);
             if (!found || found.value.offboarded) throw notFound("The workspace", "workspaceId");

@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { outsideDeadline } from "../../concurrency/deadline";
 import { ExpiringKeys } from "../../expiring-keys";
 import { silentLogger, type Logger } from "../../logger";
 import type { MessageHandler, OutgoingMessage, QueueSender, ReceivedMessage } from "../queue";
@@ -332,10 +331,8 @@ export class InProcessQueue<T> implements QueueSender<T> {
     lock.timer.unref();
     this.locks.add(lock);
     const message = snapshot(entry);
-    // A consumer is no part of the request that sent the message: it runs under no request's deadline,
-    // as it would on another instance in Azure.
     Promise.resolve()
-      .then(() => outsideDeadline(() => handler(message)))
+      .then(() => handler(message))
       .then(
         () => this.complete(lock),
         (error: unknown) => this.abandon(lock, error),

@@ -4,7 +4,6 @@ import type { Page, PageRequest, Versioned } from "../ports";
 import { assertScope } from "../outbox-scope";
 import type { OutboxRecord, OutboxScope } from "../../events/outbox-record";
 import { translateCosmosError, type CosmosOperation } from "./cosmos-errors";
-import { currentDeadline } from "../../concurrency/deadline";
 
 export type Document = { id: string };
 export type Parameters = Record<string, SqlParameter["value"]>;
@@ -29,11 +28,17 @@ export class Collection<T extends Document> {
     private readonly partitionKeyOf: (doc: T) => string,
     /** For documents that commit outbox records: the scope of a partition, which records must carry. */
     private readonly outboxScopeOf?: (partitionKey: string) => OutboxScope,
+    /**
+     * The signal a read takes, when the collection is seen through a request (`Stores[READS_WITHIN]`):
+     * the request's, aborted at its deadline, so that a read nobody waits for any more stops. Writes
+     * never take it (`Deadline.commit` decides whether they start).
+     */
+    private readonly readSignal?: () => AbortSignal,
   ) {}
 
   async read(id: string, partitionKey: string): Promise<Versioned<T> | undefined> {
     // The SDK answers a missing item with resource undefined (status 404), not an exception.
-    const { resource } = await this.attempt("read", id, () => this.container.item(id, partitionKey).read<T>(withinDeadline()));
+    const { resource } = await this.attempt("read", id, () => this.container.item(id, partitionKey).read<T>(this.readOptions()));
     return resource && versioned(resource);
   }
 
@@ -117,7 +122,7 @@ export class Collection<T extends Document> {
   }
 
   private async fetchAll(query: string, parameters: Parameters, partitionKey?: PartitionKey): Promise<(T & ItemDefinition)[]> {
-    const options: FeedOptions = partitionKey === undefined ? withinDeadline() : { partitionKey, ...withinDeadline() };
+    const options: FeedOptions = partitionKey === undefined ? this.readOptions() : { partitionKey, ...this.readOptions() };
     const spec = { query, parameters: Object.entries(parameters).map(([name, value]) => ({ name, value })) };
     const { resources } = await this.attempt("query", undefined, () =>
       this.container.items.query<T & ItemDefinition>(spec, options).fetchAll(),
@@ -147,6 +152,10 @@ export class Collection<T extends Document> {
     return { items: slice, nextAfter: more ? slice[slice.length - 1]?.id : undefined };
   }
 
+  private readOptions(): { abortSignal?: AbortSignal } {
+    return this.readSignal ? { abortSignal: this.readSignal() } : {};
+  }
+
   private async attempt<R>(operation: CosmosOperation, id: string | undefined, call: () => Promise<R>): Promise<R> {
     try {
       return await call();
@@ -154,15 +163,6 @@ export class Collection<T extends Document> {
       throw translateCosmosError(error, { operation, kind: this.kind, id });
     }
   }
-}
-
-/**
- * A read's options under the current request's deadline: aborted when it passes, so a read nobody
- * waits for any more stops. Writes never take it (`Deadline.commit` decides whether they start).
- */
-function withinDeadline(): { abortSignal?: AbortSignal } {
-  const signal = currentDeadline()?.signal;
-  return signal ? { abortSignal: signal } : {};
 }
 
 export function ifMatch(etag: string) {

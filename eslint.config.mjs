@@ -57,7 +57,7 @@ const nodeGlobals = Object.fromEntries(Object.getOwnPropertyNames(globalThis).ma
 
 export default tseslint.config(
   // Built or generated (the portal's client types come from the OpenAPI document: npm run portal:client).
-  { ignores: ["**/dist/", ".test-results/", "coverage/", "bench/results/", ".receiver/", ".azurite/", "build/", "portal/src/api/openapi.d.ts"] },
+  { ignores: ["**/dist/", ".bench-baseline/", ".test-results/", "coverage/", "bench/results/", ".receiver/", ".azurite/", "build/", "portal/src/api/openapi.d.ts"] },
   { linterOptions: { reportUnusedDisableDirectives: "error", reportUnusedInlineConfigs: "error" } },
   js.configs.recommended,
   tseslint.configs.recommended,

@@ -1,6 +1,7 @@
 // The service-account read scenario: an authenticated GET against the API, a Fastify server doing the
 // same work and a bare node:http server, measured in alternating rounds.
 
+import { baselineBuilt, baselineFolder } from "../baseline.mjs";
 import path from "node:path";
 import { ROOT, startApiHost } from "../api-host.mjs";
 import { childEnv, describeExit, formatLoadTable, freePort, processCpuUs, runLoad, startServer, summarizeRounds, withoutKeys } from "../lib.mjs";
@@ -112,9 +113,11 @@ export async function serviceAccountRead({ log, settings }) {
       { label: "Fastify + work", url: fastifyUrl, headers: api.authHeaders, server: fastify },
       { label: "API", url: api.accountUrl, headers: api.authHeaders, server: api.server },
     ];
-    // BENCH_BASELINE_ROOT: an older build's host beside this one, in the same alternating rounds, with
-    // the same admin account, so that a slide of this build shows as a ratio of the two.
-    const baselineRoot = process.env.BENCH_BASELINE_ROOT;
+    // An older build's host beside this one, in the same alternating rounds, with the same admin
+    // account, so that a slide of this build shows as a ratio of the two: BENCH_BASELINE_ROOT, else
+    // the pinned build when it has been made (`node bench/baseline.mjs`).
+    const baselineRoot = process.env.BENCH_BASELINE_ROOT ?? (baselineBuilt() ? baselineFolder() : undefined);
+    if (!baselineRoot) log("  (no older build beside this one: `node bench/baseline.mjs` makes the pinned one)");
     if (baselineRoot) {
       const baseline = await startApiHost({ root: path.resolve(baselineRoot), sameAccountAs: api });
       started.push(baseline.server);

@@ -132,7 +132,7 @@ export function createPipeline(routes: Route[] | Routing, services: Services, pr
         () => admission.leave(who),
       );
       try {
-        response = await Promise.race([work, deadline.reached.then(() => Promise.reject(deadline.timeoutError()))]);
+        response = await deadline.race(work);
       } catch (error) {
         // Past the deadline, whatever the work failed with (an aborted read, say) is the deadline's doing.
         response = problemResponse(deadline.expired ? deadline.timeoutError() : error);

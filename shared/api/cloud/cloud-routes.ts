@@ -11,7 +11,7 @@ import {
   VALIDATION_REASON_HEADER_DEFINITION,
   workspaceParams,
   workspaceValidity,
-} from "../../domain/cloud/cloud-schemas";
+} from "../schemas/cloud-schemas";
 
 const tag = "Cloud resources";
 const base = "/azure-resources/subscriptions";

@@ -23,8 +23,8 @@ import {
   serviceAccountIdParams,
   serviceAccountView,
   updateServiceAccountBody,
-} from "../../domain/organizations/service-account-schemas";
-import { serviceAccountExample } from "../../domain/examples/identity-examples";
+} from "../schemas/service-account-schemas";
+import { serviceAccountExample } from "../examples/identity-examples";
 import { serviceAccountViews, toCredentialView } from "../../domain/organizations/service-account-view";
 
 const tag = "Service accounts";

@@ -8,8 +8,8 @@ import { organizationRoute, type RouteGroup } from "../../platform/http/route";
 import type { OrganizationalRole } from "../../model/organizations/roles";
 import type { UserRecord } from "../../model/organizations/user";
 import { EXAMPLE_LEAVING_USER, EXAMPLE_USER } from "../../platform/http/examples";
-import { upsertUserExample, userExample } from "../../domain/examples/identity-examples";
-import { organizationalRoleSchema } from "../../domain/organizations/service-account-schemas";
+import { upsertUserExample, userExample } from "../examples/identity-examples";
+import { organizationalRoleSchema } from "../schemas/service-account-schemas";
 
 const tag = "Users";
 

@@ -1,15 +1,45 @@
-import type { z } from "zod";
 import type { Uses } from "../../platform/operation-context";
 import type { CredentialRecord, ServiceAccountRecord } from "../../model/organizations/service-account";
 import type { WorkspaceRecord } from "../../model/organizations/workspace";
-import type { credentialView, serviceAccountView } from "./service-account-schemas";
+import type { OrganizationalRole, WorkspaceRole } from "../../model/organizations/roles";
+
+/** A credential as a caller sees it: never its secret or hash, only the secret's prefix. */
+export interface CredentialView {
+  id: string;
+  clientSecretPrefix: string;
+  status: "Active" | "Revoked" | "Expired";
+  expirationDate: string;
+  lastUsedAt: string | null;
+  createdAt: string;
+  scopes: string[];
+}
+
+/** A service account as a caller sees it, with the names of the workspaces it is assigned to. */
+export interface ServiceAccountView {
+  id: string;
+  accountId: string;
+  name: string;
+  description: string;
+  isActive: boolean;
+  isPlatformManaged: boolean;
+  organizationalRole: OrganizationalRole;
+  /** Prefix of the newest active credential's secret. */
+  clientSecretPrefix: string | null;
+  /** Expiry of the newest active credential. */
+  credentialExpirationDate: string | null;
+  workspaceAssignments: { workspaceId: string; workspaceName: string; role: WorkspaceRole }[];
+  credentials: CredentialView[];
+  lastUsedAt: string | null;
+  createdAt: string;
+  lastModifiedAt: string;
+}
 
 export function credentialStatus(c: CredentialRecord, now: Date): "Active" | "Revoked" | "Expired" {
   if (c.status === "Revoked") return "Revoked";
   return Date.parse(c.expirationDate) <= now.getTime() ? "Expired" : "Active";
 }
 
-export function toCredentialView(c: CredentialRecord, now: Date): z.infer<typeof credentialView> {
+export function toCredentialView(c: CredentialRecord, now: Date): CredentialView {
   return {
     id: c.id,
     clientSecretPrefix: c.clientSecretPrefix,
@@ -26,7 +56,7 @@ export function toServiceAccountView(
   sa: ServiceAccountRecord,
   workspaces: ReadonlyMap<string, WorkspaceRecord>,
   now: Date,
-): z.infer<typeof serviceAccountView> {
+): ServiceAccountView {
   const credentials = sa.credentials.map((c) => toCredentialView(c, now));
   const newestActive = sa.credentials
     .filter((_, i) => credentials[i]!.status === "Active")
@@ -54,7 +84,7 @@ export function toServiceAccountView(
 }
 
 /** The API shape of these service accounts, with the names of the workspaces they are assigned to (only those are read). */
-export async function serviceAccountViews(ctx: Uses<"stores" | "now">, accounts: readonly ServiceAccountRecord[]): Promise<z.infer<typeof serviceAccountView>[]> {
+export async function serviceAccountViews(ctx: Uses<"stores" | "now">, accounts: readonly ServiceAccountRecord[]): Promise<ServiceAccountView[]> {
   const ids = [...new Set(accounts.flatMap((sa) => sa.workspaceAssignments.map((a) => a.workspaceId)))];
   const byId = new Map<string, WorkspaceRecord>();
   if (ids.length > 0) for (const w of await ctx.stores.workspaces.getMany(ids)) byId.set(w.id, w);

@@ -4,7 +4,7 @@ import { ensureAdminAccount, type AdminAccountResult } from "../../domain/organi
 import { switchIntegrations } from "../../domain/organizations/integration-switches";
 import { slaPolicyOf } from "../../domain/incidents/sla-policy";
 import { setSlaPolicy } from "../../domain/incidents/sla-settings";
-import { demoSlaPolicy } from "../../domain/examples/incident-examples";
+import { demoSlaPolicy } from "../../api/examples/incident-examples";
 import { isDeepStrictEqual } from "node:util";
 
 import type { AccountRecord } from "../../model/organizations/account";

@@ -15,7 +15,7 @@ import type { PlaybookCatalogueRecord } from "../../../model/gamebooks/playbook-
 import type { WorkspaceRecord } from "../../../model/organizations/workspace";
 import { approvalRequestExample, approvalRequestSchema } from "../approval-request-schemas";
 import { approveBody, denyBody } from "./approval-schemas";
-import { EXAMPLE_APPROVAL_WORKSPACE_ID, EXAMPLE_RUN_TO_APPROVE_ID, EXAMPLE_RUN_TO_DENY_ID } from "../../../domain/examples/gamebook-examples";
+import { EXAMPLE_APPROVAL_WORKSPACE_ID, EXAMPLE_RUN_TO_APPROVE_ID, EXAMPLE_RUN_TO_DENY_ID } from "../../examples/gamebook-examples";
 
 const tag = "Portal: approvals";
 const workspaceId = z.guid().meta({ examples: [EXAMPLE_APPROVAL_WORKSPACE_ID] });

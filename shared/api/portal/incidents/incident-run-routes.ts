@@ -17,7 +17,7 @@ import {
   EXAMPLE_RUN_TO_CANCEL_ID,
   EXAMPLE_RUN_TO_RETRY_ID,
   EXAMPLE_RUN_TO_UNDO_ID,
-} from "../../../domain/examples/gamebook-examples";
+} from "../../examples/gamebook-examples";
 import { EXAMPLE_GAMEBOOK_RUN_ID, EXAMPLE_WORKSPACE_ID } from "../../../platform/http/examples";
 import { incidentParams } from "./incident-params";
 import { incidentPlaybookOffer } from "./incident-playbook-offer";

@@ -3,14 +3,14 @@ import { personWorkspaceRoute, type Route, type RouteGroup } from "../../../plat
 import type { IncidentTarget } from "../../../domain/incidents/incident-access";
 import type { WorkspaceRecord } from "../../../model/organizations/workspace";
 import { changeAssignee, changeStatus } from "../../../domain/incidents/incident-writes";
-import { commentMessage, updateAssigneeBody, updateStatusBody } from "../../../domain/incidents/incident-changes";
+import { commentMessage, updateAssigneeBody, updateStatusBody } from "../../schemas/incident-changes";
 import { addServiceComment } from "../../../domain/incidents/service-comments";
 import { triggerIncidentCreated } from "../../../domain/incidents/manual-trigger";
 import { requireIntegration } from "../../../domain/organizations/integration-switches";
 import { linkTicket, unlinkTicket } from "../../../domain/tickets/ticket-links";
 import { ticketLinkView, toTicketLinkView } from "../../../domain/tickets/ticket-link-view";
 import { ONE_TICKET, ticketNameBody } from "../../../domain/tickets/ticket-names";
-import { analystCommentExample } from "../../../domain/examples/incident-examples";
+import { analystCommentExample } from "../../examples/incident-examples";
 import { EXAMPLE_INCIDENT, EXAMPLE_WEBHOOK_ID } from "../../../platform/http/examples";
 import { commentPathSources, sourceSchema, type Source } from "../../../model/sources";
 import { incidentParams } from "./incident-params";

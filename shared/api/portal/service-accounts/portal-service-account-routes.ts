@@ -22,8 +22,8 @@ import {
   credentialView,
   serviceAccountView,
   updateServiceAccountBody,
-} from "../../../domain/organizations/service-account-schemas";
-import { serviceAccountExample } from "../../../domain/examples/identity-examples";
+} from "../../schemas/service-account-schemas";
+import { serviceAccountExample } from "../../examples/identity-examples";
 import { serviceAccountViews, toCredentialView } from "../../../domain/organizations/service-account-view";
 
 const tag = "Portal: service accounts";

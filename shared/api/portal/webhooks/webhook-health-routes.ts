@@ -7,7 +7,7 @@ import { redeliver, redeliverFailedSince } from "../../../domain/webhooks/redeli
 import { deliveryLogCursor, deliveryLogListing, deliveryLogNotBefore, findDeliveryLogEntry } from "../../../domain/webhooks/delivery-log-access";
 import type { WebhookRecord } from "../../../model/webhooks/webhook";
 import { changeWebhookState, stateActionsOf, type WebhookStateAction } from "../../../domain/webhooks/webhook-changes";
-import { toDeliveryLogView, toWebhookView } from "../../../domain/webhooks/webhook-view";
+import { toDeliveryLogView, toWebhookView } from "../../schemas/webhook-view";
 import { fieldProblem } from "../portal-access";
 import { OPERATORS, webhookOf } from "./portal-webhook-access";
 import {

@@ -5,7 +5,7 @@ import { severities } from "../../../model/incidents/incident";
 import { slaPolicyInput, slaPolicyOf } from "../../../domain/incidents/sla-policy";
 import { setSlaPolicy } from "../../../domain/incidents/sla-settings";
 import { EXAMPLE_WORKSPACE_ID } from "../../../platform/http/examples";
-import { demoSlaPolicy } from "../../../domain/examples/incident-examples";
+import { demoSlaPolicy } from "../../examples/incident-examples";
 
 const tag = "Portal: workspaces";
 const path = "/portal/workspaces/{workspaceId}/sla-policy";

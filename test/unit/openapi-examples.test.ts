@@ -10,7 +10,7 @@ import { seedDemoGamebookRuns } from "../../shared/hosts/local/demo-gamebook-run
 import { buildDemoGamebooks, seedDemoGamebooks } from "../../shared/hosts/local/demo-gamebooks";
 import { createLocalServices } from "../../shared/hosts/local/local-services";
 import * as ex from "../../shared/platform/http/examples";
-import type { Services } from "../../shared/platform/services";
+import type { Services } from "../../shared/domain/services";
 import { EXAMPLE_LINKED, EXAMPLE_TICKET } from "../../shared/api/tickets/ticket-schemas";
 import { incidentExample } from "../../shared/api/examples/incident-examples";
 import * as content from "../../shared/api/portal/content/content-schemas";

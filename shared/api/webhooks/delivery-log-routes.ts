@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { issuePageToken, pageQueryFields, readPageToken } from "../../platform/http/paging";
-import { organizationRoute } from "../../platform/http/route";
+import { organizationRoute } from "../route-kinds";
 import { eventPayloadNow } from "../../domain/webhooks/event-rebuild";
 import { redeliver } from "../../domain/webhooks/redelivery";
 import { deliveryLogCursor, deliveryLogListing, findDeliveryLogEntry } from "../../domain/webhooks/delivery-log-access";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { organizationRoute } from "../../platform/http/route";
+import { organizationRoute } from "../route-kinds";
 import { deliveryAcceptedExample } from "../examples/webhook-examples";
 import { sendTestEvent } from "../../domain/webhooks/test-event";
 import { webhookIdParams } from "./webhook-schemas";

@@ -1,6 +1,6 @@
 import { notFound } from "../../platform/errors/api-error";
 import { derivedGuid } from "../../platform/ids/derived-guid";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import type { CloudResourceGroup, LogAnalyticsWorkspace, NetworkSecurityGroup, ResourceGroupRef, WorkspaceRef } from "../../systems/cloud-inventory/port";
 
 /** A cloud subscription: its id is the same in Azure and in this service. */

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { ApiError, INVALID_PAGE_TOKEN_MESSAGE, invalidPageToken, isApiError } from "../../platform/errors/api-error";
 import { issuePageToken, readPageToken, type PagingContext } from "../../platform/http/paging";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import type { IncidentFilters, IncidentPage, IncidentWindowQuery } from "../../systems/vendors/port";
 import type { PublicStatus, Severity, VendorIncident } from "../../model/incidents/incident";
 import { lastModifiedSources, parseSource, sources, type Source } from "../../model/sources";

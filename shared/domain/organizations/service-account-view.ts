@@ -1,4 +1,4 @@
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import type { CredentialRecord, ServiceAccountRecord } from "../../model/organizations/service-account";
 import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import type { OrganizationalRole, WorkspaceRole } from "../../model/organizations/roles";

@@ -1,6 +1,6 @@
 import { derivedGuid } from "../../platform/ids/derived-guid";
 import { integrationStates, type IntegrationContext } from "../organizations/integration-switches";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import type { VendorComment } from "../../model/incidents/incident";
 import type { Source } from "../../model/sources";
 import { TICKET_COMMENT_PREFIX, type TicketLinkRecord } from "../../model/tickets/ticket-link";

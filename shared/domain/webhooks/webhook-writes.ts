@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { checkWebhookUrl } from "../../platform/delivery/address-policy";
 import { generateSigningSecret } from "../../platform/delivery/signer";
 import { ApiError } from "../../platform/errors/api-error";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import { commit } from "../../platform/store/commit";
 import type { Versioned } from "../../platform/store/ports";
 import type { SealedSigningKey, WebhookAuthenticationType, WebhookRecord } from "../../model/webhooks/webhook";

@@ -1,4 +1,5 @@
-import { serviceActor, type Actor, type Uses } from "../../platform/operation-context";
+import { serviceActor, type Actor } from "../../platform/actor";
+import { type Uses } from "../../domain/operation-context";
 import { derivedGuid } from "../../platform/ids/derived-guid";
 import { ensureAdminAccount, type AdminAccountResult } from "../../domain/organizations/admin-account";
 import { switchIntegrations } from "../../domain/organizations/integration-switches";

@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { notFound } from "../../../platform/errors/api-error";
 import { pageQueryFields, issuePageToken, readPageToken } from "../../../platform/http/paging";
-import { personRoute, personWorkspaceRoute, type PersonInput, type RouteGroup } from "../../../platform/http/route";
+import { personRoute, personWorkspaceRoute, type PersonInput } from "../../route-kinds";
+import { type RouteGroup } from "../../../platform/http/route";
 import type { Person } from "../../../platform/auth/person";
-import type { Uses } from "../../../platform/operation-context";
+import type { Uses } from "../../../domain/operation-context";
 import { approvalRequestView } from "../approval-request-view";
 import { decideRun } from "../../../domain/gamebooks/run-approval";
 import { approvalRefusal, requesterOf, type RunDecider } from "../../../domain/gamebooks/run-approval-rules";

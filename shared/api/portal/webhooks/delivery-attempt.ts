@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Uses } from "../../../platform/operation-context";
+import type { Uses } from "../../../domain/operation-context";
 import type { LoadedIncident } from "../../../domain/incidents/incident-access";
 import { toIncidentSummary } from "../../../domain/incidents/incident-view";
 import { EXAMPLE_CUSTOMER_ACCOUNT_ID, EXAMPLE_INCIDENT, EXAMPLE_INCIDENT_BLOCK, EXAMPLE_WORKSPACE_ID } from "../../../platform/http/examples";

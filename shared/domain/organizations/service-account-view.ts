@@ -1,37 +1,25 @@
 import type { Uses } from "../operation-context";
 import type { CredentialRecord, ServiceAccountRecord } from "../../model/organizations/service-account";
 import type { WorkspaceRecord } from "../../model/organizations/workspace";
-import type { OrganizationalRole, WorkspaceRole } from "../../model/organizations/roles";
+import type { WorkspaceRole } from "../../model/organizations/roles";
 
 /** A credential as a caller sees it: never its secret or hash, only the secret's prefix. */
-export interface CredentialView {
-  id: string;
-  clientSecretPrefix: string;
+export interface CredentialView extends Pick<CredentialRecord, "id" | "clientSecretPrefix" | "expirationDate" | "lastUsedAt" | "createdAt" | "scopes"> {
   status: "Active" | "Revoked" | "Expired";
-  expirationDate: string;
-  lastUsedAt: string | null;
-  createdAt: string;
-  scopes: string[];
 }
 
 /** A service account as a caller sees it, with the names of the workspaces it is assigned to. */
-export interface ServiceAccountView {
-  id: string;
-  accountId: string;
-  name: string;
-  description: string;
-  isActive: boolean;
-  isPlatformManaged: boolean;
-  organizationalRole: OrganizationalRole;
+export interface ServiceAccountView
+  extends Pick<
+    ServiceAccountRecord,
+    "id" | "accountId" | "name" | "description" | "isActive" | "isPlatformManaged" | "organizationalRole" | "lastUsedAt" | "createdAt" | "lastModifiedAt"
+  > {
   /** Prefix of the newest active credential's secret. */
   clientSecretPrefix: string | null;
   /** Expiry of the newest active credential. */
   credentialExpirationDate: string | null;
   workspaceAssignments: { workspaceId: string; workspaceName: string; role: WorkspaceRole }[];
   credentials: CredentialView[];
-  lastUsedAt: string | null;
-  createdAt: string;
-  lastModifiedAt: string;
 }
 
 export function credentialStatus(c: CredentialRecord, now: Date): "Active" | "Revoked" | "Expired" {

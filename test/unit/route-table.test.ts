@@ -5,7 +5,7 @@ import { prefixOf } from "../../shared/hosts/azure/http-function";
 import httpFunctions from "../../shared/hosts/azure/http-functions.json";
 import { buildOpenApi } from "../../shared/platform/http/openapi";
 import { publicRoute } from "../../shared/api/route-kinds";
-import { type HttpMethod, type Route } from "../../shared/platform/http/route";
+import type { HttpMethod, Route } from "../../shared/platform/http/route";
 import { GroupRouter, Router, type RouteMatch } from "../../shared/platform/http/router";
 
 /*

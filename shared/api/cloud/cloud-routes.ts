@@ -1,5 +1,5 @@
 import { organizationRoute } from "../route-kinds";
-import { type RouteGroup } from "../../platform/http/route";
+import type { RouteGroup } from "../../platform/http/route";
 import { networkSecurityGroupsOf, resourceGroupsOf, securityInstancesOf, securityInstanceValidity, visibleSubscriptions } from "../../domain/cloud/cloud-lookups";
 import {
   networkSecurityGroupList,

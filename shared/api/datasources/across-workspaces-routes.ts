@@ -1,5 +1,5 @@
 import { organizationRoute } from "../route-kinds";
-import { type RouteGroup } from "../../platform/http/route";
+import type { RouteGroup } from "../../platform/http/route";
 import { anomalyResultExample, dataSourceSummaryExample } from "./datasource-examples";
 import { searchAnomalies } from "./anomaly-search";
 import { anomalyQueryBody, anomalyResult, dataSourceSummary, summaryQuery } from "./datasource-schemas";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { notFound } from "../../platform/errors/api-error";
 import { workspaceRoute } from "../route-kinds";
-import { type RouteGroup } from "../../platform/http/route";
+import type { RouteGroup } from "../../platform/http/route";
 import { commentPathSources, sourceSchema } from "../../model/sources";
 import { EXAMPLE_GAMEBOOK_RUN_ID, EXAMPLE_INCIDENT } from "../../platform/http/examples";
 import { EXAMPLE_INCIDENT_TITLE, EXAMPLE_WORKSPACE_ID, gamebookRunExample, playbookEntryExample, playbookRuleExample, runRequestExample, runSubmittedExample } from "../examples/gamebook-examples";

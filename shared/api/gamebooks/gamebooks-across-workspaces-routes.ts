@@ -1,5 +1,5 @@
 import { organizationRoute } from "../route-kinds";
-import { type RouteGroup } from "../../platform/http/route";
+import type { RouteGroup } from "../../platform/http/route";
 import { toGamebookRunView } from "../../domain/gamebooks/gamebook-views";
 import { mappedWorkspaces } from "../../domain/organizations/mapped-workspaces";
 import { ACROSS_PAGE_SIZE, acrossWorkspacesHistory } from "../../domain/gamebooks/run-history";

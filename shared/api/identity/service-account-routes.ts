@@ -2,7 +2,7 @@ import { z } from "zod";
 import { pageRequest, pagination } from "../../platform/http/paging";
 import { notFound } from "../../platform/errors/api-error";
 import { organizationRoute, type RequestContext } from "../route-kinds";
-import { type RouteGroup } from "../../platform/http/route";
+import type { RouteGroup } from "../../platform/http/route";
 import type { ServiceAccountRecord } from "../../model/organizations/service-account";
 import {
   addCredential,

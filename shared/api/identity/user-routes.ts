@@ -5,7 +5,7 @@ import { ApiError, notFound } from "../../platform/errors/api-error";
 import { pageQueryFields, pageRequest, pagination } from "../../platform/http/paging";
 import { commit } from "../../platform/store/commit";
 import { organizationRoute } from "../route-kinds";
-import { type RouteGroup } from "../../platform/http/route";
+import type { RouteGroup } from "../../platform/http/route";
 import type { OrganizationalRole } from "../../model/organizations/roles";
 import type { UserRecord } from "../../model/organizations/user";
 import { EXAMPLE_LEAVING_USER, EXAMPLE_USER } from "../../platform/http/examples";

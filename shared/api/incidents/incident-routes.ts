@@ -2,7 +2,7 @@ import { z } from "zod";
 import { auditRecord } from "../../platform/events/audit-record";
 import { ApiError, notFound } from "../../platform/errors/api-error";
 import { workspaceRoute } from "../route-kinds";
-import { type RouteGroup } from "../../platform/http/route";
+import type { RouteGroup } from "../../platform/http/route";
 import { gamebookRunView } from "../../domain/gamebooks/gamebook-views";
 import type { EntityQuery } from "../../systems/vendors/port";
 import { outboxScope } from "../../platform/store/outbox-scope";

@@ -3,7 +3,7 @@ import { directoryAuditsExample, signInsExample } from "./investigation-examples
 import { ApiError } from "../../platform/errors/api-error";
 import type { DirectoryLogQuery, LogPage } from "../../systems/directory-logs/port";
 import { workspaceRoute, type WorkspaceInput } from "../route-kinds";
-import { type RouteGroup } from "../../platform/http/route";
+import type { RouteGroup } from "../../platform/http/route";
 import { issuePageToken, readPageToken } from "../../platform/http/paging";
 import { requireIntegration } from "../../domain/organizations/integration-switches";
 import { directoryAuditView, logQuery, MAX_LOG_WINDOW_DAYS, signInView, workspaceParams } from "./investigation-schemas";

@@ -5,7 +5,7 @@ import { errorCodes, type ErrorCode } from "../../platform/errors/api-error";
 import { errorCodeMeaning } from "../../platform/errors/error-codes";
 import { notFound } from "../../platform/errors/api-error";
 import { publicRoute } from "../route-kinds";
-import { type Route, type RouteGroup } from "../../platform/http/route";
+import type { Route, RouteGroup } from "../../platform/http/route";
 import { API_PREFIX } from "../../platform/http/router";
 import { healthAnswerSchema, healthProbeOf } from "./health";
 import { buildOpenApi } from "../../platform/http/openapi";

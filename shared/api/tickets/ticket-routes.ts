@@ -4,7 +4,7 @@ import { demoLinkExample, ticketLinkExample, ticketPriorityExample, ticketSearch
 import { notFound } from "../../platform/errors/api-error";
 import { auditRecord } from "../../platform/events/audit-record";
 import { workspaceRoute } from "../route-kinds";
-import { type RouteGroup } from "../../platform/http/route";
+import type { RouteGroup } from "../../platform/http/route";
 import { requireIntegration } from "../../domain/organizations/integration-switches";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import { findTicket, linkTicket, unlinkTicket } from "../../domain/tickets/ticket-links";

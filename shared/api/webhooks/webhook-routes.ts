@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { organizationRoute } from "../route-kinds";
-import { type RouteGroup } from "../../platform/http/route";
+import type { RouteGroup } from "../../platform/http/route";
 import { changeWebhookState, type WebhookStateAction } from "../../domain/webhooks/webhook-changes";
 import { changeWebhookCredentials, createWebhook, deleteWebhook, updateWebhook } from "../../domain/webhooks/webhook-writes";
 import { createWebhookBody, updateCredentialsBody, updateWebhookBody } from "../schemas/webhook-schemas";

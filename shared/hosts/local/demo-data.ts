@@ -1,5 +1,5 @@
 import { serviceActor, type Actor } from "../../platform/actor";
-import { type Uses } from "../../domain/operation-context";
+import type { Uses } from "../../domain/operation-context";
 import { derivedGuid } from "../../platform/ids/derived-guid";
 import { ensureAdminAccount, type AdminAccountResult } from "../../domain/organizations/admin-account";
 import { switchIntegrations } from "../../domain/organizations/integration-switches";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { publicRoute } from "../../api/route-kinds";
-import { type Route } from "../../platform/http/route";
+import type { Route } from "../../platform/http/route";
 import { addServiceComment } from "../../domain/incidents/service-comments";
 import { triggerIncidentCreated } from "../../domain/incidents/manual-trigger";
 import { completeInvestigation, DEFAULT_AGENT_NAME } from "../../domain/incidents/agent-investigations";

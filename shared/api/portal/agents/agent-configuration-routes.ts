@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { personWorkspaceRoute } from "../../route-kinds";
-import { type RouteGroup } from "../../../platform/http/route";
+import type { RouteGroup } from "../../../platform/http/route";
 import type { Uses } from "../../../domain/operation-context";
 import { classifications } from "../../../model/incidents/incident";
 import { webhookStatuses } from "../../../model/webhooks/webhook";

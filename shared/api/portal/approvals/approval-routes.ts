@@ -2,7 +2,7 @@ import { z } from "zod";
 import { notFound } from "../../../platform/errors/api-error";
 import { pageQueryFields, issuePageToken, readPageToken } from "../../../platform/http/paging";
 import { personRoute, personWorkspaceRoute, type PersonInput } from "../../route-kinds";
-import { type RouteGroup } from "../../../platform/http/route";
+import type { RouteGroup } from "../../../platform/http/route";
 import type { Person } from "../../../platform/auth/person";
 import type { Uses } from "../../../domain/operation-context";
 import { approvalRequestView } from "../approval-request-view";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { personRoute } from "../../route-kinds";
-import { type RouteGroup } from "../../../platform/http/route";
+import type { RouteGroup } from "../../../platform/http/route";
 import { personWorkspaces } from "../../../domain/organizations/mapped-workspaces";
 import { listDecidedApprovals } from "./decided-approvals";
 import { ACROSS_PAGE_SIZE, acrossWorkspacesHistory } from "../../../domain/gamebooks/run-history";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { notFound } from "../../../platform/errors/api-error";
 import { personWorkspaceRoute, type PersonWorkspaceInput } from "../../route-kinds";
-import { type RouteGroup } from "../../../platform/http/route";
+import type { RouteGroup } from "../../../platform/http/route";
 import type { Uses } from "../../../domain/operation-context";
 import type { Person } from "../../../platform/auth/person";
 import type { WorkspaceRecord } from "../../../model/organizations/workspace";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { personWorkspaceRoute } from "../../route-kinds";
-import { type Route, type RouteGroup } from "../../../platform/http/route";
+import type { Route, RouteGroup } from "../../../platform/http/route";
 import type { IncidentTarget } from "../../../domain/incidents/incident-access";
 import type { WorkspaceRecord } from "../../../model/organizations/workspace";
 import { changeAssignee, changeStatus } from "../../../domain/incidents/incident-writes";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { personRoute, personWorkspaceRoute } from "../../route-kinds";
-import { type RouteGroup } from "../../../platform/http/route";
+import type { RouteGroup } from "../../../platform/http/route";
 import { ACROSS_WORKSPACES_MAX_BODY_BYTES, GIVE_UP_AFTER_FAILED_PAGES } from "../../../domain/incidents/cross-workspace-listing";
 import { checkTimeFilter, incidentListingFilters } from "../../schemas/incident-listing-schemas";
 import { incidentQueuePage, QUEUE_PAGE_SIZE, queueOrders } from "../../../domain/incidents/incident-queue";

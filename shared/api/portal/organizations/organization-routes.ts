@@ -4,7 +4,7 @@ import { ApiError, notFound } from "../../../platform/errors/api-error";
 import { auditRecord, type AuditEntry } from "../../../platform/events/audit-record";
 import { issuePageToken, readPageToken } from "../../../platform/http/paging";
 import { personRoute, type PersonInput } from "../../route-kinds";
-import { type RouteGroup } from "../../../platform/http/route";
+import type { RouteGroup } from "../../../platform/http/route";
 import { commit } from "../../../platform/store/commit";
 import { outboxScope } from "../../../platform/store/outbox-scope";
 import type { Uses } from "../../../domain/operation-context";

@@ -2,7 +2,7 @@ import { ApiError, notFound } from "../../../platform/errors/api-error";
 import { auditRecord } from "../../../platform/events/audit-record";
 import { pageRequest, pagination } from "../../../platform/http/paging";
 import { personRoute, type PersonInput } from "../../route-kinds";
-import { type RouteGroup } from "../../../platform/http/route";
+import type { RouteGroup } from "../../../platform/http/route";
 import { endSessions } from "../../../domain/organizations/person-sessions";
 import { commit } from "../../../platform/store/commit";
 import { outboxScope } from "../../../platform/store/outbox-scope";

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { pageQueryFields, pageRequest, pagination } from "../../../platform/http/paging";
 import { notFound } from "../../../platform/errors/api-error";
 import { personRoute, type PersonInput } from "../../route-kinds";
-import { type RouteGroup } from "../../../platform/http/route";
+import type { RouteGroup } from "../../../platform/http/route";
 import type { Person } from "../../../platform/auth/person";
 import type { Grantor } from "../../../domain/organizations/grants";
 import type { ServiceAccountRecord } from "../../../model/organizations/service-account";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { personRoute } from "../../route-kinds";
-import { type RouteGroup } from "../../../platform/http/route";
+import type { RouteGroup } from "../../../platform/http/route";
 import { EXAMPLE_RETIRED_WEBHOOK_ID } from "../../../platform/http/examples";
 import { EXAMPLE_TICKET_RELAY_WEBHOOK_ID, portalCreatedWebhookExample, signingSecretRotatedExample, webhookExample } from "../../examples/webhook-examples";
 import { deliveryAttempt, deliveryAttemptView } from "./delivery-attempt";

@@ -1,7 +1,7 @@
 import { issuePageToken, readPageToken } from "../../../platform/http/paging";
 import { mapLimited } from "../../../platform/concurrency/map-limited";
 import { personRoute, type PersonInput } from "../../route-kinds";
-import { type RouteGroup } from "../../../platform/http/route";
+import type { RouteGroup } from "../../../platform/http/route";
 import { statusClassOf, type DeliveryOutcome } from "../../../model/webhooks/delivery-log";
 import { chartRange, deliveryBuckets, deliveryCounts, deliveryFigures, healthWindows, HEALTH_SCAN_LIMIT, recentFailures } from "../../../domain/webhooks/delivery-health";
 import { redeliver, redeliverFailedSince } from "../../../domain/webhooks/redelivery";

@@ -1,5 +1,5 @@
 import { personRoute } from "../../route-kinds";
-import { type RouteGroup } from "../../../platform/http/route";
+import type { RouteGroup } from "../../../platform/http/route";
 import { resourceGroupsOf, securityInstancesOf, visibleSubscriptions } from "../../../domain/cloud/cloud-lookups";
 import { resourceGroupList, resourceGroupParams, securityInstanceList, subscriptionList, subscriptionParams, workspaceParams } from "../../schemas/cloud-schemas";
 import { instanceCheckView } from "./cloud-lookup-schemas";

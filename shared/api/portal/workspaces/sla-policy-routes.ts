@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { notFound } from "../../../platform/errors/api-error";
 import { personWorkspaceRoute } from "../../route-kinds";
-import { type RouteGroup } from "../../../platform/http/route";
+import type { RouteGroup } from "../../../platform/http/route";
 import { severities } from "../../../model/incidents/incident";
 import { slaPolicyInput, slaPolicyOf } from "../../../domain/incidents/sla-policy";
 import { setSlaPolicy } from "../../../domain/incidents/sla-settings";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ApiError, isApiError, notFound } from "../../../platform/errors/api-error";
 import { personRoute, personWorkspaceRoute } from "../../route-kinds";
-import { type RouteGroup } from "../../../platform/http/route";
+import type { RouteGroup } from "../../../platform/http/route";
 import { commit } from "../../../platform/store/commit";
 import type { Person } from "../../../platform/auth/person";
 import type { Uses } from "../../../domain/operation-context";

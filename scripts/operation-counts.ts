@@ -30,7 +30,7 @@ import { createLocalServices } from "../shared/hosts/local/local-services";
 import type { QueueSender } from "../shared/platform/queue/queue";
 import { ReconcileRunner } from "../shared/domain/reconciler/reconcile-runner";
 import { allRoutes } from "../shared/api/route-groups";
-import type { Services } from "../shared/platform/services";
+import type { Services } from "../shared/domain/services";
 import { createMemoryStores } from "../shared/platform/store/memory/memory-stores";
 import type { Stores } from "../shared/platform/store/ports";
 

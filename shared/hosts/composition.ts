@@ -24,7 +24,7 @@ import type { PlaybookActions } from "../systems/playbook-automation/port";
 import { RateLimiter } from "../platform/http/rate-limit";
 import { createJsonLogger, type Logger } from "../platform/logger";
 import { queueNames } from "../platform/queue/queue-names";
-import type { Services } from "../platform/services";
+import type { Services } from "../domain/services";
 import type { DeploymentSources } from "../systems/vendors/port";
 import { createSourceRegistry, routeSourcesByWorkspace } from "../systems/vendors/configured";
 import { createServiceBusQueueSender, serviceBusClientOnFirstUse, type ServiceBusClientSource } from "../platform/queue/service-bus/service-bus-queue";

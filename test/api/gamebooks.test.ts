@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { deterministicEventId } from "../../shared/platform/events/event-ids";
-import { runRequestExample, EXAMPLE_WORKSPACE_ID } from "../../shared/domain/examples/gamebook-examples";
+import { runRequestExample, EXAMPLE_WORKSPACE_ID } from "../../shared/api/examples/gamebook-examples";
 import { actsOn } from "../../shared/domain/gamebooks/playbook-catalogue";
 import { runSubject } from "../../shared/domain/gamebooks/run-records";
 import { seedDemoGamebookRuns } from "../../shared/hosts/local/demo-gamebook-runs";

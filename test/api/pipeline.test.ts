@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { organizationRoute, publicRoute, workspaceRoute, type PublicInput } from "../../shared/platform/http/route";
+import { organizationRoute, publicRoute, workspaceRoute, type PublicInput } from "../../shared/api/route-kinds";
 import { ensureAdminAccount } from "../../shared/domain/organizations/admin-account";
 import { startTestHost, type TestHost } from "../support/test-host";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestHost } from "../support/test-host";
 import { seedDemoGamebookRuns } from "../../shared/hosts/local/demo-gamebook-runs";
-import { EXAMPLE_RUN_TO_RETRY_ID, EXAMPLE_RUN_TO_UNDO_ID } from "../../shared/domain/examples/gamebook-examples";
+import { EXAMPLE_RUN_TO_RETRY_ID, EXAMPLE_RUN_TO_UNDO_ID } from "../../shared/api/examples/gamebook-examples";
 import type { VendorIncident } from "../../shared/model/incidents/incident";
 import { checkAccessibility, demoPerson, newPage, NO_PROBLEMS, overflowingElements, pageProblems, screenshot, signInInBrowser, startPortal, type Browser, type Page, type Portal } from "../support/browser";
 

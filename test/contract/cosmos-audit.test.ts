@@ -5,7 +5,7 @@ import type { AuditEventRecord } from "../../shared/model/audit/audit-event";
 import { auditRecord } from "../../shared/platform/events/audit-record";
 import { OutboxRelay } from "../../shared/platform/events/outbox-relay";
 import { silentLogger } from "../../shared/platform/logger";
-import { serviceActor } from "../../shared/platform/operation-context";
+import { serviceActor } from "../../shared/platform/actor";
 import { auditPartitionOf, workspaceAuditTrail } from "../../shared/platform/store/audit-trail";
 import { AuditSequencer, SEQUENCER_ID, settledMark, withMark, type TrailSequencer } from "../../shared/platform/store/cosmos/audit-sequencer";
 import { containers } from "../../shared/platform/store/cosmos/containers";

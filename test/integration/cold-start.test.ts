@@ -291,8 +291,17 @@ describe("cold start", () => {
 
   it("a request builds its own endpoint group alone: the GET its group, the health check the catch-all's", () => {
     expect(authenticated.built.apiModules).toEqual([]);
-    expect(authenticated.get.apiModules).toEqual(["identity/service-account-routes.js", "route-table.js"]);
-    expect(authenticated.health.apiModules).toEqual(["identity/service-account-routes.js", "meta/health.js", "meta/meta-routes.js", "route-table.js"]);
+    // Beside its group, what the groups share: the route kinds, and the examples and schemas it shows.
+    expect(authenticated.get.apiModules).toEqual(["examples/identity-examples.js", "identity/service-account-routes.js", "route-kinds.js", "route-table.js", "schemas/service-account-schemas.js"]);
+    expect(authenticated.health.apiModules).toEqual([
+      "examples/identity-examples.js",
+      "identity/service-account-routes.js",
+      "meta/health.js",
+      "meta/meta-routes.js",
+      "route-kinds.js",
+      "route-table.js",
+      "schemas/service-account-schemas.js",
+    ]);
   });
 
   it("with Application Insights on, the exporters load on their first export, after the first answer, and the first request's log record is sent", () => {

@@ -107,6 +107,11 @@ describe("each rule catches a planted violation", () => {
       caught: "shared/platform/http/route.ts → shared/systems/vendors/port.ts (type)",
     },
     {
+      rule: "each kind imports only the kinds below it",
+      files: { "shared/platform/services.ts": `import type {} from "../systems/vendors/port";`, "shared/systems/vendors/port.ts": "" },
+      caught: "shared/platform/services.ts → shared/systems/vendors/port.ts (type)",
+    },
+    {
       rule: "the API, the domain and the platform reach a system only through its port",
       files: { "shared/domain/incidents/load.ts": `import "../../systems/vendors/registry";`, "shared/systems/vendors/registry.ts": `import "./http/http-vendor";`, "shared/systems/vendors/http/http-vendor.ts": "" },
       caught: "shared/domain/incidents/load.ts → shared/systems/vendors/registry.ts",

@@ -40,6 +40,11 @@ describe("ESLint", () => {
       caught: "each kind imports only the kinds below it: shared/platform/events/planted.ts → shared/domain/webhooks/webhook-writes.ts",
     },
     {
+      file: "shared/platform/services.ts",
+      source: `import type { SourceRegistry } from "../systems/vendors/port";\nexport interface PlatformServices {\n  sources: SourceRegistry;\n}\n`,
+      caught: "each kind imports only the kinds below it: shared/platform/services.ts → shared/systems/vendors/port.ts (type)",
+    },
+    {
       file: "shared/api/webhooks/planted.ts",
       source: `export type * from "../incidents/incident-schemas";\n`,
       caught: "no endpoint group imports another group: shared/api/webhooks/planted.ts → shared/api/incidents/incident-schemas.ts (type)",

@@ -1,5 +1,5 @@
 import type { AuditEventRecord } from "../../shared/model/audit/audit-event";
-import type { Uses } from "../../shared/platform/operation-context";
+import type { Uses } from "../../shared/domain/operation-context";
 import { outboxScope } from "../../shared/platform/store/outbox-scope";
 
 /** A realistic audit event (a ticket linked by a connector) of account `acct-1`; `workspaceId` null: an organization event. */

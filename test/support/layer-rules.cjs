@@ -83,15 +83,6 @@ const below = {
 };
 
 /**
- * The one exception to the floors, still to be taken down: the record of every service a handler
- * receives (`Services`) names the external systems' ports and the reconciler's, as types, where the
- * platform's pipeline and route kinds can hand them on.
- */
-const servicesRecord = "shared/platform/services.ts";
-/** @type {(e: Edge) => boolean} */
-const isServicesRecordPort = (e) => e.from === servicesRecord && e.typeOnly && /(\/|-)port\.ts$/.test(e.to);
-
-/**
  * Which imports break which rule. `graph` maps a repository-relative file to its imports; a rule
  * that needs to know what an imported module imports in turn (is a platform module an adapter
  * because it imports an SDK?) learns it from the graph, and where the graph does not have that
@@ -115,9 +106,7 @@ function layerViolations(graph) {
   /** @type {(list: Edge[]) => string[]} */
   const show = (list) => list.map((e) => `${e.from} → ${e.to}${e.typeOnly ? " (type)" : ""}`);
   return {
-    "each kind imports only the kinds below it": show(
-      local.filter((e) => kindOf(e.from) !== "other" && !below[kindOf(e.from)].includes(kindOf(e.to)) && !isServicesRecordPort(e)),
-    ),
+    "each kind imports only the kinds below it": show(local.filter((e) => kindOf(e.from) !== "other" && !below[kindOf(e.from)].includes(kindOf(e.to)))),
     "no endpoint group imports another group": show(local.filter((e) => groupOf(e.from) !== "" && groupOf(e.to) !== "" && groupOf(e.from) !== groupOf(e.to))),
     "only the route tables and the hosts import a group": show(local.filter((e) => groupOf(e.to) !== "" && groupOf(e.from) === "" && !routeTables.includes(e.from) && !composes(e.from))),
     "no portal area imports another area: what they share sits directly under portal/": show(

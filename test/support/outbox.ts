@@ -1,4 +1,4 @@
-import type { Uses } from "../../shared/platform/operation-context";
+import type { Uses } from "../../shared/domain/operation-context";
 import { outboxScope } from "../../shared/platform/store/outbox-scope";
 import type { EventEnvelope } from "../../shared/platform/events/event-message";
 

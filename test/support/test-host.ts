@@ -14,7 +14,7 @@ import type { Logger } from "../../shared/platform/logger";
 import type { OrganizationalRole, WorkspaceRole } from "../../shared/model/organizations/roles";
 import { allRoutes } from "../../shared/api/route-groups";
 import { createLocalServices, type SimulatedSystems } from "../../shared/hosts/local/local-services";
-import type { Services } from "../../shared/platform/services";
+import type { Services } from "../../shared/domain/services";
 import { createCosmosClient } from "../../shared/platform/store/cosmos/cosmos-client";
 import { ensureContainers } from "../../shared/platform/store/cosmos/containers";
 import { createCosmosStores } from "../../shared/platform/store/cosmos/cosmos-stores";

@@ -1,5 +1,5 @@
 import type { Source } from "../../shared/model/sources";
-import type { Services } from "../../shared/platform/services";
+import type { Services } from "../../shared/domain/services";
 
 /** Every incident the vendors hold for a workspace and source created before `until`, straight from the gateway. */
 export async function vendorCount(services: Pick<Services, "sources">, workspaceId: string, source: Source, until: number): Promise<number> {

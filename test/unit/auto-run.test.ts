@@ -10,7 +10,7 @@ import { ruleProblems } from "../../shared/domain/gamebooks/gamebook-rule-list";
 import type { PlaybookCatalogueRecord } from "../../shared/model/gamebooks/playbook-catalogue-record";
 import type { AutoRunMessage, GamebookRunsMessage } from "../../shared/model/gamebooks/gamebook-run";
 import type { OutgoingMessage } from "../../shared/platform/queue/queue";
-import type { Services } from "../../shared/platform/services";
+import type { Services } from "../../shared/domain/services";
 import type { Entity } from "../../shared/model/incidents/incident";
 
 /*

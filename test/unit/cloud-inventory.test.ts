@@ -5,7 +5,7 @@ import { disabledCloudInventory, type CloudInventory } from "../../shared/system
 import { subscriptionAccess } from "../../shared/platform/config/subscription-access";
 import { buildSimulatedEstate, type SimulatedEstate } from "../../shared/systems/cloud-inventory/simulated/simulated-estate";
 import { createSimulatedCloudInventory } from "../../shared/systems/cloud-inventory/simulated/simulated-cloud-inventory";
-import { resourceGroupParams, workspaceParams } from "../../shared/domain/cloud/cloud-schemas";
+import { resourceGroupParams, workspaceParams } from "../../shared/api/schemas/cloud-schemas";
 import { buildDemoData } from "../../shared/hosts/local/demo-data";
 import { apiErrorOf } from "../support/api-error-of";
 

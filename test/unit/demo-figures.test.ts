@@ -8,7 +8,7 @@ import { seedDemoData, type SeedResult } from "../../shared/hosts/local/demo-dat
 import { seedDemoGamebooks } from "../../shared/hosts/local/demo-gamebooks";
 import { createLocalServices } from "../../shared/hosts/local/local-services";
 import { loadConfig } from "../../shared/platform/config/config";
-import type { Services } from "../../shared/platform/services";
+import type { Services } from "../../shared/domain/services";
 
 /*
  * The demo figures the README and the guides state in words — how many workspaces, people, service

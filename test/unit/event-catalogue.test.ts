@@ -9,7 +9,7 @@ import {
   incidentCommentAddedData,
 } from "../../shared/model/events/event-catalogue";
 import { eventTypes, type EventType } from "../../shared/model/events/event-types";
-import { serviceActor, type Actor } from "../../shared/platform/operation-context";
+import { serviceActor, type Actor } from "../../shared/platform/actor";
 import { assigneeEvent, incidentCreatedData, statusEvents } from "../../shared/domain/incidents/incident-events";
 import { buildOpenApi } from "../../shared/platform/http/openapi";
 import { allRoutes } from "../../shared/api/route-groups";

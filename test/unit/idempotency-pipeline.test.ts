@@ -6,7 +6,7 @@ import { loadConfig } from "../../shared/platform/config/config";
 import type { Deadline } from "../../shared/platform/concurrency/deadline";
 import { ApiError } from "../../shared/platform/errors/api-error";
 import { createPipeline, type ApiRequest } from "../../shared/platform/http/pipeline";
-import { organizationRoute } from "../../shared/platform/http/route";
+import { organizationRoute } from "../../shared/api/route-kinds";
 import type { Logger } from "../../shared/platform/logger";
 
 /*

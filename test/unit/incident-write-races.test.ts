@@ -7,7 +7,7 @@ import { changeAssignee, changeStatus } from "../../shared/domain/incidents/inci
 import { readIncident } from "../../shared/domain/gamebooks/incident-with-gamebooks";
 import { stateIdOf } from "../../shared/domain/incidents/incident-state";
 import { outboxScope } from "../../shared/platform/store/outbox-scope";
-import type { Services } from "../../shared/platform/services";
+import type { Services } from "../../shared/domain/services";
 import type { WorkspaceRecord } from "../../shared/model/organizations/workspace";
 import type { VendorIncident } from "../../shared/model/incidents/incident";
 

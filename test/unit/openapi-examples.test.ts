@@ -3,20 +3,20 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../shared/platform/config/config";
 import { deliveryLogId } from "../../shared/platform/delivery/delivery-worker";
 import { deterministicEventId } from "../../shared/platform/events/event-ids";
-import * as gamebook from "../../shared/domain/examples/gamebook-examples";
+import * as gamebook from "../../shared/api/examples/gamebook-examples";
 import { seedDemoAdministration } from "../../shared/hosts/local/demo-administration";
 import { demoId, seedDemoData, type DemoData } from "../../shared/hosts/local/demo-data";
 import { seedDemoGamebookRuns } from "../../shared/hosts/local/demo-gamebook-runs";
 import { buildDemoGamebooks, seedDemoGamebooks } from "../../shared/hosts/local/demo-gamebooks";
 import { createLocalServices } from "../../shared/hosts/local/local-services";
 import * as ex from "../../shared/platform/http/examples";
-import type { Services } from "../../shared/platform/services";
+import type { Services } from "../../shared/domain/services";
 import { EXAMPLE_LINKED, EXAMPLE_TICKET } from "../../shared/api/tickets/ticket-schemas";
-import { incidentExample } from "../../shared/domain/examples/incident-examples";
+import { incidentExample } from "../../shared/api/examples/incident-examples";
 import * as content from "../../shared/api/portal/content/content-schemas";
 import * as runs from "../../shared/api/portal/incidents/incident-run-schemas";
 import { EXAMPLE_SOP_ID } from "../../shared/api/portal/sops/sop-schemas";
-import { EXAMPLE_CHANGE_BOARD_WEBHOOK_ID, EXAMPLE_CHATOPS_WEBHOOK_ID, EXAMPLE_DATA_LAKE_WEBHOOK_ID, EXAMPLE_TICKET_RELAY_WEBHOOK_ID } from "../../shared/domain/examples/webhook-examples";
+import { EXAMPLE_CHANGE_BOARD_WEBHOOK_ID, EXAMPLE_CHATOPS_WEBHOOK_ID, EXAMPLE_DATA_LAKE_WEBHOOK_ID, EXAMPLE_TICKET_RELAY_WEBHOOK_ID } from "../../shared/api/examples/webhook-examples";
 
 /*
  * The example ids of the OpenAPI document are literals (endpoint groups do not import the local

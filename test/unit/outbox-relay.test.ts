@@ -3,7 +3,7 @@ import { auditRecord } from "../../shared/platform/events/audit-record";
 import { eventRecord } from "../../shared/platform/events/event-record";
 import { OutboxRelay } from "../../shared/platform/events/outbox-relay";
 import { silentLogger } from "../../shared/platform/logger";
-import { serviceActor } from "../../shared/platform/operation-context";
+import { serviceActor } from "../../shared/platform/actor";
 import type { OutgoingMessage, QueueSender } from "../../shared/platform/queue/queue";
 import { createMemoryStores } from "../../shared/platform/store/memory/memory-stores";
 import type { AuditStore } from "../../shared/platform/store/ports";

@@ -4,7 +4,8 @@ import { META_GROUP, groupNames, loadGroup } from "../../shared/api/route-table"
 import { prefixOf } from "../../shared/hosts/azure/http-function";
 import httpFunctions from "../../shared/hosts/azure/http-functions.json";
 import { buildOpenApi } from "../../shared/platform/http/openapi";
-import { publicRoute, type HttpMethod, type Route } from "../../shared/platform/http/route";
+import { publicRoute } from "../../shared/api/route-kinds";
+import type { HttpMethod, Route } from "../../shared/platform/http/route";
 import { GroupRouter, Router, type RouteMatch } from "../../shared/platform/http/router";
 
 /*

@@ -8,11 +8,11 @@ import { seedDemoData } from "../../shared/hosts/local/demo-data";
 import { seedDemoGamebooks } from "../../shared/hosts/local/demo-gamebooks";
 import { createLocalServices } from "../../shared/hosts/local/local-services";
 import { silentLogger } from "../../shared/platform/logger";
-import { actorOf } from "../../shared/platform/operation-context";
+import { actorOf } from "../../shared/platform/actor";
 import type { PlaybookActions, PlaybookStepRequest } from "../../shared/systems/playbook-automation/port";
 import type { OutgoingMessage, ReceivedMessage } from "../../shared/platform/queue/queue";
 import { MAX_DELIVERY_COUNT } from "../../shared/platform/queue/queue-names";
-import type { Services } from "../../shared/platform/services";
+import type { Services } from "../../shared/domain/services";
 import type { GamebookRunMessage, GamebookRunRecord } from "../../shared/model/gamebooks/gamebook-run";
 import type { WorkspaceRecord } from "../../shared/model/organizations/workspace";
 

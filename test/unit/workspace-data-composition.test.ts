@@ -1,6 +1,6 @@
 import { seedDemoData } from "../../shared/hosts/local/demo-data";
 import { integrationStates, switchIntegrations } from "../../shared/domain/organizations/integration-switches";
-import { serviceActor } from "../../shared/platform/operation-context";
+import { serviceActor } from "../../shared/platform/actor";
 import { describe, expect, it } from "vitest";
 import { createServices } from "../../shared/hosts/composition";
 import { loadConfig } from "../../shared/platform/config/config";

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { EXAMPLE_WORKSPACE_ID } from "../../platform/http/examples";
-import { workspaceRoute, type RouteGroup } from "../../platform/http/route";
+import { workspaceRoute } from "../route-kinds";
+import type { RouteGroup } from "../../platform/http/route";
 import { requireIntegration } from "../../domain/organizations/integration-switches";
 
 const tableList = z

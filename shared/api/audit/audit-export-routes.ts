@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { auditExportPageExample } from "./audit-export-examples";
-import { workspaceRoute, type RouteGroup } from "../../platform/http/route";
+import { workspaceRoute } from "../route-kinds";
+import type { RouteGroup } from "../../platform/http/route";
 import { issuePageToken, readPageToken } from "../../platform/http/paging";
 import { exportPage, exportQuery, workspaceParams } from "./audit-export-schemas";
 

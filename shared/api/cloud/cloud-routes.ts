@@ -1,4 +1,5 @@
-import { organizationRoute, type RouteGroup } from "../../platform/http/route";
+import { organizationRoute } from "../route-kinds";
+import type { RouteGroup } from "../../platform/http/route";
 import { networkSecurityGroupsOf, resourceGroupsOf, securityInstancesOf, securityInstanceValidity, visibleSubscriptions } from "../../domain/cloud/cloud-lookups";
 import {
   networkSecurityGroupList,
@@ -11,7 +12,7 @@ import {
   VALIDATION_REASON_HEADER_DEFINITION,
   workspaceParams,
   workspaceValidity,
-} from "../../domain/cloud/cloud-schemas";
+} from "../schemas/cloud-schemas";
 
 const tag = "Cloud resources";
 const base = "/azure-resources/subscriptions";

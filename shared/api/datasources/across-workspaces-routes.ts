@@ -1,4 +1,5 @@
-import { organizationRoute, type RouteGroup } from "../../platform/http/route";
+import { organizationRoute } from "../route-kinds";
+import type { RouteGroup } from "../../platform/http/route";
 import { anomalyResultExample, dataSourceSummaryExample } from "./datasource-examples";
 import { searchAnomalies } from "./anomaly-search";
 import { anomalyQueryBody, anomalyResult, dataSourceSummary, summaryQuery } from "./datasource-schemas";

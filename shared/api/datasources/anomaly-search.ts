@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { ApiError } from "../../platform/errors/api-error";
-import type { Pagination, RequestContext } from "../../platform/http/route";
+import type { Pagination } from "../../platform/http/route";
+import type { RequestContext } from "../route-kinds";
 import { issuePageToken, readPageToken } from "../../platform/http/paging";
 import { anomalySeverities, detectIngestionAnomalies, requiredHistory, type IngestionAnomaly } from "../../domain/datasources/ingestion-anomalies";
 import { HOUR_MS } from "../../systems/log-analytics/port";

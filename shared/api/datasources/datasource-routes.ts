@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { dataConnectorsExample } from "./datasource-examples";
-import { workspaceRoute, type RouteGroup } from "../../platform/http/route";
+import { workspaceRoute } from "../route-kinds";
+import type { RouteGroup } from "../../platform/http/route";
 import { requireIntegration } from "../../domain/organizations/integration-switches";
 import { dataConnectorView, workspaceParams } from "./datasource-schemas";
 

@@ -1,7 +1,7 @@
 import { ApiError, isApiError } from "../../platform/errors/api-error";
 import { settleWithin, type Settled } from "../../platform/concurrency/settle-within";
 import { unavailableOf, type Unavailable } from "../../platform/http/partial-results";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../../domain/operation-context";
 import type { WorkspaceRecord } from "../../model/organizations/workspace";
 
 /** What one cross-workspace answer read: each workspace's value, and the report of those it could not read. */

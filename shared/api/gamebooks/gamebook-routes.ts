@@ -1,13 +1,15 @@
 import { z } from "zod";
 import { notFound } from "../../platform/errors/api-error";
-import { workspaceRoute, type RouteGroup } from "../../platform/http/route";
+import { workspaceRoute } from "../route-kinds";
+import type { RouteGroup } from "../../platform/http/route";
 import { commentPathSources, sourceSchema } from "../../model/sources";
 import { EXAMPLE_GAMEBOOK_RUN_ID, EXAMPLE_INCIDENT } from "../../platform/http/examples";
-import { EXAMPLE_INCIDENT_TITLE, EXAMPLE_WORKSPACE_ID, gamebookRunExample, playbookEntryExample, playbookRuleExample, runRequestExample, runSubmittedExample } from "../../domain/examples/gamebook-examples";
+import { EXAMPLE_INCIDENT_TITLE, EXAMPLE_WORKSPACE_ID, gamebookRunExample, playbookEntryExample, playbookRuleExample, runRequestExample, runSubmittedExample } from "../examples/gamebook-examples";
 import { catalogueOf } from "../../domain/gamebooks/gamebook-settings";
 import { gamebookRunView, playbookEntryView, playbookRuleView, RUN_STATES_DESCRIPTION, runSubmittedView, toGamebookRunView, toPlaybookEntryView } from "../../domain/gamebooks/gamebook-views";
 import { matchingRules } from "../../domain/gamebooks/playbook-rules";
-import { historyQuery, workspaceHistory } from "../../domain/gamebooks/run-history";
+import { workspaceHistory } from "../../domain/gamebooks/run-history";
+import { historyQuery } from "../schemas/run-history-schemas";
 import { DETECTION_SOURCE_FIELD, runGamebookBody } from "../../domain/gamebooks/run-request";
 import { submitRun } from "../../domain/gamebooks/run-submission";
 

@@ -1,7 +1,9 @@
-import { organizationRoute, type RouteGroup } from "../../platform/http/route";
+import { organizationRoute } from "../route-kinds";
+import type { RouteGroup } from "../../platform/http/route";
 import { toGamebookRunView } from "../../domain/gamebooks/gamebook-views";
 import { mappedWorkspaces } from "../../domain/organizations/mapped-workspaces";
-import { ACROSS_PAGE_SIZE, acrossHistoryQuery, acrossHistoryView, acrossWorkspacesHistory } from "../../domain/gamebooks/run-history";
+import { ACROSS_PAGE_SIZE, acrossWorkspacesHistory } from "../../domain/gamebooks/run-history";
+import { acrossHistoryQuery, acrossHistoryView } from "../schemas/run-history-schemas";
 
 export const gamebooksAcrossWorkspacesRoutes: RouteGroup = {
   name: "gamebooks-across-workspaces",

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { pageRequest, pagination } from "../../platform/http/paging";
 import { notFound } from "../../platform/errors/api-error";
-import { organizationRoute, type RequestContext, type RouteGroup } from "../../platform/http/route";
+import { organizationRoute, type RequestContext } from "../route-kinds";
+import type { RouteGroup } from "../../platform/http/route";
 import type { ServiceAccountRecord } from "../../model/organizations/service-account";
 import {
   addCredential,
@@ -23,8 +24,8 @@ import {
   serviceAccountIdParams,
   serviceAccountView,
   updateServiceAccountBody,
-} from "../../domain/organizations/service-account-schemas";
-import { serviceAccountExample } from "../../domain/examples/identity-examples";
+} from "../schemas/service-account-schemas";
+import { serviceAccountExample } from "../examples/identity-examples";
 import { serviceAccountViews, toCredentialView } from "../../domain/organizations/service-account-view";
 
 const tag = "Service accounts";

@@ -4,12 +4,13 @@ import { outboxScope } from "../../platform/store/outbox-scope";
 import { ApiError, notFound } from "../../platform/errors/api-error";
 import { pageQueryFields, pageRequest, pagination } from "../../platform/http/paging";
 import { commit } from "../../platform/store/commit";
-import { organizationRoute, type RouteGroup } from "../../platform/http/route";
+import { organizationRoute } from "../route-kinds";
+import type { RouteGroup } from "../../platform/http/route";
 import type { OrganizationalRole } from "../../model/organizations/roles";
 import type { UserRecord } from "../../model/organizations/user";
 import { EXAMPLE_LEAVING_USER, EXAMPLE_USER } from "../../platform/http/examples";
-import { upsertUserExample, userExample } from "../../domain/examples/identity-examples";
-import { organizationalRoleSchema } from "../../domain/organizations/service-account-schemas";
+import { upsertUserExample, userExample } from "../examples/identity-examples";
+import { organizationalRoleSchema } from "../schemas/service-account-schemas";
 
 const tag = "Users";
 

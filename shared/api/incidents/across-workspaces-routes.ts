@@ -1,12 +1,8 @@
-import { acrossWorkspacesExample, acrossWorkspacesResultExample } from "../../domain/examples/incident-examples";
-import { organizationRoute, type RouteGroup } from "../../platform/http/route";
-import {
-  ACROSS_WORKSPACES_MAX_BODY_BYTES,
-  acrossWorkspacesPage,
-  acrossWorkspacesQuery,
-  listAcrossWorkspaces,
-  PARTIAL_LISTING_DESCRIPTION,
-} from "../../domain/incidents/cross-workspace-listing";
+import { acrossWorkspacesExample, acrossWorkspacesResultExample } from "../examples/incident-examples";
+import { organizationRoute } from "../route-kinds";
+import type { RouteGroup } from "../../platform/http/route";
+import { ACROSS_WORKSPACES_MAX_BODY_BYTES, listAcrossWorkspaces } from "../../domain/incidents/cross-workspace-listing";
+import { acrossWorkspacesPage, acrossWorkspacesQuery, PARTIAL_LISTING_DESCRIPTION } from "../schemas/incident-listing-schemas";
 import { mappedWorkspaces } from "../../domain/organizations/mapped-workspaces";
 
 export const incidentsAcrossWorkspacesRoutes: RouteGroup = {

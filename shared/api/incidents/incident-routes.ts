@@ -2,14 +2,14 @@ import { commitWithin } from "../../platform/concurrency/deadline";
 import { z } from "zod";
 import { auditRecord } from "../../platform/events/audit-record";
 import { ApiError, notFound } from "../../platform/errors/api-error";
-import { workspaceRoute, type RouteGroup } from "../../platform/http/route";
+import { workspaceRoute } from "../route-kinds";
+import type { RouteGroup } from "../../platform/http/route";
 import { gamebookRunView } from "../../domain/gamebooks/gamebook-views";
 import type { EntityQuery } from "../../systems/vendors/port";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import { incidentsByEntity } from "../../domain/incidents/incident-reads";
 import { lastGamebookRun, readIncident } from "../../domain/gamebooks/incident-with-gamebooks";
 import { incidentComments } from "../../domain/tickets/incident-comments";
-import { TICKET_NOTES_HEADER, TICKET_NOTES_HEADER_DEFINITION } from "../../domain/tickets/ticket-comments";
 import {
   agentInvestigationBody,
   agentInvestigationResult,
@@ -22,14 +22,16 @@ import {
   incidentParams,
   serviceCommentBody,
   sourceParams,
+  TICKET_NOTES_HEADER,
+  TICKET_NOTES_HEADER_DEFINITION,
 } from "./incident-schemas";
-import { updateAssigneeBody, updateStatusBody } from "../../domain/incidents/incident-changes";
+import { updateAssigneeBody, updateStatusBody } from "../schemas/incident-changes";
 import { changeAssignee, changeStatus } from "../../domain/incidents/incident-writes";
 import { completeInvestigation } from "../../domain/incidents/agent-investigations";
 import { addServiceComment, ownedComment, updateServiceComment } from "../../domain/incidents/service-comments";
 import { commentView, incidentSummaryView, incidentView } from "../../domain/incidents/incident-view";
-import { commentsExample, evidenceExample, incidentExample, incidentSummaryExample, serviceCommentViewExample } from "../../domain/examples/incident-examples";
-import { gamebookRunExample } from "../../domain/examples/gamebook-examples";
+import { commentsExample, evidenceExample, incidentExample, incidentSummaryExample, serviceCommentViewExample } from "../examples/incident-examples";
+import { gamebookRunExample } from "../examples/gamebook-examples";
 
 const tag = "Incidents";
 const BY_ENTITY_LIMIT = 50;

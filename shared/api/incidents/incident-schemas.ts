@@ -2,8 +2,9 @@ import { z } from "zod";
 import { classifications, entityKinds } from "../../model/incidents/incident";
 import { EXAMPLE_INCIDENT, EXAMPLE_INTEGRATION_COMMENT, EXAMPLE_WORKSPACE_ID } from "../../platform/http/examples";
 import { commentPathSources, sourceSchema, sources } from "../../model/sources";
-import { agentInvestigationExample, agentInvestigationResultExample, serviceCommentExample, serviceCommentUpdateExample } from "../../domain/examples/incident-examples";
-import { commentMessage } from "../../domain/incidents/incident-changes";
+import { agentInvestigationExample, agentInvestigationResultExample, serviceCommentExample, serviceCommentUpdateExample } from "../examples/incident-examples";
+import { commentMessage } from "../schemas/incident-changes";
+import type { HeaderDefinition } from "../../platform/http/documented-headers";
 
 const timestamp = z.iso.datetime({ offset: true });
 const incidentId = z.string().min(1).max(256).describe("The source's own incident id.");
@@ -119,3 +120,13 @@ export const serviceCommentBody = z
       .describe("The agent the integration writes for: the comment is then that agent's (`isAgentComment` true, `agentName` this). Absent: the integration's own comment."),
   })
   .meta({ examples: [serviceCommentExample] });
+
+/** Set on the comments response when the notes of linked tickets could not be read. */
+export const TICKET_NOTES_HEADER = "X-Ticket-Notes";
+
+/** `X-Ticket-Notes` as the OpenAPI document describes it. */
+export const TICKET_NOTES_HEADER_DEFINITION: HeaderDefinition = {
+  description: "`Unavailable`: the notes of the incident's linked tickets could not be read (ticketing switched off for the workspace, or the ITSM failing); the comments are the source's and the links' own.",
+  schema: { type: "string", enum: ["Unavailable"] },
+  example: "Unavailable",
+};

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { isApiError } from "../../platform/errors/api-error";
-import type { Services } from "../../platform/services";
-import type { Uses } from "../../platform/operation-context";
+import type { Services } from "../../domain/services";
+import type { Uses } from "../../domain/operation-context";
 
 /** A report is reused this long, so probes from several places cost the store one read per interval. */
 export const HEALTH_CACHE_MS = 5_000;

@@ -1,6 +1,6 @@
 import { ApiError, notFound } from "../../platform/errors/api-error";
 import { ORGANIZATION_WIDE_ROLES, type Person } from "../../platform/auth/person";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../../domain/operation-context";
 import type { Versioned } from "../../platform/store/ports";
 import type { AccountRecord } from "../../model/organizations/account";
 

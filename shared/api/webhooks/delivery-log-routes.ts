@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { issuePageToken, pageQueryFields, readPageToken } from "../../platform/http/paging";
-import { organizationRoute } from "../../platform/http/route";
+import { organizationRoute } from "../route-kinds";
 import { eventPayloadNow } from "../../domain/webhooks/event-rebuild";
 import { redeliver } from "../../domain/webhooks/redelivery";
 import { deliveryLogCursor, deliveryLogListing, findDeliveryLogEntry } from "../../domain/webhooks/delivery-log-access";
-import { deliveryLogView, toDeliveryLogView } from "../../domain/webhooks/webhook-view";
+import { deliveryLogView, toDeliveryLogView } from "../schemas/webhook-view";
 import { EXAMPLE_FAILED_DELIVERY_CREATED_AT, EXAMPLE_FAILED_DELIVERY_LOG_ID, EXAMPLE_WEBHOOK_ID } from "../../platform/http/examples";
-import { deliveryLogEntryExample, deliveryLogExample } from "../../domain/examples/webhook-examples";
+import { deliveryLogEntryExample, deliveryLogExample } from "../examples/webhook-examples";
 import { visibleWebhook } from "./webhook-access";
 
 const tag = "Webhooks";

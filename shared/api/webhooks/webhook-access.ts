@@ -1,4 +1,4 @@
-import type { RequestContext } from "../../platform/http/route";
+import type { RequestContext } from "../route-kinds";
 import type { Versioned } from "../../platform/store/ports";
 import type { WebhookRecord } from "../../model/webhooks/webhook";
 import { organizationWebhook } from "../../domain/webhooks/webhook-changes";

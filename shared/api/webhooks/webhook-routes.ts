@@ -1,10 +1,11 @@
 import { z } from "zod";
-import { organizationRoute, type RouteGroup } from "../../platform/http/route";
+import { organizationRoute } from "../route-kinds";
+import type { RouteGroup } from "../../platform/http/route";
 import { changeWebhookState, type WebhookStateAction } from "../../domain/webhooks/webhook-changes";
 import { changeWebhookCredentials, createWebhook, deleteWebhook, updateWebhook } from "../../domain/webhooks/webhook-writes";
-import { createWebhookBody, updateCredentialsBody, updateWebhookBody } from "../../domain/webhooks/webhook-schemas";
-import { toWebhookView, webhookView } from "../../domain/webhooks/webhook-view";
-import { createdWebhookExample, credentialsChangedExample, webhookExample } from "../../domain/examples/webhook-examples";
+import { createWebhookBody, updateCredentialsBody, updateWebhookBody } from "../schemas/webhook-schemas";
+import { toWebhookView, webhookView } from "../schemas/webhook-view";
+import { createdWebhookExample, credentialsChangedExample, webhookExample } from "../examples/webhook-examples";
 import { disabledWebhookIdParams, pausedWebhookIdParams, retiredWebhookIdParams, webhookIdParams } from "./webhook-schemas";
 import { visibleWebhook } from "./webhook-access";
 import { deliveryLogRoutes } from "./delivery-log-routes";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { organizationRoute } from "../../platform/http/route";
-import { deliveryAcceptedExample } from "../../domain/examples/webhook-examples";
+import { organizationRoute } from "../route-kinds";
+import { deliveryAcceptedExample } from "../examples/webhook-examples";
 import { sendTestEvent } from "../../domain/webhooks/test-event";
 import { webhookIdParams } from "./webhook-schemas";
 import { visibleWebhook } from "./webhook-access";

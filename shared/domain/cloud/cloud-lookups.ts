@@ -1,14 +1,40 @@
-import type { z } from "zod";
 import { notFound } from "../../platform/errors/api-error";
 import { derivedGuid } from "../../platform/ids/derived-guid";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import type { CloudResourceGroup, LogAnalyticsWorkspace, NetworkSecurityGroup, ResourceGroupRef, WorkspaceRef } from "../../systems/cloud-inventory/port";
-import type { networkSecurityGroupView, resourceGroupView, securityInstanceView, subscriptionView, ValidationReason } from "./cloud-schemas";
 
-export type SubscriptionView = z.infer<typeof subscriptionView>;
-export type ResourceGroupView = z.infer<typeof resourceGroupView>;
-export type SecurityInstanceView = z.infer<typeof securityInstanceView>;
-export type NetworkSecurityGroupView = z.infer<typeof networkSecurityGroupView>;
+/** A cloud subscription: its id is the same in Azure and in this service. */
+export interface SubscriptionView {
+  id: string;
+  displayName: string;
+}
+
+/** A cloud resource group: `id` is the service's own (derived from the ARM id), `azureId` the ARM id. */
+export interface ResourceGroupView {
+  id: string;
+  name: string;
+  azureId: string;
+  location: string;
+}
+
+/** A security instance: a Log Analytics workspace with the security solution onboarded; `id` is its `customerId`. */
+export interface SecurityInstanceView {
+  id: string;
+  name: string;
+  azureId: string;
+  location: string;
+}
+
+/** A network security group: `id` is its ARM id. */
+export interface NetworkSecurityGroupView {
+  id: string;
+  name: string;
+  location: string;
+}
+
+/** Why a workspace is not valid; sent in the `X-Validation-Reason` header when `data` is false. */
+export const validationReasons = ["WorkspaceNotFound", "NotOnboarded"] as const;
+export type ValidationReason = (typeof validationReasons)[number];
 
 /** What validating a workspace found: the security instance, or why it is not one. */
 export type SecurityInstanceValidity = { instance: SecurityInstanceView; reason?: undefined } | { instance?: undefined; reason: ValidationReason };

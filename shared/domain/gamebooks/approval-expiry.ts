@@ -1,5 +1,6 @@
 import { isApiError } from "../../platform/errors/api-error";
-import { serviceActor, type Uses } from "../../platform/operation-context";
+import { serviceActor } from "../../platform/actor";
+import type { Uses } from "../operation-context";
 import { mapLimited } from "../../platform/concurrency/map-limited";
 import type { GamebookRunRecord } from "../../model/gamebooks/gamebook-run";
 import type { WorkspaceRecord } from "../../model/organizations/workspace";

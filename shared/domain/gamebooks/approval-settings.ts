@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ApiError, notFound } from "../../platform/errors/api-error";
 import { auditRecord } from "../../platform/events/audit-record";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import { commit } from "../../platform/store/commit";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import type { Versioned } from "../../platform/store/ports";

@@ -1,7 +1,8 @@
 import { isApiError } from "../../platform/errors/api-error";
 import type { OutboxMessageRecordFor } from "../../platform/events/outbox-record";
 import { derivedGuid } from "../../platform/ids/derived-guid";
-import { serviceActor, type Actor, type Uses } from "../../platform/operation-context";
+import { serviceActor, type Actor } from "../../platform/actor";
+import type { Uses } from "../operation-context";
 import { queueNames } from "../../platform/queue/queue-names";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import type { VendorIncident } from "../../model/incidents/incident";

@@ -1,5 +1,5 @@
 import { auditRecord, type AuditEntry } from "../../platform/events/audit-record";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import { commit } from "../../platform/store/commit";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import type { Versioned } from "../../platform/store/ports";

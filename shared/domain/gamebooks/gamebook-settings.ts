@@ -1,4 +1,4 @@
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 
 import { PLAYBOOK_CATALOGUE_ID, type PlaybookCatalogueRecord } from "../../model/gamebooks/playbook-catalogue-record";
 import type { AccountRecord } from "../../model/organizations/account";

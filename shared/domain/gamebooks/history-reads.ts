@@ -1,6 +1,6 @@
 import { ApiError, isApiError } from "../../platform/errors/api-error";
 import type { PagingContext } from "../../platform/http/paging";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import type { GamebookRunFilter, GamebookRunStore } from "../../platform/store/ports";
 import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import { settleWithin, type Settled } from "../../platform/concurrency/settle-within";

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import type { Source } from "../../model/sources";
 import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import { loadIncident } from "../incidents/incident-access";

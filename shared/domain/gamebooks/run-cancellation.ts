@@ -1,5 +1,5 @@
 import { notFound } from "../../platform/errors/api-error";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import { commit } from "../../platform/store/commit";
 import type { GamebookRunRecord } from "../../model/gamebooks/gamebook-run";
 import type { WorkspaceRecord } from "../../model/organizations/workspace";

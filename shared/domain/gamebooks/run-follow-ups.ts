@@ -1,6 +1,6 @@
 import { ApiError, isApiError, notFound, type FieldErrors } from "../../platform/errors/api-error";
 import { derivedGuid } from "../../platform/ids/derived-guid";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import type { GamebookRunRecord, PlaybookEntryRecord, RunLink, RunRequester } from "../../model/gamebooks/gamebook-run";
 import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import { isEnabled, type CataloguePlaybook, type PlaybookCatalogueRecord } from "../../model/gamebooks/playbook-catalogue-record";

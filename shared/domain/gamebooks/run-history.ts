@@ -1,13 +1,11 @@
 import { z } from "zod";
 import { ApiError } from "../../platform/errors/api-error";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, issuePageToken, readPageToken } from "../../platform/http/paging";
+import { issuePageToken, readPageToken } from "../../platform/http/paging";
 import type { Pagination } from "../../platform/http/route";
-import { gamebookRunStatuses, type GamebookRunRecord } from "../../model/gamebooks/gamebook-run";
+import type { GamebookRunRecord, GamebookRunStatus } from "../../model/gamebooks/gamebook-run";
 import type { GamebookRunCursor, GamebookRunFilter } from "../../platform/store/ports";
 import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import { searchTerm } from "./run-record";
-import { gamebookRunExample } from "../examples/gamebook-examples";
-import { gamebookRunView } from "./gamebook-views";
 import type { Unavailable } from "../../platform/http/partial-results";
 import { HistoryReads, type HistoryContext } from "./history-reads";
 import { mergeNewestFirst } from "./history-merge";
@@ -16,20 +14,32 @@ import { seekByCounts } from "./history-seek";
 const cursorSchema = z.strictObject({ at: z.string().min(1), id: z.string().min(1) });
 const acrossCursorSchema = z.strictObject({ page: z.int().min(2), at: z.string().min(1), id: z.string().min(1) });
 
-const text = z.string().trim().min(1).max(256);
+/** A workspace's history query (docs/contract.md §4.1), as the API parses it. */
+export interface HistoryQuery {
+  /** Case-insensitive text in the run's title, the incident's title or the submitter's name. */
+  query?: string | undefined;
+  pageSize: number;
+  pageToken?: string | undefined;
+}
 
-/** `GET /gamebooks/history` (docs/contract.md §4.1): `query`, `pageToken`, and the usual `pageSize`. */
-export const historyQuery = z.strictObject({
-  query: text.optional().describe("Case-insensitive text in the run's title, the incident's title or the submitter's name."),
-  pageSize: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE).describe(`Runs per page, 1 to ${MAX_PAGE_SIZE}.`),
-  pageToken: z.string().min(1).max(4096).optional().describe("The `pagination.continuationToken` of the previous page, unmodified."),
-});
+/** The cross-workspace history query (docs/contract.md §4.2), as the API parses it. */
+export interface AcrossHistoryQuery {
+  /** Absent: every workspace the caller sees. */
+  workspaces?: string[] | undefined;
+  /** Absent: every status. */
+  statuses?: GamebookRunStatus[] | undefined;
+  /** 1-based. */
+  currentPage: number;
+  query?: string | undefined;
+  /** The continuation token of an earlier page. */
+  pageToken?: string | undefined;
+}
 
 /** A workspace's runs, newest first, one keyset page: its cost is its size, however long the history. */
 export async function workspaceHistory(
   ctx: HistoryContext,
   workspace: WorkspaceRecord,
-  query: z.output<typeof historyQuery>,
+  query: HistoryQuery,
 ): Promise<{ runs: GamebookRunRecord[]; pagination: Pagination }> {
   const term = query.query === undefined ? undefined : searchTerm(query.query);
   const listing = `gamebook-history\n${workspace.id}\n${term ?? ""}`;
@@ -56,44 +66,6 @@ export const ACROSS_PAGE_SIZE = 50;
  */
 const MERGE_AT_MOST = 2 * ACROSS_PAGE_SIZE;
 
-/** Repeated (`workspaces=a&workspaces=b`) or comma-separated (`workspaces=a,b`), or both. */
-function listParameter<T extends z.ZodType<unknown, string>>(item: T, max: number) {
-  return z
-    .union([z.string(), z.array(z.string())])
-    .transform((value) => (Array.isArray(value) ? value : [value]).flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== ""))
-    .pipe(z.array(item).max(max));
-}
-
-/** `GET /gamebooks/across-workspaces/history` (docs/contract.md §4.2). */
-export const acrossHistoryQuery = z.strictObject({
-  workspaces: listParameter(z.guid(), 1000)
-    .optional()
-    .describe("Workspace GUIDs, repeated or comma-separated; absent: every workspace mapped to the credential. Workspaces not mapped to it are left out."),
-  statuses: listParameter(z.enum(gamebookRunStatuses), gamebookRunStatuses.length)
-    .optional()
-    .describe(`Run statuses, repeated or comma-separated: ${gamebookRunStatuses.join(", ")}; absent: all.`),
-  currentPage: z.coerce.number().int().min(1).max(1_000_000).default(1).describe("The page, 1-based."),
-  query: text.optional().describe("Case-insensitive text in the run's title, the incident's title or the submitter's name."),
-  pageToken: z
-    .string()
-    .min(1)
-    .max(4096)
-    .optional()
-    .describe(
-      "The `pagination.continuationToken` of page N, sent with `currentPage` N+1 (or later): the page is then read from where page N ended. Without it any page is answered too, found by counting the runs before it in each workspace.",
-    ),
-});
-
-/** A page of the cross-workspace history, as both the contract's route and the portal's answer it. */
-export const acrossHistoryView = z
-  .object({
-    runs: z.array(gamebookRunView).describe("The page's runs, newest first across the workspaces."),
-    currentPage: z.int().describe("The page returned, 1-based."),
-    pageSize: z.int().describe(`Runs per page (server-controlled: ${ACROSS_PAGE_SIZE}).`),
-    hasMore: z.boolean().describe("True when a next page exists."),
-  })
-  .meta({ examples: [{ runs: [gamebookRunExample], currentPage: 1, pageSize: ACROSS_PAGE_SIZE, hasMore: true }] });
-
 export interface AcrossHistoryPage {
   runs: GamebookRunRecord[];
   currentPage: number;
@@ -118,7 +90,7 @@ export interface AcrossHistoryPage {
 export async function acrossWorkspacesHistory(
   ctx: HistoryContext,
   workspaces: readonly WorkspaceRecord[],
-  query: z.output<typeof acrossHistoryQuery>,
+  query: AcrossHistoryQuery,
 ): Promise<{ page: AcrossHistoryPage; pagination: Pagination; unavailable: Unavailable[] }> {
   const statuses = query.statuses === undefined ? undefined : [...new Set(query.statuses)].sort();
   const term = query.query === undefined ? undefined : searchTerm(query.query);

@@ -1,7 +1,7 @@
 import { sourceDisplayName } from "../../model/sources";
 import { auditRecord } from "../../platform/events/audit-record";
 import { eventRecord } from "../../platform/events/event-record";
-import type { Actor } from "../../platform/operation-context";
+import type { Actor } from "../../platform/actor";
 import { queueNames } from "../../platform/queue/queue-names";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import type { GamebookRunRecord } from "../../model/gamebooks/gamebook-run";

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ApiError } from "../../platform/errors/api-error";
-import type { Actor, Uses } from "../../platform/operation-context";
+import type { Actor } from "../../platform/actor";
+import type { Uses } from "../operation-context";
 import { derivedGuid } from "../../platform/ids/derived-guid";
 import { commit } from "../../platform/store/commit";
 import { AUTOMATION_SYSTEM } from "../../systems/playbook-automation/port";

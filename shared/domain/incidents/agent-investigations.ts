@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { ApiError, type FieldErrors } from "../../platform/errors/api-error";
 import { auditRecord } from "../../platform/events/audit-record";
 import { eventRecord } from "../../platform/events/event-record";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import { commit } from "../../platform/store/commit";
 import type { Versioned } from "../../platform/store/ports";
 import type { Classification } from "../../model/incidents/incident";

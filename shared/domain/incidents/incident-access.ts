@@ -1,6 +1,6 @@
 import { ApiError, notFound } from "../../platform/errors/api-error";
 import { checkIfMatch } from "../../platform/concurrency/etag";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import type { SourceGateway } from "../../systems/vendors/port";
 import type { VendorIncident } from "../../model/incidents/incident";
 import type { Source } from "../../model/sources";

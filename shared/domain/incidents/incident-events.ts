@@ -1,7 +1,7 @@
 import { sourceDisplayName } from "../../model/sources";
 import type { EventData } from "../../model/events/event-catalogue";
 import { eventRecord } from "../../platform/events/event-record";
-import { changeOriginOf, type Actor } from "../../platform/operation-context";
+import { changeOriginOf, type Actor } from "../../platform/actor";
 import type { VendorIncident } from "../../model/incidents/incident";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import type { IncidentAssignee, IncidentStateRecord } from "../../model/incidents/incident-state-record";

@@ -1,4 +1,4 @@
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import type { EntityQuery } from "../../systems/vendors/port";
 import type { Source } from "../../model/sources";
 import type { WorkspaceRecord } from "../../model/organizations/workspace";

@@ -1,7 +1,8 @@
 import { commitWithin } from "../../platform/concurrency/deadline";
 import { auditRecord, type AuditEntry } from "../../platform/events/audit-record";
 import { ApiError, isApiError } from "../../platform/errors/api-error";
-import { changeOriginOf, type Uses } from "../../platform/operation-context";
+import { changeOriginOf } from "../../platform/actor";
+import type { Uses } from "../operation-context";
 import { normalizeClassification } from "../../model/incidents/classification";
 import type { Classification, PublicStatus, VendorIncident } from "../../model/incidents/incident";
 import { outboxScope } from "../../platform/store/outbox-scope";

@@ -1,7 +1,7 @@
 import { ApiError } from "../../platform/errors/api-error";
 import { auditRecord } from "../../platform/events/audit-record";
 import { routeEvent } from "../../platform/events/fan-out";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import type { WebhookRecord } from "../../model/webhooks/webhook";
 import { loadChecked, type IncidentTarget } from "./incident-access";

@@ -1,13 +1,14 @@
 import { commitWithin } from "../../platform/concurrency/deadline";
 import { sourceDisplayName } from "../../model/sources";
-import type { Uses, Actor } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
+import type { Actor } from "../../platform/actor";
 import { ApiError, notFound } from "../../platform/errors/api-error";
 import { TICKET_COMMENT_PREFIX } from "../../model/tickets/ticket-link";
 import { auditRecord } from "../../platform/events/audit-record";
 import { eventRecord } from "../../platform/events/event-record";
 import { derivedGuid } from "../../platform/ids/derived-guid";
 import type { ChangeOrigin } from "../../model/events/event-types";
-import { changeOriginOf } from "../../platform/operation-context";
+import { changeOriginOf } from "../../platform/actor";
 import type { NewVendorComment } from "../../systems/vendors/port";
 import type { VendorComment, VendorIncident } from "../../model/incidents/incident";
 import { outboxScope } from "../../platform/store/outbox-scope";

@@ -1,4 +1,4 @@
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import type { IncidentIndicators } from "../../model/incidents/incident-state-record";
 import { indicatorOf, type IndicatorKind } from "./indicators";

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type { z } from "zod";
 import { notFound } from "../../platform/errors/api-error";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import { commit } from "../../platform/store/commit";
 import type { Versioned } from "../../platform/store/ports";
 import type { WorkspaceRecord } from "../../model/organizations/workspace";

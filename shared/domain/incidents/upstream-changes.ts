@@ -1,6 +1,6 @@
 import { normalizeClassification } from "../../model/incidents/classification";
 import type { VendorIncident } from "../../model/incidents/incident";
-import { changeOriginOf, serviceActor } from "../../platform/operation-context";
+import { changeOriginOf, serviceActor } from "../../platform/actor";
 import type { IncidentStateRecord } from "../../model/incidents/incident-state-record";
 import type { OutboxEventRecord } from "../../platform/events/outbox-record";
 import type { WorkspaceRecord } from "../../model/organizations/workspace";

@@ -1,4 +1,4 @@
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import { randomUUID } from "node:crypto";
 import { generateSecret, displayPrefix, hashSecret } from "../../platform/auth/secrets";
 import { scopes } from "../../platform/auth/scopes";

@@ -1,4 +1,4 @@
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import { ApiError } from "../../platform/errors/api-error";
 import type { UserRecord } from "../../model/organizations/user";
 

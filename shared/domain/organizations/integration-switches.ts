@@ -1,7 +1,7 @@
 import { ApiError } from "../../platform/errors/api-error";
 import { auditRecord } from "../../platform/events/audit-record";
 import { logAnalyticsNotEnabled } from "../../systems/log-analytics/port";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import { commit } from "../../platform/store/commit";
 import { integrationNames, type IntegrationName, type WorkspaceIntegrationsRecord } from "../../model/organizations/workspace-integrations";

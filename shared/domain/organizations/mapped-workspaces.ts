@@ -1,6 +1,6 @@
 import type { Principal } from "../../platform/auth/principal";
 import { ORGANIZATION_WIDE_ROLES, type Person } from "../../platform/auth/person";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import { integrationStates, type IntegrationContext } from "./integration-switches";
 

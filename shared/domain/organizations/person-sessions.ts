@@ -1,4 +1,4 @@
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import type { OutboxRecord } from "../../platform/events/outbox-record";
 import { commit } from "../../platform/store/commit";
 import type { UserRecord } from "../../model/organizations/user";

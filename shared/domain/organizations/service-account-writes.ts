@@ -4,7 +4,7 @@ import type { Scope } from "../../platform/auth/scopes";
 import { auditRecord, type AuditEntry } from "../../platform/events/audit-record";
 import type { OutboxRecord } from "../../platform/events/outbox-record";
 import { ApiError, notFound } from "../../platform/errors/api-error";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import { commit } from "../../platform/store/commit";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import type { Versioned } from "../../platform/store/ports";

@@ -1,6 +1,6 @@
 import { auditRecord } from "../../platform/events/audit-record";
 import type { OutboxAuditRecord } from "../../platform/events/outbox-record";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import type { WorkspaceRecord } from "../../model/organizations/workspace";
 

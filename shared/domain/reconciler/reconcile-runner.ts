@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { MessageHandler, QueueSender, ReceivedMessage } from "../../platform/queue/queue";
-import type { Services } from "../../platform/services";
+import type { Services } from "../services";
 import {
   outgoingReconcile,
   reconcileBatches,

@@ -1,4 +1,4 @@
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import { isApiError } from "../../platform/errors/api-error";
 import { baselineState, createdEventDue, upstreamChange, upstreamChangePossible, type UpstreamChange } from "../incidents/upstream-changes";
 import { stateIdOf } from "../incidents/incident-state";

@@ -1,25 +1,14 @@
 import { derivedGuid } from "../../platform/ids/derived-guid";
 import { integrationStates, type IntegrationContext } from "../organizations/integration-switches";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import type { VendorComment } from "../../model/incidents/incident";
 import type { Source } from "../../model/sources";
 import { TICKET_COMMENT_PREFIX, type TicketLinkRecord } from "../../model/tickets/ticket-link";
 import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import type { TicketNote } from "../../systems/itsm/port";
-import type { HeaderDefinition } from "../../platform/http/documented-headers";
 
 /** docs/contract.md §2.5's comment, as the comments endpoint shows it: the vendor's, without the owning integration. */
 export type IncidentCommentView = Omit<VendorComment, "extensionId">;
-
-/** Set on the comments response when the notes of linked tickets could not be read. */
-export const TICKET_NOTES_HEADER = "X-Ticket-Notes";
-
-/** `X-Ticket-Notes` as the OpenAPI document describes it. */
-export const TICKET_NOTES_HEADER_DEFINITION: HeaderDefinition = {
-  description: "`Unavailable`: the notes of the incident's linked tickets could not be read (ticketing switched off for the workspace, or the ITSM failing); the comments are the source's and the links' own.",
-  schema: { type: "string", enum: ["Unavailable"] },
-  example: "Unavailable",
-};
 
 export interface TicketComments {
   comments: IncidentCommentView[];

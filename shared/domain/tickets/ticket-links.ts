@@ -1,7 +1,8 @@
 import { ApiError, notFound } from "../../platform/errors/api-error";
 import { auditRecord } from "../../platform/events/audit-record";
 import { derivedGuid } from "../../platform/ids/derived-guid";
-import type { Actor, Uses } from "../../platform/operation-context";
+import type { Actor } from "../../platform/actor";
+import type { Uses } from "../operation-context";
 import { commit } from "../../platform/store/commit";
 import { outboxScope } from "../../platform/store/outbox-scope";
 import type { Ticket } from "../../systems/itsm/port";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { notFound } from "../../platform/errors/api-error";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import type { DeliveryLogRange } from "../../platform/store/ports";
 import type { DeliveryLogRecord } from "../../model/webhooks/delivery-log";
 import type { WebhookRecord } from "../../model/webhooks/webhook";

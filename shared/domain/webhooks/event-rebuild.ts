@@ -1,6 +1,6 @@
 import { isApiError } from "../../platform/errors/api-error";
 import type { EventEnvelope } from "../../platform/events/event-message";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import { findWorkspace, loadIncident, type LoadedIncident } from "../incidents/incident-access";
 import { incidentCreatedData } from "../incidents/incident-events";
 import { toIncidentSummary } from "../incidents/incident-view";

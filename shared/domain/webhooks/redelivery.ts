@@ -4,7 +4,7 @@ import { firstAttempt, outgoingDelivery } from "../../platform/delivery/delivery
 import { outboxDelivery } from "../../platform/delivery/outbox-delivery";
 import { ApiError, isApiError } from "../../platform/errors/api-error";
 import type { EventEnvelope } from "../../platform/events/event-message";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import { isFinalFailure, type DeliveryLogRecord, type DeliveryOutcome } from "../../model/webhooks/delivery-log";
 import type { WebhookRecord } from "../../model/webhooks/webhook";
 import { webhookAudit } from "./webhook-changes";

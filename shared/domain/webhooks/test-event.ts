@@ -3,7 +3,7 @@ import { firstAttempt } from "../../platform/delivery/delivery-message";
 import { outboxDelivery } from "../../platform/delivery/outbox-delivery";
 import { freshEventId } from "../../platform/events/event-ids";
 import type { EventEnvelope } from "../../platform/events/event-message";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import type { WebhookRecord } from "../../model/webhooks/webhook";
 import { webhookAudit } from "./webhook-changes";
 

@@ -2,12 +2,11 @@ import { randomUUID } from "node:crypto";
 import { checkWebhookUrl } from "../../platform/delivery/address-policy";
 import { generateSigningSecret } from "../../platform/delivery/signer";
 import { ApiError } from "../../platform/errors/api-error";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../operation-context";
 import { commit } from "../../platform/store/commit";
 import type { Versioned } from "../../platform/store/ports";
 import type { SealedSigningKey, WebhookAuthenticationType, WebhookRecord } from "../../model/webhooks/webhook";
 import { changeWebhook, webhookAudit } from "./webhook-changes";
-import type { NewWebhook, WebhookConfiguration } from "./webhook-schemas";
 
 /*
  * Creating, changing and deleting a webhook, whoever does it: a service account holding
@@ -19,6 +18,22 @@ import type { NewWebhook, WebhookConfiguration } from "./webhook-schemas";
 
 /** A rotated-out signing key keeps signing alongside the new one this long, so receivers can switch. */
 export const SIGNING_KEY_OVERLAP_MS = 24 * 3600_000;
+
+/** What a webhook is configured with: where it delivers, which events, and for which accounts. The API's bodies parse to it. */
+export interface WebhookConfiguration {
+  name: string;
+  url: string;
+  eventTypes: string[];
+  /** Provider webhooks: only events of these accounts; empty: the provider's own and every managed account's. */
+  monitoredAccountIds: string[];
+}
+
+/** A new webhook: its configuration and the credential its endpoint checks, with an optional signing override. */
+export interface NewWebhook extends WebhookConfiguration {
+  authenticationType: WebhookAuthenticationType;
+  token?: string | undefined;
+  signingToken?: string | undefined;
+}
 
 /** Who configures webhooks: their own account, and the accounts of their organization. */
 export interface WebhookCaller {

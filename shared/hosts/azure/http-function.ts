@@ -7,7 +7,7 @@ import { META_GROUP, loadGroup } from "../../api/route-table";
 import { getServices } from "../composition";
 import httpFunctionList from "./http-functions.json";
 import { platformClientAddress } from "./client-address";
-import type { Services } from "../../platform/services";
+import type { Services } from "../../domain/services";
 
 /**
  * Adapts routes (or a routing that builds them on first use) to an Azure Functions HTTP handler.

@@ -1,4 +1,4 @@
-import type { Services } from "../../platform/services";
+import type { Services } from "../../domain/services";
 
 /**
  * The process's services for a function module, with the composition root (configuration, stores,

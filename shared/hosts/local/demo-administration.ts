@@ -1,4 +1,4 @@
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../../domain/operation-context";
 import { generateSecret, hashSecret } from "../../platform/auth/secrets";
 import { deliveryLogEntry } from "../../platform/delivery/delivery-worker";
 import { generateSigningSecret } from "../../platform/delivery/signer";

@@ -1,10 +1,11 @@
-import { serviceActor, type Actor, type Uses } from "../../platform/operation-context";
+import { serviceActor, type Actor } from "../../platform/actor";
+import type { Uses } from "../../domain/operation-context";
 import { derivedGuid } from "../../platform/ids/derived-guid";
 import { ensureAdminAccount, type AdminAccountResult } from "../../domain/organizations/admin-account";
 import { switchIntegrations } from "../../domain/organizations/integration-switches";
 import { slaPolicyOf } from "../../domain/incidents/sla-policy";
 import { setSlaPolicy } from "../../domain/incidents/sla-settings";
-import { demoSlaPolicy } from "../../domain/examples/incident-examples";
+import { demoSlaPolicy } from "../../api/examples/incident-examples";
 import { isDeepStrictEqual } from "node:util";
 
 import type { AccountRecord } from "../../model/organizations/account";

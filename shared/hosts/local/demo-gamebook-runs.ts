@@ -1,15 +1,15 @@
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../../domain/operation-context";
 import { isApiError } from "../../platform/errors/api-error";
 import { actsOn } from "../../domain/gamebooks/playbook-catalogue";
 import type { RunGamebookRequest } from "../../domain/gamebooks/run-request";
 import { submitRun } from "../../domain/gamebooks/run-submission";
-import { serviceActor } from "../../platform/operation-context";
+import { serviceActor } from "../../platform/actor";
 
 import type { VendorIncident } from "../../model/incidents/incident";
 import type { PlaybookCatalogueRecord } from "../../model/gamebooks/playbook-catalogue-record";
 import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import { buildDemoData, demoId } from "./demo-data";
-import type { Actor } from "../../platform/operation-context";
+import type { Actor } from "../../platform/actor";
 import type { Entity } from "../../model/incidents/incident";
 import { isFinal } from "../../domain/gamebooks/run-state";
 

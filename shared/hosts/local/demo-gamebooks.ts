@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import { ApiError, type FieldErrors } from "../../platform/errors/api-error";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../../domain/operation-context";
 import { approvalPolicyOf, type ApprovalMode, type PartnerApprovalSetting, type WorkspaceApprovalPolicy } from "../../domain/gamebooks/approval-policy";
 import { setApprovalPolicy, setPartnerApproval } from "../../domain/gamebooks/approval-settings";
 import { createPreAuthorization } from "../../domain/gamebooks/pre-authorizations";

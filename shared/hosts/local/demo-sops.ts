@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../../domain/operation-context";
 import type { SopRecord } from "../../model/sops/sop";
 import { demoId, type DemoData } from "./demo-data";
 

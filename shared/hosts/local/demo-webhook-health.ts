@@ -1,4 +1,4 @@
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../../domain/operation-context";
 import { deliveryLogEntry, type LogInput } from "../../platform/delivery/delivery-worker";
 import type { DeliveryMessage } from "../../platform/delivery/delivery-message";
 import { generateSigningSecret } from "../../platform/delivery/signer";

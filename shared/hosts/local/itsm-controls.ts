@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { publicRoute, type Route } from "../../platform/http/route";
+import { publicRoute } from "../../api/route-kinds";
+import type { Route } from "../../platform/http/route";
 import { ticketNoteKinds, ticketPriorities } from "../../systems/itsm/port";
 import type { SimulatedSystems } from "./local-services";
 

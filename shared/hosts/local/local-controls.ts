@@ -1,11 +1,12 @@
 import { z } from "zod";
-import { publicRoute, type Route } from "../../platform/http/route";
+import { publicRoute } from "../../api/route-kinds";
+import type { Route } from "../../platform/http/route";
 import { addServiceComment } from "../../domain/incidents/service-comments";
 import { triggerIncidentCreated } from "../../domain/incidents/manual-trigger";
 import { completeInvestigation, DEFAULT_AGENT_NAME } from "../../domain/incidents/agent-investigations";
 import { expireApprovals } from "../../domain/gamebooks/approval-expiry";
 import { findWorkspace } from "../../domain/incidents/incident-access";
-import { serviceActor } from "../../platform/operation-context";
+import { serviceActor } from "../../platform/actor";
 import { classifications, severities } from "../../model/incidents/incident";
 import { sourceSchema } from "../../model/sources";
 import type { SimulatedSystems } from "./local-services";

@@ -7,7 +7,7 @@ import { PROBLEM_CONTENT_TYPE, toProblem } from "../../platform/http/problem";
 import { bodyTooLarge } from "../../platform/http/request-body";
 import { bodyLimitOf, type Route } from "../../platform/http/route";
 import { API_PREFIX, Router } from "../../platform/http/router";
-import type { Services } from "../../platform/services";
+import type { Services } from "../../domain/services";
 import { requestOrigin, requestTarget, requestUrl } from "./request-url";
 import { PortalPage } from "../../platform/http/portal-page";
 

@@ -7,7 +7,7 @@ import { createServices, createStores, type ServiceOverrides } from "../composit
 import type { Config } from "../../platform/config/config";
 import { createPlaybookActions } from "../../systems/playbook-automation/configured";
 import { createSimulatedPlaybookActions, type SimulatedAutomationConsole } from "../../systems/playbook-automation/simulated/simulated-playbook-actions";
-import type { Services } from "../../platform/services";
+import type { Services } from "../../domain/services";
 import { createSimulatedVendors, type SimulatedConsole } from "../../systems/vendors/simulated/simulated-vendor";
 import { workspacesKnownToVendors } from "./vendor-tenants";
 import { createSourceRegistry } from "../../systems/vendors/configured";

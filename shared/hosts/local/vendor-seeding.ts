@@ -1,5 +1,5 @@
 import { isApiError } from "../../platform/errors/api-error";
-import type { Uses } from "../../platform/operation-context";
+import type { Uses } from "../../domain/operation-context";
 
 /**
  * Runs a step of the demo's seeding that reads the vendors. When a vendor fails it (a bridged source

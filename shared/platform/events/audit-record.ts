@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { derivedGuid } from "../ids/derived-guid";
-import type { Actor } from "../operation-context";
+import type { Actor } from "../actor";
 import type { OutboxAuditRecord, OutboxScope } from "./outbox-record";
 
 export interface AuditEntry {

@@ -1,6 +1,6 @@
 import { ApiError } from "../errors/api-error";
 import { cookieValue, SESSION_COOKIE } from "../auth/portal-session";
-import type { Services } from "../services";
+import type { PlatformServices } from "../services";
 
 /** A shed request is told to come back after this long: in-flight requests finish in well under it. */
 export const SHED_RETRY_AFTER_SECONDS = 1;
@@ -84,13 +84,13 @@ export function shedError(limit: InFlightLimit): ApiError {
   });
 }
 
-const limits = new WeakMap<Services["config"], InFlightLimit>();
+const limits = new WeakMap<PlatformServices["config"], InFlightLimit>();
 
 /**
  * The process's bound. One per configuration object, which a process builds once: in Azure every
  * HTTP function has its own pipeline, and they must share the instance's bound.
  */
-export function admissionOf(services: Pick<Services, "config">): InFlightLimit {
+export function admissionOf(services: Pick<PlatformServices, "config">): InFlightLimit {
   let limit = limits.get(services.config);
   if (!limit) {
     limit = new InFlightLimit(services.config.maxConcurrentRequests);

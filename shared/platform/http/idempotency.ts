@@ -1,5 +1,5 @@
 import { createHash, type Hash } from "node:crypto";
-import type { Uses } from "../operation-context";
+import type { PlatformServices } from "../services";
 import type { Principal } from "../auth/principal";
 import type { Person } from "../auth/person";
 import { ApiError, isApiError } from "../errors/api-error";
@@ -135,7 +135,7 @@ export interface IdempotentCall {
   fingerprint: string;
 }
 
-type Services = Uses<"stores" | "now" | "secretBox" | "logger" | "config">;
+type Services = Pick<PlatformServices, "stores" | "now" | "secretBox" | "logger" | "config">;
 
 /**
  * Serves a request sent with a key: its stored answer when the key has one, a refusal when the key is
@@ -232,7 +232,7 @@ async function claim(services: Services, call: IdempotentCall): Promise<{ record
  * finish after its caller was answered 504. Past it, the request is taken to have died with its
  * instance.
  */
-function lockMs(services: Uses<"config">): number {
+function lockMs(services: Pick<PlatformServices, "config">): number {
   return 2 * services.config.requestDeadlineMs;
 }
 

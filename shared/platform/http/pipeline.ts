@@ -1,9 +1,8 @@
-import type { Uses } from "../operation-context";
 import { randomUUID } from "node:crypto";
 import type { Principal } from "../auth/principal";
 import { ORGANIZATION_WIDE_ROLES, type Person } from "../auth/person";
-import { actorOf, personActor, type Actor } from "../operation-context";
-import type { Services } from "../services";
+import { actorOf, personActor, type Actor } from "../actor";
+import type { PlatformServices } from "../services";
 import { storesWithin } from "../store/ports";
 import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import { satisfiesWorkspaceRole, type WorkspaceRole } from "../../model/organizations/roles";
@@ -82,7 +81,7 @@ export function unmetExpectation(): ApiError {
  * scope → workspace role → validate → handler → envelope, with every failure turned into a problem.
  * `routes` are the routes themselves, or a routing that builds them on first use (`GroupRouter`).
  */
-export function createPipeline(routes: Route[] | Routing, services: Services, prefix: string = API_PREFIX): Handle {
+export function createPipeline(routes: Route[] | Routing, services: PlatformServices, prefix: string = API_PREFIX): Handle {
   const router = Array.isArray(routes) ? new Router(routes) : routes;
   const admission = admissionOf(services);
 
@@ -272,7 +271,7 @@ class RouteInput implements HandlerInput<unknown, unknown, unknown> {
   private actorOfCaller?: Actor;
 
   constructor(
-    services: Services,
+    services: PlatformServices,
     private readonly request: ApiRequest,
     readonly deadline: Deadline,
     readonly requestId: string,
@@ -313,9 +312,9 @@ class RouteInput implements HandlerInput<unknown, unknown, unknown> {
 
 // The services are copied onto each input by the constructor; the merged interface gives them their types.
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging -- the class and this interface are one type on purpose (see above)
-interface RouteInput extends Services {}
+interface RouteInput extends PlatformServices {}
 
-function enforceLimit(services: Uses<"rateLimiter">, key: string): RateLimitDecision {
+function enforceLimit(services: Pick<PlatformServices, "rateLimiter">, key: string): RateLimitDecision {
   const decision = services.rateLimiter.take(key);
   if (!decision.allowed) {
     throw new ApiError("RATE_LIMITED", `Too many requests; retry after ${decision.retryAfterSeconds} s.`, {
@@ -365,7 +364,7 @@ function authorizePersonOnWorkspace(route: Route, person: Person, role: Workspac
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The workspace of a portal workspace route: only one in the person's organization exists for them. */
-async function findPersonWorkspace(services: Uses<"stores">, person: Person, workspaceId: string): Promise<WorkspaceRecord> {
+async function findPersonWorkspace(services: Pick<PlatformServices, "stores">, person: Person, workspaceId: string): Promise<WorkspaceRecord> {
   // Read before the parameters are validated: what is no workspace id names no workspace, unread.
   const workspace = GUID.test(workspaceId) ? await services.stores.workspaces.get(workspaceId.toLowerCase()) : undefined;
   if (!workspace || !person.organizationAccountIds.includes(workspace.accountId)) throw notFound("The workspace", "workspaceId");
@@ -373,14 +372,14 @@ async function findPersonWorkspace(services: Uses<"stores">, person: Person, wor
 }
 
 /** A route's body: JSON, or for an upload `multipart/form-data`, at most the route's limit. */
-async function readBody(route: Route, request: ApiRequest, services: Uses<"config">): Promise<unknown> {
+async function readBody(route: Route, request: ApiRequest, services: Pick<PlatformServices, "config">): Promise<unknown> {
   const maxBytes = bodyLimitOf(route, services.config);
   const raw = await request.body(maxBytes);
   return route.multipart ? parseMultipartBody(raw, request.header("content-type")) : parseJsonBody(raw, request.header("content-type"), maxBytes);
 }
 
 /** The workspace of a workspace route: the caller holds a role on it, but it may have been removed since. */
-async function findWorkspace(services: Uses<"stores">, workspaceId: string): Promise<WorkspaceRecord> {
+async function findWorkspace(services: Pick<PlatformServices, "stores">, workspaceId: string): Promise<WorkspaceRecord> {
   const workspace = await services.stores.workspaces.get(workspaceId.toLowerCase());
   if (!workspace) throw notFound("The workspace", "workspaceId");
   return workspace;
@@ -445,7 +444,7 @@ async function compress(response: ApiResponse, coding: ContentCoding): Promise<v
   response.headers["Content-Encoding"] = coding;
 }
 
-function asApiError(error: unknown, services: Uses<"logger">, requestId: string): ApiError {
+function asApiError(error: unknown, services: Pick<PlatformServices, "logger">, requestId: string): ApiError {
   if (isApiError(error)) return error;
   services.logger.error("unhandled error", {
     requestId,

@@ -2,13 +2,12 @@ import type { Unavailable } from "./partial-results";
 import type { z } from "zod";
 import type { Scope } from "../auth/scopes";
 import type { Principal } from "../auth/principal";
-import type { OperationContext } from "../operation-context";
 import type { Deadline } from "../concurrency/deadline";
-import type { Services } from "../services";
+import type { PlatformServices } from "../services";
 import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import type { OrganizationalRole, WorkspaceRole } from "../../model/organizations/roles";
 import type { Person } from "../auth/person";
-import type { Actor } from "../operation-context";
+import type { Actor } from "../actor";
 import type { ErrorCode } from "../errors/api-error";
 import type { Config } from "../config/config";
 import type { DeclaredHeader } from "./documented-headers";
@@ -47,9 +46,11 @@ export type RouteKind = "public" | "organization" | "workspace" | "person" | "pe
 
 /**
  * What every handler gets: the services it may use (read them by name: `{ stores, now }`), and the
- * request's validated parameters and parts.
+ * request's validated parameters and parts. `S` is the record of services the handlers receive: the
+ * platform knows only its own part of it (`PlatformServices`); the API names the whole
+ * (`shared/api/route-kinds.ts`).
  */
-export interface PublicInput<P, Q, B> extends Services {
+export type PublicInput<S, P, Q, B> = S & {
   params: P;
   query: Q;
   body: B;
@@ -61,45 +62,39 @@ export interface PublicInput<P, Q, B> extends Services {
   signal: AbortSignal;
   /** The request's time budget: the operations it runs take it for their writes (`commit`'s `deadline`). */
   deadline: Deadline;
-}
+};
 
-/** The input of a service account's call: the caller, authenticated and its scope checked by the pipeline. */
-export interface OrganizationInput<P, Q, B> extends PublicInput<P, Q, B>, OperationContext {
+/** The input of a service account's call: the caller, authenticated and its scope checked by the pipeline, and the actor it is. */
+export type OrganizationInput<S, P, Q, B> = PublicInput<S, P, Q, B> & {
   principal: Principal;
-  signal: AbortSignal;
-  deadline: Deadline;
-}
+  actor: Actor;
+};
 
 /** The input of a call on `/workspaces/{workspaceId}/…`: the workspace, found and the caller's role on it checked. */
-export interface WorkspaceInput<P, Q, B> extends OrganizationInput<P, Q, B> {
+export type WorkspaceInput<S, P, Q, B> = OrganizationInput<S, P, Q, B> & {
   workspace: WorkspaceRecord;
   workspaceRole: WorkspaceRole;
-}
+};
 
 /** The input of a portal route: the person signed in, with MFA, registered and allowed by their role. */
-export interface PersonInput<P, Q, B> extends PublicInput<P, Q, B> {
+export type PersonInput<S, P, Q, B> = PublicInput<S, P, Q, B> & {
   person: Person;
   actor: Actor;
-}
+};
 
 /**
  * The input of a portal route on `/portal/workspaces/{workspaceId}/…`: the workspace, in the person's
  * organization, and their role there (undefined when they act on it through an organization-wide role).
  */
-export interface PersonWorkspaceInput<P, Q, B> extends PersonInput<P, Q, B> {
+export type PersonWorkspaceInput<S, P, Q, B> = PersonInput<S, P, Q, B> & {
   workspace: WorkspaceRecord;
   workspaceRole: WorkspaceRole | undefined;
-}
+};
 
-/** Any handler's input, whatever the kind of its route (what the pipeline builds). */
-export type HandlerInput<P, Q, B> = PublicInput<P, Q, B> &
-  Partial<Pick<WorkspaceInput<P, Q, B>, "principal" | "actor" | "workspace" | "workspaceRole">> &
-  Partial<Pick<PersonInput<P, Q, B>, "person">>;
-
-/** A service account's call when its parameters do not matter: what helpers of a route group take. */
-export type RequestContext = OrganizationInput<unknown, unknown, unknown>;
-/** The same on a workspace route. */
-export type WorkspaceRequestContext = WorkspaceInput<unknown, unknown, unknown>;
+/** Any handler's input, whatever the kind of its route (what the pipeline builds, with the services it was given). */
+export type HandlerInput<P, Q, B> = PublicInput<PlatformServices, P, Q, B> &
+  Partial<Pick<WorkspaceInput<PlatformServices, P, Q, B>, "principal" | "actor" | "workspace" | "workspaceRole">> &
+  Partial<Pick<PersonInput<PlatformServices, P, Q, B>, "person">>;
 
 type Schema = z.ZodType;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -193,29 +188,6 @@ export interface Route extends Omit<RouteFields<Schema | undefined, Schema | und
   handler: Handler<any>;
 }
 
-/** A route anyone may call: no credential is read, and its handler has no caller. */
-export function publicRoute<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
-  route: Omit<RouteFields<P, Q, B>, "auth"> & { handler: Handler<PublicInput<Out<P>, Out<Q>, Out<B>>> },
-): Route {
-  return { ...route, kind: "public", auth: "public" };
-}
-
-/** A route of the caller's organization: a service account holding `auth`. */
-export function organizationRoute<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
-  route: RouteFields<P, Q, B> & { handler: Handler<OrganizationInput<Out<P>, Out<Q>, Out<B>>> },
-): Route {
-  if (route.path.includes("{workspaceId}")) throw new Error(`${route.method} ${route.path} names a workspace: make it a workspaceRoute.`);
-  return { ...route, kind: "organization" };
-}
-
-/** A route of one workspace (`{workspaceId}` in its path): a service account holding `auth` and a role on the workspace. */
-export function workspaceRoute<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
-  route: RouteFields<P, Q, B> & { handler: Handler<WorkspaceInput<Out<P>, Out<Q>, Out<B>>> },
-): Route {
-  if (!route.path.includes("{workspaceId}")) throw new Error(`${route.method} ${route.path} names no workspace: make it an organizationRoute.`);
-  return { ...route, kind: "workspace" };
-}
-
 type PersonRouteFields<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined> = Omit<RouteFields<P, Q, B>, "auth"> & {
   /** The organizational roles that may call it, besides `Admin`; "any" for every registered person. */
   roles: readonly OrganizationalRole[] | "any";
@@ -224,25 +196,57 @@ type PersonRouteFields<P extends Schema | undefined, Q extends Schema | undefine
 const rolesOf = (roles: readonly OrganizationalRole[] | "any"): readonly OrganizationalRole[] | undefined =>
   roles === "any" ? undefined : roles.includes("Admin") ? roles : ["Admin", ...roles];
 
-/** A portal route of the person's organization (`/portal/…`): a person with a browser session, and one of `roles`. */
-export function personRoute<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
-  route: PersonRouteFields<P, Q, B> & { handler: Handler<PersonInput<Out<P>, Out<Q>, Out<B>>> },
-): Route {
-  if (!route.path.startsWith("/portal/")) throw new Error(`${route.method} ${route.path}: portal routes live under /portal/.`);
-  if (route.path.includes("{workspaceId}")) throw new Error(`${route.method} ${route.path} names a workspace: make it a personWorkspaceRoute.`);
-  return { ...route, kind: "person", auth: "session", roles: rolesOf(route.roles) };
-}
-
 /**
- * A portal route of one workspace: a person with one of `roles` who may act on the workspace (a role
- * on it, or an organization-wide role: `Admin`, `WorkspaceAdmin`), and `workspaceRole` on it when set.
+ * The five kinds of route, their handlers typed with `S`, the record of services the pipeline is given
+ * (`createPipeline`): the API binds it once, to the whole record (`shared/api/route-kinds.ts`), and
+ * declares its routes with what that returns.
  */
-export function personWorkspaceRoute<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
-  route: PersonRouteFields<P, Q, B> & { workspaceRole?: WorkspaceRole; adminWithoutWorkspaceRole?: boolean; handler: Handler<PersonWorkspaceInput<Out<P>, Out<Q>, Out<B>>> },
-): Route {
-  if (!route.path.startsWith("/portal/")) throw new Error(`${route.method} ${route.path}: portal routes live under /portal/.`);
-  if (!route.path.includes("{workspaceId}")) throw new Error(`${route.method} ${route.path} names no workspace: make it a personRoute.`);
-  return { ...route, kind: "personWorkspace", auth: "session", roles: rolesOf(route.roles) };
+export function routeKinds<S extends PlatformServices>() {
+  return {
+    /** A route anyone may call: no credential is read, and its handler has no caller. */
+    publicRoute<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
+      route: Omit<RouteFields<P, Q, B>, "auth"> & { handler: Handler<PublicInput<S, Out<P>, Out<Q>, Out<B>>> },
+    ): Route {
+      return { ...route, kind: "public", auth: "public" };
+    },
+
+    /** A route of the caller's organization: a service account holding `auth`. */
+    organizationRoute<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
+      route: RouteFields<P, Q, B> & { handler: Handler<OrganizationInput<S, Out<P>, Out<Q>, Out<B>>> },
+    ): Route {
+      if (route.path.includes("{workspaceId}")) throw new Error(`${route.method} ${route.path} names a workspace: make it a workspaceRoute.`);
+      return { ...route, kind: "organization" };
+    },
+
+    /** A route of one workspace (`{workspaceId}` in its path): a service account holding `auth` and a role on the workspace. */
+    workspaceRoute<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
+      route: RouteFields<P, Q, B> & { handler: Handler<WorkspaceInput<S, Out<P>, Out<Q>, Out<B>>> },
+    ): Route {
+      if (!route.path.includes("{workspaceId}")) throw new Error(`${route.method} ${route.path} names no workspace: make it an organizationRoute.`);
+      return { ...route, kind: "workspace" };
+    },
+
+    /** A portal route of the person's organization (`/portal/…`): a person with a browser session, and one of `roles`. */
+    personRoute<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
+      route: PersonRouteFields<P, Q, B> & { handler: Handler<PersonInput<S, Out<P>, Out<Q>, Out<B>>> },
+    ): Route {
+      if (!route.path.startsWith("/portal/")) throw new Error(`${route.method} ${route.path}: portal routes live under /portal/.`);
+      if (route.path.includes("{workspaceId}")) throw new Error(`${route.method} ${route.path} names a workspace: make it a personWorkspaceRoute.`);
+      return { ...route, kind: "person", auth: "session", roles: rolesOf(route.roles) };
+    },
+
+    /**
+     * A portal route of one workspace: a person with one of `roles` who may act on the workspace (a role
+     * on it, or an organization-wide role: `Admin`, `WorkspaceAdmin`), and `workspaceRole` on it when set.
+     */
+    personWorkspaceRoute<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
+      route: PersonRouteFields<P, Q, B> & { workspaceRole?: WorkspaceRole; adminWithoutWorkspaceRole?: boolean; handler: Handler<PersonWorkspaceInput<S, Out<P>, Out<Q>, Out<B>>> },
+    ): Route {
+      if (!route.path.startsWith("/portal/")) throw new Error(`${route.method} ${route.path}: portal routes live under /portal/.`);
+      if (!route.path.includes("{workspaceId}")) throw new Error(`${route.method} ${route.path} names no workspace: make it a personRoute.`);
+      return { ...route, kind: "personWorkspace", auth: "session", roles: rolesOf(route.roles) };
+    }
+  };
 }
 
 /** The most a route's request body may hold: its own limit, else `MAX_REQUEST_BODY_BYTES`. */

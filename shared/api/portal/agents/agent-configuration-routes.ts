@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { personWorkspaceRoute, type RouteGroup } from "../../../platform/http/route";
-import type { Uses } from "../../../platform/operation-context";
+import { personWorkspaceRoute } from "../../route-kinds";
+import type { RouteGroup } from "../../../platform/http/route";
+import type { Uses } from "../../../domain/operation-context";
 import { classifications } from "../../../model/incidents/incident";
 import { webhookStatuses } from "../../../model/webhooks/webhook";
 import { DEFAULT_AGENT_NAME, setAgentConfiguration } from "../../../domain/incidents/agent-investigations";

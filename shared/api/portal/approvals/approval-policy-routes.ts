@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { personWorkspaceRoute, type RouteGroup } from "../../../platform/http/route";
-import { EXAMPLE_APPROVAL_WORKSPACE_ID } from "../../../domain/examples/gamebook-examples";
+import { personWorkspaceRoute } from "../../route-kinds";
+import type { RouteGroup } from "../../../platform/http/route";
+import { EXAMPLE_APPROVAL_WORKSPACE_ID } from "../../examples/gamebook-examples";
 import { approvalModes, approvalExpiryActions, approvalPolicyInput, approvalPolicyOf } from "../../../domain/gamebooks/approval-policy";
 import { setApprovalPolicy } from "../../../domain/gamebooks/approval-settings";
 

@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { notFound } from "../../../platform/errors/api-error";
 import { pageQueryFields, issuePageToken, readPageToken } from "../../../platform/http/paging";
-import { personRoute, personWorkspaceRoute, type PersonInput, type RouteGroup } from "../../../platform/http/route";
+import { personRoute, personWorkspaceRoute, type PersonInput } from "../../route-kinds";
+import type { RouteGroup } from "../../../platform/http/route";
 import type { Person } from "../../../platform/auth/person";
-import type { Uses } from "../../../platform/operation-context";
+import type { Uses } from "../../../domain/operation-context";
 import { approvalRequestView } from "../approval-request-view";
 import { decideRun } from "../../../domain/gamebooks/run-approval";
 import { approvalRefusal, requesterOf, type RunDecider } from "../../../domain/gamebooks/run-approval-rules";
@@ -15,7 +16,7 @@ import type { PlaybookCatalogueRecord } from "../../../model/gamebooks/playbook-
 import type { WorkspaceRecord } from "../../../model/organizations/workspace";
 import { approvalRequestExample, approvalRequestSchema } from "../approval-request-schemas";
 import { approveBody, denyBody } from "./approval-schemas";
-import { EXAMPLE_APPROVAL_WORKSPACE_ID, EXAMPLE_RUN_TO_APPROVE_ID, EXAMPLE_RUN_TO_DENY_ID } from "../../../domain/examples/gamebook-examples";
+import { EXAMPLE_APPROVAL_WORKSPACE_ID, EXAMPLE_RUN_TO_APPROVE_ID, EXAMPLE_RUN_TO_DENY_ID } from "../../examples/gamebook-examples";
 
 const tag = "Portal: approvals";
 const workspaceId = z.guid().meta({ examples: [EXAMPLE_APPROVAL_WORKSPACE_ID] });

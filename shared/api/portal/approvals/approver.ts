@@ -1,6 +1,6 @@
 import { ApiError } from "../../../platform/errors/api-error";
 import type { Person } from "../../../platform/auth/person";
-import type { Uses } from "../../../platform/operation-context";
+import type { Uses } from "../../../domain/operation-context";
 import type { AccountRecord } from "../../../model/organizations/account";
 import type { WorkspaceRecord } from "../../../model/organizations/workspace";
 import { sideOf } from "../../../model/gamebooks/approval-sides";

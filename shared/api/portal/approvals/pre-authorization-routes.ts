@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { ApiError } from "../../../platform/errors/api-error";
-import { personWorkspaceRoute, type PersonWorkspaceInput, type RouteGroup } from "../../../platform/http/route";
-import { EXAMPLE_PRE_AUTHORIZATION_ID, EXAMPLE_PRE_AUTHORIZATION_WORKSPACE_ID, EXAMPLE_PRE_AUTHORIZED_PLAYBOOK_ID } from "../../../domain/examples/gamebook-examples";
+import { personWorkspaceRoute, type PersonWorkspaceInput } from "../../route-kinds";
+import type { RouteGroup } from "../../../platform/http/route";
+import { EXAMPLE_PRE_AUTHORIZATION_ID, EXAMPLE_PRE_AUTHORIZATION_WORKSPACE_ID, EXAMPLE_PRE_AUTHORIZED_PLAYBOOK_ID } from "../../examples/gamebook-examples";
 import { catalogueOf } from "../../../domain/gamebooks/gamebook-settings";
 import {
   createPreAuthorization,

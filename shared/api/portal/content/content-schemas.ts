@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { EXAMPLE_WORKSPACE_ID } from "../../../platform/http/examples";
-import { EXAMPLE_INCIDENT_TITLE } from "../../../domain/examples/gamebook-examples";
+import { EXAMPLE_INCIDENT_TITLE } from "../../examples/gamebook-examples";
 import { playbookActionKinds, playbookEntityTypes } from "../../../model/gamebooks/playbook-catalogue-record";
 import { playbookParametersSchema } from "../../../model/gamebooks/playbook-parameter-schema";
 
 // Examples are the local host's demo catalogue of `fabrikam-sentinel-prod` for the default DEMO_SEED
-// (shared/domain/examples/gamebook-examples.ts names the same playbooks).
+// (shared/api/examples/gamebook-examples.ts names the same playbooks).
 export const EXAMPLE_PLAYBOOKS = {
   revokeSessions: "2d240ade-3cd2-8915-87ee-afdd08ce059d",
   resetPassword: "9ef93e8f-9d01-8a68-8fbc-cb06af7a2ee4",

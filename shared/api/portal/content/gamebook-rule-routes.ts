@@ -1,5 +1,6 @@
 import { ApiError, type FieldErrors } from "../../../platform/errors/api-error";
-import { personWorkspaceRoute, type RouteGroup } from "../../../platform/http/route";
+import { personWorkspaceRoute } from "../../route-kinds";
+import type { RouteGroup } from "../../../platform/http/route";
 import { isEnabled, type PlaybookCatalogueRecord } from "../../../model/gamebooks/playbook-catalogue-record";
 import { definitionsOf, ruleChanges, ruleProblems, rulesOf } from "../../../domain/gamebooks/gamebook-rule-list";
 import { ruleMatches } from "../../../domain/gamebooks/playbook-rules";

@@ -1,7 +1,8 @@
 import { isDeepStrictEqual } from "node:util";
 import { ApiError, notFound, type FieldErrors } from "../../../platform/errors/api-error";
 import { derivedGuid } from "../../../platform/ids/derived-guid";
-import { personWorkspaceRoute, type RouteGroup } from "../../../platform/http/route";
+import { personWorkspaceRoute } from "../../route-kinds";
+import type { RouteGroup } from "../../../platform/http/route";
 import { catalogueProblems, playbookProblems } from "../../../domain/gamebooks/playbook-catalogue";
 import { isEnabled, type CataloguePlaybook, type PlaybookCatalogueRecord } from "../../../model/gamebooks/playbook-catalogue-record";
 import type { AutomationPlaybook } from "../../../systems/playbook-automation/port";

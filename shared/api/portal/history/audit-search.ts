@@ -3,7 +3,7 @@ import { ApiError } from "../../../platform/errors/api-error";
 import type { Person } from "../../../platform/auth/person";
 import { issuePageToken, readPageToken, type PagingContext } from "../../../platform/http/paging";
 import type { Pagination } from "../../../platform/http/route";
-import type { Uses } from "../../../platform/operation-context";
+import type { Uses } from "../../../domain/operation-context";
 import { accountAuditTrail, workspaceAuditTrail } from "../../../platform/store/audit-trail";
 import type { AuditEventRecord } from "../../../model/audit/audit-event";
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { issuePageToken, readPageToken, type PagingContext } from "../../../platform/http/paging";
 import type { Pagination } from "../../../platform/http/route";
-import type { Uses } from "../../../platform/operation-context";
+import type { Uses } from "../../../domain/operation-context";
 import type { WorkspaceRecord } from "../../../model/organizations/workspace";
 import type { GamebookRunRecord, GamebookRunStatus, PlaybookStatus } from "../../../model/gamebooks/gamebook-run";
 import type { PlaybookCatalogueRecord } from "../../../model/gamebooks/playbook-catalogue-record";

@@ -1,8 +1,10 @@
 import { z } from "zod";
-import { personRoute, type RouteGroup } from "../../../platform/http/route";
+import { personRoute } from "../../route-kinds";
+import type { RouteGroup } from "../../../platform/http/route";
 import { personWorkspaces } from "../../../domain/organizations/mapped-workspaces";
 import { listDecidedApprovals } from "./decided-approvals";
-import { ACROSS_PAGE_SIZE, acrossHistoryView, acrossWorkspacesHistory } from "../../../domain/gamebooks/run-history";
+import { ACROSS_PAGE_SIZE, acrossWorkspacesHistory } from "../../../domain/gamebooks/run-history";
+import { acrossHistoryView } from "../../schemas/run-history-schemas";
 import { toGamebookRunView } from "../../../domain/gamebooks/gamebook-views";
 import { searchOrganizationAudit } from "./audit-search";
 import { auditEventExample, auditEventViewSchema, auditQuery, decidedApprovalExample, decidedApprovalSchema, decidedApprovalsQuery, organizationAuditExample, runHistoryQuery } from "./history-schemas";

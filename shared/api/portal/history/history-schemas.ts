@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { pageQueryFields } from "../../../platform/http/paging";
-import { acrossHistoryQuery } from "../../../domain/gamebooks/run-history";
+import { acrossHistoryQuery } from "../../schemas/run-history-schemas";
 import { gamebookRunStatuses, playbookStatuses } from "../../../model/gamebooks/gamebook-run";
 import {
   EXAMPLE_ANALYST,

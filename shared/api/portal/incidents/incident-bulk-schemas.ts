@@ -2,7 +2,7 @@ import { z } from "zod";
 import { errorCodes } from "../../../platform/errors/api-error";
 import { classifications } from "../../../model/incidents/incident";
 import { sourceSchema, sources } from "../../../model/sources";
-import { assigneeFields, assigneeHasEmail, closingCommentSchema } from "../../../domain/incidents/incident-changes";
+import { assigneeFields, assigneeHasEmail, closingCommentSchema } from "../../schemas/incident-changes";
 import { EXAMPLE_ANALYST, EXAMPLE_INCIDENT, EXAMPLE_INTEGRATION_COMMENT, EXAMPLE_WORKSPACE_ID } from "../../../platform/http/examples";
 
 /**

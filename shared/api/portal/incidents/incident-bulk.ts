@@ -2,7 +2,7 @@ import { setMaxListeners } from "node:events";
 import { ApiError, isApiError, notFound } from "../../../platform/errors/api-error";
 import { settleWithin, type Settled } from "../../../platform/concurrency/settle-within";
 import type { Person } from "../../../platform/auth/person";
-import type { Uses } from "../../../platform/operation-context";
+import type { Uses } from "../../../domain/operation-context";
 import { satisfiesWorkspaceRole } from "../../../model/organizations/roles";
 import type { WorkspaceRecord } from "../../../model/organizations/workspace";
 import { changeAssignee, changeStatus } from "../../../domain/incidents/incident-writes";

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { notFound } from "../../../platform/errors/api-error";
-import { personWorkspaceRoute, type PersonWorkspaceInput, type RouteGroup } from "../../../platform/http/route";
-import type { Uses } from "../../../platform/operation-context";
+import { personWorkspaceRoute, type PersonWorkspaceInput } from "../../route-kinds";
+import type { RouteGroup } from "../../../platform/http/route";
+import type { Uses } from "../../../domain/operation-context";
 import type { Person } from "../../../platform/auth/person";
 import type { WorkspaceRecord } from "../../../model/organizations/workspace";
 import type { GamebookRunRecord, RunRequester } from "../../../model/gamebooks/gamebook-run";
@@ -17,7 +18,7 @@ import {
   EXAMPLE_RUN_TO_CANCEL_ID,
   EXAMPLE_RUN_TO_RETRY_ID,
   EXAMPLE_RUN_TO_UNDO_ID,
-} from "../../../domain/examples/gamebook-examples";
+} from "../../examples/gamebook-examples";
 import { EXAMPLE_GAMEBOOK_RUN_ID, EXAMPLE_WORKSPACE_ID } from "../../../platform/http/examples";
 import { incidentParams } from "./incident-params";
 import { incidentPlaybookOffer } from "./incident-playbook-offer";

@@ -1,5 +1,5 @@
 import type { Person } from "../../../platform/auth/person";
-import type { Uses } from "../../../platform/operation-context";
+import type { Uses } from "../../../domain/operation-context";
 import { satisfiesWorkspaceRole } from "../../../model/organizations/roles";
 import type { WorkspaceRecord } from "../../../model/organizations/workspace";
 import type { Source } from "../../../model/sources";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Person } from "../../../platform/auth/person";
-import type { Uses } from "../../../platform/operation-context";
+import type { Uses } from "../../../domain/operation-context";
 import { workspaceRoles } from "../../../model/organizations/roles";
 import type { UserRecord } from "../../../model/organizations/user";
 import type { WorkspaceRecord } from "../../../model/organizations/workspace";

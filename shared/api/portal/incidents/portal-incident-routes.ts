@@ -1,11 +1,8 @@
 import { z } from "zod";
-import { personRoute, personWorkspaceRoute, type RouteGroup } from "../../../platform/http/route";
-import {
-  ACROSS_WORKSPACES_MAX_BODY_BYTES,
-  checkTimeFilter,
-  GIVE_UP_AFTER_FAILED_PAGES,
-  incidentListingFilters,
-} from "../../../domain/incidents/cross-workspace-listing";
+import { personRoute, personWorkspaceRoute } from "../../route-kinds";
+import type { RouteGroup } from "../../../platform/http/route";
+import { ACROSS_WORKSPACES_MAX_BODY_BYTES, GIVE_UP_AFTER_FAILED_PAGES } from "../../../domain/incidents/cross-workspace-listing";
+import { checkTimeFilter, incidentListingFilters } from "../../schemas/incident-listing-schemas";
 import { incidentQueuePage, QUEUE_PAGE_SIZE, queueOrders } from "../../../domain/incidents/incident-queue";
 import { incidentsByEntity } from "../../../domain/incidents/incident-reads";
 import { readIncident } from "../../../domain/gamebooks/incident-with-gamebooks";
@@ -23,7 +20,7 @@ import {
   commentsExample,
   incidentExample,
   incidentSummaryExample,
-} from "../../../domain/examples/incident-examples";
+} from "../../examples/incident-examples";
 
 const tag = "Portal: incidents";
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { personRoute, type RouteGroup } from "../../../platform/http/route";
+import { personRoute } from "../../route-kinds";
+import type { RouteGroup } from "../../../platform/http/route";
 import { ApiError } from "../../../platform/errors/api-error";
 import { sources } from "../../../model/sources";
 import { severities } from "../../../model/incidents/incident";

@@ -1,12 +1,13 @@
 import { ApiError, notFound } from "../../../platform/errors/api-error";
 import { auditRecord } from "../../../platform/events/audit-record";
 import { pageRequest, pagination } from "../../../platform/http/paging";
-import { personRoute, type PersonInput, type RouteGroup } from "../../../platform/http/route";
+import { personRoute, type PersonInput } from "../../route-kinds";
+import type { RouteGroup } from "../../../platform/http/route";
 import { endSessions } from "../../../domain/organizations/person-sessions";
 import { commit } from "../../../platform/store/commit";
 import { outboxScope } from "../../../platform/store/outbox-scope";
 import type { Person } from "../../../platform/auth/person";
-import type { Uses } from "../../../platform/operation-context";
+import type { Uses } from "../../../domain/operation-context";
 import type { Versioned } from "../../../platform/store/ports";
 import { organizationAccountIds } from "../../../platform/auth/organization-scope";
 import type { UserRecord } from "../../../model/organizations/user";

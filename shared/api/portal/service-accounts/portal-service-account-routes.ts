@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { pageQueryFields, pageRequest, pagination } from "../../../platform/http/paging";
 import { notFound } from "../../../platform/errors/api-error";
-import { personRoute, type PersonInput, type RouteGroup } from "../../../platform/http/route";
+import { personRoute, type PersonInput } from "../../route-kinds";
+import type { RouteGroup } from "../../../platform/http/route";
 import type { Person } from "../../../platform/auth/person";
 import type { Grantor } from "../../../domain/organizations/grants";
 import type { ServiceAccountRecord } from "../../../model/organizations/service-account";
@@ -22,8 +23,8 @@ import {
   credentialView,
   serviceAccountView,
   updateServiceAccountBody,
-} from "../../../domain/organizations/service-account-schemas";
-import { serviceAccountExample } from "../../../domain/examples/identity-examples";
+} from "../../schemas/service-account-schemas";
+import { serviceAccountExample } from "../../examples/identity-examples";
 import { serviceAccountViews, toCredentialView } from "../../../domain/organizations/service-account-view";
 
 const tag = "Portal: service accounts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { personRoute } from "../../../platform/http/route";
+import { personRoute } from "../../route-kinds";
 import { organizationalRoles } from "../../../model/organizations/roles";
 import { sourceDisplayNames, sources, type Source } from "../../../model/sources";
 import { workspaceRoles } from "../../../model/organizations/roles";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ApiError } from "../../../platform/errors/api-error";
-import { publicRoute, type PublicInput } from "../../../platform/http/route";
+import { publicRoute, type PublicInput } from "../../route-kinds";
 import { API_PREFIX } from "../../../platform/http/router";
 import { signInTransactionSchema, type OidcClient } from "../../../platform/auth/sign-in";
 import { clearCookie, SESSION_COOKIE, SIGN_IN_COOKIE } from "../../../platform/auth/portal-session";

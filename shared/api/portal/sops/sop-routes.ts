@@ -1,8 +1,9 @@
 import { createHash, randomUUID } from "node:crypto";
 import { ApiError, notFound } from "../../../platform/errors/api-error";
 import { auditRecord, type AuditEntry } from "../../../platform/events/audit-record";
-import { personWorkspaceRoute, type PersonWorkspaceInput, type RouteGroup } from "../../../platform/http/route";
-import type { Actor } from "../../../platform/operation-context";
+import { personWorkspaceRoute, type PersonWorkspaceInput } from "../../route-kinds";
+import type { RouteGroup } from "../../../platform/http/route";
+import type { Actor } from "../../../platform/actor";
 import { commit } from "../../../platform/store/commit";
 import { outboxScope } from "../../../platform/store/outbox-scope";
 import { documentsNotEnabled } from "../../../systems/documents/port";

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import type { Uses } from "../../../platform/operation-context";
+import type { Uses } from "../../../domain/operation-context";
 import type { LoadedIncident } from "../../../domain/incidents/incident-access";
 import { toIncidentSummary } from "../../../domain/incidents/incident-view";
 import { EXAMPLE_CUSTOMER_ACCOUNT_ID, EXAMPLE_INCIDENT, EXAMPLE_INCIDENT_BLOCK, EXAMPLE_WORKSPACE_ID } from "../../../platform/http/examples";
-import { deliveryLogEntryExample, deliveryLogExample } from "../../../domain/examples/webhook-examples";
+import { deliveryLogEntryExample, deliveryLogExample } from "../../examples/webhook-examples";
 import { deliveryStatuses, statusClasses, statusClassOf, type DeliveryLogRecord } from "../../../model/webhooks/delivery-log";
 import { incidentNow, REBUILDABLE_EVENT_TYPE, rebuiltCreatedEvent } from "../../../domain/webhooks/event-rebuild";
 import { testEnvelope } from "../../../domain/webhooks/test-event";

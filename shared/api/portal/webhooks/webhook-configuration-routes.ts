@@ -1,13 +1,14 @@
 import { z } from "zod";
-import { personRoute, type RouteGroup } from "../../../platform/http/route";
+import { personRoute } from "../../route-kinds";
+import type { RouteGroup } from "../../../platform/http/route";
 import { EXAMPLE_RETIRED_WEBHOOK_ID } from "../../../platform/http/examples";
-import { EXAMPLE_TICKET_RELAY_WEBHOOK_ID, portalCreatedWebhookExample, signingSecretRotatedExample, webhookExample } from "../../../domain/examples/webhook-examples";
+import { EXAMPLE_TICKET_RELAY_WEBHOOK_ID, portalCreatedWebhookExample, signingSecretRotatedExample, webhookExample } from "../../examples/webhook-examples";
 import { deliveryAttempt, deliveryAttemptView } from "./delivery-attempt";
 import { findDeliveryLogEntry } from "../../../domain/webhooks/delivery-log-access";
 import { sendTestEvent } from "../../../domain/webhooks/test-event";
 import { stateActionsOf } from "../../../domain/webhooks/webhook-changes";
-import { createWebhookBody, endpointCredentialsBody, updateWebhookBody } from "../../../domain/webhooks/webhook-schemas";
-import { toWebhookView, webhookView } from "../../../domain/webhooks/webhook-view";
+import { createWebhookBody, endpointCredentialsBody, updateWebhookBody } from "../../schemas/webhook-schemas";
+import { toWebhookView, webhookView } from "../../schemas/webhook-view";
 import { changeWebhookCredentials, createWebhook, deleteWebhook, previousKeyRetiresAt, updateWebhook } from "../../../domain/webhooks/webhook-writes";
 import type { WebhookRecord } from "../../../model/webhooks/webhook";
 import { personSeesWorkspace } from "../../../domain/organizations/mapped-workspaces";

@@ -1,13 +1,14 @@
 import { issuePageToken, readPageToken } from "../../../platform/http/paging";
 import { mapLimited } from "../../../platform/concurrency/map-limited";
-import { personRoute, type PersonInput, type RouteGroup } from "../../../platform/http/route";
+import { personRoute, type PersonInput } from "../../route-kinds";
+import type { RouteGroup } from "../../../platform/http/route";
 import { statusClassOf, type DeliveryOutcome } from "../../../model/webhooks/delivery-log";
 import { chartRange, deliveryBuckets, deliveryCounts, deliveryFigures, healthWindows, HEALTH_SCAN_LIMIT, recentFailures } from "../../../domain/webhooks/delivery-health";
 import { redeliver, redeliverFailedSince } from "../../../domain/webhooks/redelivery";
 import { deliveryLogCursor, deliveryLogListing, deliveryLogNotBefore, findDeliveryLogEntry } from "../../../domain/webhooks/delivery-log-access";
 import type { WebhookRecord } from "../../../model/webhooks/webhook";
 import { changeWebhookState, stateActionsOf, type WebhookStateAction } from "../../../domain/webhooks/webhook-changes";
-import { toDeliveryLogView, toWebhookView } from "../../../domain/webhooks/webhook-view";
+import { toDeliveryLogView, toWebhookView } from "../../schemas/webhook-view";
 import { fieldProblem } from "../portal-access";
 import { OPERATORS, webhookOf } from "./portal-webhook-access";
 import {

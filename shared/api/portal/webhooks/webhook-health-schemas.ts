@@ -3,7 +3,7 @@ import { pageQueryFields } from "../../../platform/http/paging";
 import { deliveryStatuses, statusClasses } from "../../../model/webhooks/delivery-log";
 import { healthWindows } from "../../../domain/webhooks/delivery-health";
 import { webhookStateActions, type WebhookStateAction } from "../../../domain/webhooks/webhook-changes";
-import { deliveryLogView, webhookView } from "../../../domain/webhooks/webhook-view";
+import { deliveryLogView, webhookView } from "../../schemas/webhook-view";
 import { EXAMPLE_FAILED_DELIVERY_CREATED_AT, EXAMPLE_FAILED_DELIVERY_LOG_ID, EXAMPLE_WEBHOOK_ID } from "../../../platform/http/examples";
 import {
   deliveryLogExample,
@@ -11,7 +11,7 @@ import {
   EXAMPLE_CHATOPS_WEBHOOK_ID,
   EXAMPLE_DATA_LAKE_WEBHOOK_ID,
   webhookExample,
-} from "../../../domain/examples/webhook-examples";
+} from "../../examples/webhook-examples";
 
 const timestamp = z.iso.datetime({ offset: true });
 const webhookId = z.guid().describe("The webhook's id.");

@@ -1,6 +1,7 @@
-import { personRoute, type RouteGroup } from "../../../platform/http/route";
+import { personRoute } from "../../route-kinds";
+import type { RouteGroup } from "../../../platform/http/route";
 import { resourceGroupsOf, securityInstancesOf, visibleSubscriptions } from "../../../domain/cloud/cloud-lookups";
-import { resourceGroupList, resourceGroupParams, securityInstanceList, subscriptionList, subscriptionParams, workspaceParams } from "../../../domain/cloud/cloud-schemas";
+import { resourceGroupList, resourceGroupParams, securityInstanceList, subscriptionList, subscriptionParams, workspaceParams } from "../../schemas/cloud-schemas";
 import { instanceCheckView } from "./cloud-lookup-schemas";
 import { checkSecurityInstance } from "./security-instance-check";
 

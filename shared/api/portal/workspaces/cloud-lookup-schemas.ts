@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { securityInstanceView, validationReasons } from "../../../domain/cloud/cloud-schemas";
+import { validationReasons } from "../../../domain/cloud/cloud-lookups";
+import { securityInstanceView } from "../../schemas/cloud-schemas";
 import { EXAMPLE_WORKSPACE_ID, EXAMPLE_WORKSPACE_NAME } from "../../../platform/http/examples";
 
 /** Why a security instance cannot be onboarded: the cloud's own reasons, and one of the service's. */

@@ -1,6 +1,6 @@
 import { securityInstanceValidity, type SecurityInstanceView } from "../../../domain/cloud/cloud-lookups";
 import type { Person } from "../../../platform/auth/person";
-import type { Uses } from "../../../platform/operation-context";
+import type { Uses } from "../../../domain/operation-context";
 import type { WorkspaceRef } from "../../../systems/cloud-inventory/port";
 import type { OnboardingReason } from "./cloud-lookup-schemas";
 

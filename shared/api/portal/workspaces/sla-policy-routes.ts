@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { notFound } from "../../../platform/errors/api-error";
-import { personWorkspaceRoute, type RouteGroup } from "../../../platform/http/route";
+import { personWorkspaceRoute } from "../../route-kinds";
+import type { RouteGroup } from "../../../platform/http/route";
 import { severities } from "../../../model/incidents/incident";
 import { slaPolicyInput, slaPolicyOf } from "../../../domain/incidents/sla-policy";
 import { setSlaPolicy } from "../../../domain/incidents/sla-settings";
 import { EXAMPLE_WORKSPACE_ID } from "../../../platform/http/examples";
-import { demoSlaPolicy } from "../../../domain/examples/incident-examples";
+import { demoSlaPolicy } from "../../examples/incident-examples";
 
 const tag = "Portal: workspaces";
 const path = "/portal/workspaces/{workspaceId}/sla-policy";

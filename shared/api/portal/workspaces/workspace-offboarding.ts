@@ -1,7 +1,7 @@
 import { isApiError, notFound } from "../../../platform/errors/api-error";
 import { auditRecord } from "../../../platform/events/audit-record";
 import { checkIfMatch } from "../../../platform/concurrency/etag";
-import type { PersonWorkspaceInput } from "../../../platform/http/route";
+import type { PersonWorkspaceInput } from "../../route-kinds";
 import { commit } from "../../../platform/store/commit";
 import { outboxScope } from "../../../platform/store/outbox-scope";
 import type { GamebookRunCursor } from "../../../platform/store/ports";

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { ApiError, isApiError, notFound } from "../../../platform/errors/api-error";
-import { personRoute, personWorkspaceRoute, type RouteGroup } from "../../../platform/http/route";
+import { personRoute, personWorkspaceRoute } from "../../route-kinds";
+import type { RouteGroup } from "../../../platform/http/route";
 import { commit } from "../../../platform/store/commit";
 import type { Person } from "../../../platform/auth/person";
-import type { Uses } from "../../../platform/operation-context";
+import type { Uses } from "../../../domain/operation-context";
 import { isActiveAccount } from "../../../model/organizations/account";
 import { integrationStates, missingSystemOf, switchIntegrations } from "../../../domain/organizations/integration-switches";
 import { integrationNames, type IntegrationName } from "../../../model/organizations/workspace-integrations";

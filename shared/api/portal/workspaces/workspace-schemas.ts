@@ -3,7 +3,7 @@ import { z } from "zod";
 import { sources, type Source } from "../../../model/sources";
 import { workspaceRoles } from "../../../model/organizations/roles";
 import { integrationNames } from "../../../model/organizations/workspace-integrations";
-import { workspaceParams as securityInstanceRef } from "../../../domain/cloud/cloud-schemas";
+import { workspaceParams as securityInstanceRef } from "../../schemas/cloud-schemas";
 import {
   EXAMPLE_CUSTOMER_ACCOUNT_ID,
   EXAMPLE_CUSTOMER_TENANT_ID,

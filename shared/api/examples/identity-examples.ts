@@ -10,7 +10,7 @@ import {
 } from "../../platform/http/examples";
 
 // Examples of the OpenAPI document for service accounts and users: the demo organization's SOAR
-// connector and its people (see domain/examples/examples.ts).
+// connector and its people (see platform/http/examples.ts).
 
 const credential = {
   id: EXAMPLE_CREDENTIAL_ID,

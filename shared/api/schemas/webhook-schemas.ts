@@ -100,6 +100,3 @@ export const endpointCredentialsBody = z
   .strict()
   .superRefine(checkCredentials)
   .meta({ examples: [endpointCredentialsExample] });
-
-export type NewWebhook = z.output<typeof createWebhookBody>;
-export type WebhookConfiguration = z.output<typeof updateWebhookBody>;

@@ -1,7 +1,7 @@
 import { EXAMPLE_INCIDENT_BLOCK, EXAMPLE_ANALYST, EXAMPLE_CUSTOMER_TENANT_ID, EXAMPLE_INCIDENT, EXAMPLE_SECOND_WORKSPACE_ID, EXAMPLE_WORKSPACE_ID } from "../../platform/http/examples";
 
 // Examples of the OpenAPI document for incidents: EXAMPLE_INCIDENT of the demo workspace
-// fabrikam-sentinel-prod, as the simulated SourceA serves it (see domain/examples/examples.ts).
+// fabrikam-sentinel-prod, as the simulated SourceA serves it (see platform/http/examples.ts).
 
 const consoleUrl = (id: string) =>
   `https://console.source-a.example/tenants/${EXAMPLE_CUSTOMER_TENANT_ID}/workspaces/${EXAMPLE_WORKSPACE_ID}/incidents/${id}`;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { HeaderDefinition } from "../../platform/http/documented-headers";
+import { validationReasons } from "../../domain/cloud/cloud-lookups";
 
 // Examples are the local host's own answers for the default DEMO_SEED (the Fabrikam Retail production
 // subscription); test/api/cloud-resources.test.ts holds them to what the simulated estate serves.
@@ -136,9 +137,6 @@ export const networkSecurityGroupList = z
   .describe("The subscription's network security groups across its resource groups, by name.")
   .meta({ examples: [[nsgExample]] });
 
-/** Why a workspace is not valid; sent in the `X-Validation-Reason` header when `data` is false. */
-export const validationReasons = ["WorkspaceNotFound", "NotOnboarded"] as const;
-export type ValidationReason = (typeof validationReasons)[number];
 export const VALIDATION_REASON_HEADER = "X-Validation-Reason";
 
 /** `X-Validation-Reason` as the OpenAPI document describes it. */

@@ -10,7 +10,7 @@ import {
 } from "../../platform/http/examples";
 
 // Examples of the OpenAPI document for webhooks: the demo provider's SOAR intake webhook and its
-// delivery log (see domain/examples/examples.ts). A new or changed endpoint must resolve to a public address,
+// delivery log (see platform/http/examples.ts). A new or changed endpoint must resolve to a public address,
 // so those examples point at example.com.
 
 export const webhookExample = {

@@ -33,7 +33,11 @@ export const MAX_LISTED_WORKSPACES = 10_000;
  * larger is not one this service asked for.
  */
 export const ACROSS_WORKSPACES_MAX_BODY_BYTES = 12 * 1024 * 1024;
-/** Vendor calls in flight at once for one listing call. */
+/**
+ * Calls in flight at once for one listing call where it reads every workspace (last-modified mode's
+ * vendor calls) and for the store reads of a page's workspaces. A paging call's few streams are
+ * asked all at once instead (`listAcrossWorkspaces`).
+ */
 const VENDOR_CONCURRENCY = 16;
 /**
  * Pages in a row a stream may fail before the listing gives it up: its token is dropped, so the
@@ -175,7 +179,10 @@ export async function listAcrossWorkspaces(ctx: ListingContext, workspaces: Work
   const waiting = open.slice(servedCount);
   const budgetMs = ctx.config.crossWorkspaceBudgetMs;
   // No page waits on a slow vendor beyond the budget: what has not answered by then is carried over.
-  const pages = await settleWithin(served, VENDOR_CONCURRENCY, { totalMs: budgetMs }, (stream, signal) =>
+  // The served streams (at most LISTING_PAGE_TARGET / MIN_PER_STREAM, one vendor call each) are asked
+  // at once, so a page waits one vendor latency, not one per round; what each vendor takes at once is
+  // its limiter's to bound (the source's places), as in the queue.
+  const pages = await settleWithin(served, Math.max(1, served.length), { totalMs: budgetMs }, (stream, signal) =>
     pageOf(ctx, stream, budgetMs,
       {
         workspaceId: stream.workspace.id,

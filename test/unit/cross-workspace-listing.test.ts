@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PageTokens } from "../../shared/platform/http/page-token";
-import { acrossWorkspacesQuery, listAcrossWorkspaces, LISTING_PAGE_TARGET, type ListingContext } from "../../shared/domain/incidents/cross-workspace-listing";
+import { listAcrossWorkspaces, LISTING_PAGE_TARGET, type ListingContext } from "../../shared/domain/incidents/cross-workspace-listing";
+import { acrossWorkspacesQuery } from "../../shared/api/schemas/incident-listing-schemas";
 import { sources } from "../../shared/model/sources";
 import type { WorkspaceRecord } from "../../shared/model/organizations/workspace";
 

@@ -2,8 +2,9 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import * as entityPool from "../../shared/systems/vendors/simulated/entity-pool";
 import { createSimulatedVendors } from "../../shared/systems/vendors/simulated/simulated-vendor";
 
-// Counts the pools built, passing every call through to the real builder. In the contract project, whose files each load their own modules: the mock below must be in place
-// before the simulated vendor first loads the pool builder, which a shared module cache cannot promise.
+// Counts the pools built, passing every call through to the real builder. This file is in the
+// contract project, whose files each load their own modules: the mock must be in place before the
+// simulated vendor first loads the pool builder, which the unit project's shared modules cannot promise.
 vi.mock("../../shared/systems/vendors/simulated/entity-pool", async (importOriginal) => {
   const original = await importOriginal<typeof entityPool>();
   return { ...original, buildEntityPool: vi.fn(original.buildEntityPool) };

@@ -19,12 +19,13 @@ const REQUEST_SIGNAL_LISTENERS = 1_000;
  * await deadline.commit(() => store.replace(doc, etag)); // TIMEOUT when too late to start
  */
 export class Deadline {
+  /** Settles when the budget runs out (never, when the request finishes first). */
+  readonly reached: Promise<void>;
   /** `performance.now()` at which the budget ends. */
   readonly endsAt: number;
   private controller?: AbortController;
   private readonly timer: NodeJS.Timeout;
-  /** What `race` does when the budget runs out first. */
-  private onExpiry?: () => void;
+  private reach!: () => void;
   private expiredAt?: number;
   private stateAtExpiry?: CommitState;
   private writesInFlight = 0;
@@ -43,6 +44,7 @@ export class Deadline {
     private readonly client?: AbortSignal | (() => AbortSignal),
   ) {
     this.endsAt = performance.now() + budgetMs;
+    this.reached = new Promise((resolve) => (this.reach = resolve));
     this.timer = setTimeout(() => this.expire(), budgetMs);
     // A finished request clears it; an idle process must not be kept alive for it meanwhile.
     this.timer.unref();
@@ -80,18 +82,6 @@ export class Deadline {
   /** Whether the budget has run out (the caller has been, or is being, answered 504). */
   get expired(): boolean {
     return this.expiredAt !== undefined;
-  }
-
-  /**
-   * `work`'s outcome, or the 504 TIMEOUT when the budget runs out first (saying what was changed by
-   * then). One promise a request, not a race of two: this runs on every request.
-   */
-  race<T>(work: Promise<T>): Promise<T> {
-    if (this.expired) return Promise.reject(this.timeoutError());
-    return new Promise<T>((resolve, reject) => {
-      this.onExpiry = () => reject(this.timeoutError());
-      work.then(resolve, reject);
-    });
   }
 
   /** What the request has changed so far. */
@@ -144,7 +134,7 @@ export class Deadline {
     this.stateAtExpiry = this.commitState;
     clearTimeout(this.timer);
     this.controller?.abort(this.timeoutError("none"));
-    this.onExpiry?.();
+    this.reach();
   }
 
   /** The request was answered in time: its timer goes. */

@@ -131,7 +131,7 @@ export function createPipeline(routes: Route[] | Routing, services: PlatformServ
         () => admission.leave(who),
       );
       try {
-        response = await deadline.race(work);
+        response = await Promise.race([work, deadline.reached.then(() => Promise.reject(deadline.timeoutError()))]);
       } catch (error) {
         // Past the deadline, whatever the work failed with (an aborted read, say) is the deadline's doing.
         response = problemResponse(deadline.expired ? deadline.timeoutError() : error);

@@ -1147,7 +1147,7 @@ function account(id: string, overrides: Partial<AccountRecord> = {}): AccountRec
   return { id, name: `Account ${id}`, kind: "Customer", managedByAccountId: null, ...overrides };
 }
 
-export function workspace(id: string, accountId: string, overrides: Partial<WorkspaceRecord> = {}): WorkspaceRecord {
+function workspace(id: string, accountId: string, overrides: Partial<WorkspaceRecord> = {}): WorkspaceRecord {
   return { id, name: `Workspace ${id}`, tenantId: "tenant-1", accountId, ...overrides };
 }
 

@@ -1,4 +1,3 @@
-import { wrapStore } from "../../platform/store/ports";
 import { createCloudInventory } from "../../systems/cloud-inventory/configured";
 import { withDemoSourceNames } from "./demo-source-names";
 import { buildSimulatedEstate, type SimulatedEstate } from "../../systems/cloud-inventory/simulated/simulated-estate";
@@ -70,7 +69,7 @@ export function createLocalServices(config: Config, overrides: ServiceOverrides 
   const stores = overrides.stores ?? createStores(config, now);
   const services = createServices(withDemoSourceNames(config), {
     ...overrides,
-    stores: wrapStore(stores, "workspaces", (workspaces) => workspacesKnownToVendors(workspaces, vendors.console)),
+    stores: { ...stores, workspaces: workspacesKnownToVendors(stores.workspaces, vendors.console) },
     now,
     sources: overrides.sources ?? createSourceRegistry(config, (source) => vendors.gateway(source)),
     playbookActions: overrides.playbookActions ?? createPlaybookActions(config, () => automation.actions),

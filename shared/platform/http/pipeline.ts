@@ -3,7 +3,6 @@ import type { Principal } from "../auth/principal";
 import { ORGANIZATION_WIDE_ROLES, type Person } from "../auth/person";
 import { actorOf, personActor, type Actor } from "../actor";
 import type { PlatformServices } from "../services";
-import { storesWithin } from "../store/ports";
 import type { WorkspaceRecord } from "../../model/organizations/workspace";
 import { satisfiesWorkspaceRole, type WorkspaceRole } from "../../model/organizations/roles";
 import { ApiError, isApiError, notFound } from "../errors/api-error";
@@ -284,8 +283,6 @@ class RouteInput implements HandlerInput<unknown, unknown, unknown> {
   ) {
     // Own fields, not a prototype: `{ ...input, actor }` must carry the services along.
     Object.assign(this, services);
-    // The stores as this request reads them: a read still running at its deadline is aborted.
-    this.stores = storesWithin(services.stores, deadline);
     if (caller && "serviceAccountId" in caller) this.principal = caller;
     else if (caller) this.person = caller;
   }

@@ -449,15 +449,7 @@ export interface IdempotencyStore {
   delete(scope: string, id: string, etag: string): Promise<void>;
 }
 
-/**
- * Where an adapter whose reads can be aborted (Cosmos) keeps its view of the stores through a request:
- * the same stores, whose reads take the given signal. A symbol, so that it is no store among the rest.
- */
-export const READS_WITHIN = Symbol("reads within");
-
 export interface Stores {
-  /** The stores as a request reads them, its signal on every read (`storesWithin`); absent when reads take none. */
-  [READS_WITHIN]?: (signal: () => AbortSignal) => Stores;
   accounts: AccountStore;
   workspaces: WorkspaceStore;
   serviceAccounts: ServiceAccountStore;
@@ -475,30 +467,4 @@ export interface Stores {
   integrations: WorkspaceIntegrationsStore;
   ticketLinks: TicketLinkStore;
   idempotencyKeys: IdempotencyStore;
-}
-
-/**
- * The stores as a request with `deadline` reads them: a read still running when the deadline passes is
- * aborted. The stores themselves when their reads take no signal (the memory adapter).
- */
-export function storesWithin(stores: Stores, deadline: { readonly signal: AbortSignal }): Stores {
-  const within = stores[READS_WITHIN];
-  return within ? within(() => deadline.signal) : stores;
-}
-
-/**
- * `stores` with the store `name` wrapped by `wrap`, as they are and as a request reads them (`wrap`
- * gets the store each time: the plain one, or a request's view of it).
- */
-export function wrapStore<K extends keyof Stores>(stores: Stores, name: K, wrap: (store: Stores[K]) => Stores[K]): Stores {
-  const wrapped: Stores = { ...stores, [name]: wrap(stores[name]) };
-  const within = stores[READS_WITHIN];
-  if (within) {
-    wrapped[READS_WITHIN] = (signal) => {
-      const view = within(signal);
-      // Defined, not assigned: on the view the store is a getter with no setter.
-      return Object.create(view, { [name]: { value: wrap(view[name]), enumerable: true } }) as Stores;
-    };
-  }
-  return wrapped;
 }

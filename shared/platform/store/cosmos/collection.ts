@@ -28,17 +28,11 @@ export class Collection<T extends Document> {
     private readonly partitionKeyOf: (doc: T) => string,
     /** For documents that commit outbox records: the scope of a partition, which records must carry. */
     private readonly outboxScopeOf?: (partitionKey: string) => OutboxScope,
-    /**
-     * The signal a read takes, when the collection is seen through a request (`Stores[READS_WITHIN]`):
-     * the request's, aborted at its deadline, so that a read nobody waits for any more stops. Writes
-     * never take it (`Deadline.commit` decides whether they start).
-     */
-    private readonly readSignal?: () => AbortSignal,
   ) {}
 
   async read(id: string, partitionKey: string): Promise<Versioned<T> | undefined> {
     // The SDK answers a missing item with resource undefined (status 404), not an exception.
-    const { resource } = await this.attempt("read", id, () => this.container.item(id, partitionKey).read<T>(this.readOptions()));
+    const { resource } = await this.attempt("read", id, () => this.container.item(id, partitionKey).read<T>());
     return resource && versioned(resource);
   }
 
@@ -122,7 +116,7 @@ export class Collection<T extends Document> {
   }
 
   private async fetchAll(query: string, parameters: Parameters, partitionKey?: PartitionKey): Promise<(T & ItemDefinition)[]> {
-    const options: FeedOptions = partitionKey === undefined ? this.readOptions() : { partitionKey, ...this.readOptions() };
+    const options: FeedOptions = partitionKey === undefined ? {} : { partitionKey };
     const spec = { query, parameters: Object.entries(parameters).map(([name, value]) => ({ name, value })) };
     const { resources } = await this.attempt("query", undefined, () =>
       this.container.items.query<T & ItemDefinition>(spec, options).fetchAll(),
@@ -150,10 +144,6 @@ export class Collection<T extends Document> {
     const slice = items.slice(0, page.limit);
     const more = items.length > page.limit;
     return { items: slice, nextAfter: more ? slice[slice.length - 1]?.id : undefined };
-  }
-
-  private readOptions(): { abortSignal?: AbortSignal } {
-    return this.readSignal ? { abortSignal: this.readSignal() } : {};
   }
 
   private async attempt<R>(operation: CosmosOperation, id: string | undefined, call: () => Promise<R>): Promise<R> {

@@ -1,4 +1,4 @@
-import type { Container, Database } from "@azure/cosmos";
+import type { Database } from "@azure/cosmos";
 import type {
   AccountStore,
   ServiceAccountStore,
@@ -7,11 +7,11 @@ import type {
   WorkspaceStore,
   ReconcilerStore,
 } from "../ports";
-import { READS_WITHIN } from "../ports";
 import { cosmosDeliveryLogs, cosmosWebhooks } from "./cosmos-webhook-stores";
 import type { OutboxScope } from "../../events/outbox-record";
 import type { AccountRecord } from "../../../model/organizations/account";
 import type { DeliveryLogRecord } from "../../../model/webhooks/delivery-log";
+import type { IncidentStateRecord } from "../../../model/incidents/incident-state-record";
 import type { ReconcilerStateRecord } from "../../../model/reconciler/reconciler-state";
 import type { WebhookRecord } from "../../../model/webhooks/webhook";
 import type { ServiceAccountRecord } from "../../../model/organizations/service-account";
@@ -33,95 +33,49 @@ export interface CosmosStoreOptions {
   now?: () => number;
 }
 
-/** The stores a request reads through (`READS_WITHIN`): each built on collections that take a read signal. */
-type ReadableStores = Omit<Stores, typeof READS_WITHIN | "audit" | "outbox" | "idempotencyKeys">;
-type ReadSignal = (() => AbortSignal) | undefined;
-
 /**
  * Every store on Cosmos DB, with the memory adapter's semantics (the contract suite runs on both).
- * The containers must exist: `ensureContainers` locally, Bicep in Azure. Seen through a request
- * (`storesWithin`), the aggregates' stores read with its signal; each is built on first use, so a
- * request pays only for the stores it reads. The audit trail, the outbox and the idempotency keys are
- * the service's bookkeeping, one per process (the audit trail's sequencing runs once per trail).
+ * The containers must exist: `ensureContainers` locally, Bicep in Azure.
  */
 export function createCosmosStores(database: Database, options: CosmosStoreOptions = {}): Stores {
-  // One client object per container, whichever view's collections use it.
-  const made = new Map<string, Container>();
-  const container = (name: string) => made.get(name) ?? made.set(name, database.container(name)).get(name)!;
-  const collection =
-    <T extends Document>(name: string, kind: string, partitionKeyOf: (doc: T) => string, outboxScopeOf?: (pk: string) => OutboxScope) =>
-    (readSignal: ReadSignal) =>
-      new Collection<T>(container(name), kind, partitionKeyOf, outboxScopeOf, readSignal);
-  const workspaceItem = <T extends Document & { workspaceId: string }>(kind: string, readSignal: ReadSignal) =>
-    new Collection<T>(container(containers.workspaceItems.name), kind, (d) => d.workspaceId, outboxScope.workspace, readSignal);
-  const accounts = collection<AccountRecord>(containers.accounts.name, "account", (a) => a.id, outboxScope.account);
-  const workspaces = collection<WorkspaceRecord>(containers.workspaces.name, "workspace", (w) => w.id, outboxScope.workspaceRecord);
-  const serviceAccounts = collection<ServiceAccountRecord>(containers.serviceAccounts.name, "service account", (s) => s.id, outboxScope.serviceAccount);
-  const users = collection<UserRecord>(containers.users.name, "user", (u) => u.accountId, outboxScope.users);
-  const webhooks = collection<WebhookRecord>(containers.webhooks.name, "webhook", (w) => w.id, outboxScope.webhook);
-  const deliveryLogs = collection<DeliveryLogRecord>(containers.deliveryLogs.name, "delivery log entry", (e) => e.partitionKey);
-  const reconciler = collection<ReconcilerStateRecord>(containers.reconciler.name, "reconciler state", (r) => r.workspaceId);
-  const readable: { [K in keyof ReadableStores]: (readSignal: ReadSignal) => ReadableStores[K] } = {
-    accounts: (r) => cosmosAccounts(accounts(r)),
-    workspaces: (r) => cosmosWorkspaces(workspaces(r)),
-    serviceAccounts: (r) => cosmosServiceAccounts(serviceAccounts(r)),
-    users: (r) => cosmosUsers(users(r)),
-    incidents: (r) => cosmosIncidents(workspaceItem("incident state", r)),
-    webhooks: (r) => cosmosWebhooks(webhooks(r)),
-    deliveryLogs: (r) => cosmosDeliveryLogs(deliveryLogs(r)),
-    reconciler: (r) => cosmosReconciler(reconciler(r)),
-    gamebookRuns: (r) => cosmosGamebookRuns(workspaceItem("gamebook run", r)),
-    playbookCatalogues: (r) => cosmosPlaybookCatalogues(workspaceItem("playbook catalogue", r)),
-    agentConfigurations: (r) => cosmosAgentConfigurations(workspaceItem("agent configuration", r)),
-    sops: (r) => cosmosSops(workspaceItem("SOP document", r)),
-    integrations: (r) => cosmosIntegrations(workspaceItem("workspace integrations", r)),
-    ticketLinks: (r) => cosmosTicketLinks(workspaceItem("ticket link", r)),
-  };
-  const bookkeeping = {
-    audit: cosmosAudit(container(containers.audit.name), options.audit),
+  const collection = <T extends Document>(name: string, kind: string, partitionKeyOf: (doc: T) => string, outboxScopeOf?: (pk: string) => OutboxScope) =>
+    new Collection<T>(database.container(name), kind, partitionKeyOf, outboxScopeOf);
+  const workspaceItems = database.container(containers.workspaceItems.name);
+  return {
+    accounts: cosmosAccounts(collection<AccountRecord>(containers.accounts.name, "account", (a) => a.id, outboxScope.account)),
+    workspaces: cosmosWorkspaces(collection<WorkspaceRecord>(containers.workspaces.name, "workspace", (w) => w.id, outboxScope.workspaceRecord)),
+    serviceAccounts: cosmosServiceAccounts(
+      collection<ServiceAccountRecord>(containers.serviceAccounts.name, "service account", (s) => s.id, outboxScope.serviceAccount),
+    ),
+    users: cosmosUsers(collection<UserRecord>(containers.users.name, "user", (u) => u.accountId, outboxScope.users)),
+    audit: cosmosAudit(database.container(containers.audit.name), options.audit),
+    incidents: cosmosIncidents(new Collection<IncidentStateRecord>(workspaceItems, "incident state", (s) => s.workspaceId, outboxScope.workspace)),
     outbox: cosmosOutbox({
-      workspace: container(containers.workspaceItems.name),
-      "service-account": container(containers.serviceAccounts.name),
-      users: container(containers.users.name),
-      webhook: container(containers.webhooks.name),
-      account: container(containers.accounts.name),
-      "workspace-record": container(containers.workspaces.name),
+      workspace: workspaceItems,
+      "service-account": database.container(containers.serviceAccounts.name),
+      users: database.container(containers.users.name),
+      webhook: database.container(containers.webhooks.name),
+      account: database.container(containers.accounts.name),
+      "workspace-record": database.container(containers.workspaces.name),
     }),
+    webhooks: cosmosWebhooks(collection<WebhookRecord>(containers.webhooks.name, "webhook", (w) => w.id, outboxScope.webhook)),
+    deliveryLogs: cosmosDeliveryLogs(
+      collection<DeliveryLogRecord>(containers.deliveryLogs.name, "delivery log entry", (e) => e.partitionKey),
+    ),
+    reconciler: cosmosReconciler(
+      collection<ReconcilerStateRecord>(containers.reconciler.name, "reconciler state", (r) => r.workspaceId),
+    ),
+    gamebookRuns: cosmosGamebookRuns(new Collection(workspaceItems, "gamebook run", (r) => r.workspaceId, outboxScope.workspace)),
+    playbookCatalogues: cosmosPlaybookCatalogues(new Collection(workspaceItems, "playbook catalogue", (c) => c.workspaceId, outboxScope.workspace)),
+    agentConfigurations: cosmosAgentConfigurations(new Collection(workspaceItems, "agent configuration", (r) => r.workspaceId, outboxScope.workspace)),
+    sops: cosmosSops(new Collection(workspaceItems, "SOP document", (r) => r.workspaceId, outboxScope.workspace)),
+    integrations: cosmosIntegrations(new Collection(workspaceItems, "workspace integrations", (r) => r.workspaceId, outboxScope.workspace)),
+    ticketLinks: cosmosTicketLinks(new Collection(workspaceItems, "ticket link", (r) => r.workspaceId, outboxScope.workspace)),
     idempotencyKeys: cosmosIdempotencyKeys(
-      collection<StoredIdempotencyRecord>(containers.idempotencyKeys.name, "idempotency record", (r) => r.scope)(undefined),
+      collection<StoredIdempotencyRecord>(containers.idempotencyKeys.name, "idempotency record", (r) => r.scope),
       options.now ?? Date.now,
     ),
   };
-  const stores: Stores = { ...built(readable, undefined), ...bookkeeping };
-  stores[READS_WITHIN] = viewsThrough(readable, bookkeeping);
-  return stores;
-}
-
-function built(readable: { [K in keyof ReadableStores]: (readSignal: ReadSignal) => ReadableStores[K] }, readSignal: ReadSignal): ReadableStores {
-  return Object.fromEntries(Object.entries(readable).map(([name, build]) => [name, build(readSignal)])) as unknown as ReadableStores;
-}
-
-/**
- * A request's view of the stores: the aggregates' stores as getters on one prototype, each building its
- * store with the request's read signal on first use and keeping it on the view; the bookkeeping stores
- * as they are. Making a view is one object; a request that reads one store builds one.
- */
-function viewsThrough(
-  readable: { [K in keyof ReadableStores]: (readSignal: ReadSignal) => ReadableStores[K] },
-  bookkeeping: Pick<Stores, "audit" | "outbox" | "idempotencyKeys">,
-): (signal: () => AbortSignal) => Stores {
-  const prototype: object = { ...bookkeeping };
-  for (const [name, build] of Object.entries(readable) as [string, (readSignal: ReadSignal) => unknown][]) {
-    Object.defineProperty(prototype, name, {
-      enumerable: true,
-      get(this: { readSignal: () => AbortSignal }) {
-        const store = build(this.readSignal);
-        Object.defineProperty(this, name, { value: store, enumerable: true });
-        return store;
-      },
-    });
-  }
-  return (signal) => Object.assign(Object.create(prototype) as Stores, { readSignal: signal });
 }
 
 function cosmosAccounts(accounts: Collection<AccountRecord>): AccountStore {

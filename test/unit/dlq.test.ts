@@ -197,7 +197,7 @@ describe("npm run dlq against the in-process queue", () => {
       ),
     );
     await queue.send([{ messageId: "evt-1", body: { n: 1 } }]);
-    await waitFor(() => queue.stats().deadLettered === 1, "the message to be dead-lettered", 5000);
+    await waitFor(() => queue.stats().deadLettered === 1, "the message to be dead-lettered");
 
     const deadLetters = inProcessDeadLetters([queue as InProcessQueue<unknown>]);
     const lines: string[] = [];
@@ -208,7 +208,7 @@ describe("npm run dlq against the in-process queue", () => {
     lines.length = 0;
     expect(await runDlq(["resubmit", "events", "1"], {}, (l) => lines.push(l), { deadLetters })).toBe(0);
     expect(lines).toEqual(["events: resubmitted #1 as evt-1|resubmit:1"]);
-    await waitFor(() => handled.length === 1, "the resubmitted message to be handled", 5000);
+    await waitFor(() => handled.length === 1, "the resubmitted message to be handled");
     expect(handled).toEqual(["evt-1|resubmit:1"]);
     expect(queue.stats().deadLettered).toBe(0);
     await queue.close();

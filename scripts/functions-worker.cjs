@@ -97,7 +97,20 @@ async function main() {
   if (process.env.FUNCTIONS_WORKER_TERMINATE === "1") {
     for (const hook of hooks.appTerminate) await hook({ hookData: {}, appHookData: {} });
   }
-  process.exit(0);
+  exitWhenWritten(0);
+}
+
+/**
+ * Exits once stdout and stderr have taken everything written: a write to a pipe may still be queued
+ * when it returns (Node 22 queues a large one, and an answer's body can be hundreds of kilobytes), and
+ * process.exit() drops what is queued. Writes to a stream complete in order, so an empty write's
+ * callback comes after every earlier one.
+ */
+function exitWhenWritten(code) {
+  let pending = 2;
+  const done = () => --pending === 0 && process.exit(code);
+  process.stdout.write("", done);
+  process.stderr.write("", done);
 }
 
 /** package.json `main`: one file, or a pattern with `*` in its last segment (what this app uses). */
@@ -207,5 +220,5 @@ function print(value) {
 
 main().catch((error) => {
   process.stderr.write(`${error?.stack ?? error}\n`);
-  process.exit(1);
+  exitWhenWritten(1);
 });

@@ -386,10 +386,17 @@ function runWorker(requests: object[], env: Record<string, string>): Promise<{ l
     const timer = setTimeout(() => child.kill(), 45_000);
     child.on("close", (code) => {
       clearTimeout(timer);
-      const lines = stdout
-        .split("\n")
-        .filter((line) => line.startsWith('{"worker":'))
-        .map((line) => JSON.parse(line) as { worker: string });
+      let lines: { worker: string }[];
+      try {
+        lines = stdout
+          .split("\n")
+          .filter((line) => line.startsWith('{"worker":'))
+          .map((line) => JSON.parse(line) as { worker: string });
+      } catch (error) {
+        // A line cut short (the worker killed, or exiting before its output was written) fails the test, not the run.
+        reject(new Error(`worker exit ${code}, its report unreadable (${String(error)}):\n${stderr.slice(-4000)}`));
+        return;
+      }
       const loaded = lines.find((l) => l.worker === "loaded") as WorkerLoaded | undefined;
       const answers = lines.filter((l) => l.worker === "answer") as unknown as WorkerAnswer[];
       if (code === 0 && loaded && answers.length === requests.length) resolve({ loaded, answers });

@@ -14,6 +14,7 @@ import { ConfigError } from "../shared/platform/config/config";
 import { serviceBusDeadLetters, type DeadLetterQueues } from "../shared/platform/queue/dead-letters";
 import { queueNames } from "../shared/platform/queue/queue-names";
 import { createServiceBusClient } from "../shared/platform/queue/service-bus/service-bus-queue";
+import { exitWhenWritten } from "./exit-when-written";
 
 const USAGE = `usage: npm run dlq -- list [queue...] [--max N]
        npm run dlq -- show <queue> <sequenceNumber>
@@ -98,10 +99,10 @@ function connect(namespace: string | undefined, env: NodeJS.ProcessEnv, close: (
 
 if (require.main === module) {
   runDlq(process.argv.slice(2), process.env, (line) => process.stdout.write(line + "\n")).then(
-    (code) => process.exit(code),
+    (code) => exitWhenWritten(code),
     (error: unknown) => {
       process.stderr.write(`dlq failed: ${error instanceof Error ? error.message : String(error)}\n`);
-      process.exit(2);
+      exitWhenWritten(2);
     },
   );
 }

@@ -101,10 +101,9 @@ async function main() {
 }
 
 /**
- * Exits once stdout and stderr have taken everything written: a write to a pipe may still be queued
- * when it returns (Node 22 queues a large one, and an answer's body can be hundreds of kilobytes), and
- * process.exit() drops what is queued. Writes to a stream complete in order, so an empty write's
- * callback comes after every earlier one.
+ * Exits once stdout and stderr have taken everything written, as `scripts/exit-when-written.ts` does
+ * for the commands (this file loads with Node alone, so it keeps its own few lines): a write to a pipe
+ * may still be queued when it returns, and an answer's body can be hundreds of kilobytes.
  */
 function exitWhenWritten(code) {
   let pending = 2;

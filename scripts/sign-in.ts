@@ -13,6 +13,7 @@
 import { DEMO_PEOPLE, demoPerson } from "../shared/hosts/local/identity-provider/demo-people";
 import { signInToPortal } from "../shared/hosts/local/identity-provider/headless-sign-in";
 import { SESSION_COOKIE } from "../shared/platform/auth/portal-session";
+import { exitWhenWritten } from "./exit-when-written";
 
 const USAGE = `usage: eval "$(npm run -s sign-in -- <person>)"   people: ${DEMO_PEOPLE.map((p) => p.key).join(", ")} (or a directory object id)
 then:  curl -b "$PORTAL_COOKIE" -H "X-CSRF-Token: $CSRF" http://localhost:7071/api/v2/portal/...
@@ -65,10 +66,10 @@ export async function runSignIn(argv: string[], env: NodeJS.ProcessEnv, io: Sign
 
 if (require.main === module) {
   runSignIn(process.argv.slice(2), process.env, { out: (line) => process.stdout.write(line + "\n"), err: (line) => process.stderr.write(line + "\n") }).then(
-    (code) => process.exit(code),
+    (code) => exitWhenWritten(code),
     (error: unknown) => {
       process.stderr.write(`sign-in failed: ${error instanceof Error ? error.message : String(error)}\n`);
-      process.exit(1);
+      exitWhenWritten(1);
     },
   );
 }

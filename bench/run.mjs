@@ -20,7 +20,8 @@
 // BENCH_SOAK_COSMOS_RPS (unset: 80% of a calibration), BENCH_SOAK_OUTAGE_S (60), BENCH_SOAK_STORES
 // ("memory,cosmos") and BENCH_SOAK_SNAPSHOT_DIR for the soak (about 20 minutes as it stands), and
 // BENCH_OVERLOAD_S (180), BENCH_OVERLOAD_DEADLINE_MS (5000), BENCH_OVERLOAD_MAX_IN_FLIGHT (16) for the
-// overload scenario (about 6 minutes), BENCH_LIGHTHOUSE_RUNS (3: Lighthouse runs per portal page,
+// overload scenario (about 6 minutes), BENCH_FLOOD_S (3: the multipart flood's quiet period and its
+// flood, each; BENCH_ONLY=multipart), BENCH_LIGHTHOUSE_RUNS (3: Lighthouse runs per portal page,
 // the median reported) and BENCH_LIGHTHOUSE_REPORT_DIR (unset: where to keep every run's full report)
 // for the portal's scenario (BENCH_ONLY=lighthouse), BENCH_QUEUE_WORKSPACES ("1000"; a comma-separated
 // list runs each size, e.g. "100,1000") for the incident queue scenario; each reads its own when it runs,
@@ -54,6 +55,7 @@ import { firstAnswer } from "./scenarios/first-answer.mjs";
 import { gamebookRuns } from "./scenarios/gamebook-runs.mjs";
 import { incidentBulk } from "./scenarios/incident-bulk.mjs";
 import { incidentQueue } from "./scenarios/incident-queue.mjs";
+import { multipartFlood } from "./scenarios/multipart-flood.mjs";
 import { overload } from "./scenarios/overload.mjs";
 import { operationsPerRequest } from "./scenarios/operations-per-request.mjs";
 import { pipelineInProcess } from "./scenarios/pipeline-in-process.mjs";
@@ -100,6 +102,7 @@ const scenarios = [
   { name: "vendor faults: 1000 workspaces, 1% failing, 200 ms latency", run: vendorFaults },
   { name: "incident queue: the portal's search paged to the end at a provider's size (newest, severity, 10 workspaces failing)", run: incidentQueue },
   { name: "soak: mixed load for minutes, memory after GC, events lost (memory store, then Cosmos)", run: soak },
+  { name: "multipart flood: 10 MiB of empty parts to the SOP upload, /health every 5 ms", run: multipartFlood },
   { name: "overload: twice the capacity, open loop, on the Cosmos-protocol server", run: overload },
   { name: "portal in the browser: Lighthouse scores and main-thread work, signed in (mobile preset)", run: portalLighthouse },
 ].filter((s) => !settings.only || s.name.toLowerCase().includes(settings.only.toLowerCase()));

@@ -160,6 +160,13 @@ describe("problems and envelopes", () => {
     expect((await problem(res)).code).toBe("BAD_REQUEST");
   });
 
+  it("a JSON answer and a problem both tell a browser to keep to their media type (X-Content-Type-Options: nosniff)", async () => {
+    const success = await host.call("GET", `/service-accounts/${host.admin.clientId}`);
+    expect([success.status, success.headers.get("content-type"), success.headers.get("x-content-type-options")]).toEqual([200, "application/json; charset=utf-8", "nosniff"]);
+    const refused = await host.call("GET", "/service-accounts/not-a-guid");
+    expect([refused.status, refused.headers.get("content-type"), refused.headers.get("x-content-type-options")]).toEqual([400, "application/problem+json", "nosniff"]);
+  });
+
   it("schema failures are 400 VALIDATION_ERROR with errors keyed by JSON property path", async () => {
     const res = await host.call("POST", "/service-accounts", {
       body: {

@@ -140,7 +140,9 @@ describe("uploading SOP documents", () => {
     expect((await json(asJson)).code).toBe("UNSUPPORTED_MEDIA_TYPE");
   });
 
-  it("refuses a body of many parts before parsing any, naming no field, while the service goes on answering", async () => {
+  // That the service goes on answering other requests while such bodies arrive is a timing, measured by
+  // the bench (BENCH_ONLY=multipart: 10 MiB of empty parts, /health every 5 ms), not here.
+  it("refuses a body of many parts before parsing any, naming no field", async () => {
     // As many empty parts as the route's body limit holds (the file's limit plus room for the form).
     const empty = '--b\r\nContent-Disposition: form-data; name="x"\r\n\r\n\r\n';
     const flood = empty.repeat(Math.floor((MAX_BYTES + 2048) / empty.length)) + "--b--\r\n";

@@ -105,6 +105,9 @@ describe("organizations and workspaces in a browser", () => {
     expect(stored.accountId).toBe(fabrikam.id);
     expect(stored.sources?.SourceA?.bridge?.url).toBe("https://bridge.fabrikam.example/a");
     expect(stored.gamebookApproval).toMatchObject({ mode: "AllRuns" });
+    // Switched on (the default) but without the deployment's system for a workspace new to it: the page says why.
+    await page.waitForSelector('[data-not-in-effect="logAnalytics"]');
+    expect(await page.$eval('[data-not-in-effect="logAnalytics"]', (el) => el.textContent)).toBe("The deployment maps no Log Analytics workspace to this workspace (LOG_ANALYTICS_WORKSPACES).");
     await screenshot(page, "workspace-onboarded");
     await checkAccessibility(page, "workspace-onboarded");
   });

@@ -13,6 +13,9 @@ const FLOOD_BYTES = 10 * 1024 * 1024;
 const EMPTY_PART = '--b\r\nContent-Disposition: form-data; name="x"\r\n\r\n\r\n';
 const HEALTH_EVERY_MS = 5;
 const TARGET_HEALTH_MS = 50;
+/** The bodies sent one at a time after the flood, each after a pause. */
+const SINGLE_ATTACKS = 20;
+const SINGLE_PAUSE_MS = 250;
 
 /**
  * - Host: the default demo, RECONCILE_INTERVAL_MS=0, so the host does nothing but answer.
@@ -24,7 +27,11 @@ const TARGET_HEALTH_MS = 50;
  * - /health: GET /api/v2/health every 5 ms on a connection of its own, over a quiet period of the
  *   same length just before the flood (the peer, in the same run) and during the flood.
  *
- * Checks: /health's p99 and slowest answer during the flood under 50 ms. Reported beside: each
+ * - Then one body at a time: 20 bodies, each after a 250 ms pause, /health judged by the polls sent
+ *   while a body was in flight (one upload, as an administrator makes one, rather than a stream of them).
+ *
+ * Checks: /health's p99 and slowest answer during the flood, and its slowest while one body is sent,
+ * under 50 ms. Reported beside: each
  * attack's status, answer size and time (sending the 10 MiB included), the quiet period's figures,
  * and the host's CPU over each period.
  * Broken run: an attack not answered 400 BAD_REQUEST saying the part limit, a /health answer not
@@ -44,6 +51,18 @@ export async function multipartFlood({ log }) {
     log(`  attack body: ${flood.length} bytes, ${parts} empty parts, to POST /portal/workspaces/${workspaceId}/sops as Amira (Admin)`);
 
     // The host's CPU over each phase (user + system, from /proc): how much of the flood's time is its work.
+    const attackOnce = async () => {
+      const sentAt = performance.now();
+      const res = await request(`${api.baseUrl}/portal/workspaces/${workspaceId}/sops`, {
+        method: "POST",
+        dispatcher: agent,
+        headers: { cookie: amira.cookie, "x-csrf-token": amira.csrfToken, "content-type": "multipart/form-data; boundary=b" },
+        body: flood,
+      });
+      const text = await res.body.text();
+      const ms = performance.now() - sentAt;
+      return { status: res.statusCode, bytes: Buffer.byteLength(text), ms, from: performance.timeOrigin + sentAt, until: performance.timeOrigin + sentAt + ms, text };
+    };
     const pid = api.server.child.pid;
     const cpu0 = await processCpuMs(pid);
     const quiet = await pollHealth(api, seconds * 1000, () => sleep(seconds * 1000));
@@ -51,15 +70,7 @@ export async function multipartFlood({ log }) {
     const attacks = [];
     const during = await pollHealth(api, seconds * 1000, async (until) => {
       while (attacks.length < 3 || performance.now() < until) {
-        const sentAt = performance.now();
-        const res = await request(`${api.baseUrl}/portal/workspaces/${workspaceId}/sops`, {
-          method: "POST",
-          dispatcher: agent,
-          headers: { cookie: amira.cookie, "x-csrf-token": amira.csrfToken, "content-type": "multipart/form-data; boundary=b" },
-          body: flood,
-        });
-        const text = await res.body.text();
-        const attack = { status: res.statusCode, bytes: Buffer.byteLength(text), ms: performance.now() - sentAt, text };
+        const attack = await attackOnce();
         attacks.push(attack);
         log(`  attack ${attacks.length}: HTTP ${attack.status}, ${attack.bytes} bytes, ${attack.ms.toFixed(0)} ms`);
       }
@@ -67,7 +78,18 @@ export async function multipartFlood({ log }) {
 
     const cpu2 = await processCpuMs(pid);
     const hostCpuMs = { quiet: cpu1 - cpu0, flood: cpu2 - cpu1 };
-    for (const a of attacks) {
+
+    // One body at a time, as one upload is: each sent after a pause, /health judged by the polls
+    // sent while it was in flight.
+    const singles = [];
+    const singlePolls = await pollHealth(api, 0, async () => {
+      for (let i = 0; i < SINGLE_ATTACKS; i++) {
+        await sleep(SINGLE_PAUSE_MS);
+        singles.push(await attackOnce());
+      }
+    });
+    const duringOne = singlePolls.filter((p) => singles.some((a) => p.at >= a.from && p.at < a.until));
+    for (const a of [...attacks, ...singles]) {
       let code;
       try {
         code = JSON.parse(a.text).code;
@@ -76,7 +98,7 @@ export async function multipartFlood({ log }) {
       }
       if (a.status !== 400 || code !== "BAD_REQUEST" || !a.text.includes("at most 8 parts")) problems.push(`an attack was answered ${a.status}: ${a.text.slice(0, 300)}`);
     }
-    for (const [phase, polls] of [["quiet", quiet], ["flood", during]]) {
+    for (const [phase, polls] of [["quiet", quiet], ["flood", during], ["one body at a time", singlePolls]]) {
       const not200 = polls.filter((p) => p.status !== 200);
       if (not200.length > 0) problems.push(`${not200.length} /health polls (${phase}) not answered 200, e.g. ${not200[0].status} ${not200[0].error ?? ""}`);
     }
@@ -90,15 +112,19 @@ export async function multipartFlood({ log }) {
     log(`  host CPU: ${hostCpuMs.quiet.toFixed(0)} ms over the quiet period, ${hostCpuMs.flood.toFixed(0)} ms over the flood (${(hostCpuMs.flood / Math.max(attacks.length, 1)).toFixed(1)} ms an attack, /health's share included)`);
     log(`  /health, quiet ${seconds} s before: ${format(quietStats)}`);
     log(`  /health, during the flood (${seconds} s): ${format(floodStats)}`);
+    const oneStats = stats(duringOne);
+    log(`  /health, while one body at a time was sent (${SINGLE_ATTACKS} bodies, ${SINGLE_PAUSE_MS} ms apart): ${format(oneStats)}`);
     return {
       setup: { seconds, floodBytes: flood.length, parts, healthEveryMs: HEALTH_EVERY_MS },
       attacks: attacks.map(({ status, bytes, ms }) => ({ status, bytes, ms })),
-      health: { quiet: quietStats, flood: floodStats },
+      oneAtATime: singles.map(({ status, bytes, ms }) => ({ status, bytes, ms })),
+      health: { quiet: quietStats, flood: floodStats, oneAtATime: oneStats },
       hostCpuMs,
       problems,
       checks: [
         { name: "/health p99 during the flood (ms)", value: floodStats.p99, target: `< ${TARGET_HEALTH_MS}`, pass: floodStats.p99 < TARGET_HEALTH_MS },
         { name: "/health slowest during the flood (ms)", value: floodStats.max, target: `< ${TARGET_HEALTH_MS}`, pass: floodStats.max < TARGET_HEALTH_MS },
+        { name: "/health slowest while one body is sent (ms)", value: oneStats.max, target: `< ${TARGET_HEALTH_MS}`, pass: oneStats.max < TARGET_HEALTH_MS },
       ],
     };
   } finally {
@@ -142,9 +168,9 @@ async function pollInWorker({ url, ms }) {
     try {
       const res = await request(url, { dispatcher: agent, headersTimeout: 30_000, bodyTimeout: 30_000 });
       await res.body.arrayBuffer();
-      answers.push({ status: res.statusCode, ms: performance.now() - sentAt });
+      answers.push({ status: res.statusCode, at: performance.timeOrigin + sentAt, ms: performance.now() - sentAt });
     } catch (err) {
-      answers.push({ status: 0, ms: performance.now() - sentAt, error: err?.code ?? err?.message });
+      answers.push({ status: 0, at: performance.timeOrigin + sentAt, ms: performance.now() - sentAt, error: err?.code ?? err?.message });
     }
     await sleep(Math.max(0, HEALTH_EVERY_MS - (performance.now() - sentAt)));
   }

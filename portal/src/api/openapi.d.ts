@@ -498,7 +498,7 @@ export interface paths {
          * End every portal session of a person
          * @description Portal session (people only). Organizational role: `Admin`, `UserAdmin`.
          *
-         *     Sessions live in browsers, so ending them is recorded on each of the person's registrations (`sessionsValidFrom`, now): every session begun before is refused from then on, on every instance. Audited on each registration, in its organization's trail.
+         *     Sessions live in browsers, so ending them is recorded on each of the person's registrations (`sessionsValidFrom`, now): every session begun before is refused from then on, on every instance. Audited on each registration, in its organization's trail. Only an Admin ends an Admin's sessions (403 `FORBIDDEN`).
          */
         post: operations["postPortalPeopleByUserIdSignOutEverywhere"];
         delete?: never;

@@ -213,15 +213,22 @@ export const peopleRoutes: RouteGroup = {
       summary: "End every portal session of a person",
       description:
         "Sessions live in browsers, so ending them is recorded on each of the person's registrations (`sessionsValidFrom`, now): every session begun " +
-        "before is refused from then on, on every instance. Audited on each registration, in its organization's trail.",
+        "before is refused from then on, on every instance. Audited on each registration, in its organization's trail. " +
+        "Only an Admin ends an Admin's sessions (403 `FORBIDDEN`).",
       tag,
       roles,
+      problems: ["FORBIDDEN"],
       params: signOutParams,
       query: personQuery,
       response: signedOutView,
       async handler(input) {
         const found = await registrationOf(input, input.person, input.params.userId, input.query.accountId);
         if (!found) throw notFound("The person", "userId");
+        // As with every other change to an Admin: a UserAdmin who could end an Admin's sessions at will
+        // could keep them signed out (Entra ID's User Administrator cannot revoke a Global Administrator's either).
+        if (found.value.organizationalRole === "Admin" && input.person.organizationalRole !== "Admin") {
+          throw new ApiError("FORBIDDEN", "Only an Admin ends an Admin's sessions.", { target: "userId" });
+        }
         const { id, tenantId } = found.value;
         const { at, registrations } = await endSessions(
           input,

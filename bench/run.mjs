@@ -98,7 +98,7 @@ const scenarios = [
   { name: "reconciler at scale (latency-bound)", run: reconcilerScale },
   { name: "cross-workspace listing at a provider's size", run: crossWorkspaceAtScale },
   { name: "gamebooks: runs of 5 playbooks, 20 in flight", run: gamebookRuns },
-  { name: "incident bulk close of 100 vs 100 single writes", run: incidentBulk },
+  { name: "incident bulk assign and close of 100 vs 200 single writes", run: incidentBulk },
   { name: "vendor faults: 1000 workspaces, 1% failing, 200 ms latency", run: vendorFaults },
   { name: "incident queue: the portal's search paged to the end at a provider's size (newest, severity, 10 workspaces failing)", run: incidentQueue },
   { name: "soak: mixed load for minutes, memory after GC, events lost (memory store, then Cosmos)", run: soak },

@@ -12,7 +12,7 @@
  * - one gamebook run of 5 playbooks (4 automation steps and a comment, no approval), from the request
  *   until its last playbook is recorded and its events delivered;
  * - a person's bulk assignment of 10 incidents across workspaces (POST /portal/incidents/bulk), until
- *   its events have been fanned out;
+ *   its events have been fanned out, and a bulk assignment and close of 10 others in one request;
  * - a webhook creation (POST /webhooks) without an `Idempotency-Key`, with a new one, and sent again
  *   with that key.
  *
@@ -51,6 +51,7 @@ export interface OperationCounts {
   reconcilerPassUnchanged: OperationCount & { workspaces: number };
   gamebookRun: OperationCount & { playbooks: number };
   bulkAssign: OperationCount & { incidents: number; workspaces: number };
+  bulkAssignAndClose: OperationCount & { incidents: number; workspaces: number };
   webhookCreate: OperationCount;
   webhookCreateWithKey: OperationCount;
   webhookCreateReplayed: OperationCount;
@@ -273,18 +274,29 @@ export async function measureOperations(options: MeasureOptions = {}): Promise<O
     if (i.incident.status === "Closed" || i.assignee?.userId === lead.id || i.incident.id === open.incident.id || i.incident.id === target.incident.id) continue;
     byWorkspace.set(i.incident.workspaceId, [...(byWorkspace.get(i.incident.workspaceId) ?? []), i]);
   }
-  const assigned: (typeof page.data.incidents)[number][] = [];
-  for (let round = 0; assigned.length < 10 && round < 10; round++) {
-    for (const list of byWorkspace.values()) if (list[round] && assigned.length < 10) assigned.push(list[round]!);
+  const picked: (typeof page.data.incidents)[number][] = [];
+  for (let round = 0; picked.length < 20 && round < 10; round++) {
+    for (const list of byWorkspace.values()) if (list[round] && picked.length < 20) picked.push(list[round]!);
   }
+  const [assigned, closed] = [picked.slice(0, 10), picked.slice(10)];
   await settle();
   counter.reset();
   await asLead("POST", "/portal/incidents/bulk", {
     incidents: assigned.map((i) => ({ workspaceId: i.incident.workspaceId, source: i.source, incidentId: i.incident.id })),
-    action: { type: "Assign", userId: lead.id, email: lead.email },
+    changes: { assignee: { userId: lead.id, email: lead.email } },
   });
   await settle();
   const bulkAssign = { ...counter.snapshot(), incidents: assigned.length, workspaces: new Set(assigned.map((i) => i.incident.workspaceId)).size };
+
+  // (f') The next 10 of that selection assigned to him and closed in one request: per incident the
+  // assignment's write, then the close's.
+  counter.reset();
+  await asLead("POST", "/portal/incidents/bulk", {
+    incidents: closed.map((i) => ({ workspaceId: i.incident.workspaceId, source: i.source, incidentId: i.incident.id })),
+    changes: { assignee: { userId: lead.id, email: lead.email }, status: "Closed", classification: "FalsePositive" },
+  });
+  await settle();
+  const bulkAssignAndClose = { ...counter.snapshot(), incidents: closed.length, workspaces: new Set(closed.map((i) => i.incident.workspaceId)).size };
 
   // (g) A webhook created without a key, with a new key, and the same request sent again with it.
   const webhook = (name: string) => ({ name, url: "https://receiver.example.com/hook", eventTypes: ["incident.created.v1"], authenticationType: "None" });
@@ -305,7 +317,7 @@ export async function measureOperations(options: MeasureOptions = {}): Promise<O
   await inProcess.events.close();
   await inProcess.deliveries.close();
   await inProcess.gamebookRuns.close();
-  return { authenticatedGet, coldAuthenticatedGet, statusChangeDelivered, crossWorkspacePage, reconcilerPassUnchanged, gamebookRun, bulkAssign, webhookCreate, webhookCreateWithKey, webhookCreateReplayed };
+  return { authenticatedGet, coldAuthenticatedGet, statusChangeDelivered, crossWorkspacePage, reconcilerPassUnchanged, gamebookRun, bulkAssign, bulkAssignAndClose, webhookCreate, webhookCreateWithKey, webhookCreateReplayed };
 }
 
 /** Calls the API's pipeline in this process as the given caller (its credential or session cookie); resolves with the JSON answer, or throws on a non-2xx. */

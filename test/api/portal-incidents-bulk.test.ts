@@ -81,7 +81,7 @@ async function withEtags(person: TestPerson, title: string, refs: Ref[]): Promis
   return refs.map((r) => ({ ...r, etag: found.get(keyOf(r))!.etag as string }));
 }
 
-const bulk = (person: TestPerson, incidents: Ref[], action: Json) => host.portal(person, "POST", "/portal/incidents/bulk", { body: { incidents, action } });
+const bulk = (person: TestPerson, incidents: Ref[], changes: Json) => host.portal(person, "POST", "/portal/incidents/bulk", { body: { incidents, changes } });
 
 async function eventsOf(ref: Ref): Promise<Json[]> {
   return (await outboxEvents(host.services, ref.workspaceId)).filter((e) => e.data.incidentId === ref.incidentId);
@@ -92,7 +92,7 @@ async function auditsOf(ref: Ref): Promise<OutboxAuditRecord[]> {
   return records.filter((r): r is OutboxAuditRecord => r.kind === "audit" && r.audit.targetResourceId === `${ref.source}/${ref.incidentId}`);
 }
 
-const close = { type: "Close", classification: "FalsePositive", closingComment: "Scanner noise from the weekly sweep." };
+const close = { status: "Closed", classification: "FalsePositive", closingComment: "Scanner noise from the weekly sweep." };
 
 describe("POST /portal/incidents/bulk", () => {
   it("closes each incident in its own commit, with its events once and its audit record, and reports every refusal at its incident", async () => {
@@ -156,17 +156,84 @@ describe("POST /portal/incidents/bulk", () => {
     expect(detail.data.incident).toMatchObject({ incident: { status: "Closed" }, classification: "FalsePositive" });
   }, 60_000);
 
+  it("assigns and closes in one request: per incident the assignment's commit then the close's, with the two single writes' events in that order; a refusal reports which change", async () => {
+    const { title, refs } = raise([fabrikamProd, northwindProd], 3);
+    const seen = await withEtags(analyst, title, refs);
+    const [closedByColleague, ...rest] = seen as [Ref, ...Ref[]];
+    tick();
+    expect((await json(await bulk(colleague, [{ ...closedByColleague, etag: undefined }], { ...close, classification: "TruePositive" }))).data.succeeded).toBe(1);
+    tick();
+    const noRole = raise([fabrikamStores], 1).refs[0]!;
+
+    const res = await bulk(analyst, [closedByColleague, noRole, ...rest], { assignee: { userId: analyst.userId, email: analystEmail }, ...close });
+    const body = await json(res);
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    const { results } = body.data;
+    const changes = (r: Json) => r.changes.map((c: Json) => `${c.change} ${c.outcome} ${c.problem?.code ?? "-"}`);
+    expect(results.map((r: Json) => [r.outcome, r.problem?.code ?? null, ...changes(r)])).toEqual([
+      // The version the analyst saw is gone: the assignment is refused, so the close is not attempted.
+      ["Refused", "CONFLICT", "assignee Refused CONFLICT", "status NotAttempted CONFLICT"],
+      ["Refused", "INSUFFICIENT_WORKSPACE_ROLE", "assignee Refused INSUFFICIENT_WORKSPACE_ROLE", "status NotAttempted INSUFFICIENT_WORKSPACE_ROLE"],
+      ...rest.map(() => ["Succeeded", null, "assignee Succeeded -", "status Succeeded -"]),
+    ]);
+    expect(body.data).toMatchObject({ succeeded: rest.length, refused: 2, notAttempted: 0, inProgress: 0 });
+    expect(results[0].problem).toEqual(results[0].changes[0].problem);
+    expect(results[0].problem.detail).toContain(`by ${colleague.name} in the portal`);
+    expect(results[0].changes[1].problem.detail).toMatch(/^Not attempted: the assignee change before it was refused\./);
+
+    for (const ref of rest) {
+      // The events of PUT …/assignee and those of PUT …/status closing it, each once (the stores order
+      // records of one instant as they please: the fake clock does not move within the request).
+      const events = await eventsOf(ref);
+      expect(events.map((e) => e.type).sort()).toEqual(["incident.assignee.changed.v1", "incident.closed.v1", "incident.status.changed.v1"]);
+      // The assignment came first: its event found the incident still open.
+      expect(events.find((e) => e.type === "incident.assignee.changed.v1")!.data).toMatchObject({ status: "New", assignee: { email: analystEmail } });
+      expect(events.find((e) => e.type === "incident.closed.v1")!.data).toMatchObject({ classification: "FalsePositive", closedBy: { origin: "portal", name: analyst.name } });
+      const audits = await auditsOf(ref);
+      expect(audits.map((a) => [a.audit.activityType, a.audit.actorId, JSON.parse(a.audit.metadata as string)]).sort()).toEqual([
+        ["IncidentAssignee", analyst.userId, { assigneeEmail: analystEmail, assigneeUserId: analyst.userId }],
+        ["IncidentStatus", analyst.userId, { status: "Closed", classification: "FalsePositive", serviceStatus: "Closed" }],
+      ]);
+    }
+    const listedNow = await listed(analyst, title);
+    for (const ref of rest) expect(listedNow.get(keyOf(ref))).toMatchObject({ incident: { status: "Closed" }, assignee: { email: analystEmail } });
+    expect(listedNow.get(keyOf(closedByColleague))!.assignee).toBeNull();
+    for (const ref of [closedByColleague, noRole]) expect((await auditsOf(ref)).filter((a) => a.audit.actorId === analyst.userId)).toEqual([]);
+  }, 60_000);
+
+  it("assigns an incident closed meanwhile and refuses only its close: the assignment stays, nothing is rolled back, and the answer says which change was refused", async () => {
+    const { refs } = raise([northwindProd], 2);
+    const [open, closedAtSource] = refs as [Ref, Ref];
+    host.simulated.vendors.close(closedAtSource.source, closedAtSource.workspaceId, closedAtSource.incidentId, "BenignPositive");
+    // No etags: the assignment acts on each incident as it is, and a close never closes again.
+    const body = await json(await bulk(analyst, refs, { assignee: { userId: analyst.userId, email: analystEmail }, status: "Closed", classification: "TruePositive" }));
+    expect(body.data.results.map((r: Json) => [r.outcome, r.changes.map((c: Json) => [c.change, c.outcome, c.problem?.code ?? null])])).toEqual([
+      ["Succeeded", [["assignee", "Succeeded", null], ["status", "Succeeded", null]]],
+      ["Refused", [["assignee", "Succeeded", null], ["status", "Refused", "CONFLICT"]]],
+    ]);
+    expect(body.data).toMatchObject({ succeeded: 1, refused: 1 });
+    expect(body.data.results[1].problem).toMatchObject({ code: "CONFLICT", status: 409, target: "status" });
+    // Closed at the source, not by anyone the service knows of (the assignment stored its state, so the service knows since when).
+    expect(body.data.results[1].problem.detail).toMatch(/^The incident is closed already, since [0-9T:.-]+Z; it is not closed again over that close\.$/);
+    const detail = await json(await host.portal(analyst, "GET", `/portal/workspaces/${closedAtSource.workspaceId}/incidents/SourceA/${closedAtSource.incidentId}`));
+    expect(detail.data.incident).toMatchObject({ assignee: { email: analystEmail }, classification: "BenignPositive" });
+    expect((await eventsOf(closedAtSource)).filter((e) => e.data.changedBy?.name === analyst.name || e.data.closedBy?.name === analyst.name).map((e) => e.type)).toEqual([
+      "incident.assignee.changed.v1",
+    ]);
+    expect((await auditsOf(closedAtSource)).map((a) => a.audit.activityType)).toEqual(["IncidentAssignee"]);
+  }, 60_000);
+
   it("assigns, reassigns and unassigns as the single write does, each incident's assignee event once", async () => {
     const { title, refs } = raise([fabrikamProd, northwindProd], 2);
     const seen = await withEtags(analyst, title, refs);
-    const mine = await json(await bulk(analyst, seen, { type: "Assign", userId: analyst.userId, email: analystEmail }));
+    const mine = await json(await bulk(analyst, seen, { assignee: { userId: analyst.userId, email: analystEmail } }));
     expect(mine.data, JSON.stringify(mine)).toMatchObject({ succeeded: refs.length, refused: 0 });
     const listedNow = await listed(analyst, title);
     for (const ref of refs) expect(listedNow.get(keyOf(ref))!.assignee).toMatchObject({ userId: analyst.userId, email: analystEmail, name: analyst.name });
     // The ETags the first answer made stale: the list read again gives the current ones.
-    const again = await json(await bulk(analyst, seen, { type: "Assign", userId: null, email: null }));
+    const again = await json(await bulk(analyst, seen, { assignee: { userId: null, email: null } }));
     expect(again.data.refused).toBe(refs.length);
-    const unassigned = await json(await bulk(analyst, await withEtags(analyst, title, refs), { type: "Assign", userId: null, email: null }));
+    const unassigned = await json(await bulk(analyst, await withEtags(analyst, title, refs), { assignee: { userId: null, email: null } }));
     expect(unassigned.data.succeeded).toBe(refs.length);
     for (const ref of refs) {
       const events = (await eventsOf(ref)).filter((e) => e.type === "incident.assignee.changed.v1");
@@ -177,15 +244,15 @@ describe("POST /portal/incidents/bulk", () => {
       expect((await auditsOf(ref)).map((a) => a.audit.activityType)).toEqual(["IncidentAssignee", "IncidentAssignee"]);
     }
     // An e-mail address is what names an assignee.
-    const noEmail = await bulk(analyst, refs, { type: "Assign", userId: analyst.userId, email: null });
-    expect([noEmail.status, Object.keys((await json(noEmail)).errors)]).toEqual([400, ["action.email"]]);
+    const noEmail = await bulk(analyst, refs, { assignee: { userId: analyst.userId, email: null } });
+    expect([noEmail.status, Object.keys((await json(noEmail)).errors)]).toEqual([400, ["changes.assignee.email"]]);
   }, 60_000);
 
   it("sets a status, pausing the SLA clock with OnHold; a closed incident cannot go OnHold (VALIDATION_ERROR at it)", async () => {
     const { refs } = raise([northwindProd], 2);
     const [open, closed] = refs as [Ref, Ref];
     host.simulated.vendors.close(closed.source, closed.workspaceId, closed.incidentId, "Undetermined");
-    const res = await json(await bulk(analyst, refs, { type: "SetStatus", status: "OnHold" }));
+    const res = await json(await bulk(analyst, refs, { status: "OnHold" }));
     expect(res.data.results.map((r: Json) => [r.outcome, r.problem?.code ?? null, r.problem?.target ?? null])).toEqual([
       ["Succeeded", null, null],
       ["Refused", "VALIDATION_ERROR", "status"],
@@ -201,13 +268,13 @@ describe("POST /portal/incidents/bulk", () => {
     const [own] = raise([fabrikamProd], 1).refs as [Ref];
     const [foreign] = raise([northwindProd], 1).refs as [Ref];
     const invented: Ref = { ...foreign, workspaceId: randomUUID() };
-    const res = await json(await bulk(customerAnalyst, [own, foreign, invented], { type: "SetStatus", status: "Active" }));
+    const res = await json(await bulk(customerAnalyst, [own, foreign, invented], { status: "Active" }));
     expect(res.data.results.map((r: Json) => r.outcome)).toEqual(["Succeeded", "Refused", "Refused"]);
     expect(res.data.results[1].problem).toEqual(res.data.results[2].problem);
     expect(res.data.results[1].problem.code).toBe("NOT_FOUND");
     // The provider's own organization-wide role does not act without a workspace role either.
     const admin = await host.person({ organizationalRole: "Admin" });
-    const byAdmin = await json(await bulk(admin, [own], { type: "SetStatus", status: "New" }));
+    const byAdmin = await json(await bulk(admin, [own], { status: "New" }));
     expect(byAdmin.data.results[0].problem).toMatchObject({ code: "INSUFFICIENT_WORKSPACE_ROLE", status: 403 });
   }, 60_000);
 
@@ -216,7 +283,7 @@ describe("POST /portal/incidents/bulk", () => {
     const [other] = raise([northwindProd], 1).refs as [Ref];
     host.simulated.vendors.rateLimit("SourceF", 30);
     try {
-      const res = await json(await bulk(analyst, [...refs, other], { type: "SetStatus", status: "Active" }));
+      const res = await json(await bulk(analyst, [...refs, other], { status: "Active" }));
       expect(res.data.results.map((r: Json) => [r.outcome, r.problem?.code ?? null])).toEqual([
         ["Refused", "RATE_LIMITED"],
         ["Succeeded", null],
@@ -239,15 +306,18 @@ describe("POST /portal/incidents/bulk", () => {
     const many = Array.from({ length: BULK_MAX_INCIDENTS + 1 }, (_, i) => ({ ...ref, incidentId: `incident-${i}` }));
     const tooMany = await bulk(analyst, many, close);
     expect([tooMany.status, Object.keys((await json(tooMany)).errors)]).toEqual([400, ["incidents"]]);
-    const openStatus = await bulk(analyst, [ref], { type: "SetStatus", status: "Closed" });
-    expect([openStatus.status, Object.keys((await json(openStatus)).errors)]).toEqual([400, ["action.status"]]);
-    const unclassified = await bulk(analyst, [ref], { type: "Close" });
-    expect([unclassified.status, Object.keys((await json(unclassified)).errors)]).toEqual([400, ["action.classification"]]);
+    const unclassified = await bulk(analyst, [ref], { assignee: { userId: null, email: null }, status: "Closed" });
+    expect([unclassified.status, Object.keys((await json(unclassified)).errors)]).toEqual([400, ["changes.classification"]]);
+    const nothing = await bulk(analyst, [ref], {});
+    expect([nothing.status, Object.keys((await json(nothing)).errors)]).toEqual([400, ["changes"]]);
+    const classifiedOnly = await bulk(analyst, [ref], { classification: "FalsePositive" });
+    expect([classifiedOnly.status, Object.keys((await json(classifiedOnly)).errors).sort()]).toEqual([400, ["changes", "changes.classification"]]);
+    expect(await auditsOf(ref)).toEqual([]);
   }, 60_000);
 
   it("takes the most incidents it allows in one request, refusing none: each changed, or left untouched when the request's time runs out", async () => {
     const { refs } = raise([fabrikamProd, northwindProd], BULK_MAX_INCIDENTS / 2);
-    const res = await json(await bulk(analyst, refs, { type: "SetStatus", status: "Active" }));
+    const res = await json(await bulk(analyst, refs, { status: "Active" }));
     const { succeeded, refused, notAttempted, inProgress, results } = res.data;
     expect(results).toHaveLength(BULK_MAX_INCIDENTS);
     expect(refused).toBe(0);
@@ -281,7 +351,7 @@ describe("POST /portal/incidents/bulk against the request's deadline", () => {
       source: "SourceA" as Source,
       incidentId: slow.simulated.vendors.createIncident("SourceA", workspaceId, { title: "Deadline drill", severity: "Low" }).id,
     }));
-    const res = await slow.portal(person, "POST", "/portal/incidents/bulk", { body: { incidents: refs, action: { type: "SetStatus", status: "Active" } } });
+    const res = await slow.portal(person, "POST", "/portal/incidents/bulk", { body: { incidents: refs, changes: { status: "Active" } } });
     const body = await json(res);
     expect(res.status, JSON.stringify(body)).toBe(200);
     const { results, succeeded, notAttempted, inProgress } = body.data;

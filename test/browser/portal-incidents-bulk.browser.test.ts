@@ -7,10 +7,10 @@ import type { Json } from "../support/json";
 
 /**
  * The incident list's bulk action in Chromium, as Jonas (a lead who owns the demo workspaces): 150
- * incidents across three workspaces selected at once, assigned to him in one action and closed in
- * another. Meanwhile one of them is closed in the source's own console and he loses his role on one
- * workspace: each action reports those two as refused, naming the incident, its workspace and why,
- * and changes the other 148, each with its own events.
+ * incidents across three workspaces selected at once, assigned to him and closed in one action.
+ * Meanwhile one of them is closed in the source's own console and he loses his role on one
+ * workspace: the action reports those two as refused, naming the incident, its workspace and why,
+ * and assigns and closes the other 148, each with the events of the two single writes, in order.
  */
 const TITLE = `Bulk drill ${randomUUID().slice(0, 8)}`;
 const COUNTS = [75, 74, 1];
@@ -71,6 +71,9 @@ async function actOnAll(choose: () => Promise<void>, expectedHeading: RegExp): P
   return text("[data-bulk-result]");
 }
 
+/** The events an assignment and a close write. */
+const WRITE_EVENTS = ["incident.assignee.changed.v1", "incident.status.changed.v1", "incident.closed.v1"];
+
 /** The refusals the result panel lists, as `incidentId code`. */
 const refusals = () => page.$$eval(".bulk-refusals li", (lis) => lis.map((li) => `${li.getAttribute("data-incident-id")} ${li.getAttribute("data-code")}`).sort());
 
@@ -78,7 +81,7 @@ describe("bulk actions on the incident list", () => {
   it("lists the 150 drill incidents of three workspaces, each selectable", async () => {
     await page.waitForSelector("form.filters-form");
     await page.type('input[name="query"]', TITLE);
-    // Every status: closed incidents stay in the list, so both actions see all 150.
+    // Every status: an incident closed meanwhile stays in the list, so the action sees all 150.
     await page.click('input[name="status-New"]');
     await page.click('input[name="status-Active"]');
     await page.click('input[name="source-SourceA"]');
@@ -95,7 +98,7 @@ describe("bulk actions on the incident list", () => {
     expect(await text("[data-bulk-bar] h2")).toBe("No incident selected");
   });
 
-  it("assigns them to Jonas in one action: one closed in the source meanwhile and one where he lost his role are refused and named", async () => {
+  it("assigns them to Jonas and closes them in one action: one closed in the source meanwhile and one where he lost his role are refused and named, 148 are assigned and closed", async () => {
     // After the page was read: the source's console closes one, and an Admin takes Jonas's role on one workspace away.
     expect((await host.local("POST", `/sources/SourceA/workspaces/${closedMeanwhile.workspaceId}/incidents/${closedMeanwhile.incidentId}/close`, { classification: "BenignPositive" })).status).toBe(204);
     const jonas = host.demo.users.find((u) => u.email.startsWith("jonas."))!;
@@ -111,15 +114,35 @@ describe("bulk actions on the incident list", () => {
     });
     expect(changed.status).toBe(200);
 
-    const result = await actOnAll(async () => undefined, /^148 of 150 incidents assigned to you$/);
+    const result = await actOnAll(async () => {
+      // "Assign to me" is the assignee already chosen; the status is the close.
+      expect(await page.$eval('select[name="changes.assignee"]', (el) => (el as HTMLSelectElement).value)).toBe("Me");
+      await page.select('select[name="changes.status"]', "Closed");
+      await page.select('select[name="changes.classification"]', "FalsePositive");
+      await page.type('textarea[name="changes.closingComment"]', "Drill traffic from the red team's scanner.");
+    }, /^148 of 150 incidents assigned to you and closed as false positive$/);
     expect(await refusals()).toEqual([`${closedMeanwhile.incidentId} CONFLICT`, `${noRole.incidentId} INSUFFICIENT_WORKSPACE_ROLE`].sort());
-    expect(result).toContain("2 incidents were not changed");
+    expect(result).toContain("2 incidents were not changed as asked");
     expect(result).toContain("it is closed now, at the source itself");
     expect(result).toContain("This needs the Analyst role on this workspace.");
     expect(result).toContain("contoso-soc-internal");
     expect(result).toContain(TITLE);
     await screenshot(page, "incidents-bulk-assigned", { readme: true });
     await checkAccessibility(page, "incidents-bulk-assigned");
+    expect(pageProblems(page)).toEqual(NO_PROBLEMS);
+
+    const done = refs.filter((r) => r !== closedMeanwhile && r !== noRole);
+    const events = (await Promise.all(workspaceIds.map((w) => outboxEvents(host.services, w)))).flat() as { type: string; data: Json }[];
+    for (const ref of done) {
+      // The events of the assignment, then those of the close: the two single writes', in that order.
+      const mine = events.filter((e) => e.data.incidentId === ref.incidentId && WRITE_EVENTS.includes(e.type));
+      expect(mine.map((e) => e.type)).toEqual(["incident.assignee.changed.v1", "incident.status.changed.v1", "incident.closed.v1"]);
+      expect(mine[0]!.data.assignee.email).toBe(jonas.email);
+      expect([mine[2]!.data.classification, mine[2]!.data.closedBy.origin, mine[2]!.data.closedBy.name]).toEqual(["FalsePositive", "portal", "Jonas Becker"]);
+    }
+    for (const ref of [closedMeanwhile, noRole]) {
+      expect(events.filter((e) => e.data.incidentId === ref.incidentId && (e.data.changedBy?.name === "Jonas Becker" || e.data.closedBy?.name === "Jonas Becker"))).toEqual([]);
+    }
     // The list is read again from its first page (a page is 50): all but the two refused are Jonas's now.
     const refused = [closedMeanwhile.incidentId, noRole.incidentId];
     await expect
@@ -130,31 +153,15 @@ describe("bulk actions on the incident list", () => {
       .toBe(true);
   });
 
-  it("closes them in one action: the same two are refused, 148 are closed, each with its events once", async () => {
-    await showAll();
-    const result = await actOnAll(async () => {
-      await page.select('select[name="action.type"]', "Close");
-      await page.select('select[name="action.classification"]', "FalsePositive");
-      await page.type('textarea[name="action.closingComment"]', "Drill traffic from the red team's scanner.");
-    }, /^148 of 150 incidents closed as false positive$/);
-    expect(await refusals()).toEqual([`${closedMeanwhile.incidentId} CONFLICT`, `${noRole.incidentId} INSUFFICIENT_WORKSPACE_ROLE`].sort());
-    expect(result).toContain("closed already, at the source itself");
-    await screenshot(page, "incidents-bulk-closed");
-    await checkAccessibility(page, "incidents-bulk-closed");
-    expect(pageProblems(page)).toEqual(NO_PROBLEMS);
-
-    const closed = refs.filter((r) => r !== closedMeanwhile && r !== noRole);
-    const events = (await Promise.all(workspaceIds.map((w) => outboxEvents(host.services, w)))).flat() as { type: string; data: Json }[];
-    for (const ref of closed) {
-      const mine = events.filter((e) => e.data.incidentId === ref.incidentId);
-      expect(mine.filter((e) => e.type === "incident.closed.v1").map((e) => [e.data.classification, e.data.closedBy.origin, e.data.closedBy.name])).toEqual([
-        ["FalsePositive", "portal", "Jonas Becker"],
-      ]);
-      expect(mine.filter((e) => e.type === "incident.assignee.changed.v1")).toHaveLength(1);
-    }
-    for (const ref of [closedMeanwhile, noRole]) {
-      expect(events.filter((e) => e.data.incidentId === ref.incidentId && (e.data.changedBy?.name === "Jonas Becker" || e.data.closedBy?.name === "Jonas Becker"))).toEqual([]);
-    }
+  it("asks for a change before it applies one: with both left as they are, the button is off and says why", async () => {
+    await page.click("input[data-select-all]");
+    await page.waitForSelector("[data-bulk-bar] form");
+    await page.select('select[name="changes.assignee"]', "");
+    await page.select('select[name="changes.status"]', "");
+    expect(await page.$eval("[data-bulk-bar] button[type=submit]", (b) => (b as HTMLButtonElement).disabled)).toBe(true);
+    expect(await text("[data-bulk-bar] form")).toContain("Choose an assignee, a status, or both.");
+    await checkAccessibility(page, "incidents-bulk-no-change");
+    await page.click("input[data-select-all]");
   });
 
   it("at 390 px the selection and its action fit the screen and pass axe", async () => {
@@ -163,7 +170,7 @@ describe("bulk actions on the incident list", () => {
     await phone.waitForSelector("table.incidents tbody tr input[data-select]");
     await phone.click("table.incidents tbody tr input[data-select]");
     await phone.waitForSelector("[data-bulk-bar] form");
-    await phone.select('select[name="action.type"]', "Close");
+    await phone.select('select[name="changes.status"]', "Closed");
     await phone.click("[data-bulk-bar] button[type=submit]");
     await phone.waitForSelector("[data-bulk-confirm]");
     expect(await overflowingElements(phone, 390)).toEqual([]);

@@ -138,6 +138,35 @@ describe("operations per request", () => {
     });
   });
 
+  it("a bulk assignment and close of 10 incidents costs each incident its two single writes, one after the other: the assignment's read and commit, then the close's read, claim and commit", () => {
+    const bulk = counts.bulkAssignAndClose;
+    expect([bulk.incidents, bulk.workspaces]).toEqual([10, 6]);
+    expect(bulk).toMatchObject({ storeOperations: 239, queueMessages: 40 });
+    expect(bulk.detail).toEqual({
+      // The request: every workspace named, in one read.
+      "workspaces.getMany": 1,
+      // Per incident, the assignment as above: its state, the assignee's name (two reads for the 8 in
+      // customers' workspaces, one for the 2 in the provider's), one commit; then the close as its single
+      // write: its state again (the assignment moved it), the claim that refuses a close over another's, one commit.
+      "incidents.get": 20,
+      "users.findByEmail": 18,
+      "incidents.commit": 30,
+      // The relay, per incident: two audit records to the trail, sequenced; five records marked (the
+      // assignee event, incident.status.changed.v1, incident.closed.v1, two audit records), three events queued.
+      "audit.append": 20,
+      "audit.sequence": 20,
+      "outbox.markPublished": 50,
+      "queue:events": 30,
+      // The fan-out, per event: the account's provider and the webhooks that may get it; the webhook of
+      // the status-change probe subscribes to incident.status.changed.v1, so each close's is delivered to it once.
+      "accounts.get": 30,
+      "webhooks.listByAccounts": 30,
+      "webhooks.get": 10,
+      "deliveryLogs.put": 10,
+      "queue:deliveries": 10,
+    });
+  });
+
   it("an Idempotency-Key costs a webhook creation two writes of its own (the key claimed, the answer kept), and a repeat only the refused claim and one read: nothing of the creation", () => {
     const extra = (count: OperationCount, base: OperationCount) =>
       Object.fromEntries(Object.entries(count.detail).flatMap(([k, n]) => (n === (base.detail[k] ?? 0) ? [] : [[k, n - (base.detail[k] ?? 0)]])));

@@ -255,10 +255,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Assign, set the status of, or close many incidents at once, across workspaces
+         * Assign, set the status of or close many incidents at once, or assign and close them in one request, across workspaces
          * @description Portal session (people only). Any registered person.
          *
-         *     One action on 1 to 250 incidents of any workspaces of your organization, as the incident list's bulk actions do. Each incident is changed on its own, exactly as the single change would change it (the same checks, the source first, then the service's state with its events and its audit record, you as the actor): never all or nothing. Partial success is normal, so the answer is 200 whenever the request itself is valid, and reports every incident in the request's order: `Succeeded`, or `Refused` with the problem that incident alone would have answered (`INSUFFICIENT_WORKSPACE_ROLE` without the `Analyst` or `Owner` role on its workspace; `NOT_FOUND` for an incident or workspace not there for you; `CONFLICT` when it changed since the `etag` you sent, or, for a close, when it is closed already, saying when and by whom where known; `VALIDATION_ERROR` for a change it cannot take, such as OnHold on a closed incident; `UPSTREAM_ERROR`, `TIMEOUT`, `RATE_LIMITED` from its source). No change starts when too little of the request's time is left to finish it: those incidents are `NotAttempted` (nothing changed, send them again); one still under way when the answer goes out is `InProgress`. An incident named twice is 400, before anything is changed.
+         *     Changes 1 to 250 incidents of any workspaces of your organization, as the incident list's bulk action does: the assignee, the status (a close with its classification), or both in one request, as Sentinel's bulk update sets owner, status and classification together. Each incident is changed on its own, and each of its changes exactly as the single write would make it (the same checks, the source first, then the service's state with its events and its audit record, you as the actor): the assignee first, in its own commit, then the status in another, so the incident's webhook events are those of the two single writes, in that order. Never all or nothing: partial success is normal, so the answer is 200 whenever the request itself is valid, and reports every incident in the request's order, with each change: `Succeeded`, or `Refused` with the problem that change alone would have answered (`INSUFFICIENT_WORKSPACE_ROLE` without the `Analyst` or `Owner` role on its workspace; `NOT_FOUND` for an incident or workspace not there for you; `CONFLICT` when it changed since the `etag` you sent, or, for a close, when it is closed already, saying when and by whom where known; `VALIDATION_ERROR` for a change it cannot take, such as OnHold on a closed incident; `UPSTREAM_ERROR`, `TIMEOUT`, `RATE_LIMITED` from its source). A refused change stops that incident's later change (`NotAttempted`, naming the refusal) and undoes nothing: an incident assigned and then refused the close stays assigned, and says so. No change starts when too little of the request's time is left to finish it: those are `NotAttempted` (not made, send them again); one still under way when the answer goes out is `InProgress`. An incident named twice, or a body asking for no change, is 400, before anything is changed.
          */
         post: operations["postPortalIncidentsBulk"];
         delete?: never;
@@ -4491,33 +4491,31 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description What to do to every incident named. */
-                    action: {
-                        /** @description The assignee's e-mail address; null with a null userId unassigns. */
-                        email: string | null;
-                        /** @constant */
-                        type: "Assign";
-                        /** @description The user's id; null with a null email unassigns. */
-                        userId: string | null;
-                    } | {
+                    /** @description What to change on every incident named: at least one of `assignee` and `status`. */
+                    changes: {
+                        /** @description Assign every incident to the person (the e-mail address is required), or with both fields null unassign them. Applied first. */
+                        assignee?: {
+                            /** @description The assignee's e-mail address; null with a null userId unassigns. */
+                            email: string | null;
+                            /** @description The user's id; null with a null email unassigns. */
+                            userId: string | null;
+                        };
                         /**
-                         * @description New or Active go to the source; OnHold and WaitingOnCustomer are the service's own and pause the SLA clock.
+                         * @description Required when closing; only allowed then.
                          * @enum {string}
                          */
-                        status: "New" | "Active" | "OnHold" | "WaitingOnCustomer";
-                        /** @constant */
-                        type: "SetStatus";
-                    } | {
-                        /** @enum {string} */
-                        classification: "TruePositive" | "BenignPositive" | "FalsePositive" | "Undetermined";
-                        /** @description Travels on `incident.closed.v1` and to the source. */
+                        classification?: "TruePositive" | "BenignPositive" | "FalsePositive" | "Undetermined";
+                        /** @description Only when closing. Travels on `incident.closed.v1` and to the source. */
                         closingComment?: string;
-                        /** @constant */
-                        type: "Close";
+                        /**
+                         * @description Applied after the assignee. New, Active and Closed go to the source; OnHold and WaitingOnCustomer are the service's own and pause the SLA clock (a closed incident cannot take them: `VALIDATION_ERROR` at that incident). Closed needs `classification`; an incident closed already, by anyone, is refused (`CONFLICT`), never closed again over that close.
+                         * @enum {string}
+                         */
+                        status?: "New" | "Active" | "OnHold" | "WaitingOnCustomer" | "Closed";
                     };
                     /** @description The incidents, 1 to 250, each at most once, across any workspaces of your organization. */
                     incidents: {
-                        /** @description The incident's version as you saw it (`etag` of `POST /portal/incidents/search`, or the `ETag` of a read): the change applies only if the incident is still at that version, as `If-Match` does; otherwise that incident is refused with `CONFLICT`. Absent: applied to the incident as it is. */
+                        /** @description The incident's version as you saw it (`etag` of `POST /portal/incidents/search`, or the `ETag` of a read): the first change applies only if the incident is still at that version, as `If-Match` does; otherwise that incident is refused with `CONFLICT` and nothing is changed. The status after an assignment follows on the version the assignment left. Absent: applied to the incident as it is. */
                         etag?: string;
                         /** @description The source's own incident id. */
                         incidentId: string;
@@ -4552,12 +4550,38 @@ export interface operations {
                             refused: number;
                             /** @description One per incident named, in the request's order. */
                             results: {
+                                /** @description Each change asked for, in the order they are applied: the assignee first, then the status. */
+                                changes: {
+                                    /**
+                                     * @description The change, by the body's field that asked for it.
+                                     * @enum {string}
+                                     */
+                                    change: "assignee" | "status";
+                                    /**
+                                     * @description `Succeeded`: made, in its own commit, with its events and audit record, as the single write makes it. `Refused`: not made, `problem` says why. `NotAttempted`: not started, because the request's time ran out first or a change before it on this incident was refused (`problem` says which). `InProgress`: still being made when the answer went out; it completes on its own.
+                                     * @enum {string}
+                                     */
+                                    outcome: "Succeeded" | "Refused" | "NotAttempted" | "InProgress";
+                                    problem: {
+                                        /**
+                                         * @description The code the same change of this incident alone would have answered.
+                                         * @enum {string}
+                                         */
+                                        code: "VALIDATION_ERROR" | "BAD_REQUEST" | "EXTENSION_NOT_ENABLED" | "UNAUTHORIZED" | "FORBIDDEN" | "INSUFFICIENT_SCOPE" | "INSUFFICIENT_WORKSPACE_ROLE" | "MFA_REQUIRED" | "USER_NOT_REGISTERED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "UPSTREAM_ERROR" | "TIMEOUT";
+                                        detail: string;
+                                        /** @description The HTTP status that change alone would have answered. */
+                                        status: number;
+                                        /** @description The field or identifier concerned. */
+                                        target?: string;
+                                    } | null;
+                                }[];
                                 incidentId: string;
                                 /**
-                                 * @description `Succeeded`: changed, in its own commit, with its events and audit record. `Refused`: not changed, `problem` says why. `NotAttempted`: not started because the request's time ran out first; nothing was changed, send it again. `InProgress`: still being changed when the answer went out; it completes on its own, so read the incident before sending it again.
+                                 * @description The incident as a whole. `Succeeded`: every change made. `Refused`: a change was refused (`problem` says why, `changes` which); a change made before it stays made, nothing is rolled back. `NotAttempted`: none refused, but not every change started because the request's time ran out first; send those again. `InProgress`: a change still being made when the answer went out; it completes on its own, so read the incident before sending it again.
                                  * @enum {string}
                                  */
                                 outcome: "Succeeded" | "Refused" | "NotAttempted" | "InProgress";
+                                /** @description Why not every change was made: that of the change refused, not started or under way; null when all were made. */
                                 problem: {
                                     /**
                                      * @description The code the same change of this incident alone would have answered.

@@ -9,28 +9,30 @@ import type { IncidentSummary } from "./incident-queue";
 
 type BulkOperation = paths["/api/v2/portal/incidents/bulk"]["post"];
 type BulkBody = NonNullable<BulkOperation["requestBody"]>["content"]["application/json"];
-type BulkAction = BulkBody["action"];
+type BulkChanges = BulkBody["changes"];
 type BulkResult = BulkOperation["responses"][200]["content"]["application/json"]["data"];
 type ItemResult = BulkResult["results"][number];
-type Status = Extract<BulkAction, { type: "SetStatus" }>["status"];
-type Classification = Extract<BulkAction, { type: "Close" }>["classification"];
+type Status = NonNullable<BulkChanges["status"]>;
+type Classification = NonNullable<BulkChanges["classification"]>;
 
 /** The most incidents one request may name (the route's limit): a larger selection goes in several requests. */
 const PER_REQUEST = 250;
 
-type Choice = "AssignToMe" | "AssignTo" | "Unassign" | "SetStatus" | "Close";
-const CHOICES: { value: Choice; label: string }[] = [
-  { value: "AssignToMe", label: "Assign to me" },
-  { value: "AssignTo", label: "Assign to a person" },
-  { value: "Unassign", label: "Unassign" },
-  { value: "SetStatus", label: "Set status" },
-  { value: "Close", label: "Close" },
+/** "" leaves that part of the incidents as it is. */
+type AssigneeChoice = "" | "Me" | "Person" | "Nobody";
+const ASSIGNEE_CHOICES: { value: AssigneeChoice; label: string }[] = [
+  { value: "Me", label: "Assign to me" },
+  { value: "Person", label: "Assign to a person" },
+  { value: "Nobody", label: "Unassign" },
+  { value: "", label: "Leave as it is" },
 ];
-const STATUSES: { value: Status; label: string }[] = [
+const STATUSES: { value: Status | ""; label: string }[] = [
+  { value: "", label: "Leave as it is" },
   { value: "Active", label: "Active" },
   { value: "New", label: "New" },
   { value: "OnHold", label: "On hold" },
   { value: "WaitingOnCustomer", label: "Waiting on customer" },
+  { value: "Closed", label: "Closed" },
 ];
 const CLASSIFICATIONS: { value: Classification; label: string }[] = [
   { value: "TruePositive", label: "True positive" },
@@ -40,9 +42,9 @@ const CLASSIFICATIONS: { value: Classification; label: string }[] = [
 ];
 
 interface Draft {
-  choice: Choice;
+  assignee: AssigneeChoice;
   email: string;
-  status: Status;
+  status: Status | "";
   classification: Classification;
   closingComment: string;
 }
@@ -57,25 +59,36 @@ interface Outcome {
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const labelOf = <T extends string>(list: { value: T; label: string }[], value: T) => list.find((o) => o.value === value)?.label ?? value;
 
-/** The request's action, and how the confirmation and the result say it. */
-function described(draft: Draft, me: { userId: string; email: string }): { action: BulkAction; verb: string; done: string } {
-  switch (draft.choice) {
-    case "AssignToMe":
-      return { action: { type: "Assign", userId: me.userId, email: me.email }, verb: "Assign to you", done: "assigned to you" };
-    case "AssignTo":
-      return { action: { type: "Assign", userId: null, email: draft.email.trim() }, verb: `Assign to ${draft.email.trim()}`, done: `assigned to ${draft.email.trim()}` };
-    case "Unassign":
-      return { action: { type: "Assign", userId: null, email: null }, verb: "Unassign", done: "unassigned" };
-    case "SetStatus": {
-      const status = labelOf(STATUSES, draft.status).toLowerCase();
-      return { action: { type: "SetStatus", status: draft.status }, verb: `Set to ${status}`, done: `set to ${status}` };
-    }
-    case "Close": {
-      const comment = draft.closingComment.trim();
-      const how = labelOf(CLASSIFICATIONS, draft.classification).toLowerCase();
-      return { action: { type: "Close", classification: draft.classification, ...(comment ? { closingComment: comment } : {}) }, verb: `Close as ${how}`, done: `closed as ${how}` };
-    }
+/** The request's changes, and how the confirmation and the result say them; none when the person chose to leave both as they are. */
+function described(draft: Draft, me: { userId: string; email: string }): { changes: BulkChanges; verb: string; done: string } | undefined {
+  const email = draft.email.trim();
+  const assign = {
+    "": undefined,
+    Me: { assignee: { userId: me.userId, email: me.email }, verb: "assign to you", done: "assigned to you" },
+    Person: { assignee: { userId: null, email }, verb: `assign to ${email}`, done: `assigned to ${email}` },
+    Nobody: { assignee: { userId: null, email: null }, verb: "unassign", done: "unassigned" },
+  }[draft.assignee];
+  let status: { changes: Omit<BulkChanges, "assignee">; verb: string; done: string } | undefined;
+  if (draft.status === "Closed") {
+    const comment = draft.closingComment.trim();
+    const how = labelOf(CLASSIFICATIONS, draft.classification).toLowerCase();
+    status = {
+      changes: { status: "Closed", classification: draft.classification, ...(comment ? { closingComment: comment } : {}) },
+      verb: `close as ${how}`,
+      done: `closed as ${how}`,
+    };
+  } else if (draft.status) {
+    const label = labelOf(STATUSES, draft.status).toLowerCase();
+    status = { changes: { status: draft.status }, verb: `set to ${label}`, done: `set to ${label}` };
   }
+  const parts = [assign, status].filter((p) => p !== undefined);
+  if (parts.length === 0) return undefined;
+  const verb = parts.map((p) => p.verb).join(" and ");
+  return {
+    changes: { ...(assign ? { assignee: assign.assignee } : {}), ...status?.changes },
+    verb: verb.charAt(0).toUpperCase() + verb.slice(1),
+    done: parts.map((p) => p.done).join(" and "),
+  };
 }
 
 /**
@@ -86,13 +99,15 @@ function described(draft: Draft, me: { userId: string; email: string }): { actio
 export function BulkActions(props: { selected: IncidentSummary[]; workspaceNames: Map<string, string>; onDone(): void; onClear(): void }) {
   const me = useMe();
   const { selected } = props;
-  const [draft, setDraft] = useState<Draft>({ choice: "AssignToMe", email: "", status: "Active", classification: "TruePositive", closingComment: "" });
+  const [draft, setDraft] = useState<Draft>({ assignee: "Me", email: "", status: "", classification: "TruePositive", closingComment: "" });
   const [outcome, setOutcome] = useState<Outcome | undefined>(undefined);
   const headingId = useId();
+  const noChangeId = useId();
   const workspaces = new Set(selected.map((i) => i.incident.workspaceId)).size;
-  const { action, verb, done } = described(draft, me);
+  const asked = described(draft, me);
 
   const run = useAction(async () => {
+    if (!asked) return;
     const incidents = [...selected];
     const results: ItemResult[] = [];
     try {
@@ -100,7 +115,7 @@ export function BulkActions(props: { selected: IncidentSummary[]; workspaceNames
         const chunk = incidents.slice(i, i + PER_REQUEST);
         const body: BulkBody = {
           incidents: chunk.map((s) => ({ workspaceId: s.incident.workspaceId, source: s.source, incidentId: s.incident.id, etag: s.etag })),
-          action,
+          changes: asked.changes,
         };
         const answer = await call(api.POST("/api/v2/portal/incidents/bulk", { params: { header: csrf() }, body }));
         results.push(...answer.data.results);
@@ -108,7 +123,7 @@ export function BulkActions(props: { selected: IncidentSummary[]; workspaceNames
     } finally {
       // What was answered stands, even when a later request of a large selection failed.
       if (results.length > 0) {
-        setOutcome({ done, incidents: incidents.slice(0, results.length), results });
+        setOutcome({ done: asked.done, incidents: incidents.slice(0, results.length), results });
         confirming.close();
         props.onDone();
       }
@@ -124,27 +139,32 @@ export function BulkActions(props: { selected: IncidentSummary[]; workspaceNames
           {selected.length === 0 ? "No incident selected" : `${plural(selected.length, "incident")} selected in ${plural(workspaces, "workspace")}`}
         </h2>
         {selected.length === 0 ? (
-          <p class="muted">Select incidents in the list to assign, set the status of or close them together.</p>
+          <p class="muted">Select incidents in the list to assign them, set their status or close them, or to assign and close them together.</p>
         ) : (
           <form
-            aria-label="Action on the selected incidents"
+            aria-label="Changes to the selected incidents"
             onSubmit={(e) => {
               e.preventDefault();
-              confirming.open("bulk");
+              if (asked) confirming.open("bulk");
             }}
           >
             <div class="filters">
-              <Select label="Action" name="action.type" value={draft.choice} options={CHOICES} onValue={(choice) => setDraft({ ...draft, choice: choice as Choice })} />
-              {draft.choice === "AssignTo" && (
-                <Field label="Assignee's e-mail address" name="action.email" type="email" required value={draft.email} problem={run.problem} onValue={(email) => setDraft({ ...draft, email })} />
+              <Select
+                label="Assignee"
+                name="changes.assignee"
+                value={draft.assignee}
+                options={ASSIGNEE_CHOICES}
+                problem={run.problem}
+                onValue={(assignee) => setDraft({ ...draft, assignee: assignee as AssigneeChoice })}
+              />
+              {draft.assignee === "Person" && (
+                <Field label="Assignee's e-mail address" name="changes.assignee.email" type="email" required value={draft.email} problem={run.problem} onValue={(email) => setDraft({ ...draft, email })} />
               )}
-              {draft.choice === "SetStatus" && (
-                <Select label="Status" name="action.status" value={draft.status} options={STATUSES} problem={run.problem} onValue={(status) => setDraft({ ...draft, status: status as Status })} />
-              )}
-              {draft.choice === "Close" && (
+              <Select label="Status" name="changes.status" value={draft.status} options={STATUSES} problem={run.problem} onValue={(status) => setDraft({ ...draft, status: status as Status | "" })} />
+              {draft.status === "Closed" && (
                 <Select
                   label="Classification"
-                  name="action.classification"
+                  name="changes.classification"
                   value={draft.classification}
                   options={CLASSIFICATIONS}
                   problem={run.problem}
@@ -152,10 +172,10 @@ export function BulkActions(props: { selected: IncidentSummary[]; workspaceNames
                 />
               )}
             </div>
-            {draft.choice === "Close" && (
+            {draft.status === "Closed" && (
               <Field
                 label="Closing comment (optional)"
-                name="action.closingComment"
+                name="changes.closingComment"
                 multiline
                 maxLength={4000}
                 value={draft.closingComment}
@@ -163,11 +183,16 @@ export function BulkActions(props: { selected: IncidentSummary[]; workspaceNames
                 onValue={(closingComment) => setDraft({ ...draft, closingComment })}
               />
             )}
-            {confirming.key === "bulk" ? (
+            {!asked && (
+              <p class="muted" id={noChangeId}>
+                Choose an assignee, a status, or both.
+              </p>
+            )}
+            {asked && confirming.key === "bulk" ? (
               <Confirmation
                 layout="panel"
-                question={`${verb}: ${plural(selected.length, "incident")} in ${plural(workspaces, "workspace")}?`}
-                confirmLabel={`${verb}: ${plural(selected.length, "incident")}`}
+                question={`${asked.verb}: ${plural(selected.length, "incident")} in ${plural(workspaces, "workspace")}?`}
+                confirmLabel={`${asked.verb}: ${plural(selected.length, "incident")}`}
                 busyLabel={`Working on ${plural(selected.length, "incident")}…`}
                 busy={run.busy}
                 problem={run.problem}
@@ -177,11 +202,14 @@ export function BulkActions(props: { selected: IncidentSummary[]; workspaceNames
                 confirmData={{ "data-bulk-confirm": "" }}
               >
                 <p>Each incident is changed on its own. One that changed since the list was read, or that you may not change, is left as it is and listed afterwards with the reason.</p>
-                {(draft.choice === "SetStatus" && (draft.status === "OnHold" || draft.status === "WaitingOnCustomer")) && <p>On hold and waiting on customer pause the incidents' SLA clocks.</p>}
+                {asked.changes.assignee && asked.changes.status && (
+                  <p>Each incident is assigned first, then its status is changed. If its status change is refused, it stays assigned, and the list afterwards says so.</p>
+                )}
+                {(draft.status === "OnHold" || draft.status === "WaitingOnCustomer") && <p>On hold and waiting on customer pause the incidents' SLA clocks.</p>}
               </Confirmation>
             ) : (
               <div class="buttons">
-                <button type="submit" class="button" data-confirms="bulk">
+                <button type="submit" class="button" data-confirms="bulk" disabled={!asked} aria-describedby={asked ? undefined : noChangeId}>
                   Apply to {plural(selected.length, "incident")}…
                 </button>
                 <button type="button" class="button button-secondary" onClick={props.onClear}>
@@ -211,13 +239,14 @@ function BulkOutcome(props: { outcome: Outcome; workspaceNames: Map<string, stri
       </h2>
       {others.length > 0 && (
         <>
-          <p>{plural(others.length, "incident was", "incidents were")} not changed:</p>
+          <p>{plural(others.length, "incident was", "incidents were")} not changed as asked:</p>
           <ul class="bulk-refusals">
             {others.map(({ result, incident }) => (
               <li data-incident-id={result.incidentId} data-workspace-id={result.workspaceId} data-code={result.problem?.code ?? ""} data-outcome={result.outcome}>
                 <IncidentLink workspaceId={result.workspaceId} source={result.source} incident={incident.incident} />
                 <span class="muted"> · {props.workspaceNames.get(result.workspaceId) ?? result.workspaceId}</span>
                 <p>
+                  {madeOf(result)}
                   {result.problem?.detail ?? result.outcome} <code>{result.problem?.code ?? result.outcome}</code>
                 </p>
               </li>
@@ -234,4 +263,13 @@ function BulkOutcome(props: { outcome: Outcome; workspaceNames: Map<string, stri
       </div>
     </section>
   );
+}
+
+const CHANGE_LABELS: Record<ItemResult["changes"][number]["change"], string> = { assignee: "assignee", status: "status" };
+
+/** For an incident not changed as asked, what of it was made all the same (nothing is undone): "Its assignee was changed; its status was not: ". */
+function madeOf(result: ItemResult): string {
+  const made = result.changes.filter((c) => c.outcome === "Succeeded").map((c) => CHANGE_LABELS[c.change]);
+  const unmade = result.changes.filter((c) => c.outcome !== "Succeeded").map((c) => CHANGE_LABELS[c.change]);
+  return made.length === 0 ? "" : `Its ${made.join(" and ")} was changed; its ${unmade.join(" and ")} was not: `;
 }

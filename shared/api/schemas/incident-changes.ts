@@ -23,6 +23,21 @@ export const assigneeHasEmail: [(b: { userId: string | null; email: string | nul
 /** A close's comment: it travels on `incident.closed.v1` and to the source. */
 export const closingCommentSchema = z.string().trim().min(1).max(4000);
 
+/**
+ * A close needs a classification, and only a close takes one or a closing comment: `.superRefine(closeFieldsChecked)`
+ * on any body carrying `status`, `classification` and `closingComment`.
+ */
+export function closeFieldsChecked(body: { status?: string; classification?: string; closingComment?: string }, ctx: z.RefinementCtx): void {
+  if (body.status === "Closed" && body.classification === undefined) {
+    ctx.addIssue({ code: "custom", path: ["classification"], message: `Closing needs a classification: ${classifications.join(", ")}.` });
+  }
+  if (body.status !== "Closed") {
+    for (const field of ["classification", "closingComment"] as const) {
+      if (body[field] !== undefined) ctx.addIssue({ code: "custom", path: [field], message: "Only allowed when status is Closed." });
+    }
+  }
+}
+
 /** `PUT …/status`: a public status goes to the vendor, an internal one stays in the service; closing needs a classification. */
 export const updateStatusBody = z
   .object({
@@ -33,16 +48,7 @@ export const updateStatusBody = z
     closingComment: closingCommentSchema.optional().describe("Only when closing."),
   })
   .strict()
-  .superRefine((body, ctx) => {
-    if (body.status === "Closed" && body.classification === undefined) {
-      ctx.addIssue({ code: "custom", path: ["classification"], message: `Closing needs a classification: ${classifications.join(", ")}.` });
-    }
-    if (body.status !== "Closed") {
-      for (const field of ["classification", "closingComment"] as const) {
-        if (body[field] !== undefined) ctx.addIssue({ code: "custom", path: [field], message: "Only allowed when status is Closed." });
-      }
-    }
-  })
+  .superRefine(closeFieldsChecked)
   .meta({ examples: [updateStatusExample] });
 
 /** `PUT …/assignee`: `{userId, email}`; both null unassigns. */

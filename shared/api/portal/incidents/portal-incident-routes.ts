@@ -186,17 +186,22 @@ export const portalIncidentRoutes: RouteGroup = {
     personRoute({
       method: "POST",
       path: "/portal/incidents/bulk",
-      summary: "Assign, set the status of, or close many incidents at once, across workspaces",
+      summary: "Assign, set the status of or close many incidents at once, or assign and close them in one request, across workspaces",
       description:
-        `One action on 1 to ${BULK_MAX_INCIDENTS} incidents of any workspaces of your organization, as the incident list's bulk actions do. Each incident is ` +
-        "changed on its own, exactly as the single change would change it (the same checks, the source first, then the service's state with its events " +
-        "and its audit record, you as the actor): never all or nothing. Partial success is normal, so the answer is 200 whenever the request itself is " +
-        "valid, and reports every incident in the request's order: `Succeeded`, or `Refused` with the problem that incident alone would have answered " +
-        "(`INSUFFICIENT_WORKSPACE_ROLE` without the `Analyst` or `Owner` role on its workspace; `NOT_FOUND` for an incident or workspace not there for " +
-        "you; `CONFLICT` when it changed since the `etag` you sent, or, for a close, when it is closed already, saying when and by whom where known; " +
-        "`VALIDATION_ERROR` for a change it cannot take, such as OnHold on a closed incident; `UPSTREAM_ERROR`, `TIMEOUT`, `RATE_LIMITED` from its " +
-        "source). No change starts when too little of the request's time is left to finish it: those incidents are `NotAttempted` (nothing changed, send " +
-        "them again); one still under way when the answer goes out is `InProgress`. An incident named twice is 400, before anything is changed.",
+        `Changes 1 to ${BULK_MAX_INCIDENTS} incidents of any workspaces of your organization, as the incident list's bulk action does: the assignee, ` +
+        "the status (a close with its classification), or both in one request, as Sentinel's bulk update sets owner, status and classification " +
+        "together. Each incident is changed on its own, and each of its changes exactly as the single write would make it (the same checks, the " +
+        "source first, then the service's state with its events and its audit record, you as the actor): the assignee first, in its own commit, then " +
+        "the status in another, so the incident's webhook events are those of the two single writes, in that order. Never all or nothing: partial " +
+        "success is normal, so the answer is 200 whenever the request itself is valid, and reports every incident in the request's order, with each " +
+        "change: `Succeeded`, or `Refused` with the problem that change alone would have answered (`INSUFFICIENT_WORKSPACE_ROLE` without the " +
+        "`Analyst` or `Owner` role on its workspace; `NOT_FOUND` for an incident or workspace not there for you; `CONFLICT` when it changed since " +
+        "the `etag` you sent, or, for a close, when it is closed already, saying when and by whom where known; `VALIDATION_ERROR` for a change it " +
+        "cannot take, such as OnHold on a closed incident; `UPSTREAM_ERROR`, `TIMEOUT`, `RATE_LIMITED` from its source). A refused change stops that " +
+        "incident's later change (`NotAttempted`, naming the refusal) and undoes nothing: an incident assigned and then refused the close stays " +
+        "assigned, and says so. No change starts when too little of the request's time is left to finish it: those are `NotAttempted` (not made, " +
+        "send them again); one still under way when the answer goes out is `InProgress`. An incident named twice, or a body asking for no change, is " +
+        "400, before anything is changed.",
       tag,
       roles: "any",
       body: bulkActionBody,

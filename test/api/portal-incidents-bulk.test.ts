@@ -203,7 +203,7 @@ describe("POST /portal/incidents/bulk", () => {
 
   it("assigns an incident closed meanwhile and refuses only its close: the assignment stays, nothing is rolled back, and the answer says which change was refused", async () => {
     const { refs } = raise([northwindProd], 2);
-    const [open, closedAtSource] = refs as [Ref, Ref];
+    const [, closedAtSource] = refs as [Ref, Ref];
     host.simulated.vendors.close(closedAtSource.source, closedAtSource.workspaceId, closedAtSource.incidentId, "BenignPositive");
     // No etags: the assignment acts on each incident as it is, and a close never closes again.
     const body = await json(await bulk(analyst, refs, { assignee: { userId: analyst.userId, email: analystEmail }, status: "Closed", classification: "TruePositive" }));

@@ -23,6 +23,32 @@ describe("Deadline", () => {
     expect(deadline.signal.reason).toMatchObject({ code: "TIMEOUT", status: 504, commit: "none" });
   });
 
+  it("expires each deadline at its own time on one shared timer: a shorter one made later first, a finished one never", async () => {
+    const long = new Deadline(400);
+    const finished = new Deadline(60);
+    const short = new Deadline(40);
+    finished.finish();
+    await short.reached;
+    expect([short.expired, long.expired]).toEqual([true, false]);
+    expect(performance.now()).toBeGreaterThanOrEqual(short.endsAt);
+    await long.reached;
+    expect(long.expired).toBe(true);
+    expect(performance.now()).toBeGreaterThanOrEqual(long.endsAt);
+    expect(finished.expired).toBe(false);
+  });
+
+  it("races the request's work: its answer in time, else the 504 once the budget runs out", async () => {
+    const inTime = new Deadline(10_000);
+    expect(await inTime.race(Promise.resolve("answer"))).toBe("answer");
+    inTime.finish();
+    const late = new Deadline(30);
+    const error = await rejection(late.race(new Promise(() => {})));
+    expect(isApiError(error) && [error.code, error.status, error.commit]).toEqual(["TIMEOUT", 504, "none"]);
+    const failing = new Deadline(10_000);
+    await expect(failing.race(Promise.reject(new Error("store down")))).rejects.toThrow("store down");
+    failing.finish();
+  });
+
   it("aborts its signal when the caller goes away, without expiring", () => {
     const client = new AbortController();
     const deadline = new Deadline(10_000, undefined, client.signal);

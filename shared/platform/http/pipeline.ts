@@ -124,18 +124,13 @@ export function createPipeline(routes: Route[] | Routing, services: PlatformServ
     } else {
       const deadline = new Deadline(services.config.requestDeadlineMs, undefined, () => request.signal);
       // The place is held until the work has really ended, even after a 504: it still holds the instance.
-      const work = serveRequest(request, deadline, caller, requestId, now, problemResponse).then(
-        (answer) => {
-          admission.leave(who);
-          return answer;
-        },
-        (error: unknown) => {
-          admission.leave(who);
-          throw error;
-        },
+      const work = serveRequest(request, deadline, caller, requestId, now, problemResponse);
+      void work.then(
+        () => admission.leave(who),
+        () => admission.leave(who),
       );
       try {
-        response = await deadline.race(work);
+        response = await Promise.race([work, deadline.reached.then(() => Promise.reject(deadline.timeoutError()))]);
       } catch (error) {
         // Past the deadline, whatever the work failed with (an aborted read, say) is the deadline's doing.
         response = problemResponse(deadline.expired ? deadline.timeoutError() : error);

@@ -28,6 +28,9 @@ export class Deadline {
   private stateAtExpiry?: CommitState;
   private writesInFlight = 0;
   private writesDone = 0;
+  /** Its neighbours among the deadlines pending (`Expiries`); undefined once it finished or expired. */
+  previousPending?: Deadline;
+  nextPending?: Deadline;
 
   /**
    * @param budgetMs the request's whole budget
@@ -151,23 +154,35 @@ export class Deadline {
 /**
  * The deadlines of the process's requests in progress, and one timer for all of them, set for the
  * earliest. A timer of its own for each request (set, then cleared when it is answered in time, as
- * nearly all are) cost about a microsecond of every request; here a request joins a set and leaves
+ * nearly all are) cost about a microsecond of every request; here a request joins a list and leaves
  * it, and the timer is set again only when a deadline earlier than its own comes, or when it fires.
+ * A list linked through the deadlines themselves, as Node links its own timers: a `Set`, added to and
+ * deleted from at every request, rehashed as it grew and shrank, and cost as much as the timer.
  */
 class Expiries {
-  private readonly pending = new Set<Deadline>();
+  private first?: Deadline;
+  private last?: Deadline;
   private timer?: NodeJS.Timeout;
   /** `performance.now()` at which the timer fires; Infinity when none is set. */
   private timerAt = Infinity;
 
   add(deadline: Deadline): void {
-    this.pending.add(deadline);
+    deadline.previousPending = this.last;
+    if (this.last) this.last.nextPending = deadline;
+    else this.first = deadline;
+    this.last = deadline;
     if (deadline.endsAt < this.timerAt) this.arm(deadline.endsAt);
   }
 
   /** A deadline finished or expired; the timer stays, and finds nothing due or the next one when it fires. */
   remove(deadline: Deadline): void {
-    this.pending.delete(deadline);
+    const { previousPending: previous, nextPending: next } = deadline;
+    if (!previous && this.first !== deadline) return; // not pending (already removed)
+    if (previous) previous.nextPending = next;
+    else this.first = next;
+    if (next) next.previousPending = previous;
+    else this.last = previous;
+    deadline.previousPending = deadline.nextPending = undefined;
   }
 
   private arm(at: number): void {
@@ -184,10 +199,14 @@ class Expiries {
     this.timerAt = Infinity;
     const now = performance.now();
     let next = Infinity;
-    for (const deadline of this.pending) {
-      if (deadline.endsAt <= now) deadline.expire();
+    // The due ones are expired after the walk: expiring one runs its signal's listeners, which may
+    // finish or start other requests, and so change the list.
+    const due: Deadline[] = [];
+    for (let deadline = this.first; deadline; deadline = deadline.nextPending) {
+      if (deadline.endsAt <= now) due.push(deadline);
       else if (deadline.endsAt < next) next = deadline.endsAt;
     }
+    for (const deadline of due) deadline.expire();
     if (next < Infinity && next < this.timerAt) this.arm(next);
   }
 }

@@ -251,6 +251,23 @@ describe("in-process queue: scheduled messages", () => {
     expect(seen.map((m) => [m.messageId, m.enqueuedAt.toISOString()])).toEqual([["later", "2025-03-01T00:01:00.000Z"]]);
   });
 
+  it("hands a scheduled message out when its timer fires a millisecond early and the time has come by the time it is armed again", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"], now: Date.parse("2025-03-01T00:00:00Z") });
+    // The queue's clock as the timer's callback reads it: a millisecond early, then (a loaded
+    // machine) already past the time when the message is armed again.
+    const readings: number[] = [];
+    const q = queue({ now: () => new Date(readings.shift() ?? Date.now()) });
+    const seen: ReceivedMessage<Body>[] = [];
+    q.subscribe(async (m) => void seen.push(m));
+    const at = new Date("2025-03-01T00:01:00Z");
+    await q.schedule([msg("later")], at);
+    readings.push(at.getTime() - 1, at.getTime() + 1);
+    await vi.advanceTimersByTimeAsync(60_000);
+    await q.idle(idle);
+    expect(seen.map((m) => m.messageId)).toEqual(["later"]);
+    expect(q.stats()).toMatchObject({ ready: 0, scheduled: 0, delivered: 1 });
+  });
+
   it("idle() can wait for messages scheduled before a given time (real timers)", async () => {
     const q = queue();
     const handler = vi.fn(async () => {});

@@ -283,6 +283,9 @@ export class InProcessQueue<T> implements QueueSender<T> {
     if (delay <= 0) {
       this.scheduled.delete(item);
       this.enqueue(item.entry);
+      // Also when armed again from its own timer (it fired a millisecond early, and the time came
+      // meanwhile): nothing else would hand the message out.
+      this.dispatch();
       return;
     }
     item.timer = setTimeout(() => {

@@ -37,7 +37,7 @@ describe("retry message ids", () => {
 });
 
 // A wait ends as soon as its outcome is there; its bound (waitFor's default) is only how long a
-// failure takes to report, and is long because a loaded CI machine can stall a worker for seconds.
+// failure takes to report.
 describe("scheduled retries on the in-process queue", { timeout: 90_000 }, () => {
   it("tries a failing message again after each delay, not at once, then dead-letters it without more tries", async () => {
     const delays = [40, 80];

@@ -79,10 +79,12 @@ function AgentConfiguration({ workspace }: { workspace: Workspace }) {
           etag={configuration.value?.etag}
           webhooks={webhooks.value ?? undefined}
           onDone={async (changed) => {
-            setEditing(false);
-            if (changed) {
-              setSaved(true);
-              await configuration.reload();
+            // Read again before the editor closes, so what shows under the notice is what was saved.
+            try {
+              if (changed) await configuration.reload();
+            } finally {
+              setEditing(false);
+              if (changed) setSaved(true);
             }
           }}
         />

@@ -65,9 +65,13 @@ export function CatalogueSection(props: { workspace: Workspace; catalogue: Catal
           etag={props.etag}
           onCancel={() => setEditing(undefined)}
           onSaved={async (saved, created) => {
-            setEditing(undefined);
-            setNotice(`${saved.name} was ${created ? "added to the catalogue" : "saved"}.`);
-            await props.onChanged();
+            // Read again before the editor closes, so the list under the notice is the saved one.
+            try {
+              await props.onChanged();
+            } finally {
+              setEditing(undefined);
+              setNotice(`${saved.name} was ${created ? "added to the catalogue" : "saved"}.`);
+            }
           }}
         />
       )}

@@ -57,11 +57,14 @@ export function RulesSection(props: {
           playbooks={props.playbooks}
           onDraft={props.onDraft}
           onDone={async (changed) => {
-            setEditing(false);
-            props.onDraft(undefined);
-            if (changed) {
-              setSaved(true);
-              await props.onChanged();
+            // The saved rules are read before the editor closes ("Saving…" meanwhile): closing first
+            // showed the rules as they were under "The rules were saved." until the read came back.
+            try {
+              if (changed) await props.onChanged();
+            } finally {
+              setEditing(false);
+              props.onDraft(undefined);
+              if (changed) setSaved(true);
             }
           }}
         />

@@ -55,8 +55,9 @@ export async function startLocalServer(
   const portalPage = new PortalPage();
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    // The path alone, without a URL object: this runs before every request (two URL parses cost more than the router's match).
-    const pathname = requestTarget(req.url).path;
+    // The path and query alone, without a URL object: this runs before every request (two URL parses cost more than the router's match).
+    const target = requestTarget(req.url);
+    const pathname = target.path;
     if (PortalPage.owns(pathname)) {
       const page = portalPage.respond(req.method ?? "GET", pathname, String(req.headers["accept-encoding"] ?? ""));
       res.writeHead(page.status, page.headers);
@@ -64,7 +65,7 @@ export async function startLocalServer(
       services.logger.info("request", { method: req.method, path: pathname, status: page.status });
       return;
     }
-    const request = new NodeRequest(req, res, fallbackHost);
+    const request = new NodeRequest(req, res, fallbackHost, target);
     let outcome: RequestOutcome | undefined;
     try {
       const result = await handle(request);
@@ -245,9 +246,9 @@ class NodeRequest implements ApiRequest {
     private readonly req: IncomingMessage,
     private readonly res: ServerResponse,
     private readonly fallbackHost: string,
+    target: { path: string; search: string },
   ) {
     this.method = (req.method ?? "GET").toUpperCase();
-    const target = requestTarget(req.url);
     this.path = target.path;
     this.search = target.search;
   }

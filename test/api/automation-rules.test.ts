@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { autoRunId, submitAutoRun } from "../../shared/domain/gamebooks/auto-run";
 import { derivedGuid } from "../../shared/platform/ids/derived-guid";
+import { stateIdOf } from "../../shared/domain/incidents/incident-state";
 import { outboxScope } from "../../shared/platform/store/outbox-scope";
 import type { VendorIncident } from "../../shared/model/incidents/incident";
 import { outboxEvents } from "../support/outbox";
@@ -42,8 +43,32 @@ async function addRule(workspaceId: string, rule: Json): Promise<Response> {
   return host.portal(editor, "PUT", `/portal/workspaces/${workspaceId}/gamebook-rules`, { body: { rules: [...rules, rule] } });
 }
 
-const reconcile = async () => (await json(await host.local("POST", "/reconcile"))).data;
+let lastPass: Json | undefined;
+const reconcile = async () => (lastPass = (await json(await host.local("POST", "/reconcile"))).data);
 const settle = () => host.services.events.inProcess!.gamebookRuns.idle({ timeoutMs: 20_000 });
+
+/**
+ * The automation rule's run of the incident, once it is there. A wait that times out says where the
+ * chain stopped: the incident's state (ingested, its created event out), the last pass's summary,
+ * the `gamebook-runs` queue and what it dead-lettered.
+ */
+async function autoRunOf(workspaceId: string, incident: VendorIncident) {
+  const runId = autoRunId(workspaceId, incident);
+  try {
+    return await waitFor(async () => (await host.services.stores.gamebookRuns.get(workspaceId, runId))?.value, "the automation rule's run");
+  } catch (error) {
+    const queue = host.services.events.inProcess!.gamebookRuns;
+    const state = (await host.services.stores.incidents.getMany(workspaceId, [stateIdOf(incident.source, incident.id)]))[0]?.value;
+    const chain = {
+      incidentState: state ? { ingestedAt: state.ingestedAt, vendorLastModificationTime: state.vendorLastModificationTime } : "not stored",
+      incident: { createdAt: incident.createdAt, lastModificationTime: incident.lastModificationTime },
+      lastPass,
+      queue: queue.stats(),
+      deadLetters: queue.deadLetters().map((d) => ({ body: d.message.body, reason: d.reason })),
+    };
+    throw new Error(`${(error as Error).message}; where the chain stopped: ${JSON.stringify(chain)}`, { cause: error });
+  }
+}
 
 /** A new SourceA incident titled for the rule, with an account (revoke-sessions acts on it). */
 function arrival(workspaceId: string, subject: string): VendorIncident {
@@ -80,7 +105,7 @@ describe("automation rules", () => {
     await reconcile();
     await settle();
     const runId = autoRunId(fabrikam, incident);
-    const run = await waitFor(async () => (await host.services.stores.gamebookRuns.get(fabrikam, runId))?.value, "the automation rule's run");
+    const run = await autoRunOf(fabrikam, incident);
     const accounts = incident.entities.filter((e) => e.kind === "Account").map((e) => e.id);
     expect(run).toMatchObject({ isAutoRun: true, isQueued: false, requestedBy: { kind: "Service", name: "Automation rule" }, displayName: "Automation rule" });
     expect(run.triggedByUserId).toBe(derivedGuid("actor/gamebook/Automation rule"));
@@ -97,7 +122,7 @@ describe("automation rules", () => {
     await reconcile();
     await settle();
     const runId = autoRunId(fabrikam, incident);
-    await waitFor(async () => (await host.services.stores.gamebookRuns.get(fabrikam, runId))?.value, "the automation rule's run");
+    await autoRunOf(fabrikam, incident);
     const message = { kind: "autoRun" as const, workspaceId: fabrikam, source: "SourceA" as const, incidentId: incident.id };
     // A redelivery (its own message id, so the queue does not drop it as a duplicate).
     await host.services.events.gamebookRuns.send([{ messageId: `redelivered-${incident.id}`, body: message }]);
@@ -114,7 +139,7 @@ describe("automation rules", () => {
     await reconcile();
     await settle();
     const runId = autoRunId(clinics, incident);
-    const run = await waitFor(async () => (await host.services.stores.gamebookRuns.get(clinics, runId))?.value, "the automation rule's run");
+    const run = await autoRunOf(clinics, incident);
     expect(run).toMatchObject({ status: "Pending", isQueued: true, isAutoRun: true, approval: { reasons: ["WorkspacePolicy"] } });
     expect((await outboxEvents(host.services, clinics)).filter((e) => e.type === "gamebook.run.v1" && e.data.runId === runId)).toEqual([]);
     const owner = await host.person({ organizationalRole: "Member", workspaceAssignments: [{ workspaceId: clinics, role: "Owner" }] });

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { api } from "../api/client";
 import { hasRole, useMe } from "../session";
-import { Badge, Empty, Notice, PageHeader, ProblemBanner, Time, useResource } from "../ui";
+import { Badge, Empty, Notice, PageHeader, ProblemBanner, Time, readThenClose, useResource } from "../ui";
 import { withEtag } from "../etag";
 import { useWorkspaceChoice, type Workspace } from "../ui/workspace-select";
 import { Card, BoundWebhook, CLASSIFICATIONS, EVENT_TYPE, readOrganizationWebhooks } from "./agent-configuration";
@@ -78,15 +78,12 @@ function AgentConfiguration({ workspace }: { workspace: Workspace }) {
           configuration={value}
           etag={configuration.value?.etag}
           webhooks={webhooks.value ?? undefined}
-          onDone={async (changed) => {
-            // Read again before the editor closes, so what shows under the notice is what was saved.
-            try {
-              if (changed) await configuration.reload();
-            } finally {
+          onDone={(changed) =>
+            readThenClose(changed, configuration.reload, () => {
               setEditing(false);
               if (changed) setSaved(true);
-            }
-          }}
+            })
+          }
         />
       )}
     </>

@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { api, call, csrf, type Problem } from "../api/client";
 import { RowActions, useConfirming } from "../confirmation";
 import { ifMatch } from "../etag";
-import { Badge, DataTable, Empty, Notice, ProblemBanner, Time, useAction } from "../ui";
+import { Badge, DataTable, Empty, Notice, ProblemBanner, Time, readThenClose, useAction } from "../ui";
 import { type Workspace } from "../ui/workspace-select";
 import { Catalogue, Playbook, ImportReport, ACTIONS } from "./types";
 import { PlaybookEditor } from "./playbook-editor";
@@ -64,15 +64,12 @@ export function CatalogueSection(props: { workspace: Workspace; catalogue: Catal
           catalogue={catalogue}
           etag={props.etag}
           onCancel={() => setEditing(undefined)}
-          onSaved={async (saved, created) => {
-            // Read again before the editor closes, so the list under the notice is the saved one.
-            try {
-              await props.onChanged();
-            } finally {
+          onSaved={(saved, created) =>
+            readThenClose(true, props.onChanged, () => {
               setEditing(undefined);
               setNotice(`${saved.name} was ${created ? "added to the catalogue" : "saved"}.`);
-            }
-          }}
+            })
+          }
         />
       )}
       {catalogue && catalogue.playbooks.length === 0 && <Empty>The catalogue has no playbook yet{mayEdit ? ": add one, or import the automation backend's" : ""}.</Empty>}

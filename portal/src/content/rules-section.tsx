@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { type Problem } from "../api/client";
-import { Badge, DataTable, Empty, Notice, ProblemBanner, Time } from "../ui";
+import { Badge, DataTable, Empty, Notice, ProblemBanner, readThenClose, Time } from "../ui";
 import { type Workspace } from "../ui/workspace-select";
 import { Playbook, Rules, RuleInput } from "./types";
 import { RulesEditor } from "./rules-editor";
@@ -56,17 +56,13 @@ export function RulesSection(props: {
           etag={props.etag}
           playbooks={props.playbooks}
           onDraft={props.onDraft}
-          onDone={async (changed) => {
-            // The saved rules are read before the editor closes ("Saving…" meanwhile): closing first
-            // showed the rules as they were under "The rules were saved." until the read came back.
-            try {
-              if (changed) await props.onChanged();
-            } finally {
+          onDone={(changed) =>
+            readThenClose(changed, props.onChanged, () => {
               setEditing(false);
               props.onDraft(undefined);
               if (changed) setSaved(true);
-            }
-          }}
+            })
+          }
         />
       )}
       {rules && !editing && rules.rules.length === 0 && <Empty>No rule yet: no incident title is recommended a playbook.</Empty>}

@@ -84,3 +84,16 @@ export function useAction<A extends unknown[]>(action: (...args: A) => Promise<u
     },
   };
 }
+
+/**
+ * An editor's end: the saved state is read again (when anything changed) before the editor closes,
+ * so what shows under the notice is what was saved, never what was there before (closing first showed
+ * the old state under "saved" until the read came back). The editor shows "Saving…" meanwhile.
+ */
+export async function readThenClose(changed: boolean, read: () => Promise<unknown>, close: () => void): Promise<void> {
+  try {
+    if (changed) await read();
+  } finally {
+    close();
+  }
+}

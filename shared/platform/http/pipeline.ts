@@ -123,8 +123,8 @@ export function createPipeline(routes: Route[] | Routing, services: PlatformServ
       }
     } else {
       const deadline = new Deadline(services.config.requestDeadlineMs, undefined, () => request.signal);
-      // The place is held until the work has really ended, even after a 504: it still holds the instance.
       const work = serveRequest(request, deadline, caller, requestId, now, problemResponse);
+      // The place is held until the work has really ended, even after a 504: it still holds the instance.
       void work.then(
         () => admission.leave(who),
         () => admission.leave(who),

@@ -6,7 +6,7 @@ import { outboxScope } from "../../shared/platform/store/outbox-scope";
 import type { VendorIncident } from "../../shared/model/incidents/incident";
 import { outboxEvents } from "../support/outbox";
 import { startTestHost, type TestHost, type TestPerson } from "../support/test-host";
-import { waitFor } from "../support/wait-for";
+import { clockPast, waitFor } from "../support/wait-for";
 import { json, type Json } from "../support/json";
 
 vi.setConfig({ testTimeout: 60_000 });
@@ -70,11 +70,17 @@ async function autoRunOf(workspaceId: string, incident: VendorIncident) {
   }
 }
 
-/** A new SourceA incident titled for the rule, with an account (revoke-sessions acts on it). */
-function arrival(workspaceId: string, subject: string): VendorIncident {
+/**
+ * A new SourceA incident titled for the rule, with an account (revoke-sessions acts on it), once the
+ * clock has left the millisecond it was created in (so the next pass's window holds it).
+ */
+async function arrival(workspaceId: string, subject: string): Promise<VendorIncident> {
   for (let i = 0; i < 300; i++) {
     const incident = host.simulated.vendors.createIncident("SourceA", workspaceId, { title: `Auto-run drill on ${subject}`, severity: "High" });
-    if (incident.entities.some((e) => e.kind === "Account")) return incident;
+    if (incident.entities.some((e) => e.kind === "Account")) {
+      await clockPast(incident.lastModificationTime);
+      return incident;
+    }
   }
   throw new Error("no incident with an account");
 }
@@ -99,9 +105,9 @@ describe("automation rules", () => {
 
   it("a new incident a rule matches gets one run, isAutoRun, asked for by the service, dispatched where no approval is needed; the baseline gets none", async () => {
     const before = host.simulated.vendors.createIncident("SourceA", fabrikam, { title: "Auto-run drill on BASELINE", severity: "High" });
-    await new Promise((r) => setTimeout(r, 5));
+    await clockPast(before.lastModificationTime);
     await reconcile(); // the baseline: incidents already there are not new
-    const incident = arrival(fabrikam, "FAB-WS-42");
+    const incident = await arrival(fabrikam, "FAB-WS-42");
     await reconcile();
     await settle();
     const runId = autoRunId(fabrikam, incident);
@@ -118,7 +124,7 @@ describe("automation rules", () => {
   });
 
   it("nothing twice: a redelivered message finds its run, another pass over the incident sends nothing", async () => {
-    const incident = arrival(fabrikam, "FAB-WS-43");
+    const incident = await arrival(fabrikam, "FAB-WS-43");
     await reconcile();
     await settle();
     const runId = autoRunId(fabrikam, incident);
@@ -135,7 +141,7 @@ describe("automation rules", () => {
   });
 
   it("is still subject to approval: in the workspace that approves every run, it waits, with no gamebook.run.v1", async () => {
-    const incident = arrival(clinics, "CLN-WS-7");
+    const incident = await arrival(clinics, "CLN-WS-7");
     await reconcile();
     await settle();
     const runId = autoRunId(clinics, incident);

@@ -66,6 +66,18 @@ describe("reconciler", () => {
     expect(events.filter((e) => e.type === "incident.created.v1" && e.data.incidentId === id)).toHaveLength(1);
   });
 
+  it("an incident created in the very millisecond a pass starts is left to the next pass, which ingests it", async () => {
+    const id = await createInConsole("Credential dumping on DC-03");
+    // No time passes: the window ends at the pass's start, that millisecond excluded.
+    const same = (await json(await host.local("POST", "/reconcile"))).data;
+    expect(same.created).toBe(0);
+    expect(await host.services.stores.incidents.getMany(ws, [stateIdOf("SourceB", id)])).toEqual([]);
+    advance(30_000);
+    const next = (await json(await host.local("POST", "/reconcile"))).data;
+    expect(next.created).toBe(1);
+    expect((await host.services.stores.incidents.getMany(ws, [stateIdOf("SourceB", id)]))[0]?.value.id).toBe(stateIdOf("SourceB", id));
+  });
+
   it("the pass summary counts every event its sources published, when both sources change at once", async () => {
     for (const source of ["SourceA", "SourceB", "SourceA", "SourceB"]) {
       const res = await host.local("POST", `/sources/${source}/workspaces/${ws}/incidents`, { title: `Beaconing to a new domain (${source})`, severity: "Medium" });

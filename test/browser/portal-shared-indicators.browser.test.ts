@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestHost } from "../support/test-host";
 import { checkAccessibility, demoPerson, newPage, pageProblems, screenshot, signInInBrowser, startPortal, type Browser, type Portal } from "../support/browser";
+import { clockPast } from "../support/wait-for";
 
 /**
  * The incidents page's panel of indicators shared across customers: a provider's person sees the
@@ -27,6 +28,7 @@ beforeAll(async () => {
       entities: [{ kind: "Ip", name: SHARED_IP, properties: { address: SHARED_IP } }],
     });
     planted.push({ workspaceId, id: incident.id });
+    await clockPast(incident.lastModificationTime);
   }
   expect((await host.local("POST", "/reconcile")).status).toBe(200);
 }, 600_000);

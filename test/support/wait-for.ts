@@ -16,3 +16,14 @@ export async function waitFor<T>(
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/**
+ * Resolves once the clock has moved past `instant` (an ISO time). A reconciler pass reads each
+ * vendor's window up to its own start, that millisecond excluded (the next pass takes it): a test
+ * that creates an incident and reconciles at once must let the millisecond of its creation pass, or
+ * the incident may fall to the pass after.
+ */
+export async function clockPast(instant: string): Promise<void> {
+  const wait = Date.parse(instant) + 1 - Date.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+}

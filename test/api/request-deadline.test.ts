@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { setTimeout as sleep } from "node:timers/promises";
 import { startTestHost, type TestHost } from "../support/test-host";
+import { admissionOf } from "../../shared/platform/http/admission";
 
 // Every request has a server-side budget (REQUEST_DEADLINE_MS). Past it the caller is answered 504
 // TIMEOUT at once, saying whether anything was changed, and a write that has not started by then
@@ -52,6 +53,29 @@ describe("the request deadline", () => {
     expect(elapsed).toBeLessThan(DEADLINE_MS + 4_000);
     list.mockRestore();
     expect((await host.call("GET", "/service-accounts")).status).toBe(200);
+  });
+
+  it.each([
+    { case: "a read", method: "GET" as const, headers: {} as Record<string, string> },
+    { case: "a creation sent with an Idempotency-Key", method: "POST" as const, headers: { "Idempotency-Key": "deadline-place-held" } },
+  ])("holds the caller's place in the instance until the work has really ended, after its 504: $case", async ({ method, headers }) => {
+    const admission = admissionOf(host.services);
+    // Relative to what is held already: the hung read of the case above never ends, and keeps its place.
+    const held = admission.inFlight;
+    let release!: () => void;
+    const hung = new Promise<void>((resolve) => (release = resolve));
+    const store = host.services.stores.serviceAccounts;
+    const list = store.list.bind(store);
+    const create = store.create.bind(store);
+    vi.spyOn(store, "list").mockImplementation(async (...args) => (await hung, list(...args)));
+    vi.spyOn(store, "create").mockImplementation(async (...args) => (await hung, create(...args)));
+    const body = method === "POST" ? { name: "held", organizationalRole: "Member", scopes: ["incidents:read"] } : undefined;
+    const res = await host.call(method, "/service-accounts", { body, headers });
+    expect(res.status).toBe(504);
+    // Answered, but its work still runs in the instance: its place is still taken.
+    expect(admission.inFlight).toBe(held + 1);
+    release();
+    await vi.waitFor(() => expect(admission.inFlight).toBe(held));
   });
 
   // The handler goes on after its 504: each case then waits long enough for it to reach its write,

@@ -123,14 +123,12 @@ export function createPipeline(routes: Route[] | Routing, services: PlatformServ
       }
     } else {
       const deadline = new Deadline(services.config.requestDeadlineMs, undefined, () => request.signal);
-      const work = serveRequest(request, deadline, caller, requestId, now, problemResponse);
-      // The place is held until the work has really ended, even after a 504: it still holds the instance.
-      void work.then(
-        () => admission.leave(who),
-        () => admission.leave(who),
-      );
+      // The place is held until the work has really ended, even after a 504 (it still holds the
+      // instance): `serveRequest` leaves it as it ends.
+      const work = serveRequest(request, deadline, caller, requestId, now, problemResponse, who);
       try {
-        response = await Promise.race([work, deadline.reached.then(() => Promise.reject(deadline.timeoutError()))]);
+        // The work answers with a response; the deadline, reached first, with nothing.
+        response = (await Promise.race([work, deadline.reached])) ?? problemResponse(deadline.timeoutError());
       } catch (error) {
         // Past the deadline, whatever the work failed with (an aborted read, say) is the deadline's doing.
         response = problemResponse(deadline.expired ? deadline.timeoutError() : error);
@@ -167,7 +165,9 @@ export function createPipeline(routes: Route[] | Routing, services: PlatformServ
   /**
    * route match → authenticate → rate limit → scope → workspace role → validate → handler →
    * envelope; on a route that takes an `Idempotency-Key` sent with one, the handler runs once per key
-   * (`idempotency.ts`). Throws what the caller is to be told.
+   * (`idempotency.ts`). Throws what the caller is to be told. `admitted`: the caller whose place in
+   * the admission bound the request holds, left here when the work ends (in a `finally`, not a
+   * `then` on the work: that was two closures and a promise a request).
    */
   async function serveRequest(
     request: ApiRequest,
@@ -176,73 +176,79 @@ export function createPipeline(routes: Route[] | Routing, services: PlatformServ
     requestId: string,
     now: Date,
     problemResponse: (error: unknown) => ApiResponse,
+    admitted?: string,
   ): Promise<ApiResponse> {
-    const path = request.path;
-    // Before anything else, and before the body is read: the one expectation served is 100-continue.
-    if (!meetsExpectation(request.header("expect"))) throw unmetExpectation();
-    const matched = path === prefix || path.startsWith(prefix + "/")
-      ? router.match(request.method, path.slice(prefix.length) || "/")
-      : ({ kind: "not-found" } as const);
-    const match = matched instanceof Promise ? await matched : matched;
-    const route = match.kind === "found" ? match.route : undefined;
+    try {
+      const path = request.path;
+      // Before anything else, and before the body is read: the one expectation served is 100-continue.
+      if (!meetsExpectation(request.header("expect"))) throw unmetExpectation();
+      const matched = path === prefix || path.startsWith(prefix + "/")
+        ? router.match(request.method, path.slice(prefix.length) || "/")
+        : ({ kind: "not-found" } as const);
+      const match = matched instanceof Promise ? await matched : matched;
+      const route = match.kind === "found" ? match.route : undefined;
 
-    if (route && (route.kind === "organization" || route.kind === "workspace")) {
-      try {
-        caller.principal = await services.auth.authenticate(request.header("authorization"));
-      } catch (error) {
-        // Failed attempts spend the caller address's budget, which also slows secret guessing.
+      if (route && (route.kind === "organization" || route.kind === "workspace")) {
+        try {
+          caller.principal = await services.auth.authenticate(request.header("authorization"));
+        } catch (error) {
+          // Failed attempts spend the caller address's budget, which also slows secret guessing.
+          caller.limit = enforceLimit(services, `address:${request.clientAddress}`);
+          throw error;
+        }
+        caller.limit = enforceLimit(services, caller.principal.rateLimitKey);
+      } else if (route && (route.kind === "person" || route.kind === "personWorkspace")) {
+        try {
+          caller.person = await services.people.authenticate(request);
+        } catch (error) {
+          caller.limit = enforceLimit(services, `address:${request.clientAddress}`);
+          throw error;
+        }
+        caller.limit = enforceLimit(services, caller.person.rateLimitKey);
+      } else {
         caller.limit = enforceLimit(services, `address:${request.clientAddress}`);
-        throw error;
       }
-      caller.limit = enforceLimit(services, caller.principal.rateLimitKey);
-    } else if (route && (route.kind === "person" || route.kind === "personWorkspace")) {
-      try {
-        caller.person = await services.people.authenticate(request);
-      } catch (error) {
-        caller.limit = enforceLimit(services, `address:${request.clientAddress}`);
-        throw error;
+      const { principal, person } = caller;
+
+      if (match.kind === "not-found") throw new ApiError("NOT_FOUND", `No resource at ${path}.`);
+      if (match.kind === "method-not-allowed") {
+        throw new ApiError("METHOD_NOT_ALLOWED", `${request.method} is not supported here; use ${match.allow.join(", ")}.`, {
+          headers: { Allow: match.allow.join(", ") },
+        });
       }
-      caller.limit = enforceLimit(services, caller.person.rateLimitKey);
-    } else {
-      caller.limit = enforceLimit(services, `address:${request.clientAddress}`);
-    }
-    const { principal, person } = caller;
 
-    if (match.kind === "not-found") throw new ApiError("NOT_FOUND", `No resource at ${path}.`);
-    if (match.kind === "method-not-allowed") {
-      throw new ApiError("METHOD_NOT_ALLOWED", `${request.method} is not supported here; use ${match.allow.join(", ")}.`, {
-        headers: { Allow: match.allow.join(", ") },
-      });
-    }
+      const r = match.route;
+      let workspaceRole = principal ? authorize(r, principal, match.params) : undefined;
+      if (person) authorizePerson(r, person);
+      let workspace: WorkspaceRecord | undefined;
+      // Before the other parameters, the query and the body are judged: a workspace outside the
+      // person's organization is not there for them, whatever they send (a 400 would confirm that it
+      // exists, and so would a 403 for want of a role there).
+      if (person && r.kind === "personWorkspace") {
+        workspace = await findPersonWorkspace(services, person, match.params.workspaceId!);
+        workspaceRole = person.workspaceRoles.get(workspace.id);
+        authorizePersonOnWorkspace(r, person, workspaceRole);
+      }
+      // Read only on the routes that honour it, and judged once the caller is known: every other
+      // request pays nothing for it, and a stranger learns nothing from it.
+      const rawKey = r.idempotencyKey ? request.header(IDEMPOTENCY_KEY_HEADER) : undefined;
+      const idempotencyKey = rawKey === undefined ? undefined : parseIdempotencyKey(rawKey);
+      // Router parameters are flat strings under the route's own names: no prototype keys to look for.
+      const params = r.params ? validateFlat(r.params, match.params) : match.params;
+      const query = r.query ? validate(r.query, queryObject(request.search)) : undefined;
+      const body = r.body ? validate(r.body, await readBody(r, request, services)) : undefined;
+      if (workspaceRole && !workspace) workspace = await findWorkspace(services, match.params.workspaceId!);
 
-    const r = match.route;
-    let workspaceRole = principal ? authorize(r, principal, match.params) : undefined;
-    if (person) authorizePerson(r, person);
-    let workspace: WorkspaceRecord | undefined;
-    // Before the other parameters, the query and the body are judged: a workspace outside the
-    // person's organization is not there for them, whatever they send (a 400 would confirm that it
-    // exists, and so would a 403 for want of a role there).
-    if (person && r.kind === "personWorkspace") {
-      workspace = await findPersonWorkspace(services, person, match.params.workspaceId!);
-      workspaceRole = person.workspaceRoles.get(workspace.id);
-      authorizePersonOnWorkspace(r, person, workspaceRole);
+      const input = new RouteInput(services, request, deadline, requestId, principal ?? person, params, query, body, workspace, workspaceRole);
+      const who = principal ?? person;
+      if (idempotencyKey === undefined || who === undefined) return render(await r.handler(input), requestId, now);
+      // A request that is not valid was refused above and keeps no key: corrected, it may use it.
+      const call = { key: idempotencyKey, caller: who, fingerprint: requestFingerprint(request.method, path + request.search, body) };
+      // Awaited here, so that the place is left when the work has ended, not when it has started.
+      return await serveIdempotently(services, call, deadline, async () => render(await r.handler(input), requestId, now), problemResponse);
+    } finally {
+      if (admitted !== undefined) admission.leave(admitted);
     }
-    // Read only on the routes that honour it, and judged once the caller is known: every other
-    // request pays nothing for it, and a stranger learns nothing from it.
-    const rawKey = r.idempotencyKey ? request.header(IDEMPOTENCY_KEY_HEADER) : undefined;
-    const idempotencyKey = rawKey === undefined ? undefined : parseIdempotencyKey(rawKey);
-    // Router parameters are flat strings under the route's own names: no prototype keys to look for.
-    const params = r.params ? validateFlat(r.params, match.params) : match.params;
-    const query = r.query ? validate(r.query, queryObject(request.search)) : undefined;
-    const body = r.body ? validate(r.body, await readBody(r, request, services)) : undefined;
-    if (workspaceRole && !workspace) workspace = await findWorkspace(services, match.params.workspaceId!);
-
-    const input = new RouteInput(services, request, deadline, requestId, principal ?? person, params, query, body, workspace, workspaceRole);
-    const who = principal ?? person;
-    if (idempotencyKey === undefined || who === undefined) return render(await r.handler(input), requestId, now);
-    // A request that is not valid was refused above and keeps no key: corrected, it may use it.
-    const call = { key: idempotencyKey, caller: who, fingerprint: requestFingerprint(request.method, path + request.search, body) };
-    return serveIdempotently(services, call, deadline, async () => render(await r.handler(input), requestId, now), problemResponse);
   }
 }
 

@@ -48,7 +48,8 @@ export function toServiceAccountView(
   now: Date,
 ): ServiceAccountView {
   const credentials = sa.credentials.map((c) => toCredentialView(c, now));
-  // A loop, not filter and sort: what a request allocates costs it more than the work (benchmarks.md).
+  // A loop, not filter and sort over the stored (frozen) credentials: those cost a warm GET 8 µs of
+  // server CPU over HTTP, though only 1 µs in process (docs/benchmarks.md, D-026).
   let newestActive: CredentialRecord | undefined;
   for (let i = 0; i < credentials.length; i++) {
     const c = sa.credentials[i]!;

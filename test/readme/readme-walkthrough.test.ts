@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -77,8 +77,10 @@ describe("the README and the guides, pasted in order", () => {
       child.on("close", (exit) => (clearTimeout(timer), done(exit)));
     });
 
-    const tail = transcript.split("\n").slice(-80).map((line) => (line.length > 400 ? `${line.slice(0, 400)}…` : line)).join("\n");
-    expect(code, `the walkthrough stopped; the end of its transcript:\n${tail}`).toBe(0);
+    const tailOf = (text: string, lines: number) => text.split("\n").slice(-lines).map((line) => (line.length > 400 ? `${line.slice(0, 400)}…` : line)).join("\n");
+    // The service's own log says whether a host that stopped answering had failed, and why.
+    const hostLog = existsSync(join(dir, "host.log")) ? tailOf(readFileSync(join(dir, "host.log"), "utf8"), 30) : "(no host.log)";
+    expect(code, `the walkthrough stopped; the end of its transcript:\n${tailOf(transcript, 80)}\n--- the last host's log, its end ---\n${hostLog}`).toBe(0);
     const received = readFileSync(join(dir, "receiver.log"), "utf8");
     for (const type of DELIVERED) expect(received).toContain(` ${type}  event `);
     expect(received).toContain("verified: X-Svc-Signature ok, webhook-signature ok; answered 200");

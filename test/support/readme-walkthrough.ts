@@ -119,15 +119,19 @@ HOST_PID=; RECEIVER_PID=
 stop() { if [ -n "$1" ]; then kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; fi; }
 trap 'stop "$HOST_PID"; stop "$RECEIVER_PID"' EXIT
 trap 'echo "README COMMAND FAILED (line $LINENO): $BASH_COMMAND" >&2' ERR
-await_line() { # file pattern what-is-awaited
-  for _ in $(seq 1 600); do grep -q -- "$2" "$1" 2>/dev/null && return 0; sleep 0.2; done
+size_of() { wc -c < "$1" 2>/dev/null || echo 0; }
+# Waits for the pattern in what the file gained past byte $4: a started process's redirection runs in
+# the child, after \`&\` has returned, so the file may still hold the previous process's lines.
+await_line() { # file pattern what-is-awaited [from-byte, 0 when not given]
+  for _ in $(seq 1 600); do tail -c "+$((\${4:-0} + 1))" "$1" 2>/dev/null | grep -q -- "$2" && return 0; sleep 0.2; done
   echo "waited 120 s for $3; $1 says:" >&2; cat "$1" >&2; return 1
 }
 start_host() {
   stop "$HOST_PID"
-  env "$@" PORT=${ports.host} node "$REPO/dist/shared/hosts/local/main.js" > host.log 2>&1 &
+  : > host.log
+  env "$@" PORT=${ports.host} node "$REPO/dist/shared/hosts/local/main.js" >> host.log 2>&1 &
   HOST_PID=$!
-  await_line host.log "listening on" "the service to listen"
+  await_line host.log "listening on" "the service to listen" 0
   local line; line=$(grep -Eo 'export ID=[^ ]+ SECRET=soms_[^ ]+' host.log | tail -n 1 || true)
   if [ -n "$line" ]; then eval "$line"; fi
   echo "[walkthrough] the service is listening on port ${ports.host}"
@@ -137,9 +141,10 @@ sign_in() {
 }
 start_receiver() {
   stop "$RECEIVER_PID"
+  local from; from=$(size_of receiver.log)
   node "$REPO/dist/scripts/webhook-receiver/main.js" --port ${ports.receiver} >> receiver.log 2>&1 &
   RECEIVER_PID=$!
-  await_line receiver.log "NODE_EXTRA_CA_CERTS" "the receiver to listen"
+  await_line receiver.log "NODE_EXTRA_CA_CERTS" "the receiver to listen" "$from"
   echo "[walkthrough] the receiver is listening on port ${ports.receiver}"
 }
 curl() {

@@ -79,8 +79,8 @@ export function toServiceAccountView(
 
 /** The API shape of these service accounts, with the names of the workspaces they are assigned to (only those are read). */
 export async function serviceAccountViews(ctx: Uses<"stores" | "now">, accounts: readonly ServiceAccountRecord[]): Promise<ServiceAccountView[]> {
-  // Loops into a plain array, not flatMap or a Set spread into one: this runs on every read of a
-  // service account, and those allocate several times as much (`getMany` reads each id once anyway).
+  // A plain array, repeats and all: `getMany` reads each id once, so removing repeats here too was
+  // the same work done twice on every read of a service account.
   const ids: string[] = [];
   for (const sa of accounts) for (const a of sa.workspaceAssignments) ids.push(a.workspaceId);
   const byId = new Map<string, WorkspaceRecord>();
